@@ -1,0 +1,45 @@
+/*
+ * harness-mysql.c: the test database.  A test that needs MariaDB and cannot
+ * reach it FAILS, naming the reason: a missing database is never a skip.
+ */
+#define CHIME_TEST_MYSQL 1
+#include "harness.h"
+
+#include "jobstore/mysql_conn.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *chime_test_mysql_url(void) {
+  const char *url = getenv("CHIME_TEST_MYSQL_URL");
+  if (!url || !*url) {
+    fprintf(stderr, "CHIME_TEST_MYSQL_URL is not set: run the MariaDB-backed "
+                    "tests through ./dev test\n");
+    CU_FAIL("CHIME_TEST_MYSQL_URL is not set (run ./dev test)");
+    return NULL;
+  }
+  return url;
+}
+
+MYSQL *chime_test_mysql_open(void) {
+  char err[512];
+  chime_mysql_url *url = NULL;
+  MYSQL *conn = NULL;
+  const char *text = chime_test_mysql_url();
+  if (!text)
+    return NULL;
+  int r = chime__mysql_url_parse(text, &url, err, sizeof err);
+  if (r == 0)
+    r = chime__mysql_connect(url, 5, &conn, err, sizeof err);
+  chime__mysql_url_free(url);
+  if (r < 0) {
+    fprintf(stderr,
+            "MariaDB test database unreachable: %s\n"
+            "Start it with ./dev db-up (./dev test does this for you).\n",
+            err);
+    CU_FAIL("MariaDB test database unreachable (see stderr)");
+    return NULL;
+  }
+  return conn;
+}

@@ -1,0 +1,42 @@
+/*
+ * harness.c: the shared part of every CUnit runner.
+ */
+#include "harness.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int chime_test_main(CU_SuiteInfo *suites) {
+  if (CU_initialize_registry() != CUE_SUCCESS) {
+    fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
+    return 2;
+  }
+  if (CU_register_suites(suites) != CUE_SUCCESS) {
+    fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
+    CU_cleanup_registry();
+    return 2;
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned failures = CU_get_number_of_failures();
+  unsigned suites_failed = CU_get_number_of_suites_failed();
+  unsigned tests_run = CU_get_number_of_tests_run();
+  unsigned tests_failed = CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  printf("\n%u passed, %u failed\n", tests_run - tests_failed, tests_failed);
+  if (suites_failed > 0)
+    fprintf(stderr, "%u suite(s) failed to initialise\n", suites_failed);
+  if (tests_run == 0) {
+    fprintf(stderr, "no test ran\n");
+    return 1;
+  }
+  return failures == 0 && suites_failed == 0 ? 0 : 1;
+}
+
+const char *chime_test_data_path(const char *name) {
+  static char path[4096];
+  const char *dir = getenv("CHIME_TEST_DATA_DIR");
+  snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data", name);
+  return path;
+}

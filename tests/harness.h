@@ -1,0 +1,44 @@
+/*
+ * harness.h: what every CUnit runner shares: running the suites and
+ * exiting non-zero on any failure, and opening the test database.
+ */
+#ifndef CHIME_TESTS_HARNESS_H
+#define CHIME_TESTS_HARNESS_H
+
+#include <CUnit/CUnit.h>
+
+/*
+ * chime_test_main: registers suites (a CU_SUITE_INFO_NULL-terminated array
+ * built with designated initializers), runs them verbosely, prints CUnit's
+ * run summary, and returns the process exit status: 0 only when every test
+ * ran and passed, no suite failed to initialise, and at least one test ran.
+ */
+int chime_test_main(CU_SuiteInfo *suites);
+
+/*
+ * chime_test_data_path: the absolute path of a file under tests/data/
+ * (meson passes the folder as CHIME_TEST_DATA_DIR).  Returns a static
+ * buffer overwritten by the next call.
+ */
+const char *chime_test_data_path(const char *name);
+
+#ifdef CHIME_TEST_MYSQL
+#include <mysql.h>
+
+/*
+ * chime_test_mysql_url: the URL of the test database from the environment
+ * variable CHIME_TEST_MYSQL_URL.  When it is not set this records a CUnit
+ * failure saying how to run the test, and returns NULL.
+ */
+const char *chime_test_mysql_url(void);
+
+/*
+ * chime_test_mysql_open: a connection to the test database.  When the
+ * database is unreachable it records a CUnit failure with the reason and
+ * how to start the server (never a skip), and returns NULL: callers assert
+ * the result with CU_ASSERT_PTR_NOT_NULL_FATAL.
+ */
+MYSQL *chime_test_mysql_open(void);
+#endif
+
+#endif /* CHIME_TESTS_HARNESS_H */

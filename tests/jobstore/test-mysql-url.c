@@ -1,0 +1,106 @@
+/*
+ * test-mysql-url.c: store URLs, good and bad.  A bad URL must be refused
+ * with a message that says what is wrong, before anything is sent.
+ */
+#include "chime.h"
+#include "harness.h"
+#include "jobstore/mysql_url.h"
+
+#include <string.h>
+
+static void test_mysql_url_full(void) {
+  chime_mysql_url *u = NULL;
+  char err[256];
+  int r = chime__mysql_url_parse(
+      "mysql://chime:s%40cret@127.0.0.1:13306/chime_test?table_prefix=x_&socket=/tmp/s",
+      &u, err, sizeof err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  CU_ASSERT_STRING_EQUAL(u->user, "chime");
+  CU_ASSERT_STRING_EQUAL(u->password, "s@cret");
+  CU_ASSERT_STRING_EQUAL(u->host, "127.0.0.1");
+  CU_ASSERT_EQUAL(u->port, 13306);
+  CU_ASSERT_STRING_EQUAL(u->database, "chime_test");
+  CU_ASSERT_STRING_EQUAL(chime__mysql_url_param(u, "table_prefix"), "x_");
+  CU_ASSERT_STRING_EQUAL(u->socket, "/tmp/s");
+  CU_ASSERT_PTR_NULL(chime__mysql_url_param(u, "nope"));
+  char red[256];
+  chime__mysql_url_redacted(u, red, sizeof red);
+  CU_ASSERT_STRING_EQUAL(red, "mysql://chime:***@127.0.0.1:13306/chime_test");
+  CU_ASSERT_PTR_NULL(strstr(red, "cret"));
+  chime__mysql_url_free(u);
+}
+
+static void test_mysql_url_defaults_and_ipv6(void) {
+  chime_mysql_url *u = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
+  CU_ASSERT_EQUAL(u->port, 3306);
+  CU_ASSERT_STRING_EQUAL(u->password, "");
+  CU_ASSERT_PTR_NULL(u->socket);
+  chime__mysql_url_free(u);
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://a:b@[::1]:3307/d", &u, NULL, 0), 0);
+  CU_ASSERT_STRING_EQUAL(u->host, "::1");
+  CU_ASSERT_EQUAL(u->port, 3307);
+  chime__mysql_url_free(u);
+}
+
+static const struct {
+  int line;
+  const char *url;
+  int code;
+  const char *says; /* a word the message must contain */
+} bad_urls[] = {
+    {__LINE__, "postgres://a:b@h/d", CHIME_EURL, "mysql://"},
+    {__LINE__, "mysql://a:b@h", CHIME_EURL, "database"},
+    {__LINE__, "mysql://a:b@h/", CHIME_EURL, "database"},
+    {__LINE__, "mysql://h/d", CHIME_EURL, "user"},
+    {__LINE__, "mysql://:b@h/d", CHIME_EURL, "user"},
+    {__LINE__, "mysql://a:b@/d", CHIME_EURL, "host"},
+    {__LINE__, "mysql://a:b@h:0/d", CHIME_EURL, "port"},
+    {__LINE__, "mysql://a:b@h:70000/d", CHIME_EURL, "port"},
+    {__LINE__, "mysql://a:b@h:12x/d", CHIME_EURL, "port"},
+    {__LINE__, "mysql://a:b%zz@h/d", CHIME_EURL, "password"},
+    {__LINE__, "mysql://a:b%00@h/d", CHIME_EURL, "password"},
+    {__LINE__, "mysql://a:b@[::1/d", CHIME_EURL, "["},
+    {__LINE__, "mysql://a:b@h/d?novalue", CHIME_EURL, "KEY=VALUE"},
+    {__LINE__, "", CHIME_EURL, "mysql://"},
+};
+
+static void test_mysql_url_rejects_malformed(void) {
+  for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
+    chime_mysql_url *u = NULL;
+    char err[256] = "";
+    int r = chime__mysql_url_parse(bad_urls[i].url, &u, err, sizeof err);
+    if (r != bad_urls[i].code || !strstr(err, bad_urls[i].says))
+      fprintf(stderr, "row at line %d: %s -> %d '%s'\n", bad_urls[i].line,
+              bad_urls[i].url, r, err);
+    CU_ASSERT_EQUAL(r, bad_urls[i].code);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, bad_urls[i].says));
+    CU_ASSERT_PTR_NULL(u);
+  }
+}
+
+static void test_mysql_url_limits(void) {
+  char big[CHIME_MYSQL_URL_MAX_LEN + 64];
+  memset(big, 'a', sizeof big);
+  memcpy(big, "mysql://u@h/", 12);
+  big[sizeof big - 1] = '\0';
+  chime_mysql_url *u = NULL;
+  CU_ASSERT_EQUAL(chime__mysql_url_parse(big, &u, NULL, 0), CHIME_ELIMIT);
+  CU_ASSERT_EQUAL(chime__mysql_url_parse(NULL, &u, NULL, 0), CHIME_EINVAL);
+}
+
+static CU_TestInfo url_tests[] = {
+    {"full URL with escapes and parameters", test_mysql_url_full},
+    {"defaults and IPv6", test_mysql_url_defaults_and_ipv6},
+    {"malformed URLs are refused with a reason", test_mysql_url_rejects_malformed},
+    {"limits", test_mysql_url_limits},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "jobstore/mysql-url", .pTests = url_tests},
+      CU_SUITE_INFO_NULL,
+  };
+  return chime_test_main(suites);
+}

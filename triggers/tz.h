@@ -1,0 +1,57 @@
+/*
+ * tz.h: time zones (the public chime_zone).  A zone maps UTC instants to
+ * wall-clock ("local") time and back.  IANA zones are read from the
+ * system's TZif files (RFC 8536, versions 1-4), including the POSIX TZ
+ * footer rule that extends a zone past its last listed transition; fixed
+ * offsets ("UTC", "GMT+8", "+05:30") need no file.  Loaded zones are cached
+ * and immutable, so every thread may share them without locks.
+ */
+#ifndef CHIME_TRIGGERS_TZ_H
+#define CHIME_TRIGGERS_TZ_H
+
+#include "chime.h"
+#include "triggers/civil.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * chime__zone_to_local: the wall-clock fields at instant t_ms, and the UTC
+ * offset in force then (seconds east), if ret_offset_s is not NULL.
+ */
+void chime__zone_to_local(const chime_zone *zone, int64_t t_ms,
+                          chime_civil *ret_local, int32_t *ret_offset_s);
+
+/*
+ * chime__zone_from_local: every instant whose wall-clock time in zone is
+ * `local` (its weekday is ignored), ascending.  Returns how many there are:
+ * 0 inside a DST gap, 1 normally, 2 in the repeated hour of a fall-back.
+ */
+int chime__zone_from_local(const chime_zone *zone, const chime_civil *local,
+                           int64_t ret_ms[2]);
+
+/*
+ * chime__zone_resolve_local: one instant for a wall-clock time, the way
+ * java.util.Calendar (lenient) resolves it and so the way Quartz computes
+ * calendar-based schedules: inside a gap the time moves forward by the
+ * gap's length (02:30 on a spring-forward day becomes 03:30); in an overlap
+ * it takes the pass java.util.GregorianCalendar takes (tz.c says which, and
+ * why).
+ */
+int64_t chime__zone_resolve_local(const chime_zone *zone,
+                                  const chime_civil *local);
+
+/*
+ * chime__zone_from_tzif: parses a TZif image (for the fuzzer and tests;
+ * chime_zone_get reads files).  name is copied.
+ * Returns: 0; CHIME_EFORMAT with a reason in errbuf; CHIME_ENOMEM.
+ * Ownership: *ret_zone is the caller's, freed with chime__zone_free().
+ */
+int chime__zone_from_tzif(const char *name, const uint8_t *data, size_t len,
+                          chime_zone **ret_zone, char *errbuf,
+                          size_t errbuf_len);
+
+/* Frees a zone made by chime__zone_from_tzif (never a cached one). */
+void chime__zone_free(chime_zone *zone);
+
+#endif /* CHIME_TRIGGERS_TZ_H */
