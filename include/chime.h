@@ -89,7 +89,8 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(ESHUTDOWN, -19, "scheduler is shut down")                                \
   XX(EURL, -20, "malformed store URL")                                        \
   XX(EBUSY, -21, "resource busy, try again")                                  \
-  XX(EINTERNAL, -22, "internal error")
+  XX(EINTERNAL, -22, "internal error")                                        \
+  XX(EJOBFAILED, -23, "the job reported a failure")
 
 typedef enum chime_error {
 #define CHIME_XX_ENUM(name, code, text) CHIME_##name = (code),
@@ -136,7 +137,7 @@ typedef struct chime_zone chime_zone;
  * use.
  * Returns: 0; CHIME_EINVAL (NULL or empty name); CHIME_EUNKNOWNZONE (no such
  * zone: never a silent UTC); CHIME_EFORMAT (the zone file is damaged);
- * CHIME_ENOMEM.
+ * CHIME_EIO (the zone file could not be read); CHIME_ENOMEM.
  * Ownership: *ret_zone is borrowed and lives until the process exits.
  * Thread: any.
  */
@@ -263,6 +264,664 @@ typedef enum chime_interval_unit {
 
 /* A simple trigger's repeat count that never runs out. */
 #define CHIME_REPEAT_INDEFINITELY (-1)
+
+/* ------------------------------------------------------------ calendars */
+
+/*
+ * A calendar excludes time from the triggers that name it (Quartz's
+ * calendars): annual days, holiday dates, days of the month, days of the
+ * week, a window of the day, or the seconds a cron expression matches.  A
+ * calendar may be built on a base calendar, whose exclusions it adds to.
+ * Calendars are immutable and shared; the scheduler keeps them by name.
+ * Day rules read instants as wall-clock time in the calendar's zone (NULL
+ * zone name: UTC).
+ */
+typedef struct chime_calendar chime_calendar;
+
+/*
+ * chime_calendar_from_string: builds a calendar from its text form, one
+ * line per calendar after the line "chime-calendar 1", outermost first, the
+ * following lines its bases:
+ *   chime-calendar 1
+ *   weekly zone=Europe/Berlin days=sat,sun
+ *   holiday dates=2026-12-25,2027-01-01
+ * Kinds and fields: annual days=MM-DD,...; holiday dates=YYYY-MM-DD,...;
+ * monthly days=1,15,31; weekly days=sun,...,sat; daily start=HH:MM[:SS[.mmm]]
+ * end=HH:MM[:SS[.mmm]] invert=0|1 (the window [start, end] is excluded, or
+ * everything outside it when inverted); cron expr=EXPRESSION (percent-encode
+ * spaces as %20).  Every line may add zone=NAME and desc=TEXT.
+ * Returns: 0; CHIME_EINVAL (NULL argument, a value out of range);
+ * CHIME_EFORMAT (malformed text); CHIME_EUNKNOWNZONE; CHIME_EPARSE (bad cron
+ * expression); CHIME_ELIMIT; CHIME_ENOMEM.  errbuf says what is wrong.
+ * Ownership: *ret_calendar is the caller's, freed with chime_calendar_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_calendar_from_string(const char *text,
+                                            chime_calendar **ret_calendar,
+                                            char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_calendar_to_string: the text form chime_calendar_from_string reads.
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
+ * Ownership: *ret_text is the caller's, freed with chime_free().
+ */
+CHIME_EXTERN int chime_calendar_to_string(const chime_calendar *calendar,
+                                          char **ret_text);
+
+/*
+ * chime_calendar_is_included: whether the calendar (and its bases) include
+ * instant t_ms.  Thread: any.
+ */
+CHIME_EXTERN bool chime_calendar_is_included(const chime_calendar *calendar,
+                                             int64_t t_ms);
+
+/* chime_calendar_free: releases the caller's calendar.  NULL is allowed. */
+CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
+
+/* ------------------------------------------------------------------- jobs */
+
+/* Limits on names and data, in bytes. */
+#define CHIME_MAX_NAME_LEN 190        /* group, name, job type, calendar */
+#define CHIME_MAX_DESCRIPTION_LEN 4096
+#define CHIME_MAX_DATA_LEN (1024 * 1024)
+
+/* Whether two runs of one job may overlap (Quartz's
+ * @DisallowConcurrentExecution is FORBID). */
+typedef enum chime_concurrency {
+  CHIME_CONCURRENCY_ALLOW = 0,
+  CHIME_CONCURRENCY_FORBID = 1
+} chime_concurrency;
+
+/*
+ * A job definition (Quartz's JobDetail): a key (group + name), the job type
+ * (the name a node registered a function under), a description, data bytes
+ * handed to every run, and flags.  Build one with chime_job_new and the
+ * setters, add it with chime_scheduler_add_job; the scheduler copies it.
+ * Keys and type names are 1 to CHIME_MAX_NAME_LEN bytes of UTF-8 with no
+ * control characters.
+ */
+typedef struct chime_job chime_job;
+
+/*
+ * chime_job_new: a job definition with defaults: no description, no data,
+ * not durable, no recovery, concurrency ALLOW, data not persisted.
+ * Returns: 0; CHIME_EINVAL (NULL or invalid key or type: errbuf-free, see
+ * chime_strerror); CHIME_ELIMIT (too long); CHIME_ENOMEM.
+ * Ownership: *ret_job is the caller's, freed with chime_job_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_job_new(const char *group, const char *name,
+                               const char *type, chime_job **ret_job);
+CHIME_EXTERN void chime_job_free(chime_job *job);
+
+/*
+ * Setters.  Strings and data are copied.  Returns: 0; CHIME_EINVAL;
+ * CHIME_ELIMIT (over CHIME_MAX_DESCRIPTION_LEN or CHIME_MAX_DATA_LEN);
+ * CHIME_ENOMEM.  Thread: any, one thread per job object.
+ *   durable: the job stays when no trigger refers to it any more;
+ *   requests_recovery: when the node running it dies, a survivor runs the
+ *     fire again (the run sees chime_ctx_is_recovering());
+ *   persist_data: data set with chime_ctx_set_data() is saved after a run
+ *     (Quartz's @PersistJobDataAfterExecution).
+ */
+CHIME_EXTERN int chime_job_set_description(chime_job *job, const char *text);
+CHIME_EXTERN int chime_job_set_data(chime_job *job, const void *data,
+                                    size_t len);
+CHIME_EXTERN int chime_job_set_durable(chime_job *job, bool durable);
+CHIME_EXTERN int chime_job_set_requests_recovery(chime_job *job, bool yes);
+CHIME_EXTERN int chime_job_set_concurrency(chime_job *job,
+                                           chime_concurrency concurrency);
+CHIME_EXTERN int chime_job_set_persist_data(chime_job *job, bool yes);
+
+/* Getters.  Borrowed results live until the job changes or is freed. */
+CHIME_EXTERN const char *chime_job_group(const chime_job *job);
+CHIME_EXTERN const char *chime_job_name(const chime_job *job);
+CHIME_EXTERN const char *chime_job_type(const chime_job *job);
+CHIME_EXTERN const char *chime_job_description(const chime_job *job);
+CHIME_EXTERN const void *chime_job_data(const chime_job *job, size_t *ret_len);
+CHIME_EXTERN bool chime_job_is_durable(const chime_job *job);
+CHIME_EXTERN bool chime_job_requests_recovery(const chime_job *job);
+CHIME_EXTERN chime_concurrency chime_job_concurrency(const chime_job *job);
+CHIME_EXTERN bool chime_job_persists_data(const chime_job *job);
+
+/* --------------------------------------------------------------- triggers */
+
+/*
+ * A trigger definition: key (group + name), the job it fires, the schedule
+ * of its kind, start and end, priority (higher first among triggers due at
+ * the same time; default 5), an optional calendar name, a misfire
+ * instruction (default SMART), and data bytes (handed to the run, taking
+ * precedence over the job's).  Build one with a chime_trigger_*_new
+ * constructor and the setters; the scheduler copies it.  Triggers returned
+ * by chime_scheduler_get_trigger() also carry their state.
+ *
+ * Constructors return: 0; CHIME_EINVAL (NULL or invalid key, bad value:
+ * errbuf says which); CHIME_EUNKNOWNZONE; CHIME_EPARSE (cron);
+ * CHIME_ELIMIT; CHIME_ENOMEM.  Ownership: *ret_trigger is the caller's,
+ * freed with chime_trigger_free().  Thread: any.  errbuf may be NULL.
+ */
+typedef struct chime_trigger chime_trigger;
+
+/* Fires at start, then every interval_ms, repeat_count more times
+ * (CHIME_REPEAT_INDEFINITELY: forever).  Start defaults to now. */
+CHIME_EXTERN int chime_trigger_simple_new(const char *group, const char *name,
+                                          int64_t interval_ms,
+                                          int32_t repeat_count,
+                                          chime_trigger **ret_trigger,
+                                          char *errbuf, size_t errbuf_len);
+
+/* Fires when the cron expression matches, read in zone (NULL: "UTC"). */
+CHIME_EXTERN int chime_trigger_cron_new(const char *group, const char *name,
+                                        const char *expression,
+                                        const char *zone,
+                                        chime_trigger **ret_trigger,
+                                        char *errbuf, size_t errbuf_len);
+
+/* Fires at start, then every interval units of the calendar in zone. */
+CHIME_EXTERN int chime_trigger_calendar_interval_new(
+    const char *group, const char *name, int32_t interval,
+    chime_interval_unit unit, const char *zone, chime_trigger **ret_trigger,
+    char *errbuf, size_t errbuf_len);
+
+/*
+ * Fires every interval units (SECOND, MINUTE, HOUR) from start_sec_of_day
+ * to end_sec_of_day (seconds after local midnight, inclusive) on the days
+ * in days_of_week (bit 0 Sunday ... bit 6 Saturday), in zone;
+ * repeat_count as for simple triggers.
+ */
+CHIME_EXTERN int chime_trigger_daily_new(
+    const char *group, const char *name, int32_t start_sec_of_day,
+    int32_t end_sec_of_day, unsigned days_of_week, int32_t interval,
+    chime_interval_unit unit, int32_t repeat_count, const char *zone,
+    chime_trigger **ret_trigger, char *errbuf, size_t errbuf_len);
+
+CHIME_EXTERN void chime_trigger_free(chime_trigger *trigger);
+
+/*
+ * Setters.  Returns: 0; CHIME_EINVAL (NULL, invalid key, a misfire
+ * instruction the kind does not know, a flag the kind does not have);
+ * CHIME_ELIMIT; CHIME_ENOMEM.  Thread: any, one thread per trigger object.
+ * The schedule as a whole (end after start, ...) is checked when the
+ * trigger is scheduled.
+ */
+CHIME_EXTERN int chime_trigger_set_job(chime_trigger *trigger,
+                                       const char *job_group,
+                                       const char *job_name);
+CHIME_EXTERN int chime_trigger_set_start_ms(chime_trigger *trigger,
+                                            int64_t start_ms);
+/* end_ms: the trigger stops firing there; INT64_MAX: never (default). */
+CHIME_EXTERN int chime_trigger_set_end_ms(chime_trigger *trigger,
+                                          int64_t end_ms);
+CHIME_EXTERN int chime_trigger_set_priority(chime_trigger *trigger,
+                                            int priority);
+CHIME_EXTERN int chime_trigger_set_misfire(chime_trigger *trigger,
+                                           chime_misfire misfire);
+/* name: a calendar added with chime_scheduler_add_calendar; NULL: none. */
+CHIME_EXTERN int chime_trigger_set_calendar(chime_trigger *trigger,
+                                            const char *name);
+CHIME_EXTERN int chime_trigger_set_description(chime_trigger *trigger,
+                                               const char *text);
+CHIME_EXTERN int chime_trigger_set_data(chime_trigger *trigger,
+                                        const void *data, size_t len);
+/* Calendar-interval only (Quartz's preserveHourOfDayAcrossDaylightSavings
+ * and skipDayIfHourDoesNotExist). */
+CHIME_EXTERN int chime_trigger_set_preserve_hour_of_day(chime_trigger *trigger,
+                                                        bool yes);
+CHIME_EXTERN int chime_trigger_set_skip_day_if_hour_missing(
+    chime_trigger *trigger, bool yes);
+
+/* The states a trigger is in, as chime_scheduler_get_trigger_state and
+ * chime_trigger_get_status report them. */
+typedef enum chime_trigger_status {
+  CHIME_TRIGGER_NONE = 0,     /* no such trigger */
+  CHIME_TRIGGER_NORMAL = 1,   /* waiting for its next fire, or firing */
+  CHIME_TRIGGER_PAUSED = 2,   /* paused (by key, job, group or all) */
+  CHIME_TRIGGER_COMPLETE = 3, /* will not fire again */
+  CHIME_TRIGGER_ERROR = 4,    /* its job type failed in a way that stops it */
+  CHIME_TRIGGER_BLOCKED = 5   /* its FORBID job is running elsewhere */
+} chime_trigger_status;
+
+/* Getters.  Borrowed strings live until the trigger changes or is freed.
+ * Times are CHIME_NO_FIRE_MS when there is none. */
+#define CHIME_NO_FIRE_MS INT64_MIN
+CHIME_EXTERN chime_trigger_kind chime_trigger_get_kind(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_job_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_job_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_calendar(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_description(const chime_trigger *trigger);
+CHIME_EXTERN const void *chime_trigger_data(const chime_trigger *trigger,
+                                            size_t *ret_len);
+CHIME_EXTERN int chime_trigger_priority(const chime_trigger *trigger);
+CHIME_EXTERN chime_misfire chime_trigger_misfire(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_start_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_end_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_next_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_prev_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_times_triggered(const chime_trigger *trigger);
+CHIME_EXTERN chime_trigger_status chime_trigger_get_status(const chime_trigger *trigger);
+
+/* ---------------------------------------------------------- configuration */
+
+/* Log levels; a log callback receives messages at or above its level. */
+typedef enum chime_log_level {
+  CHIME_LOG_ERROR = 0,
+  CHIME_LOG_WARN = 1,
+  CHIME_LOG_INFO = 2,
+  CHIME_LOG_DEBUG = 3
+} chime_log_level;
+
+/*
+ * A log callback.  message is borrowed for the call.  Thread: whichever
+ * thread logs (the scheduler thread, a worker, or the caller of an API
+ * function); it must be thread-safe.  The library never prints by itself.
+ */
+typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
+                             const char *message);
+
+/*
+ * A scheduler's configuration, with typed setters.  Defaults:
+ *   store URL "memory:" (one process, nothing persisted), or
+ *     "mysql://USER:PASSWORD@HOST:PORT/DATABASE[?options]";
+ *   scheduler name "chime" (nodes with one name on one database form one
+ *     cluster);
+ *   instance id: host name + 64 random bits (OpenSSL), unless set;
+ *   workers 4 (1 to 1024);
+ *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
+ *   batch size: the worker count (1 to 1000 triggers claimed at once);
+ *   batch window 0 ms (how early triggers due soon may be claimed);
+ *   misfire threshold 60 000 ms (later than this is a misfire);
+ *   check-in interval 1 000 ms (clustered stores);
+ *   no log callback, level WARN.
+ */
+typedef struct chime_config chime_config;
+
+/* Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.  Ownership: chime_config_free. */
+CHIME_EXTERN int chime_config_new(chime_config **ret_config);
+CHIME_EXTERN void chime_config_free(chime_config *config);
+
+/* Setters: 0, CHIME_EINVAL (NULL, out of range), CHIME_ELIMIT (too long),
+ * CHIME_ENOMEM.  Strings are copied.  The URL is checked when the scheduler
+ * is created. */
+CHIME_EXTERN int chime_config_set_store_url(chime_config *config,
+                                            const char *url);
+CHIME_EXTERN int chime_config_set_scheduler_name(chime_config *config,
+                                                 const char *name);
+/* NULL restores the automatic id. */
+CHIME_EXTERN int chime_config_set_instance_id(chime_config *config,
+                                              const char *id);
+CHIME_EXTERN int chime_config_set_workers(chime_config *config,
+                                          unsigned workers);
+CHIME_EXTERN int chime_config_set_idle_wait_ms(chime_config *config,
+                                               int64_t ms);
+/* 0 restores the default (the worker count). */
+CHIME_EXTERN int chime_config_set_batch_size(chime_config *config,
+                                             unsigned size);
+CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
+                                                  int64_t ms);
+CHIME_EXTERN int chime_config_set_misfire_threshold_ms(chime_config *config,
+                                                       int64_t ms);
+CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
+                                                      int64_t ms);
+/* fn NULL: no logging.  user_data is the caller's and is passed back. */
+CHIME_EXTERN int chime_config_set_log(chime_config *config, chime_log_fn fn,
+                                      void *user_data, chime_log_level level);
+
+/* -------------------------------------------------------------- scheduler */
+
+typedef struct chime_scheduler chime_scheduler;
+/* The context of one run of a job, handed to the job function. */
+typedef struct chime_ctx chime_ctx;
+
+/*
+ * A job function.  It runs on one of the scheduler's worker threads, once
+ * per fire.  ctx is borrowed for the call.  To report failure, call
+ * chime_ctx_fail() before returning.
+ */
+typedef void (*chime_job_fn)(chime_ctx *ctx, void *user_data);
+
+/* Called once when what it belongs to no longer needs user_data. */
+typedef void (*chime_destroy_fn)(void *user_data);
+
+/* Where a scheduler is in its life. */
+typedef enum chime_scheduler_state {
+  CHIME_SCHEDULER_STANDBY = 0, /* created, or put in standby: not firing */
+  CHIME_SCHEDULER_STARTED = 1, /* firing */
+  CHIME_SCHEDULER_SHUTDOWN = 2 /* shut down: only chime_scheduler_free */
+} chime_scheduler_state;
+
+/*
+ * chime_scheduler_new: creates a scheduler in standby: it opens the store
+ * (for MySQL: connects, checks the schema) but fires nothing until
+ * chime_scheduler_start().
+ * Returns: 0; CHIME_EINVAL; CHIME_EURL (malformed store URL);
+ * CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EUNSUPPORTED (a store
+ * this build lacks); CHIME_ENOMEM.  errbuf (optional) says why.
+ * Ownership: config is read and may be freed at once; *ret_scheduler is the
+ * caller's, freed with chime_scheduler_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
+                                     chime_scheduler **ret_scheduler,
+                                     char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_register_job: the function that runs jobs of type `type` on this
+ * node.  A node claims only fires of the types it registered, so nodes may
+ * differ in what they run.  Registering a type again replaces its function
+ * (the old destroy function runs once no run of it is left).
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT; CHIME_ESHUTDOWN; CHIME_ENOMEM.
+ * Ownership: user_data stays the caller's; destroy (may be NULL) is called
+ * with it exactly once: when replaced, or at chime_scheduler_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_register_job(chime_scheduler *scheduler,
+                                    const char *type, chime_job_fn fn,
+                                    void *user_data, chime_destroy_fn destroy);
+
+/*
+ * chime_scheduler_start: starts (or resumes from standby) firing, on the
+ * scheduler's own thread and worker pool.  Triggers whose time passed while
+ * in standby are handled by their misfire instruction.
+ * Returns: 0; CHIME_ESHUTDOWN; CHIME_ESTATE (attached to a host loop: see
+ * chime-uv.h); CHIME_ENOMEM; a store error.  Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_start(chime_scheduler *scheduler);
+
+/*
+ * chime_scheduler_standby: stops firing; runs in progress go on.  Start
+ * again with chime_scheduler_start().
+ * Returns: 0; CHIME_ESHUTDOWN.  Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
+
+/*
+ * chime_scheduler_shutdown: stops firing for good, releases the claims of
+ * fires that have not started, and, when wait_for_jobs, returns only after
+ * every running job returned (otherwise those runs finish in the
+ * background and chime_scheduler_free waits for them).  Idempotent.
+ * Returns: 0.  Thread: any but a worker (a job may not shut down its own
+ * scheduler with wait_for_jobs).
+ */
+CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
+                                          bool wait_for_jobs);
+
+/*
+ * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
+ * frees everything; calls the destroy functions of job types and listeners.
+ * NULL is allowed.  Thread: not a worker, not a callback.
+ */
+CHIME_EXTERN void chime_scheduler_free(chime_scheduler *scheduler);
+
+/* Metadata.  Borrowed strings live as long as the scheduler.  Thread: any. */
+CHIME_EXTERN chime_scheduler_state
+chime_scheduler_get_state(const chime_scheduler *scheduler);
+CHIME_EXTERN const char *chime_scheduler_name(const chime_scheduler *scheduler);
+CHIME_EXTERN const char *
+chime_scheduler_instance_id(const chime_scheduler *scheduler);
+/* Number of job runs in progress on this node. */
+CHIME_EXTERN unsigned
+chime_scheduler_running_jobs(const chime_scheduler *scheduler);
+
+/*
+ * Jobs in the store.  Keys are (group, name).
+ * chime_scheduler_add_job: adds a job definition (replace: overwrite one
+ * with the same key; otherwise CHIME_EEXISTS).  A job added without a
+ * trigger must be durable (CHIME_EINVAL otherwise), as in Quartz.
+ * chime_scheduler_remove_job: removes the job and all its triggers
+ * (CHIME_ENOTFOUND when absent).
+ * chime_scheduler_get_job: a copy, the caller's (chime_job_free).
+ * chime_scheduler_trigger_job: fires the job once now, on whichever node
+ * claims it; data (may be NULL) overrides the job's data for that run.
+ * Returns also: CHIME_ESHUTDOWN; store errors.  Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_add_job(chime_scheduler *scheduler,
+                                         const chime_job *job, bool replace);
+CHIME_EXTERN int chime_scheduler_remove_job(chime_scheduler *scheduler,
+                                            const char *group,
+                                            const char *name);
+CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
+                                         const char *group, const char *name,
+                                         chime_job **ret_job);
+CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
+                                             const char *group,
+                                             const char *name,
+                                             const void *data, size_t len);
+
+/*
+ * Triggers in the store.
+ * chime_scheduler_schedule: adds a trigger for an existing job (named with
+ * chime_trigger_set_job); job may be non-NULL to add the job in the same
+ * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
+ * NULL) receives the first fire time.  CHIME_EEXISTS when the key is taken;
+ * CHIME_ENOTFOUND for an unknown job or calendar; CHIME_ENEVERFIRES when the
+ * trigger would never fire; CHIME_EINVAL (errbuf-free: use
+ * chime_scheduler_last_error) for an invalid schedule.
+ * chime_scheduler_unschedule: removes a trigger (a non-durable job left
+ * without triggers goes too).
+ * chime_scheduler_reschedule: replaces the trigger with key (group, name)
+ * by a new definition for the same job.
+ * chime_scheduler_get_trigger: a copy with its state, the caller's.
+ * chime_scheduler_get_trigger_state: the state, CHIME_TRIGGER_NONE when
+ * absent.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
+                                          const chime_job *job,
+                                          const chime_trigger *trigger,
+                                          int64_t *ret_first_fire_ms);
+CHIME_EXTERN int chime_scheduler_unschedule(chime_scheduler *scheduler,
+                                            const char *group,
+                                            const char *name);
+CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
+                                            const char *group,
+                                            const char *name,
+                                            const chime_trigger *trigger,
+                                            int64_t *ret_first_fire_ms);
+CHIME_EXTERN int chime_scheduler_get_trigger(chime_scheduler *scheduler,
+                                             const char *group,
+                                             const char *name,
+                                             chime_trigger **ret_trigger);
+CHIME_EXTERN int
+chime_scheduler_get_trigger_state(chime_scheduler *scheduler,
+                                  const char *group, const char *name,
+                                  chime_trigger_status *ret_status);
+
+/*
+ * chime_scheduler_last_error: the message of the calling thread's last
+ * failed chime_scheduler_* call (e.g. which field of a schedule is
+ * invalid, or the server's message), "" when none.
+ * Ownership: borrowed, valid until the thread's next chime call.
+ * Thread: any; per thread.
+ */
+CHIME_EXTERN const char *chime_scheduler_last_error(void);
+
+/* How a group name is matched when listing, pausing or resuming. */
+typedef enum chime_match {
+  CHIME_MATCH_EQUALS = 0,
+  CHIME_MATCH_STARTS_WITH = 1,
+  CHIME_MATCH_ENDS_WITH = 2,
+  CHIME_MATCH_CONTAINS = 3,
+  CHIME_MATCH_ANY = 4 /* every group; the pattern is ignored */
+} chime_match;
+
+/* A job or trigger key in a list. */
+typedef struct chime_key {
+  char *group;
+  char *name;
+} chime_key;
+
+/*
+ * chime_scheduler_list_jobs / _list_triggers: the keys whose group matches,
+ * sorted by group then name.
+ * Ownership: *ret_keys is the caller's, freed with chime_keys_free(keys, n).
+ * Returns: 0; CHIME_EINVAL; store errors.  Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_list_jobs(chime_scheduler *scheduler,
+                                           chime_match match,
+                                           const char *pattern,
+                                           chime_key **ret_keys,
+                                           size_t *ret_count);
+CHIME_EXTERN int chime_scheduler_list_triggers(chime_scheduler *scheduler,
+                                               chime_match match,
+                                               const char *pattern,
+                                               chime_key **ret_keys,
+                                               size_t *ret_count);
+CHIME_EXTERN void chime_keys_free(chime_key *keys, size_t count);
+
+/*
+ * Pausing.  A paused trigger does not fire; when resumed, a time it missed
+ * is handled by its misfire instruction.  Pausing a job pauses its
+ * triggers; pausing a group of triggers also pauses triggers added to a
+ * matching group later, until the group is resumed (Quartz's rule); pause
+ * all pauses every group.
+ * Returns: 0; CHIME_ENOTFOUND (a trigger or job key that does not exist);
+ * CHIME_EINVAL; store errors.  Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_pause_trigger(chime_scheduler *scheduler,
+                                               const char *group,
+                                               const char *name);
+CHIME_EXTERN int chime_scheduler_resume_trigger(chime_scheduler *scheduler,
+                                                const char *group,
+                                                const char *name);
+CHIME_EXTERN int chime_scheduler_pause_job(chime_scheduler *scheduler,
+                                           const char *group,
+                                           const char *name);
+CHIME_EXTERN int chime_scheduler_resume_job(chime_scheduler *scheduler,
+                                            const char *group,
+                                            const char *name);
+CHIME_EXTERN int chime_scheduler_pause_triggers(chime_scheduler *scheduler,
+                                                chime_match match,
+                                                const char *pattern);
+CHIME_EXTERN int chime_scheduler_resume_triggers(chime_scheduler *scheduler,
+                                                 chime_match match,
+                                                 const char *pattern);
+CHIME_EXTERN int chime_scheduler_pause_all(chime_scheduler *scheduler);
+CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
+
+/*
+ * Calendars by name.  add: replace an existing one only when replace
+ * (CHIME_EEXISTS otherwise); update_triggers recomputes the next fire of
+ * the triggers that use it.  remove: CHIME_EBUSY while a trigger uses it.
+ * The scheduler keeps its own reference; the caller keeps its calendar.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_add_calendar(chime_scheduler *scheduler,
+                                              const char *name,
+                                              const chime_calendar *calendar,
+                                              bool replace,
+                                              bool update_triggers);
+CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
+                                                 const char *name);
+
+/* -------------------------------------------------------------- listeners */
+
+/* What a listener hears about. */
+typedef enum chime_event_kind {
+  CHIME_EVENT_TRIGGER_FIRED = 1 << 0,     /* worker, before the job; may veto */
+  CHIME_EVENT_JOB_TO_BE_EXECUTED = 1 << 1, /* worker, before the job */
+  CHIME_EVENT_JOB_VETOED = 1 << 2,        /* worker, instead of the job */
+  CHIME_EVENT_JOB_WAS_EXECUTED = 1 << 3,  /* worker, after (error if failed) */
+  CHIME_EVENT_TRIGGER_COMPLETED = 1 << 4, /* worker, after the job */
+  CHIME_EVENT_TRIGGER_MISFIRED = 1 << 5,  /* scheduler thread */
+  CHIME_EVENT_SCHEDULER_STARTED = 1 << 6, /* caller's thread */
+  CHIME_EVENT_SCHEDULER_STANDBY = 1 << 7, /* caller's thread */
+  CHIME_EVENT_SCHEDULER_SHUTDOWN = 1 << 8, /* caller's thread */
+  CHIME_EVENT_JOB_ADDED = 1 << 9,          /* caller's thread */
+  CHIME_EVENT_JOB_REMOVED = 1 << 10,       /* caller's thread */
+  CHIME_EVENT_SCHEDULER_ERROR = 1 << 11    /* any thread */
+} chime_event_kind;
+
+#define CHIME_EVENT_ALL 0xFFF
+
+/* One event, borrowed for the listener call. */
+typedef struct chime_event chime_event;
+
+/*
+ * A listener.  Returns true to veto the run, which only
+ * CHIME_EVENT_TRIGGER_FIRED heeds (Quartz's vetoJobExecution); the return
+ * value of other events is ignored.  Runs on the thread its event names;
+ * it must not block for long and must be thread-safe.
+ */
+typedef bool (*chime_listener_fn)(const chime_event *event, void *user_data);
+
+/*
+ * chime_scheduler_add_listener: calls fn for the events in event_mask (an
+ * OR of chime_event_kind).  Listeners run in the order they were added.
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
+ * Ownership: destroy (may be NULL) is called with user_data exactly once,
+ * at chime_scheduler_free().  Thread: any, before chime_scheduler_start().
+ */
+CHIME_EXTERN int chime_scheduler_add_listener(chime_scheduler *scheduler,
+                                              unsigned event_mask,
+                                              chime_listener_fn fn,
+                                              void *user_data,
+                                              chime_destroy_fn destroy);
+
+/* Event getters.  Borrowed, valid during the listener call. */
+CHIME_EXTERN chime_event_kind chime_event_get_kind(const chime_event *event);
+/* The run (job and trigger events), or NULL. */
+CHIME_EXTERN const chime_ctx *chime_event_ctx(const chime_event *event);
+/* Job added/removed: the job's key; otherwise NULL. */
+CHIME_EXTERN const char *chime_event_job_group(const chime_event *event);
+CHIME_EXTERN const char *chime_event_job_name(const chime_event *event);
+/* Error code (JOB_WAS_EXECUTED of a failed run, SCHEDULER_ERROR), or 0. */
+CHIME_EXTERN int chime_event_error(const chime_event *event);
+/* Message of a failed run or an error, or NULL. */
+CHIME_EXTERN const char *chime_event_message(const chime_event *event);
+
+/* ------------------------------------------------------------ job context */
+
+/*
+ * The context of one run.  Every getter is valid during the job function
+ * (and the listener calls of the run); borrowed strings and data live as
+ * long.  Thread: the worker running the job.
+ */
+CHIME_EXTERN chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_job_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_job_name(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_job_type(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_trigger_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_trigger_name(const chime_ctx *ctx);
+/* The time the fire was scheduled for (for a recovered fire: the original). */
+CHIME_EXTERN int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx);
+/* The time the run started. */
+CHIME_EXTERN int64_t chime_ctx_fire_ms(const chime_ctx *ctx);
+/* The trigger's previous and next fire times, or CHIME_NO_FIRE_MS. */
+CHIME_EXTERN int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx);
+/* The fire's id: unique in the store, growing. */
+CHIME_EXTERN int64_t chime_ctx_fire_id(const chime_ctx *ctx);
+/* True when this run re-runs a fire whose node died. */
+CHIME_EXTERN bool chime_ctx_is_recovering(const chime_ctx *ctx);
+/* How many times the trigger fired, this fire included. */
+CHIME_EXTERN int64_t chime_ctx_times_triggered(const chime_ctx *ctx);
+/* The run's data: the trigger's when it has some (or the data given to
+ * chime_scheduler_trigger_job), else the job's.  *ret_len may be NULL. */
+CHIME_EXTERN const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len);
+/* The job's own data. */
+CHIME_EXTERN const void *chime_ctx_job_data(const chime_ctx *ctx,
+                                            size_t *ret_len);
+/*
+ * chime_ctx_set_data: new job data, saved after the run when the job
+ * persists data.  Copied.  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT;
+ * CHIME_ENOMEM.
+ */
+CHIME_EXTERN int chime_ctx_set_data(chime_ctx *ctx, const void *data,
+                                    size_t len);
+/*
+ * chime_ctx_still_owned: whether this node still holds the fire.  False
+ * once the node lost it (its lease lapsed and a survivor recovered it):
+ * ask before an irreversible step.  Thread: the worker; may query the store.
+ */
+CHIME_EXTERN bool chime_ctx_still_owned(chime_ctx *ctx);
+/*
+ * chime_ctx_fail: marks the run failed with a message (copied), recorded in
+ * the history and passed to JOB_WAS_EXECUTED listeners; the trigger goes on
+ * as scheduled.  Returns: 0; CHIME_EINVAL.
+ */
+CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
 
 #ifdef __cplusplus
 }

@@ -16,12 +16,14 @@ COUNTS = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 def main(dirs):
     passed = failed = 0
     for d in dirs:
-        try:
-            with open(d + "/meson-logs/testlog.json") as log:
-                lines = log.readlines()
-        except FileNotFoundError:
-            failed += 1
-            continue
+        lines = []
+        for name in ("testlog.json", "valgrind-valgrind.json"):
+            try:
+                with open(d + "/meson-logs/" + name) as log:
+                    lines += log.readlines()
+            except FileNotFoundError:
+                if name == "testlog.json":
+                    failed += 1
         for line in lines:
             run = json.loads(line)
             counts = COUNTS.findall(run.get("stdout") or "")

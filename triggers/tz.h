@@ -18,6 +18,7 @@
 /*
  * chime__zone_to_local: the wall-clock fields at instant t_ms, and the UTC
  * offset in force then (seconds east), if ret_offset_s is not NULL.
+ * Instants beyond +-2^60 ms are clamped.  Thread: any (zones are immutable).
  */
 void chime__zone_to_local(const chime_zone *zone, int64_t t_ms,
                           chime_civil *ret_local, int32_t *ret_offset_s);
@@ -25,7 +26,9 @@ void chime__zone_to_local(const chime_zone *zone, int64_t t_ms,
 /*
  * chime__zone_from_local: every instant whose wall-clock time in zone is
  * `local` (its weekday is ignored), ascending.  Returns how many there are:
- * 0 inside a DST gap, 1 normally, 2 in the repeated hour of a fall-back.
+ * 0 inside a DST gap, 1 normally, 2 in the repeated hour of a fall-back
+ * (a zone with several transitions within a day could have more: only the
+ * first two are returned).  Years beyond +-10,000,000 give 0.  Thread: any.
  */
 int chime__zone_from_local(const chime_zone *zone, const chime_civil *local,
                            int64_t ret_ms[2]);
@@ -35,8 +38,13 @@ int chime__zone_from_local(const chime_zone *zone, const chime_civil *local,
  * java.util.Calendar (lenient) resolves it and so the way Quartz computes
  * calendar-based schedules: inside a gap the time moves forward by the
  * gap's length (02:30 on a spring-forward day becomes 03:30); in an overlap
- * it takes the pass java.util.GregorianCalendar takes (tz.c says which, and
- * why).
+ * it takes the LATER instant, the second pass (01:30 on a fall-back day is
+ * 01:30 standard time).  Why: GregorianCalendar.computeTime gets the offset
+ * from ZoneInfo.getOffsetsByWall, which finds the last transition whose
+ * wall-clock time in the offset AFTER it is at or before the wall time
+ * (and, past its table, reads the wall time as standard time); OpenJDK's
+ * comment there says "we assume standard time" for both cases.  Years
+ * beyond +-10,000,000 are clamped.
  */
 int64_t chime__zone_resolve_local(const chime_zone *zone,
                                   const chime_civil *local);

@@ -1,0 +1,346 @@
+/*
+ * api_jobs.c: the scheduler's calls on what the store keeps: jobs,
+ * triggers, calendars, listing and pausing.  Each validates its arguments,
+ * refuses once the scheduler is shut down, hands the work to the store and
+ * records a message for chime_scheduler_last_error() when it fails.  A
+ * call that may make a trigger due sooner wakes the loop.
+ */
+#include "engine/engine.h"
+#include "jobstore/records.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Records a failure of fn (or wakes the loop after a success). */
+static int finish(chime_scheduler *s, const char *fn, int r, bool wake) {
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, chime_strerror(r));
+  if (wake)
+    chime__loop_wake(s);
+  return r;
+}
+
+/* The check of a (group, name) key. */
+static int key_check(const char *fn, const char *group, const char *name) {
+  char err[256];
+  int r = chime__name_check(group, "group", err, sizeof err);
+  if (r == 0)
+    r = chime__name_check(name, "name", err, sizeof err);
+  return r < 0 ? chime__fail(r, "%s: %s", fn, err) : 0;
+}
+
+/* api_enter plus the key check. */
+static int enter_key(chime_scheduler *s, const char *fn, const char *group,
+                     const char *name) {
+  int r = chime__api_enter(s, fn);
+  return r < 0 ? r : key_check(fn, group, name);
+}
+
+int chime_scheduler_add_job(chime_scheduler *s, const chime_job *job,
+                            bool replace) {
+  static const char fn[] = "chime_scheduler_add_job";
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  if (!job)
+    return chime__fail(CHIME_EINVAL, "%s: NULL job", fn);
+  /* Quartz's rule: replacing may keep a non-durable job (its triggers
+   * stay); adding one without a trigger would orphan it. */
+  if (!job->durable && !replace)
+    return chime__fail(CHIME_EINVAL, "%s: a job added without a trigger "
+                                     "must be durable", fn);
+  r = s->store->ops->job_add(s->store, job, replace);
+  if (r == 0)
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
+                NULL);
+  return finish(s, fn, r, false);
+}
+
+int chime_scheduler_remove_job(chime_scheduler *s, const char *group,
+                               const char *name) {
+  static const char fn[] = "chime_scheduler_remove_job";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  r = s->store->ops->job_remove(s->store, group, name);
+  if (r == 0)
+    chime__emit(s, CHIME_EVENT_JOB_REMOVED, NULL, group, name, 0, NULL);
+  return finish(s, fn, r, false);
+}
+
+int chime_scheduler_get_job(chime_scheduler *s, const char *group,
+                            const char *name, chime_job **ret_job) {
+  static const char fn[] = "chime_scheduler_get_job";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  if (!ret_job)
+    return chime__fail(CHIME_EINVAL, "%s: NULL ret_job", fn);
+  return finish(s, fn, s->store->ops->job_get(s->store, group, name, ret_job),
+                false);
+}
+
+int chime_scheduler_trigger_job(chime_scheduler *s, const char *group,
+                                const char *name, const void *data,
+                                size_t len) {
+  static const char fn[] = "chime_scheduler_trigger_job";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  if (!data && len > 0)
+    return chime__fail(CHIME_EINVAL, "%s: NULL data of length %zu", fn, len);
+  /* Quartz's triggerJob: a one-shot trigger, due now, with a name no other
+   * node can pick (random bits and a sequence number). */
+  uint64_t bits;
+  r = chime__random_u64(&bits);
+  if (r < 0)
+    return chime__fail(r, "%s: no randomness for the trigger name", fn);
+  char tname[64];
+  snprintf(tname, sizeof tname, "MT_%016" PRIx64 "_%" PRIu64, bits,
+           (uint64_t)atomic_fetch_add(&s->manual_seq, 1));
+  char err[256] = "";
+  chime_trigger *t = NULL;
+  r = chime_trigger_simple_new(CHIME__MANUAL_GROUP, tname, 0, 0, &t, err,
+                               sizeof err);
+  if (r == 0)
+    r = chime_trigger_set_job(t, group, name);
+  if (r == 0 && len > 0)
+    r = chime_trigger_set_data(t, data, len);
+  if (r == 0)
+    r = s->store->ops->trigger_add(s->store, NULL, t, false, NULL, err,
+                                   sizeof err);
+  chime_trigger_free(t);
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+  return finish(s, fn, 0, true);
+}
+
+int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
+                             const chime_trigger *trigger,
+                             int64_t *ret_first_fire_ms) {
+  static const char fn[] = "chime_scheduler_schedule";
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  if (!trigger)
+    return chime__fail(CHIME_EINVAL, "%s: NULL trigger", fn);
+  char err[256] = "";
+  int64_t first = CHIME_NO_FIRE_MS;
+  r = s->store->ops->trigger_add(s->store, job, trigger, false, &first, err,
+                                 sizeof err);
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+  if (job)
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
+                NULL);
+  if (ret_first_fire_ms)
+    *ret_first_fire_ms = first;
+  return finish(s, fn, 0, true);
+}
+
+int chime_scheduler_unschedule(chime_scheduler *s, const char *group,
+                               const char *name) {
+  static const char fn[] = "chime_scheduler_unschedule";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  return finish(s, fn, s->store->ops->trigger_remove(s->store, group, name),
+                false);
+}
+
+int chime_scheduler_reschedule(chime_scheduler *s, const char *group,
+                               const char *name, const chime_trigger *trigger,
+                               int64_t *ret_first_fire_ms) {
+  static const char fn[] = "chime_scheduler_reschedule";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  if (!trigger)
+    return chime__fail(CHIME_EINVAL, "%s: NULL trigger", fn);
+  char err[256] = "";
+  int64_t first = CHIME_NO_FIRE_MS;
+  r = s->store->ops->trigger_replace(s->store, group, name, trigger, &first,
+                                     err, sizeof err);
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+  if (ret_first_fire_ms)
+    *ret_first_fire_ms = first;
+  return finish(s, fn, 0, true);
+}
+
+int chime_scheduler_get_trigger(chime_scheduler *s, const char *group,
+                                const char *name, chime_trigger **ret_trigger) {
+  static const char fn[] = "chime_scheduler_get_trigger";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  if (!ret_trigger)
+    return chime__fail(CHIME_EINVAL, "%s: NULL ret_trigger", fn);
+  return finish(s, fn,
+                s->store->ops->trigger_get(s->store, group, name, ret_trigger),
+                false);
+}
+
+int chime_scheduler_get_trigger_state(chime_scheduler *s, const char *group,
+                                      const char *name,
+                                      chime_trigger_status *ret_status) {
+  static const char fn[] = "chime_scheduler_get_trigger_state";
+  int r = enter_key(s, fn, group, name);
+  if (r < 0)
+    return r;
+  if (!ret_status)
+    return chime__fail(CHIME_EINVAL, "%s: NULL ret_status", fn);
+  return finish(
+      s, fn, s->store->ops->trigger_status(s->store, group, name, ret_status),
+      false);
+}
+
+/* The checks of a list, pause or resume by group. */
+static int enter_match(chime_scheduler *s, const char *fn, chime_match match,
+                       const char *pattern) {
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  if (match < CHIME_MATCH_EQUALS || match > CHIME_MATCH_ANY)
+    return chime__fail(CHIME_EINVAL, "%s: unknown match %d", fn, (int)match);
+  if (match != CHIME_MATCH_ANY && !pattern)
+    return chime__fail(CHIME_EINVAL, "%s: NULL pattern", fn);
+  if (pattern && strlen(pattern) > CHIME_MAX_NAME_LEN)
+    return chime__fail(CHIME_ELIMIT, "%s: pattern longer than %d bytes", fn,
+                       CHIME_MAX_NAME_LEN);
+  return 0;
+}
+
+int chime_scheduler_list_jobs(chime_scheduler *s, chime_match match,
+                              const char *pattern, chime_key **ret_keys,
+                              size_t *ret_count) {
+  static const char fn[] = "chime_scheduler_list_jobs";
+  int r = enter_match(s, fn, match, pattern);
+  if (r < 0)
+    return r;
+  if (!ret_keys || !ret_count)
+    return chime__fail(CHIME_EINVAL, "%s: NULL out-parameter", fn);
+  return finish(s, fn,
+                s->store->ops->job_list(s->store, match, pattern, ret_keys,
+                                        ret_count),
+                false);
+}
+
+int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
+                                  const char *pattern, chime_key **ret_keys,
+                                  size_t *ret_count) {
+  static const char fn[] = "chime_scheduler_list_triggers";
+  int r = enter_match(s, fn, match, pattern);
+  if (r < 0)
+    return r;
+  if (!ret_keys || !ret_count)
+    return chime__fail(CHIME_EINVAL, "%s: NULL out-parameter", fn);
+  return finish(s, fn,
+                s->store->ops->trigger_list(s->store, match, pattern,
+                                            ret_keys, ret_count),
+                false);
+}
+
+int chime_scheduler_pause_trigger(chime_scheduler *s, const char *group,
+                                  const char *name) {
+  static const char fn[] = "chime_scheduler_pause_trigger";
+  int r = enter_key(s, fn, group, name);
+  return r < 0 ? r
+               : finish(s, fn,
+                        s->store->ops->pause_trigger(s->store, group, name),
+                        false);
+}
+
+int chime_scheduler_resume_trigger(chime_scheduler *s, const char *group,
+                                   const char *name) {
+  static const char fn[] = "chime_scheduler_resume_trigger";
+  int r = enter_key(s, fn, group, name);
+  return r < 0 ? r
+               : finish(s, fn,
+                        s->store->ops->resume_trigger(s->store, group, name),
+                        true);
+}
+
+int chime_scheduler_pause_job(chime_scheduler *s, const char *group,
+                              const char *name) {
+  static const char fn[] = "chime_scheduler_pause_job";
+  int r = enter_key(s, fn, group, name);
+  return r < 0 ? r
+               : finish(s, fn, s->store->ops->pause_job(s->store, group, name),
+                        false);
+}
+
+int chime_scheduler_resume_job(chime_scheduler *s, const char *group,
+                               const char *name) {
+  static const char fn[] = "chime_scheduler_resume_job";
+  int r = enter_key(s, fn, group, name);
+  return r < 0 ? r
+               : finish(s, fn,
+                        s->store->ops->resume_job(s->store, group, name),
+                        true);
+}
+
+int chime_scheduler_pause_triggers(chime_scheduler *s, chime_match match,
+                                   const char *pattern) {
+  static const char fn[] = "chime_scheduler_pause_triggers";
+  int r = enter_match(s, fn, match, pattern);
+  return r < 0 ? r
+               : finish(s, fn,
+                        s->store->ops->pause_group(s->store, match, pattern),
+                        false);
+}
+
+int chime_scheduler_resume_triggers(chime_scheduler *s, chime_match match,
+                                    const char *pattern) {
+  static const char fn[] = "chime_scheduler_resume_triggers";
+  int r = enter_match(s, fn, match, pattern);
+  return r < 0 ? r
+               : finish(s, fn,
+                        s->store->ops->resume_group(s->store, match, pattern),
+                        true);
+}
+
+int chime_scheduler_pause_all(chime_scheduler *s) {
+  static const char fn[] = "chime_scheduler_pause_all";
+  int r = chime__api_enter(s, fn);
+  return r < 0 ? r
+               : finish(s, fn, s->store->ops->pause_all(s->store), false);
+}
+
+int chime_scheduler_resume_all(chime_scheduler *s) {
+  static const char fn[] = "chime_scheduler_resume_all";
+  int r = chime__api_enter(s, fn);
+  return r < 0 ? r : finish(s, fn, s->store->ops->resume_all(s->store), true);
+}
+
+int chime_scheduler_add_calendar(chime_scheduler *s, const char *name,
+                                 const chime_calendar *calendar, bool replace,
+                                 bool update_triggers) {
+  static const char fn[] = "chime_scheduler_add_calendar";
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  char err[256];
+  r = chime__name_check(name, "calendar name", err, sizeof err);
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, err);
+  if (!calendar)
+    return chime__fail(CHIME_EINVAL, "%s: NULL calendar", fn);
+  return finish(s, fn,
+                s->store->ops->calendar_add(s->store, name, calendar, replace,
+                                            update_triggers),
+                update_triggers);
+}
+
+int chime_scheduler_remove_calendar(chime_scheduler *s, const char *name) {
+  static const char fn[] = "chime_scheduler_remove_calendar";
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  char err[256];
+  r = chime__name_check(name, "calendar name", err, sizeof err);
+  if (r < 0)
+    return chime__fail(r, "%s: %s", fn, err);
+  return finish(s, fn, s->store->ops->calendar_remove(s->store, name), false);
+}

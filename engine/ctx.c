@@ -1,0 +1,144 @@
+/*
+ * ctx.c: chime_ctx, what a job function (and the listeners of its run) see
+ * of one run: the fire's keys, times and data, and the two calls back into
+ * the scheduler (set the job's data, ask whether the fire is still ours).
+ * A context also describes a misfired trigger to TRIGGER_MISFIRED
+ * listeners; it then has no job record and no fire id.
+ */
+#include "engine/engine.h"
+#include "jobstore/records.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void chime__ctx_clear(chime_ctx *ctx) {
+  free(ctx->data);
+  free(ctx->fail_message);
+  ctx->data = NULL;
+  ctx->fail_message = NULL;
+}
+
+chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx) {
+  return ctx ? ctx->sched : NULL;
+}
+
+const char *chime_ctx_job_group(const chime_ctx *ctx) {
+  if (!ctx)
+    return NULL;
+  return ctx->fire->job ? ctx->fire->job->group
+                        : ctx->fire->trigger->job_group;
+}
+
+const char *chime_ctx_job_name(const chime_ctx *ctx) {
+  if (!ctx)
+    return NULL;
+  return ctx->fire->job ? ctx->fire->job->name : ctx->fire->trigger->job_name;
+}
+
+const char *chime_ctx_job_type(const chime_ctx *ctx) {
+  return ctx && ctx->fire->job ? ctx->fire->job->type : NULL;
+}
+
+const char *chime_ctx_trigger_group(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->trigger->group : NULL;
+}
+
+const char *chime_ctx_trigger_name(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->trigger->name : NULL;
+}
+
+int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->scheduled_ms : CHIME_NO_FIRE_MS;
+}
+
+int64_t chime_ctx_fire_ms(const chime_ctx *ctx) {
+  return ctx ? ctx->fire_ms : CHIME_NO_FIRE_MS;
+}
+
+int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->trigger->state.prev_fire_ms : CHIME_NO_FIRE_MS;
+}
+
+int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->trigger->state.next_fire_ms : CHIME_NO_FIRE_MS;
+}
+
+int64_t chime_ctx_fire_id(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->fire_id : 0;
+}
+
+bool chime_ctx_is_recovering(const chime_ctx *ctx) {
+  return ctx && ctx->fire->recovering;
+}
+
+int64_t chime_ctx_times_triggered(const chime_ctx *ctx) {
+  return ctx ? ctx->fire->trigger->state.times_triggered : 0;
+}
+
+const void *chime_ctx_job_data(const chime_ctx *ctx, size_t *ret_len) {
+  const chime_job *job = ctx ? ctx->fire->job : NULL;
+  if (ret_len)
+    *ret_len = job ? job->data_len : 0;
+  return job ? job->data : NULL;
+}
+
+const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len) {
+  if (ctx && ctx->fire->trigger->data_len > 0) {
+    if (ret_len)
+      *ret_len = ctx->fire->trigger->data_len;
+    return ctx->fire->trigger->data;
+  }
+  return chime_ctx_job_data(ctx, ret_len);
+}
+
+int chime_ctx_set_data(chime_ctx *ctx, const void *data, size_t len) {
+  if (!ctx || !ctx->fire->job || (!data && len > 0))
+    return CHIME_EINVAL;
+  if (len > CHIME_MAX_DATA_LEN)
+    return CHIME_ELIMIT;
+  void *copy = NULL;
+  if (len > 0) {
+    copy = malloc(len);
+    if (!copy)
+      return CHIME_ENOMEM;
+    memcpy(copy, data, len);
+  }
+  free(ctx->data);
+  ctx->data = copy;
+  ctx->data_len = len;
+  ctx->set_data = true;
+  return 0;
+}
+
+bool chime_ctx_still_owned(chime_ctx *ctx) {
+  if (!ctx || !ctx->fire->job)
+    return false;
+  chime_store *st = ctx->sched->store;
+  bool owned = false;
+  int r = st->ops->still_owned(st, ctx->fire->fire_id, &owned);
+  if (r < 0) {
+    /* Unknown counts as lost: the caller is about to do something it
+     * must not do twice. */
+    chime__log(ctx->sched, CHIME_LOG_WARN,
+               "cannot tell whether fire %lld is still owned: %s",
+               (long long)ctx->fire->fire_id, chime_strerror(r));
+    return false;
+  }
+  return owned;
+}
+
+int chime_ctx_fail(chime_ctx *ctx, const char *message) {
+  if (!ctx || !ctx->fire->job)
+    return CHIME_EINVAL;
+  if (!message)
+    message = "job failed";
+  size_t n = strnlen(message, CHIME_MAX_DESCRIPTION_LEN);
+  char *copy = malloc(n + 1);
+  if (!copy)
+    return CHIME_ENOMEM;
+  memcpy(copy, message, n);
+  copy[n] = '\0';
+  free(ctx->fail_message);
+  ctx->fail_message = copy;
+  return 0;
+}

@@ -1,0 +1,280 @@
+/*
+ * engine.h: the private layout of the engine's objects (chime_config,
+ * chime_scheduler, chime_ctx, chime_event) and the internal calls between
+ * the engine's files.
+ *
+ * Terms:
+ *   - the *loop* is the libuv loop the scheduler's handles run on: its own,
+ *     on the scheduler thread (chime_scheduler_start), or a host's
+ *     (chime_scheduler_attach).  Everything named loop_* is touched only by
+ *     the thread running that loop;
+ *   - a *batch* is the fires one acquire() claimed, held by the loop until
+ *     their scheduled time, then fired and handed to workers;
+ *   - a worker is *reserved* from the moment a fire is claimed for it until
+ *     its run completed (or the claim was released or dropped), so the loop
+ *     never claims more fires than it has free workers;
+ *   - a *job type* is a name registered with chime_register_job.
+ *
+ * Locking: one mutex (mu) guards the state, the command slot, the
+ * registry, the worker queue and the counters.  It is never held across a
+ * store call, a job or a listener.  Listeners form an append-only list
+ * read without the lock.
+ */
+#ifndef CHIME_ENGINE_ENGINE_H
+#define CHIME_ENGINE_ENGINE_H
+
+#include "chime.h"
+#include "jobstore/store.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* The trigger group chime_scheduler_trigger_job uses (Quartz's). */
+#define CHIME__MANUAL_GROUP "MANUAL_TRIGGER"
+/* Longest store URL accepted, in bytes. */
+#define CHIME__MAX_URL_LEN 4096
+/* Configuration ranges. */
+#define CHIME__MAX_WORKERS 1024u
+#define CHIME__MAX_BATCH 1000u
+#define CHIME__MAX_WAIT_MS INT64_C(86400000)
+/* Misfire scans claim this many triggers per store call. */
+#define CHIME__MISFIRE_BATCH 100
+/* The longest pause between two misfire scans. */
+#define CHIME__MISFIRE_SCAN_MS INT64_C(5000)
+/* Pause after a store error before the loop tries again. */
+#define CHIME__RETRY_MS INT64_C(1000)
+/* Back-off of a worker retrying a completion: first and last pause. */
+#define CHIME__RETRY_FIRST_MS 100L
+#define CHIME__RETRY_LAST_MS 800L
+/* Pause when something is due but nothing could be claimed. */
+#define CHIME__BACKOFF_MS INT64_C(10)
+
+struct chime_config {
+  char *store_url;
+  char *scheduler_name;
+  char *instance_id; /* NULL: automatic */
+  unsigned workers;
+  int64_t idle_wait_ms;
+  unsigned batch_size; /* 0: the worker count */
+  int64_t batch_window_ms;
+  int64_t misfire_threshold_ms;
+  int64_t checkin_interval_ms;
+  chime_log_fn log;
+  void *log_user_data;
+  chime_log_level log_level;
+};
+
+/* A registered job type.  refs: the registry's (while current) plus one per
+ * run in progress; destroy runs when the last goes. */
+typedef struct chime_jobtype {
+  char *name;
+  chime_job_fn fn;
+  void *user_data;
+  chime_destroy_fn destroy;
+  unsigned refs;
+} chime_jobtype;
+
+/* One listener, in an append-only list. */
+typedef struct chime_listener {
+  unsigned mask;
+  chime_listener_fn fn;
+  void *user_data;
+  chime_destroy_fn destroy;
+  _Atomic(struct chime_listener *) next;
+} chime_listener;
+
+/* What other threads ask of the loop (see loop.c). */
+enum {
+  CHIME__CMD_WAKE = 1u << 0,    /* re-evaluate: schedule changed, worker free */
+  CHIME__CMD_MODE = 1u << 1,    /* state changed: start, standby, shutdown */
+};
+
+struct chime_scheduler {
+  struct chime_config cfg; /* own copy; instance_id always set */
+  chime_store *store;
+
+  pthread_mutex_t mu;
+  pthread_cond_t cond;      /* running, handles_open, joined changed */
+  chime_scheduler_state state;
+  bool shutdown_emitted;
+
+  /* Registry (mu). */
+  chime_jobtype **types; /* sorted by name */
+  size_t ntypes;
+  size_t types_cap;
+  char **type_names; /* sorted, strdup'd, only grows, freed at the end */
+  unsigned types_gen;
+
+  /* Listeners. */
+  _Atomic(chime_listener *) listeners;
+  chime_listener *listeners_tail; /* mu */
+
+  /* Loop (mu for the flags, loop thread for the rest). */
+  uv_loop_t own_loop;
+  uv_loop_t *loop;
+  bool attached;
+  bool loop_inited;        /* handles initialised on loop */
+  bool thread_started;     /* the scheduler thread exists */
+  bool joining;            /* a thread is joining it */
+  bool joined;
+  pthread_t thread;
+  bool async_live;         /* uv_async_send allowed */
+  bool handles_open;       /* not all handles closed yet */
+  int handles_closing;
+  unsigned cmds;           /* CHIME__CMD_* waiting for the loop */
+  uv_async_t async;
+  uv_timer_t fire_timer;
+  uv_timer_t misfire_timer;
+  uv_timer_t checkin_timer;
+  uv_timer_t recover_timer;
+  chime_scheduler_state loop_mode; /* loop thread: the mode it acts in */
+  chime_fire **batch;              /* loop thread: claimed, not fired */
+  size_t batch_count;
+  int64_t batch_earliest;
+  const char **loop_types;         /* loop thread: snapshot of type_names */
+  size_t loop_ntypes;
+  unsigned loop_types_gen;
+  bool loop_types_valid;
+
+  /* Workers (mu). */
+  pthread_t *workers;
+  unsigned nworkers;   /* threads created */
+  pthread_cond_t work_cond;
+  chime_fire **queue;  /* ring of cfg.workers */
+  unsigned q_head;
+  unsigned q_len;
+  bool workers_stop;
+  unsigned reserved;   /* workers claimed for (see the top) */
+  unsigned running;    /* fires handed to workers, not finished */
+
+  _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+};
+
+/* The context of one run (or of a misfire event: fire->job NULL). */
+struct chime_ctx {
+  chime_scheduler *sched;
+  const chime_fire *fire;
+  int64_t fire_ms;
+  bool set_data;
+  void *data;
+  size_t data_len;
+  char *fail_message; /* NULL: not failed */
+};
+
+struct chime_event {
+  chime_event_kind kind;
+  const chime_ctx *ctx;
+  const char *job_group;
+  const char *job_name;
+  int error;
+  const char *message;
+};
+
+/* ---- config.c */
+
+/* chime__config_copy: a deep copy of src into dst (zeroed first).
+ * Returns: 0; CHIME_ENOMEM.  chime__config_clear frees dst's strings. */
+int chime__config_copy(struct chime_config *dst, const chime_config *src);
+void chime__config_clear(struct chime_config *cfg);
+/* The batch size in effect (0 means the worker count). */
+unsigned chime__config_batch_size(const struct chime_config *cfg);
+
+/* ---- instance_id.c */
+
+/*
+ * chime__instance_id_generate: "HOST-XXXXXXXXXXXXXXXX": the host name (cut
+ * to fit CHIME_MAX_NAME_LEN, control characters replaced) and 64 random
+ * bits from OpenSSL in hex.  Returns: 0; CHIME_EIO (no randomness);
+ * CHIME_ENOMEM.  Ownership: *ret_id is the caller's (free()).  Thread: any.
+ */
+int chime__instance_id_generate(char **ret_id);
+
+/* 64 random bits from OpenSSL.  Returns: 0; CHIME_EIO. */
+int chime__random_u64(uint64_t *ret);
+
+/* ---- scheduler.c: errors and logging */
+
+/* Records msg (printf format) as the calling thread's last error and
+ * returns code. */
+int chime__fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Logs through the configured callback when level is enabled. */
+void chime__log(const chime_scheduler *s, chime_log_level level,
+                const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* chime__api_enter: the check every API function starts with: EINVAL for
+ * NULL, ESHUTDOWN once shut down (each with a last-error message). */
+int chime__api_enter(chime_scheduler *s, const char *fn);
+
+/* ---- registry.c */
+
+/* chime__registry_acquire: the current entry for type with a reference
+ * added, or NULL.  chime__registry_release drops it (calling destroy when
+ * it was the last).  Thread: any; takes mu. */
+chime_jobtype *chime__registry_acquire(chime_scheduler *s, const char *type);
+void chime__registry_release(chime_scheduler *s, chime_jobtype *t);
+/* Frees every entry (calling destroy functions) and the names. */
+void chime__registry_clear(chime_scheduler *s);
+
+/* ---- listeners.c */
+
+/* chime__emit: calls the listeners of kind in order.  Returns true when
+ * one vetoed (only TRIGGER_FIRED heeds it). */
+bool chime__emit(chime_scheduler *s, chime_event_kind kind,
+                 const chime_ctx *ctx, const char *job_group,
+                 const char *job_name, int error, const char *message);
+/* Calls every listener's destroy function and frees the list. */
+void chime__listeners_clear(chime_scheduler *s);
+/* Logs and emits SCHEDULER_ERROR for a failed store call. */
+void chime__report_error(chime_scheduler *s, int code, const char *what);
+
+/* ---- workers.c */
+
+/* Starts cfg.workers threads.  Returns: 0; CHIME_ENOMEM.  mu not held. */
+int chime__workers_start(chime_scheduler *s);
+/* Hands a fired fire to a worker (a reserved one).  mu held. */
+void chime__workers_push(chime_scheduler *s, chime_fire *fire);
+/* Lets the workers drain their queue and exit, then joins them. */
+void chime__workers_stop(chime_scheduler *s);
+/* Whether the calling thread is one of s's workers. */
+bool chime__on_worker(const chime_scheduler *s);
+
+/* ---- loop.c */
+
+/* chime__loop_init: initialises the handles on loop (mu not held).
+ * Returns: 0; CHIME_EINTERNAL (libuv refused). */
+int chime__loop_init(chime_scheduler *s, uv_loop_t *loop);
+/* chime__loop_post: queues cmd for the loop and wakes it.  mu held. */
+void chime__loop_post(chime_scheduler *s, unsigned cmd);
+/* chime__loop_wake: chime__loop_post(CMD_WAKE) taking mu. */
+void chime__loop_wake(chime_scheduler *s);
+/* Runs the own loop until its handles are closed (thread main body). */
+void *chime__loop_thread(void *arg);
+/* On the loop thread: carry out a shutdown now (detach). */
+void chime__loop_shutdown_now(chime_scheduler *s);
+/* Closes the handles of a loop that never ran and closes the own loop
+ * (a failed start).  Calling thread: the starter. */
+void chime__loop_abort(chime_scheduler *s);
+/* Marks the calling thread as the one running s's loop (attach). */
+void chime__loop_enter(const chime_scheduler *s);
+/* Whether the calling thread runs s's loop. */
+bool chime__on_loop(const chime_scheduler *s);
+
+/* ---- ctx.c */
+
+/* Frees what a run's context holds (not the context). */
+void chime__ctx_clear(chime_ctx *ctx);
+
+#endif /* CHIME_ENGINE_ENGINE_H */

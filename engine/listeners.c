@@ -1,0 +1,105 @@
+/*
+ * listeners.c: listeners and events.  Listeners form an append-only list:
+ * adding takes the scheduler's mutex and publishes the new node with a
+ * release store, emitting walks the list with acquire loads and no lock, so
+ * a listener may run on any thread (the one its event names) while another
+ * thread adds one.  Nodes are freed only by chime_scheduler_free.
+ */
+#include "engine/engine.h"
+
+#include <stdlib.h>
+
+int chime_scheduler_add_listener(chime_scheduler *scheduler,
+                                 unsigned event_mask, chime_listener_fn fn,
+                                 void *user_data, chime_destroy_fn destroy) {
+  chime_scheduler *s = scheduler;
+  int r = chime__api_enter(s, "chime_scheduler_add_listener");
+  if (r < 0)
+    return r;
+  if (!fn || event_mask == 0 || (event_mask & ~(unsigned)CHIME_EVENT_ALL))
+    return chime__fail(CHIME_EINVAL,
+                       "chime_scheduler_add_listener: NULL function or "
+                       "invalid event mask 0x%x", event_mask);
+  chime_listener *l = calloc(1, sizeof *l);
+  if (!l)
+    return chime__fail(CHIME_ENOMEM, "out of memory");
+  l->mask = event_mask;
+  l->fn = fn;
+  l->user_data = user_data;
+  l->destroy = destroy;
+  atomic_init(&l->next, NULL);
+  pthread_mutex_lock(&s->mu);
+  if (s->listeners_tail)
+    atomic_store_explicit(&s->listeners_tail->next, l, memory_order_release);
+  else
+    atomic_store_explicit(&s->listeners, l, memory_order_release);
+  s->listeners_tail = l;
+  pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
+bool chime__emit(chime_scheduler *s, chime_event_kind kind,
+                 const chime_ctx *ctx, const char *job_group,
+                 const char *job_name, int error, const char *message) {
+  chime_event ev = {
+      .kind = kind,
+      .ctx = ctx,
+      .job_group = job_group,
+      .job_name = job_name,
+      .error = error,
+      .message = message,
+  };
+  bool veto = false;
+  chime_listener *l =
+      atomic_load_explicit(&s->listeners, memory_order_acquire);
+  for (; l; l = atomic_load_explicit(&l->next, memory_order_acquire)) {
+    /* Every listener hears the event, even after a veto (Quartz asks each
+     * trigger listener). */
+    if ((l->mask & (unsigned)kind) && l->fn(&ev, l->user_data))
+      veto = true;
+  }
+  return kind == CHIME_EVENT_TRIGGER_FIRED && veto;
+}
+
+void chime__listeners_clear(chime_scheduler *s) {
+  chime_listener *l = atomic_load(&s->listeners);
+  while (l) {
+    chime_listener *next = atomic_load(&l->next);
+    if (l->destroy)
+      l->destroy(l->user_data);
+    free(l);
+    l = next;
+  }
+  atomic_store(&s->listeners, NULL);
+  s->listeners_tail = NULL;
+}
+
+void chime__report_error(chime_scheduler *s, int code, const char *what) {
+  chime__log(s, CHIME_LOG_ERROR, "%s: %s (%s)", what, chime_strerror(code),
+             chime_err_name(code));
+  chime__emit(s, CHIME_EVENT_SCHEDULER_ERROR, NULL, NULL, NULL, code, what);
+}
+
+chime_event_kind chime_event_get_kind(const chime_event *event) {
+  return event ? event->kind : (chime_event_kind)0;
+}
+
+const chime_ctx *chime_event_ctx(const chime_event *event) {
+  return event ? event->ctx : NULL;
+}
+
+const char *chime_event_job_group(const chime_event *event) {
+  return event ? event->job_group : NULL;
+}
+
+const char *chime_event_job_name(const chime_event *event) {
+  return event ? event->job_name : NULL;
+}
+
+int chime_event_error(const chime_event *event) {
+  return event ? event->error : 0;
+}
+
+const char *chime_event_message(const chime_event *event) {
+  return event ? event->message : NULL;
+}

@@ -1,0 +1,413 @@
+/*
+ * loop.c: the scheduler's libuv loop: which fires to claim and when to
+ * fire them, and the maintenance timers.  Everything here runs on the
+ * thread that runs the loop (the scheduler thread, or the host's loop
+ * thread when attached) but chime__loop_post, which any thread calls.
+ *
+ * Handles: an async handle other threads wake the loop with (commands are
+ * coalesced into a bit set that each wake-up drains: a schedule change, a
+ * freed worker, a change of mode); the fire timer, armed for the pending
+ * batch's time or for the next due trigger (at most the idle wait); and
+ * three maintenance timers: misfire scan (every min(threshold, 5 s)),
+ * check-in and dead-node recovery (every check-in interval).
+ *
+ * One iteration ("tick") reads the store's clock once and then either
+ * fires the pending batch when its time has come, or claims a new batch of
+ * at most min(batch size, free workers) fires due by now + batch window,
+ * or sleeps until the next due trigger.
+ */
+#include "engine/engine.h"
+#include "jobstore/records.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+/* The scheduler whose loop the calling thread runs, or NULL. */
+static _Thread_local const chime_scheduler *tls_loop_of;
+
+static void loop_tick(chime_scheduler *s);
+static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
+
+bool chime__on_loop(const chime_scheduler *s) { return tls_loop_of == s; }
+
+void chime__loop_post(chime_scheduler *s, unsigned cmd) {
+  if (!s->async_live)
+    return;
+  s->cmds |= cmd;
+  uv_async_send(&s->async);
+}
+
+void chime__loop_wake(chime_scheduler *s) {
+  pthread_mutex_lock(&s->mu);
+  chime__loop_post(s, CHIME__CMD_WAKE);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void on_fire_timer(uv_timer_t *t) { loop_tick(t->data); }
+
+/* Arms the fire timer delay_ms from now. */
+static void arm(chime_scheduler *s, int64_t delay_ms) {
+  if (delay_ms < 0)
+    delay_ms = 0;
+  uv_update_time(s->loop);
+  uv_timer_start(&s->fire_timer, on_fire_timer, (uint64_t)delay_ms, 0);
+}
+
+/* Refreshes the loop's copy of the registered type names. */
+static int refresh_types(chime_scheduler *s) {
+  int r = 0;
+  pthread_mutex_lock(&s->mu);
+  if (!s->loop_types_valid || s->loop_types_gen != s->types_gen) {
+    const char **names = realloc(s->loop_types,
+                                 (s->ntypes ? s->ntypes : 1) * sizeof *names);
+    if (!names) {
+      r = CHIME_ENOMEM;
+    } else {
+      for (size_t i = 0; i < s->ntypes; i++)
+        names[i] = s->type_names[i]; /* live until the scheduler is freed */
+      s->loop_types = names;
+      s->loop_ntypes = s->ntypes;
+      s->loop_types_gen = s->types_gen;
+      s->loop_types_valid = true;
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  return r;
+}
+
+/* Returns the pending batch's claims to the store (standby, shutdown). */
+static void release_batch(chime_scheduler *s) {
+  size_t n = s->batch_count;
+  if (n == 0)
+    return;
+  chime_store *st = s->store;
+  int r = st->ops->release(st, s->batch, n);
+  if (r < 0)
+    chime__report_error(s, r, "releasing claimed fires");
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(s->batch[i]);
+  free(s->batch);
+  s->batch = NULL;
+  s->batch_count = 0;
+  pthread_mutex_lock(&s->mu);
+  s->reserved -= (unsigned)n;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* Fires the pending batch and hands each fire that may run to a worker. */
+static void fire_batch(chime_scheduler *s, int64_t now) {
+  chime_store *st = s->store;
+  chime_fire **b = s->batch;
+  size_t n = s->batch_count;
+  int r = st->ops->fire(st, b, n, now);
+  if (r < 0) {
+    chime__report_error(s, r, "firing claimed triggers");
+    release_batch(s);
+    return;
+  }
+  s->batch = NULL;
+  s->batch_count = 0;
+  unsigned dropped = 0;
+  pthread_mutex_lock(&s->mu);
+  for (size_t i = 0; i < n; i++) {
+    if (b[i]->result == 0) {
+      chime__workers_push(s, b[i]);
+      b[i] = NULL;
+    } else {
+      dropped++;
+    }
+  }
+  s->reserved -= dropped;
+  pthread_mutex_unlock(&s->mu);
+  for (size_t i = 0; i < n; i++) {
+    if (!b[i])
+      continue;
+    /* The claim vanished (trigger removed, paused or replaced). */
+    chime__log(s, CHIME_LOG_DEBUG, "fire of %s.%s dropped: %s",
+               b[i]->trigger->group, b[i]->trigger->name,
+               chime_strerror(b[i]->result));
+    chime__fire_free(b[i]);
+  }
+  free(b);
+}
+
+/* TRIGGER_MISFIRED for one trigger the scan handled. */
+static void on_misfire(void *user_data, const chime_trigger *trigger) {
+  chime_scheduler *s = user_data;
+  chime_fire fire = {
+      .scheduled_ms = trigger->state.next_fire_ms,
+      .trigger = (chime_trigger *)trigger,
+  };
+  chime_ctx ctx = {.sched = s, .fire = &fire};
+  ctx.fire_ms = s->store->ops->now(s->store);
+  chime__emit(s, CHIME_EVENT_TRIGGER_MISFIRED, &ctx, NULL, NULL, 0, NULL);
+}
+
+/* One bounded misfire scan.  Returns how many triggers it handled. */
+static size_t misfire_scan(chime_scheduler *s, int64_t now, bool *ret_more) {
+  size_t handled = 0;
+  bool more = false;
+  chime_store *st = s->store;
+  int r = st->ops->scan_misfires(st, now, CHIME__MISFIRE_BATCH, on_misfire, s,
+                                 &handled, &more);
+  if (r < 0) {
+    chime__report_error(s, r, "scanning for misfires");
+    more = false;
+  }
+  if (handled > 0)
+    chime__log(s, CHIME_LOG_INFO, "handled %zu misfired trigger(s)", handled);
+  *ret_more = more;
+  return handled;
+}
+
+static int64_t misfire_period(const chime_scheduler *s) {
+  int64_t p = s->cfg.misfire_threshold_ms;
+  if (p > CHIME__MISFIRE_SCAN_MS)
+    p = CHIME__MISFIRE_SCAN_MS;
+  return p < 50 ? 50 : p;
+}
+
+static void on_misfire_timer(uv_timer_t *t) {
+  chime_scheduler *s = t->data;
+  if (s->loop_mode != CHIME_SCHEDULER_STARTED)
+    return;
+  bool more;
+  size_t handled = misfire_scan(s, s->store->ops->now(s->store), &more);
+  /* A backlog is worked off in small batches between ticks, so normal
+   * firing goes on meanwhile. */
+  if (more)
+    uv_timer_start(&s->misfire_timer, on_misfire_timer, 0,
+                   (uint64_t)misfire_period(s));
+  if (handled > 0)
+    loop_tick(s);
+}
+
+static void on_checkin_timer(uv_timer_t *t) {
+  chime_scheduler *s = t->data;
+  chime_store *st = s->store;
+  int r = st->ops->checkin(st, st->ops->now(st));
+  if (r < 0)
+    chime__report_error(s, r, "checking in");
+}
+
+static void on_recover_timer(uv_timer_t *t) {
+  chime_scheduler *s = t->data;
+  chime_store *st = s->store;
+  size_t n = 0;
+  int r = st->ops->recover_dead_nodes(st, st->ops->now(st), &n);
+  if (r < 0) {
+    chime__report_error(s, r, "recovering dead nodes");
+  } else if (n > 0) {
+    chime__log(s, CHIME_LOG_INFO, "recovered %zu fire(s) of dead nodes", n);
+    loop_tick(s);
+  }
+}
+
+/* How long to sleep when nothing was claimed. */
+static int64_t idle_delay(chime_scheduler *s, int64_t now,
+                          const chime_type_set *types) {
+  chime_store *st = s->store;
+  int64_t next;
+  int r = st->ops->next_due(st, types, &next);
+  if (r == CHIME_ENOTFOUND)
+    return s->cfg.idle_wait_ms;
+  if (r < 0) {
+    chime__report_error(s, r, "looking for the next due trigger");
+    return CHIME__RETRY_MS;
+  }
+  if (next <= now - s->cfg.misfire_threshold_ms) {
+    /* Overdue: apply its misfire instruction now rather than at the next
+     * periodic scan. */
+    bool more;
+    if (misfire_scan(s, now, &more) > 0)
+      return 0;
+    return misfire_period(s);
+  }
+  int64_t delay = next - s->cfg.batch_window_ms - now;
+  if (delay <= 0)
+    return CHIME__BACKOFF_MS; /* due but not claimable yet (blocked, raced) */
+  return delay < s->cfg.idle_wait_ms ? delay : s->cfg.idle_wait_ms;
+}
+
+/* Claims a batch due by now + batch window and fires it when due, or arms
+ * the fire timer for the next due trigger. */
+static void claim(chime_scheduler *s, int64_t now) {
+  if (refresh_types(s) < 0) {
+    arm(s, CHIME__RETRY_MS);
+    return;
+  }
+  if (s->loop_ntypes == 0) {
+    /* Nothing to run: a registration wakes the loop. */
+    uv_timer_stop(&s->fire_timer);
+    return;
+  }
+  pthread_mutex_lock(&s->mu);
+  unsigned free_workers = s->cfg.workers - s->reserved;
+  pthread_mutex_unlock(&s->mu);
+  if (free_workers == 0) {
+    uv_timer_stop(&s->fire_timer); /* a finishing run wakes the loop */
+    return;
+  }
+  size_t max = chime__config_batch_size(&s->cfg);
+  if (max > free_workers)
+    max = free_workers;
+  chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
+  chime_store *st = s->store;
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  int r = st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max, &types,
+                           &fires, &n);
+  if (r < 0) {
+    chime__report_error(s, r, "claiming due triggers");
+    arm(s, CHIME__RETRY_MS);
+    return;
+  }
+  if (n == 0) {
+    free(fires);
+    int64_t delay = idle_delay(s, now, &types);
+    chime__log(s, CHIME_LOG_DEBUG, "nothing due at %lld: sleeping %lld ms",
+               (long long)now, (long long)delay);
+    arm(s, delay);
+    return;
+  }
+  assert(n <= max);
+  pthread_mutex_lock(&s->mu);
+  s->reserved += (unsigned)n;
+  pthread_mutex_unlock(&s->mu);
+  s->batch = fires;
+  s->batch_count = n;
+  s->batch_earliest = fires[0]->scheduled_ms;
+  for (size_t i = 1; i < n; i++)
+    if (fires[i]->scheduled_ms < s->batch_earliest)
+      s->batch_earliest = fires[i]->scheduled_ms;
+  if (s->batch_earliest <= now) {
+    fire_batch(s, now);
+    arm(s, 0); /* claim more at once if workers are left */
+  } else {
+    arm(s, s->batch_earliest - now);
+  }
+}
+
+static void loop_tick(chime_scheduler *s) {
+  /* The state may have changed since the last command was drained: never
+   * fire for a scheduler that is no longer started. */
+  pthread_mutex_lock(&s->mu);
+  chime_scheduler_state state = s->state;
+  pthread_mutex_unlock(&s->mu);
+  apply_mode(s, state);
+  if (s->loop_mode != CHIME_SCHEDULER_STARTED)
+    return;
+  chime_store *st = s->store;
+  int64_t now = st->ops->now(st);
+  if (s->batch_count > 0) {
+    if (s->batch_earliest > now) {
+      arm(s, s->batch_earliest - now);
+      return;
+    }
+    fire_batch(s, now);
+  }
+  claim(s, now);
+}
+
+static void on_closed(uv_handle_t *h) {
+  chime_scheduler *s = h->data;
+  if (--s->handles_closing > 0)
+    return;
+  pthread_mutex_lock(&s->mu);
+  s->handles_open = false;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void close_handles(chime_scheduler *s) {
+  pthread_mutex_lock(&s->mu);
+  bool open = s->async_live;
+  s->async_live = false; /* no uv_async_send once closing starts */
+  pthread_mutex_unlock(&s->mu);
+  if (!open)
+    return;
+  s->handles_closing = 5;
+  uv_close((uv_handle_t *)&s->async, on_closed);
+  uv_close((uv_handle_t *)&s->fire_timer, on_closed);
+  uv_close((uv_handle_t *)&s->misfire_timer, on_closed);
+  uv_close((uv_handle_t *)&s->checkin_timer, on_closed);
+  uv_close((uv_handle_t *)&s->recover_timer, on_closed);
+}
+
+/* Moves the loop to mode (the scheduler's state). */
+static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
+  if (mode == s->loop_mode)
+    return;
+  if (mode == CHIME_SCHEDULER_STARTED) {
+    s->loop_mode = mode;
+    /* Times missed while in standby: their misfire instructions first. */
+    uv_timer_start(&s->misfire_timer, on_misfire_timer, 0,
+                   (uint64_t)misfire_period(s));
+    return;
+  }
+  release_batch(s);
+  uv_timer_stop(&s->fire_timer);
+  uv_timer_stop(&s->misfire_timer);
+  s->loop_mode = mode;
+  if (mode == CHIME_SCHEDULER_SHUTDOWN)
+    close_handles(s);
+}
+
+static void on_async(uv_async_t *h) {
+  chime_scheduler *s = h->data;
+  pthread_mutex_lock(&s->mu);
+  unsigned cmds = s->cmds;
+  s->cmds = 0;
+  chime_scheduler_state state = s->state;
+  pthread_mutex_unlock(&s->mu);
+  if (cmds & CHIME__CMD_MODE)
+    apply_mode(s, state);
+  if (cmds & CHIME__CMD_WAKE)
+    loop_tick(s);
+}
+
+int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
+  s->loop = loop;
+  s->loop_mode = CHIME_SCHEDULER_STANDBY;
+  if (uv_async_init(loop, &s->async, on_async) != 0)
+    return CHIME_EINTERNAL;
+  uv_timer_init(loop, &s->fire_timer);
+  uv_timer_init(loop, &s->misfire_timer);
+  uv_timer_init(loop, &s->checkin_timer);
+  uv_timer_init(loop, &s->recover_timer);
+  s->async.data = s->fire_timer.data = s->misfire_timer.data = s;
+  s->checkin_timer.data = s->recover_timer.data = s;
+  uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
+  uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
+  uv_timer_start(&s->recover_timer, on_recover_timer, every, every);
+  pthread_mutex_lock(&s->mu);
+  s->async_live = true;
+  s->handles_open = true;
+  s->loop_inited = true;
+  pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
+void chime__loop_enter(const chime_scheduler *s) { tls_loop_of = s; }
+
+void *chime__loop_thread(void *arg) {
+  chime_scheduler *s = arg;
+  tls_loop_of = s;
+  uv_run(s->loop, UV_RUN_DEFAULT);
+  int r = uv_loop_close(s->loop);
+  assert(r == 0);
+  (void)r;
+  return NULL;
+}
+
+void chime__loop_abort(chime_scheduler *s) {
+  close_handles(s);
+  uv_run(s->loop, UV_RUN_DEFAULT); /* only the close callbacks are left */
+  uv_loop_close(s->loop);
+  s->loop_inited = false;
+}
+
+void chime__loop_shutdown_now(chime_scheduler *s) {
+  apply_mode(s, CHIME_SCHEDULER_SHUTDOWN);
+}

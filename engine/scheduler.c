@@ -1,0 +1,376 @@
+/*
+ * scheduler.c: a scheduler's life: creation (configuration copied, store
+ * opened), start on its own thread or attached to a host loop
+ * (chime-uv.h), standby, shutdown, free; its metadata; the per-thread last
+ * error and the log.
+ *
+ * Threads: start, standby and shutdown may be called from any thread
+ * (shutdown with wait_for_jobs not from a worker); they change the state
+ * under the mutex and post a mode command to the loop, which releases
+ * claims and closes its handles on its own thread.  start and attach are
+ * serialised by life_mu because they create threads and handles.
+ */
+#include "chime-uv.h"
+#include "engine/engine.h"
+#include "jobstore/records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char tls_error[512];
+
+/* start and attach, which create threads and handles, one at a time. */
+static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *chime_scheduler_last_error(void) { return tls_error; }
+
+int chime__fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tls_error, sizeof tls_error, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void chime__log(const chime_scheduler *s, chime_log_level level,
+                const char *fmt, ...) {
+  if (!s->cfg.log || level > s->cfg.log_level)
+    return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->cfg.log(s->cfg.log_user_data, level, msg);
+}
+
+int chime__api_enter(chime_scheduler *s, const char *fn) {
+  if (!s)
+    return chime__fail(CHIME_EINVAL, "%s: NULL scheduler", fn);
+  pthread_mutex_lock(&s->mu);
+  bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
+  pthread_mutex_unlock(&s->mu);
+  if (down)
+    return chime__fail(CHIME_ESHUTDOWN, "%s: the scheduler is shut down", fn);
+  return 0;
+}
+
+/* Initialises the parts of s that cannot fail to be set up. */
+static int sync_init(chime_scheduler *s) {
+  if (pthread_mutex_init(&s->mu, NULL) != 0)
+    return CHIME_ENOMEM;
+  if (pthread_cond_init(&s->cond, NULL) != 0) {
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
+  if (pthread_cond_init(&s->work_cond, NULL) != 0) {
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
+  return 0;
+}
+
+static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
+  chime_store_options o = {
+      .scheduler_name = s->cfg.scheduler_name,
+      .instance_id = s->cfg.instance_id,
+      .misfire_threshold_ms = s->cfg.misfire_threshold_ms,
+      .checkin_interval_ms = s->cfg.checkin_interval_ms,
+      .connections = s->cfg.workers + 2, /* workers, the loop, callers */
+      .log = s->cfg.log,
+      .log_user_data = s->cfg.log_user_data,
+      .log_level = s->cfg.log_level,
+  };
+  return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf,
+                           errbuf_len);
+}
+
+int chime_scheduler_new(const chime_config *config,
+                        chime_scheduler **ret_scheduler, char *errbuf,
+                        size_t errbuf_len) {
+  char err[512] = "";
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
+  if (!config || !ret_scheduler)
+    return chime__fail(CHIME_EINVAL, "chime_scheduler_new: NULL argument");
+  chime_scheduler *s = calloc(1, sizeof *s);
+  if (!s)
+    return chime__fail(CHIME_ENOMEM, "out of memory");
+  int r = sync_init(s);
+  if (r < 0) {
+    free(s);
+    return chime__fail(r, "cannot create the scheduler's locks");
+  }
+  s->state = CHIME_SCHEDULER_STANDBY;
+  atomic_init(&s->listeners, NULL);
+  atomic_init(&s->manual_seq, 0);
+  r = chime__config_copy(&s->cfg, config);
+  if (r == 0 && !s->cfg.instance_id)
+    r = chime__instance_id_generate(&s->cfg.instance_id);
+  if (r == 0) {
+    r = open_store(s, err, sizeof err);
+    if (r < 0 && !err[0])
+      snprintf(err, sizeof err, "cannot open store: %s", chime_strerror(r));
+  } else {
+    snprintf(err, sizeof err, "%s", chime_strerror(r));
+  }
+  if (r < 0) {
+    if (errbuf && errbuf_len > 0)
+      snprintf(errbuf, errbuf_len, "%s", err);
+    chime_scheduler_free(s);
+    return chime__fail(r, "%s", err);
+  }
+  *ret_scheduler = s;
+  return 0;
+}
+
+/* Creates the workers, the own loop and the scheduler thread.  life_mu
+ * held. */
+static int spawn(chime_scheduler *s) {
+  int r = 0;
+  if (s->nworkers == 0 && (r = chime__workers_start(s)) < 0)
+    return r;
+  if (uv_loop_init(&s->own_loop) != 0)
+    return CHIME_EINTERNAL;
+  r = chime__loop_init(s, &s->own_loop);
+  if (r == 0 && pthread_create(&s->thread, NULL, chime__loop_thread, s) != 0)
+    r = CHIME_ENOMEM;
+  if (r < 0) {
+    chime__loop_abort(s);
+    return r;
+  }
+  pthread_mutex_lock(&s->mu);
+  s->thread_started = true;
+  pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
+int chime_scheduler_start(chime_scheduler *scheduler) {
+  chime_scheduler *s = scheduler;
+  int r = chime__api_enter(s, "chime_scheduler_start");
+  if (r < 0)
+    return r;
+  pthread_mutex_lock(&life_mu);
+  pthread_mutex_lock(&s->mu);
+  bool attached = s->attached, need = !s->thread_started && !attached;
+  chime_scheduler_state st = s->state;
+  pthread_mutex_unlock(&s->mu);
+  if (st == CHIME_SCHEDULER_STARTED) {
+    pthread_mutex_unlock(&life_mu);
+    return attached ? chime__fail(CHIME_ESTATE, "chime_scheduler_start: "
+                                                "already running on a host "
+                                                "loop")
+                    : 0;
+  }
+  if (need && (r = spawn(s)) < 0) {
+    pthread_mutex_unlock(&life_mu);
+    return chime__fail(r, "chime_scheduler_start: cannot start threads");
+  }
+  pthread_mutex_lock(&s->mu);
+  bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
+  if (!down)
+    s->state = CHIME_SCHEDULER_STARTED;
+  chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_unlock(&life_mu);
+  if (down)
+    return chime__fail(CHIME_ESHUTDOWN, "chime_scheduler_start: shut down "
+                                        "meanwhile");
+  chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s",
+             s->cfg.scheduler_name, s->cfg.instance_id);
+  chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
+  return 0;
+}
+
+int chime_scheduler_standby(chime_scheduler *scheduler) {
+  chime_scheduler *s = scheduler;
+  int r = chime__api_enter(s, "chime_scheduler_standby");
+  if (r < 0)
+    return r;
+  pthread_mutex_lock(&s->mu);
+  bool changed = s->state == CHIME_SCHEDULER_STARTED;
+  if (changed) {
+    s->state = CHIME_SCHEDULER_STANDBY;
+    chime__loop_post(s, CHIME__CMD_MODE);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (changed)
+    chime__emit(s, CHIME_EVENT_SCHEDULER_STANDBY, NULL, NULL, NULL, 0, NULL);
+  return 0;
+}
+
+/* Joins the scheduler thread unless the caller runs it or another thread
+ * is joining it (then waits for that). */
+static void join_loop(chime_scheduler *s) {
+  if (chime__on_loop(s))
+    return; /* a listener on the loop: chime_scheduler_free joins */
+  pthread_mutex_lock(&s->mu);
+  if (!s->thread_started || s->joined) {
+    pthread_mutex_unlock(&s->mu);
+    return;
+  }
+  if (s->joining) {
+    while (!s->joined)
+      pthread_cond_wait(&s->cond, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    return;
+  }
+  s->joining = true;
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->thread, NULL);
+  pthread_mutex_lock(&s->mu);
+  s->joined = true;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void wait_for_runs(chime_scheduler *s) {
+  if (chime__on_worker(s)) {
+    chime__log(s, CHIME_LOG_WARN, "a job cannot wait for itself: shutdown "
+                                  "does not wait for running jobs");
+    return;
+  }
+  pthread_mutex_lock(&s->mu);
+  while (s->running > 0)
+    pthread_cond_wait(&s->cond, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
+  chime_scheduler *s = scheduler;
+  if (!s)
+    return chime__fail(CHIME_EINVAL, "chime_scheduler_shutdown: NULL "
+                                     "scheduler");
+  pthread_mutex_lock(&s->mu);
+  bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
+  s->state = CHIME_SCHEDULER_SHUTDOWN;
+  if (first)
+    chime__loop_post(s, CHIME__CMD_MODE);
+  bool emit = first || !s->shutdown_emitted;
+  s->shutdown_emitted = true;
+  pthread_mutex_unlock(&s->mu);
+  join_loop(s);
+  if (wait_for_jobs)
+    wait_for_runs(s);
+  if (emit) {
+    chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
+               s->cfg.scheduler_name);
+    chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0,
+                NULL);
+  }
+  return 0;
+}
+
+int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
+  chime_scheduler *s = scheduler;
+  int r = chime__api_enter(s, "chime_scheduler_attach");
+  if (r < 0)
+    return r;
+  if (!loop)
+    return chime__fail(CHIME_EINVAL, "chime_scheduler_attach: NULL loop");
+  pthread_mutex_lock(&life_mu);
+  pthread_mutex_lock(&s->mu);
+  bool busy = s->attached || s->thread_started || s->loop_inited;
+  if (!busy)
+    s->attached = true;
+  pthread_mutex_unlock(&s->mu);
+  if (busy) {
+    pthread_mutex_unlock(&life_mu);
+    return chime__fail(CHIME_ESTATE, "chime_scheduler_attach: already "
+                                     "started or attached");
+  }
+  if (s->nworkers == 0)
+    r = chime__workers_start(s);
+  if (r == 0)
+    r = chime__loop_init(s, loop);
+  if (r < 0) {
+    pthread_mutex_lock(&s->mu);
+    s->attached = false;
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&life_mu);
+    return chime__fail(r, "chime_scheduler_attach: cannot set up");
+  }
+  chime__loop_enter(s);
+  pthread_mutex_lock(&s->mu);
+  s->state = CHIME_SCHEDULER_STARTED;
+  chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_unlock(&life_mu);
+  chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
+  return 0;
+}
+
+int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
+  chime_scheduler *s = scheduler;
+  if (!s)
+    return chime__fail(CHIME_EINVAL, "chime_scheduler_detach: NULL "
+                                     "scheduler");
+  pthread_mutex_lock(&s->mu);
+  bool attached = s->attached;
+  if (attached) {
+    s->state = CHIME_SCHEDULER_SHUTDOWN;
+    s->cmds = 0;
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (!attached)
+    return chime__fail(CHIME_ESTATE, "chime_scheduler_detach: not attached");
+  chime__loop_shutdown_now(s); /* the calling thread runs the loop */
+  return chime_scheduler_shutdown(s, wait_for_jobs);
+}
+
+void chime_scheduler_free(chime_scheduler *scheduler) {
+  chime_scheduler *s = scheduler;
+  if (!s)
+    return;
+  chime_scheduler_shutdown(s, true);
+  if (s->thread_started && !s->joined) {
+    pthread_join(s->thread, NULL);
+    s->joined = true;
+  }
+  /* Attached: the host must have run its loop after detaching. */
+  pthread_mutex_lock(&s->mu);
+  while (s->handles_open)
+    pthread_cond_wait(&s->cond, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+  chime__workers_stop(s);
+  chime__registry_clear(s);
+  chime__listeners_clear(s);
+  if (s->store)
+    s->store->ops->free(s->store);
+  free(s->queue);
+  free(s->workers);
+  free(s->loop_types);
+  chime__config_clear(&s->cfg);
+  pthread_cond_destroy(&s->work_cond);
+  pthread_cond_destroy(&s->cond);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+chime_scheduler_state chime_scheduler_get_state(const chime_scheduler *s) {
+  if (!s)
+    return CHIME_SCHEDULER_SHUTDOWN;
+  pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+  chime_scheduler_state st = s->state;
+  pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+  return st;
+}
+
+const char *chime_scheduler_name(const chime_scheduler *s) {
+  return s ? s->cfg.scheduler_name : NULL;
+}
+
+const char *chime_scheduler_instance_id(const chime_scheduler *s) {
+  return s ? s->cfg.instance_id : NULL;
+}
+
+unsigned chime_scheduler_running_jobs(const chime_scheduler *s) {
+  if (!s)
+    return 0;
+  pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+  unsigned n = s->running;
+  pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+  return n;
+}

@@ -1,0 +1,368 @@
+/*
+ * mysql_impl.h: the inside of the MySQL/MariaDB store (mysql.c: opening,
+ * the connection pool, transactions and the clock; mysql_stmt.c: prepared
+ * statements; mysql_schema.c: the schema; mysql_rows.c: records to and
+ * from rows; mysql_defs.c, mysql_trig.c, mysql_pause.c: jobs, triggers,
+ * calendars, pausing; mysql_fire.c, mysql_maint.c, mysql_recover.c:
+ * firing, maintenance and recovery of dead nodes).  docs/schema.md
+ * describes the tables and the protocol.
+ *
+ * Every operation runs as one transaction through chime__my_run, which
+ * takes a connection from the pool, retries deadlocks and lock-wait
+ * timeouts with jittered back-off and re-establishes lost connections
+ * (bounded), rolling back on any error.  A transaction body must therefore
+ * be re-runnable: it keeps its results in its argument and the reset
+ * callback clears them before a retry.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_IMPL_H
+#define CHIME_JOBSTORE_MYSQL_IMPL_H
+
+#include "jobstore/mysql_conn.h"
+#include "jobstore/store.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The schema version this library writes (sql/NNN_*.sql). */
+extern const char *const *const chime__mysql_migrations[];
+extern const size_t chime__mysql_migration_count;
+
+/* The statements prepared once per connection (mysql_stmt.c's table). */
+typedef enum my_stmt_id {
+  Q_JOB_LOCK,
+  Q_JOB_GET,
+  Q_JOB_GET_LOCK,
+  Q_JOB_FOR_TRIGGER,
+  Q_JOB_INSERT,
+  Q_JOB_UPDATE,
+  Q_JOB_DELETE,
+  Q_JOB_SET_TYPE,
+  Q_JOB_SET_DATA,
+  Q_JOB_SET_PAUSED,
+  Q_JOB_HAS_TRIGGERS,
+  Q_JOB_LIST,
+  Q_TRIG_GET,
+  Q_TRIG_GET_LOCK,
+  Q_TRIG_INSERT,
+  Q_TRIG_DELETE,
+  Q_TRIG_DELETE_OF_JOB,
+  Q_TRIG_LIST,
+  Q_TRIG_LIST_OF_JOB,
+  Q_TRIG_STATUS,
+  Q_TRIG_SET_STATE,
+  Q_TRIG_OF_CALENDAR,
+  Q_TRIG_CALENDAR_USED,
+  Q_PAUSE_KEY,
+  Q_PAUSE_JOB,
+  Q_PAUSE_LIKE,
+  Q_RESUME_KEY,
+  Q_RESUME_JOB,
+  Q_RESUME_LIKE,
+  Q_BLOCK_JOB,
+  Q_UNBLOCK_JOB,
+  Q_JOB_EXECUTING,
+  Q_JOB_HAS_FIRES,
+  Q_PG_LIST,
+  Q_PG_INSERT,
+  Q_PG_DELETE,
+  Q_PG_CLEAR,
+  Q_JOBS_UNPAUSE,
+  Q_CAL_GET,
+  Q_CAL_GET_LOCK,
+  Q_CAL_INSERT,
+  Q_CAL_UPDATE,
+  Q_CAL_DELETE,
+  Q_ACQUIRE,
+  Q_FIRED_INSERT,
+  Q_FIRED_GET,
+  Q_FIRED_SET_EXECUTING,
+  Q_FIRED_DELETE,
+  Q_FIRED_OWNED,
+  Q_FIRED_OF_NODE,
+  Q_TRIG_UNCLAIM,
+  Q_NEXT_DUE,
+  Q_MISFIRED,
+  Q_TRIG_SET_FIRE_STATE,
+  Q_HISTORY_INSERT,
+  Q_HISTORY_TRIM,
+  Q_NODE_UPSERT,
+  Q_NODES_DEAD,
+  Q_NODE_LOCK,
+  Q_NODE_DELETE,
+  Q_DB_NOW,
+  Q_COUNT
+} my_stmt_id;
+
+/* One pooled connection and its prepared statements. */
+typedef struct my_conn {
+  MYSQL *db; /* NULL when lost: reconnected on next use */
+  MYSQL_STMT *stmts[Q_COUNT];
+  bool busy;
+} my_conn;
+
+typedef struct my_store {
+  chime_store base;
+  chime_mysql_url *url;
+  char prefix[33];
+  char *sql[Q_COUNT]; /* the statements with the prefix substituted */
+  char *sched;        /* scheduler name */
+  char *node;         /* instance id */
+  int64_t threshold_ms;
+  int64_t checkin_interval_ms;
+  int64_t history_retention_ms;
+  long lock_wait_s; /* innodb_lock_wait_timeout */
+  int64_t test_skew_ms;
+  chime_log_fn log;
+  void *log_user_data;
+  chime_log_level log_level;
+  pthread_mutex_t lock; /* guards the pool and the clock offset */
+  pthread_cond_t freed;
+  my_conn *conns;
+  size_t nconns;
+  int64_t offset_ms; /* database clock - (local clock + skew) */
+  uint64_t jitter;   /* back-off jitter state */
+} my_store;
+
+/* A transaction in progress. */
+typedef struct my_tx {
+  my_store *s;
+  my_conn *c;
+  unsigned last_errno; /* the server's error number of the failure */
+  char *errbuf;        /* where messages go, may be NULL */
+  size_t errbuf_len;
+} my_tx;
+
+/* --------------------------------------------------------- parameters */
+
+typedef enum my_arg_kind { A_NULL, A_INT, A_TEXT, A_BYTES } my_arg_kind;
+
+typedef struct my_arg {
+  my_arg_kind kind;
+  int64_t i;
+  const void *p;
+  size_t len;
+} my_arg;
+
+my_arg chime__my_int(int64_t v);
+my_arg chime__my_text(const char *s); /* NULL: SQL NULL */
+my_arg chime__my_bytes(const void *p, size_t len);
+
+/* A materialised result: rows * cols cells. */
+typedef struct my_cell {
+  char *v; /* NUL-terminated copy; NULL for SQL NULL */
+  size_t len;
+} my_cell;
+
+typedef struct my_rows {
+  size_t nrows, ncols;
+  my_cell *cells;
+} my_rows;
+
+/* Cell accessors. */
+const char *chime__my_s(const my_rows *r, size_t row, size_t col);
+int64_t chime__my_i(const my_rows *r, size_t row, size_t col);
+size_t chime__my_len(const my_rows *r, size_t row, size_t col);
+void chime__my_rows_free(my_rows *r);
+
+/*
+ * chime__my_exec: runs statement id (or, when sql is not NULL, that text
+ * prepared for this call) with args.  *ret_affected and *ret_insert_id may
+ * be NULL.  Returns: 0; CHIME_EEXISTS (duplicate key); the mapped error
+ * (tx->last_errno says which, errbuf the server's message).
+ */
+int chime__my_exec(my_tx *tx, my_stmt_id id, const char *sql,
+                   const my_arg *args, size_t nargs, uint64_t *ret_affected,
+                   uint64_t *ret_insert_id);
+
+/* chime__my_query: like chime__my_exec, materialising the result rows in
+ * *ret (freed with chime__my_rows_free). */
+int chime__my_query(my_tx *tx, my_stmt_id id, const char *sql,
+                    const my_arg *args, size_t nargs, my_rows *ret);
+
+/* Runs a plain text statement (no result).  Returns as chime__my_exec. */
+int chime__my_simple(my_tx *tx, const char *sql);
+
+/* Closes a connection's statements (and the connection when close_db). */
+void chime__my_conn_reset(my_conn *c, bool close_db);
+
+/* ------------------------------------------------------- transactions */
+
+typedef int (*my_tx_fn)(my_tx *tx, void *arg);
+typedef void (*my_reset_fn)(void *arg);
+
+/*
+ * chime__my_run: runs fn(tx, arg) in one transaction (committed when fn
+ * returns 0, rolled back otherwise), retrying deadlocks, lock-wait
+ * timeouts and lost connections; reset(arg) (may be NULL) runs before each
+ * retry.  Returns fn's result or the transaction's error.
+ */
+int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
+                  char *errbuf, size_t errbuf_len);
+
+/* Logs through options->log at level. */
+void chime__my_log(my_store *s, chime_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The database clock (local + skew + measured offset). */
+int64_t chime__my_now(chime_store *store);
+/* Measures the offset on tx's connection.  Returns: 0; an error. */
+int chime__my_measure_clock(my_tx *tx);
+
+/* Builds the statement texts for s->prefix.  Returns: 0; CHIME_ENOMEM. */
+int chime__my_sql_init(my_store *s);
+/* Text with {P} replaced by prefix (malloc'd), NULL on ENOMEM. */
+char *chime__my_subst(const char *text, const char *prefix);
+
+/* Creates, migrates or checks the schema per the URL (mysql_schema.c). */
+int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len);
+/* Deletes every row of this scheduler (URL parameter clear=1). */
+int chime__my_clear(my_store *s, char *errbuf, size_t errbuf_len);
+
+/* ---------------------------------------------------------- rows */
+
+/* The trigger columns every trigger SELECT returns, in this order. */
+#define MY_TRIGGER_COLS                                                       \
+  "trigger_group, trigger_name, job_group, job_name, kind, description, "     \
+  "calendar_name, data, zone_name, cron_text, start_set, start_ms, end_ms, "  \
+  "misfire, priority, interval_ms, repeat_count, interval_n, interval_unit, " \
+  "preserve_hour, skip_day, day_start_s, day_end_s, days_of_week, "           \
+  "next_fire_ms, prev_fire_ms, times_triggered, state_start_ms, "             \
+  "state_repeat_count, state, owner, claim_fire_id, recovering, "             \
+  "recover_scheduled_ms, job_type"
+#define MY_TRIGGER_NCOLS 35
+#define MY_TC_STATE 29
+#define MY_TC_OWNER 30
+#define MY_TC_CLAIM 31
+#define MY_TC_RECOVERING 32
+#define MY_TC_RECOVER_MS 33
+#define MY_TC_JOB_TYPE 34
+/* Values for Q_TRIG_INSERT (after sched_name): MY_TRIGGER_NCOLS of them. */
+#define MY_TRIGGER_INSERT_ARGS (MY_TRIGGER_NCOLS + 1)
+
+/* The job columns of Q_JOB_GET. */
+#define MY_JOB_COLS                                                           \
+  "job_group, job_name, job_type, description, data, durable, "              \
+  "requests_recovery, concurrency, persist_data, paused"
+
+const char *chime__my_state_name(chime_store_state state);
+chime_store_state chime__my_state_parse(const char *name);
+
+/* A trigger from row i of a MY_TRIGGER_COLS result (calendar NULL).
+ * Returns: 0; CHIME_EFORMAT (a bad row); CHIME_ENOMEM. */
+int chime__my_row_trigger(const my_rows *r, size_t i, chime_trigger **ret);
+/* A job from row i of a MY_JOB_COLS result.  *ret_paused may be NULL. */
+int chime__my_row_job(const my_rows *r, size_t i, chime_job **ret,
+                      bool *ret_paused);
+/* Fills args[0 .. MY_TRIGGER_INSERT_ARGS) for Q_TRIG_INSERT. */
+void chime__my_trigger_args(const my_store *s, const chime_trigger *t,
+                            const char *job_type, my_arg *args);
+
+/* Loads a job (locked when lock).  Returns: 0; CHIME_ENOTFOUND; errors. */
+int chime__my_job_load(my_tx *tx, const char *group, const char *name,
+                       bool lock, chime_job **ret, bool *ret_paused);
+/* Loads calendar name (NULL when name is NULL).  Returns: 0;
+ * CHIME_ENOTFOUND; errors. */
+int chime__my_calendar_load(my_tx *tx, const char *name, bool lock,
+                            chime_calendar **ret);
+/* Loads trigger (group, name) (locked when lock); *ret NULL when absent. */
+int chime__my_trigger_load(my_tx *tx, const char *group, const char *name,
+                           bool lock, chime_trigger **ret);
+/* Writes a trigger's fire state and store state, dropping any claim. */
+int chime__my_trigger_save_state(my_tx *tx, const chime_trigger *t);
+/* Deletes a trigger; when cascade, a non-durable job left without
+ * triggers too. */
+int chime__my_trigger_delete(my_tx *tx, const char *group, const char *name,
+                             const char *job_group, const char *job_name,
+                             bool cascade);
+/* Removes a non-durable job left without triggers. */
+int chime__my_job_gc(my_tx *tx, const char *job_group, const char *job_name);
+/* Inserts (exists false) or updates a job row. */
+int chime__my_job_write(my_tx *tx, const chime_job *job, bool exists);
+/* Unblocks a FORBID job's triggers when none of its fires executes. */
+int chime__my_unblock_job(my_tx *tx, const char *group, const char *name);
+/* Builds a LIKE pattern for a group matcher (escape '!').  Returns: 0;
+ * CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__my_like(chime_match match, const char *pattern, char *buf,
+                   size_t len);
+/* Validates a key.  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__my_key_check(const char *group, const char *name);
+
+/* The ops of the other files. */
+int chime__my_job_add(chime_store *store, const chime_job *job, bool replace);
+int chime__my_job_remove(chime_store *store, const char *group,
+                         const char *name);
+int chime__my_job_get(chime_store *store, const char *group, const char *name,
+                      chime_job **ret_job);
+int chime__my_job_list(chime_store *store, chime_match match,
+                       const char *pattern, chime_key **ret_keys,
+                       size_t *ret_count);
+int chime__my_trigger_add(chime_store *store, const chime_job *job,
+                          const chime_trigger *trigger, bool replace,
+                          int64_t *ret_first_fire_ms, char *errbuf,
+                          size_t errbuf_len);
+int chime__my_trigger_remove(chime_store *store, const char *group,
+                             const char *name);
+int chime__my_trigger_replace(chime_store *store, const char *group,
+                              const char *name, const chime_trigger *trigger,
+                              int64_t *ret_first_fire_ms, char *errbuf,
+                              size_t errbuf_len);
+int chime__my_trigger_get(chime_store *store, const char *group,
+                          const char *name, chime_trigger **ret_trigger);
+int chime__my_trigger_list(chime_store *store, chime_match match,
+                           const char *pattern, chime_key **ret_keys,
+                           size_t *ret_count);
+int chime__my_trigger_list_for_job(chime_store *store, const char *job_group,
+                                   const char *job_name, chime_key **ret_keys,
+                                   size_t *ret_count);
+int chime__my_trigger_status(chime_store *store, const char *group,
+                             const char *name,
+                             chime_trigger_status *ret_status);
+int chime__my_calendar_add(chime_store *store, const char *name,
+                           const chime_calendar *calendar, bool replace,
+                           bool update_triggers);
+int chime__my_calendar_remove(chime_store *store, const char *name);
+int chime__my_calendar_get(chime_store *store, const char *name,
+                           chime_calendar **ret_calendar);
+int chime__my_pause_trigger(chime_store *store, const char *group,
+                            const char *name);
+int chime__my_resume_trigger(chime_store *store, const char *group,
+                             const char *name);
+int chime__my_pause_job(chime_store *store, const char *group,
+                        const char *name);
+int chime__my_resume_job(chime_store *store, const char *group,
+                         const char *name);
+int chime__my_pause_group(chime_store *store, chime_match match,
+                          const char *pattern);
+int chime__my_resume_group(chime_store *store, chime_match match,
+                           const char *pattern);
+int chime__my_pause_all(chime_store *store);
+int chime__my_resume_all(chime_store *store);
+int chime__my_group_paused(my_tx *tx, const char *group, bool *ret);
+int chime__my_acquire(chime_store *store, int64_t now_ms,
+                      int64_t no_later_than_ms, size_t max,
+                      const chime_type_set *types, chime_fire ***ret_fires,
+                      size_t *ret_count);
+int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
+                   int64_t now_ms);
+int chime__my_complete(chime_store *store, const chime_fire *fire,
+                       const chime_outcome *outcome);
+int chime__my_release(chime_store *store, chime_fire **fires, size_t count);
+int chime__my_still_owned(chime_store *store, int64_t fire_id,
+                          bool *ret_owned);
+int chime__my_next_due(chime_store *store, const chime_type_set *types,
+                       int64_t *ret_ms);
+int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                            chime_misfire_fn on_misfire, void *user_data,
+                            size_t *ret_handled, bool *ret_more);
+int chime__my_checkin(chime_store *store, int64_t now_ms);
+int chime__my_recover(chime_store *store, int64_t now_ms,
+                      size_t *ret_recovered);
+
+
+
+#endif /* CHIME_JOBSTORE_MYSQL_IMPL_H */

@@ -1,0 +1,316 @@
+/*
+ * mysql_maint.c: the rest of the MySQL store's protocol: complete (with
+ * history), still_owned, next_due, the misfire scan (small batches with
+ * SKIP LOCKED, oldest first), check-in (nodes row stamped with the
+ * database's time; the clock offset is measured again; old history is
+ * trimmed); recovery of dead nodes is in mysql_recover.c.
+ *
+ * Recovery: a node is dead when its last check-in is older than its own
+ * check-in interval times 3 plus 15 s (database time).
+ * A survivor locks the dead node's row FOR UPDATE (re-checking it is still
+ * dead), then in the same transaction: returns its ACQUIRED claims to
+ * WAITING; for each EXECUTING fire whose job requests recovery it inserts
+ * a one-shot recovery trigger (group CHIME_RECOVERING, name
+ * "recover-<fire id>", fires at once, misfire IGNORE, recovering = 1 and
+ * the original scheduled time), which acquire hands out as a fire with
+ * recovering set and that scheduled time; the other EXECUTING fires are
+ * recorded in history as FAILED ("node died"); blocked FORBID jobs are
+ * unblocked, COMPLETE triggers whose last fire died are removed, and the
+ * node row is deleted.
+ */
+#include "jobstore/mysql_impl.h"
+
+#include "chime-config.h"
+#include "triggers/misfire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
+       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
+
+/* Writes a history row for fired row i of fr. */
+static int history(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
+                   int code, const char *text, int64_t started,
+                   int64_t finished) {
+  my_arg a[] = {
+      chime__my_text(tx->s->sched),  chime__my_int(chime__my_i(fr, i, FC_ID)),
+      chime__my_text(chime__my_s(fr, i, FC_TG)),
+      chime__my_text(chime__my_s(fr, i, FC_TN)),
+      chime__my_text(chime__my_s(fr, i, FC_JG)),
+      chime__my_text(chime__my_s(fr, i, FC_JN)),
+      chime__my_int(chime__my_i(fr, i, FC_SCHED)),
+      chime__my_text(chime__my_s(fr, i, FC_NODE)), chime__my_text(outcome),
+      chime__my_int(code),           chime__my_text(text),
+      chime__my_int(started),        chime__my_int(finished - started),
+      chime__my_int(chime__my_i(fr, i, FC_RECOVERING)),
+      chime__my_int(finished)};
+  return chime__my_exec(tx, Q_HISTORY_INSERT, NULL, a, 15, NULL, NULL);
+}
+
+/* Ends fired row i of fr: deletes it, unblocks its job, removes its
+ * trigger when COMPLETE. */
+static int end_fire(my_tx *tx, const my_rows *fr, size_t i) {
+  my_arg id = chime__my_int(chime__my_i(fr, i, FC_ID));
+  int r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
+  const char *jg = chime__my_s(fr, i, FC_JG), *jn = chime__my_s(fr, i, FC_JN);
+  if (r == 0 && chime__my_i(fr, i, FC_FORBID))
+    r = chime__my_unblock_job(tx, jg, jn);
+  chime_trigger *t = NULL;
+  if (r == 0)
+    r = chime__my_trigger_load(tx, chime__my_s(fr, i, FC_TG),
+                               chime__my_s(fr, i, FC_TN), true, &t);
+  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
+    r = chime__my_trigger_delete(tx, t->group, t->name, jg, jn, true);
+  chime_trigger_free(t);
+  return r;
+}
+
+typedef struct done_op {
+  const chime_fire *fire;
+  const chime_outcome *outcome;
+  int64_t now;
+  bool owned;
+} done_op;
+
+static int complete_fn(my_tx *tx, void *arg) {
+  done_op *op = arg;
+  my_arg a[] = {chime__my_int(op->fire->fire_id),
+                chime__my_text(tx->s->sched)};
+  my_rows fr;
+  int r = chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, &fr);
+  if (r < 0)
+    return r;
+  if (fr.nrows == 0 || strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") ||
+      strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node)) {
+    chime__my_rows_free(&fr);
+    return CHIME_ENOTOWNER;
+  }
+  const chime_outcome *o = op->outcome;
+  const char *jg = chime__my_s(&fr, 0, FC_JG), *jn = chime__my_s(&fr, 0, FC_JN);
+  chime_job *job = NULL;
+  if (o && o->set_data) {
+    r = chime__my_job_load(tx, jg, jn, true, &job, NULL);
+    my_arg d[] = {chime__my_bytes(o->data, o->data_len),
+                  chime__my_text(tx->s->sched), chime__my_text(jg),
+                  chime__my_text(jn)};
+    if (r == 0 && job->persist_data)
+      r = chime__my_exec(tx, Q_JOB_SET_DATA, NULL, d, 4, NULL, NULL);
+    else if (r == CHIME_ENOTFOUND)
+      r = 0;
+    chime_job_free(job);
+  }
+  if (r == 0)
+    r = end_fire(tx, &fr, 0);
+  if (r == 0) {
+    int code = o ? o->error : 0;
+    int64_t fin = o && o->finished_ms ? o->finished_ms : op->now;
+    r = history(tx, &fr, 0, code ? "FAILED" : "OK", code,
+                o ? o->message : NULL, o ? o->started_ms : fin, fin);
+  }
+  chime__my_rows_free(&fr);
+  return r;
+}
+
+int chime__my_complete(chime_store *store, const chime_fire *fire,
+                       const chime_outcome *outcome) {
+  if (!fire)
+    return CHIME_EINVAL;
+  if (outcome && outcome->set_data &&
+      (outcome->data_len > CHIME_MAX_DATA_LEN ||
+       (outcome->data_len > 0 && !outcome->data)))
+    return CHIME_EINVAL;
+  done_op op = {.fire = fire, .outcome = outcome, .now = chime__my_now(store)};
+  return chime__my_run((my_store *)store, complete_fn, NULL, &op, NULL, 0);
+}
+
+static int owned_fn(my_tx *tx, void *arg) {
+  done_op *op = arg;
+  my_arg a[] = {chime__my_int(op->fire->fire_id), chime__my_text(tx->s->sched),
+                chime__my_text(tx->s->node)};
+  my_rows rows;
+  int r = chime__my_query(tx, Q_FIRED_OWNED, NULL, a, 3, &rows);
+  if (r == 0)
+    op->owned = rows.nrows > 0;
+  chime__my_rows_free(&rows);
+  return r;
+}
+
+int chime__my_still_owned(chime_store *store, int64_t fire_id,
+                          bool *ret_owned) {
+  if (!ret_owned)
+    return CHIME_EINVAL;
+  chime_fire f = {.fire_id = fire_id};
+  done_op op = {.fire = &f};
+  int r = chime__my_run((my_store *)store, owned_fn, NULL, &op, NULL, 0);
+  if (r == 0)
+    *ret_owned = op.owned;
+  return r;
+}
+
+/* ------------------------------------------------------------- next_due */
+
+typedef struct due_op {
+  const chime_type_set *types;
+  bool found;
+  int64_t ms;
+} due_op;
+
+static int due_fn(my_tx *tx, void *arg) {
+  due_op *op = arg;
+  size_t n = op->types ? op->types->count : 0;
+  char *sql = NULL;
+  my_arg *a = calloc(n + 1, sizeof *a);
+  if (!a)
+    return CHIME_ENOMEM;
+  if (op->types) {
+    size_t len = strlen(tx->s->sql[Q_NEXT_DUE]) + 32 + 2 * n;
+    if ((sql = malloc(len))) {
+      size_t k = (size_t)snprintf(sql, len, "%s AND job_type IN (",
+                                  tx->s->sql[Q_NEXT_DUE]);
+      for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(sql + k, len - k, i ? ",?" : "?");
+      snprintf(sql + k, len - k, ")");
+    }
+  }
+  a[0] = chime__my_text(tx->s->sched);
+  for (size_t i = 0; i < n; i++)
+    a[1 + i] = chime__my_text(op->types->names[i]);
+  my_rows rows = {0};
+  int r = op->types && !sql
+              ? CHIME_ENOMEM
+              : chime__my_query(tx, Q_NEXT_DUE, sql, a, n + 1, &rows);
+  op->found = r == 0 && rows.nrows && chime__my_s(&rows, 0, 0);
+  if (op->found)
+    op->ms = chime__my_i(&rows, 0, 0);
+  chime__my_rows_free(&rows);
+  free(sql);
+  free(a);
+  return r;
+}
+
+int chime__my_next_due(chime_store *store, const chime_type_set *types,
+                       int64_t *ret_ms) {
+  if (!ret_ms)
+    return CHIME_EINVAL;
+  if (types && types->count == 0)
+    return CHIME_ENOTFOUND;
+  due_op op = {.types = types};
+  int r = chime__my_run((my_store *)store, due_fn, NULL, &op, NULL, 0);
+  if (r < 0)
+    return r;
+  if (!op.found)
+    return CHIME_ENOTFOUND;
+  *ret_ms = op.ms;
+  return 0;
+}
+
+/* -------------------------------------------------------------- misfires */
+
+typedef struct misfire_op {
+  int64_t now;
+  size_t max;
+  chime_trigger **done;
+  size_t n;
+  bool more;
+} misfire_op;
+
+static void misfire_reset(void *arg) {
+  misfire_op *op = arg;
+  for (size_t i = 0; i < op->n; i++)
+    chime_trigger_free(op->done[i]);
+  op->n = 0;
+  op->more = false;
+}
+
+/* Applies the misfire instruction of t at now and stores it. */
+static int misfire_one(my_tx *tx, chime_trigger *t, int64_t now) {
+  chime_calendar *cal = NULL;
+  int r = chime__my_calendar_load(tx, t->calendar_name, false, &cal);
+  if (r < 0 && r != CHIME_ENOTFOUND)
+    return r;
+  t->schedule.calendar = cal;
+  r = chime__trigger_apply_misfire(&t->schedule, &t->state, now);
+  t->schedule.calendar = NULL;
+  chime__calendar_unref(cal);
+  if (r < 0)
+    t->store_state = CHIME_STATE_ERROR;
+  else if (!chime__trigger_may_fire_again(&t->state))
+    t->store_state = CHIME_STATE_COMPLETE;
+  return chime__my_trigger_save_state(tx, t);
+}
+
+static int misfire_fn(my_tx *tx, void *arg) {
+  misfire_op *op = arg;
+  my_arg a[] = {chime__my_text(tx->s->sched),
+                chime__my_int(op->now - tx->s->threshold_ms),
+                chime__my_int((int64_t)op->max + 1)};
+  my_rows rows;
+  int r = chime__my_query(tx, Q_MISFIRED, NULL, a, 3, &rows);
+  if (r < 0)
+    return r;
+  op->more = rows.nrows > op->max;
+  size_t n = op->more ? op->max : rows.nrows;
+  op->done = realloc(op->done, (n ? n : 1) * sizeof *op->done);
+  if (!op->done)
+    r = CHIME_ENOMEM;
+  for (size_t i = 0; r == 0 && i < n; i++) {
+    chime_trigger *t;
+    if ((r = chime__my_row_trigger(&rows, i, &t)) < 0)
+      break;
+    op->done[op->n++] = t;
+    r = misfire_one(tx, t, op->now);
+  }
+  chime__my_rows_free(&rows);
+  return r;
+}
+
+int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                            chime_misfire_fn on_misfire, void *user_data,
+                            size_t *ret_handled, bool *ret_more) {
+  misfire_op op = {.now = now_ms, .max = max};
+  int r = chime__my_run((my_store *)store, misfire_fn, misfire_reset, &op,
+                        NULL, 0);
+  for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
+    on_misfire(user_data, op.done[i]);
+  size_t n = op.n;
+  bool more = op.more;
+  misfire_reset(&op);
+  free(op.done);
+  if (r < 0)
+    return r;
+  if (ret_handled)
+    *ret_handled = n;
+  if (ret_more)
+    *ret_more = more;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- checkin */
+
+static int checkin_fn(my_tx *tx, void *arg) {
+  (void)arg;
+  my_store *s = tx->s;
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0)
+    snprintf(host, sizeof host, "unknown");
+  int r = chime__my_measure_clock(tx);
+  int64_t now = chime__my_now(&s->base);
+  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
+                chime__my_text(host), chime__my_int((int64_t)getpid()),
+                chime__my_int(now), chime__my_int(s->checkin_interval_ms),
+                chime__my_text(CHIME_VERSION_STRING)};
+  if (r == 0)
+    r = chime__my_exec(tx, Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
+  my_arg h[] = {a[0], chime__my_int(now - s->history_retention_ms)};
+  if (r == 0)
+    r = chime__my_exec(tx, Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
+  return r;
+}
+
+int chime__my_checkin(chime_store *store, int64_t now_ms) {
+  (void)now_ms;
+  return chime__my_run((my_store *)store, checkin_fn, NULL, NULL, NULL, 0);
+}

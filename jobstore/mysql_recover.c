@@ -1,0 +1,175 @@
+/*
+ * mysql_recover.c: recovery of dead nodes in the MySQL store (the design
+ * is described at the top of mysql_maint.c): one transaction per dead
+ * node, holding its nodes row FOR UPDATE, so exactly one survivor recovers
+ * it.
+ */
+#include "jobstore/mysql_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEAD_FACTOR 3
+#define DEAD_GRACE_MS 15000
+#define RECOVERY_GROUP "CHIME_RECOVERING"
+
+enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
+       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
+
+typedef struct rec_op {
+  const char *node;
+  size_t fires;
+} rec_op;
+
+/* Inserts the one-shot recovery trigger of fired row i (its job exists). */
+static int requeue(my_tx *tx, const my_rows *fr, size_t i,
+                   const chime_job *job) {
+  char name[64];
+  chime_trigger *t = NULL;
+  snprintf(name, sizeof name, "recover-%lld",
+           (long long)chime__my_i(fr, i, FC_ID));
+  int r = chime_trigger_simple_new(RECOVERY_GROUP, name, 0, 0, &t, NULL, 0);
+  if (r == 0)
+    r = chime_trigger_set_job(t, job->group, job->name);
+  if (r == 0)
+    r = chime_trigger_set_misfire(t, CHIME_MISFIRE_IGNORE);
+  if (r == 0)
+    r = chime_trigger_set_priority(t, (int)chime__my_i(fr, i, FC_PRIORITY));
+  if (r == 0)
+    r = chime__trigger_prepare(t, NULL, chime__my_now(&tx->s->base), NULL, 0);
+  if (r == 0) {
+    my_arg a[MY_TRIGGER_INSERT_ARGS];
+    chime__my_trigger_args(tx->s, t, job->type, a);
+    a[1 + MY_TC_RECOVERING] = chime__my_int(1);
+    a[1 + MY_TC_RECOVER_MS] = chime__my_int(chime__my_i(fr, i, FC_SCHED));
+    r = chime__my_exec(tx, Q_TRIG_INSERT, NULL, a, MY_TRIGGER_INSERT_ARGS,
+                       NULL, NULL);
+  }
+  chime_trigger_free(t);
+  return r;
+}
+
+/* Ends fired row i of fr: deletes it, unblocks its job, removes a
+ * COMPLETE trigger; writes history with outcome. */
+static int finish(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
+                  const char *text) {
+  int64_t now = chime__my_now(&tx->s->base);
+  my_arg h[] = {
+      chime__my_text(tx->s->sched), chime__my_int(chime__my_i(fr, i, FC_ID)),
+      chime__my_text(chime__my_s(fr, i, FC_TG)),
+      chime__my_text(chime__my_s(fr, i, FC_TN)),
+      chime__my_text(chime__my_s(fr, i, FC_JG)),
+      chime__my_text(chime__my_s(fr, i, FC_JN)),
+      chime__my_int(chime__my_i(fr, i, FC_SCHED)),
+      chime__my_text(chime__my_s(fr, i, FC_NODE)), chime__my_text(outcome),
+      chime__my_int(CHIME_ENOTOWNER), chime__my_text(text), chime__my_int(now),
+      chime__my_int(0), chime__my_int(chime__my_i(fr, i, FC_RECOVERING)),
+      chime__my_int(now)};
+  int r = chime__my_exec(tx, Q_HISTORY_INSERT, NULL, h, 15, NULL, NULL);
+  my_arg id = h[1];
+  if (r == 0)
+    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
+  const char *jg = chime__my_s(fr, i, FC_JG), *jn = chime__my_s(fr, i, FC_JN);
+  if (r == 0 && chime__my_i(fr, i, FC_FORBID))
+    r = chime__my_unblock_job(tx, jg, jn);
+  chime_trigger *t = NULL;
+  if (r == 0)
+    r = chime__my_trigger_load(tx, chime__my_s(fr, i, FC_TG),
+                               chime__my_s(fr, i, FC_TN), true, &t);
+  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
+    r = chime__my_trigger_delete(tx, t->group, t->name, jg, jn, true);
+  chime_trigger_free(t);
+  return r;
+}
+
+/* Handles fired row i of the dead node. */
+static int recover_fire(my_tx *tx, const my_rows *fr, size_t i) {
+  if (strcmp(chime__my_s(fr, i, FC_STATE), "ACQUIRED") == 0) {
+    my_arg a[] = {chime__my_text(tx->s->sched),
+                  chime__my_text(chime__my_s(fr, i, FC_TG)),
+                  chime__my_text(chime__my_s(fr, i, FC_TN)),
+                  chime__my_int(chime__my_i(fr, i, FC_ID))};
+    int r = chime__my_exec(tx, Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
+    return r < 0 ? r
+                 : chime__my_exec(tx, Q_FIRED_DELETE, NULL, &a[3], 1, NULL,
+                                  NULL);
+  }
+  chime_job *job = NULL;
+  int r = chime__my_job_load(tx, chime__my_s(fr, i, FC_JG),
+                             chime__my_s(fr, i, FC_JN), true, &job, NULL);
+  if (r < 0 && r != CHIME_ENOTFOUND)
+    return r;
+  char text[300];
+  snprintf(text, sizeof text, "node %s died while the job ran",
+           chime__my_s(fr, i, FC_NODE));
+  bool rerun = job && chime__my_i(fr, i, FC_RR) && job->requests_recovery;
+  r = rerun ? requeue(tx, fr, i, job) : 0;
+  if (r == 0)
+    r = finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED", text);
+  chime_job_free(job);
+  return r;
+}
+
+static int recover_fn(my_tx *tx, void *arg) {
+  rec_op *op = arg;
+  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->node),
+                chime__my_int(DEAD_FACTOR), chime__my_int(DEAD_GRACE_MS)};
+  my_rows rows;
+  op->fires = 0;
+  int r = chime__my_query(tx, Q_NODE_LOCK, NULL, a, 4, &rows);
+  if (r < 0)
+    return r;
+  bool dead = rows.nrows > 0;
+  chime__my_rows_free(&rows);
+  if (!dead)
+    return 0; /* it checked in again, or another survivor recovered it */
+  if ((r = chime__my_query(tx, Q_FIRED_OF_NODE, NULL, a, 2, &rows)) < 0)
+    return r;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = recover_fire(tx, &rows, i);
+  op->fires = rows.nrows;
+  chime__my_rows_free(&rows);
+  if (r == 0)
+    r = chime__my_exec(tx, Q_NODE_DELETE, NULL, a, 2, NULL, NULL);
+  if (r == 0)
+    chime__my_log(tx->s, CHIME_LOG_WARN,
+                  "recovered dead node %s (%zu fire(s))", op->node, op->fires);
+  return r;
+}
+
+typedef struct dead_op {
+  my_rows rows;
+} dead_op;
+
+static void dead_reset(void *arg) {
+  dead_op *op = arg;
+  chime__my_rows_free(&op->rows);
+}
+
+static int dead_fn(my_tx *tx, void *arg) {
+  dead_op *op = arg;
+  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(tx->s->node),
+                chime__my_int(DEAD_FACTOR), chime__my_int(DEAD_GRACE_MS)};
+  return chime__my_query(tx, Q_NODES_DEAD, NULL, a, 4, &op->rows);
+}
+
+int chime__my_recover(chime_store *store, int64_t now_ms,
+                      size_t *ret_recovered) {
+  my_store *s = (my_store *)store;
+  dead_op dead = {0};
+  (void)now_ms;
+  int r = chime__my_run(s, dead_fn, dead_reset, &dead, NULL, 0);
+  size_t total = 0;
+  for (size_t i = 0; r == 0 && i < dead.rows.nrows; i++) {
+    rec_op op = {.node = chime__my_s(&dead.rows, i, 0)};
+    r = chime__my_run(s, recover_fn, NULL, &op, NULL, 0);
+    total += op.fires;
+  }
+  dead_reset(&dead);
+  if (r < 0)
+    return r;
+  if (ret_recovered)
+    *ret_recovered = total;
+  return 0;
+}

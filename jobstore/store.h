@@ -1,0 +1,233 @@
+/*
+ * store.h: the one interface between the engine and a job store (the
+ * memory store, the MySQL/MariaDB store).  Both pass the same conformance
+ * suite, tests/store/, which is written against this header only.
+ *
+ * Terms: a *claim* is a trigger a node acquired for its next fire time; a
+ * *fire* (chime_fire) is one claimed fire time of one trigger, with a
+ * store-wide, growing fire id.  The protocol, per fire:
+ *
+ *   acquire -> fire -> (job runs) -> complete      or      acquire -> release
+ *
+ * - acquire claims due triggers: WAITING, of a job type this node runs,
+ *   next_fire_ms <= no_later_than_ms and not misfired (next_fire_ms >
+ *   now_ms - misfire_threshold_ms, or an IGNORE instruction: see
+ *   chime__trigger_is_misfired), ordered by next fire time then priority
+ *   (higher first), at most one trigger per FORBID job per batch.  Claimed
+ *   triggers become ACQUIRED by this node.
+ * - fire, at fire time, checks each claim is still this node's and ACQUIRED
+ *   (a claim may vanish: the trigger was removed, paused or replaced), runs
+ *   the trigger's bookkeeping (chime__trigger_triggered) and stores the
+ *   trigger WAITING for its next time, BLOCKED (its job is FORBID: then all
+ *   the job's other triggers are BLOCKED too), or COMPLETE.  The fire becomes
+ *   EXECUTING.
+ * - complete ends an executing fire: it is refused with CHIME_ENOTOWNER when
+ *   the fire no longer belongs to this node (fencing); otherwise it saves the
+ *   job's data when the job persists data, unblocks the job's triggers,
+ *   deletes a COMPLETE trigger, and a non-durable job left without
+ *   triggers, and records the outcome.
+ * - release returns claims that were never fired (shutdown, a batch not
+ *   run) to WAITING.
+ * - scan_misfires applies each misfired WAITING trigger's misfire
+ *   instruction (triggers/misfire.h), in bounded batches.
+ *
+ * Threads: every operation may be called from any thread; a store
+ * serialises what needs it.  The store starts no thread and never sleeps
+ * (but for a database's own waits).  Times are the store's clock
+ * (store->ops->now): the database's for MySQL.
+ */
+#ifndef CHIME_JOBSTORE_STORE_H
+#define CHIME_JOBSTORE_STORE_H
+
+#include "chime.h"
+#include "jobstore/records.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct chime_store chime_store;
+typedef struct chime_store_ops chime_store_ops;
+
+/* What a store is opened with. */
+typedef struct chime_store_options {
+  const char *scheduler_name;   /* cluster name */
+  const char *instance_id;      /* this node */
+  int64_t misfire_threshold_ms; /* > 0 */
+  int64_t checkin_interval_ms;  /* clustered stores */
+  unsigned connections;         /* clustered stores: pool size */
+  chime_log_fn log;             /* may be NULL */
+  void *log_user_data;
+  chime_log_level log_level;
+  int64_t test_clock_offset_ms; /* tests only: skews this node's clock */
+} chime_store_options;
+
+/* The states of a claimed fire. */
+typedef enum chime_fire_phase {
+  CHIME_FIRE_ACQUIRED = 0,
+  CHIME_FIRE_EXECUTING = 1
+} chime_fire_phase;
+
+/*
+ * One claimed fire.  The store fills it; the engine owns the array and the
+ * fires it receives and frees them with chime__fire_free.  job and trigger
+ * are copies taken at acquire time; fire() updates trigger->state to the
+ * state after this fire (prev = this fire, next = the one after).
+ */
+typedef struct chime_fire {
+  int64_t fire_id;
+  int64_t scheduled_ms;
+  chime_fire_phase phase;
+  bool recovering;     /* re-run of a dead node's fire */
+  int result;          /* fire(): 0, or why it must not run */
+  chime_job *job;
+  chime_trigger *trigger;
+} chime_fire;
+
+void chime__fire_free(chime_fire *fire);
+
+/* The job types this node runs (sorted, for bsearch). */
+typedef struct chime_type_set {
+  const char *const *names;
+  size_t count;
+} chime_type_set;
+
+bool chime__type_set_has(const chime_type_set *set, const char *type);
+
+/* Called by scan_misfires for each trigger whose misfire was handled:
+ * trigger shows the state after the instruction. */
+typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
+
+/* The outcome of a run, for complete(). */
+typedef struct chime_outcome {
+  int error;             /* 0, or the run's error (CHIME_E* or job failure) */
+  const char *message;   /* NULL, or what went wrong */
+  int64_t started_ms;
+  int64_t finished_ms;
+  bool set_data;         /* the run set new job data */
+  const void *data;
+  size_t data_len;
+} chime_outcome;
+
+struct chime_store_ops {
+  const char *name; /* "memory", "mysql" */
+  void (*free)(chime_store *store);
+  int64_t (*now)(chime_store *store);
+
+  /* Jobs.  add: CHIME_EEXISTS unless replace.  remove: removes its
+   * triggers too; CHIME_ENOTFOUND.  get: a copy, the caller's. */
+  int (*job_add)(chime_store *store, const chime_job *job, bool replace);
+  int (*job_remove)(chime_store *store, const char *group, const char *name);
+  int (*job_get)(chime_store *store, const char *group, const char *name,
+                 chime_job **ret_job);
+  int (*job_list)(chime_store *store, chime_match match, const char *pattern,
+                  chime_key **ret_keys, size_t *ret_count);
+
+  /* Triggers.  add: the job must exist (CHIME_ENOTFOUND), so must its
+   * calendar; the store resolves the calendar and runs
+   * chime__trigger_prepare; a trigger added to a paused group (or while
+   * all is paused, or for a paused job) starts PAUSED.  job, when not NULL,
+   * is added in the same step (replace applies to both).
+   * *ret_first_fire_ms may be NULL. */
+  int (*trigger_add)(chime_store *store, const chime_job *job,
+                     const chime_trigger *trigger, bool replace,
+                     int64_t *ret_first_fire_ms, char *errbuf,
+                     size_t errbuf_len);
+  /* remove: a non-durable job left without triggers is removed too. */
+  int (*trigger_remove)(chime_store *store, const char *group,
+                        const char *name);
+  /* replace: the new trigger takes the key (group, name) and must fire the
+   * same job (CHIME_EINVAL otherwise); CHIME_ENOTFOUND. */
+  int (*trigger_replace)(chime_store *store, const char *group,
+                         const char *name, const chime_trigger *trigger,
+                         int64_t *ret_first_fire_ms, char *errbuf,
+                         size_t errbuf_len);
+  int (*trigger_get)(chime_store *store, const char *group, const char *name,
+                     chime_trigger **ret_trigger);
+  int (*trigger_list)(chime_store *store, chime_match match,
+                      const char *pattern, chime_key **ret_keys,
+                      size_t *ret_count);
+  /* The triggers of one job (sorted keys). */
+  int (*trigger_list_for_job)(chime_store *store, const char *job_group,
+                              const char *job_name, chime_key **ret_keys,
+                              size_t *ret_count);
+  /* CHIME_TRIGGER_NONE when absent (still returns 0). */
+  int (*trigger_status)(chime_store *store, const char *group,
+                        const char *name, chime_trigger_status *ret_status);
+
+  /* Calendars.  The store keeps its own reference. */
+  int (*calendar_add)(chime_store *store, const char *name,
+                      const chime_calendar *calendar, bool replace,
+                      bool update_triggers);
+  int (*calendar_remove)(chime_store *store, const char *name);
+  int (*calendar_get)(chime_store *store, const char *name,
+                      chime_calendar **ret_calendar);
+
+  /* Pausing (see chime.h).  Group pauses are remembered for new triggers. */
+  int (*pause_trigger)(chime_store *store, const char *group,
+                       const char *name);
+  int (*resume_trigger)(chime_store *store, const char *group,
+                        const char *name);
+  int (*pause_job)(chime_store *store, const char *group, const char *name);
+  int (*resume_job)(chime_store *store, const char *group, const char *name);
+  int (*pause_group)(chime_store *store, chime_match match,
+                     const char *pattern);
+  int (*resume_group)(chime_store *store, chime_match match,
+                      const char *pattern);
+  int (*pause_all)(chime_store *store);
+  int (*resume_all)(chime_store *store);
+
+  /* Firing (see the top of this file).  acquire: *ret_fires is a malloc'd
+   * array of *ret_count fires, the caller's. */
+  int (*acquire)(chime_store *store, int64_t now_ms, int64_t no_later_than_ms,
+                 size_t max, const chime_type_set *types,
+                 chime_fire ***ret_fires, size_t *ret_count);
+  int (*fire)(chime_store *store, chime_fire **fires, size_t count,
+              int64_t now_ms);
+  int (*complete)(chime_store *store, const chime_fire *fire,
+                  const chime_outcome *outcome);
+  int (*release)(chime_store *store, chime_fire **fires, size_t count);
+  /* Whether this node still holds the executing fire. */
+  int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
+  /* The earliest next fire of a WAITING trigger of one of types (misfired
+   * ones included); CHIME_ENOTFOUND when there is none. */
+  int (*next_due)(chime_store *store, const chime_type_set *types,
+                  int64_t *ret_ms);
+
+  /* Maintenance, called on the engine's timers. */
+  int (*scan_misfires)(chime_store *store, int64_t now_ms, size_t max,
+                       chime_misfire_fn on_misfire, void *user_data,
+                       size_t *ret_handled, bool *ret_more);
+  int (*checkin)(chime_store *store, int64_t now_ms);
+  int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
+                            size_t *ret_recovered);
+};
+
+/* Every store begins with this header. */
+struct chime_store {
+  const chime_store_ops *ops;
+};
+
+/*
+ * chime__store_open: opens the store a URL names: "memory:" or
+ * "mysql://...".
+ * Returns: 0; CHIME_EURL; CHIME_EUNSUPPORTED (not built in); the store's
+ * own errors (CHIME_ECONNECT, CHIME_EAUTH, CHIME_ESCHEMA, ...), with a
+ * message in errbuf.
+ */
+int chime__store_open(const char *url, const chime_store_options *options,
+                      chime_store **ret_store, char *errbuf,
+                      size_t errbuf_len);
+
+/* The memory store. */
+int chime__memory_store_open(const chime_store_options *options,
+                             chime_store **ret_store);
+
+/* The MySQL/MariaDB store (built when CHIME_HAVE_MYSQL); url is a
+ * "mysql://" URL (jobstore/mysql_url.h; parameters in jobstore/mysql.c).
+ * Returns as chime__store_open. */
+int chime__mysql_store_open(const char *url, const chime_store_options *options,
+                            chime_store **ret_store, char *errbuf,
+                            size_t errbuf_len);
+
+#endif /* CHIME_JOBSTORE_STORE_H */

@@ -1,0 +1,844 @@
+/*
+ * test-scheduler.c: the engine on the memory store, in real time: cron and
+ * simple triggers fire on time and exactly once, FORBID jobs never overlap,
+ * shutdown waits for running jobs, standby and misfires, failing jobs,
+ * early wake-up on a sooner trigger, listener vetoes, unregistered job
+ * types, a host loop (chime-uv.h), the job context and persisted data,
+ * pausing, a busy store's completion retried (a wrapped store), calendar
+ * wrappers, configuration errors and NULL handles.
+ *
+ * Timing: intervals are short and margins wide; every wait is on a
+ * condition variable with a generous deadline (WAIT_MS), never a bare
+ * sleep, except where the test must prove that nothing happens for a
+ * while.
+ */
+#include "chime-uv.h"
+#include "chime.h"
+#include "engine/engine.h"
+#include "harness.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WAIT_MS 10000
+#define MAX_RUNS 256
+
+/* What the "rec" job and the listener saw. */
+typedef struct rec {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int runs;
+  int begun; /* runs that started (each takes the next slot) */
+  int64_t sched[MAX_RUNS];
+  int64_t start[MAX_RUNS]; /* wall clock, ms */
+  int64_t end[MAX_RUNS];
+  char trigger_group[MAX_RUNS][64];
+  char data[MAX_RUNS][32];
+  int active, max_active;
+  int sleep_ms;      /* the job sleeps this long */
+  bool fail;         /* the job calls chime_ctx_fail("boom") */
+  bool finished;     /* set after the job returns from its sleep */
+  int started;       /* JOB_TO_BE_EXECUTED */
+  int was_executed;  /* JOB_WAS_EXECUTED */
+  int failed;        /* ... with an error and the message "boom" */
+  int vetoed;        /* JOB_VETOED */
+  int completed;     /* TRIGGER_COMPLETED */
+  int misfired;      /* TRIGGER_MISFIRED */
+  int lifecycle;     /* STARTED + STANDBY + SHUTDOWN */
+  bool veto;         /* the listener vetoes every fire */
+  int destroyed;     /* destroy callbacks */
+} rec;
+
+static int64_t wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+static void rec_init(rec *r) {
+  memset(r, 0, sizeof *r);
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
+}
+
+static void rec_fini(rec *r) {
+  pthread_cond_destroy(&r->cv);
+  pthread_mutex_destroy(&r->mu);
+}
+
+/* Waits until *counter >= n or timeout_ms passed; true when reached. */
+static bool rec_wait(rec *r, const int *counter, int n, int timeout_ms) {
+  struct timespec dl;
+  clock_gettime(CLOCK_REALTIME, &dl);
+  dl.tv_sec += timeout_ms / 1000;
+  dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (dl.tv_nsec >= 1000000000L) {
+    dl.tv_sec++;
+    dl.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&r->mu);
+  while (*counter < n)
+    if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) == ETIMEDOUT)
+      break;
+  bool ok = *counter >= n;
+  pthread_mutex_unlock(&r->mu);
+  return ok;
+}
+
+static int rec_get(rec *r, const int *counter) {
+  pthread_mutex_lock(&r->mu);
+  int v = *counter;
+  pthread_mutex_unlock(&r->mu);
+  return v;
+}
+
+static void rec_job(chime_ctx *ctx, void *user_data) {
+  rec *r = user_data;
+  pthread_mutex_lock(&r->mu);
+  int i = r->begun < MAX_RUNS ? r->begun : MAX_RUNS - 1;
+  r->begun++;
+  r->sched[i] = chime_ctx_scheduled_ms(ctx);
+  r->start[i] = wall_ms();
+  snprintf(r->trigger_group[i], sizeof r->trigger_group[i], "%s",
+           chime_ctx_trigger_group(ctx));
+  size_t len = 0;
+  const void *data = chime_ctx_data(ctx, &len);
+  snprintf(r->data[i], sizeof r->data[i], "%.*s", (int)len,
+           data ? (const char *)data : "");
+  if (++r->active > r->max_active)
+    r->max_active = r->active;
+  int nap = r->sleep_ms;
+  bool fail = r->fail;
+  pthread_mutex_unlock(&r->mu);
+  if (nap > 0)
+    sleep_ms(nap);
+  if (fail)
+    chime_ctx_fail(ctx, "boom");
+  pthread_mutex_lock(&r->mu);
+  r->end[i] = wall_ms();
+  r->active--;
+  r->finished = true;
+  r->runs++;
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+}
+
+static bool rec_listener(const chime_event *ev, void *user_data) {
+  rec *r = user_data;
+  pthread_mutex_lock(&r->mu);
+  bool veto = false;
+  switch (chime_event_get_kind(ev)) {
+  case CHIME_EVENT_TRIGGER_FIRED:
+    veto = r->veto;
+    break;
+  case CHIME_EVENT_JOB_TO_BE_EXECUTED:
+    r->started++;
+    break;
+  case CHIME_EVENT_JOB_WAS_EXECUTED:
+    r->was_executed++;
+    if (chime_event_error(ev) == CHIME_EJOBFAILED && chime_event_message(ev) &&
+        strcmp(chime_event_message(ev), "boom") == 0)
+      r->failed++;
+    break;
+  case CHIME_EVENT_JOB_VETOED:
+    r->vetoed++;
+    break;
+  case CHIME_EVENT_TRIGGER_COMPLETED:
+    r->completed++;
+    break;
+  case CHIME_EVENT_TRIGGER_MISFIRED:
+    r->misfired++;
+    break;
+  case CHIME_EVENT_SCHEDULER_STARTED:
+  case CHIME_EVENT_SCHEDULER_STANDBY:
+  case CHIME_EVENT_SCHEDULER_SHUTDOWN:
+    r->lifecycle++;
+    break;
+  default:
+    break;
+  }
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  return veto;
+}
+
+static void rec_destroy(void *user_data) {
+  rec *r = user_data;
+  pthread_mutex_lock(&r->mu);
+  r->destroyed++;
+  pthread_mutex_unlock(&r->mu);
+}
+
+typedef struct opts {
+  unsigned workers;
+  int64_t idle_wait_ms;
+  int64_t misfire_ms;
+} opts;
+
+static void log_stderr(void *user_data, chime_log_level level,
+                       const char *message) {
+  (void)user_data;
+  fprintf(stderr, "[%lld] log %d: %s\n", (long long)wall_ms(), (int)level,
+          message);
+}
+
+/* A scheduler on the memory store with the "rec" job type and listener. */
+static chime_scheduler *make(rec *r, opts o) {
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_workers(cfg, o.workers ? o.workers : 4), 0);
+  CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(
+                      cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000), 0);
+  if (o.misfire_ms)
+    CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, o.misfire_ms),
+                    0);
+  if (getenv("CHIME_TEST_VERBOSE"))
+    chime_config_set_log(cfg, log_stderr, NULL, CHIME_LOG_DEBUG);
+  chime_scheduler *s = NULL;
+  char err[256] = "";
+  int rc = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, r, rec_destroy), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
+                                               rec_listener, r, rec_destroy),
+                  0);
+  return s;
+}
+
+/* A durable job of type type. */
+static void add_job(chime_scheduler *s, const char *name, const char *type,
+                    chime_concurrency conc) {
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job), 0);
+  CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, conc), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
+  chime_job_free(job);
+}
+
+/* Schedules a simple trigger for job g.job. */
+static void add_simple(chime_scheduler *s, const char *name, const char *job,
+                       int64_t start_ms, int64_t interval_ms, int32_t repeat,
+                       chime_misfire misfire) {
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("g", name, interval_ms, repeat, &t, err,
+                               sizeof err),
+      0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", job), 0);
+  if (start_ms)
+    CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, start_ms), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, misfire), 0);
+  int rc = chime_scheduler_schedule(s, NULL, t, NULL);
+  CU_ASSERT_EQUAL(rc, 0);
+  if (rc != 0)
+    fprintf(stderr, "schedule: %s\n", chime_scheduler_last_error());
+  chime_trigger_free(t);
+}
+
+static void test_scheduler_cron_fires_each_second_once(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_cron_new("g", "every-second", "* * * * * ?", NULL, &t,
+                             NULL, 0),
+      0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  chime_trigger_free(t);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  int n = rec_get(&r, &r.runs);
+  CU_ASSERT(n >= 4);
+  /* Runs may overlap when the loop catches up (ALLOW): order by time. */
+  int64_t late[MAX_RUNS];
+  for (int i = 0; i < n; i++)
+    late[i] = r.start[i] - r.sched[i];
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && r.sched[j] < r.sched[j - 1]; j--) {
+      int64_t tmp = r.sched[j];
+      r.sched[j] = r.sched[j - 1];
+      r.sched[j - 1] = tmp;
+    }
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(r.sched[i] % 1000, 0);
+    CU_ASSERT(late[i] >= -5); /* never early */
+    /* On time; a first fire may be up to a second old: like Quartz, a
+     * cron trigger's first fire is the first match after start - 1 s. */
+    CU_ASSERT(late[i] < 1900);
+    if (getenv("CHIME_TEST_VERBOSE"))
+      fprintf(stderr, "fire %d sched %lld late %lld\n", i,
+              (long long)r.sched[i], (long long)late[i]);
+    if (i > 0)
+      CU_ASSERT_EQUAL(r.sched[i] - r.sched[i - 1], 1000); /* no duplicate */
+  }
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(r.destroyed, 2); /* job type and listener, once each */
+  rec_fini(&r);
+}
+
+static void test_scheduler_simple_repeat_then_gone(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "four", "j", 0, 100, 3, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
+  /* The store deletes the finished trigger when its last run completes. */
+  chime_trigger_status st = CHIME_TRIGGER_NORMAL;
+  for (int64_t dl = wall_ms() + WAIT_MS; wall_ms() < dl; sleep_ms(10)) {
+    CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "four", &st), 0);
+    if (st == CHIME_TRIGGER_NONE)
+      break;
+  }
+  CU_ASSERT_EQUAL(st, CHIME_TRIGGER_NONE);
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 4);
+  for (int i = 1; i < 4; i++)
+    CU_ASSERT_EQUAL(r.sched[i] - r.sched[i - 1], 100);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_forbid_never_overlaps(void) {
+  rec r;
+  rec_init(&r);
+  r.sleep_ms = 300;
+  chime_scheduler *s = make(&r, (opts){.workers = 4});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_FORBID);
+  add_simple(s, "fast", "j", 0, 100, CHIME_REPEAT_INDEFINITELY,
+             CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  int n = r.runs;
+  CU_ASSERT_EQUAL(r.max_active, 1);
+  for (int i = 1; i < n && i < MAX_RUNS; i++)
+    CU_ASSERT(r.start[i] >= r.end[i - 1]);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_shutdown_waits_for_running_job(void) {
+  rec r;
+  rec_init(&r);
+  r.sleep_ms = 300;
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "once", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.started, 1, WAIT_MS));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  pthread_mutex_lock(&r.mu);
+  CU_ASSERT(r.finished);
+  pthread_mutex_unlock(&r.mu);
+  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_SHUTDOWN);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0); /* idempotent */
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_standby_then_misfire_on_start(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){.misfire_ms = 100});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  int64_t due = wall_ms() + 300;
+  add_simple(s, "later", "j", due, 0, 0, CHIME_MISFIRE_FIRE_NOW);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_standby(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_STANDBY);
+  /* Nothing fires in standby, well past the due time and the threshold. */
+  CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 800));
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 1);
+  CU_ASSERT_EQUAL(r.misfired, 1);
+  CU_ASSERT(r.start[0] >= due + 500);
+  CU_ASSERT(r.sched[0] >= due + 500); /* FIRE_NOW: rescheduled to "now" */
+  CU_ASSERT_EQUAL(r.lifecycle, 4); /* started, standby, started, shutdown */
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_standby_cron_do_nothing_skips(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){.misfire_ms = 100});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("g", "cron", "* * * * * ?",
+                                               NULL, &t, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, wall_ms() + 1000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  chime_trigger_free(t);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_standby(s), 0);
+  CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 2500));
+  int64_t resumed = wall_ms();
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  /* DO_NOTHING: the missed seconds are skipped, the first run is the next
+   * whole second after the restart. */
+  CU_ASSERT(r.sched[0] > resumed - 100);
+  CU_ASSERT_EQUAL(r.sched[0] % 1000, 0);
+  CU_ASSERT_EQUAL(r.misfired, 1);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_failed_job_reported_and_goes_on(void) {
+  rec r;
+  rec_init(&r);
+  r.fail = true;
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "failing", "j", 0, 100, 2, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.failed, 3, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 3);
+  CU_ASSERT_EQUAL(r.was_executed, 3);
+  CU_ASSERT_EQUAL(r.completed, 3);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_sooner_trigger_wakes_loop(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){.idle_wait_ms = 60000});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  /* The loop goes to sleep for the idle wait with a trigger an hour away. */
+  add_simple(s, "far", "j", wall_ms() + 3600000, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 300));
+  int64_t due = wall_ms() + 200;
+  add_simple(s, "soon", "j", due, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, 2000));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 1);
+  CU_ASSERT_EQUAL(r.sched[0], due);
+  CU_ASSERT(r.start[0] >= due - 5 && r.start[0] - due < 500);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_listener_veto(void) {
+  rec r;
+  rec_init(&r);
+  r.veto = true;
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "vetoed", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.vetoed, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 0);
+  CU_ASSERT_EQUAL(r.started, 0);
+  CU_ASSERT_EQUAL(r.was_executed, 0);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_unregistered_type_never_runs(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "other", "not-here", CHIME_CONCURRENCY_ALLOW);
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "foreign", "other", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FALSE(rec_wait(&r, &r.started, 1, 300));
+  add_simple(s, "control", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 1);
+  CU_ASSERT_EQUAL(r.started, 1);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_get_trigger(s, "g", "foreign", &t),
+                        CHIME_ESHUTDOWN);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_trigger_job_with_data(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", "override", 8), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "missing", NULL, 0),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_STRING_EQUAL(r.trigger_group[0], "MANUAL_TRIGGER");
+  CU_ASSERT_STRING_EQUAL(r.data[0], "override");
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* Runs the host loop until the job ran or the deadline passed. */
+static void test_scheduler_attached_to_host_loop(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "hosted", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  uv_loop_t loop;
+  CU_ASSERT_EQUAL_FATAL(uv_loop_init(&loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESTATE);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESTATE);
+  for (int64_t dl = wall_ms() + WAIT_MS;
+       wall_ms() < dl && rec_get(&r, &r.runs) < 1;)
+    uv_run(&loop, UV_RUN_ONCE);
+  CU_ASSERT_EQUAL(r.runs, 1);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), 0);
+  uv_run(&loop, UV_RUN_NOWAIT);
+  CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+static void test_scheduler_config_validation(void) {
+  chime_config *c = NULL;
+  CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&c), 0);
+  CU_ASSERT_EQUAL(chime_config_set_workers(c, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_workers(c, 1025), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_workers(c, 1024), 0);
+  CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(c, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_batch_size(c, 1001), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_batch_size(c, 0), 0);
+  CU_ASSERT_EQUAL(chime_config_set_batch_window_ms(c, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(c, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_checkin_interval_ms(c, -5), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_log(c, NULL, NULL, (chime_log_level)9),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_scheduler_name(c, ""), CHIME_EINVAL);
+  char big[300];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  CU_ASSERT_EQUAL(chime_config_set_scheduler_name(c, big), CHIME_ELIMIT);
+  CU_ASSERT_EQUAL(chime_config_set_instance_id(c, "node-1"), 0);
+  CU_ASSERT_EQUAL(chime_config_set_instance_id(c, NULL), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(c, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(c, "nosuch://x"), 0);
+  chime_scheduler *s = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL(chime_scheduler_new(c, &s, err, sizeof err), CHIME_EURL);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT(strlen(err) > 0);
+  CU_ASSERT_EQUAL(chime_scheduler_new(NULL, &s, NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(c, "memory:"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_new(c, &s, err, sizeof err), 0);
+  /* The automatic instance id: host name, '-', 16 hex digits. */
+  const char *id = chime_scheduler_instance_id(s);
+  const char *dash = strrchr(id, '-');
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dash);
+  CU_ASSERT_EQUAL(strlen(dash + 1), 16);
+  CU_ASSERT_EQUAL(strspn(dash + 1, "0123456789abcdef"), 16);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_name(s), "chime");
+  CU_ASSERT_EQUAL(chime_register_job(s, "", rec_job, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_register_job(s, "t", NULL, NULL, NULL), CHIME_EINVAL);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), CHIME_EINVAL);
+  CU_ASSERT(strstr(chime_scheduler_last_error(), "durable") != NULL);
+  chime_job_free(job);
+  chime_scheduler_free(s);
+  chime_config_free(c);
+}
+
+static void test_scheduler_null_handles_and_after_shutdown(void) {
+  chime_key *keys = NULL;
+  size_t n = 0;
+  chime_config_free(NULL);
+  chime_scheduler_free(NULL);
+  CU_ASSERT_EQUAL(chime_scheduler_start(NULL), CHIME_EINVAL);
+  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT_EQUAL(chime_scheduler_standby(NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, true), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_register_job(NULL, "t", rec_job, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(NULL, "g", "n", NULL, 0),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL,
+                                            &keys, &n),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_pause_all(NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(NULL, CHIME_EVENT_ALL,
+                                               rec_listener, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(NULL, NULL), CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(chime_scheduler_instance_id(NULL));
+  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(NULL), 0);
+  CU_ASSERT_PTR_NULL(chime_ctx_job_name(NULL));
+  CU_ASSERT_EQUAL(chime_ctx_fail(NULL, "x"), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_event_error(NULL), 0);
+
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys,
+                                            &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  chime_keys_free(keys, n);
+  CU_ASSERT_EQUAL(chime_scheduler_get_job(s, NULL, "j", NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(chime_scheduler_standby(s), CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(chime_register_job(s, "x", rec_job, NULL, NULL),
+                  CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0),
+                  CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(chime_scheduler_pause_all(s), CHIME_ESHUTDOWN);
+  CU_ASSERT(strstr(chime_scheduler_last_error(), "shut down") != NULL);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(r.destroyed, 2);
+  rec_fini(&r);
+}
+
+static void test_scheduler_register_replaces_and_destroys_once(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  rec other;
+  rec_init(&other);
+  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, &other, rec_destroy),
+                  0);
+  CU_ASSERT_EQUAL(r.destroyed, 1); /* the replaced one, at once: idle */
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "t", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&other, &other.runs, 1, WAIT_MS));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(other.destroyed, 1);
+  CU_ASSERT_EQUAL(r.destroyed, 2); /* plus the listener */
+  CU_ASSERT_EQUAL(r.runs, 0);
+  rec_fini(&other);
+  rec_fini(&r);
+}
+
+static void test_scheduler_pause_and_resume_trigger(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "paused", "j", wall_ms() + 200, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "paused"), 0);
+  chime_trigger_status st = CHIME_TRIGGER_NONE;
+  CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "paused", &st), 0);
+  CU_ASSERT_EQUAL(st, CHIME_TRIGGER_PAUSED);
+  CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "nope"),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 500));
+  CU_ASSERT_EQUAL(chime_scheduler_resume_trigger(s, "g", "paused"), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 1);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* A store whose first completion fails as if the database were busy. */
+static const chime_store_ops *real_ops;
+static chime_store_ops flaky_ops;
+static atomic_int complete_calls;
+
+static int flaky_complete(chime_store *st, const chime_fire *fire,
+                          const chime_outcome *out) {
+  if (atomic_fetch_add(&complete_calls, 1) == 0)
+    return CHIME_EBUSY;
+  return real_ops->complete(st, fire, out);
+}
+
+static void test_scheduler_complete_retried_when_busy(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  real_ops = s->store->ops;
+  flaky_ops = *real_ops;
+  flaky_ops.complete = flaky_complete;
+  atomic_store(&complete_calls, 0);
+  s->store->ops = &flaky_ops;
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "once", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true); /* waits for the retried completion */
+  CU_ASSERT_EQUAL(atomic_load(&complete_calls), 2);
+  s->store->ops = real_ops;
+  chime_trigger_status st = CHIME_TRIGGER_NORMAL;
+  CU_ASSERT_EQUAL(real_ops->trigger_status(s->store, "g", "once", &st), 0);
+  CU_ASSERT_EQUAL(st, CHIME_TRIGGER_NONE); /* completed: the trigger is gone */
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* What the "ctx" job saw of its context, per run. */
+typedef struct ctx_seen {
+  rec r;
+  int64_t fire_id[4];
+  int64_t times[4];
+  int64_t prev[4], next[4];
+  bool owned[4];
+  char data[4][16];
+} ctx_seen;
+
+/* Records the context and counts runs in its data ("run-1", "run-2"). */
+static void ctx_job(chime_ctx *ctx, void *user_data) {
+  ctx_seen *c = user_data;
+  pthread_mutex_lock(&c->r.mu);
+  int i = c->r.runs < 4 ? c->r.runs : 3;
+  c->fire_id[i] = chime_ctx_fire_id(ctx);
+  c->times[i] = chime_ctx_times_triggered(ctx);
+  c->prev[i] = chime_ctx_prev_fire_ms(ctx);
+  c->next[i] = chime_ctx_next_fire_ms(ctx);
+  c->owned[i] = chime_ctx_still_owned(ctx);
+  size_t len = 0;
+  const char *d = chime_ctx_data(ctx, &len);
+  snprintf(c->data[i], sizeof c->data[i], "%.*s", (int)len, d ? d : "");
+  char next[16];
+  int n = snprintf(next, sizeof next, "run-%d", i + 1);
+  CU_ASSERT_EQUAL(chime_ctx_set_data(ctx, next, (size_t)n), 0);
+  CU_ASSERT_STRING_EQUAL(chime_ctx_job_type(ctx), "ctx");
+  CU_ASSERT_FALSE(chime_ctx_is_recovering(ctx));
+  CU_ASSERT(chime_ctx_fire_ms(ctx) >= chime_ctx_scheduled_ms(ctx));
+  c->r.runs++;
+  pthread_cond_broadcast(&c->r.cv);
+  pthread_mutex_unlock(&c->r.mu);
+}
+
+static void test_scheduler_ctx_and_persisted_data(void) {
+  ctx_seen c;
+  memset(&c, 0, sizeof c);
+  rec_init(&c.r);
+  chime_scheduler *s = make(&c.r, (opts){0});
+  CU_ASSERT_EQUAL(chime_register_job(s, "ctx", ctx_job, &c, NULL), 0);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job), 0);
+  CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_persist_data(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID),
+                  0);
+  CU_ASSERT_EQUAL(chime_job_set_data(job, "run-0", 5), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
+  chime_job_free(job);
+  add_simple(s, "twice", "pj", 0, 100, 1, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&c.r, &c.r.runs, 2, WAIT_MS));
+  chime_scheduler_standby(s);
+  /* The data a run set is saved when it completes, before the next run of
+   * this FORBID job starts. */
+  CU_ASSERT_STRING_EQUAL(c.data[0], "run-0");
+  CU_ASSERT_STRING_EQUAL(c.data[1], "run-1");
+  CU_ASSERT(c.owned[0] && c.owned[1]);
+  CU_ASSERT(c.fire_id[1] > c.fire_id[0]);
+  CU_ASSERT_EQUAL(c.times[0], 1);
+  CU_ASSERT_EQUAL(c.times[1], 2);
+  CU_ASSERT_EQUAL(c.next[0] - c.prev[0], 100);
+  CU_ASSERT_EQUAL(c.next[1], CHIME_NO_FIRE_MS);
+  CU_ASSERT_EQUAL(c.prev[1], c.next[0]);
+  chime_scheduler_shutdown(s, true);
+  chime_scheduler_free(s);
+  rec_fini(&c.r);
+}
+
+static void test_scheduler_calendar_wrappers(void) {
+  chime_calendar *cal = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL(chime_calendar_from_string(NULL, &cal, err, sizeof err),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_calendar_from_string("chime-calendar 1\nweekly days=sat,sun\n",
+                                 &cal, err, sizeof err),
+      0);
+  /* 2026-11-28 is a Saturday, 2026-11-30 a Monday. */
+  CU_ASSERT_FALSE(chime_calendar_is_included(cal, INT64_C(1795867200000)));
+  CU_ASSERT_TRUE(chime_calendar_is_included(cal, INT64_C(1796040000000)));
+  char *text = NULL;
+  CU_ASSERT_EQUAL(chime_calendar_to_string(cal, &text), 0);
+  CU_ASSERT_PTR_NOT_NULL(text);
+  if (text)
+    CU_ASSERT(strstr(text, "weekly") != NULL);
+  chime_free(text);
+  CU_ASSERT_EQUAL(chime_calendar_to_string(NULL, &text), CHIME_EINVAL);
+  chime_calendar_free(cal);
+  chime_calendar_free(NULL);
+}
+
+static CU_TestInfo scheduler_tests[] = {
+    {"cron * * * * * ? fires each second once",
+     test_scheduler_cron_fires_each_second_once},
+    {"simple repeat 3 fires 4 times then is gone",
+     test_scheduler_simple_repeat_then_gone},
+    {"FORBID job never overlaps", test_scheduler_forbid_never_overlaps},
+    {"shutdown(wait) lets a running job finish",
+     test_scheduler_shutdown_waits_for_running_job},
+    {"standby stops firing, start applies misfire",
+     test_scheduler_standby_then_misfire_on_start},
+    {"standby, then cron DO_NOTHING skips missed times",
+     test_scheduler_standby_cron_do_nothing_skips},
+    {"failed job reported, trigger goes on",
+     test_scheduler_failed_job_reported_and_goes_on},
+    {"sooner trigger wakes the loop", test_scheduler_sooner_trigger_wakes_loop},
+    {"listener veto", test_scheduler_listener_veto},
+    {"unregistered job type never runs",
+     test_scheduler_unregistered_type_never_runs},
+    {"trigger_job with data", test_scheduler_trigger_job_with_data},
+    {"attached to a host loop", test_scheduler_attached_to_host_loop},
+    {"config validation", test_scheduler_config_validation},
+    {"NULL handles and calls after shutdown",
+     test_scheduler_null_handles_and_after_shutdown},
+    {"register replaces, destroy once",
+     test_scheduler_register_replaces_and_destroys_once},
+    {"pause and resume a trigger",
+     test_scheduler_pause_and_resume_trigger},
+    {"a busy store's completion is retried",
+     test_scheduler_complete_retried_when_busy},
+    {"job context and persisted data",
+     test_scheduler_ctx_and_persisted_data},
+    {"calendar wrappers", test_scheduler_calendar_wrappers},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "engine/scheduler", .pTests = scheduler_tests},
+      CU_SUITE_INFO_NULL,
+  };
+  return chime_test_main(suites);
+}

@@ -1,0 +1,574 @@
+/*
+ * test-mysql-store.c: what is particular to the MySQL/MariaDB store, on
+ * the throwaway MariaDB server, in a database of its own (chime_mst, so
+ * that its connections can be told apart in the process list): the schema
+ * (created on first open and reused, refused when missing or newer), the
+ * errors of chime__store_open (malformed URL, wrong password, unknown
+ * database), a killed connection reconnected transparently, the database
+ * clock cancelling a skewed local clock, triggers persisting across a
+ * reopen with their definition and state, recovery of a dead node's fires,
+ * and a lock-wait timeout retried.
+ */
+#include "chime.h"
+#include "harness.h"
+#include "jobstore/mysql_url.h"
+#include "jobstore/records.h"
+#include "jobstore/store.h"
+#include "triggers/calendar.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DB "chime_mst"
+#define T0 INT64_C(1893456000000) /* 2030-01-01T00:00:00Z */
+
+/* The test server's URL for database db and extra parameters. */
+static const char *url_for(const char *db, const char *password,
+                           const char *params) {
+  static char buf[1024];
+  chime_mysql_url *u = NULL;
+  const char *text = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
+  snprintf(buf, sizeof buf, "mysql://%s:%s@%s:%u/%s%s%s", u->user,
+           password ? password : u->password, u->host, u->port, db,
+           params ? "?" : "", params ? params : "");
+  chime__mysql_url_free(u);
+  return buf;
+}
+
+/* Runs sql on a connection of the test server; fatal on failure. */
+static void sql(MYSQL *db, const char *text) {
+  if (mysql_query(db, text) != 0)
+    fprintf(stderr, "%s: %s\n", text, mysql_error(db));
+  CU_ASSERT_EQUAL_FATAL(mysql_errno(db), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  if (res)
+    mysql_free_result(res);
+}
+
+/* One integer from a query. */
+static long long query_int(MYSQL *db, const char *text) {
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, text), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+  MYSQL_ROW row = mysql_fetch_row(res);
+  long long v = row && row[0] ? strtoll(row[0], NULL, 10) : -1;
+  mysql_free_result(res);
+  return v;
+}
+
+/* A connection to the test server, in database chime_mst. */
+static MYSQL *admin(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  sql(db, "CREATE DATABASE IF NOT EXISTS " DB
+          " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+  sql(db, "USE " DB);
+  return db;
+}
+
+/* Drops the tables of prefix in chime_mst. */
+static void drop_prefix(MYSQL *db, const char *prefix) {
+  static const char *const tables[] = {"schema_version", "jobs", "triggers",
+                                       "calendars", "paused_groups", "fired",
+                                       "nodes", "history"};
+  char q[256];
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    snprintf(q, sizeof q, "DROP TABLE IF EXISTS %s%s", prefix, tables[i]);
+    sql(db, q);
+  }
+}
+
+static int open_store(const char *url, const chime_store_options *o,
+                      chime_store **st, char *err, size_t len) {
+  chime_store_options def = {.scheduler_name = "mst",
+                             .instance_id = "node-a",
+                             .misfire_threshold_ms = 60000,
+                             .checkin_interval_ms = 1000,
+                             .connections = 1};
+  *st = NULL;
+  err[0] = '\0';
+  int r = chime__store_open(url, o ? o : &def, st, err, len);
+  if (r != 0)
+    fprintf(stderr, "open %s: %s: %s\n", url, chime_err_name(r), err);
+  return r;
+}
+
+/* ----------------------------------------------------------------- schema */
+
+static void test_mysql_store_schema_created_then_reused(void) {
+  MYSQL *db = admin();
+  drop_prefix(db, "mst_a_");
+  chime_store *st;
+  char err[512];
+  /* Missing, without auto_create: refused with a clear message. */
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st,
+                             err, sizeof err),
+                  CHIME_ESCHEMA);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "auto_create=1"));
+  CU_ASSERT_EQUAL_FATAL(open_store(url_for(DB, NULL,
+                                           "prefix=mst_a_&auto_create=1"),
+                                   NULL, &st, err, sizeof err),
+                        0);
+  CU_ASSERT_STRING_EQUAL(st->ops->name, "mysql");
+  st->ops->free(st);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT MAX(version) FROM mst_a_schema_version"),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM information_schema."
+                                "tables WHERE table_schema = '" DB "' AND "
+                                "table_name LIKE 'mst!_a!_%' ESCAPE '!'"),
+                  8);
+  /* Reused: no auto_create needed the second time. */
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st,
+                             err, sizeof err),
+                  0);
+  if (st)
+    st->ops->free(st);
+  mysql_close(db);
+}
+
+static void test_mysql_store_schema_newer_refused(void) {
+  MYSQL *db = admin();
+  drop_prefix(db, "mst_b_");
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_store(url_for(DB, NULL,
+                                           "prefix=mst_b_&auto_create=1"),
+                                   NULL, &st, err, sizeof err),
+                        0);
+  st->ops->free(st);
+  sql(db, "INSERT INTO mst_b_schema_version VALUES (99, 0)");
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_b_&auto_create=1"),
+                             NULL, &st, err, sizeof err),
+                  CHIME_ESCHEMA);
+  CU_ASSERT_PTR_NULL(st);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "version 99"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "newer"));
+  drop_prefix(db, "mst_b_");
+  mysql_close(db);
+}
+
+/* ----------------------------------------------------------------- errors */
+
+static void test_mysql_store_open_errors(void) {
+  MYSQL *db = admin(); /* the database exists */
+  chime_store *st = NULL;
+  char err[512];
+  static const char *const bad[] = {"mysql://", "mysql://user@host:99999/db",
+                                    "mysql://u@h/db?auto_create"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CU_ASSERT_EQUAL(open_store(bad[i], NULL, &st, err, sizeof err), CHIME_EURL);
+    CU_ASSERT(strlen(err) > 0);
+  }
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=bad-prefix"), NULL, &st,
+                             err, sizeof err),
+                  CHIME_EURL);
+  CU_ASSERT_EQUAL(open_store(url_for(DB, "wrong-password", NULL), NULL, &st,
+                             err, sizeof err),
+                  CHIME_EAUTH);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "Access denied"));
+  CU_ASSERT_PTR_NULL(strstr(err, "wrong-password"));
+  CU_ASSERT_EQUAL(open_store(url_for("chime_no_such_db", NULL, NULL), NULL,
+                             &st, err, sizeof err),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "chime_no_such_db"));
+  CU_ASSERT_PTR_NULL(st);
+  mysql_close(db);
+}
+
+/* -------------------------------------------------------------- reconnect */
+
+static void test_mysql_store_reconnects(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_store(url_for(DB, NULL,
+                                           "prefix=mst_a_&auto_create=1&"
+                                           "clear=1"),
+                                   NULL, &st, err, sizeof err),
+                        0);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  /* The store's one connection is the only other one in this database. */
+  const char *find = "SELECT ID FROM information_schema.PROCESSLIST WHERE "
+                     "DB = '" DB "' AND ID <> CONNECTION_ID()";
+  long long id = query_int(db, find);
+  CU_ASSERT_FATAL(id > 0);
+  char kill[64];
+  snprintf(kill, sizeof kill, "KILL CONNECTION %lld", id);
+  sql(db, kill);
+  /* The next call reconnects and succeeds. */
+  job = NULL;
+  CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "j", &job), 0);
+  CU_ASSERT_PTR_NOT_NULL(job);
+  chime_job_free(job);
+  long long again = query_int(db, find);
+  CU_ASSERT(again > 0 && again != id);
+  st->ops->free(st);
+  mysql_close(db);
+}
+
+/* ------------------------------------------------------------------ clock */
+
+static void test_mysql_store_clock_cancels_skew(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  chime_store_options o = {.scheduler_name = "mst", .instance_id = "skewed",
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000, .connections = 1,
+                           .test_clock_offset_ms = 5 * 60 * 1000};
+  CU_ASSERT_EQUAL_FATAL(
+      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1"), &o, &st,
+                 err, sizeof err),
+      0);
+  for (int i = 0; i < 2; i++) {
+    long long server = query_int(
+        db, "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)");
+    int64_t now = st->ops->now(st);
+    CU_ASSERT(llabs((long long)now - server) < 1000);
+    /* A check-in measures the offset again. */
+    CU_ASSERT_EQUAL(st->ops->checkin(st, now), 0);
+  }
+  st->ops->free(st);
+  mysql_close(db);
+}
+
+/* ------------------------------------------------------------ persistence */
+
+/* The triggers the persistence test stores, one of each kind. */
+static chime_trigger *kind_trigger(int kind) {
+  chime_trigger *t = NULL;
+  char err[256];
+  int r = -1;
+  switch (kind) {
+  case 0:
+    r = chime_trigger_simple_new("tg", "simple", 90000, 7, &t, err, sizeof err);
+    break;
+  case 1:
+    r = chime_trigger_cron_new("tg", "cron", "0 15 10 ? * MON-FRI",
+                               "Europe/Zurich", &t, err, sizeof err);
+    break;
+  case 2:
+    r = chime_trigger_calendar_interval_new("tg", "calint", 2, CHIME_UNIT_MONTH,
+                                            "America/New_York", &t, err,
+                                            sizeof err);
+    if (r == 0)
+      r = chime_trigger_set_preserve_hour_of_day(t, true);
+    break;
+  default:
+    r = chime_trigger_daily_new("tg", "daily", 9 * 3600, 17 * 3600, 0x3E, 30,
+                                CHIME_UNIT_MINUTE, 20, "Asia/Tokyo", &t, err,
+                                sizeof err);
+    break;
+  }
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0 + kind), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_end_ms(t, T0 + 400 * INT64_C(86400000)),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_priority(t, 3 + kind), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_description(t, "desc \xc3\xa9\n"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_data(t, "a\0b", 3), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_calendar(t, "weekdays"), 0);
+  return t;
+}
+
+static void same_trigger(const chime_trigger *a, const chime_trigger *b) {
+  CU_ASSERT_EQUAL(a->schedule.kind, b->schedule.kind);
+  CU_ASSERT_EQUAL(memcmp(&a->schedule.u, &b->schedule.u,
+                         a->schedule.kind == CHIME_TRIGGER_CRON
+                             ? 0
+                             : sizeof a->schedule.u),
+                  0);
+  CU_ASSERT_EQUAL(a->schedule.start_ms, b->schedule.start_ms);
+  CU_ASSERT_EQUAL(a->schedule.end_ms, b->schedule.end_ms);
+  CU_ASSERT_EQUAL(a->schedule.misfire, b->schedule.misfire);
+  CU_ASSERT_EQUAL(a->schedule.priority, b->schedule.priority);
+  CU_ASSERT_EQUAL(a->start_set, b->start_set);
+  CU_ASSERT(a->schedule.zone == b->schedule.zone);
+  CU_ASSERT_EQUAL(memcmp(&a->state, &b->state, sizeof a->state), 0);
+  CU_ASSERT_EQUAL(a->store_state, b->store_state);
+  CU_ASSERT_STRING_EQUAL(a->description, b->description);
+  CU_ASSERT_STRING_EQUAL(a->calendar_name, b->calendar_name);
+  CU_ASSERT_EQUAL(a->data_len, b->data_len);
+  CU_ASSERT(a->data_len == b->data_len &&
+            memcmp(a->data, b->data, a->data_len) == 0);
+  CU_ASSERT((a->zone_name == NULL) == (b->zone_name == NULL));
+  if (a->zone_name && b->zone_name)
+    CU_ASSERT_STRING_EQUAL(a->zone_name, b->zone_name);
+  CU_ASSERT((a->cron_text == NULL) == (b->cron_text == NULL));
+  if (a->cron_text && b->cron_text)
+    CU_ASSERT_STRING_EQUAL(a->cron_text, b->cron_text);
+}
+
+static void test_mysql_store_persists_across_reopen(void) {
+  MYSQL *db = admin();
+  const char *url = url_for(DB, NULL, "prefix=mst_a_&auto_create=1");
+  char u1[1024];
+  snprintf(u1, sizeof u1, "%s&clear=1", url);
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_store(u1, NULL, &st, err, sizeof err), 0);
+  chime_calendar *cal = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__calendar_weekly_new(NULL, 0x41, &cal, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->calendar_add(st, "weekdays", cal, false,
+                                              false), 0);
+  chime__calendar_unref(cal);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_data(job, "{\"k\":1}", 7), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  chime_trigger *stored[4];
+  for (int k = 0; k < 4; k++) {
+    chime_trigger *t = kind_trigger(k);
+    CU_ASSERT_EQUAL_FATAL(
+        st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+    chime_trigger_free(t);
+    stored[k] = NULL;
+    CU_ASSERT_EQUAL_FATAL(st->ops->trigger_get(st, "tg",
+                                               k == 0   ? "simple"
+                                               : k == 1 ? "cron"
+                                               : k == 2 ? "calint"
+                                                        : "daily",
+                                               &stored[k]),
+                          0);
+  }
+  /* A fire changes the state; it must persist too. */
+  CU_ASSERT_EQUAL(st->ops->pause_trigger(st, "tg", "cron"), 0);
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire(st, T0, T0, 4, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2); /* simple and daily start at T0 */
+  CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, fires, n, T0), 0);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(fires[i]->result, 0);
+    chime_outcome o = {.started_ms = T0, .finished_ms = T0 + 5};
+    CU_ASSERT_EQUAL(st->ops->complete(st, fires[i], &o), 0);
+    chime__fire_free(fires[i]);
+  }
+  free(fires);
+  chime_trigger *before[4];
+  static const char *const names[] = {"simple", "cron", "calint", "daily"};
+  for (int k = 0; k < 4; k++)
+    CU_ASSERT_EQUAL_FATAL(st->ops->trigger_get(st, "tg", names[k], &before[k]),
+                          0);
+  CU_ASSERT_EQUAL(chime_trigger_times_triggered(before[0]), 1);
+  CU_ASSERT_EQUAL(chime_trigger_get_status(before[1]), CHIME_TRIGGER_PAUSED);
+  st->ops->free(st);
+  CU_ASSERT_EQUAL_FATAL(open_store(url, NULL, &st, err, sizeof err), 0);
+  for (int k = 0; k < 4; k++) {
+    chime_trigger *after = NULL;
+    CU_ASSERT_EQUAL_FATAL(st->ops->trigger_get(st, "tg", names[k], &after), 0);
+    same_trigger(before[k], after);
+    chime_trigger_free(after);
+    chime_trigger_free(before[k]);
+    chime_trigger_free(stored[k]);
+  }
+  job = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &job), 0);
+  size_t len = 0;
+  const void *data = chime_job_data(job, &len);
+  CU_ASSERT(len == 7 && memcmp(data, "{\"k\":1}", 7) == 0);
+  chime_job_free(job);
+  st->ops->free(st);
+  mysql_close(db);
+}
+
+
+/* -------------------------------------------------------------- recovery */
+
+static void add_job_trigger(chime_store *st, const char *name, bool recover) {
+  chime_job *job = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_priority(t, 9), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, job, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+}
+
+static void test_mysql_store_recovers_dead_node(void) {
+  MYSQL *db = admin();
+  const char *url = url_for(DB, NULL, "prefix=mst_a_&auto_create=1&clear=1");
+  char u[1024], err[512];
+  snprintf(u, sizeof u, "%s", url);
+  chime_store *a, *dead;
+  chime_store_options o = {.scheduler_name = "mst", .instance_id = "dead",
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000, .connections = 1};
+  CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &dead, err, sizeof err), 0);
+  add_job_trigger(a, "rerun", true);
+  add_job_trigger(a, "plain", false);
+  add_job_trigger(a, "claimed", false);
+  /* The doomed node claims all three and starts two. */
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(dead->ops->acquire(dead, T0, T0, 3, NULL, &fires, &n),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(chime_trigger_name(fires[i]->trigger), "claimed") != 0)
+      fires[k++] = fires[i];
+    else
+      chime__fire_free(fires[i]);
+  CU_ASSERT_EQUAL_FATAL(k, 2);
+  CU_ASSERT_EQUAL_FATAL(dead->ops->fire(dead, fires, 2, T0), 0);
+  CU_ASSERT_EQUAL(dead->ops->checkin(dead, T0), 0);
+  CU_ASSERT_EQUAL(a->ops->checkin(a, T0), 0);
+  size_t recovered = 99;
+  /* Alive: nothing to do. */
+  CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
+  CU_ASSERT_EQUAL(recovered, 0);
+  /* Its check-in goes stale. */
+  sql(db, "UPDATE mst_a_nodes SET last_checkin_ms = 0 WHERE sched_name = "
+          "'mst' AND instance_id = 'dead'");
+  CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
+  CU_ASSERT_EQUAL(recovered, 3);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_nodes WHERE "
+                                "instance_id = 'dead'"),
+                  0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_history WHERE "
+                                "job_name = 'plain' AND outcome = 'FAILED'"),
+                  1);
+  /* Fencing: the dead node's late completions are refused. */
+  chime_outcome out = {.started_ms = T0, .finished_ms = T0};
+  for (size_t i = 0; i < 2; i++) {
+    CU_ASSERT_EQUAL(dead->ops->complete(dead, fires[i], &out),
+                    CHIME_ENOTOWNER);
+    chime__fire_free(fires[i]);
+  }
+  free(fires);
+  /* The claim went back; the recovery fire keeps its scheduled time. */
+  int64_t now = a->ops->now(a);
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire(a, now, now, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  if (n == 1) {
+    CU_ASSERT_STRING_EQUAL(chime_job_name(fires[0]->job), "rerun");
+    CU_ASSERT_TRUE(fires[0]->recovering);
+    CU_ASSERT_EQUAL(fires[0]->scheduled_ms, T0);
+  }
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+  chime_trigger_status status;
+  CU_ASSERT_EQUAL(a->ops->trigger_status(a, "tg", "claimed", &status), 0);
+  CU_ASSERT_EQUAL(status, CHIME_TRIGGER_NORMAL);
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire(a, T0, T0, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[i]->trigger), "claimed");
+    chime__fire_free(fires[i]);
+  }
+  free(fires);
+  dead->ops->free(dead);
+  a->ops->free(a);
+  mysql_close(db);
+}
+
+/* ------------------------------------------------------- lock-wait retry */
+
+static int lock_retries; /* log lines about MySQL error 1205 */
+
+static void count_retries(void *user_data, chime_log_level level,
+                          const char *message) {
+  (void)user_data;
+  (void)level;
+  if (strstr(message, "1205"))
+    __atomic_add_fetch(&lock_retries, 1, __ATOMIC_SEQ_CST);
+}
+
+typedef struct waiter {
+  chime_store *st;
+  int result;
+} waiter;
+
+static void *pause_locked(void *arg) {
+  waiter *w = arg;
+  w->result = w->st->ops->pause_trigger(w->st, "tg", "locked");
+  return NULL;
+}
+
+static void test_mysql_store_retries_lock_wait(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  chime_store_options o = {.scheduler_name = "mst", .instance_id = "node-a",
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000, .connections = 1,
+                           .log = count_retries,
+                           .log_level = CHIME_LOG_DEBUG};
+  CU_ASSERT_EQUAL_FATAL(
+      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1&clear=1&"
+                                   "lock_wait_timeout_s=1"),
+                 &o, &st, err, sizeof err),
+      0);
+  add_job_trigger(st, "locked", false);
+  /* Another session holds the trigger's row lock for 2.5 s: the store's
+   * update times out (1205) after 1 s, is retried, and then succeeds. */
+  sql(db, "SET autocommit = 0");
+  sql(db, "SELECT state FROM mst_a_triggers WHERE sched_name = 'mst' AND "
+          "trigger_group = 'tg' AND trigger_name = 'locked' FOR UPDATE");
+  lock_retries = 0;
+  waiter w = {st, 99};
+  pthread_t th;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, pause_locked, &w), 0);
+  struct timespec ts = {2, 500000000L};
+  nanosleep(&ts, NULL);
+  sql(db, "COMMIT");
+  sql(db, "SET autocommit = 1");
+  pthread_join(th, NULL);
+  CU_ASSERT_EQUAL(w.result, 0);
+  CU_ASSERT(__atomic_load_n(&lock_retries, __ATOMIC_SEQ_CST) >= 1);
+  chime_trigger_status status;
+  CU_ASSERT_EQUAL(st->ops->trigger_status(st, "tg", "locked", &status), 0);
+  CU_ASSERT_EQUAL(status, CHIME_TRIGGER_PAUSED);
+  st->ops->free(st);
+  mysql_close(db);
+}
+
+static CU_TestInfo tests[] = {
+    {"schema created on first open, then reused",
+     test_mysql_store_schema_created_then_reused},
+    {"a newer schema version is refused", test_mysql_store_schema_newer_refused},
+    {"clear errors from chime__store_open", test_mysql_store_open_errors},
+    {"a killed connection is reconnected", test_mysql_store_reconnects},
+    {"the database clock cancels a local skew",
+     test_mysql_store_clock_cancels_skew},
+    {"triggers persist across a reopen",
+     test_mysql_store_persists_across_reopen},
+    {"a dead node's fires are recovered, failed or released",
+     test_mysql_store_recovers_dead_node},
+    {"a lock-wait timeout is retried", test_mysql_store_retries_lock_wait},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "jobstore/mysql-store", .pTests = tests},
+      CU_SUITE_INFO_NULL,
+  };
+  int r = chime_test_main(suites);
+  mysql_library_end();
+  return r;
+}

@@ -1,0 +1,337 @@
+/*
+ * chime-cron.c: a command-line tool that prints the next fire times of a
+ * Quartz cron expression in a time zone, using only the public API.
+ *
+ *   chime-cron [--tz ZONE] [--after TIME] [--count N] [--format iso|ms]
+ *              [--explain] EXPR
+ *
+ * TIME is epoch milliseconds or ISO-8601 ("2026-03-08T01:30:00Z", with an
+ * offset, or with neither: wall-clock time in ZONE).  Exit status: 0 on
+ * success (also when the expression stops firing: stderr says so), 1 for a
+ * bad expression or an unknown zone, 2 for bad usage.
+ */
+#include "chime.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_COUNT 100000
+#define MAX_EXPR (CHIME_CRON_MAX_LEN + 1)
+
+static void usage(FILE *out) {
+  fputs("usage: chime-cron [--tz ZONE] [--after TIME] [--count N]\n"
+        "                  [--format iso|ms] [--explain] EXPR\n"
+        "Prints the next N (default 10) fire times of the Quartz cron\n"
+        "expression EXPR (\"sec min hour day-of-month month day-of-week "
+        "[year]\")\nin ZONE (default UTC), after TIME (default now).\n"
+        "  --tz ZONE       IANA zone (Europe/Berlin), UTC, or an offset "
+        "(GMT+8)\n"
+        "  --after TIME    epoch milliseconds, or ISO-8601: "
+        "2026-03-08T01:30:00Z,\n"
+        "                  2026-03-08T01:30:00-05:00, or 2026-03-08T01:30 "
+        "(in ZONE)\n"
+        "  --count N       how many fire times (1-100000)\n"
+        "  --format F      iso (default: ISO-8601 with the zone's offset) "
+        "or ms\n"
+        "  --explain       print a description of the expression first\n"
+        "  --help          print this help\n",
+        out);
+}
+
+/* Civil date of a day count since 1970-01-01 (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+  z += 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Day count since 1970-01-01 of a civil date. */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+/* Prints t_ms as ISO-8601 in zone, with the offset in force then. */
+static void print_iso(const chime_zone *zone, int64_t t_ms) {
+  int32_t off = chime_zone_offset_at(zone, t_ms);
+  int64_t local_ms = t_ms + (int64_t)off * 1000;
+  int64_t days = floor_div(local_ms, 86400000);
+  int64_t ms_of_day = local_ms - days * 86400000;
+  int64_t y;
+  int m, d;
+  civil_from_days(days, &y, &m, &d);
+  int s = (int)(ms_of_day / 1000);
+  printf("%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, s / 3600,
+         s / 60 % 60, s % 60);
+  if (ms_of_day % 1000 != 0)
+    printf(".%03d", (int)(ms_of_day % 1000));
+  int a = off < 0 ? -off : off;
+  printf("%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+  if (a % 60 != 0)
+    printf(":%02d", a % 60);
+  putchar('\n');
+}
+
+/*
+ * The instant of a wall-clock time (local_ms, read as if UTC) in zone: the
+ * earlier one in a repeated hour; inside a gap, the time moved forward by
+ * the gap's length.
+ */
+static int64_t instant_of_local(const chime_zone *zone, int64_t local_ms) {
+  int32_t before = chime_zone_offset_at(zone, local_ms - 86400000);
+  int32_t after = chime_zone_offset_at(zone, local_ms + 86400000);
+  int64_t t1 = local_ms - (int64_t)before * 1000;
+  int64_t t2 = local_ms - (int64_t)after * 1000;
+  bool ok1 = chime_zone_offset_at(zone, t1) == before;
+  bool ok2 = chime_zone_offset_at(zone, t2) == after;
+  if (ok1 && ok2)
+    return t1 < t2 ? t1 : t2;
+  if (ok2)
+    return t2;
+  return t1;
+}
+
+/* Reads exactly n digits at *p into *ret. */
+static bool digits(const char **p, int n, int *ret) {
+  int v = 0;
+  for (int i = 0; i < n; i++, (*p)++) {
+    if (**p < '0' || **p > '9')
+      return false;
+    v = v * 10 + (**p - '0');
+  }
+  *ret = v;
+  return true;
+}
+
+/* Reads an optional zone designator: Z, +HH:MM, +HHMM, +HH. */
+static bool parse_designator(const char *p, bool *ret_has, int32_t *ret_off) {
+  *ret_has = *p != '\0';
+  *ret_off = 0;
+  if (*p == '\0')
+    return true;
+  if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
+    return true;
+  if (*p != '+' && *p != '-')
+    return false;
+  int sign = *p++ == '-' ? -1 : 1, hh, mm = 0;
+  if (!digits(&p, 2, &hh))
+    return false;
+  if (*p == ':')
+    p++;
+  if (*p != '\0' && !digits(&p, 2, &mm))
+    return false;
+  *ret_off = sign * (hh * 3600 + mm * 60);
+  return *p == '\0' && hh < 24 && mm < 60;
+}
+
+/* Parses TIME: epoch milliseconds or ISO-8601. */
+static bool parse_time(const char *s, const chime_zone *zone, int64_t *ret) {
+  char *end;
+  if ((s[0] == '-' && s[1] >= '0' && s[1] <= '9') ||
+      (s[0] >= '0' && s[0] <= '9' && strchr(s, 'T') == NULL &&
+       strchr(s, '-') == NULL)) {
+    long long v = strtoll(s, &end, 10);
+    *ret = v;
+    return *end == '\0';
+  }
+  const char *p = s;
+  int y, mo, d, h, mi, sec = 0, ms = 0;
+  if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
+      !digits(&p, 2, &d) || (*p != 'T' && *p != ' '))
+    return false;
+  p++;
+  if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
+    return false;
+  if (*p == ':' && (p++, !digits(&p, 2, &sec)))
+    return false;
+  if (*p == '.' && (p++, !digits(&p, 3, &ms)))
+    return false;
+  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+      (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
+    return false;
+  bool has_off;
+  int32_t off;
+  if (!parse_designator(p, &has_off, &off))
+    return false;
+  int64_t local = days_from_civil(y, mo, d) * 86400000 +
+                  ((int64_t)h * 3600 + mi * 60 + sec) * 1000 + ms;
+  *ret = has_off ? local - (int64_t)off * 1000 : instant_of_local(zone, local);
+  return true;
+}
+
+/* Options, as parsed from the command line. */
+typedef struct options {
+  const char *tz;
+  const char *after;
+  long count;
+  bool ms;
+  bool explain;
+  char expr[MAX_EXPR];
+} options;
+
+/* Joins the remaining arguments into one expression (quoting optional). */
+static bool join_expr(options *o, int argc, char **argv, int first) {
+  size_t len = 0;
+  o->expr[0] = '\0';
+  for (int i = first; i < argc; i++) {
+    size_t n = strlen(argv[i]);
+    if (len + n + 2 > sizeof o->expr)
+      return false;
+    if (len > 0)
+      o->expr[len++] = ' ';
+    memcpy(o->expr + len, argv[i], n + 1);
+    len += n;
+  }
+  return true;
+}
+
+/* Parses the command line; returns -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, options *o) {
+  static const struct option longopts[] = {
+      {"tz", required_argument, NULL, 't'},
+      {"after", required_argument, NULL, 'a'},
+      {"count", required_argument, NULL, 'n'},
+      {"format", required_argument, NULL, 'f'},
+      {"explain", no_argument, NULL, 'e'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  int c;
+  char *end;
+  while ((c = getopt_long(argc, argv, "+t:a:n:f:eh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 't':
+      o->tz = optarg;
+      break;
+    case 'a':
+      o->after = optarg;
+      break;
+    case 'e':
+      o->explain = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case 'n':
+      o->count = strtol(optarg, &end, 10);
+      if (*end != '\0' || o->count < 1 || o->count > MAX_COUNT) {
+        fprintf(stderr, "chime-cron: --count must be 1-%d\n", MAX_COUNT);
+        return 2;
+      }
+      break;
+    case 'f':
+      if (strcmp(optarg, "iso") != 0 && strcmp(optarg, "ms") != 0) {
+        fprintf(stderr, "chime-cron: --format must be iso or ms\n");
+        return 2;
+      }
+      o->ms = strcmp(optarg, "ms") == 0;
+      break;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "chime-cron: an expression is required\n");
+    usage(stderr);
+    return 2;
+  }
+  if (!join_expr(o, argc, argv, optind)) {
+    fprintf(stderr, "chime-cron: the expression is longer than %d bytes\n",
+            CHIME_CRON_MAX_LEN);
+    return 1;
+  }
+  return -1;
+}
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Prints the fire times; returns the exit status. */
+static int print_fires(const chime_cron *cron, const chime_zone *zone,
+                       const options *o, int64_t after) {
+  int64_t t = after;
+  for (long i = 0; i < o->count; i++) {
+    int64_t next;
+    int r = chime_cron_next(cron, zone, t, &next);
+    if (r == CHIME_ENEVERFIRES) {
+      fprintf(stderr, "chime-cron: the expression %s after this\n",
+              i == 0 ? "never fires" : "fires no more");
+      return 0;
+    }
+    if (r != 0) {
+      fprintf(stderr, "chime-cron: %s\n", chime_strerror(r));
+      return 1;
+    }
+    if (o->ms)
+      printf("%" PRId64 "\n", next);
+    else
+      print_iso(zone, next);
+    t = next;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  options o = {.tz = "UTC", .count = 10};
+  int status = parse_args(argc, argv, &o);
+  if (status >= 0)
+    return status;
+  const chime_zone *zone;
+  int r = chime_zone_get(o.tz, &zone);
+  if (r != 0) {
+    fprintf(stderr, "chime-cron: time zone '%s': %s\n", o.tz,
+            chime_strerror(r));
+    return 1;
+  }
+  int64_t after = now_ms();
+  if (o.after != NULL && !parse_time(o.after, zone, &after)) {
+    fprintf(stderr,
+            "chime-cron: --after '%s' is neither epoch milliseconds "
+            "nor ISO-8601 (2026-03-08T01:30:00Z)\n",
+            o.after);
+    return 2;
+  }
+  chime_cron *cron;
+  char err[256];
+  int col = 0;
+  r = chime_cron_from_string(o.expr, &cron, &col, err, sizeof err);
+  if (r != 0) {
+    fprintf(stderr, "chime-cron: %s\n  %s\n  %*s^\n",
+            err[0] != '\0' ? err : chime_strerror(r), o.expr,
+            col > 0 ? col - 1 : 0, "");
+    return 1;
+  }
+  if (o.explain) {
+    char *text;
+    if (chime_cron_describe(cron, &text) == 0) {
+      printf("%s\n", text);
+      chime_free(text);
+    }
+  }
+  status = print_fires(cron, zone, &o, after);
+  chime_cron_free(cron);
+  return status;
+}
