@@ -30,11 +30,6 @@ void chime__mem_unlock(mem_store *s) {
   (void)r;
 }
 
-int chime__mem_key_check(const char *group, const char *name) {
-  int r = chime__name_check(group, "group", NULL, 0);
-  return r < 0 ? r : chime__name_check(name, "name", NULL, 0);
-}
-
 mem_trigger *chime__mem_trigger_find(mem_store *s, const char *group,
                                      const char *name) {
   char key[MEM_KEY_MAX];
@@ -173,21 +168,6 @@ static int64_t mem_now(chime_store *store) {
 
 /* ------------------------------------------------------------------ jobs */
 
-int chime__mem_job_check(const chime_job *job) {
-  int r;
-  if (!job)
-    return CHIME_EINVAL;
-  if ((r = chime__mem_key_check(job->group, job->name)) < 0 ||
-      (r = chime__name_check(job->type, "job type", NULL, 0)) < 0)
-    return r;
-  if (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
-      job->concurrency != CHIME_CONCURRENCY_FORBID)
-    return CHIME_EINVAL;
-  if (job->data_len > CHIME_MAX_DATA_LEN)
-    return CHIME_ELIMIT;
-  return 0;
-}
-
 /* A new job entry owning j.  Returns: the entry; NULL on ENOMEM. */
 mem_job *chime__mem_job_insert(mem_store *s, chime_job *j) {
   char key[MEM_KEY_MAX];
@@ -220,7 +200,7 @@ void chime__mem_job_replace(mem_store *s, mem_job *mj, chime_job *j) {
 
 static int mem_job_add(chime_store *store, const chime_job *job, bool replace) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_job_check(job);
+  int r = chime__job_check(job);
   if (r < 0)
     return r;
   chime_job *copy = chime__job_copy(job);
@@ -243,7 +223,7 @@ static int mem_job_add(chime_store *store, const chime_job *job, bool replace) {
 static int mem_job_remove(chime_store *store, const char *group,
                           const char *name) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   chime__mem_lock(s);
@@ -257,7 +237,7 @@ static int mem_job_remove(chime_store *store, const char *group,
 static int mem_job_get(chime_store *store, const char *group, const char *name,
                        chime_job **ret_job) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   if (!ret_job)

@@ -180,14 +180,9 @@ chime_trigger *chime__mem_trigger_out(const mem_trigger *mt);
  * CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__mem_match_check(chime_match match, const char *pattern);
 
-/* Validates a key. Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
-int chime__mem_key_check(const char *group, const char *name);
-
-/* Jobs (memory.c).  job_check validates a definition (0; CHIME_EINVAL;
- * CHIME_ELIMIT); job_insert adds an entry owning j (NULL on ENOMEM);
+/* Jobs (memory.c).  job_insert adds an entry owning j (NULL on ENOMEM);
  * job_replace swaps its definition for j (its WAITING triggers move to the
  * new type's heap); job_delete removes it with its triggers. */
-int chime__mem_job_check(const chime_job *job);
 mem_job *chime__mem_job_insert(mem_store *s, chime_job *j);
 void chime__mem_job_replace(mem_store *s, mem_job *mj, chime_job *j);
 void chime__mem_job_delete(mem_store *s, mem_job *mj);

@@ -122,7 +122,7 @@ int chime__mem_trigger_list_for_job(chime_store *store, const char *job_group,
                                     const char *job_name, chime_key **ret_keys,
                                     size_t *ret_count) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(job_group, job_name);
+  int r = chime__key_check(job_group, job_name);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
   key_list l = {0};

@@ -68,7 +68,7 @@ static void each_trigger(mem_store *s, void (*fn)(mem_store *, mem_trigger *),
 static int by_key(chime_store *store, const char *group, const char *name,
                   void (*fn)(mem_store *, mem_trigger *)) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   chime__mem_lock(s);
@@ -92,7 +92,7 @@ int chime__mem_resume_trigger(chime_store *store, const char *group,
 static int by_job(chime_store *store, const char *group, const char *name,
                   bool pause) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   chime__mem_lock(s);

@@ -58,7 +58,7 @@ static int trigger_add_check(const chime_job *job, const chime_trigger *t,
   if (!t->job_group || !t->job_name)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "trigger %s.%s names no job", t->group, t->name);
-  if ((r = chime__mem_key_check(t->job_group, t->job_name)) < 0)
+  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
     return chime__record_err(errbuf, errbuf_len, r,
                              "trigger %s.%s names an invalid job key", t->group,
                              t->name);
@@ -66,7 +66,7 @@ static int trigger_add_check(const chime_job *job, const chime_trigger *t,
       (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
                              errbuf_len)) < 0)
     return r;
-  if (job && (r = chime__mem_job_check(job)) < 0)
+  if (job && (r = chime__job_check(job)) < 0)
     return chime__record_err(errbuf, errbuf_len, r, "invalid job");
   if (job && (strcmp(job->group, t->job_group) != 0 ||
               strcmp(job->name, t->job_name) != 0))
@@ -170,7 +170,7 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
 int chime__mem_trigger_remove(chime_store *store, const char *group,
                               const char *name) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   chime__mem_lock(s);
@@ -207,7 +207,7 @@ int chime__mem_trigger_replace(chime_store *store, const char *group,
                                int64_t *ret_first_fire_ms, char *errbuf,
                                size_t errbuf_len) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !trigger)
     return r < 0 ? r : CHIME_EINVAL;
   chime_trigger *t = replacement(trigger, group, name);
@@ -250,7 +250,7 @@ int chime__mem_trigger_replace(chime_store *store, const char *group,
 int chime__mem_trigger_get(chime_store *store, const char *group,
                            const char *name, chime_trigger **ret_trigger) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !ret_trigger)
     return r < 0 ? r : CHIME_EINVAL;
   chime_trigger *copy = NULL;
@@ -270,7 +270,7 @@ int chime__mem_trigger_status(chime_store *store, const char *group,
                               const char *name,
                               chime_trigger_status *ret_status) {
   mem_store *s = (mem_store *)store;
-  int r = chime__mem_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !ret_status)
     return r < 0 ? r : CHIME_EINVAL;
   chime__mem_lock(s);

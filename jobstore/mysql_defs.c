@@ -11,22 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks a job record (as the memory store does). */
-static int job_check(const chime_job *job) {
-  int r;
-  if (!job)
-    return CHIME_EINVAL;
-  if ((r = chime__my_key_check(job->group, job->name)) < 0 ||
-      (r = chime__name_check(job->type, "job type", NULL, 0)) < 0)
-    return r;
-  if (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
-      job->concurrency != CHIME_CONCURRENCY_FORBID)
-    return CHIME_EINVAL;
-  if (job->data_len > CHIME_MAX_DATA_LEN)
-    return CHIME_ELIMIT;
-  return 0;
-}
-
 int chime__my_job_write(my_tx *tx, const chime_job *j, bool exists) {
   const char *sched = tx->s->sched;
   my_arg f[] = {chime__my_text(j->type), chime__my_text(j->description),
@@ -81,7 +65,7 @@ static int job_add_fn(my_tx *tx, void *arg) {
 }
 
 int chime__my_job_add(chime_store *store, const chime_job *job, bool replace) {
-  int r = job_check(job);
+  int r = chime__job_check(job);
   if (r < 0)
     return r;
   job_op op = {.job = job, .replace = replace};
@@ -106,7 +90,7 @@ static int job_remove_fn(my_tx *tx, void *arg) {
 
 int chime__my_job_remove(chime_store *store, const char *group,
                          const char *name) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   job_op op = {.group = group, .name = name};
@@ -126,7 +110,7 @@ static int job_get_fn(my_tx *tx, void *arg) {
 
 int chime__my_job_get(chime_store *store, const char *group, const char *name,
                       chime_job **ret_job) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !ret_job)
     return r < 0 ? r : CHIME_EINVAL;
   job_op op = {.group = group, .name = name};
@@ -224,7 +208,7 @@ int chime__my_trigger_list_for_job(chime_store *store, const char *job_group,
                                    const char *job_name, chime_key **ret_keys,
                                    size_t *ret_count) {
   my_store *s = (my_store *)store;
-  int r = chime__my_key_check(job_group, job_name);
+  int r = chime__key_check(job_group, job_name);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
   list_op op = {.id = Q_TRIG_LIST_OF_JOB, .nargs = 3, .need_job = true};
@@ -257,7 +241,7 @@ static int trigger_get_fn(my_tx *tx, void *arg) {
 
 int chime__my_trigger_get(chime_store *store, const char *group,
                           const char *name, chime_trigger **ret_trigger) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !ret_trigger)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
@@ -289,7 +273,7 @@ static int status_fn(my_tx *tx, void *arg) {
 int chime__my_trigger_status(chime_store *store, const char *group,
                              const char *name,
                              chime_trigger_status *ret_status) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !ret_status)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
@@ -312,7 +296,7 @@ static int trigger_remove_fn(my_tx *tx, void *arg) {
 
 int chime__my_trigger_remove(chime_store *store, const char *group,
                              const char *name) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   trig_op op = {.group = group, .name = name};

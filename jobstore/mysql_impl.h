@@ -285,12 +285,13 @@ int chime__my_job_gc(my_tx *tx, const char *job_group, const char *job_name);
 int chime__my_job_write(my_tx *tx, const chime_job *job, bool exists);
 /* Unblocks a FORBID job's triggers when none of its fires executes. */
 int chime__my_unblock_job(my_tx *tx, const char *group, const char *name);
+/* Ends fired row i of fr (columns FC_*): deletes it, unblocks its job when
+ * FORBID, removes its trigger when COMPLETE (mysql_maint.c). */
+int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i);
 /* Builds a LIKE pattern for a group matcher (escape '!').  Returns: 0;
  * CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__my_like(chime_match match, const char *pattern, char *buf,
                    size_t len);
-/* Validates a key.  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
-int chime__my_key_check(const char *group, const char *name);
 
 /* The ops of the other files. */
 int chime__my_job_add(chime_store *store, const chime_job *job, bool replace);

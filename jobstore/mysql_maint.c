@@ -52,7 +52,7 @@ static int history(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
 
 /* Ends fired row i of fr: deletes it, unblocks its job, removes its
  * trigger when COMPLETE. */
-static int end_fire(my_tx *tx, const my_rows *fr, size_t i) {
+int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
   my_arg id = chime__my_int(chime__my_i(fr, i, FC_ID));
   int r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
   const char *jg = chime__my_s(fr, i, FC_JG), *jn = chime__my_s(fr, i, FC_JN);
@@ -103,7 +103,7 @@ static int complete_fn(my_tx *tx, void *arg) {
     chime_job_free(job);
   }
   if (r == 0)
-    r = end_fire(tx, &fr, 0);
+    r = chime__my_end_fire(tx, &fr, 0);
   if (r == 0) {
     int code = o ? o->error : 0;
     int64_t fin = o && o->finished_ms ? o->finished_ms : op->now;

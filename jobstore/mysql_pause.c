@@ -56,7 +56,7 @@ static int by_key_fn(my_tx *tx, void *arg) {
 
 static int by_key(chime_store *store, const char *group, const char *name,
                   my_stmt_id id, bool by_job, int job_paused) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   pause_op op = {.id = id, .group = group, .name = name, .by_job = by_job,

@@ -67,20 +67,7 @@ static int finish(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
       chime__my_int(0), chime__my_int(chime__my_i(fr, i, FC_RECOVERING)),
       chime__my_int(now)};
   int r = chime__my_exec(tx, Q_HISTORY_INSERT, NULL, h, 15, NULL, NULL);
-  my_arg id = h[1];
-  if (r == 0)
-    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
-  const char *jg = chime__my_s(fr, i, FC_JG), *jn = chime__my_s(fr, i, FC_JN);
-  if (r == 0 && chime__my_i(fr, i, FC_FORBID))
-    r = chime__my_unblock_job(tx, jg, jn);
-  chime_trigger *t = NULL;
-  if (r == 0)
-    r = chime__my_trigger_load(tx, chime__my_s(fr, i, FC_TG),
-                               chime__my_s(fr, i, FC_TN), true, &t);
-  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
-    r = chime__my_trigger_delete(tx, t->group, t->name, jg, jn, true);
-  chime_trigger_free(t);
-  return r;
+  return r < 0 ? r : chime__my_end_fire(tx, fr, i);
 }
 
 /* Handles fired row i of the dead node. */

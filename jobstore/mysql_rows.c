@@ -34,11 +34,6 @@ chime_store_state chime__my_state_parse(const char *name) {
   return CHIME_STATE_ERROR;
 }
 
-int chime__my_key_check(const char *group, const char *name) {
-  int r = chime__name_check(group, "group", NULL, 0);
-  return r < 0 ? r : chime__name_check(name, "name", NULL, 0);
-}
-
 int chime__my_like(chime_match match, const char *pattern, char *buf,
                    size_t len) {
   if (match == CHIME_MATCH_ANY) {

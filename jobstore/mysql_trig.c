@@ -27,7 +27,7 @@ static int add_check(const chime_job *job, const chime_trigger *t,
   if (!t->job_group || !t->job_name)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "trigger %s.%s names no job", t->group, t->name);
-  if ((r = chime__my_key_check(t->job_group, t->job_name)) < 0)
+  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
     return chime__record_err(errbuf, errbuf_len, r,
                              "trigger %s.%s names an invalid job key",
                              t->group, t->name);
@@ -35,7 +35,7 @@ static int add_check(const chime_job *job, const chime_trigger *t,
       (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
                              errbuf_len)) < 0)
     return r;
-  if (job && (r = chime__my_key_check(job->group, job->name)) < 0)
+  if (job && (r = chime__key_check(job->group, job->name)) < 0)
     return chime__record_err(errbuf, errbuf_len, r, "invalid job");
   if (job && (chime__name_check(job->type, "job type", NULL, 0) < 0 ||
               (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
@@ -217,7 +217,7 @@ int chime__my_trigger_replace(chime_store *store, const char *group,
                               const char *name, const chime_trigger *trigger,
                               int64_t *ret_first_fire_ms, char *errbuf,
                               size_t errbuf_len) {
-  int r = chime__my_key_check(group, name);
+  int r = chime__key_check(group, name);
   if (r < 0 || !trigger)
     return r < 0 ? r : CHIME_EINVAL;
   add_op op = {.replacing = true, .errbuf = errbuf, .errbuf_len = errbuf_len};

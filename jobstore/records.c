@@ -70,6 +70,26 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
   return 0;
 }
 
+int chime__key_check(const char *group, const char *name) {
+  int r = chime__name_check(group, "group", NULL, 0);
+  return r < 0 ? r : chime__name_check(name, "name", NULL, 0);
+}
+
+int chime__job_check(const chime_job *job) {
+  int r;
+  if (!job)
+    return CHIME_EINVAL;
+  if ((r = chime__key_check(job->group, job->name)) < 0 ||
+      (r = chime__name_check(job->type, "job type", NULL, 0)) < 0)
+    return r;
+  if (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
+      job->concurrency != CHIME_CONCURRENCY_FORBID)
+    return CHIME_EINVAL;
+  if (job->data_len > CHIME_MAX_DATA_LEN)
+    return CHIME_ELIMIT;
+  return 0;
+}
+
 /* Replaces *slot with a copy of [data, data + len). */
 int chime__set_bytes(void **slot, size_t *slot_len, const void *data,
                      size_t len) {

@@ -71,6 +71,14 @@ struct chime_trigger {
 int chime__name_check(const char *value, const char *what, char *errbuf,
                       size_t errbuf_len);
 
+/* chime__key_check: a job or trigger key as the stores accept it.
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__key_check(const char *group, const char *name);
+
+/* chime__job_check: a job definition as the stores accept it (key, type,
+ * concurrency, data size).  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__job_check(const chime_job *job);
+
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is
  * the original's (borrowed). */
 chime_job *chime__job_copy(const chime_job *job);

@@ -7,6 +7,7 @@
 #include "jobstore/records.h"
 
 #include "triggers/cron.h"
+#include "triggers/misfire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,28 +283,8 @@ int chime_trigger_set_priority(chime_trigger *t, int priority) {
 }
 
 int chime_trigger_set_misfire(chime_trigger *t, chime_misfire misfire) {
-  if (!t)
+  if (!t || !chime__misfire_valid(t->schedule.kind, misfire))
     return CHIME_EINVAL;
-  bool simple = t->schedule.kind == CHIME_TRIGGER_SIMPLE;
-  switch (misfire) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-    break;
-  case CHIME_MISFIRE_DO_NOTHING:
-    if (simple)
-      return CHIME_EINVAL;
-    break;
-  case CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT:
-    if (!simple)
-      return CHIME_EINVAL;
-    break;
-  default:
-    return CHIME_EINVAL;
-  }
   t->schedule.misfire = misfire;
   return 0;
 }

@@ -5,6 +5,7 @@
  * Quartz repeats in every kind's computeFirstFireTime and triggered().
  */
 #include "triggers/trigger.h"
+#include "triggers/misfire.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,20 @@ int chime__trigger_err(char *errbuf, size_t len, int code, const char *fmt,
 
 static bool in_range(int64_t t) {
   return t >= CHIME__TRIGGER_MIN_MS && t <= CHIME__TRIGGER_MAX_MS;
+}
+
+static const char *kind_name(chime_trigger_kind kind) {
+  switch (kind) {
+  case CHIME_TRIGGER_SIMPLE:
+    return "simple";
+  case CHIME_TRIGGER_CRON:
+    return "cron";
+  case CHIME_TRIGGER_CALENDAR_INTERVAL:
+    return "calendar-interval";
+  case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
+    return "daily-time-interval";
+  }
+  return "unknown";
 }
 
 int chime__schedule_validate(const chime_schedule *s, char *errbuf,
@@ -49,6 +64,10 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
   if (s->kind != CHIME_TRIGGER_SIMPLE && s->zone == NULL)
     return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
                               "a time zone is required for this trigger kind");
+  if (!chime__misfire_valid(s->kind, s->misfire))
+    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
+                              "misfire instruction %d is not valid for a %s "
+                              "trigger", (int)s->misfire, kind_name(s->kind));
   switch (s->kind) {
   case CHIME_TRIGGER_SIMPLE:
     return chime__simple_check(s, errbuf, errbuf_len);

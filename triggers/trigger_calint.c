@@ -89,18 +89,7 @@ int chime__calint_check(const chime_schedule *s, char *errbuf, size_t len) {
                               "repeat interval %d exceeds the limit of %d "
                               "units",
                               (int)n, CHIME__CALINT_MAX_INTERVAL);
-  switch (s->misfire) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-  case CHIME_MISFIRE_DO_NOTHING:
-    return 0;
-  default:
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "misfire instruction %d is not valid for a "
-                              "calendar-interval trigger",
-                              (int)s->misfire);
-  }
+  return 0;
 }
 
 /* One calendar step of n units (day and larger) from t. */

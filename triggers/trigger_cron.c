@@ -10,18 +10,7 @@ int chime__cron_check(const chime_schedule *s, char *errbuf, size_t len) {
   if (s->u.cron.cron == NULL)
     return chime__trigger_err(errbuf, len, CHIME_EINVAL,
                               "a cron trigger needs a cron expression");
-  switch (s->misfire) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-  case CHIME_MISFIRE_DO_NOTHING:
-    return 0;
-  default:
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "misfire instruction %d is not valid for a "
-                              "cron trigger",
-                              (int)s->misfire);
-  }
+  return 0;
 }
 
 /* Quartz's CronTriggerImpl.setStartTime drops the start's milliseconds. */

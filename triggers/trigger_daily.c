@@ -79,18 +79,7 @@ int chime__daily_check(const chime_schedule *s, char *errbuf, size_t len) {
   int rc = check_window(s, errbuf, len);
   if (rc != 0)
     return rc;
-  switch (s->misfire) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-  case CHIME_MISFIRE_DO_NOTHING:
-    return 0;
-  default:
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "misfire instruction %d is not valid for a "
-                              "daily-time-interval trigger",
-                              (int)s->misfire);
-  }
+  return 0;
 }
 
 /* TimeOfDay.getTimeOfDayForDate: sec_of_day on t's local date. */

@@ -39,21 +39,7 @@ int chime__simple_check(const chime_schedule *s, char *errbuf, size_t len) {
                               "%lld ms",
                               (long long)interval,
                               (long long)CHIME__SIMPLE_MAX_INTERVAL_MS);
-  switch (s->misfire) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-  case CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT:
-    return 0;
-  default:
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "misfire instruction %d is not valid for a "
-                              "simple trigger",
-                              (int)s->misfire);
-  }
+  return 0;
 }
 
 int chime__simple_after(const chime_schedule *s, const chime_fire_state *st,

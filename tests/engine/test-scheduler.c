@@ -192,10 +192,15 @@ static void log_stderr(void *user_data, chime_log_level level,
           message);
 }
 
-/* A scheduler on the memory store with the "rec" job type and listener. */
+/* The store every scheduler of the suite uses: the memory store, or (in
+ * test-scheduler-mysql.c) the throwaway MariaDB. */
+static char store_url[2048] = "memory:";
+
+/* A scheduler on the suite's store with the "rec" job type and listener. */
 static chime_scheduler *make(rec *r, opts o) {
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
   CU_ASSERT_EQUAL(chime_config_set_workers(cfg, o.workers ? o.workers : 4), 0);
   CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(
                       cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000), 0);
@@ -835,6 +840,7 @@ static CU_TestInfo scheduler_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
+#ifndef CHIME_SCHEDULER_TEST_MAIN
 int main(void) {
   CU_SuiteInfo suites[] = {
       {.pName = "engine/scheduler", .pTests = scheduler_tests},
@@ -842,3 +848,4 @@ int main(void) {
   };
   return chime_test_main(suites);
 }
+#endif
