@@ -18,7 +18,7 @@
 /*
  * chime__zone_to_local: the wall-clock fields at instant t_ms, and the UTC
  * offset in force then (seconds east), if ret_offset_s is not NULL.
- * Instants beyond +-2^60 ms are clamped.  Thread: any (zones are immutable).
+ * Instants beyond +-2^50 s are clamped.  Thread: any (zones are immutable).
  */
 void chime__zone_to_local(const chime_zone *zone, int64_t t_ms,
                           chime_civil *ret_local, int32_t *ret_offset_s);

@@ -27,11 +27,13 @@
 /* Rule times may be -167..167 hours (RFC 8536 section 3.3.1). */
 #define CHIME_TZ_MAX_RULE_TIME_S (167 * 3600 + 59 * 60 + 59)
 /*
- * Instants are clamped to +-2^60 ms (about 36 million years) before any
- * arithmetic, so offsets can never overflow an int64_t.
+ * Instants are clamped to +-2^50 s (about 35 million years) before any
+ * arithmetic, so offsets can never overflow an int64_t.  The limit in
+ * milliseconds is a whole number of seconds, so a clamped instant floored
+ * to seconds stays within the limit in seconds.
  */
-#define CHIME_TZ_LIMIT_MS (INT64_C(1) << 60)
-#define CHIME_TZ_LIMIT_S (CHIME_TZ_LIMIT_MS / 1000)
+#define CHIME_TZ_LIMIT_S (INT64_C(1) << 50)
+#define CHIME_TZ_LIMIT_MS (CHIME_TZ_LIMIT_S * 1000)
 
 /* One end of a DST period in a rule: a day of the year and a local time. */
 typedef struct chime_tz_rule_date {

@@ -691,7 +691,33 @@ static void test_tz_concurrent_get_same_pointer(void) {
   }
 }
 
+/*
+ * Regression, found by ./dev fuzz: a zone whose footer has DST asked about
+ * INT64_MIN.  The clamp limit in milliseconds was not a whole number of
+ * seconds, so the floored instant fell one second outside the rule's range
+ * and an assertion fired.  The input is the fuzzer's, unchanged.
+ */
+static void test_tz_regression_fuzz_clamp_limit(void) {
+  static uint8_t buf[4096];
+  FILE *f = fopen(chime_test_data_path("fuzz/tzif-footer-at-clamp-limit"), "rb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  chime_zone *zone = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__zone_from_tzif("fuzz", buf, len, &zone, NULL, 0), 0);
+  static const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1, INT64_MAX - 1, INT64_MAX};
+  for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
+    chime_civil local;
+    int64_t back[2];
+    chime__zone_to_local(zone, extremes[i], &local, NULL);
+    int n = chime__zone_from_local(zone, &local, back);
+    CU_ASSERT(n >= 0 && n <= 2);
+  }
+  chime__zone_free(zone);
+}
+
 static CU_TestInfo tz_tests[] = {
+    {"regression: fuzz input at the clamp limit", test_tz_regression_fuzz_clamp_limit},
     {"to_local matches zdump", test_tz_matches_zdump},
     {"footer rule: New York and London to 9999",
      test_tz_footer_rule_new_york_and_london},
