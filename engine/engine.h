@@ -50,6 +50,12 @@
 /* Back-off of a worker retrying a completion: first and last pause. */
 #define CHIME__RETRY_FIRST_MS 100L
 #define CHIME__RETRY_LAST_MS 800L
+/* A node's lease, in check-in intervals: a node that could not check in
+ * for this long stops claiming (it fences itself), and others may declare
+ * it dead (the MySQL store uses the same factor). */
+#define CHIME__LEASE_FACTOR 2
+/* Dead-node recovery runs this many times per check-in interval. */
+#define CHIME__RECOVER_PER_CHECKIN 4
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
@@ -139,6 +145,9 @@ struct chime_scheduler {
   size_t loop_ntypes;
   unsigned loop_types_gen;
   bool loop_types_valid;
+  int64_t loop_checkin_ok_ms;  /* loop thread: start of the last good one */
+  int64_t loop_healthy_since;  /* loop thread: check-ins unbroken since */
+  bool loop_fenced;            /* loop thread: lease lost, not claiming */
 
   /* Workers (mu). */
   pthread_t *workers;

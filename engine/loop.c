@@ -9,7 +9,15 @@
  * freed worker, a change of mode); the fire timer, armed for the pending
  * batch's time or for the next due trigger (at most the idle wait); and
  * three maintenance timers: misfire scan (every min(threshold, 5 s)),
- * check-in and dead-node recovery (every check-in interval).
+ * check-in (every check-in interval) and dead-node recovery (four times
+ * per check-in interval).
+ *
+ * Fencing: a node whose last successful check-in started more than a
+ * lease ago (CHIME__LEASE_FACTOR check-in intervals) claims nothing and
+ * gives back its pending claims until it checks in again; dead-node
+ * recovery runs only after a lease of unbroken check-ins, so after an
+ * outage of the database the other nodes get the time to check in again
+ * before anyone declares them dead.
  *
  * One iteration ("tick") reads the store's clock once and then either
  * fires the pending batch when its time has come, or claims a new batch of
@@ -21,6 +29,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* The scheduler whose loop the calling thread runs, or NULL. */
 static _Thread_local const chime_scheduler *tls_loop_of;
@@ -183,17 +192,58 @@ static void on_misfire_timer(uv_timer_t *t) {
     loop_tick(s);
 }
 
+/* The monotonic clock in milliseconds (leases are local durations). */
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t lease_ms(const chime_scheduler *s) {
+  return s->cfg.checkin_interval_ms * CHIME__LEASE_FACTOR;
+}
+
+/* Whether the node lost its lease: no successful check-in started within
+ * the last lease.  Others may have declared it dead and taken its fires
+ * over, so it must not claim.  Logs the change. */
+static bool fenced(chime_scheduler *s) {
+  bool lost = mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
+  if (lost && !s->loop_fenced)
+    chime__log(s, CHIME_LOG_WARN,
+               "no check-in for over %lld ms: this node fenced itself and "
+               "stops claiming fires; running fires may be taken over",
+               (long long)lease_ms(s));
+  s->loop_fenced = lost;
+  return lost;
+}
+
 static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   chime_store *st = s->store;
+  int64_t started = mono_ms();
   int r = st->ops->checkin(st, st->ops->now(st));
-  if (r < 0)
+  if (r < 0) {
     chime__report_error(s, r, "checking in");
+    return;
+  }
+  /* After a gap (a stall, an unreachable database) other nodes may not
+   * have checked in either: dead-node recovery waits a lease. */
+  if (started - s->loop_checkin_ok_ms > lease_ms(s))
+    s->loop_healthy_since = started;
+  s->loop_checkin_ok_ms = started;
+  if (s->loop_fenced) {
+    s->loop_fenced = false;
+    chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");
+    if (s->loop_mode == CHIME_SCHEDULER_STARTED)
+      loop_tick(s);
+  }
 }
 
 static void on_recover_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   chime_store *st = s->store;
+  if (fenced(s) || mono_ms() - s->loop_healthy_since < lease_ms(s))
+    return;
   size_t n = 0;
   int r = st->ops->recover_dead_nodes(st, st->ops->now(st), &n);
   if (r < 0) {
@@ -298,6 +348,13 @@ static void loop_tick(chime_scheduler *s) {
   apply_mode(s, state);
   if (s->loop_mode != CHIME_SCHEDULER_STARTED)
     return;
+  if (fenced(s)) {
+    /* Claims held now may already be someone else's: give them back and
+     * wait for a check-in (which ticks again). */
+    release_batch(s);
+    arm(s, s->cfg.checkin_interval_ms);
+    return;
+  }
   chime_store *st = s->store;
   int64_t now = st->ops->now(st);
   if (s->batch_count > 0) {
@@ -379,8 +436,13 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->async.data = s->fire_timer.data = s->misfire_timer.data = s;
   s->checkin_timer.data = s->recover_timer.data = s;
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
+  uint64_t scan = every / CHIME__RECOVER_PER_CHECKIN;
+  if (scan == 0)
+    scan = 1;
+  s->loop_checkin_ok_ms = s->loop_healthy_since = mono_ms();
+  s->loop_fenced = false;
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
-  uv_timer_start(&s->recover_timer, on_recover_timer, every, every);
+  uv_timer_start(&s->recover_timer, on_recover_timer, scan, scan);
   pthread_mutex_lock(&s->mu);
   s->async_live = true;
   s->handles_open = true;

@@ -8,7 +8,9 @@
  * auto_create=1, migrate=1 (mysql_schema.c), clear=1 (delete this
  * scheduler's rows at open: tests and demos), history_retention_ms
  * (default 7 days), lock_wait_timeout_s (InnoDB's lock wait, default 10;
- * a timeout is retried).
+ * a timeout is retried), test_clock_offset_ms (tests only: skews this
+ * node's local clock by that many milliseconds, as a wrong system clock
+ * would; the store's clock still follows the database's).
  */
 #include "jobstore/mysql_impl.h"
 
@@ -248,6 +250,8 @@ static void my_free(chime_store *store) {
   my_store *s = (my_store *)store;
   if (!s)
     return;
+  if (s->node_claimed)
+    chime__my_node_leave(s);
   for (size_t i = 0; s->conns && i < s->nconns; i++)
     chime__my_conn_reset(&s->conns[i], true);
   free(s->conns);
@@ -385,7 +389,27 @@ static int start(my_store *s, char *errbuf, size_t errbuf_len) {
   if (clear && strcmp(clear, "1") == 0 &&
       (r = chime__my_clear(s, errbuf, errbuf_len)) < 0)
     return r;
-  return chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  r = chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__my_node_claim(s, errbuf, errbuf_len);
+  s->node_claimed = r == 0;
+  return r;
+}
+
+/* Reads the test-only clock skew parameter (overrides the option).
+ * Returns: 0; CHIME_EURL. */
+static int read_skew(my_store *s, char *errbuf, size_t errbuf_len) {
+  const char *skew = chime__mysql_url_param(s->url, "test_clock_offset_ms");
+  if (!skew)
+    return 0;
+  char *end;
+  long long v = strtoll(skew, &end, 10);
+  if (*end || end == skew || v < -INT64_C(86400000) || v > INT64_C(86400000))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "test_clock_offset_ms '%.32s' is not a number "
+                             "of milliseconds within a day", skew);
+  s->test_skew_ms = v;
+  return 0;
 }
 
 int chime__mysql_store_open(const char *url, const chime_store_options *options,
@@ -403,6 +427,8 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   if (r == 0 && (r = read_options(s, options)) == CHIME_EINVAL)
     chime__record_err(errbuf, errbuf_len, r,
                       "invalid scheduler name or instance id");
+  if (r == 0)
+    r = read_skew(s, errbuf, errbuf_len);
   if (r == 0)
     r = chime__my_sql_init(s);
   if (r == 0)

@@ -123,6 +123,7 @@ typedef struct my_store {
   size_t nconns;
   int64_t offset_ms; /* database clock - (local clock + skew) */
   uint64_t jitter;   /* back-off jitter state */
+  bool node_claimed; /* the nodes row is ours (mysql_node.c) */
 } my_store;
 
 /* A transaction in progress. */
@@ -200,6 +201,18 @@ typedef void (*my_reset_fn)(void *arg);
  */
 int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
                   char *errbuf, size_t errbuf_len);
+
+/* A node is dead once its last check-in is older than this many of its
+ * check-in intervals (database time); mysql_node.c and mysql_recover.c. */
+#define CHIME__MY_LEASE_FACTOR 2
+
+/* chime__my_node_claim: claims this store's instance id in the nodes
+ * table.  Returns: 0; CHIME_EDUPNODE (a live node of another process has
+ * it, errbuf says which); a transaction error. */
+int chime__my_node_claim(my_store *s, char *errbuf, size_t errbuf_len);
+/* chime__my_node_leave: removes this node's row when it holds no fires
+ * (a clean close); failures are logged. */
+void chime__my_node_leave(my_store *s);
 
 /* Logs through options->log at level. */
 void chime__my_log(my_store *s, chime_log_level level, const char *fmt, ...)

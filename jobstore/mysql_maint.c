@@ -5,8 +5,9 @@
  * database's time; the clock offset is measured again; old history is
  * trimmed); recovery of dead nodes is in mysql_recover.c.
  *
- * Recovery: a node is dead when its last check-in is older than its own
- * check-in interval times 3 plus 15 s (database time).
+ * Recovery: a node is dead when its last check-in is older than its
+ * lease, its own check-in interval times CHIME__MY_LEASE_FACTOR (2), in
+ * database time.
  * A survivor locks the dead node's row FOR UPDATE (re-checking it is still
  * dead), then in the same transaction: returns its ACQUIRED claims to
  * WAITING; for each EXECUTING fire whose job requests recovery it inserts

@@ -2,7 +2,9 @@
  * mysql_recover.c: recovery of dead nodes in the MySQL store (the design
  * is described at the top of mysql_maint.c): one transaction per dead
  * node, holding its nodes row FOR UPDATE, so exactly one survivor recovers
- * it.
+ * it.  Who is dead is decided by SQL_DEAD below (the lease rule of
+ * mysql_node.c plus the checks that keep a node that was itself cut off
+ * from judging others); docs/cluster.md explains the timing.
  */
 #include "jobstore/mysql_impl.h"
 
@@ -10,15 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEAD_FACTOR 3
-#define DEAD_GRACE_MS 15000
 #define RECOVERY_GROUP "CHIME_RECOVERING"
 
 enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
        FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
 
+#define NOW_MS "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+
+/*
+ * The dead nodes as this node sees them: their lease ran out, this node's
+ * own lease has not (a node cut off from the database, or stalled, never
+ * judges others when it comes back), and this node checked in at least a
+ * check-in interval after the other's last check-in (after an outage of
+ * the database nobody is judged until it had the time to check in again).
+ * Arguments: this node, the scheduler, the lease factor twice.
+ */
+static const char SQL_DEAD[] =
+    "SELECT d.instance_id FROM {P}nodes d JOIN {P}nodes me ON "
+    "me.sched_name = d.sched_name AND me.instance_id = ? WHERE "
+    "d.sched_name = ? AND d.instance_id <> me.instance_id AND "
+    "d.last_checkin_ms + d.checkin_interval_ms * ? < " NOW_MS " AND "
+    "me.last_checkin_ms + me.checkin_interval_ms * ? >= " NOW_MS " AND "
+    "me.last_checkin_ms >= d.last_checkin_ms + d.checkin_interval_ms";
+
+/* The same for one node (one more argument), locking its row. */
+static const char SQL_LOCK_TAIL[] = " AND d.instance_id = ? FOR UPDATE";
+
 typedef struct rec_op {
   const char *node;
+  char *sql;
   size_t fires;
 } rec_op;
 
@@ -100,11 +122,14 @@ static int recover_fire(my_tx *tx, const my_rows *fr, size_t i) {
 
 static int recover_fn(my_tx *tx, void *arg) {
   rec_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->node),
-                chime__my_int(DEAD_FACTOR), chime__my_int(DEAD_GRACE_MS)};
+  my_arg l[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
+                chime__my_int(CHIME__MY_LEASE_FACTOR),
+                chime__my_int(CHIME__MY_LEASE_FACTOR),
+                chime__my_text(op->node)};
+  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->node)};
   my_rows rows;
   op->fires = 0;
-  int r = chime__my_query(tx, Q_NODE_LOCK, NULL, a, 4, &rows);
+  int r = chime__my_query(tx, Q_NODE_LOCK, op->sql, l, 5, &rows);
   if (r < 0)
     return r;
   bool dead = rows.nrows > 0;
@@ -126,6 +151,7 @@ static int recover_fn(my_tx *tx, void *arg) {
 }
 
 typedef struct dead_op {
+  char *sql;
   my_rows rows;
 } dead_op;
 
@@ -136,24 +162,35 @@ static void dead_reset(void *arg) {
 
 static int dead_fn(my_tx *tx, void *arg) {
   dead_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(tx->s->node),
-                chime__my_int(DEAD_FACTOR), chime__my_int(DEAD_GRACE_MS)};
-  return chime__my_query(tx, Q_NODES_DEAD, NULL, a, 4, &op->rows);
+  my_arg a[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
+                chime__my_int(CHIME__MY_LEASE_FACTOR),
+                chime__my_int(CHIME__MY_LEASE_FACTOR)};
+  return chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 4, &op->rows);
 }
 
 int chime__my_recover(chime_store *store, int64_t now_ms,
                       size_t *ret_recovered) {
   my_store *s = (my_store *)store;
-  dead_op dead = {0};
+  dead_op dead = {.sql = chime__my_subst(SQL_DEAD, s->prefix)};
+  size_t len = sizeof SQL_DEAD + sizeof SQL_LOCK_TAIL;
+  char *lock = malloc(len);
   (void)now_ms;
-  int r = chime__my_run(s, dead_fn, dead_reset, &dead, NULL, 0);
+  if (lock)
+    snprintf(lock, len, "%s%s", SQL_DEAD, SQL_LOCK_TAIL);
+  char *lock_sql = lock ? chime__my_subst(lock, s->prefix) : NULL;
+  free(lock);
+  int r = dead.sql && lock_sql ? 0 : CHIME_ENOMEM;
+  if (r == 0)
+    r = chime__my_run(s, dead_fn, dead_reset, &dead, NULL, 0);
   size_t total = 0;
   for (size_t i = 0; r == 0 && i < dead.rows.nrows; i++) {
-    rec_op op = {.node = chime__my_s(&dead.rows, i, 0)};
+    rec_op op = {.node = chime__my_s(&dead.rows, i, 0), .sql = lock_sql};
     r = chime__my_run(s, recover_fn, NULL, &op, NULL, 0);
     total += op.fires;
   }
   dead_reset(&dead);
+  free(dead.sql);
+  free(lock_sql);
   if (r < 0)
     return r;
   if (ret_recovered)

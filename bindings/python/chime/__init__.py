@@ -1,0 +1,36 @@
+"""chime: Python binding of libchime, a persistent, clustered job scheduler.
+
+    import chime
+
+    with chime.Scheduler(url="memory:", workers=4) as sched:
+        @sched.job("report")
+        def report(ctx):
+            print(ctx.job_key, ctx.scheduled_time, ctx.json())
+
+        sched.schedule(chime.Job("reports", "nightly", "report",
+                                 data={"to": "ops"}),
+                       chime.Cron("0 0 2 * * ?", tz="Asia/Shanghai"))
+        ...
+
+Standard library only: the C library is reached with ctypes (see _lib for
+where libchime.so is looked for).
+"""
+
+from . import _lib
+from .context import JobContext
+from .errors import *  # noqa: F401,F403 (Error and one class per code)
+from .errors import Error, error_for
+from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
+                        STANDBY, STARTED, Event, Scheduler)
+from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
+                        EVENT_JOB_TO_BE_EXECUTED, EVENT_JOB_VETOED,
+                        EVENT_JOB_WAS_EXECUTED, EVENT_SCHEDULER_ERROR,
+                        EVENT_SCHEDULER_SHUTDOWN, EVENT_SCHEDULER_STANDBY,
+                        EVENT_SCHEDULER_STARTED, EVENT_TRIGGER_COMPLETED,
+                        EVENT_TRIGGER_FIRED, EVENT_TRIGGER_MISFIRED)
+from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
+                       DailyTimeInterval, Job, Misfire, Simple, Trigger,
+                       TriggerState, Unit, ms_to_datetime, to_ms)
+
+__version__ = _lib.dec(_lib.lib.chime_version())
+from .cron import cron_next, describe_cron  # noqa: E402

@@ -1,0 +1,213 @@
+"""_lib: finds and loads libchime.so and declares the C prototypes.
+
+The library is looked for, in order: the file named by the environment
+variable CHIME_LIB; a libchime.so next to this package; the meson build
+directory of the source tree the package sits in (build/ at the top);
+ctypes.util.find_library("chime").  The library is loaded with ctypes.CDLL,
+so every call releases the GIL: a worker thread running a Python job can
+take it while the caller waits in chime_scheduler_shutdown.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+_c = ctypes
+_vp = _c.c_void_p
+_cp = _c.c_char_p
+_i = _c.c_int
+_i32 = _c.c_int32
+_i64 = _c.c_int64
+_u = _c.c_uint
+_sz = _c.c_size_t
+_b = _c.c_bool
+_pvp = _c.POINTER(_c.c_void_p)
+
+# Callback types, as include/chime.h declares them.
+JOB_FN = _c.CFUNCTYPE(None, _vp, _vp)
+LOG_FN = _c.CFUNCTYPE(None, _vp, _i, _cp)
+LISTENER_FN = _c.CFUNCTYPE(_b, _vp, _vp)
+
+NO_FIRE_MS = -(2 ** 63)
+
+
+def _candidates():
+    env = os.environ.get("CHIME_LIB")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "libchime.so")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    yield os.path.join(root, "build", "libchime.so")
+    found = ctypes.util.find_library("chime")
+    if found:
+        yield found
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            errors.append(path + ": no such file")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as exc:
+            errors.append(str(exc))
+    raise ImportError("chime: cannot load libchime.so (set CHIME_LIB): "
+                      + "; ".join(errors or ["not found"]))
+
+
+lib = _load()
+
+# (name, restype, argtypes) for every function the binding calls.
+_PROTOTYPES = [
+    ("chime_version", _cp, []),
+    ("chime_strerror", _cp, [_i]),
+    ("chime_err_name", _cp, [_i]),
+    ("chime_free", None, [_vp]),
+    ("chime_zone_get", _i, [_cp, _pvp]),
+    ("chime_cron_from_string", _i, [_cp, _pvp, _c.POINTER(_i), _cp, _sz]),
+    ("chime_cron_next", _i, [_vp, _vp, _i64, _c.POINTER(_i64)]),
+    ("chime_cron_describe", _i, [_vp, _c.POINTER(_vp)]),
+    ("chime_cron_free", None, [_vp]),
+    ("chime_calendar_from_string", _i, [_cp, _pvp, _cp, _sz]),
+    ("chime_calendar_free", None, [_vp]),
+    ("chime_job_new", _i, [_cp, _cp, _cp, _pvp]),
+    ("chime_job_free", None, [_vp]),
+    ("chime_job_set_description", _i, [_vp, _cp]),
+    ("chime_job_set_data", _i, [_vp, _cp, _sz]),
+    ("chime_job_set_durable", _i, [_vp, _b]),
+    ("chime_job_set_requests_recovery", _i, [_vp, _b]),
+    ("chime_job_set_concurrency", _i, [_vp, _i]),
+    ("chime_job_set_persist_data", _i, [_vp, _b]),
+    ("chime_job_data", _vp, [_vp, _c.POINTER(_sz)]),
+    ("chime_trigger_simple_new", _i,
+     [_cp, _cp, _i64, _i32, _pvp, _cp, _sz]),
+    ("chime_trigger_cron_new", _i, [_cp, _cp, _cp, _cp, _pvp, _cp, _sz]),
+    ("chime_trigger_calendar_interval_new", _i,
+     [_cp, _cp, _i32, _i, _cp, _pvp, _cp, _sz]),
+    ("chime_trigger_daily_new", _i,
+     [_cp, _cp, _i32, _i32, _u, _i32, _i, _i32, _cp, _pvp, _cp, _sz]),
+    ("chime_trigger_free", None, [_vp]),
+    ("chime_trigger_set_job", _i, [_vp, _cp, _cp]),
+    ("chime_trigger_set_start_ms", _i, [_vp, _i64]),
+    ("chime_trigger_set_end_ms", _i, [_vp, _i64]),
+    ("chime_trigger_set_priority", _i, [_vp, _i]),
+    ("chime_trigger_set_misfire", _i, [_vp, _i]),
+    ("chime_trigger_set_calendar", _i, [_vp, _cp]),
+    ("chime_trigger_set_description", _i, [_vp, _cp]),
+    ("chime_trigger_set_data", _i, [_vp, _cp, _sz]),
+    ("chime_trigger_set_preserve_hour_of_day", _i, [_vp, _b]),
+    ("chime_trigger_set_skip_day_if_hour_missing", _i, [_vp, _b]),
+    ("chime_trigger_next_fire_ms", _i64, [_vp]),
+    ("chime_trigger_prev_fire_ms", _i64, [_vp]),
+    ("chime_trigger_times_triggered", _i64, [_vp]),
+    ("chime_trigger_get_status", _i, [_vp]),
+    ("chime_config_new", _i, [_pvp]),
+    ("chime_config_free", None, [_vp]),
+    ("chime_config_set_store_url", _i, [_vp, _cp]),
+    ("chime_config_set_scheduler_name", _i, [_vp, _cp]),
+    ("chime_config_set_instance_id", _i, [_vp, _cp]),
+    ("chime_config_set_workers", _i, [_vp, _u]),
+    ("chime_config_set_idle_wait_ms", _i, [_vp, _i64]),
+    ("chime_config_set_batch_size", _i, [_vp, _u]),
+    ("chime_config_set_batch_window_ms", _i, [_vp, _i64]),
+    ("chime_config_set_misfire_threshold_ms", _i, [_vp, _i64]),
+    ("chime_config_set_checkin_interval_ms", _i, [_vp, _i64]),
+    ("chime_config_set_log", _i, [_vp, LOG_FN, _vp, _i]),
+    ("chime_scheduler_new", _i, [_vp, _pvp, _cp, _sz]),
+    ("chime_register_job", _i, [_vp, _cp, JOB_FN, _vp, _vp]),
+    ("chime_scheduler_start", _i, [_vp]),
+    ("chime_scheduler_standby", _i, [_vp]),
+    ("chime_scheduler_shutdown", _i, [_vp, _b]),
+    ("chime_scheduler_free", None, [_vp]),
+    ("chime_scheduler_get_state", _i, [_vp]),
+    ("chime_scheduler_name", _cp, [_vp]),
+    ("chime_scheduler_instance_id", _cp, [_vp]),
+    ("chime_scheduler_running_jobs", _u, [_vp]),
+    ("chime_scheduler_add_job", _i, [_vp, _vp, _b]),
+    ("chime_scheduler_remove_job", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_get_job", _i, [_vp, _cp, _cp, _pvp]),
+    ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
+    ("chime_scheduler_schedule", _i, [_vp, _vp, _vp, _c.POINTER(_i64)]),
+    ("chime_scheduler_unschedule", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_reschedule", _i,
+     [_vp, _cp, _cp, _vp, _c.POINTER(_i64)]),
+    ("chime_scheduler_get_trigger", _i, [_vp, _cp, _cp, _pvp]),
+    ("chime_scheduler_get_trigger_state", _i,
+     [_vp, _cp, _cp, _c.POINTER(_i)]),
+    ("chime_scheduler_last_error", _cp, []),
+    ("chime_scheduler_list_jobs", _i, [_vp, _i, _cp, _pvp, _c.POINTER(_sz)]),
+    ("chime_scheduler_list_triggers", _i,
+     [_vp, _i, _cp, _pvp, _c.POINTER(_sz)]),
+    ("chime_keys_free", None, [_vp, _sz]),
+    ("chime_scheduler_pause_trigger", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_resume_trigger", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_pause_job", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_resume_job", _i, [_vp, _cp, _cp]),
+    ("chime_scheduler_pause_triggers", _i, [_vp, _i, _cp]),
+    ("chime_scheduler_resume_triggers", _i, [_vp, _i, _cp]),
+    ("chime_scheduler_pause_all", _i, [_vp]),
+    ("chime_scheduler_resume_all", _i, [_vp]),
+    ("chime_scheduler_add_calendar", _i, [_vp, _cp, _vp, _b, _b]),
+    ("chime_scheduler_remove_calendar", _i, [_vp, _cp]),
+    ("chime_scheduler_add_listener", _i, [_vp, _u, LISTENER_FN, _vp, _vp]),
+    ("chime_event_get_kind", _i, [_vp]),
+    ("chime_event_ctx", _vp, [_vp]),
+    ("chime_event_job_group", _cp, [_vp]),
+    ("chime_event_job_name", _cp, [_vp]),
+    ("chime_event_error", _i, [_vp]),
+    ("chime_event_message", _cp, [_vp]),
+    ("chime_trigger_job_group", _cp, [_vp]),
+    ("chime_trigger_job_name", _cp, [_vp]),
+    ("chime_ctx_job_group", _cp, [_vp]),
+    ("chime_ctx_job_name", _cp, [_vp]),
+    ("chime_ctx_job_type", _cp, [_vp]),
+    ("chime_ctx_trigger_group", _cp, [_vp]),
+    ("chime_ctx_trigger_name", _cp, [_vp]),
+    ("chime_ctx_scheduled_ms", _i64, [_vp]),
+    ("chime_ctx_fire_ms", _i64, [_vp]),
+    ("chime_ctx_prev_fire_ms", _i64, [_vp]),
+    ("chime_ctx_next_fire_ms", _i64, [_vp]),
+    ("chime_ctx_fire_id", _i64, [_vp]),
+    ("chime_ctx_is_recovering", _b, [_vp]),
+    ("chime_ctx_times_triggered", _i64, [_vp]),
+    ("chime_ctx_data", _vp, [_vp, _c.POINTER(_sz)]),
+    ("chime_ctx_job_data", _vp, [_vp, _c.POINTER(_sz)]),
+    ("chime_ctx_set_data", _i, [_vp, _cp, _sz]),
+    ("chime_ctx_still_owned", _b, [_vp]),
+    ("chime_ctx_fail", _i, [_vp, _cp]),
+]
+
+for _name, _res, _args in _PROTOTYPES:
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+class ChimeKey(ctypes.Structure):
+    """struct chime_key: one (group, name) pair in a list."""
+    _fields_ = [("group", _cp), ("name", _cp)]
+
+
+def enc(text):
+    """Encodes an optional str to bytes for a const char * argument."""
+    if text is None:
+        return None
+    if isinstance(text, bytes):
+        return text
+    return str(text).encode("utf-8")
+
+
+def dec(raw):
+    """Decodes a borrowed C string (bytes or None) to str."""
+    return None if raw is None else raw.decode("utf-8", "replace")
+
+
+def read_bytes(ptr, length):
+    """Copies length bytes at ptr (a void * result) into a bytes object."""
+    if not ptr or not length:
+        return b""
+    return ctypes.string_at(ptr, length)

@@ -1,0 +1,127 @@
+"""context: JobContext, what a job function receives for one run.
+
+It wraps the C chime_ctx, which lives only during the job function: after
+the function returns every method raises StateError.
+"""
+
+import ctypes
+import json
+
+from . import _lib
+from .errors import StateError, check
+from .triggers import ms_to_datetime, to_bytes
+
+_L = _lib.lib
+
+
+class JobContext:
+    """One run of a job: keys, times, fire id, data; set_data, fail."""
+
+    def __init__(self, ptr, scheduler):
+        self._ptr = ptr
+        self._scheduler = scheduler
+        self.failed = None
+
+    def _p(self):
+        if not self._ptr:
+            raise StateError(-9, "the job context is used after its run")
+        return self._ptr
+
+    def _s(self, fn):
+        return _lib.dec(fn(self._p()))
+
+    scheduler = property(lambda self: self._scheduler,
+                         doc="The Scheduler running this job.")
+    job_group = property(lambda self: self._s(_L.chime_ctx_job_group))
+    job_name = property(lambda self: self._s(_L.chime_ctx_job_name))
+    job_type = property(lambda self: self._s(_L.chime_ctx_job_type))
+    trigger_group = property(lambda self: self._s(_L.chime_ctx_trigger_group))
+    trigger_name = property(lambda self: self._s(_L.chime_ctx_trigger_name))
+    job_key = property(lambda self: (self.job_group, self.job_name))
+    trigger_key = property(lambda self: (self.trigger_group,
+                                         self.trigger_name))
+
+    @property
+    def scheduled_ms(self):
+        """When the fire was scheduled for (a recovered fire: the original)."""
+        return _L.chime_ctx_scheduled_ms(self._p())
+
+    @property
+    def scheduled_time(self):
+        return ms_to_datetime(self.scheduled_ms)
+
+    @property
+    def fire_ms(self):
+        """When the run started."""
+        return _L.chime_ctx_fire_ms(self._p())
+
+    @property
+    def fire_time(self):
+        return ms_to_datetime(self.fire_ms)
+
+    @property
+    def prev_fire_ms(self):
+        ms = _L.chime_ctx_prev_fire_ms(self._p())
+        return None if ms == _lib.NO_FIRE_MS else ms
+
+    @property
+    def next_fire_ms(self):
+        ms = _L.chime_ctx_next_fire_ms(self._p())
+        return None if ms == _lib.NO_FIRE_MS else ms
+
+    @property
+    def fire_id(self):
+        return _L.chime_ctx_fire_id(self._p())
+
+    @property
+    def recovering(self):
+        """True when this run re-runs a fire whose node died."""
+        return bool(_L.chime_ctx_is_recovering(self._p()))
+
+    @property
+    def times_triggered(self):
+        return _L.chime_ctx_times_triggered(self._p())
+
+    @property
+    def data(self):
+        """The run's data as bytes (trigger's, trigger_job's, or job's)."""
+        n = ctypes.c_size_t()
+        ptr = _L.chime_ctx_data(self._p(), ctypes.byref(n))
+        return _lib.read_bytes(ptr, n.value)
+
+    @property
+    def job_data(self):
+        """The job's own data as bytes."""
+        n = ctypes.c_size_t()
+        ptr = _L.chime_ctx_job_data(self._p(), ctypes.byref(n))
+        return _lib.read_bytes(ptr, n.value)
+
+    def text(self):
+        return self.data.decode("utf-8")
+
+    def json(self):
+        """The run's data parsed as JSON; None when there is none."""
+        raw = self.data
+        return json.loads(raw.decode("utf-8")) if raw else None
+
+    def set_data(self, data):
+        """New job data (bytes, str or JSON value), saved after the run when
+        the job has persist_data."""
+        raw = to_bytes(data) or b""
+        check(_L.chime_ctx_set_data(self._p(), raw, len(raw)))
+
+    def still_owned(self):
+        """Whether this node still holds the fire: ask before an
+        irreversible step."""
+        return bool(_L.chime_ctx_still_owned(self._p()))
+
+    def fail(self, message):
+        """Marks the run failed with message; the trigger goes on."""
+        self.failed = str(message)
+        check(_L.chime_ctx_fail(self._p(), _lib.enc(self.failed)))
+
+    def __repr__(self):
+        if not self._ptr:
+            return "JobContext(<finished>)"
+        return "JobContext(job=%r, trigger=%r, fire_id=%d)" % (
+            self.job_key, self.trigger_key, self.fire_id)

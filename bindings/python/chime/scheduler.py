@@ -1,0 +1,502 @@
+"""scheduler: Scheduler, the Python face of chime_scheduler.
+
+Job functions run on the library's worker threads.  ctypes takes the GIL
+for each callback, and every library call releases it, so shutdown(wait=True)
+from the main thread lets running Python jobs finish.  A job that raises is
+recorded as a failed run (chime_ctx_fail with the exception's text); the
+exception never reaches the worker.  The scheduler keeps every callback
+object alive until it is freed.  Live schedulers are closed at interpreter
+exit (atexit), before Python stops being able to run callbacks.
+"""
+
+import atexit
+import ctypes
+import threading
+import traceback
+import weakref
+
+from . import _lib
+from .context import JobContext
+from .errors import (InvalidArgument, StateError, check, check_buf,
+                     check_sched,
+                     error_for)
+from .triggers import Job, TriggerState, to_bytes
+
+_L = _lib.lib
+_live = weakref.WeakSet()
+# Set while this thread runs a callback from the library (job, listener,
+# log): such a thread must not wait for or free its own scheduler.
+_in_worker = threading.local()
+
+STANDBY, STARTED, SHUTDOWN = 0, 1, 2
+_MATCH = {"equals": 0, "starts_with": 1, "ends_with": 2, "contains": 3,
+          "any": 4}
+LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 0, 1, 2, 3
+
+# chime_event_kind.
+EVENT_TRIGGER_FIRED = 1 << 0
+EVENT_JOB_TO_BE_EXECUTED = 1 << 1
+EVENT_JOB_VETOED = 1 << 2
+EVENT_JOB_WAS_EXECUTED = 1 << 3
+EVENT_TRIGGER_COMPLETED = 1 << 4
+EVENT_TRIGGER_MISFIRED = 1 << 5
+EVENT_SCHEDULER_STARTED = 1 << 6
+EVENT_SCHEDULER_STANDBY = 1 << 7
+EVENT_SCHEDULER_SHUTDOWN = 1 << 8
+EVENT_JOB_ADDED = 1 << 9
+EVENT_JOB_REMOVED = 1 << 10
+EVENT_SCHEDULER_ERROR = 1 << 11
+EVENT_ALL = 0xFFF
+
+
+class Event:
+    """One listener event, copied out of the C event (ctx excepted: it is
+    valid only during the listener call)."""
+
+    def __init__(self, ptr, ctx):
+        self.kind = _L.chime_event_get_kind(ptr)
+        self.error = _L.chime_event_error(ptr)
+        self.message = _lib.dec(_L.chime_event_message(ptr))
+        group = _lib.dec(_L.chime_event_job_group(ptr))
+        self.job_key = (group, _lib.dec(_L.chime_event_job_name(ptr))) \
+            if group is not None else None
+        self.ctx = ctx
+        # Keys of the run, copied so they outlive the call.
+        self.trigger_key = ctx.trigger_key if ctx is not None else None
+        if ctx is not None and self.job_key is None:
+            self.job_key = ctx.job_key
+
+    def __repr__(self):
+        return "Event(kind=%d, job=%r, error=%d, message=%r)" % (
+            self.kind, self.job_key, self.error, self.message)
+
+
+def _close_all():
+    for sched in list(_live):
+        sched.close()
+
+
+atexit.register(_close_all)
+
+
+def _match(match):
+    if isinstance(match, int):
+        return match
+    try:
+        return _MATCH[match]
+    except KeyError:
+        raise InvalidArgument(-1, "match must be one of %s"
+                              % ", ".join(_MATCH))
+
+
+def _job_key(job, name=None):
+    """(group, name) from a Job, a (group, name) pair, or group and name."""
+    if isinstance(job, Job):
+        return job.key
+    if name is not None:
+        return (job, name)
+    group, name = job
+    return (group, name)
+
+
+class Scheduler:
+    """A chime scheduler.  As a context manager it starts on enter and, on
+    exit, shuts down (waiting for running jobs) and frees itself.
+
+    url: "memory:" or "mysql://USER:PASSWORD@HOST:PORT/DB[?options]".
+    log: a callable(level, message) called from any thread.
+    """
+
+    def __init__(self, url="memory:", workers=4, name=None, instance_id=None,
+                 idle_wait_ms=None, batch_size=None, batch_window_ms=None,
+                 misfire_threshold_ms=None, checkin_interval_ms=None,
+                 log=None, log_level=LOG_WARN):
+        self._ptr = None
+        self._callbacks = []  # Every CFUNCTYPE object handed to C.
+        self._functions = {}
+        self._lock = threading.Lock()
+        cfg = ctypes.c_void_p()
+        check(_L.chime_config_new(ctypes.byref(cfg)))
+        try:
+            check(_L.chime_config_set_store_url(cfg, _lib.enc(url)))
+            check(_L.chime_config_set_workers(cfg, int(workers)))
+            if name is not None:
+                check(_L.chime_config_set_scheduler_name(cfg, _lib.enc(name)))
+            if instance_id is not None:
+                check(_L.chime_config_set_instance_id(cfg,
+                                                      _lib.enc(instance_id)))
+            for value, setter in (
+                    (idle_wait_ms, _L.chime_config_set_idle_wait_ms),
+                    (batch_size, _L.chime_config_set_batch_size),
+                    (batch_window_ms, _L.chime_config_set_batch_window_ms),
+                    (misfire_threshold_ms,
+                     _L.chime_config_set_misfire_threshold_ms),
+                    (checkin_interval_ms,
+                     _L.chime_config_set_checkin_interval_ms)):
+                if value is not None:
+                    check(setter(cfg, int(value)))
+            if log is not None:
+                cb = _lib.LOG_FN(self._log_trampoline(log))
+                self._callbacks.append(cb)
+                check(_L.chime_config_set_log(cfg, cb, None, int(log_level)))
+            errbuf = ctypes.create_string_buffer(1024)
+            ptr = ctypes.c_void_p()
+            check_buf(_L.chime_scheduler_new(cfg, ctypes.byref(ptr), errbuf,
+                                             len(errbuf)), errbuf)
+            self._ptr = ptr.value
+        finally:
+            _L.chime_config_free(cfg)
+        _live.add(self)
+
+    @staticmethod
+    def _log_trampoline(log):
+        def trampoline(user_data, level, message):
+            outer = getattr(_in_worker, "active", False)
+            _in_worker.active = True
+            try:
+                log(level, _lib.dec(message))
+            except BaseException:  # A logger must never break a C thread.
+                pass
+            finally:
+                _in_worker.active = outer
+        return trampoline
+
+    # ---------------------------------------------------------- lifecycle
+
+    def _p(self):
+        if not self._ptr:
+            raise error_for(-19, "the scheduler is closed")
+        return self._ptr
+
+    def start(self):
+        check_sched(_L.chime_scheduler_start(self._p()))
+        return self
+
+    def standby(self):
+        check_sched(_L.chime_scheduler_standby(self._p()))
+
+    def shutdown(self, wait=True):
+        """Stops firing for good; wait: return after running jobs return."""
+        if self._ptr:
+            if wait and getattr(_in_worker, "active", False):
+                raise StateError(-9, "a job cannot shut down its "
+                                      "scheduler with wait=True")
+            check_sched(_L.chime_scheduler_shutdown(self._ptr, bool(wait)))
+
+    def close(self):
+        """Shuts down (waiting for running jobs) and frees the scheduler."""
+        with self._lock:
+            ptr, self._ptr = self._ptr, None
+        if ptr:
+            if getattr(_in_worker, "active", False):
+                # A worker cannot free its own scheduler: leak instead.
+                _L.chime_scheduler_shutdown(ptr, False)
+                return
+            _L.chime_scheduler_shutdown(ptr, True)
+            _L.chime_scheduler_free(ptr)
+        _live.discard(self)
+
+    def __enter__(self):
+        if self.state == STANDBY:
+            self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def closed(self):
+        return not self._ptr
+
+    @property
+    def state(self):
+        """STANDBY (0), STARTED (1) or SHUTDOWN (2; also once closed)."""
+        if not self._ptr:
+            return SHUTDOWN
+        return _L.chime_scheduler_get_state(self._ptr)
+
+    @property
+    def name(self):
+        return _lib.dec(_L.chime_scheduler_name(self._p()))
+
+    @property
+    def instance_id(self):
+        return _lib.dec(_L.chime_scheduler_instance_id(self._p()))
+
+    @property
+    def running_jobs(self):
+        return _L.chime_scheduler_running_jobs(self._p())
+
+    # --------------------------------------------------------- job types
+
+    def register(self, type_name, fn):
+        """Runs fn(ctx) for every fire of jobs of type type_name on this node;
+        registering a type again replaces its function.  Returns fn."""
+        if not callable(fn):
+            raise InvalidArgument(-1, "a job function must be callable")
+        me = weakref.ref(self)
+
+        def trampoline(ctx_ptr, user_data):
+            outer = getattr(_in_worker, "active", False)
+            _in_worker.active = True
+            ctx = JobContext(ctx_ptr, me())
+            try:
+                fn(ctx)
+            except BaseException as exc:  # Recorded, never propagated.
+                text = "".join(traceback.format_exception_only(
+                    type(exc), exc)).strip()
+                try:
+                    _L.chime_ctx_fail(ctx_ptr, _lib.enc(text))
+                except BaseException:
+                    pass
+            finally:
+                ctx._ptr = None
+                _in_worker.active = outer
+
+        cb = _lib.JOB_FN(trampoline)
+        with self._lock:
+            self._callbacks.append(cb)
+        check_sched(_L.chime_register_job(self._p(), _lib.enc(type_name), cb,
+                                          None, None))
+        self._functions[type_name] = fn
+        return fn
+
+    def job(self, type_name):
+        """Decorator: @sched.job("type") registers the function."""
+        def decorate(fn):
+            return self.register(type_name, fn)
+        return decorate
+
+    def add_listener(self, fn, events=EVENT_ALL):
+        """Calls fn(event) for the events in the mask (an OR of EVENT_*),
+        on the thread the event names; an Event has .kind, .error,
+        .message, .job_key and .ctx (a JobContext, or None).  A true return
+        from TRIGGER_FIRED vetoes the run.  Before start() only.  An
+        exception in fn is swallowed (and vetoes nothing)."""
+        me = weakref.ref(self)
+
+        def trampoline(event_ptr, user_data):
+            outer = getattr(_in_worker, "active", False)
+            _in_worker.active = True
+            ctx_ptr = _L.chime_event_ctx(event_ptr)
+            ctx = JobContext(ctx_ptr, me()) if ctx_ptr else None
+            try:
+                return bool(fn(Event(event_ptr, ctx)))
+            except BaseException:
+                return False
+            finally:
+                if ctx is not None:
+                    ctx._ptr = None
+                _in_worker.active = outer
+
+        cb = _lib.LISTENER_FN(trampoline)
+        with self._lock:
+            self._callbacks.append(cb)
+        check_sched(_L.chime_scheduler_add_listener(self._p(), int(events),
+                                                    cb, None, None))
+
+    # -------------------------------------------------------------- jobs
+
+    def add_job(self, job, replace=False):
+        owned = job._build()
+        try:
+            check_sched(_L.chime_scheduler_add_job(self._p(), owned.ptr,
+                                                   bool(replace)))
+        finally:
+            owned.free()
+
+    def remove_job(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_remove_job(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def has_job(self, group, name=None):
+        group, name = _job_key(group, name)
+        ptr = ctypes.c_void_p()
+        code = _L.chime_scheduler_get_job(self._p(), _lib.enc(group),
+                                          _lib.enc(name), ctypes.byref(ptr))
+        if code == -3:
+            return False
+        check_sched(code)
+        _L.chime_job_free(ptr)
+        return True
+
+    def job_data(self, group, name=None):
+        """The stored job's data as bytes (NotFound when absent)."""
+        group, name = _job_key(group, name)
+        ptr = ctypes.c_void_p()
+        check_sched(_L.chime_scheduler_get_job(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(ptr)))
+        try:
+            n = ctypes.c_size_t()
+            data = _L.chime_job_data(ptr, ctypes.byref(n))
+            return _lib.read_bytes(data, n.value)
+        finally:
+            _L.chime_job_free(ptr)
+
+    def trigger_job(self, group, name=None, data=None):
+        """Fires the job once now; data (bytes, str, JSON value) overrides
+        the job's data for that run."""
+        group, name = _job_key(group, name)
+        raw = to_bytes(data)
+        check_sched(_L.chime_scheduler_trigger_job(
+            self._p(), _lib.enc(group), _lib.enc(name), raw,
+            len(raw) if raw else 0))
+
+    # ---------------------------------------------------------- triggers
+
+    def schedule(self, job, trigger):
+        """Adds trigger for job: a Job (added in the same step) or the key
+        of a job already stored.  Returns the first fire time in epoch ms."""
+        group, name = _job_key(job)
+        owned = job._build() if isinstance(job, Job) else None
+        first = ctypes.c_int64()
+        try:
+            tptr = trigger._for_job(group, name)
+            check_sched(_L.chime_scheduler_schedule(
+                self._p(), owned.ptr if owned else None, tptr,
+                ctypes.byref(first)))
+        finally:
+            if owned:
+                owned.free()
+        return first.value
+
+    def reschedule(self, group, name, trigger):
+        """Replaces trigger (group, name) with a new definition for the same
+        job; returns the first fire time."""
+        info = ctypes.c_void_p()
+        check_sched(_L.chime_scheduler_get_trigger(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(info)))
+        try:
+            job_group = _lib.dec(_trigger_job_group(info))
+            job_name = _lib.dec(_trigger_job_name(info))
+        finally:
+            _L.chime_trigger_free(info)
+        first = ctypes.c_int64()
+        check_sched(_L.chime_scheduler_reschedule(
+            self._p(), _lib.enc(group), _lib.enc(name),
+            trigger._for_job(job_group, job_name), ctypes.byref(first)))
+        return first.value
+
+    def unschedule(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_unschedule(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def trigger_state(self, group, name=None):
+        """The trigger's TriggerState (NONE when absent)."""
+        group, name = _job_key(group, name)
+        state = ctypes.c_int()
+        check_sched(_L.chime_scheduler_get_trigger_state(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(state)))
+        return TriggerState(state.value)
+
+    def trigger_info(self, group, name=None):
+        """A dict of the stored trigger's state, next and previous fire (ms,
+        None when none) and times triggered."""
+        group, name = _job_key(group, name)
+        ptr = ctypes.c_void_p()
+        check_sched(_L.chime_scheduler_get_trigger(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(ptr)))
+        try:
+            nxt = _L.chime_trigger_next_fire_ms(ptr)
+            prev = _L.chime_trigger_prev_fire_ms(ptr)
+            return {
+                "state": TriggerState(_L.chime_trigger_get_status(ptr)),
+                "next_fire_ms": None if nxt == _lib.NO_FIRE_MS else nxt,
+                "prev_fire_ms": None if prev == _lib.NO_FIRE_MS else prev,
+                "times_triggered": _L.chime_trigger_times_triggered(ptr),
+                "job": (_lib.dec(_trigger_job_group(ptr)),
+                        _lib.dec(_trigger_job_name(ptr))),
+            }
+        finally:
+            _L.chime_trigger_free(ptr)
+
+    def _list(self, fn, group, match):
+        keys = ctypes.c_void_p()
+        count = ctypes.c_size_t()
+        if group is None:
+            match = "any"
+        check_sched(fn(self._p(), _match(match), _lib.enc(group or ""),
+                       ctypes.byref(keys), ctypes.byref(count)))
+        try:
+            arr = ctypes.cast(keys, ctypes.POINTER(_lib.ChimeKey))
+            return [(_lib.dec(arr[i].group), _lib.dec(arr[i].name))
+                    for i in range(count.value)]
+        finally:
+            _L.chime_keys_free(keys, count)
+
+    def list_jobs(self, group=None, match="equals"):
+        """Job keys whose group matches (all when group is None)."""
+        return self._list(_L.chime_scheduler_list_jobs, group, match)
+
+    def list_triggers(self, group=None, match="equals"):
+        return self._list(_L.chime_scheduler_list_triggers, group, match)
+
+    # ------------------------------------------------------------- pause
+
+    def pause_trigger(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_pause_trigger(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def resume_trigger(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_resume_trigger(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def pause_job(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_pause_job(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def resume_job(self, group, name=None):
+        group, name = _job_key(group, name)
+        check_sched(_L.chime_scheduler_resume_job(
+            self._p(), _lib.enc(group), _lib.enc(name)))
+
+    def pause_group(self, pattern, match="equals"):
+        """Pauses the trigger groups matching pattern (and matching groups
+        added later, until resumed)."""
+        check_sched(_L.chime_scheduler_pause_triggers(
+            self._p(), _match(match), _lib.enc(pattern)))
+
+    def resume_group(self, pattern, match="equals"):
+        check_sched(_L.chime_scheduler_resume_triggers(
+            self._p(), _match(match), _lib.enc(pattern)))
+
+    def pause_all(self):
+        check_sched(_L.chime_scheduler_pause_all(self._p()))
+
+    def resume_all(self):
+        check_sched(_L.chime_scheduler_resume_all(self._p()))
+
+    # --------------------------------------------------------- calendars
+
+    def add_calendar(self, name, text, replace=False, update_triggers=False):
+        """Adds a calendar from its text form ("chime-calendar 1\\n...")."""
+        errbuf = ctypes.create_string_buffer(512)
+        cal = ctypes.c_void_p()
+        check_buf(_L.chime_calendar_from_string(
+            _lib.enc(text), ctypes.byref(cal), errbuf, len(errbuf)), errbuf)
+        try:
+            check_sched(_L.chime_scheduler_add_calendar(
+                self._p(), _lib.enc(name), cal, bool(replace),
+                bool(update_triggers)))
+        finally:
+            _L.chime_calendar_free(cal)
+
+    def remove_calendar(self, name):
+        check_sched(_L.chime_scheduler_remove_calendar(self._p(),
+                                                       _lib.enc(name)))
+
+
+_trigger_job_group = _L.chime_trigger_job_group
+_trigger_job_name = _L.chime_trigger_job_name

@@ -1,0 +1,331 @@
+"""triggers: Job, the four trigger kinds, and the value conversions they share.
+
+A trigger object builds its C chime_trigger when it is made, so a bad cron
+expression, zone or interval raises at once (ParseError, UnknownZone,
+InvalidArgument); Scheduler.schedule() then names the job and copies it
+into the store.  Common options of every kind: group, name (default: a
+fresh unique name), start and end (epoch ms or an aware datetime),
+priority, misfire (a Misfire or its name), calendar, description, data.
+"""
+
+import ctypes
+import datetime
+import enum
+import json
+import uuid
+
+from . import _lib
+from .errors import InvalidArgument, check, check_buf
+
+_L = _lib.lib
+DEFAULT_GROUP = "DEFAULT"
+FOREVER = -1
+
+
+class Misfire(enum.IntEnum):
+    """chime_misfire: what a trigger does about a missed fire time."""
+    SMART = 0
+    IGNORE = 1
+    FIRE_NOW = 2
+    DO_NOTHING = 3
+    RESCHEDULE_NOW_EXISTING_COUNT = 4
+    RESCHEDULE_NOW_REMAINING_COUNT = 5
+    RESCHEDULE_NEXT_REMAINING_COUNT = 6
+    RESCHEDULE_NEXT_EXISTING_COUNT = 7
+
+
+class Unit(enum.IntEnum):
+    """chime_interval_unit."""
+    MILLISECOND = 0
+    SECOND = 1
+    MINUTE = 2
+    HOUR = 3
+    DAY = 4
+    WEEK = 5
+    MONTH = 6
+    YEAR = 7
+
+
+class TriggerState(enum.IntEnum):
+    """chime_trigger_status."""
+    NONE = 0
+    NORMAL = 1
+    PAUSED = 2
+    COMPLETE = 3
+    ERROR = 4
+    BLOCKED = 5
+
+
+_DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+
+
+def to_bytes(data):
+    """Job or trigger data: bytes as they are, str as UTF-8, anything else
+    as JSON.  None stays None."""
+    if data is None or isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    return json.dumps(data, separators=(",", ":")).encode("utf-8")
+
+
+def to_ms(when):
+    """An instant as epoch ms: an int, or a datetime (naive is read as UTC,
+    unlike datetime.timestamp(), so a test's result does not depend on the
+    machine's zone)."""
+    if isinstance(when, datetime.datetime):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        return int(round(when.timestamp() * 1000))
+    return int(when)
+
+
+def ms_to_datetime(ms):
+    """Epoch ms to an aware UTC datetime; None for CHIME_NO_FIRE_MS."""
+    if ms is None or ms == _lib.NO_FIRE_MS:
+        return None
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return epoch + datetime.timedelta(milliseconds=ms)
+
+
+def _enum(cls, value):
+    if isinstance(value, str):
+        try:
+            return cls[value.upper()]
+        except KeyError:
+            raise InvalidArgument(-1, "unknown %s %r" % (cls.__name__, value))
+    return cls(value)
+
+
+def _sec_of_day(value):
+    """'HH:MM[:SS]', a datetime.time or seconds after midnight."""
+    if isinstance(value, datetime.time):
+        return value.hour * 3600 + value.minute * 60 + value.second
+    if isinstance(value, str):
+        parts = value.split(":")
+        if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+            raise InvalidArgument(-1, "time of day %r is not HH:MM[:SS]"
+                                  % value)
+        nums = [int(p) for p in parts] + [0]
+        return nums[0] * 3600 + nums[1] * 60 + nums[2]
+    return int(value)
+
+
+def _days_mask(days):
+    if days is None:
+        return 0x7F
+    if isinstance(days, int):
+        return days
+    mask = 0
+    for day in days:
+        if isinstance(day, str):
+            key = day[:3].lower()
+            if key not in _DAYS:
+                raise InvalidArgument(-1, "unknown day %r" % day)
+            mask |= 1 << _DAYS.index(key)
+        else:
+            mask |= 1 << int(day)
+    return mask
+
+
+class Job:
+    """A job definition (chime_job): key, type and flags.  data: bytes,
+    str, or any JSON-serialisable value."""
+
+    def __init__(self, group, name, type, data=None, description=None,
+                 durable=False, requests_recovery=False,
+                 forbid_concurrency=False, persist_data=False):
+        self.group, self.name, self.type = group, name, type
+        self.data = to_bytes(data)
+        self.description = description
+        self.durable = durable
+        self.requests_recovery = requests_recovery
+        self.forbid_concurrency = forbid_concurrency
+        self.persist_data = persist_data
+        self._build().free()  # Validates the key and type now.
+
+    @property
+    def key(self):
+        return (self.group, self.name)
+
+    def _build(self):
+        """A new C chime_job; the caller frees it (_Owned.free)."""
+        ptr = ctypes.c_void_p()
+        code = _L.chime_job_new(_lib.enc(self.group), _lib.enc(self.name),
+                                _lib.enc(self.type), ctypes.byref(ptr))
+        if code < 0:
+            check(code, "job %r/%r of type %r" % (self.group, self.name,
+                                                  self.type))
+        owned = _Owned(ptr.value, _L.chime_job_free)
+        try:
+            if self.description is not None:
+                check(_L.chime_job_set_description(
+                    ptr, _lib.enc(self.description)))
+            if self.data is not None:
+                check(_L.chime_job_set_data(ptr, self.data, len(self.data)))
+            check(_L.chime_job_set_durable(ptr, bool(self.durable)))
+            check(_L.chime_job_set_requests_recovery(
+                ptr, bool(self.requests_recovery)))
+            check(_L.chime_job_set_concurrency(
+                ptr, 1 if self.forbid_concurrency else 0))
+            check(_L.chime_job_set_persist_data(ptr, bool(self.persist_data)))
+        except BaseException:
+            owned.free()
+            raise
+        return owned
+
+    def __repr__(self):
+        return "Job(%r, %r, %r)" % (self.group, self.name, self.type)
+
+
+class _Owned:
+    """A C object pointer with the function that frees it."""
+
+    def __init__(self, ptr, free_fn):
+        self.ptr, self._free_fn = ptr, free_fn
+
+    def free(self):
+        if self.ptr:
+            self._free_fn(self.ptr)
+            self.ptr = None
+
+
+class Trigger:
+    """Base of the four kinds: holds the C trigger built by a subclass."""
+
+    def _init_common(self, group, name):
+        self.group = group or DEFAULT_GROUP
+        self.name = name or "trigger-" + uuid.uuid4().hex[:16]
+        self._errbuf = ctypes.create_string_buffer(512)
+        self._ptr = ctypes.c_void_p()
+        self._free_fn = _L.chime_trigger_free
+
+    def _finish(self, code, start, end, priority, misfire, calendar,
+                description, data):
+        check_buf(code, self._errbuf)
+        p = self._ptr
+        if start is not None:
+            check(_L.chime_trigger_set_start_ms(p, to_ms(start)))
+        if end is not None:
+            check(_L.chime_trigger_set_end_ms(p, to_ms(end)))
+        if priority is not None:
+            check(_L.chime_trigger_set_priority(p, int(priority)))
+        if misfire is not None:
+            check(_L.chime_trigger_set_misfire(p, _enum(Misfire, misfire)),
+                  "misfire instruction %r is not one this kind knows"
+                  % (misfire,))
+        if calendar is not None:
+            check(_L.chime_trigger_set_calendar(p, _lib.enc(calendar)))
+        if description is not None:
+            check(_L.chime_trigger_set_description(p, _lib.enc(description)))
+        data = to_bytes(data)
+        if data is not None:
+            check(_L.chime_trigger_set_data(p, data, len(data)))
+
+    @property
+    def key(self):
+        return (self.group, self.name)
+
+    def _for_job(self, group, name):
+        """The C trigger, pointed at job (group, name)."""
+        check(_L.chime_trigger_set_job(self._ptr, _lib.enc(group),
+                                       _lib.enc(name)))
+        return self._ptr
+
+    def __del__(self):
+        ptr = getattr(self, "_ptr", None)
+        if ptr and ptr.value:
+            self._free_fn(ptr)
+            self._ptr = ctypes.c_void_p()
+
+    def __repr__(self):
+        return "%s(group=%r, name=%r)" % (type(self).__name__, self.group,
+                                          self.name)
+
+
+_COMMON = ("start", "end", "priority", "misfire", "calendar", "description",
+           "data")
+
+
+def _common(kw):
+    unknown = set(kw) - set(_COMMON)
+    if unknown:
+        raise TypeError("unknown trigger option(s): %s"
+                        % ", ".join(sorted(unknown)))
+    return [kw.get(k) for k in _COMMON]
+
+
+class Cron(Trigger):
+    """Fires when a Quartz cron expression matches, read in zone tz."""
+
+    def __init__(self, expression, tz=None, group=None, name=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.expression, self.tz = expression, tz
+        code = _L.chime_trigger_cron_new(
+            _lib.enc(self.group), _lib.enc(self.name), _lib.enc(expression),
+            _lib.enc(tz), ctypes.byref(self._ptr), self._errbuf,
+            len(self._errbuf))
+        self._finish(code, *common)
+
+
+class Simple(Trigger):
+    """Fires at start, then every interval_ms, repeat more times
+    (FOREVER, the default: indefinitely)."""
+
+    def __init__(self, interval_ms=0, repeat=FOREVER, group=None, name=None,
+                 **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.interval_ms, self.repeat = interval_ms, repeat
+        code = _L.chime_trigger_simple_new(
+            _lib.enc(self.group), _lib.enc(self.name), int(interval_ms),
+            int(repeat), ctypes.byref(self._ptr), self._errbuf,
+            len(self._errbuf))
+        self._finish(code, *common)
+
+
+class CalendarInterval(Trigger):
+    """Fires at start, then every interval units (a Unit or its name) of the
+    calendar in zone tz."""
+
+    def __init__(self, interval=1, unit=Unit.DAY, tz=None, group=None,
+                 name=None, preserve_hour_of_day=None,
+                 skip_day_if_hour_missing=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.interval, self.unit, self.tz = interval, _enum(Unit, unit), tz
+        code = _L.chime_trigger_calendar_interval_new(
+            _lib.enc(self.group), _lib.enc(self.name), int(interval),
+            self.unit, _lib.enc(tz), ctypes.byref(self._ptr), self._errbuf,
+            len(self._errbuf))
+        self._finish(code, *common)
+        if preserve_hour_of_day is not None:
+            check(_L.chime_trigger_set_preserve_hour_of_day(
+                self._ptr, bool(preserve_hour_of_day)))
+        if skip_day_if_hour_missing is not None:
+            check(_L.chime_trigger_set_skip_day_if_hour_missing(
+                self._ptr, bool(skip_day_if_hour_missing)))
+
+
+class DailyTimeInterval(Trigger):
+    """Fires every interval units (SECOND, MINUTE, HOUR) inside the daily
+    window=(from, to) ('HH:MM[:SS]', datetime.time or seconds; inclusive)
+    on days (names 'mon'..., numbers 0=Sunday, or a bit mask), in tz."""
+
+    def __init__(self, interval=1, unit=Unit.HOUR,
+                 window=("00:00:00", "23:59:59"), days=None, repeat=FOREVER,
+                 tz=None, group=None, name=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.interval, self.unit, self.tz = interval, _enum(Unit, unit), tz
+        self.window = (_sec_of_day(window[0]), _sec_of_day(window[1]))
+        self.days = _days_mask(days)
+        code = _L.chime_trigger_daily_new(
+            _lib.enc(self.group), _lib.enc(self.name), self.window[0],
+            self.window[1], self.days, int(interval), self.unit, int(repeat),
+            _lib.enc(tz), ctypes.byref(self._ptr), self._errbuf,
+            len(self._errbuf))
+        self._finish(code, *common)

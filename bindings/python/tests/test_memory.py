@@ -1,0 +1,383 @@
+"""test_memory: the Python binding on the memory store (meson suite 'unit').
+
+Every wait is on a threading.Event or a polled condition with a generous
+deadline; nothing depends on a bare sleep.
+"""
+
+import datetime
+import json
+import threading
+import time
+import unittest
+
+import chime
+
+WAIT_S = 20.0
+
+
+def wait_for(pred, timeout=WAIT_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+class Recorder:
+    """Collects one dict per run, under a lock; wait(n) for n runs."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
+        self.runs = []
+
+    def add(self, item):
+        with self.cond:
+            self.runs.append(item)
+            self.cond.notify_all()
+
+    def wait(self, n, timeout=WAIT_S):
+        with self.cond:
+            return self.cond.wait_for(lambda: len(self.runs) >= n, timeout)
+
+    def count(self):
+        with self.lock:
+            return len(self.runs)
+
+
+class TriggerConstruction(unittest.TestCase):
+    def test_cron_ok(self):
+        t = chime.Cron("0 0 2 * * ?", tz="Asia/Shanghai", group="g",
+                       name="n", priority=7, misfire="do_nothing",
+                       data={"x": 1})
+        self.assertEqual(t.key, ("g", "n"))
+
+    def test_default_names_unique(self):
+        a, b = chime.Simple(interval_ms=10), chime.Simple(interval_ms=10)
+        self.assertEqual(a.group, chime.DEFAULT_GROUP)
+        self.assertNotEqual(a.name, b.name)
+
+    def test_bad_cron_parse_error_with_column(self):
+        with self.assertRaises(chime.ParseError) as cm:
+            chime.Cron("0 0 2 * * FOO")
+        err = cm.exception
+        self.assertIsInstance(err, chime.Error)
+        self.assertEqual(err.code, -5)
+        self.assertEqual(err.name, "CHIME_EPARSE")
+        self.assertIn("column 11", str(err))
+        self.assertEqual(err.column, 11)
+
+    def test_unknown_zone(self):
+        with self.assertRaises(chime.UnknownZone) as cm:
+            chime.Cron("0 0 2 * * ?", tz="Mars/Olympus_Mons")
+        self.assertEqual(cm.exception.code, -6)
+        with self.assertRaises(chime.UnknownZone):
+            chime.CalendarInterval(1, "day", tz="No/Such_Zone")
+
+    def test_simple_invalid(self):
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Simple(interval_ms=-5, repeat=3)
+
+    def test_calendar_interval(self):
+        chime.CalendarInterval(2, "week", tz="Europe/Berlin",
+                               preserve_hour_of_day=True)
+        chime.CalendarInterval(1, chime.Unit.MONTH)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.CalendarInterval(0, "day")
+        with self.assertRaises(chime.InvalidArgument):
+            chime.CalendarInterval(1, "fortnight")
+
+    def test_daily(self):
+        chime.DailyTimeInterval(15, "minute", window=("09:00", "17:30"),
+                                days=("mon", "tue", "wed", "thu", "fri"),
+                                tz="America/New_York")
+        with self.assertRaises(chime.InvalidArgument):
+            chime.DailyTimeInterval(1, "day")  # DAY is not a daily unit.
+        with self.assertRaises(chime.InvalidArgument):
+            chime.DailyTimeInterval(1, "hour", window=("9h", "10:00"))
+
+    def test_misfire_kind_mismatch(self):
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Cron("* * * * * ?",
+                       misfire=chime.Misfire.RESCHEDULE_NOW_EXISTING_COUNT)
+
+    def test_unknown_option(self):
+        with self.assertRaises(TypeError):
+            chime.Simple(interval_ms=10, colour="red")
+
+    def test_bad_job_key(self):
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("", "n", "t")
+
+
+class CronHelpers(unittest.TestCase):
+    def test_next_and_describe(self):
+        after = datetime.datetime(2026, 11, 1, 4, 0,
+                                  tzinfo=datetime.timezone.utc)
+        times = chime.cron_next("0 30 * * * ?", tz="America/New_York",
+                                after=after, count=4)
+        got = [chime.ms_to_datetime(t).strftime("%H:%M") for t in times]
+        # 01:30 happens twice in New York on 2026-11-01 (EDT, then EST).
+        self.assertEqual(got, ["04:30", "05:30", "06:30", "07:30"])
+        self.assertEqual(chime.describe_cron("0 15 10 ? * MON-FRI"),
+                         "at 10:15:00, on Monday-Friday")
+        self.assertEqual(chime.cron_next("0 0 0 1 1 ? 2001"), [])
+        with self.assertRaises(chime.ParseError):
+            chime.describe_cron("0 0 12 ? * MON#6")
+        with self.assertRaises(chime.UnknownZone):
+            chime.cron_next("* * * * * ?", tz="Nowhere/Land")
+
+
+class MemoryScheduler(unittest.TestCase):
+    def setUp(self):
+        self.sched = chime.Scheduler(url="memory:", workers=2,
+                                     name="py-test", instance_id="py-1")
+        self.addCleanup(self.sched.close)
+
+    def test_metadata_and_lifecycle(self):
+        s = self.sched
+        self.assertEqual(s.name, "py-test")
+        self.assertEqual(s.instance_id, "py-1")
+        self.assertEqual(s.state, chime.STANDBY)
+        with s:
+            self.assertEqual(s.state, chime.STARTED)
+        self.assertEqual(s.state, chime.SHUTDOWN)
+        self.assertTrue(s.closed)
+        with self.assertRaises(chime.ShutdownError):
+            s.start()
+
+    def test_bad_url(self):
+        with self.assertRaises(chime.Error) as cm:
+            chime.Scheduler(url="nosuch://x")
+        self.assertIn(cm.exception.code, (-20, -16))
+
+    def test_schedule_and_run_with_context(self):
+        rec = Recorder()
+        start = int(time.time() * 1000) + 200
+
+        @self.sched.job("ctx-type")
+        def run(ctx):
+            rec.add(dict(job=ctx.job_key, trigger=ctx.trigger_key,
+                         type=ctx.job_type, sched_ms=ctx.scheduled_ms,
+                         sched_dt=ctx.scheduled_time, fire_ms=ctx.fire_ms,
+                         fire_id=ctx.fire_id, recovering=ctx.recovering,
+                         times=ctx.times_triggered, data=ctx.data,
+                         json=ctx.json(), job_data=ctx.job_data,
+                         owned=ctx.still_owned(), sched=ctx.scheduler))
+
+        job = chime.Job("grp", "job1", "ctx-type", data={"k": [1, 2]})
+        trig = chime.Simple(interval_ms=100, repeat=2, group="tg",
+                            name="t1", start=start)
+        first = self.sched.schedule(job, trig)
+        self.assertEqual(first, start)
+        self.sched.start()
+        self.assertTrue(rec.wait(3))
+        runs = rec.runs[:3]
+        r = runs[0]
+        self.assertEqual(r["job"], ("grp", "job1"))
+        self.assertEqual(r["trigger"], ("tg", "t1"))
+        self.assertEqual(r["type"], "ctx-type")
+        self.assertEqual(r["sched_ms"], start)
+        self.assertEqual(r["sched_dt"], datetime.datetime.fromtimestamp(
+            start / 1000, tz=datetime.timezone.utc))
+        self.assertGreaterEqual(r["fire_ms"], start)
+        self.assertFalse(r["recovering"])
+        self.assertEqual(r["json"], {"k": [1, 2]})
+        self.assertEqual(r["data"], b'{"k":[1,2]}')
+        self.assertEqual(r["job_data"], r["data"])
+        self.assertTrue(r["owned"])
+        self.assertIs(r["sched"], self.sched)
+        self.assertEqual([x["times"] for x in runs], [1, 2, 3])
+        self.assertEqual([x["sched_ms"] for x in runs],
+                         [start, start + 100, start + 200])
+        ids = [x["fire_id"] for x in runs]
+        self.assertEqual(sorted(ids), ids)
+        self.assertEqual(len(set(ids)), 3)
+        self.assertTrue(wait_for(lambda: self.sched.trigger_state("tg", "t1")
+                                 in (chime.TriggerState.COMPLETE,
+                                     chime.TriggerState.NONE)))
+
+    def test_exception_is_failure_and_trigger_goes_on(self):
+        rec = Recorder()
+
+        done = Recorder()
+
+        def boom(ctx):
+            rec.add(ctx.times_triggered)
+            raise ValueError("boom %d" % ctx.times_triggered)
+
+        self.sched.register("boom", boom)
+        self.sched.add_listener(
+            lambda ev: done.add((ev.error, ev.message, ev.job_key)),
+            chime.EVENT_JOB_WAS_EXECUTED)
+        self.sched.schedule(chime.Job("g", "boom", "boom"),
+                            chime.Simple(interval_ms=50, repeat=4,
+                                         name="boom-t"))
+        self.sched.start()
+        self.assertTrue(rec.wait(5))
+        self.assertEqual(rec.runs[:5], [1, 2, 3, 4, 5])
+        self.assertTrue(done.wait(5))
+        for i, (err, msg, key) in enumerate(done.runs[:5]):
+            self.assertLess(err, 0)
+            self.assertEqual(msg, "ValueError: boom %d" % (i + 1))
+            self.assertEqual(key, ("g", "boom"))
+        self.assertEqual(self.sched.state, chime.STARTED)
+
+    def test_context_unusable_after_run(self):
+        kept, ev = [], threading.Event()
+
+        @self.sched.job("keep")
+        def keep(ctx):
+            kept.append(ctx)
+            ev.set()
+
+        self.sched.start()
+        self.sched.add_job(chime.Job("g", "k", "keep", durable=True))
+        self.sched.trigger_job("g", "k")
+        self.assertTrue(ev.wait(WAIT_S))
+        self.assertTrue(wait_for(lambda: kept[0]._ptr is None))
+        with self.assertRaises(chime.StateError):
+            kept[0].fire_id
+
+    def test_trigger_job_data_and_set_data_persist(self):
+        rec = Recorder()
+
+        @self.sched.job("counter")
+        def counter(ctx):
+            state = json.loads(ctx.job_data or b'{"n": 0}')
+            rec.add((ctx.json(), state["n"]))
+            ctx.set_data({"n": state["n"] + 1})
+
+        self.sched.add_job(chime.Job("g", "c", "counter", durable=True,
+                                     persist_data=True, data={"n": 0}))
+        self.sched.start()
+        self.sched.trigger_job("g", "c", data={"hello": "wörld"})
+        self.assertTrue(rec.wait(1))
+        # The new data is saved after the run returns: wait for it.
+        self.assertTrue(wait_for(
+            lambda: self.sched.job_data("g", "c") == b'{"n":1}'))
+        self.sched.trigger_job(("g", "c"))
+        self.assertTrue(rec.wait(2))
+        self.assertEqual(rec.runs[0], ({"hello": "wörld"}, 0))
+        self.assertEqual(rec.runs[1], ({"n": 1}, 1))
+
+    def test_pause_resume_trigger_job_group_all(self):
+        rec = Recorder()
+        self.sched.register("tick", lambda ctx: rec.add(ctx.trigger_key))
+        s = self.sched
+        s.add_job(chime.Job("g", "j", "tick", durable=True))
+        s.schedule(("g", "j"), chime.Simple(interval_ms=30, group="pg",
+                                            name="p"))
+        s.pause_trigger("pg", "p")
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.PAUSED)
+        s.resume_trigger("pg", "p")
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.NORMAL)
+        s.pause_job("g", "j")
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.PAUSED)
+        s.resume_job("g", "j")
+        s.pause_group("p", match="starts_with")
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.PAUSED)
+        s.resume_group("pg")
+        s.pause_all()
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.PAUSED)
+        s.start()
+        s.resume_all()
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.NORMAL)
+        self.assertTrue(rec.wait(3))
+        s.pause_trigger("pg", "p")
+        # Runs already claimed may finish; then the count must stop growing.
+        self.assertTrue(wait_for(lambda: s.running_jobs == 0))
+        settled = rec.count()
+        self.assertEqual(s.trigger_state("pg", "p"), chime.TriggerState.PAUSED)
+        s.resume_trigger("pg", "p")
+        self.assertTrue(rec.wait(settled + 2))
+        with self.assertRaises(chime.NotFound):
+            s.pause_trigger("pg", "nope")
+
+    def test_keys_errors_and_unschedule(self):
+        s = self.sched
+        job = chime.Job("g", "j", "t")
+        s.schedule(job, chime.Cron("0 0 2 * * ?", tz="Asia/Shanghai",
+                                   group="c", name="nightly"))
+        self.assertEqual(s.list_jobs(), [("g", "j")])
+        self.assertEqual(s.list_triggers("c"), [("c", "nightly")])
+        with self.assertRaises(chime.AlreadyExists) as cm:
+            s.schedule(("g", "j"), chime.Cron("* * * * * ?", group="c",
+                                              name="nightly"))
+        self.assertEqual(cm.exception.code, -4)
+        with self.assertRaises(chime.NotFound):
+            s.schedule(("g", "missing"), chime.Simple(interval_ms=10))
+        with self.assertRaises(chime.NeverFires):
+            s.schedule(("g", "j"), chime.Cron("0 0 0 1 1 ? 2001"))
+        info = s.trigger_info("c", "nightly")
+        self.assertEqual(info["job"], ("g", "j"))
+        # 02:00 in Shanghai is 18:00 UTC.
+        nxt = chime.ms_to_datetime(info["next_fire_ms"])
+        self.assertEqual((nxt.hour, nxt.minute), (18, 0))
+        s.reschedule("c", "nightly", chime.Cron("0 30 3 * * ?", group="c",
+                                                name="nightly"))
+        nxt = chime.ms_to_datetime(s.trigger_info("c", "nightly")
+                                   ["next_fire_ms"])
+        self.assertEqual((nxt.hour, nxt.minute), (3, 30))
+        s.unschedule("c", "nightly")
+        self.assertEqual(s.trigger_state("c", "nightly"),
+                         chime.TriggerState.NONE)
+        self.assertFalse(s.has_job("g", "j"))  # Not durable: gone too.
+        with self.assertRaises(chime.NotFound):
+            s.unschedule("c", "nightly")
+
+    def test_calendar(self):
+        s = self.sched
+        s.add_calendar("weekends", "chime-calendar 1\nweekly days=sat,sun\n")
+        s.add_job(chime.Job("g", "j", "t", durable=True))
+        s.schedule(("g", "j"), chime.Cron("0 0 12 * * ?", calendar="weekends",
+                                          name="noon"))
+        nxt = chime.ms_to_datetime(s.trigger_info("DEFAULT", "noon")
+                                   ["next_fire_ms"])
+        self.assertLess(nxt.weekday(), 5)
+        with self.assertRaises(chime.FormatError):
+            s.add_calendar("bad", "not a calendar")
+
+    def test_listener_veto(self):
+        vetoed, ran = Recorder(), []
+        self.sched.register("v", lambda ctx: ran.append(1))
+        self.sched.add_listener(lambda ev: True, chime.EVENT_TRIGGER_FIRED)
+        self.sched.add_listener(lambda ev: vetoed.add(ev.trigger_key),
+                                chime.EVENT_JOB_VETOED)
+        self.sched.add_listener(lambda ev: 1 / 0, chime.EVENT_ALL)
+        self.sched.schedule(chime.Job("g", "v", "v"),
+                            chime.Simple(interval_ms=10, repeat=0,
+                                         name="vt"))
+        self.sched.start()
+        self.assertTrue(vetoed.wait(1))
+        self.assertEqual(vetoed.runs[0], ("DEFAULT", "vt"))
+        self.assertEqual(ran, [])
+
+    def test_job_cannot_wait_for_its_own_shutdown(self):
+        rec = Recorder()
+
+        def selfish(ctx):
+            try:
+                ctx.scheduler.shutdown(wait=True)
+            except chime.StateError as exc:
+                rec.add(exc.code)
+
+        self.sched.register("selfish", selfish)
+        self.sched.add_job(chime.Job("g", "s", "selfish", durable=True))
+        self.sched.start()
+        self.sched.trigger_job("g", "s")
+        self.assertTrue(rec.wait(1))
+        self.assertEqual(rec.runs, [-9])
+
+    def test_log_callback(self):
+        lines = []
+        s = chime.Scheduler(log=lambda lvl, msg: lines.append((lvl, msg)),
+                            log_level=chime.LOG_DEBUG)
+        s.start()
+        s.close()
+        self.assertTrue(all(isinstance(m, str) for _, m in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,73 @@
+"""test_mysql: the Python binding on the MariaDB store (meson suite 'mysql').
+
+Uses CHIME_TEST_MYSQL_URL plus auto_create=1&prefix=chime_py_&clear=1, with
+its own scheduler name so it shares nothing with the cluster test.
+"""
+
+import os
+import threading
+import time
+import unittest
+
+import chime
+
+
+def url(extra=""):
+    base = os.environ.get("CHIME_TEST_MYSQL_URL")
+    if not base:
+        return None
+    sep = "&" if "?" in base else "?"
+    return base + sep + "auto_create=1&prefix=chime_py_&clear=1" + extra
+
+
+class MysqlStore(unittest.TestCase):
+    def setUp(self):
+        if not url():
+            self.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
+
+    def test_schedule_run_and_persist(self):
+        done = threading.Event()
+        seen = []
+        with chime.Scheduler(url=url(), name="py-mysql", workers=2,
+                             idle_wait_ms=200) as s:
+            @s.job("py-mysql")
+            def run(ctx):
+                seen.append((ctx.trigger_key, ctx.fire_id, ctx.json(),
+                             ctx.still_owned()))
+                if len(seen) == 2:
+                    done.set()
+                if len(seen) == 1:
+                    raise RuntimeError("first run fails")
+
+            s.schedule(chime.Job("g", "j", "py-mysql", data={"n": 7},
+                                 durable=True),
+                       chime.Simple(interval_ms=100, repeat=1, group="g",
+                                    name="t", start=int(time.time() * 1000)
+                                    + 300))
+            self.assertTrue(done.wait(30))
+            with self.assertRaises(chime.AlreadyExists):
+                s.add_job(chime.Job("g", "j", "py-mysql", durable=True))
+        self.assertEqual([r[0] for r in seen], [("g", "t")] * 2)
+        self.assertEqual([r[2] for r in seen], [{"n": 7}] * 2)
+        self.assertTrue(all(r[3] for r in seen))
+        self.assertLess(seen[0][1], seen[1][1])
+
+    def test_wrong_password_is_auth_error(self):
+        base = os.environ["CHIME_TEST_MYSQL_URL"]
+        scheme, rest = base.split("://", 1)
+        creds, host = rest.split("@", 1)
+        bad = "%s://%s:wrong-password@%s" % (scheme, creds.split(":")[0],
+                                             host)
+        with self.assertRaises(chime.ConnectionError) as cm:
+            chime.Scheduler(url=bad)
+        self.assertIsInstance(cm.exception, chime.AuthError)
+        self.assertNotIn("wrong-password", str(cm.exception))
+
+    def test_unreachable_server_is_connection_error(self):
+        with self.assertRaises(chime.ConnectionError) as cm:
+            chime.Scheduler(url="mysql://u:p@127.0.0.1:1/db")
+        self.assertEqual(cm.exception.code, -11)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,214 @@
+/*
+ * node.c: chime-node, one node of a cluster, as the cluster tests and the
+ * cluster demo start it.  It joins the cluster on a store URL under an
+ * instance id, registers the "load" job type and runs until SIGTERM or
+ * SIGINT, logging to stderr.  With --schedule it first (re)creates the
+ * test load, starting at a given time.
+ *
+ *   chime-node URL ID RESULTS_DIR [--schedule START_MS]
+ *
+ * The "load" job records each run in RESULTS_DIR/ID.log, one line per
+ * event, written with a single append (so a kill -9 never leaves half a
+ * line), tab-separated:
+ *
+ *   S  trigger  scheduled_ms  fire_id  node  start_ms  0       recovering  1
+ *   E  trigger  scheduled_ms  fire_id  node  start_ms  end_ms  recovering owned
+ *
+ * "S" when the run starts, "E" when it ends; owned is what
+ * chime_ctx_still_owned() said just before the end was recorded (0: the
+ * node had lost the fire to a recovery, its result must not count).  The
+ * job sleeps for the number of milliseconds in its job data.  Every job of
+ * the load requests recovery.  Times are the system's real-time clock.
+ *
+ * Exit status: 0 after a signal; 3 when the instance id is taken by a live
+ * node (CHIME_EDUPNODE); 1 on other errors.
+ */
+#include "chime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct node {
+  int fd; /* the results file */
+  const char *id;
+} node;
+
+static int64_t real_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int64_t ms) {
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* Appends one result line with a single write. */
+static void record(node *n, chime_ctx *ctx, char kind, int64_t start,
+                   int64_t end, bool owned) {
+  char line[512];
+  int len = snprintf(line, sizeof line,
+                     "%c\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64
+                     "\t%" PRId64 "\t%d\t%d\n",
+                     kind, chime_ctx_job_name(ctx), chime_ctx_scheduled_ms(ctx),
+                     chime_ctx_fire_id(ctx), n->id, start, end,
+                     chime_ctx_is_recovering(ctx) ? 1 : 0, owned ? 1 : 0);
+  if (len > 0 && (size_t)len < sizeof line &&
+      write(n->fd, line, (size_t)len) != (ssize_t)len)
+    fprintf(stderr, "chime-node %s: cannot record a result\n", n->id);
+}
+
+/* The job: record the start, sleep, record the end. */
+static void load(chime_ctx *ctx, void *user_data) {
+  node *n = user_data;
+  int64_t start = real_ms();
+  record(n, ctx, 'S', start, 0, true);
+  size_t len = 0;
+  const char *data = chime_ctx_job_data(ctx, &len);
+  char text[32] = "0";
+  if (data && len > 0 && len < sizeof text) {
+    memcpy(text, data, len);
+    text[len] = '\0';
+  }
+  int64_t ms = strtoll(text, NULL, 10);
+  if (ms > 0)
+    sleep_ms(ms);
+  bool owned = chime_ctx_still_owned(ctx);
+  record(n, ctx, 'E', start, real_ms(), owned);
+}
+
+static void log_line(void *user_data, chime_log_level level,
+                     const char *message) {
+  static const char *names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+  node *n = user_data;
+  fprintf(stderr, "%" PRId64 " chime-node %s %s: %s\n", real_ms(), n->id,
+          names[level], message);
+}
+
+/* One job of the load and its trigger (replacing an earlier one). */
+static int add(chime_scheduler *s, const char *name, const char *sleep,
+               bool forbid, int64_t every_ms, const char *cron, int64_t start) {
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  int r = chime_job_new("load", name, "load", &job);
+  if (r == 0)
+    r = chime_job_set_data(job, sleep, strlen(sleep));
+  if (r == 0)
+    r = chime_job_set_requests_recovery(job, true);
+  if (r == 0 && forbid)
+    r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
+  if (r == 0)
+    r = cron ? chime_trigger_cron_new("load", name, cron, "UTC", &t, err,
+                                      sizeof err)
+             : chime_trigger_simple_new("load", name, every_ms,
+                                        CHIME_REPEAT_INDEFINITELY, &t, err,
+                                        sizeof err);
+  if (r == 0)
+    r = chime_trigger_set_job(t, "load", name);
+  if (r == 0)
+    r = chime_trigger_set_start_ms(t, start);
+  if (r == 0)
+    r = chime_scheduler_remove_job(s, "load", name);
+  if (r == CHIME_ENOTFOUND)
+    r = 0;
+  if (r == 0)
+    r = chime_scheduler_schedule(s, job, t, NULL);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  return r;
+}
+
+/* The test load: simple triggers of 300, 500 and 2000 ms (the last one's
+ * run takes 1.2 s: the one the fault tests kill), a cron every second and
+ * a FORBID job every 400 ms whose run takes 150 ms. */
+static int schedule_load(chime_scheduler *s, int64_t start) {
+  int r = add(s, "s300", "0", false, 300, NULL, start);
+  if (r == 0)
+    r = add(s, "s500", "50", false, 500, NULL, start);
+  if (r == 0)
+    r = add(s, "long", "1200", false, 2000, NULL, start);
+  if (r == 0)
+    r = add(s, "cron", "0", false, 0, "* * * * * ?", start);
+  if (r == 0)
+    r = add(s, "forbid", "150", true, 400, NULL, start);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--schedule") == 0)) {
+    fprintf(stderr,
+            "usage: chime-node URL ID RESULTS_DIR [--schedule START_MS]\n");
+    return 1;
+  }
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
+  node n = {.id = argv[2]};
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.log", argv[3], argv[2]);
+  n.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (n.fd < 0) {
+    fprintf(stderr, "chime-node %s: cannot open %s\n", n.id, path);
+    return 1;
+  }
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_config_new(&cfg);
+  if (r == 0)
+    r = chime_config_set_store_url(cfg, argv[1]);
+  if (r == 0)
+    r = chime_config_set_scheduler_name(cfg, "cluster");
+  if (r == 0)
+    r = chime_config_set_instance_id(cfg, n.id);
+  if (r == 0)
+    r = chime_config_set_workers(cfg, 4);
+  if (r == 0)
+    r = chime_config_set_idle_wait_ms(cfg, 1000);
+  if (r == 0)
+    r = chime_config_set_log(cfg, log_line, &n, CHIME_LOG_INFO);
+  if (r == 0)
+    r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  if (r < 0) {
+    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
+            err[0] ? err : chime_scheduler_last_error(), chime_err_name(r));
+    close(n.fd);
+    return r == CHIME_EDUPNODE ? 3 : 1;
+  }
+  r = chime_register_job(s, "load", load, &n, NULL);
+  if (r == 0 && argc == 6)
+    r = schedule_load(s, strtoll(argv[5], NULL, 10));
+  if (r == 0)
+    r = chime_scheduler_start(s);
+  if (r < 0) {
+    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
+            chime_scheduler_last_error(), chime_err_name(r));
+    chime_scheduler_free(s);
+    close(n.fd);
+    return 1;
+  }
+  printf("ready %s\n", n.id);
+  fflush(stdout);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  fprintf(stderr, "chime-node %s: signal %d, shutting down\n", n.id, sig);
+  chime_scheduler_shutdown(s, true);
+  chime_scheduler_free(s);
+  close(n.fd);
+  return 0;
+}

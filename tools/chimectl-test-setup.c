@@ -1,0 +1,203 @@
+/*
+ * chimectl-test-setup.c: prepares a database for test-chimectl.py.
+ *
+ *   chimectl-test-setup setup URL   jobs and triggers of every kind (via
+ *                                   the store), then, by SQL, a blocked
+ *                                   FORBID job, a claim of a dead node,
+ *                                   an ended trigger and history rows
+ *   chimectl-test-setup newer URL   records schema version 99
+ *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
+ *
+ * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
+ */
+#include "jobstore/mysql_conn.h"
+#include "jobstore/store.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCHED "ctltest"
+
+static int fail(const char *what, int r, const char *err) {
+  fprintf(stderr, "chimectl-test-setup: %s: %s %s\n", what,
+          chime_strerror(r), err ? err : "");
+  return 1;
+}
+
+/* Runs printf-formatted SQL on db.  Returns 0 or 1. */
+static int sql(MYSQL *db, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int sql(MYSQL *db, const char *fmt, ...) {
+  char text[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (mysql_query(db, text) != 0) {
+    fprintf(stderr, "chimectl-test-setup: %s: %s\n", text, mysql_error(db));
+    return 1;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  if (res)
+    mysql_free_result(res);
+  return 0;
+}
+
+static int add(chime_store *s, const char *jg, const char *jn,
+               const char *type, bool forbid, chime_trigger *t) {
+  chime_job *job = NULL;
+  int r = chime_job_new(jg, jn, type, &job);
+  if (r == 0 && forbid)
+    r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
+  if (r == 0)
+    r = chime_job_set_durable(job, true);
+  if (r == 0)
+    r = s->ops->job_add(s, job, true);
+  chime_job_free(job);
+  char err[256] = "";
+  if (r == 0 && t) {
+    r = chime_trigger_set_job(t, jg, jn);
+    if (r == 0)
+      r = s->ops->trigger_add(s, NULL, t, true, NULL, err, sizeof err);
+  }
+  chime_trigger_free(t);
+  return r < 0 ? fail("adding a job or trigger", r, err) : 0;
+}
+
+static int setup(const char *url, MYSQL *db, const char *p) {
+  char err[512] = "";
+  char full[2300];
+  snprintf(full, sizeof full, "%s&auto_create=1&clear=1", url);
+  chime_store_options o = {.scheduler_name = SCHED,
+                           .instance_id = "ctl-helper"};
+  chime_store *s = NULL;
+  int r = chime__store_open(full, &o, &s, err, sizeof err);
+  if (r < 0)
+    return fail("opening the store", r, err);
+  int64_t now = s->ops->now(s);
+  chime_trigger *t[7] = {NULL};
+  int e = 0;
+  e |= chime_trigger_cron_new("rep", "daily-cron", "0 0 2 * * ?",
+                              "Asia/Shanghai", &t[0], NULL, 0);
+  e |= chime_trigger_simple_new("rep", "hourly", 3600000,
+                                CHIME_REPEAT_INDEFINITELY, &t[1], NULL, 0);
+  e |= chime_trigger_calendar_interval_new("etl", "cal", 2, CHIME_UNIT_DAY,
+                                           "UTC", &t[2], NULL, 0);
+  e |= chime_trigger_daily_new("etl", "window", 9 * 3600, 17 * 3600, 0x3e,
+                               30, CHIME_UNIT_MINUTE,
+                               CHIME_REPEAT_INDEFINITELY, "Europe/Berlin",
+                               &t[3], NULL, 0);
+  e |= chime_trigger_simple_new("ops", "late", 0, 0, &t[4], NULL, 0);
+  e |= chime_trigger_simple_new("ops", "claimed", 600000,
+                                CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
+  e |= chime_trigger_simple_new("ops", "ended", 600000,
+                                CHIME_REPEAT_INDEFINITELY, &t[6], NULL, 0);
+  if (e)
+    return fail("building triggers", CHIME_EINVAL, NULL);
+  chime_trigger_set_priority(t[0], 7);
+  chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
+  chime_trigger_set_start_ms(t[4], now - 600000);
+  chime_trigger_set_start_ms(t[5], now + 600000);
+  chime_trigger_set_start_ms(t[6], now + 600000);
+  int bad = add(s, "rep", "daily", "report", false, t[0]);
+  bad |= add(s, "rep", "hourly", "report", false, t[1]);
+  bad |= add(s, "etl", "load", "etl", true, t[2]);
+  bad |= add(s, "etl", "load", "etl", true, t[3]);
+  bad |= add(s, "ops", "late", "ops", false, t[4]);
+  bad |= add(s, "ops", "claimed", "ops", false, t[5]);
+  bad |= add(s, "ops", "ended", "ops", false, t[6]);
+  s->ops->free(s);
+  if (bad)
+    return 1;
+  const char *w = "sched_name = '" SCHED "'";
+  /* A live node running etl.load (FORBID): etl.cal is blocked. */
+  bad |= sql(db,
+             "INSERT INTO %snodes VALUES ('" SCHED "', 'live-node', 'hostA', "
+             "4242, %" PRId64 ", %" PRId64 ", 3600000, '0.1.0')",
+             p, now - 60000, now);
+  bad |= sql(db,
+             "INSERT INTO %snodes VALUES ('" SCHED "', 'dead-node', 'hostB', "
+             "77, %" PRId64 ", %" PRId64 ", 7500, '0.1.0')",
+             p, now - 7200000, now - 3600000);
+  bad |= sql(db,
+             "INSERT INTO %sfired (fire_id, sched_name, trigger_group, "
+             "trigger_name, job_group, job_name, scheduled_ms, acquired_ms, "
+             "node, state, forbid) VALUES (900001, '" SCHED "', 'etl', "
+             "'window', 'etl', 'load', %" PRId64 ", %" PRId64
+             ", 'live-node', 'EXECUTING', 1)",
+             p, now - 5000, now - 5000);
+  bad |= sql(db,
+             "UPDATE %striggers SET state = 'BLOCKED' WHERE %s AND "
+             "trigger_group = 'etl' AND trigger_name = 'cal'",
+             p, w);
+  bad |= sql(db,
+             "UPDATE %striggers SET state = 'ACQUIRED', owner = 'dead-node', "
+             "claim_fire_id = 900002 WHERE %s AND trigger_group = 'ops' AND "
+             "trigger_name = 'claimed'",
+             p, w);
+  bad |= sql(db,
+             "UPDATE %striggers SET end_ms = %" PRId64 " WHERE %s AND "
+             "trigger_group = 'ops' AND trigger_name = 'ended'",
+             p, now - 3600000, w);
+  static const char *const hist[][4] = {
+      {"101", "rep', 'daily", "OK", "NULL"},
+      {"102", "etl', 'load", "FAILED", "'disk full'"},
+      {"103", "rep', 'hourly", "OK", "NULL"}};
+  for (int i = 0; i < 3; i++)
+    bad |= sql(db,
+               "INSERT INTO %shistory (sched_name, fire_id, trigger_group, "
+               "trigger_name, job_group, job_name, scheduled_ms, node, "
+               "outcome, error_code, error_text, started_ms, duration_ms, "
+               "finished_ms) VALUES ('" SCHED "', %s, 'x', 'y', '%s', "
+               "%" PRId64 ", 'live-node', '%s', %d, %s, %" PRId64
+               ", 1500, %" PRId64 ")",
+               p, hist[i][0], hist[i][1], now - 3600000 * (3 - i), hist[i][2],
+               i == 1 ? -23 : 0, hist[i][3], now - 3600000 * (3 - i) + 10,
+               now - 3600000 * (3 - i) + 1510);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: chimectl-test-setup setup|newer|drop URL\n");
+    return 2;
+  }
+  char err[512] = "";
+  chime_mysql_url *url = NULL;
+  int r = chime__mysql_url_parse(argv[2], &url, err, sizeof err);
+  if (r < 0)
+    return fail("parsing the URL", r, err);
+  const char *p = chime__mysql_url_param(url, "prefix");
+  p = p ? p : "chime_";
+  MYSQL *db = NULL;
+  if ((r = chime__mysql_connect(url, 10, &db, err, sizeof err)) < 0) {
+    chime__mysql_url_free(url);
+    return fail("connecting", r, err);
+  }
+  int bad = 0;
+  if (strcmp(argv[1], "setup") == 0) {
+    bad = setup(argv[2], db, p);
+  } else if (strcmp(argv[1], "newer") == 0) {
+    bad = sql(db, "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
+                  "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)", p) ||
+          sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
+  } else if (strcmp(argv[1], "drop") == 0) {
+    static const char *const tables[] = {
+        "fired", "triggers", "jobs", "calendars", "paused_groups",
+        "nodes", "history", "schema_version"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+      bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
+  } else {
+    bad = 2;
+  }
+  mysql_close(db);
+  chime__mysql_url_free(url);
+  return bad;
+}

@@ -1,0 +1,261 @@
+/*
+ * chimectl_out.c: chimectl's output: tables of text cells printed with
+ * aligned columns or as a JSON array of objects, JSON strings, and times
+ * and durations for people (computed with chime's zones: no libc time
+ * conversion).
+ */
+#include "chimectl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ctl_table_init(ctl_table *t, const char *const *heads,
+                    const bool *numeric, size_t ncols) {
+  memset(t, 0, sizeof *t);
+  t->heads = heads;
+  t->numeric = numeric;
+  t->ncols = ncols;
+}
+
+int ctl_table_add(ctl_table *t, const char *const *cells) {
+  if (t->nrows == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 16;
+    char **grown = realloc(t->cells, cap * t->ncols * sizeof *grown);
+    if (!grown)
+      return CHIME_ENOMEM;
+    t->cells = grown;
+    t->cap = cap;
+  }
+  char **row = t->cells + t->nrows * t->ncols;
+  for (size_t i = 0; i < t->ncols; i++) {
+    row[i] = cells[i] ? strdup(cells[i]) : NULL;
+    if (cells[i] && !row[i]) {
+      while (i-- > 0)
+        free(row[i]);
+      return CHIME_ENOMEM;
+    }
+  }
+  t->nrows++;
+  return 0;
+}
+
+void ctl_json_string(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      printf("\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", stdout);
+    else if (*p == '\t')
+      fputs("\\t", stdout);
+    else if (*p == '\r')
+      fputs("\\r", stdout);
+    else if (*p < 0x20)
+      printf("\\u%04x", *p);
+    else
+      putchar(*p);
+  }
+  putchar('"');
+}
+
+static void print_json(const ctl_table *t) {
+  fputs("[", stdout);
+  for (size_t r = 0; r < t->nrows; r++) {
+    fputs(r ? ",\n {" : "\n {", stdout);
+    for (size_t i = 0; i < t->ncols; i++) {
+      const char *v = t->cells[r * t->ncols + i];
+      if (i)
+        fputs(", ", stdout);
+      ctl_json_string(t->heads[i]);
+      fputs(": ", stdout);
+      if (!v)
+        fputs("null", stdout);
+      else if (t->numeric && t->numeric[i])
+        fputs(v, stdout);
+      else
+        ctl_json_string(v);
+    }
+    fputs("}", stdout);
+  }
+  fputs(t->nrows ? "\n]\n" : "]\n", stdout);
+}
+
+/* Display width of UTF-8 text: its code points. */
+static size_t width(const char *s) {
+  size_t w = 0;
+  for (; *s; s++)
+    w += ((unsigned char)*s & 0xC0) != 0x80;
+  return w;
+}
+
+void ctl_table_print(const ctl_table *t, bool json) {
+  if (json) {
+    print_json(t);
+    return;
+  }
+  size_t w[32] = {0};
+  size_t n = t->shown && t->shown < t->ncols ? t->shown : t->ncols;
+  n = n < 32 ? n : 32;
+  for (size_t i = 0; i < n; i++)
+    w[i] = width(t->heads[i]);
+  for (size_t r = 0; r < t->nrows; r++)
+    for (size_t i = 0; i < n; i++) {
+      const char *v = t->cells[r * t->ncols + i];
+      size_t vw = width(v ? v : "-");
+      if (vw > w[i])
+        w[i] = vw;
+    }
+  for (size_t i = 0; i < n; i++) {
+    char head[64];
+    snprintf(head, sizeof head, "%s", t->heads[i]);
+    for (char *p = head; *p; p++)
+      if (*p >= 'a' && *p <= 'z')
+        *p = (char)(*p - 'a' + 'A');
+    if (i + 1 < n)
+      printf("%-*s  ", (int)w[i], head);
+    else
+      printf("%s\n", head);
+  }
+  for (size_t r = 0; r < t->nrows; r++)
+    for (size_t i = 0; i < n; i++) {
+      const char *v = t->cells[r * t->ncols + i];
+      v = v ? v : "-";
+      /* Keep one row per line: control characters print as spaces. */
+      for (const char *p = v; *p; p++)
+        putchar((unsigned char)*p < 0x20 ? ' ' : *p);
+      if (i + 1 < n)
+        printf("%*s", (int)(w[i] - width(v) + 2), "");
+      else
+        putchar('\n');
+    }
+  if (t->nrows == 0)
+    puts("(none)");
+}
+
+void ctl_table_free(ctl_table *t) {
+  for (size_t i = 0; i < t->nrows * t->ncols; i++)
+    free(t->cells[i]);
+  free(t->cells);
+  memset(t, 0, sizeof *t);
+}
+
+/* Civil date of a day count since 1970-01-01 (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+  z += 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Day count since 1970-01-01 of a civil date. */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
+  if (t_ms == CHIME_NO_FIRE_MS || t_ms == INT64_MAX) {
+    snprintf(buf, len, "-");
+    return;
+  }
+  const chime_zone *z = NULL;
+  int32_t off = 0;
+  if (zone && chime_zone_get(zone, &z) == 0)
+    off = chime_zone_offset_at(z, t_ms);
+  int64_t local = t_ms + (int64_t)off * 1000;
+  int64_t days = floor_div(local, 86400000);
+  int64_t sec = (local - days * 86400000) / 1000;
+  int64_t y;
+  int m, d;
+  civil_from_days(days, &y, &m, &d);
+  char offs[16] = "Z";
+  if (zone && off != 0) {
+    int32_t a = off < 0 ? -off : off;
+    snprintf(offs, sizeof offs, "%c%02d:%02d", off < 0 ? '-' : '+',
+             (int)(a / 3600), (int)(a % 3600 / 60));
+  }
+  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", y, m, d,
+           (int)(sec / 3600), (int)(sec % 3600 / 60), (int)(sec % 60), offs);
+}
+
+void ctl_format_age(int64_t ms, char *buf, size_t len) {
+  const char *sign = ms < 0 ? "-" : "";
+  if (ms < 0)
+    ms = -ms;
+  int64_t s = ms / 1000;
+  if (ms < 60000)
+    snprintf(buf, len, "%s%" PRId64 ".%01" PRId64 "s", sign, s,
+             ms % 1000 / 100);
+  else if (s < 3600)
+    snprintf(buf, len, "%s%" PRId64 "m%02" PRId64 "s", sign, s / 60, s % 60);
+  else if (s < 86400)
+    snprintf(buf, len, "%s%" PRId64 "h%02" PRId64 "m", sign, s / 3600,
+             s % 3600 / 60);
+  else
+    snprintf(buf, len, "%s%" PRId64 "d%02" PRId64 "h", sign, s / 86400,
+             s % 86400 / 3600);
+}
+
+int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms) {
+  char *end;
+  if (text[0] == '-' && text[1]) {
+    long long n = strtoll(text + 1, &end, 10);
+    int64_t unit = 0;
+    if (end != text + 1 && n >= 0 && end[0] && !end[1]) {
+      unit = end[0] == 's'   ? 1000
+             : end[0] == 'm' ? 60000
+             : end[0] == 'h' ? 3600000
+             : end[0] == 'd' ? 86400000
+                             : 0;
+    }
+    if (!unit || n > INT64_C(1000000000))
+      return CHIME_EINVAL;
+    *ret_ms = now_ms - (int64_t)n * unit;
+    return 0;
+  }
+  long long v = strtoll(text, &end, 10);
+  if (end != text && !*end) {
+    *ret_ms = v;
+    return 0;
+  }
+  int y, mo, d, h = 0, mi = 0, s = 0, n = 0;
+  char sep;
+  if (sscanf(text, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
+    return CHIME_EINVAL;
+  const char *p = text + n;
+  if (*p) {
+    int k = 0;
+    if (sscanf(p, "%c%2d:%2d%n", &sep, &h, &mi, &k) != 3 ||
+        (sep != 'T' && sep != ' '))
+      return CHIME_EINVAL;
+    p += k;
+    if (*p == ':') {
+      if (sscanf(p, ":%2d%n", &s, &k) != 1)
+        return CHIME_EINVAL;
+      p += k;
+    }
+    if (*p == 'Z')
+      p++;
+  }
+  if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+      s > 59 || h < 0 || mi < 0 || s < 0)
+    return CHIME_EINVAL;
+  *ret_ms = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
+            INT64_C(1000);
+  return 0;
+}

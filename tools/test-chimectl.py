@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""test-chimectl.py: runs every chimectl command against the throwaway
+MariaDB (CHIME_TEST_MYSQL_URL) in tables of a prefix of its own, and
+checks tables, JSON and exit codes.
+
+usage: test-chimectl.py PATH-TO-chimectl PATH-TO-chimectl-test-setup
+"""
+import json
+import os
+import subprocess
+import sys
+import urllib.parse
+
+CTL, SETUP = sys.argv[1], sys.argv[2]
+BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
+if not BASE:
+    print("FAIL: CHIME_TEST_MYSQL_URL is not set (start ./dev db-up): a "
+          "missing database is never a skip")
+    sys.exit(1)
+PASSWORD = urllib.parse.unquote(urllib.parse.urlsplit(BASE).password or "")
+SEP = "&" if "?" in BASE else "?"
+PREFIX = "ctl%d_" % os.getpid()
+URL = BASE + SEP + "prefix=" + PREFIX
+URL2 = BASE + SEP + "prefix=" + PREFIX + "new_"
+failures = 0
+outputs = []
+
+
+def run(args, url=URL, env=None, stdin=subprocess.DEVNULL):
+    e = dict(os.environ)
+    e.pop("CHIME_URL", None)
+    e.pop("CHIME_PASSWORD", None)
+    e["TZ"] = "UTC"
+    e.update(env or {})
+    cmd = [CTL] + (["--url", url] if url else []) + ["--scheduler", "ctltest"] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       env=e, stdin=stdin)
+    outputs.append(p.stdout + p.stderr)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global failures
+    if cond:
+        print(f"ok   {name}")
+    else:
+        failures += 1
+        print(f"FAIL {name} {detail}")
+
+
+def expect(name, args, status, has=(), err_has=(), **kw):
+    rc, out, err = run(args, **kw)
+    problems = []
+    if rc != status:
+        problems.append(f"exit {rc}, want {status}")
+    for h in has:
+        if h not in out:
+            problems.append(f"stdout lacks {h!r}")
+    for h in err_has:
+        if h not in err:
+            problems.append(f"stderr lacks {h!r}")
+    if status != 0 and err.count("\n") != 1:
+        problems.append("stderr is not exactly one line")
+    check(name, not problems, "; ".join(problems) + f"\n  stdout={out!r}\n  stderr={err!r}")
+    return out
+
+
+def js(args, **kw):
+    rc, out, err = run(["--json"] + args, **kw)
+    try:
+        return rc, json.loads(out)
+    except ValueError:
+        check("valid JSON from " + " ".join(args), False, repr(out) + err)
+        return rc, None
+
+
+def helper(mode, url):
+    p = subprocess.run([SETUP, mode, url], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        print(f"FAIL helper {mode}: {p.stderr}")
+        sys.exit(1)
+
+
+def triggers():
+    rc, data = js(["triggers"])
+    return {f"{t['group']}.{t['name']}": t for t in data or []}
+
+
+def main():
+    # Usage and help.
+    expect("help", ["--help"], 0, has=["Exit status", "4 cannot connect"], url=None)
+    expect("no command", [], 2, url=URL)
+    expect("no url", ["nodes"], 2, err_has=["CHIME_URL"], url=None)
+    expect("unknown command", ["bogus"], 2, err_has=["unknown command"])
+    expect("unknown option", ["--bogus", "nodes"], 2, err_has=["--bogus"])
+
+    # Schema on a fresh database.
+    expect("schema version fresh", ["schema", "version"], 0, has=["schema version 0"])
+    rc, v = js(["schema", "version"])
+    check("schema version fresh json", rc == 0 and v["version"] == 0 and v["state"] == "missing", v)
+    expect("nodes without schema", ["nodes"], 5, err_has=["schema init"])
+    expect("migrate without schema", ["schema", "migrate"], 5, err_has=["schema init"])
+    expect("schema init", ["schema", "init"], 0, has=["created"])
+    expect("schema init again", ["schema", "init"], 0, has=["already"])
+    expect("schema migrate current", ["schema", "migrate"], 0, has=["already"])
+    rc, v = js(["schema", "version"])
+    check("schema version current", rc == 0 and v["state"] == "current" and v["version"] >= 1, v)
+    expect("schema bad word", ["schema", "drop"], 2)
+
+    # A newer schema is never touched.
+    helper("newer", URL2)
+    expect("schema version newer", ["schema", "version"], 5, err_has=["newer"], url=URL2)
+    expect("schema migrate newer", ["schema", "migrate"], 5, err_has=["refusing to downgrade"], url=URL2)
+    expect("nodes on newer", ["nodes"], 5, err_has=["newer"], url=URL2)
+
+    helper("setup", URL)
+
+    # Connection and authentication errors, passwords.
+    parts = urllib.parse.urlsplit(BASE)
+    nopw = BASE.replace(parts.netloc, parts.netloc.replace(":" + (parts.password or ""), "", 1), 1)
+    wrong = BASE.replace(parts.netloc, parts.netloc.replace(parts.password or "", "WRONGpw", 1), 1)
+    expect("wrong password", ["nodes"], 4, err_has=["Access denied"], url=wrong)
+    expect("wrong password from env", ["nodes"], 4, err_has=["***"],
+           url=nopw + SEP + "prefix=" + PREFIX, env={"CHIME_PASSWORD": "WRONGpw"})
+    expect("password from env", ["jobs"], 0, has=["etl"],
+           url=nopw + SEP + "prefix=" + PREFIX, env={"CHIME_PASSWORD": PASSWORD})
+    pwfile = f"/tmp/chimectl-test-pw-{os.getpid()}"
+    with open(pwfile, "w") as f:
+        f.write(PASSWORD + "\n")
+    expect("password from file and CHIME_URL", ["--password-file", pwfile, "jobs"], 0,
+           has=["etl"], url=None, env={"CHIME_URL": nopw + SEP + "prefix=" + PREFIX})
+    os.unlink(pwfile)
+    expect("unreachable server", ["nodes"], 4, err_has=["cannot"],
+           url="mysql://u:p@127.0.0.1:1/x")
+    expect("not a mysql url", ["nodes"], 4, url="postgres://x")
+
+    # nodes
+    out = expect("nodes table", ["nodes"], 0, has=["ID", "STATE", "dead-node", "live-node"])
+    check("nodes leaves chimectl out", "chimectl-" not in out, out)
+    rc, nodes = js(["nodes"])
+    byid = {n["id"]: n for n in nodes or []}
+    check("nodes json", rc == 0 and byid["dead-node"]["state"] == "dead"
+          and byid["live-node"]["state"] == "live" and byid["live-node"]["running"] == 1
+          and byid["live-node"]["pid"] == 4242 and byid["dead-node"]["checkin_age_ms"] >= 3600000, nodes)
+
+    # jobs
+    expect("jobs table", ["jobs"], 0, has=["GROUP", "etl", "forbid", "report"])
+    rc, jobs = js(["jobs", "etl"])
+    check("jobs exact group", rc == 0 and [j["name"] for j in jobs] == ["load"]
+          and jobs[0]["concurrency"] == "forbid" and jobs[0]["triggers"] == 2
+          and jobs[0]["durable"] is True, jobs)
+    rc, jobs = js(["jobs", "r*"])
+    check("jobs starts-with", rc == 0 and {j["group"] for j in jobs} == {"rep"}, jobs)
+    rc, jobs = js(["jobs", "*"])
+    check("jobs any", rc == 0 and len(jobs) == 6, jobs)
+    rc, jobs = js(["jobs", "nosuch"])
+    check("jobs none", rc == 0 and jobs == [], jobs)
+
+    # triggers
+    out = expect("triggers table", ["triggers"], 0,
+                 has=["at 02:00:00, every day", "Asia/Shanghai", "do-nothing",
+                      "every 2 days", "every 30 minutes from 09:00:00 to 17:00:00",
+                      "every hour, forever", "calendar-interval", "NEXT_UTC"])
+    t = triggers()
+    cron = t.get("rep.daily-cron", {})
+    check("triggers json cron", cron.get("kind") == "cron" and cron.get("priority") == 7
+          and cron.get("misfire") == "do-nothing" and cron.get("zone") == "Asia/Shanghai"
+          and cron.get("next_utc", "").endswith("18:00:00Z") and cron.get("prev") is None, cron)
+    check("triggers json states", t["etl.cal"]["state"] == "blocked"
+          and t["ops.claimed"]["state"] == "acquired" and t["ops.late"]["state"] == "waiting", t)
+    rc, sh = js(["--tz", "Asia/Shanghai", "triggers", "rep"])
+    check("triggers local time", rc == 0 and len(sh) == 2 and
+          sh[0]["next"].endswith("+08:00") and sh[0]["next_utc"].endswith("Z"), sh)
+    expect("bad zone", ["--tz", "Mars/Base", "triggers"], 2)
+
+    # history
+    expect("history table", ["history"], 0, has=["FIRE_ID", "disk full", "failed", "live-node"])
+    rc, h = js(["history"])
+    check("history json", rc == 0 and [x["fire_id"] for x in h] == [103, 102, 101]
+          and h[1]["error"] == "disk full" and h[1]["duration_ms"] == 1500, h)
+    rc, h = js(["history", "--failed"])
+    check("history --failed", rc == 0 and [x["fire_id"] for x in h] == [102], h)
+    rc, h = js(["history", "--job", "rep.daily"])
+    check("history --job", rc == 0 and [x["fire_id"] for x in h] == [101], h)
+    rc, h = js(["history", "--since", "-90m"])
+    check("history --since", rc == 0 and [x["fire_id"] for x in h] == [103], h)
+    rc, h = js(["history", "--limit", "2"])
+    check("history --limit", rc == 0 and len(h) == 2, h)
+    expect("history bad since", ["history", "--since", "yesterday"], 2)
+    expect("history bad job", ["history", "--job", "nodot"], 2)
+
+    # explain
+    want = {"rep.daily-cron": ("due", "due at"), "rep.hourly": (None, "due at"),
+            "etl.cal": ("blocked", "forbids concurrent runs"),
+            "etl.window": ("due", "due at"), "ops.late": ("misfired", "misfire scan"),
+            "ops.claimed": ("dead_node", "dead-node"),
+            "ops.ended": ("ended", "end time")}
+    for key, (reason, text) in want.items():
+        expect("explain " + key, ["explain", key], 0, has=[text])
+        rc, e = js(["explain", key])
+        check("explain json " + key, rc == 0 and (reason is None or e["reason"] == reason), e)
+    expect("explain unknown", ["explain", "no.such"], 3, err_has=["no trigger no.such"])
+
+    # pause / resume
+    expect("pause trigger", ["pause", "trigger", "rep.hourly"], 0, has=["paused"])
+    check("paused trigger state", triggers()["rep.hourly"]["state"] == "paused")
+    expect("explain paused", ["explain", "rep.hourly"], 0, has=["paused"])
+    expect("resume trigger", ["resume", "trigger", "rep.hourly"], 0)
+    check("resumed trigger state", triggers()["rep.hourly"]["state"] == "waiting")
+    rc, r = js(["pause", "job", "rep.daily"])
+    check("pause job json", rc == 0 and r["ok"] is True, r)
+    check("paused job state", triggers()["rep.daily-cron"]["state"] == "paused")
+    expect("explain paused job", ["explain", "rep.daily-cron"], 0, has=["job rep.daily is paused"])
+    expect("resume job", ["resume", "job", "rep.daily"], 0)
+    expect("pause group", ["pause", "group", "re*"], 0)
+    t = triggers()
+    check("paused group", t["rep.hourly"]["state"] == "paused" and t["ops.late"]["state"] == "waiting", t)
+    expect("resume group", ["resume", "group", "re*"], 0)
+    expect("pause all", ["pause", "all"], 0)
+    t = triggers()
+    check("paused all", t["ops.late"]["state"] == "paused", t)
+    expect("explain paused all", ["explain", "ops.late"], 0, has=["all triggers are paused"])
+    expect("resume all", ["resume", "all"], 0)
+    check("resumed all", triggers()["ops.late"]["state"] == "waiting")
+    expect("pause unknown trigger", ["pause", "trigger", "no.such"], 3)
+    expect("resume unknown job", ["resume", "job", "no.such"], 3)
+    expect("pause bad usage", ["pause", "trigger"], 2)
+    expect("pause bad key", ["pause", "job", "nodot"], 2)
+
+    # fire
+    expect("fire", ["fire", "rep.daily", "--data", '{"n": 1}'], 0, has=["MANUAL_TRIGGER"])
+    rc, f = js(["fire", "rep.daily"])
+    check("fire json", rc == 0 and f["trigger"].startswith("MANUAL_TRIGGER."), f)
+    t = triggers()
+    manual = [k for k in t if k.startswith("MANUAL_TRIGGER.")]
+    check("fire adds one-shot triggers", len(manual) == 2 and
+          all(t[k]["job"] == "rep.daily" and t[k]["schedule"] == "once" for k in manual), t)
+    for bad in ('{"n": 1', "{n: 1}", "[1,]", '"a', "01", "1 2", "[" * 100 + "]" * 100):
+        expect("fire bad data " + bad[:12], ["fire", "rep.daily", "--data", bad], 2,
+               err_has=["not valid JSON"])
+    for good in ('[1, -2.5e3, "x\\u00e9", true, false, null, {"a": {}}]', " 7 "):
+        expect("fire good data " + good[:12], ["fire", "rep.daily", "--data", good], 0)
+    expect("fire unknown", ["fire", "no.such"], 3, err_has=["no job no.such"])
+
+    # delete, confirmed on a terminal
+    for answer, status in (("n", 1), ("y", 0)):
+        master, slave = os.openpty()
+        os.write(master, (answer + "\n").encode())
+        try:
+            rc, out, err = run(["delete", "trigger", "etl.window"], stdin=slave)
+        finally:
+            os.close(slave)
+            os.close(master)
+        check(f"delete on a terminal answered {answer}", rc == status and
+              "Delete trigger etl.window? [y/N]" in err, (rc, out, err))
+    check("deleted after yes", "etl.window" not in triggers())
+    expect("delete without --yes", ["delete", "job", "rep.hourly"], 2,
+           err_has=["--yes", "not a terminal"])
+    check("not deleted", "rep.hourly" in triggers())
+    expect("delete trigger", ["delete", "trigger", "ops.late", "--yes"], 0, has=["deleted"])
+    expect("delete job", ["--yes", "delete", "job", "rep.hourly"], 0)
+    t = triggers()
+    check("deleted", "ops.late" not in t and "rep.hourly" not in t, t)
+    rc, jobs = js(["jobs", "rep"])
+    check("deleted job gone", rc == 0 and [j["name"] for j in jobs] == ["daily"], jobs)
+    expect("delete unknown", ["delete", "trigger", "ops.late", "--yes"], 3)
+    expect("delete bad usage", ["delete", "calendar", "x.y", "--yes"], 2)
+
+    if PASSWORD:
+        check("password never printed", not any(PASSWORD in o for o in outputs))
+
+
+try:
+    main()
+finally:
+    helper("drop", URL)
+    helper("drop", URL2)
+print(f"{failures} failure(s)")
+sys.exit(1 if failures else 0)
