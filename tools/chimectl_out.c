@@ -5,6 +5,7 @@
  * conversion).
  */
 #include "chimectl.h"
+#include "triggers/civil.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -141,33 +142,6 @@ void ctl_table_free(ctl_table *t) {
   memset(t, 0, sizeof *t);
 }
 
-/* Civil date of a day count since 1970-01-01 (proleptic Gregorian). */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* Day count since 1970-01-01 of a civil date. */
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-static int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   if (t_ms == CHIME_NO_FIRE_MS || t_ms == INT64_MAX) {
     snprintf(buf, len, "-");
@@ -177,20 +151,16 @@ void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   int32_t off = 0;
   if (zone && chime_zone_get(zone, &z) == 0)
     off = chime_zone_offset_at(z, t_ms);
-  int64_t local = t_ms + (int64_t)off * 1000;
-  int64_t days = floor_div(local, 86400000);
-  int64_t sec = (local - days * 86400000) / 1000;
-  int64_t y;
-  int m, d;
-  civil_from_days(days, &y, &m, &d);
+  chime_civil c;
+  chime__civil_from_ms(t_ms + (int64_t)off * 1000, &c);
   char offs[16] = "Z";
   if (zone && off != 0) {
     int32_t a = off < 0 ? -off : off;
     snprintf(offs, sizeof offs, "%c%02d:%02d", off < 0 ? '-' : '+',
              (int)(a / 3600), (int)(a % 3600 / 60));
   }
-  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", y, m, d,
-           (int)(sec / 3600), (int)(sec % 3600 / 60), (int)(sec % 60), offs);
+  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", c.year,
+           c.month, c.day, c.hour, c.minute, c.second, offs);
 }
 
 void ctl_format_age(int64_t ms, char *buf, size_t len) {
@@ -255,7 +225,7 @@ int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms) {
   if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       s > 59 || h < 0 || mi < 0 || s < 0)
     return CHIME_EINVAL;
-  *ret_ms = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
+  *ret_ms = (chime__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
             INT64_C(1000);
   return 0;
 }
