@@ -49,23 +49,11 @@ static chime_schedule daily(const char *zname, int64_t start, int32_t from_s,
   return s;
 }
 
-static int run(const chime_schedule *s, int64_t *fires, int max) {
-  chime_fire_state st;
-  if (chime__trigger_first_fire(s, &st) != 0)
-    return 0;
-  int n = 0;
-  while (n < max && chime__trigger_may_fire_again(&st)) {
-    fires[n++] = st.next_fire_ms;
-    chime__trigger_triggered(s, &st);
-  }
-  return n;
-}
-
 static void test_trigger_daily_window_and_weekdays(void) {
   chime_schedule s =
       daily("UTC", FRI_00, 9 * 3600, 17 * 3600, WEEKDAYS, 1, CHIME_UNIT_HOUR);
   int64_t f[12];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 12), 12);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 12), 12);
   for (int i = 0; i < 9; i++) /* 09:00 .. 17:00, the end inclusive */
     CU_ASSERT_EQUAL(f[i], FRI_09 + i * H);
   CU_ASSERT_EQUAL(f[9], MON_09); /* the weekend is not chosen */
@@ -81,7 +69,7 @@ static void test_trigger_daily_interval_not_dividing_window(void) {
   chime_schedule s =
       daily("UTC", FRI_00, 9 * 3600, 10 * 3600, 0x7Fu, 25, CHIME_UNIT_MINUTE);
   int64_t f[4];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 4), 4);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 4), 4);
   CU_ASSERT_EQUAL(f[0], FRI_09);
   CU_ASSERT_EQUAL(f[1], FRI_09 + 25 * M);
   CU_ASSERT_EQUAL(f[2], FRI_09 + 50 * M);
@@ -93,10 +81,10 @@ static void test_trigger_daily_repeat_count(void) {
       daily("UTC", FRI_00, 9 * 3600, 17 * 3600, WEEKDAYS, 1, CHIME_UNIT_HOUR);
   s.u.daily.repeat_count = 2; /* 1 + 2 fires */
   int64_t f[10];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 10), 3);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 10), 3);
   CU_ASSERT_EQUAL(f[2], FRI_09 + 2 * H);
   s.u.daily.repeat_count = 0;
-  CU_ASSERT_EQUAL(run(&s, f, 10), 1);
+  CU_ASSERT_EQUAL(chime_test_trigger_fires(&s, f, 10), 1);
   /* A finished state stays finished (Quartz's "complete"), even for a
    * search from before its last fire; a fresh state still answers. */
   s.u.daily.repeat_count = CHIME_REPEAT_INDEFINITELY;
@@ -123,7 +111,7 @@ static void test_trigger_daily_ny_spring_forward(void) {
   chime_schedule s = daily("America/New_York", UTC_MAR10_05, 0, 86399, 0x7Fu,
                            1, CHIME_UNIT_HOUR);
   int64_t f[25];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 25), 25);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 25), 25);
   CU_ASSERT_EQUAL(f[0], UTC_MAR10_05);
   CU_ASSERT_EQUAL(f[1], UTC_MAR10_05 + H);
   CU_ASSERT_EQUAL(f[2], UTC_MAR10_05 + 2 * H); /* 03:00 EDT */
@@ -142,7 +130,7 @@ static void test_trigger_daily_ny_window_in_gap(void) {
   chime_schedule s = daily("America/New_York", INT64_C(1709985600000),
                            9000, 14400, 0x7Fu, 30, CHIME_UNIT_MINUTE);
   int64_t f[5];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 5), 5);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 5), 5);
   CU_ASSERT_EQUAL(f[0], INT64_C(1710055800000)); /* Mar 10 03:30 EDT */
   CU_ASSERT_EQUAL(f[1], INT64_C(1710057600000)); /* Mar 10 04:00 EDT */
   CU_ASSERT_EQUAL(f[2], INT64_C(1710142200000)); /* Mar 11 03:30 EDT */
@@ -158,7 +146,7 @@ static void test_trigger_daily_ny_fall_back(void) {
   chime_schedule s = daily("America/New_York", INT64_C(1730548800000), 0,
                            3 * 3600, 0x7Fu, 30, CHIME_UNIT_MINUTE);
   int64_t f[10];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 10), 10);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 10), 10);
   for (int i = 0; i < 9; i++)
     CU_ASSERT_EQUAL(f[i], t0 + i * 30 * M);
   CU_ASSERT_EQUAL(f[9], INT64_C(1730696400000)); /* Nov 4 00:00 EST */
@@ -171,7 +159,7 @@ static void test_trigger_daily_london_spring_forward(void) {
   chime_schedule s = daily("Europe/London", INT64_C(1711800000000), 0,
                            3 * 3600, 0x7Fu, 1, CHIME_UNIT_HOUR);
   int64_t f[4];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 4), 4);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 4), 4);
   CU_ASSERT_EQUAL(f[0], t0);
   CU_ASSERT_EQUAL(f[1], t0 + H);
   CU_ASSERT_EQUAL(f[2], t0 + 2 * H);
@@ -212,7 +200,7 @@ static void test_trigger_daily_calendar(void) {
       daily("UTC", FRI_00, 9 * 3600, 10 * 3600, WEEKDAYS, 1, CHIME_UNIT_HOUR);
   s.calendar = monday;
   int64_t f[3];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 3), 3);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 3), 3);
   CU_ASSERT_EQUAL(f[1], FRI_09 + H);
   CU_ASSERT_EQUAL(f[2], TUE_09); /* Monday excluded */
   s.calendar = never;

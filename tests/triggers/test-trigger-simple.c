@@ -6,6 +6,7 @@
  * written out (computed with `date -u -d ... +%s`).
  */
 #include "harness.h"
+#include "trigger-corpus.h"
 #include "triggers/calendar.h"
 #include "triggers/trigger.h"
 
@@ -39,23 +40,10 @@ static chime_schedule simple(int64_t start, int64_t interval, int32_t repeat) {
   return s;
 }
 
-/* Fires the trigger until it finishes or max fires, recording them. */
-static int run(const chime_schedule *s, int64_t *fires, int max) {
-  chime_fire_state st;
-  if (chime__trigger_first_fire(s, &st) != 0)
-    return 0;
-  int n = 0;
-  while (n < max && chime__trigger_may_fire_again(&st)) {
-    fires[n++] = st.next_fire_ms;
-    chime__trigger_triggered(s, &st);
-  }
-  return n;
-}
-
 static void test_trigger_simple_repeat_count(void) {
   chime_schedule s = simple(T_2024, MIN_MS, 3);
   int64_t f[10];
-  int n = run(&s, f, 10);
+  int n = chime_test_trigger_fires(&s, f, 10);
   CU_ASSERT_EQUAL_FATAL(n, 4); /* 1 + repeat count */
   for (int i = 0; i < 4; i++)
     CU_ASSERT_EQUAL(f[i], T_2024 + i * MIN_MS);
@@ -96,7 +84,7 @@ static void test_trigger_simple_end_is_exclusive(void) {
   chime_schedule s = simple(T_2024, HOUR_MS, CHIME_REPEAT_INDEFINITELY);
   s.end_ms = T_2024 + 3 * HOUR_MS;
   int64_t f[10];
-  int n = run(&s, f, 10);
+  int n = chime_test_trigger_fires(&s, f, 10);
   CU_ASSERT_EQUAL_FATAL(n, 3);
   CU_ASSERT_EQUAL(f[2], T_2024 + 2 * HOUR_MS);
   int64_t t;
@@ -111,7 +99,7 @@ static void test_trigger_simple_one_shot(void) {
   chime_schedule s = simple(T_2024, 0, 0);
   CU_ASSERT_EQUAL(chime__schedule_validate(&s, NULL, 0), 0);
   int64_t f[4];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 4), 1);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 4), 1);
   CU_ASSERT_EQUAL(f[0], T_2024);
   int64_t t;
   CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, T_2024 - 1, &t), 0);
@@ -160,7 +148,7 @@ static void test_trigger_simple_calendar_skips_excluded(void) {
   chime_schedule s = simple(T_FRI_22, HOUR_MS, CHIME_REPEAT_INDEFINITELY);
   s.calendar = weekend;
   int64_t f[3];
-  CU_ASSERT_EQUAL_FATAL(run(&s, f, 3), 3);
+  CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 3), 3);
   CU_ASSERT_EQUAL(f[0], T_FRI_22);
   CU_ASSERT_EQUAL(f[1], T_FRI_22 + HOUR_MS);
   CU_ASSERT_EQUAL(f[2], T_MON_00); /* the weekend is skipped */
@@ -209,7 +197,7 @@ static void test_trigger_simple_triggered_with_excluding_calendar(void) {
   chime_schedule s = simple(T_FRI_22, HOUR_MS, 5); /* Fri 22:00 .. Sat 03:00 */
   s.calendar = weekend;
   int64_t f[10];
-  CU_ASSERT_EQUAL(run(&s, f, 10), 2);
+  CU_ASSERT_EQUAL(chime_test_trigger_fires(&s, f, 10), 2);
   chime__calendar_unref(weekend);
 }
 

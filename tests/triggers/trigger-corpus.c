@@ -136,3 +136,15 @@ int chime_test_trigger_corpus(const char *kind) {
   fclose(f);
   return replayed;
 }
+
+int chime_test_trigger_fires(const chime_schedule *s, int64_t *fires, int max) {
+  chime_fire_state st;
+  if (chime__trigger_first_fire(s, &st) != 0)
+    return 0;
+  int n = 0;
+  while (n < max && chime__trigger_may_fire_again(&st)) {
+    fires[n++] = st.next_fire_ms;
+    chime__trigger_triggered(s, &st);
+  }
+  return n;
+}
