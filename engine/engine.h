@@ -54,8 +54,9 @@
  * for this long stops claiming (it fences itself), and others may declare
  * it dead (the MySQL store uses the same factor). */
 #define CHIME__LEASE_FACTOR 2
-/* Dead-node recovery runs this many times per check-in interval. */
-#define CHIME__RECOVER_PER_CHECKIN 4
+/* Dead-node recovery runs this long after another node's lease ran out
+ * (the store's check-in says when that is). */
+#define CHIME__RECOVER_MARGIN_MS 10
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 

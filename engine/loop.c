@@ -9,8 +9,9 @@
  * freed worker, a change of mode); the fire timer, armed for the pending
  * batch's time or for the next due trigger (at most the idle wait); and
  * three maintenance timers: misfire scan (every min(threshold, 5 s)),
- * check-in (every check-in interval) and dead-node recovery (four times
- * per check-in interval).
+ * check-in (every check-in interval) and dead-node recovery (armed by each
+ * check-in for when the first lease of another node runs out, so a dead
+ * node is found at once and a healthy cluster costs no extra statements).
  *
  * Fencing: a node whose last successful check-in started more than a
  * lease ago (CHIME__LEASE_FACTOR check-in intervals) claims nothing and
@@ -22,7 +23,9 @@
  * One iteration ("tick") reads the store's clock once and then either
  * fires the pending batch when its time has come, or claims a new batch of
  * at most min(batch size, free workers) fires due by now + batch window,
- * or sleeps until the next due trigger.
+ * or sleeps until the next due trigger.  With no batch window (the
+ * default) claims are fired as they are made (store acquire_due) and no
+ * batch is ever pending.
  */
 #include "engine/engine.h"
 #include "jobstore/records.h"
@@ -104,19 +107,9 @@ static void release_batch(chime_scheduler *s) {
   pthread_mutex_unlock(&s->mu);
 }
 
-/* Fires the pending batch and hands each fire that may run to a worker. */
-static void fire_batch(chime_scheduler *s, int64_t now) {
-  chime_store *st = s->store;
-  chime_fire **b = s->batch;
-  size_t n = s->batch_count;
-  int r = st->ops->fire(st, b, n, now);
-  if (r < 0) {
-    chime__report_error(s, r, "firing claimed triggers");
-    release_batch(s);
-    return;
-  }
-  s->batch = NULL;
-  s->batch_count = 0;
+/* Hands each fired fire that may run to a worker and frees the rest, and
+ * the array. */
+static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
   unsigned dropped = 0;
   pthread_mutex_lock(&s->mu);
   for (size_t i = 0; i < n; i++) {
@@ -139,6 +132,22 @@ static void fire_batch(chime_scheduler *s, int64_t now) {
     chime__fire_free(b[i]);
   }
   free(b);
+}
+
+/* Fires the pending batch and hands each fire that may run to a worker. */
+static void fire_batch(chime_scheduler *s, int64_t now) {
+  chime_store *st = s->store;
+  chime_fire **b = s->batch;
+  size_t n = s->batch_count;
+  int r = st->ops->fire(st, b, n, now);
+  if (r < 0) {
+    chime__report_error(s, r, "firing claimed triggers");
+    release_batch(s);
+    return;
+  }
+  s->batch = NULL;
+  s->batch_count = 0;
+  hand_out(s, b, n);
 }
 
 /* TRIGGER_MISFIRED for one trigger the scan handled. */
@@ -217,15 +226,28 @@ static bool fenced(chime_scheduler *s) {
   return lost;
 }
 
+static void on_recover_timer(uv_timer_t *t);
+
 static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   chime_store *st = s->store;
+  /* After a stall (a stopped process, a lost database) the lease may have
+   * run out meanwhile: say so before checking in again. */
+  fenced(s);
   int64_t started = mono_ms();
-  int r = st->ops->checkin(st, st->ops->now(st));
+  int64_t recover_in = -1;
+  int r = st->ops->checkin(st, st->ops->now(st), &recover_in);
   if (r < 0) {
     chime__report_error(s, r, "checking in");
     return;
   }
+  /* Look for dead nodes when the first lease of another node runs out
+   * unless it checks in before (the next check-in moves the timer). */
+  if (recover_in >= 0)
+    uv_timer_start(&s->recover_timer, on_recover_timer,
+                   (uint64_t)recover_in + CHIME__RECOVER_MARGIN_MS, 0);
+  else
+    uv_timer_stop(&s->recover_timer);
   /* After a gap (a stall, an unreachable database) other nodes may not
    * have checked in either: dead-node recovery waits a lease. */
   if (started - s->loop_checkin_ok_ms > lease_ms(s))
@@ -306,8 +328,12 @@ static void claim(chime_scheduler *s, int64_t now) {
   chime_store *st = s->store;
   chime_fire **fires = NULL;
   size_t n = 0;
-  int r = st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max, &types,
-                           &fires, &n);
+  /* Without a batch window every claim is due now: claiming and firing is
+   * one step (one transaction in the MySQL store). */
+  bool ahead = s->cfg.batch_window_ms > 0;
+  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms,
+                                   max, &types, &fires, &n)
+                : st->ops->acquire_due(st, now, max, &types, &fires, &n);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");
     arm(s, CHIME__RETRY_MS);
@@ -325,6 +351,11 @@ static void claim(chime_scheduler *s, int64_t now) {
   pthread_mutex_lock(&s->mu);
   s->reserved += (unsigned)n;
   pthread_mutex_unlock(&s->mu);
+  if (!ahead) {
+    hand_out(s, fires, n);
+    arm(s, 0); /* claim more at once if workers are left */
+    return;
+  }
   s->batch = fires;
   s->batch_count = n;
   s->batch_earliest = fires[0]->scheduled_ms;
@@ -436,13 +467,9 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->async.data = s->fire_timer.data = s->misfire_timer.data = s;
   s->checkin_timer.data = s->recover_timer.data = s;
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
-  uint64_t scan = every / CHIME__RECOVER_PER_CHECKIN;
-  if (scan == 0)
-    scan = 1;
   s->loop_checkin_ok_ms = s->loop_healthy_since = mono_ms();
   s->loop_fenced = false;
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
-  uv_timer_start(&s->recover_timer, on_recover_timer, scan, scan);
   pthread_mutex_lock(&s->mu);
   s->async_live = true;
   s->handles_open = true;

@@ -255,9 +255,12 @@ static int mem_job_get(chime_store *store, const char *group, const char *name,
   return r;
 }
 
-static int mem_checkin(chime_store *store, int64_t now_ms) {
+static int mem_checkin(chime_store *store, int64_t now_ms,
+                       int64_t *ret_recover_in_ms) {
   (void)store;
   (void)now_ms;
+  if (ret_recover_in_ms)
+    *ret_recover_in_ms = -1; /* one process: no other node */
   return 0;
 }
 
@@ -298,6 +301,7 @@ static const chime_store_ops memory_ops = {
     .resume_all = chime__mem_resume_all,
     .acquire = chime__mem_acquire,
     .fire = chime__mem_fire,
+    .acquire_due = chime__store_acquire_due,
     .complete = chime__mem_complete,
     .release = chime__mem_release,
     .still_owned = chime__mem_still_owned,

@@ -291,11 +291,7 @@ int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
                         const chime_outcome *outcome) {
   mem_store *s = (mem_store *)store;
-  if (!fire)
-    return CHIME_EINVAL;
-  if (outcome && outcome->set_data &&
-      (outcome->data_len > CHIME_MAX_DATA_LEN ||
-       (outcome->data_len > 0 && !outcome->data)))
+  if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
   int r = 0;
   chime__mem_lock(s);

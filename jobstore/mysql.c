@@ -23,7 +23,7 @@
 #include <time.h>
 
 #define DEFAULT_THRESHOLD_MS 60000
-#define DEFAULT_CHECKIN_MS 7500
+#define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
 #define MAX_CONNECTIONS 64
 /* Lost connections: reconnect for at most this long in all. */
@@ -74,21 +74,27 @@ int64_t chime__my_now(chime_store *store) {
   return local_ms(s) + off;
 }
 
-int chime__my_measure_clock(my_tx *tx) {
-  my_rows rows;
+int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
+                          size_t nargs, my_rows *ret) {
   int64_t before = local_ms(tx->s);
-  int r = chime__my_query(tx, Q_DB_NOW, NULL, NULL, 0, &rows);
+  int r = chime__my_query(tx, id, NULL, args, nargs, ret);
   int64_t after = local_ms(tx->s);
   if (r < 0)
     return r;
-  if (rows.nrows == 1) {
-    int64_t db = chime__my_i(&rows, 0, 0);
+  if (ret->nrows == 1 && chime__my_s(ret, 0, 0)) {
+    int64_t db = chime__my_i(ret, 0, 0);
     pthread_mutex_lock(&tx->s->lock);
     tx->s->offset_ms = db - (before + (after - before) / 2);
     pthread_mutex_unlock(&tx->s->lock);
   }
-  chime__my_rows_free(&rows);
   return 0;
+}
+
+int chime__my_measure_clock(my_tx *tx) {
+  my_rows rows;
+  int r = chime__my_clock_query(tx, Q_DB_NOW, NULL, 0, &rows);
+  chime__my_rows_free(&rows);
+  return r;
 }
 
 /* ------------------------------------------------------------------ pool */
@@ -118,10 +124,11 @@ static void pool_put(my_store *s, my_conn *c) {
 static const char *const session_sql[] = {
     "SET SESSION time_zone = '+00:00'",
     "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-    /* Every statement then opens a transaction that COMMIT or ROLLBACK
-     * ends: one round trip fewer than START TRANSACTION. */
-    "SET SESSION autocommit = 0",
 };
+
+/* Pool connections: every statement opens a transaction that COMMIT or
+ * ROLLBACK ends, one round trip fewer than START TRANSACTION. */
+static const char no_autocommit[] = "SET SESSION autocommit = 0";
 
 /* Opens c's connection.  Returns: 0; chime__mysql_connect's errors. */
 static int conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
@@ -142,7 +149,9 @@ static int conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
   char wait[64];
   snprintf(wait, sizeof wait, "SET SESSION innodb_lock_wait_timeout = %ld",
            s->lock_wait_s);
-  if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0) {
+  if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
+      (!c->autocommit && mysql_real_query(db, no_autocommit,
+                                          sizeof no_autocommit - 1) != 0)) {
     if (errbuf && len)
       snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
     mysql_close(db);
@@ -178,10 +187,13 @@ static int64_t backoff(my_store *s, unsigned attempt, int64_t base,
 }
 
 /* One attempt: fn (autocommit is off: its first statement begins the
- * transaction), then COMMIT or ROLLBACK. */
+ * transaction), then COMMIT or ROLLBACK; just fn on the heartbeat
+ * connection. */
 static int attempt(my_tx *tx, my_tx_fn fn, void *arg) {
   tx->last_errno = 0;
   int r = fn(tx, arg);
+  if (tx->c->autocommit)
+    return r;
   if (r == 0)
     r = chime__my_simple(tx, "COMMIT");
   if (r < 0 && tx->c->db) {
@@ -192,10 +204,11 @@ static int attempt(my_tx *tx, my_tx_fn fn, void *arg) {
   return r;
 }
 
-int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
-                  char *errbuf, size_t errbuf_len) {
-  my_tx tx = {.s = s, .errbuf = errbuf, .errbuf_len = errbuf_len};
-  tx.c = pool_get(s);
+/* Runs fn on connection c until it succeeds or fails for good (see
+ * chime__my_run). */
+static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
+                  void *arg, char *errbuf, size_t errbuf_len) {
+  my_tx tx = {.s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
   int64_t deadline = mono_ms() + RECONNECT_BUDGET_MS;
   unsigned lock_tries = 0, conn_tries = 0;
   int r;
@@ -240,7 +253,21 @@ int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
     if (errbuf && errbuf_len)
       errbuf[0] = '\0';
   }
-  pool_put(s, tx.c);
+  return r;
+}
+
+int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
+                  char *errbuf, size_t errbuf_len) {
+  my_conn *c = pool_get(s);
+  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len);
+  pool_put(s, c);
+  return r;
+}
+
+int chime__my_run_beat(my_store *s, my_tx_fn fn, void *arg) {
+  pthread_mutex_lock(&s->beat_lock);
+  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0);
+  pthread_mutex_unlock(&s->beat_lock);
   return r;
 }
 
@@ -254,6 +281,7 @@ static void my_free(chime_store *store) {
     chime__my_node_leave(s);
   for (size_t i = 0; s->conns && i < s->nconns; i++)
     chime__my_conn_reset(&s->conns[i], true);
+  chime__my_conn_reset(&s->beat, true);
   free(s->conns);
   for (size_t i = 0; i < Q_COUNT; i++)
     free(s->sql[i]);
@@ -262,6 +290,8 @@ static void my_free(chime_store *store) {
   free(s->node);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->freed);
+  pthread_mutex_destroy(&s->done_mu);
+  pthread_mutex_destroy(&s->beat_lock);
   free(s);
 }
 
@@ -293,6 +323,7 @@ static const chime_store_ops mysql_ops = {
     .resume_all = chime__my_resume_all,
     .acquire = chime__my_acquire,
     .fire = chime__my_fire,
+    .acquire_due = chime__my_acquire_due,
     .complete = chime__my_complete,
     .release = chime__my_release,
     .still_owned = chime__my_still_owned,
@@ -377,6 +408,29 @@ static int measure_fn(my_tx *tx, void *arg) {
   return chime__my_measure_clock(tx);
 }
 
+/* Reads the server settings the store takes advantage of: with
+ * innodb_autoinc_lock_mode 0 or 1, the ids of a multi-row INSERT are
+ * consecutive, auto_increment_increment apart (mysql_batch.c). */
+static int settings_fn(my_tx *tx, void *arg) {
+  (void)arg;
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
+                        "@@auto_increment_increment");
+  my_rows rows;
+  int r = chime__my_buf_run(&b, &rows, NULL);
+  chime__my_buf_free(&b);
+  if (r < 0)
+    return r;
+  tx->s->id_step = rows.nrows && chime__my_s(&rows, 0, 0) &&
+                           chime__my_i(&rows, 0, 0) < 2 &&
+                           chime__my_s(&rows, 0, 1)
+                       ? chime__my_i(&rows, 0, 1)
+                       : 0;
+  chime__my_rows_free(&rows);
+  return 0;
+}
+
 /* Connects the first connection, sets up the schema, measures the clock. */
 static int start(my_store *s, char *errbuf, size_t errbuf_len) {
   int r = conn_open(s, &s->conns[0], errbuf, errbuf_len);
@@ -390,6 +444,8 @@ static int start(my_store *s, char *errbuf, size_t errbuf_len) {
       (r = chime__my_clear(s, errbuf, errbuf_len)) < 0)
     return r;
   r = chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__my_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
   if (r == 0)
     r = chime__my_node_claim(s, errbuf, errbuf_len);
   s->node_claimed = r == 0;
@@ -420,6 +476,9 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
     return CHIME_ENOMEM;
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->freed, NULL);
+  pthread_mutex_init(&s->done_mu, NULL);
+  pthread_mutex_init(&s->beat_lock, NULL);
+  s->beat.autocommit = true;
   s->base.ops = &mysql_ops;
   int r = chime__mysql_url_parse(url, &s->url, errbuf, errbuf_len);
   if (r == 0)

@@ -1,311 +1,22 @@
 /*
- * mysql_fire.c: the firing protocol of the MySQL store (store.h):
- *   - acquire claims due WAITING triggers in one transaction with
- *     SELECT ... FOR UPDATE SKIP LOCKED (no global lock row: nodes never
- *     wait for each other), marks them ACQUIRED by this node and inserts
- *     their fired rows, whose AUTO_INCREMENT ids are the fire ids;
- *   - fire moves each claim to EXECUTING only if the trigger row is still
- *     ACQUIRED by this node for this fire id (checked under the row lock),
- *     computes the next fire and stores the trigger WAITING, BLOCKED or
- *     COMPLETE;
- *   - complete ends an executing fire of this node (fencing), saves job
- *     data, unblocks the job, removes what finished and writes history;
- *   - release returns unfired claims.
- * A FORBID job: acquire locks the job row and claims none of its triggers
- * while it has a fired row (claimed or executing) or a claim in the batch.
+ * mysql_fire.c: fire for the MySQL store (store.h), for claims acquire
+ * made ahead of their time (mysql_acquire.c): each claim moves to
+ * EXECUTING only if its trigger row is still ACQUIRED by this node for
+ * this fire id (checked under the row lock); the trigger gets its next
+ * fire time and is stored WAITING, BLOCKED or COMPLETE.
+ *
+ * The claims still held as acquire left them go through one locking query
+ * and a few batched writes; anything unusual (a claim lost to a removal, a
+ * pause or a replacement; a retry after a lost COMMIT reply) is handled
+ * one fire at a time by fire_unusual.
  */
 #include "jobstore/mysql_impl.h"
 
-#include "triggers/calendar.h"
-
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Statement text for id with "AND job_type IN (?, ...)" inserted before
- * " ORDER BY" (or at the end); NULL on ENOMEM. */
-static char *with_types(const my_store *s, my_stmt_id id, size_t ntypes) {
-  const char *base = s->sql[id];
-  const char *order = strstr(base, " ORDER BY");
-  size_t head = order ? (size_t)(order - base) : strlen(base);
-  size_t len = strlen(base) + 32 + 3 * ntypes;
-  char *out = malloc(len);
-  if (!out)
-    return NULL;
-  memcpy(out, base, head);
-  size_t n = head;
-  n += (size_t)snprintf(out + n, len - n, " AND job_type IN (");
-  for (size_t i = 0; i < ntypes; i++)
-    n += (size_t)snprintf(out + n, len - n, i ? ",?" : "?");
-  n += (size_t)snprintf(out + n, len - n, ")");
-  snprintf(out + n, len - n, "%s", order ? order : "");
-  return out;
-}
-
-/* The fired row of id, locked; nrows 0 when absent. */
-static int fired_get(my_tx *tx, int64_t id, my_rows *rows) {
-  my_arg a[] = {chime__my_int(id), chime__my_text(tx->s->sched)};
-  return chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, rows);
-}
-
-/* Column numbers of Q_FIRED_GET. */
-enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
-       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
-
-/* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
-static int release_id(my_tx *tx, int64_t id) {
-  my_rows fr;
-  int r = fired_get(tx, id, &fr);
-  if (r < 0)
-    return r;
-  if (fr.nrows && strcmp(chime__my_s(&fr, 0, FC_STATE), "ACQUIRED") == 0 &&
-      strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0) {
-    my_arg a[] = {chime__my_text(tx->s->sched),
-                  chime__my_text(chime__my_s(&fr, 0, FC_TG)),
-                  chime__my_text(chime__my_s(&fr, 0, FC_TN)),
-                  chime__my_int(id)};
-    r = chime__my_exec(tx, Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
-    if (r == 0)
-      r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &a[3], 1, NULL, NULL);
-  }
-  chime__my_rows_free(&fr);
-  return r;
-}
-
-/* ------------------------------------------------------------- acquire */
-
-typedef struct acq_job {
-  chime_job *job;
-  bool claimed; /* a FORBID job claimed in this batch */
-  bool skip;    /* a FORBID job with fires elsewhere */
-} acq_job;
-
-typedef struct acq_op {
-  int64_t now, nlt;
-  size_t max;
-  const chime_type_set *types;
-  chime_fire **out;
-  size_t n;
-  acq_job *jobs;
-  size_t njobs;
-  /* The fire ids of attempts that failed: a lost connection may have
-   * lost the reply to a COMMIT that happened, so a retry releases them. */
-  int64_t *stale;
-  size_t nstale;
-} acq_op;
-
-static void acq_reset(void *arg) {
-  acq_op *op = arg;
-  int64_t *st = op->n ? realloc(op->stale, (op->nstale + op->n) *
-                                               sizeof *op->stale)
-                      : op->stale;
-  if (st) {
-    op->stale = st;
-    for (size_t i = 0; i < op->n; i++)
-      op->stale[op->nstale++] = op->out[i]->fire_id;
-  }
-  for (size_t i = 0; i < op->n; i++)
-    chime__fire_free(op->out[i]);
-  op->n = 0;
-  for (size_t i = 0; i < op->njobs; i++)
-    chime_job_free(op->jobs[i].job);
-  op->njobs = 0;
-}
-
-/* The batch's entry for the trigger's job (loaded and checked once). */
-static int acq_job_for(my_tx *tx, acq_op *op, const chime_trigger *t,
-                       acq_job **ret) {
-  for (size_t i = 0; i < op->njobs; i++) {
-    chime_job *j = op->jobs[i].job;
-    if (strcmp(j->group, t->job_group) == 0 &&
-        strcmp(j->name, t->job_name) == 0) {
-      *ret = &op->jobs[i];
-      return 0;
-    }
-  }
-  acq_job *e = &op->jobs[op->njobs];
-  memset(e, 0, sizeof *e);
-  int r = chime__my_job_load(tx, t->job_group, t->job_name, false, &e->job,
-                             NULL);
-  if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
-    /* Lock the job row, then look for its fires: one claim at a time. */
-    chime_job_free(e->job);
-    e->job = NULL;
-    r = chime__my_job_load(tx, t->job_group, t->job_name, true, &e->job, NULL);
-    my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(t->job_group),
-                  chime__my_text(t->job_name)};
-    my_rows rows;
-    if (r == 0 && (r = chime__my_query(tx, Q_JOB_HAS_FIRES, NULL, a, 3,
-                                       &rows)) == 0) {
-      e->skip = rows.nrows > 0;
-      chime__my_rows_free(&rows);
-    }
-  }
-  if (r < 0) {
-    chime_job_free(e->job);
-    return r;
-  }
-  op->njobs++;
-  *ret = e;
-  return 0;
-}
-
-/* Claims the trigger of row i.  *ret_fire is NULL when it is passed over. */
-static int claim(my_tx *tx, acq_op *op, const my_rows *rows, size_t i,
-                 chime_fire **ret_fire) {
-  chime_trigger *t;
-  acq_job *aj = NULL;
-  *ret_fire = NULL;
-  int r = chime__my_row_trigger(rows, i, &t);
-  if (r == 0 && (r = acq_job_for(tx, op, t, &aj)) == 0 &&
-      (aj->skip || aj->claimed)) {
-    chime_trigger_free(t);
-    return 0;
-  }
-  if (r < 0) {
-    chime_trigger_free(t);
-    return r;
-  }
-  const chime_job *j = aj->job;
-  bool forbid = j->concurrency == CHIME_CONCURRENCY_FORBID;
-  bool recovering = chime__my_i(rows, i, MY_TC_RECOVERING) != 0;
-  int64_t scheduled = recovering && chime__my_s(rows, i, MY_TC_RECOVER_MS)
-                          ? chime__my_i(rows, i, MY_TC_RECOVER_MS)
-                          : t->state.next_fire_ms;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(t->group),
-                chime__my_text(t->name), chime__my_text(t->job_group),
-                chime__my_text(t->job_name), chime__my_int(scheduled),
-                chime__my_int(op->now), chime__my_text(tx->s->node),
-                chime__my_int(forbid), chime__my_int(j->requests_recovery),
-                chime__my_int(recovering),
-                chime__my_int(t->schedule.priority)};
-  uint64_t id = 0;
-  /* The trigger rows are marked ACQUIRED together (mark_claimed). */
-  r = chime__my_exec(tx, Q_FIRED_INSERT, NULL, a, 12, NULL, &id);
-  chime_fire *f = r == 0 ? calloc(1, sizeof *f) : NULL;
-  if (r == 0 && (!f || !(f->job = chime__job_copy(j))))
-    r = CHIME_ENOMEM;
-  if (r < 0) {
-    chime__fire_free(f);
-    chime_trigger_free(t);
-    return r;
-  }
-  t->store_state = CHIME_STATE_ACQUIRED;
-  f->trigger = t;
-  f->fire_id = (int64_t)id;
-  f->scheduled_ms = scheduled;
-  f->phase = CHIME_FIRE_ACQUIRED;
-  f->recovering = recovering;
-  aj->claimed = forbid;
-  *ret_fire = f;
-  return 0;
-}
-
-/* Marks the triggers of fires[0 .. n) ACQUIRED by their fired rows, in
- * statements of at most CLAIM_CHUNK fires. */
-#define CLAIM_CHUNK 500
-static int mark_claimed(my_tx *tx, chime_fire **fires, size_t n) {
-  static const char head[] =
-      "UPDATE {P}triggers t JOIN {P}fired f ON f.sched_name = t.sched_name "
-      "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
-      "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
-      "t.claim_fire_id = f.fire_id WHERE f.fire_id IN (";
-  int r = 0;
-  for (size_t from = 0; r == 0 && from < n; from += CLAIM_CHUNK) {
-    size_t k = n - from < CLAIM_CHUNK ? n - from : CLAIM_CHUNK;
-    char *text = malloc(sizeof head + 2 * k + 2);
-    my_arg *a = calloc(k, sizeof *a);
-    if (!text || !a) {
-      r = CHIME_ENOMEM;
-    } else {
-      size_t len = sizeof head - 1;
-      memcpy(text, head, len);
-      for (size_t i = 0; i < k; i++) {
-        text[len++] = i ? ',' : '?';
-        if (i)
-          text[len++] = '?';
-        a[i] = chime__my_int(fires[from + i]->fire_id);
-      }
-      memcpy(text + len, ")", 2);
-      char *sql = chime__my_subst(text, tx->s->prefix);
-      r = sql ? chime__my_exec(tx, Q_COUNT, sql, a, k, NULL, NULL)
-              : CHIME_ENOMEM;
-      free(sql);
-    }
-    free(text);
-    free(a);
-  }
-  return r;
-}
-
-static int acquire_fn(my_tx *tx, void *arg) {
-  acq_op *op = arg;
-  my_store *s = tx->s;
-  size_t ntypes = op->types ? op->types->count : 0;
-  size_t nargs = 4 + ntypes;
-  my_arg *a = calloc(nargs, sizeof *a);
-  char *sql = op->types ? with_types(s, Q_ACQUIRE, ntypes) : NULL;
-  my_rows rows = {0};
-  int r = !a || (op->types && !sql) ? CHIME_ENOMEM : 0;
-  for (size_t i = 0; r == 0 && i < op->nstale; i++)
-    r = release_id(tx, op->stale[i]);
-  if (r == 0) {
-    a[0] = chime__my_text(s->sched);
-    a[1] = chime__my_int(op->nlt);
-    a[2] = chime__my_int(op->now - s->threshold_ms);
-    for (size_t i = 0; i < ntypes; i++)
-      a[3 + i] = chime__my_text(op->types->names[i]);
-    a[3 + ntypes] = chime__my_int((int64_t)op->max);
-    r = chime__my_query(tx, Q_ACQUIRE, sql, a, nargs, &rows);
-  }
-  if (r == 0) {
-    op->out = realloc(op->out, (rows.nrows ? rows.nrows : 1) * sizeof *op->out);
-    op->jobs = realloc(op->jobs, (rows.nrows ? rows.nrows : 1) *
-                                     sizeof *op->jobs);
-    if (!op->out || !op->jobs)
-      r = CHIME_ENOMEM;
-  }
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    chime_fire *f;
-    r = claim(tx, op, &rows, i, &f);
-    if (r == 0 && f)
-      op->out[op->n++] = f;
-  }
-  if (r == 0)
-    r = mark_claimed(tx, op->out, op->n);
-  chime__my_rows_free(&rows);
-  free(sql);
-  free(a);
-  return r;
-}
-
-int chime__my_acquire(chime_store *store, int64_t now_ms,
-                      int64_t no_later_than_ms, size_t max,
-                      const chime_type_set *types, chime_fire ***ret_fires,
-                      size_t *ret_count) {
-  if (!ret_fires || !ret_count)
-    return CHIME_EINVAL;
-  acq_op op = {.now = now_ms, .nlt = no_later_than_ms, .max = max,
-               .types = types};
-  int r = 0;
-  if (max > 0 && (!types || types->count > 0))
-    r = chime__my_run((my_store *)store, acquire_fn, acq_reset, &op, NULL, 0);
-  for (size_t i = 0; i < op.njobs; i++)
-    chime_job_free(op.jobs[i].job);
-  free(op.jobs);
-  if (r < 0) {
-    acq_reset(&op);
-    free(op.out);
-  }
-  free(op.stale);
-  if (r < 0)
-    return r;
-  *ret_fires = op.out;
-  *ret_count = op.n;
-  return 0;
-}
-
-/* ------------------------------------------------------------------ fire */
+/* Columns of Q_FIRED_GET. */
+enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE };
 
 typedef struct fire_res {
   int result;
@@ -330,45 +41,15 @@ static void fire_reset(void *arg) {
   }
 }
 
-/* Whether row 0 of a trigger result is still claimed by id of this node. */
-static bool still_claimed(my_tx *tx, const my_rows *t, int64_t id) {
-  if (t->nrows == 0)
-    return false;
-  const char *owner = chime__my_s(t, 0, MY_TC_OWNER);
-  const char *claim = chime__my_s(t, 0, MY_TC_CLAIM);
-  const char *state = chime__my_s(t, 0, MY_TC_STATE);
+/* Whether row of a trigger result is still claimed by id of this node. */
+static bool still_claimed(my_tx *tx, const my_rows *t, size_t row,
+                          int64_t id) {
+  const char *owner = chime__my_s(t, row, MY_TC_OWNER);
+  const char *claim = chime__my_s(t, row, MY_TC_CLAIM);
+  const char *state = chime__my_s(t, row, MY_TC_STATE);
   return owner && claim && state &&
          strcmp(state, "ACQUIRED") == 0 && strcmp(owner, tx->s->node) == 0 &&
          strtoll(claim, NULL, 10) == id;
-}
-
-/* Runs the bookkeeping of a fire on t and stores its new state. */
-static int fire_triggered(my_tx *tx, chime_trigger *t, const chime_job *j,
-                          int64_t id) {
-  chime_calendar *cal = NULL;
-  int r = chime__my_calendar_load(tx, t->calendar_name, false, &cal);
-  if (r < 0 && r != CHIME_ENOTFOUND)
-    return r;
-  t->schedule.calendar = cal;
-  chime__trigger_triggered(&t->schedule, &t->state);
-  t->schedule.calendar = NULL;
-  chime__calendar_unref(cal);
-  bool forbid = j->concurrency == CHIME_CONCURRENCY_FORBID;
-  my_arg e[] = {chime__my_int(forbid), chime__my_int(j->requests_recovery),
-                chime__my_int(id)};
-  if ((r = chime__my_exec(tx, Q_FIRED_SET_EXECUTING, NULL, e, 3, NULL,
-                          NULL)) < 0)
-    return r;
-  my_arg k[] = {chime__my_text(tx->s->sched), chime__my_text(j->group),
-                chime__my_text(j->name)};
-  if (forbid &&
-      (r = chime__my_exec(tx, Q_BLOCK_JOB, NULL, k, 3, NULL, NULL)) < 0)
-    return r;
-  t->store_state = !chime__trigger_may_fire_again(&t->state)
-                       ? CHIME_STATE_COMPLETE
-                   : forbid ? CHIME_STATE_BLOCKED
-                            : CHIME_STATE_WAITING;
-  return chime__my_trigger_save_state(tx, t);
 }
 
 /* A retry finding the fire EXECUTING by this node: the attempt whose
@@ -385,54 +66,192 @@ static int fired_before(my_tx *tx, const my_rows *fr, fire_res *res) {
   return r == CHIME_ENOTFOUND ? 0 : r;
 }
 
-static int fire_one(my_tx *tx, const chime_fire *f, bool retry,
-                    fire_res *res) {
-  my_rows fr, tr = {0};
-  int r = fired_get(tx, f->fire_id, &fr);
+/* A claim the batch query did not find held: fired by an earlier attempt
+ * of this call, or lost (its fired row is then removed). */
+static int fire_unusual(my_tx *tx, const chime_fire *f, bool retry,
+                        fire_res *res) {
+  my_rows fr;
+  my_arg a[] = {chime__my_int(f->fire_id), chime__my_text(tx->s->sched)};
+  int r = chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, &fr);
   if (r < 0)
     return r;
   res->result = CHIME_ENOTOWNER;
   bool mine = fr.nrows && strcmp(chime__my_s(&fr, 0, FC_NODE),
                                  tx->s->node) == 0;
-  if (mine && retry &&
-      strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") == 0) {
+  const char *state = mine ? chime__my_s(&fr, 0, FC_STATE) : "";
+  if (retry && strcmp(state, "EXECUTING") == 0)
     r = fired_before(tx, &fr, res);
-    chime__my_rows_free(&fr);
-    return r;
-  }
-  if (!mine || strcmp(chime__my_s(&fr, 0, FC_STATE), "ACQUIRED") != 0) {
-    chime__my_rows_free(&fr);
-    return 0;
-  }
-  my_arg k[] = {chime__my_text(tx->s->sched),
-                chime__my_text(chime__my_s(&fr, 0, FC_TG)),
-                chime__my_text(chime__my_s(&fr, 0, FC_TN))};
-  r = chime__my_query(tx, Q_TRIG_GET_LOCK, NULL, k, 3, &tr);
-  if (r == 0 && !still_claimed(tx, &tr, f->fire_id)) {
-    /* The claim was lost: removed, paused or replaced. */
-    my_arg d = chime__my_int(f->fire_id);
-    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &d, 1, NULL, NULL);
-  } else if (r == 0) {
-    r = chime__my_row_trigger(&tr, 0, &res->trigger);
-    if (r == 0)
-      r = chime__my_job_load(tx, res->trigger->job_group,
-                             res->trigger->job_name, true, &res->job, NULL);
-    if (r == 0)
-      r = fire_triggered(tx, res->trigger, res->job, f->fire_id);
-    if (r == 0)
-      res->result = 0;
-  }
+  else if (strcmp(state, "ACQUIRED") == 0)
+    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, a, 1, NULL, NULL);
   chime__my_rows_free(&fr);
-  chime__my_rows_free(&tr);
+  return r;
+}
+
+/* The trigger columns prefixed with "t.", for a join. */
+static char *trigger_cols_of_t(void) {
+  static const char cols[] = MY_TRIGGER_COLS;
+  char *out = malloc(sizeof cols + 2 * MY_TRIGGER_NCOLS);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  out[n++] = 't';
+  out[n++] = '.';
+  for (const char *p = cols; *p; p++) {
+    out[n++] = *p;
+    if (*p == ' ' && p[-1] == ',') {
+      out[n++] = 't';
+      out[n++] = '.';
+    }
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Column numbers after the trigger columns in the batch query. */
+enum { BC_FIRE_ID = MY_TRIGGER_NCOLS, BC_NODE, BC_STATE };
+
+/* Locks the fired rows and the triggers of the batch in one query (by the
+ * fired rows' primary key alone: see lock_fired in mysql_complete.c). */
+static int lock_batch(my_tx *tx, const fire_op *op, my_rows *rows) {
+  char *cols = trigger_cols_of_t();
+  if (!cols)
+    return CHIME_ENOMEM;
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT ");
+  chime__my_buf_sql(&b, cols);
+  free(cols);
+  chime__my_buf_sql(&b, ", f.fire_id, f.node, f.state FROM {P}fired f "
+                        "FORCE INDEX (PRIMARY) JOIN "
+                        "{P}triggers t ON t.sched_name = f.sched_name AND "
+                        "t.trigger_group = f.trigger_group AND t.trigger_name "
+                        "= f.trigger_name WHERE f.fire_id IN (0");
+  for (size_t i = 0; i < op->count; i++) {
+    if (!op->fires[i])
+      continue;
+    chime__my_buf_sql(&b, ",");
+    chime__my_buf_int(&b, op->fires[i]->fire_id);
+  }
+  chime__my_buf_sql(&b, ") FOR UPDATE");
+  int r = chime__my_buf_run(&b, rows, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
+
+/* The bookkeeping of the fire of the trigger in row i (still claimed). */
+static int fire_in_batch(my_tx *tx, my_cache *c, const my_rows *rows,
+                         size_t i, fire_res *res) {
+  const chime_job *j;
+  int r = chime__my_row_trigger(rows, i, &res->trigger);
+  if (r == 0)
+    r = chime__my_cache_job(tx, c, res->trigger->job_group,
+                            res->trigger->job_name, &j);
+  if (r == 0 && !(res->job = chime__job_copy(j)))
+    r = CHIME_ENOMEM;
+  if (r == 0)
+    r = chime__my_fire_bookkeeping(tx, c, res->trigger, j);
+  if (r == 0)
+    res->result = 0;
+  return r;
+}
+
+/* "fire_id IN (...)" of the fires[0 .. n) whose job has the flag. */
+enum { ALL, FORBID, RECOVERY };
+static void ids_where(my_buf *b, chime_fire *const *fires,
+                      const chime_job *const *jobs, size_t n, int flag) {
+  chime__my_buf_sql(b, "fire_id IN (0");
+  for (size_t i = 0; i < n; i++) {
+    if ((flag == FORBID &&
+         jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
+        (flag == RECOVERY && !jobs[i]->requests_recovery))
+      continue;
+    chime__my_buf_sql(b, ",");
+    chime__my_buf_int(b, fires[i]->fire_id);
+  }
+  chime__my_buf_sql(b, ")");
+}
+
+/* Moves the fired rows to EXECUTING with their jobs' flags as they are. */
+static int write_executing(my_tx *tx, chime_fire *const *fires,
+                           const chime_job *const *jobs, size_t n) {
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
+                        "'EXECUTING', forbid = ");
+  ids_where(&b, fires, jobs, n, FORBID);
+  chime__my_buf_sql(&b, ", requests_recovery = ");
+  ids_where(&b, fires, jobs, n, RECOVERY);
+  chime__my_buf_sql(&b, " WHERE ");
+  ids_where(&b, fires, jobs, n, ALL);
+  int r = chime__my_buf_run(&b, NULL, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
+
+/* The writes of the fires handled in the batch (results 0 and not taken
+ * by fire_unusual). */
+static int write_batch(my_tx *tx, const fire_op *op, const bool *batched) {
+  chime_fire **fires = calloc(op->count, sizeof *fires);
+  chime_trigger **ts = calloc(op->count, sizeof *ts);
+  const chime_job **js = calloc(op->count, sizeof *js);
+  size_t n = 0;
+  int r = fires && ts && js ? 0 : CHIME_ENOMEM;
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    if (!batched[i])
+      continue;
+    fires[n] = op->fires[i];
+    ts[n] = op->res[i].trigger;
+    js[n++] = op->res[i].job;
+  }
+  if (r == 0 && n > 0)
+    r = write_executing(tx, fires, js, n);
+  if (r == 0 && n > 0)
+    r = chime__my_block_jobs(tx, js, n);
+  if (r == 0 && n > 0)
+    r = chime__my_triggers_write(tx, ts, js, n);
+  free(fires);
+  free(ts);
+  free(js);
   return r;
 }
 
 static int fire_fn(my_tx *tx, void *arg) {
   fire_op *op = arg;
-  int r = 0;
-  for (size_t i = 0; r == 0 && i < op->count; i++)
-    if (op->fires[i])
-      r = fire_one(tx, op->fires[i], op->retry, &op->res[i]);
+  my_rows rows;
+  int r = lock_batch(tx, op, &rows);
+  if (r < 0)
+    return r;
+  bool *batched = calloc(op->count, sizeof *batched);
+  size_t *row_of = calloc(op->count, sizeof *row_of);
+  my_cache cache = {0};
+  if (!batched || !row_of)
+    r = CHIME_ENOMEM;
+  for (size_t row = 0; r == 0 && row < rows.nrows; row++) {
+    int64_t id = chime__my_i(&rows, row, BC_FIRE_ID);
+    for (size_t i = 0; i < op->count; i++) {
+      if (!op->fires[i] || op->fires[i]->fire_id != id)
+        continue;
+      batched[i] =
+          strcmp(chime__my_s(&rows, row, BC_NODE), tx->s->node) == 0 &&
+          strcmp(chime__my_s(&rows, row, BC_STATE), "ACQUIRED") == 0 &&
+          still_claimed(tx, &rows, row, id);
+      row_of[i] = row;
+      break;
+    }
+  }
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    if (!op->fires[i])
+      continue;
+    r = batched[i]
+            ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
+            : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
+  }
+  if (r == 0)
+    r = write_batch(tx, op, batched);
+  chime__my_cache_clear(&cache);
+  chime__my_rows_free(&rows);
+  free(batched);
+  free(row_of);
   return r;
 }
 
@@ -464,24 +283,4 @@ int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
   fire_reset(&op);
   free(op.res);
   return r;
-}
-
-/* -------------------------------------------------------------- release */
-
-static int release_fn(my_tx *tx, void *arg) {
-  fire_op *op = arg;
-  int r = 0;
-  for (size_t i = 0; r == 0 && i < op->count; i++)
-    if (op->fires[i])
-      r = release_id(tx, op->fires[i]->fire_id);
-  return r;
-}
-
-int chime__my_release(chime_store *store, chime_fire **fires, size_t count) {
-  if (!fires && count > 0)
-    return CHIME_EINVAL;
-  if (count == 0)
-    return 0;
-  fire_op op = {.fires = fires, .count = count};
-  return chime__my_run((my_store *)store, release_fn, NULL, &op, NULL, 0);
 }

@@ -51,7 +51,6 @@ typedef enum my_stmt_id {
   Q_TRIG_LIST,
   Q_TRIG_LIST_OF_JOB,
   Q_TRIG_STATUS,
-  Q_TRIG_SET_STATE,
   Q_TRIG_OF_CALENDAR,
   Q_TRIG_CALENDAR_USED,
   Q_PAUSE_KEY,
@@ -75,9 +74,7 @@ typedef enum my_stmt_id {
   Q_CAL_UPDATE,
   Q_CAL_DELETE,
   Q_ACQUIRE,
-  Q_FIRED_INSERT,
   Q_FIRED_GET,
-  Q_FIRED_SET_EXECUTING,
   Q_FIRED_DELETE,
   Q_FIRED_OWNED,
   Q_FIRED_OF_NODE,
@@ -88,6 +85,7 @@ typedef enum my_stmt_id {
   Q_HISTORY_INSERT,
   Q_HISTORY_TRIM,
   Q_NODE_UPSERT,
+  Q_NODES_LEASE,
   Q_NODES_DEAD,
   Q_NODE_LOCK,
   Q_NODE_DELETE,
@@ -100,7 +98,11 @@ typedef struct my_conn {
   MYSQL *db; /* NULL when lost: reconnected on next use */
   MYSQL_STMT *stmts[Q_COUNT];
   bool busy;
+  bool autocommit; /* the heartbeat connection: each statement commits */
 } my_conn;
+
+/* A completion waiting to be written (mysql_complete.c). */
+typedef struct my_done my_done;
 
 typedef struct my_store {
   chime_store base;
@@ -121,9 +123,22 @@ typedef struct my_store {
   pthread_cond_t freed;
   my_conn *conns;
   size_t nconns;
+  /* The heartbeat connection (check-ins, in autocommit: an idle node's
+   * few statements are not doubled by COMMITs), used under beat_lock. */
+  my_conn beat;
+  pthread_mutex_t beat_lock;
+  int64_t trimmed_ms; /* when history was last trimmed (local clock) */
   int64_t offset_ms; /* database clock - (local clock + skew) */
+  /* The distance between the ids of one multi-row INSERT; 0 when they
+   * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */
+  int64_t id_step;
   uint64_t jitter;   /* back-off jitter state */
   bool node_claimed; /* the nodes row is ours (mysql_node.c) */
+  /* Completions queue up here and are written in batches by one of the
+   * waiting threads at a time (mysql_complete.c). */
+  pthread_mutex_t done_mu;
+  my_done *done_head, *done_tail;
+  bool done_busy; /* a thread is writing a batch */
 } my_store;
 
 /* A transaction in progress. */
@@ -182,6 +197,30 @@ int chime__my_exec(my_tx *tx, my_stmt_id id, const char *sql,
 int chime__my_query(my_tx *tx, my_stmt_id id, const char *sql,
                     const my_arg *args, size_t nargs, my_rows *ret);
 
+/* Records a failed statement (the error number in tx, the message in the
+ * errbuf and the log) and returns its chime error. */
+int chime__my_fail(my_tx *tx, unsigned err, const char *msg, const char *sql);
+
+/* A statement built for one batch, run in the text protocol (mysql_text.c):
+ * {P} is replaced by the table prefix, strings are escaped.  Out of memory
+ * is remembered and reported by chime__my_buf_run. */
+typedef struct my_buf {
+  my_tx *tx;
+  char *p;
+  size_t len, cap;
+  bool oom;
+} my_buf;
+void chime__my_buf_init(my_buf *b, my_tx *tx);
+void chime__my_buf_free(my_buf *b);
+void chime__my_buf_sql(my_buf *b, const char *text);
+void chime__my_buf_int(my_buf *b, int64_t v);
+void chime__my_buf_str(my_buf *b, const char *s); /* NULL: SQL NULL */
+/* "(id, id, ...)" of the fires' ids. */
+void chime__my_buf_ids(my_buf *b, chime_fire *const *fires, size_t n);
+/* Runs the statement; *ret (may be NULL) gets its rows, *ret_affected (may
+ * be NULL) the affected rows.  Returns as chime__my_exec. */
+int chime__my_buf_run(my_buf *b, my_rows *ret, uint64_t *ret_affected);
+
 /* Runs a plain text statement (no result).  Returns as chime__my_exec. */
 int chime__my_simple(my_tx *tx, const char *sql);
 
@@ -201,6 +240,9 @@ typedef void (*my_reset_fn)(void *arg);
  */
 int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
                   char *errbuf, size_t errbuf_len);
+/* Like chime__my_run on the heartbeat connection: each statement of fn
+ * commits by itself, so fn must need no transaction. */
+int chime__my_run_beat(my_store *s, my_tx_fn fn, void *arg);
 
 /* A node is dead once its last check-in is older than this many of its
  * check-in intervals (database time); mysql_node.c and mysql_recover.c. */
@@ -225,6 +267,10 @@ void chime__my_log(my_store *s, chime_log_level level, const char *fmt, ...)
 int64_t chime__my_now(chime_store *store);
 /* Measures the offset on tx's connection.  Returns: 0; an error. */
 int chime__my_measure_clock(my_tx *tx);
+/* Runs query id, whose one row starts with the database's clock, and
+ * measures the offset from it; *ret is the caller's. */
+int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
+                          size_t nargs, my_rows *ret);
 
 /* Builds the statement texts for s->prefix.  Returns: 0; CHIME_ENOMEM. */
 int chime__my_sql_init(my_store *s);
@@ -301,6 +347,37 @@ int chime__my_unblock_job(my_tx *tx, const char *group, const char *name);
 /* Ends fired row i of fr (columns FC_*): deletes it, unblocks its job when
  * FORBID, removes its trigger when COMPLETE (mysql_maint.c). */
 int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i);
+/* ------------------------------------------------ batches (mysql_batch.c) */
+
+/* Inserts the fired rows of fires (ACQUIRED, or EXECUTING when executing)
+ * in one statement and sets their fire ids. */
+int chime__my_fired_insert(my_tx *tx, chime_fire **fires, size_t n,
+                           int64_t now, bool executing);
+/* Stores the fire state and store state of triggers ts (locked by tx; the
+ * job of ts[i] is jobs[i]), dropping their claims, in one statement. */
+int chime__my_triggers_write(my_tx *tx, chime_trigger *const *ts,
+                             const chime_job *const *jobs, size_t n);
+/* Blocks the triggers of each FORBID job among jobs (once per job). */
+int chime__my_block_jobs(my_tx *tx, const chime_job *const *jobs, size_t n);
+
+/* The jobs and calendars of one batch, each loaded once. */
+typedef struct my_cache {
+  chime_job **jobs;
+  size_t njobs;
+  char **cal_names;
+  chime_calendar **cals;
+  size_t ncals;
+} my_cache;
+void chime__my_cache_clear(my_cache *c);
+/* The job (group, name), borrowed from the cache; a FORBID job's row is
+ * locked.  Returns: 0; CHIME_ENOTFOUND; errors. */
+int chime__my_cache_job(my_tx *tx, my_cache *c, const char *group,
+                        const char *name, const chime_job **ret);
+/* Quartz's triggered() on t (with its calendar, when it still exists) and
+ * the store state that follows for a trigger of job. */
+int chime__my_fire_bookkeeping(my_tx *tx, my_cache *c, chime_trigger *t,
+                               const chime_job *job);
+
 /* Builds a LIKE pattern for a group matcher (escape '!').  Returns: 0;
  * CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__my_like(chime_match match, const char *pattern, char *buf,
@@ -363,6 +440,9 @@ int chime__my_acquire(chime_store *store, int64_t now_ms,
                       size_t *ret_count);
 int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
                    int64_t now_ms);
+int chime__my_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                          const chime_type_set *types,
+                          chime_fire ***ret_fires, size_t *ret_count);
 int chime__my_complete(chime_store *store, const chime_fire *fire,
                        const chime_outcome *outcome);
 int chime__my_release(chime_store *store, chime_fire **fires, size_t count);
@@ -373,7 +453,8 @@ int chime__my_next_due(chime_store *store, const chime_type_set *types,
 int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                             chime_misfire_fn on_misfire, void *user_data,
                             size_t *ret_handled, bool *ret_more);
-int chime__my_checkin(chime_store *store, int64_t now_ms);
+int chime__my_checkin(chime_store *store, int64_t now_ms,
+                      int64_t *ret_recover_in_ms);
 int chime__my_recover(chime_store *store, int64_t now_ms,
                       size_t *ret_recovered);
 

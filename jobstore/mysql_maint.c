@@ -1,9 +1,11 @@
 /*
- * mysql_maint.c: the rest of the MySQL store's protocol: complete (with
- * history), still_owned, next_due, the misfire scan (small batches with
- * SKIP LOCKED, oldest first), check-in (nodes row stamped with the
- * database's time; the clock offset is measured again; old history is
- * trimmed); recovery of dead nodes is in mysql_recover.c.
+ * mysql_maint.c: the rest of the MySQL store's protocol: still_owned,
+ * next_due, the misfire scan (small batches with SKIP LOCKED, oldest
+ * first), check-in (on the heartbeat connection: the nodes row stamped with
+ * the database's time, the clock offset measured again and the time until
+ * another node's lease runs out read in the same two statements; old
+ * history is trimmed once a minute); recovery of dead nodes is in
+ * mysql_recover.c.
  *
  * Recovery: a node is dead when its last check-in is older than its
  * lease, its own check-in interval times CHIME__MY_LEASE_FACTOR (2), in
@@ -32,25 +34,6 @@
 enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
        FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
 
-/* Writes a history row for fired row i of fr. */
-static int history(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
-                   int code, const char *text, int64_t started,
-                   int64_t finished) {
-  my_arg a[] = {
-      chime__my_text(tx->s->sched),  chime__my_int(chime__my_i(fr, i, FC_ID)),
-      chime__my_text(chime__my_s(fr, i, FC_TG)),
-      chime__my_text(chime__my_s(fr, i, FC_TN)),
-      chime__my_text(chime__my_s(fr, i, FC_JG)),
-      chime__my_text(chime__my_s(fr, i, FC_JN)),
-      chime__my_int(chime__my_i(fr, i, FC_SCHED)),
-      chime__my_text(chime__my_s(fr, i, FC_NODE)), chime__my_text(outcome),
-      chime__my_int(code),           chime__my_text(text),
-      chime__my_int(started),        chime__my_int(finished - started),
-      chime__my_int(chime__my_i(fr, i, FC_RECOVERING)),
-      chime__my_int(finished)};
-  return chime__my_exec(tx, Q_HISTORY_INSERT, NULL, a, 15, NULL, NULL);
-}
-
 /* Ends fired row i of fr: deletes it, unblocks its job, removes its
  * trigger when COMPLETE. */
 int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
@@ -71,61 +54,8 @@ int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
 
 typedef struct done_op {
   const chime_fire *fire;
-  const chime_outcome *outcome;
-  int64_t now;
   bool owned;
 } done_op;
-
-static int complete_fn(my_tx *tx, void *arg) {
-  done_op *op = arg;
-  my_arg a[] = {chime__my_int(op->fire->fire_id),
-                chime__my_text(tx->s->sched)};
-  my_rows fr;
-  int r = chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, &fr);
-  if (r < 0)
-    return r;
-  if (fr.nrows == 0 || strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") ||
-      strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node)) {
-    chime__my_rows_free(&fr);
-    return CHIME_ENOTOWNER;
-  }
-  const chime_outcome *o = op->outcome;
-  const char *jg = chime__my_s(&fr, 0, FC_JG), *jn = chime__my_s(&fr, 0, FC_JN);
-  chime_job *job = NULL;
-  if (o && o->set_data) {
-    r = chime__my_job_load(tx, jg, jn, true, &job, NULL);
-    my_arg d[] = {chime__my_bytes(o->data, o->data_len),
-                  chime__my_text(tx->s->sched), chime__my_text(jg),
-                  chime__my_text(jn)};
-    if (r == 0 && job->persist_data)
-      r = chime__my_exec(tx, Q_JOB_SET_DATA, NULL, d, 4, NULL, NULL);
-    else if (r == CHIME_ENOTFOUND)
-      r = 0;
-    chime_job_free(job);
-  }
-  if (r == 0)
-    r = chime__my_end_fire(tx, &fr, 0);
-  if (r == 0) {
-    int code = o ? o->error : 0;
-    int64_t fin = o && o->finished_ms ? o->finished_ms : op->now;
-    r = history(tx, &fr, 0, code ? "FAILED" : "OK", code,
-                o ? o->message : NULL, o ? o->started_ms : fin, fin);
-  }
-  chime__my_rows_free(&fr);
-  return r;
-}
-
-int chime__my_complete(chime_store *store, const chime_fire *fire,
-                       const chime_outcome *outcome) {
-  if (!fire)
-    return CHIME_EINVAL;
-  if (outcome && outcome->set_data &&
-      (outcome->data_len > CHIME_MAX_DATA_LEN ||
-       (outcome->data_len > 0 && !outcome->data)))
-    return CHIME_EINVAL;
-  done_op op = {.fire = fire, .outcome = outcome, .now = chime__my_now(store)};
-  return chime__my_run((my_store *)store, complete_fn, NULL, &op, NULL, 0);
-}
 
 static int owned_fn(my_tx *tx, void *arg) {
   done_op *op = arg;
@@ -291,27 +221,60 @@ int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 
 /* ---------------------------------------------------------------- checkin */
 
+/* History is trimmed at most this often. */
+#define TRIM_EVERY_MS 60000
+
+typedef struct checkin_op {
+  int64_t recover_in; /* -1: no other node */
+} checkin_op;
+
+/* On the heartbeat connection, two statements in all: the clock and the
+ * other nodes' leases, then this node's check-in. */
 static int checkin_fn(my_tx *tx, void *arg) {
-  (void)arg;
+  checkin_op *op = arg;
   my_store *s = tx->s;
   char host[256] = "";
   if (gethostname(host, sizeof host - 1) != 0)
     snprintf(host, sizeof host, "unknown");
-  int r = chime__my_measure_clock(tx);
+  my_arg l[] = {chime__my_int(CHIME__MY_LEASE_FACTOR),
+                chime__my_text(s->sched), chime__my_text(s->node)};
+  my_rows rows;
+  int r = chime__my_clock_query(tx, Q_NODES_LEASE, l, 3, &rows);
+  if (r < 0)
+    return r;
+  op->recover_in = -1;
+  if (rows.nrows == 1 && chime__my_s(&rows, 0, 1)) {
+    int64_t in = chime__my_i(&rows, 0, 1) - chime__my_i(&rows, 0, 0);
+    op->recover_in = in > 0 ? in : 0;
+  }
+  chime__my_rows_free(&rows);
   int64_t now = chime__my_now(&s->base);
   my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
                 chime__my_text(host), chime__my_int((int64_t)getpid()),
                 chime__my_int(now), chime__my_int(s->checkin_interval_ms),
                 chime__my_text(CHIME_VERSION_STRING)};
-  if (r == 0)
-    r = chime__my_exec(tx, Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
-  my_arg h[] = {a[0], chime__my_int(now - s->history_retention_ms)};
-  if (r == 0)
-    r = chime__my_exec(tx, Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
-  return r;
+  return chime__my_exec(tx, Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
 }
 
-int chime__my_checkin(chime_store *store, int64_t now_ms) {
-  (void)now_ms;
-  return chime__my_run((my_store *)store, checkin_fn, NULL, NULL, NULL, 0);
+static int trim_fn(my_tx *tx, void *arg) {
+  (void)arg;
+  my_store *s = tx->s;
+  my_arg h[] = {chime__my_text(s->sched),
+                chime__my_int(chime__my_now(&s->base) -
+                              s->history_retention_ms)};
+  return chime__my_exec(tx, Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
+}
+
+int chime__my_checkin(chime_store *store, int64_t now_ms,
+                      int64_t *ret_recover_in_ms) {
+  my_store *s = (my_store *)store;
+  checkin_op op = {.recover_in = -1};
+  int r = chime__my_run_beat(s, checkin_fn, &op);
+  if (r == 0 && ret_recover_in_ms)
+    *ret_recover_in_ms = op.recover_in;
+  if (r == 0 && (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
+    s->trimmed_ms = now_ms;
+    r = chime__my_run(s, trim_fn, NULL, NULL, NULL, 0);
+  }
+  return r;
 }

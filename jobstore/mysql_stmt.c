@@ -77,8 +77,6 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_TRIG_LIST_OF_JOB] =
         "SELECT trigger_group, trigger_name FROM {P}triggers WHERE " JOB_KEY,
     [Q_TRIG_STATUS] = "SELECT state FROM {P}triggers WHERE " SCHED_KEY,
-    [Q_TRIG_SET_STATE] = "UPDATE {P}triggers SET state = ?, owner = NULL, "
-                         "claim_fire_id = NULL WHERE " SCHED_KEY,
     [Q_TRIG_OF_CALENDAR] = "SELECT " T " FROM {P}triggers WHERE sched_name = "
                            "? AND calendar_name = ? FOR UPDATE",
     [Q_TRIG_CALENDAR_USED] = "SELECT 1 FROM {P}triggers WHERE sched_name = ? "
@@ -126,19 +124,11 @@ static const char *const sql_text[Q_COUNT] = {
                   "state = 'WAITING' AND next_fire_ms <= ? AND (next_fire_ms "
                   "> ? OR misfire = 1) ORDER BY next_fire_ms, priority DESC, "
                   "trigger_group, trigger_name LIMIT ? FOR UPDATE SKIP LOCKED",
-    [Q_FIRED_INSERT] =
-        "INSERT INTO {P}fired (sched_name, trigger_group, trigger_name, "
-        "job_group, job_name, scheduled_ms, acquired_ms, node, state, forbid, "
-        "requests_recovery, recovering, priority) VALUES "
-        "(?,?,?,?,?,?,?,?,'ACQUIRED',?,?,?,?)",
     [Q_FIRED_GET] =
         "SELECT fire_id, trigger_group, trigger_name, job_group, job_name, "
         "scheduled_ms, node, state, forbid, requests_recovery, recovering, "
         "priority FROM {P}fired WHERE fire_id = ? AND sched_name = ? FOR "
         "UPDATE",
-    [Q_FIRED_SET_EXECUTING] = "UPDATE {P}fired SET state = 'EXECUTING', "
-                              "forbid = ?, requests_recovery = ? WHERE "
-                              "fire_id = ?",
     [Q_FIRED_DELETE] = "DELETE FROM {P}fired WHERE fire_id = ?",
     [Q_FIRED_OWNED] = "SELECT 1 FROM {P}fired WHERE fire_id = ? AND "
                       "sched_name = ? AND node = ? AND state = 'EXECUTING'",
@@ -175,6 +165,12 @@ static const char *const sql_text[Q_COUNT] = {
         "(?,?,?,?,?,CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED),?,?) ON "
         "DUPLICATE KEY UPDATE last_checkin_ms = CAST(UNIX_TIMESTAMP(NOW(3)) "
         "* 1000 AS SIGNED), checkin_interval_ms = VALUES(checkin_interval_ms)",
+    /* The database's clock and when the first lease of another node runs
+     * out (factor, scheduler, this node). */
+    [Q_NODES_LEASE] =
+        "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), "
+        "MIN(last_checkin_ms + checkin_interval_ms * ?) FROM {P}nodes WHERE "
+        "sched_name = ? AND instance_id <> ?",
     [Q_NODES_DEAD] =
         "SELECT instance_id FROM {P}nodes WHERE sched_name = ? AND "
         "instance_id <> ? AND last_checkin_ms + checkin_interval_ms * ? + ? < "
@@ -268,7 +264,8 @@ void chime__my_conn_reset(my_conn *c, bool close_db) {
 }
 
 /* Records a failure: the error number, the message, the log. */
-static int fail(my_tx *tx, unsigned err, const char *msg, const char *sql) {
+int chime__my_fail(my_tx *tx, unsigned err, const char *msg,
+                   const char *sql) {
   tx->last_errno = err;
   if (tx->errbuf && tx->errbuf_len)
     snprintf(tx->errbuf, tx->errbuf_len, "MySQL error %u: %s", err, msg);
@@ -295,9 +292,9 @@ static int prepare(my_tx *tx, my_stmt_id id, const char *sql,
   }
   MYSQL_STMT *st = mysql_stmt_init(tx->c->db);
   if (!st)
-    return fail(tx, CR_OUT_OF_MEMORY, "out of memory", text);
+    return chime__my_fail(tx, CR_OUT_OF_MEMORY, "out of memory", text);
   if (mysql_stmt_prepare(st, text, strlen(text)) != 0) {
-    int r = fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), text);
+    int r = chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), text);
     mysql_stmt_close(st);
     return r;
   }
@@ -331,9 +328,9 @@ static int bind_args(my_tx *tx, MYSQL_STMT *st, const my_arg *args,
     }
   }
   if (nargs != mysql_stmt_param_count(st))
-    return fail(tx, CR_UNKNOWN_ERROR, "parameter count mismatch", "bind");
+    return chime__my_fail(tx, CR_UNKNOWN_ERROR, "parameter count mismatch", "bind");
   if (nargs && mysql_stmt_bind_param(st, b) != 0)
-    return fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "bind");
+    return chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "bind");
   return 0;
 }
 
@@ -351,7 +348,7 @@ static int run(my_tx *tx, my_stmt_id id, const char *sql, const my_arg *args,
   }
   r = bind_args(tx, st, args, nargs, b);
   if (r == 0 && mysql_stmt_execute(st) != 0)
-    r = fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st),
+    r = chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st),
              sql ? sql : tx->s->sql[id]);
   free(b);
   if (r < 0 && *ret_own)
@@ -383,7 +380,7 @@ static int fetch_all(my_tx *tx, MYSQL_STMT *st, my_rows *ret) {
   my_bool update_max = 1;
   mysql_stmt_attr_set(st, STMT_ATTR_UPDATE_MAX_LENGTH, &update_max);
   if (mysql_stmt_store_result(st) != 0)
-    return fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "fetch");
+    return chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "fetch");
   MYSQL_RES *meta = mysql_stmt_result_metadata(st);
   size_t ncols = meta ? mysql_num_fields(meta) : 0;
   size_t nrows = (size_t)mysql_stmt_num_rows(st);
@@ -409,13 +406,13 @@ static int fetch_all(my_tx *tx, MYSQL_STMT *st, my_rows *ret) {
       r = CHIME_ENOMEM;
   }
   if (r == 0 && ncols && mysql_stmt_bind_result(st, b) != 0)
-    r = fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "bind result");
+    r = chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "bind result");
   for (size_t i = 0; r == 0 && i < nrows; i++) {
     int f = mysql_stmt_fetch(st);
     if (f == MYSQL_NO_DATA)
       break;
     if (f == 1 || f == MYSQL_DATA_TRUNCATED) {
-      r = fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "fetch");
+      r = chime__my_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st), "fetch");
       break;
     }
     for (size_t c = 0; c < ncols && r == 0; c++) {
@@ -461,7 +458,7 @@ int chime__my_query(my_tx *tx, my_stmt_id id, const char *sql,
 
 int chime__my_simple(my_tx *tx, const char *sql) {
   if (mysql_real_query(tx->c->db, sql, (unsigned long)strlen(sql)) != 0)
-    return fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db), sql);
+    return chime__my_fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db), sql);
   MYSQL_RES *res = mysql_store_result(tx->c->db);
   if (res)
     mysql_free_result(res);

@@ -1,6 +1,7 @@
 /*
  * store.c: what every store shares: opening a store by URL ("memory:" or
- * "mysql://..."), freeing a fire, and the job type set.
+ * "mysql://..."), freeing a fire, the job type set, checking an outcome,
+ * and acquire_due for stores without a faster one.
  */
 #include "jobstore/store.h"
 
@@ -55,4 +56,38 @@ bool chime__type_set_has(const chime_type_set *set, const char *type) {
     return false;
   return bsearch(type, set->names, set->count, sizeof *set->names,
                  compare_name) != NULL;
+}
+
+int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                             const chime_type_set *types,
+                             chime_fire ***ret_fires, size_t *ret_count) {
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  int r = store->ops->acquire(store, now_ms, now_ms, max, types, &fires, &n);
+  if (r < 0)
+    return r;
+  if (n > 0 && (r = store->ops->fire(store, fires, n, now_ms)) < 0) {
+    /* Nothing fired: the claims go back. */
+    store->ops->release(store, fires, n);
+    for (size_t i = 0; i < n; i++)
+      chime__fire_free(fires[i]);
+    free(fires);
+    return r;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (fires[i]->result == 0)
+      fires[kept++] = fires[i];
+    else
+      chime__fire_free(fires[i]);
+  }
+  *ret_fires = fires;
+  *ret_count = kept;
+  return 0;
+}
+
+bool chime__outcome_valid(const chime_outcome *outcome) {
+  return !outcome || !outcome->set_data ||
+         (outcome->data_len <= CHIME_MAX_DATA_LEN &&
+          (outcome->data_len == 0 || outcome->data));
 }

@@ -184,6 +184,13 @@ struct chime_store_ops {
                  chime_fire ***ret_fires, size_t *ret_count);
   int (*fire)(chime_store *store, chime_fire **fires, size_t count,
               int64_t now_ms);
+  /* acquire_due: acquire (with no_later_than_ms = now_ms) and fire in one
+   * step: every returned fire is EXECUTING with result 0.  The engine uses
+   * it when it claims nothing ahead of time (batch window 0); a store
+   * without a faster way uses chime__store_acquire_due. */
+  int (*acquire_due)(chime_store *store, int64_t now_ms, size_t max,
+                     const chime_type_set *types, chime_fire ***ret_fires,
+                     size_t *ret_count);
   int (*complete)(chime_store *store, const chime_fire *fire,
                   const chime_outcome *outcome);
   int (*release)(chime_store *store, chime_fire **fires, size_t count);
@@ -198,10 +205,23 @@ struct chime_store_ops {
   int (*scan_misfires)(chime_store *store, int64_t now_ms, size_t max,
                        chime_misfire_fn on_misfire, void *user_data,
                        size_t *ret_handled, bool *ret_more);
-  int (*checkin)(chime_store *store, int64_t now_ms);
+  /* checkin: *ret_recover_in_ms (may be NULL) is how long until another
+   * node's lease runs out if it does not check in again (then
+   * recover_dead_nodes is worth calling), or -1: no other node. */
+  int (*checkin)(chime_store *store, int64_t now_ms,
+                 int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
 };
+
+/* Whether complete() may take outcome (NULL is fine): its new job data,
+ * when set, is within CHIME_MAX_DATA_LEN and present. */
+bool chime__outcome_valid(const chime_outcome *outcome);
+
+/* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
+int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                             const chime_type_set *types,
+                             chime_fire ***ret_fires, size_t *ret_count);
 
 /* Every store begins with this header. */
 struct chime_store {

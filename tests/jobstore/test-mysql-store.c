@@ -235,7 +235,7 @@ static void test_mysql_store_clock_cancels_skew(void) {
     int64_t now = st->ops->now(st);
     CU_ASSERT(llabs((long long)now - server) < 1000);
     /* A check-in measures the offset again. */
-    CU_ASSERT_EQUAL(st->ops->checkin(st, now), 0);
+    CU_ASSERT_EQUAL(st->ops->checkin(st, now, NULL), 0);
   }
   st->ops->free(st);
   mysql_close(db);
@@ -434,8 +434,8 @@ static void test_mysql_store_recovers_dead_node(void) {
       chime__fire_free(fires[i]);
   CU_ASSERT_EQUAL_FATAL(k, 2);
   CU_ASSERT_EQUAL_FATAL(dead->ops->fire(dead, fires, 2, T0), 0);
-  CU_ASSERT_EQUAL(dead->ops->checkin(dead, T0), 0);
-  CU_ASSERT_EQUAL(a->ops->checkin(a, T0), 0);
+  CU_ASSERT_EQUAL(dead->ops->checkin(dead, T0, NULL), 0);
+  CU_ASSERT_EQUAL(a->ops->checkin(a, T0, NULL), 0);
   size_t recovered = 99;
   /* Alive: nothing to do. */
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);

@@ -384,6 +384,56 @@ static void test_store_forbid_blocks(void) {
   sc_close(st);
 }
 
+/* acquire_due claims and fires in one step: what the engine does when it
+ * claims nothing ahead (the default). */
+static void test_store_acquire_due(void) {
+  chime_store *st = sc_open();
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  chime_job *job = sc_job("g", "f", "t", true);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_job(st, "g", "j", "t", true);
+  sc_add_simple(st, "tg", "every", "g", "j", T0, MINUTE, 1);
+  sc_add_simple(st, "tg", "once", "g", "j", T0, 0, 0);
+  sc_add_simple(st, "tg", "later", "g", "j", T0 + SEC, 0, 0);
+  add_prio(st, "forbid-a", "f", T0, 9, 1);
+  add_prio(st, "forbid-b", "f", T0, 1, 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 3); /* every, once, one FORBID; not later */
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(fires[i]->phase, CHIME_FIRE_EXECUTING);
+    CU_ASSERT_EQUAL(fires[i]->result, 0);
+    CU_ASSERT_EQUAL(fires[i]->scheduled_ms, T0);
+    CU_ASSERT(fires[i]->fire_id > 0);
+  }
+  /* Fired: the triggers moved on, the FORBID job is blocked. */
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "every"), T0 + MINUTE);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "once"), CHIME_TRIGGER_COMPLETE);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-a"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-b"), CHIME_TRIGGER_BLOCKED);
+  chime_fire **again = NULL;
+  size_t m = 9;
+  CU_ASSERT_EQUAL(st->ops->acquire_due(st, T0, 10, NULL, &again, &m), 0);
+  CU_ASSERT_EQUAL(m, 0);
+  free(again);
+  for (size_t i = 0; i < n; i++)
+    CU_ASSERT_EQUAL(sc_complete(st, fires[i]), 0);
+  sc_fires_free(fires, n);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "once"), CHIME_TRIGGER_NONE);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-a"), CHIME_TRIGGER_NORMAL);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-b"), CHIME_TRIGGER_NORMAL);
+  /* The other FORBID trigger now, and later's time. */
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->acquire_due(st, T0 + SEC, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL(n, 2);
+  sc_fires_free(fires, n);
+  sc_close(st);
+}
+
 static void test_store_trigger_states(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "f", "t", true);
@@ -846,6 +896,7 @@ CU_TestInfo sc_fire_tests[] = {
     {"fire computes the next fire; complete removes finished",
      test_store_fire_simple_repeat},
     {"fire refuses lost claims", test_store_fire_lost_claims},
+    {"acquire_due claims and fires in one step", test_store_acquire_due},
     {"complete and still_owned fence fires", test_store_complete_fencing},
     {"job data persisted after a run", test_store_persist_data},
     {"FORBID jobs block and unblock", test_store_forbid_blocks},

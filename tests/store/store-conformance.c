@@ -725,7 +725,7 @@ static void test_store_open_and_basics(void) {
   int64_t now = st->ops->now(st);
   CU_ASSERT(now > INT64_C(1600000000000));
   size_t recovered = 99;
-  CU_ASSERT_EQUAL(st->ops->checkin(st, now), 0);
+  CU_ASSERT_EQUAL(st->ops->checkin(st, now, NULL), 0);
   CU_ASSERT_EQUAL(st->ops->recover_dead_nodes(st, now, &recovered), 0);
   CU_ASSERT_EQUAL(recovered, 0);
   chime_trigger_status s = CHIME_TRIGGER_NORMAL;

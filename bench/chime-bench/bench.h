@@ -1,0 +1,196 @@
+/*
+ * bench.h: the pieces of chime-bench, the cluster benchmark (issue 7).
+ *
+ * Terms used throughout:
+ *   - the *parent* is the chime-bench process the user runs: it sets up the
+ *     store, starts the nodes, watches the clock and reports;
+ *   - a *node* is a child chime-bench started in the hidden --node mode: one
+ *     full chime scheduler that runs the "bench" job;
+ *   - a *row* is one run of the job as the node recorded it in the
+ *     bench_results table;
+ *   - a *fire* is one (trigger, scheduled time) pair; a fire may have several
+ *     rows (a recovered run, or a duplicate: a bug);
+ *   - *store time* is the database's clock in epoch milliseconds, the clock
+ *     chime schedules by; the parent reads it as its real-time clock plus an
+ *     offset measured against the server.
+ */
+#ifndef CHIME_BENCH_H
+#define CHIME_BENCH_H
+
+#include <mysql.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The scheduler name every bench process uses: the cluster's name. */
+#define BENCH_SCHEDULER_NAME "chime-bench"
+/* Job group, name and type of the one bench job. */
+#define BENCH_JOB "bench"
+/* How long after the window a run still counts, and how long the parent
+ * keeps the nodes running after the window. */
+#define BENCH_GRACE_MS 5000
+/* The fd on which a node says "ready" to its parent. */
+#define BENCH_READY_FD 3
+/* The environment variable that hands a node the store URL. */
+#define BENCH_URL_ENV "CHIME_BENCH_NODE_URL"
+/* Most nodes one run starts. */
+#define BENCH_MAX_NODES 64
+
+/* Everything the command line says. */
+typedef struct bench_opts {
+  const char *url;
+  int nodes;
+  long triggers;
+  int64_t interval_ms;
+  int seconds;
+  unsigned workers; /* 0: chosen from the load (options.c) */
+  unsigned batch;   /* 0: chime's default, the worker count */
+  int64_t work_ms;  /* -1: not given */
+  int kill_at_s;    /* -1: no kill */
+  int warmup_s;
+  int idle_s; /* -1: not the idle mode */
+  bool burst;  /* every trigger on the same instants (not spread) */
+  /* The hidden node mode. */
+  const char *node_id; /* NULL: the parent */
+  bool node_idle;      /* the node of the idle mode: chime's defaults */
+} bench_opts;
+
+/* The parts of a mysql:// store URL the bench's own connections need. */
+typedef struct bench_url {
+  char *user;
+  char *password;
+  char *host;
+  unsigned port;
+  char *database;
+  char *socket; /* NULL: TCP */
+} bench_url;
+
+/* ------------------------------------------------------------ options.c */
+
+/* Parses argv into *opts and fills in the defaults that depend on other
+ * options.  Prints the reason and returns -1 on a usage error. */
+int bench_opts_parse(int argc, char **argv, bench_opts *opts);
+
+/* ---------------------------------------------------------------- db.c */
+
+/* Parses a chime store URL.  Returns 0, or -1 with the reason in errbuf. */
+int bench_url_parse(const char *text, bench_url *url, char *errbuf,
+                    size_t errbuf_len);
+void bench_url_clear(bench_url *url);
+/* Whether the server runs on this machine (a socket, or a loopback host),
+ * so its process can be found in /proc. */
+bool bench_url_is_local(const bench_url *url);
+
+/* Opens an autocommit connection with connect, read and write timeouts.
+ * NULL on failure, with the reason in errbuf. */
+MYSQL *bench_db_connect(const bench_url *url, char *errbuf, size_t errbuf_len);
+/* Parses the store URL text into *url and connects; NULL (the error
+ * printed, *url cleared) on failure. */
+MYSQL *bench_db_open(const char *text, bench_url *url);
+/* Runs one statement and discards any result.  Returns 0 or -1 (the
+ * reason is printed to stderr, prefixed with what). */
+int bench_db_exec(MYSQL *db, const char *what, const char *sql);
+/* Runs a query whose first row's first column is an integer. */
+int bench_db_int(MYSQL *db, const char *sql, int64_t *ret);
+/* The value of a global status counter such as Handler_commit. */
+int bench_db_status(MYSQL *db, const char *name, int64_t *ret);
+/* The same, without a message when the server has no such counter. */
+int bench_db_status_quiet(MYSQL *db, const char *name, int64_t *ret);
+/* Measures the offset of the store clock to this process's real-time
+ * clock, so bench_store_ms() can read store time without a round trip. */
+int bench_clock_sync(MYSQL *db);
+int64_t bench_store_ms(void);
+int64_t bench_real_ms(void);
+void bench_sleep_ms(int64_t ms);
+
+/* Where trigger i fires within each interval: the triggers are spread
+ * evenly over it (a steady rate), or with --burst all at its start. */
+int64_t bench_offset_ms(const bench_opts *o, long i);
+
+/* ------------------------------------------------------------- setup.c */
+
+/* Creates a fresh chime schema for the bench's scheduler, the bench job and
+ * `count` triggers firing every interval_ms from start_ms, and frees that
+ * scheduler.  Prints how long scheduling took.  Returns 0 or -1. */
+int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
+                      int64_t interval_ms);
+/* (Re)creates the empty bench_results table.  Returns 0 or -1. */
+int bench_setup_results(MYSQL *db);
+
+/* -------------------------------------------------------------- node.c */
+
+/* The --node mode: runs one scheduler until SIGTERM.  Returns the exit
+ * status. */
+int bench_node_main(const bench_opts *o);
+
+/* ------------------------------------------------------------- nodes.c */
+
+/* The nodes the parent started, and what it measured of them. */
+typedef struct bench_node {
+  char id[16];
+  pid_t pid; /* 0 once reaped */
+  int ready_fd;
+  char log_path[256];
+  bool killed; /* killed on purpose (--kill-one-at) */
+  int64_t cpu_ticks_at_w0;
+  int64_t cpu_ticks_last; /* at W1, or just before the kill */
+  int64_t hwm_kib;        /* VmHWM just before SIGTERM or the kill */
+} bench_node;
+
+/* Set by SIGINT, SIGTERM and SIGHUP in the parent. */
+extern volatile sig_atomic_t bench_interrupted;
+
+/* Installs the parent's signal handlers and the exit handler that kills
+ * every node still running. */
+void bench_nodes_guard(void);
+/* Creates the directory for the nodes' logs.  Returns 0 or -1. */
+int bench_nodes_logdir(void);
+/* Starts nodes[0..n) (fork and exec of this program in --node mode) and
+ * waits until each says it is ready.  On failure prints the failing
+ * node's log and returns -1 (the exit handler stops the others). */
+int bench_nodes_start(const bench_opts *o, bench_node *nodes, int n);
+/* Sleeps until store time until_ms; returns -1 early when interrupted or
+ * when a node not killed on purpose exited (its log is printed). */
+int bench_nodes_wait_until(bench_node *nodes, int n, int64_t until_ms);
+/* SIGKILLs one node and reaps it. */
+void bench_nodes_kill(bench_node *node);
+/* SIGTERMs every node and reaps them, SIGKILLing any that take longer than
+ * timeout_ms.  Returns 0 when every node exited with status 0. */
+int bench_nodes_stop(bench_node *nodes, int n, int64_t timeout_ms);
+/* Reports the nodes' log files: keeps them when they have content. */
+void bench_nodes_logs_done(const bench_node *nodes, int n);
+
+/* /proc readings.  Both return -1 when the process cannot be read. */
+int64_t bench_proc_cpu_ticks(pid_t pid);
+int64_t bench_proc_hwm_kib(pid_t pid);
+/* The database server's pid when it runs here, else 0. */
+pid_t bench_db_server_pid(MYSQL *db, const bench_url *url);
+
+/* ----------------------------------------------------------- analyse.c */
+
+/* What the parent knows about the run, for the analysis. */
+typedef struct bench_run {
+  const bench_opts *o;
+  int64_t t0_ms, w0_ms, w1_ms; /* store time */
+  int64_t kill_ms;             /* store time, 0 without --kill-one-at */
+  int killed_node;             /* 1-based, 0: none */
+  double node_cpu_pct;
+  double db_cpu_pct; /* < 0: not available */
+  double commits_per_s, fsyncs_per_s;
+  int64_t node_rss_max_kib;
+} bench_run;
+
+/* Reads bench_results, prints the summary line to stdout.  Returns the
+ * exit status: 0, 1 (could not read), 2 (duplicates or lost fires). */
+int bench_analyse(MYSQL *db, const bench_run *run);
+
+/* ------------------------------------------------------------ runs */
+
+/* The measured run (run.c) and the idle run (idle.c); return the exit
+ * status. */
+int bench_run_main(const bench_opts *o);
+int bench_idle_main(const bench_opts *o);
+
+#endif /* CHIME_BENCH_H */

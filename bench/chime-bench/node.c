@@ -1,0 +1,255 @@
+/*
+ * node.c: the hidden --node mode.  One chime scheduler joins the bench's
+ * cluster under its instance id, runs the "bench" job until SIGTERM or
+ * SIGINT, then shuts down waiting for its running jobs.
+ *
+ * The job records its run as one row of bench_results, then sleeps
+ * --work-ms.  Recording first means a run killed in its sleep is already
+ * on record, as a job's side effect would be.  The run returns only once
+ * its row is committed, but rows are not written one INSERT each: at
+ * thousands of runs per second that would cost the database more than
+ * chime itself does.  The runs recording at the same time queue up, and
+ * one of them at a time writes every queued row with one multi-row INSERT
+ * on the node's one results connection (flat combining, as chime's own
+ * completions): one row when the load is light, large batches when it is
+ * heavy, no timer.
+ *
+ * actual_ms is chime_ctx_fire_ms(): the run's start on the store clock (the
+ * database's), the clock scheduled_ms is on, so lateness needs no clock
+ * correction.
+ */
+#include "bench.h"
+
+#include "chime.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Attempts at writing a batch before its runs give up on their rows. */
+#define RECORD_ATTEMPTS 5
+/* At most this many rows per INSERT. */
+#define RECORD_BATCH 500
+
+/* One run's row, waiting to be written. */
+typedef struct row {
+  char trigger[2 * CHIME_MAX_NAME_LEN + 1]; /* escaped */
+  int64_t scheduled_ms, actual_ms, fire_id;
+  int recovering;
+  bool written; /* the writer is done with it */
+  int result;   /* 0, or -1 when it was lost */
+  pthread_cond_t wake; /* its run waits on this */
+  struct row *next;
+} row;
+
+typedef struct node {
+  const char *id;
+  int64_t work_ms;
+  bench_url url;
+  pthread_mutex_t mu;
+  row *head, *tail; /* the queue */
+  bool writing;     /* a run is writing a batch */
+  MYSQL *db;        /* the results connection: only the writer uses it */
+} node;
+
+/* Inserts rows[0 .. n) in one statement, reconnecting as needed.  Returns 0
+ * or -1 (err says why).  Called without n->mu: only the writer runs it. */
+static int write_rows(node *n, row **rows, size_t count, char *err,
+                      size_t errlen) {
+  size_t cap = 256 + count * (sizeof rows[0]->trigger + 128);
+  char *sql = malloc(cap);
+  if (!sql) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  size_t len = (size_t)snprintf(sql, cap,
+                                "INSERT INTO bench_results (trigger_name, "
+                                "scheduled_ms, actual_ms, node, fire_id, "
+                                "recovering) VALUES ");
+  for (size_t i = 0; i < count; i++) {
+    const row *w = rows[i];
+    len += (size_t)snprintf(sql + len, cap - len,
+                            "%s('%s', %" PRId64 ", %" PRId64 ", '%s', %" PRId64
+                            ", %d)",
+                            i ? "," : "", w->trigger, w->scheduled_ms,
+                            w->actual_ms, n->id, w->fire_id, w->recovering);
+  }
+  int result = -1;
+  for (int attempt = 1; attempt <= RECORD_ATTEMPTS && result < 0; attempt++) {
+    if (!n->db && !(n->db = bench_db_connect(&n->url, err, errlen))) {
+      bench_sleep_ms(100 * attempt);
+      continue;
+    }
+    if (mysql_real_query(n->db, sql, (unsigned long)len) == 0) {
+      result = 0;
+    } else {
+      snprintf(err, errlen, "%s", mysql_error(n->db));
+      mysql_close(n->db);
+      n->db = NULL;
+    }
+  }
+  free(sql);
+  return result;
+}
+
+/* Writes what is queued, up to RECORD_BATCH rows.  n->mu held; released
+ * while writing. */
+static void write_some(node *n) {
+  row *rows[RECORD_BATCH];
+  size_t count = 0;
+  while (n->head && count < RECORD_BATCH) {
+    rows[count++] = n->head;
+    n->head = n->head->next;
+  }
+  if (!n->head)
+    n->tail = NULL;
+  n->writing = true;
+  pthread_mutex_unlock(&n->mu);
+  char err[512] = "";
+  int r = write_rows(n, rows, count, err, sizeof err);
+  if (r < 0) /* the parent counts these lines: the bench's fault, not chime's */
+    for (size_t i = 0; i < count; i++)
+      fprintf(stderr, "%" PRId64 " %s RESULT-LOST: %s at %" PRId64 ": %s\n",
+              bench_real_ms(), n->id, rows[i]->trigger, rows[i]->scheduled_ms,
+              err);
+  pthread_mutex_lock(&n->mu);
+  for (size_t i = 0; i < count; i++) {
+    rows[i]->result = r;
+    rows[i]->written = true;
+    pthread_cond_signal(&rows[i]->wake);
+  }
+  n->writing = false;
+  if (n->head) /* the next writer */
+    pthread_cond_signal(&n->head->wake);
+}
+
+/* Records the run; returns once its row is committed (or lost). */
+static int record(node *n, chime_ctx *ctx) {
+  const char *trigger = chime_ctx_trigger_name(ctx);
+  row w = {.scheduled_ms = chime_ctx_scheduled_ms(ctx),
+           .actual_ms = chime_ctx_fire_ms(ctx),
+           .fire_id = chime_ctx_fire_id(ctx),
+           .recovering = chime_ctx_is_recovering(ctx) ? 1 : 0};
+  /* Trigger names are the bench's own t<i> or recover-<id>: nothing to
+   * escape, but escape anyway without needing a connection. */
+  size_t k = 0;
+  for (const char *p = trigger; *p && k + 2 < sizeof w.trigger; p++) {
+    if (*p == '\'' || *p == '\\')
+      w.trigger[k++] = '\\';
+    w.trigger[k++] = *p;
+  }
+  w.trigger[k] = '\0';
+  pthread_cond_init(&w.wake, NULL);
+  pthread_mutex_lock(&n->mu);
+  if (n->tail)
+    n->tail->next = &w;
+  else
+    n->head = &w;
+  n->tail = &w;
+  while (!w.written) {
+    if (n->writing)
+      pthread_cond_wait(&w.wake, &n->mu);
+    else
+      write_some(n);
+  }
+  pthread_mutex_unlock(&n->mu);
+  pthread_cond_destroy(&w.wake);
+  return w.result;
+}
+
+static void node_log(void *user_data, chime_log_level level,
+                     const char *message) {
+  static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+  const node *n = user_data;
+  fprintf(stderr, "%" PRId64 " %s %s: %s\n", bench_real_ms(), n->id,
+          names[level], message);
+}
+
+static void bench_job(chime_ctx *ctx, void *user_data) {
+  node *n = user_data;
+  record(n, ctx);
+  bench_sleep_ms(n->work_ms);
+}
+
+/* Creates and starts the scheduler.  NULL on failure (printed). */
+static chime_scheduler *start(const bench_opts *o, node *n) {
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_config_new(&cfg);
+  if (r == 0)
+    r = chime_config_set_store_url(cfg, o->url);
+  if (r == 0)
+    r = chime_config_set_scheduler_name(cfg, BENCH_SCHEDULER_NAME);
+  if (r == 0)
+    r = chime_config_set_instance_id(cfg, n->id);
+  if (r == 0)
+    r = chime_config_set_workers(cfg, o->workers);
+  if (r == 0 && o->batch)
+    r = chime_config_set_batch_size(cfg, o->batch);
+  /* Triggers are added by another process while this node may sleep: a
+   * short idle wait lets it see them at once.  The idle mode measures
+   * chime's defaults. */
+  if (r == 0 && !o->node_idle)
+    r = chime_config_set_idle_wait_ms(cfg, 1000);
+  if (r == 0)
+    r = chime_config_set_log(cfg, node_log, n, CHIME_LOG_WARN);
+  if (r == 0)
+    r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  if (r == 0)
+    r = chime_register_job(s, BENCH_JOB, bench_job, n, NULL);
+  if (r == 0)
+    r = chime_scheduler_start(s);
+  if (r < 0) {
+    fprintf(stderr, "%s: cannot start: %s (%s)\n", n->id,
+            err[0] ? err : chime_scheduler_last_error(), chime_err_name(r));
+    chime_scheduler_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+int bench_node_main(const bench_opts *o) {
+  /* Signals are taken with sigwait() below; every thread chime starts
+   * inherits this mask. */
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
+  node n = {.id = o->node_id, .work_ms = o->work_ms};
+  char err[256];
+  if (bench_url_parse(o->url, &n.url, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", n.id, err);
+    return 1;
+  }
+  if (mysql_library_init(0, NULL, NULL) != 0) {
+    fprintf(stderr, "%s: cannot initialise\n", n.id);
+    return 1;
+  }
+  pthread_mutex_init(&n.mu, NULL);
+  chime_scheduler *s = start(o, &n);
+  if (!s)
+    return 1;
+  static const char ready[] = "ready\n";
+  if (write(BENCH_READY_FD, ready, sizeof ready - 1) !=
+      (ssize_t)(sizeof ready - 1))
+    fprintf(stderr, "%s: cannot tell the parent it is ready\n", n.id);
+  close(BENCH_READY_FD);
+
+  int sig = 0;
+  sigwait(&stop, &sig);
+  fprintf(stderr, "%" PRId64 " %s: signal %d, shutting down\n", bench_real_ms(),
+          n.id, sig);
+  chime_scheduler_shutdown(s, true);
+  chime_scheduler_free(s);
+  mysql_close(n.db);
+  pthread_mutex_destroy(&n.mu);
+  bench_url_clear(&n.url);
+  return 0;
+}

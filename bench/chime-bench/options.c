@@ -1,0 +1,237 @@
+/*
+ * options.c: chime-bench's command line, and the defaults that follow from
+ * the load (the worker count of a run whose jobs take time).
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: chime-bench --url URL [--nodes N] [--triggers M] "
+    "[--interval-ms I]\n"
+    "                   [--seconds S] [--workers W] [--batch B] "
+    "[--work-ms J]\n"
+    "                   [--kill-one-at SEC] [--warmup-s X] [--burst]\n"
+    "       chime-bench --url URL --idle SECONDS\n"
+    "\n"
+    "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
+    "I ms, and measures S seconds of fires after X seconds of warm-up\n"
+    "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 4, or enough workers\n"
+    "for the load when jobs take J ms; B: chime's default, W).  Prints one\n"
+    "line of key=value pairs.  --kill-one-at SEC SIGKILLs the last node SEC\n"
+    "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
+    "measures the recovery.  The triggers are spread evenly over the\n"
+    "interval (a steady rate); --burst puts them all on the same instants.\n"
+    "--idle measures the statements per second of one idle node.\n"
+    "Exit status: 0 the run worked, 1 set-up error, 2 duplicate or lost "
+    "fires.\n";
+
+/* Reads a whole decimal number in [min, max]. */
+static int number(const char *name, const char *text, long long min,
+                  long long max, long long *ret) {
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
+    fprintf(stderr,
+            "chime-bench: --%s wants a number from %lld to %lld, "
+            "got '%s'\n",
+            name, min, max, text);
+    return -1;
+  }
+  *ret = v;
+  return 0;
+}
+
+/* The workers a node needs so that jobs of work_ms never leave a fire
+ * waiting: the fires in flight at the target rate, spread over the nodes
+ * that will be left (one fewer in kill mode), plus a quarter. */
+static unsigned workers_for_load(const bench_opts *o) {
+  if (o->work_ms <= 0)
+    return 4; /* chime's default */
+  int nodes = o->kill_at_s >= 0 && o->nodes > 1 ? o->nodes - 1 : o->nodes;
+  double in_flight = (double)o->triggers * (double)o->work_ms /
+                     (double)o->interval_ms / (double)nodes;
+  double w = in_flight * 1.25 + 1;
+  if (w < 4)
+    w = 4;
+  return w > 1024 ? 1024 : (unsigned)w;
+}
+
+enum {
+  OPT_URL = 1000,
+  OPT_NODES,
+  OPT_TRIGGERS,
+  OPT_INTERVAL,
+  OPT_SECONDS,
+  OPT_WORKERS,
+  OPT_BATCH,
+  OPT_WORK,
+  OPT_KILL,
+  OPT_WARMUP,
+  OPT_IDLE,
+  OPT_BURST,
+  OPT_NODE,
+  OPT_NODE_IDLE,
+  OPT_HELP
+};
+
+static const struct option long_opts[] = {
+    {"url", required_argument, NULL, OPT_URL},
+    {"nodes", required_argument, NULL, OPT_NODES},
+    {"triggers", required_argument, NULL, OPT_TRIGGERS},
+    {"interval-ms", required_argument, NULL, OPT_INTERVAL},
+    {"seconds", required_argument, NULL, OPT_SECONDS},
+    {"workers", required_argument, NULL, OPT_WORKERS},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"work-ms", required_argument, NULL, OPT_WORK},
+    {"kill-one-at", required_argument, NULL, OPT_KILL},
+    {"warmup-s", required_argument, NULL, OPT_WARMUP},
+    {"idle", required_argument, NULL, OPT_IDLE},
+    {"burst", no_argument, NULL, OPT_BURST},
+    /* Hidden: how the parent starts a node. */
+    {"node", required_argument, NULL, OPT_NODE},
+    {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+/* Applies one option.  Returns 0, 1 (help printed) or -1. */
+static int apply(bench_opts *o, int c, const char *arg) {
+  long long v = 0;
+  const char *name = NULL;
+  for (const struct option *lo = long_opts; lo->name; lo++)
+    if (lo->val == c)
+      name = lo->name;
+  switch (c) {
+  case OPT_URL:
+    o->url = arg;
+    return 0;
+  case OPT_NODE:
+    o->node_id = arg;
+    return 0;
+  case OPT_NODE_IDLE:
+    o->node_idle = true;
+    return 0;
+  case OPT_BURST:
+    o->burst = true;
+    return 0;
+  case OPT_HELP:
+    fputs(usage_text, stdout);
+    return 1;
+  case OPT_NODES:
+    if (number(name, arg, 1, BENCH_MAX_NODES, &v) < 0)
+      return -1;
+    o->nodes = (int)v;
+    return 0;
+  case OPT_TRIGGERS:
+    if (number(name, arg, 1, 10000000, &v) < 0)
+      return -1;
+    o->triggers = (long)v;
+    return 0;
+  case OPT_INTERVAL:
+    if (number(name, arg, 1, 86400000, &v) < 0)
+      return -1;
+    o->interval_ms = v;
+    return 0;
+  case OPT_SECONDS:
+    if (number(name, arg, 1, 86400, &v) < 0)
+      return -1;
+    o->seconds = (int)v;
+    return 0;
+  case OPT_WORKERS:
+    if (number(name, arg, 1, 1024, &v) < 0)
+      return -1;
+    o->workers = (unsigned)v;
+    return 0;
+  case OPT_BATCH:
+    if (number(name, arg, 1, 1000, &v) < 0)
+      return -1;
+    o->batch = (unsigned)v;
+    return 0;
+  case OPT_WORK:
+    if (number(name, arg, 0, 3600000, &v) < 0)
+      return -1;
+    o->work_ms = v;
+    return 0;
+  case OPT_KILL:
+    if (number(name, arg, 0, 86400, &v) < 0)
+      return -1;
+    o->kill_at_s = (int)v;
+    return 0;
+  case OPT_WARMUP:
+    if (number(name, arg, 0, 3600, &v) < 0)
+      return -1;
+    o->warmup_s = (int)v;
+    return 0;
+  case OPT_IDLE:
+    if (number(name, arg, 1, 86400, &v) < 0)
+      return -1;
+    o->idle_s = (int)v;
+    return 0;
+  default:
+    fputs(usage_text, stderr);
+    return -1;
+  }
+}
+
+int bench_opts_parse(int argc, char **argv, bench_opts *o) {
+  *o = (bench_opts){.nodes = 1,
+                    .triggers = 100,
+                    .interval_ms = 1000,
+                    .seconds = 10,
+                    .work_ms = -1,
+                    .kill_at_s = -1,
+                    .warmup_s = 3,
+                    .idle_s = -1};
+  int c;
+  opterr = 1;
+  while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    int r = apply(o, c, optarg);
+    if (r != 0)
+      return r;
+  }
+  /* A node gets the URL from its parent through the environment. */
+  if (o->node_id && !o->url)
+    o->url = getenv(BENCH_URL_ENV);
+  if (optind < argc) {
+    fprintf(stderr, "chime-bench: unexpected argument '%s'\n", argv[optind]);
+    return -1;
+  }
+  if (!o->url) {
+    fputs(usage_text, stderr);
+    return -1;
+  }
+  if (o->kill_at_s >= 0) {
+    if (o->nodes < 2) {
+      fprintf(stderr, "chime-bench: --kill-one-at needs --nodes 2 or more\n");
+      return -1;
+    }
+    if (o->kill_at_s * 1000 >= (int64_t)o->seconds * 1000) {
+      fprintf(stderr, "chime-bench: --kill-one-at must fall inside the "
+                      "window of --seconds\n");
+      return -1;
+    }
+  }
+  if (o->work_ms < 0)
+    o->work_ms = o->kill_at_s >= 0 ? 2000 : 0;
+  if (o->workers == 0)
+    o->workers = workers_for_load(o);
+  /* chime's default batch is the worker count: with the many workers of
+   * the kill mode, whichever node wakes first would claim a whole round of
+   * fires and the node killed might well be idle.  A node's share of a
+   * round keeps every node busy. */
+  if (o->batch == 0 && o->kill_at_s >= 0) {
+    long share = (o->triggers + o->nodes - 1) / o->nodes;
+    o->batch = share > 1000 ? 1000 : (unsigned)share;
+  }
+  return 0;
+}
+
+int64_t bench_offset_ms(const bench_opts *o, long i) {
+  return o->burst ? 0 : (int64_t)i * o->interval_ms / o->triggers;
+}

@@ -1,0 +1,378 @@
+/*
+ * mysql_acquire.c: claiming fires in the MySQL store (store.h):
+ *   - acquire claims due WAITING triggers in one transaction with
+ *     SELECT ... FOR UPDATE SKIP LOCKED (no global lock row: nodes never
+ *     wait for each other), inserts their fired rows, whose AUTO_INCREMENT
+ *     ids are the fire ids, and marks the triggers ACQUIRED by this node
+ *     for that fire id (mysql_fire.c fires them later);
+ *   - acquire_due does the same for triggers due now and fires them in the
+ *     same transaction: the fired rows are inserted EXECUTING and the
+ *     triggers get their next fire time at once, so the common case costs
+ *     one transaction instead of two and never passes through ACQUIRED;
+ *   - release returns unfired claims.
+ * A FORBID job: its row is locked, and none of its triggers is claimed
+ * while it has a fired row (claimed or executing) or a claim in the batch.
+ */
+#include "jobstore/mysql_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Statement text for id with "AND job_type IN (?, ...)" inserted before
+ * " ORDER BY" (or at the end); NULL on ENOMEM. */
+static char *with_types(const my_store *s, my_stmt_id id, size_t ntypes) {
+  const char *base = s->sql[id];
+  const char *order = strstr(base, " ORDER BY");
+  size_t head = order ? (size_t)(order - base) : strlen(base);
+  size_t len = strlen(base) + 32 + 3 * ntypes;
+  char *out = malloc(len);
+  if (!out)
+    return NULL;
+  memcpy(out, base, head);
+  size_t n = head;
+  n += (size_t)snprintf(out + n, len - n, " AND job_type IN (");
+  for (size_t i = 0; i < ntypes; i++)
+    n += (size_t)snprintf(out + n, len - n, i ? ",?" : "?");
+  n += (size_t)snprintf(out + n, len - n, ")");
+  snprintf(out + n, len - n, "%s", order ? order : "");
+  return out;
+}
+
+/* The fired row of id, locked; nrows 0 when absent. */
+static int fired_get(my_tx *tx, int64_t id, my_rows *rows) {
+  my_arg a[] = {chime__my_int(id), chime__my_text(tx->s->sched)};
+  return chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, rows);
+}
+
+/* Columns of Q_FIRED_GET. */
+enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE };
+
+/* ------------------------------------------------------------- acquire */
+
+typedef struct acq_job {
+  chime_job *job;
+  bool claimed; /* a FORBID job claimed in this batch */
+  bool skip;    /* a FORBID job with fires elsewhere */
+} acq_job;
+
+typedef struct acq_op {
+  int64_t now, nlt;
+  size_t max;
+  const chime_type_set *types;
+  bool fire_now; /* acquire_due */
+  chime_fire **out;
+  size_t n;
+  acq_job *jobs;
+  size_t njobs;
+  /* The claims of an attempt that failed: a lost connection may have lost
+   * the reply to a COMMIT that happened.  A retry of acquire releases
+   * them; a retry of acquire_due finds them fired and hands them out. */
+  chime_fire **prev;
+  size_t nprev;
+} acq_op;
+
+static void free_fires(chime_fire **fires, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+}
+
+static void acq_reset(void *arg) {
+  acq_op *op = arg;
+  free_fires(op->prev, op->nprev);
+  op->prev = op->out;
+  op->nprev = op->n;
+  op->out = NULL;
+  op->n = 0;
+  for (size_t i = 0; i < op->njobs; i++)
+    chime_job_free(op->jobs[i].job);
+  op->njobs = 0;
+}
+
+/* Whether the failed attempt's batch was committed after all: its first
+ * fired row exists in the state the attempt left it in (one transaction:
+ * all of the batch or none of it). */
+static int prev_committed(my_tx *tx, const acq_op *op, bool *ret) {
+  *ret = false;
+  if (op->nprev == 0 || op->prev[0]->fire_id == 0)
+    return 0; /* the attempt failed before its rows existed */
+  my_rows fr;
+  int r = fired_get(tx, op->prev[0]->fire_id, &fr);
+  if (r < 0)
+    return r;
+  *ret = fr.nrows > 0 &&
+         strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0 &&
+         strcmp(chime__my_s(&fr, 0, FC_STATE),
+                op->fire_now ? "EXECUTING" : "ACQUIRED") == 0;
+  chime__my_rows_free(&fr);
+  return 0;
+}
+
+/* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
+static int release_id(my_tx *tx, int64_t id) {
+  my_rows fr;
+  int r = fired_get(tx, id, &fr);
+  if (r < 0)
+    return r;
+  if (fr.nrows && strcmp(chime__my_s(&fr, 0, FC_STATE), "ACQUIRED") == 0 &&
+      strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0) {
+    my_arg a[] = {chime__my_text(tx->s->sched),
+                  chime__my_text(chime__my_s(&fr, 0, FC_TG)),
+                  chime__my_text(chime__my_s(&fr, 0, FC_TN)),
+                  chime__my_int(id)};
+    r = chime__my_exec(tx, Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
+    if (r == 0)
+      r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &a[3], 1, NULL, NULL);
+  }
+  chime__my_rows_free(&fr);
+  return r;
+}
+
+/* A retry: deals with the failed attempt's batch.  *ret_done when it was
+ * committed and acquire_due hands it out as this attempt's result. */
+static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
+  bool committed;
+  *ret_done = false;
+  int r = prev_committed(tx, op, &committed);
+  if (r < 0 || !committed)
+    return r;
+  if (op->fire_now) {
+    op->out = op->prev;
+    op->n = op->nprev;
+    op->prev = NULL;
+    op->nprev = 0;
+    *ret_done = true;
+    return 0;
+  }
+  for (size_t i = 0; r == 0 && i < op->nprev; i++)
+    r = release_id(tx, op->prev[i]->fire_id);
+  return r;
+}
+
+/* The batch's entry for the trigger's job (loaded and checked once). */
+static int acq_job_for(my_tx *tx, acq_op *op, const chime_trigger *t,
+                       acq_job **ret) {
+  for (size_t i = 0; i < op->njobs; i++) {
+    chime_job *j = op->jobs[i].job;
+    if (strcmp(j->group, t->job_group) == 0 &&
+        strcmp(j->name, t->job_name) == 0) {
+      *ret = &op->jobs[i];
+      return 0;
+    }
+  }
+  acq_job *e = &op->jobs[op->njobs];
+  memset(e, 0, sizeof *e);
+  int r = chime__my_job_load(tx, t->job_group, t->job_name, false, &e->job,
+                             NULL);
+  if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
+    /* Lock the job row, then look for its fires: one claim at a time. */
+    chime_job_free(e->job);
+    e->job = NULL;
+    r = chime__my_job_load(tx, t->job_group, t->job_name, true, &e->job, NULL);
+    my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(t->job_group),
+                  chime__my_text(t->job_name)};
+    my_rows rows;
+    if (r == 0 && (r = chime__my_query(tx, Q_JOB_HAS_FIRES, NULL, a, 3,
+                                       &rows)) == 0) {
+      e->skip = rows.nrows > 0;
+      chime__my_rows_free(&rows);
+    }
+  }
+  if (r < 0) {
+    chime_job_free(e->job);
+    return r;
+  }
+  op->njobs++;
+  *ret = e;
+  return 0;
+}
+
+/* Claims the trigger of row i.  *ret_fire is NULL when it is passed over. */
+static int claim(my_tx *tx, acq_op *op, const my_rows *rows, size_t i,
+                 chime_fire **ret_fire) {
+  chime_trigger *t;
+  acq_job *aj = NULL;
+  *ret_fire = NULL;
+  int r = chime__my_row_trigger(rows, i, &t);
+  if (r == 0 && (r = acq_job_for(tx, op, t, &aj)) == 0 &&
+      (aj->skip || aj->claimed)) {
+    chime_trigger_free(t);
+    return 0;
+  }
+  if (r < 0) {
+    chime_trigger_free(t);
+    return r;
+  }
+  const chime_job *j = aj->job;
+  bool recovering = chime__my_i(rows, i, MY_TC_RECOVERING) != 0;
+  /* The fired rows are inserted together (insert_fired). */
+  chime_fire *f = calloc(1, sizeof *f);
+  if (!f || !(f->job = chime__job_copy(j))) {
+    chime__fire_free(f);
+    chime_trigger_free(t);
+    return CHIME_ENOMEM;
+  }
+  f->scheduled_ms = recovering && chime__my_s(rows, i, MY_TC_RECOVER_MS)
+                        ? chime__my_i(rows, i, MY_TC_RECOVER_MS)
+                        : t->state.next_fire_ms;
+  t->store_state = CHIME_STATE_ACQUIRED;
+  f->trigger = t;
+  f->phase = CHIME_FIRE_ACQUIRED;
+  f->recovering = recovering;
+  aj->claimed = j->concurrency == CHIME_CONCURRENCY_FORBID;
+  *ret_fire = f;
+  return 0;
+}
+
+/* Marks the triggers of fires[0 .. n) ACQUIRED by their fired rows. */
+static int mark_claimed(my_tx *tx, chime_fire **fires, size_t n) {
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b,
+      "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
+      "f.sched_name = t.sched_name "
+      "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
+      "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
+      "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
+  chime__my_buf_ids(&b, fires, n);
+  int r = chime__my_buf_run(&b, NULL, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
+
+/* acquire_due: the bookkeeping of each claim's fire, then the batch's
+ * writes: fired rows EXECUTING, FORBID jobs blocked, triggers advanced. */
+static int fire_claims(my_tx *tx, acq_op *op) {
+  my_cache cache = {0};
+  chime_trigger **ts = calloc(op->n, sizeof *ts);
+  const chime_job **js = calloc(op->n, sizeof *js);
+  int r = ts && js ? 0 : CHIME_ENOMEM;
+  for (size_t i = 0; r == 0 && i < op->n; i++) {
+    chime_fire *f = op->out[i];
+    ts[i] = f->trigger;
+    js[i] = f->job;
+    r = chime__my_fire_bookkeeping(tx, &cache, f->trigger, f->job);
+    f->phase = CHIME_FIRE_EXECUTING;
+  }
+  if (r == 0)
+    r = chime__my_fired_insert(tx, op->out, op->n, op->now, true);
+  if (r == 0)
+    r = chime__my_block_jobs(tx, js, op->n);
+  if (r == 0)
+    r = chime__my_triggers_write(tx, ts, js, op->n);
+  chime__my_cache_clear(&cache);
+  free(ts);
+  free(js);
+  return r;
+}
+
+static int acquire_fn(my_tx *tx, void *arg) {
+  acq_op *op = arg;
+  my_store *s = tx->s;
+  bool done = false;
+  int r = op->nprev ? settle_prev(tx, op, &done) : 0;
+  if (r < 0 || done)
+    return r;
+  size_t ntypes = op->types ? op->types->count : 0;
+  size_t nargs = 4 + ntypes;
+  my_arg *a = calloc(nargs, sizeof *a);
+  char *sql = op->types ? with_types(s, Q_ACQUIRE, ntypes) : NULL;
+  my_rows rows = {0};
+  if (!a || (op->types && !sql))
+    r = CHIME_ENOMEM;
+  if (r == 0) {
+    a[0] = chime__my_text(s->sched);
+    a[1] = chime__my_int(op->nlt);
+    a[2] = chime__my_int(op->now - s->threshold_ms);
+    for (size_t i = 0; i < ntypes; i++)
+      a[3 + i] = chime__my_text(op->types->names[i]);
+    a[3 + ntypes] = chime__my_int((int64_t)op->max);
+    r = chime__my_query(tx, Q_ACQUIRE, sql, a, nargs, &rows);
+  }
+  if (r == 0 && rows.nrows > 0) {
+    op->out = calloc(rows.nrows, sizeof *op->out);
+    op->jobs = realloc(op->jobs, rows.nrows * sizeof *op->jobs);
+    if (!op->out || !op->jobs)
+      r = CHIME_ENOMEM;
+  }
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    chime_fire *f;
+    r = claim(tx, op, &rows, i, &f);
+    if (r == 0 && f)
+      op->out[op->n++] = f;
+  }
+  if (r == 0 && op->n > 0 && op->fire_now) {
+    r = fire_claims(tx, op);
+  } else if (r == 0 && op->n > 0) {
+    r = chime__my_fired_insert(tx, op->out, op->n, op->now, false);
+    if (r == 0)
+      r = mark_claimed(tx, op->out, op->n);
+  }
+  chime__my_rows_free(&rows);
+  free(sql);
+  free(a);
+  return r;
+}
+
+static int run_acquire(chime_store *store, acq_op *op,
+                       chime_fire ***ret_fires, size_t *ret_count) {
+  if (!ret_fires || !ret_count)
+    return CHIME_EINVAL;
+  int r = 0;
+  if (op->max > 0 && (!op->types || op->types->count > 0))
+    r = chime__my_run((my_store *)store, acquire_fn, acq_reset, op, NULL, 0);
+  for (size_t i = 0; i < op->njobs; i++)
+    chime_job_free(op->jobs[i].job);
+  free(op->jobs);
+  free_fires(op->prev, op->nprev);
+  if (r < 0) {
+    free_fires(op->out, op->n);
+    return r;
+  }
+  *ret_fires = op->out;
+  *ret_count = op->n;
+  return 0;
+}
+
+int chime__my_acquire(chime_store *store, int64_t now_ms,
+                      int64_t no_later_than_ms, size_t max,
+                      const chime_type_set *types, chime_fire ***ret_fires,
+                      size_t *ret_count) {
+  acq_op op = {.now = now_ms, .nlt = no_later_than_ms, .max = max,
+               .types = types};
+  return run_acquire(store, &op, ret_fires, ret_count);
+}
+
+int chime__my_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                          const chime_type_set *types,
+                          chime_fire ***ret_fires, size_t *ret_count) {
+  acq_op op = {.now = now_ms, .nlt = now_ms, .max = max, .types = types,
+               .fire_now = true};
+  return run_acquire(store, &op, ret_fires, ret_count);
+}
+
+/* -------------------------------------------------------------- release */
+
+typedef struct release_op {
+  chime_fire **fires;
+  size_t count;
+} release_op;
+
+static int release_fn(my_tx *tx, void *arg) {
+  release_op *op = arg;
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < op->count; i++)
+    if (op->fires[i])
+      r = release_id(tx, op->fires[i]->fire_id);
+  return r;
+}
+
+int chime__my_release(chime_store *store, chime_fire **fires, size_t count) {
+  if (!fires && count > 0)
+    return CHIME_EINVAL;
+  if (count == 0)
+    return 0;
+  release_op op = {.fires = fires, .count = count};
+  return chime__my_run((my_store *)store, release_fn, NULL, &op, NULL, 0);
+}
