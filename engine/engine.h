@@ -57,6 +57,10 @@
 /* Dead-node recovery runs this long after another node's lease ran out
  * (the store's check-in says when that is). */
 #define CHIME__RECOVER_MARGIN_MS 10
+/* After a partial batch, the loop claims again this much later (see
+ * claim() in loop.c): the lateness it may add, for far fewer
+ * transactions under a steady load. */
+#define CHIME__GATHER_MS 5
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
@@ -230,11 +234,15 @@ int chime__api_enter(chime_scheduler *s, const char *fn);
 
 /* ---- registry.c */
 
-/* chime__registry_acquire: the current entry for type with a reference
- * added, or NULL.  chime__registry_release drops it (calling destroy when
- * it was the last).  Thread: any; takes mu. */
-chime_jobtype *chime__registry_acquire(chime_scheduler *s, const char *type);
-void chime__registry_release(chime_scheduler *s, chime_jobtype *t);
+/* chime__registry_acquire_locked: the current entry for type with a
+ * reference added, or NULL.  chime__registry_release_locked drops one and
+ * returns t when it was the last: the caller then frees it with
+ * chime__registry_free (calling destroy) after unlocking.  mu held (the
+ * workers take their reference with the fire off the queue). */
+chime_jobtype *chime__registry_acquire_locked(chime_scheduler *s,
+                                             const char *type);
+chime_jobtype *chime__registry_release_locked(chime_jobtype *t);
+void chime__registry_free(chime_jobtype *t);
 /* Frees every entry (calling destroy functions) and the names. */
 void chime__registry_clear(chime_scheduler *s);
 

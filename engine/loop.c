@@ -353,7 +353,10 @@ static void claim(chime_scheduler *s, int64_t now) {
   pthread_mutex_unlock(&s->mu);
   if (!ahead) {
     hand_out(s, fires, n);
-    arm(s, 0); /* claim more at once if workers are left */
+    /* A full batch: more is due, claim at once.  Otherwise let the fires
+     * falling due meanwhile gather for a moment: one claim for several of
+     * them costs the database little more than one for each. */
+    arm(s, n == max ? 0 : CHIME__GATHER_MS);
     return;
   }
   s->batch = fires;

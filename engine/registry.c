@@ -120,26 +120,22 @@ int chime_register_job(chime_scheduler *scheduler, const char *type,
   return 0;
 }
 
-chime_jobtype *chime__registry_acquire(chime_scheduler *s, const char *type) {
-  chime_jobtype *t = NULL;
-  pthread_mutex_lock(&s->mu);
+chime_jobtype *chime__registry_acquire_locked(chime_scheduler *s,
+                                             const char *type) {
   bool found;
   size_t i = find_type(s, type, &found);
-  if (found) {
-    t = s->types[i];
-    t->refs++;
-  }
-  pthread_mutex_unlock(&s->mu);
-  return t;
+  if (!found)
+    return NULL;
+  s->types[i]->refs++;
+  return s->types[i];
 }
 
-void chime__registry_release(chime_scheduler *s, chime_jobtype *t) {
-  if (!t)
-    return;
-  pthread_mutex_lock(&s->mu);
-  bool last = --t->refs == 0;
-  pthread_mutex_unlock(&s->mu);
-  if (last)
+chime_jobtype *chime__registry_release_locked(chime_jobtype *t) {
+  return t && --t->refs == 0 ? t : NULL;
+}
+
+void chime__registry_free(chime_jobtype *t) {
+  if (t)
     type_free(t);
 }
 

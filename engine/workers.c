@@ -57,13 +57,14 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__report_error(s, r, "completing a fire");
 }
 
-/* Runs one fired fire: listeners, the job, completion. */
-static void run_fire(chime_scheduler *s, chime_fire *fire) {
+/* Runs one fired fire of job type (NULL: not registered): listeners, the
+ * job, completion. */
+static void run_fire(chime_scheduler *s, chime_fire *fire,
+                     chime_jobtype *type) {
   chime_store *st = s->store;
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
   chime_outcome out = {.started_ms = ctx.fire_ms};
-  chime_jobtype *type = chime__registry_acquire(s, fire->job->type);
   if (!type) {
     /* Never claimed by design (acquire filters on the registered types);
      * kept as a defence. */
@@ -90,7 +91,6 @@ static void run_fire(chime_scheduler *s, chime_fire *fire) {
   out.data = ctx.data;
   out.data_len = ctx.data_len;
   complete_fire(s, fire, &out);
-  chime__registry_release(s, type);
   chime__ctx_clear(&ctx);
   chime__fire_free(fire);
 }
@@ -107,9 +107,16 @@ static void *worker_main(void *arg) {
     chime_fire *fire = s->queue[s->q_head];
     s->q_head = (s->q_head + 1) % s->cfg.workers;
     s->q_len--;
+    chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
     pthread_mutex_unlock(&s->mu);
-    run_fire(s, fire);
+    run_fire(s, fire, type);
     pthread_mutex_lock(&s->mu);
+    chime_jobtype *unused = chime__registry_release_locked(type);
+    if (unused) { /* re-registered while it ran: its destroy runs now */
+      pthread_mutex_unlock(&s->mu);
+      chime__registry_free(unused);
+      pthread_mutex_lock(&s->mu);
+    }
     assert(s->running > 0 && s->reserved > 0);
     s->running--;
     s->reserved--;

@@ -68,10 +68,7 @@ static int64_t local_ms(const my_store *s) {
 
 int64_t chime__my_now(chime_store *store) {
   my_store *s = (my_store *)store;
-  pthread_mutex_lock(&s->lock);
-  int64_t off = s->offset_ms;
-  pthread_mutex_unlock(&s->lock);
-  return local_ms(s) + off;
+  return local_ms(s) + atomic_load(&s->offset_ms);
 }
 
 int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
@@ -83,9 +80,7 @@ int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
     return r;
   if (ret->nrows == 1 && chime__my_s(ret, 0, 0)) {
     int64_t db = chime__my_i(ret, 0, 0);
-    pthread_mutex_lock(&tx->s->lock);
-    tx->s->offset_ms = db - (before + (after - before) / 2);
-    pthread_mutex_unlock(&tx->s->lock);
+    atomic_store(&tx->s->offset_ms, db - (before + (after - before) / 2));
   }
   return 0;
 }

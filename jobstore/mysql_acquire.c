@@ -19,26 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Statement text for id with "AND job_type IN (?, ...)" inserted before
- * " ORDER BY" (or at the end); NULL on ENOMEM. */
-static char *with_types(const my_store *s, my_stmt_id id, size_t ntypes) {
-  const char *base = s->sql[id];
-  const char *order = strstr(base, " ORDER BY");
-  size_t head = order ? (size_t)(order - base) : strlen(base);
-  size_t len = strlen(base) + 32 + 3 * ntypes;
-  char *out = malloc(len);
-  if (!out)
-    return NULL;
-  memcpy(out, base, head);
-  size_t n = head;
-  n += (size_t)snprintf(out + n, len - n, " AND job_type IN (");
-  for (size_t i = 0; i < ntypes; i++)
-    n += (size_t)snprintf(out + n, len - n, i ? ",?" : "?");
-  n += (size_t)snprintf(out + n, len - n, ")");
-  snprintf(out + n, len - n, "%s", order ? order : "");
-  return out;
-}
-
 /* The fired row of id, locked; nrows 0 when absent. */
 static int fired_get(my_tx *tx, int64_t id, my_rows *rows) {
   my_arg a[] = {chime__my_int(id), chime__my_text(tx->s->sched)};
@@ -71,6 +51,32 @@ typedef struct acq_op {
   chime_fire **prev;
   size_t nprev;
 } acq_op;
+
+/* Locks up to op->max due WAITING triggers of the types, oldest first
+ * (then by priority), passing over those other nodes hold.  A text
+ * statement: it changes with the type list, so a prepared one would be
+ * prepared anew each time. */
+static int select_due(my_tx *tx, const acq_op *op, my_rows *rows) {
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE "
+                        "sched_name = ");
+  chime__my_buf_str(&b, tx->s->sched);
+  chime__my_buf_sql(&b, " AND state = 'WAITING' AND next_fire_ms <= ");
+  chime__my_buf_int(&b, op->nlt);
+  /* Misfired ones wait for the misfire scan, unless they ignore misfires. */
+  chime__my_buf_sql(&b, " AND (next_fire_ms > ");
+  chime__my_buf_int(&b, op->now - tx->s->threshold_ms);
+  chime__my_buf_sql(&b, " OR misfire = 1)");
+  chime__my_buf_types(&b, op->types);
+  chime__my_buf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
+                        "trigger_group, trigger_name LIMIT ");
+  chime__my_buf_int(&b, (int64_t)op->max);
+  chime__my_buf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  int r = chime__my_buf_run(&b, rows, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
 
 static void free_fires(chime_fire **fires, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -269,27 +275,12 @@ static int fire_claims(my_tx *tx, acq_op *op) {
 
 static int acquire_fn(my_tx *tx, void *arg) {
   acq_op *op = arg;
-  my_store *s = tx->s;
   bool done = false;
   int r = op->nprev ? settle_prev(tx, op, &done) : 0;
   if (r < 0 || done)
     return r;
-  size_t ntypes = op->types ? op->types->count : 0;
-  size_t nargs = 4 + ntypes;
-  my_arg *a = calloc(nargs, sizeof *a);
-  char *sql = op->types ? with_types(s, Q_ACQUIRE, ntypes) : NULL;
   my_rows rows = {0};
-  if (!a || (op->types && !sql))
-    r = CHIME_ENOMEM;
-  if (r == 0) {
-    a[0] = chime__my_text(s->sched);
-    a[1] = chime__my_int(op->nlt);
-    a[2] = chime__my_int(op->now - s->threshold_ms);
-    for (size_t i = 0; i < ntypes; i++)
-      a[3 + i] = chime__my_text(op->types->names[i]);
-    a[3 + ntypes] = chime__my_int((int64_t)op->max);
-    r = chime__my_query(tx, Q_ACQUIRE, sql, a, nargs, &rows);
-  }
+  r = select_due(tx, op, &rows);
   if (r == 0 && rows.nrows > 0) {
     op->out = calloc(rows.nrows, sizeof *op->out);
     op->jobs = realloc(op->jobs, rows.nrows * sizeof *op->jobs);
@@ -310,8 +301,6 @@ static int acquire_fn(my_tx *tx, void *arg) {
       r = mark_claimed(tx, op->out, op->n);
   }
   chime__my_rows_free(&rows);
-  free(sql);
-  free(a);
   return r;
 }
 

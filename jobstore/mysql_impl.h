@@ -21,6 +21,7 @@
 #include "jobstore/store.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,13 +74,11 @@ typedef enum my_stmt_id {
   Q_CAL_INSERT,
   Q_CAL_UPDATE,
   Q_CAL_DELETE,
-  Q_ACQUIRE,
   Q_FIRED_GET,
   Q_FIRED_DELETE,
   Q_FIRED_OWNED,
   Q_FIRED_OF_NODE,
   Q_TRIG_UNCLAIM,
-  Q_NEXT_DUE,
   Q_MISFIRED,
   Q_TRIG_SET_FIRE_STATE,
   Q_HISTORY_INSERT,
@@ -119,7 +118,7 @@ typedef struct my_store {
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
-  pthread_mutex_t lock; /* guards the pool and the clock offset */
+  pthread_mutex_t lock; /* guards the pool and the back-off jitter */
   pthread_cond_t freed;
   my_conn *conns;
   size_t nconns;
@@ -128,7 +127,7 @@ typedef struct my_store {
   my_conn beat;
   pthread_mutex_t beat_lock;
   int64_t trimmed_ms; /* when history was last trimmed (local clock) */
-  int64_t offset_ms; /* database clock - (local clock + skew) */
+  _Atomic int64_t offset_ms; /* database clock - (local clock + skew) */
   /* The distance between the ids of one multi-row INSERT; 0 when they
    * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */
   int64_t id_step;
@@ -215,6 +214,8 @@ void chime__my_buf_free(my_buf *b);
 void chime__my_buf_sql(my_buf *b, const char *text);
 void chime__my_buf_int(my_buf *b, int64_t v);
 void chime__my_buf_str(my_buf *b, const char *s); /* NULL: SQL NULL */
+/* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
+void chime__my_buf_types(my_buf *b, const chime_type_set *types);
 /* "(id, id, ...)" of the fires' ids. */
 void chime__my_buf_ids(my_buf *b, chime_fire *const *fires, size_t n);
 /* Runs the statement; *ret (may be NULL) gets its rows, *ret_affected (may

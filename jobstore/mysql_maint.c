@@ -91,34 +91,20 @@ typedef struct due_op {
 
 static int due_fn(my_tx *tx, void *arg) {
   due_op *op = arg;
-  size_t n = op->types ? op->types->count : 0;
-  char *sql = NULL;
-  my_arg *a = calloc(n + 1, sizeof *a);
-  if (!a)
-    return CHIME_ENOMEM;
-  if (op->types) {
-    size_t len = strlen(tx->s->sql[Q_NEXT_DUE]) + 32 + 2 * n;
-    if ((sql = malloc(len))) {
-      size_t k = (size_t)snprintf(sql, len, "%s AND job_type IN (",
-                                  tx->s->sql[Q_NEXT_DUE]);
-      for (size_t i = 0; i < n; i++)
-        k += (size_t)snprintf(sql + k, len - k, i ? ",?" : "?");
-      snprintf(sql + k, len - k, ")");
-    }
-  }
-  a[0] = chime__my_text(tx->s->sched);
-  for (size_t i = 0; i < n; i++)
-    a[1 + i] = chime__my_text(op->types->names[i]);
-  my_rows rows = {0};
-  int r = op->types && !sql
-              ? CHIME_ENOMEM
-              : chime__my_query(tx, Q_NEXT_DUE, sql, a, n + 1, &rows);
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
+                        "sched_name = ");
+  chime__my_buf_str(&b, tx->s->sched);
+  chime__my_buf_sql(&b, " AND state = 'WAITING'");
+  chime__my_buf_types(&b, op->types);
+  my_rows rows;
+  int r = chime__my_buf_run(&b, &rows, NULL);
+  chime__my_buf_free(&b);
   op->found = r == 0 && rows.nrows && chime__my_s(&rows, 0, 0);
   if (op->found)
     op->ms = chime__my_i(&rows, 0, 0);
   chime__my_rows_free(&rows);
-  free(sql);
-  free(a);
   return r;
 }
 
@@ -129,7 +115,8 @@ int chime__my_next_due(chime_store *store, const chime_type_set *types,
   if (types && types->count == 0)
     return CHIME_ENOTFOUND;
   due_op op = {.types = types};
-  int r = chime__my_run((my_store *)store, due_fn, NULL, &op, NULL, 0);
+  /* One plain SELECT: no transaction needed (the heartbeat connection). */
+  int r = chime__my_run_beat((my_store *)store, due_fn, &op);
   if (r < 0)
     return r;
   if (!op.found)

@@ -120,10 +120,6 @@ static const char *const sql_text[Q_COUNT] = {
                      "sched_name = ? AND calendar_name = ?",
     [Q_CAL_DELETE] = "DELETE FROM {P}calendars WHERE sched_name = ? AND "
                      "calendar_name = ?",
-    [Q_ACQUIRE] = "SELECT " T " FROM {P}triggers WHERE sched_name = ? AND "
-                  "state = 'WAITING' AND next_fire_ms <= ? AND (next_fire_ms "
-                  "> ? OR misfire = 1) ORDER BY next_fire_ms, priority DESC, "
-                  "trigger_group, trigger_name LIMIT ? FOR UPDATE SKIP LOCKED",
     [Q_FIRED_GET] =
         "SELECT fire_id, trigger_group, trigger_name, job_group, job_name, "
         "scheduled_ms, node, state, forbid, requests_recovery, recovering, "
@@ -141,8 +137,6 @@ static const char *const sql_text[Q_COUNT] = {
         "UPDATE {P}triggers SET state = IF(next_fire_ms = " NO_FIRE ", "
         "'COMPLETE', 'WAITING'), owner = NULL, claim_fire_id = NULL WHERE "
         SCHED_KEY " AND state = 'ACQUIRED' AND claim_fire_id = ?",
-    [Q_NEXT_DUE] = "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
-                   "sched_name = ? AND state = 'WAITING'",
     [Q_MISFIRED] = "SELECT " T " FROM {P}triggers WHERE sched_name = ? AND "
                    "state = 'WAITING' AND misfire <> 1 AND next_fire_ms <= ? "
                    "AND next_fire_ms <> " NO_FIRE " ORDER BY next_fire_ms, "

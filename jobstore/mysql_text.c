@@ -90,6 +90,17 @@ void chime__my_buf_ids(my_buf *b, chime_fire *const *fires, size_t n) {
   chime__my_buf_sql(b, ")");
 }
 
+void chime__my_buf_types(my_buf *b, const chime_type_set *types) {
+  if (!types)
+    return;
+  chime__my_buf_sql(b, " AND job_type IN (");
+  for (size_t i = 0; i < types->count; i++) {
+    chime__my_buf_sql(b, i ? "," : "");
+    chime__my_buf_str(b, types->names[i]);
+  }
+  chime__my_buf_sql(b, ")");
+}
+
 int chime__my_buf_run(my_buf *b, my_rows *ret, uint64_t *ret_affected) {
   if (ret)
     memset(ret, 0, sizeof *ret);
