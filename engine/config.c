@@ -72,6 +72,12 @@ unsigned chime__config_batch_size(const struct chime_config *cfg) {
   return cfg->batch_size ? cfg->batch_size : cfg->workers;
 }
 
+unsigned chime__config_wake_at(const struct chime_config *cfg) {
+  unsigned batch = chime__config_batch_size(cfg);
+  unsigned n = (batch < cfg->workers ? batch : cfg->workers) / 4;
+  return n ? n : 1;
+}
+
 /* Replaces *slot with a copy of text. */
 static int replace_text(char **slot, const char *text) {
   char *d = dup_text(text);

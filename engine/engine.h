@@ -57,10 +57,6 @@
 /* Dead-node recovery runs this long after another node's lease ran out
  * (the store's check-in says when that is). */
 #define CHIME__RECOVER_MARGIN_MS 10
-/* After a partial batch, the loop claims again this much later (see
- * claim() in loop.c): the lateness it may add, for far fewer
- * transactions under a steady load. */
-#define CHIME__GATHER_MS 5
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
@@ -155,6 +151,7 @@ struct chime_scheduler {
   bool loop_fenced;            /* loop thread: lease lost, not claiming */
 
   /* Workers (mu). */
+  bool loop_starved; /* the loop waits for a free worker to claim again */
   pthread_t *workers;
   unsigned nworkers;   /* threads created */
   pthread_cond_t work_cond;
@@ -196,6 +193,9 @@ int chime__config_copy(struct chime_config *dst, const chime_config *src);
 void chime__config_clear(struct chime_config *cfg);
 /* The batch size in effect (0 means the worker count). */
 unsigned chime__config_batch_size(const struct chime_config *cfg);
+/* How many free workers wake a loop that waits for them: a quarter of a
+ * batch (at least one). */
+unsigned chime__config_wake_at(const struct chime_config *cfg);
 
 /* ---- instance_id.c */
 

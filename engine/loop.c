@@ -316,9 +316,10 @@ static void claim(chime_scheduler *s, int64_t now) {
   }
   pthread_mutex_lock(&s->mu);
   unsigned free_workers = s->cfg.workers - s->reserved;
+  s->loop_starved = free_workers == 0;
   pthread_mutex_unlock(&s->mu);
   if (free_workers == 0) {
-    uv_timer_stop(&s->fire_timer); /* a finishing run wakes the loop */
+    uv_timer_stop(&s->fire_timer); /* the next finishing run wakes the loop */
     return;
   }
   size_t max = chime__config_batch_size(&s->cfg);
@@ -353,10 +354,7 @@ static void claim(chime_scheduler *s, int64_t now) {
   pthread_mutex_unlock(&s->mu);
   if (!ahead) {
     hand_out(s, fires, n);
-    /* A full batch: more is due, claim at once.  Otherwise let the fires
-     * falling due meanwhile gather for a moment: one claim for several of
-     * them costs the database little more than one for each. */
-    arm(s, n == max ? 0 : CHIME__GATHER_MS);
+    arm(s, 0); /* claim more at once if workers are left */
     return;
   }
   s->batch = fires;

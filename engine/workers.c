@@ -108,6 +108,7 @@ static void *worker_main(void *arg) {
     s->q_head = (s->q_head + 1) % s->cfg.workers;
     s->q_len--;
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
+    bool forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
     pthread_mutex_unlock(&s->mu);
     run_fire(s, fire, type);
     pthread_mutex_lock(&s->mu);
@@ -121,9 +122,17 @@ static void *worker_main(void *arg) {
     s->running--;
     s->reserved--;
     pthread_cond_broadcast(&s->cond);
-    /* Always wake the loop: a worker is free, and a completion may have
-     * unblocked a FORBID job's triggers that are due already. */
-    chime__loop_post(s, CHIME__CMD_WAKE);
+    /* Wake the loop when it waits for free workers and a quarter of a
+     * batch is free (claiming for each worker as it frees would make
+     * batches of one), or when the completion may have unblocked a FORBID
+     * job's triggers that are due already; otherwise its own timer comes
+     * (waking it after every run would cost a wake-up per fire). */
+    if ((s->loop_starved &&
+         s->cfg.workers - s->reserved >= chime__config_wake_at(&s->cfg)) ||
+        forbid) {
+      s->loop_starved = false;
+      chime__loop_post(s, CHIME__CMD_WAKE);
+    }
   }
   pthread_mutex_unlock(&s->mu);
   return NULL;

@@ -286,7 +286,6 @@ static void my_free(chime_store *store) {
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
-  pthread_cond_destroy(&s->done_more);
   pthread_mutex_destroy(&s->beat_lock);
   free(s);
 }
@@ -473,7 +472,6 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->freed, NULL);
   pthread_mutex_init(&s->done_mu, NULL);
-  pthread_cond_init(&s->done_more, NULL);
   pthread_mutex_init(&s->beat_lock, NULL);
   s->beat.autocommit = true;
   s->base.ops = &mysql_ops;

@@ -338,10 +338,7 @@ int chime__my_acquire_due(chime_store *store, int64_t now_ms, size_t max,
                           chime_fire ***ret_fires, size_t *ret_count) {
   acq_op op = {.now = now_ms, .nlt = now_ms, .max = max, .types = types,
                .fire_now = true};
-  int r = run_acquire(store, &op, ret_fires, ret_count);
-  if (r == 0)
-    chime__my_fires_started((my_store *)store, *ret_count);
-  return r;
+  return run_acquire(store, &op, ret_fires, ret_count);
 }
 
 /* -------------------------------------------------------------- release */

@@ -18,13 +18,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* At most this many completions are written in one transaction. */
 #define COMPLETE_BATCH 256
-/* A writer waits at most this long for the runs of this node still in
- * progress to queue their completions too (see gather()). */
-#define GATHER_MS 5
 
 /* Columns of the fired rows query (Q_FIRED_GET's and the trigger's state). */
 enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
@@ -246,39 +242,15 @@ static int batch_fn(my_tx *tx, void *arg) {
   return r;
 }
 
-/* Waits (s->done_mu held) until every fire of this node in progress has
- * queued its completion, or GATHER_MS: runs end a few at a time under a
- * steady load, and one transaction for several costs the database little
- * more than one for each.  Nothing else running: no wait.  It delays only
- * the workers' return, never a job's start. */
-static void gather(my_store *s) {
-  if (s->done_queued >= s->inflight)
-    return;
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += GATHER_MS * 1000000L;
-  if (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
-  s->done_gathering = true;
-  while (s->done_queued < s->inflight &&
-         pthread_cond_timedwait(&s->done_more, &s->done_mu, &until) == 0) {
-  }
-  s->done_gathering = false;
-}
-
 /* Writes the queued completions, at most COMPLETE_BATCH of them, taken from
  * the queue's head.  s->done_mu held; released while writing. */
 static void write_some(my_store *s) {
   my_done *reqs[COMPLETE_BATCH];
   batch b = {.reqs = reqs};
   s->done_busy = true;
-  gather(s);
   while (s->done_head && b.n < COMPLETE_BATCH) {
     reqs[b.n++] = s->done_head;
     s->done_head = s->done_head->next;
-    s->done_queued--;
   }
   if (!s->done_head)
     s->done_tail = NULL;
@@ -286,7 +258,6 @@ static void write_some(my_store *s) {
   int r = chime__my_run(s, batch_fn, batch_reset, &b, NULL, 0);
   batch_reset(&b);
   pthread_mutex_lock(&s->done_mu);
-  s->inflight = s->inflight > b.n ? s->inflight - b.n : 0;
   for (size_t i = 0; i < b.n; i++) {
     if (r < 0)
       reqs[i]->result = r;
@@ -296,12 +267,6 @@ static void write_some(my_store *s) {
   s->done_busy = false;
   if (s->done_head) /* the next writer */
     pthread_cond_signal(&s->done_head->wake);
-}
-
-void chime__my_fires_started(my_store *s, size_t n) {
-  pthread_mutex_lock(&s->done_mu);
-  s->inflight += n;
-  pthread_mutex_unlock(&s->done_mu);
 }
 
 int chime__my_complete(chime_store *store, const chime_fire *fire,
@@ -317,8 +282,6 @@ int chime__my_complete(chime_store *store, const chime_fire *fire,
   else
     s->done_head = &d;
   s->done_tail = &d;
-  if (++s->done_queued >= s->inflight && s->done_gathering)
-    pthread_cond_signal(&s->done_more);
   /* Wait for a batch holding d, or write the queue when nobody does. */
   while (!d.finished) {
     if (s->done_busy)

@@ -279,7 +279,6 @@ int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
     f->trigger->state = op.res[i].trigger->state;
     f->trigger->store_state = op.res[i].trigger->store_state;
     f->phase = CHIME_FIRE_EXECUTING;
-    chime__my_fires_started((my_store *)store, 1);
   }
   fire_reset(&op);
   free(op.res);

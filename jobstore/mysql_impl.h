@@ -136,12 +136,8 @@ typedef struct my_store {
   /* Completions queue up here and are written in batches by one of the
    * waiting threads at a time (mysql_complete.c). */
   pthread_mutex_t done_mu;
-  pthread_cond_t done_more; /* a completion queued while gathering */
   my_done *done_head, *done_tail;
-  size_t done_queued;
-  size_t inflight;      /* fires handed out to run and not yet completed */
-  bool done_busy;       /* a thread is writing a batch */
-  bool done_gathering;  /* the writer waits for more (done_more) */
+  bool done_busy; /* a thread is writing a batch */
 } my_store;
 
 /* A transaction in progress. */
@@ -445,9 +441,6 @@ int chime__my_acquire(chime_store *store, int64_t now_ms,
                       size_t *ret_count);
 int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
                    int64_t now_ms);
-/* Counts n fires handed out to run: complete waits for them to gather
- * completions (mysql_complete.c). */
-void chime__my_fires_started(my_store *s, size_t n);
 int chime__my_acquire_due(chime_store *store, int64_t now_ms, size_t max,
                           const chime_type_set *types,
                           chime_fire ***ret_fires, size_t *ret_count);
