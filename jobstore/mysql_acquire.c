@@ -84,35 +84,29 @@ static void free_fires(chime_fire **fires, size_t n) {
   free(fires);
 }
 
+/* Before a retry: the failed attempt's claims join those of earlier
+ * failed attempts (op->prev), which the retry settles first. */
 static void acq_reset(void *arg) {
   acq_op *op = arg;
-  free_fires(op->prev, op->nprev);
-  op->prev = op->out;
-  op->nprev = op->n;
+  chime_fire **all = op->n ? realloc(op->prev, (op->nprev + op->n) *
+                                                   sizeof *all)
+                           : op->prev;
+  if (all) {
+    op->prev = all;
+    memcpy(op->prev + op->nprev, op->out, op->n * sizeof *op->out);
+    op->nprev += op->n;
+  } else {
+    /* No memory to remember them: they can only be dropped (a claim
+     * left behind is released by the dead-node path at the latest). */
+    for (size_t i = 0; i < op->n; i++)
+      chime__fire_free(op->out[i]);
+  }
+  free(op->out);
   op->out = NULL;
   op->n = 0;
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   op->njobs = 0;
-}
-
-/* Whether the failed attempt's batch was committed after all: its first
- * fired row exists in the state the attempt left it in (one transaction:
- * all of the batch or none of it). */
-static int prev_committed(my_tx *tx, const acq_op *op, bool *ret) {
-  *ret = false;
-  if (op->nprev == 0 || op->prev[0]->fire_id == 0)
-    return 0; /* the attempt failed before its rows existed */
-  my_rows fr;
-  int r = fired_get(tx, op->prev[0]->fire_id, &fr);
-  if (r < 0)
-    return r;
-  *ret = fr.nrows > 0 &&
-         strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0 &&
-         strcmp(chime__my_s(&fr, 0, FC_STATE),
-                op->fire_now ? "EXECUTING" : "ACQUIRED") == 0;
-  chime__my_rows_free(&fr);
-  return 0;
 }
 
 /* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
@@ -135,25 +129,55 @@ static int release_id(my_tx *tx, int64_t id) {
   return r;
 }
 
-/* A retry: deals with the failed attempt's batch.  *ret_done when it was
- * committed and acquire_due hands it out as this attempt's result. */
-static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
-  bool committed;
-  *ret_done = false;
-  int r = prev_committed(tx, op, &committed);
-  if (r < 0 || !committed)
-    return r;
-  if (op->fire_now) {
-    op->out = op->prev;
-    op->n = op->nprev;
-    op->prev = NULL;
-    op->nprev = 0;
-    *ret_done = true;
-    return 0;
-  }
-  for (size_t i = 0; r == 0 && i < op->nprev; i++)
-    r = release_id(tx, op->prev[i]->fire_id);
+/* Whether fire id is EXECUTING by this node: acquire_due committed it. */
+static int fired_here(my_tx *tx, int64_t id, bool *ret) {
+  my_rows fr;
+  int r = fired_get(tx, id, &fr);
+  *ret = r == 0 && fr.nrows > 0 &&
+         strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0 &&
+         strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") == 0;
+  chime__my_rows_free(&fr);
   return r;
+}
+
+/* A retry settles the claims of the failed attempts first: acquire
+ * releases those that were committed after all (a COMMIT whose reply was
+ * lost); acquire_due hands out those it fired (*ret_done: they are this
+ * attempt's result).  An attempt that failed before its INSERT left fire
+ * id 0. */
+static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
+  int r = 0;
+  *ret_done = false;
+  for (size_t i = 0; r == 0 && i < op->nprev; i++) {
+    chime_fire *f = op->prev[i];
+    bool fired = false;
+    if (!f || f->fire_id == 0)
+      continue;
+    if (!op->fire_now) {
+      r = release_id(tx, f->fire_id);
+    } else if ((r = fired_here(tx, f->fire_id, &fired)) == 0 && fired &&
+               op->n == op->max) {
+      /* Two lost COMMIT replies in a row, more fires than workers: this
+       * one stays EXECUTING until this node's row goes away. */
+      chime__my_log(tx->s, CHIME_LOG_ERROR,
+                    "fire %lld was fired by an attempt whose reply was lost "
+                    "and cannot be run now", (long long)f->fire_id);
+    } else if (r == 0 && fired) {
+      chime_fire **out = realloc(op->out, (op->n + 1) * sizeof *out);
+      if (!out)
+        return CHIME_ENOMEM;
+      op->out = out;
+      op->out[op->n++] = f;
+      op->prev[i] = NULL;
+    }
+  }
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < op->nprev; i++)
+    chime__fire_free(op->prev[i]);
+  op->nprev = 0;
+  *ret_done = op->n > 0;
+  return 0;
 }
 
 /* The batch's entry for the trigger's job (loaded and checked once). */
