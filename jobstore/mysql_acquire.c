@@ -19,15 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fired row of id, locked; nrows 0 when absent. */
-static int fired_get(my_tx *tx, int64_t id, my_rows *rows) {
-  my_arg a[] = {chime__my_int(id), chime__my_text(tx->s->sched)};
-  return chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, rows);
-}
-
-/* Columns of Q_FIRED_GET. */
-enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE };
-
 /* ------------------------------------------------------------- acquire */
 
 typedef struct acq_job {
@@ -112,7 +103,7 @@ static void acq_reset(void *arg) {
 /* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
 static int release_id(my_tx *tx, int64_t id) {
   my_rows fr;
-  int r = fired_get(tx, id, &fr);
+  int r = chime__my_fired_get(tx, id, &fr);
   if (r < 0)
     return r;
   if (fr.nrows && strcmp(chime__my_s(&fr, 0, FC_STATE), "ACQUIRED") == 0 &&
@@ -132,7 +123,7 @@ static int release_id(my_tx *tx, int64_t id) {
 /* Whether fire id is EXECUTING by this node: acquire_due committed it. */
 static int fired_here(my_tx *tx, int64_t id, bool *ret) {
   my_rows fr;
-  int r = fired_get(tx, id, &fr);
+  int r = chime__my_fired_get(tx, id, &fr);
   *ret = r == 0 && fr.nrows > 0 &&
          strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0 &&
          strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") == 0;

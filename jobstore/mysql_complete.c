@@ -22,9 +22,8 @@
 /* At most this many completions are written in one transaction. */
 #define COMPLETE_BATCH 256
 
-/* Columns of the fired rows query (Q_FIRED_GET's and the trigger's state). */
-enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
-       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY, FC_TSTATE };
+/* The batch query's columns: Q_FIRED_GET's, then the trigger's state. */
+enum { FC_TSTATE = FC_PRIORITY + 1 };
 
 struct my_done {
   const chime_fire *fire;
@@ -135,17 +134,11 @@ static int remove_completed(my_tx *tx, const batch *b) {
     const char *state = d->result == 0
                             ? chime__my_s(&b->fired, d->row, FC_TSTATE)
                             : NULL;
-    if (!state || strcmp(state, "COMPLETE") != 0)
-      continue;
     /* Checked again under the lock: it may have been replaced since. */
-    chime_trigger *t = NULL;
-    r = chime__my_trigger_load(tx, chime__my_s(&b->fired, d->row, FC_TG),
-                               chime__my_s(&b->fired, d->row, FC_TN), true,
-                               &t);
-    if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
-      r = chime__my_trigger_delete(tx, t->group, t->name, t->job_group,
-                                   t->job_name, true);
-    chime_trigger_free(t);
+    if (state && strcmp(state, "COMPLETE") == 0)
+      r = chime__my_remove_if_complete(tx,
+                                       chime__my_s(&b->fired, d->row, FC_TG),
+                                       chime__my_s(&b->fired, d->row, FC_TN));
   }
   return r;
 }

@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Columns of Q_FIRED_GET. */
-enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE };
-
 typedef struct fire_res {
   int result;
   chime_trigger *trigger; /* the state after the fire */
@@ -71,8 +68,8 @@ static int fired_before(my_tx *tx, const my_rows *fr, fire_res *res) {
 static int fire_unusual(my_tx *tx, const chime_fire *f, bool retry,
                         fire_res *res) {
   my_rows fr;
-  my_arg a[] = {chime__my_int(f->fire_id), chime__my_text(tx->s->sched)};
-  int r = chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, &fr);
+  my_arg a[] = {chime__my_int(f->fire_id)};
+  int r = chime__my_fired_get(tx, f->fire_id, &fr);
   if (r < 0)
     return r;
   res->result = CHIME_ENOTOWNER;

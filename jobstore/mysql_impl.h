@@ -329,6 +329,15 @@ int chime__my_job_load(my_tx *tx, const char *group, const char *name,
  * CHIME_ENOTFOUND; errors. */
 int chime__my_calendar_load(my_tx *tx, const char *name, bool lock,
                             chime_calendar **ret);
+/* The columns of Q_FIRED_GET (a fired row). */
+enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
+       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
+/* The fired row of fire id, locked; nrows 0 when absent. */
+int chime__my_fired_get(my_tx *tx, int64_t id, my_rows *rows);
+/* Removes trigger (group, name) (and a non-durable job left without
+ * triggers) when, checked under its lock, it is COMPLETE. */
+int chime__my_remove_if_complete(my_tx *tx, const char *group,
+                                 const char *name);
 /* Loads trigger (group, name) (locked when lock); *ret NULL when absent. */
 int chime__my_trigger_load(my_tx *tx, const char *group, const char *name,
                            bool lock, chime_trigger **ret);

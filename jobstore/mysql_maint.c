@@ -31,24 +31,18 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { FC_ID, FC_TG, FC_TN, FC_JG, FC_JN, FC_SCHED, FC_NODE, FC_STATE,
-       FC_FORBID, FC_RR, FC_RECOVERING, FC_PRIORITY };
 
 /* Ends fired row i of fr: deletes it, unblocks its job, removes its
  * trigger when COMPLETE. */
 int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
   my_arg id = chime__my_int(chime__my_i(fr, i, FC_ID));
   int r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
-  const char *jg = chime__my_s(fr, i, FC_JG), *jn = chime__my_s(fr, i, FC_JN);
   if (r == 0 && chime__my_i(fr, i, FC_FORBID))
-    r = chime__my_unblock_job(tx, jg, jn);
-  chime_trigger *t = NULL;
+    r = chime__my_unblock_job(tx, chime__my_s(fr, i, FC_JG),
+                              chime__my_s(fr, i, FC_JN));
   if (r == 0)
-    r = chime__my_trigger_load(tx, chime__my_s(fr, i, FC_TG),
-                               chime__my_s(fr, i, FC_TN), true, &t);
-  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
-    r = chime__my_trigger_delete(tx, t->group, t->name, jg, jn, true);
-  chime_trigger_free(t);
+    r = chime__my_remove_if_complete(tx, chime__my_s(fr, i, FC_TG),
+                                     chime__my_s(fr, i, FC_TN));
   return r;
 }
 

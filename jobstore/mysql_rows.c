@@ -304,6 +304,22 @@ int chime__my_trigger_save_state(my_tx *tx, const chime_trigger *t) {
   return chime__my_exec(tx, Q_TRIG_SET_FIRE_STATE, NULL, a, 9, NULL, NULL);
 }
 
+int chime__my_fired_get(my_tx *tx, int64_t id, my_rows *rows) {
+  my_arg a[] = {chime__my_int(id), chime__my_text(tx->s->sched)};
+  return chime__my_query(tx, Q_FIRED_GET, NULL, a, 2, rows);
+}
+
+int chime__my_remove_if_complete(my_tx *tx, const char *group,
+                                 const char *name) {
+  chime_trigger *t = NULL;
+  int r = chime__my_trigger_load(tx, group, name, true, &t);
+  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
+    r = chime__my_trigger_delete(tx, t->group, t->name, t->job_group,
+                                 t->job_name, true);
+  chime_trigger_free(t);
+  return r;
+}
+
 int chime__my_trigger_delete(my_tx *tx, const char *group, const char *name,
                              const char *job_group, const char *job_name,
                              bool cascade) {
