@@ -6,7 +6,7 @@
  * call that may make a trigger due sooner wakes the loop.
  */
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * their defaults and their ranges (documented in chime.h).
  */
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <stdlib.h>
 #include <string.h>

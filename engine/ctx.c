@@ -6,7 +6,7 @@
  * listeners; it then has no job record and no fire id.
  */
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -27,8 +27,9 @@
  * default) claims are fired as they are made (store acquire_due) and no
  * batch is ever pending.
  */
+#include "core/clock.h"
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -201,13 +202,6 @@ static void on_misfire_timer(uv_timer_t *t) {
     loop_tick(s);
 }
 
-/* The monotonic clock in milliseconds (leases are local durations). */
-static int64_t mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int64_t lease_ms(const chime_scheduler *s) {
   return s->cfg.checkin_interval_ms * CHIME__LEASE_FACTOR;
 }
@@ -216,7 +210,7 @@ static int64_t lease_ms(const chime_scheduler *s) {
  * the last lease.  Others may have declared it dead and taken its fires
  * over, so it must not claim.  Logs the change. */
 static bool fenced(chime_scheduler *s) {
-  bool lost = mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
+  bool lost = chime__mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
   if (lost && !s->loop_fenced)
     chime__log(s, CHIME_LOG_WARN,
                "no check-in for over %lld ms: this node fenced itself and "
@@ -234,7 +228,7 @@ static void on_checkin_timer(uv_timer_t *t) {
   /* After a stall (a stopped process, a lost database) the lease may have
    * run out meanwhile: say so before checking in again. */
   fenced(s);
-  int64_t started = mono_ms();
+  int64_t started = chime__mono_ms();
   int64_t recover_in = -1;
   int r = st->ops->checkin(st, st->ops->now(st), &recover_in);
   if (r < 0) {
@@ -264,7 +258,7 @@ static void on_checkin_timer(uv_timer_t *t) {
 static void on_recover_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   chime_store *st = s->store;
-  if (fenced(s) || mono_ms() - s->loop_healthy_since < lease_ms(s))
+  if (fenced(s) || chime__mono_ms() - s->loop_healthy_since < lease_ms(s))
     return;
   size_t n = 0;
   int r = st->ops->recover_dead_nodes(st, st->ops->now(st), &n);
@@ -468,7 +462,7 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->async.data = s->fire_timer.data = s->misfire_timer.data = s;
   s->checkin_timer.data = s->recover_timer.data = s;
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
-  s->loop_checkin_ok_ms = s->loop_healthy_since = mono_ms();
+  s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
   s->loop_fenced = false;
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
   pthread_mutex_lock(&s->mu);

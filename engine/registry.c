@@ -6,7 +6,7 @@
  * node claims only fires it can run.
  */
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <stdlib.h>
 #include <string.h>

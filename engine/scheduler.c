@@ -1,8 +1,7 @@
 /*
  * scheduler.c: a scheduler's life: creation (configuration copied, store
  * opened), start on its own thread or attached to a host loop
- * (chime-uv.h), standby, shutdown, free; its metadata; the per-thread last
- * error and the log.
+ * (chime-uv.h), standby, shutdown, free; its metadata.
  *
  * Threads: start, standby and shutdown may be called from any thread
  * (shutdown with wait_for_jobs not from a worker); they change the state
@@ -12,49 +11,14 @@
  */
 #include "chime-uv.h"
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char tls_error[512];
-
 /* start and attach, which create threads and handles, one at a time. */
 static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
-
-const char *chime_scheduler_last_error(void) { return tls_error; }
-
-int chime__fail(int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(tls_error, sizeof tls_error, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
-void chime__log(const chime_scheduler *s, chime_log_level level,
-                const char *fmt, ...) {
-  if (!s->cfg.log || level > s->cfg.log_level)
-    return;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  s->cfg.log(s->cfg.log_user_data, level, msg);
-}
-
-int chime__api_enter(chime_scheduler *s, const char *fn) {
-  if (!s)
-    return chime__fail(CHIME_EINVAL, "%s: NULL scheduler", fn);
-  pthread_mutex_lock(&s->mu);
-  bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
-  pthread_mutex_unlock(&s->mu);
-  if (down)
-    return chime__fail(CHIME_ESHUTDOWN, "%s: the scheduler is shut down", fn);
-  return 0;
-}
 
 /* Initialises the parts of s that cannot fail to be set up. */
 static int sync_init(chime_scheduler *s) {

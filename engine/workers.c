@@ -8,8 +8,9 @@
  * pool: the loop claims fires only for reserved workers, so it never holds
  * more than the pool can start at once.
  */
+#include "core/clock.h"
 #include "engine/engine.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -42,9 +43,7 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
        pause_ms *= 2) {
     chime__log(s, CHIME_LOG_WARN, "completing fire %lld: %s; retrying",
                (long long)fire->fire_id, chime_strerror(r));
-    struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    chime__sleep_ms(pause_ms);
     r = st->ops->complete(st, fire, out);
   }
   if (r == CHIME_ENOTOWNER)

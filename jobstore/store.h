@@ -40,7 +40,7 @@
 #define CHIME_JOBSTORE_STORE_H
 
 #include "chime.h"
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -244,7 +244,7 @@ int chime__memory_store_open(const chime_store_options *options,
                              chime_store **ret_store);
 
 /* The MySQL/MariaDB store (built when CHIME_HAVE_MYSQL); url is a
- * "mysql://" URL (jobstore/mysql_url.h; parameters in jobstore/mysql.c).
+ * "mysql://" URL (jobstore/mysql/url.h; parameters in jobstore/mysql/store.c).
  * Returns as chime__store_open. */
 int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,

@@ -5,7 +5,7 @@
 #define CHIME_TEST_MYSQL 1
 #include "harness.h"
 
-#include "jobstore/mysql_conn.h"
+#include "jobstore/mysql/conn.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
  */
-#include "jobstore/mysql_conn.h"
+#include "jobstore/mysql/conn.h"
 #include "jobstore/store.h"
 
 #include <inttypes.h>

@@ -14,7 +14,7 @@
 #ifndef CHIME_TOOLS_CHIMECTL_H
 #define CHIME_TOOLS_CHIMECTL_H
 
-#include "jobstore/mysql_impl.h"
+#include "jobstore/mysql/mysql.h"
 #include "jobstore/store.h"
 
 #include <stdbool.h>
@@ -47,8 +47,8 @@ typedef struct ctl {
 } ctl;
 
 /* A node is dead when its last check-in is older than this many check-in
- * intervals plus the grace: the store's own rule (jobstore/mysql_impl.h,
- * mysql_recover.c). */
+ * intervals plus the grace: the store's own rule (jobstore/mysql/mysql.h,
+ * mysql/recover.c). */
 #ifdef CHIME__MY_LEASE_FACTOR
 #define CTL_DEAD_FACTOR CHIME__MY_LEASE_FACTOR
 #define CTL_DEAD_GRACE_MS 0

@@ -30,7 +30,7 @@
 #include <string.h>
 
 /* A recovering run's trigger is chime's one-shot recovery trigger, named
- * after the fire it repeats (jobstore/mysql_recover.c); the original
+ * after the fire it repeats (jobstore/mysql/recover.c); the original
  * trigger's name is not available to the job. */
 #define RECOVER_PREFIX "recover-"
 

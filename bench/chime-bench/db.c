@@ -2,7 +2,7 @@
  * db.c: the bench's own database connections (results, server status), the
  * store URL they are opened from, and the store clock.
  *
- * The URL syntax is chime's (jobstore/mysql_url.c), parsed here again so the
+ * The URL syntax is chime's (jobstore/mysql/url.c), parsed here again so the
  * bench needs nothing but the public header:
  *   mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?KEY=VALUE&...]
  * with percent-escapes, an IPv6 host in brackets, the user part ending at

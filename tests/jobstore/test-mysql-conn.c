@@ -5,7 +5,7 @@
  */
 #include "chime.h"
 #include "harness.h"
-#include "jobstore/mysql_conn.h"
+#include "jobstore/mysql/conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
  */
 #include "chime.h"
 #include "harness.h"
-#include "jobstore/mysql_url.h"
-#include "jobstore/records.h"
+#include "jobstore/mysql/url.h"
+#include "model/records.h"
 #include "jobstore/store.h"
 #include "triggers/calendar.h"
 

@@ -4,7 +4,7 @@
  */
 #include "chime.h"
 #include "harness.h"
-#include "jobstore/mysql_url.h"
+#include "jobstore/mysql/url.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  */
 #include "store-conformance-impl.h"
 
-#include "jobstore/records.h"
+#include "model/records.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

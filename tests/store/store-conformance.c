@@ -8,7 +8,7 @@
 #include "store-conformance.h"
 #include "store-conformance-impl.h"
 
-#include "jobstore/records.h"
+#include "model/records.h"
 #include "triggers/calendar.h"
 
 #include <stdio.h>

@@ -1,0 +1,454 @@
+/*
+ * memory/fire.c: firing in the memory store (store.h's protocol): acquire
+ * claims due WAITING triggers from the heaps of the node's job types, fire
+ * runs their bookkeeping and makes the fire EXECUTING, complete ends it,
+ * release returns claims, and scan_misfires applies misfire instructions
+ * to late triggers, oldest first.  FORBID jobs: while a fire of one
+ * executes, the job's other triggers are BLOCKED (PAUSED_BLOCKED when
+ * paused), and acquire claims no trigger of a job that has a claim or an
+ * executing fire.
+ */
+#include "jobstore/memory/memory.h"
+
+#include "triggers/misfire.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+void chime__mem_fire_record_free(void *fire, void *unused) {
+  mem_fire *f = fire;
+  (void)unused;
+  if (!f)
+    return;
+  free(f->key);
+  free(f->job_key);
+  free(f);
+}
+
+static mem_fire *fire_find(mem_store *s, int64_t id) {
+  return chime__mem_map_get(&s->fires, &id, sizeof id);
+}
+
+static void fire_delete(mem_store *s, mem_fire *f) {
+  void *gone = chime__mem_map_del(&s->fires, &f->id, sizeof f->id);
+  assert(gone == f);
+  (void)gone;
+  chime__mem_fire_record_free(f, NULL);
+}
+
+/* The heaps to take triggers from: those of types, or all (types NULL).
+ * Returns a malloc'd array (NULL when empty) or sets *ok false. */
+static mem_heap **heaps_of(mem_store *s, const chime_type_set *types,
+                           size_t *ret_n, bool *ok) {
+  *ok = true;
+  *ret_n = 0;
+  if (!types) {
+    *ret_n = s->heaps.count;
+    return (mem_heap **)chime__mem_map_values(&s->heaps, ok);
+  }
+  if (types->count == 0)
+    return NULL;
+  mem_heap **hs = malloc(types->count * sizeof *hs);
+  if (!hs) {
+    *ok = false;
+    return NULL;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < types->count; i++) {
+    mem_heap *h =
+        chime__mem_map_get(&s->heaps, types->names[i], strlen(types->names[i]));
+    if (h)
+      hs[n++] = h;
+  }
+  *ret_n = n;
+  return hs;
+}
+
+/* The first trigger of all the heaps, or NULL. */
+static mem_trigger *first_of(mem_heap **hs, size_t n) {
+  mem_trigger *best = NULL;
+  for (size_t i = 0; i < n; i++) {
+    mem_trigger *top = chime__mem_heap_top(hs[i]);
+    if (top && (!best || chime__mem_trigger_order(top, best) < 0))
+      best = top;
+  }
+  return best;
+}
+
+/* Triggers taken out of their heaps for a while. */
+typedef struct held {
+  mem_trigger **items;
+  size_t count, cap;
+} held;
+
+/* Takes mt out of its heap into h.  Returns false on ENOMEM (mt stays). */
+static bool hold(held *h, mem_trigger *mt) {
+  if (h->count == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 16;
+    mem_trigger **items = realloc(h->items, cap * sizeof *items);
+    if (!items)
+      return false;
+    h->items = items;
+    h->cap = cap;
+  }
+  chime__mem_heap_remove(mt);
+  h->items[h->count++] = mt;
+  return true;
+}
+
+/* Puts the held WAITING triggers back into their heaps. */
+static void unhold(mem_store *s, held *h) {
+  for (size_t i = 0; i < h->count; i++)
+    if (h->items[i]->t->store_state == CHIME_STATE_WAITING)
+      (void)chime__mem_set_state(s, h->items[i], CHIME_STATE_WAITING);
+  free(h->items);
+}
+
+static bool misfired(const mem_store *s, const mem_trigger *mt, int64_t now) {
+  return chime__trigger_is_misfired(&mt->t->schedule, &mt->t->state, now,
+                                    s->misfire_threshold_ms);
+}
+
+/* Claims mt: a fire record and the engine's chime_fire.  Returns NULL on
+ * ENOMEM (nothing changed). */
+static chime_fire *claim(mem_store *s, mem_trigger *mt) {
+  chime_fire *f = calloc(1, sizeof *f);
+  mem_fire *rec = calloc(1, sizeof *rec);
+  char key[MEM_KEY_MAX], job_key[MEM_KEY_MAX];
+  size_t len = chime__mem_key(key, sizeof key, mt->t->group, mt->t->name);
+  size_t job_len = chime__mem_key(job_key, sizeof job_key, mt->job->j->group,
+                                  mt->job->j->name);
+  if (!f || !rec || !(rec->key = malloc(len)) ||
+      !(rec->job_key = malloc(job_len)) ||
+      !(f->job = chime__job_copy(mt->job->j)) ||
+      !(f->trigger = chime__mem_trigger_out(mt)))
+    goto fail;
+  memcpy(rec->key, key, len);
+  rec->key_len = len;
+  memcpy(rec->job_key, job_key, job_len);
+  rec->job_key_len = job_len;
+  rec->id = s->last_fire_id + 1;
+  if (chime__mem_map_put(&s->fires, &rec->id, sizeof rec->id, rec) < 0)
+    goto fail;
+  s->last_fire_id = rec->id;
+  rec->phase = CHIME_FIRE_ACQUIRED;
+  rec->trig = mt;
+  chime__mem_heap_remove(mt);
+  mt->t->store_state = CHIME_STATE_ACQUIRED;
+  mt->claim = rec;
+  mt->job->nclaims++;
+  f->fire_id = rec->id;
+  f->scheduled_ms = mt->t->state.next_fire_ms;
+  f->phase = CHIME_FIRE_ACQUIRED;
+  f->trigger->store_state = CHIME_STATE_ACQUIRED;
+  return f;
+fail:
+  chime__mem_fire_record_free(rec, NULL);
+  chime__fire_free(f);
+  return NULL;
+}
+
+/* Whether acquire must pass mt over for now. */
+static bool passed_over(const mem_store *s, const mem_trigger *mt,
+                        int64_t now_ms) {
+  const mem_job *mj = mt->job;
+  if (mj->j->concurrency == CHIME_CONCURRENCY_FORBID &&
+      (mj->nclaims > 0 || mj->nexecuting > 0))
+    return true;
+  return misfired(s, mt, now_ms);
+}
+
+int chime__mem_acquire(chime_store *store, int64_t now_ms,
+                       int64_t no_later_than_ms, size_t max,
+                       const chime_type_set *types, chime_fire ***ret_fires,
+                       size_t *ret_count) {
+  mem_store *s = (mem_store *)store;
+  if (!ret_fires || !ret_count)
+    return CHIME_EINVAL;
+  chime_fire **out = NULL;
+  size_t n = 0, cap = 0, nheaps;
+  held skipped = {0};
+  bool ok;
+  int r = 0;
+  chime__mem_lock(s);
+  mem_heap **hs = heaps_of(s, types, &nheaps, &ok);
+  if (!ok)
+    r = CHIME_ENOMEM;
+  while (r == 0 && n < max) {
+    mem_trigger *mt = first_of(hs, nheaps);
+    if (!mt || mt->t->state.next_fire_ms > no_later_than_ms)
+      break;
+    if (passed_over(s, mt, now_ms)) {
+      if (!hold(&skipped, mt))
+        r = CHIME_ENOMEM;
+      continue;
+    }
+    if (n == cap) {
+      size_t c = cap ? cap * 2 : (max < 16 ? max : 16);
+      chime_fire **o = realloc(out, c * sizeof *o);
+      if (!o) {
+        r = CHIME_ENOMEM;
+        break;
+      }
+      out = o;
+      cap = c;
+    }
+    if (!(out[n] = claim(s, mt)))
+      r = CHIME_ENOMEM;
+    else
+      n++;
+  }
+  unhold(s, &skipped);
+  chime__mem_unlock(s);
+  free(hs);
+  /* A partial batch is still a good batch. */
+  if (r < 0 && n == 0) {
+    free(out);
+    return r;
+  }
+  *ret_fires = out;
+  *ret_count = n;
+  return 0;
+}
+
+/* Moves the job's other triggers to BLOCKED (PAUSED_BLOCKED).  A claim
+ * of another trigger (possible only when the job became FORBID after it
+ * was claimed) is lost, as in Quartz. */
+static void block_job(mem_store *s, mem_job *mj) {
+  for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+    if (mt->t->store_state == CHIME_STATE_WAITING ||
+        mt->t->store_state == CHIME_STATE_ACQUIRED)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_BLOCKED);
+    else if (mt->t->store_state == CHIME_STATE_PAUSED)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_PAUSED_BLOCKED);
+  }
+}
+
+static void unblock_job(mem_store *s, mem_job *mj) {
+  for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+    if (mt->t->store_state == CHIME_STATE_BLOCKED)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    else if (mt->t->store_state == CHIME_STATE_PAUSED_BLOCKED)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_PAUSED);
+  }
+}
+
+/* Fires one claim.  Returns the fire's result. */
+static int fire_one(mem_store *s, chime_fire *f) {
+  mem_fire *rec = fire_find(s, f->fire_id);
+  if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
+    return CHIME_ENOTOWNER;
+  mem_trigger *mt = rec->trig;
+  if (!mt) {
+    /* The claim was lost: the trigger was removed, paused or replaced. */
+    fire_delete(s, rec);
+    return CHIME_ENOTOWNER;
+  }
+  assert(mt->claim == rec && mt->t->store_state == CHIME_STATE_ACQUIRED);
+  mem_job *mj = mt->job;
+  chime_job *job = chime__job_copy(mj->j);
+  if (!job) {
+    (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    fire_delete(s, rec);
+    return CHIME_ENOMEM;
+  }
+  chime_job_free(f->job);
+  f->job = job;
+  chime__mem_drop_claim(mt);
+  chime__trigger_triggered(&mt->t->schedule, &mt->t->state);
+  rec->phase = CHIME_FIRE_EXECUTING;
+  rec->forbid = mj->j->concurrency == CHIME_CONCURRENCY_FORBID;
+  if (rec->forbid) {
+    mj->nexecuting++;
+    block_job(s, mj);
+  }
+  chime_store_state next = !chime__trigger_may_fire_again(&mt->t->state)
+                               ? CHIME_STATE_COMPLETE
+                           : rec->forbid ? CHIME_STATE_BLOCKED
+                                         : CHIME_STATE_WAITING;
+  (void)chime__mem_set_state(s, mt, next);
+  f->trigger->state = mt->t->state;
+  f->trigger->store_state = mt->t->store_state;
+  f->phase = CHIME_FIRE_EXECUTING;
+  return 0;
+}
+
+int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
+                    int64_t now_ms) {
+  mem_store *s = (mem_store *)store;
+  (void)now_ms;
+  if (!fires && count > 0)
+    return CHIME_EINVAL;
+  chime__mem_lock(s);
+  for (size_t i = 0; i < count; i++)
+    if (fires[i])
+      fires[i]->result = fire_one(s, fires[i]);
+  chime__mem_unlock(s);
+  return 0;
+}
+
+int chime__mem_complete(chime_store *store, const chime_fire *fire,
+                        const chime_outcome *outcome) {
+  mem_store *s = (mem_store *)store;
+  if (!fire || !chime__outcome_valid(outcome))
+    return CHIME_EINVAL;
+  int r = 0;
+  chime__mem_lock(s);
+  mem_fire *rec = fire_find(s, fire->fire_id);
+  mem_job *mj =
+      rec ? chime__mem_map_get(&s->jobs, rec->job_key, rec->job_key_len) : NULL;
+  if (!rec || rec->phase != CHIME_FIRE_EXECUTING)
+    r = CHIME_ENOTOWNER;
+  else if (mj && outcome && outcome->set_data && mj->j->persist_data)
+    r = chime__set_bytes(&mj->j->data, &mj->j->data_len, outcome->data,
+                         outcome->data_len);
+  if (r == 0) {
+    if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
+      unblock_job(s, mj);
+    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
+    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
+      chime__mem_trigger_delete(s, mt, true);
+    fire_delete(s, rec);
+  }
+  chime__mem_unlock(s);
+  return r;
+}
+
+int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
+  mem_store *s = (mem_store *)store;
+  if (!fires && count > 0)
+    return CHIME_EINVAL;
+  chime__mem_lock(s);
+  for (size_t i = 0; i < count; i++) {
+    mem_fire *rec = fires[i] ? fire_find(s, fires[i]->fire_id) : NULL;
+    if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
+      continue;
+    mem_trigger *mt = rec->trig;
+    if (mt)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    fire_delete(s, rec);
+  }
+  chime__mem_unlock(s);
+  return 0;
+}
+
+int chime__mem_still_owned(chime_store *store, int64_t fire_id,
+                           bool *ret_owned) {
+  mem_store *s = (mem_store *)store;
+  if (!ret_owned)
+    return CHIME_EINVAL;
+  chime__mem_lock(s);
+  mem_fire *rec = fire_find(s, fire_id);
+  *ret_owned = rec && rec->phase == CHIME_FIRE_EXECUTING;
+  chime__mem_unlock(s);
+  return 0;
+}
+
+int chime__mem_next_due(chime_store *store, const chime_type_set *types,
+                        int64_t *ret_ms) {
+  mem_store *s = (mem_store *)store;
+  size_t n;
+  bool ok;
+  if (!ret_ms)
+    return CHIME_EINVAL;
+  chime__mem_lock(s);
+  mem_heap **hs = heaps_of(s, types, &n, &ok);
+  mem_trigger *mt = first_of(hs, n);
+  int64_t due = mt ? mt->t->state.next_fire_ms : 0;
+  chime__mem_unlock(s);
+  free(hs);
+  if (!ok)
+    return CHIME_ENOMEM;
+  if (!mt)
+    return CHIME_ENOTFOUND;
+  *ret_ms = due;
+  return 0;
+}
+
+/* Copies of the triggers whose misfire was handled, for the callback. */
+typedef struct handled {
+  chime_trigger **items;
+  size_t count, cap;
+} handled;
+
+static void note_handled(handled *h, const mem_trigger *mt) {
+  if (h->count == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 16;
+    chime_trigger **items = realloc(h->items, cap * sizeof *items);
+    if (!items)
+      return; /* the callback misses it; the trigger is handled anyway */
+    h->items = items;
+    h->cap = cap;
+  }
+  chime_trigger *copy = chime__mem_trigger_out(mt);
+  if (copy)
+    h->items[h->count++] = copy;
+}
+
+/*
+ * Applies mt's misfire instruction at now_ms (Quartz's applyMisfire): a
+ * trigger left without a next fire becomes COMPLETE and stays in the store
+ * (as in Quartz, which only takes it off its time-ordered set).  mt is
+ * held (out of its heap); a WAITING result goes back with the other held
+ * ones.
+ */
+static void apply_misfire(mem_trigger *mt, int64_t now_ms, handled *h) {
+  int r = chime__trigger_apply_misfire(&mt->t->schedule, &mt->t->state, now_ms);
+  if (r < 0)
+    mt->t->store_state = CHIME_STATE_ERROR;
+  else if (!chime__trigger_may_fire_again(&mt->t->state))
+    mt->t->store_state = CHIME_STATE_COMPLETE;
+  note_handled(h, mt);
+}
+
+int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                             chime_misfire_fn on_misfire, void *user_data,
+                             size_t *ret_handled, bool *ret_more) {
+  mem_store *s = (mem_store *)store;
+  size_t nheaps;
+  bool ok, more = false;
+  held taken = {0};
+  handled done = {0};
+  int r = 0;
+  size_t n = 0;
+  chime__mem_lock(s);
+  mem_heap **hs = heaps_of(s, NULL, &nheaps, &ok);
+  if (!ok)
+    r = CHIME_ENOMEM;
+  while (r == 0) {
+    mem_trigger *mt = first_of(hs, nheaps);
+    if (!mt || mt->t->state.next_fire_ms > now_ms - s->misfire_threshold_ms)
+      break;
+    bool late = misfired(s, mt, now_ms);
+    if (late && n == max) {
+      more = true;
+      break;
+    }
+    if (!hold(&taken, mt)) {
+      r = CHIME_ENOMEM;
+      more = true;
+      break;
+    }
+    if (late) {
+      apply_misfire(mt, now_ms, &done);
+      n++;
+    }
+  }
+  unhold(s, &taken);
+  chime__mem_unlock(s);
+  free(hs);
+  for (size_t i = 0; i < done.count; i++) {
+    if (on_misfire)
+      on_misfire(user_data, done.items[i]);
+    chime_trigger_free(done.items[i]);
+  }
+  free(done.items);
+  if (r < 0 && n == 0)
+    return r;
+  if (ret_handled)
+    *ret_handled = n;
+  if (ret_more)
+    *ret_more = more;
+  return 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * memory.h: the inside of the memory store (store.c,
+ * memory/triggers.c, memory/lists.c, memory/pause.c, memory/fire.c,
+ * memory/index.c).  One mutex guards everything.
+ *
+ * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
+ * record of a trigger, job or calendar; a *claim* is a fire record
+ * (mem_fire) in phase ACQUIRED, attached to the trigger it claims; a fire
+ * record in phase EXECUTING only remembers keys, since its trigger may be
+ * removed while the job runs.
+ *
+ * Indexes: hash maps keyed by "group\0name" bytes (jobs, triggers), by name
+ * (calendars, job types) and by the 8 bytes of a fire id (fires); and one
+ * binary heap of WAITING triggers per job type, ordered by next fire time,
+ * then priority (higher first), then key, so that acquire looks only at the
+ * triggers of the types a node runs and never scans the others.
+ */
+#ifndef CHIME_JOBSTORE_MEMORY_IMPL_H
+#define CHIME_JOBSTORE_MEMORY_IMPL_H
+
+#include "jobstore/store.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- maps */
+
+typedef struct mem_map_node mem_map_node;
+
+/* A chained hash map from byte strings to pointers. */
+typedef struct mem_map {
+  mem_map_node **buckets;
+  size_t nbuckets; /* a power of two, or 0 before the first insert */
+  size_t count;
+} mem_map;
+
+/* The value stored under key, or NULL. */
+void *chime__mem_map_get(const mem_map *map, const void *key, size_t len);
+/* Stores value under key (which must be absent).  Returns: 0; CHIME_ENOMEM. */
+int chime__mem_map_put(mem_map *map, const void *key, size_t len, void *value);
+/* Removes key; returns its value or NULL. */
+void *chime__mem_map_del(mem_map *map, const void *key, size_t len);
+/* Calls fn on every value; fn must not change the map. */
+void chime__mem_map_each(const mem_map *map, void (*fn)(void *value, void *arg),
+                         void *arg);
+/* The values in an array of map->count pointers (malloc'd); NULL on an
+ * empty map, or on allocation failure (then *ok is false). */
+void **chime__mem_map_values(const mem_map *map, bool *ok);
+/* Frees the nodes (not the values). */
+void chime__mem_map_clear(mem_map *map);
+
+/* A key "group\0name" in buf; returns its length or 0 when too long. */
+size_t chime__mem_key(char *buf, size_t buf_len, const char *group,
+                      const char *name);
+/* Room for any valid key. */
+#define MEM_KEY_MAX (2 * CHIME_MAX_NAME_LEN + 2)
+
+/* --------------------------------------------------------------- entries */
+
+typedef struct mem_job mem_job;
+typedef struct mem_fire mem_fire;
+typedef struct mem_heap mem_heap;
+
+typedef struct mem_trigger {
+  chime_trigger *t; /* owned; t->store_state is the state */
+  mem_job *job;     /* the job it fires */
+  struct mem_trigger *prev_of_job, *next_of_job; /* the job's triggers */
+  mem_heap *heap; /* the heap it is in (WAITING only), or NULL */
+  size_t heap_index;
+  mem_fire *claim;               /* its ACQUIRED fire, or NULL */
+  struct mem_calendar *calendar; /* the calendar it names, or NULL */
+} mem_trigger;
+
+struct mem_job {
+  chime_job *j;          /* owned */
+  mem_trigger *triggers; /* list head */
+  size_t ntriggers;
+  size_t nclaims;    /* ACQUIRED fires of its triggers */
+  size_t nexecuting; /* EXECUTING fires of a FORBID job */
+  bool paused;       /* pause_job: its new triggers start PAUSED */
+  uint64_t batch;    /* the acquire batch that last claimed it */
+};
+
+typedef struct mem_calendar {
+  char *name;
+  chime_calendar *cal; /* one reference, the store's */
+  size_t nusers;       /* triggers naming it */
+} mem_calendar;
+
+struct mem_fire {
+  int64_t id;
+  chime_fire_phase phase;
+  mem_trigger *trig; /* ACQUIRED: the trigger claimed, NULL once lost */
+  char *key;         /* EXECUTING: the trigger's key bytes */
+  size_t key_len;
+  char *job_key; /* the job's key bytes */
+  size_t job_key_len;
+  bool forbid; /* EXECUTING: it blocks its job */
+};
+
+/* A binary min-heap of WAITING triggers of one job type. */
+struct mem_heap {
+  char *type;
+  mem_trigger **items;
+  size_t count, cap;
+};
+
+/* A remembered paused group pattern. */
+typedef struct mem_paused_group {
+  chime_match match;
+  char *pattern; /* NULL for CHIME_MATCH_ANY */
+} mem_paused_group;
+
+typedef struct mem_store {
+  chime_store base;
+  pthread_mutex_t lock;
+  int64_t clock_offset_ms;
+  int64_t misfire_threshold_ms;
+  mem_map jobs, triggers, calendars, heaps, fires;
+  mem_paused_group *paused;
+  size_t npaused, paused_cap;
+  bool all_paused;
+  int64_t last_fire_id;
+  uint64_t batch;
+} mem_store;
+
+/* ----------------------------------------------------------------- heaps */
+
+/* Orders heap entries: next fire, priority (higher first), group, name. */
+int chime__mem_trigger_order(const mem_trigger *a, const mem_trigger *b);
+/* The heap of a job type, created on first use; NULL on ENOMEM. */
+mem_heap *chime__mem_heap_for(mem_store *s, const char *type);
+/* Adds a trigger (not in a heap).  Returns: 0; CHIME_ENOMEM. */
+int chime__mem_heap_push(mem_heap *h, mem_trigger *mt);
+/* Removes a trigger from its heap, if it is in one. */
+void chime__mem_heap_remove(mem_trigger *mt);
+/* The first entry, or NULL. */
+mem_trigger *chime__mem_heap_top(const mem_heap *h);
+void chime__mem_heap_free(void *heap, void *unused);
+
+/* -------------------------------------------------------- shared helpers */
+
+/* Lock and unlock the store. */
+void chime__mem_lock(mem_store *s);
+void chime__mem_unlock(mem_store *s);
+
+/* Looks up entries by key; NULL when absent. */
+mem_trigger *chime__mem_trigger_find(mem_store *s, const char *group,
+                                     const char *name);
+mem_job *chime__mem_job_find(mem_store *s, const char *group, const char *name);
+
+/*
+ * chime__mem_set_state: moves a trigger to state: into its type's heap for
+ * WAITING, out of it otherwise; a claim it held is dropped (the fire record
+ * stays, detached).  Returns: 0; CHIME_ENOMEM (the heap could not grow: the
+ * trigger is left in CHIME_STATE_ERROR).
+ */
+int chime__mem_set_state(mem_store *s, mem_trigger *mt,
+                         chime_store_state state);
+
+/* Detaches a trigger's claim, if any. */
+void chime__mem_drop_claim(mem_trigger *mt);
+
+/*
+ * chime__mem_trigger_delete: removes a trigger entry; when cascade and its
+ * job is left without triggers and is not durable, the job goes too.
+ */
+void chime__mem_trigger_delete(mem_store *s, mem_trigger *mt, bool cascade);
+
+/* Whether a trigger added to group now starts paused (groups, all). */
+bool chime__mem_group_paused(const mem_store *s, const char *group);
+
+/* A copy of a trigger to hand out (calendar pointer cleared); NULL on
+ * ENOMEM. */
+chime_trigger *chime__mem_trigger_out(const mem_trigger *mt);
+
+/* Validates a group matcher (the pattern unless ANY).  Returns: 0;
+ * CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__mem_match_check(chime_match match, const char *pattern);
+
+/* Jobs (store.c).  job_insert adds an entry owning j (NULL on ENOMEM);
+ * job_replace swaps its definition for j (its WAITING triggers move to the
+ * new type's heap); job_delete removes it with its triggers. */
+mem_job *chime__mem_job_insert(mem_store *s, chime_job *j);
+void chime__mem_job_replace(mem_store *s, mem_job *mj, chime_job *j);
+void chime__mem_job_delete(mem_store *s, mem_job *mj);
+
+/* The ops of memory/triggers.c. */
+int chime__mem_trigger_add(chime_store *store, const chime_job *job,
+                           const chime_trigger *trigger, bool replace,
+                           int64_t *ret_first_fire_ms, char *errbuf,
+                           size_t errbuf_len);
+int chime__mem_trigger_remove(chime_store *store, const char *group,
+                              const char *name);
+int chime__mem_trigger_replace(chime_store *store, const char *group,
+                               const char *name, const chime_trigger *trigger,
+                               int64_t *ret_first_fire_ms, char *errbuf,
+                               size_t errbuf_len);
+int chime__mem_trigger_get(chime_store *store, const char *group,
+                           const char *name, chime_trigger **ret_trigger);
+int chime__mem_trigger_status(chime_store *store, const char *group,
+                              const char *name,
+                              chime_trigger_status *ret_status);
+
+/* The ops of memory/lists.c, memory/pause.c and memory/fire.c. */
+int chime__mem_job_list(chime_store *store, chime_match match,
+                        const char *pattern, chime_key **ret_keys,
+                        size_t *ret_count);
+int chime__mem_trigger_list(chime_store *store, chime_match match,
+                            const char *pattern, chime_key **ret_keys,
+                            size_t *ret_count);
+int chime__mem_trigger_list_for_job(chime_store *store, const char *job_group,
+                                    const char *job_name, chime_key **ret_keys,
+                                    size_t *ret_count);
+int chime__mem_calendar_add(chime_store *store, const char *name,
+                            const chime_calendar *calendar, bool replace,
+                            bool update_triggers);
+int chime__mem_calendar_remove(chime_store *store, const char *name);
+int chime__mem_calendar_get(chime_store *store, const char *name,
+                            chime_calendar **ret_calendar);
+
+int chime__mem_pause_trigger(chime_store *store, const char *group,
+                             const char *name);
+int chime__mem_resume_trigger(chime_store *store, const char *group,
+                              const char *name);
+int chime__mem_pause_job(chime_store *store, const char *group,
+                         const char *name);
+int chime__mem_resume_job(chime_store *store, const char *group,
+                          const char *name);
+int chime__mem_pause_group(chime_store *store, chime_match match,
+                           const char *pattern);
+int chime__mem_resume_group(chime_store *store, chime_match match,
+                            const char *pattern);
+int chime__mem_pause_all(chime_store *store);
+int chime__mem_resume_all(chime_store *store);
+void chime__mem_paused_free(mem_store *s);
+
+int chime__mem_acquire(chime_store *store, int64_t now_ms,
+                       int64_t no_later_than_ms, size_t max,
+                       const chime_type_set *types, chime_fire ***ret_fires,
+                       size_t *ret_count);
+int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
+                    int64_t now_ms);
+int chime__mem_complete(chime_store *store, const chime_fire *fire,
+                        const chime_outcome *outcome);
+int chime__mem_release(chime_store *store, chime_fire **fires, size_t count);
+int chime__mem_still_owned(chime_store *store, int64_t fire_id,
+                           bool *ret_owned);
+int chime__mem_next_due(chime_store *store, const chime_type_set *types,
+                        int64_t *ret_ms);
+int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                             chime_misfire_fn on_misfire, void *user_data,
+                             size_t *ret_handled, bool *ret_more);
+void chime__mem_fire_record_free(void *fire, void *unused);
+
+#endif /* CHIME_JOBSTORE_MEMORY_IMPL_H */

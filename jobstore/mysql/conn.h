@@ -1,0 +1,33 @@
+/*
+ * conn.h: opening MariaDB Connector/C connections from a store URL,
+ * and turning client and server errors into chime error codes.  A
+ * connection is used by one thread at a time.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_CONN_H
+#define CHIME_JOBSTORE_MYSQL_CONN_H
+
+#include "jobstore/mysql/url.h"
+
+#include <mysql.h>
+#include <stddef.h>
+
+/* Runs mysql_library_init() once per process; safe from any thread. */
+int chime__mysql_library_init(void);
+
+/*
+ * chime__mysql_connect: opens a connection (utf8mb4, autocommit on, no
+ * automatic reconnect: reconnecting is the store's decision).
+ * connect_timeout_s bounds the TCP connect and the login.
+ * Returns: 0; CHIME_ECONNECT (server unreachable); CHIME_EAUTH (access
+ * denied); CHIME_ENOTFOUND (unknown database); CHIME_ESTORE (anything else);
+ * CHIME_ENOMEM.  errbuf receives one line naming the redacted URL and the
+ * server's message.
+ * Ownership: *ret_conn is the caller's, closed with mysql_close().
+ */
+int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
+                         MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
+
+/* The chime error code for a MySQL client or server error number. */
+int chime__mysql_error_code(unsigned mysql_errno);
+
+#endif /* CHIME_JOBSTORE_MYSQL_CONN_H */

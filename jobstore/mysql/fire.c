@@ -1,0 +1,283 @@
+/*
+ * mysql/fire.c: fire for the MySQL store (store.h), for claims acquire
+ * made ahead of their time (mysql/acquire.c): each claim moves to
+ * EXECUTING only if its trigger row is still ACQUIRED by this node for
+ * this fire id (checked under the row lock); the trigger gets its next
+ * fire time and is stored WAITING, BLOCKED or COMPLETE.
+ *
+ * The claims still held as acquire left them go through one locking query
+ * and a few batched writes; anything unusual (a claim lost to a removal, a
+ * pause or a replacement; a retry after a lost COMMIT reply) is handled
+ * one fire at a time by fire_unusual.
+ */
+#include "jobstore/mysql/mysql.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fire_res {
+  int result;
+  chime_trigger *trigger; /* the state after the fire */
+  chime_job *job;         /* the job as it is now */
+} fire_res;
+
+typedef struct fire_op {
+  chime_fire **fires;
+  size_t count;
+  fire_res *res;
+  bool retry; /* an earlier attempt failed */
+} fire_op;
+
+static void fire_reset(void *arg) {
+  fire_op *op = arg;
+  op->retry = true;
+  for (size_t i = 0; i < op->count; i++) {
+    chime_trigger_free(op->res[i].trigger);
+    chime_job_free(op->res[i].job);
+    memset(&op->res[i], 0, sizeof op->res[i]);
+  }
+}
+
+/* Whether row of a trigger result is still claimed by id of this node. */
+static bool still_claimed(my_tx *tx, const my_rows *t, size_t row,
+                          int64_t id) {
+  const char *owner = chime__my_s(t, row, MY_TC_OWNER);
+  const char *claim = chime__my_s(t, row, MY_TC_CLAIM);
+  const char *state = chime__my_s(t, row, MY_TC_STATE);
+  return owner && claim && state &&
+         strcmp(state, "ACQUIRED") == 0 && strcmp(owner, tx->s->node) == 0 &&
+         strtoll(claim, NULL, 10) == id;
+}
+
+/* A retry finding the fire EXECUTING by this node: the attempt whose
+ * COMMIT reply was lost did fire it.  Hands out the stored state. */
+static int fired_before(my_tx *tx, const my_rows *fr, fire_res *res) {
+  int r = chime__my_trigger_load(tx, chime__my_s(fr, 0, FC_TG),
+                                 chime__my_s(fr, 0, FC_TN), false,
+                                 &res->trigger);
+  if (r == 0)
+    r = chime__my_job_load(tx, chime__my_s(fr, 0, FC_JG),
+                           chime__my_s(fr, 0, FC_JN), false, &res->job, NULL);
+  if (r == 0 && res->trigger)
+    res->result = 0;
+  return r == CHIME_ENOTFOUND ? 0 : r;
+}
+
+/* A claim the batch query did not find held: fired by an earlier attempt
+ * of this call, or lost (its fired row is then removed). */
+static int fire_unusual(my_tx *tx, const chime_fire *f, bool retry,
+                        fire_res *res) {
+  my_rows fr;
+  my_arg a[] = {chime__my_int(f->fire_id)};
+  int r = chime__my_fired_get(tx, f->fire_id, &fr);
+  if (r < 0)
+    return r;
+  res->result = CHIME_ENOTOWNER;
+  bool mine = fr.nrows && strcmp(chime__my_s(&fr, 0, FC_NODE),
+                                 tx->s->node) == 0;
+  const char *state = mine ? chime__my_s(&fr, 0, FC_STATE) : "";
+  if (retry && strcmp(state, "EXECUTING") == 0)
+    r = fired_before(tx, &fr, res);
+  else if (strcmp(state, "ACQUIRED") == 0)
+    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, a, 1, NULL, NULL);
+  chime__my_rows_free(&fr);
+  return r;
+}
+
+/* The trigger columns prefixed with "t.", for a join. */
+static char *trigger_cols_of_t(void) {
+  static const char cols[] = MY_TRIGGER_COLS;
+  char *out = malloc(sizeof cols + 2 * MY_TRIGGER_NCOLS);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  out[n++] = 't';
+  out[n++] = '.';
+  for (const char *p = cols; *p; p++) {
+    out[n++] = *p;
+    if (*p == ' ' && p[-1] == ',') {
+      out[n++] = 't';
+      out[n++] = '.';
+    }
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Column numbers after the trigger columns in the batch query. */
+enum { BC_FIRE_ID = MY_TRIGGER_NCOLS, BC_NODE, BC_STATE };
+
+/* Locks the fired rows and the triggers of the batch in one query (by the
+ * fired rows' primary key alone: see lock_fired in mysql/complete.c). */
+static int lock_batch(my_tx *tx, const fire_op *op, my_rows *rows) {
+  char *cols = trigger_cols_of_t();
+  if (!cols)
+    return CHIME_ENOMEM;
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT ");
+  chime__my_buf_sql(&b, cols);
+  free(cols);
+  chime__my_buf_sql(&b, ", f.fire_id, f.node, f.state FROM {P}fired f "
+                        "FORCE INDEX (PRIMARY) JOIN "
+                        "{P}triggers t ON t.sched_name = f.sched_name AND "
+                        "t.trigger_group = f.trigger_group AND t.trigger_name "
+                        "= f.trigger_name WHERE f.fire_id IN (0");
+  for (size_t i = 0; i < op->count; i++) {
+    if (!op->fires[i])
+      continue;
+    chime__my_buf_sql(&b, ",");
+    chime__my_buf_int(&b, op->fires[i]->fire_id);
+  }
+  chime__my_buf_sql(&b, ") FOR UPDATE");
+  int r = chime__my_buf_run(&b, rows, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
+
+/* The bookkeeping of the fire of the trigger in row i (still claimed). */
+static int fire_in_batch(my_tx *tx, my_cache *c, const my_rows *rows,
+                         size_t i, fire_res *res) {
+  const chime_job *j;
+  int r = chime__my_row_trigger(rows, i, &res->trigger);
+  if (r == 0)
+    r = chime__my_cache_job(tx, c, res->trigger->job_group,
+                            res->trigger->job_name, &j);
+  if (r == 0 && !(res->job = chime__job_copy(j)))
+    r = CHIME_ENOMEM;
+  if (r == 0)
+    r = chime__my_fire_bookkeeping(tx, c, res->trigger, j);
+  if (r == 0)
+    res->result = 0;
+  return r;
+}
+
+/* "fire_id IN (...)" of the fires[0 .. n) whose job has the flag. */
+enum { ALL, FORBID, RECOVERY };
+static void ids_where(my_buf *b, chime_fire *const *fires,
+                      const chime_job *const *jobs, size_t n, int flag) {
+  chime__my_buf_sql(b, "fire_id IN (0");
+  for (size_t i = 0; i < n; i++) {
+    if ((flag == FORBID &&
+         jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
+        (flag == RECOVERY && !jobs[i]->requests_recovery))
+      continue;
+    chime__my_buf_sql(b, ",");
+    chime__my_buf_int(b, fires[i]->fire_id);
+  }
+  chime__my_buf_sql(b, ")");
+}
+
+/* Moves the fired rows to EXECUTING with their jobs' flags as they are. */
+static int write_executing(my_tx *tx, chime_fire *const *fires,
+                           const chime_job *const *jobs, size_t n) {
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
+                        "'EXECUTING', forbid = ");
+  ids_where(&b, fires, jobs, n, FORBID);
+  chime__my_buf_sql(&b, ", requests_recovery = ");
+  ids_where(&b, fires, jobs, n, RECOVERY);
+  chime__my_buf_sql(&b, " WHERE ");
+  ids_where(&b, fires, jobs, n, ALL);
+  int r = chime__my_buf_run(&b, NULL, NULL);
+  chime__my_buf_free(&b);
+  return r;
+}
+
+/* The writes of the fires handled in the batch (results 0 and not taken
+ * by fire_unusual). */
+static int write_batch(my_tx *tx, const fire_op *op, const bool *batched) {
+  chime_fire **fires = calloc(op->count, sizeof *fires);
+  chime_trigger **ts = calloc(op->count, sizeof *ts);
+  const chime_job **js = calloc(op->count, sizeof *js);
+  size_t n = 0;
+  int r = fires && ts && js ? 0 : CHIME_ENOMEM;
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    if (!batched[i])
+      continue;
+    fires[n] = op->fires[i];
+    ts[n] = op->res[i].trigger;
+    js[n++] = op->res[i].job;
+  }
+  if (r == 0 && n > 0)
+    r = write_executing(tx, fires, js, n);
+  if (r == 0 && n > 0)
+    r = chime__my_block_jobs(tx, js, n);
+  if (r == 0 && n > 0)
+    r = chime__my_triggers_write(tx, ts, js, n);
+  free(fires);
+  free(ts);
+  free(js);
+  return r;
+}
+
+static int fire_fn(my_tx *tx, void *arg) {
+  fire_op *op = arg;
+  my_rows rows;
+  int r = lock_batch(tx, op, &rows);
+  if (r < 0)
+    return r;
+  bool *batched = calloc(op->count, sizeof *batched);
+  size_t *row_of = calloc(op->count, sizeof *row_of);
+  my_cache cache = {0};
+  if (!batched || !row_of)
+    r = CHIME_ENOMEM;
+  for (size_t row = 0; r == 0 && row < rows.nrows; row++) {
+    int64_t id = chime__my_i(&rows, row, BC_FIRE_ID);
+    for (size_t i = 0; i < op->count; i++) {
+      if (!op->fires[i] || op->fires[i]->fire_id != id)
+        continue;
+      batched[i] =
+          strcmp(chime__my_s(&rows, row, BC_NODE), tx->s->node) == 0 &&
+          strcmp(chime__my_s(&rows, row, BC_STATE), "ACQUIRED") == 0 &&
+          still_claimed(tx, &rows, row, id);
+      row_of[i] = row;
+      break;
+    }
+  }
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    if (!op->fires[i])
+      continue;
+    r = batched[i]
+            ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
+            : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
+  }
+  if (r == 0)
+    r = write_batch(tx, op, batched);
+  chime__my_cache_clear(&cache);
+  chime__my_rows_free(&rows);
+  free(batched);
+  free(row_of);
+  return r;
+}
+
+int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
+                   int64_t now_ms) {
+  (void)now_ms;
+  if (!fires && count > 0)
+    return CHIME_EINVAL;
+  if (count == 0)
+    return 0;
+  fire_op op = {.fires = fires, .count = count};
+  if (!(op.res = calloc(count, sizeof *op.res)))
+    return CHIME_ENOMEM;
+  int r = chime__my_run((my_store *)store, fire_fn, fire_reset, &op, NULL, 0);
+  for (size_t i = 0; r == 0 && i < count; i++) {
+    chime_fire *f = fires[i];
+    if (!f)
+      continue;
+    f->result = op.res[i].result;
+    if (f->result != 0)
+      continue;
+    chime_job_free(f->job);
+    f->job = op.res[i].job;
+    op.res[i].job = NULL;
+    f->trigger->state = op.res[i].trigger->state;
+    f->trigger->store_state = op.res[i].trigger->store_state;
+    f->phase = CHIME_FIRE_EXECUTING;
+  }
+  fire_reset(&op);
+  free(op.res);
+  return r;
+}

@@ -1,0 +1,198 @@
+/*
+ * mysql/schema.c: the MySQL store's schema: at open it reads the version
+ * from the schema_version table and creates the schema (URL parameter
+ * auto_create=1) when there is none, applies the newer migrations
+ * (migrate=1) when it is older, and refuses to start (CHIME_ESCHEMA, with
+ * a message saying what to do) when it is missing, older without migrate,
+ * or newer than this library.  The migrations are sql/NNN_*.sql, embedded
+ * at build time by sql/embed.py; creation and migration run under a named
+ * lock (GET_LOCK) so that nodes starting together do it once.
+ */
+#include "jobstore/mysql/mysql.h"
+
+#include <mysqld_error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool param_on(const my_store *s, const char *key) {
+  const char *v = chime__mysql_url_param(s->url, key);
+  return v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
+}
+
+/* Runs one text statement.  Returns: 0; CHIME_ESTORE (errbuf says why). */
+static int run_sql(MYSQL *db, const char *sql, size_t len, char *errbuf,
+                   size_t errbuf_len) {
+  if (mysql_real_query(db, sql, (unsigned long)len) != 0) {
+    unsigned e = mysql_errno(db);
+    chime__record_err(errbuf, errbuf_len, CHIME_ESTORE,
+                      "schema statement failed: MySQL error %u: %s", e,
+                      mysql_error(db));
+    int r = chime__mysql_error_code(e);
+    return r == 0 ? CHIME_ESTORE : r;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  if (res)
+    mysql_free_result(res);
+  return 0;
+}
+
+/* The schema's version: 0 when the table is missing or empty. */
+static int read_version(my_store *s, MYSQL *db, long *ret, char *errbuf,
+                        size_t errbuf_len) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT MAX(version) FROM %sschema_version",
+           s->prefix);
+  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
+    unsigned e = mysql_errno(db);
+    if (e == ER_NO_SUCH_TABLE) {
+      *ret = 0;
+      return 0;
+    }
+    chime__record_err(errbuf, errbuf_len, CHIME_ESTORE,
+                      "cannot read the schema version: MySQL error %u: %s", e,
+                      mysql_error(db));
+    int r = chime__mysql_error_code(e);
+    return r == 0 ? CHIME_ESTORE : r;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+  *ret = row && row[0] ? strtol(row[0], NULL, 10) : 0;
+  if (res)
+    mysql_free_result(res);
+  return 0;
+}
+
+/* Migration n (1-based) as one text with the prefix substituted; NULL on
+ * ENOMEM. */
+static char *migration_text(const my_store *s, size_t n) {
+  const char *const *lines = chime__mysql_migrations[n - 1];
+  size_t total = 1;
+  for (size_t i = 0; lines[i]; i++)
+    total += strlen(lines[i]);
+  char *joined = malloc(total);
+  if (!joined)
+    return NULL;
+  size_t k = 0;
+  for (size_t i = 0; lines[i]; i++) {
+    size_t l = strlen(lines[i]);
+    memcpy(joined + k, lines[i], l);
+    k += l;
+  }
+  joined[k] = '\0';
+  char *text = chime__my_subst(joined, s->prefix);
+  free(joined);
+  return text;
+}
+
+/* Applies migration number n (1-based). */
+static int apply(my_store *s, MYSQL *db, size_t n, char *errbuf,
+                 size_t errbuf_len) {
+  char *text = migration_text(s, n);
+  if (!text)
+    return CHIME_ENOMEM;
+  int r = 0;
+  /* Statements end with ";" at the end of a line. */
+  char *p = text;
+  while (r == 0 && *p) {
+    char *end = strstr(p, ";\n");
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    size_t i = 0;
+    while (i < len && (p[i] == ' ' || p[i] == '\n' || p[i] == '\t'))
+      i++;
+    if (i < len)
+      r = run_sql(db, p + i, len - i, errbuf, errbuf_len);
+    p = end ? end + 2 : p + len;
+  }
+  free(text);
+  if (r == 0) {
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO %sschema_version (version, applied_ms) VALUES (%zu, "
+             "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))",
+             s->prefix, n);
+    r = run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+  }
+  return r;
+}
+
+/* Takes or releases the schema lock of this database and prefix. */
+static int schema_lock(my_store *s, MYSQL *db, bool take, char *errbuf,
+                       size_t errbuf_len) {
+  char sql[300];
+  snprintf(sql, sizeof sql, "SELECT %s('chime-schema-%.64s-%s'%s)",
+           take ? "GET_LOCK" : "RELEASE_LOCK", s->url->database, s->prefix,
+           take ? ", 60" : "");
+  return run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+}
+
+/* Decides what to do with a schema at version v (under the lock). */
+static int settle(my_store *s, MYSQL *db, long v, char *errbuf,
+                  size_t errbuf_len) {
+  long known = (long)chime__mysql_migration_count;
+  if (v > known)
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_ESCHEMA,
+        "the schema in database '%s' (prefix '%s') has version %ld, newer "
+        "than this library knows (%ld): upgrade chime",
+        s->url->database, s->prefix, v, known);
+  if (v == 0 && !param_on(s, "auto_create"))
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_ESCHEMA,
+        "no chime schema in database '%s' (prefix '%s'): open with "
+        "auto_create=1 in the store URL to create it",
+        s->url->database, s->prefix);
+  if (v > 0 && v < known && !param_on(s, "migrate"))
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_ESCHEMA,
+        "the schema in database '%s' (prefix '%s') has version %ld, older "
+        "than this library's %ld: open with migrate=1 in the store URL to "
+        "migrate it",
+        s->url->database, s->prefix, v, known);
+  int r = 0;
+  for (long n = v + 1; r == 0 && n <= known; n++) {
+    chime__my_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
+    r = apply(s, db, (size_t)n, errbuf, errbuf_len);
+  }
+  return r;
+}
+
+int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
+  long v;
+  int r = read_version(s, db, &v, errbuf, errbuf_len);
+  if (r == 0)
+    r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+  if (r < 0 || v == (long)chime__mysql_migration_count)
+    return r;
+  if ((r = schema_lock(s, db, true, errbuf, errbuf_len)) < 0)
+    return r;
+  r = read_version(s, db, &v, errbuf, errbuf_len);
+  if (r == 0)
+    r = settle(s, db, v, errbuf, errbuf_len);
+  /* The session runs with autocommit off. */
+  if (r == 0)
+    r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+  (void)schema_lock(s, db, false, NULL, 0);
+  return r;
+}
+
+static int clear_fn(my_tx *tx, void *arg) {
+  static const char *const tables[] = {"fired",    "triggers", "jobs",
+                                       "calendars", "paused_groups",
+                                       "nodes",    "history"};
+  (void)arg;
+  my_arg a = chime__my_text(tx->s->sched);
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "DELETE FROM %s%s WHERE sched_name = ?",
+             tx->s->prefix, tables[i]);
+    int r = chime__my_exec(tx, Q_COUNT, sql, &a, 1, NULL, NULL);
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
+int chime__my_clear(my_store *s, char *errbuf, size_t errbuf_len) {
+  return chime__my_run(s, clear_fn, NULL, NULL, errbuf, errbuf_len);
+}

@@ -1,0 +1,257 @@
+/*
+ * store.c: the MySQL/MariaDB store (store.h): opening it from a URL and
+ * the ops table.  tx.c holds the pool, transactions and clock beneath it;
+ * mysql.h describes the pieces.
+ *
+ * URL parameters read here: prefix (table prefix, default "chime_"),
+ * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
+ * scheduler's rows at open: tests and demos), history_retention_ms
+ * (default 7 days), lock_wait_timeout_s (InnoDB's lock wait, default 10;
+ * a timeout is retried), test_clock_offset_ms (tests only: skews this
+ * node's local clock by that many milliseconds, as a wrong system clock
+ * would; the store's clock still follows the database's).
+ */
+#include "core/clock.h"
+#include "jobstore/mysql/mysql.h"
+
+#include <errmsg.h>
+#include <mysqld_error.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_THRESHOLD_MS 60000
+#define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
+#define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
+#define MAX_CONNECTIONS 64
+
+/* --------------------------------------------------------------- open */
+
+static void my_free(chime_store *store) {
+  my_store *s = (my_store *)store;
+  if (!s)
+    return;
+  if (s->node_claimed)
+    chime__my_node_leave(s);
+  for (size_t i = 0; s->conns && i < s->nconns; i++)
+    chime__my_conn_reset(&s->conns[i], true);
+  chime__my_conn_reset(&s->beat, true);
+  free(s->conns);
+  for (size_t i = 0; i < Q_COUNT; i++)
+    free(s->sql[i]);
+  chime__mysql_url_free(s->url);
+  free(s->sched);
+  free(s->node);
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->freed);
+  pthread_mutex_destroy(&s->done_mu);
+  pthread_mutex_destroy(&s->beat_lock);
+  free(s);
+}
+
+static const chime_store_ops mysql_ops = {
+    .name = "mysql",
+    .free = my_free,
+    .now = chime__my_now,
+    .job_add = chime__my_job_add,
+    .job_remove = chime__my_job_remove,
+    .job_get = chime__my_job_get,
+    .job_list = chime__my_job_list,
+    .trigger_add = chime__my_trigger_add,
+    .trigger_remove = chime__my_trigger_remove,
+    .trigger_replace = chime__my_trigger_replace,
+    .trigger_get = chime__my_trigger_get,
+    .trigger_list = chime__my_trigger_list,
+    .trigger_list_for_job = chime__my_trigger_list_for_job,
+    .trigger_status = chime__my_trigger_status,
+    .calendar_add = chime__my_calendar_add,
+    .calendar_remove = chime__my_calendar_remove,
+    .calendar_get = chime__my_calendar_get,
+    .pause_trigger = chime__my_pause_trigger,
+    .resume_trigger = chime__my_resume_trigger,
+    .pause_job = chime__my_pause_job,
+    .resume_job = chime__my_resume_job,
+    .pause_group = chime__my_pause_group,
+    .resume_group = chime__my_resume_group,
+    .pause_all = chime__my_pause_all,
+    .resume_all = chime__my_resume_all,
+    .acquire = chime__my_acquire,
+    .fire = chime__my_fire,
+    .acquire_due = chime__my_acquire_due,
+    .complete = chime__my_complete,
+    .release = chime__my_release,
+    .still_owned = chime__my_still_owned,
+    .next_due = chime__my_next_due,
+    .scan_misfires = chime__my_scan_misfires,
+    .checkin = chime__my_checkin,
+    .recover_dead_nodes = chime__my_recover,
+};
+
+/* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
+static int read_params(my_store *s, char *errbuf, size_t errbuf_len) {
+  const char *p = chime__mysql_url_param(s->url, "prefix");
+  if (!p)
+    p = "chime_";
+  size_t n = strlen(p);
+  if (n >= sizeof s->prefix)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "table prefix longer than %zu bytes",
+                             sizeof s->prefix - 1);
+  for (size_t i = 0; i < n; i++) {
+    char c = p[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                               "table prefix '%s': only letters, digits and "
+                               "'_' are allowed", p);
+  }
+  memcpy(s->prefix, p, n + 1);
+  const char *wait = chime__mysql_url_param(s->url, "lock_wait_timeout_s");
+  s->lock_wait_s = 10;
+  if (wait) {
+    char *end;
+    long v = strtol(wait, &end, 10);
+    if (*end || end == wait || v < 1 || v > 3600)
+      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                               "lock_wait_timeout_s '%.32s' is not a number "
+                               "of seconds from 1 to 3600", wait);
+    s->lock_wait_s = v;
+  }
+  const char *ret = chime__mysql_url_param(s->url, "history_retention_ms");
+  s->history_retention_ms = DEFAULT_RETENTION_MS;
+  if (ret) {
+    char *end;
+    long long v = strtoll(ret, &end, 10);
+    if (*end || end == ret || v < 0)
+      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                               "history_retention_ms '%.32s' is not a "
+                               "non-negative number", ret);
+    s->history_retention_ms = v;
+  }
+  return 0;
+}
+
+/* Copies the options into s.  Returns: 0; CHIME_EINVAL; CHIME_ENOMEM. */
+static int read_options(my_store *s, const chime_store_options *o) {
+  const char *sched = o && o->scheduler_name ? o->scheduler_name : "chime";
+  const char *node = o && o->instance_id ? o->instance_id : "node";
+  if (chime__name_check(sched, "scheduler name", NULL, 0) < 0 ||
+      chime__name_check(node, "instance id", NULL, 0) < 0)
+    return CHIME_EINVAL;
+  if (!(s->sched = strdup(sched)) || !(s->node = strdup(node)))
+    return CHIME_ENOMEM;
+  s->threshold_ms = o && o->misfire_threshold_ms > 0 ? o->misfire_threshold_ms
+                                                     : DEFAULT_THRESHOLD_MS;
+  s->checkin_interval_ms = o && o->checkin_interval_ms > 0
+                               ? o->checkin_interval_ms
+                               : DEFAULT_CHECKIN_MS;
+  s->test_skew_ms = o ? o->test_clock_offset_ms : 0;
+  s->log = o ? o->log : NULL;
+  s->log_user_data = o ? o->log_user_data : NULL;
+  s->log_level = o ? o->log_level : CHIME_LOG_ERROR;
+  s->nconns = o && o->connections ? o->connections : 2;
+  if (s->nconns > MAX_CONNECTIONS)
+    s->nconns = MAX_CONNECTIONS;
+  s->jitter = (uint64_t)chime__wall_ms() * UINT64_C(2654435761) | 1;
+  s->conns = calloc(s->nconns, sizeof *s->conns);
+  return s->conns ? 0 : CHIME_ENOMEM;
+}
+
+static int measure_fn(my_tx *tx, void *arg) {
+  (void)arg;
+  return chime__my_measure_clock(tx);
+}
+
+/* Reads the server settings the store takes advantage of: with
+ * innodb_autoinc_lock_mode 0 or 1, the ids of a multi-row INSERT are
+ * consecutive, auto_increment_increment apart (mysql_batch.c). */
+static int settings_fn(my_tx *tx, void *arg) {
+  (void)arg;
+  my_buf b;
+  chime__my_buf_init(&b, tx);
+  chime__my_buf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
+                        "@@auto_increment_increment");
+  my_rows rows;
+  int r = chime__my_buf_run(&b, &rows, NULL);
+  chime__my_buf_free(&b);
+  if (r < 0)
+    return r;
+  tx->s->id_step = rows.nrows && chime__my_s(&rows, 0, 0) &&
+                           chime__my_i(&rows, 0, 0) < 2 &&
+                           chime__my_s(&rows, 0, 1)
+                       ? chime__my_i(&rows, 0, 1)
+                       : 0;
+  chime__my_rows_free(&rows);
+  return 0;
+}
+
+/* Connects the first connection, sets up the schema, measures the clock. */
+static int start(my_store *s, char *errbuf, size_t errbuf_len) {
+  int r = chime__my_conn_open(s, &s->conns[0], errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  r = chime__my_schema(s, s->conns[0].db, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  const char *clear = chime__mysql_url_param(s->url, "clear");
+  if (clear && strcmp(clear, "1") == 0 &&
+      (r = chime__my_clear(s, errbuf, errbuf_len)) < 0)
+    return r;
+  r = chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__my_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__my_node_claim(s, errbuf, errbuf_len);
+  s->node_claimed = r == 0;
+  return r;
+}
+
+/* Reads the test-only clock skew parameter (overrides the option).
+ * Returns: 0; CHIME_EURL. */
+static int read_skew(my_store *s, char *errbuf, size_t errbuf_len) {
+  const char *skew = chime__mysql_url_param(s->url, "test_clock_offset_ms");
+  if (!skew)
+    return 0;
+  char *end;
+  long long v = strtoll(skew, &end, 10);
+  if (*end || end == skew || v < -INT64_C(86400000) || v > INT64_C(86400000))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "test_clock_offset_ms '%.32s' is not a number "
+                             "of milliseconds within a day", skew);
+  s->test_skew_ms = v;
+  return 0;
+}
+
+int chime__mysql_store_open(const char *url, const chime_store_options *options,
+                            chime_store **ret_store, char *errbuf,
+                            size_t errbuf_len) {
+  my_store *s = calloc(1, sizeof *s);
+  if (!s)
+    return CHIME_ENOMEM;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->freed, NULL);
+  pthread_mutex_init(&s->done_mu, NULL);
+  pthread_mutex_init(&s->beat_lock, NULL);
+  s->beat.autocommit = true;
+  s->base.ops = &mysql_ops;
+  int r = chime__mysql_url_parse(url, &s->url, errbuf, errbuf_len);
+  if (r == 0)
+    r = read_params(s, errbuf, errbuf_len);
+  if (r == 0 && (r = read_options(s, options)) == CHIME_EINVAL)
+    chime__record_err(errbuf, errbuf_len, r,
+                      "invalid scheduler name or instance id");
+  if (r == 0)
+    r = read_skew(s, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__my_sql_init(s);
+  if (r == 0)
+    r = start(s, errbuf, errbuf_len);
+  if (r < 0) {
+    my_free(&s->base);
+    return r;
+  }
+  *ret_store = &s->base;
+  return 0;
+}

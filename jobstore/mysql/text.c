@@ -1,0 +1,146 @@
+/*
+ * mysql/text.c: statements built for one batch (an IN list of fire ids, a
+ * multi-row INSERT) and sent in the text protocol.  A prepared statement
+ * only pays when its text repeats; a batch's text depends on its size, so
+ * preparing it would cost a round trip more (prepare, then execute) for
+ * nothing.  Numbers are printed, strings escaped for the connection's
+ * character set.
+ */
+#include "jobstore/mysql/mysql.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reserve(my_buf *b, size_t more) {
+  if (b->oom || b->len + more + 1 <= b->cap)
+    return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->len + more + 1)
+    cap *= 2;
+  char *p = realloc(b->p, cap);
+  if (!p) {
+    b->oom = true;
+    return;
+  }
+  b->p = p;
+  b->cap = cap;
+}
+
+void chime__my_buf_init(my_buf *b, my_tx *tx) {
+  memset(b, 0, sizeof *b);
+  b->tx = tx;
+}
+
+void chime__my_buf_free(my_buf *b) {
+  free(b->p);
+  memset(b, 0, sizeof *b);
+}
+
+void chime__my_buf_sql(my_buf *b, const char *text) {
+  const char *prefix = b->tx->s->prefix;
+  for (const char *p = text; *p;) {
+    const char *tag = strstr(p, "{P}");
+    size_t n = tag ? (size_t)(tag - p) : strlen(p);
+    reserve(b, n + strlen(prefix));
+    if (b->oom)
+      return;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    if (!tag)
+      break;
+    memcpy(b->p + b->len, prefix, strlen(prefix));
+    b->len += strlen(prefix);
+    p = tag + 3;
+  }
+  b->p[b->len] = '\0';
+}
+
+void chime__my_buf_int(my_buf *b, int64_t v) {
+  reserve(b, 24);
+  if (!b->oom)
+    b->len += (size_t)snprintf(b->p + b->len, 24, "%" PRId64, v);
+}
+
+void chime__my_buf_str(my_buf *b, const char *s) {
+  if (!s) {
+    chime__my_buf_sql(b, "NULL");
+    return;
+  }
+  size_t n = strlen(s);
+  reserve(b, 2 * n + 3);
+  if (b->oom)
+    return;
+  b->p[b->len++] = '\'';
+  b->len += mysql_real_escape_string(b->tx->c->db, b->p + b->len, s,
+                                     (unsigned long)n);
+  b->p[b->len++] = '\'';
+  b->p[b->len] = '\0';
+}
+
+void chime__my_buf_ids(my_buf *b, chime_fire *const *fires, size_t n) {
+  chime__my_buf_sql(b, "(");
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      chime__my_buf_sql(b, ",");
+    chime__my_buf_int(b, fires[i]->fire_id);
+  }
+  chime__my_buf_sql(b, ")");
+}
+
+void chime__my_buf_types(my_buf *b, const chime_type_set *types) {
+  if (!types)
+    return;
+  chime__my_buf_sql(b, " AND job_type IN (");
+  for (size_t i = 0; i < types->count; i++) {
+    chime__my_buf_sql(b, i ? "," : "");
+    chime__my_buf_str(b, types->names[i]);
+  }
+  chime__my_buf_sql(b, ")");
+}
+
+int chime__my_buf_run(my_buf *b, my_rows *ret, uint64_t *ret_affected) {
+  if (ret)
+    memset(ret, 0, sizeof *ret);
+  if (b->oom || !b->p)
+    return CHIME_ENOMEM;
+  MYSQL *db = b->tx->c->db;
+  if (mysql_real_query(db, b->p, (unsigned long)b->len) != 0)
+    return chime__my_fail(b->tx, mysql_errno(db), mysql_error(db), b->p);
+  if (ret_affected)
+    *ret_affected = mysql_affected_rows(db);
+  MYSQL_RES *res = mysql_store_result(db);
+  if (!res)
+    return mysql_errno(db) ? chime__my_fail(b->tx, mysql_errno(db),
+                                            mysql_error(db), b->p)
+                           : 0;
+  int r = 0;
+  if (ret) {
+    size_t ncols = mysql_num_fields(res), nrows = mysql_num_rows(res);
+    ret->ncols = ncols;
+    ret->cells = calloc(nrows * ncols > 0 ? nrows * ncols : 1, sizeof *ret->cells);
+    if (!ret->cells)
+      r = CHIME_ENOMEM;
+    MYSQL_ROW row;
+    while (r == 0 && (row = mysql_fetch_row(res))) {
+      unsigned long *lens = mysql_fetch_lengths(res);
+      for (size_t c = 0; c < ncols && r == 0; c++) {
+        my_cell *cell = &ret->cells[ret->nrows * ncols + c];
+        if (!row[c])
+          continue;
+        cell->len = lens[c];
+        if (!(cell->v = malloc(lens[c] + 1)))
+          r = CHIME_ENOMEM;
+        else
+          memcpy(cell->v, row[c], lens[c]), cell->v[lens[c]] = '\0';
+      }
+      ret->nrows++;
+    }
+    if (r < 0)
+      chime__my_rows_free(ret);
+  }
+  mysql_free_result(res);
+  return r;
+}

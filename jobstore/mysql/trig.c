@@ -1,0 +1,238 @@
+/*
+ * mysql/trig.c: adding and replacing triggers in the MySQL store (with the
+ * job in the same transaction, calendars resolved and the first fire
+ * computed by chime__trigger_prepare, the state following paused groups,
+ * paused jobs and blocked FORBID jobs), and calendars (stored in their
+ * text form, chime__calendar_to_string; replacing one can recompute the
+ * next fire of the triggers naming it, as Quartz's updateWithNewCalendar).
+ */
+#include "jobstore/mysql/mysql.h"
+
+#include "triggers/calendar.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks what trigger_add needs of its arguments (as the memory store). */
+static int add_check(const chime_job *job, const chime_trigger *t,
+                     char *errbuf, size_t errbuf_len) {
+  int r;
+  if (!t)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no trigger");
+  if ((r = chime__name_check(t->group, "trigger group", errbuf,
+                             errbuf_len)) < 0 ||
+      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) <
+          0)
+    return r;
+  if (!t->job_group || !t->job_name)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "trigger %s.%s names no job", t->group, t->name);
+  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
+    return chime__record_err(errbuf, errbuf_len, r,
+                             "trigger %s.%s names an invalid job key",
+                             t->group, t->name);
+  if (t->calendar_name &&
+      (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
+                             errbuf_len)) < 0)
+    return r;
+  if (job && (r = chime__key_check(job->group, job->name)) < 0)
+    return chime__record_err(errbuf, errbuf_len, r, "invalid job");
+  if (job && (chime__name_check(job->type, "job type", NULL, 0) < 0 ||
+              (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
+               job->concurrency != CHIME_CONCURRENCY_FORBID)))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "invalid job");
+  if (job && job->data_len > CHIME_MAX_DATA_LEN)
+    return chime__record_err(errbuf, errbuf_len, CHIME_ELIMIT, "invalid job");
+  if (job && (strcmp(job->group, t->job_group) != 0 ||
+              strcmp(job->name, t->job_name) != 0))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "trigger %s.%s fires job %s.%s, not %s.%s",
+                             t->group, t->name, t->job_group, t->job_name,
+                             job->group, job->name);
+  return 0;
+}
+
+typedef struct add_op {
+  const chime_job *job; /* stored in the same step, or NULL */
+  chime_trigger *t;     /* the copy to store */
+  bool replace;         /* trigger_add's replace */
+  bool replacing;       /* trigger_replace: the key must exist */
+  char *errbuf;
+  size_t errbuf_len;
+  int64_t first;
+} add_op;
+
+/* What adding a trigger needs to know of its job. */
+typedef struct job_facts {
+  char *type;
+  bool paused;  /* the job is paused, or the trigger's group is */
+  bool blocked; /* a fire of the FORBID job executes */
+} job_facts;
+
+/* Column numbers of Q_JOB_FOR_TRIGGER after the MY_JOB_COLS. */
+#define JF_BLOCKED 10
+#define JF_GROUP_PAUSED 11
+
+/* Loads (locked) the trigger's job with what job_facts needs: one round
+ * trip.  *ret NULL when the job does not exist. */
+static int job_facts_load(my_tx *tx, const chime_trigger *t, chime_job **ret,
+                          job_facts *f) {
+  my_arg a[] = {chime__my_text(t->group), chime__my_text(t->group),
+                chime__my_text(t->group), chime__my_text(t->group),
+                chime__my_text(tx->s->sched), chime__my_text(t->job_group),
+                chime__my_text(t->job_name)};
+  my_rows rows;
+  bool job_paused = false;
+  *ret = NULL;
+  int r = chime__my_query(tx, Q_JOB_FOR_TRIGGER, NULL, a, 7, &rows);
+  if (r == 0 && rows.nrows) {
+    r = chime__my_row_job(&rows, 0, ret, &job_paused);
+    f->blocked = chime__my_i(&rows, 0, JF_BLOCKED) != 0;
+    f->paused = job_paused || chime__my_i(&rows, 0, JF_GROUP_PAUSED) != 0;
+  } else if (r == 0) {
+    r = chime__my_group_paused(tx, t->group, &f->paused);
+  }
+  chime__my_rows_free(&rows);
+  return r;
+}
+
+/* Stores the job of op, or checks that the trigger's job exists. */
+static int add_job(my_tx *tx, add_op *op, job_facts *f) {
+  chime_job *cur = NULL;
+  int r = job_facts_load(tx, op->t, &cur, f);
+  if (r < 0)
+    return r;
+  if (op->job && cur && !op->replace)
+    r = chime__record_err(op->errbuf, op->errbuf_len, CHIME_EEXISTS,
+                          "job %s.%s exists", cur->group, cur->name);
+  else if (!op->job && !cur)
+    r = chime__record_err(op->errbuf, op->errbuf_len, CHIME_ENOTFOUND,
+                          "no job %s.%s", op->t->job_group, op->t->job_name);
+  const char *type = op->job ? op->job->type : cur ? cur->type : NULL;
+  if (r == 0 && !(f->type = strdup(type)))
+    r = CHIME_ENOMEM;
+  if (r == 0 && op->job)
+    r = chime__my_job_write(tx, op->job, cur != NULL);
+  chime_job_free(cur);
+  return r;
+}
+
+/* The state a trigger starts in. */
+static chime_store_state start_state(const chime_trigger *t,
+                                     const job_facts *f) {
+  chime_store_state st =
+      f->paused ? (f->blocked ? CHIME_STATE_PAUSED_BLOCKED : CHIME_STATE_PAUSED)
+                : (f->blocked ? CHIME_STATE_BLOCKED : CHIME_STATE_WAITING);
+  if (st == CHIME_STATE_WAITING && !chime__trigger_may_fire_again(&t->state))
+    st = CHIME_STATE_COMPLETE;
+  return st;
+}
+
+/* Checks the key against an existing trigger; fills in a replacement's
+ * job.  *ret_old is the existing trigger or NULL. */
+static int add_old(my_tx *tx, add_op *op, chime_trigger **ret_old) {
+  chime_trigger *t = op->t;
+  int r = chime__my_trigger_load(tx, t->group, t->name, true, ret_old);
+  if (r < 0)
+    return r;
+  chime_trigger *old = *ret_old;
+  if (op->replacing && !old)
+    return chime__record_err(op->errbuf, op->errbuf_len, CHIME_ENOTFOUND,
+                             "no trigger %s.%s", t->group, t->name);
+  if (!op->replacing && old && !op->replace)
+    return chime__record_err(op->errbuf, op->errbuf_len, CHIME_EEXISTS,
+                             "trigger %s.%s exists", t->group, t->name);
+  if (!op->replacing)
+    return 0;
+  if (!t->job_group) {
+    free(t->job_name);
+    t->job_name = NULL;
+    if (!(t->job_group = strdup(old->job_group)) ||
+        !(t->job_name = strdup(old->job_name)))
+      return CHIME_ENOMEM;
+  } else if (strcmp(t->job_group, old->job_group) != 0 || !t->job_name ||
+             strcmp(t->job_name, old->job_name) != 0) {
+    return chime__record_err(op->errbuf, op->errbuf_len, CHIME_EINVAL,
+                             "the new trigger must fire job %s.%s",
+                             old->job_group, old->job_name);
+  }
+  return add_check(NULL, t, op->errbuf, op->errbuf_len);
+}
+
+static int add_fn(my_tx *tx, void *arg) {
+  add_op *op = arg;
+  chime_trigger *t = op->t, *old = NULL;
+  chime_calendar *cal = NULL;
+  job_facts facts = {0};
+  my_arg a[MY_TRIGGER_INSERT_ARGS];
+  int r = add_old(tx, op, &old);
+  if (r == 0)
+    r = add_job(tx, op, &facts);
+  if (r == 0 && (r = chime__my_calendar_load(tx, t->calendar_name, false,
+                                             &cal)) == CHIME_ENOTFOUND)
+    chime__record_err(op->errbuf, op->errbuf_len, r, "no calendar named '%s'",
+                      t->calendar_name);
+  if (r == 0)
+    r = chime__trigger_prepare(t, cal, chime__my_now(&tx->s->base),
+                               op->errbuf, op->errbuf_len);
+  if (r == 0 && old)
+    r = chime__my_trigger_delete(tx, old->group, old->name, NULL, NULL, false);
+  if (r == 0) {
+    t->store_state = start_state(t, &facts);
+    chime__my_trigger_args(tx->s, t, facts.type, a);
+    r = chime__my_exec(tx, Q_TRIG_INSERT, NULL, a, MY_TRIGGER_INSERT_ARGS,
+                       NULL, NULL);
+  }
+  /* A replaced trigger's old job may be left without triggers. */
+  if (r == 0 && old && (strcmp(old->job_group, t->job_group) != 0 ||
+                        strcmp(old->job_name, t->job_name) != 0))
+    r = chime__my_job_gc(tx, old->job_group, old->job_name);
+  op->first = t->state.next_fire_ms;
+  t->schedule.calendar = NULL;
+  chime__calendar_unref(cal);
+  chime_trigger_free(old);
+  free(facts.type);
+  return r;
+}
+
+int chime__my_trigger_add(chime_store *store, const chime_job *job,
+                          const chime_trigger *trigger, bool replace,
+                          int64_t *ret_first_fire_ms, char *errbuf,
+                          size_t errbuf_len) {
+  int r = add_check(job, trigger, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  add_op op = {.job = job, .replace = replace, .errbuf = errbuf,
+               .errbuf_len = errbuf_len};
+  if (!(op.t = chime__trigger_copy(trigger)))
+    return CHIME_ENOMEM;
+  r = chime__my_run((my_store *)store, add_fn, NULL, &op, errbuf, errbuf_len);
+  chime_trigger_free(op.t);
+  if (r == 0 && ret_first_fire_ms)
+    *ret_first_fire_ms = op.first;
+  return r;
+}
+
+int chime__my_trigger_replace(chime_store *store, const char *group,
+                              const char *name, const chime_trigger *trigger,
+                              int64_t *ret_first_fire_ms, char *errbuf,
+                              size_t errbuf_len) {
+  int r = chime__key_check(group, name);
+  if (r < 0 || !trigger)
+    return r < 0 ? r : CHIME_EINVAL;
+  add_op op = {.replacing = true, .errbuf = errbuf, .errbuf_len = errbuf_len};
+  if (!(op.t = chime__trigger_copy(trigger)))
+    return CHIME_ENOMEM;
+  bool ok = true;
+  free(op.t->group);
+  free(op.t->name);
+  op.t->group = chime__dup_text(group, &ok);
+  op.t->name = chime__dup_text(name, &ok);
+  r = ok ? chime__my_run((my_store *)store, add_fn, NULL, &op, errbuf,
+                         errbuf_len)
+         : CHIME_ENOMEM;
+  chime_trigger_free(op.t);
+  if (r == 0 && ret_first_fire_ms)
+    *ret_first_fire_ms = op.first;
+  return r;
+}

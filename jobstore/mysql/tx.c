@@ -1,0 +1,242 @@
+/*
+ * tx.c: the foundation of the MySQL/MariaDB store: its log, the connection
+ * pool, transactions with retries (deadlocks, lock-wait timeouts, lost
+ * connections, with a jittered back-off) and the database clock (the
+ * offset between this node's wall clock and the server's).
+ *
+ * Locks: s->lock guards the pool and the jitter state; s->beat_lock
+ * serialises the heartbeat connection.  When both are held, beat_lock is
+ * taken first (run_on under beat_lock calls backoff, which takes lock);
+ * neither is held across a wait for the other.
+ */
+#include "core/clock.h"
+#include "jobstore/mysql/mysql.h"
+
+#include <errmsg.h>
+#include <mysqld_error.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONNECT_TIMEOUT_S 5
+/* Lost connections: reconnect for at most this long in all. */
+#define RECONNECT_BUDGET_MS 30000
+/* Deadlocks and lock-wait timeouts: this many attempts. */
+#define MAX_LOCK_RETRIES 20
+
+void chime__my_log(my_store *s, chime_log_level level, const char *fmt, ...) {
+  if (!s->log || level > s->log_level)
+    return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->log(s->log_user_data, level, msg);
+}
+
+/* The local clock as this node sees it (skewed in tests). */
+static int64_t local_ms(const my_store *s) {
+  return chime__wall_ms() + s->test_skew_ms;
+}
+
+int64_t chime__my_now(chime_store *store) {
+  my_store *s = (my_store *)store;
+  return local_ms(s) + atomic_load(&s->offset_ms);
+}
+
+int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
+                          size_t nargs, my_rows *ret) {
+  int64_t before = local_ms(tx->s);
+  int r = chime__my_query(tx, id, NULL, args, nargs, ret);
+  int64_t after = local_ms(tx->s);
+  if (r < 0)
+    return r;
+  if (ret->nrows == 1 && chime__my_s(ret, 0, 0)) {
+    int64_t db = chime__my_i(ret, 0, 0);
+    atomic_store(&tx->s->offset_ms, db - (before + (after - before) / 2));
+  }
+  return 0;
+}
+
+int chime__my_measure_clock(my_tx *tx) {
+  my_rows rows;
+  int r = chime__my_clock_query(tx, Q_DB_NOW, NULL, 0, &rows);
+  chime__my_rows_free(&rows);
+  return r;
+}
+
+/* ------------------------------------------------------------------ pool */
+
+static my_conn *pool_get(my_store *s) {
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    for (size_t i = 0; i < s->nconns; i++) {
+      if (!s->conns[i].busy) {
+        s->conns[i].busy = true;
+        pthread_mutex_unlock(&s->lock);
+        return &s->conns[i];
+      }
+    }
+    pthread_cond_wait(&s->freed, &s->lock);
+  }
+}
+
+static void pool_put(my_store *s, my_conn *c) {
+  pthread_mutex_lock(&s->lock);
+  c->busy = false;
+  pthread_cond_signal(&s->freed);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* The session settings every connection runs with. */
+static const char *const session_sql[] = {
+    "SET SESSION time_zone = '+00:00'",
+    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+};
+
+/* Pool connections: every statement opens a transaction that COMMIT or
+ * ROLLBACK ends, one round trip fewer than START TRANSACTION. */
+static const char no_autocommit[] = "SET SESSION autocommit = 0";
+
+int chime__my_conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
+  MYSQL *db = NULL;
+  int r = chime__mysql_connect(s->url, CONNECT_TIMEOUT_S, &db, errbuf, len);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < sizeof session_sql / sizeof session_sql[0]; i++) {
+    if (mysql_real_query(db, session_sql[i],
+                         (unsigned long)strlen(session_sql[i])) != 0) {
+      if (errbuf && len)
+        snprintf(errbuf, len, "cannot set up the session: %s",
+                 mysql_error(db));
+      mysql_close(db);
+      return CHIME_ESTORE;
+    }
+  }
+  char wait[64];
+  snprintf(wait, sizeof wait, "SET SESSION innodb_lock_wait_timeout = %ld",
+           s->lock_wait_s);
+  if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
+      (!c->autocommit && mysql_real_query(db, no_autocommit,
+                                          sizeof no_autocommit - 1) != 0)) {
+    if (errbuf && len)
+      snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
+    mysql_close(db);
+    return CHIME_ESTORE;
+  }
+  c->db = db;
+  return 0;
+}
+
+static bool lost(unsigned e) {
+  return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST ||
+         e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
+         e == ER_CONNECTION_KILLED || e == CR_SERVER_LOST_EXTENDED ||
+         e == ER_SERVER_SHUTDOWN;
+}
+
+/* A jittered back-off: base * 2^attempt, capped, plus up to half again. */
+static int64_t backoff(my_store *s, unsigned attempt, int64_t base,
+                       int64_t cap) {
+  int64_t d = base;
+  for (unsigned i = 0; i < attempt && d < cap; i++)
+    d *= 2;
+  if (d > cap)
+    d = cap;
+  pthread_mutex_lock(&s->lock);
+  uint64_t x = s->jitter;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  s->jitter = x;
+  pthread_mutex_unlock(&s->lock);
+  return d + (int64_t)(x % (uint64_t)(d / 2 + 1));
+}
+
+/* One attempt: fn (autocommit is off: its first statement begins the
+ * transaction), then COMMIT or ROLLBACK; just fn on the heartbeat
+ * connection. */
+static int attempt(my_tx *tx, my_tx_fn fn, void *arg) {
+  tx->last_errno = 0;
+  int r = fn(tx, arg);
+  if (tx->c->autocommit)
+    return r;
+  if (r == 0)
+    r = chime__my_simple(tx, "COMMIT");
+  if (r < 0 && tx->c->db) {
+    unsigned e = tx->last_errno;
+    (void)mysql_real_query(tx->c->db, "ROLLBACK", 8);
+    tx->last_errno = e;
+  }
+  return r;
+}
+
+/* Runs fn on connection c until it succeeds or fails for good (see
+ * chime__my_run). */
+static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
+                  void *arg, char *errbuf, size_t errbuf_len) {
+  my_tx tx = {.s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
+  int64_t deadline = chime__mono_ms() + RECONNECT_BUDGET_MS;
+  unsigned lock_tries = 0, conn_tries = 0;
+  int r;
+  for (;;) {
+    if (!tx.c->db) {
+      char why[256] = "";
+      r = chime__my_conn_open(s, tx.c, why, sizeof why);
+      if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
+        if (chime__mono_ms() >= deadline) {
+          chime__my_log(s, CHIME_LOG_ERROR, "giving up reconnecting: %s", why);
+          chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT, "%s", why);
+          r = CHIME_ECONNECT;
+          break;
+        }
+        chime__sleep_ms(backoff(s, conn_tries++, 50, 2000));
+        continue;
+      }
+      if (r < 0) {
+        chime__record_err(errbuf, errbuf_len, r, "%s", why);
+        break;
+      }
+      chime__my_log(s, CHIME_LOG_INFO, "reconnected to the database");
+    }
+    r = attempt(&tx, fn, arg);
+    if (r == 0)
+      break;
+    unsigned e = tx.last_errno;
+    if (lost(e) || (tx.c->db && mysql_errno(tx.c->db) != 0 &&
+                    lost(mysql_errno(tx.c->db)))) {
+      chime__my_log(s, CHIME_LOG_WARN, "lost the database connection "
+                                       "(error %u): reconnecting", e);
+      chime__my_conn_reset(tx.c, true);
+    } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
+               ++lock_tries < MAX_LOCK_RETRIES) {
+      chime__my_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u", e);
+      chime__sleep_ms(backoff(s, lock_tries, 2, 200));
+    } else {
+      break;
+    }
+    if (reset)
+      reset(arg);
+    if (errbuf && errbuf_len)
+      errbuf[0] = '\0';
+  }
+  return r;
+}
+
+int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
+                  char *errbuf, size_t errbuf_len) {
+  my_conn *c = pool_get(s);
+  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len);
+  pool_put(s, c);
+  return r;
+}
+
+int chime__my_run_beat(my_store *s, my_tx_fn fn, void *arg) {
+  pthread_mutex_lock(&s->beat_lock);
+  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0);
+  pthread_mutex_unlock(&s->beat_lock);
+  return r;
+}
+

@@ -1,0 +1,281 @@
+/*
+ * mysql/url.c: parsing of mysql:// store URLs.  Nothing here touches the
+ * network; the result is handed to mysql/conn.c.
+ */
+#include "jobstore/mysql/url.h"
+
+#include "chime.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int url_error(char *errbuf, size_t errbuf_len, const char *fmt, ...) {
+  if (errbuf && errbuf_len > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, errbuf_len, fmt, ap);
+    va_end(ap);
+  }
+  return CHIME_EURL;
+}
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* Copies [s, s+len) percent-decoded.  NULL on a bad escape or a NUL byte. */
+static char *decode(const char *s, size_t len, bool *ret_bad) {
+  char *out = malloc(len + 1);
+  size_t n = 0;
+  *ret_bad = false;
+  if (!out)
+    return NULL;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] != '%') {
+      out[n++] = s[i];
+      continue;
+    }
+    if (i + 2 >= len || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0) {
+      *ret_bad = true;
+      free(out);
+      return NULL;
+    }
+    char c = (char)(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+    if (c == '\0') {
+      *ret_bad = true;
+      free(out);
+      return NULL;
+    }
+    out[n++] = c;
+    i += 2;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+static int decode_part(const char *what, const char *s, size_t len,
+                       char **ret, char *errbuf, size_t errbuf_len) {
+  bool bad;
+  *ret = decode(s, len, &bad);
+  if (*ret)
+    return 0;
+  if (bad)
+    return url_error(errbuf, errbuf_len,
+                     "bad percent-escape in the %s of the store URL", what);
+  return CHIME_ENOMEM;
+}
+
+static int parse_port(const char *s, size_t len, unsigned *ret_port) {
+  unsigned port = 0;
+  if (len == 0 || len > 5)
+    return -1;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return -1;
+    port = port * 10 + (unsigned)(s[i] - '0');
+  }
+  if (port == 0 || port > 65535)
+    return -1;
+  *ret_port = port;
+  return 0;
+}
+
+/* Parses "k=v&k=v" into url->params. */
+static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
+                       size_t errbuf_len) {
+  while (*q) {
+    const char *amp = strchr(q, '&');
+    size_t len = amp ? (size_t)(amp - q) : strlen(q);
+    const char *eq = memchr(q, '=', len);
+    if (len > 0) {
+      if (!eq || eq == q)
+        return url_error(errbuf, errbuf_len,
+                         "store URL parameter '%.*s' is not KEY=VALUE",
+                         (int)len, q);
+      if (url->nparams == CHIME_MYSQL_URL_MAX_PARAMS) {
+        url_error(errbuf, errbuf_len, "store URL has more than %d parameters",
+                  CHIME_MYSQL_URL_MAX_PARAMS);
+        return CHIME_ELIMIT;
+      }
+      chime_mysql_param *p = &url->params[url->nparams];
+      int r = decode_part("parameter name", q, (size_t)(eq - q), &p->key,
+                          errbuf, errbuf_len);
+      if (r < 0)
+        return r;
+      r = decode_part("parameter value", eq + 1, len - (size_t)(eq + 1 - q),
+                      &p->value, errbuf, errbuf_len);
+      if (r < 0) {
+        free(p->key);
+        p->key = NULL;
+        return r;
+      }
+      url->nparams++;
+    }
+    q += len;
+    if (*q == '&')
+      q++;
+  }
+  return 0;
+}
+
+/* Splits "host[:port]" or "[v6][:port]" into url->host and url->port. */
+static int parse_host(chime_mysql_url *url, const char *s, size_t len,
+                      char *errbuf, size_t errbuf_len) {
+  const char *host = s, *port = NULL;
+  size_t host_len = len;
+  if (len > 0 && s[0] == '[') {
+    const char *close = memchr(s, ']', len);
+    if (!close)
+      return url_error(errbuf, errbuf_len,
+                       "store URL has an unclosed '[' in its host");
+    host = s + 1;
+    host_len = (size_t)(close - host);
+    if (close + 1 < s + len) {
+      if (close[1] != ':')
+        return url_error(errbuf, errbuf_len,
+                         "store URL has text after the IPv6 address");
+      port = close + 2;
+    }
+  } else {
+    const char *colon = memchr(s, ':', len);
+    if (colon) {
+      host_len = (size_t)(colon - s);
+      port = colon + 1;
+    }
+  }
+  if (host_len == 0)
+    return url_error(errbuf, errbuf_len, "store URL has no host");
+  url->port = 3306;
+  if (port && parse_port(port, (size_t)(s + len - port), &url->port) < 0)
+    return url_error(errbuf, errbuf_len,
+                     "store URL port '%.*s' is not a number from 1 to 65535",
+                     (int)(s + len - port), port);
+  return decode_part("host", host, host_len, &url->host, errbuf, errbuf_len);
+}
+
+int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
+                           char *errbuf, size_t errbuf_len) {
+  static const char scheme[] = "mysql://";
+  if (!text || !ret_url)
+    return CHIME_EINVAL;
+  size_t text_len = strlen(text);
+  if (text_len > CHIME_MYSQL_URL_MAX_LEN) {
+    url_error(errbuf, errbuf_len, "store URL is longer than %d bytes",
+              CHIME_MYSQL_URL_MAX_LEN);
+    return CHIME_ELIMIT;
+  }
+  if (strncmp(text, scheme, sizeof scheme - 1) != 0)
+    return url_error(errbuf, errbuf_len,
+                     "store URL must start with mysql:// (got '%.16s')", text);
+
+  chime_mysql_url *url = calloc(1, sizeof *url);
+  if (!url)
+    return CHIME_ENOMEM;
+  const char *p = text + sizeof scheme - 1;
+  const char *slash = strchr(p, '/');
+  const char *query = strchr(p, '?');
+  const char *at = NULL;
+  int r;
+  if (!slash || (query && query < slash)) {
+    r = url_error(errbuf, errbuf_len,
+                  "store URL has no database: expected "
+                  "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
+    goto fail;
+  }
+  /* The user part ends at the last '@' before the path, so an unescaped
+   * '@' in a password still works. */
+  for (const char *c = p; c < slash; c++)
+    if (*c == '@')
+      at = c;
+  if (!at || at == p) {
+    r = url_error(errbuf, errbuf_len,
+                  "store URL has no user: expected "
+                  "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
+    goto fail;
+  }
+  const char *colon = memchr(p, ':', (size_t)(at - p));
+  size_t user_len = colon ? (size_t)(colon - p) : (size_t)(at - p);
+  if (user_len == 0) {
+    r = url_error(errbuf, errbuf_len, "store URL has an empty user name");
+    goto fail;
+  }
+  r = decode_part("user", p, user_len, &url->user, errbuf, errbuf_len);
+  if (r < 0)
+    goto fail;
+  if (colon)
+    r = decode_part("password", colon + 1, (size_t)(at - colon - 1),
+                    &url->password, errbuf, errbuf_len);
+  else
+    r = (url->password = strdup("")) ? 0 : CHIME_ENOMEM;
+  if (r < 0)
+    goto fail;
+  r = parse_host(url, at + 1, (size_t)(slash - at - 1), errbuf, errbuf_len);
+  if (r < 0)
+    goto fail;
+  const char *db = slash + 1;
+  size_t db_len = query ? (size_t)(query - db) : strlen(db);
+  if (db_len == 0) {
+    r = url_error(errbuf, errbuf_len, "store URL has an empty database name");
+    goto fail;
+  }
+  r = decode_part("database", db, db_len, &url->database, errbuf, errbuf_len);
+  if (r < 0)
+    goto fail;
+  if (query) {
+    r = parse_query(url, query + 1, errbuf, errbuf_len);
+    if (r < 0)
+      goto fail;
+  }
+  const char *sock = chime__mysql_url_param(url, "socket");
+  if (sock && !(url->socket = strdup(sock))) {
+    r = CHIME_ENOMEM;
+    goto fail;
+  }
+  *ret_url = url;
+  return 0;
+fail:
+  chime__mysql_url_free(url);
+  return r;
+}
+
+const char *chime__mysql_url_param(const chime_mysql_url *url,
+                                   const char *key) {
+  for (size_t i = 0; i < url->nparams; i++)
+    if (strcmp(url->params[i].key, key) == 0)
+      return url->params[i].value;
+  return NULL;
+}
+
+void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
+                               size_t buf_len) {
+  if (!buf || buf_len == 0)
+    return;
+  snprintf(buf, buf_len, "mysql://%s%s@%s%s%s:%u/%s", url->user,
+           url->password[0] ? ":***" : "",
+           strchr(url->host, ':') ? "[" : "", url->host,
+           strchr(url->host, ':') ? "]" : "", url->port, url->database);
+}
+
+void chime__mysql_url_free(chime_mysql_url *url) {
+  if (!url)
+    return;
+  free(url->user);
+  free(url->password);
+  free(url->host);
+  free(url->database);
+  free(url->socket);
+  for (size_t i = 0; i < url->nparams; i++) {
+    free(url->params[i].key);
+    free(url->params[i].value);
+  }
+  free(url);
+}

@@ -1,0 +1,56 @@
+/*
+ * url.h: the store URL of the MySQL/MariaDB store,
+ *
+ *   mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?KEY=VALUE&...]
+ *
+ * USER and PASSWORD may be percent-encoded; HOST may be a name, an IPv4
+ * address or a bracketed IPv6 address; PORT defaults to 3306.  Query
+ * parameters are kept as given for the store to interpret ("socket" is read
+ * here: a Unix socket path used instead of TCP).
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_URL_H
+#define CHIME_JOBSTORE_MYSQL_URL_H
+
+#include <stddef.h>
+
+#define CHIME_MYSQL_URL_MAX_LEN 2048
+#define CHIME_MYSQL_URL_MAX_PARAMS 32
+
+typedef struct chime_mysql_param {
+  char *key;
+  char *value;
+} chime_mysql_param;
+
+typedef struct chime_mysql_url {
+  char *user;
+  char *password; /* "" when the URL has none */
+  char *host;
+  unsigned port;
+  char *database;
+  char *socket; /* NULL unless ?socket=PATH */
+  size_t nparams;
+  chime_mysql_param params[CHIME_MYSQL_URL_MAX_PARAMS];
+} chime_mysql_url;
+
+/*
+ * chime__mysql_url_parse: parses a store URL.
+ * Returns: 0; CHIME_EURL with the reason in errbuf; CHIME_ELIMIT (too long,
+ * too many parameters); CHIME_ENOMEM.
+ * Ownership: *ret_url is the caller's, freed with chime__mysql_url_free().
+ */
+int chime__mysql_url_parse(const char *url, chime_mysql_url **ret_url,
+                           char *errbuf, size_t errbuf_len);
+
+/* The value of query parameter key, or NULL.  Borrowed from url. */
+const char *chime__mysql_url_param(const chime_mysql_url *url, const char *key);
+
+/*
+ * chime__mysql_url_redacted: the URL with its password replaced by "***",
+ * for messages.  Writes at most buf_len bytes, always NUL-terminated.
+ */
+void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
+                               size_t buf_len);
+
+void chime__mysql_url_free(chime_mysql_url *url);
+
+#endif /* CHIME_JOBSTORE_MYSQL_URL_H */

@@ -1,0 +1,124 @@
+/*
+ * records.h: the layout of job and trigger definitions (the public
+ * chime_job and chime_trigger), shared by the public builders, both stores
+ * and the engine.  A record is a plain value: the stores keep copies, and
+ * what they hand out are copies again.
+ *
+ * A trigger record holds its definition as given (kind fields, zone name,
+ * cron text, calendar name) plus the resolved chime_schedule (zone and cron
+ * compiled, owned by the record; the calendar pointer is borrowed from the
+ * store that resolves the name, NULL elsewhere) and its chime_fire_state (triggers/trigger.h).
+ */
+#ifndef CHIME_MODEL_RECORDS_H
+#define CHIME_MODEL_RECORDS_H
+
+#include "chime.h"
+#include "triggers/trigger.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct chime_job {
+  char *group;
+  char *name;
+  char *type;
+  char *description; /* NULL for none */
+  void *data;        /* NULL when data_len == 0 */
+  size_t data_len;
+  bool durable;
+  bool requests_recovery;
+  chime_concurrency concurrency;
+  bool persist_data;
+};
+
+/* Where a trigger is in the store's state machine (docs/schema.md). */
+typedef enum chime_store_state {
+  CHIME_STATE_WAITING = 0,        /* due at state.next_fire_ms */
+  CHIME_STATE_ACQUIRED = 1,       /* claimed by a node, not fired yet */
+  CHIME_STATE_EXECUTING = 2,      /* fired; its run has not completed */
+  CHIME_STATE_BLOCKED = 3,        /* its FORBID job is running */
+  CHIME_STATE_PAUSED = 4,         /* paused */
+  CHIME_STATE_PAUSED_BLOCKED = 5, /* paused while blocked */
+  CHIME_STATE_COMPLETE = 6,       /* will not fire again */
+  CHIME_STATE_ERROR = 7           /* could not compute its schedule */
+} chime_store_state;
+
+struct chime_trigger {
+  char *group;
+  char *name;
+  char *job_group; /* NULL until chime_trigger_set_job */
+  char *job_name;
+  char *description;
+  char *calendar_name; /* NULL for none */
+  void *data;
+  size_t data_len;
+  char *zone_name;       /* cron, calendar-interval, daily */
+  char *cron_text;       /* cron */
+  chime_cron *cron;      /* owned, compiled from cron_text */
+  bool start_set;        /* start_ms given; otherwise "now" when scheduled */
+  chime_schedule schedule; /* zone and cron point into this record */
+  chime_fire_state state;
+  chime_store_state store_state;
+};
+
+/*
+ * chime__name_check: validates a key part, job type or calendar name:
+ * 1-CHIME_MAX_NAME_LEN bytes of valid UTF-8 without control characters.
+ * what names the argument in the message ("trigger group").
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT.
+ */
+int chime__name_check(const char *value, const char *what, char *errbuf,
+                      size_t errbuf_len);
+
+/* chime__key_check: a job or trigger key as the stores accept it.
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__key_check(const char *group, const char *name);
+
+/* chime__job_check: a job definition as the stores accept it (key, type,
+ * concurrency, data size).  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__job_check(const chime_job *job);
+
+/* Deep copies; NULL on allocation failure.  The copy's calendar pointer is
+ * the original's (borrowed). */
+chime_job *chime__job_copy(const chime_job *job);
+chime_trigger *chime__trigger_copy(const chime_trigger *trigger);
+
+/* The public status for a store state. */
+chime_trigger_status chime__store_state_status(chime_store_state state);
+
+/*
+ * chime__trigger_prepare: makes a trigger ready to store: sets start_ms to
+ * now_ms when it was not set, attaches calendar (borrowed; may be NULL),
+ * validates the schedule and computes the first fire.
+ * Returns: 0; CHIME_EINVAL (no job named, invalid schedule: errbuf says
+ * why); CHIME_ENEVERFIRES.
+ */
+int chime__trigger_prepare(chime_trigger *trigger,
+                           const chime_calendar *calendar, int64_t now_ms,
+                           char *errbuf, size_t errbuf_len);
+
+/* Helpers for builders: replace *slot with a copy (NULL text clears);
+ * CHIME_ELIMIT past max / CHIME_MAX_DATA_LEN; CHIME_ENOMEM. */
+int chime__set_text(char **slot, const char *text, size_t max);
+int chime__set_bytes(void **slot, size_t *slot_len, const void *data,
+                     size_t len);
+/* Copies for deep copies: clear *ok on allocation failure. */
+char *chime__dup_text(const char *s, bool *ok);
+void *chime__dup_bytes(const void *data, size_t len, bool *ok);
+/* Formats a message into errbuf (if any) and returns code. */
+int chime__record_err(char *errbuf, size_t errbuf_len, int code,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* True when group matches pattern under match. */
+bool chime__group_matches(chime_match match, const char *pattern,
+                          const char *group);
+
+/* Compares keys (group, then name) for sorting lists. */
+int chime__key_compare(const void *a, const void *b);
+
+#endif /* CHIME_MODEL_RECORDS_H */
