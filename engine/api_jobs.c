@@ -90,27 +90,13 @@ int chime_scheduler_trigger_job(chime_scheduler *s, const char *group,
     return r;
   if (!data && len > 0)
     return chime__fail(CHIME_EINVAL, "%s: NULL data of length %zu", fn, len);
-  /* Quartz's triggerJob: a one-shot trigger, due now, with a name no other
-   * node can pick (random bits and a sequence number). */
-  uint64_t bits;
-  r = chime__random_u64(&bits);
-  if (r < 0)
-    return chime__fail(r, "%s: no randomness for the trigger name", fn);
-  char tname[64];
-  snprintf(tname, sizeof tname, "MT_%016" PRIx64 "_%" PRIu64, bits,
+  /* Quartz's triggerJob; the sequence number keeps this node's own names
+   * apart even if the random bits repeated. */
+  char tag[24], err[256] = "";
+  snprintf(tag, sizeof tag, "%" PRIu64,
            (uint64_t)atomic_fetch_add(&s->manual_seq, 1));
-  char err[256] = "";
-  chime_trigger *t = NULL;
-  r = chime_trigger_simple_new(CHIME__MANUAL_GROUP, tname, 0, 0, &t, err,
-                               sizeof err);
-  if (r == 0)
-    r = chime_trigger_set_job(t, group, name);
-  if (r == 0 && len > 0)
-    r = chime_trigger_set_data(t, data, len);
-  if (r == 0)
-    r = s->store->ops->trigger_add(s->store, NULL, t, false, NULL, err,
-                                   sizeof err);
-  chime_trigger_free(t);
+  r = chime__store_fire_now(s->store, group, name, data, len, tag, NULL, 0,
+                            NULL, err, sizeof err);
   if (r < 0)
     return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   return finish(s, fn, 0, true);

@@ -33,8 +33,6 @@
 #include <stdint.h>
 #include <uv.h>
 
-/* The trigger group chime_scheduler_trigger_job uses (Quartz's). */
-#define CHIME__MANUAL_GROUP "MANUAL_TRIGGER"
 /* Longest store URL accepted, in bytes. */
 #define CHIME__MAX_URL_LEN 4096
 /* Configuration ranges. */
@@ -50,10 +48,6 @@
 /* Back-off of a worker retrying a completion: first and last pause. */
 #define CHIME__RETRY_FIRST_MS 100L
 #define CHIME__RETRY_LAST_MS 800L
-/* A node's lease, in check-in intervals: a node that could not check in
- * for this long stops claiming (it fences itself), and others may declare
- * it dead (the MySQL store uses the same factor). */
-#define CHIME__LEASE_FACTOR 2
 /* Dead-node recovery runs this long after another node's lease ran out
  * (the store's check-in says when that is). */
 #define CHIME__RECOVER_MARGIN_MS 10
@@ -207,10 +201,8 @@ unsigned chime__config_wake_at(const struct chime_config *cfg);
  */
 int chime__instance_id_generate(char **ret_id);
 
-/* 64 random bits from OpenSSL.  Returns: 0; CHIME_EIO. */
-int chime__random_u64(uint64_t *ret);
 
-/* ---- scheduler.c: errors and logging */
+/* ---- api.c: errors and logging */
 
 /* Records msg (printf format) as the calling thread's last error and
  * returns code. */

@@ -1,11 +1,11 @@
 /*
  * instance_id.c: a node's automatic instance id, the host name plus 64
- * random bits from OpenSSL ("web-3-9f2c41d07be85a13"), so two processes on
+ * random bits (core/random.h) ("web-3-9f2c41d07be85a13"), so two processes on
  * one host, or one host restarted, never share an id.
  */
+#include "core/random.h"
 #include "engine/engine.h"
 
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +13,6 @@
 
 /* Room for the host name: the id's limit less "-" and 16 hex digits. */
 #define HOST_MAX (CHIME_MAX_NAME_LEN - 17)
-
-int chime__random_u64(uint64_t *ret) {
-  unsigned char b[8];
-  if (RAND_bytes(b, (int)sizeof b) != 1)
-    return CHIME_EIO;
-  uint64_t v = 0;
-  for (size_t i = 0; i < sizeof b; i++)
-    v = (v << 8) | b[i];
-  *ret = v;
-  return 0;
-}
 
 int chime__instance_id_generate(char **ret_id) {
   char host[256];

@@ -203,7 +203,7 @@ static void on_misfire_timer(uv_timer_t *t) {
 }
 
 static int64_t lease_ms(const chime_scheduler *s) {
-  return s->cfg.checkin_interval_ms * CHIME__LEASE_FACTOR;
+  return chime__lease_ms(s->cfg.checkin_interval_ms);
 }
 
 /* Whether the node lost its lease: no successful check-in started within

@@ -1,12 +1,16 @@
 /*
  * store.c: what every store shares: opening a store by URL ("memory:" or
- * "mysql://..."), freeing a fire, the job type set, checking an outcome,
+ * "mysql://..."), freeing a fire, the job type set, the argument checks
+ * every store makes, checking an outcome, the one-off "fire now" trigger,
  * and acquire_due for stores without a faster one.
  */
 #include "jobstore/store.h"
 
 #include "chime-config.h"
+#include "core/random.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,4 +94,75 @@ bool chime__outcome_valid(const chime_outcome *outcome) {
   return !outcome || !outcome->set_data ||
          (outcome->data_len <= CHIME_MAX_DATA_LEN &&
           (outcome->data_len == 0 || outcome->data));
+}
+
+int chime__store_check_trigger_add(const chime_job *job,
+                                   const chime_trigger *t, char *errbuf,
+                                   size_t errbuf_len) {
+  int r;
+  if (!t)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no trigger");
+  if ((r = chime__name_check(t->group, "trigger group", errbuf,
+                             errbuf_len)) < 0 ||
+      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) <
+          0)
+    return r;
+  if (!t->job_group || !t->job_name)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "trigger %s.%s names no job", t->group, t->name);
+  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
+    return chime__record_err(errbuf, errbuf_len, r,
+                             "trigger %s.%s names an invalid job key",
+                             t->group, t->name);
+  if (t->calendar_name &&
+      (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
+                             errbuf_len)) < 0)
+    return r;
+  if (job && (r = chime__job_check(job)) < 0)
+    return chime__record_err(errbuf, errbuf_len, r, "invalid job %s.%s",
+                             job->group ? job->group : "(null)",
+                             job->name ? job->name : "(null)");
+  if (job && (strcmp(job->group, t->job_group) != 0 ||
+              strcmp(job->name, t->job_name) != 0))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "trigger %s.%s fires job %s.%s, not %s.%s",
+                             t->group, t->name, t->job_group, t->job_name,
+                             job->group, job->name);
+  return 0;
+}
+
+int chime__store_fire_now(chime_store *store, const char *group,
+                          const char *name, const void *data, size_t len,
+                          const char *tag, char *ret_name, size_t name_len,
+                          int64_t *ret_due_ms, char *errbuf,
+                          size_t errbuf_len) {
+  if (!store || (!data && len > 0))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "no store, or NULL data of length %zu", len);
+  uint64_t bits;
+  int r = chime__random_u64(&bits);
+  if (r < 0)
+    return chime__record_err(errbuf, errbuf_len, r,
+                             "no randomness for the trigger name");
+  char tname[CHIME_MAX_NAME_LEN + 1];
+  snprintf(tname, sizeof tname, "MT_%016" PRIx64 "_%s", bits, tag ? tag : "");
+  chime_trigger *t = NULL;
+  r = chime_trigger_simple_new(CHIME__MANUAL_GROUP, tname, 0, 0, &t, errbuf,
+                               errbuf_len);
+  if (r == 0)
+    r = chime_trigger_set_job(t, group, name);
+  if (r == 0 && len > 0)
+    r = chime_trigger_set_data(t, data, len);
+  int64_t due = CHIME_NO_FIRE_MS;
+  if (r == 0)
+    r = store->ops->trigger_add(store, NULL, t, false, &due, errbuf,
+                                errbuf_len);
+  chime_trigger_free(t);
+  if (r < 0)
+    return r;
+  if (ret_name && name_len > 0)
+    snprintf(ret_name, name_len, "%s", tname);
+  if (ret_due_ms)
+    *ret_due_ms = due;
+  return 0;
 }

@@ -250,4 +250,54 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,
                             size_t errbuf_len);
 
+/* ------------------------------------------------------------ shared rules */
+
+/*
+ * The lease rule, written once.  A node holds its lease while its last
+ * check-in is younger than CHIME__LEASE_FACTOR check-in intervals (its own
+ * interval, by the database's clock).  A node that could not check in for
+ * that long stops claiming (the engine fences it); once its lease ran out
+ * other nodes declare it dead and recover its fires.  There is no grace
+ * beyond the factor: the engine's fence and the stores' dead-node test use
+ * the same figure, so a node stops before anyone takes its work.
+ */
+#define CHIME__LEASE_FACTOR 2
+
+/* The length of a node's lease for its check-in interval, in ms. */
+static inline int64_t chime__lease_ms(int64_t checkin_interval_ms) {
+  return checkin_interval_ms * CHIME__LEASE_FACTOR;
+}
+
+/* The trigger group of one-off "fire now" triggers (Quartz's). */
+#define CHIME__MANUAL_GROUP "MANUAL_TRIGGER"
+
+/*
+ * chime__store_check_trigger_add: what trigger_add needs of its arguments,
+ * checked the same way by every store: the trigger's key, its job key, its
+ * calendar name, and job (when not NULL: stored in the same step) valid
+ * and the trigger's own job.
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT, with a message in errbuf.
+ * Thread: any.
+ */
+int chime__store_check_trigger_add(const chime_job *job,
+                                   const chime_trigger *trigger, char *errbuf,
+                                   size_t errbuf_len);
+
+/*
+ * chime__store_fire_now: Quartz's triggerJob: adds a one-off trigger in
+ * CHIME__MANUAL_GROUP, due at once, for the job (group, name) with data
+ * (len bytes, may be NULL when len is 0) as the fire's data.  Its name
+ * ("MT_" and 64 random bits, then tag) is one no other node can pick;
+ * ret_name (may be NULL; name_len bytes) receives it and ret_due_ms (may be
+ * NULL) when it is due.
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOTFOUND (no such job); CHIME_EIO (no
+ * randomness); the store's errors, with a message in errbuf.
+ * Thread: any.
+ */
+int chime__store_fire_now(chime_store *store, const char *group,
+                          const char *name, const void *data, size_t len,
+                          const char *tag, char *ret_name, size_t name_len,
+                          int64_t *ret_due_ms, char *errbuf,
+                          size_t errbuf_len);
+
 #endif /* CHIME_JOBSTORE_STORE_H */

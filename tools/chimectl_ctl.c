@@ -7,7 +7,6 @@
  * (confirmed on a terminal unless --yes).
  */
 #include "chimectl.h"
-#include "engine/engine.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -112,22 +111,11 @@ int ctl_cmd_fire(ctl *c) {
   if ((r = ops->job_get(c->store, group, name, &job)) < 0)
     return store_fail(r, "job", c->argv[0]);
   chime_job_free(job);
-  uint64_t bits;
-  if ((r = chime__random_u64(&bits)) < 0)
-    return ctl_fail(r, "no randomness for the trigger name");
-  char tname[64], err[512] = "";
-  snprintf(tname, sizeof tname, "MT_%016" PRIx64 "_ctl", bits);
-  chime_trigger *t = NULL;
-  r = chime_trigger_simple_new(CHIME__MANUAL_GROUP, tname, 0, 0, &t, err,
-                               sizeof err);
-  if (r == 0)
-    r = chime_trigger_set_job(t, group, name);
-  if (r == 0 && c->data)
-    r = chime_trigger_set_data(t, c->data, strlen(c->data));
+  char tname[CHIME_MAX_NAME_LEN + 1], err[512] = "";
   int64_t first = 0;
-  if (r == 0)
-    r = ops->trigger_add(c->store, NULL, t, false, &first, err, sizeof err);
-  chime_trigger_free(t);
+  r = chime__store_fire_now(c->store, group, name, c->data,
+                            c->data ? strlen(c->data) : 0, "ctl", tname,
+                            sizeof tname, &first, err, sizeof err);
   if (r < 0)
     return ctl_fail(r, "cannot fire %s: %s", c->argv[0],
                     err[0] ? err : chime_strerror(r));

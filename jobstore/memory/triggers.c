@@ -45,38 +45,6 @@ static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
   return 0;
 }
 
-/* Checks what trigger_add needs of its arguments. */
-static int trigger_add_check(const chime_job *job, const chime_trigger *t,
-                             char *errbuf, size_t errbuf_len) {
-  int r;
-  if (!t)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no trigger");
-  if ((r = chime__name_check(t->group, "trigger group", errbuf, errbuf_len)) <
-          0 ||
-      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) < 0)
-    return r;
-  if (!t->job_group || !t->job_name)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s names no job", t->group, t->name);
-  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
-    return chime__record_err(errbuf, errbuf_len, r,
-                             "trigger %s.%s names an invalid job key", t->group,
-                             t->name);
-  if (t->calendar_name &&
-      (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
-                             errbuf_len)) < 0)
-    return r;
-  if (job && (r = chime__job_check(job)) < 0)
-    return chime__record_err(errbuf, errbuf_len, r, "invalid job");
-  if (job && (strcmp(job->group, t->job_group) != 0 ||
-              strcmp(job->name, t->job_name) != 0))
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s fires job %s.%s, not %s.%s",
-                             t->group, t->name, t->job_group, t->job_name,
-                             job->group, job->name);
-  return 0;
-}
-
 /* Resolves t's calendar and prepares t.  Returns: 0; CHIME_ENOTFOUND;
  * chime__trigger_prepare's errors. */
 static int trigger_resolve(mem_store *s, chime_trigger *t, mem_calendar **ret,
@@ -128,7 +96,7 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                            int64_t *ret_first_fire_ms, char *errbuf,
                            size_t errbuf_len) {
   mem_store *s = (mem_store *)store;
-  int r = trigger_add_check(job, trigger, errbuf, errbuf_len);
+  int r = chime__store_check_trigger_add(job, trigger, errbuf, errbuf_len);
   if (r < 0)
     return r;
   chime_trigger *t = chime__trigger_copy(trigger);
@@ -232,7 +200,7 @@ int chime__mem_trigger_replace(chime_store *store, const char *group,
                           old->t->job_group, old->t->job_name);
   }
   if (r == 0)
-    r = trigger_add_check(NULL, t, errbuf, errbuf_len);
+    r = chime__store_check_trigger_add(NULL, t, errbuf, errbuf_len);
   if (r == 0)
     r = trigger_resolve(s, t, &mc, errbuf, errbuf_len);
   int64_t first = t->state.next_fire_ms;

@@ -8,7 +8,7 @@
  * mysql/recover.c.
  *
  * Recovery: a node is dead when its last check-in is older than its
- * lease, its own check-in interval times CHIME__MY_LEASE_FACTOR (2), in
+ * lease, its own check-in interval times CHIME__LEASE_FACTOR (2), in
  * database time.
  * A survivor locks the dead node's row FOR UPDATE (re-checking it is still
  * dead), then in the same transaction: returns its ACQUIRED claims to
@@ -217,7 +217,7 @@ static int checkin_fn(my_tx *tx, void *arg) {
   char host[256] = "";
   if (gethostname(host, sizeof host - 1) != 0)
     snprintf(host, sizeof host, "unknown");
-  my_arg l[] = {chime__my_int(CHIME__MY_LEASE_FACTOR),
+  my_arg l[] = {chime__my_int(CHIME__LEASE_FACTOR),
                 chime__my_text(s->sched), chime__my_text(s->node)};
   my_rows rows;
   int r = chime__my_clock_query(tx, Q_NODES_LEASE, l, 3, &rows);

@@ -249,10 +249,6 @@ int chime__my_run_beat(my_store *s, my_tx_fn fn, void *arg);
  * 0; chime__mysql_connect's errors; CHIME_ESTORE (a setting refused). */
 int chime__my_conn_open(my_store *s, my_conn *c, char *errbuf, size_t len);
 
-/* A node is dead once its last check-in is older than this many of its
- * check-in intervals (database time); mysql/node.c and mysql/recover.c. */
-#define CHIME__MY_LEASE_FACTOR 2
-
 /* chime__my_node_claim: claims this store's instance id in the nodes
  * table.  Returns: 0; CHIME_EDUPNODE (a live node of another process has
  * it, errbuf says which); a transaction error. */

@@ -5,7 +5,7 @@
  * giving it back when the store is closed cleanly.
  *
  * A node is live while its last check-in (database time) is younger than
- * its lease, CHIME__MY_LEASE_FACTOR check-in intervals; mysql/recover.c
+ * its lease, CHIME__LEASE_FACTOR check-in intervals; mysql/recover.c
  * uses the same rule to declare nodes dead.  Two stores of one process
  * may share an id (the store tests simulate several nodes that way); two
  * processes may not.
@@ -42,7 +42,7 @@ static int claim_fn(my_tx *tx, void *arg) {
   claim_op *op = arg;
   my_store *s = tx->s;
   my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_int(CHIME__MY_LEASE_FACTOR)};
+                chime__my_int(CHIME__LEASE_FACTOR)};
   my_rows rows;
   op->taken = false;
   int r = chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 3, &rows);
@@ -88,7 +88,7 @@ int chime__my_node_claim(my_store *s, char *errbuf, size_t errbuf_len) {
         "%lld) of scheduler '%.190s'; choose another id or wait until that "
         "node has been gone for %lld ms",
         s->node, op.other_host, (long long)op.other_pid, s->sched,
-        (long long)(s->checkin_interval_ms * CHIME__MY_LEASE_FACTOR));
+        (long long)(s->checkin_interval_ms * CHIME__LEASE_FACTOR));
   return 0;
 }
 

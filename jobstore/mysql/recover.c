@@ -121,8 +121,8 @@ static int recover_fire(my_tx *tx, const my_rows *fr, size_t i) {
 static int recover_fn(my_tx *tx, void *arg) {
   rec_op *op = arg;
   my_arg l[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
-                chime__my_int(CHIME__MY_LEASE_FACTOR),
-                chime__my_int(CHIME__MY_LEASE_FACTOR),
+                chime__my_int(CHIME__LEASE_FACTOR),
+                chime__my_int(CHIME__LEASE_FACTOR),
                 chime__my_text(op->node)};
   my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->node)};
   my_rows rows;
@@ -161,8 +161,8 @@ static void dead_reset(void *arg) {
 static int dead_fn(my_tx *tx, void *arg) {
   dead_op *op = arg;
   my_arg a[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
-                chime__my_int(CHIME__MY_LEASE_FACTOR),
-                chime__my_int(CHIME__MY_LEASE_FACTOR)};
+                chime__my_int(CHIME__LEASE_FACTOR),
+                chime__my_int(CHIME__LEASE_FACTOR)};
   return chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 4, &op->rows);
 }
 

@@ -13,45 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks what trigger_add needs of its arguments (as the memory store). */
-static int add_check(const chime_job *job, const chime_trigger *t,
-                     char *errbuf, size_t errbuf_len) {
-  int r;
-  if (!t)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no trigger");
-  if ((r = chime__name_check(t->group, "trigger group", errbuf,
-                             errbuf_len)) < 0 ||
-      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) <
-          0)
-    return r;
-  if (!t->job_group || !t->job_name)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s names no job", t->group, t->name);
-  if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
-    return chime__record_err(errbuf, errbuf_len, r,
-                             "trigger %s.%s names an invalid job key",
-                             t->group, t->name);
-  if (t->calendar_name &&
-      (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
-                             errbuf_len)) < 0)
-    return r;
-  if (job && (r = chime__key_check(job->group, job->name)) < 0)
-    return chime__record_err(errbuf, errbuf_len, r, "invalid job");
-  if (job && (chime__name_check(job->type, "job type", NULL, 0) < 0 ||
-              (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
-               job->concurrency != CHIME_CONCURRENCY_FORBID)))
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "invalid job");
-  if (job && job->data_len > CHIME_MAX_DATA_LEN)
-    return chime__record_err(errbuf, errbuf_len, CHIME_ELIMIT, "invalid job");
-  if (job && (strcmp(job->group, t->job_group) != 0 ||
-              strcmp(job->name, t->job_name) != 0))
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s fires job %s.%s, not %s.%s",
-                             t->group, t->name, t->job_group, t->job_name,
-                             job->group, job->name);
-  return 0;
-}
-
 typedef struct add_op {
   const chime_job *job; /* stored in the same step, or NULL */
   chime_trigger *t;     /* the copy to store */
@@ -156,7 +117,7 @@ static int add_old(my_tx *tx, add_op *op, chime_trigger **ret_old) {
                              "the new trigger must fire job %s.%s",
                              old->job_group, old->job_name);
   }
-  return add_check(NULL, t, op->errbuf, op->errbuf_len);
+  return chime__store_check_trigger_add(NULL, t, op->errbuf, op->errbuf_len);
 }
 
 static int add_fn(my_tx *tx, void *arg) {
@@ -199,7 +160,7 @@ int chime__my_trigger_add(chime_store *store, const chime_job *job,
                           const chime_trigger *trigger, bool replace,
                           int64_t *ret_first_fire_ms, char *errbuf,
                           size_t errbuf_len) {
-  int r = add_check(job, trigger, errbuf, errbuf_len);
+  int r = chime__store_check_trigger_add(job, trigger, errbuf, errbuf_len);
   if (r < 0)
     return r;
   add_op op = {.job = job, .replace = replace, .errbuf = errbuf,
