@@ -1,20 +1,43 @@
 /*
- * memory/fire.c: firing in the memory store (store.h's protocol): acquire
+ * fire.c: firing in the memory store (store.h's protocol): acquire
  * claims due WAITING triggers from the heaps of the node's job types, fire
  * runs their bookkeeping and makes the fire EXECUTING, complete ends it,
- * release returns claims, and scan_misfires applies misfire instructions
- * to late triggers, oldest first.  FORBID jobs: while a fire of one
- * executes, the job's other triggers are BLOCKED (PAUSED_BLOCKED when
- * paused), and acquire claims no trigger of a job that has a claim or an
- * executing fire.
+ * release returns claims; still_owned and next_due answer the engine.
+ * FORBID jobs: while a fire of one executes, the job's other triggers are
+ * BLOCKED (PAUSED_BLOCKED when paused), and acquire claims no trigger of a
+ * job that has a claim or an executing fire.
+ *
+ * Terms: a *fire record* (mem_fire) is the store's side of a chime_fire,
+ * found by fire id.  Acquire walks the due triggers in order across the
+ * node's heaps and *holds* (index.c) the ones it passes over, a blocked or
+ * misfired one, putting them back before it unlocks.
+ *
+ * Locks: each operation takes the store's lock (memory.h) once and
+ * releases it before it returns; every other function here expects it
+ * held.
  */
 #include "jobstore/memory/memory.h"
-
-#include "triggers/misfire.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+void chime__mem_fire_check(const mem_fire *f) {
+#ifndef NDEBUG
+  assert(f && f->id > 0 && f->key && f->key_len > 0 && f->job_key &&
+         f->job_key_len > 0);
+  if (f->phase == CHIME_FIRE_ACQUIRED) {
+    /* A claim, unless it was lost (then trig is NULL). */
+    assert(!f->forbid);
+    assert(!f->trig || (f->trig->claim == f &&
+                        f->trig->t->store_state == CHIME_STATE_ACQUIRED));
+  } else {
+    assert(f->phase == CHIME_FIRE_EXECUTING && f->trig == NULL);
+  }
+#else
+  (void)f;
+#endif
+}
 
 void chime__mem_fire_record_free(void *fire, void *unused) {
   mem_fire *f = fire;
@@ -27,92 +50,30 @@ void chime__mem_fire_record_free(void *fire, void *unused) {
 }
 
 static mem_fire *fire_find(mem_store *s, int64_t id) {
-  return chime__mem_map_get(&s->fires, &id, sizeof id);
+  MEM_ASSERT_LOCKED(s);
+  mem_fire *f = chime__mem_map_get(&s->fires, &id, sizeof id);
+  assert(!f || f->id == id);
+  if (f)
+    chime__mem_fire_check(f);
+  return f;
 }
 
+/* Deletes a fire record that holds no claim. */
 static void fire_delete(mem_store *s, mem_fire *f) {
+  MEM_ASSERT_LOCKED(s);
+  assert(f->trig == NULL);
   void *gone = chime__mem_map_del(&s->fires, &f->id, sizeof f->id);
   assert(gone == f);
   (void)gone;
   chime__mem_fire_record_free(f, NULL);
 }
 
-/* The heaps to take triggers from: those of types, or all (types NULL).
- * Returns a malloc'd array (NULL when empty) or sets *ok false. */
-static mem_heap **heaps_of(mem_store *s, const chime_type_set *types,
-                           size_t *ret_n, bool *ok) {
-  *ok = true;
-  *ret_n = 0;
-  if (!types) {
-    *ret_n = s->heaps.count;
-    return (mem_heap **)chime__mem_map_values(&s->heaps, ok);
-  }
-  if (types->count == 0)
-    return NULL;
-  mem_heap **hs = malloc(types->count * sizeof *hs);
-  if (!hs) {
-    *ok = false;
-    return NULL;
-  }
-  size_t n = 0;
-  for (size_t i = 0; i < types->count; i++) {
-    mem_heap *h =
-        chime__mem_map_get(&s->heaps, types->names[i], strlen(types->names[i]));
-    if (h)
-      hs[n++] = h;
-  }
-  *ret_n = n;
-  return hs;
-}
-
-/* The first trigger of all the heaps, or NULL. */
-static mem_trigger *first_of(mem_heap **hs, size_t n) {
-  mem_trigger *best = NULL;
-  for (size_t i = 0; i < n; i++) {
-    mem_trigger *top = chime__mem_heap_top(hs[i]);
-    if (top && (!best || chime__mem_trigger_order(top, best) < 0))
-      best = top;
-  }
-  return best;
-}
-
-/* Triggers taken out of their heaps for a while. */
-typedef struct held {
-  mem_trigger **items;
-  size_t count, cap;
-} held;
-
-/* Takes mt out of its heap into h.  Returns false on ENOMEM (mt stays). */
-static bool hold(held *h, mem_trigger *mt) {
-  if (h->count == h->cap) {
-    size_t cap = h->cap ? h->cap * 2 : 16;
-    mem_trigger **items = realloc(h->items, cap * sizeof *items);
-    if (!items)
-      return false;
-    h->items = items;
-    h->cap = cap;
-  }
-  chime__mem_heap_remove(mt);
-  h->items[h->count++] = mt;
-  return true;
-}
-
-/* Puts the held WAITING triggers back into their heaps. */
-static void unhold(mem_store *s, held *h) {
-  for (size_t i = 0; i < h->count; i++)
-    if (h->items[i]->t->store_state == CHIME_STATE_WAITING)
-      (void)chime__mem_set_state(s, h->items[i], CHIME_STATE_WAITING);
-  free(h->items);
-}
-
-static bool misfired(const mem_store *s, const mem_trigger *mt, int64_t now) {
-  return chime__trigger_is_misfired(&mt->t->schedule, &mt->t->state, now,
-                                    s->misfire_threshold_ms);
-}
-
 /* Claims mt: a fire record and the engine's chime_fire.  Returns NULL on
  * ENOMEM (nothing changed). */
 static chime_fire *claim(mem_store *s, mem_trigger *mt) {
+  MEM_ASSERT_LOCKED(s);
+  chime__mem_trigger_check(mt);
+  assert(mt->t->store_state == CHIME_STATE_WAITING);
   chime_fire *f = calloc(1, sizeof *f);
   mem_fire *rec = calloc(1, sizeof *rec);
   char key[MEM_KEY_MAX], job_key[MEM_KEY_MAX];
@@ -142,6 +103,8 @@ static chime_fire *claim(mem_store *s, mem_trigger *mt) {
   f->scheduled_ms = mt->t->state.next_fire_ms;
   f->phase = CHIME_FIRE_ACQUIRED;
   f->trigger->store_state = CHIME_STATE_ACQUIRED;
+  chime__mem_trigger_check(mt);
+  chime__mem_fire_check(rec);
   return f;
 fail:
   chime__mem_fire_record_free(rec, NULL);
@@ -152,11 +115,12 @@ fail:
 /* Whether acquire must pass mt over for now. */
 static bool passed_over(const mem_store *s, const mem_trigger *mt,
                         int64_t now_ms) {
+  MEM_ASSERT_LOCKED(s);
   const mem_job *mj = mt->job;
   if (mj->j->concurrency == CHIME_CONCURRENCY_FORBID &&
       (mj->nclaims > 0 || mj->nexecuting > 0))
     return true;
-  return misfired(s, mt, now_ms);
+  return chime__mem_misfired(s, mt, now_ms);
 }
 
 int chime__mem_acquire(chime_store *store, int64_t now_ms,
@@ -168,19 +132,19 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
     return CHIME_EINVAL;
   chime_fire **out = NULL;
   size_t n = 0, cap = 0, nheaps;
-  held skipped = {0};
+  mem_held skipped = {0};
   bool ok;
   int r = 0;
   chime__mem_lock(s);
-  mem_heap **hs = heaps_of(s, types, &nheaps, &ok);
+  mem_heap **hs = chime__mem_heaps_of(s, types, &nheaps, &ok);
   if (!ok)
     r = CHIME_ENOMEM;
   while (r == 0 && n < max) {
-    mem_trigger *mt = first_of(hs, nheaps);
+    mem_trigger *mt = chime__mem_first_due(hs, nheaps);
     if (!mt || mt->t->state.next_fire_ms > no_later_than_ms)
       break;
     if (passed_over(s, mt, now_ms)) {
-      if (!hold(&skipped, mt))
+      if (!chime__mem_hold(&skipped, mt))
         r = CHIME_ENOMEM;
       continue;
     }
@@ -199,7 +163,8 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
     else
       n++;
   }
-  unhold(s, &skipped);
+  chime__mem_unhold(s, &skipped);
+  assert(n <= max && n <= cap);
   chime__mem_unlock(s);
   free(hs);
   /* A partial batch is still a good batch. */
@@ -216,6 +181,8 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
  * of another trigger (possible only when the job became FORBID after it
  * was claimed) is lost, as in Quartz. */
 static void block_job(mem_store *s, mem_job *mj) {
+  MEM_ASSERT_LOCKED(s);
+  assert(mj->nexecuting > 0);
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
     if (mt->t->store_state == CHIME_STATE_WAITING ||
         mt->t->store_state == CHIME_STATE_ACQUIRED)
@@ -226,6 +193,8 @@ static void block_job(mem_store *s, mem_job *mj) {
 }
 
 static void unblock_job(mem_store *s, mem_job *mj) {
+  MEM_ASSERT_LOCKED(s);
+  assert(mj->nexecuting == 0);
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
     if (mt->t->store_state == CHIME_STATE_BLOCKED)
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
@@ -236,6 +205,7 @@ static void unblock_job(mem_store *s, mem_job *mj) {
 
 /* Fires one claim.  Returns the fire's result. */
 static int fire_one(mem_store *s, chime_fire *f) {
+  MEM_ASSERT_LOCKED(s);
   mem_fire *rec = fire_find(s, f->fire_id);
   if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
     return CHIME_ENOTOWNER;
@@ -245,7 +215,9 @@ static int fire_one(mem_store *s, chime_fire *f) {
     fire_delete(s, rec);
     return CHIME_ENOTOWNER;
   }
+  chime__mem_trigger_check(mt);
   assert(mt->claim == rec && mt->t->store_state == CHIME_STATE_ACQUIRED);
+  assert(f->scheduled_ms == mt->t->state.next_fire_ms);
   mem_job *mj = mt->job;
   chime_job *job = chime__job_copy(mj->j);
   if (!job) {
@@ -268,6 +240,7 @@ static int fire_one(mem_store *s, chime_fire *f) {
                            : rec->forbid ? CHIME_STATE_BLOCKED
                                          : CHIME_STATE_WAITING;
   (void)chime__mem_set_state(s, mt, next);
+  chime__mem_fire_check(rec);
   f->trigger->state = mt->t->state;
   f->trigger->store_state = mt->t->store_state;
   f->phase = CHIME_FIRE_EXECUTING;
@@ -304,6 +277,8 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
     r = chime__set_bytes(&mj->j->data, &mj->j->data_len, outcome->data,
                          outcome->data_len);
   if (r == 0) {
+    /* mj may be a new job under the same key (the old one was removed
+     * while this fire ran): its count does not include this fire. */
     if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
       unblock_job(s, mj);
     mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
@@ -325,8 +300,10 @@ int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
     if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
       continue;
     mem_trigger *mt = rec->trig;
-    if (mt)
+    if (mt) {
+      assert(mt->claim == rec);
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    }
     fire_delete(s, rec);
   }
   chime__mem_unlock(s);
@@ -353,8 +330,8 @@ int chime__mem_next_due(chime_store *store, const chime_type_set *types,
   if (!ret_ms)
     return CHIME_EINVAL;
   chime__mem_lock(s);
-  mem_heap **hs = heaps_of(s, types, &n, &ok);
-  mem_trigger *mt = first_of(hs, n);
+  mem_heap **hs = chime__mem_heaps_of(s, types, &n, &ok);
+  mem_trigger *mt = chime__mem_first_due(hs, n);
   int64_t due = mt ? mt->t->state.next_fire_ms : 0;
   chime__mem_unlock(s);
   free(hs);
@@ -363,92 +340,5 @@ int chime__mem_next_due(chime_store *store, const chime_type_set *types,
   if (!mt)
     return CHIME_ENOTFOUND;
   *ret_ms = due;
-  return 0;
-}
-
-/* Copies of the triggers whose misfire was handled, for the callback. */
-typedef struct handled {
-  chime_trigger **items;
-  size_t count, cap;
-} handled;
-
-static void note_handled(handled *h, const mem_trigger *mt) {
-  if (h->count == h->cap) {
-    size_t cap = h->cap ? h->cap * 2 : 16;
-    chime_trigger **items = realloc(h->items, cap * sizeof *items);
-    if (!items)
-      return; /* the callback misses it; the trigger is handled anyway */
-    h->items = items;
-    h->cap = cap;
-  }
-  chime_trigger *copy = chime__mem_trigger_out(mt);
-  if (copy)
-    h->items[h->count++] = copy;
-}
-
-/*
- * Applies mt's misfire instruction at now_ms (Quartz's applyMisfire): a
- * trigger left without a next fire becomes COMPLETE and stays in the store
- * (as in Quartz, which only takes it off its time-ordered set).  mt is
- * held (out of its heap); a WAITING result goes back with the other held
- * ones.
- */
-static void apply_misfire(mem_trigger *mt, int64_t now_ms, handled *h) {
-  int r = chime__trigger_apply_misfire(&mt->t->schedule, &mt->t->state, now_ms);
-  if (r < 0)
-    mt->t->store_state = CHIME_STATE_ERROR;
-  else if (!chime__trigger_may_fire_again(&mt->t->state))
-    mt->t->store_state = CHIME_STATE_COMPLETE;
-  note_handled(h, mt);
-}
-
-int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
-                             chime_misfire_fn on_misfire, void *user_data,
-                             size_t *ret_handled, bool *ret_more) {
-  mem_store *s = (mem_store *)store;
-  size_t nheaps;
-  bool ok, more = false;
-  held taken = {0};
-  handled done = {0};
-  int r = 0;
-  size_t n = 0;
-  chime__mem_lock(s);
-  mem_heap **hs = heaps_of(s, NULL, &nheaps, &ok);
-  if (!ok)
-    r = CHIME_ENOMEM;
-  while (r == 0) {
-    mem_trigger *mt = first_of(hs, nheaps);
-    if (!mt || mt->t->state.next_fire_ms > now_ms - s->misfire_threshold_ms)
-      break;
-    bool late = misfired(s, mt, now_ms);
-    if (late && n == max) {
-      more = true;
-      break;
-    }
-    if (!hold(&taken, mt)) {
-      r = CHIME_ENOMEM;
-      more = true;
-      break;
-    }
-    if (late) {
-      apply_misfire(mt, now_ms, &done);
-      n++;
-    }
-  }
-  unhold(s, &taken);
-  chime__mem_unlock(s);
-  free(hs);
-  for (size_t i = 0; i < done.count; i++) {
-    if (on_misfire)
-      on_misfire(user_data, done.items[i]);
-    chime_trigger_free(done.items[i]);
-  }
-  free(done.items);
-  if (r < 0 && n == 0)
-    return r;
-  if (ret_handled)
-    *ret_handled = n;
-  if (ret_more)
-    *ret_more = more;
   return 0;
 }

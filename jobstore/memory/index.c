@@ -1,8 +1,13 @@
 /*
- * memory/index.c: the memory store's indexes: a chained hash map from byte
+ * index.c: the memory store's indexes: a chained hash map from byte
  * strings to pointers (FNV-1a hashes, doubling at load factor 1) and the
  * per-job-type binary heaps of WAITING triggers, whose entries remember
- * their index so any of them can be removed in O(log n).
+ * their index so any of them can be removed in O(log n); and the walk over
+ * due triggers in order across several heaps (a node's job types), with
+ * the triggers it passes over held out of their heaps meanwhile.
+ *
+ * Locks: none here.  The maps and heaps belong to a store and are used
+ * under its lock (memory.h); the functions handed the store assert it.
  */
 #include "jobstore/memory/memory.h"
 
@@ -30,8 +35,11 @@ static uint64_t hash_bytes(const void *key, size_t len) {
 
 static mem_map_node **find_slot(const mem_map *map, const void *key, size_t len,
                                 uint64_t h) {
-  if (map->nbuckets == 0)
+  if (map->nbuckets == 0) {
+    assert(map->count == 0 && map->buckets == NULL);
     return NULL;
+  }
+  assert((map->nbuckets & (map->nbuckets - 1)) == 0 && map->buckets);
   mem_map_node **slot = &map->buckets[h & (map->nbuckets - 1)];
   for (; *slot; slot = &(*slot)->next)
     if ((*slot)->hash == h && (*slot)->len == len &&
@@ -70,7 +78,7 @@ int chime__mem_map_put(mem_map *map, const void *key, size_t len, void *value) {
     return CHIME_ENOMEM;
   uint64_t h = hash_bytes(key, len);
   mem_map_node **slot = find_slot(map, key, len, h);
-  assert(*slot == NULL);
+  assert(slot != NULL && *slot == NULL); /* buckets exist; key is absent */
   mem_map_node *node = malloc(sizeof *node + len);
   if (!node)
     return CHIME_ENOMEM;
@@ -92,15 +100,23 @@ void *chime__mem_map_del(mem_map *map, const void *key, size_t len) {
   void *value = node->value;
   *slot = node->next;
   free(node);
+  assert(map->count > 0);
   map->count--;
   return value;
 }
 
 void chime__mem_map_each(const mem_map *map, void (*fn)(void *, void *),
                          void *arg) {
+  size_t count = map->count, seen = 0;
   for (size_t i = 0; i < map->nbuckets; i++)
-    for (mem_map_node *node = map->buckets[i]; node; node = node->next)
+    for (mem_map_node *node = map->buckets[i]; node; node = node->next) {
       fn(node->value, arg);
+      seen++;
+    }
+  /* fn must not add or remove entries. */
+  assert(seen == count && map->count == count);
+  (void)count;
+  (void)seen;
 }
 
 void **chime__mem_map_values(const mem_map *map, bool *ok) {
@@ -136,6 +152,7 @@ void chime__mem_map_clear(mem_map *map) {
 
 size_t chime__mem_key(char *buf, size_t buf_len, const char *group,
                       const char *name) {
+  assert(buf && group && name);
   size_t g = strlen(group), n = strlen(name);
   if (g + n + 2 > buf_len)
     return 0;
@@ -157,10 +174,13 @@ int chime__mem_trigger_order(const mem_trigger *a, const mem_trigger *b) {
 }
 
 mem_heap *chime__mem_heap_for(mem_store *s, const char *type) {
+  MEM_ASSERT_LOCKED(s);
   size_t len = strlen(type);
   mem_heap *h = chime__mem_map_get(&s->heaps, type, len);
-  if (h)
+  if (h) {
+    assert(strcmp(h->type, type) == 0 && h->count <= h->cap);
     return h;
+  }
   h = calloc(1, sizeof *h);
   if (!h)
     return NULL;
@@ -174,6 +194,7 @@ mem_heap *chime__mem_heap_for(mem_store *s, const char *type) {
 }
 
 static void place(mem_heap *h, size_t i, mem_trigger *mt) {
+  assert(i < h->count && mt->heap == h);
   h->items[i] = mt;
   mt->heap_index = i;
 }
@@ -188,6 +209,7 @@ static void sift_up(mem_heap *h, size_t i) {
     i = parent;
   }
   place(h, i, mt);
+  assert(i == 0 || chime__mem_trigger_order(h->items[(i - 1) / 2], mt) <= 0);
 }
 
 static void sift_down(mem_heap *h, size_t i) {
@@ -205,10 +227,17 @@ static void sift_down(mem_heap *h, size_t i) {
     i = child;
   }
   place(h, i, mt);
+  assert(2 * i + 1 >= h->count ||
+         chime__mem_trigger_order(mt, h->items[2 * i + 1]) <= 0);
+  assert(2 * i + 2 >= h->count ||
+         chime__mem_trigger_order(mt, h->items[2 * i + 2]) <= 0);
 }
 
 int chime__mem_heap_push(mem_heap *h, mem_trigger *mt) {
-  assert(mt->heap == NULL);
+  assert(mt->heap == NULL && mt->claim == NULL);
+  assert(mt->t->store_state == CHIME_STATE_WAITING);
+  assert(strcmp(h->type, mt->job->j->type) == 0);
+  assert(h->count <= h->cap);
   if (h->count == h->cap) {
     size_t cap = h->cap ? h->cap * 2 : 64;
     mem_trigger **items = realloc(h->items, cap * sizeof *items);
@@ -240,13 +269,87 @@ void chime__mem_heap_remove(mem_trigger *mt) {
 }
 
 mem_trigger *chime__mem_heap_top(const mem_heap *h) {
-  return h && h->count > 0 ? h->items[0] : NULL;
+  if (!h || h->count == 0)
+    return NULL;
+  mem_trigger *top = h->items[0];
+  assert(top->heap == h && top->heap_index == 0);
+  assert(top->t->store_state == CHIME_STATE_WAITING && top->claim == NULL);
+  return top;
 }
 
 void chime__mem_heap_free(void *heap, void *unused) {
   mem_heap *h = heap;
   (void)unused;
+  assert(h->count <= h->cap);
   free(h->type);
   free(h->items);
   free(h);
+}
+
+/* ------------------------------------------------------------ due order */
+
+mem_heap **chime__mem_heaps_of(mem_store *s, const chime_type_set *types,
+                               size_t *ret_n, bool *ok) {
+  MEM_ASSERT_LOCKED(s);
+  *ok = true;
+  *ret_n = 0;
+  if (!types) {
+    mem_heap **all = (mem_heap **)chime__mem_map_values(&s->heaps, ok);
+    *ret_n = *ok ? s->heaps.count : 0; /* never n heaps in a NULL array */
+    return all;
+  }
+  if (types->count == 0)
+    return NULL;
+  mem_heap **hs = malloc(types->count * sizeof *hs);
+  if (!hs) {
+    *ok = false;
+    return NULL;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < types->count; i++) {
+    mem_heap *h =
+        chime__mem_map_get(&s->heaps, types->names[i], strlen(types->names[i]));
+    if (h)
+      hs[n++] = h;
+  }
+  *ret_n = n;
+  return hs;
+}
+
+mem_trigger *chime__mem_first_due(mem_heap **hs, size_t n) {
+  assert(hs || n == 0);
+  mem_trigger *best = NULL;
+  for (size_t i = 0; i < n; i++) {
+    mem_trigger *top = chime__mem_heap_top(hs[i]);
+    if (top && (!best || chime__mem_trigger_order(top, best) < 0))
+      best = top;
+  }
+  return best;
+}
+
+bool chime__mem_hold(mem_held *h, mem_trigger *mt) {
+  if (h->count == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 16;
+    mem_trigger **items = realloc(h->items, cap * sizeof *items);
+    if (!items)
+      return false;
+    h->items = items;
+    h->cap = cap;
+  }
+  assert(mt->heap != NULL && mt->t->store_state == CHIME_STATE_WAITING);
+  chime__mem_heap_remove(mt);
+  h->items[h->count++] = mt;
+  return true;
+}
+
+void chime__mem_unhold(mem_store *s, mem_held *h) {
+  MEM_ASSERT_LOCKED(s);
+  for (size_t i = 0; i < h->count; i++) {
+    mem_trigger *mt = h->items[i];
+    assert(mt->heap == NULL && mt->claim == NULL);
+    if (mt->t->store_state == CHIME_STATE_WAITING)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    chime__mem_trigger_check(mt);
+  }
+  free(h->items);
 }

@@ -1,7 +1,18 @@
 /*
- * memory.h: the inside of the memory store (store.c,
- * memory/triggers.c, memory/lists.c, memory/pause.c, memory/fire.c,
- * memory/index.c).  One mutex guards everything.
+ * memory.h: the inside of the memory store, private to jobstore/memory/:
+ * the entries, the indexes, and the calls between its files:
+ *   store.c      the store object: its lock, open and free, the clock, the
+ *                table of operations;
+ *   index.c      the indexes: hash maps, the heaps of WAITING triggers,
+ *                and the walk over due triggers in order;
+ *   jobs.c       job entries and the job operations;
+ *   triggers.c   trigger entries, their state changes, and the trigger
+ *                operations;
+ *   calendars.c  calendars and what a changed calendar does to triggers;
+ *   lists.c      key lists (jobs, triggers, the triggers of a job);
+ *   pause.c      pausing and resuming, and the remembered paused groups;
+ *   fire.c       the firing protocol (acquire, fire, complete, release);
+ *   misfires.c   the misfire scan.
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -14,18 +25,50 @@
  * binary heap of WAITING triggers per job type, ordered by next fire time,
  * then priority (higher first), then key, so that acquire looks only at the
  * triggers of the types a node runs and never scans the others.
+ *
+ * Invariants (chime__mem_trigger_check and chime__mem_fire_check assert
+ * them wherever an entry settles):
+ *   - a trigger is in a heap, the one of its job's type, exactly when it is
+ *     WAITING, except while an operation holds it out (mem_held) and puts
+ *     it back before unlocking;
+ *   - a trigger has a claim exactly when it is ACQUIRED, and that claim's
+ *     record points back at it; an EXECUTING fire record points at no
+ *     trigger;
+ *   - a job's nclaims counts its triggers' claims, ntriggers its list;
+ *   - a trigger naming a calendar holds one of its nusers, and its
+ *     schedule uses the calendar's current definition.
+ *
+ * Locks and threads: one mutex, mem_store.lock, guards everything above:
+ * every map, heap, entry, fire record, the paused matchers and the
+ * counters.  Each operation of the table in store.c takes it once
+ * (chime__mem_lock), does its work and releases it before it returns; no
+ * operation calls another, and none sleeps, blocks or calls out of the
+ * store while holding it (scan_misfires calls its on_misfire callback
+ * after unlocking).  Copies handed out are made under the lock and belong
+ * to the caller.  Every chime__mem_* helper that is handed the mem_store,
+ * and every static helper that touches entries, expects the lock held and
+ * asserts it (MEM_ASSERT_LOCKED).  The lock is not recursive, and a thread
+ * holds at most one memory store's lock.  The exceptions: now() reads only
+ * what open() set; free() runs when no other thread can use the store (it
+ * takes the lock anyway, so the helpers' assertions hold).
+ * Any thread may call any operation.  The engine calls acquire,
+ * acquire_due, fire, release, next_due and scan_misfires on its loop
+ * thread, complete and still_owned on worker threads, and the job,
+ * trigger, calendar, list and pause operations on the threads of the API's
+ * callers.
  */
-#ifndef CHIME_JOBSTORE_MEMORY_IMPL_H
-#define CHIME_JOBSTORE_MEMORY_IMPL_H
+#ifndef CHIME_JOBSTORE_MEMORY_MEMORY_H
+#define CHIME_JOBSTORE_MEMORY_MEMORY_H
 
 #include "jobstore/store.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---------------------------------------------------------------- maps */
+/* ------------------------------------------------------ index.c: maps */
 
 typedef struct mem_map_node mem_map_node;
 
@@ -80,7 +123,6 @@ struct mem_job {
   size_t nclaims;    /* ACQUIRED fires of its triggers */
   size_t nexecuting; /* EXECUTING fires of a FORBID job */
   bool paused;       /* pause_job: its new triggers start PAUSED */
-  uint64_t batch;    /* the acquire batch that last claimed it */
 };
 
 typedef struct mem_calendar {
@@ -122,17 +164,17 @@ typedef struct mem_store {
   mem_paused_group *paused;
   size_t npaused, paused_cap;
   bool all_paused;
-  int64_t last_fire_id;
-  uint64_t batch;
+  int64_t last_fire_id; /* fire ids only grow */
 } mem_store;
 
-/* ----------------------------------------------------------------- heaps */
+/* ----------------------------------------------------- index.c: heaps */
 
 /* Orders heap entries: next fire, priority (higher first), group, name. */
 int chime__mem_trigger_order(const mem_trigger *a, const mem_trigger *b);
 /* The heap of a job type, created on first use; NULL on ENOMEM. */
 mem_heap *chime__mem_heap_for(mem_store *s, const char *type);
-/* Adds a trigger (not in a heap).  Returns: 0; CHIME_ENOMEM. */
+/* Adds a WAITING trigger that is in no heap to h, the heap of its job's
+ * type.  Returns: 0; CHIME_ENOMEM. */
 int chime__mem_heap_push(mem_heap *h, mem_trigger *mt);
 /* Removes a trigger from its heap, if it is in one. */
 void chime__mem_heap_remove(mem_trigger *mt);
@@ -140,22 +182,77 @@ void chime__mem_heap_remove(mem_trigger *mt);
 mem_trigger *chime__mem_heap_top(const mem_heap *h);
 void chime__mem_heap_free(void *heap, void *unused);
 
-/* -------------------------------------------------------- shared helpers */
+/* ------------------------------------------------- index.c: due order */
 
-/* Lock and unlock the store. */
+/* The heaps of the job types in types, or of all types (types NULL).
+ * Returns: a malloc'd array of *ret_n heaps (NULL when there are none), or
+ * NULL with *ok false on ENOMEM. */
+mem_heap **chime__mem_heaps_of(mem_store *s, const chime_type_set *types,
+                               size_t *ret_n, bool *ok);
+/* The first trigger due across n heaps (chime__mem_trigger_order), or
+ * NULL. */
+mem_trigger *chime__mem_first_due(mem_heap **hs, size_t n);
+
+/* Triggers an operation took out of their heaps to look past them; it
+ * puts them back (chime__mem_unhold) before it unlocks. */
+typedef struct mem_held {
+  mem_trigger **items;
+  size_t count, cap;
+} mem_held;
+/* Takes WAITING mt out of its heap into h.  Returns false on ENOMEM (then
+ * mt stays in its heap). */
+bool chime__mem_hold(mem_held *h, mem_trigger *mt);
+/* Puts the held triggers that are still WAITING back into their heaps and
+ * frees h's array. */
+void chime__mem_unhold(mem_store *s, mem_held *h);
+
+/* -------------------------------------------------------------- store.c */
+
+/* Lock and unlock the store (not recursive). */
 void chime__mem_lock(mem_store *s);
 void chime__mem_unlock(mem_store *s);
+/* Whether the calling thread holds s's lock. */
+bool chime__mem_locked(const mem_store *s);
+#define MEM_ASSERT_LOCKED(s) assert(chime__mem_locked(s))
 
-/* Looks up entries by key; NULL when absent. */
+/* Whether state is one of chime_store_state's values. */
+static inline bool chime__mem_state_valid(chime_store_state state) {
+  return state >= CHIME_STATE_WAITING && state <= CHIME_STATE_ERROR;
+}
+
+/* --------------------------------------------------------------- jobs.c */
+
+/* The job entry of (group, name), or NULL. */
+mem_job *chime__mem_job_find(mem_store *s, const char *group, const char *name);
+/* A new job entry owning j.  Returns: the entry; NULL on ENOMEM (j is
+ * still the caller's). */
+mem_job *chime__mem_job_insert(mem_store *s, chime_job *j);
+/* Swaps a job's definition for j (owned); its WAITING triggers move to the
+ * heap of the new type. */
+void chime__mem_job_replace(mem_store *s, mem_job *mj, chime_job *j);
+/* Removes a job entry with its triggers. */
+void chime__mem_job_delete(mem_store *s, mem_job *mj);
+/* Asserts the invariants of a job entry; nothing when NDEBUG is defined. */
+void chime__mem_job_check(const mem_job *mj);
+
+int chime__mem_job_add(chime_store *store, const chime_job *job, bool replace);
+int chime__mem_job_remove(chime_store *store, const char *group,
+                          const char *name);
+int chime__mem_job_get(chime_store *store, const char *group, const char *name,
+                       chime_job **ret_job);
+
+/* ----------------------------------------------------------- triggers.c */
+
+/* The trigger entry of (group, name), or NULL. */
 mem_trigger *chime__mem_trigger_find(mem_store *s, const char *group,
                                      const char *name);
-mem_job *chime__mem_job_find(mem_store *s, const char *group, const char *name);
 
 /*
  * chime__mem_set_state: moves a trigger to state: into its type's heap for
- * WAITING, out of it otherwise; a claim it held is dropped (the fire record
- * stays, detached).  Returns: 0; CHIME_ENOMEM (the heap could not grow: the
- * trigger is left in CHIME_STATE_ERROR).
+ * WAITING (COMPLETE instead when it cannot fire again), out of it
+ * otherwise; a claim it held is dropped (the fire record stays, detached).
+ * Returns: 0; CHIME_ENOMEM (the heap could not grow: the trigger is left in
+ * CHIME_STATE_ERROR).
  */
 int chime__mem_set_state(mem_store *s, mem_trigger *mt,
                          chime_store_state state);
@@ -169,25 +266,18 @@ void chime__mem_drop_claim(mem_trigger *mt);
  */
 void chime__mem_trigger_delete(mem_store *s, mem_trigger *mt, bool cascade);
 
-/* Whether a trigger added to group now starts paused (groups, all). */
-bool chime__mem_group_paused(const mem_store *s, const char *group);
-
 /* A copy of a trigger to hand out (calendar pointer cleared); NULL on
  * ENOMEM. */
 chime_trigger *chime__mem_trigger_out(const mem_trigger *mt);
 
-/* Validates a group matcher (the pattern unless ANY).  Returns: 0;
- * CHIME_EINVAL; CHIME_ELIMIT. */
-int chime__mem_match_check(chime_match match, const char *pattern);
+/* Whether mt's fire time is a misfire at now (the store's threshold). */
+bool chime__mem_misfired(const mem_store *s, const mem_trigger *mt,
+                         int64_t now_ms);
 
-/* Jobs (store.c).  job_insert adds an entry owning j (NULL on ENOMEM);
- * job_replace swaps its definition for j (its WAITING triggers move to the
- * new type's heap); job_delete removes it with its triggers. */
-mem_job *chime__mem_job_insert(mem_store *s, chime_job *j);
-void chime__mem_job_replace(mem_store *s, mem_job *mj, chime_job *j);
-void chime__mem_job_delete(mem_store *s, mem_job *mj);
+/* Asserts the invariants (the top of this file) of a settled trigger
+ * entry; nothing when NDEBUG is defined. */
+void chime__mem_trigger_check(const mem_trigger *mt);
 
-/* The ops of memory/triggers.c. */
 int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                            const chime_trigger *trigger, bool replace,
                            int64_t *ret_first_fire_ms, char *errbuf,
@@ -204,7 +294,22 @@ int chime__mem_trigger_status(chime_store *store, const char *group,
                               const char *name,
                               chime_trigger_status *ret_status);
 
-/* The ops of memory/lists.c, memory/pause.c and memory/fire.c. */
+/* ---------------------------------------------------------- calendars.c */
+
+int chime__mem_calendar_add(chime_store *store, const char *name,
+                            const chime_calendar *calendar, bool replace,
+                            bool update_triggers);
+int chime__mem_calendar_remove(chime_store *store, const char *name);
+int chime__mem_calendar_get(chime_store *store, const char *name,
+                            chime_calendar **ret_calendar);
+void chime__mem_calendar_free(void *calendar, void *unused);
+
+/* -------------------------------------------------------------- lists.c */
+
+/* Validates a group matcher (the pattern unless ANY).  Returns: 0;
+ * CHIME_EINVAL; CHIME_ELIMIT. */
+int chime__mem_match_check(chime_match match, const char *pattern);
+
 int chime__mem_job_list(chime_store *store, chime_match match,
                         const char *pattern, chime_key **ret_keys,
                         size_t *ret_count);
@@ -214,12 +319,13 @@ int chime__mem_trigger_list(chime_store *store, chime_match match,
 int chime__mem_trigger_list_for_job(chime_store *store, const char *job_group,
                                     const char *job_name, chime_key **ret_keys,
                                     size_t *ret_count);
-int chime__mem_calendar_add(chime_store *store, const char *name,
-                            const chime_calendar *calendar, bool replace,
-                            bool update_triggers);
-int chime__mem_calendar_remove(chime_store *store, const char *name);
-int chime__mem_calendar_get(chime_store *store, const char *name,
-                            chime_calendar **ret_calendar);
+
+/* -------------------------------------------------------------- pause.c */
+
+/* Whether a trigger added to group now starts paused (groups, all). */
+bool chime__mem_group_paused(const mem_store *s, const char *group);
+/* Forgets every paused matcher (free). */
+void chime__mem_paused_free(mem_store *s);
 
 int chime__mem_pause_trigger(chime_store *store, const char *group,
                              const char *name);
@@ -235,7 +341,8 @@ int chime__mem_resume_group(chime_store *store, chime_match match,
                             const char *pattern);
 int chime__mem_pause_all(chime_store *store);
 int chime__mem_resume_all(chime_store *store);
-void chime__mem_paused_free(mem_store *s);
+
+/* --------------------------------------------------------------- fire.c */
 
 int chime__mem_acquire(chime_store *store, int64_t now_ms,
                        int64_t no_later_than_ms, size_t max,
@@ -250,9 +357,15 @@ int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
                         int64_t *ret_ms);
+void chime__mem_fire_record_free(void *fire, void *unused);
+/* Asserts the invariants of a fire record; nothing when NDEBUG is
+ * defined. */
+void chime__mem_fire_check(const mem_fire *f);
+
+/* ----------------------------------------------------------- misfires.c */
+
 int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                              chime_misfire_fn on_misfire, void *user_data,
                              size_t *ret_handled, bool *ret_more);
-void chime__mem_fire_record_free(void *fire, void *unused);
 
-#endif /* CHIME_JOBSTORE_MEMORY_IMPL_H */
+#endif /* CHIME_JOBSTORE_MEMORY_MEMORY_H */

@@ -1,5 +1,5 @@
 /*
- * memory/pause.c: pausing and resuming in the memory store, by trigger, by
+ * pause.c: pausing and resuming in the memory store, by trigger, by
  * job, by group matcher and all at once.  As in Quartz's RAMJobStore, a
  * paused group is remembered (here as the matcher it was paused with), so
  * that triggers added later to a matching group start PAUSED; pause_all
@@ -7,14 +7,20 @@
  * its new triggers start PAUSED.  Resuming makes a trigger WAITING again
  * (BLOCKED while its FORBID job runs); a fire time missed meanwhile is left
  * to the misfire scan.
+ *
+ * Locks: each operation takes the store's lock (memory.h) once; every
+ * other function here expects it held.
  */
 #include "jobstore/memory/memory.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Pauses one trigger (Quartz's pauseTrigger). */
 static void pause_one(mem_store *s, mem_trigger *mt) {
+  MEM_ASSERT_LOCKED(s);
+  chime__mem_trigger_check(mt);
   switch (mt->t->store_state) {
   case CHIME_STATE_WAITING:
   case CHIME_STATE_ACQUIRED:
@@ -34,6 +40,8 @@ static void pause_one(mem_store *s, mem_trigger *mt) {
 
 /* Resumes one trigger (Quartz's resumeTrigger, without the misfire). */
 static void resume_one(mem_store *s, mem_trigger *mt) {
+  MEM_ASSERT_LOCKED(s);
+  chime__mem_trigger_check(mt);
   chime_store_state st = mt->t->store_state;
   if (st != CHIME_STATE_PAUSED && st != CHIME_STATE_PAUSED_BLOCKED)
     return;
@@ -61,6 +69,7 @@ static void each_one(void *value, void *arg) {
 
 static void each_trigger(mem_store *s, void (*fn)(mem_store *, mem_trigger *),
                          bool all, chime_match match, const char *pattern) {
+  MEM_ASSERT_LOCKED(s);
   each_arg a = {s, fn, match, pattern, all};
   chime__mem_map_each(&s->triggers, each_one, &a);
 }
@@ -98,9 +107,12 @@ static int by_job(chime_store *store, const char *group, const char *name,
   chime__mem_lock(s);
   mem_job *mj = chime__mem_job_find(s, group, name);
   if (mj) {
+    chime__mem_job_check(mj);
     mj->paused = pause;
-    for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job)
+    for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+      assert(mt->job == mj);
       (pause ? pause_one : resume_one)(s, mt);
+    }
   }
   chime__mem_unlock(s);
   return mj ? 0 : CHIME_ENOTFOUND;
@@ -117,6 +129,8 @@ int chime__mem_resume_job(chime_store *store, const char *group,
 }
 
 bool chime__mem_group_paused(const mem_store *s, const char *group) {
+  MEM_ASSERT_LOCKED(s);
+  assert(s->npaused <= s->paused_cap);
   if (s->all_paused)
     return true;
   for (size_t i = 0; i < s->npaused; i++)
@@ -134,6 +148,8 @@ static bool same_matcher(const mem_paused_group *p, chime_match match,
 
 /* Remembers a paused matcher.  Returns: 0; CHIME_ENOMEM. */
 static int remember(mem_store *s, chime_match match, const char *pattern) {
+  MEM_ASSERT_LOCKED(s);
+  assert(match == CHIME_MATCH_ANY || pattern);
   for (size_t i = 0; i < s->npaused; i++)
     if (same_matcher(&s->paused[i], match, pattern))
       return 0;
@@ -157,9 +173,11 @@ static int remember(mem_store *s, chime_match match, const char *pattern) {
 /* Forgets the matchers a resume with (match, pattern) lifts: the same
  * matcher, and every EQUALS group that it matches. */
 static void forget(mem_store *s, chime_match match, const char *pattern) {
+  MEM_ASSERT_LOCKED(s);
   size_t kept = 0;
   for (size_t i = 0; i < s->npaused; i++) {
     mem_paused_group *p = &s->paused[i];
+    assert((p->pattern == NULL) == (p->match == CHIME_MATCH_ANY));
     bool lift = match == CHIME_MATCH_ANY || same_matcher(p, match, pattern) ||
                 (p->match == CHIME_MATCH_EQUALS &&
                  chime__group_matches(match, pattern, p->pattern));
@@ -212,6 +230,7 @@ int chime__mem_pause_all(chime_store *store) {
 static void unpause_job(void *value, void *unused) {
   mem_job *mj = value;
   (void)unused;
+  chime__mem_job_check(mj);
   mj->paused = false;
 }
 
@@ -227,6 +246,7 @@ int chime__mem_resume_all(chime_store *store) {
 }
 
 void chime__mem_paused_free(mem_store *s) {
+  MEM_ASSERT_LOCKED(s);
   forget(s, CHIME_MATCH_ANY, NULL);
   free(s->paused);
   s->paused = NULL;

@@ -1,22 +1,166 @@
 /*
- * memory/triggers.c: the memory store's triggers: add (with its job in the
- * same step), replace, remove (a non-durable job goes with its last
- * trigger), get and state.  A trigger is stored as a prepared copy whose
- * calendar pointer is the store's calendar; its initial state follows the
- * remembered pauses and its job's blocking.
+ * triggers.c: the memory store's trigger entries (mem_trigger) and the
+ * trigger operations: add (with its job in the same step), replace, remove
+ * (a non-durable job goes with its last trigger), get and status.
+ *
+ * A trigger is stored as a prepared copy whose calendar pointer is the
+ * store's calendar; its initial state follows the remembered pauses and
+ * its job's blocking.  Every change of a trigger's state goes through
+ * chime__mem_set_state, which keeps the heaps and the claims in step with
+ * the state (the invariants at the top of memory.h).
+ *
+ * Locks: the operations take the store's lock (memory.h) once, after
+ * checking and copying their arguments, and make the copies they hand out
+ * before releasing it; every other function here expects it held.
  */
 #include "jobstore/memory/memory.h"
 
+#include "triggers/misfire.h"
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+void chime__mem_trigger_check(const mem_trigger *mt) {
+#ifndef NDEBUG
+  assert(mt && mt->t && mt->job && mt->t->group && mt->t->name);
+  chime_store_state state = mt->t->store_state;
+  assert(chime__mem_state_valid(state));
+  /* Fired triggers are WAITING, BLOCKED or COMPLETE at once: the fire
+   * record, not the trigger, is EXECUTING here. */
+  assert(state != CHIME_STATE_EXECUTING);
+  /* In a heap, the one of its job's type, exactly when WAITING. */
+  assert((mt->heap != NULL) == (state == CHIME_STATE_WAITING));
+  if (mt->heap) {
+    assert(mt->heap_index < mt->heap->count);
+    assert(mt->heap->items[mt->heap_index] == mt);
+    assert(strcmp(mt->heap->type, mt->job->j->type) == 0);
+  }
+  /* A claim exactly when ACQUIRED, pointing back. */
+  assert((mt->claim != NULL) == (state == CHIME_STATE_ACQUIRED));
+  if (mt->claim) {
+    assert(mt->claim->trig == mt);
+    assert(mt->claim->phase == CHIME_FIRE_ACQUIRED);
+    assert(mt->job->nclaims > 0);
+  }
+  /* Linked into its job's list. */
+  assert(mt->prev_of_job ? mt->prev_of_job->next_of_job == mt
+                         : mt->job->triggers == mt);
+  assert(!mt->next_of_job || mt->next_of_job->prev_of_job == mt);
+  assert(mt->job->ntriggers > 0);
+  assert(strcmp(mt->t->job_group, mt->job->j->group) == 0 &&
+         strcmp(mt->t->job_name, mt->job->j->name) == 0);
+  /* A user of the calendar it names, with its current definition. */
+  if (mt->calendar) {
+    assert(mt->calendar->nusers > 0);
+    assert(mt->t->schedule.calendar == mt->calendar->cal);
+  }
+#else
+  (void)mt;
+#endif
+}
+
+mem_trigger *chime__mem_trigger_find(mem_store *s, const char *group,
+                                     const char *name) {
+  MEM_ASSERT_LOCKED(s);
+  char key[MEM_KEY_MAX];
+  size_t len = chime__mem_key(key, sizeof key, group, name);
+  mem_trigger *mt = len ? chime__mem_map_get(&s->triggers, key, len) : NULL;
+  assert(!mt ||
+         (strcmp(mt->t->group, group) == 0 && strcmp(mt->t->name, name) == 0));
+  return mt;
+}
+
+void chime__mem_drop_claim(mem_trigger *mt) {
+  if (!mt->claim)
+    return;
+  assert(mt->claim->trig == mt && mt->claim->phase == CHIME_FIRE_ACQUIRED);
+  assert(mt->job->nclaims > 0);
+  mt->claim->trig = NULL;
+  mt->claim = NULL;
+  mt->job->nclaims--;
+}
+
+int chime__mem_set_state(mem_store *s, mem_trigger *mt,
+                         chime_store_state state) {
+  MEM_ASSERT_LOCKED(s);
+  assert(chime__mem_state_valid(state));
+  /* ACQUIRED comes only with a claim (fire.c's claim()). */
+  assert(state != CHIME_STATE_ACQUIRED && state != CHIME_STATE_EXECUTING);
+  chime__mem_drop_claim(mt);
+  chime__mem_heap_remove(mt);
+  if (state == CHIME_STATE_WAITING &&
+      !chime__trigger_may_fire_again(&mt->t->state))
+    state = CHIME_STATE_COMPLETE;
+  mt->t->store_state = state;
+  int r = 0;
+  if (state == CHIME_STATE_WAITING) {
+    mem_heap *h = chime__mem_heap_for(s, mt->job->j->type);
+    if (!h || chime__mem_heap_push(h, mt) < 0) {
+      mt->t->store_state = CHIME_STATE_ERROR;
+      r = CHIME_ENOMEM;
+    }
+  }
+  chime__mem_trigger_check(mt);
+  return r;
+}
+
+chime_trigger *chime__mem_trigger_out(const mem_trigger *mt) {
+  chime_trigger *c = chime__trigger_copy(mt->t);
+  /* The store may drop its calendar while the copy lives. */
+  if (c)
+    c->schedule.calendar = NULL;
+  return c;
+}
+
+bool chime__mem_misfired(const mem_store *s, const mem_trigger *mt,
+                         int64_t now_ms) {
+  return chime__trigger_is_misfired(&mt->t->schedule, &mt->t->state, now_ms,
+                                    s->misfire_threshold_ms);
+}
+
+void chime__mem_trigger_delete(mem_store *s, mem_trigger *mt, bool cascade) {
+  MEM_ASSERT_LOCKED(s);
+  mem_job *mj = mt->job;
+  chime__mem_drop_claim(mt);
+  chime__mem_heap_remove(mt);
+  char key[MEM_KEY_MAX];
+  size_t len = chime__mem_key(key, sizeof key, mt->t->group, mt->t->name);
+  void *gone = chime__mem_map_del(&s->triggers, key, len);
+  assert(gone == mt);
+  (void)gone;
+  if (mt->prev_of_job)
+    mt->prev_of_job->next_of_job = mt->next_of_job;
+  else
+    mj->triggers = mt->next_of_job;
+  if (mt->next_of_job)
+    mt->next_of_job->prev_of_job = mt->prev_of_job;
+  assert(mj->ntriggers > 0);
+  mj->ntriggers--;
+  if (mt->calendar) {
+    assert(mt->calendar->nusers > 0);
+    mt->calendar->nusers--;
+  }
+  chime_trigger_free(mt->t);
+  free(mt);
+  chime__mem_job_check(mj);
+  if (cascade && mj->ntriggers == 0 && !mj->j->durable)
+    chime__mem_job_delete(s, mj);
+}
+
+/* ------------------------------------------------------------ operations */
 
 /* Adds an entry owning t (prepared) for job mj with calendar mc; its state
  * follows pauses and its job's blocking.  Returns: 0; CHIME_ENOMEM (t is
  * then freed). */
 static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
                           mem_calendar *mc) {
+  MEM_ASSERT_LOCKED(s);
+  assert(!chime__mem_trigger_find(s, t->group, t->name));
+  assert(!mc || t->schedule.calendar == mc->cal);
   char key[MEM_KEY_MAX];
   size_t len = chime__mem_key(key, sizeof key, t->group, t->name);
+  assert(len > 0); /* the trigger was checked */
   mem_trigger *mt = calloc(1, sizeof *mt);
   if (!mt || chime__mem_map_put(&s->triggers, key, len, mt) < 0) {
     free(mt);
@@ -49,6 +193,7 @@ static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
  * chime__trigger_prepare's errors. */
 static int trigger_resolve(mem_store *s, chime_trigger *t, mem_calendar **ret,
                            char *errbuf, size_t errbuf_len) {
+  MEM_ASSERT_LOCKED(s);
   mem_calendar *mc = NULL;
   if (t->calendar_name) {
     mc = chime__mem_map_get(&s->calendars, t->calendar_name,
@@ -65,9 +210,13 @@ static int trigger_resolve(mem_store *s, chime_trigger *t, mem_calendar **ret,
 }
 
 /* Stores job (owned, may be NULL) and t (owned) once checked; old is the
- * trigger t replaces or NULL.  Called locked. */
+ * trigger t replaces or NULL. */
 static int trigger_store(mem_store *s, chime_job *job, mem_job *mj,
                          chime_trigger *t, mem_calendar *mc, mem_trigger *old) {
+  MEM_ASSERT_LOCKED(s);
+  assert(job || mj);
+  assert(!old || (strcmp(old->t->group, t->group) == 0 &&
+                  strcmp(old->t->name, t->name) == 0));
   bool fresh = false;
   if (job && mj) {
     chime__mem_job_replace(s, mj, job);
@@ -243,6 +392,8 @@ int chime__mem_trigger_status(chime_store *store, const char *group,
     return r < 0 ? r : CHIME_EINVAL;
   chime__mem_lock(s);
   mem_trigger *mt = chime__mem_trigger_find(s, group, name);
+  if (mt)
+    chime__mem_trigger_check(mt);
   *ret_status =
       mt ? chime__store_state_status(mt->t->store_state) : CHIME_TRIGGER_NONE;
   chime__mem_unlock(s);
