@@ -23,23 +23,12 @@
  */
 #define MAX_ROUNDS 4096
 
-int chime__calendar_errf(char *errbuf, size_t errbuf_len, int code,
-                         const char *fmt, ...) {
-  if (errbuf != NULL && errbuf_len > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errbuf_len, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-
 /* The error every constructor gives when ret_cal is NULL. */
 #define CHECK_RET(ret_cal, errbuf, errbuf_len)                                 \
   do {                                                                         \
     if ((ret_cal) == NULL)                                                     \
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,            \
-                                  "no place for the calendar");                \
+      return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,                     \
+                         "no place for the calendar");                         \
   } while (0)
 
 /* Allocates a calendar of kind with opts applied, or fails with a message. */
@@ -51,28 +40,25 @@ static int calendar_alloc(const chime_calendar_opts *opts,
     opts = &none;
   int depth = opts->base != NULL ? opts->base->depth + 1 : 1;
   if (depth > CHIME__CALENDAR_MAX_DEPTH)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                "a chain of %d calendars exceeds the limit %d",
-                                depth, CHIME__CALENDAR_MAX_DEPTH);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "a chain of %d calendars exceeds the limit %d", depth,
+                       CHIME__CALENDAR_MAX_DEPTH);
   size_t desc_len = 0;
   if (opts->description != NULL) {
     desc_len = strlen(opts->description);
     if (desc_len > CHIME__CALENDAR_MAX_DESCRIPTION)
-      return chime__calendar_errf(
-          errbuf, errbuf_len, CHIME_ELIMIT,
-          "description of %zu bytes exceeds the limit %d", desc_len,
-          CHIME__CALENDAR_MAX_DESCRIPTION);
+      return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                         "description of %zu bytes exceeds the limit %d",
+                         desc_len, CHIME__CALENDAR_MAX_DESCRIPTION);
   }
   chime_calendar *cal = calloc(1, sizeof *cal);
   if (cal == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ENOMEM,
-                                "out of memory");
+    return chime__errf(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   if (opts->description != NULL) {
     cal->description = malloc(desc_len + 1);
     if (cal->description == NULL) {
       free(cal);
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_ENOMEM,
-                                  "out of memory");
+      return chime__errf(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
     }
     memcpy(cal->description, opts->description, desc_len + 1);
   }
@@ -92,19 +78,18 @@ static int calendar_alloc(const chime_calendar_opts *opts,
 static int check_date(const chime_calendar_date *d, bool annual, char *errbuf,
                       size_t errbuf_len) {
   if (d->month < 1 || d->month > 12)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "month %d is not 1-12", d->month);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "month %d is not 1-12",
+                       d->month);
   if (!annual && (d->year < CHIME__CALENDAR_MIN_YEAR ||
                   d->year > CHIME__CALENDAR_MAX_YEAR))
-    return chime__calendar_errf(
-        errbuf, errbuf_len, CHIME_EINVAL, "year %d is not %d-%d", d->year,
-        CHIME__CALENDAR_MIN_YEAR, CHIME__CALENDAR_MAX_YEAR);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "year %d is not %d-%d",
+                       d->year, CHIME__CALENDAR_MIN_YEAR,
+                       CHIME__CALENDAR_MAX_YEAR);
   /* 2000 is a leap year: an annual day only needs to exist in some year. */
   int last = chime__days_in_month(annual ? 2000 : d->year, d->month);
   if (d->day < 1 || d->day > last)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "day %d of month %d is not a date", d->day,
-                                d->month);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "day %d of month %d is not a date", d->day, d->month);
   return 0;
 }
 
@@ -114,13 +99,12 @@ int chime__calendar_annual_new(const chime_calendar_opts *opts,
                                size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   if (days == NULL && count > 0)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "no days given");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no days given");
   /* 366 distinct days exist; more entries can only be duplicates. */
   if (count > CHIME__CALENDAR_MAX_HOLIDAYS)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                "%zu days exceed the limit %d", count,
-                                CHIME__CALENDAR_MAX_HOLIDAYS);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "%zu days exceed the limit %d", count,
+                       CHIME__CALENDAR_MAX_HOLIDAYS);
   for (size_t i = 0; i < count; i++) {
     int rc = check_date(&days[i], true, errbuf, errbuf_len);
     if (rc < 0)
@@ -148,12 +132,11 @@ int chime__calendar_holiday_new(const chime_calendar_opts *opts,
                                 size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   if (dates == NULL && count > 0)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "no dates given");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no dates given");
   if (count > CHIME__CALENDAR_MAX_HOLIDAYS)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                "%zu dates exceed the limit %d", count,
-                                CHIME__CALENDAR_MAX_HOLIDAYS);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "%zu dates exceed the limit %d", count,
+                       CHIME__CALENDAR_MAX_HOLIDAYS);
   for (size_t i = 0; i < count; i++) {
     int rc = check_date(&dates[i], false, errbuf, errbuf_len);
     if (rc < 0)
@@ -163,8 +146,7 @@ int chime__calendar_holiday_new(const chime_calendar_opts *opts,
   if (count > 0) {
     days = malloc(count * sizeof *days);
     if (days == NULL)
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_ENOMEM,
-                                  "out of memory");
+      return chime__errf(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < count; i++)
     days[i] =
@@ -194,8 +176,8 @@ int chime__calendar_monthly_new(const chime_calendar_opts *opts,
                                 char *errbuf, size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   if (days_mask & 1u)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "day 0 of the month does not exist");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "day 0 of the month does not exist");
   chime_calendar *cal;
   int rc =
       calendar_alloc(opts, CHIME_CALENDAR_MONTHLY, &cal, errbuf, errbuf_len);
@@ -211,9 +193,9 @@ int chime__calendar_weekly_new(const chime_calendar_opts *opts,
                                char *errbuf, size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   if (weekdays_mask & ~CHIME__CALENDAR_ALL_WEEK)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "weekday mask 0x%x has bits beyond Saturday",
-                                weekdays_mask);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "weekday mask 0x%x has bits beyond Saturday",
+                       weekdays_mask);
   chime_calendar *cal;
   int rc =
       calendar_alloc(opts, CHIME_CALENDAR_WEEKLY, &cal, errbuf, errbuf_len);
@@ -231,18 +213,18 @@ int chime__calendar_daily_new(const chime_calendar_opts *opts, int32_t start_ms,
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   const int32_t day = (int32_t)CHIME_MS_PER_DAY;
   if (start_ms < 0 || start_ms >= day)
-    return chime__calendar_errf(
-        errbuf, errbuf_len, CHIME_EINVAL,
-        "window start %" PRId32 " ms is not a time of day", start_ms);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "window start %" PRId32 " ms is not a time of day",
+                       start_ms);
   if (end_ms < 0 || end_ms >= day)
-    return chime__calendar_errf(
-        errbuf, errbuf_len, CHIME_EINVAL,
-        "window end %" PRId32 " ms is not a time of day", end_ms);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "window end %" PRId32 " ms is not a time of day",
+                       end_ms);
   if (end_ms <= start_ms)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "window end %" PRId32
-                                " ms is not after its start %" PRId32 " ms",
-                                end_ms, start_ms);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "window end %" PRId32
+                       " ms is not after its start %" PRId32 " ms",
+                       end_ms, start_ms);
   chime_calendar *cal;
   int rc = calendar_alloc(opts, CHIME_CALENDAR_DAILY, &cal, errbuf, errbuf_len);
   if (rc < 0)
@@ -259,8 +241,7 @@ int chime__calendar_cron_new(const chime_calendar_opts *opts,
                              char *errbuf, size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
   if (expression == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "no cron expression");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no cron expression");
   chime_cron *cron;
   int rc = chime_cron_from_string(expression, &cron, NULL, errbuf, errbuf_len);
   if (rc < 0)

@@ -25,8 +25,7 @@ int chime_calendar_to_string(const chime_calendar *calendar, char **ret_text) {
   return chime__calendar_to_string(calendar, ret_text);
 }
 
-bool chime_calendar_is_included(const chime_calendar *calendar,
-                                int64_t t_ms) {
+bool chime_calendar_is_included(const chime_calendar *calendar, int64_t t_ms) {
   return chime__calendar_includes(calendar, t_ms);
 }
 

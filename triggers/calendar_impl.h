@@ -7,8 +7,10 @@
 #ifndef CHIME_TRIGGERS_CALENDAR_IMPL_H
 #define CHIME_TRIGGERS_CALENDAR_IMPL_H
 
+#include "core/errbuf.h"
 #include "triggers/calendar.h"
 #include "triggers/civil.h"
+#include "triggers/tz.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -53,9 +55,22 @@ bool chime__calendar_own_includes(const chime_calendar *cal, int64_t t_ms);
 int chime__calendar_own_next(const chime_calendar *cal, int64_t t_ms,
                              int64_t *ret_ms);
 
+/*
+ * The two helpers below are what every kind's rule, the cron rule
+ * included, needs of the calendar's zone; they live here, not in
+ * calendar_kinds.c, so calendar_cron.c and calendar_kinds.c do not call
+ * each other (kinds.c asks cron.c about the cron kind; cron.c asks only
+ * this header).
+ */
+
 /* chime__calendar_to_local: the wall-clock fields of t_ms in cal's zone. */
-void chime__calendar_to_local(const chime_calendar *cal, int64_t t_ms,
-                              chime_civil *ret);
+static inline void chime__calendar_to_local(const chime_calendar *cal,
+                                            int64_t t_ms, chime_civil *ret) {
+  if (cal->zone == NULL)
+    chime__civil_from_ms(t_ms, ret);
+  else
+    chime__zone_to_local(cal->zone, t_ms, ret, NULL);
+}
 
 /*
  * chime__calendar_local_to_instant: the first instant after `after` whose
@@ -63,9 +78,20 @@ void chime__calendar_to_local(const chime_calendar *cal, int64_t t_ms,
  * resolves to the instant just past the gap, as java.util.Calendar does.
  * In odd zones the result may not be after `after`: callers recheck.
  */
-int64_t chime__calendar_local_to_instant(const chime_calendar *cal,
-                                         const chime_civil *local,
-                                         int64_t after);
+static inline int64_t
+chime__calendar_local_to_instant(const chime_calendar *cal,
+                                 const chime_civil *local, int64_t after) {
+  if (cal->zone == NULL)
+    return chime__civil_to_ms(local);
+  int64_t inst[2];
+  int n = chime__zone_from_local(cal->zone, local, inst);
+  for (int i = 0; i < n; i++)
+    if (inst[i] > after)
+      return inst[i];
+  if (n == 0)
+    return chime__zone_resolve_local(cal->zone, local);
+  return after + 1;
+}
 
 /*
  * chime__calendar_cron_matches: whether the wall-clock second holding t_ms
@@ -81,15 +107,6 @@ bool chime__calendar_cron_matches(const chime_calendar *cal, int64_t t_ms);
  */
 int chime__calendar_cron_skip(const chime_calendar *cal, int64_t t_ms,
                               int64_t *ret_ms);
-
-/*
- * chime__calendar_errf: formats a message into errbuf (when not NULL and
- * errbuf_len > 0, always NUL-terminated, truncated if long) and returns
- * code, so validation can say `return chime__calendar_errf(...)`.
- */
-int chime__calendar_errf(char *errbuf, size_t errbuf_len, int code,
-                         const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /* The text form: its first line, and the names of kinds and weekdays. */
 #define CHIME__CALENDAR_VERSION_LINE "chime-calendar 1"

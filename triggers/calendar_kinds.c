@@ -25,29 +25,6 @@
 /* Skips an own rule may take from one instant before giving up. */
 #define MAX_SKIPS 64
 
-void chime__calendar_to_local(const chime_calendar *cal, int64_t t_ms,
-                              chime_civil *ret) {
-  if (cal->zone == NULL)
-    chime__civil_from_ms(t_ms, ret);
-  else
-    chime__zone_to_local(cal->zone, t_ms, ret, NULL);
-}
-
-int64_t chime__calendar_local_to_instant(const chime_calendar *cal,
-                                         const chime_civil *local,
-                                         int64_t after) {
-  if (cal->zone == NULL)
-    return chime__civil_to_ms(local);
-  int64_t inst[2];
-  int n = chime__zone_from_local(cal->zone, local, inst);
-  for (int i = 0; i < n; i++)
-    if (inst[i] > after)
-      return inst[i];
-  if (n == 0)
-    return chime__zone_resolve_local(cal->zone, local);
-  return after + 1;
-}
-
 static bool holiday_has(const chime_calendar *cal, int64_t days) {
   size_t lo = 0, hi = cal->u.holiday.count;
   while (lo < hi) {

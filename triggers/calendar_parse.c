@@ -90,18 +90,18 @@ static int time_of_day(span s, int32_t *ret_ms, char *errbuf,
   }
   int shown = s.n > 64 ? 64 : (int)s.n;
   if (!ok || p != end || nf < 2)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "malformed time of day '%.*s': expected "
-                                "HH:MM[:SS[:mmm]]",
-                                shown, s.p);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "malformed time of day '%.*s': expected "
+                       "HH:MM[:SS[:mmm]]",
+                       shown, s.p);
   static const char *const names[4] = {"hour", "minute", "second",
                                        "millisecond"};
   static const int limits[4] = {23, 59, 59, 999};
   for (int i = 0; i < 4; i++)
     if (f[i] > limits[i])
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                  "%s %d is not 0-%d in '%.*s'", names[i], f[i],
-                                  limits[i], shown, s.p);
+      return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                         "%s %d is not 0-%d in '%.*s'", names[i], f[i],
+                         limits[i], shown, s.p);
   *ret_ms = (int32_t)(f[0] * CHIME_MS_PER_HOUR + f[1] * CHIME_MS_PER_MINUTE +
                       f[2] * CHIME_MS_PER_SECOND + f[3]);
   return 0;
@@ -110,12 +110,11 @@ static int time_of_day(span s, int32_t *ret_ms, char *errbuf,
 int chime__calendar_time_of_day_from_string(const char *text, int32_t *ret_ms,
                                             char *errbuf, size_t errbuf_len) {
   if (text == NULL || ret_ms == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "no time of day");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no time of day");
   size_t n = strnlen(text, 32);
   if (n == 32)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "time of day is too long");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "time of day is too long");
   return time_of_day((span){text, n}, ret_ms, errbuf, errbuf_len);
 }
 
@@ -135,8 +134,7 @@ static int decode(const line_parts *lp, int field, char **ret, char *errbuf,
   span s = lp->val[field];
   char *out = malloc(s.n + 1);
   if (out == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ENOMEM,
-                                "out of memory");
+    return chime__errf(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   size_t o = 0;
   for (size_t i = 0; i < s.n; i++) {
     if (s.p[i] != '%') {
@@ -147,9 +145,9 @@ static int decode(const line_parts *lp, int field, char **ret, char *errbuf,
     int lo = i + 2 < s.n ? hex_value(s.p[i + 2]) : -1;
     if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
       free(out);
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                  "line %d: bad escape in %s", lp->lineno,
-                                  field_names[field]);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: bad escape in %s", lp->lineno,
+                         field_names[field]);
     }
     out[o++] = (char)(hi * 16 + lo);
     i += 2;
@@ -170,10 +168,9 @@ static int split_line(span line, line_parts *lp, char *errbuf,
     if (span_is(kind, chime__calendar_kind_names[k]))
       lp->kind = (chime_calendar_kind)k;
   if (lp->kind == 0)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                "line %d: unknown calendar kind '%.*s'",
-                                lp->lineno, (int)(kind.n > 32 ? 32 : kind.n),
-                                kind.p);
+    return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                       "line %d: unknown calendar kind '%.*s'", lp->lineno,
+                       (int)(kind.n > 32 ? 32 : kind.n), kind.p);
   p += kind.n;
   while (p < end) {
     p++; /* the space */
@@ -186,15 +183,14 @@ static int split_line(span line, line_parts *lp, char *errbuf,
       if (span_is((span){p, (size_t)(eq - p)}, field_names[i]))
         f = i;
     if (f < 0 || !((kind_allowed[lp->kind] >> f) & 1u))
-      return chime__calendar_errf(
-          errbuf, errbuf_len, CHIME_EFORMAT,
-          "line %d: unexpected field '%.*s' for a %s calendar", lp->lineno,
-          (int)(tok_end - p > 32 ? 32 : tok_end - p), p,
-          chime__calendar_kind_names[lp->kind]);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: unexpected field '%.*s' for a %s calendar",
+                         lp->lineno, (int)(tok_end - p > 32 ? 32 : tok_end - p),
+                         p, chime__calendar_kind_names[lp->kind]);
     if ((lp->set >> f) & 1u)
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                  "line %d: field %s given twice", lp->lineno,
-                                  field_names[f]);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: field %s given twice", lp->lineno,
+                         field_names[f]);
     lp->set |= 1u << f;
     lp->val[f] = (span){eq + 1, (size_t)(tok_end - eq - 1)};
     p = tok_end;
@@ -202,10 +198,9 @@ static int split_line(span line, line_parts *lp, char *errbuf,
   unsigned missing = kind_required[lp->kind] & ~lp->set;
   for (int f = 0; f < NF; f++)
     if ((missing >> f) & 1u)
-      return chime__calendar_errf(
-          errbuf, errbuf_len, CHIME_EFORMAT,
-          "line %d: a %s calendar needs field %s", lp->lineno,
-          chime__calendar_kind_names[lp->kind], field_names[f]);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: a %s calendar needs field %s", lp->lineno,
+                         chime__calendar_kind_names[lp->kind], field_names[f]);
   return 0;
 }
 
@@ -237,13 +232,12 @@ static int read_dates(const line_parts *lp, int field, bool with_year,
   span rest = lp->val[field];
   size_t n = list_count(rest);
   if (n > CHIME__CALENDAR_MAX_HOLIDAYS)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                "line %d: %zu dates exceed the limit %d",
-                                lp->lineno, n, CHIME__CALENDAR_MAX_HOLIDAYS);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "line %d: %zu dates exceed the limit %d", lp->lineno, n,
+                       CHIME__CALENDAR_MAX_HOLIDAYS);
   chime_calendar_date *dates = calloc(n ? n : 1, sizeof *dates);
   if (dates == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ENOMEM,
-                                "out of memory");
+    return chime__errf(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
     span item = list_next(&rest);
     const char *p = item.p, *end = item.p + item.n;
@@ -254,9 +248,9 @@ static int read_dates(const line_parts *lp, int field, bool with_year,
          *p++ == '-' && read_uint(&p, end, 2, &dates[i].day) && p == end;
     if (!ok) {
       free(dates);
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                  "line %d: malformed date '%.*s'", lp->lineno,
-                                  (int)(item.n > 32 ? 32 : item.n), item.p);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: malformed date '%.*s'", lp->lineno,
+                         (int)(item.n > 32 ? 32 : item.n), item.p);
     }
   }
   *ret = dates;
@@ -282,17 +276,17 @@ static int read_day_mask(const line_parts *lp, uint32_t *ret_mask, char *errbuf,
       int d;
       if (read_uint(&p, item.p + item.n, 2, &d) && p == item.p + item.n) {
         if (d < 1 || d > 31)
-          return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                      "line %d: day %d of the month is not "
-                                      "1-31",
-                                      lp->lineno, d);
+          return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                             "line %d: day %d of the month is not "
+                             "1-31",
+                             lp->lineno, d);
         bit = d;
       }
     }
     if (bit < 0)
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                  "line %d: malformed day '%.*s'", lp->lineno,
-                                  (int)(item.n > 32 ? 32 : item.n), item.p);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: malformed day '%.*s'", lp->lineno,
+                         (int)(item.n > 32 ? 32 : item.n), item.p);
     mask |= UINT32_C(1) << bit;
   }
   *ret_mask = mask;
@@ -337,8 +331,8 @@ static int build_kind(const line_parts *lp, const chime_calendar_opts *opts,
     span inv = lp->val[F_INVERT];
     bool has_inv = (lp->set >> F_INVERT) & 1u;
     if (has_inv && !span_is(inv, "0") && !span_is(inv, "1"))
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                  "line %d: invert must be 0 or 1", lp->lineno);
+      return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                         "line %d: invert must be 0 or 1", lp->lineno);
     if ((rc = time_of_day(lp->val[F_START], &start, errbuf, errbuf_len)) < 0 ||
         (rc = time_of_day(lp->val[F_END], &end, errbuf, errbuf_len)) < 0)
       return rc;
@@ -371,8 +365,8 @@ static int parse_line(span line, int lineno, chime_calendar *base,
       return rc;
     rc = chime_zone_get(zone_name, &opts.zone);
     if (rc < 0) {
-      chime__calendar_errf(errbuf, errbuf_len, rc, "line %d: zone '%.64s': %s",
-                           lineno, zone_name, chime_strerror(rc));
+      chime__errf(errbuf, errbuf_len, rc, "line %d: zone '%.64s': %s", lineno,
+                  zone_name, chime_strerror(rc));
       free(zone_name);
       return rc;
     }
@@ -391,31 +385,30 @@ static int parse_line(span line, int lineno, chime_calendar *base,
 int chime__calendar_from_string(const char *text, chime_calendar **ret_cal,
                                 char *errbuf, size_t errbuf_len) {
   if (text == NULL || ret_cal == NULL)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EINVAL,
-                                "no text or no place for the calendar");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "no text or no place for the calendar");
   size_t len = strnlen(text, CHIME__CALENDAR_MAX_STRING + 1);
   if (len > CHIME__CALENDAR_MAX_STRING)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                "text exceeds the limit of %d bytes",
-                                CHIME__CALENDAR_MAX_STRING);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "text exceeds the limit of %d bytes",
+                       CHIME__CALENDAR_MAX_STRING);
   span lines[CHIME__CALENDAR_MAX_DEPTH + 1];
   int n = 0;
   for (const char *p = text, *end = text + len; p < end;) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     if (n == CHIME__CALENDAR_MAX_DEPTH + 1)
-      return chime__calendar_errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                                  "more than %d calendars in a chain",
-                                  CHIME__CALENDAR_MAX_DEPTH);
+      return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                         "more than %d calendars in a chain",
+                         CHIME__CALENDAR_MAX_DEPTH);
     lines[n++] = (span){p, (size_t)((nl ? nl : end) - p)};
     p = nl ? nl + 1 : end;
   }
   if (n == 0 || !span_is(lines[0], CHIME__CALENDAR_VERSION_LINE))
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                "line 1: expected '%s'",
-                                CHIME__CALENDAR_VERSION_LINE);
+    return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                       "line 1: expected '%s'", CHIME__CALENDAR_VERSION_LINE);
   if (n == 1)
-    return chime__calendar_errf(errbuf, errbuf_len, CHIME_EFORMAT,
-                                "line 2: no calendar");
+    return chime__errf(errbuf, errbuf_len, CHIME_EFORMAT,
+                       "line 2: no calendar");
   /* Bases come last: build from the innermost outwards. */
   chime_calendar *cal = NULL;
   for (int i = n - 1; i >= 1; i--) {

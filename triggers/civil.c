@@ -34,10 +34,10 @@ int64_t chime__days_from_civil(int64_t year, int month, int day) {
   /* Count years from March so the leap day is the last day of a year. */
   int64_t y = month <= 2 ? year - 1 : year;
   int64_t era = chime__floor_div(y, 400);
-  int64_t yoe = y - era * 400;                                /* [0, 399] */
-  int64_t mp = (month + 9) % 12;                              /* March = 0 */
-  int64_t doy = (153 * mp + 2) / 5 + day - 1;                 /* [0, 365] */
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;        /* [0, 146096] */
+  int64_t yoe = y - era * 400;                         /* [0, 399] */
+  int64_t mp = (month + 9) % 12;                       /* March = 0 */
+  int64_t doy = (153 * mp + 2) / 5 + day - 1;          /* [0, 365] */
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; /* [0, 146096] */
   return era * 146097 + doe - 719468;
 }
 

@@ -6,26 +6,6 @@
  */
 #include "triggers/misfire.h"
 
-bool chime__misfire_valid(chime_trigger_kind kind, chime_misfire m) {
-  switch (m) {
-  case CHIME_MISFIRE_SMART:
-  case CHIME_MISFIRE_IGNORE:
-  case CHIME_MISFIRE_FIRE_NOW:
-    return kind >= CHIME_TRIGGER_SIMPLE &&
-           kind <= CHIME_TRIGGER_DAILY_TIME_INTERVAL;
-  case CHIME_MISFIRE_DO_NOTHING:
-    return kind == CHIME_TRIGGER_CRON ||
-           kind == CHIME_TRIGGER_CALENDAR_INTERVAL ||
-           kind == CHIME_TRIGGER_DAILY_TIME_INTERVAL;
-  case CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT:
-  case CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT:
-    return kind == CHIME_TRIGGER_SIMPLE;
-  }
-  return false;
-}
-
 chime_misfire chime__misfire_effective(const chime_schedule *s,
                                        const chime_fire_state *st) {
   chime_misfire m = s->misfire;
@@ -92,13 +72,12 @@ static void reschedule_next(const chime_schedule *s, chime_fire_state *st,
     return;
   }
   if (count_missed && st->next_fire_ms != CHIME_NO_FIRE)
-    st->times_triggered +=
-        chime__simple_times_between(s, st->next_fire_ms, t);
+    st->times_triggered += chime__simple_times_between(s, st->next_fire_ms, t);
   st->next_fire_ms = t;
 }
 
-int chime__trigger_apply_misfire(const chime_schedule *s,
-                                 chime_fire_state *st, int64_t now_ms) {
+int chime__trigger_apply_misfire(const chime_schedule *s, chime_fire_state *st,
+                                 int64_t now_ms) {
   if (s == NULL || st == NULL || chime__schedule_validate(s, NULL, 0) != 0)
     return CHIME_EINVAL;
   if (st->next_fire_ms == CHIME_NO_FIRE)

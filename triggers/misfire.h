@@ -14,9 +14,30 @@
 
 /*
  * chime__misfire_valid: whether instruction m is accepted by kind (see
- * chime_misfire in chime.h).  Thread: any.
+ * chime_misfire in chime.h).  Thread: any.  Inline here because schedule
+ * validation (trigger.c) needs it, while misfire.c needs trigger.c: so the
+ * two files do not call each other.
  */
-bool chime__misfire_valid(chime_trigger_kind kind, chime_misfire m);
+static inline bool chime__misfire_valid(chime_trigger_kind kind,
+                                        chime_misfire m) {
+  switch (m) {
+  case CHIME_MISFIRE_SMART:
+  case CHIME_MISFIRE_IGNORE:
+  case CHIME_MISFIRE_FIRE_NOW:
+    return kind >= CHIME_TRIGGER_SIMPLE &&
+           kind <= CHIME_TRIGGER_DAILY_TIME_INTERVAL;
+  case CHIME_MISFIRE_DO_NOTHING:
+    return kind == CHIME_TRIGGER_CRON ||
+           kind == CHIME_TRIGGER_CALENDAR_INTERVAL ||
+           kind == CHIME_TRIGGER_DAILY_TIME_INTERVAL;
+  case CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT:
+  case CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT:
+  case CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT:
+  case CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT:
+    return kind == CHIME_TRIGGER_SIMPLE;
+  }
+  return false;
+}
 
 /*
  * chime__misfire_effective: the instruction apply_misfire carries out, as
@@ -60,7 +81,7 @@ bool chime__trigger_is_misfired(const chime_schedule *s,
  * is.  s must be valid; st is updated in place.
  * Returns: 0; CHIME_EINVAL (NULL, or an invalid schedule).  Thread: any.
  */
-int chime__trigger_apply_misfire(const chime_schedule *s,
-                                 chime_fire_state *st, int64_t now_ms);
+int chime__trigger_apply_misfire(const chime_schedule *s, chime_fire_state *st,
+                                 int64_t now_ms);
 
 #endif /* CHIME_TRIGGERS_MISFIRE_H */

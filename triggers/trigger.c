@@ -3,23 +3,16 @@
  * fields, the dispatch to each kind's raw fire-time search, and the
  * calendar loop that skips excluded times (bounded, see trigger.h), which
  * Quartz repeats in every kind's computeFirstFireTime and triggered().
+ *
+ * Calls go one way: this file calls each kind (trigger_simple.c,
+ * trigger_cron.c, trigger_calint.c, trigger_daily.c) and the calendars;
+ * the kinds never call back (their messages go through core/errbuf.h), and
+ * misfire.c calls this file, not the reverse (chime__misfire_valid is
+ * inline in misfire.h).
  */
+#include "core/errbuf.h"
 #include "triggers/trigger.h"
 #include "triggers/misfire.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-
-int chime__trigger_err(char *errbuf, size_t len, int code, const char *fmt,
-                       ...) {
-  if (errbuf != NULL && len > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, len, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 static bool in_range(int64_t t) {
   return t >= CHIME__TRIGGER_MIN_MS && t <= CHIME__TRIGGER_MAX_MS;
@@ -44,30 +37,30 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
   if (errbuf != NULL && errbuf_len > 0)
     errbuf[0] = '\0';
   if (s == NULL)
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
-                              "schedule is NULL");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "schedule is NULL");
   if (s->kind < CHIME_TRIGGER_SIMPLE ||
       s->kind > CHIME_TRIGGER_DAILY_TIME_INTERVAL)
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
-                              "unknown trigger kind %d", (int)s->kind);
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "unknown trigger kind %d", (int)s->kind);
   if (!in_range(s->start_ms))
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_ELIMIT,
-                              "start time %lld is outside years 1-9999",
-                              (long long)s->start_ms);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "start time %lld is outside years 1-9999",
+                       (long long)s->start_ms);
   if (s->end_ms != CHIME_END_NONE && !in_range(s->end_ms))
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_ELIMIT,
-                              "end time %lld is outside years 1-9999",
-                              (long long)s->end_ms);
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "end time %lld is outside years 1-9999",
+                       (long long)s->end_ms);
   if (s->end_ms < s->start_ms)
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
-                              "end time is before start time");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "end time is before start time");
   if (s->kind != CHIME_TRIGGER_SIMPLE && s->zone == NULL)
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
-                              "a time zone is required for this trigger kind");
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "a time zone is required for this trigger kind");
   if (!chime__misfire_valid(s->kind, s->misfire))
-    return chime__trigger_err(errbuf, errbuf_len, CHIME_EINVAL,
-                              "misfire instruction %d is not valid for a %s "
-                              "trigger", (int)s->misfire, kind_name(s->kind));
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "misfire instruction %d is not valid for a %s "
+                       "trigger",
+                       (int)s->misfire, kind_name(s->kind));
   switch (s->kind) {
   case CHIME_TRIGGER_SIMPLE:
     return chime__simple_check(s, errbuf, errbuf_len);
@@ -105,7 +98,8 @@ static int raw_after(const chime_schedule *s, const chime_fire_state *st,
  */
 static bool can_jump(const chime_schedule *s) {
   return s->kind != CHIME_TRIGGER_CALENDAR_INTERVAL ||
-         s->u.calint.unit < CHIME_UNIT_DAY || s->u.calint.unit > CHIME_UNIT_WEEK;
+         s->u.calint.unit < CHIME_UNIT_DAY ||
+         s->u.calint.unit > CHIME_UNIT_WEEK;
 }
 
 /*
@@ -153,8 +147,7 @@ static int skip_excluded(const chime_schedule *s, const chime_fire_state *st,
   }
 }
 
-void chime__trigger_state_init(const chime_schedule *s,
-                               chime_fire_state *ret) {
+void chime__trigger_state_init(const chime_schedule *s, chime_fire_state *ret) {
   ret->next_fire_ms = CHIME_NO_FIRE;
   ret->prev_fire_ms = CHIME_NO_FIRE;
   ret->times_triggered = 0;
@@ -163,8 +156,7 @@ void chime__trigger_state_init(const chime_schedule *s,
       s->kind == CHIME_TRIGGER_SIMPLE ? s->u.simple.repeat_count : 0;
 }
 
-int chime__trigger_first_fire(const chime_schedule *s,
-                              chime_fire_state *ret) {
+int chime__trigger_first_fire(const chime_schedule *s, chime_fire_state *ret) {
   if (s == NULL || ret == NULL || chime__schedule_validate(s, NULL, 0) != 0)
     return CHIME_EINVAL;
   chime_fire_state st;
@@ -230,8 +222,7 @@ int chime__trigger_final_fire(const chime_schedule *s,
   return 0;
 }
 
-void chime__trigger_triggered(const chime_schedule *s,
-                              chime_fire_state *st) {
+void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st) {
   int64_t t = CHIME_NO_FIRE;
   st->times_triggered++;
   st->prev_fire_ms = st->next_fire_ms;

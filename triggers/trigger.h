@@ -68,12 +68,14 @@
 /* end_ms of a schedule that never ends. */
 #define CHIME_END_NONE INT64_MAX
 
-/* Instants a schedule may name: 0001-01-01T00:00Z .. 9999-12-31T23:59:59.999Z. */
+/* Instants a schedule may name: 0001-01-01T00:00Z .. 9999-12-31T23:59:59.999Z.
+ */
 #define CHIME__TRIGGER_MIN_MS INT64_C(-62135596800000)
 #define CHIME__TRIGGER_MAX_MS INT64_C(253402300799999)
-/* Searches give up this many years (of 366 days) after their first candidate. */
+/* Searches give up this many years (of 366 days) after their first candidate.
+ */
 #define CHIME__TRIGGER_GIVEUP_YEARS 100
-#define CHIME__TRIGGER_GIVEUP_MS                                              \
+#define CHIME__TRIGGER_GIVEUP_MS                                               \
   ((int64_t)CHIME__TRIGGER_GIVEUP_YEARS * 366 * INT64_C(86400000))
 /* ... or after examining this many calendar-excluded candidates. */
 #define CHIME__TRIGGER_MAX_SKIPS 1000000
@@ -94,24 +96,24 @@
  */
 typedef struct chime_schedule {
   chime_trigger_kind kind;
-  int64_t start_ms;             /* first possible fire */
-  int64_t end_ms;               /* CHIME_END_NONE for none; >= start_ms */
-  chime_misfire misfire;        /* must be valid for kind */
-  int priority;                 /* carried, never interpreted here */
+  int64_t start_ms;               /* first possible fire */
+  int64_t end_ms;                 /* CHIME_END_NONE for none; >= start_ms */
+  chime_misfire misfire;          /* must be valid for kind */
+  int priority;                   /* carried, never interpreted here */
   const chime_calendar *calendar; /* excluded times are skipped; may be NULL */
-  const chime_zone *zone;       /* required for cron, calint, daily */
+  const chime_zone *zone;         /* required for cron, calint, daily */
   union {
     struct {
-      int64_t interval_ms;      /* >= 1; 0 allowed when repeat_count == 0 */
-      int32_t repeat_count;     /* fires 1 + repeat_count times, or
-                                   CHIME_REPEAT_INDEFINITELY */
+      int64_t interval_ms;  /* >= 1; 0 allowed when repeat_count == 0 */
+      int32_t repeat_count; /* fires 1 + repeat_count times, or
+                               CHIME_REPEAT_INDEFINITELY */
     } simple;
     struct {
-      const chime_cron *cron;   /* borrowed, required */
+      const chime_cron *cron; /* borrowed, required */
     } cron;
     struct {
-      int32_t interval;         /* 1 .. CHIME__CALINT_MAX_INTERVAL */
-      chime_interval_unit unit; /* MILLISECOND .. YEAR */
+      int32_t interval;              /* 1 .. CHIME__CALINT_MAX_INTERVAL */
+      chime_interval_unit unit;      /* MILLISECOND .. YEAR */
       bool preserve_hour_of_day;     /* Quartz's
                                         preserveHourOfDayAcrossDaylightSavings */
       bool skip_day_if_hour_missing; /* Quartz's skipDayIfHourDoesNotExist */
@@ -162,8 +164,7 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
  * scheduled yet (no next or previous fire, no fires, the schedule's start
  * and repeat count).  s must be valid.  Thread: any.
  */
-void chime__trigger_state_init(const chime_schedule *s,
-                               chime_fire_state *ret);
+void chime__trigger_state_init(const chime_schedule *s, chime_fire_state *ret);
 
 /*
  * chime__trigger_first_fire: Quartz's computeFirstFireTime: the initial
@@ -172,8 +173,7 @@ void chime__trigger_state_init(const chime_schedule *s,
  * CHIME_ENEVERFIRES (it would never fire: Quartz's "will never fire").
  * Thread: any.
  */
-int chime__trigger_first_fire(const chime_schedule *s,
-                              chime_fire_state *ret);
+int chime__trigger_first_fire(const chime_schedule *s, chime_fire_state *ret);
 
 /*
  * chime__trigger_fire_after: the first fire time strictly after after_ms
@@ -208,8 +208,7 @@ int chime__trigger_final_fire(const chime_schedule *s,
  * which Quartz does not count), prev = next, next = the next included fire
  * time after it, or CHIME_NO_FIRE.  s must be valid.  Thread: any.
  */
-void chime__trigger_triggered(const chime_schedule *s,
-                              chime_fire_state *st);
+void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st);
 
 /* chime__trigger_may_fire_again: whether st has a next fire time. */
 bool chime__trigger_may_fire_again(const chime_fire_state *st);
@@ -244,14 +243,6 @@ int chime__daily_check(const chime_schedule *s, char *errbuf, size_t len);
 int chime__daily_after(const chime_schedule *s, const chime_fire_state *st,
                        int64_t after_ms, int64_t *ret_ms);
 int64_t chime__daily_final(const chime_schedule *s);
-
-/* Writes a message to errbuf (if any) and returns code. */
-int chime__trigger_err(char *errbuf, size_t len, int code, const char *fmt,
-                       ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
 /*
  * java.util.GregorianCalendar (lenient) arithmetic in a zone, which Quartz's

@@ -12,6 +12,7 @@
  * Also here: the java.util.GregorianCalendar arithmetic (chime__jcal_*)
  * shared with the daily-time-interval trigger.
  */
+#include "core/errbuf.h"
 #include "triggers/trigger.h"
 
 #include "triggers/civil.h"
@@ -77,18 +78,18 @@ int chime__calint_check(const chime_schedule *s, char *errbuf, size_t len) {
   int32_t n = s->u.calint.interval;
   if (s->u.calint.unit < CHIME_UNIT_MILLISECOND ||
       s->u.calint.unit > CHIME_UNIT_YEAR)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "interval unit %d is not valid for a "
-                              "calendar-interval trigger",
-                              (int)s->u.calint.unit);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "interval unit %d is not valid for a "
+                       "calendar-interval trigger",
+                       (int)s->u.calint.unit);
   if (n < 1)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat interval %d must be at least 1", (int)n);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat interval %d must be at least 1", (int)n);
   if (n > CHIME__CALINT_MAX_INTERVAL)
-    return chime__trigger_err(errbuf, len, CHIME_ELIMIT,
-                              "repeat interval %d exceeds the limit of %d "
-                              "units",
-                              (int)n, CHIME__CALINT_MAX_INTERVAL);
+    return chime__errf(errbuf, len, CHIME_ELIMIT,
+                       "repeat interval %d exceeds the limit of %d "
+                       "units",
+                       (int)n, CHIME__CALINT_MAX_INTERVAL);
   return 0;
 }
 
@@ -128,8 +129,8 @@ static bool hour_shift_needs_step(const chime_schedule *s, int64_t *t,
 
 /* Exact-duration units: the first start + k * interval after after_ms. */
 static int64_t exact_after(const chime_schedule *s, int64_t after_ms) {
-  static const int64_t unit_ms[] = {1, CHIME_MS_PER_SECOND,
-                                    CHIME_MS_PER_MINUTE, CHIME_MS_PER_HOUR};
+  static const int64_t unit_ms[] = {1, CHIME_MS_PER_SECOND, CHIME_MS_PER_MINUTE,
+                                    CHIME_MS_PER_HOUR};
   int64_t per = s->u.calint.interval * unit_ms[s->u.calint.unit];
   int64_t k;
   if (s->u.calint.unit == CHIME_UNIT_MILLISECOND) {

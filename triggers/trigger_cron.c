@@ -4,12 +4,13 @@
  * start time on (its milliseconds dropped, as Quartz does), up to and
  * including the end time.
  */
+#include "core/errbuf.h"
 #include "triggers/trigger.h"
 
 int chime__cron_check(const chime_schedule *s, char *errbuf, size_t len) {
   if (s->u.cron.cron == NULL)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "a cron trigger needs a cron expression");
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "a cron trigger needs a cron expression");
   return 0;
 }
 

@@ -9,6 +9,7 @@
  * end_sec_of_day on that local date; a time of day that a DST gap skips is
  * moved forward as java.util.Calendar moves it (02:30 becomes 03:30).
  */
+#include "core/errbuf.h"
 #include "triggers/trigger.h"
 
 #include "triggers/civil.h"
@@ -30,29 +31,28 @@ static int64_t unit_seconds(chime_interval_unit unit) {
 static int check_window(const chime_schedule *s, char *errbuf, size_t len) {
   int32_t a = s->u.daily.start_sec_of_day, b = s->u.daily.end_sec_of_day;
   if (a < 0 || a >= 86400)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "window start %d is not a second of the day "
-                              "(0-86399)",
-                              (int)a);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "window start %d is not a second of the day "
+                       "(0-86399)",
+                       (int)a);
   if (b < 0 || b >= 86400)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "window end %d is not a second of the day "
-                              "(0-86399)",
-                              (int)b);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "window end %d is not a second of the day "
+                       "(0-86399)",
+                       (int)b);
   if (b < a)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "window end %02d:%02d:%02d is before window "
-                              "start %02d:%02d:%02d",
-                              (int)(b / 3600), (int)(b / 60 % 60),
-                              (int)(b % 60), (int)(a / 3600),
-                              (int)(a / 60 % 60), (int)(a % 60));
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "window end %02d:%02d:%02d is before window "
+                       "start %02d:%02d:%02d",
+                       (int)(b / 3600), (int)(b / 60 % 60), (int)(b % 60),
+                       (int)(a / 3600), (int)(a / 60 % 60), (int)(a % 60));
   if ((s->u.daily.days_of_week & ~CHIME__DAILY_ALL_DAYS) != 0)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "days-of-week mask 0x%x has bits past Saturday",
-                              (unsigned)s->u.daily.days_of_week);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "days-of-week mask 0x%x has bits past Saturday",
+                       (unsigned)s->u.daily.days_of_week);
   if ((s->u.daily.days_of_week & CHIME__DAILY_ALL_DAYS) == 0)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "no days of the week are set");
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "no days of the week are set");
   return 0;
 }
 
@@ -60,22 +60,22 @@ int chime__daily_check(const chime_schedule *s, char *errbuf, size_t len) {
   int64_t per = unit_seconds(s->u.daily.unit);
   int32_t n = s->u.daily.interval;
   if (per == 0)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "interval unit %d is not valid for a "
-                              "daily-time-interval trigger (must be SECOND, "
-                              "MINUTE or HOUR)",
-                              (int)s->u.daily.unit);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "interval unit %d is not valid for a "
+                       "daily-time-interval trigger (must be SECOND, "
+                       "MINUTE or HOUR)",
+                       (int)s->u.daily.unit);
   if (n < 1)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat interval %d must be at least 1", (int)n);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat interval %d must be at least 1", (int)n);
   if (n * per > CHIME__DAILY_MAX_INTERVAL_S)
-    return chime__trigger_err(errbuf, len, CHIME_ELIMIT,
-                              "repeat interval can not exceed 24 hours");
+    return chime__errf(errbuf, len, CHIME_ELIMIT,
+                       "repeat interval can not exceed 24 hours");
   if (s->u.daily.repeat_count < CHIME_REPEAT_INDEFINITELY)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat count %d is invalid: it must be >= 0, "
-                              "or CHIME_REPEAT_INDEFINITELY (-1)",
-                              (int)s->u.daily.repeat_count);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat count %d is invalid: it must be >= 0, "
+                       "or CHIME_REPEAT_INDEFINITELY (-1)",
+                       (int)s->u.daily.repeat_count);
   int rc = check_window(s, errbuf, len);
   if (rc != 0)
     return rc;
@@ -83,8 +83,7 @@ int chime__daily_check(const chime_schedule *s, char *errbuf, size_t len) {
 }
 
 /* TimeOfDay.getTimeOfDayForDate: sec_of_day on t's local date. */
-static int64_t at_time_of_day(const chime_schedule *s, int64_t t,
-                              int32_t sec) {
+static int64_t at_time_of_day(const chime_schedule *s, int64_t t, int32_t sec) {
   return chime__jcal_set_time_of_day(s->zone, t, sec / 3600, sec / 60 % 60,
                                      sec % 60, 0);
 }

@@ -5,15 +5,14 @@
  * The effective start and repeat count come from the state, since Quartz's
  * RESCHEDULE_NOW_* misfire instructions rewrite them.
  */
+#include "core/errbuf.h"
 #include "triggers/trigger.h"
 
-static int64_t eff_start(const chime_schedule *s,
-                         const chime_fire_state *st) {
+static int64_t eff_start(const chime_schedule *s, const chime_fire_state *st) {
   return st != NULL ? st->start_ms : s->start_ms;
 }
 
-static int32_t eff_repeat(const chime_schedule *s,
-                          const chime_fire_state *st) {
+static int32_t eff_repeat(const chime_schedule *s, const chime_fire_state *st) {
   return st != NULL ? st->repeat_count : s->u.simple.repeat_count;
 }
 
@@ -21,24 +20,24 @@ int chime__simple_check(const chime_schedule *s, char *errbuf, size_t len) {
   int64_t interval = s->u.simple.interval_ms;
   int32_t repeat = s->u.simple.repeat_count;
   if (repeat < 0 && repeat != CHIME_REPEAT_INDEFINITELY)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat count %d is invalid: it must be >= 0, "
-                              "or CHIME_REPEAT_INDEFINITELY (-1)",
-                              (int)repeat);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat count %d is invalid: it must be >= 0, "
+                       "or CHIME_REPEAT_INDEFINITELY (-1)",
+                       (int)repeat);
   if (interval < 0)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat interval %lld ms is negative",
-                              (long long)interval);
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat interval %lld ms is negative",
+                       (long long)interval);
   if (repeat != 0 && interval < 1)
-    return chime__trigger_err(errbuf, len, CHIME_EINVAL,
-                              "repeat interval must be at least 1 ms when "
-                              "the trigger repeats");
+    return chime__errf(errbuf, len, CHIME_EINVAL,
+                       "repeat interval must be at least 1 ms when "
+                       "the trigger repeats");
   if (interval > CHIME__SIMPLE_MAX_INTERVAL_MS)
-    return chime__trigger_err(errbuf, len, CHIME_ELIMIT,
-                              "repeat interval %lld ms exceeds the limit of "
-                              "%lld ms",
-                              (long long)interval,
-                              (long long)CHIME__SIMPLE_MAX_INTERVAL_MS);
+    return chime__errf(errbuf, len, CHIME_ELIMIT,
+                       "repeat interval %lld ms exceeds the limit of "
+                       "%lld ms",
+                       (long long)interval,
+                       (long long)CHIME__SIMPLE_MAX_INTERVAL_MS);
   return 0;
 }
 
