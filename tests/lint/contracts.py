@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""contracts.py: every public function states its contract (STYLE.md, "The
-public header").
+"""contracts.py: every public function states its contract (CONTRIBUTING.md).
 
 Each CHIME_EXTERN declaration in include/*.h must have, in the comments
 above it, the lines
@@ -73,7 +72,7 @@ def main():
         print(p)
     if problems:
         print("contracts.py: %d of %d public functions lack contract lines "
-              "(Returns:, Thread:, Ownership:; STYLE.md)" % (len(problems), total))
+              "(Returns:, Thread:, Ownership:; CONTRIBUTING.md)" % (len(problems), total))
     return 1 if problems else 0
 
 
