@@ -60,7 +60,8 @@ def check_header(path):
 
 
 def main():
-    headers = sys.argv[1:] or sorted(
+    headers = [os.path.relpath(os.path.abspath(h), ROOT) for h in sys.argv[1:]]
+    headers = headers or sorted(
         os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "include", "*.h")))
     problems = []
     total = 0

@@ -30,8 +30,9 @@ ANYTHING = "*"
 LIBRARY = {"include", "core", "triggers", "model", "jobstore"}
 
 # Folder -> what its files may include besides their own folder's headers:
-# folders (their shared headers) and single headers by path.  Bottom-up
-# order: library layers may only point down this list.
+# folders (their shared headers), single headers by path, and "config" (the
+# build's chime-config.h).  Bottom-up order: library layers may only point
+# down this list.
 LAYERS = {
     # The public headers: each other and the C library, nothing else.
     "include": set(),
@@ -62,9 +63,10 @@ PRIVATE = [
     ("triggers/*_impl.h", "triggers"),
 ]
 
-# Headers meson writes into the build directory, and the layer they count
-# as.  Headers other helpers are still writing may be named here too, so the
-# edge to them is checked before they exist.
+# Headers that are not files of the tree, and the layer they count as: those
+# meson writes into the build directory ("config": chime-config.h), and a
+# header that is planned but not written yet, so the edges to it are checked
+# before it exists (harmless once it does).
 NOT_IN_TREE = {
     "chime-config.h": "config",
     "jobstore/mysql/admin.h": "jobstore/mysql",
@@ -168,11 +170,11 @@ def check_file(src):
 
 
 def main():
-    files = sys.argv[1:] or c_sources()
+    # Paths named on the command line are relative to the current directory.
+    files = [os.path.relpath(os.path.abspath(f), ROOT) for f in sys.argv[1:]]
     problems = []
-    for src in files:
-        problems += check_file(os.path.relpath(os.path.abspath(src), ROOT)
-                               if os.path.isabs(src) else src)
+    for src in files or c_sources():
+        problems += check_file(src)
     for p in problems:
         print(p)
     if problems:
