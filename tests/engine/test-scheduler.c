@@ -7,6 +7,14 @@
  * pausing, a busy store's completion retried (a wrapped store), calendar
  * wrappers, configuration errors and NULL handles.
  *
+ * The same source builds two runners (tests/meson.build): engine/scheduler
+ * on the memory store, and, with CHIME_TEST_MYSQL defined,
+ * engine/scheduler-mysql, where every scheduler uses the MySQL/MariaDB store
+ * of the throwaway server: the same behaviours must hold when every claim,
+ * fire and completion is a durable transaction.  Its tables have their own
+ * prefix (chime_es_), and clear=1 empties them whenever a scheduler opens
+ * the store.
+ *
  * Timing: intervals are short and margins wide; every wait is on a
  * condition variable with a generous deadline (WAIT_MS), never a bare
  * sleep, except where the test must prove that nothing happens for a
@@ -192,8 +200,8 @@ static void log_stderr(void *user_data, chime_log_level level,
           message);
 }
 
-/* The store every scheduler of the suite uses: the memory store, or (in
- * test-scheduler-mysql.c) the throwaway MariaDB. */
+/* The store every scheduler of the suite uses: the memory store, or (with
+ * CHIME_TEST_MYSQL) the throwaway MariaDB. */
 static char store_url[2048] = "memory:";
 
 /* A scheduler on the suite's store with the "rec" job type and listener. */
@@ -840,7 +848,30 @@ static CU_TestInfo scheduler_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-#ifndef CHIME_SCHEDULER_TEST_MAIN
+#ifdef CHIME_TEST_MYSQL
+/* The suite's store URL: the test database, own prefix, emptied on open. */
+static int init_url(void) {
+  const char *base = chime_test_mysql_url();
+  if (!base)
+    return 1;
+  int n = snprintf(store_url, sizeof store_url,
+                   "%s%cauto_create=1&clear=1&prefix=chime_es_", base,
+                   strchr(base, '?') ? '&' : '?');
+  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+}
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "engine/scheduler-mysql",
+       .pInitFunc = init_url,
+       .pTests = scheduler_tests},
+      CU_SUITE_INFO_NULL,
+  };
+  int r = chime_test_main(suites);
+  mysql_library_end(); /* Connector/C's one-time allocations */
+  return r;
+}
+#else
 int main(void) {
   CU_SuiteInfo suites[] = {
       {.pName = "engine/scheduler", .pTests = scheduler_tests},
