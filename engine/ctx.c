@@ -18,52 +18,52 @@ void chime__ctx_clear(chime_ctx *ctx) {
   ctx->fail_message = NULL;
 }
 
-chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx) {
+chime_scheduler *chime_ctx_get_scheduler(const chime_ctx *ctx) {
   return ctx ? ctx->sched : NULL;
 }
 
-const char *chime_ctx_job_group(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_group(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
   return ctx->fire->job ? ctx->fire->job->group
                         : ctx->fire->trigger->job_group;
 }
 
-const char *chime_ctx_job_name(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_name(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
   return ctx->fire->job ? ctx->fire->job->name : ctx->fire->trigger->job_name;
 }
 
-const char *chime_ctx_job_type(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_type(const chime_ctx *ctx) {
   return ctx && ctx->fire->job ? ctx->fire->job->type : NULL;
 }
 
-const char *chime_ctx_trigger_group(const chime_ctx *ctx) {
+const char *chime_ctx_get_trigger_group(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->group : NULL;
 }
 
-const char *chime_ctx_trigger_name(const chime_ctx *ctx) {
+const char *chime_ctx_get_trigger_name(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->name : NULL;
 }
 
-int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_scheduled_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->scheduled_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_prev_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.prev_fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_next_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.next_fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_fire_id(const chime_ctx *ctx) {
+int64_t chime_ctx_get_fire_id(const chime_ctx *ctx) {
   return ctx ? ctx->fire->fire_id : 0;
 }
 
@@ -71,27 +71,27 @@ bool chime_ctx_is_recovering(const chime_ctx *ctx) {
   return ctx && ctx->fire->recovering;
 }
 
-int64_t chime_ctx_times_triggered(const chime_ctx *ctx) {
+int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.times_triggered : 0;
 }
 
-const void *chime_ctx_job_data(const chime_ctx *ctx, size_t *ret_len) {
+const void *chime_ctx_get_job_data(const chime_ctx *ctx, size_t *ret_len) {
   const chime_job *job = ctx ? ctx->fire->job : NULL;
   if (ret_len)
     *ret_len = job ? job->data_len : 0;
   return job ? job->data : NULL;
 }
 
-const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len) {
+const void *chime_ctx_get_data(const chime_ctx *ctx, size_t *ret_len) {
   if (ctx && ctx->fire->trigger->data_len > 0) {
     if (ret_len)
       *ret_len = ctx->fire->trigger->data_len;
     return ctx->fire->trigger->data;
   }
-  return chime_ctx_job_data(ctx, ret_len);
+  return chime_ctx_get_job_data(ctx, ret_len);
 }
 
-int chime_ctx_set_data(chime_ctx *ctx, const void *data, size_t len) {
+int chime_ctx_set_job_data(chime_ctx *ctx, const void *data, size_t len) {
   if (!ctx || !ctx->fire->job || (!data && len > 0))
     return CHIME_EINVAL;
   if (len > CHIME_MAX_DATA_LEN)
@@ -110,7 +110,7 @@ int chime_ctx_set_data(chime_ctx *ctx, const void *data, size_t len) {
   return 0;
 }
 
-bool chime_ctx_still_owned(chime_ctx *ctx) {
+bool chime_ctx_is_still_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
     return false;
   chime_store *st = ctx->sched->store;

@@ -13,7 +13,7 @@
  *   - a worker is *reserved* from the moment a fire is claimed for it until
  *     its run completed (or the claim was released or dropped), so the loop
  *     never claims more fires than it has free workers;
- *   - a *job type* is a name registered with chime_register_job.
+ *   - a *job type* is a name registered with chime_scheduler_register_job_type.
  *
  * Locking: one mutex (mu) guards the state, the command slot, the
  * registry, the worker queue and the counters.  It is never held across a
@@ -97,6 +97,7 @@ enum {
 struct chime_scheduler {
   struct chime_config cfg; /* own copy; instance_id always set */
   chime_store *store;
+  uint64_t serial; /* > 0, unique in the process: names s's error detail */
 
   pthread_mutex_t mu;
   pthread_cond_t cond;      /* running, handles_open, joined changed */
@@ -204,11 +205,15 @@ int chime__instance_id_generate(char **ret_id);
 
 /* ---- api.c: errors and logging */
 
-/* Records msg (printf format) as the calling thread's last error and
- * returns code. */
-int chime__fail(int code, const char *fmt, ...)
+/* Longest message chime_scheduler_errmsg returns, with its NUL. */
+#define CHIME__ERRMSG_LEN 512
+
+/* chime__fail: records the message (printf format) as the detail of the
+ * calling thread's failed call on s (chime_scheduler_errmsg) and returns
+ * code (negative).  s NULL: only returns code.  Thread: any. */
+int chime__fail(chime_scheduler *s, int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
@@ -220,8 +225,9 @@ void chime__log(const chime_scheduler *s, chime_log_level level,
 #endif
     ;
 
-/* chime__api_enter: the check every API function starts with: EINVAL for
- * NULL, ESHUTDOWN once shut down (each with a last-error message). */
+/* chime__api_enter: the check every API function on a scheduler starts
+ * with: CHIME_EINVAL for NULL, CHIME_ESHUTDOWN (with its detail) once shut
+ * down.  Takes and releases mu.  Thread: any. */
 int chime__api_enter(chime_scheduler *s, const char *fn);
 
 /* ---- registry.c */

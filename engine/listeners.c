@@ -17,12 +17,12 @@ int chime_scheduler_add_listener(chime_scheduler *scheduler,
   if (r < 0)
     return r;
   if (!fn || event_mask == 0 || (event_mask & ~(unsigned)CHIME_EVENT_ALL))
-    return chime__fail(CHIME_EINVAL,
+    return chime__fail(s, CHIME_EINVAL,
                        "chime_scheduler_add_listener: NULL function or "
                        "invalid event mask 0x%x", event_mask);
   chime_listener *l = calloc(1, sizeof *l);
   if (!l)
-    return chime__fail(CHIME_ENOMEM, "out of memory");
+    return chime__fail(s, CHIME_ENOMEM, "out of memory");
   l->mask = event_mask;
   l->fn = fn;
   l->user_data = user_data;
@@ -84,22 +84,22 @@ chime_event_kind chime_event_get_kind(const chime_event *event) {
   return event ? event->kind : (chime_event_kind)0;
 }
 
-const chime_ctx *chime_event_ctx(const chime_event *event) {
+const chime_ctx *chime_event_get_ctx(const chime_event *event) {
   return event ? event->ctx : NULL;
 }
 
-const char *chime_event_job_group(const chime_event *event) {
+const char *chime_event_get_job_group(const chime_event *event) {
   return event ? event->job_group : NULL;
 }
 
-const char *chime_event_job_name(const chime_event *event) {
+const char *chime_event_get_job_name(const chime_event *event) {
   return event ? event->job_name : NULL;
 }
 
-int chime_event_error(const chime_event *event) {
+int chime_event_get_error(const chime_event *event) {
   return event ? event->error : 0;
 }
 
-const char *chime_event_message(const chime_event *event) {
+const char *chime_event_get_message(const chime_event *event) {
   return event ? event->message : NULL;
 }

@@ -1,5 +1,5 @@
 /*
- * registry.c: the job types this node runs (chime_register_job).  Entries
+ * registry.c: the job types this node runs (chime_scheduler_register_job_type).  Entries
  * are kept sorted by name; a replaced entry lives on until its last run
  * returned, then its destroy function runs, exactly once.  The sorted list
  * of names (which only grows) is what the loop passes to acquire(), so a
@@ -69,22 +69,22 @@ static chime_jobtype *type_new(const char *type, chime_job_fn fn,
   return t;
 }
 
-int chime_register_job(chime_scheduler *scheduler, const char *type,
+int chime_scheduler_register_job_type(chime_scheduler *scheduler, const char *type,
                        chime_job_fn fn, void *user_data,
                        chime_destroy_fn destroy) {
   chime_scheduler *s = scheduler;
-  int r = chime__api_enter(s, "chime_register_job");
+  int r = chime__api_enter(s, "chime_scheduler_register_job_type");
   if (r < 0)
     return r;
   char err[256];
   r = chime__name_check(type, "job type", err, sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s", err);
+    return chime__fail(s, r, "chime_scheduler_register_job_type: %s", err);
   if (!fn)
-    return chime__fail(CHIME_EINVAL, "chime_register_job: NULL function");
+    return chime__fail(s, CHIME_EINVAL, "chime_scheduler_register_job_type: NULL function");
   chime_jobtype *t = type_new(type, fn, user_data, destroy);
   if (!t)
-    return chime__fail(CHIME_ENOMEM, "out of memory");
+    return chime__fail(s, CHIME_ENOMEM, "out of memory");
   chime_jobtype *old = NULL;
   pthread_mutex_lock(&s->mu);
   bool found;
@@ -101,7 +101,7 @@ int chime_register_job(chime_scheduler *scheduler, const char *type,
       pthread_mutex_unlock(&s->mu);
       t->destroy = NULL; /* the caller keeps user_data on failure */
       type_free(t);
-      return chime__fail(CHIME_ENOMEM, "out of memory");
+      return chime__fail(s, CHIME_ENOMEM, "out of memory");
     }
     memcpy(name, type, strlen(type) + 1);
     memmove(s->types + i + 1, s->types + i,

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,9 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
                            errbuf_len);
 }
 
+/* Serial numbers of schedulers, for their error detail (api.c). */
+static atomic_uint_fast64_t next_serial = 1;
+
 int chime_scheduler_new(const chime_config *config,
                         chime_scheduler **ret_scheduler, char *errbuf,
                         size_t errbuf_len) {
@@ -58,15 +62,20 @@ int chime_scheduler_new(const chime_config *config,
   if (errbuf && errbuf_len > 0)
     errbuf[0] = '\0';
   if (!config || !ret_scheduler)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_new: NULL argument");
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "chime_scheduler_new: NULL %s",
+                             config ? "ret_scheduler" : "config");
   chime_scheduler *s = calloc(1, sizeof *s);
   if (!s)
-    return chime__fail(CHIME_ENOMEM, "out of memory");
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM,
+                             "out of memory");
   int r = sync_init(s);
   if (r < 0) {
     free(s);
-    return chime__fail(r, "cannot create the scheduler's locks");
+    return chime__record_err(errbuf, errbuf_len, r,
+                             "cannot create the scheduler's locks");
   }
+  s->serial = atomic_fetch_add(&next_serial, 1);
   s->state = CHIME_SCHEDULER_STANDBY;
   atomic_init(&s->listeners, NULL);
   atomic_init(&s->manual_seq, 0);
@@ -81,11 +90,10 @@ int chime_scheduler_new(const chime_config *config,
     snprintf(err, sizeof err, "%s", chime_strerror(r));
   }
   if (r < 0) {
-    if (errbuf && errbuf_len > 0)
-      snprintf(errbuf, errbuf_len, "%s", err);
     chime_scheduler_free(s);
-    return chime__fail(r, "%s", err);
+    return chime__record_err(errbuf, errbuf_len, r, "%s", err);
   }
+  assert(s->store && s->cfg.instance_id);
   *ret_scheduler = s;
   return 0;
 }
@@ -123,14 +131,14 @@ int chime_scheduler_start(chime_scheduler *scheduler) {
   pthread_mutex_unlock(&s->mu);
   if (st == CHIME_SCHEDULER_STARTED) {
     pthread_mutex_unlock(&life_mu);
-    return attached ? chime__fail(CHIME_ESTATE, "chime_scheduler_start: "
+    return attached ? chime__fail(s, CHIME_ESTATE, "chime_scheduler_start: "
                                                 "already running on a host "
                                                 "loop")
                     : 0;
   }
   if (need && (r = spawn(s)) < 0) {
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(r, "chime_scheduler_start: cannot start threads");
+    return chime__fail(s, r, "chime_scheduler_start: cannot start threads");
   }
   pthread_mutex_lock(&s->mu);
   bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
@@ -140,7 +148,7 @@ int chime_scheduler_start(chime_scheduler *scheduler) {
   pthread_mutex_unlock(&s->mu);
   pthread_mutex_unlock(&life_mu);
   if (down)
-    return chime__fail(CHIME_ESHUTDOWN, "chime_scheduler_start: shut down "
+    return chime__fail(s, CHIME_ESHUTDOWN, "chime_scheduler_start: shut down "
                                         "meanwhile");
   chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s",
              s->cfg.scheduler_name, s->cfg.instance_id);
@@ -205,8 +213,7 @@ static void wait_for_runs(chime_scheduler *s) {
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_shutdown: NULL "
-                                     "scheduler");
+    return CHIME_EINVAL;
   pthread_mutex_lock(&s->mu);
   bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
   s->state = CHIME_SCHEDULER_SHUTDOWN;
@@ -233,7 +240,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   if (r < 0)
     return r;
   if (!loop)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_attach: NULL loop");
+    return chime__fail(s, CHIME_EINVAL, "chime_scheduler_attach: NULL loop");
   pthread_mutex_lock(&life_mu);
   pthread_mutex_lock(&s->mu);
   bool busy = s->attached || s->thread_started || s->loop_inited;
@@ -242,7 +249,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   pthread_mutex_unlock(&s->mu);
   if (busy) {
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(CHIME_ESTATE, "chime_scheduler_attach: already "
+    return chime__fail(s, CHIME_ESTATE, "chime_scheduler_attach: already "
                                      "started or attached");
   }
   if (s->nworkers == 0)
@@ -254,7 +261,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
     s->attached = false;
     pthread_mutex_unlock(&s->mu);
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(r, "chime_scheduler_attach: cannot set up");
+    return chime__fail(s, r, "chime_scheduler_attach: cannot set up");
   }
   chime__loop_enter(s);
   pthread_mutex_lock(&s->mu);
@@ -269,8 +276,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
 int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_detach: NULL "
-                                     "scheduler");
+    return CHIME_EINVAL;
   pthread_mutex_lock(&s->mu);
   bool attached = s->attached;
   if (attached) {
@@ -279,7 +285,7 @@ int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
   }
   pthread_mutex_unlock(&s->mu);
   if (!attached)
-    return chime__fail(CHIME_ESTATE, "chime_scheduler_detach: not attached");
+    return chime__fail(s, CHIME_ESTATE, "chime_scheduler_detach: not attached");
   chime__loop_shutdown_now(s); /* the calling thread runs the loop */
   return chime_scheduler_shutdown(s, wait_for_jobs);
 }
@@ -322,15 +328,15 @@ chime_scheduler_state chime_scheduler_get_state(const chime_scheduler *s) {
   return st;
 }
 
-const char *chime_scheduler_name(const chime_scheduler *s) {
+const char *chime_scheduler_get_name(const chime_scheduler *s) {
   return s ? s->cfg.scheduler_name : NULL;
 }
 
-const char *chime_scheduler_instance_id(const chime_scheduler *s) {
+const char *chime_scheduler_get_instance_id(const chime_scheduler *s) {
   return s ? s->cfg.instance_id : NULL;
 }
 
-unsigned chime_scheduler_running_jobs(const chime_scheduler *s) {
+unsigned chime_scheduler_get_running_jobs(const chime_scheduler *s) {
   if (!s)
     return 0;
   pthread_mutex_lock((pthread_mutex_t *)&s->mu);

@@ -144,16 +144,16 @@ typedef struct chime_zone chime_zone;
 CHIME_EXTERN int chime_zone_get(const char *name, const chime_zone **ret_zone);
 
 /*
- * chime_zone_name: the name the zone was asked for with.
+ * chime_zone_get_name: the name the zone was asked for with.
  * Ownership: borrowed, lives as long as the zone.  Thread: any.
  */
-CHIME_EXTERN const char *chime_zone_name(const chime_zone *zone);
+CHIME_EXTERN const char *chime_zone_get_name(const chime_zone *zone);
 
 /*
- * chime_zone_offset_at: the zone's offset from UTC at instant t_ms, in
+ * chime_zone_get_offset_at: the zone's offset from UTC at instant t_ms, in
  * seconds east of Greenwich (Berlin in winter: 3600).  Thread: any.
  */
-CHIME_EXTERN int32_t chime_zone_offset_at(const chime_zone *zone, int64_t t_ms);
+CHIME_EXTERN int32_t chime_zone_get_offset_at(const chime_zone *zone, int64_t t_ms);
 
 /* ------------------------------------------------------------------- cron */
 
@@ -351,7 +351,8 @@ typedef struct chime_job chime_job;
  * Thread: any.
  */
 CHIME_EXTERN int chime_job_new(const char *group, const char *name,
-                               const char *type, chime_job **ret_job);
+                               const char *type, chime_job **ret_job,
+                               char *errbuf, size_t errbuf_len);
 CHIME_EXTERN void chime_job_free(chime_job *job);
 
 /*
@@ -361,7 +362,7 @@ CHIME_EXTERN void chime_job_free(chime_job *job);
  *   durable: the job stays when no trigger refers to it any more;
  *   requests_recovery: when the node running it dies, a survivor runs the
  *     fire again (the run sees chime_ctx_is_recovering());
- *   persist_data: data set with chime_ctx_set_data() is saved after a run
+ *   persist_data: data set with chime_ctx_set_job_data() is saved after a run
  *     (Quartz's @PersistJobDataAfterExecution).
  */
 CHIME_EXTERN int chime_job_set_description(chime_job *job, const char *text);
@@ -374,15 +375,15 @@ CHIME_EXTERN int chime_job_set_concurrency(chime_job *job,
 CHIME_EXTERN int chime_job_set_persist_data(chime_job *job, bool yes);
 
 /* Getters.  Borrowed results live until the job changes or is freed. */
-CHIME_EXTERN const char *chime_job_group(const chime_job *job);
-CHIME_EXTERN const char *chime_job_name(const chime_job *job);
-CHIME_EXTERN const char *chime_job_type(const chime_job *job);
-CHIME_EXTERN const char *chime_job_description(const chime_job *job);
-CHIME_EXTERN const void *chime_job_data(const chime_job *job, size_t *ret_len);
-CHIME_EXTERN bool chime_job_is_durable(const chime_job *job);
-CHIME_EXTERN bool chime_job_requests_recovery(const chime_job *job);
-CHIME_EXTERN chime_concurrency chime_job_concurrency(const chime_job *job);
-CHIME_EXTERN bool chime_job_persists_data(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_group(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_name(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_type(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_description(const chime_job *job);
+CHIME_EXTERN const void *chime_job_get_data(const chime_job *job, size_t *ret_len);
+CHIME_EXTERN bool chime_job_get_durable(const chime_job *job);
+CHIME_EXTERN bool chime_job_get_requests_recovery(const chime_job *job);
+CHIME_EXTERN chime_concurrency chime_job_get_concurrency(const chime_job *job);
+CHIME_EXTERN bool chime_job_get_persist_data(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -470,7 +471,7 @@ CHIME_EXTERN int chime_trigger_set_preserve_hour_of_day(chime_trigger *trigger,
 CHIME_EXTERN int chime_trigger_set_skip_day_if_hour_missing(
     chime_trigger *trigger, bool yes);
 
-/* The states a trigger is in, as chime_scheduler_get_trigger_state and
+/* The states a trigger is in, as chime_scheduler_get_trigger_status and
  * chime_trigger_get_status report them. */
 typedef enum chime_trigger_status {
   CHIME_TRIGGER_NONE = 0,     /* no such trigger */
@@ -485,21 +486,21 @@ typedef enum chime_trigger_status {
  * Times are CHIME_NO_FIRE_MS when there is none. */
 #define CHIME_NO_FIRE_MS INT64_MIN
 CHIME_EXTERN chime_trigger_kind chime_trigger_get_kind(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_group(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_name(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_job_group(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_job_name(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_calendar(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_description(const chime_trigger *trigger);
-CHIME_EXTERN const void *chime_trigger_data(const chime_trigger *trigger,
+CHIME_EXTERN const char *chime_trigger_get_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_job_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_job_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_calendar(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_description(const chime_trigger *trigger);
+CHIME_EXTERN const void *chime_trigger_get_data(const chime_trigger *trigger,
                                             size_t *ret_len);
-CHIME_EXTERN int chime_trigger_priority(const chime_trigger *trigger);
-CHIME_EXTERN chime_misfire chime_trigger_misfire(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_start_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_end_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_next_fire_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_prev_fire_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_times_triggered(const chime_trigger *trigger);
+CHIME_EXTERN int chime_trigger_get_priority(const chime_trigger *trigger);
+CHIME_EXTERN chime_misfire chime_trigger_get_misfire(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_start_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_end_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_next_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_prev_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_times_triggered(const chime_trigger *trigger);
 CHIME_EXTERN chime_trigger_status chime_trigger_get_status(const chime_trigger *trigger);
 
 /* ---------------------------------------------------------- configuration */
@@ -607,7 +608,7 @@ CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
                                      char *errbuf, size_t errbuf_len);
 
 /*
- * chime_register_job: the function that runs jobs of type `type` on this
+ * chime_scheduler_register_job_type: the function that runs jobs of type `type` on this
  * node.  A node claims only fires of the types it registered, so nodes may
  * differ in what they run.  Registering a type again replaces its function
  * (the old destroy function runs once no run of it is left).
@@ -616,7 +617,7 @@ CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
  * with it exactly once: when replaced, or at chime_scheduler_free().
  * Thread: any.
  */
-CHIME_EXTERN int chime_register_job(chime_scheduler *scheduler,
+CHIME_EXTERN int chime_scheduler_register_job_type(chime_scheduler *scheduler,
                                     const char *type, chime_job_fn fn,
                                     void *user_data, chime_destroy_fn destroy);
 
@@ -657,12 +658,12 @@ CHIME_EXTERN void chime_scheduler_free(chime_scheduler *scheduler);
 /* Metadata.  Borrowed strings live as long as the scheduler.  Thread: any. */
 CHIME_EXTERN chime_scheduler_state
 chime_scheduler_get_state(const chime_scheduler *scheduler);
-CHIME_EXTERN const char *chime_scheduler_name(const chime_scheduler *scheduler);
+CHIME_EXTERN const char *chime_scheduler_get_name(const chime_scheduler *scheduler);
 CHIME_EXTERN const char *
-chime_scheduler_instance_id(const chime_scheduler *scheduler);
+chime_scheduler_get_instance_id(const chime_scheduler *scheduler);
 /* Number of job runs in progress on this node. */
 CHIME_EXTERN unsigned
-chime_scheduler_running_jobs(const chime_scheduler *scheduler);
+chime_scheduler_get_running_jobs(const chime_scheduler *scheduler);
 
 /*
  * Jobs in the store.  Keys are (group, name).
@@ -697,13 +698,13 @@ CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
  * NULL) receives the first fire time.  CHIME_EEXISTS when the key is taken;
  * CHIME_ENOTFOUND for an unknown job or calendar; CHIME_ENEVERFIRES when the
  * trigger would never fire; CHIME_EINVAL (errbuf-free: use
- * chime_scheduler_last_error) for an invalid schedule.
+ * chime_scheduler_errmsg) for an invalid schedule.
  * chime_scheduler_unschedule: removes a trigger (a non-durable job left
  * without triggers goes too).
  * chime_scheduler_reschedule: replaces the trigger with key (group, name)
  * by a new definition for the same job.
  * chime_scheduler_get_trigger: a copy with its state, the caller's.
- * chime_scheduler_get_trigger_state: the state, CHIME_TRIGGER_NONE when
+ * chime_scheduler_get_trigger_status: the state, CHIME_TRIGGER_NONE when
  * absent.
  * Thread: any.
  */
@@ -724,18 +725,19 @@ CHIME_EXTERN int chime_scheduler_get_trigger(chime_scheduler *scheduler,
                                              const char *name,
                                              chime_trigger **ret_trigger);
 CHIME_EXTERN int
-chime_scheduler_get_trigger_state(chime_scheduler *scheduler,
+chime_scheduler_get_trigger_status(chime_scheduler *scheduler,
                                   const char *group, const char *name,
                                   chime_trigger_status *ret_status);
 
 /*
- * chime_scheduler_last_error: the message of the calling thread's last
- * failed chime_scheduler_* call (e.g. which field of a schedule is
- * invalid, or the server's message), "" when none.
- * Ownership: borrowed, valid until the thread's next chime call.
- * Thread: any; per thread.
+ * chime_scheduler_errmsg: the detail of the calling thread's last failed
+ * call on scheduler (e.g. which field of a schedule is invalid, or the
+ * server's message), "" when none.
+ * Ownership: borrowed, valid until the thread's next call on a scheduler.
+ * Thread: any; per thread and per scheduler.
  */
-CHIME_EXTERN const char *chime_scheduler_last_error(void);
+CHIME_EXTERN const char *
+chime_scheduler_errmsg(const chime_scheduler *scheduler);
 
 /* How a group name is matched when listing, pausing or resuming. */
 typedef enum chime_match {
@@ -862,14 +864,14 @@ CHIME_EXTERN int chime_scheduler_add_listener(chime_scheduler *scheduler,
 /* Event getters.  Borrowed, valid during the listener call. */
 CHIME_EXTERN chime_event_kind chime_event_get_kind(const chime_event *event);
 /* The run (job and trigger events), or NULL. */
-CHIME_EXTERN const chime_ctx *chime_event_ctx(const chime_event *event);
+CHIME_EXTERN const chime_ctx *chime_event_get_ctx(const chime_event *event);
 /* Job added/removed: the job's key; otherwise NULL. */
-CHIME_EXTERN const char *chime_event_job_group(const chime_event *event);
-CHIME_EXTERN const char *chime_event_job_name(const chime_event *event);
+CHIME_EXTERN const char *chime_event_get_job_group(const chime_event *event);
+CHIME_EXTERN const char *chime_event_get_job_name(const chime_event *event);
 /* Error code (JOB_WAS_EXECUTED of a failed run, SCHEDULER_ERROR), or 0. */
-CHIME_EXTERN int chime_event_error(const chime_event *event);
+CHIME_EXTERN int chime_event_get_error(const chime_event *event);
 /* Message of a failed run or an error, or NULL. */
-CHIME_EXTERN const char *chime_event_message(const chime_event *event);
+CHIME_EXTERN const char *chime_event_get_message(const chime_event *event);
 
 /* ------------------------------------------------------------ job context */
 
@@ -878,44 +880,44 @@ CHIME_EXTERN const char *chime_event_message(const chime_event *event);
  * (and the listener calls of the run); borrowed strings and data live as
  * long.  Thread: the worker running the job.
  */
-CHIME_EXTERN chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_group(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_name(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_type(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_trigger_group(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_trigger_name(const chime_ctx *ctx);
+CHIME_EXTERN chime_scheduler *chime_ctx_get_scheduler(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_job_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_job_name(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_job_type(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_trigger_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_trigger_name(const chime_ctx *ctx);
 /* The time the fire was scheduled for (for a recovered fire: the original). */
-CHIME_EXTERN int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_scheduled_ms(const chime_ctx *ctx);
 /* The time the run started. */
-CHIME_EXTERN int64_t chime_ctx_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_fire_ms(const chime_ctx *ctx);
 /* The trigger's previous and next fire times, or CHIME_NO_FIRE_MS. */
-CHIME_EXTERN int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx);
-CHIME_EXTERN int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_prev_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_next_fire_ms(const chime_ctx *ctx);
 /* The fire's id: unique in the store, growing. */
-CHIME_EXTERN int64_t chime_ctx_fire_id(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_fire_id(const chime_ctx *ctx);
 /* True when this run re-runs a fire whose node died. */
 CHIME_EXTERN bool chime_ctx_is_recovering(const chime_ctx *ctx);
 /* How many times the trigger fired, this fire included. */
-CHIME_EXTERN int64_t chime_ctx_times_triggered(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx);
 /* The run's data: the trigger's when it has some (or the data given to
  * chime_scheduler_trigger_job), else the job's.  *ret_len may be NULL. */
-CHIME_EXTERN const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len);
+CHIME_EXTERN const void *chime_ctx_get_data(const chime_ctx *ctx, size_t *ret_len);
 /* The job's own data. */
-CHIME_EXTERN const void *chime_ctx_job_data(const chime_ctx *ctx,
+CHIME_EXTERN const void *chime_ctx_get_job_data(const chime_ctx *ctx,
                                             size_t *ret_len);
 /*
- * chime_ctx_set_data: new job data, saved after the run when the job
+ * chime_ctx_set_job_data: new job data, saved after the run when the job
  * persists data.  Copied.  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT;
  * CHIME_ENOMEM.
  */
-CHIME_EXTERN int chime_ctx_set_data(chime_ctx *ctx, const void *data,
+CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
                                     size_t len);
 /*
- * chime_ctx_still_owned: whether this node still holds the fire.  False
+ * chime_ctx_is_still_owned: whether this node still holds the fire.  False
  * once the node lost it (its lease lapsed and a survivor recovered it):
  * ask before an irreversible step.  Thread: the worker; may query the store.
  */
-CHIME_EXTERN bool chime_ctx_still_owned(chime_ctx *ctx);
+CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
 /*
  * chime_ctx_fail: marks the run failed with a message (copied), recorded in
  * the history and passed to JOB_WAS_EXECUTED listeners; the trigger goes on

@@ -149,24 +149,29 @@ void *chime__dup_bytes(const void *data, size_t len, bool *ok) {
 /* ------------------------------------------------------------------ jobs */
 
 int chime_job_new(const char *group, const char *name, const char *type,
-                  chime_job **ret_job) {
+                  chime_job **ret_job, char *errbuf, size_t errbuf_len) {
   int r;
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
   if (!ret_job)
-    return CHIME_EINVAL;
-  if ((r = chime__name_check(group, "job group", NULL, 0)) < 0 ||
-      (r = chime__name_check(name, "job name", NULL, 0)) < 0 ||
-      (r = chime__name_check(type, "job type", NULL, 0)) < 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "no place to return the job");
+  if ((r = chime__name_check(group, "job group", errbuf, errbuf_len)) < 0 ||
+      (r = chime__name_check(name, "job name", errbuf, errbuf_len)) < 0 ||
+      (r = chime__name_check(type, "job type", errbuf, errbuf_len)) < 0)
     return r;
   chime_job *job = calloc(1, sizeof *job);
   if (!job)
-    return CHIME_ENOMEM;
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM,
+                             "out of memory");
   job->group = strdup(group);
   job->name = strdup(name);
   job->type = strdup(type);
   job->concurrency = CHIME_CONCURRENCY_ALLOW;
   if (!job->group || !job->name || !job->type) {
     chime_job_free(job);
-    return CHIME_ENOMEM;
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM,
+                             "out of memory");
   }
   *ret_job = job;
   return 0;
@@ -239,27 +244,27 @@ int chime_job_set_persist_data(chime_job *job, bool yes) {
   return 0;
 }
 
-const char *chime_job_group(const chime_job *job) { return job ? job->group : NULL; }
-const char *chime_job_name(const chime_job *job) { return job ? job->name : NULL; }
-const char *chime_job_type(const chime_job *job) { return job ? job->type : NULL; }
-const char *chime_job_description(const chime_job *job) {
+const char *chime_job_get_group(const chime_job *job) { return job ? job->group : NULL; }
+const char *chime_job_get_name(const chime_job *job) { return job ? job->name : NULL; }
+const char *chime_job_get_type(const chime_job *job) { return job ? job->type : NULL; }
+const char *chime_job_get_description(const chime_job *job) {
   return job ? job->description : NULL;
 }
 
-const void *chime_job_data(const chime_job *job, size_t *ret_len) {
+const void *chime_job_get_data(const chime_job *job, size_t *ret_len) {
   if (ret_len)
     *ret_len = job ? job->data_len : 0;
   return job ? job->data : NULL;
 }
 
-bool chime_job_is_durable(const chime_job *job) { return job && job->durable; }
-bool chime_job_requests_recovery(const chime_job *job) {
+bool chime_job_get_durable(const chime_job *job) { return job && job->durable; }
+bool chime_job_get_requests_recovery(const chime_job *job) {
   return job && job->requests_recovery;
 }
-chime_concurrency chime_job_concurrency(const chime_job *job) {
+chime_concurrency chime_job_get_concurrency(const chime_job *job) {
   return job ? job->concurrency : CHIME_CONCURRENCY_ALLOW;
 }
-bool chime_job_persists_data(const chime_job *job) {
+bool chime_job_get_persist_data(const chime_job *job) {
   return job && job->persist_data;
 }
 

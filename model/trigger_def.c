@@ -14,6 +14,12 @@
 
 #define DEFAULT_PRIORITY 5
 
+/* Constructors leave errbuf empty on success. */
+static void errbuf_clear(char *errbuf, size_t errbuf_len) {
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
+}
+
 /* A trigger with the key checked and the kind-independent defaults. */
 static int trigger_alloc(const char *group, const char *name,
                          chime_trigger_kind kind, const char *zone_name,
@@ -60,6 +66,7 @@ int chime_trigger_simple_new(const char *group, const char *name,
                              int64_t interval_ms, int32_t repeat_count,
                              chime_trigger **ret_trigger, char *errbuf,
                              size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   if (repeat_count < CHIME_REPEAT_INDEFINITELY)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "repeat count %d is below -1 (indefinitely)",
@@ -111,6 +118,7 @@ int chime_trigger_calendar_interval_new(const char *group, const char *name,
                                         const char *zone,
                                         chime_trigger **ret_trigger,
                                         char *errbuf, size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   chime_trigger *t;
   int r = trigger_alloc(group, name, CHIME_TRIGGER_CALENDAR_INTERVAL, zone, &t,
                         errbuf, errbuf_len);
@@ -133,6 +141,7 @@ int chime_trigger_daily_new(const char *group, const char *name,
                             chime_interval_unit unit, int32_t repeat_count,
                             const char *zone, chime_trigger **ret_trigger,
                             char *errbuf, size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   chime_trigger *t;
   if (days_of_week > CHIME__DAILY_ALL_DAYS)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
@@ -328,44 +337,44 @@ int chime_trigger_set_skip_day_if_hour_missing(chime_trigger *t, bool yes) {
 chime_trigger_kind chime_trigger_get_kind(const chime_trigger *t) {
   return t ? t->schedule.kind : (chime_trigger_kind)0;
 }
-const char *chime_trigger_group(const chime_trigger *t) { return t ? t->group : NULL; }
-const char *chime_trigger_name(const chime_trigger *t) { return t ? t->name : NULL; }
-const char *chime_trigger_job_group(const chime_trigger *t) {
+const char *chime_trigger_get_group(const chime_trigger *t) { return t ? t->group : NULL; }
+const char *chime_trigger_get_name(const chime_trigger *t) { return t ? t->name : NULL; }
+const char *chime_trigger_get_job_group(const chime_trigger *t) {
   return t ? t->job_group : NULL;
 }
-const char *chime_trigger_job_name(const chime_trigger *t) {
+const char *chime_trigger_get_job_name(const chime_trigger *t) {
   return t ? t->job_name : NULL;
 }
-const char *chime_trigger_calendar(const chime_trigger *t) {
+const char *chime_trigger_get_calendar(const chime_trigger *t) {
   return t ? t->calendar_name : NULL;
 }
-const char *chime_trigger_description(const chime_trigger *t) {
+const char *chime_trigger_get_description(const chime_trigger *t) {
   return t ? t->description : NULL;
 }
-const void *chime_trigger_data(const chime_trigger *t, size_t *ret_len) {
+const void *chime_trigger_get_data(const chime_trigger *t, size_t *ret_len) {
   if (ret_len)
     *ret_len = t ? t->data_len : 0;
   return t ? t->data : NULL;
 }
-int chime_trigger_priority(const chime_trigger *t) {
+int chime_trigger_get_priority(const chime_trigger *t) {
   return t ? t->schedule.priority : 0;
 }
-chime_misfire chime_trigger_misfire(const chime_trigger *t) {
+chime_misfire chime_trigger_get_misfire(const chime_trigger *t) {
   return t ? t->schedule.misfire : CHIME_MISFIRE_SMART;
 }
-int64_t chime_trigger_start_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_start_ms(const chime_trigger *t) {
   return t && t->start_set ? t->schedule.start_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_end_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_end_ms(const chime_trigger *t) {
   return t ? t->schedule.end_ms : CHIME_END_NONE;
 }
-int64_t chime_trigger_next_fire_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_next_fire_ms(const chime_trigger *t) {
   return t ? t->state.next_fire_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_prev_fire_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_prev_fire_ms(const chime_trigger *t) {
   return t ? t->state.prev_fire_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_times_triggered(const chime_trigger *t) {
+int64_t chime_trigger_get_times_triggered(const chime_trigger *t) {
   return t ? t->state.times_triggered : 0;
 }
 chime_trigger_status chime_trigger_get_status(const chime_trigger *t) {

@@ -53,7 +53,7 @@ static int sql(MYSQL *db, const char *fmt, ...) {
 static int add(chime_store *s, const char *jg, const char *jn,
                const char *type, bool forbid, chime_trigger *t) {
   chime_job *job = NULL;
-  int r = chime_job_new(jg, jn, type, &job);
+  int r = chime_job_new(jg, jn, type, &job, NULL, 0);
   if (r == 0 && forbid)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
   if (r == 0)

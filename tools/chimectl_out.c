@@ -150,7 +150,7 @@ void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   const chime_zone *z = NULL;
   int32_t off = 0;
   if (zone && chime_zone_get(zone, &z) == 0)
-    off = chime_zone_offset_at(z, t_ms);
+    off = chime_zone_get_offset_at(z, t_ms);
   chime_civil c;
   chime__civil_from_ms(t_ms + (int64_t)off * 1000, &c);
   char offs[16] = "Z";

@@ -42,7 +42,7 @@ static void record(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&mu);
   if (nruns < MAX_RUNS)
-    sched[nruns] = chime_ctx_scheduled_ms(ctx);
+    sched[nruns] = chime_ctx_get_scheduled_ms(ctx);
   nruns++;
   pthread_mutex_unlock(&mu);
 }
@@ -77,7 +77,7 @@ static chime_scheduler *start(void) {
   if (r != 0)
     fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
   CU_ASSERT_EQUAL_FATAL(r, 0);
-  CU_ASSERT_EQUAL_FATAL(chime_register_job(s, "record", record, NULL, NULL),
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_register_job_type(s, "record", record, NULL, NULL),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   return s;
@@ -94,7 +94,7 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256];
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "tick", "record", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "tick", "record", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "tick", INTERVAL_MS,
                                                  CHIME_REPEAT_INDEFINITELY, &t,
                                                  err, sizeof err),

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #define WAIT_MS 10000
+#define CHIME_TEST_ERRMSG_LEN 256
 #define MAX_RUNS 256
 
 /* What the "rec" job and the listener saw. */
@@ -115,12 +116,12 @@ static void rec_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_lock(&r->mu);
   int i = r->begun < MAX_RUNS ? r->begun : MAX_RUNS - 1;
   r->begun++;
-  r->sched[i] = chime_ctx_scheduled_ms(ctx);
+  r->sched[i] = chime_ctx_get_scheduled_ms(ctx);
   r->start[i] = wall_ms();
   snprintf(r->trigger_group[i], sizeof r->trigger_group[i], "%s",
-           chime_ctx_trigger_group(ctx));
+           chime_ctx_get_trigger_group(ctx));
   size_t len = 0;
-  const void *data = chime_ctx_data(ctx, &len);
+  const void *data = chime_ctx_get_data(ctx, &len);
   snprintf(r->data[i], sizeof r->data[i], "%.*s", (int)len,
            data ? (const char *)data : "");
   if (++r->active > r->max_active)
@@ -154,8 +155,8 @@ static bool rec_listener(const chime_event *ev, void *user_data) {
     break;
   case CHIME_EVENT_JOB_WAS_EXECUTED:
     r->was_executed++;
-    if (chime_event_error(ev) == CHIME_EJOBFAILED && chime_event_message(ev) &&
-        strcmp(chime_event_message(ev), "boom") == 0)
+    if (chime_event_get_error(ev) == CHIME_EJOBFAILED && chime_event_get_message(ev) &&
+        strcmp(chime_event_get_message(ev), "boom") == 0)
       r->failed++;
     break;
   case CHIME_EVENT_JOB_VETOED:
@@ -222,7 +223,7 @@ static chime_scheduler *make(rec *r, opts o) {
   int rc = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
   CU_ASSERT_EQUAL_FATAL(rc, 0);
-  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, r, rec_destroy), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "rec", rec_job, r, rec_destroy), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
                                                rec_listener, r, rec_destroy),
                   0);
@@ -233,7 +234,7 @@ static chime_scheduler *make(rec *r, opts o) {
 static void add_job(chime_scheduler *s, const char *name, const char *type,
                     chime_concurrency conc) {
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, conc), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
@@ -257,7 +258,7 @@ static void add_simple(chime_scheduler *s, const char *name, const char *job,
   int rc = chime_scheduler_schedule(s, NULL, t, NULL);
   CU_ASSERT_EQUAL(rc, 0);
   if (rc != 0)
-    fprintf(stderr, "schedule: %s\n", chime_scheduler_last_error());
+    fprintf(stderr, "schedule: %s\n", chime_scheduler_errmsg(s));
   chime_trigger_free(t);
 }
 
@@ -317,7 +318,7 @@ static void test_scheduler_simple_repeat_then_gone(void) {
   /* The store deletes the finished trigger when its last run completes. */
   chime_trigger_status st = CHIME_TRIGGER_NORMAL;
   for (int64_t dl = wall_ms() + WAIT_MS; wall_ms() < dl; sleep_ms(10)) {
-    CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "four", &st), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "four", &st), 0);
     if (st == CHIME_TRIGGER_NONE)
       break;
   }
@@ -362,7 +363,7 @@ static void test_scheduler_shutdown_waits_for_running_job(void) {
   pthread_mutex_lock(&r.mu);
   CU_ASSERT(r.finished);
   pthread_mutex_unlock(&r.mu);
-  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_running_jobs(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_SHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0); /* idempotent */
   chime_scheduler_free(s);
@@ -507,7 +508,7 @@ static void test_scheduler_trigger_job_with_data(void) {
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", "override", 8), 0);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "missing", NULL, 0),
                   CHIME_ENOTFOUND);
-  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "trigger_job") != NULL);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
   chime_scheduler_shutdown(s, true);
   CU_ASSERT_STRING_EQUAL(r.trigger_group[0], "MANUAL_TRIGGER");
@@ -572,19 +573,19 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_EQUAL(chime_config_set_store_url(c, "memory:"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_new(c, &s, err, sizeof err), 0);
   /* The automatic instance id: host name, '-', 16 hex digits. */
-  const char *id = chime_scheduler_instance_id(s);
+  const char *id = chime_scheduler_get_instance_id(s);
   const char *dash = strrchr(id, '-');
   CU_ASSERT_PTR_NOT_NULL_FATAL(dash);
   CU_ASSERT_EQUAL(strlen(dash + 1), 16);
   CU_ASSERT_EQUAL(strspn(dash + 1, "0123456789abcdef"), 16);
-  CU_ASSERT_STRING_EQUAL(chime_scheduler_name(s), "chime");
-  CU_ASSERT_EQUAL(chime_register_job(s, "", rec_job, NULL, NULL),
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_get_name(s), "chime");
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "", rec_job, NULL, NULL),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_register_job(s, "t", NULL, NULL, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "t", NULL, NULL, NULL), CHIME_EINVAL);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), CHIME_EINVAL);
-  CU_ASSERT(strstr(chime_scheduler_last_error(), "durable") != NULL);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "durable") != NULL);
   chime_job_free(job);
   chime_scheduler_free(s);
   chime_config_free(c);
@@ -596,10 +597,10 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   chime_config_free(NULL);
   chime_scheduler_free(NULL);
   CU_ASSERT_EQUAL(chime_scheduler_start(NULL), CHIME_EINVAL);
-  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
   CU_ASSERT_EQUAL(chime_scheduler_standby(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, true), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_register_job(NULL, "t", rec_job, NULL, NULL),
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
@@ -614,11 +615,11 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
                                                rec_listener, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_attach(NULL, NULL), CHIME_EINVAL);
-  CU_ASSERT_PTR_NULL(chime_scheduler_instance_id(NULL));
-  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(NULL), 0);
-  CU_ASSERT_PTR_NULL(chime_ctx_job_name(NULL));
+  CU_ASSERT_PTR_NULL(chime_scheduler_get_instance_id(NULL));
+  CU_ASSERT_EQUAL(chime_scheduler_get_running_jobs(NULL), 0);
+  CU_ASSERT_PTR_NULL(chime_ctx_get_job_name(NULL));
   CU_ASSERT_EQUAL(chime_ctx_fail(NULL, "x"), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_event_error(NULL), 0);
+  CU_ASSERT_EQUAL(chime_event_get_error(NULL), 0);
 
   rec r;
   rec_init(&r);
@@ -632,12 +633,12 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), CHIME_ESHUTDOWN);
-  CU_ASSERT_EQUAL(chime_register_job(s, "x", rec_job, NULL, NULL),
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "x", rec_job, NULL, NULL),
                   CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0),
                   CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(s), CHIME_ESHUTDOWN);
-  CU_ASSERT(strstr(chime_scheduler_last_error(), "shut down") != NULL);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "shut down") != NULL);
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(r.destroyed, 2);
   rec_fini(&r);
@@ -649,7 +650,7 @@ static void test_scheduler_register_replaces_and_destroys_once(void) {
   chime_scheduler *s = make(&r, (opts){0});
   rec other;
   rec_init(&other);
-  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, &other, rec_destroy),
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "rec", rec_job, &other, rec_destroy),
                   0);
   CU_ASSERT_EQUAL(r.destroyed, 1); /* the replaced one, at once: idle */
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
@@ -672,7 +673,7 @@ static void test_scheduler_pause_and_resume_trigger(void) {
   add_simple(s, "paused", "j", wall_ms() + 200, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "paused"), 0);
   chime_trigger_status st = CHIME_TRIGGER_NONE;
-  CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "paused", &st), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "paused", &st), 0);
   CU_ASSERT_EQUAL(st, CHIME_TRIGGER_PAUSED);
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "nope"),
                   CHIME_ENOTFOUND);
@@ -736,20 +737,20 @@ static void ctx_job(chime_ctx *ctx, void *user_data) {
   ctx_seen *c = user_data;
   pthread_mutex_lock(&c->r.mu);
   int i = c->r.runs < 4 ? c->r.runs : 3;
-  c->fire_id[i] = chime_ctx_fire_id(ctx);
-  c->times[i] = chime_ctx_times_triggered(ctx);
-  c->prev[i] = chime_ctx_prev_fire_ms(ctx);
-  c->next[i] = chime_ctx_next_fire_ms(ctx);
-  c->owned[i] = chime_ctx_still_owned(ctx);
+  c->fire_id[i] = chime_ctx_get_fire_id(ctx);
+  c->times[i] = chime_ctx_get_times_triggered(ctx);
+  c->prev[i] = chime_ctx_get_prev_fire_ms(ctx);
+  c->next[i] = chime_ctx_get_next_fire_ms(ctx);
+  c->owned[i] = chime_ctx_is_still_owned(ctx);
   size_t len = 0;
-  const char *d = chime_ctx_data(ctx, &len);
+  const char *d = chime_ctx_get_data(ctx, &len);
   snprintf(c->data[i], sizeof c->data[i], "%.*s", (int)len, d ? d : "");
   char next[16];
   int n = snprintf(next, sizeof next, "run-%d", i + 1);
-  CU_ASSERT_EQUAL(chime_ctx_set_data(ctx, next, (size_t)n), 0);
-  CU_ASSERT_STRING_EQUAL(chime_ctx_job_type(ctx), "ctx");
+  CU_ASSERT_EQUAL(chime_ctx_set_job_data(ctx, next, (size_t)n), 0);
+  CU_ASSERT_STRING_EQUAL(chime_ctx_get_job_type(ctx), "ctx");
   CU_ASSERT_FALSE(chime_ctx_is_recovering(ctx));
-  CU_ASSERT(chime_ctx_fire_ms(ctx) >= chime_ctx_scheduled_ms(ctx));
+  CU_ASSERT(chime_ctx_get_fire_ms(ctx) >= chime_ctx_get_scheduled_ms(ctx));
   c->r.runs++;
   pthread_cond_broadcast(&c->r.cv);
   pthread_mutex_unlock(&c->r.mu);
@@ -760,9 +761,9 @@ static void test_scheduler_ctx_and_persisted_data(void) {
   memset(&c, 0, sizeof c);
   rec_init(&c.r);
   chime_scheduler *s = make(&c.r, (opts){0});
-  CU_ASSERT_EQUAL(chime_register_job(s, "ctx", ctx_job, &c, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "ctx", ctx_job, &c, NULL), 0);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_persist_data(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID),
@@ -813,6 +814,97 @@ static void test_scheduler_calendar_wrappers(void) {
   chime_calendar_free(NULL);
 }
 
+/* A scheduler on the suite's store with nothing registered. */
+static chime_scheduler *plain(void) {
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
+  int rc = chime_scheduler_new(cfg, &s, NULL, 0);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  return s;
+}
+
+/* What another thread saw of its own failed call on s1. */
+typedef struct errmsg_probe {
+  chime_scheduler *s1, *s2;
+  int code;
+  char seen1[CHIME_TEST_ERRMSG_LEN], seen2[CHIME_TEST_ERRMSG_LEN];
+} errmsg_probe;
+
+static void *errmsg_thread(void *arg) {
+  errmsg_probe *p = arg;
+  p->code = chime_scheduler_remove_job(p->s1, "g", "absent");
+  snprintf(p->seen1, sizeof p->seen1, "%s", chime_scheduler_errmsg(p->s1));
+  snprintf(p->seen2, sizeof p->seen2, "%s", chime_scheduler_errmsg(p->s2));
+  return NULL;
+}
+
+/* The contract of chime_scheduler_errmsg in chime.h, sentence by
+ * sentence. */
+static void test_scheduler_errmsg_per_thread_and_handle(void) {
+  chime_scheduler *s1 = plain(), *s2 = plain();
+  /* "" when the calling thread never had a call on it fail. */
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1), "");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s1, NULL, false), CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2), "");
+  /* Another thread's failure on s1 is that thread's: it sees its own
+   * detail, and this thread's is untouched. */
+  errmsg_probe p = {.s1 = s1, .s2 = s2};
+  pthread_t th;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, errmsg_thread, &p), 0);
+  pthread_join(th, NULL);
+  CU_ASSERT_EQUAL(p.code, CHIME_ENOTFOUND);
+  CU_ASSERT_PTR_NOT_NULL(strstr(p.seen1, "chime_scheduler_remove_job"));
+  CU_ASSERT_STRING_EQUAL(p.seen2, "");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* A call that succeeds leaves the detail of the last failed one. */
+  chime_key *keys = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(s1, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
+  chime_keys_free(keys, n);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* A failure on s2 is kept apart from s1's. */
+  CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s2, "g", ""), CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(chime_scheduler_errmsg(s2), "chime_scheduler_pause_trigger"));
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* The registration of a bad job type names the call and the argument. */
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s2, "", rec_job, NULL,
+                                                    NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2),
+                         "chime_scheduler_register_job_type: job type is "
+                         "empty");
+  /* The detail is kept for at least four schedulers at once. */
+  chime_scheduler *more[2] = {plain(), plain()};
+  for (int i = 0; i < 2; i++)
+    CU_ASSERT_EQUAL(chime_scheduler_get_job(more[i], "g", "absent", NULL),
+                    CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  for (int i = 0; i < 2; i++) {
+    CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(more[i]),
+                           "chime_scheduler_get_job: NULL ret_job");
+    chime_scheduler_free(more[i]);
+  }
+  /* The detail belongs to the scheduler: a new one (perhaps at the
+   * address of a freed one) has none. */
+  chime_scheduler_free(s1);
+  chime_scheduler *s3 = plain();
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s3), "");
+  chime_scheduler_free(s3);
+  chime_scheduler_free(s2);
+}
+
 static CU_TestInfo scheduler_tests[] = {
     {"cron * * * * * ? fires each second once",
      test_scheduler_cron_fires_each_second_once},
@@ -845,6 +937,8 @@ static CU_TestInfo scheduler_tests[] = {
     {"job context and persisted data",
      test_scheduler_ctx_and_persisted_data},
     {"calendar wrappers", test_scheduler_calendar_wrappers},
+    {"errmsg is per thread and per scheduler",
+     test_scheduler_errmsg_per_thread_and_handle},
     CU_TEST_INFO_NULL,
 };
 

@@ -192,7 +192,7 @@ static void test_mysql_store_reconnects(void) {
                                    NULL, &st, err, sizeof err),
                         0);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
@@ -324,7 +324,7 @@ static void test_mysql_store_persists_across_reopen(void) {
                                               false), 0);
   chime__calendar_unref(cal);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_data(job, "{\"k\":1}", 7), 0);
   CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
@@ -363,7 +363,7 @@ static void test_mysql_store_persists_across_reopen(void) {
   for (int k = 0; k < 4; k++)
     CU_ASSERT_EQUAL_FATAL(st->ops->trigger_get(st, "tg", names[k], &before[k]),
                           0);
-  CU_ASSERT_EQUAL(chime_trigger_times_triggered(before[0]), 1);
+  CU_ASSERT_EQUAL(chime_trigger_get_times_triggered(before[0]), 1);
   CU_ASSERT_EQUAL(chime_trigger_get_status(before[1]), CHIME_TRIGGER_PAUSED);
   st->ops->free(st);
   CU_ASSERT_EQUAL_FATAL(open_store(url, NULL, &st, err, sizeof err), 0);
@@ -378,7 +378,7 @@ static void test_mysql_store_persists_across_reopen(void) {
   job = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &job), 0);
   size_t len = 0;
-  const void *data = chime_job_data(job, &len);
+  const void *data = chime_job_get_data(job, &len);
   CU_ASSERT(len == 7 && memcmp(data, "{\"k\":1}", 7) == 0);
   chime_job_free(job);
   st->ops->free(st);
@@ -391,7 +391,7 @@ static void test_mysql_store_persists_across_reopen(void) {
 static void add_job_trigger(chime_store *st, const char *name, bool recover) {
   chime_job *job = NULL;
   char err[256];
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
   chime_trigger *t = NULL;
@@ -428,7 +428,7 @@ static void test_mysql_store_recovers_dead_node(void) {
   CU_ASSERT_EQUAL_FATAL(n, 3);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (strcmp(chime_trigger_name(fires[i]->trigger), "claimed") != 0)
+    if (strcmp(chime_trigger_get_name(fires[i]->trigger), "claimed") != 0)
       fires[k++] = fires[i];
     else
       chime__fire_free(fires[i]);
@@ -464,7 +464,7 @@ static void test_mysql_store_recovers_dead_node(void) {
   CU_ASSERT_EQUAL_FATAL(a->ops->acquire(a, now, now, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
   if (n == 1) {
-    CU_ASSERT_STRING_EQUAL(chime_job_name(fires[0]->job), "rerun");
+    CU_ASSERT_STRING_EQUAL(chime_job_get_name(fires[0]->job), "rerun");
     CU_ASSERT_TRUE(fires[0]->recovering);
     CU_ASSERT_EQUAL(fires[0]->scheduled_ms, T0);
   }
@@ -477,7 +477,7 @@ static void test_mysql_store_recovers_dead_node(void) {
   CU_ASSERT_EQUAL_FATAL(a->ops->acquire(a, T0, T0, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
   for (size_t i = 0; i < n; i++) {
-    CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[i]->trigger), "claimed");
+    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[i]->trigger), "claimed");
     chime__fire_free(fires[i]);
   }
   free(fires);

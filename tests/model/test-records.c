@@ -43,12 +43,12 @@ static void test_records_name_check(void) {
 
 static void test_records_job_builder(void) {
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL(chime_job_new("g", "", "t", &job), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_job_new("g", "n", NULL, &job), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_job_new("g", "n", "t", NULL), CHIME_EINVAL);
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("billing", "settle", "settle-day", &job), 0);
-  CU_ASSERT_FALSE(chime_job_is_durable(job));
-  CU_ASSERT_EQUAL(chime_job_concurrency(job), CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_job_new("g", "", "t", &job, NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_job_new("g", "n", NULL, &job, NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_job_new("g", "n", "t", NULL, NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("billing", "settle", "settle-day", &job, NULL, 0), 0);
+  CU_ASSERT_FALSE(chime_job_get_durable(job));
+  CU_ASSERT_EQUAL(chime_job_get_concurrency(job), CHIME_CONCURRENCY_ALLOW);
   CU_ASSERT_EQUAL(chime_job_set_data(job, "{\"a\":1}", 7), 0);
   CU_ASSERT_EQUAL(chime_job_set_description(job, "settles the day"), 0);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
@@ -61,17 +61,51 @@ static void test_records_job_builder(void) {
   chime_job_free(job);
   CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
   size_t len = 0;
-  const char *data = chime_job_data(copy, &len);
+  const char *data = chime_job_get_data(copy, &len);
   CU_ASSERT_EQUAL(len, 7);
   CU_ASSERT_NSTRING_EQUAL(data, "{\"a\":1}", 7);
-  CU_ASSERT_STRING_EQUAL(chime_job_group(copy), "billing");
-  CU_ASSERT_STRING_EQUAL(chime_job_type(copy), "settle-day");
-  CU_ASSERT_STRING_EQUAL(chime_job_description(copy), "settles the day");
-  CU_ASSERT_TRUE(chime_job_is_durable(copy));
-  CU_ASSERT_TRUE(chime_job_requests_recovery(copy));
-  CU_ASSERT_EQUAL(chime_job_concurrency(copy), CHIME_CONCURRENCY_FORBID);
+  CU_ASSERT_STRING_EQUAL(chime_job_get_group(copy), "billing");
+  CU_ASSERT_STRING_EQUAL(chime_job_get_type(copy), "settle-day");
+  CU_ASSERT_STRING_EQUAL(chime_job_get_description(copy), "settles the day");
+  CU_ASSERT_TRUE(chime_job_get_durable(copy));
+  CU_ASSERT_TRUE(chime_job_get_requests_recovery(copy));
+  CU_ASSERT_EQUAL(chime_job_get_concurrency(copy), CHIME_CONCURRENCY_FORBID);
   chime_job_free(copy);
   chime_job_free(NULL);
+}
+
+/* chime_job_new says in errbuf which argument is wrong, and empties it on
+ * success; errbuf may be NULL or too short (then cut, NUL-terminated). */
+static void test_records_job_new_errbuf(void) {
+  static const struct {
+    int line;
+    const char *group, *name, *type;
+    int code;
+    const char *says;
+  } rows[] = {
+      {__LINE__, "", "n", "t", CHIME_EINVAL, "job group is empty"},
+      {__LINE__, "g", NULL, "t", CHIME_EINVAL, "job name is missing"},
+      {__LINE__, "g", "n", "a\tb", CHIME_EINVAL,
+       "job type has a control character at byte 2"},
+      {__LINE__, "g", "n", "ok", 0, ""},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    chime_job *job = NULL;
+    char err[128] = "stale";
+    int r = chime_job_new(rows[i].group, rows[i].name, rows[i].type, &job, err,
+                          sizeof err);
+    if (r != rows[i].code || strcmp(err, rows[i].says) != 0)
+      fprintf(stderr, "row at line %d: %d '%s'\n", rows[i].line, r, err);
+    CU_ASSERT_EQUAL(r, rows[i].code);
+    CU_ASSERT_STRING_EQUAL(err, rows[i].says);
+    CU_ASSERT((job != NULL) == (r == 0));
+    chime_job_free(job);
+  }
+  char err[4] = "";
+  CU_ASSERT_EQUAL(chime_job_new("g", "n", "t", NULL, err, sizeof err),
+                  CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(err, "no ");
+  CU_ASSERT_EQUAL(chime_job_new("", "n", "t", NULL, NULL, 0), CHIME_EINVAL);
 }
 
 static void test_records_trigger_constructor_errors(void) {
@@ -109,7 +143,7 @@ static void test_records_misfire_per_kind(void) {
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(cron, CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(cron, (chime_misfire)99), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_trigger_misfire(cron), CHIME_MISFIRE_DO_NOTHING);
+  CU_ASSERT_EQUAL(chime_trigger_get_misfire(cron), CHIME_MISFIRE_DO_NOTHING);
   /* Calendar-interval flags belong to that kind only. */
   CU_ASSERT_EQUAL(chime_trigger_set_preserve_hour_of_day(cron, true), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_trigger_set_skip_day_if_hour_missing(simple, true), CHIME_EINVAL);
@@ -129,12 +163,12 @@ static void test_records_trigger_copy_is_deep(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_trigger_get_kind(c), CHIME_TRIGGER_CRON);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_group(c), "reports");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_job_name(c), "build");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_calendar(c), "holidays");
-  CU_ASSERT_EQUAL(chime_trigger_priority(c), 9);
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_group(c), "reports");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_job_name(c), "build");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_calendar(c), "holidays");
+  CU_ASSERT_EQUAL(chime_trigger_get_priority(c), 9);
   size_t len;
-  CU_ASSERT_NSTRING_EQUAL(chime_trigger_data(c, &len), "abc", 3);
+  CU_ASSERT_NSTRING_EQUAL(chime_trigger_get_data(c, &len), "abc", 3);
   /* The copy's schedule points at its own compiled expression. */
   CU_ASSERT_PTR_EQUAL(c->schedule.u.cron.cron, c->cron);
   CU_ASSERT_STRING_EQUAL(chime_cron_to_string(c->cron), "0 30 2 * * ?");
@@ -151,8 +185,8 @@ static void test_records_prepare_computes_first_fire(void) {
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   /* 2026-03-01T10:00:00Z: the first fire is noon that day. */
   CU_ASSERT_EQUAL(chime__trigger_prepare(t, NULL, INT64_C(1772359200000), err, sizeof err), 0);
-  CU_ASSERT_EQUAL(chime_trigger_start_ms(t), INT64_C(1772359200000));
-  CU_ASSERT_EQUAL(chime_trigger_next_fire_ms(t), INT64_C(1772366400000));
+  CU_ASSERT_EQUAL(chime_trigger_get_start_ms(t), INT64_C(1772359200000));
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(t), INT64_C(1772366400000));
   CU_ASSERT_EQUAL(chime_trigger_get_status(t), CHIME_TRIGGER_NORMAL);
   chime_trigger_free(t);
 
@@ -180,6 +214,7 @@ static void test_records_group_matchers(void) {
 static CU_TestInfo records_tests[] = {
     {"key validation", test_records_name_check},
     {"job builder and copy", test_records_job_builder},
+    {"chime_job_new says what is wrong in errbuf", test_records_job_new_errbuf},
     {"trigger constructor errors", test_records_trigger_constructor_errors},
     {"misfire instructions per kind", test_records_misfire_per_kind},
     {"trigger copies are deep", test_records_trigger_copy_is_deep},
