@@ -230,6 +230,18 @@ static chime_scheduler *make(rec *r, opts o) {
   return s;
 }
 
+/* A scheduler on the suite's store with nothing registered. */
+static chime_scheduler *plain(void) {
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
+  int rc = chime_scheduler_new(cfg, &s, NULL, 0);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  return s;
+}
+
 /* A durable job of type type. */
 static void add_job(chime_scheduler *s, const char *name, const char *type,
                     chime_concurrency conc) {
@@ -591,6 +603,60 @@ static void test_scheduler_config_validation(void) {
   chime_config_free(c);
 }
 
+/* A listener added while the scheduler fires hears the runs after it. */
+static void test_scheduler_listener_added_after_start(void) {
+  rec r, late;
+  rec_init(&r);
+  rec_init(&late);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s,
+                                               CHIME_EVENT_JOB_WAS_EXECUTED,
+                                               rec_listener, &late, NULL),
+                  0);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0), 0);
+  CU_ASSERT(rec_wait(&late, &late.was_executed, 1, WAIT_MS));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(late.was_executed, 1);
+  CU_ASSERT_EQUAL(late.lifecycle, 0); /* not in its mask */
+  rec_fini(&late);
+  rec_fini(&r);
+}
+
+static bool quiet_listener(const chime_event *ev, void *user_data) {
+  (void)ev;
+  (void)user_data;
+  return false;
+}
+
+/* CHIME_EVENT_ALL, generated from CHIME_EVENT_MAP, is every kind's bit and
+ * nothing else: twelve kinds, bits 0 to 11, as before the list existed. */
+static void test_scheduler_event_all_from_the_map(void) {
+  unsigned all = 0, n = 0;
+#define EVENT_BIT(name, bit, thread)                                           \
+  CU_ASSERT_EQUAL(all & (1u << (bit)), 0);                                     \
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_##name, 1u << (bit));                  \
+  CU_ASSERT(strlen(thread) > 0);                                               \
+  all |= 1u << (bit);                                                          \
+  n++;
+  CHIME_EVENT_MAP(EVENT_BIT)
+#undef EVENT_BIT
+  CU_ASSERT_EQUAL(n, 12);
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, all);
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, 0xFFFu);
+  /* add_listener accepts exactly the mask's bits. */
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL + 1u,
+                                               quiet_listener, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "event mask"));
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
+                                               quiet_listener, NULL, NULL),
+                  0);
+  chime_scheduler_free(s);
+}
+
 static void test_scheduler_null_handles_and_after_shutdown(void) {
   chime_key *keys = NULL;
   size_t n = 0;
@@ -814,18 +880,6 @@ static void test_scheduler_calendar_wrappers(void) {
   chime_calendar_free(NULL);
 }
 
-/* A scheduler on the suite's store with nothing registered. */
-static chime_scheduler *plain(void) {
-  chime_config *cfg = NULL;
-  chime_scheduler *s = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
-  int rc = chime_scheduler_new(cfg, &s, NULL, 0);
-  chime_config_free(cfg);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return s;
-}
-
 /* What another thread saw of its own failed call on s1. */
 typedef struct errmsg_probe {
   chime_scheduler *s1, *s2;
@@ -937,6 +991,10 @@ static CU_TestInfo scheduler_tests[] = {
     {"job context and persisted data",
      test_scheduler_ctx_and_persisted_data},
     {"calendar wrappers", test_scheduler_calendar_wrappers},
+    {"a listener added after start hears later runs",
+     test_scheduler_listener_added_after_start},
+    {"CHIME_EVENT_ALL comes from CHIME_EVENT_MAP",
+     test_scheduler_event_all_from_the_map},
     {"errmsg is per thread and per scheduler",
      test_scheduler_errmsg_per_thread_and_handle},
     CU_TEST_INFO_NULL,
