@@ -11,8 +11,10 @@
  * and no lock is taken.  A thread that fails on more schedulers than it has
  * slots reuses the slot it wrote least recently.
  *
- * Threads: every function here may run on any thread; the slots are the
- * calling thread's own (thread-local), the scheduler is only read.
+ * Threads and locks: every function here may run on any thread; the slots
+ * are the calling thread's own (thread-local), and the scheduler is only
+ * read, but for chime__api_enter, which takes s->mu (engine.h: a leaf lock)
+ * and must therefore be called without it.
  */
 #include "engine/engine.h"
 
@@ -31,6 +33,11 @@ typedef struct err_slot {
 
 static _Thread_local err_slot tls_err[ERR_SLOTS];
 static _Thread_local uint64_t tls_err_clock;
+
+/* Its address names the thread (chime__thread_tag). */
+static _Thread_local char tls_tag;
+
+uintptr_t chime__thread_tag(void) { return (uintptr_t)&tls_tag; }
 
 /* The calling thread's slot for serial, or NULL when it has none. */
 static err_slot *slot_find(uint64_t serial) {
@@ -68,6 +75,7 @@ int chime__fail(chime_scheduler *s, int code, const char *fmt, ...) {
     return code; /* no handle to keep the detail with */
   assert(s->serial != 0);
   err_slot *slot = slot_take(s->serial);
+  assert(slot->serial == s->serial && slot->used == tls_err_clock);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(slot->msg, sizeof slot->msg, fmt, ap);
@@ -78,6 +86,9 @@ int chime__fail(chime_scheduler *s, int code, const char *fmt, ...) {
 void chime__log(const chime_scheduler *s, chime_log_level level,
                 const char *fmt, ...) {
   assert(s);
+  assert(level >= CHIME_LOG_ERROR && level <= CHIME_LOG_DEBUG);
+  /* The callback is the application's: it may take its own locks. */
+  assert(!chime__mu_held(s));
   if (!s->cfg.log || level > s->cfg.log_level)
     return;
   char msg[1024];
@@ -92,9 +103,13 @@ int chime__api_enter(chime_scheduler *s, const char *fn) {
   assert(fn);
   if (!s)
     return CHIME_EINVAL;
-  pthread_mutex_lock(&s->mu);
+  assert(s->store && s->cfg.instance_id);
+  chime__mu_lock(s);
+  assert(s->state == CHIME_SCHEDULER_STANDBY ||
+         s->state == CHIME_SCHEDULER_STARTED ||
+         s->state == CHIME_SCHEDULER_SHUTDOWN);
   bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (down)
     return chime__fail(s, CHIME_ESHUTDOWN, "%s: the scheduler is shut down",
                        fn);

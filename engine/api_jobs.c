@@ -4,16 +4,22 @@
  * refuses once the scheduler is shut down, hands the work to the store and
  * records its detail for chime_scheduler_errmsg() when it fails.  A
  * call that may make a trigger due sooner wakes the loop.
+ *
+ * Threads and locks: every call may run on any thread, also a worker or a
+ * listener; none holds s->mu across its store call (the store has its own
+ * locks, engine.h), and chime__loop_wake takes s->mu only to post.
  */
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Records a failure of fn (or wakes the loop after a success). */
 static int finish(chime_scheduler *s, const char *fn, int r, bool wake) {
+  assert(r <= 0 && !chime__mu_held(s));
   if (r < 0)
     return chime__fail(s, r, "%s: %s", fn, chime_strerror(r));
   if (wake)

@@ -4,14 +4,24 @@
  * the scheduler (set the job's data, ask whether the fire is still ours).
  * A context also describes a misfired trigger to TRIGGER_MISFIRED
  * listeners; it then has no job record and no fire id.
+ *
+ * Threads: a context belongs to the thread running its job (a worker) or
+ * its listener call, and lives on that thread's stack; nothing here takes
+ * a lock.  chime_ctx_is_still_owned calls the store (without s->mu).
  */
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What every context holds: its scheduler and a fire with a trigger. */
+#define CTX_VALID(ctx) ((ctx)->sched && (ctx)->fire && (ctx)->fire->trigger)
+
 void chime__ctx_clear(chime_ctx *ctx) {
+  assert(CTX_VALID(ctx));
+  assert(ctx->set_data || (!ctx->data && ctx->data_len == 0));
   free(ctx->data);
   free(ctx->fail_message);
   ctx->data = NULL;
@@ -19,12 +29,14 @@ void chime__ctx_clear(chime_ctx *ctx) {
 }
 
 chime_scheduler *chime_ctx_get_scheduler(const chime_ctx *ctx) {
+  assert(!ctx || CTX_VALID(ctx));
   return ctx ? ctx->sched : NULL;
 }
 
 const char *chime_ctx_get_job_group(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
+  assert(CTX_VALID(ctx));
   return ctx->fire->job ? ctx->fire->job->group
                         : ctx->fire->trigger->job_group;
 }
@@ -32,6 +44,7 @@ const char *chime_ctx_get_job_group(const chime_ctx *ctx) {
 const char *chime_ctx_get_job_name(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
+  assert(CTX_VALID(ctx));
   return ctx->fire->job ? ctx->fire->job->name : ctx->fire->trigger->job_name;
 }
 
@@ -94,6 +107,7 @@ const void *chime_ctx_get_data(const chime_ctx *ctx, size_t *ret_len) {
 int chime_ctx_set_job_data(chime_ctx *ctx, const void *data, size_t len) {
   if (!ctx || !ctx->fire->job || (!data && len > 0))
     return CHIME_EINVAL;
+  assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
   if (len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
   void *copy = NULL;
@@ -113,6 +127,8 @@ int chime_ctx_set_job_data(chime_ctx *ctx, const void *data, size_t len) {
 bool chime_ctx_is_still_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
     return false;
+  assert(CTX_VALID(ctx) && ctx->fire->fire_id > 0);
+  assert(!chime__mu_held(ctx->sched));
   chime_store *st = ctx->sched->store;
   bool owned = false;
   int r = st->ops->still_owned(st, ctx->fire->fire_id, &owned);
@@ -130,6 +146,7 @@ bool chime_ctx_is_still_owned(chime_ctx *ctx) {
 int chime_ctx_fail(chime_ctx *ctx, const char *message) {
   if (!ctx || !ctx->fire->job)
     return CHIME_EINVAL;
+  assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
   if (!message)
     message = "job failed";
   size_t n = strnlen(message, CHIME_MAX_DESCRIPTION_LEN);

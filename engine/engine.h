@@ -15,10 +15,30 @@
  *     never claims more fires than it has free workers;
  *   - a *job type* is a name registered with chime_scheduler_register_job_type.
  *
- * Locking: one mutex (mu) guards the state, the command slot, the
- * registry, the worker queue and the counters.  It is never held across a
- * store call, a job or a listener.  Listeners form an append-only list
- * read without the lock.
+ * Locks, in the order they may be taken (never the other way round):
+ *   1. life_mu (scheduler.c, one for the process): serialises
+ *      chime_scheduler_start and chime_scheduler_attach, which create
+ *      threads and handles;
+ *   2. s->mu (one per scheduler): guards the state, the loop's flags and
+ *      command bits, the registry, the worker queue and the counters
+ *      (reserved, running).  It is a leaf: while holding it the engine takes
+ *      no other lock and calls nothing that may take one or block for long:
+ *      no store call, no job, no listener, no log callback, no destroy
+ *      function.  uv_async_send is the one libuv call made under it.
+ *      Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait (not
+ *      pthread's calls directly), so that functions which need it, or must
+ *      not have it, can assert so (chime__mu_held).
+ * The stores' own locks (the memory store's mutex, the MySQL pool's) are
+ * taken only inside store calls, so never while s->mu is held.
+ *
+ * Threads and what each owns:
+ *   - the loop's thread (the scheduler thread, or the host's loop thread
+ *     when attached; chime__on_loop): the handles and every loop_* and
+ *     batch* field, without a lock;
+ *   - the workers (chime__on_worker): the fire each took off the queue;
+ *   - any thread: the public API, which reads cfg (immutable after
+ *     chime_scheduler_new) and takes s->mu for the rest.
+ * Listeners form an append-only list read without the lock (listeners.c).
  */
 #ifndef CHIME_ENGINE_ENGINE_H
 #define CHIME_ENGINE_ENGINE_H
@@ -26,6 +46,7 @@
 #include "chime.h"
 #include "jobstore/store.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -100,6 +121,7 @@ struct chime_scheduler {
   uint64_t serial; /* > 0, unique in the process: names s's error detail */
 
   pthread_mutex_t mu;
+  _Atomic uintptr_t mu_owner; /* chime__thread_tag() of mu's holder, or 0 */
   pthread_cond_t cond;      /* running, handles_open, joined changed */
   chime_scheduler_state state;
   bool shutdown_emitted;
@@ -124,6 +146,7 @@ struct chime_scheduler {
   bool joining;            /* a thread is joining it */
   bool joined;
   pthread_t thread;
+  _Atomic uintptr_t loop_thread; /* chime__thread_tag() of the loop's */
   bool async_live;         /* uv_async_send allowed */
   bool handles_open;       /* not all handles closed yet */
   int handles_closing;
@@ -202,6 +225,45 @@ unsigned chime__config_wake_at(const struct chime_config *cfg);
  */
 int chime__instance_id_generate(char **ret_id);
 
+
+/* ---- api.c: threads and the scheduler's mutex */
+
+/* chime__thread_tag: a number that names the calling thread among the live
+ * threads of the process (never 0).  Thread: any. */
+uintptr_t chime__thread_tag(void);
+
+/* chime__mu_held: whether the calling thread holds s->mu.  Thread: any. */
+static inline bool chime__mu_held(const chime_scheduler *s) {
+  return atomic_load_explicit(&((chime_scheduler *)s)->mu_owner,
+                              memory_order_relaxed) == chime__thread_tag();
+}
+
+/* chime__mu_lock, chime__mu_unlock: take and release s->mu, recording the
+ * holder.  Not recursive.  Thread: any. */
+static inline void chime__mu_lock(const chime_scheduler *cs) {
+  chime_scheduler *s = (chime_scheduler *)cs;
+  assert(!chime__mu_held(s));
+  pthread_mutex_lock(&s->mu);
+  atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                        memory_order_relaxed);
+}
+
+static inline void chime__mu_unlock(const chime_scheduler *cs) {
+  chime_scheduler *s = (chime_scheduler *)cs;
+  assert(chime__mu_held(s));
+  atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* chime__mu_wait: pthread_cond_wait(cond, &s->mu), keeping the record of
+ * the holder right.  mu held.  Thread: any. */
+static inline void chime__mu_wait(chime_scheduler *s, pthread_cond_t *cond) {
+  assert(chime__mu_held(s));
+  atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+  pthread_cond_wait(cond, &s->mu);
+  atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                        memory_order_relaxed);
+}
 
 /* ---- api.c: errors and logging */
 
@@ -283,8 +345,9 @@ void chime__loop_shutdown_now(chime_scheduler *s);
 /* Closes the handles of a loop that never ran and closes the own loop
  * (a failed start).  Calling thread: the starter. */
 void chime__loop_abort(chime_scheduler *s);
-/* Marks the calling thread as the one running s's loop (attach). */
-void chime__loop_enter(const chime_scheduler *s);
+/* Marks the calling thread as the one running s's loop (the scheduler
+ * thread, or the host's loop thread at attach). */
+void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);
 

@@ -192,6 +192,7 @@ typedef struct opts {
   unsigned workers;
   int64_t idle_wait_ms;
   int64_t misfire_ms;
+  const char *name; /* the scheduler's (cluster's) name; NULL: "chime" */
 } opts;
 
 static void log_stderr(void *user_data, chime_log_level level,
@@ -216,6 +217,8 @@ static chime_scheduler *make(rec *r, opts o) {
   if (o.misfire_ms)
     CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, o.misfire_ms),
                     0);
+  if (o.name)
+    CU_ASSERT_EQUAL(chime_config_set_scheduler_name(cfg, o.name), 0);
   if (getenv("CHIME_TEST_VERBOSE"))
     chime_config_set_log(cfg, log_stderr, NULL, CHIME_LOG_DEBUG);
   chime_scheduler *s = NULL;
@@ -550,6 +553,38 @@ static void test_scheduler_attached_to_host_loop(void) {
   CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
   chime_scheduler_free(s);
   rec_fini(&r);
+}
+
+/* Two schedulers on one host loop: each knows its loop's thread. */
+static void test_scheduler_two_on_one_host_loop(void) {
+  rec r1, r2;
+  rec_init(&r1);
+  rec_init(&r2);
+  /* Two clusters, so that on a shared database neither runs the other's. */
+  chime_scheduler *s1 = make(&r1, (opts){.name = "one"});
+  chime_scheduler *s2 = make(&r2, (opts){.name = "two"});
+  add_job(s1, "j1", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s1, "t1", "j1", 0, 0, 0, CHIME_MISFIRE_SMART);
+  add_job(s2, "j2", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s2, "t2", "j2", 0, 0, 0, CHIME_MISFIRE_SMART);
+  uv_loop_t loop;
+  CU_ASSERT_EQUAL_FATAL(uv_loop_init(&loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s1, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s2, &loop), 0);
+  for (int64_t dl = wall_ms() + WAIT_MS;
+       wall_ms() < dl &&
+       (rec_get(&r1, &r1.runs) < 1 || rec_get(&r2, &r2.runs) < 1);)
+    uv_run(&loop, UV_RUN_ONCE);
+  CU_ASSERT_EQUAL(r1.runs, 1);
+  CU_ASSERT_EQUAL(r2.runs, 1);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s1, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s2, true), 0);
+  uv_run(&loop, UV_RUN_NOWAIT);
+  CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+  chime_scheduler_free(s1);
+  chime_scheduler_free(s2);
+  rec_fini(&r1);
+  rec_fini(&r2);
 }
 
 static void test_scheduler_config_validation(void) {
@@ -979,6 +1014,7 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_unregistered_type_never_runs},
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
+    {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",
      test_scheduler_null_handles_and_after_shutdown},
