@@ -54,8 +54,8 @@ static void count_job(chime_ctx *ctx, void *user_data) {
 /* s: the scheduler the failed call was on (its detail is printed), or
  * NULL. */
 static void die(chime_scheduler *s, const char *what, int r) {
-  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what,
-          chime_strerror(r), chime_scheduler_errmsg(s));
+  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what, chime_strerror(r),
+          chime_scheduler_errmsg(s));
   exit(1);
 }
 
@@ -154,8 +154,8 @@ static void lateness(long ntriggers, int seconds) {
   /* Run until just before the (seconds+1)-th round of fires. */
   struct timespec until = {
       .tv_sec = (time_t)((start + (int64_t)seconds * 1000 - 500) / 1000),
-      .tv_nsec = (long)((start + (int64_t)seconds * 1000 - 500) % 1000) *
-                 1000000L};
+      .tv_nsec =
+          (long)((start + (int64_t)seconds * 1000 - 500) % 1000) * 1000000L};
   pthread_mutex_lock(&b.mu);
   while (pthread_cond_timedwait(&b.cv, &b.mu, &until) != ETIMEDOUT) {
   }

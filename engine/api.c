@@ -37,7 +37,9 @@ static _Thread_local uint64_t tls_err_clock;
 /* Its address names the thread (chime__thread_tag). */
 static _Thread_local char tls_tag;
 
-uintptr_t chime__thread_tag(void) { return (uintptr_t)&tls_tag; }
+uintptr_t chime__thread_tag(void) {
+  return (uintptr_t)&tls_tag;
+}
 
 /* The calling thread's slot for serial, or NULL when it has none. */
 static err_slot *slot_find(uint64_t serial) {

@@ -55,12 +55,13 @@ int chime_scheduler_add_job(chime_scheduler *s, const chime_job *job,
   /* Quartz's rule: replacing may keep a non-durable job (its triggers
    * stay); adding one without a trigger would orphan it. */
   if (!job->durable && !replace)
-    return chime__fail(s, CHIME_EINVAL, "%s: a job added without a trigger "
-                                     "must be durable", fn);
+    return chime__fail(s, CHIME_EINVAL,
+                       "%s: a job added without a trigger "
+                       "must be durable",
+                       fn);
   r = s->store->ops->job_add(s->store, job, replace);
   if (r == 0)
-    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
   return finish(s, fn, r, false);
 }
 
@@ -125,8 +126,7 @@ int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
   if (r < 0)
     return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   if (job)
-    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
   if (ret_first_fire_ms)
     *ret_first_fire_ms = first;
   return finish(s, fn, 0, true);
@@ -176,8 +176,8 @@ int chime_scheduler_get_trigger(chime_scheduler *s, const char *group,
 }
 
 int chime_scheduler_get_trigger_status(chime_scheduler *s, const char *group,
-                                      const char *name,
-                                      chime_trigger_status *ret_status) {
+                                       const char *name,
+                                       chime_trigger_status *ret_status) {
   static const char fn[] = "chime_scheduler_get_trigger_status";
   int r = enter_key(s, fn, group, name);
   if (r < 0)
@@ -214,10 +214,10 @@ int chime_scheduler_list_jobs(chime_scheduler *s, chime_match match,
     return r;
   if (!ret_keys || !ret_count)
     return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
-  return finish(s, fn,
-                s->store->ops->job_list(s->store, match, pattern, ret_keys,
-                                        ret_count),
-                false);
+  return finish(
+      s, fn,
+      s->store->ops->job_list(s->store, match, pattern, ret_keys, ret_count),
+      false);
 }
 
 int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
@@ -230,8 +230,8 @@ int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
   if (!ret_keys || !ret_count)
     return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
   return finish(s, fn,
-                s->store->ops->trigger_list(s->store, match, pattern,
-                                            ret_keys, ret_count),
+                s->store->ops->trigger_list(s->store, match, pattern, ret_keys,
+                                            ret_count),
                 false);
 }
 
@@ -269,8 +269,7 @@ int chime_scheduler_resume_job(chime_scheduler *s, const char *group,
   static const char fn[] = "chime_scheduler_resume_job";
   int r = enter_key(s, fn, group, name);
   return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->resume_job(s->store, group, name),
+               : finish(s, fn, s->store->ops->resume_job(s->store, group, name),
                         true);
 }
 
@@ -297,8 +296,7 @@ int chime_scheduler_resume_triggers(chime_scheduler *s, chime_match match,
 int chime_scheduler_pause_all(chime_scheduler *s) {
   static const char fn[] = "chime_scheduler_pause_all";
   int r = chime__api_enter(s, fn);
-  return r < 0 ? r
-               : finish(s, fn, s->store->ops->pause_all(s->store), false);
+  return r < 0 ? r : finish(s, fn, s->store->ops->pause_all(s->store), false);
 }
 
 int chime_scheduler_resume_all(chime_scheduler *s) {

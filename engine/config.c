@@ -78,9 +78,9 @@ int chime__config_copy(struct chime_config *dst, const chime_config *src) {
 
 unsigned chime__config_batch_size(const struct chime_config *cfg) {
   unsigned n = cfg->batch_size ? cfg->batch_size : cfg->workers;
-  assert(n >= 1 && n <= (CHIME__MAX_BATCH > CHIME__MAX_WORKERS
-                             ? CHIME__MAX_BATCH
-                             : CHIME__MAX_WORKERS));
+  assert(n >= 1 &&
+         n <= (CHIME__MAX_BATCH > CHIME__MAX_WORKERS ? CHIME__MAX_BATCH
+                                                     : CHIME__MAX_WORKERS));
   return n;
 }
 
@@ -175,8 +175,8 @@ int chime_config_set_checkin_interval_ms(chime_config *config, int64_t ms) {
   return 0;
 }
 
-int chime_config_set_log(chime_config *config, chime_log_fn fn,
-                         void *user_data, chime_log_level level) {
+int chime_config_set_log(chime_config *config, chime_log_fn fn, void *user_data,
+                         chime_log_level level) {
   if (!config || level < CHIME_LOG_ERROR || level > CHIME_LOG_DEBUG)
     return CHIME_EINVAL;
   config->log = fn;

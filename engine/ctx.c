@@ -37,8 +37,7 @@ const char *chime_ctx_get_job_group(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
   assert(CTX_VALID(ctx));
-  return ctx->fire->job ? ctx->fire->job->group
-                        : ctx->fire->trigger->job_group;
+  return ctx->fire->job ? ctx->fire->job->group : ctx->fire->trigger->job_group;
 }
 
 const char *chime_ctx_get_job_name(const chime_ctx *ctx) {

@@ -111,8 +111,8 @@ typedef struct chime_listener {
 
 /* What other threads ask of the loop (see loop.c). */
 enum {
-  CHIME__CMD_WAKE = 1u << 0,    /* re-evaluate: schedule changed, worker free */
-  CHIME__CMD_MODE = 1u << 1,    /* state changed: start, standby, shutdown */
+  CHIME__CMD_WAKE = 1u << 0, /* re-evaluate: schedule changed, worker free */
+  CHIME__CMD_MODE = 1u << 1, /* state changed: start, standby, shutdown */
 };
 
 struct chime_scheduler {
@@ -122,7 +122,7 @@ struct chime_scheduler {
 
   pthread_mutex_t mu;
   _Atomic uintptr_t mu_owner; /* chime__thread_tag() of mu's holder, or 0 */
-  pthread_cond_t cond;      /* running, handles_open, joined changed */
+  pthread_cond_t cond;        /* running, handles_open, joined changed */
   chime_scheduler_state state;
   bool shutdown_emitted;
 
@@ -141,16 +141,16 @@ struct chime_scheduler {
   uv_loop_t own_loop;
   uv_loop_t *loop;
   bool attached;
-  bool loop_inited;        /* handles initialised on loop */
-  bool thread_started;     /* the scheduler thread exists */
-  bool joining;            /* a thread is joining it */
+  bool loop_inited;    /* handles initialised on loop */
+  bool thread_started; /* the scheduler thread exists */
+  bool joining;        /* a thread is joining it */
   bool joined;
   pthread_t thread;
   _Atomic uintptr_t loop_thread; /* chime__thread_tag() of the loop's */
-  bool async_live;         /* uv_async_send allowed */
-  bool handles_open;       /* not all handles closed yet */
+  bool async_live;               /* uv_async_send allowed */
+  bool handles_open;             /* not all handles closed yet */
   int handles_closing;
-  unsigned cmds;           /* CHIME__CMD_* waiting for the loop */
+  unsigned cmds; /* CHIME__CMD_* waiting for the loop */
   uv_async_t async;
   uv_timer_t fire_timer;
   uv_timer_t misfire_timer;
@@ -160,25 +160,25 @@ struct chime_scheduler {
   chime_fire **batch;              /* loop thread: claimed, not fired */
   size_t batch_count;
   int64_t batch_earliest;
-  const char **loop_types;         /* loop thread: snapshot of type_names */
+  const char **loop_types; /* loop thread: snapshot of type_names */
   size_t loop_ntypes;
   unsigned loop_types_gen;
   bool loop_types_valid;
-  int64_t loop_checkin_ok_ms;  /* loop thread: start of the last good one */
-  int64_t loop_healthy_since;  /* loop thread: check-ins unbroken since */
-  bool loop_fenced;            /* loop thread: lease lost, not claiming */
+  int64_t loop_checkin_ok_ms; /* loop thread: start of the last good one */
+  int64_t loop_healthy_since; /* loop thread: check-ins unbroken since */
+  bool loop_fenced;           /* loop thread: lease lost, not claiming */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
   pthread_t *workers;
-  unsigned nworkers;   /* threads created */
+  unsigned nworkers; /* threads created */
   pthread_cond_t work_cond;
-  chime_fire **queue;  /* ring of cfg.workers */
+  chime_fire **queue; /* ring of cfg.workers */
   unsigned q_head;
   unsigned q_len;
   bool workers_stop;
-  unsigned reserved;   /* workers claimed for (see the top) */
-  unsigned running;    /* fires handed to workers, not finished */
+  unsigned reserved; /* workers claimed for (see the top) */
+  unsigned running;  /* fires handed to workers, not finished */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
 };
@@ -224,7 +224,6 @@ unsigned chime__config_wake_at(const struct chime_config *cfg);
  * CHIME_ENOMEM.  Ownership: *ret_id is the caller's (free()).  Thread: any.
  */
 int chime__instance_id_generate(char **ret_id);
-
 
 /* ---- api.c: threads and the scheduler's mutex */
 
@@ -300,7 +299,7 @@ int chime__api_enter(chime_scheduler *s, const char *fn);
  * chime__registry_free (calling destroy) after unlocking.  mu held (the
  * workers take their reference with the fire off the queue). */
 chime_jobtype *chime__registry_acquire_locked(chime_scheduler *s,
-                                             const char *type);
+                                              const char *type);
 chime_jobtype *chime__registry_release_locked(chime_jobtype *t);
 void chime__registry_free(chime_jobtype *t);
 /* Frees every entry (calling destroy functions) and the names. */

@@ -26,7 +26,8 @@ int chime_scheduler_add_listener(chime_scheduler *scheduler,
   if (!fn || event_mask == 0 || (event_mask & ~(unsigned)CHIME_EVENT_ALL))
     return chime__fail(s, CHIME_EINVAL,
                        "chime_scheduler_add_listener: NULL function or "
-                       "invalid event mask 0x%x", event_mask);
+                       "invalid event mask 0x%x",
+                       event_mask);
   chime_listener *l = calloc(1, sizeof *l);
   if (!l)
     return chime__fail(s, CHIME_ENOMEM, "out of memory");
@@ -39,8 +40,8 @@ int chime_scheduler_add_listener(chime_scheduler *scheduler,
   assert((s->listeners_tail == NULL) ==
          (atomic_load_explicit(&s->listeners, memory_order_relaxed) == NULL));
   assert(!s->listeners_tail ||
-         atomic_load_explicit(&s->listeners_tail->next,
-                              memory_order_relaxed) == NULL);
+         atomic_load_explicit(&s->listeners_tail->next, memory_order_relaxed) ==
+             NULL);
   if (s->listeners_tail)
     atomic_store_explicit(&s->listeners_tail->next, l, memory_order_release);
   else
@@ -68,8 +69,7 @@ bool chime__emit(chime_scheduler *s, chime_event_kind kind,
       .message = message,
   };
   bool veto = false;
-  chime_listener *l =
-      atomic_load_explicit(&s->listeners, memory_order_acquire);
+  chime_listener *l = atomic_load_explicit(&s->listeners, memory_order_acquire);
   for (; l; l = atomic_load_explicit(&l->next, memory_order_acquire)) {
     /* Every listener hears the event, even after a veto (Quartz asks each
      * trigger listener). */

@@ -58,7 +58,8 @@ bool chime__on_loop(const chime_scheduler *s) {
 
 void chime__loop_post(chime_scheduler *s, unsigned cmd) {
   assert(chime__mu_held(s));
-  assert(cmd != 0 && (cmd & ~(unsigned)(CHIME__CMD_WAKE | CHIME__CMD_MODE)) == 0);
+  assert(cmd != 0 &&
+         (cmd & ~(unsigned)(CHIME__CMD_WAKE | CHIME__CMD_MODE)) == 0);
   if (!s->async_live)
     return;
   s->cmds |= cmd;
@@ -71,7 +72,9 @@ void chime__loop_wake(chime_scheduler *s) {
   chime__mu_unlock(s);
 }
 
-static void on_fire_timer(uv_timer_t *t) { loop_tick(t->data); }
+static void on_fire_timer(uv_timer_t *t) {
+  loop_tick(t->data);
+}
 
 /* Arms the fire timer delay_ms from now. */
 static void arm(chime_scheduler *s, int64_t delay_ms) {
@@ -88,8 +91,8 @@ static int refresh_types(chime_scheduler *s) {
   int r = 0;
   chime__mu_lock(s);
   if (!s->loop_types_valid || s->loop_types_gen != s->types_gen) {
-    const char **names = realloc(s->loop_types,
-                                 (s->ntypes ? s->ntypes : 1) * sizeof *names);
+    const char **names =
+        realloc(s->loop_types, (s->ntypes ? s->ntypes : 1) * sizeof *names);
     if (!names) {
       r = CHIME_ENOMEM;
     } else {
@@ -371,8 +374,8 @@ static void claim(chime_scheduler *s, int64_t now) {
   /* Without a batch window every claim is due now: claiming and firing is
    * one step (one transaction in the MySQL store). */
   bool ahead = s->cfg.batch_window_ms > 0;
-  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms,
-                                   max, &types, &fires, &n)
+  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
+                                   &types, &fires, &n)
                 : st->ops->acquire_due(st, now, max, &types, &fires, &n);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");

@@ -1,6 +1,6 @@
 /*
- * registry.c: the job types this node runs (chime_scheduler_register_job_type).  Entries
- * are kept sorted by name; a replaced entry lives on until its last run
+ * registry.c: the job types this node runs (chime_scheduler_register_job_type).
+ * Entries are kept sorted by name; a replaced entry lives on until its last run
  * returned, then its destroy function runs, exactly once.  The sorted list
  * of names (which only grows) is what the loop passes to acquire(), so a
  * node claims only fires it can run.
@@ -85,9 +85,10 @@ static chime_jobtype *type_new(const char *type, chime_job_fn fn,
   return t;
 }
 
-int chime_scheduler_register_job_type(chime_scheduler *scheduler, const char *type,
-                       chime_job_fn fn, void *user_data,
-                       chime_destroy_fn destroy) {
+int chime_scheduler_register_job_type(chime_scheduler *scheduler,
+                                      const char *type, chime_job_fn fn,
+                                      void *user_data,
+                                      chime_destroy_fn destroy) {
   chime_scheduler *s = scheduler;
   int r = chime__api_enter(s, "chime_scheduler_register_job_type");
   if (r < 0)
@@ -97,7 +98,8 @@ int chime_scheduler_register_job_type(chime_scheduler *scheduler, const char *ty
   if (r < 0)
     return chime__fail(s, r, "chime_scheduler_register_job_type: %s", err);
   if (!fn)
-    return chime__fail(s, CHIME_EINVAL, "chime_scheduler_register_job_type: NULL function");
+    return chime__fail(s, CHIME_EINVAL,
+                       "chime_scheduler_register_job_type: NULL function");
   chime_jobtype *t = type_new(type, fn, user_data, destroy);
   if (!t)
     return chime__fail(s, CHIME_ENOMEM, "out of memory");
@@ -122,8 +124,7 @@ int chime_scheduler_register_job_type(chime_scheduler *scheduler, const char *ty
       return chime__fail(s, CHIME_ENOMEM, "out of memory");
     }
     memcpy(name, type, strlen(type) + 1);
-    memmove(s->types + i + 1, s->types + i,
-            (s->ntypes - i) * sizeof *s->types);
+    memmove(s->types + i + 1, s->types + i, (s->ntypes - i) * sizeof *s->types);
     memmove(s->type_names + i + 1, s->type_names + i,
             (s->ntypes - i) * sizeof *s->type_names);
     s->types[i] = t;
@@ -141,7 +142,7 @@ int chime_scheduler_register_job_type(chime_scheduler *scheduler, const char *ty
 }
 
 chime_jobtype *chime__registry_acquire_locked(chime_scheduler *s,
-                                             const char *type) {
+                                              const char *type) {
   assert(chime__mu_held(s));
   bool found;
   size_t i = find_type(s, type, &found);

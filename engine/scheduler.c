@@ -58,8 +58,7 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .log_user_data = s->cfg.log_user_data,
       .log_level = s->cfg.log_level,
   };
-  return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf,
-                           errbuf_len);
+  return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }
 
 /* Serial numbers of schedulers, for their error detail (api.c). */
@@ -77,8 +76,7 @@ int chime_scheduler_new(const chime_config *config,
                              config ? "ret_scheduler" : "config");
   chime_scheduler *s = calloc(1, sizeof *s);
   if (!s)
-    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM,
-                             "out of memory");
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   int r = sync_init(s);
   if (r < 0) {
     free(s);
@@ -143,9 +141,10 @@ int chime_scheduler_start(chime_scheduler *scheduler) {
   chime__mu_unlock(s);
   if (st == CHIME_SCHEDULER_STARTED) {
     pthread_mutex_unlock(&life_mu);
-    return attached ? chime__fail(s, CHIME_ESTATE, "chime_scheduler_start: "
-                                                "already running on a host "
-                                                "loop")
+    return attached ? chime__fail(s, CHIME_ESTATE,
+                                  "chime_scheduler_start: "
+                                  "already running on a host "
+                                  "loop")
                     : 0;
   }
   if (need && (r = spawn(s)) < 0) {
@@ -161,8 +160,9 @@ int chime_scheduler_start(chime_scheduler *scheduler) {
   chime__mu_unlock(s);
   pthread_mutex_unlock(&life_mu);
   if (down)
-    return chime__fail(s, CHIME_ESHUTDOWN, "chime_scheduler_start: shut down "
-                                        "meanwhile");
+    return chime__fail(s, CHIME_ESHUTDOWN,
+                       "chime_scheduler_start: shut down "
+                       "meanwhile");
   chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s",
              s->cfg.scheduler_name, s->cfg.instance_id);
   chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
@@ -217,8 +217,9 @@ static void join_loop(chime_scheduler *s) {
 
 static void wait_for_runs(chime_scheduler *s) {
   if (chime__on_worker(s)) {
-    chime__log(s, CHIME_LOG_WARN, "a job cannot wait for itself: shutdown "
-                                  "does not wait for running jobs");
+    chime__log(s, CHIME_LOG_WARN,
+               "a job cannot wait for itself: shutdown "
+               "does not wait for running jobs");
     return;
   }
   chime__mu_lock(s);
@@ -247,8 +248,7 @@ int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
                s->cfg.scheduler_name);
-    chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0, NULL);
   }
   return 0;
 }
@@ -268,8 +268,9 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   chime__mu_unlock(s);
   if (busy) {
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(s, CHIME_ESTATE, "chime_scheduler_attach: already "
-                                     "started or attached");
+    return chime__fail(s, CHIME_ESTATE,
+                       "chime_scheduler_attach: already "
+                       "started or attached");
   }
   if (s->nworkers == 0)
     r = chime__workers_start(s);

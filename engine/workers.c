@@ -32,7 +32,9 @@
 /* The scheduler whose worker the calling thread is, or NULL. */
 static _Thread_local const chime_scheduler *tls_worker_of;
 
-bool chime__on_worker(const chime_scheduler *s) { return tls_worker_of == s; }
+bool chime__on_worker(const chime_scheduler *s) {
+  return tls_worker_of == s;
+}
 
 void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
   assert(chime__mu_held(s));

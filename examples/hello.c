@@ -7,7 +7,8 @@
  *   $ chime-hello
  *   fired hello/every-second scheduled 2026-11-29T19:20:01.000Z on web-1-...
  *   $ chime-hello '0/5 * * * * ?'
- *   $ chime-hello '* * * * * ?' 'mysql://chime:pw@127.0.0.1:13306/app?auto_create=1'
+ *   $ chime-hello '* * * * * ?'
+ * 'mysql://chime:pw@127.0.0.1:13306/app?auto_create=1'
  */
 #include "chime.h"
 
@@ -37,8 +38,9 @@ static void format_utc(int64_t t_ms, char *buf, size_t len) {
   int64_t d = doy - (153 * mp + 2) / 5 + 1;
   int64_t m = mp < 10 ? mp + 3 : mp - 9;
   int64_t y = yoe + era * 400 + (m <= 2);
-  snprintf(buf, len, "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64
-           ":%02" PRId64 ":%02" PRId64 ".%03" PRId64 "Z",
+  snprintf(buf, len,
+           "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64 ":%02" PRId64
+           ":%02" PRId64 ".%03" PRId64 "Z",
            y, m, d, sod / 3600, sod / 60 % 60, sod % 60, ms);
 }
 

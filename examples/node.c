@@ -60,7 +60,8 @@ static void record(node *n, chime_ctx *ctx, char kind, int64_t start,
   int len = snprintf(line, sizeof line,
                      "%c\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64
                      "\t%" PRId64 "\t%d\t%d\n",
-                     kind, chime_ctx_get_job_name(ctx), chime_ctx_get_scheduled_ms(ctx),
+                     kind, chime_ctx_get_job_name(ctx),
+                     chime_ctx_get_scheduled_ms(ctx),
                      chime_ctx_get_fire_id(ctx), n->id, start, end,
                      chime_ctx_is_recovering(ctx) ? 1 : 0, owned ? 1 : 0);
   if (len > 0 && (size_t)len < sizeof line &&
@@ -196,8 +197,8 @@ int main(int argc, char **argv) {
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {
-    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
-            chime_scheduler_errmsg(s), chime_err_name(r));
+    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id, chime_scheduler_errmsg(s),
+            chime_err_name(r));
     chime_scheduler_free(s);
     close(n.fd);
     return 1;

@@ -74,7 +74,8 @@ int chime_trigger_simple_new(const char *group, const char *name,
   if (interval_ms < 0 || (interval_ms == 0 && repeat_count != 0))
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "interval must be positive for a trigger that "
-                             "repeats (got %lld ms)", (long long)interval_ms);
+                             "repeats (got %lld ms)",
+                             (long long)interval_ms);
   chime_trigger *t;
   int r = trigger_alloc(group, name, CHIME_TRIGGER_SIMPLE, NULL, &t, errbuf,
                         errbuf_len);
@@ -224,9 +225,10 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
 int chime__trigger_prepare(chime_trigger *t, const chime_calendar *calendar,
                            int64_t now_ms, char *errbuf, size_t errbuf_len) {
   if (!t->job_group || !t->job_name)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s names no job (chime_trigger_set_job)",
-                             t->group, t->name);
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EINVAL,
+        "trigger %s.%s names no job (chime_trigger_set_job)", t->group,
+        t->name);
   if (!t->start_set) {
     t->schedule.start_ms = now_ms;
     t->start_set = true;
@@ -238,7 +240,8 @@ int chime__trigger_prepare(chime_trigger *t, const chime_calendar *calendar,
   r = chime__trigger_first_fire(&t->schedule, &t->state);
   if (r == CHIME_ENEVERFIRES)
     return chime__record_err(errbuf, errbuf_len, r,
-                             "trigger %s.%s will never fire", t->group, t->name);
+                             "trigger %s.%s will never fire", t->group,
+                             t->name);
   if (r < 0)
     return r;
   t->store_state = CHIME_STATE_WAITING;
@@ -269,7 +272,8 @@ int chime_trigger_set_job(chime_trigger *t, const char *job_group,
 }
 
 int chime_trigger_set_start_ms(chime_trigger *t, int64_t start_ms) {
-  if (!t || start_ms < CHIME__TRIGGER_MIN_MS || start_ms > CHIME__TRIGGER_MAX_MS)
+  if (!t || start_ms < CHIME__TRIGGER_MIN_MS ||
+      start_ms > CHIME__TRIGGER_MAX_MS)
     return CHIME_EINVAL;
   t->schedule.start_ms = start_ms;
   t->start_set = true;
@@ -277,8 +281,8 @@ int chime_trigger_set_start_ms(chime_trigger *t, int64_t start_ms) {
 }
 
 int chime_trigger_set_end_ms(chime_trigger *t, int64_t end_ms) {
-  if (!t || (end_ms != CHIME_END_NONE &&
-             (end_ms < CHIME__TRIGGER_MIN_MS || end_ms > CHIME__TRIGGER_MAX_MS)))
+  if (!t || (end_ms != CHIME_END_NONE && (end_ms < CHIME__TRIGGER_MIN_MS ||
+                                          end_ms > CHIME__TRIGGER_MAX_MS)))
     return CHIME_EINVAL;
   t->schedule.end_ms = end_ms;
   return 0;
@@ -337,8 +341,12 @@ int chime_trigger_set_skip_day_if_hour_missing(chime_trigger *t, bool yes) {
 chime_trigger_kind chime_trigger_get_kind(const chime_trigger *t) {
   return t ? t->schedule.kind : (chime_trigger_kind)0;
 }
-const char *chime_trigger_get_group(const chime_trigger *t) { return t ? t->group : NULL; }
-const char *chime_trigger_get_name(const chime_trigger *t) { return t ? t->name : NULL; }
+const char *chime_trigger_get_group(const chime_trigger *t) {
+  return t ? t->group : NULL;
+}
+const char *chime_trigger_get_name(const chime_trigger *t) {
+  return t ? t->name : NULL;
+}
 const char *chime_trigger_get_job_group(const chime_trigger *t) {
   return t ? t->job_group : NULL;
 }

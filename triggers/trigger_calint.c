@@ -128,8 +128,8 @@ static bool hour_shift_needs_step(const chime_schedule *s, int64_t *t,
 
 /* Exact-duration units: the first start + k * interval after after_ms. */
 static int64_t exact_after(const chime_schedule *s, int64_t after_ms) {
-  static const int64_t unit_ms[] = {1, CHIME_MS_PER_SECOND,
-                                    CHIME_MS_PER_MINUTE, CHIME_MS_PER_HOUR};
+  static const int64_t unit_ms[] = {1, CHIME_MS_PER_SECOND, CHIME_MS_PER_MINUTE,
+                                    CHIME_MS_PER_HOUR};
   int64_t per = s->u.calint.interval * unit_ms[s->u.calint.unit];
   int64_t k;
   if (s->u.calint.unit == CHIME_UNIT_MILLISECOND) {

@@ -43,8 +43,8 @@ typedef struct row {
   char trigger[2 * CHIME_MAX_NAME_LEN + 1]; /* escaped */
   int64_t scheduled_ms, actual_ms, fire_id;
   int recovering;
-  bool written; /* the writer is done with it */
-  int result;   /* 0, or -1 when it was lost */
+  bool written;        /* the writer is done with it */
+  int result;          /* 0, or -1 when it was lost */
   pthread_cond_t wake; /* its run waits on this */
   struct row *next;
 } row;

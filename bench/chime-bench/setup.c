@@ -141,7 +141,8 @@ int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
   if (!s)
     return -1;
   chime_job *job = NULL;
-  int r = chime_scheduler_register_job_type(s, BENCH_JOB, never_runs, NULL, NULL);
+  int r =
+      chime_scheduler_register_job_type(s, BENCH_JOB, never_runs, NULL, NULL);
   if (r == 0)
     r = chime_job_new(BENCH_JOB, BENCH_JOB, BENCH_JOB, &job, NULL, 0);
   if (r == 0)

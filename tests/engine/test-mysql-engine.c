@@ -96,8 +96,8 @@ static chime_scheduler *start(bool clear) {
     fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
   chime_config_free(cfg);
   CU_ASSERT_EQUAL_FATAL(r, 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_register_job_type(s, "record", record, NULL, NULL),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   return s;
 }
@@ -107,7 +107,8 @@ static void schedule(chime_scheduler *s, const char *name, int64_t start_ms,
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256];
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0),
+                        0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("triggers", name, interval,
                                                  repeat, &t, err, sizeof err),
                         0);

@@ -48,18 +48,18 @@ typedef struct rec {
   char trigger_group[MAX_RUNS][64];
   char data[MAX_RUNS][32];
   int active, max_active;
-  int sleep_ms;      /* the job sleeps this long */
-  bool fail;         /* the job calls chime_ctx_fail("boom") */
-  bool finished;     /* set after the job returns from its sleep */
-  int started;       /* JOB_TO_BE_EXECUTED */
-  int was_executed;  /* JOB_WAS_EXECUTED */
-  int failed;        /* ... with an error and the message "boom" */
-  int vetoed;        /* JOB_VETOED */
-  int completed;     /* TRIGGER_COMPLETED */
-  int misfired;      /* TRIGGER_MISFIRED */
-  int lifecycle;     /* STARTED + STANDBY + SHUTDOWN */
-  bool veto;         /* the listener vetoes every fire */
-  int destroyed;     /* destroy callbacks */
+  int sleep_ms;     /* the job sleeps this long */
+  bool fail;        /* the job calls chime_ctx_fail("boom") */
+  bool finished;    /* set after the job returns from its sleep */
+  int started;      /* JOB_TO_BE_EXECUTED */
+  int was_executed; /* JOB_WAS_EXECUTED */
+  int failed;       /* ... with an error and the message "boom" */
+  int vetoed;       /* JOB_VETOED */
+  int completed;    /* TRIGGER_COMPLETED */
+  int misfired;     /* TRIGGER_MISFIRED */
+  int lifecycle;    /* STARTED + STANDBY + SHUTDOWN */
+  bool veto;        /* the listener vetoes every fire */
+  int destroyed;    /* destroy callbacks */
 } rec;
 
 static int64_t wall_ms(void) {
@@ -155,7 +155,8 @@ static bool rec_listener(const chime_event *ev, void *user_data) {
     break;
   case CHIME_EVENT_JOB_WAS_EXECUTED:
     r->was_executed++;
-    if (chime_event_get_error(ev) == CHIME_EJOBFAILED && chime_event_get_message(ev) &&
+    if (chime_event_get_error(ev) == CHIME_EJOBFAILED &&
+        chime_event_get_message(ev) &&
         strcmp(chime_event_get_message(ev), "boom") == 0)
       r->failed++;
     break;
@@ -213,7 +214,8 @@ static chime_scheduler *make(rec *r, opts o) {
   CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
   CU_ASSERT_EQUAL(chime_config_set_workers(cfg, o.workers ? o.workers : 4), 0);
   CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(
-                      cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000), 0);
+                      cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000),
+                  0);
   if (o.misfire_ms)
     CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, o.misfire_ms),
                     0);
@@ -226,9 +228,10 @@ static chime_scheduler *make(rec *r, opts o) {
   int rc = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
   CU_ASSERT_EQUAL_FATAL(rc, 0);
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "rec", rec_job, r, rec_destroy), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
-                                               rec_listener, r, rec_destroy),
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "rec", rec_job, r, rec_destroy), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL, rec_listener,
+                                               r, rec_destroy),
                   0);
   return s;
 }
@@ -262,10 +265,9 @@ static void add_simple(chime_scheduler *s, const char *name, const char *job,
                        chime_misfire misfire) {
   chime_trigger *t = NULL;
   char err[256] = "";
-  CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_simple_new("g", name, interval_ms, repeat, &t, err,
-                               sizeof err),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", name, interval_ms, repeat,
+                                                 &t, err, sizeof err),
+                        0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", job), 0);
   if (start_ms)
     CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, start_ms), 0);
@@ -283,10 +285,10 @@ static void test_scheduler_cron_fires_each_second_once(void) {
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_cron_new("g", "every-second", "* * * * * ?", NULL, &t,
-                             NULL, 0),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("g", "every-second",
+                                               "* * * * * ?", NULL, &t, NULL,
+                                               0),
+                        0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
   chime_trigger_free(t);
@@ -404,7 +406,7 @@ static void test_scheduler_standby_then_misfire_on_start(void) {
   CU_ASSERT_EQUAL(r.misfired, 1);
   CU_ASSERT(r.start[0] >= due + 500);
   CU_ASSERT(r.sched[0] >= due + 500); /* FIRE_NOW: rescheduled to "now" */
-  CU_ASSERT_EQUAL(r.lifecycle, 4); /* started, standby, started, shutdown */
+  CU_ASSERT_EQUAL(r.lifecycle, 4);    /* started, standby, started, shutdown */
   chime_scheduler_free(s);
   rec_fini(&r);
 }
@@ -415,9 +417,8 @@ static void test_scheduler_standby_cron_do_nothing_skips(void) {
   chime_scheduler *s = make(&r, (opts){.misfire_ms = 100});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("g", "cron", "* * * * * ?",
-                                               NULL, &t, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_cron_new("g", "cron", "* * * * * ?", NULL, &t, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, wall_ms() + 1000), 0);
@@ -628,7 +629,8 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_STRING_EQUAL(chime_scheduler_get_name(s), "chime");
   CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "", rec_job, NULL, NULL),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "t", NULL, NULL, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "t", NULL, NULL, NULL),
+                  CHIME_EINVAL);
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), CHIME_EINVAL);
@@ -646,8 +648,7 @@ static void test_scheduler_listener_added_after_start(void) {
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s,
-                                               CHIME_EVENT_JOB_WAS_EXECUTED,
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED,
                                                rec_listener, &late, NULL),
                   0);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0), 0);
@@ -670,7 +671,7 @@ static bool quiet_listener(const chime_event *ev, void *user_data) {
 static void test_scheduler_event_all_from_the_map(void) {
   unsigned all = 0, n = 0;
 #define EVENT_BIT(name, bit, thread)                                           \
-  CU_ASSERT_EQUAL(all & (1u << (bit)), 0);                                     \
+  CU_ASSERT_EQUAL(all &(1u << (bit)), 0);                                      \
   CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_##name, 1u << (bit));                  \
   CU_ASSERT(strlen(thread) > 0);                                               \
   all |= 1u << (bit);                                                          \
@@ -701,16 +702,17 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
   CU_ASSERT_EQUAL(chime_scheduler_standby(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, true), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
+      CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(NULL, "g", "n", NULL, 0),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL,
-                                            &keys, &n),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL, &keys, &n),
+      CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(NULL, CHIME_EVENT_ALL,
                                                rec_listener, NULL, NULL),
@@ -726,16 +728,17 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   rec_init(&r);
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
-  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys,
-                                            &n), 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
   chime_keys_free(keys, n);
   CU_ASSERT_EQUAL(chime_scheduler_get_job(s, NULL, "j", NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), CHIME_ESHUTDOWN);
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "x", rec_job, NULL, NULL),
-                  CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "x", rec_job, NULL, NULL),
+      CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0),
                   CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(s), CHIME_ESHUTDOWN);
@@ -751,8 +754,9 @@ static void test_scheduler_register_replaces_and_destroys_once(void) {
   chime_scheduler *s = make(&r, (opts){0});
   rec other;
   rec_init(&other);
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "rec", rec_job, &other, rec_destroy),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "rec", rec_job, &other, rec_destroy),
+      0);
   CU_ASSERT_EQUAL(r.destroyed, 1); /* the replaced one, at once: idle */
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   add_simple(s, "t", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
@@ -862,13 +866,13 @@ static void test_scheduler_ctx_and_persisted_data(void) {
   memset(&c, 0, sizeof c);
   rec_init(&c.r);
   chime_scheduler *s = make(&c.r, (opts){0});
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "ctx", ctx_job, &c, NULL), 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "ctx", ctx_job, &c, NULL), 0);
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_persist_data(job, true), 0);
-  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID),
-                  0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
   CU_ASSERT_EQUAL(chime_job_set_data(job, "run-0", 5), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
   chime_job_free(job);
@@ -967,9 +971,9 @@ static void test_scheduler_errmsg_per_thread_and_handle(void) {
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
                          "chime_scheduler_add_job: NULL job");
   /* The registration of a bad job type names the call and the argument. */
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s2, "", rec_job, NULL,
-                                                    NULL),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s2, "", rec_job, NULL, NULL),
+      CHIME_EINVAL);
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2),
                          "chime_scheduler_register_job_type: job type is "
                          "empty");
@@ -1020,12 +1024,10 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_null_handles_and_after_shutdown},
     {"register replaces, destroy once",
      test_scheduler_register_replaces_and_destroys_once},
-    {"pause and resume a trigger",
-     test_scheduler_pause_and_resume_trigger},
+    {"pause and resume a trigger", test_scheduler_pause_and_resume_trigger},
     {"a busy store's completion is retried",
      test_scheduler_complete_retried_when_busy},
-    {"job context and persisted data",
-     test_scheduler_ctx_and_persisted_data},
+    {"job context and persisted data", test_scheduler_ctx_and_persisted_data},
     {"calendar wrappers", test_scheduler_calendar_wrappers},
     {"a listener added after start hears later runs",
      test_scheduler_listener_added_after_start},

@@ -379,7 +379,8 @@ static void test_store_forbid_blocks(void) {
   CU_ASSERT_EQUAL(n, 3); /* c, d and e: one of a, b, e */
   static const char *const expect[] = {"c", "d", "e"};
   for (size_t i = 0; i < n && i < 3; i++)
-    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[i]->trigger), expect[i]);
+    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[i]->trigger),
+                           expect[i]);
   sc_fires_free(fires, n);
   sc_close(st);
 }
@@ -401,8 +402,7 @@ static void test_store_acquire_due(void) {
   sc_add_simple(st, "tg", "later", "g", "j", T0 + SEC, 0, 0);
   add_prio(st, "forbid-a", "f", T0, 9, 1);
   add_prio(st, "forbid-b", "f", T0, 1, 0);
-  CU_ASSERT_EQUAL_FATAL(
-      st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL_FATAL(n, 3); /* every, once, one FORBID; not later */
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_EQUAL(fires[i]->phase, CHIME_FIRE_EXECUTING);
@@ -571,13 +571,14 @@ static void test_store_misfire_simple(void) {
         0);
     int64_t next = simple_rows[i].next == NOW_MARK ? now : simple_rows[i].next;
     chime_trigger *got = sc_get(st, "tg", "t");
-    bool good = handled == (simple_rows[i].handled ? 1u : 0u) && !more &&
-                s.count == (int)handled &&
-                chime_trigger_get_next_fire_ms(got) == next &&
-                chime_trigger_get_times_triggered(got) == simple_rows[i].times &&
-                got->state.repeat_count == simple_rows[i].repeat_after &&
-                sc_status(st, "tg", "t") == simple_rows[i].status &&
-                (s.count == 0 || s.next[0] == next);
+    bool good =
+        handled == (simple_rows[i].handled ? 1u : 0u) && !more &&
+        s.count == (int)handled &&
+        chime_trigger_get_next_fire_ms(got) == next &&
+        chime_trigger_get_times_triggered(got) == simple_rows[i].times &&
+        got->state.repeat_count == simple_rows[i].repeat_after &&
+        sc_status(st, "tg", "t") == simple_rows[i].status &&
+        (s.count == 0 || s.next[0] == next);
     if (!good)
       fprintf(stderr,
               "row at line %d: handled %zu, next %+lld s, times %lld, "

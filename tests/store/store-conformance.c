@@ -700,7 +700,8 @@ static void test_store_calendars(void) {
   chime_fire *f = sc_fire_next(st, T0 + 2 * DAY);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL(f->scheduled_ms, T0 + 2 * DAY);
-  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger), T0 + 2 * DAY + HOUR);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
+                  T0 + 2 * DAY + HOUR);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   CU_ASSERT_EQUAL(st->ops->calendar_add(st, "hol", jan1, true, true), 0);

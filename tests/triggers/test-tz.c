@@ -527,8 +527,10 @@ static void test_tz_footer_rule_forms(void) {
   /* All-year DST (RFC 8536 section 3.3.1) stays in DST across New Year. */
   build(&im, '3', 0, NULL, NULL, 1, utc, "EST5EDT,0/0,J365/25");
   CU_ASSERT_EQUAL_FATAL(parse(&im, &z), 0);
-  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 1, 1, 5, 0, 0)), -14400);
-  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 6, 1, 5, 0, 0)), -14400);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 1, 1, 5, 0, 0)),
+                  -14400);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 6, 1, 5, 0, 0)),
+                  -14400);
   chime__zone_free(z);
 }
 
@@ -614,7 +616,8 @@ static void test_tz_from_tzif_real_file(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(ny);
   for (int64_t t = -INT64_C(5000000000000); t < INT64_C(20000000000000);
        t += INT64_C(3600000) * 997)
-    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, t), chime_zone_get_offset_at(ny, t));
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, t),
+                    chime_zone_get_offset_at(ny, t));
   chime__zone_free(z);
 }
 
@@ -699,13 +702,16 @@ static void test_tz_concurrent_get_same_pointer(void) {
  */
 static void test_tz_regression_fuzz_clamp_limit(void) {
   static uint8_t buf[4096];
-  FILE *f = fopen(chime_test_data_path("fuzz/tzif-footer-at-clamp-limit"), "rb");
+  FILE *f =
+      fopen(chime_test_data_path("fuzz/tzif-footer-at-clamp-limit"), "rb");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   size_t len = fread(buf, 1, sizeof buf, f);
   fclose(f);
   chime_zone *zone = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__zone_from_tzif("fuzz", buf, len, &zone, NULL, 0), 0);
-  static const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1, INT64_MAX - 1, INT64_MAX};
+  CU_ASSERT_EQUAL_FATAL(chime__zone_from_tzif("fuzz", buf, len, &zone, NULL, 0),
+                        0);
+  static const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1,
+                                     INT64_MAX - 1, INT64_MAX};
   for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
     chime_civil local;
     int64_t back[2];
@@ -717,7 +723,8 @@ static void test_tz_regression_fuzz_clamp_limit(void) {
 }
 
 static CU_TestInfo tz_tests[] = {
-    {"regression: fuzz input at the clamp limit", test_tz_regression_fuzz_clamp_limit},
+    {"regression: fuzz input at the clamp limit",
+     test_tz_regression_fuzz_clamp_limit},
     {"to_local matches zdump", test_tz_matches_zdump},
     {"footer rule: New York and London to 9999",
      test_tz_footer_rule_new_york_and_london},

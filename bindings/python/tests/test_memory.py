@@ -394,6 +394,8 @@ class MemoryScheduler(unittest.TestCase):
         with self.assertRaises(chime.InvalidArgument) as cm:
             s.add_listener(lambda ev: None, 1 << 20)
         self.assertIn("event mask", cm.exception.message)
+        # EVENT_ALL is every kind chime.h's CHIME_EVENT_MAP lists.
+        self.assertEqual(chime.EVENT_ALL, 0xFFF)
 
     def test_listener_added_after_start(self):
         heard = Recorder()
