@@ -7,6 +7,7 @@
 
 #include "triggers/cron.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,9 @@ void chime_job_free(chime_job *job) {
 }
 
 chime_job *chime__job_copy(const chime_job *job) {
+  /* Only a job that passed chime_job_new is ever copied. */
+  assert(job && job->group && job->name && job->type);
+  assert(job->data_len == 0 || job->data);
   bool ok = true;
   chime_job *c = calloc(1, sizeof *c);
   if (!c)

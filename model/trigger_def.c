@@ -9,6 +9,7 @@
 #include "triggers/cron.h"
 #include "triggers/misfire.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,6 +199,11 @@ static chime_cron *cron_copy(const chime_cron *cron, bool *ok) {
 }
 
 chime_trigger *chime__trigger_copy(const chime_trigger *t) {
+  assert(t && t->group && t->name);
+  assert(t->data_len == 0 || t->data);
+  /* A cron trigger's schedule points at its own compiled expression. */
+  assert(t->schedule.kind != CHIME_TRIGGER_CRON ||
+         (t->cron && t->schedule.u.cron.cron == t->cron));
   bool ok = true;
   chime_trigger *c = calloc(1, sizeof *c);
   if (!c)
@@ -224,6 +230,9 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
 
 int chime__trigger_prepare(chime_trigger *t, const chime_calendar *calendar,
                            int64_t now_ms, char *errbuf, size_t errbuf_len) {
+  assert(t && t->group && t->name);
+  /* The calendar is resolved from the name by the store. */
+  assert(!calendar || t->calendar_name);
   if (!t->job_group || !t->job_name)
     return chime__record_err(
         errbuf, errbuf_len, CHIME_EINVAL,
