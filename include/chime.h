@@ -1398,7 +1398,7 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
   XX(JOB_VETOED, 2, "a worker, instead of the job")                            \
   XX(JOB_WAS_EXECUTED, 3, "a worker, after the job (error if it failed)")      \
   XX(TRIGGER_COMPLETED, 4, "a worker, after the job")                          \
-  XX(TRIGGER_MISFIRED, 5, "the loop's (chime-uv.h: the host loop's)")          \
+  XX(TRIGGER_MISFIRED, 5, "the loop thread (attached: the host loop's)")       \
   XX(SCHEDULER_STARTED, 6, "the caller of chime_scheduler_start or attach")    \
   XX(SCHEDULER_STANDBY, 7, "the caller of chime_scheduler_standby")            \
   XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
