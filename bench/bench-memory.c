@@ -42,7 +42,7 @@ static double mono_s(void) {
 
 static void count_job(chime_ctx *ctx, void *user_data) {
   bench *b = user_data;
-  int64_t late = chime_ctx_fire_ms(ctx) - chime_ctx_scheduled_ms(ctx);
+  int64_t late = chime_ctx_get_fire_ms(ctx) - chime_ctx_get_scheduled_ms(ctx);
   pthread_mutex_lock(&b->mu);
   if (b->late && b->nlate < b->cap)
     b->late[b->nlate++] = late;
@@ -51,9 +51,11 @@ static void count_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&b->mu);
 }
 
-static void die(const char *what, int r) {
-  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what,
-          chime_strerror(r), chime_scheduler_last_error());
+/* s: the scheduler the failed call was on (its detail is printed), or
+ * NULL. */
+static void die(chime_scheduler *s, const char *what, int r) {
+  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what, chime_strerror(r),
+          chime_scheduler_errmsg(s));
   exit(1);
 }
 
@@ -68,18 +70,18 @@ static chime_scheduler *make(bench *b) {
     r = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
   if (r < 0)
-    die(err, r);
+    die(NULL, err, r);
   chime_job *job = NULL;
-  r = chime_register_job(s, "count", count_job, b, NULL);
+  r = chime_scheduler_register_job_type(s, "count", count_job, b, NULL);
   if (r == 0)
-    r = chime_job_new("bench", "count", "count", &job);
+    r = chime_job_new("bench", "count", "count", &job, NULL, 0);
   if (r == 0)
     r = chime_job_set_durable(job, true);
   if (r == 0)
     r = chime_scheduler_add_job(s, job, false);
   chime_job_free(job);
   if (r < 0)
-    die("setting up", r);
+    die(s, "setting up", r);
   return s;
 }
 
@@ -100,7 +102,7 @@ static void schedule_many(chime_scheduler *s, long n, int64_t start_ms,
       r = chime_scheduler_schedule(s, NULL, t, NULL);
     chime_trigger_free(t);
     if (r < 0)
-      die("scheduling", r);
+      die(s, "scheduling", r);
   }
 }
 
@@ -113,7 +115,7 @@ static void throughput(long n) {
   double t0 = mono_s();
   int r = chime_scheduler_start(s);
   if (r < 0)
-    die("start", r);
+    die(s, "start", r);
   pthread_mutex_lock(&b.mu);
   while (b.runs < b.target)
     pthread_cond_wait(&b.cv, &b.mu);
@@ -137,7 +139,7 @@ static void lateness(long ntriggers, int seconds) {
   b.cap = ntriggers * (seconds + 2);
   b.late = calloc((size_t)b.cap, sizeof *b.late);
   if (!b.late)
-    die("allocating", CHIME_ENOMEM);
+    die(NULL, "allocating", CHIME_ENOMEM);
   b.target = b.cap + 1;
   pthread_mutex_init(&b.mu, NULL);
   pthread_cond_init(&b.cv, NULL);
@@ -148,12 +150,12 @@ static void lateness(long ntriggers, int seconds) {
   schedule_many(s, ntriggers, start, 1000, CHIME_REPEAT_INDEFINITELY);
   int r = chime_scheduler_start(s);
   if (r < 0)
-    die("start", r);
+    die(s, "start", r);
   /* Run until just before the (seconds+1)-th round of fires. */
   struct timespec until = {
       .tv_sec = (time_t)((start + (int64_t)seconds * 1000 - 500) / 1000),
-      .tv_nsec = (long)((start + (int64_t)seconds * 1000 - 500) % 1000) *
-                 1000000L};
+      .tv_nsec =
+          (long)((start + (int64_t)seconds * 1000 - 500) % 1000) * 1000000L};
   pthread_mutex_lock(&b.mu);
   while (pthread_cond_timedwait(&b.cv, &b.mu, &until) != ETIMEDOUT) {
   }

@@ -2,39 +2,46 @@
  * api_jobs.c: the scheduler's calls on what the store keeps: jobs,
  * triggers, calendars, listing and pausing.  Each validates its arguments,
  * refuses once the scheduler is shut down, hands the work to the store and
- * records a message for chime_scheduler_last_error() when it fails.  A
+ * records its detail for chime_scheduler_errmsg() when it fails.  A
  * call that may make a trigger due sooner wakes the loop.
+ *
+ * Threads and locks: every call may run on any thread, also a worker or a
+ * listener; none holds s->mu across its store call (the store has its own
+ * locks, engine.h), and chime__loop_wake takes s->mu only to post.
  */
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Records a failure of fn (or wakes the loop after a success). */
 static int finish(chime_scheduler *s, const char *fn, int r, bool wake) {
+  assert(r <= 0 && !chime__mu_held(s));
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, chime_strerror(r));
+    return chime__fail(s, r, "%s: %s", fn, chime_strerror(r));
   if (wake)
     chime__loop_wake(s);
   return r;
 }
 
 /* The check of a (group, name) key. */
-static int key_check(const char *fn, const char *group, const char *name) {
+static int key_check(chime_scheduler *s, const char *fn, const char *group,
+                     const char *name) {
   char err[256];
   int r = chime__name_check(group, "group", err, sizeof err);
   if (r == 0)
     r = chime__name_check(name, "name", err, sizeof err);
-  return r < 0 ? chime__fail(r, "%s: %s", fn, err) : 0;
+  return r < 0 ? chime__fail(s, r, "%s: %s", fn, err) : 0;
 }
 
 /* api_enter plus the key check. */
 static int enter_key(chime_scheduler *s, const char *fn, const char *group,
                      const char *name) {
   int r = chime__api_enter(s, fn);
-  return r < 0 ? r : key_check(fn, group, name);
+  return r < 0 ? r : key_check(s, fn, group, name);
 }
 
 int chime_scheduler_add_job(chime_scheduler *s, const chime_job *job,
@@ -44,16 +51,17 @@ int chime_scheduler_add_job(chime_scheduler *s, const chime_job *job,
   if (r < 0)
     return r;
   if (!job)
-    return chime__fail(CHIME_EINVAL, "%s: NULL job", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL job", fn);
   /* Quartz's rule: replacing may keep a non-durable job (its triggers
    * stay); adding one without a trigger would orphan it. */
   if (!job->durable && !replace)
-    return chime__fail(CHIME_EINVAL, "%s: a job added without a trigger "
-                                     "must be durable", fn);
+    return chime__fail(s, CHIME_EINVAL,
+                       "%s: a job added without a trigger "
+                       "must be durable",
+                       fn);
   r = s->store->ops->job_add(s->store, job, replace);
   if (r == 0)
-    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
   return finish(s, fn, r, false);
 }
 
@@ -76,7 +84,7 @@ int chime_scheduler_get_job(chime_scheduler *s, const char *group,
   if (r < 0)
     return r;
   if (!ret_job)
-    return chime__fail(CHIME_EINVAL, "%s: NULL ret_job", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL ret_job", fn);
   return finish(s, fn, s->store->ops->job_get(s->store, group, name, ret_job),
                 false);
 }
@@ -89,7 +97,7 @@ int chime_scheduler_trigger_job(chime_scheduler *s, const char *group,
   if (r < 0)
     return r;
   if (!data && len > 0)
-    return chime__fail(CHIME_EINVAL, "%s: NULL data of length %zu", fn, len);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL data of length %zu", fn, len);
   /* Quartz's triggerJob; the sequence number keeps this node's own names
    * apart even if the random bits repeated. */
   char tag[24], err[256] = "";
@@ -98,7 +106,7 @@ int chime_scheduler_trigger_job(chime_scheduler *s, const char *group,
   r = chime__store_fire_now(s->store, group, name, data, len, tag, NULL, 0,
                             NULL, err, sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   return finish(s, fn, 0, true);
 }
 
@@ -110,16 +118,15 @@ int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
   if (r < 0)
     return r;
   if (!trigger)
-    return chime__fail(CHIME_EINVAL, "%s: NULL trigger", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL trigger", fn);
   char err[256] = "";
   int64_t first = CHIME_NO_FIRE_MS;
   r = s->store->ops->trigger_add(s->store, job, trigger, false, &first, err,
                                  sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   if (job)
-    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
   if (ret_first_fire_ms)
     *ret_first_fire_ms = first;
   return finish(s, fn, 0, true);
@@ -143,13 +150,13 @@ int chime_scheduler_reschedule(chime_scheduler *s, const char *group,
   if (r < 0)
     return r;
   if (!trigger)
-    return chime__fail(CHIME_EINVAL, "%s: NULL trigger", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL trigger", fn);
   char err[256] = "";
   int64_t first = CHIME_NO_FIRE_MS;
   r = s->store->ops->trigger_replace(s->store, group, name, trigger, &first,
                                      err, sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   if (ret_first_fire_ms)
     *ret_first_fire_ms = first;
   return finish(s, fn, 0, true);
@@ -162,21 +169,21 @@ int chime_scheduler_get_trigger(chime_scheduler *s, const char *group,
   if (r < 0)
     return r;
   if (!ret_trigger)
-    return chime__fail(CHIME_EINVAL, "%s: NULL ret_trigger", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL ret_trigger", fn);
   return finish(s, fn,
                 s->store->ops->trigger_get(s->store, group, name, ret_trigger),
                 false);
 }
 
-int chime_scheduler_get_trigger_state(chime_scheduler *s, const char *group,
-                                      const char *name,
-                                      chime_trigger_status *ret_status) {
-  static const char fn[] = "chime_scheduler_get_trigger_state";
+int chime_scheduler_get_trigger_status(chime_scheduler *s, const char *group,
+                                       const char *name,
+                                       chime_trigger_status *ret_status) {
+  static const char fn[] = "chime_scheduler_get_trigger_status";
   int r = enter_key(s, fn, group, name);
   if (r < 0)
     return r;
   if (!ret_status)
-    return chime__fail(CHIME_EINVAL, "%s: NULL ret_status", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL ret_status", fn);
   return finish(
       s, fn, s->store->ops->trigger_status(s->store, group, name, ret_status),
       false);
@@ -189,11 +196,11 @@ static int enter_match(chime_scheduler *s, const char *fn, chime_match match,
   if (r < 0)
     return r;
   if (match < CHIME_MATCH_EQUALS || match > CHIME_MATCH_ANY)
-    return chime__fail(CHIME_EINVAL, "%s: unknown match %d", fn, (int)match);
+    return chime__fail(s, CHIME_EINVAL, "%s: unknown match %d", fn, (int)match);
   if (match != CHIME_MATCH_ANY && !pattern)
-    return chime__fail(CHIME_EINVAL, "%s: NULL pattern", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL pattern", fn);
   if (pattern && strlen(pattern) > CHIME_MAX_NAME_LEN)
-    return chime__fail(CHIME_ELIMIT, "%s: pattern longer than %d bytes", fn,
+    return chime__fail(s, CHIME_ELIMIT, "%s: pattern longer than %d bytes", fn,
                        CHIME_MAX_NAME_LEN);
   return 0;
 }
@@ -206,11 +213,11 @@ int chime_scheduler_list_jobs(chime_scheduler *s, chime_match match,
   if (r < 0)
     return r;
   if (!ret_keys || !ret_count)
-    return chime__fail(CHIME_EINVAL, "%s: NULL out-parameter", fn);
-  return finish(s, fn,
-                s->store->ops->job_list(s->store, match, pattern, ret_keys,
-                                        ret_count),
-                false);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
+  return finish(
+      s, fn,
+      s->store->ops->job_list(s->store, match, pattern, ret_keys, ret_count),
+      false);
 }
 
 int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
@@ -221,10 +228,10 @@ int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
   if (r < 0)
     return r;
   if (!ret_keys || !ret_count)
-    return chime__fail(CHIME_EINVAL, "%s: NULL out-parameter", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
   return finish(s, fn,
-                s->store->ops->trigger_list(s->store, match, pattern,
-                                            ret_keys, ret_count),
+                s->store->ops->trigger_list(s->store, match, pattern, ret_keys,
+                                            ret_count),
                 false);
 }
 
@@ -262,8 +269,7 @@ int chime_scheduler_resume_job(chime_scheduler *s, const char *group,
   static const char fn[] = "chime_scheduler_resume_job";
   int r = enter_key(s, fn, group, name);
   return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->resume_job(s->store, group, name),
+               : finish(s, fn, s->store->ops->resume_job(s->store, group, name),
                         true);
 }
 
@@ -290,8 +296,7 @@ int chime_scheduler_resume_triggers(chime_scheduler *s, chime_match match,
 int chime_scheduler_pause_all(chime_scheduler *s) {
   static const char fn[] = "chime_scheduler_pause_all";
   int r = chime__api_enter(s, fn);
-  return r < 0 ? r
-               : finish(s, fn, s->store->ops->pause_all(s->store), false);
+  return r < 0 ? r : finish(s, fn, s->store->ops->pause_all(s->store), false);
 }
 
 int chime_scheduler_resume_all(chime_scheduler *s) {
@@ -310,9 +315,9 @@ int chime_scheduler_add_calendar(chime_scheduler *s, const char *name,
   char err[256];
   r = chime__name_check(name, "calendar name", err, sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, err);
+    return chime__fail(s, r, "%s: %s", fn, err);
   if (!calendar)
-    return chime__fail(CHIME_EINVAL, "%s: NULL calendar", fn);
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL calendar", fn);
   return finish(s, fn,
                 s->store->ops->calendar_add(s->store, name, calendar, replace,
                                             update_triggers),
@@ -327,6 +332,6 @@ int chime_scheduler_remove_calendar(chime_scheduler *s, const char *name) {
   char err[256];
   r = chime__name_check(name, "calendar name", err, sizeof err);
   if (r < 0)
-    return chime__fail(r, "%s: %s", fn, err);
+    return chime__fail(s, r, "%s: %s", fn, err);
   return finish(s, fn, s->store->ops->calendar_remove(s->store, name), false);
 }

@@ -1,10 +1,15 @@
 /*
  * config.c: chime_config, the typed settings a scheduler is created with,
  * their defaults and their ranges (documented in chime.h).
+ *
+ * Threads: a chime_config is plain data used by one thread at a time; a
+ * scheduler's copy (struct chime_config in chime_scheduler) never changes
+ * after chime_scheduler_new, so any thread reads it without a lock.
  */
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +61,9 @@ void chime_config_free(chime_config *config) {
 }
 
 int chime__config_copy(struct chime_config *dst, const chime_config *src) {
+  assert(dst && src && src->store_url && src->scheduler_name);
+  assert(src->workers >= 1 && src->workers <= CHIME__MAX_WORKERS);
+  assert(src->batch_size <= CHIME__MAX_BATCH);
   *dst = *src;
   dst->store_url = dup_text(src->store_url);
   dst->scheduler_name = dup_text(src->scheduler_name);
@@ -69,13 +77,19 @@ int chime__config_copy(struct chime_config *dst, const chime_config *src) {
 }
 
 unsigned chime__config_batch_size(const struct chime_config *cfg) {
-  return cfg->batch_size ? cfg->batch_size : cfg->workers;
+  unsigned n = cfg->batch_size ? cfg->batch_size : cfg->workers;
+  assert(n >= 1 &&
+         n <= (CHIME__MAX_BATCH > CHIME__MAX_WORKERS ? CHIME__MAX_BATCH
+                                                     : CHIME__MAX_WORKERS));
+  return n;
 }
 
 unsigned chime__config_wake_at(const struct chime_config *cfg) {
   unsigned batch = chime__config_batch_size(cfg);
   unsigned n = (batch < cfg->workers ? batch : cfg->workers) / 4;
-  return n ? n : 1;
+  n = n ? n : 1;
+  assert(n <= cfg->workers);
+  return n;
 }
 
 /* Replaces *slot with a copy of text. */
@@ -161,8 +175,8 @@ int chime_config_set_checkin_interval_ms(chime_config *config, int64_t ms) {
   return 0;
 }
 
-int chime_config_set_log(chime_config *config, chime_log_fn fn,
-                         void *user_data, chime_log_level level) {
+int chime_config_set_log(chime_config *config, chime_log_fn fn, void *user_data,
+                         chime_log_level level) {
   if (!config || level < CHIME_LOG_ERROR || level > CHIME_LOG_DEBUG)
     return CHIME_EINVAL;
   config->log = fn;

@@ -4,66 +4,78 @@
  * the scheduler (set the job's data, ask whether the fire is still ours).
  * A context also describes a misfired trigger to TRIGGER_MISFIRED
  * listeners; it then has no job record and no fire id.
+ *
+ * Threads: a context belongs to the thread running its job (a worker) or
+ * its listener call, and lives on that thread's stack; nothing here takes
+ * a lock.  chime_ctx_is_still_owned calls the store (without s->mu).
  */
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What every context holds: its scheduler and a fire with a trigger. */
+#define CTX_VALID(ctx) ((ctx)->sched && (ctx)->fire && (ctx)->fire->trigger)
+
 void chime__ctx_clear(chime_ctx *ctx) {
+  assert(CTX_VALID(ctx));
+  assert(ctx->set_data || (!ctx->data && ctx->data_len == 0));
   free(ctx->data);
   free(ctx->fail_message);
   ctx->data = NULL;
   ctx->fail_message = NULL;
 }
 
-chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx) {
+chime_scheduler *chime_ctx_get_scheduler(const chime_ctx *ctx) {
+  assert(!ctx || CTX_VALID(ctx));
   return ctx ? ctx->sched : NULL;
 }
 
-const char *chime_ctx_job_group(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_group(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
-  return ctx->fire->job ? ctx->fire->job->group
-                        : ctx->fire->trigger->job_group;
+  assert(CTX_VALID(ctx));
+  return ctx->fire->job ? ctx->fire->job->group : ctx->fire->trigger->job_group;
 }
 
-const char *chime_ctx_job_name(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_name(const chime_ctx *ctx) {
   if (!ctx)
     return NULL;
+  assert(CTX_VALID(ctx));
   return ctx->fire->job ? ctx->fire->job->name : ctx->fire->trigger->job_name;
 }
 
-const char *chime_ctx_job_type(const chime_ctx *ctx) {
+const char *chime_ctx_get_job_type(const chime_ctx *ctx) {
   return ctx && ctx->fire->job ? ctx->fire->job->type : NULL;
 }
 
-const char *chime_ctx_trigger_group(const chime_ctx *ctx) {
+const char *chime_ctx_get_trigger_group(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->group : NULL;
 }
 
-const char *chime_ctx_trigger_name(const chime_ctx *ctx) {
+const char *chime_ctx_get_trigger_name(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->name : NULL;
 }
 
-int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_scheduled_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->scheduled_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_prev_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.prev_fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx) {
+int64_t chime_ctx_get_next_fire_ms(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.next_fire_ms : CHIME_NO_FIRE_MS;
 }
 
-int64_t chime_ctx_fire_id(const chime_ctx *ctx) {
+int64_t chime_ctx_get_fire_id(const chime_ctx *ctx) {
   return ctx ? ctx->fire->fire_id : 0;
 }
 
@@ -71,29 +83,30 @@ bool chime_ctx_is_recovering(const chime_ctx *ctx) {
   return ctx && ctx->fire->recovering;
 }
 
-int64_t chime_ctx_times_triggered(const chime_ctx *ctx) {
+int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.times_triggered : 0;
 }
 
-const void *chime_ctx_job_data(const chime_ctx *ctx, size_t *ret_len) {
+const void *chime_ctx_get_job_data(const chime_ctx *ctx, size_t *ret_len) {
   const chime_job *job = ctx ? ctx->fire->job : NULL;
   if (ret_len)
     *ret_len = job ? job->data_len : 0;
   return job ? job->data : NULL;
 }
 
-const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len) {
+const void *chime_ctx_get_data(const chime_ctx *ctx, size_t *ret_len) {
   if (ctx && ctx->fire->trigger->data_len > 0) {
     if (ret_len)
       *ret_len = ctx->fire->trigger->data_len;
     return ctx->fire->trigger->data;
   }
-  return chime_ctx_job_data(ctx, ret_len);
+  return chime_ctx_get_job_data(ctx, ret_len);
 }
 
-int chime_ctx_set_data(chime_ctx *ctx, const void *data, size_t len) {
+int chime_ctx_set_job_data(chime_ctx *ctx, const void *data, size_t len) {
   if (!ctx || !ctx->fire->job || (!data && len > 0))
     return CHIME_EINVAL;
+  assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
   if (len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
   void *copy = NULL;
@@ -110,9 +123,11 @@ int chime_ctx_set_data(chime_ctx *ctx, const void *data, size_t len) {
   return 0;
 }
 
-bool chime_ctx_still_owned(chime_ctx *ctx) {
+bool chime_ctx_is_still_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
     return false;
+  assert(CTX_VALID(ctx) && ctx->fire->fire_id > 0);
+  assert(!chime__mu_held(ctx->sched));
   chime_store *st = ctx->sched->store;
   bool owned = false;
   int r = st->ops->still_owned(st, ctx->fire->fire_id, &owned);
@@ -130,6 +145,7 @@ bool chime_ctx_still_owned(chime_ctx *ctx) {
 int chime_ctx_fail(chime_ctx *ctx, const char *message) {
   if (!ctx || !ctx->fire->job)
     return CHIME_EINVAL;
+  assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
   if (!message)
     message = "job failed";
   size_t n = strnlen(message, CHIME_MAX_DESCRIPTION_LEN);

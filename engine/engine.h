@@ -13,12 +13,32 @@
  *   - a worker is *reserved* from the moment a fire is claimed for it until
  *     its run completed (or the claim was released or dropped), so the loop
  *     never claims more fires than it has free workers;
- *   - a *job type* is a name registered with chime_register_job.
+ *   - a *job type* is a name registered with chime_scheduler_register_job_type.
  *
- * Locking: one mutex (mu) guards the state, the command slot, the
- * registry, the worker queue and the counters.  It is never held across a
- * store call, a job or a listener.  Listeners form an append-only list
- * read without the lock.
+ * Locks, in the order they may be taken (never the other way round):
+ *   1. life_mu (scheduler.c, one for the process): serialises
+ *      chime_scheduler_start and chime_scheduler_attach, which create
+ *      threads and handles;
+ *   2. s->mu (one per scheduler): guards the state, the loop's flags and
+ *      command bits, the registry, the worker queue and the counters
+ *      (reserved, running).  It is a leaf: while holding it the engine takes
+ *      no other lock and calls nothing that may take one or block for long:
+ *      no store call, no job, no listener, no log callback, no destroy
+ *      function.  uv_async_send is the one libuv call made under it.
+ *      Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait (not
+ *      pthread's calls directly), so that functions which need it, or must
+ *      not have it, can assert so (chime__mu_held).
+ * The stores' own locks (the memory store's mutex, the MySQL pool's) are
+ * taken only inside store calls, so never while s->mu is held.
+ *
+ * Threads and what each owns:
+ *   - the loop's thread (the scheduler thread, or the host's loop thread
+ *     when attached; chime__on_loop): the handles and every loop_* and
+ *     batch* field, without a lock;
+ *   - the workers (chime__on_worker): the fire each took off the queue;
+ *   - any thread: the public API, which reads cfg (immutable after
+ *     chime_scheduler_new) and takes s->mu for the rest.
+ * Listeners form an append-only list read without the lock (listeners.c).
  */
 #ifndef CHIME_ENGINE_ENGINE_H
 #define CHIME_ENGINE_ENGINE_H
@@ -26,6 +46,7 @@
 #include "chime.h"
 #include "jobstore/store.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -90,16 +111,18 @@ typedef struct chime_listener {
 
 /* What other threads ask of the loop (see loop.c). */
 enum {
-  CHIME__CMD_WAKE = 1u << 0,    /* re-evaluate: schedule changed, worker free */
-  CHIME__CMD_MODE = 1u << 1,    /* state changed: start, standby, shutdown */
+  CHIME__CMD_WAKE = 1u << 0, /* re-evaluate: schedule changed, worker free */
+  CHIME__CMD_MODE = 1u << 1, /* state changed: start, standby, shutdown */
 };
 
 struct chime_scheduler {
   struct chime_config cfg; /* own copy; instance_id always set */
   chime_store *store;
+  uint64_t serial; /* > 0, unique in the process: names s's error detail */
 
   pthread_mutex_t mu;
-  pthread_cond_t cond;      /* running, handles_open, joined changed */
+  _Atomic uintptr_t mu_owner; /* chime__thread_tag() of mu's holder, or 0 */
+  pthread_cond_t cond;        /* running, handles_open, joined changed */
   chime_scheduler_state state;
   bool shutdown_emitted;
 
@@ -118,15 +141,16 @@ struct chime_scheduler {
   uv_loop_t own_loop;
   uv_loop_t *loop;
   bool attached;
-  bool loop_inited;        /* handles initialised on loop */
-  bool thread_started;     /* the scheduler thread exists */
-  bool joining;            /* a thread is joining it */
+  bool loop_inited;    /* handles initialised on loop */
+  bool thread_started; /* the scheduler thread exists */
+  bool joining;        /* a thread is joining it */
   bool joined;
   pthread_t thread;
-  bool async_live;         /* uv_async_send allowed */
-  bool handles_open;       /* not all handles closed yet */
+  _Atomic uintptr_t loop_thread; /* chime__thread_tag() of the loop's */
+  bool async_live;               /* uv_async_send allowed */
+  bool handles_open;             /* not all handles closed yet */
   int handles_closing;
-  unsigned cmds;           /* CHIME__CMD_* waiting for the loop */
+  unsigned cmds; /* CHIME__CMD_* waiting for the loop */
   uv_async_t async;
   uv_timer_t fire_timer;
   uv_timer_t misfire_timer;
@@ -136,25 +160,25 @@ struct chime_scheduler {
   chime_fire **batch;              /* loop thread: claimed, not fired */
   size_t batch_count;
   int64_t batch_earliest;
-  const char **loop_types;         /* loop thread: snapshot of type_names */
+  const char **loop_types; /* loop thread: snapshot of type_names */
   size_t loop_ntypes;
   unsigned loop_types_gen;
   bool loop_types_valid;
-  int64_t loop_checkin_ok_ms;  /* loop thread: start of the last good one */
-  int64_t loop_healthy_since;  /* loop thread: check-ins unbroken since */
-  bool loop_fenced;            /* loop thread: lease lost, not claiming */
+  int64_t loop_checkin_ok_ms; /* loop thread: start of the last good one */
+  int64_t loop_healthy_since; /* loop thread: check-ins unbroken since */
+  bool loop_fenced;           /* loop thread: lease lost, not claiming */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
   pthread_t *workers;
-  unsigned nworkers;   /* threads created */
+  unsigned nworkers; /* threads created */
   pthread_cond_t work_cond;
-  chime_fire **queue;  /* ring of cfg.workers */
+  chime_fire **queue; /* ring of cfg.workers */
   unsigned q_head;
   unsigned q_len;
   bool workers_stop;
-  unsigned reserved;   /* workers claimed for (see the top) */
-  unsigned running;    /* fires handed to workers, not finished */
+  unsigned reserved; /* workers claimed for (see the top) */
+  unsigned running;  /* fires handed to workers, not finished */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
 };
@@ -201,14 +225,56 @@ unsigned chime__config_wake_at(const struct chime_config *cfg);
  */
 int chime__instance_id_generate(char **ret_id);
 
+/* ---- api.c: threads and the scheduler's mutex */
+
+/* chime__thread_tag: a number that names the calling thread among the live
+ * threads of the process (never 0).  Thread: any. */
+uintptr_t chime__thread_tag(void);
+
+/* chime__mu_held: whether the calling thread holds s->mu.  Thread: any. */
+static inline bool chime__mu_held(const chime_scheduler *s) {
+  return atomic_load_explicit(&((chime_scheduler *)s)->mu_owner,
+                              memory_order_relaxed) == chime__thread_tag();
+}
+
+/* chime__mu_lock, chime__mu_unlock: take and release s->mu, recording the
+ * holder.  Not recursive.  Thread: any. */
+static inline void chime__mu_lock(const chime_scheduler *cs) {
+  chime_scheduler *s = (chime_scheduler *)cs;
+  assert(!chime__mu_held(s));
+  pthread_mutex_lock(&s->mu);
+  atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                        memory_order_relaxed);
+}
+
+static inline void chime__mu_unlock(const chime_scheduler *cs) {
+  chime_scheduler *s = (chime_scheduler *)cs;
+  assert(chime__mu_held(s));
+  atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* chime__mu_wait: pthread_cond_wait(cond, &s->mu), keeping the record of
+ * the holder right.  mu held.  Thread: any. */
+static inline void chime__mu_wait(chime_scheduler *s, pthread_cond_t *cond) {
+  assert(chime__mu_held(s));
+  atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+  pthread_cond_wait(cond, &s->mu);
+  atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                        memory_order_relaxed);
+}
 
 /* ---- api.c: errors and logging */
 
-/* Records msg (printf format) as the calling thread's last error and
- * returns code. */
-int chime__fail(int code, const char *fmt, ...)
+/* Longest message chime_scheduler_errmsg returns, with its NUL. */
+#define CHIME__ERRMSG_LEN 512
+
+/* chime__fail: records the message (printf format) as the detail of the
+ * calling thread's failed call on s (chime_scheduler_errmsg) and returns
+ * code (negative).  s NULL: only returns code.  Thread: any. */
+int chime__fail(chime_scheduler *s, int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
@@ -220,8 +286,9 @@ void chime__log(const chime_scheduler *s, chime_log_level level,
 #endif
     ;
 
-/* chime__api_enter: the check every API function starts with: EINVAL for
- * NULL, ESHUTDOWN once shut down (each with a last-error message). */
+/* chime__api_enter: the check every API function on a scheduler starts
+ * with: CHIME_EINVAL for NULL, CHIME_ESHUTDOWN (with its detail) once shut
+ * down.  Takes and releases mu.  Thread: any. */
 int chime__api_enter(chime_scheduler *s, const char *fn);
 
 /* ---- registry.c */
@@ -232,7 +299,7 @@ int chime__api_enter(chime_scheduler *s, const char *fn);
  * chime__registry_free (calling destroy) after unlocking.  mu held (the
  * workers take their reference with the fire off the queue). */
 chime_jobtype *chime__registry_acquire_locked(chime_scheduler *s,
-                                             const char *type);
+                                              const char *type);
 chime_jobtype *chime__registry_release_locked(chime_jobtype *t);
 void chime__registry_free(chime_jobtype *t);
 /* Frees every entry (calling destroy functions) and the names. */
@@ -277,8 +344,9 @@ void chime__loop_shutdown_now(chime_scheduler *s);
 /* Closes the handles of a loop that never ran and closes the own loop
  * (a failed start).  Calling thread: the starter. */
 void chime__loop_abort(chime_scheduler *s);
-/* Marks the calling thread as the one running s's loop (attach). */
-void chime__loop_enter(const chime_scheduler *s);
+/* Marks the calling thread as the one running s's loop (the scheduler
+ * thread, or the host's loop thread at attach). */
+void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);
 

@@ -6,6 +6,7 @@
 #include "core/random.h"
 #include "engine/engine.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,9 @@ int chime__instance_id_generate(char **ret_id) {
   char *id = malloc(len);
   if (!id)
     return CHIME_ENOMEM;
-  snprintf(id, len, "%s-%016llx", host, (unsigned long long)bits);
+  int w = snprintf(id, len, "%s-%016llx", host, (unsigned long long)bits);
+  assert(w > 0 && (size_t)w == len - 1 && (size_t)w <= CHIME_MAX_NAME_LEN);
+  (void)w;
   *ret_id = id;
   return 0;
 }

@@ -4,9 +4,16 @@
  * release store, emitting walks the list with acquire loads and no lock, so
  * a listener may run on any thread (the one its event names) while another
  * thread adds one.  Nodes are freed only by chime_scheduler_free.
+ *
+ * Threads and locks (engine.h): s->mu guards listeners_tail (and so orders
+ * two threads adding at once); it is never held while a listener runs,
+ * since a listener is the application's code and may call back into the
+ * scheduler.  A listener added while an event is being emitted may or may
+ * not hear that event, and hears every later one.
  */
 #include "engine/engine.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 int chime_scheduler_add_listener(chime_scheduler *scheduler,
@@ -17,30 +24,42 @@ int chime_scheduler_add_listener(chime_scheduler *scheduler,
   if (r < 0)
     return r;
   if (!fn || event_mask == 0 || (event_mask & ~(unsigned)CHIME_EVENT_ALL))
-    return chime__fail(CHIME_EINVAL,
+    return chime__fail(s, CHIME_EINVAL,
                        "chime_scheduler_add_listener: NULL function or "
-                       "invalid event mask 0x%x", event_mask);
+                       "invalid event mask 0x%x",
+                       event_mask);
   chime_listener *l = calloc(1, sizeof *l);
   if (!l)
-    return chime__fail(CHIME_ENOMEM, "out of memory");
+    return chime__fail(s, CHIME_ENOMEM, "out of memory");
   l->mask = event_mask;
   l->fn = fn;
   l->user_data = user_data;
   l->destroy = destroy;
   atomic_init(&l->next, NULL);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  assert((s->listeners_tail == NULL) ==
+         (atomic_load_explicit(&s->listeners, memory_order_relaxed) == NULL));
+  assert(!s->listeners_tail ||
+         atomic_load_explicit(&s->listeners_tail->next, memory_order_relaxed) ==
+             NULL);
   if (s->listeners_tail)
     atomic_store_explicit(&s->listeners_tail->next, l, memory_order_release);
   else
     atomic_store_explicit(&s->listeners, l, memory_order_release);
   s->listeners_tail = l;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   return 0;
 }
 
 bool chime__emit(chime_scheduler *s, chime_event_kind kind,
                  const chime_ctx *ctx, const char *job_group,
                  const char *job_name, int error, const char *message) {
+  /* One kind, and one the map knows. */
+  assert(kind != 0 && ((unsigned)kind & ((unsigned)kind - 1)) == 0 &&
+         ((unsigned)kind & ~(unsigned)CHIME_EVENT_ALL) == 0);
+  assert(error <= 0);
+  /* Listeners may call back into the scheduler. */
+  assert(!chime__mu_held(s));
   chime_event ev = {
       .kind = kind,
       .ctx = ctx,
@@ -50,8 +69,7 @@ bool chime__emit(chime_scheduler *s, chime_event_kind kind,
       .message = message,
   };
   bool veto = false;
-  chime_listener *l =
-      atomic_load_explicit(&s->listeners, memory_order_acquire);
+  chime_listener *l = atomic_load_explicit(&s->listeners, memory_order_acquire);
   for (; l; l = atomic_load_explicit(&l->next, memory_order_acquire)) {
     /* Every listener hears the event, even after a veto (Quartz asks each
      * trigger listener). */
@@ -62,6 +80,8 @@ bool chime__emit(chime_scheduler *s, chime_event_kind kind,
 }
 
 void chime__listeners_clear(chime_scheduler *s) {
+  /* No thread runs for s any more: nothing can emit. */
+  assert(!chime__mu_held(s) && s->nworkers == 0 && !s->handles_open);
   chime_listener *l = atomic_load(&s->listeners);
   while (l) {
     chime_listener *next = atomic_load(&l->next);
@@ -75,6 +95,7 @@ void chime__listeners_clear(chime_scheduler *s) {
 }
 
 void chime__report_error(chime_scheduler *s, int code, const char *what) {
+  assert(code < 0 && what);
   chime__log(s, CHIME_LOG_ERROR, "%s: %s (%s)", what, chime_strerror(code),
              chime_err_name(code));
   chime__emit(s, CHIME_EVENT_SCHEDULER_ERROR, NULL, NULL, NULL, code, what);
@@ -84,22 +105,22 @@ chime_event_kind chime_event_get_kind(const chime_event *event) {
   return event ? event->kind : (chime_event_kind)0;
 }
 
-const chime_ctx *chime_event_ctx(const chime_event *event) {
+const chime_ctx *chime_event_get_ctx(const chime_event *event) {
   return event ? event->ctx : NULL;
 }
 
-const char *chime_event_job_group(const chime_event *event) {
+const char *chime_event_get_job_group(const chime_event *event) {
   return event ? event->job_group : NULL;
 }
 
-const char *chime_event_job_name(const chime_event *event) {
+const char *chime_event_get_job_name(const chime_event *event) {
   return event ? event->job_name : NULL;
 }
 
-int chime_event_error(const chime_event *event) {
+int chime_event_get_error(const chime_event *event) {
   return event ? event->error : 0;
 }
 
-const char *chime_event_message(const chime_event *event) {
+const char *chime_event_get_message(const chime_event *event) {
   return event ? event->message : NULL;
 }

@@ -26,6 +26,18 @@
  * or sleeps until the next due trigger.  With no batch window (the
  * default) claims are fired as they are made (store acquire_due) and no
  * batch is ever pending.
+ *
+ * Threads and locks (engine.h): the loop's thread owns the handles, the
+ * pending batch and every loop_* field, and touches them without a lock.
+ * It takes s->mu only for short reads and writes of what other threads
+ * share (state, cmds, reserved, the registry's names), and never holds it
+ * across a store call, a listener or the log.  chime__loop_post is the one
+ * function other threads call; they hold s->mu, which orders the command
+ * bits and async_live against close_handles.
+ *
+ * Invariants (asserted): reserved counts the fires in the pending batch,
+ * in the workers' queue and running, so batch_count <= reserved <= workers;
+ * the loop's mode follows the state, and once SHUTDOWN never changes.
  */
 #include "core/clock.h"
 #include "engine/engine.h"
@@ -33,17 +45,21 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
-
-/* The scheduler whose loop the calling thread runs, or NULL. */
-static _Thread_local const chime_scheduler *tls_loop_of;
 
 static void loop_tick(chime_scheduler *s);
 static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 
-bool chime__on_loop(const chime_scheduler *s) { return tls_loop_of == s; }
+bool chime__on_loop(const chime_scheduler *s) {
+  return atomic_load_explicit(&((chime_scheduler *)s)->loop_thread,
+                              memory_order_relaxed) == chime__thread_tag();
+}
 
 void chime__loop_post(chime_scheduler *s, unsigned cmd) {
+  assert(chime__mu_held(s));
+  assert(cmd != 0 &&
+         (cmd & ~(unsigned)(CHIME__CMD_WAKE | CHIME__CMD_MODE)) == 0);
   if (!s->async_live)
     return;
   s->cmds |= cmd;
@@ -51,15 +67,18 @@ void chime__loop_post(chime_scheduler *s, unsigned cmd) {
 }
 
 void chime__loop_wake(chime_scheduler *s) {
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   chime__loop_post(s, CHIME__CMD_WAKE);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
 }
 
-static void on_fire_timer(uv_timer_t *t) { loop_tick(t->data); }
+static void on_fire_timer(uv_timer_t *t) {
+  loop_tick(t->data);
+}
 
 /* Arms the fire timer delay_ms from now. */
 static void arm(chime_scheduler *s, int64_t delay_ms) {
+  assert(chime__on_loop(s));
   if (delay_ms < 0)
     delay_ms = 0;
   uv_update_time(s->loop);
@@ -68,31 +87,37 @@ static void arm(chime_scheduler *s, int64_t delay_ms) {
 
 /* Refreshes the loop's copy of the registered type names. */
 static int refresh_types(chime_scheduler *s) {
+  assert(chime__on_loop(s));
   int r = 0;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   if (!s->loop_types_valid || s->loop_types_gen != s->types_gen) {
-    const char **names = realloc(s->loop_types,
-                                 (s->ntypes ? s->ntypes : 1) * sizeof *names);
+    const char **names =
+        realloc(s->loop_types, (s->ntypes ? s->ntypes : 1) * sizeof *names);
     if (!names) {
       r = CHIME_ENOMEM;
     } else {
-      for (size_t i = 0; i < s->ntypes; i++)
+      for (size_t i = 0; i < s->ntypes; i++) {
         names[i] = s->type_names[i]; /* live until the scheduler is freed */
+        assert(i == 0 || strcmp(names[i - 1], names[i]) < 0);
+      }
       s->loop_types = names;
       s->loop_ntypes = s->ntypes;
       s->loop_types_gen = s->types_gen;
       s->loop_types_valid = true;
     }
   }
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   return r;
 }
 
 /* Returns the pending batch's claims to the store (standby, shutdown). */
 static void release_batch(chime_scheduler *s) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
   size_t n = s->batch_count;
-  if (n == 0)
+  if (n == 0) {
+    assert(s->batch == NULL);
     return;
+  }
   chime_store *st = s->store;
   int r = st->ops->release(st, s->batch, n);
   if (r < 0)
@@ -102,18 +127,26 @@ static void release_batch(chime_scheduler *s) {
   free(s->batch);
   s->batch = NULL;
   s->batch_count = 0;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  /* reserved counts the batch and the fires handed to workers. */
+  assert(s->reserved == n + s->running);
   s->reserved -= (unsigned)n;
   pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
 }
 
 /* Hands each fired fire that may run to a worker and frees the rest, and
  * the array. */
 static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
+  assert(chime__on_loop(s));
+  assert(b && n > 0);
   unsigned dropped = 0;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  /* Every fire of b was reserved a worker when it was claimed, and no
+   * batch is pending meanwhile. */
+  assert(s->batch_count == 0 && s->reserved == n + s->running);
   for (size_t i = 0; i < n; i++) {
+    assert(b[i] && b[i]->trigger);
     if (b[i]->result == 0) {
       chime__workers_push(s, b[i]);
       b[i] = NULL;
@@ -122,10 +155,12 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
     }
   }
   s->reserved -= dropped;
-  pthread_mutex_unlock(&s->mu);
+  assert(s->running <= s->reserved && s->reserved <= s->cfg.workers);
+  chime__mu_unlock(s);
   for (size_t i = 0; i < n; i++) {
     if (!b[i])
       continue;
+    assert(b[i]->result < 0);
     /* The claim vanished (trigger removed, paused or replaced). */
     chime__log(s, CHIME_LOG_DEBUG, "fire of %s.%s dropped: %s",
                b[i]->trigger->group, b[i]->trigger->name,
@@ -137,6 +172,8 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
 
 /* Fires the pending batch and hands each fire that may run to a worker. */
 static void fire_batch(chime_scheduler *s, int64_t now) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  assert(s->batch && s->batch_count > 0 && s->batch_earliest <= now);
   chime_store *st = s->store;
   chime_fire **b = s->batch;
   size_t n = s->batch_count;
@@ -154,6 +191,7 @@ static void fire_batch(chime_scheduler *s, int64_t now) {
 /* TRIGGER_MISFIRED for one trigger the scan handled. */
 static void on_misfire(void *user_data, const chime_trigger *trigger) {
   chime_scheduler *s = user_data;
+  assert(chime__on_loop(s) && trigger);
   chime_fire fire = {
       .scheduled_ms = trigger->state.next_fire_ms,
       .trigger = (chime_trigger *)trigger,
@@ -165,6 +203,7 @@ static void on_misfire(void *user_data, const chime_trigger *trigger) {
 
 /* One bounded misfire scan.  Returns how many triggers it handled. */
 static size_t misfire_scan(chime_scheduler *s, int64_t now, bool *ret_more) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
   size_t handled = 0;
   bool more = false;
   chime_store *st = s->store;
@@ -173,6 +212,8 @@ static size_t misfire_scan(chime_scheduler *s, int64_t now, bool *ret_more) {
   if (r < 0) {
     chime__report_error(s, r, "scanning for misfires");
     more = false;
+  } else {
+    assert(handled <= CHIME__MISFIRE_BATCH);
   }
   if (handled > 0)
     chime__log(s, CHIME_LOG_INFO, "handled %zu misfired trigger(s)", handled);
@@ -210,6 +251,7 @@ static int64_t lease_ms(const chime_scheduler *s) {
  * the last lease.  Others may have declared it dead and taken its fires
  * over, so it must not claim.  Logs the change. */
 static bool fenced(chime_scheduler *s) {
+  assert(chime__on_loop(s));
   bool lost = chime__mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
   if (lost && !s->loop_fenced)
     chime__log(s, CHIME_LOG_WARN,
@@ -224,6 +266,7 @@ static void on_recover_timer(uv_timer_t *t);
 
 static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
+  assert(chime__on_loop(s) && !chime__mu_held(s));
   chime_store *st = s->store;
   /* After a stall (a stopped process, a lost database) the lease may have
    * run out meanwhile: say so before checking in again. */
@@ -257,6 +300,7 @@ static void on_checkin_timer(uv_timer_t *t) {
 
 static void on_recover_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
+  assert(chime__on_loop(s) && !chime__mu_held(s));
   chime_store *st = s->store;
   if (fenced(s) || chime__mono_ms() - s->loop_healthy_since < lease_ms(s))
     return;
@@ -273,6 +317,7 @@ static void on_recover_timer(uv_timer_t *t) {
 /* How long to sleep when nothing was claimed. */
 static int64_t idle_delay(chime_scheduler *s, int64_t now,
                           const chime_type_set *types) {
+  assert(chime__on_loop(s) && types->count > 0);
   chime_store *st = s->store;
   int64_t next;
   int r = st->ops->next_due(st, types, &next);
@@ -299,6 +344,8 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
 /* Claims a batch due by now + batch window and fires it when due, or arms
  * the fire timer for the next due trigger. */
 static void claim(chime_scheduler *s, int64_t now) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  assert(s->batch_count == 0 && s->loop_mode == CHIME_SCHEDULER_STARTED);
   if (refresh_types(s) < 0) {
     arm(s, CHIME__RETRY_MS);
     return;
@@ -308,10 +355,11 @@ static void claim(chime_scheduler *s, int64_t now) {
     uv_timer_stop(&s->fire_timer);
     return;
   }
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  assert(s->reserved <= s->cfg.workers);
   unsigned free_workers = s->cfg.workers - s->reserved;
   s->loop_starved = free_workers == 0;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (free_workers == 0) {
     uv_timer_stop(&s->fire_timer); /* the next finishing run wakes the loop */
     return;
@@ -326,8 +374,8 @@ static void claim(chime_scheduler *s, int64_t now) {
   /* Without a batch window every claim is due now: claiming and firing is
    * one step (one transaction in the MySQL store). */
   bool ahead = s->cfg.batch_window_ms > 0;
-  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms,
-                                   max, &types, &fires, &n)
+  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
+                                   &types, &fires, &n)
                 : st->ops->acquire_due(st, now, max, &types, &fires, &n);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");
@@ -342,10 +390,12 @@ static void claim(chime_scheduler *s, int64_t now) {
     arm(s, delay);
     return;
   }
-  assert(n <= max);
-  pthread_mutex_lock(&s->mu);
+  assert(n <= max && fires);
+  chime__mu_lock(s);
   s->reserved += (unsigned)n;
-  pthread_mutex_unlock(&s->mu);
+  /* Only this thread reserves, so the workers found free are still free. */
+  assert(s->reserved <= s->cfg.workers);
+  chime__mu_unlock(s);
   if (!ahead) {
     hand_out(s, fires, n);
     arm(s, 0); /* claim more at once if workers are left */
@@ -366,11 +416,12 @@ static void claim(chime_scheduler *s, int64_t now) {
 }
 
 static void loop_tick(chime_scheduler *s) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
   /* The state may have changed since the last command was drained: never
    * fire for a scheduler that is no longer started. */
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   chime_scheduler_state state = s->state;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   apply_mode(s, state);
   if (s->loop_mode != CHIME_SCHEDULER_STARTED)
     return;
@@ -395,19 +446,20 @@ static void loop_tick(chime_scheduler *s) {
 
 static void on_closed(uv_handle_t *h) {
   chime_scheduler *s = h->data;
+  assert(s->handles_closing > 0);
   if (--s->handles_closing > 0)
     return;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   s->handles_open = false;
   pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
 }
 
 static void close_handles(chime_scheduler *s) {
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   bool open = s->async_live;
   s->async_live = false; /* no uv_async_send once closing starts */
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (!open)
     return;
   s->handles_closing = 5;
@@ -420,8 +472,13 @@ static void close_handles(chime_scheduler *s) {
 
 /* Moves the loop to mode (the scheduler's state). */
 static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  assert(mode == CHIME_SCHEDULER_STANDBY || mode == CHIME_SCHEDULER_STARTED ||
+         mode == CHIME_SCHEDULER_SHUTDOWN);
   if (mode == s->loop_mode)
     return;
+  /* A shut-down scheduler's state never changes again. */
+  assert(s->loop_mode != CHIME_SCHEDULER_SHUTDOWN);
   if (mode == CHIME_SCHEDULER_STARTED) {
     s->loop_mode = mode;
     /* Times missed while in standby: their misfire instructions first. */
@@ -430,6 +487,7 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
     return;
   }
   release_batch(s);
+  assert(s->batch_count == 0);
   uv_timer_stop(&s->fire_timer);
   uv_timer_stop(&s->misfire_timer);
   s->loop_mode = mode;
@@ -439,11 +497,12 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
 
 static void on_async(uv_async_t *h) {
   chime_scheduler *s = h->data;
-  pthread_mutex_lock(&s->mu);
+  assert(chime__on_loop(s));
+  chime__mu_lock(s);
   unsigned cmds = s->cmds;
   s->cmds = 0;
   chime_scheduler_state state = s->state;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (cmds & CHIME__CMD_MODE)
     apply_mode(s, state);
   if (cmds & CHIME__CMD_WAKE)
@@ -451,6 +510,8 @@ static void on_async(uv_async_t *h) {
 }
 
 int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
+  assert(loop && !chime__mu_held(s));
+  assert(!s->loop_inited && !s->handles_open && s->batch_count == 0);
   s->loop = loop;
   s->loop_mode = CHIME_SCHEDULER_STANDBY;
   if (uv_async_init(loop, &s->async, on_async) != 0)
@@ -465,20 +526,25 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
   s->loop_fenced = false;
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   s->async_live = true;
   s->handles_open = true;
   s->loop_inited = true;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   return 0;
 }
 
-void chime__loop_enter(const chime_scheduler *s) { tls_loop_of = s; }
+void chime__loop_enter(chime_scheduler *s) {
+  atomic_store_explicit(&s->loop_thread, chime__thread_tag(),
+                        memory_order_relaxed);
+}
 
 void *chime__loop_thread(void *arg) {
   chime_scheduler *s = arg;
-  tls_loop_of = s;
+  chime__loop_enter(s);
   uv_run(s->loop, UV_RUN_DEFAULT);
+  /* Nothing is left on the loop: the handles were closed at shutdown. */
+  assert(!s->async_live && s->handles_closing == 0);
   int r = uv_loop_close(s->loop);
   assert(r == 0);
   (void)r;
@@ -486,6 +552,7 @@ void *chime__loop_thread(void *arg) {
 }
 
 void chime__loop_abort(chime_scheduler *s) {
+  assert(!chime__mu_held(s) && s->batch_count == 0);
   close_handles(s);
   uv_run(s->loop, UV_RUN_DEFAULT); /* only the close callbacks are left */
   uv_loop_close(s->loop);
@@ -493,5 +560,6 @@ void chime__loop_abort(chime_scheduler *s) {
 }
 
 void chime__loop_shutdown_now(chime_scheduler *s) {
+  assert(chime__on_loop(s));
   apply_mode(s, CHIME_SCHEDULER_SHUTDOWN);
 }

@@ -4,15 +4,26 @@
  * (chime-uv.h), standby, shutdown, free; its metadata.
  *
  * Threads: start, standby and shutdown may be called from any thread
- * (shutdown with wait_for_jobs not from a worker); they change the state
- * under the mutex and post a mode command to the loop, which releases
- * claims and closes its handles on its own thread.  start and attach are
- * serialised by life_mu because they create threads and handles.
+ * (shutdown from a worker does not wait for the runs); they change the
+ * state under s->mu and post a mode command to the loop, which releases
+ * claims and closes its handles on its own thread.  attach and detach run
+ * on the host loop's thread.  free runs on any thread but a worker or the
+ * loop's, once no other call on the scheduler is in progress.
+ *
+ * Locks, in this order (engine.h): life_mu (this file, one for the
+ * process) serialises start and attach, which create threads and handles;
+ * s->mu may be taken while life_mu is held, never the other way round.
+ * Neither is held while joining a thread or waiting for runs, except that
+ * waiting on s->cond releases s->mu as it waits.
+ *
+ * States: STANDBY <-> STARTED -> SHUTDOWN, and STANDBY -> SHUTDOWN; once
+ * SHUTDOWN, never again anything else (asserted).
  */
 #include "chime-uv.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +58,11 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .log_user_data = s->cfg.log_user_data,
       .log_level = s->cfg.log_level,
   };
-  return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf,
-                           errbuf_len);
+  return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }
+
+/* Serial numbers of schedulers, for their error detail (api.c). */
+static atomic_uint_fast64_t next_serial = 1;
 
 int chime_scheduler_new(const chime_config *config,
                         chime_scheduler **ret_scheduler, char *errbuf,
@@ -58,15 +71,19 @@ int chime_scheduler_new(const chime_config *config,
   if (errbuf && errbuf_len > 0)
     errbuf[0] = '\0';
   if (!config || !ret_scheduler)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_new: NULL argument");
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "chime_scheduler_new: NULL %s",
+                             config ? "ret_scheduler" : "config");
   chime_scheduler *s = calloc(1, sizeof *s);
   if (!s)
-    return chime__fail(CHIME_ENOMEM, "out of memory");
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   int r = sync_init(s);
   if (r < 0) {
     free(s);
-    return chime__fail(r, "cannot create the scheduler's locks");
+    return chime__record_err(errbuf, errbuf_len, r,
+                             "cannot create the scheduler's locks");
   }
+  s->serial = atomic_fetch_add(&next_serial, 1);
   s->state = CHIME_SCHEDULER_STANDBY;
   atomic_init(&s->listeners, NULL);
   atomic_init(&s->manual_seq, 0);
@@ -81,11 +98,10 @@ int chime_scheduler_new(const chime_config *config,
     snprintf(err, sizeof err, "%s", chime_strerror(r));
   }
   if (r < 0) {
-    if (errbuf && errbuf_len > 0)
-      snprintf(errbuf, errbuf_len, "%s", err);
     chime_scheduler_free(s);
-    return chime__fail(r, "%s", err);
+    return chime__record_err(errbuf, errbuf_len, r, "%s", err);
   }
+  assert(s->store && s->cfg.instance_id);
   *ret_scheduler = s;
   return 0;
 }
@@ -93,6 +109,7 @@ int chime_scheduler_new(const chime_config *config,
 /* Creates the workers, the own loop and the scheduler thread.  life_mu
  * held. */
 static int spawn(chime_scheduler *s) {
+  assert(!chime__mu_held(s) && !s->thread_started && !s->attached);
   int r = 0;
   if (s->nworkers == 0 && (r = chime__workers_start(s)) < 0)
     return r;
@@ -105,9 +122,10 @@ static int spawn(chime_scheduler *s) {
     chime__loop_abort(s);
     return r;
   }
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  assert(s->loop_inited && s->nworkers == s->cfg.workers);
   s->thread_started = true;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   return 0;
 }
 
@@ -117,31 +135,34 @@ int chime_scheduler_start(chime_scheduler *scheduler) {
   if (r < 0)
     return r;
   pthread_mutex_lock(&life_mu);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   bool attached = s->attached, need = !s->thread_started && !attached;
   chime_scheduler_state st = s->state;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (st == CHIME_SCHEDULER_STARTED) {
     pthread_mutex_unlock(&life_mu);
-    return attached ? chime__fail(CHIME_ESTATE, "chime_scheduler_start: "
-                                                "already running on a host "
-                                                "loop")
+    return attached ? chime__fail(s, CHIME_ESTATE,
+                                  "chime_scheduler_start: "
+                                  "already running on a host "
+                                  "loop")
                     : 0;
   }
   if (need && (r = spawn(s)) < 0) {
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(r, "chime_scheduler_start: cannot start threads");
+    return chime__fail(s, r, "chime_scheduler_start: cannot start threads");
   }
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
+  assert(down || s->thread_started || s->attached);
   if (!down)
     s->state = CHIME_SCHEDULER_STARTED;
   chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   pthread_mutex_unlock(&life_mu);
   if (down)
-    return chime__fail(CHIME_ESHUTDOWN, "chime_scheduler_start: shut down "
-                                        "meanwhile");
+    return chime__fail(s, CHIME_ESHUTDOWN,
+                       "chime_scheduler_start: shut down "
+                       "meanwhile");
   chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s",
              s->cfg.scheduler_name, s->cfg.instance_id);
   chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
@@ -153,13 +174,15 @@ int chime_scheduler_standby(chime_scheduler *scheduler) {
   int r = chime__api_enter(s, "chime_scheduler_standby");
   if (r < 0)
     return r;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   bool changed = s->state == CHIME_SCHEDULER_STARTED;
+  /* Started means a loop runs, or will, to hear the command. */
+  assert(!changed || s->loop_inited);
   if (changed) {
     s->state = CHIME_SCHEDULER_STANDBY;
     chime__loop_post(s, CHIME__CMD_MODE);
   }
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (changed)
     chime__emit(s, CHIME_EVENT_SCHEDULER_STANDBY, NULL, NULL, NULL, 0, NULL);
   return 0;
@@ -170,59 +193,62 @@ int chime_scheduler_standby(chime_scheduler *scheduler) {
 static void join_loop(chime_scheduler *s) {
   if (chime__on_loop(s))
     return; /* a listener on the loop: chime_scheduler_free joins */
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   if (!s->thread_started || s->joined) {
-    pthread_mutex_unlock(&s->mu);
+    chime__mu_unlock(s);
     return;
   }
   if (s->joining) {
     while (!s->joined)
-      pthread_cond_wait(&s->cond, &s->mu);
-    pthread_mutex_unlock(&s->mu);
+      chime__mu_wait(s, &s->cond);
+    chime__mu_unlock(s);
     return;
   }
   s->joining = true;
-  pthread_mutex_unlock(&s->mu);
+  /* The loop exits only once shut down (its handles closed). */
+  assert(s->state == CHIME_SCHEDULER_SHUTDOWN);
+  chime__mu_unlock(s);
   pthread_join(s->thread, NULL);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   s->joined = true;
   pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
 }
 
 static void wait_for_runs(chime_scheduler *s) {
   if (chime__on_worker(s)) {
-    chime__log(s, CHIME_LOG_WARN, "a job cannot wait for itself: shutdown "
-                                  "does not wait for running jobs");
+    chime__log(s, CHIME_LOG_WARN,
+               "a job cannot wait for itself: shutdown "
+               "does not wait for running jobs");
     return;
   }
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   while (s->running > 0)
-    pthread_cond_wait(&s->cond, &s->mu);
-  pthread_mutex_unlock(&s->mu);
+    chime__mu_wait(s, &s->cond);
+  assert(s->q_len == 0);
+  chime__mu_unlock(s);
 }
 
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_shutdown: NULL "
-                                     "scheduler");
-  pthread_mutex_lock(&s->mu);
+    return CHIME_EINVAL;
+  chime__mu_lock(s);
   bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
+  assert(first || s->shutdown_emitted || s->attached);
   s->state = CHIME_SCHEDULER_SHUTDOWN;
   if (first)
     chime__loop_post(s, CHIME__CMD_MODE);
   bool emit = first || !s->shutdown_emitted;
   s->shutdown_emitted = true;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   join_loop(s);
   if (wait_for_jobs)
     wait_for_runs(s);
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
                s->cfg.scheduler_name);
-    chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0,
-                NULL);
+    chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0, NULL);
   }
   return 0;
 }
@@ -233,34 +259,37 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   if (r < 0)
     return r;
   if (!loop)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_attach: NULL loop");
+    return chime__fail(s, CHIME_EINVAL, "chime_scheduler_attach: NULL loop");
   pthread_mutex_lock(&life_mu);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   bool busy = s->attached || s->thread_started || s->loop_inited;
   if (!busy)
     s->attached = true;
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (busy) {
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(CHIME_ESTATE, "chime_scheduler_attach: already "
-                                     "started or attached");
+    return chime__fail(s, CHIME_ESTATE,
+                       "chime_scheduler_attach: already "
+                       "started or attached");
   }
   if (s->nworkers == 0)
     r = chime__workers_start(s);
   if (r == 0)
     r = chime__loop_init(s, loop);
   if (r < 0) {
-    pthread_mutex_lock(&s->mu);
+    chime__mu_lock(s);
     s->attached = false;
-    pthread_mutex_unlock(&s->mu);
+    chime__mu_unlock(s);
     pthread_mutex_unlock(&life_mu);
-    return chime__fail(r, "chime_scheduler_attach: cannot set up");
+    return chime__fail(s, r, "chime_scheduler_attach: cannot set up");
   }
   chime__loop_enter(s);
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
+  assert(s->attached && s->loop_inited && !s->thread_started);
+  assert(s->state != CHIME_SCHEDULER_SHUTDOWN);
   s->state = CHIME_SCHEDULER_STARTED;
   chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   pthread_mutex_unlock(&life_mu);
   chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
   return 0;
@@ -269,18 +298,18 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
 int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
-    return chime__fail(CHIME_EINVAL, "chime_scheduler_detach: NULL "
-                                     "scheduler");
-  pthread_mutex_lock(&s->mu);
+    return CHIME_EINVAL;
+  chime__mu_lock(s);
   bool attached = s->attached;
   if (attached) {
     s->state = CHIME_SCHEDULER_SHUTDOWN;
     s->cmds = 0;
   }
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   if (!attached)
-    return chime__fail(CHIME_ESTATE, "chime_scheduler_detach: not attached");
+    return chime__fail(s, CHIME_ESTATE, "chime_scheduler_detach: not attached");
   chime__loop_shutdown_now(s); /* the calling thread runs the loop */
+  assert(!s->async_live);
   return chime_scheduler_shutdown(s, wait_for_jobs);
 }
 
@@ -288,17 +317,21 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   chime_scheduler *s = scheduler;
   if (!s)
     return;
+  assert(!chime__on_worker(s) && !chime__mu_held(s));
   chime_scheduler_shutdown(s, true);
   if (s->thread_started && !s->joined) {
     pthread_join(s->thread, NULL);
     s->joined = true;
   }
   /* Attached: the host must have run its loop after detaching. */
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   while (s->handles_open)
-    pthread_cond_wait(&s->cond, &s->mu);
-  pthread_mutex_unlock(&s->mu);
+    chime__mu_wait(s, &s->cond);
+  chime__mu_unlock(s);
   chime__workers_stop(s);
+  /* Every claim was released or completed, every run returned. */
+  assert(s->running == 0 && s->reserved == 0 && s->q_len == 0);
+  assert(s->batch_count == 0 && !s->async_live && !s->handles_open);
   chime__registry_clear(s);
   chime__listeners_clear(s);
   if (s->store)
@@ -316,25 +349,25 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
 chime_scheduler_state chime_scheduler_get_state(const chime_scheduler *s) {
   if (!s)
     return CHIME_SCHEDULER_SHUTDOWN;
-  pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+  chime__mu_lock(s);
   chime_scheduler_state st = s->state;
-  pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+  chime__mu_unlock(s);
   return st;
 }
 
-const char *chime_scheduler_name(const chime_scheduler *s) {
+const char *chime_scheduler_get_name(const chime_scheduler *s) {
   return s ? s->cfg.scheduler_name : NULL;
 }
 
-const char *chime_scheduler_instance_id(const chime_scheduler *s) {
+const char *chime_scheduler_get_instance_id(const chime_scheduler *s) {
   return s ? s->cfg.instance_id : NULL;
 }
 
-unsigned chime_scheduler_running_jobs(const chime_scheduler *s) {
+unsigned chime_scheduler_get_running_jobs(const chime_scheduler *s) {
   if (!s)
     return 0;
-  pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+  chime__mu_lock(s);
   unsigned n = s->running;
-  pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+  chime__mu_unlock(s);
   return n;
 }

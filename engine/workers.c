@@ -7,6 +7,17 @@
  * The queue between the loop and the workers is a ring as long as the
  * pool: the loop claims fires only for reserved workers, so it never holds
  * more than the pool can start at once.
+ *
+ * Threads and locks (engine.h): the queue, running, reserved and
+ * workers_stop are guarded by s->mu, on which the workers also wait
+ * (work_cond).  A worker takes a fire and its job type's reference under
+ * s->mu, then releases it for the whole run: listeners, the job and the
+ * store's complete() run without it, and the replaced job type's destroy
+ * function after dropping it again.  The fire is the worker's alone from
+ * the moment it left the queue.
+ *
+ * Invariants (asserted): q_len <= running <= reserved <= workers; a fire in
+ * the queue was fired (result 0) and has its job.
  */
 #include "core/clock.h"
 #include "engine/engine.h"
@@ -14,19 +25,26 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <time.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 /* The scheduler whose worker the calling thread is, or NULL. */
 static _Thread_local const chime_scheduler *tls_worker_of;
 
-bool chime__on_worker(const chime_scheduler *s) { return tls_worker_of == s; }
+bool chime__on_worker(const chime_scheduler *s) {
+  return tls_worker_of == s;
+}
 
 void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
+  assert(chime__mu_held(s));
+  assert(fire && fire->result == 0 && fire->job && fire->trigger);
+  assert(s->nworkers == s->cfg.workers && !s->workers_stop);
   assert(s->q_len < s->cfg.workers);
   s->queue[(s->q_head + s->q_len) % s->cfg.workers] = fire;
   s->q_len++;
   s->running++;
+  assert(s->q_len <= s->running && s->running <= s->reserved);
   pthread_cond_signal(&s->work_cond);
 }
 
@@ -35,6 +53,8 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
  * times with back-off on this worker: the fire stays ours meanwhile. */
 static void complete_fire(chime_scheduler *s, chime_fire *fire,
                           const chime_outcome *out) {
+  assert(chime__on_worker(s) && !chime__mu_held(s));
+  assert(out->error <= 0 && out->finished_ms >= out->started_ms);
   chime_store *st = s->store;
   int r = st->ops->complete(st, fire, out);
   for (long pause_ms = CHIME__RETRY_FIRST_MS;
@@ -60,6 +80,8 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
  * job, completion. */
 static void run_fire(chime_scheduler *s, chime_fire *fire,
                      chime_jobtype *type) {
+  assert(chime__on_worker(s) && !chime__mu_held(s));
+  assert(!type || strcmp(type->name, fire->job->type) == 0);
   chime_store *st = s->store;
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
@@ -97,29 +119,33 @@ static void run_fire(chime_scheduler *s, chime_fire *fire,
 static void *worker_main(void *arg) {
   chime_scheduler *s = arg;
   tls_worker_of = s;
-  pthread_mutex_lock(&s->mu);
+  chime__mu_lock(s);
   for (;;) {
     while (s->q_len == 0 && !s->workers_stop)
-      pthread_cond_wait(&s->work_cond, &s->mu);
+      chime__mu_wait(s, &s->work_cond);
     if (s->q_len == 0)
       break; /* stopping, and nothing left to run */
+    assert(s->q_len <= s->running && s->q_head < s->cfg.workers);
     chime_fire *fire = s->queue[s->q_head];
+    s->queue[s->q_head] = NULL;
     s->q_head = (s->q_head + 1) % s->cfg.workers;
     s->q_len--;
+    assert(fire && fire->job);
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
     bool forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
-    pthread_mutex_unlock(&s->mu);
+    chime__mu_unlock(s);
     run_fire(s, fire, type);
-    pthread_mutex_lock(&s->mu);
+    chime__mu_lock(s);
     chime_jobtype *unused = chime__registry_release_locked(type);
     if (unused) { /* re-registered while it ran: its destroy runs now */
-      pthread_mutex_unlock(&s->mu);
+      chime__mu_unlock(s);
       chime__registry_free(unused);
-      pthread_mutex_lock(&s->mu);
+      chime__mu_lock(s);
     }
     assert(s->running > 0 && s->reserved > 0);
     s->running--;
     s->reserved--;
+    assert(s->q_len <= s->running && s->running <= s->reserved);
     pthread_cond_broadcast(&s->cond);
     /* Wake the loop when it waits for free workers and a quarter of a
      * batch is free (claiming for each worker as it frees would make
@@ -133,12 +159,18 @@ static void *worker_main(void *arg) {
       chime__loop_post(s, CHIME__CMD_WAKE);
     }
   }
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   return NULL;
 }
 
 int chime__workers_start(chime_scheduler *s) {
+  assert(!chime__mu_held(s));
+  assert(s->nworkers == 0 && !s->workers_stop && s->q_len == 0);
   unsigned n = s->cfg.workers;
+  assert(n >= 1 && n <= CHIME__MAX_WORKERS);
+  /* A failed earlier start left its arrays: reuse nothing. */
+  free(s->queue);
+  free(s->workers);
   s->queue = calloc(n, sizeof *s->queue);
   s->workers = calloc(n, sizeof *s->workers);
   if (!s->queue || !s->workers)
@@ -155,11 +187,14 @@ int chime__workers_start(chime_scheduler *s) {
 }
 
 void chime__workers_stop(chime_scheduler *s) {
-  pthread_mutex_lock(&s->mu);
+  assert(!chime__on_worker(s));
+  chime__mu_lock(s);
   s->workers_stop = true;
   pthread_cond_broadcast(&s->work_cond);
-  pthread_mutex_unlock(&s->mu);
+  chime__mu_unlock(s);
   for (unsigned i = 0; i < s->nworkers; i++)
     pthread_join(s->workers[i], NULL);
   s->nworkers = 0;
+  /* The workers drain the queue before they exit. */
+  assert(s->q_len == 0);
 }

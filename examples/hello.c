@@ -7,7 +7,8 @@
  *   $ chime-hello
  *   fired hello/every-second scheduled 2026-11-29T19:20:01.000Z on web-1-...
  *   $ chime-hello '0/5 * * * * ?'
- *   $ chime-hello '* * * * * ?' 'mysql://chime:pw@127.0.0.1:13306/app?auto_create=1'
+ *   $ chime-hello '* * * * * ?'
+ * 'mysql://chime:pw@127.0.0.1:13306/app?auto_create=1'
  */
 #include "chime.h"
 
@@ -37,8 +38,9 @@ static void format_utc(int64_t t_ms, char *buf, size_t len) {
   int64_t d = doy - (153 * mp + 2) / 5 + 1;
   int64_t m = mp < 10 ? mp + 3 : mp - 9;
   int64_t y = yoe + era * 400 + (m <= 2);
-  snprintf(buf, len, "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64
-           ":%02" PRId64 ":%02" PRId64 ".%03" PRId64 "Z",
+  snprintf(buf, len,
+           "%04" PRId64 "-%02" PRId64 "-%02" PRId64 "T%02" PRId64 ":%02" PRId64
+           ":%02" PRId64 ".%03" PRId64 "Z",
            y, m, d, sod / 3600, sod / 60 % 60, sod % 60, ms);
 }
 
@@ -46,16 +48,18 @@ static void format_utc(int64_t t_ms, char *buf, size_t len) {
 static void hello(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   char when[128];
-  format_utc(chime_ctx_scheduled_ms(ctx), when, sizeof when);
-  printf("fired %s/%s scheduled %s on %s\n", chime_ctx_job_name(ctx),
-         chime_ctx_trigger_name(ctx), when,
-         chime_scheduler_instance_id(chime_ctx_scheduler(ctx)));
+  format_utc(chime_ctx_get_scheduled_ms(ctx), when, sizeof when);
+  printf("fired %s/%s scheduled %s on %s\n", chime_ctx_get_job_name(ctx),
+         chime_ctx_get_trigger_name(ctx), when,
+         chime_scheduler_get_instance_id(chime_ctx_get_scheduler(ctx)));
   fflush(stdout);
 }
 
-static int fail(const char *what, int code) {
-  fprintf(stderr, "chime-hello: %s: %s (%s)\n", what, chime_strerror(code),
-          chime_scheduler_last_error());
+/* Reports a failed call on s with its detail (chime_scheduler_errmsg). */
+static int fail(chime_scheduler *s, const char *what, int code) {
+  const char *detail = chime_scheduler_errmsg(s);
+  fprintf(stderr, "chime-hello: %s: %s%s%s\n", what, chime_strerror(code),
+          detail[0] ? ": " : "", detail);
   return 1;
 }
 
@@ -85,13 +89,13 @@ int main(int argc, char **argv) {
   }
   chime_job *job = NULL;
   chime_trigger *trigger = NULL;
-  r = chime_register_job(s, "hello", hello, NULL, NULL);
+  r = chime_scheduler_register_job_type(s, "hello", hello, NULL, NULL);
   if (r == 0)
-    r = chime_job_new("examples", "hello", "hello", &job);
+    r = chime_job_new("examples", "hello", "hello", &job, err, sizeof err);
   if (r == 0)
     r = chime_trigger_cron_new("examples", "every-second", expr, "UTC",
                                &trigger, err, sizeof err);
-  if (r == CHIME_EPARSE || r == CHIME_ELIMIT) {
+  if (r < 0 && err[0]) {
     fprintf(stderr, "chime-hello: %s\n", err);
     chime_job_free(job);
     chime_scheduler_free(s);
@@ -109,7 +113,7 @@ int main(int argc, char **argv) {
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {
-    int rc = fail("cannot schedule", r);
+    int rc = fail(s, "cannot schedule", r);
     chime_scheduler_free(s);
     return rc;
   }

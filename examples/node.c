@@ -15,7 +15,7 @@
  *   E  trigger  scheduled_ms  fire_id  node  start_ms  end_ms  recovering owned
  *
  * "S" when the run starts, "E" when it ends; owned is what
- * chime_ctx_still_owned() said just before the end was recorded (0: the
+ * chime_ctx_is_still_owned() said just before the end was recorded (0: the
  * node had lost the fire to a recovery, its result must not count).  The
  * job sleeps for the number of milliseconds in its job data.  Every job of
  * the load requests recovery.  Times are the system's real-time clock.
@@ -60,8 +60,9 @@ static void record(node *n, chime_ctx *ctx, char kind, int64_t start,
   int len = snprintf(line, sizeof line,
                      "%c\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64
                      "\t%" PRId64 "\t%d\t%d\n",
-                     kind, chime_ctx_job_name(ctx), chime_ctx_scheduled_ms(ctx),
-                     chime_ctx_fire_id(ctx), n->id, start, end,
+                     kind, chime_ctx_get_job_name(ctx),
+                     chime_ctx_get_scheduled_ms(ctx),
+                     chime_ctx_get_fire_id(ctx), n->id, start, end,
                      chime_ctx_is_recovering(ctx) ? 1 : 0, owned ? 1 : 0);
   if (len > 0 && (size_t)len < sizeof line &&
       write(n->fd, line, (size_t)len) != (ssize_t)len)
@@ -74,7 +75,7 @@ static void load(chime_ctx *ctx, void *user_data) {
   int64_t start = real_ms();
   record(n, ctx, 'S', start, 0, true);
   size_t len = 0;
-  const char *data = chime_ctx_job_data(ctx, &len);
+  const char *data = chime_ctx_get_job_data(ctx, &len);
   char text[32] = "0";
   if (data && len > 0 && len < sizeof text) {
     memcpy(text, data, len);
@@ -83,7 +84,7 @@ static void load(chime_ctx *ctx, void *user_data) {
   int64_t ms = strtoll(text, NULL, 10);
   if (ms > 0)
     sleep_ms(ms);
-  bool owned = chime_ctx_still_owned(ctx);
+  bool owned = chime_ctx_is_still_owned(ctx);
   record(n, ctx, 'E', start, real_ms(), owned);
 }
 
@@ -101,7 +102,7 @@ static int add(chime_scheduler *s, const char *name, const char *sleep,
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256] = "";
-  int r = chime_job_new("load", name, "load", &job);
+  int r = chime_job_new("load", name, "load", &job, NULL, 0);
   if (r == 0)
     r = chime_job_set_data(job, sleep, strlen(sleep));
   if (r == 0)
@@ -186,18 +187,18 @@ int main(int argc, char **argv) {
   chime_config_free(cfg);
   if (r < 0) {
     fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
-            err[0] ? err : chime_scheduler_last_error(), chime_err_name(r));
+            err[0] ? err : chime_strerror(r), chime_err_name(r));
     close(n.fd);
     return r == CHIME_EDUPNODE ? 3 : 1;
   }
-  r = chime_register_job(s, "load", load, &n, NULL);
+  r = chime_scheduler_register_job_type(s, "load", load, &n, NULL);
   if (r == 0 && argc == 6)
     r = schedule_load(s, strtoll(argv[5], NULL, 10));
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {
-    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
-            chime_scheduler_last_error(), chime_err_name(r));
+    fprintf(stderr, "chime-node %s: %s (%s)\n", n.id, chime_scheduler_errmsg(s),
+            chime_err_name(r));
     chime_scheduler_free(s);
     close(n.fd);
     return 1;

@@ -26,9 +26,14 @@ extern "C" {
 
 /*
  * chime_scheduler_attach: starts firing with the scheduler's handles on
- * loop (instead of chime_scheduler_start's own thread).
- * Returns: 0; CHIME_ESTATE (already started or attached); CHIME_ESHUTDOWN;
- * CHIME_ENOMEM.  Thread: the loop's thread.
+ * loop (instead of chime_scheduler_start's own thread).  The detail of a
+ * failure is chime_scheduler_errmsg(scheduler).
+ * Returns: 0; CHIME_EINVAL (NULL scheduler or loop); CHIME_ESTATE (already
+ * started or attached); CHIME_ESHUTDOWN; CHIME_ENOMEM (no worker threads);
+ * CHIME_EINTERNAL (libuv refused).
+ * Ownership: loop stays the host's; it must outlive the scheduler's handles
+ * (until chime_scheduler_detach and the loop run that closes them).
+ * Thread: the loop's thread.
  */
 CHIME_EXTERN int chime_scheduler_attach(chime_scheduler *scheduler,
                                         uv_loop_t *loop);
@@ -42,6 +47,7 @@ CHIME_EXTERN int chime_scheduler_attach(chime_scheduler *scheduler,
  * chime_scheduler_start() resumes from standby (CHIME_ESTATE when already
  * started).
  * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESTATE (not attached).
+ * Ownership: the loop is the host's again once its close callbacks ran.
  * Thread: the loop's thread.
  */
 CHIME_EXTERN int chime_scheduler_detach(chime_scheduler *scheduler,

@@ -15,9 +15,33 @@
  *   - Functions return 0 or a negative CHIME_E* code; chime_strerror() turns a
  *     code into a sentence.  Out-parameters are named ret_* and are written
  *     only on success.
+ *   - Detail: a constructor that has no handle yet (chime_scheduler_new,
+ *     chime_job_new, chime_trigger_*_new, chime_cron_from_string,
+ *     chime_calendar_from_string) writes it to the caller's errbuf; a call
+ *     on a scheduler keeps it with the scheduler, for the calling thread
+ *     (chime_scheduler_errmsg).
  *   - Strings passed in are copied.  A string handed back through ret_*
- *     belongs to the caller and is released with chime_free().
+ *     belongs to the caller and is released with chime_free().  A string a
+ *     getter returns is borrowed from the object it was read from.
  *   - Destructors accept NULL.
+ *   - Every function says what it returns (Returns:), what is borrowed or
+ *     handed over (Ownership:) and which threads may call it (Thread:).
+ *
+ * Names (one rule, so that a name says what a call does):
+ *   - Functions are chime_<object>_<verb>, with the verbs new/free,
+ *     start/standby/shutdown, add/remove/get/list (what a scheduler keeps in
+ *     its store), from_string/to_string, set_<attribute>, and register (a job
+ *     type: this node's own code, which is never stored; compare
+ *     chime_scheduler_add_job, which stores a job for the whole cluster).
+ *   - Reading an attribute is always chime_<object>_get_<attribute>, whatever
+ *     its type, with the word its setter uses (chime_job_set_durable,
+ *     chime_job_get_durable), as libuv does (uv_timer_get_repeat).  The bare
+ *     form could not be used everywhere anyway: chime_trigger_kind and
+ *     chime_scheduler_state are type names.  A get_ with a ret_ out-parameter
+ *     looks something up (chime_scheduler_get_job, chime_zone_get).
+ *   - A yes/no question that no setter sets reads chime_<object>_is_<...>
+ *     (chime_calendar_is_included, chime_ctx_is_recovering).
+ *   - chime_scheduler_errmsg is named after SQLite's sqlite3_errmsg.
  *
  * This header includes only <stddef.h>, <stdint.h> and <stdbool.h>: no libuv,
  * MariaDB or OpenSSL type appears in it.
@@ -46,18 +70,24 @@ extern "C" {
 #define CHIME_VERSION_PATCH 0
 /* One integer that grows with every release: 0xMMmmpp. */
 #define CHIME_VERSION_HEX                                                      \
-  ((CHIME_VERSION_MAJOR << 16) | (CHIME_VERSION_MINOR << 8) | CHIME_VERSION_PATCH)
+  ((CHIME_VERSION_MAJOR << 16) | (CHIME_VERSION_MINOR << 8) |                  \
+   CHIME_VERSION_PATCH)
 
 /*
  * chime_version: the library's version as "MAJOR.MINOR.PATCH".
- * Returns: a static string.  Ownership: never free it.  Thread: any.
+ * Returns: a static string.
+ * Ownership: static; never free it.
+ * Thread: any.
  */
 CHIME_EXTERN const char *chime_version(void);
 
 /*
  * chime_version_hex: the library's version as CHIME_VERSION_HEX computes it,
  * so a program can compare the header it was built with to the library it
- * runs with.  Thread: any.
+ * runs with.
+ * Returns: the version number.
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN unsigned chime_version_hex(void);
 
@@ -68,48 +98,52 @@ CHIME_EXTERN unsigned chime_version_hex(void);
  * reused; new codes are added at the end.
  */
 #define CHIME_ERRNO_MAP(XX)                                                    \
-  XX(EINVAL, -1, "invalid argument")                                          \
-  XX(ENOMEM, -2, "out of memory")                                             \
-  XX(ENOTFOUND, -3, "no such object")                                         \
-  XX(EEXISTS, -4, "object already exists")                                    \
-  XX(EPARSE, -5, "malformed expression")                                      \
-  XX(EUNKNOWNZONE, -6, "unknown time zone")                                   \
-  XX(ENEVERFIRES, -7, "schedule never fires")                                 \
-  XX(ELIMIT, -8, "value exceeds a limit")                                     \
-  XX(ESTATE, -9, "operation not valid in the current state")                  \
-  XX(ESTORE, -10, "job store error")                                          \
-  XX(ECONNECT, -11, "cannot connect to the database")                         \
-  XX(EAUTH, -12, "database access denied")                                    \
-  XX(ESCHEMA, -13, "database schema version not supported")                   \
-  XX(ENOTOWNER, -14, "fire is no longer owned by this node")                  \
-  XX(EDUPNODE, -15, "another live node has the same instance id")             \
-  XX(EUNSUPPORTED, -16, "not supported by this build")                        \
-  XX(EIO, -17, "input/output error")                                          \
-  XX(EFORMAT, -18, "malformed data")                                          \
-  XX(ESHUTDOWN, -19, "scheduler is shut down")                                \
-  XX(EURL, -20, "malformed store URL")                                        \
-  XX(EBUSY, -21, "resource busy, try again")                                  \
-  XX(EINTERNAL, -22, "internal error")                                        \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(ENOTFOUND, -3, "no such object")                                          \
+  XX(EEXISTS, -4, "object already exists")                                     \
+  XX(EPARSE, -5, "malformed expression")                                       \
+  XX(EUNKNOWNZONE, -6, "unknown time zone")                                    \
+  XX(ENEVERFIRES, -7, "schedule never fires")                                  \
+  XX(ELIMIT, -8, "value exceeds a limit")                                      \
+  XX(ESTATE, -9, "operation not valid in the current state")                   \
+  XX(ESTORE, -10, "job store error")                                           \
+  XX(ECONNECT, -11, "cannot connect to the database")                          \
+  XX(EAUTH, -12, "database access denied")                                     \
+  XX(ESCHEMA, -13, "database schema version not supported")                    \
+  XX(ENOTOWNER, -14, "fire is no longer owned by this node")                   \
+  XX(EDUPNODE, -15, "another live node has the same instance id")              \
+  XX(EUNSUPPORTED, -16, "not supported by this build")                         \
+  XX(EIO, -17, "input/output error")                                           \
+  XX(EFORMAT, -18, "malformed data")                                           \
+  XX(ESHUTDOWN, -19, "scheduler is shut down")                                 \
+  XX(EURL, -20, "malformed store URL")                                         \
+  XX(EBUSY, -21, "resource busy, try again")                                   \
+  XX(EINTERNAL, -22, "internal error")                                         \
   XX(EJOBFAILED, -23, "the job reported a failure")
 
 typedef enum chime_error {
+  CHIME_OK = 0,
 #define CHIME_XX_ENUM(name, code, text) CHIME_##name = (code),
   CHIME_ERRNO_MAP(CHIME_XX_ENUM)
 #undef CHIME_XX_ENUM
-  CHIME_OK = 0
 } chime_error;
 
 /*
  * chime_strerror: a sentence for an error code, e.g. "unknown time zone".
- * Returns: a static string; for a code this library does not know,
- * "unknown error".  Ownership: never free it.  Thread: any.
+ * Returns: the sentence; "success" for 0; for a code this library does not
+ * know, "unknown error".
+ * Ownership: static; never free it.
+ * Thread: any.
  */
 CHIME_EXTERN const char *chime_strerror(int code);
 
 /*
  * chime_err_name: the code's name, e.g. "CHIME_EUNKNOWNZONE".
- * Returns: a static string; "CHIME_UNKNOWN" for an unknown code and
- * "CHIME_OK" for 0.  Ownership: never free it.  Thread: any.
+ * Returns: the name; "CHIME_UNKNOWN" for an unknown code and "CHIME_OK" for
+ * 0.
+ * Ownership: static; never free it.
+ * Thread: any.
  */
 CHIME_EXTERN const char *chime_err_name(int code);
 
@@ -117,7 +151,10 @@ CHIME_EXTERN const char *chime_err_name(int code);
 
 /*
  * chime_free: releases memory that a chime function handed to the caller
- * through a ret_* pointer (strings, arrays).  NULL is allowed.  Thread: any.
+ * through a ret_* pointer (strings, arrays).  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes ptr back from the caller.
+ * Thread: any.
  */
 CHIME_EXTERN void chime_free(void *ptr);
 
@@ -144,16 +181,22 @@ typedef struct chime_zone chime_zone;
 CHIME_EXTERN int chime_zone_get(const char *name, const chime_zone **ret_zone);
 
 /*
- * chime_zone_name: the name the zone was asked for with.
- * Ownership: borrowed, lives as long as the zone.  Thread: any.
+ * chime_zone_get_name: the name the zone was asked for with.
+ * Returns: the name; NULL for a NULL zone.
+ * Ownership: borrowed, lives as long as the zone (the process).
+ * Thread: any.
  */
-CHIME_EXTERN const char *chime_zone_name(const chime_zone *zone);
+CHIME_EXTERN const char *chime_zone_get_name(const chime_zone *zone);
 
 /*
- * chime_zone_offset_at: the zone's offset from UTC at instant t_ms, in
- * seconds east of Greenwich (Berlin in winter: 3600).  Thread: any.
+ * chime_zone_get_offset_at: the zone's offset from UTC at instant t_ms.
+ * Returns: seconds east of Greenwich (Berlin in winter: 3600); 0 for a NULL
+ * zone.
+ * Ownership: none.
+ * Thread: any.
  */
-CHIME_EXTERN int32_t chime_zone_offset_at(const chime_zone *zone, int64_t t_ms);
+CHIME_EXTERN int32_t chime_zone_get_offset_at(const chime_zone *zone,
+                                              int64_t t_ms);
 
 /* ------------------------------------------------------------------- cron */
 
@@ -191,7 +234,9 @@ CHIME_EXTERN int chime_cron_from_string(const char *expr, chime_cron **ret_cron,
  * expression whose hour field is '*' fires at every instant that matches
  * (both passes); any other fires once, in the first pass.
  * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENEVERFIRES (no fire time
- * after after_ms, e.g. a past year or February 30th).  Thread: any.
+ * after after_ms, e.g. a past year or February 30th).
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_cron_next(const chime_cron *cron, const chime_zone *zone,
                                  int64_t after_ms, int64_t *ret_next_ms);
@@ -207,12 +252,16 @@ CHIME_EXTERN int chime_cron_describe(const chime_cron *cron, char **ret_text);
 
 /*
  * chime_cron_to_string: the expression as it was given.
- * Ownership: borrowed, lives as long as cron.  Thread: any.
+ * Returns: the text; NULL for a NULL cron.
+ * Ownership: borrowed, lives as long as cron.
+ * Thread: any.
  */
 CHIME_EXTERN const char *chime_cron_to_string(const chime_cron *cron);
 
 /*
  * chime_cron_free: releases a compiled expression.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes cron back from the caller.
  * Thread: any, once no other thread uses it.
  */
 CHIME_EXTERN void chime_cron_free(chime_cron *cron);
@@ -221,10 +270,10 @@ CHIME_EXTERN void chime_cron_free(chime_cron *cron);
 
 /* The four kinds of trigger, as in Quartz. */
 typedef enum chime_trigger_kind {
-  CHIME_TRIGGER_SIMPLE = 1,              /* start, interval, repeat count */
-  CHIME_TRIGGER_CRON = 2,                /* a cron expression in a zone */
-  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,   /* every N units of the calendar */
-  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4  /* an interval inside a daily window */
+  CHIME_TRIGGER_SIMPLE = 1,             /* start, interval, repeat count */
+  CHIME_TRIGGER_CRON = 2,               /* a cron expression in a zone */
+  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,  /* every N units of the calendar */
+  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4 /* an interval inside a daily window */
 } chime_trigger_kind;
 
 /*
@@ -302,26 +351,36 @@ CHIME_EXTERN int chime_calendar_from_string(const char *text,
 
 /*
  * chime_calendar_to_string: the text form chime_calendar_from_string reads.
- * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENOMEM.
  * Ownership: *ret_text is the caller's, freed with chime_free().
+ * Thread: any.
  */
 CHIME_EXTERN int chime_calendar_to_string(const chime_calendar *calendar,
                                           char **ret_text);
 
 /*
  * chime_calendar_is_included: whether the calendar (and its bases) include
- * instant t_ms.  Thread: any.
+ * instant t_ms.
+ * Returns: true when no rule excludes t_ms (always, for a NULL calendar).
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN bool chime_calendar_is_included(const chime_calendar *calendar,
                                              int64_t t_ms);
 
-/* chime_calendar_free: releases the caller's calendar.  NULL is allowed. */
+/*
+ * chime_calendar_free: releases the caller's calendar.  NULL is allowed.  A
+ * scheduler the calendar was added to keeps its own reference.
+ * Returns: nothing.
+ * Ownership: takes the caller's reference back.
+ * Thread: any, once the caller no longer uses it.
+ */
 CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
 
 /* ------------------------------------------------------------------- jobs */
 
 /* Limits on names and data, in bytes. */
-#define CHIME_MAX_NAME_LEN 190        /* group, name, job type, calendar */
+#define CHIME_MAX_NAME_LEN 190 /* group, name, job type, calendar */
 #define CHIME_MAX_DESCRIPTION_LEN 4096
 #define CHIME_MAX_DATA_LEN (1024 * 1024)
 
@@ -338,51 +397,135 @@ typedef enum chime_concurrency {
  * handed to every run, and flags.  Build one with chime_job_new and the
  * setters, add it with chime_scheduler_add_job; the scheduler copies it.
  * Keys and type names are 1 to CHIME_MAX_NAME_LEN bytes of UTF-8 with no
- * control characters.
+ * control characters.  A job object is plain data: one thread at a time may
+ * use it (several may read one nobody changes).
  */
 typedef struct chime_job chime_job;
 
 /*
  * chime_job_new: a job definition with defaults: no description, no data,
- * not durable, no recovery, concurrency ALLOW, data not persisted.
- * Returns: 0; CHIME_EINVAL (NULL or invalid key or type: errbuf-free, see
- * chime_strerror); CHIME_ELIMIT (too long); CHIME_ENOMEM.
- * Ownership: *ret_job is the caller's, freed with chime_job_free().
+ * not durable, no recovery, concurrency ALLOW, data not persisted.  errbuf
+ * (may be NULL) receives what is wrong, e.g. "job group is empty"; it is
+ * emptied on success.
+ * Returns: 0; CHIME_EINVAL (NULL ret_job, a missing or invalid key part or
+ * type); CHIME_ELIMIT (longer than CHIME_MAX_NAME_LEN); CHIME_ENOMEM.
+ * Ownership: *ret_job is the caller's, freed with chime_job_free().  errbuf
+ * is the caller's; it is always NUL-terminated when errbuf_len > 0.
  * Thread: any.
  */
 CHIME_EXTERN int chime_job_new(const char *group, const char *name,
-                               const char *type, chime_job **ret_job);
+                               const char *type, chime_job **ret_job,
+                               char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_job_free: releases a job definition.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes job back from the caller.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN void chime_job_free(chime_job *job);
 
 /*
- * Setters.  Strings and data are copied.  Returns: 0; CHIME_EINVAL;
- * CHIME_ELIMIT (over CHIME_MAX_DESCRIPTION_LEN or CHIME_MAX_DATA_LEN);
- * CHIME_ENOMEM.  Thread: any, one thread per job object.
- *   durable: the job stays when no trigger refers to it any more;
- *   requests_recovery: when the node running it dies, a survivor runs the
- *     fire again (the run sees chime_ctx_is_recovering());
- *   persist_data: data set with chime_ctx_set_data() is saved after a run
- *     (Quartz's @PersistJobDataAfterExecution).
+ * chime_job_set_description: a text for people (NULL: none).
+ * Returns: 0; CHIME_EINVAL (NULL job); CHIME_ELIMIT (over
+ * CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
+ * Ownership: text is copied.
+ * Thread: any, one thread per job object.
  */
 CHIME_EXTERN int chime_job_set_description(chime_job *job, const char *text);
+
+/*
+ * chime_job_set_data: the bytes every run of the job sees (usually JSON);
+ * len 0 clears them.
+ * Returns: 0; CHIME_EINVAL (NULL job, NULL data with len > 0); CHIME_ELIMIT
+ * (over CHIME_MAX_DATA_LEN); CHIME_ENOMEM.
+ * Ownership: data is copied.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN int chime_job_set_data(chime_job *job, const void *data,
                                     size_t len);
+
+/*
+ * chime_job_set_durable: whether the job stays when no trigger refers to it
+ * any more (a job added without a trigger must be durable).
+ * Returns: 0; CHIME_EINVAL (NULL job).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN int chime_job_set_durable(chime_job *job, bool durable);
+
+/*
+ * chime_job_set_requests_recovery: whether, when the node running a fire of
+ * the job dies, a survivor runs the fire again (the run sees
+ * chime_ctx_is_recovering()); otherwise the fire is recorded as failed.
+ * Returns: 0; CHIME_EINVAL (NULL job).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN int chime_job_set_requests_recovery(chime_job *job, bool yes);
+
+/*
+ * chime_job_set_concurrency: whether two runs of the job may overlap,
+ * across the whole cluster.
+ * Returns: 0; CHIME_EINVAL (NULL job, an unknown value).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN int chime_job_set_concurrency(chime_job *job,
                                            chime_concurrency concurrency);
+
+/*
+ * chime_job_set_persist_data: whether data a run sets with
+ * chime_ctx_set_job_data() is saved after the run (Quartz's
+ * @PersistJobDataAfterExecution).
+ * Returns: 0; CHIME_EINVAL (NULL job).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
 CHIME_EXTERN int chime_job_set_persist_data(chime_job *job, bool yes);
 
-/* Getters.  Borrowed results live until the job changes or is freed. */
-CHIME_EXTERN const char *chime_job_group(const chime_job *job);
-CHIME_EXTERN const char *chime_job_name(const chime_job *job);
-CHIME_EXTERN const char *chime_job_type(const chime_job *job);
-CHIME_EXTERN const char *chime_job_description(const chime_job *job);
-CHIME_EXTERN const void *chime_job_data(const chime_job *job, size_t *ret_len);
-CHIME_EXTERN bool chime_job_is_durable(const chime_job *job);
-CHIME_EXTERN bool chime_job_requests_recovery(const chime_job *job);
-CHIME_EXTERN chime_concurrency chime_job_concurrency(const chime_job *job);
-CHIME_EXTERN bool chime_job_persists_data(const chime_job *job);
+/*
+ * chime_job_get_group, chime_job_get_name, chime_job_get_type: the key and
+ * the job type.
+ * Returns: the string; NULL for a NULL job.
+ * Ownership: borrowed until the job is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const char *chime_job_get_group(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_name(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_type(const chime_job *job);
+
+/*
+ * chime_job_get_description: the description.
+ * Returns: the text; NULL when there is none or job is NULL.
+ * Ownership: borrowed until the description changes or the job is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const char *chime_job_get_description(const chime_job *job);
+
+/*
+ * chime_job_get_data: the job's data; *ret_len (may be NULL) receives its
+ * length.
+ * Returns: the bytes; NULL (and length 0) when there are none or job is
+ * NULL.
+ * Ownership: borrowed until the data changes or the job is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const void *chime_job_get_data(const chime_job *job,
+                                            size_t *ret_len);
+
+/*
+ * chime_job_get_durable, chime_job_get_requests_recovery,
+ * chime_job_get_persist_data, chime_job_get_concurrency: the flags as their
+ * setters left them.
+ * Returns: the flag; false (ALLOW) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN bool chime_job_get_durable(const chime_job *job);
+CHIME_EXTERN bool chime_job_get_requests_recovery(const chime_job *job);
+CHIME_EXTERN bool chime_job_get_persist_data(const chime_job *job);
+CHIME_EXTERN chime_concurrency chime_job_get_concurrency(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -393,41 +536,73 @@ CHIME_EXTERN bool chime_job_persists_data(const chime_job *job);
  * instruction (default SMART), and data bytes (handed to the run, taking
  * precedence over the job's).  Build one with a chime_trigger_*_new
  * constructor and the setters; the scheduler copies it.  Triggers returned
- * by chime_scheduler_get_trigger() also carry their state.
- *
- * Constructors return: 0; CHIME_EINVAL (NULL or invalid key, bad value:
- * errbuf says which); CHIME_EUNKNOWNZONE; CHIME_EPARSE (cron);
- * CHIME_ELIMIT; CHIME_ENOMEM.  Ownership: *ret_trigger is the caller's,
- * freed with chime_trigger_free().  Thread: any.  errbuf may be NULL.
+ * by chime_scheduler_get_trigger() also carry their state.  A trigger object
+ * is plain data: one thread at a time may use it.
  */
 typedef struct chime_trigger chime_trigger;
 
-/* Fires at start, then every interval_ms, repeat_count more times
- * (CHIME_REPEAT_INDEFINITELY: forever).  Start defaults to now. */
+/*
+ * chime_trigger_simple_new: fires at start, then every interval_ms,
+ * repeat_count more times (CHIME_REPEAT_INDEFINITELY: forever).  Start
+ * defaults to the time it is scheduled.
+ * Returns: 0; CHIME_EINVAL (NULL ret_trigger, an invalid key, a negative
+ * interval, a zero interval that repeats, a repeat count below -1);
+ * CHIME_ELIMIT; CHIME_ENOMEM.  errbuf (may be NULL) says which argument is
+ * wrong; it is emptied on success.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_trigger_simple_new(const char *group, const char *name,
                                           int64_t interval_ms,
                                           int32_t repeat_count,
                                           chime_trigger **ret_trigger,
                                           char *errbuf, size_t errbuf_len);
 
-/* Fires when the cron expression matches, read in zone (NULL: "UTC"). */
+/*
+ * chime_trigger_cron_new: fires when the cron expression matches, read as
+ * wall-clock time in zone (NULL: "UTC"); see chime_cron_next for DST.
+ * Returns: 0; CHIME_EINVAL (NULL argument, invalid key); CHIME_EPARSE (the
+ * expression; errbuf names the field and column); CHIME_EUNKNOWNZONE;
+ * CHIME_ELIMIT; CHIME_ENOMEM.  errbuf (may be NULL) says what is wrong.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_trigger_cron_new(const char *group, const char *name,
                                         const char *expression,
                                         const char *zone,
                                         chime_trigger **ret_trigger,
                                         char *errbuf, size_t errbuf_len);
 
-/* Fires at start, then every interval units of the calendar in zone. */
+/*
+ * chime_trigger_calendar_interval_new: fires at start, then every interval
+ * units of the calendar in zone (NULL: "UTC"): a month later is the same
+ * day of the month, a day later the same wall-clock time.
+ * Returns: 0; CHIME_EINVAL (NULL ret_trigger, invalid key, interval not
+ * positive, unknown unit); CHIME_EUNKNOWNZONE; CHIME_ELIMIT; CHIME_ENOMEM.
+ * errbuf (may be NULL) says what is wrong; it is emptied on success.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_trigger_calendar_interval_new(
     const char *group, const char *name, int32_t interval,
     chime_interval_unit unit, const char *zone, chime_trigger **ret_trigger,
     char *errbuf, size_t errbuf_len);
 
 /*
- * Fires every interval units (SECOND, MINUTE, HOUR) from start_sec_of_day
- * to end_sec_of_day (seconds after local midnight, inclusive) on the days
- * in days_of_week (bit 0 Sunday ... bit 6 Saturday), in zone;
- * repeat_count as for simple triggers.
+ * chime_trigger_daily_new: fires every interval units (SECOND, MINUTE,
+ * HOUR) from start_sec_of_day to end_sec_of_day (seconds after local
+ * midnight, inclusive) on the days in days_of_week (bit 0 Sunday ... bit 6
+ * Saturday), in zone (NULL: "UTC"); repeat_count as for simple triggers.
+ * Returns: 0; CHIME_EINVAL (NULL ret_trigger, invalid key, a value out of
+ * range, a unit other than SECOND, MINUTE, HOUR); CHIME_EUNKNOWNZONE;
+ * CHIME_ELIMIT; CHIME_ENOMEM.  errbuf (may be NULL) says what is wrong; it
+ * is emptied on success.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_trigger_daily_new(
     const char *group, const char *name, int32_t start_sec_of_day,
@@ -435,42 +610,121 @@ CHIME_EXTERN int chime_trigger_daily_new(
     chime_interval_unit unit, int32_t repeat_count, const char *zone,
     chime_trigger **ret_trigger, char *errbuf, size_t errbuf_len);
 
+/*
+ * chime_trigger_free: releases a trigger definition.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes trigger back from the caller.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN void chime_trigger_free(chime_trigger *trigger);
 
 /*
- * Setters.  Returns: 0; CHIME_EINVAL (NULL, invalid key, a misfire
- * instruction the kind does not know, a flag the kind does not have);
- * CHIME_ELIMIT; CHIME_ENOMEM.  Thread: any, one thread per trigger object.
- * The schedule as a whole (end after start, ...) is checked when the
- * trigger is scheduled.
+ * Trigger setters.  The schedule as a whole (end after start, ...) is
+ * checked when the trigger is scheduled, not by the setters.
+ */
+
+/*
+ * chime_trigger_set_job: the job the trigger fires (required before it is
+ * scheduled).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, invalid key); CHIME_ELIMIT;
+ * CHIME_ENOMEM.
+ * Ownership: the strings are copied.
+ * Thread: any, one thread per trigger object.
  */
 CHIME_EXTERN int chime_trigger_set_job(chime_trigger *trigger,
                                        const char *job_group,
                                        const char *job_name);
+
+/*
+ * chime_trigger_set_start_ms: the first instant the trigger may fire at
+ * (default: when it is scheduled).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, an instant outside years 1 to
+ * 9999).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_start_ms(chime_trigger *trigger,
                                             int64_t start_ms);
-/* end_ms: the trigger stops firing there; INT64_MAX: never (default). */
+
+/*
+ * chime_trigger_set_end_ms: the trigger stops firing there; INT64_MAX:
+ * never (the default).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, an instant outside years 1 to
+ * 9999).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_end_ms(chime_trigger *trigger,
                                           int64_t end_ms);
+
+/*
+ * chime_trigger_set_priority: among triggers due at the same time, higher
+ * priorities are claimed first (default 5).
+ * Returns: 0; CHIME_EINVAL (NULL trigger).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_priority(chime_trigger *trigger,
                                             int priority);
+
+/*
+ * chime_trigger_set_misfire: the misfire instruction (see chime_misfire).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, an instruction the kind does not
+ * know).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_misfire(chime_trigger *trigger,
                                            chime_misfire misfire);
-/* name: a calendar added with chime_scheduler_add_calendar; NULL: none. */
+
+/*
+ * chime_trigger_set_calendar: the name of a calendar added with
+ * chime_scheduler_add_calendar whose excluded times the trigger skips;
+ * NULL: none.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, invalid name); CHIME_ELIMIT;
+ * CHIME_ENOMEM.
+ * Ownership: name is copied.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_calendar(chime_trigger *trigger,
                                             const char *name);
+
+/*
+ * chime_trigger_set_description: a text for people (NULL: none).
+ * Returns: 0; CHIME_EINVAL (NULL trigger); CHIME_ELIMIT (over
+ * CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
+ * Ownership: text is copied.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_description(chime_trigger *trigger,
                                                const char *text);
+
+/*
+ * chime_trigger_set_data: bytes the trigger's runs see instead of the job's
+ * data; len 0 clears them.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, NULL data with len > 0);
+ * CHIME_ELIMIT (over CHIME_MAX_DATA_LEN); CHIME_ENOMEM.
+ * Ownership: data is copied.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_data(chime_trigger *trigger,
                                         const void *data, size_t len);
-/* Calendar-interval only (Quartz's preserveHourOfDayAcrossDaylightSavings
- * and skipDayIfHourDoesNotExist). */
+
+/*
+ * chime_trigger_set_preserve_hour_of_day,
+ * chime_trigger_set_skip_day_if_hour_missing: calendar-interval triggers
+ * only (Quartz's preserveHourOfDayAcrossDaylightSavings and
+ * skipDayIfHourDoesNotExist).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, another kind).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
 CHIME_EXTERN int chime_trigger_set_preserve_hour_of_day(chime_trigger *trigger,
                                                         bool yes);
-CHIME_EXTERN int chime_trigger_set_skip_day_if_hour_missing(
-    chime_trigger *trigger, bool yes);
+CHIME_EXTERN int
+chime_trigger_set_skip_day_if_hour_missing(chime_trigger *trigger, bool yes);
 
-/* The states a trigger is in, as chime_scheduler_get_trigger_state and
+/* The states a trigger is in, as chime_scheduler_get_trigger_status and
  * chime_trigger_get_status report them. */
 typedef enum chime_trigger_status {
   CHIME_TRIGGER_NONE = 0,     /* no such trigger */
@@ -481,26 +735,86 @@ typedef enum chime_trigger_status {
   CHIME_TRIGGER_BLOCKED = 5   /* its FORBID job is running elsewhere */
 } chime_trigger_status;
 
-/* Getters.  Borrowed strings live until the trigger changes or is freed.
- * Times are CHIME_NO_FIRE_MS when there is none. */
+/* A time a trigger does not have (no previous or next fire, no start set). */
 #define CHIME_NO_FIRE_MS INT64_MIN
-CHIME_EXTERN chime_trigger_kind chime_trigger_get_kind(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_group(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_name(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_job_group(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_job_name(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_calendar(const chime_trigger *trigger);
-CHIME_EXTERN const char *chime_trigger_description(const chime_trigger *trigger);
-CHIME_EXTERN const void *chime_trigger_data(const chime_trigger *trigger,
-                                            size_t *ret_len);
-CHIME_EXTERN int chime_trigger_priority(const chime_trigger *trigger);
-CHIME_EXTERN chime_misfire chime_trigger_misfire(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_start_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_end_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_next_fire_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_prev_fire_ms(const chime_trigger *trigger);
-CHIME_EXTERN int64_t chime_trigger_times_triggered(const chime_trigger *trigger);
-CHIME_EXTERN chime_trigger_status chime_trigger_get_status(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_get_kind: the kind the constructor made.
+ * Returns: the kind; 0 for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN chime_trigger_kind
+chime_trigger_get_kind(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_get_group, chime_trigger_get_name: the trigger's key;
+ * chime_trigger_get_job_group, chime_trigger_get_job_name: the job's (NULL
+ * until chime_trigger_set_job); chime_trigger_get_calendar,
+ * chime_trigger_get_description: as set (NULL: none).
+ * Returns: the string; NULL for a NULL trigger.
+ * Ownership: borrowed until the attribute changes or the trigger is freed.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN const char *chime_trigger_get_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *chime_trigger_get_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *
+chime_trigger_get_job_group(const chime_trigger *trigger);
+CHIME_EXTERN const char *
+chime_trigger_get_job_name(const chime_trigger *trigger);
+CHIME_EXTERN const char *
+chime_trigger_get_calendar(const chime_trigger *trigger);
+CHIME_EXTERN const char *
+chime_trigger_get_description(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_get_data: the trigger's data; *ret_len (may be NULL)
+ * receives its length.
+ * Returns: the bytes; NULL (and length 0) when there are none.
+ * Ownership: borrowed until the data changes or the trigger is freed.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN const void *chime_trigger_get_data(const chime_trigger *trigger,
+                                                size_t *ret_len);
+
+/*
+ * chime_trigger_get_priority, chime_trigger_get_misfire: as set.
+ * Returns: the value; 0 (SMART) for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_get_priority(const chime_trigger *trigger);
+CHIME_EXTERN chime_misfire
+chime_trigger_get_misfire(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_get_start_ms, chime_trigger_get_end_ms: as set (a trigger
+ * the store returned: as scheduled).
+ * Returns: the instant; start: CHIME_NO_FIRE_MS when not set; end: INT64_MAX
+ * when it never ends.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t chime_trigger_get_start_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t chime_trigger_get_end_ms(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_get_next_fire_ms, chime_trigger_get_prev_fire_ms,
+ * chime_trigger_get_times_triggered, chime_trigger_get_status: the state of
+ * a trigger chime_scheduler_get_trigger() returned (a trigger that was
+ * never stored: no fires, NORMAL).
+ * Returns: the value; CHIME_NO_FIRE_MS for no such fire.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t
+chime_trigger_get_next_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t
+chime_trigger_get_prev_fire_ms(const chime_trigger *trigger);
+CHIME_EXTERN int64_t
+chime_trigger_get_times_triggered(const chime_trigger *trigger);
+CHIME_EXTERN chime_trigger_status
+chime_trigger_get_status(const chime_trigger *trigger);
 
 /* ---------------------------------------------------------- configuration */
 
@@ -534,42 +848,140 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   misfire threshold 60 000 ms (later than this is a misfire);
  *   check-in interval 1 000 ms (clustered stores);
  *   no log callback, level WARN.
+ * A configuration is plain data: one thread at a time may use it.
  */
 typedef struct chime_config chime_config;
 
-/* Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.  Ownership: chime_config_free. */
+/*
+ * chime_config_new: a configuration with the defaults above.
+ * Returns: 0; CHIME_EINVAL (NULL ret_config); CHIME_ENOMEM.
+ * Ownership: *ret_config is the caller's, freed with chime_config_free().
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_config_new(chime_config **ret_config);
+
+/*
+ * chime_config_free: releases a configuration.  NULL is allowed.  A
+ * scheduler created from it keeps its own copy.
+ * Returns: nothing.
+ * Ownership: takes config back from the caller.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN void chime_config_free(chime_config *config);
 
-/* Setters: 0, CHIME_EINVAL (NULL, out of range), CHIME_ELIMIT (too long),
- * CHIME_ENOMEM.  Strings are copied.  The URL is checked when the scheduler
- * is created. */
+/*
+ * chime_config_set_store_url: where jobs and triggers are kept.  The URL is
+ * checked when the scheduler is created (chime_scheduler_new).
+ * Returns: 0; CHIME_EINVAL (NULL config, NULL or empty url); CHIME_ELIMIT
+ * (longer than 4096 bytes); CHIME_ENOMEM.
+ * Ownership: url is copied.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_store_url(chime_config *config,
                                             const char *url);
+
+/*
+ * chime_config_set_scheduler_name: the cluster's name: nodes with one name
+ * on one database share their jobs and triggers.
+ * Returns: 0; CHIME_EINVAL (NULL config, invalid name); CHIME_ELIMIT (over
+ * CHIME_MAX_NAME_LEN); CHIME_ENOMEM.
+ * Ownership: name is copied.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_scheduler_name(chime_config *config,
                                                  const char *name);
-/* NULL restores the automatic id. */
+
+/*
+ * chime_config_set_instance_id: this node's id in the cluster, unique among
+ * live nodes; NULL restores the automatic id.
+ * Returns: 0; CHIME_EINVAL (NULL config, invalid id); CHIME_ELIMIT;
+ * CHIME_ENOMEM.
+ * Ownership: id is copied.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_instance_id(chime_config *config,
                                               const char *id);
+
+/*
+ * chime_config_set_workers: the number of worker threads that run jobs (1
+ * to 1024).
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_workers(chime_config *config,
                                           unsigned workers);
+
+/*
+ * chime_config_set_idle_wait_ms: the longest the loop sleeps when nothing
+ * is due (1 ms to a day).
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_idle_wait_ms(chime_config *config,
                                                int64_t ms);
-/* 0 restores the default (the worker count). */
+
+/*
+ * chime_config_set_batch_size: the most triggers claimed at once (1 to
+ * 1000); 0 restores the default (the worker count).
+ * Returns: 0; CHIME_EINVAL (NULL config, over 1000).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_batch_size(chime_config *config,
                                              unsigned size);
+
+/*
+ * chime_config_set_batch_window_ms: how early triggers due soon may be
+ * claimed with the ones due now (0 to a day).
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
                                                   int64_t ms);
+
+/*
+ * chime_config_set_misfire_threshold_ms: a fire later than this is a
+ * misfire, handled by its trigger's misfire instruction (1 ms to a day).
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_misfire_threshold_ms(chime_config *config,
                                                        int64_t ms);
+
+/*
+ * chime_config_set_checkin_interval_ms: how often a node of a clustered
+ * store checks in (1 ms to a day); a node is dead after two intervals
+ * without one.
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
                                                       int64_t ms);
-/* fn NULL: no logging.  user_data is the caller's and is passed back. */
+
+/*
+ * chime_config_set_log: the log callback and the most detailed level it
+ * receives; fn NULL: no logging.
+ * Returns: 0; CHIME_EINVAL (NULL config, unknown level).
+ * Ownership: user_data stays the caller's and is passed back to fn; it must
+ * outlive every scheduler created from the configuration.
+ * Thread: any, one thread per configuration.
+ */
 CHIME_EXTERN int chime_config_set_log(chime_config *config, chime_log_fn fn,
                                       void *user_data, chime_log_level level);
 
 /* -------------------------------------------------------------- scheduler */
 
+/*
+ * A scheduler: one node of a cluster (or all of it, with the memory store).
+ * Every chime_scheduler_* function may be called from any thread, also from
+ * jobs and listeners, unless its Thread: line says otherwise; calls from
+ * several threads at once are safe.
+ */
 typedef struct chime_scheduler chime_scheduler;
 /* The context of one run of a job, handed to the job function. */
 typedef struct chime_ctx chime_ctx;
@@ -594,12 +1006,16 @@ typedef enum chime_scheduler_state {
 /*
  * chime_scheduler_new: creates a scheduler in standby: it opens the store
  * (for MySQL: connects, checks the schema) but fires nothing until
- * chime_scheduler_start().
- * Returns: 0; CHIME_EINVAL; CHIME_EURL (malformed store URL);
- * CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EUNSUPPORTED (a store
- * this build lacks); CHIME_ENOMEM.  errbuf (optional) says why.
+ * chime_scheduler_start().  errbuf (may be NULL) receives why it failed; it
+ * is emptied on success.
+ * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler); CHIME_EURL
+ * (malformed store URL); CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA;
+ * CHIME_EDUPNODE (a live node has the instance id); CHIME_EUNSUPPORTED (a
+ * store this build lacks); CHIME_EIO (no randomness for the instance id);
+ * CHIME_ENOMEM.
  * Ownership: config is read and may be freed at once; *ret_scheduler is the
- * caller's, freed with chime_scheduler_free().
+ * caller's, freed with chime_scheduler_free().  errbuf is the caller's;
+ * always NUL-terminated when errbuf_len > 0.
  * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
@@ -607,32 +1023,64 @@ CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
                                      char *errbuf, size_t errbuf_len);
 
 /*
- * chime_register_job: the function that runs jobs of type `type` on this
- * node.  A node claims only fires of the types it registered, so nodes may
- * differ in what they run.  Registering a type again replaces its function
- * (the old destroy function runs once no run of it is left).
- * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT; CHIME_ESHUTDOWN; CHIME_ENOMEM.
- * Ownership: user_data stays the caller's; destroy (may be NULL) is called
- * with it exactly once: when replaced, or at chime_scheduler_free().
+ * chime_scheduler_errmsg: the detail of the calling thread's last failed
+ * call on scheduler, e.g. "chime_scheduler_add_job: a job added without a
+ * trigger must be durable", or "" when no call of this thread on it has
+ * failed.  A call that succeeds leaves the detail of the last failure.
+ * The detail is kept per thread and per scheduler: calls other threads make
+ * on scheduler, failed or not, never change what this thread reads, and a
+ * failure on another scheduler does not replace it (a thread keeps the
+ * detail of at least the four schedulers it last failed on).  A failure
+ * before there is a handle (chime_scheduler_new) reports through errbuf
+ * instead.
+ * Returns: the message; "" for a NULL scheduler.
+ * Ownership: borrowed, valid until the calling thread's next call on a
+ * chime_scheduler.  Never free it.
  * Thread: any.
  */
-CHIME_EXTERN int chime_register_job(chime_scheduler *scheduler,
-                                    const char *type, chime_job_fn fn,
-                                    void *user_data, chime_destroy_fn destroy);
+CHIME_EXTERN const char *
+chime_scheduler_errmsg(const chime_scheduler *scheduler);
+
+/*
+ * chime_scheduler_register_job_type: on this node, runs fn for every fire
+ * of a job whose type is `type`.  A node claims only fires of the types it
+ * registered, so nodes may differ in what they run.  This registers code,
+ * in this process only: nothing is stored (compare chime_scheduler_add_job,
+ * which stores a job for the whole cluster).  Registering a type again
+ * replaces its function (the old destroy function runs once no run of it is
+ * left).  Works in standby and while started.
+ * Returns: 0; CHIME_EINVAL (NULL scheduler or fn, invalid type);
+ * CHIME_ELIMIT; CHIME_ESHUTDOWN; CHIME_ENOMEM.
+ * Ownership: type is copied; user_data stays the caller's; destroy (may be
+ * NULL) is called with it exactly once: when replaced, or at
+ * chime_scheduler_free(); not when this call fails.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_register_job_type(chime_scheduler *scheduler,
+                                                   const char *type,
+                                                   chime_job_fn fn,
+                                                   void *user_data,
+                                                   chime_destroy_fn destroy);
 
 /*
  * chime_scheduler_start: starts (or resumes from standby) firing, on the
  * scheduler's own thread and worker pool.  Triggers whose time passed while
- * in standby are handled by their misfire instruction.
- * Returns: 0; CHIME_ESHUTDOWN; CHIME_ESTATE (attached to a host loop: see
- * chime-uv.h); CHIME_ENOMEM; a store error.  Thread: any.
+ * in standby are handled by their misfire instruction.  Starting a started
+ * scheduler does nothing.
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN; CHIME_ESTATE (already
+ * firing on a host loop: see chime-uv.h); CHIME_ENOMEM (no threads);
+ * CHIME_EINTERNAL (libuv refused).
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_start(chime_scheduler *scheduler);
 
 /*
- * chime_scheduler_standby: stops firing; runs in progress go on.  Start
- * again with chime_scheduler_start().
- * Returns: 0; CHIME_ESHUTDOWN.  Thread: any.
+ * chime_scheduler_standby: stops firing; runs in progress go on and claims
+ * not yet fired are given back.  Start again with chime_scheduler_start().
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN.
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
 
@@ -641,8 +1089,10 @@ CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
  * fires that have not started, and, when wait_for_jobs, returns only after
  * every running job returned (otherwise those runs finish in the
  * background and chime_scheduler_free waits for them).  Idempotent.
- * Returns: 0.  Thread: any but a worker (a job may not shut down its own
- * scheduler with wait_for_jobs).
+ * Returns: 0; CHIME_EINVAL (NULL).
+ * Ownership: none.
+ * Thread: any; a job may shut down its own scheduler, but does not wait
+ * for running jobs (itself among them) even when wait_for_jobs.
  */
 CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
                                           bool wait_for_jobs);
@@ -650,92 +1100,168 @@ CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
 /*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
  * frees everything; calls the destroy functions of job types and listeners.
- * NULL is allowed.  Thread: not a worker, not a callback.
+ * NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes scheduler back from the caller; every pointer borrowed
+ * from it (names, errmsg) dies with it.
+ * Thread: not a worker and not a listener of this scheduler.
  */
 CHIME_EXTERN void chime_scheduler_free(chime_scheduler *scheduler);
 
-/* Metadata.  Borrowed strings live as long as the scheduler.  Thread: any. */
+/*
+ * chime_scheduler_get_state: where the scheduler is in its life.
+ * Returns: the state; CHIME_SCHEDULER_SHUTDOWN for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
 CHIME_EXTERN chime_scheduler_state
 chime_scheduler_get_state(const chime_scheduler *scheduler);
-CHIME_EXTERN const char *chime_scheduler_name(const chime_scheduler *scheduler);
-CHIME_EXTERN const char *
-chime_scheduler_instance_id(const chime_scheduler *scheduler);
-/* Number of job runs in progress on this node. */
-CHIME_EXTERN unsigned
-chime_scheduler_running_jobs(const chime_scheduler *scheduler);
 
 /*
- * Jobs in the store.  Keys are (group, name).
- * chime_scheduler_add_job: adds a job definition (replace: overwrite one
- * with the same key; otherwise CHIME_EEXISTS).  A job added without a
- * trigger must be durable (CHIME_EINVAL otherwise), as in Quartz.
- * chime_scheduler_remove_job: removes the job and all its triggers
- * (CHIME_ENOTFOUND when absent).
- * chime_scheduler_get_job: a copy, the caller's (chime_job_free).
- * chime_scheduler_trigger_job: fires the job once now, on whichever node
- * claims it; data (may be NULL) overrides the job's data for that run.
- * Returns also: CHIME_ESHUTDOWN; store errors.  Thread: any.
+ * chime_scheduler_get_name, chime_scheduler_get_instance_id: the cluster's
+ * name and this node's id (the configured one, or the automatic
+ * "HOST-XXXXXXXXXXXXXXXX").
+ * Returns: the string; NULL for NULL.
+ * Ownership: borrowed, lives as long as the scheduler.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *
+chime_scheduler_get_name(const chime_scheduler *scheduler);
+CHIME_EXTERN const char *
+chime_scheduler_get_instance_id(const chime_scheduler *scheduler);
+
+/*
+ * chime_scheduler_get_running_jobs: how many job runs are in progress on
+ * this node.
+ * Returns: the count; 0 for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN unsigned
+chime_scheduler_get_running_jobs(const chime_scheduler *scheduler);
+
+/*
+ * Jobs and triggers in the store.  Keys are (group, name).  Every call
+ * below may also return CHIME_EINVAL for a NULL scheduler or an invalid
+ * key, CHIME_ESHUTDOWN once shut down, and a store error (CHIME_ESTORE,
+ * CHIME_ECONNECT, CHIME_EBUSY, ...); the detail of a failure is
+ * chime_scheduler_errmsg(scheduler).  They may block on the store's
+ * database, and are not meant for a host's loop thread.
+ */
+
+/*
+ * chime_scheduler_add_job: stores a job definition for the cluster
+ * (replace: overwrite one with the same key, keeping its triggers).  A job
+ * added without a trigger must be durable, as in Quartz.
+ * Returns: 0; CHIME_EEXISTS (the key is taken and not replace);
+ * CHIME_EINVAL (NULL job, not durable without replace).
+ * Ownership: job is copied.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_add_job(chime_scheduler *scheduler,
                                          const chime_job *job, bool replace);
+
+/*
+ * chime_scheduler_remove_job: removes the job and all its triggers.
+ * Returns: 0; CHIME_ENOTFOUND (no such job).
+ * Ownership: none.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_remove_job(chime_scheduler *scheduler,
                                             const char *group,
                                             const char *name);
+
+/*
+ * chime_scheduler_get_job: a copy of the stored job.
+ * Returns: 0; CHIME_ENOTFOUND; CHIME_EINVAL (NULL ret_job); CHIME_ENOMEM.
+ * Ownership: *ret_job is the caller's, freed with chime_job_free().
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
                                          const char *group, const char *name,
                                          chime_job **ret_job);
-CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
-                                             const char *group,
-                                             const char *name,
-                                             const void *data, size_t len);
 
 /*
- * Triggers in the store.
+ * chime_scheduler_trigger_job: fires the job once now, on whichever node
+ * claims it (Quartz's triggerJob), through a one-off trigger in the group
+ * "MANUAL_TRIGGER"; data (may be NULL) overrides the job's data for that
+ * run.
+ * Returns: 0; CHIME_ENOTFOUND (no such job); CHIME_EINVAL (NULL data with
+ * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN).
+ * Ownership: data is copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
+                                             const char *group,
+                                             const char *name, const void *data,
+                                             size_t len);
+
+/*
  * chime_scheduler_schedule: adds a trigger for an existing job (named with
  * chime_trigger_set_job); job may be non-NULL to add the job in the same
  * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
- * NULL) receives the first fire time.  CHIME_EEXISTS when the key is taken;
- * CHIME_ENOTFOUND for an unknown job or calendar; CHIME_ENEVERFIRES when the
- * trigger would never fire; CHIME_EINVAL (errbuf-free: use
- * chime_scheduler_last_error) for an invalid schedule.
- * chime_scheduler_unschedule: removes a trigger (a non-durable job left
- * without triggers goes too).
- * chime_scheduler_reschedule: replaces the trigger with key (group, name)
- * by a new definition for the same job.
- * chime_scheduler_get_trigger: a copy with its state, the caller's.
- * chime_scheduler_get_trigger_state: the state, CHIME_TRIGGER_NONE when
- * absent.
+ * NULL) receives the first fire time.
+ * Returns: 0; CHIME_EEXISTS (the trigger's key, or the job's, is taken);
+ * CHIME_ENOTFOUND (an unknown job or calendar); CHIME_ENEVERFIRES (the
+ * trigger would never fire); CHIME_EINVAL (NULL trigger, no job named, an
+ * invalid schedule: chime_scheduler_errmsg says which part).
+ * Ownership: job and trigger are copied.
  * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
                                           const chime_job *job,
                                           const chime_trigger *trigger,
                                           int64_t *ret_first_fire_ms);
+
+/*
+ * chime_scheduler_unschedule: removes a trigger; a non-durable job left
+ * without triggers goes too.
+ * Returns: 0; CHIME_ENOTFOUND (no such trigger).
+ * Ownership: none.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_unschedule(chime_scheduler *scheduler,
                                             const char *group,
                                             const char *name);
+
+/*
+ * chime_scheduler_reschedule: replaces the trigger with key (group, name)
+ * by a new definition for the same job; *ret_first_fire_ms (may be NULL)
+ * receives its first fire time.
+ * Returns: 0; CHIME_ENOTFOUND (no such trigger, an unknown calendar);
+ * CHIME_ENEVERFIRES; CHIME_EINVAL (NULL trigger, an invalid schedule).
+ * Ownership: trigger is copied.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
-                                            const char *group,
-                                            const char *name,
+                                            const char *group, const char *name,
                                             const chime_trigger *trigger,
                                             int64_t *ret_first_fire_ms);
+
+/*
+ * chime_scheduler_get_trigger: a copy of the stored trigger with its state
+ * (next and previous fire, times triggered, status).
+ * Returns: 0; CHIME_ENOTFOUND; CHIME_EINVAL (NULL ret_trigger);
+ * CHIME_ENOMEM.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_get_trigger(chime_scheduler *scheduler,
                                              const char *group,
                                              const char *name,
                                              chime_trigger **ret_trigger);
-CHIME_EXTERN int
-chime_scheduler_get_trigger_state(chime_scheduler *scheduler,
-                                  const char *group, const char *name,
-                                  chime_trigger_status *ret_status);
 
 /*
- * chime_scheduler_last_error: the message of the calling thread's last
- * failed chime_scheduler_* call (e.g. which field of a schedule is
- * invalid, or the server's message), "" when none.
- * Ownership: borrowed, valid until the thread's next chime call.
- * Thread: any; per thread.
+ * chime_scheduler_get_trigger_status: the trigger's status;
+ * CHIME_TRIGGER_NONE when there is no such trigger.
+ * Returns: 0; CHIME_EINVAL (NULL ret_status).
+ * Ownership: none.
+ * Thread: any.
  */
-CHIME_EXTERN const char *chime_scheduler_last_error(void);
+CHIME_EXTERN int
+chime_scheduler_get_trigger_status(chime_scheduler *scheduler,
+                                   const char *group, const char *name,
+                                   chime_trigger_status *ret_status);
 
 /* How a group name is matched when listing, pausing or resuming. */
 typedef enum chime_match {
@@ -753,10 +1279,14 @@ typedef struct chime_key {
 } chime_key;
 
 /*
- * chime_scheduler_list_jobs / _list_triggers: the keys whose group matches,
- * sorted by group then name.
- * Ownership: *ret_keys is the caller's, freed with chime_keys_free(keys, n).
- * Returns: 0; CHIME_EINVAL; store errors.  Thread: any.
+ * chime_scheduler_list_jobs, chime_scheduler_list_triggers: the keys whose
+ * group matches pattern under match, sorted by group then name.
+ * Returns: 0; CHIME_EINVAL (an unknown match, NULL pattern for another
+ * match than ANY, NULL out-parameter); CHIME_ELIMIT (pattern over
+ * CHIME_MAX_NAME_LEN); CHIME_ENOMEM.
+ * Ownership: *ret_keys is the caller's, freed with chime_keys_free(keys,
+ * count).
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_list_jobs(chime_scheduler *scheduler,
                                            chime_match match,
@@ -768,6 +1298,13 @@ CHIME_EXTERN int chime_scheduler_list_triggers(chime_scheduler *scheduler,
                                                const char *pattern,
                                                chime_key **ret_keys,
                                                size_t *ret_count);
+
+/*
+ * chime_keys_free: releases a list of count keys.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes keys back from the caller.
+ * Thread: any.
+ */
 CHIME_EXTERN void chime_keys_free(chime_key *keys, size_t count);
 
 /*
@@ -776,8 +1313,15 @@ CHIME_EXTERN void chime_keys_free(chime_key *keys, size_t count);
  * triggers; pausing a group of triggers also pauses triggers added to a
  * matching group later, until the group is resumed (Quartz's rule); pause
  * all pauses every group.
- * Returns: 0; CHIME_ENOTFOUND (a trigger or job key that does not exist);
- * CHIME_EINVAL; store errors.  Thread: any.
+ */
+
+/*
+ * chime_scheduler_pause_trigger, chime_scheduler_resume_trigger: one
+ * trigger; chime_scheduler_pause_job, chime_scheduler_resume_job: every
+ * trigger of one job.
+ * Returns: 0; CHIME_ENOTFOUND (no such trigger or job).
+ * Ownership: none.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_pause_trigger(chime_scheduler *scheduler,
                                                const char *group,
@@ -786,25 +1330,44 @@ CHIME_EXTERN int chime_scheduler_resume_trigger(chime_scheduler *scheduler,
                                                 const char *group,
                                                 const char *name);
 CHIME_EXTERN int chime_scheduler_pause_job(chime_scheduler *scheduler,
-                                           const char *group,
-                                           const char *name);
+                                           const char *group, const char *name);
 CHIME_EXTERN int chime_scheduler_resume_job(chime_scheduler *scheduler,
                                             const char *group,
                                             const char *name);
+
+/*
+ * chime_scheduler_pause_triggers, chime_scheduler_resume_triggers: the
+ * trigger groups matching pattern under match, now and (pause) later.
+ * Returns: 0 (also when nothing matches); CHIME_EINVAL (an unknown match,
+ * NULL pattern for another match than ANY); CHIME_ELIMIT.
+ * Ownership: pattern is copied where it is kept.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_pause_triggers(chime_scheduler *scheduler,
                                                 chime_match match,
                                                 const char *pattern);
 CHIME_EXTERN int chime_scheduler_resume_triggers(chime_scheduler *scheduler,
                                                  chime_match match,
                                                  const char *pattern);
+
+/*
+ * chime_scheduler_pause_all, chime_scheduler_resume_all: every trigger
+ * group.
+ * Returns: 0.
+ * Ownership: none.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_pause_all(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
 
 /*
- * Calendars by name.  add: replace an existing one only when replace
- * (CHIME_EEXISTS otherwise); update_triggers recomputes the next fire of
- * the triggers that use it.  remove: CHIME_EBUSY while a trigger uses it.
- * The scheduler keeps its own reference; the caller keeps its calendar.
+ * chime_scheduler_add_calendar: keeps calendar under name for the triggers
+ * that name it.  replace: overwrite an existing one; update_triggers: also
+ * recompute the next fire of the triggers that use it.
+ * Returns: 0; CHIME_EEXISTS (the name is taken and not replace);
+ * CHIME_EINVAL (invalid name, NULL calendar); CHIME_ENOMEM.
+ * Ownership: the scheduler keeps its own reference; the caller keeps, and
+ * frees, its calendar.
  * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_add_calendar(chime_scheduler *scheduler,
@@ -812,28 +1375,50 @@ CHIME_EXTERN int chime_scheduler_add_calendar(chime_scheduler *scheduler,
                                               const chime_calendar *calendar,
                                               bool replace,
                                               bool update_triggers);
+
+/*
+ * chime_scheduler_remove_calendar: forgets a calendar.
+ * Returns: 0; CHIME_ENOTFOUND; CHIME_EBUSY (a trigger uses it);
+ * CHIME_EINVAL (invalid name).
+ * Ownership: none.
+ * Thread: any.
+ */
 CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
                                                  const char *name);
 
 /* -------------------------------------------------------------- listeners */
 
-/* What a listener hears about. */
+/*
+ * Every event kind, its bit and the thread a listener hears it on.  One
+ * list generates chime_event_kind and CHIME_EVENT_ALL.
+ */
+#define CHIME_EVENT_MAP(XX)                                                    \
+  XX(TRIGGER_FIRED, 0, "a worker, before the job; the listener may veto")      \
+  XX(JOB_TO_BE_EXECUTED, 1, "a worker, before the job")                        \
+  XX(JOB_VETOED, 2, "a worker, instead of the job")                            \
+  XX(JOB_WAS_EXECUTED, 3, "a worker, after the job (error if it failed)")      \
+  XX(TRIGGER_COMPLETED, 4, "a worker, after the job")                          \
+  XX(TRIGGER_MISFIRED, 5, "the loop thread (attached: the host loop's)")       \
+  XX(SCHEDULER_STARTED, 6, "the caller of chime_scheduler_start or attach")    \
+  XX(SCHEDULER_STANDBY, 7, "the caller of chime_scheduler_standby")            \
+  XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
+  XX(JOB_ADDED, 9, "the caller of chime_scheduler_add_job or schedule")        \
+  XX(JOB_REMOVED, 10, "the caller of chime_scheduler_remove_job")              \
+  XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")
+
+/* What a listener hears about: one bit per kind. */
 typedef enum chime_event_kind {
-  CHIME_EVENT_TRIGGER_FIRED = 1 << 0,     /* worker, before the job; may veto */
-  CHIME_EVENT_JOB_TO_BE_EXECUTED = 1 << 1, /* worker, before the job */
-  CHIME_EVENT_JOB_VETOED = 1 << 2,        /* worker, instead of the job */
-  CHIME_EVENT_JOB_WAS_EXECUTED = 1 << 3,  /* worker, after (error if failed) */
-  CHIME_EVENT_TRIGGER_COMPLETED = 1 << 4, /* worker, after the job */
-  CHIME_EVENT_TRIGGER_MISFIRED = 1 << 5,  /* scheduler thread */
-  CHIME_EVENT_SCHEDULER_STARTED = 1 << 6, /* caller's thread */
-  CHIME_EVENT_SCHEDULER_STANDBY = 1 << 7, /* caller's thread */
-  CHIME_EVENT_SCHEDULER_SHUTDOWN = 1 << 8, /* caller's thread */
-  CHIME_EVENT_JOB_ADDED = 1 << 9,          /* caller's thread */
-  CHIME_EVENT_JOB_REMOVED = 1 << 10,       /* caller's thread */
-  CHIME_EVENT_SCHEDULER_ERROR = 1 << 11    /* any thread */
+#define CHIME_XX_EVENT(name, bit, thread) CHIME_EVENT_##name = 1 << (bit),
+  CHIME_EVENT_MAP(CHIME_XX_EVENT)
+#undef CHIME_XX_EVENT
 } chime_event_kind;
 
-#define CHIME_EVENT_ALL 0xFFF
+/* Every event kind's bit: listen to everything. */
+enum {
+#define CHIME_XX_EVENT_BIT(name, bit, thread) | CHIME_EVENT_##name
+  CHIME_EVENT_ALL = 0 CHIME_EVENT_MAP(CHIME_XX_EVENT_BIT)
+#undef CHIME_XX_EVENT_BIT
+};
 
 /* One event, borrowed for the listener call. */
 typedef struct chime_event chime_event;
@@ -841,17 +1426,24 @@ typedef struct chime_event chime_event;
 /*
  * A listener.  Returns true to veto the run, which only
  * CHIME_EVENT_TRIGGER_FIRED heeds (Quartz's vetoJobExecution); the return
- * value of other events is ignored.  Runs on the thread its event names;
- * it must not block for long and must be thread-safe.
+ * value of other events is ignored.  Runs on the thread its event names
+ * (CHIME_EVENT_MAP); it must not block for long and must be thread-safe.
  */
 typedef bool (*chime_listener_fn)(const chime_event *event, void *user_data);
 
 /*
  * chime_scheduler_add_listener: calls fn for the events in event_mask (an
- * OR of chime_event_kind).  Listeners run in the order they were added.
- * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
- * Ownership: destroy (may be NULL) is called with user_data exactly once,
- * at chime_scheduler_free().  Thread: any, before chime_scheduler_start().
+ * OR of chime_event_kind).  Listeners run in the order they were added.  A
+ * listener may be added at any time, before or after
+ * chime_scheduler_start(): it hears every event that begins after this call
+ * returned (an event being delivered meanwhile may or may not reach it).
+ * Listeners cannot be removed; they live until chime_scheduler_free().
+ * Returns: 0; CHIME_EINVAL (NULL scheduler or fn, event_mask 0 or with bits
+ * outside CHIME_EVENT_ALL); CHIME_ESHUTDOWN; CHIME_ENOMEM.
+ * Ownership: user_data stays the caller's; destroy (may be NULL) is called
+ * with it exactly once, at chime_scheduler_free(); not when this call
+ * fails.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_add_listener(chime_scheduler *scheduler,
                                               unsigned event_mask,
@@ -859,67 +1451,177 @@ CHIME_EXTERN int chime_scheduler_add_listener(chime_scheduler *scheduler,
                                               void *user_data,
                                               chime_destroy_fn destroy);
 
-/* Event getters.  Borrowed, valid during the listener call. */
+/*
+ * chime_event_get_kind: which event this is.
+ * Returns: the kind; 0 for NULL.
+ * Ownership: none.
+ * Thread: the listener's, during the call.
+ */
 CHIME_EXTERN chime_event_kind chime_event_get_kind(const chime_event *event);
-/* The run (job and trigger events), or NULL. */
-CHIME_EXTERN const chime_ctx *chime_event_ctx(const chime_event *event);
-/* Job added/removed: the job's key; otherwise NULL. */
-CHIME_EXTERN const char *chime_event_job_group(const chime_event *event);
-CHIME_EXTERN const char *chime_event_job_name(const chime_event *event);
-/* Error code (JOB_WAS_EXECUTED of a failed run, SCHEDULER_ERROR), or 0. */
-CHIME_EXTERN int chime_event_error(const chime_event *event);
-/* Message of a failed run or an error, or NULL. */
-CHIME_EXTERN const char *chime_event_message(const chime_event *event);
+
+/*
+ * chime_event_get_ctx: the run the event is about: job and trigger events,
+ * and TRIGGER_MISFIRED (a context with the trigger's keys, times and data
+ * but no job type and no fire id).
+ * Returns: the context; NULL for other events.
+ * Ownership: borrowed for the listener call.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN const chime_ctx *chime_event_get_ctx(const chime_event *event);
+
+/*
+ * chime_event_get_job_group, chime_event_get_job_name: the job's key of
+ * JOB_ADDED and JOB_REMOVED.
+ * Returns: the string; NULL for other events.
+ * Ownership: borrowed for the listener call.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN const char *chime_event_get_job_group(const chime_event *event);
+CHIME_EXTERN const char *chime_event_get_job_name(const chime_event *event);
+
+/*
+ * chime_event_get_error: the error code of JOB_WAS_EXECUTED and
+ * TRIGGER_COMPLETED after a failed run (CHIME_EJOBFAILED), and of
+ * SCHEDULER_ERROR.
+ * Returns: the code; 0 otherwise.
+ * Ownership: none.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN int chime_event_get_error(const chime_event *event);
+
+/*
+ * chime_event_get_message: the message of a failed run (chime_ctx_fail) in
+ * JOB_WAS_EXECUTED and TRIGGER_COMPLETED, or what the scheduler was doing
+ * in SCHEDULER_ERROR.
+ * Returns: the message; NULL when there is none.
+ * Ownership: borrowed for the listener call.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN const char *chime_event_get_message(const chime_event *event);
 
 /* ------------------------------------------------------------ job context */
 
 /*
- * The context of one run.  Every getter is valid during the job function
- * (and the listener calls of the run); borrowed strings and data live as
- * long.  Thread: the worker running the job.
+ * The context of one run.  Every function below is for the job function
+ * (and the listener calls of the run) while it runs: the context, and every
+ * string and byte it hands out, is borrowed until the job function (or the
+ * listener call) returns.  Called with NULL, a getter returns NULL, 0 or
+ * CHIME_NO_FIRE_MS.
  */
-CHIME_EXTERN chime_scheduler *chime_ctx_scheduler(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_group(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_name(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_job_type(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_trigger_group(const chime_ctx *ctx);
-CHIME_EXTERN const char *chime_ctx_trigger_name(const chime_ctx *ctx);
-/* The time the fire was scheduled for (for a recovered fire: the original). */
-CHIME_EXTERN int64_t chime_ctx_scheduled_ms(const chime_ctx *ctx);
-/* The time the run started. */
-CHIME_EXTERN int64_t chime_ctx_fire_ms(const chime_ctx *ctx);
-/* The trigger's previous and next fire times, or CHIME_NO_FIRE_MS. */
-CHIME_EXTERN int64_t chime_ctx_prev_fire_ms(const chime_ctx *ctx);
-CHIME_EXTERN int64_t chime_ctx_next_fire_ms(const chime_ctx *ctx);
-/* The fire's id: unique in the store, growing. */
-CHIME_EXTERN int64_t chime_ctx_fire_id(const chime_ctx *ctx);
-/* True when this run re-runs a fire whose node died. */
+
+/*
+ * chime_ctx_get_scheduler: the scheduler running the job; a job may call
+ * it (add jobs, trigger others, shut it down without waiting).
+ * Returns: the scheduler.
+ * Ownership: borrowed; never free it.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN chime_scheduler *chime_ctx_get_scheduler(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_job_group, chime_ctx_get_job_name, chime_ctx_get_job_type,
+ * chime_ctx_get_trigger_group, chime_ctx_get_trigger_name: the keys of the
+ * run (the job type is NULL for a misfire event).
+ * Returns: the string.
+ * Ownership: borrowed for the run.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN const char *chime_ctx_get_job_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_job_name(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_job_type(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_trigger_group(const chime_ctx *ctx);
+CHIME_EXTERN const char *chime_ctx_get_trigger_name(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_scheduled_ms: the time the fire was scheduled for (for a
+ * recovered fire: the original); chime_ctx_get_fire_ms: the time the run
+ * started, by the store's clock; chime_ctx_get_prev_fire_ms,
+ * chime_ctx_get_next_fire_ms: the trigger's previous and next fire times.
+ * Returns: the instant; CHIME_NO_FIRE_MS when there is none.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int64_t chime_ctx_get_scheduled_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_prev_fire_ms(const chime_ctx *ctx);
+CHIME_EXTERN int64_t chime_ctx_get_next_fire_ms(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_fire_id: the fire's id: unique in the store, growing.
+ * Returns: the id; 0 for a misfire event.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int64_t chime_ctx_get_fire_id(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_is_recovering: whether this run re-runs a fire whose node died.
+ * Returns: true for a recovered run.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
 CHIME_EXTERN bool chime_ctx_is_recovering(const chime_ctx *ctx);
-/* How many times the trigger fired, this fire included. */
-CHIME_EXTERN int64_t chime_ctx_times_triggered(const chime_ctx *ctx);
-/* The run's data: the trigger's when it has some (or the data given to
- * chime_scheduler_trigger_job), else the job's.  *ret_len may be NULL. */
-CHIME_EXTERN const void *chime_ctx_data(const chime_ctx *ctx, size_t *ret_len);
-/* The job's own data. */
-CHIME_EXTERN const void *chime_ctx_job_data(const chime_ctx *ctx,
+
+/*
+ * chime_ctx_get_times_triggered: how many times the trigger fired, this
+ * fire included.
+ * Returns: the count.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_data: the run's data: the trigger's when it has some (or the
+ * data given to chime_scheduler_trigger_job), else the job's; *ret_len (may
+ * be NULL) receives its length.
+ * Returns: the bytes; NULL (length 0) when there are none.
+ * Ownership: borrowed for the run.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN const void *chime_ctx_get_data(const chime_ctx *ctx,
                                             size_t *ret_len);
+
 /*
- * chime_ctx_set_data: new job data, saved after the run when the job
- * persists data.  Copied.  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT;
- * CHIME_ENOMEM.
+ * chime_ctx_get_job_data: the job's own data as the run started (not what
+ * chime_ctx_set_job_data set since); *ret_len (may be NULL) receives its
+ * length.
+ * Returns: the bytes; NULL (length 0) when there are none.
+ * Ownership: borrowed for the run.
+ * Thread: the worker running the job, or the listener's.
  */
-CHIME_EXTERN int chime_ctx_set_data(chime_ctx *ctx, const void *data,
-                                    size_t len);
+CHIME_EXTERN const void *chime_ctx_get_job_data(const chime_ctx *ctx,
+                                                size_t *ret_len);
+
 /*
- * chime_ctx_still_owned: whether this node still holds the fire.  False
+ * chime_ctx_set_job_data: new data for the job, saved after the run when
+ * the job persists data (chime_job_set_persist_data); the next run sees it.
+ * Returns: 0; CHIME_EINVAL (NULL ctx, a misfire event's ctx, NULL data with
+ * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN); CHIME_ENOMEM.
+ * Ownership: data is copied.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
+                                        size_t len);
+
+/*
+ * chime_ctx_is_still_owned: whether this node still holds the fire.  False
  * once the node lost it (its lease lapsed and a survivor recovered it):
- * ask before an irreversible step.  Thread: the worker; may query the store.
+ * ask before an irreversible step.  May query the store (and block on it).
+ * Returns: true while the fire is this node's; false when it is not, when
+ * the store cannot tell, or for a misfire event.
+ * Ownership: none.
+ * Thread: the worker running the job.
  */
-CHIME_EXTERN bool chime_ctx_still_owned(chime_ctx *ctx);
+CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
+
 /*
- * chime_ctx_fail: marks the run failed with a message (copied), recorded in
- * the history and passed to JOB_WAS_EXECUTED listeners; the trigger goes on
- * as scheduled.  Returns: 0; CHIME_EINVAL.
+ * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";
+ * cut to CHIME_MAX_DESCRIPTION_LEN bytes), recorded in the history and
+ * passed to JOB_WAS_EXECUTED listeners; the trigger goes on as scheduled.
+ * Returns: 0; CHIME_EINVAL (NULL ctx, a misfire event's ctx); CHIME_ENOMEM.
+ * Ownership: message is copied.
+ * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
 

@@ -7,6 +7,7 @@
 
 #include "triggers/cron.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,8 @@
 /* Quartz's default priority. */
 #define DEFAULT_PRIORITY 5
 
-int chime__record_err(char *errbuf, size_t errbuf_len, int code, const char *fmt,
-                ...) {
+int chime__record_err(char *errbuf, size_t errbuf_len, int code,
+                      const char *fmt, ...) {
   if (errbuf && errbuf_len > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -30,17 +31,21 @@ int chime__record_err(char *errbuf, size_t errbuf_len, int code, const char *fmt
 static size_t utf8_sequence(const unsigned char *s) {
   if (s[0] < 0x80)
     return 1;
-  size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-           : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+  size_t n = (s[0] & 0xE0) == 0xC0   ? 2
+             : (s[0] & 0xF0) == 0xE0 ? 3
+             : (s[0] & 0xF8) == 0xF0 ? 4
+                                     : 0;
   if (n == 0 || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
     return 0;
   for (size_t i = 1; i < n; i++)
     if ((s[i] & 0xC0) != 0x80)
       return 0;
   /* Overlong three- and four-byte forms, surrogates, past U+10FFFF. */
-  if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+  if (n == 3 &&
+      ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
     return 0;
-  if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+  if (n == 4 &&
+      ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
     return 0;
   return n;
 }
@@ -48,23 +53,27 @@ static size_t utf8_sequence(const unsigned char *s) {
 int chime__name_check(const char *value, const char *what, char *errbuf,
                       size_t errbuf_len) {
   if (!value)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "%s is missing", what);
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "%s is missing",
+                             what);
   size_t len = strlen(value);
   if (len == 0)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "%s is empty", what);
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "%s is empty",
+                             what);
   if (len > CHIME_MAX_NAME_LEN)
     return chime__record_err(errbuf, errbuf_len, CHIME_ELIMIT,
-                "%s is %zu bytes long; at most %d are allowed", what, len,
-                CHIME_MAX_NAME_LEN);
+                             "%s is %zu bytes long; at most %d are allowed",
+                             what, len, CHIME_MAX_NAME_LEN);
   const unsigned char *s = (const unsigned char *)value;
   for (size_t i = 0; i < len;) {
     if (s[i] < 0x20 || s[i] == 0x7F)
       return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                  "%s has a control character at byte %zu", what, i + 1);
+                               "%s has a control character at byte %zu", what,
+                               i + 1);
     size_t n = utf8_sequence(s + i);
     if (n == 0)
       return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                  "%s is not valid UTF-8 at byte %zu", what, i + 1);
+                               "%s is not valid UTF-8 at byte %zu", what,
+                               i + 1);
     i += n;
   }
   return 0;
@@ -149,24 +158,27 @@ void *chime__dup_bytes(const void *data, size_t len, bool *ok) {
 /* ------------------------------------------------------------------ jobs */
 
 int chime_job_new(const char *group, const char *name, const char *type,
-                  chime_job **ret_job) {
+                  chime_job **ret_job, char *errbuf, size_t errbuf_len) {
   int r;
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
   if (!ret_job)
-    return CHIME_EINVAL;
-  if ((r = chime__name_check(group, "job group", NULL, 0)) < 0 ||
-      (r = chime__name_check(name, "job name", NULL, 0)) < 0 ||
-      (r = chime__name_check(type, "job type", NULL, 0)) < 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "no place to return the job");
+  if ((r = chime__name_check(group, "job group", errbuf, errbuf_len)) < 0 ||
+      (r = chime__name_check(name, "job name", errbuf, errbuf_len)) < 0 ||
+      (r = chime__name_check(type, "job type", errbuf, errbuf_len)) < 0)
     return r;
   chime_job *job = calloc(1, sizeof *job);
   if (!job)
-    return CHIME_ENOMEM;
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   job->group = strdup(group);
   job->name = strdup(name);
   job->type = strdup(type);
   job->concurrency = CHIME_CONCURRENCY_ALLOW;
   if (!job->group || !job->name || !job->type) {
     chime_job_free(job);
-    return CHIME_ENOMEM;
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
   }
   *ret_job = job;
   return 0;
@@ -184,6 +196,9 @@ void chime_job_free(chime_job *job) {
 }
 
 chime_job *chime__job_copy(const chime_job *job) {
+  /* Only a job that passed chime_job_new is ever copied. */
+  assert(job && job->group && job->name && job->type);
+  assert(job->data_len == 0 || job->data);
   bool ok = true;
   chime_job *c = calloc(1, sizeof *c);
   if (!c)
@@ -202,12 +217,14 @@ chime_job *chime__job_copy(const chime_job *job) {
 }
 
 int chime_job_set_description(chime_job *job, const char *text) {
-  return job ? chime__set_text(&job->description, text, CHIME_MAX_DESCRIPTION_LEN)
+  return job ? chime__set_text(&job->description, text,
+                               CHIME_MAX_DESCRIPTION_LEN)
              : CHIME_EINVAL;
 }
 
 int chime_job_set_data(chime_job *job, const void *data, size_t len) {
-  return job ? chime__set_bytes(&job->data, &job->data_len, data, len) : CHIME_EINVAL;
+  return job ? chime__set_bytes(&job->data, &job->data_len, data, len)
+             : CHIME_EINVAL;
 }
 
 int chime_job_set_durable(chime_job *job, bool durable) {
@@ -239,27 +256,35 @@ int chime_job_set_persist_data(chime_job *job, bool yes) {
   return 0;
 }
 
-const char *chime_job_group(const chime_job *job) { return job ? job->group : NULL; }
-const char *chime_job_name(const chime_job *job) { return job ? job->name : NULL; }
-const char *chime_job_type(const chime_job *job) { return job ? job->type : NULL; }
-const char *chime_job_description(const chime_job *job) {
+const char *chime_job_get_group(const chime_job *job) {
+  return job ? job->group : NULL;
+}
+const char *chime_job_get_name(const chime_job *job) {
+  return job ? job->name : NULL;
+}
+const char *chime_job_get_type(const chime_job *job) {
+  return job ? job->type : NULL;
+}
+const char *chime_job_get_description(const chime_job *job) {
   return job ? job->description : NULL;
 }
 
-const void *chime_job_data(const chime_job *job, size_t *ret_len) {
+const void *chime_job_get_data(const chime_job *job, size_t *ret_len) {
   if (ret_len)
     *ret_len = job ? job->data_len : 0;
   return job ? job->data : NULL;
 }
 
-bool chime_job_is_durable(const chime_job *job) { return job && job->durable; }
-bool chime_job_requests_recovery(const chime_job *job) {
+bool chime_job_get_durable(const chime_job *job) {
+  return job && job->durable;
+}
+bool chime_job_get_requests_recovery(const chime_job *job) {
   return job && job->requests_recovery;
 }
-chime_concurrency chime_job_concurrency(const chime_job *job) {
+chime_concurrency chime_job_get_concurrency(const chime_job *job) {
   return job ? job->concurrency : CHIME_CONCURRENCY_ALLOW;
 }
-bool chime_job_persists_data(const chime_job *job) {
+bool chime_job_get_persist_data(const chime_job *job) {
   return job && job->persist_data;
 }
 

@@ -7,7 +7,8 @@
  * A trigger record holds its definition as given (kind fields, zone name,
  * cron text, calendar name) plus the resolved chime_schedule (zone and cron
  * compiled, owned by the record; the calendar pointer is borrowed from the
- * store that resolves the name, NULL elsewhere) and its chime_fire_state (triggers/trigger.h).
+ * store that resolves the name, NULL elsewhere) and its chime_fire_state
+ * (triggers/trigger.h).
  */
 #ifndef CHIME_MODEL_RECORDS_H
 #define CHIME_MODEL_RECORDS_H
@@ -53,10 +54,10 @@ struct chime_trigger {
   char *calendar_name; /* NULL for none */
   void *data;
   size_t data_len;
-  char *zone_name;       /* cron, calendar-interval, daily */
-  char *cron_text;       /* cron */
-  chime_cron *cron;      /* owned, compiled from cron_text */
-  bool start_set;        /* start_ms given; otherwise "now" when scheduled */
+  char *zone_name;         /* cron, calendar-interval, daily */
+  char *cron_text;         /* cron */
+  chime_cron *cron;        /* owned, compiled from cron_text */
+  bool start_set;          /* start_ms given; otherwise "now" when scheduled */
   chime_schedule schedule; /* zone and cron point into this record */
   chime_fire_state state;
   chime_store_state store_state;

@@ -9,10 +9,17 @@
 #include "triggers/cron.h"
 #include "triggers/misfire.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DEFAULT_PRIORITY 5
+
+/* Constructors leave errbuf empty on success. */
+static void errbuf_clear(char *errbuf, size_t errbuf_len) {
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
+}
 
 /* A trigger with the key checked and the kind-independent defaults. */
 static int trigger_alloc(const char *group, const char *name,
@@ -60,6 +67,7 @@ int chime_trigger_simple_new(const char *group, const char *name,
                              int64_t interval_ms, int32_t repeat_count,
                              chime_trigger **ret_trigger, char *errbuf,
                              size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   if (repeat_count < CHIME_REPEAT_INDEFINITELY)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "repeat count %d is below -1 (indefinitely)",
@@ -67,7 +75,8 @@ int chime_trigger_simple_new(const char *group, const char *name,
   if (interval_ms < 0 || (interval_ms == 0 && repeat_count != 0))
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "interval must be positive for a trigger that "
-                             "repeats (got %lld ms)", (long long)interval_ms);
+                             "repeats (got %lld ms)",
+                             (long long)interval_ms);
   chime_trigger *t;
   int r = trigger_alloc(group, name, CHIME_TRIGGER_SIMPLE, NULL, &t, errbuf,
                         errbuf_len);
@@ -111,6 +120,7 @@ int chime_trigger_calendar_interval_new(const char *group, const char *name,
                                         const char *zone,
                                         chime_trigger **ret_trigger,
                                         char *errbuf, size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   chime_trigger *t;
   int r = trigger_alloc(group, name, CHIME_TRIGGER_CALENDAR_INTERVAL, zone, &t,
                         errbuf, errbuf_len);
@@ -133,6 +143,7 @@ int chime_trigger_daily_new(const char *group, const char *name,
                             chime_interval_unit unit, int32_t repeat_count,
                             const char *zone, chime_trigger **ret_trigger,
                             char *errbuf, size_t errbuf_len) {
+  errbuf_clear(errbuf, errbuf_len);
   chime_trigger *t;
   if (days_of_week > CHIME__DAILY_ALL_DAYS)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
@@ -188,6 +199,11 @@ static chime_cron *cron_copy(const chime_cron *cron, bool *ok) {
 }
 
 chime_trigger *chime__trigger_copy(const chime_trigger *t) {
+  assert(t && t->group && t->name);
+  assert(t->data_len == 0 || t->data);
+  /* A cron trigger's schedule points at its own compiled expression. */
+  assert(t->schedule.kind != CHIME_TRIGGER_CRON ||
+         (t->cron && t->schedule.u.cron.cron == t->cron));
   bool ok = true;
   chime_trigger *c = calloc(1, sizeof *c);
   if (!c)
@@ -214,10 +230,14 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
 
 int chime__trigger_prepare(chime_trigger *t, const chime_calendar *calendar,
                            int64_t now_ms, char *errbuf, size_t errbuf_len) {
+  assert(t && t->group && t->name);
+  /* The calendar is resolved from the name by the store. */
+  assert(!calendar || t->calendar_name);
   if (!t->job_group || !t->job_name)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "trigger %s.%s names no job (chime_trigger_set_job)",
-                             t->group, t->name);
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EINVAL,
+        "trigger %s.%s names no job (chime_trigger_set_job)", t->group,
+        t->name);
   if (!t->start_set) {
     t->schedule.start_ms = now_ms;
     t->start_set = true;
@@ -229,7 +249,8 @@ int chime__trigger_prepare(chime_trigger *t, const chime_calendar *calendar,
   r = chime__trigger_first_fire(&t->schedule, &t->state);
   if (r == CHIME_ENEVERFIRES)
     return chime__record_err(errbuf, errbuf_len, r,
-                             "trigger %s.%s will never fire", t->group, t->name);
+                             "trigger %s.%s will never fire", t->group,
+                             t->name);
   if (r < 0)
     return r;
   t->store_state = CHIME_STATE_WAITING;
@@ -260,7 +281,8 @@ int chime_trigger_set_job(chime_trigger *t, const char *job_group,
 }
 
 int chime_trigger_set_start_ms(chime_trigger *t, int64_t start_ms) {
-  if (!t || start_ms < CHIME__TRIGGER_MIN_MS || start_ms > CHIME__TRIGGER_MAX_MS)
+  if (!t || start_ms < CHIME__TRIGGER_MIN_MS ||
+      start_ms > CHIME__TRIGGER_MAX_MS)
     return CHIME_EINVAL;
   t->schedule.start_ms = start_ms;
   t->start_set = true;
@@ -268,8 +290,8 @@ int chime_trigger_set_start_ms(chime_trigger *t, int64_t start_ms) {
 }
 
 int chime_trigger_set_end_ms(chime_trigger *t, int64_t end_ms) {
-  if (!t || (end_ms != CHIME_END_NONE &&
-             (end_ms < CHIME__TRIGGER_MIN_MS || end_ms > CHIME__TRIGGER_MAX_MS)))
+  if (!t || (end_ms != CHIME_END_NONE && (end_ms < CHIME__TRIGGER_MIN_MS ||
+                                          end_ms > CHIME__TRIGGER_MAX_MS)))
     return CHIME_EINVAL;
   t->schedule.end_ms = end_ms;
   return 0;
@@ -328,44 +350,48 @@ int chime_trigger_set_skip_day_if_hour_missing(chime_trigger *t, bool yes) {
 chime_trigger_kind chime_trigger_get_kind(const chime_trigger *t) {
   return t ? t->schedule.kind : (chime_trigger_kind)0;
 }
-const char *chime_trigger_group(const chime_trigger *t) { return t ? t->group : NULL; }
-const char *chime_trigger_name(const chime_trigger *t) { return t ? t->name : NULL; }
-const char *chime_trigger_job_group(const chime_trigger *t) {
+const char *chime_trigger_get_group(const chime_trigger *t) {
+  return t ? t->group : NULL;
+}
+const char *chime_trigger_get_name(const chime_trigger *t) {
+  return t ? t->name : NULL;
+}
+const char *chime_trigger_get_job_group(const chime_trigger *t) {
   return t ? t->job_group : NULL;
 }
-const char *chime_trigger_job_name(const chime_trigger *t) {
+const char *chime_trigger_get_job_name(const chime_trigger *t) {
   return t ? t->job_name : NULL;
 }
-const char *chime_trigger_calendar(const chime_trigger *t) {
+const char *chime_trigger_get_calendar(const chime_trigger *t) {
   return t ? t->calendar_name : NULL;
 }
-const char *chime_trigger_description(const chime_trigger *t) {
+const char *chime_trigger_get_description(const chime_trigger *t) {
   return t ? t->description : NULL;
 }
-const void *chime_trigger_data(const chime_trigger *t, size_t *ret_len) {
+const void *chime_trigger_get_data(const chime_trigger *t, size_t *ret_len) {
   if (ret_len)
     *ret_len = t ? t->data_len : 0;
   return t ? t->data : NULL;
 }
-int chime_trigger_priority(const chime_trigger *t) {
+int chime_trigger_get_priority(const chime_trigger *t) {
   return t ? t->schedule.priority : 0;
 }
-chime_misfire chime_trigger_misfire(const chime_trigger *t) {
+chime_misfire chime_trigger_get_misfire(const chime_trigger *t) {
   return t ? t->schedule.misfire : CHIME_MISFIRE_SMART;
 }
-int64_t chime_trigger_start_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_start_ms(const chime_trigger *t) {
   return t && t->start_set ? t->schedule.start_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_end_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_end_ms(const chime_trigger *t) {
   return t ? t->schedule.end_ms : CHIME_END_NONE;
 }
-int64_t chime_trigger_next_fire_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_next_fire_ms(const chime_trigger *t) {
   return t ? t->state.next_fire_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_prev_fire_ms(const chime_trigger *t) {
+int64_t chime_trigger_get_prev_fire_ms(const chime_trigger *t) {
   return t ? t->state.prev_fire_ms : CHIME_NO_FIRE_MS;
 }
-int64_t chime_trigger_times_triggered(const chime_trigger *t) {
+int64_t chime_trigger_get_times_triggered(const chime_trigger *t) {
   return t ? t->state.times_triggered : 0;
 }
 chime_trigger_status chime_trigger_get_status(const chime_trigger *t) {

@@ -71,7 +71,7 @@ static int64_t floor_div(int64_t a, int64_t b) {
 
 /* Prints t_ms as ISO-8601 in zone, with the offset in force then. */
 static void print_iso(const chime_zone *zone, int64_t t_ms) {
-  int32_t off = chime_zone_offset_at(zone, t_ms);
+  int32_t off = chime_zone_get_offset_at(zone, t_ms);
   int64_t local_ms = t_ms + (int64_t)off * 1000;
   int64_t days = floor_div(local_ms, 86400000);
   int64_t ms_of_day = local_ms - days * 86400000;
@@ -96,12 +96,12 @@ static void print_iso(const chime_zone *zone, int64_t t_ms) {
  * the gap's length.
  */
 static int64_t instant_of_local(const chime_zone *zone, int64_t local_ms) {
-  int32_t before = chime_zone_offset_at(zone, local_ms - 86400000);
-  int32_t after = chime_zone_offset_at(zone, local_ms + 86400000);
+  int32_t before = chime_zone_get_offset_at(zone, local_ms - 86400000);
+  int32_t after = chime_zone_get_offset_at(zone, local_ms + 86400000);
   int64_t t1 = local_ms - (int64_t)before * 1000;
   int64_t t2 = local_ms - (int64_t)after * 1000;
-  bool ok1 = chime_zone_offset_at(zone, t1) == before;
-  bool ok2 = chime_zone_offset_at(zone, t2) == after;
+  bool ok1 = chime_zone_get_offset_at(zone, t1) == before;
+  bool ok2 = chime_zone_get_offset_at(zone, t2) == after;
   if (ok1 && ok2)
     return t1 < t2 ? t1 : t2;
   if (ok2)

@@ -22,8 +22,8 @@
 #define SCHED "ctltest"
 
 static int fail(const char *what, int r, const char *err) {
-  fprintf(stderr, "chimectl-test-setup: %s: %s %s\n", what,
-          chime_strerror(r), err ? err : "");
+  fprintf(stderr, "chimectl-test-setup: %s: %s %s\n", what, chime_strerror(r),
+          err ? err : "");
   return 1;
 }
 
@@ -50,10 +50,10 @@ static int sql(MYSQL *db, const char *fmt, ...) {
   return 0;
 }
 
-static int add(chime_store *s, const char *jg, const char *jn,
-               const char *type, bool forbid, chime_trigger *t) {
+static int add(chime_store *s, const char *jg, const char *jn, const char *type,
+               bool forbid, chime_trigger *t) {
   chime_job *job = NULL;
-  int r = chime_job_new(jg, jn, type, &job);
+  int r = chime_job_new(jg, jn, type, &job, NULL, 0);
   if (r == 0 && forbid)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
   if (r == 0)
@@ -90,10 +90,9 @@ static int setup(const char *url, MYSQL *db, const char *p) {
                                 CHIME_REPEAT_INDEFINITELY, &t[1], NULL, 0);
   e |= chime_trigger_calendar_interval_new("etl", "cal", 2, CHIME_UNIT_DAY,
                                            "UTC", &t[2], NULL, 0);
-  e |= chime_trigger_daily_new("etl", "window", 9 * 3600, 17 * 3600, 0x3e,
-                               30, CHIME_UNIT_MINUTE,
-                               CHIME_REPEAT_INDEFINITELY, "Europe/Berlin",
-                               &t[3], NULL, 0);
+  e |= chime_trigger_daily_new("etl", "window", 9 * 3600, 17 * 3600, 0x3e, 30,
+                               CHIME_UNIT_MINUTE, CHIME_REPEAT_INDEFINITELY,
+                               "Europe/Berlin", &t[3], NULL, 0);
   e |= chime_trigger_simple_new("ops", "late", 0, 0, &t[4], NULL, 0);
   e |= chime_trigger_simple_new("ops", "claimed", 600000,
                                 CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
@@ -185,13 +184,15 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "setup") == 0) {
     bad = setup(argv[2], db, p);
   } else if (strcmp(argv[1], "newer") == 0) {
-    bad = sql(db, "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
-                  "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)", p) ||
+    bad = sql(db,
+              "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
+              "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)",
+              p) ||
           sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
   } else if (strcmp(argv[1], "drop") == 0) {
-    static const char *const tables[] = {
-        "fired", "triggers", "jobs", "calendars", "paused_groups",
-        "nodes", "history", "schema_version"};
+    static const char *const tables[] = {"fired",     "triggers",      "jobs",
+                                         "calendars", "paused_groups", "nodes",
+                                         "history",   "schema_version"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

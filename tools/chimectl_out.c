@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ctl_table_init(ctl_table *t, const char *const *heads,
-                    const bool *numeric, size_t ncols) {
+void ctl_table_init(ctl_table *t, const char *const *heads, const bool *numeric,
+                    size_t ncols) {
   memset(t, 0, sizeof *t);
   t->heads = heads;
   t->numeric = numeric;
@@ -150,7 +150,7 @@ void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   const chime_zone *z = NULL;
   int32_t off = 0;
   if (zone && chime_zone_get(zone, &z) == 0)
-    off = chime_zone_offset_at(z, t_ms);
+    off = chime_zone_get_offset_at(z, t_ms);
   chime_civil c;
   chime__civil_from_ms(t_ms + (int64_t)off * 1000, &c);
   char offs[16] = "Z";
@@ -225,7 +225,8 @@ int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms) {
   if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       s > 59 || h < 0 || mi < 0 || s < 0)
     return CHIME_EINVAL;
-  *ret_ms = (chime__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
-            INT64_C(1000);
+  *ret_ms =
+      (chime__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
+      INT64_C(1000);
   return 0;
 }

@@ -149,7 +149,7 @@ int chime__calendar_to_string(const chime_calendar *cal, char **ret_text) {
     buf_adds(&b, chime__calendar_kind_names[c->kind]);
     if (c->zone != NULL) {
       buf_adds(&b, " zone=");
-      buf_add_encoded(&b, chime_zone_name(c->zone));
+      buf_add_encoded(&b, chime_zone_get_name(c->zone));
     }
     if (c->description != NULL) {
       buf_adds(&b, " desc=");

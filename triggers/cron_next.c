@@ -281,7 +281,7 @@ static int64_t fall_back_instant(const chime_zone *zone, int64_t lo, int32_t o1,
   int64_t hi = lo + (o1 - o2);
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (chime_zone_offset_at(zone, mid * CHIME_MS_PER_SECOND) == o1)
+    if (chime_zone_get_offset_at(zone, mid * CHIME_MS_PER_SECOND) == o1)
       lo = mid;
     else
       hi = mid;

@@ -29,7 +29,7 @@ int64_t chime__jcal_add_days(const chime_zone *zone, int64_t t_ms,
   int64_t tod = l.hour * CHIME_MS_PER_HOUR + l.minute * CHIME_MS_PER_MINUTE +
                 l.second * CHIME_MS_PER_SECOND + l.millisecond;
   int64_t t1 = fd * CHIME_MS_PER_DAY + tod - (int64_t)off1 * 1000;
-  int64_t diff = ((int64_t)off1 - chime_zone_offset_at(zone, t1)) * 1000;
+  int64_t diff = ((int64_t)off1 - chime_zone_get_offset_at(zone, t1)) * 1000;
   if (diff == 0)
     return t1;
   /* GregorianCalendar.add: correct by the offset change unless that

@@ -150,7 +150,7 @@ int64_t chime__zone_resolve_local(const chime_zone *zone,
   return l_ms - (int64_t)wall_off * 1000;
 }
 
-int32_t chime_zone_offset_at(const chime_zone *zone, int64_t t_ms) {
+int32_t chime_zone_get_offset_at(const chime_zone *zone, int64_t t_ms) {
   if (zone == NULL)
     return 0;
   int64_t start, end;
@@ -159,7 +159,7 @@ int32_t chime_zone_offset_at(const chime_zone *zone, int64_t t_ms) {
   return off;
 }
 
-const char *chime_zone_name(const chime_zone *zone) {
+const char *chime_zone_get_name(const chime_zone *zone) {
   return zone == NULL ? NULL : zone->name;
 }
 

@@ -14,7 +14,7 @@
  * completions): one row when the load is light, large batches when it is
  * heavy, no timer.
  *
- * actual_ms is chime_ctx_fire_ms(): the run's start on the store clock (the
+ * actual_ms is chime_ctx_get_fire_ms(): the run's start on the store clock (the
  * database's), the clock scheduled_ms is on, so lateness needs no clock
  * correction.
  */
@@ -43,8 +43,8 @@ typedef struct row {
   char trigger[2 * CHIME_MAX_NAME_LEN + 1]; /* escaped */
   int64_t scheduled_ms, actual_ms, fire_id;
   int recovering;
-  bool written; /* the writer is done with it */
-  int result;   /* 0, or -1 when it was lost */
+  bool written;        /* the writer is done with it */
+  int result;          /* 0, or -1 when it was lost */
   pthread_cond_t wake; /* its run waits on this */
   struct row *next;
 } row;
@@ -137,10 +137,10 @@ static void write_some(node *n) {
 
 /* Records the run; returns once its row is committed (or lost). */
 static int record(node *n, chime_ctx *ctx) {
-  const char *trigger = chime_ctx_trigger_name(ctx);
-  row w = {.scheduled_ms = chime_ctx_scheduled_ms(ctx),
-           .actual_ms = chime_ctx_fire_ms(ctx),
-           .fire_id = chime_ctx_fire_id(ctx),
+  const char *trigger = chime_ctx_get_trigger_name(ctx);
+  row w = {.scheduled_ms = chime_ctx_get_scheduled_ms(ctx),
+           .actual_ms = chime_ctx_get_fire_ms(ctx),
+           .fire_id = chime_ctx_get_fire_id(ctx),
            .recovering = chime_ctx_is_recovering(ctx) ? 1 : 0};
   /* Trigger names are the bench's own t<i> or recover-<id>: nothing to
    * escape, but escape anyway without needing a connection. */
@@ -210,12 +210,12 @@ static chime_scheduler *start(const bench_opts *o, node *n) {
     r = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
   if (r == 0)
-    r = chime_register_job(s, BENCH_JOB, bench_job, n, NULL);
+    r = chime_scheduler_register_job_type(s, BENCH_JOB, bench_job, n, NULL);
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {
     fprintf(stderr, "%s: cannot start: %s (%s)\n", n->id,
-            err[0] ? err : chime_scheduler_last_error(), chime_err_name(r));
+            err[0] ? err : chime_scheduler_errmsg(s), chime_err_name(r));
     chime_scheduler_free(s);
     return NULL;
   }

@@ -62,7 +62,7 @@ static void *scheduling_thread(void *arg) {
     if (r < 0) {
       w->result = r;
       snprintf(w->error, sizeof w->error, "scheduling t%ld: %s (%s)", i,
-               chime_scheduler_last_error(), chime_err_name(r));
+               chime_scheduler_errmsg(w->sched), chime_err_name(r));
       break;
     }
   }
@@ -129,7 +129,7 @@ static chime_scheduler *open_fresh(const char *url) {
   free(fresh);
   if (r < 0) {
     fprintf(stderr, "chime-bench: opening the store: %s (%s)\n",
-            err[0] ? err : chime_scheduler_last_error(), chime_err_name(r));
+            err[0] ? err : chime_strerror(r), chime_err_name(r));
     return NULL;
   }
   return s;
@@ -141,9 +141,10 @@ int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
   if (!s)
     return -1;
   chime_job *job = NULL;
-  int r = chime_register_job(s, BENCH_JOB, never_runs, NULL, NULL);
+  int r =
+      chime_scheduler_register_job_type(s, BENCH_JOB, never_runs, NULL, NULL);
   if (r == 0)
-    r = chime_job_new(BENCH_JOB, BENCH_JOB, BENCH_JOB, &job);
+    r = chime_job_new(BENCH_JOB, BENCH_JOB, BENCH_JOB, &job, NULL, 0);
   if (r == 0)
     r = chime_job_set_durable(job, true);
   /* Only the kill mode needs it, but it costs nothing when no node dies,
@@ -155,7 +156,7 @@ int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
   chime_job_free(job);
   if (r < 0) {
     fprintf(stderr, "chime-bench: adding the job: %s (%s)\n",
-            chime_scheduler_last_error(), chime_err_name(r));
+            chime_scheduler_errmsg(s), chime_err_name(r));
     chime_scheduler_free(s);
     return -1;
   }

@@ -45,9 +45,9 @@ static void record(chime_ctx *ctx, void *user_data) {
   pthread_mutex_lock(&seen.mu);
   if (seen.n < MAX_RUNS) {
     snprintf(seen.trigger[seen.n], sizeof seen.trigger[0], "%s",
-             chime_ctx_trigger_name(ctx));
-    seen.sched[seen.n] = chime_ctx_scheduled_ms(ctx);
-    seen.fire_id[seen.n] = chime_ctx_fire_id(ctx);
+             chime_ctx_get_trigger_name(ctx));
+    seen.sched[seen.n] = chime_ctx_get_scheduled_ms(ctx);
+    seen.fire_id[seen.n] = chime_ctx_get_fire_id(ctx);
   }
   seen.n++;
   pthread_mutex_unlock(&seen.mu);
@@ -96,8 +96,8 @@ static chime_scheduler *start(bool clear) {
     fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
   chime_config_free(cfg);
   CU_ASSERT_EQUAL_FATAL(r, 0);
-  CU_ASSERT_EQUAL_FATAL(chime_register_job(s, "record", record, NULL, NULL),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   return s;
 }
@@ -107,7 +107,8 @@ static void schedule(chime_scheduler *s, const char *name, int64_t start_ms,
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256];
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0),
+                        0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("triggers", name, interval,
                                                  repeat, &t, err, sizeof err),
                         0);

@@ -42,7 +42,7 @@ static void record(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&mu);
   if (nruns < MAX_RUNS)
-    sched[nruns] = chime_ctx_scheduled_ms(ctx);
+    sched[nruns] = chime_ctx_get_scheduled_ms(ctx);
   nruns++;
   pthread_mutex_unlock(&mu);
 }
@@ -63,8 +63,8 @@ static chime_scheduler *start(void) {
   char url[1024];
   const char *base = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url, "%s%cprefix=chime_mr_&auto_create=1&clear=1",
-           base, strchr(base, '?') ? '&' : '?');
+  snprintf(url, sizeof url, "%s%cprefix=chime_mr_&auto_create=1&clear=1", base,
+           strchr(base, '?') ? '&' : '?');
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
@@ -77,8 +77,8 @@ static chime_scheduler *start(void) {
   if (r != 0)
     fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
   CU_ASSERT_EQUAL_FATAL(r, 0);
-  CU_ASSERT_EQUAL_FATAL(chime_register_job(s, "record", record, NULL, NULL),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   return s;
 }
@@ -94,7 +94,7 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256];
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "tick", "record", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "tick", "record", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "tick", INTERVAL_MS,
                                                  CHIME_REPEAT_INDEFINITELY, &t,
                                                  err, sizeof err),
@@ -112,7 +112,8 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
   CU_ASSERT_EQUAL(system(cmd), 0);
   int before = runs();
   /* Fires resume once the store reconnected. */
-  for (int64_t end = wall_ms() + 30000; wall_ms() < end && runs() < before + 10;)
+  for (int64_t end = wall_ms() + 30000;
+       wall_ms() < end && runs() < before + 10;)
     sleep_ms(50);
   CU_ASSERT(runs() >= before + 10);
   chime_scheduler_free(s);

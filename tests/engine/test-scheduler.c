@@ -7,6 +7,14 @@
  * pausing, a busy store's completion retried (a wrapped store), calendar
  * wrappers, configuration errors and NULL handles.
  *
+ * The same source builds two runners (tests/meson.build): engine/scheduler
+ * on the memory store, and, with CHIME_TEST_MYSQL defined,
+ * engine/scheduler-mysql, where every scheduler uses the MySQL/MariaDB store
+ * of the throwaway server: the same behaviours must hold when every claim,
+ * fire and completion is a durable transaction.  Its tables have their own
+ * prefix (chime_es_), and clear=1 empties them whenever a scheduler opens
+ * the store.
+ *
  * Timing: intervals are short and margins wide; every wait is on a
  * condition variable with a generous deadline (WAIT_MS), never a bare
  * sleep, except where the test must prove that nothing happens for a
@@ -25,6 +33,7 @@
 #include <time.h>
 
 #define WAIT_MS 10000
+#define CHIME_TEST_ERRMSG_LEN 256
 #define MAX_RUNS 256
 
 /* What the "rec" job and the listener saw. */
@@ -39,18 +48,18 @@ typedef struct rec {
   char trigger_group[MAX_RUNS][64];
   char data[MAX_RUNS][32];
   int active, max_active;
-  int sleep_ms;      /* the job sleeps this long */
-  bool fail;         /* the job calls chime_ctx_fail("boom") */
-  bool finished;     /* set after the job returns from its sleep */
-  int started;       /* JOB_TO_BE_EXECUTED */
-  int was_executed;  /* JOB_WAS_EXECUTED */
-  int failed;        /* ... with an error and the message "boom" */
-  int vetoed;        /* JOB_VETOED */
-  int completed;     /* TRIGGER_COMPLETED */
-  int misfired;      /* TRIGGER_MISFIRED */
-  int lifecycle;     /* STARTED + STANDBY + SHUTDOWN */
-  bool veto;         /* the listener vetoes every fire */
-  int destroyed;     /* destroy callbacks */
+  int sleep_ms;     /* the job sleeps this long */
+  bool fail;        /* the job calls chime_ctx_fail("boom") */
+  bool finished;    /* set after the job returns from its sleep */
+  int started;      /* JOB_TO_BE_EXECUTED */
+  int was_executed; /* JOB_WAS_EXECUTED */
+  int failed;       /* ... with an error and the message "boom" */
+  int vetoed;       /* JOB_VETOED */
+  int completed;    /* TRIGGER_COMPLETED */
+  int misfired;     /* TRIGGER_MISFIRED */
+  int lifecycle;    /* STARTED + STANDBY + SHUTDOWN */
+  bool veto;        /* the listener vetoes every fire */
+  int destroyed;    /* destroy callbacks */
 } rec;
 
 static int64_t wall_ms(void) {
@@ -107,12 +116,12 @@ static void rec_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_lock(&r->mu);
   int i = r->begun < MAX_RUNS ? r->begun : MAX_RUNS - 1;
   r->begun++;
-  r->sched[i] = chime_ctx_scheduled_ms(ctx);
+  r->sched[i] = chime_ctx_get_scheduled_ms(ctx);
   r->start[i] = wall_ms();
   snprintf(r->trigger_group[i], sizeof r->trigger_group[i], "%s",
-           chime_ctx_trigger_group(ctx));
+           chime_ctx_get_trigger_group(ctx));
   size_t len = 0;
-  const void *data = chime_ctx_data(ctx, &len);
+  const void *data = chime_ctx_get_data(ctx, &len);
   snprintf(r->data[i], sizeof r->data[i], "%.*s", (int)len,
            data ? (const char *)data : "");
   if (++r->active > r->max_active)
@@ -146,8 +155,9 @@ static bool rec_listener(const chime_event *ev, void *user_data) {
     break;
   case CHIME_EVENT_JOB_WAS_EXECUTED:
     r->was_executed++;
-    if (chime_event_error(ev) == CHIME_EJOBFAILED && chime_event_message(ev) &&
-        strcmp(chime_event_message(ev), "boom") == 0)
+    if (chime_event_get_error(ev) == CHIME_EJOBFAILED &&
+        chime_event_get_message(ev) &&
+        strcmp(chime_event_get_message(ev), "boom") == 0)
       r->failed++;
     break;
   case CHIME_EVENT_JOB_VETOED:
@@ -183,6 +193,7 @@ typedef struct opts {
   unsigned workers;
   int64_t idle_wait_ms;
   int64_t misfire_ms;
+  const char *name; /* the scheduler's (cluster's) name; NULL: "chime" */
 } opts;
 
 static void log_stderr(void *user_data, chime_log_level level,
@@ -192,8 +203,8 @@ static void log_stderr(void *user_data, chime_log_level level,
           message);
 }
 
-/* The store every scheduler of the suite uses: the memory store, or (in
- * test-scheduler-mysql.c) the throwaway MariaDB. */
+/* The store every scheduler of the suite uses: the memory store, or (with
+ * CHIME_TEST_MYSQL) the throwaway MariaDB. */
 static char store_url[2048] = "memory:";
 
 /* A scheduler on the suite's store with the "rec" job type and listener. */
@@ -203,10 +214,13 @@ static chime_scheduler *make(rec *r, opts o) {
   CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
   CU_ASSERT_EQUAL(chime_config_set_workers(cfg, o.workers ? o.workers : 4), 0);
   CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(
-                      cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000), 0);
+                      cfg, o.idle_wait_ms ? o.idle_wait_ms : 1000),
+                  0);
   if (o.misfire_ms)
     CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, o.misfire_ms),
                     0);
+  if (o.name)
+    CU_ASSERT_EQUAL(chime_config_set_scheduler_name(cfg, o.name), 0);
   if (getenv("CHIME_TEST_VERBOSE"))
     chime_config_set_log(cfg, log_stderr, NULL, CHIME_LOG_DEBUG);
   chime_scheduler *s = NULL;
@@ -214,10 +228,23 @@ static chime_scheduler *make(rec *r, opts o) {
   int rc = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
   CU_ASSERT_EQUAL_FATAL(rc, 0);
-  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, r, rec_destroy), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
-                                               rec_listener, r, rec_destroy),
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "rec", rec_job, r, rec_destroy), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL, rec_listener,
+                                               r, rec_destroy),
                   0);
+  return s;
+}
+
+/* A scheduler on the suite's store with nothing registered. */
+static chime_scheduler *plain(void) {
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, store_url), 0);
+  int rc = chime_scheduler_new(cfg, &s, NULL, 0);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
   return s;
 }
 
@@ -225,7 +252,7 @@ static chime_scheduler *make(rec *r, opts o) {
 static void add_job(chime_scheduler *s, const char *name, const char *type,
                     chime_concurrency conc) {
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, conc), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
@@ -238,10 +265,9 @@ static void add_simple(chime_scheduler *s, const char *name, const char *job,
                        chime_misfire misfire) {
   chime_trigger *t = NULL;
   char err[256] = "";
-  CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_simple_new("g", name, interval_ms, repeat, &t, err,
-                               sizeof err),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", name, interval_ms, repeat,
+                                                 &t, err, sizeof err),
+                        0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", job), 0);
   if (start_ms)
     CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, start_ms), 0);
@@ -249,7 +275,7 @@ static void add_simple(chime_scheduler *s, const char *name, const char *job,
   int rc = chime_scheduler_schedule(s, NULL, t, NULL);
   CU_ASSERT_EQUAL(rc, 0);
   if (rc != 0)
-    fprintf(stderr, "schedule: %s\n", chime_scheduler_last_error());
+    fprintf(stderr, "schedule: %s\n", chime_scheduler_errmsg(s));
   chime_trigger_free(t);
 }
 
@@ -259,10 +285,10 @@ static void test_scheduler_cron_fires_each_second_once(void) {
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_cron_new("g", "every-second", "* * * * * ?", NULL, &t,
-                             NULL, 0),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("g", "every-second",
+                                               "* * * * * ?", NULL, &t, NULL,
+                                               0),
+                        0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
   chime_trigger_free(t);
@@ -309,7 +335,7 @@ static void test_scheduler_simple_repeat_then_gone(void) {
   /* The store deletes the finished trigger when its last run completes. */
   chime_trigger_status st = CHIME_TRIGGER_NORMAL;
   for (int64_t dl = wall_ms() + WAIT_MS; wall_ms() < dl; sleep_ms(10)) {
-    CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "four", &st), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "four", &st), 0);
     if (st == CHIME_TRIGGER_NONE)
       break;
   }
@@ -354,7 +380,7 @@ static void test_scheduler_shutdown_waits_for_running_job(void) {
   pthread_mutex_lock(&r.mu);
   CU_ASSERT(r.finished);
   pthread_mutex_unlock(&r.mu);
-  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_running_jobs(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_SHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0); /* idempotent */
   chime_scheduler_free(s);
@@ -380,7 +406,7 @@ static void test_scheduler_standby_then_misfire_on_start(void) {
   CU_ASSERT_EQUAL(r.misfired, 1);
   CU_ASSERT(r.start[0] >= due + 500);
   CU_ASSERT(r.sched[0] >= due + 500); /* FIRE_NOW: rescheduled to "now" */
-  CU_ASSERT_EQUAL(r.lifecycle, 4); /* started, standby, started, shutdown */
+  CU_ASSERT_EQUAL(r.lifecycle, 4);    /* started, standby, started, shutdown */
   chime_scheduler_free(s);
   rec_fini(&r);
 }
@@ -391,9 +417,8 @@ static void test_scheduler_standby_cron_do_nothing_skips(void) {
   chime_scheduler *s = make(&r, (opts){.misfire_ms = 100});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("g", "cron", "* * * * * ?",
-                                               NULL, &t, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_cron_new("g", "cron", "* * * * * ?", NULL, &t, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, wall_ms() + 1000), 0);
@@ -499,7 +524,7 @@ static void test_scheduler_trigger_job_with_data(void) {
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", "override", 8), 0);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "missing", NULL, 0),
                   CHIME_ENOTFOUND);
-  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "trigger_job") != NULL);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
   chime_scheduler_shutdown(s, true);
   CU_ASSERT_STRING_EQUAL(r.trigger_group[0], "MANUAL_TRIGGER");
@@ -529,6 +554,38 @@ static void test_scheduler_attached_to_host_loop(void) {
   CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
   chime_scheduler_free(s);
   rec_fini(&r);
+}
+
+/* Two schedulers on one host loop: each knows its loop's thread. */
+static void test_scheduler_two_on_one_host_loop(void) {
+  rec r1, r2;
+  rec_init(&r1);
+  rec_init(&r2);
+  /* Two clusters, so that on a shared database neither runs the other's. */
+  chime_scheduler *s1 = make(&r1, (opts){.name = "one"});
+  chime_scheduler *s2 = make(&r2, (opts){.name = "two"});
+  add_job(s1, "j1", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s1, "t1", "j1", 0, 0, 0, CHIME_MISFIRE_SMART);
+  add_job(s2, "j2", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s2, "t2", "j2", 0, 0, 0, CHIME_MISFIRE_SMART);
+  uv_loop_t loop;
+  CU_ASSERT_EQUAL_FATAL(uv_loop_init(&loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s1, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s2, &loop), 0);
+  for (int64_t dl = wall_ms() + WAIT_MS;
+       wall_ms() < dl &&
+       (rec_get(&r1, &r1.runs) < 1 || rec_get(&r2, &r2.runs) < 1);)
+    uv_run(&loop, UV_RUN_ONCE);
+  CU_ASSERT_EQUAL(r1.runs, 1);
+  CU_ASSERT_EQUAL(r2.runs, 1);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s1, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s2, true), 0);
+  uv_run(&loop, UV_RUN_NOWAIT);
+  CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+  chime_scheduler_free(s1);
+  chime_scheduler_free(s2);
+  rec_fini(&r1);
+  rec_fini(&r2);
 }
 
 static void test_scheduler_config_validation(void) {
@@ -564,22 +621,76 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_EQUAL(chime_config_set_store_url(c, "memory:"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_new(c, &s, err, sizeof err), 0);
   /* The automatic instance id: host name, '-', 16 hex digits. */
-  const char *id = chime_scheduler_instance_id(s);
+  const char *id = chime_scheduler_get_instance_id(s);
   const char *dash = strrchr(id, '-');
   CU_ASSERT_PTR_NOT_NULL_FATAL(dash);
   CU_ASSERT_EQUAL(strlen(dash + 1), 16);
   CU_ASSERT_EQUAL(strspn(dash + 1, "0123456789abcdef"), 16);
-  CU_ASSERT_STRING_EQUAL(chime_scheduler_name(s), "chime");
-  CU_ASSERT_EQUAL(chime_register_job(s, "", rec_job, NULL, NULL),
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_get_name(s), "chime");
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "", rec_job, NULL, NULL),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_register_job(s, "t", NULL, NULL, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "t", NULL, NULL, NULL),
+                  CHIME_EINVAL);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "nd", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), CHIME_EINVAL);
-  CU_ASSERT(strstr(chime_scheduler_last_error(), "durable") != NULL);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "durable") != NULL);
   chime_job_free(job);
   chime_scheduler_free(s);
   chime_config_free(c);
+}
+
+/* A listener added while the scheduler fires hears the runs after it. */
+static void test_scheduler_listener_added_after_start(void) {
+  rec r, late;
+  rec_init(&r);
+  rec_init(&late);
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED,
+                                               rec_listener, &late, NULL),
+                  0);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0), 0);
+  CU_ASSERT(rec_wait(&late, &late.was_executed, 1, WAIT_MS));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(late.was_executed, 1);
+  CU_ASSERT_EQUAL(late.lifecycle, 0); /* not in its mask */
+  rec_fini(&late);
+  rec_fini(&r);
+}
+
+static bool quiet_listener(const chime_event *ev, void *user_data) {
+  (void)ev;
+  (void)user_data;
+  return false;
+}
+
+/* CHIME_EVENT_ALL, generated from CHIME_EVENT_MAP, is every kind's bit and
+ * nothing else: twelve kinds, bits 0 to 11, as before the list existed. */
+static void test_scheduler_event_all_from_the_map(void) {
+  unsigned all = 0, n = 0;
+#define EVENT_BIT(name, bit, thread)                                           \
+  CU_ASSERT_EQUAL(all &(1u << (bit)), 0);                                      \
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_##name, 1u << (bit));                  \
+  CU_ASSERT(strlen(thread) > 0);                                               \
+  all |= 1u << (bit);                                                          \
+  n++;
+  CHIME_EVENT_MAP(EVENT_BIT)
+#undef EVENT_BIT
+  CU_ASSERT_EQUAL(n, 12);
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, all);
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, 0xFFFu);
+  /* add_listener accepts exactly the mask's bits. */
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL + 1u,
+                                               quiet_listener, NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "event mask"));
+  CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL,
+                                               quiet_listener, NULL, NULL),
+                  0);
+  chime_scheduler_free(s);
 }
 
 static void test_scheduler_null_handles_and_after_shutdown(void) {
@@ -588,48 +699,50 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   chime_config_free(NULL);
   chime_scheduler_free(NULL);
   CU_ASSERT_EQUAL(chime_scheduler_start(NULL), CHIME_EINVAL);
-  CU_ASSERT(strlen(chime_scheduler_last_error()) > 0);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
   CU_ASSERT_EQUAL(chime_scheduler_standby(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, true), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_register_job(NULL, "t", rec_job, NULL, NULL),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
+      CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(NULL, "g", "n", NULL, 0),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL,
-                                            &keys, &n),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL, &keys, &n),
+      CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(NULL, CHIME_EVENT_ALL,
                                                rec_listener, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_attach(NULL, NULL), CHIME_EINVAL);
-  CU_ASSERT_PTR_NULL(chime_scheduler_instance_id(NULL));
-  CU_ASSERT_EQUAL(chime_scheduler_running_jobs(NULL), 0);
-  CU_ASSERT_PTR_NULL(chime_ctx_job_name(NULL));
+  CU_ASSERT_PTR_NULL(chime_scheduler_get_instance_id(NULL));
+  CU_ASSERT_EQUAL(chime_scheduler_get_running_jobs(NULL), 0);
+  CU_ASSERT_PTR_NULL(chime_ctx_get_job_name(NULL));
   CU_ASSERT_EQUAL(chime_ctx_fail(NULL, "x"), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_event_error(NULL), 0);
+  CU_ASSERT_EQUAL(chime_event_get_error(NULL), 0);
 
   rec r;
   rec_init(&r);
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
-  CU_ASSERT_EQUAL(chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys,
-                                            &n), 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
   chime_keys_free(keys, n);
   CU_ASSERT_EQUAL(chime_scheduler_get_job(s, NULL, "j", NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), CHIME_ESHUTDOWN);
-  CU_ASSERT_EQUAL(chime_register_job(s, "x", rec_job, NULL, NULL),
-                  CHIME_ESHUTDOWN);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "x", rec_job, NULL, NULL),
+      CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0),
                   CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(s), CHIME_ESHUTDOWN);
-  CU_ASSERT(strstr(chime_scheduler_last_error(), "shut down") != NULL);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "shut down") != NULL);
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(r.destroyed, 2);
   rec_fini(&r);
@@ -641,8 +754,9 @@ static void test_scheduler_register_replaces_and_destroys_once(void) {
   chime_scheduler *s = make(&r, (opts){0});
   rec other;
   rec_init(&other);
-  CU_ASSERT_EQUAL(chime_register_job(s, "rec", rec_job, &other, rec_destroy),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "rec", rec_job, &other, rec_destroy),
+      0);
   CU_ASSERT_EQUAL(r.destroyed, 1); /* the replaced one, at once: idle */
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   add_simple(s, "t", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
@@ -664,7 +778,7 @@ static void test_scheduler_pause_and_resume_trigger(void) {
   add_simple(s, "paused", "j", wall_ms() + 200, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "paused"), 0);
   chime_trigger_status st = CHIME_TRIGGER_NONE;
-  CU_ASSERT_EQUAL(chime_scheduler_get_trigger_state(s, "g", "paused", &st), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "paused", &st), 0);
   CU_ASSERT_EQUAL(st, CHIME_TRIGGER_PAUSED);
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "nope"),
                   CHIME_ENOTFOUND);
@@ -728,20 +842,20 @@ static void ctx_job(chime_ctx *ctx, void *user_data) {
   ctx_seen *c = user_data;
   pthread_mutex_lock(&c->r.mu);
   int i = c->r.runs < 4 ? c->r.runs : 3;
-  c->fire_id[i] = chime_ctx_fire_id(ctx);
-  c->times[i] = chime_ctx_times_triggered(ctx);
-  c->prev[i] = chime_ctx_prev_fire_ms(ctx);
-  c->next[i] = chime_ctx_next_fire_ms(ctx);
-  c->owned[i] = chime_ctx_still_owned(ctx);
+  c->fire_id[i] = chime_ctx_get_fire_id(ctx);
+  c->times[i] = chime_ctx_get_times_triggered(ctx);
+  c->prev[i] = chime_ctx_get_prev_fire_ms(ctx);
+  c->next[i] = chime_ctx_get_next_fire_ms(ctx);
+  c->owned[i] = chime_ctx_is_still_owned(ctx);
   size_t len = 0;
-  const char *d = chime_ctx_data(ctx, &len);
+  const char *d = chime_ctx_get_data(ctx, &len);
   snprintf(c->data[i], sizeof c->data[i], "%.*s", (int)len, d ? d : "");
   char next[16];
   int n = snprintf(next, sizeof next, "run-%d", i + 1);
-  CU_ASSERT_EQUAL(chime_ctx_set_data(ctx, next, (size_t)n), 0);
-  CU_ASSERT_STRING_EQUAL(chime_ctx_job_type(ctx), "ctx");
+  CU_ASSERT_EQUAL(chime_ctx_set_job_data(ctx, next, (size_t)n), 0);
+  CU_ASSERT_STRING_EQUAL(chime_ctx_get_job_type(ctx), "ctx");
   CU_ASSERT_FALSE(chime_ctx_is_recovering(ctx));
-  CU_ASSERT(chime_ctx_fire_ms(ctx) >= chime_ctx_scheduled_ms(ctx));
+  CU_ASSERT(chime_ctx_get_fire_ms(ctx) >= chime_ctx_get_scheduled_ms(ctx));
   c->r.runs++;
   pthread_cond_broadcast(&c->r.cv);
   pthread_mutex_unlock(&c->r.mu);
@@ -752,13 +866,13 @@ static void test_scheduler_ctx_and_persisted_data(void) {
   memset(&c, 0, sizeof c);
   rec_init(&c.r);
   chime_scheduler *s = make(&c.r, (opts){0});
-  CU_ASSERT_EQUAL(chime_register_job(s, "ctx", ctx_job, &c, NULL), 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "ctx", ctx_job, &c, NULL), 0);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "pj", "ctx", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_persist_data(job, true), 0);
-  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID),
-                  0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
   CU_ASSERT_EQUAL(chime_job_set_data(job, "run-0", 5), 0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
   chime_job_free(job);
@@ -805,6 +919,85 @@ static void test_scheduler_calendar_wrappers(void) {
   chime_calendar_free(NULL);
 }
 
+/* What another thread saw of its own failed call on s1. */
+typedef struct errmsg_probe {
+  chime_scheduler *s1, *s2;
+  int code;
+  char seen1[CHIME_TEST_ERRMSG_LEN], seen2[CHIME_TEST_ERRMSG_LEN];
+} errmsg_probe;
+
+static void *errmsg_thread(void *arg) {
+  errmsg_probe *p = arg;
+  p->code = chime_scheduler_remove_job(p->s1, "g", "absent");
+  snprintf(p->seen1, sizeof p->seen1, "%s", chime_scheduler_errmsg(p->s1));
+  snprintf(p->seen2, sizeof p->seen2, "%s", chime_scheduler_errmsg(p->s2));
+  return NULL;
+}
+
+/* The contract of chime_scheduler_errmsg in chime.h, sentence by
+ * sentence. */
+static void test_scheduler_errmsg_per_thread_and_handle(void) {
+  chime_scheduler *s1 = plain(), *s2 = plain();
+  /* "" when the calling thread never had a call on it fail. */
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1), "");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s1, NULL, false), CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2), "");
+  /* Another thread's failure on s1 is that thread's: it sees its own
+   * detail, and this thread's is untouched. */
+  errmsg_probe p = {.s1 = s1, .s2 = s2};
+  pthread_t th;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, errmsg_thread, &p), 0);
+  pthread_join(th, NULL);
+  CU_ASSERT_EQUAL(p.code, CHIME_ENOTFOUND);
+  CU_ASSERT_PTR_NOT_NULL(strstr(p.seen1, "chime_scheduler_remove_job"));
+  CU_ASSERT_STRING_EQUAL(p.seen2, "");
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* A call that succeeds leaves the detail of the last failed one. */
+  chime_key *keys = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL(
+      chime_scheduler_list_jobs(s1, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
+  chime_keys_free(keys, n);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* A failure on s2 is kept apart from s1's. */
+  CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s2, "g", ""), CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(chime_scheduler_errmsg(s2), "chime_scheduler_pause_trigger"));
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  /* The registration of a bad job type names the call and the argument. */
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s2, "", rec_job, NULL, NULL),
+      CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2),
+                         "chime_scheduler_register_job_type: job type is "
+                         "empty");
+  /* The detail is kept for at least four schedulers at once. */
+  chime_scheduler *more[2] = {plain(), plain()};
+  for (int i = 0; i < 2; i++)
+    CU_ASSERT_EQUAL(chime_scheduler_get_job(more[i], "g", "absent", NULL),
+                    CHIME_EINVAL);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
+                         "chime_scheduler_add_job: NULL job");
+  for (int i = 0; i < 2; i++) {
+    CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(more[i]),
+                           "chime_scheduler_get_job: NULL ret_job");
+    chime_scheduler_free(more[i]);
+  }
+  /* The detail belongs to the scheduler: a new one (perhaps at the
+   * address of a freed one) has none. */
+  chime_scheduler_free(s1);
+  chime_scheduler *s3 = plain();
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s3), "");
+  chime_scheduler_free(s3);
+  chime_scheduler_free(s2);
+}
+
 static CU_TestInfo scheduler_tests[] = {
     {"cron * * * * * ? fires each second once",
      test_scheduler_cron_fires_each_second_once},
@@ -825,22 +1018,50 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_unregistered_type_never_runs},
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
+    {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",
      test_scheduler_null_handles_and_after_shutdown},
     {"register replaces, destroy once",
      test_scheduler_register_replaces_and_destroys_once},
-    {"pause and resume a trigger",
-     test_scheduler_pause_and_resume_trigger},
+    {"pause and resume a trigger", test_scheduler_pause_and_resume_trigger},
     {"a busy store's completion is retried",
      test_scheduler_complete_retried_when_busy},
-    {"job context and persisted data",
-     test_scheduler_ctx_and_persisted_data},
+    {"job context and persisted data", test_scheduler_ctx_and_persisted_data},
     {"calendar wrappers", test_scheduler_calendar_wrappers},
+    {"a listener added after start hears later runs",
+     test_scheduler_listener_added_after_start},
+    {"CHIME_EVENT_ALL comes from CHIME_EVENT_MAP",
+     test_scheduler_event_all_from_the_map},
+    {"errmsg is per thread and per scheduler",
+     test_scheduler_errmsg_per_thread_and_handle},
     CU_TEST_INFO_NULL,
 };
 
-#ifndef CHIME_SCHEDULER_TEST_MAIN
+#ifdef CHIME_TEST_MYSQL
+/* The suite's store URL: the test database, own prefix, emptied on open. */
+static int init_url(void) {
+  const char *base = chime_test_mysql_url();
+  if (!base)
+    return 1;
+  int n = snprintf(store_url, sizeof store_url,
+                   "%s%cauto_create=1&clear=1&prefix=chime_es_", base,
+                   strchr(base, '?') ? '&' : '?');
+  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+}
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "engine/scheduler-mysql",
+       .pInitFunc = init_url,
+       .pTests = scheduler_tests},
+      CU_SUITE_INFO_NULL,
+  };
+  int r = chime_test_main(suites);
+  mysql_library_end(); /* Connector/C's one-time allocations */
+  return r;
+}
+#else
 int main(void) {
   CU_SuiteInfo suites[] = {
       {.pName = "engine/scheduler", .pTests = scheduler_tests},

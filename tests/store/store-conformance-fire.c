@@ -46,11 +46,11 @@ static void test_store_acquire_order(void) {
   size_t n = sc_acquire(st, T0, T0 + MINUTE, 10, NULL, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 6);
   for (size_t i = 0; i < n; i++) {
-    CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[i]->trigger), order[i]);
+    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[i]->trigger), order[i]);
     CU_ASSERT_EQUAL(fires[i]->phase, CHIME_FIRE_ACQUIRED);
     CU_ASSERT_EQUAL(fires[i]->scheduled_ms,
-                    chime_trigger_next_fire_ms(fires[i]->trigger));
-    CU_ASSERT_STRING_EQUAL(chime_job_name(fires[i]->job), "j");
+                    chime_trigger_get_next_fire_ms(fires[i]->trigger));
+    CU_ASSERT_STRING_EQUAL(chime_job_get_name(fires[i]->job), "j");
     if (i > 0)
       CU_ASSERT(fires[i]->fire_id > fires[i - 1]->fire_id);
   }
@@ -80,12 +80,12 @@ static void test_store_acquire_limits(void) {
   free(fires);
   size_t n = sc_acquire(st, T0, T0 + SEC, 1, &only_x, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 1);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "x1");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "x1");
   CU_ASSERT_EQUAL(sc_status(st, "tg", "x1"), CHIME_TRIGGER_NORMAL);
   chime_fire **more;
   size_t m = sc_acquire(st, T0, T0 + SEC, 10, &only_x, &more);
   CU_ASSERT_EQUAL_FATAL(m, 1); /* x1 is ACQUIRED: never twice */
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(more[0]->trigger), "x2");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(more[0]->trigger), "x2");
   /* Release returns the claims. */
   CU_ASSERT_EQUAL(st->ops->release(st, fires, n), 0);
   CU_ASSERT_EQUAL(st->ops->release(st, more, m), 0);
@@ -96,7 +96,7 @@ static void test_store_acquire_limits(void) {
   sc_fires_free(fires, n);
   n = sc_acquire(st, T0, T0 + HOUR, 10, NULL, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 1);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "y1");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "y1");
   sc_fires_free(fires, n);
   sc_close(st);
 }
@@ -116,8 +116,8 @@ static void test_store_acquire_skips_misfired(void) {
   size_t n = sc_acquire(st, T0, T0, 10, NULL, &fires);
   /* IGNORE triggers are never misfired: they fire late, as scheduled. */
   CU_ASSERT_EQUAL_FATAL(n, 2);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "ignore");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[1]->trigger), "edge");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "ignore");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[1]->trigger), "edge");
   sc_fires_free(fires, n);
   sc_close(st);
 }
@@ -134,9 +134,9 @@ static void test_store_acquire_across_types(void) {
   sc_add_simple(st, "tg", "y3", "g", "y-job", T0 + 3 * SEC, 0, 0);
   size_t n = sc_acquire(st, T0, T0 + HOUR, 10, &both, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 3);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "y1");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[1]->trigger), "x2");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[2]->trigger), "y3");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "y1");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[1]->trigger), "x2");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[2]->trigger), "y3");
   CU_ASSERT_EQUAL(st->ops->release(st, fires, n), 0);
   sc_fires_free(fires, n);
   /* A job replaced with another type takes its triggers along. */
@@ -183,9 +183,9 @@ static void test_store_fire_simple_repeat(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     CU_ASSERT_EQUAL(f->phase, CHIME_FIRE_EXECUTING);
     CU_ASSERT_EQUAL(f->scheduled_ms, now);
-    CU_ASSERT_EQUAL(chime_trigger_times_triggered(f->trigger), i + 1);
-    CU_ASSERT_EQUAL(chime_trigger_prev_fire_ms(f->trigger), now);
-    CU_ASSERT_EQUAL(chime_trigger_next_fire_ms(f->trigger),
+    CU_ASSERT_EQUAL(chime_trigger_get_times_triggered(f->trigger), i + 1);
+    CU_ASSERT_EQUAL(chime_trigger_get_prev_fire_ms(f->trigger), now);
+    CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
                     i < 2 ? now + MINUTE : CHIME_NO_FIRE_MS);
     CU_ASSERT_EQUAL(sc_status(st, "tg", "t"),
                     i < 2 ? CHIME_TRIGGER_NORMAL : CHIME_TRIGGER_COMPLETE);
@@ -295,7 +295,7 @@ static void test_store_persist_data(void) {
     chime_fire *f = sc_fire_next(st, T0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     size_t len = 0;
-    const void *data = chime_job_data(f->job, &len);
+    const void *data = chime_job_get_data(f->job, &len);
     CU_ASSERT_EQUAL(len, 3);
     CU_ASSERT(data && memcmp(data, "old", 3) == 0);
     chime_outcome o = {.started_ms = T0,
@@ -310,7 +310,7 @@ static void test_store_persist_data(void) {
     chime_job *job = NULL;
     CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", rows[i].name, &job), 0);
     size_t len = 0;
-    const void *data = chime_job_data(job, &len);
+    const void *data = chime_job_get_data(job, &len);
     CU_ASSERT_EQUAL(len, 3);
     CU_ASSERT(data && memcmp(data, rows[i].expect, 3) == 0);
     chime_job_free(job);
@@ -346,7 +346,7 @@ static void test_store_forbid_blocks(void) {
   /* One trigger per FORBID job per batch; ALLOW jobs are not limited. */
   size_t n = sc_acquire(st, T0, T0, 10, NULL, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 3);
-  CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "a");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "a");
   /* Nor across batches while the claim is held. */
   chime_fire **again;
   CU_ASSERT_EQUAL(sc_acquire(st, T0, T0, 10, NULL, &again), 0);
@@ -379,7 +379,8 @@ static void test_store_forbid_blocks(void) {
   CU_ASSERT_EQUAL(n, 3); /* c, d and e: one of a, b, e */
   static const char *const expect[] = {"c", "d", "e"};
   for (size_t i = 0; i < n && i < 3; i++)
-    CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[i]->trigger), expect[i]);
+    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[i]->trigger),
+                           expect[i]);
   sc_fires_free(fires, n);
   sc_close(st);
 }
@@ -401,8 +402,7 @@ static void test_store_acquire_due(void) {
   sc_add_simple(st, "tg", "later", "g", "j", T0 + SEC, 0, 0);
   add_prio(st, "forbid-a", "f", T0, 9, 1);
   add_prio(st, "forbid-b", "f", T0, 1, 0);
-  CU_ASSERT_EQUAL_FATAL(
-      st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL_FATAL(n, 3); /* every, once, one FORBID; not later */
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_EQUAL(fires[i]->phase, CHIME_FIRE_EXECUTING);
@@ -498,9 +498,9 @@ typedef struct seen {
 static void on_misfire(void *user_data, const chime_trigger *t) {
   seen *s = user_data;
   if (s->count < 16) {
-    s->next[s->count] = chime_trigger_next_fire_ms(t);
+    s->next[s->count] = chime_trigger_get_next_fire_ms(t);
     snprintf(s->names[s->count], sizeof s->names[0], "%s",
-             chime_trigger_name(t));
+             chime_trigger_get_name(t));
   }
   s->count++;
 }
@@ -571,20 +571,21 @@ static void test_store_misfire_simple(void) {
         0);
     int64_t next = simple_rows[i].next == NOW_MARK ? now : simple_rows[i].next;
     chime_trigger *got = sc_get(st, "tg", "t");
-    bool good = handled == (simple_rows[i].handled ? 1u : 0u) && !more &&
-                s.count == (int)handled &&
-                chime_trigger_next_fire_ms(got) == next &&
-                chime_trigger_times_triggered(got) == simple_rows[i].times &&
-                got->state.repeat_count == simple_rows[i].repeat_after &&
-                sc_status(st, "tg", "t") == simple_rows[i].status &&
-                (s.count == 0 || s.next[0] == next);
+    bool good =
+        handled == (simple_rows[i].handled ? 1u : 0u) && !more &&
+        s.count == (int)handled &&
+        chime_trigger_get_next_fire_ms(got) == next &&
+        chime_trigger_get_times_triggered(got) == simple_rows[i].times &&
+        got->state.repeat_count == simple_rows[i].repeat_after &&
+        sc_status(st, "tg", "t") == simple_rows[i].status &&
+        (s.count == 0 || s.next[0] == next);
     if (!good)
       fprintf(stderr,
               "row at line %d: handled %zu, next %+lld s, times %lld, "
               "repeat %d, status %d\n",
               simple_rows[i].line, handled,
-              (long long)((chime_trigger_next_fire_ms(got) - T0) / SEC),
-              (long long)chime_trigger_times_triggered(got),
+              (long long)((chime_trigger_get_next_fire_ms(got) - T0) / SEC),
+              (long long)chime_trigger_get_times_triggered(got),
               (int)got->state.repeat_count, (int)sc_status(st, "tg", "t"));
     CU_ASSERT(good);
     chime_trigger_free(got);
@@ -724,7 +725,7 @@ static void test_store_many_triggers(void) {
     }
     for (size_t i = 0; i < n; i++) {
       int64_t ms = fires[i]->scheduled_ms;
-      int prio = chime_trigger_priority(fires[i]->trigger);
+      int prio = chime_trigger_get_priority(fires[i]->trigger);
       if (ms < last_ms || (ms == last_ms && prio > last_prio))
         ordered = false;
       last_ms = ms;
@@ -782,7 +783,7 @@ static void test_store_churn_keeps_order(void) {
     size_t n = sc_acquire(st, T0, T0 + 5000, 64, NULL, &fires);
     for (size_t i = 0; i < n; i++) {
       int idx =
-          (int)strtol(chime_trigger_name(fires[i]->trigger) + 1, NULL, 10);
+          (int)strtol(chime_trigger_get_name(fires[i]->trigger) + 1, NULL, 10);
       right = right && idx >= 0 && idx < CHURN_TRIGGERS && fate[idx] == 0;
       ordered = ordered && fires[i]->scheduled_ms >= last;
       last = fires[i]->scheduled_ms;
@@ -826,7 +827,7 @@ static void *racer(void *arg) {
     }
     for (size_t i = 0; i < n; i++) {
       int idx =
-          (int)strtol(chime_trigger_name(fires[i]->trigger) + 1, NULL, 10);
+          (int)strtol(chime_trigger_get_name(fires[i]->trigger) + 1, NULL, 10);
       if (idx < 0 || idx >= r->count)
         atomic_fetch_add(&r->errors, 1);
       else

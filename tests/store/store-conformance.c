@@ -62,7 +62,7 @@ void sc_close(chime_store *st) {
 chime_job *sc_job(const char *group, const char *name, const char *type,
                   bool durable) {
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new(group, name, type, &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new(group, name, type, &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, durable), 0);
   return job;
 }
@@ -128,7 +128,7 @@ chime_trigger *sc_get(chime_store *st, const char *group, const char *name) {
 
 int64_t sc_next(chime_store *st, const char *group, const char *name) {
   chime_trigger *t = sc_get(st, group, name);
-  int64_t next = chime_trigger_next_fire_ms(t);
+  int64_t next = chime_trigger_get_next_fire_ms(t);
   chime_trigger_free(t);
   return next;
 }
@@ -188,15 +188,15 @@ static void test_store_job_crud(void) {
 
   chime_job *got = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &got), 0);
-  CU_ASSERT_STRING_EQUAL(chime_job_description(got), "second");
-  CU_ASSERT_STRING_EQUAL(chime_job_type(got), "type-a");
-  CU_ASSERT(chime_job_is_durable(got));
+  CU_ASSERT_STRING_EQUAL(chime_job_get_description(got), "second");
+  CU_ASSERT_STRING_EQUAL(chime_job_get_type(got), "type-a");
+  CU_ASSERT(chime_job_get_durable(got));
   /* A copy: changing it changes nothing in the store. */
   CU_ASSERT_EQUAL(chime_job_set_description(got, "changed"), 0);
   chime_job_free(got);
   got = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &got), 0);
-  CU_ASSERT_STRING_EQUAL(chime_job_description(got), "second");
+  CU_ASSERT_STRING_EQUAL(chime_job_get_description(got), "second");
   chime_job_free(got);
 
   CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "nope", &got), CHIME_ENOTFOUND);
@@ -289,12 +289,12 @@ static void test_store_trigger_crud(void) {
   chime_trigger_free(t);
 
   chime_trigger *got = sc_get(st, "tg", "t");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_job_group(got), "g");
-  CU_ASSERT_STRING_EQUAL(chime_trigger_job_name(got), "j");
-  CU_ASSERT_EQUAL(chime_trigger_priority(got), 9);
-  CU_ASSERT_EQUAL(chime_trigger_next_fire_ms(got), T0 + SEC);
-  CU_ASSERT_EQUAL(chime_trigger_prev_fire_ms(got), CHIME_NO_FIRE_MS);
-  CU_ASSERT_EQUAL(chime_trigger_times_triggered(got), 0);
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_job_group(got), "g");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_job_name(got), "j");
+  CU_ASSERT_EQUAL(chime_trigger_get_priority(got), 9);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(got), T0 + SEC);
+  CU_ASSERT_EQUAL(chime_trigger_get_prev_fire_ms(got), CHIME_NO_FIRE_MS);
+  CU_ASSERT_EQUAL(chime_trigger_get_times_triggered(got), 0);
   CU_ASSERT_EQUAL(chime_trigger_get_status(got), CHIME_TRIGGER_NORMAL);
   chime_trigger_free(got);
 
@@ -561,7 +561,7 @@ static void test_store_pause_job(void) {
   size_t n = sc_acquire(st, T0, T0, 10, NULL, &fires);
   CU_ASSERT_EQUAL(n, 1);
   if (n == 1)
-    CU_ASSERT_STRING_EQUAL(chime_trigger_name(fires[0]->trigger), "k1");
+    CU_ASSERT_STRING_EQUAL(chime_trigger_get_name(fires[0]->trigger), "k1");
   CU_ASSERT_EQUAL(st->ops->release(st, fires, n), 0);
   sc_fires_free(fires, n);
   CU_ASSERT_EQUAL(st->ops->resume_job(st, "g", "j"), 0);
@@ -700,7 +700,8 @@ static void test_store_calendars(void) {
   chime_fire *f = sc_fire_next(st, T0 + 2 * DAY);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL(f->scheduled_ms, T0 + 2 * DAY);
-  CU_ASSERT_EQUAL(chime_trigger_next_fire_ms(f->trigger), T0 + 2 * DAY + HOUR);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
+                  T0 + 2 * DAY + HOUR);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   CU_ASSERT_EQUAL(st->ops->calendar_add(st, "hol", jan1, true, true), 0);

@@ -71,7 +71,7 @@ static void test_store_memory_job_becomes_forbid(void) {
   char err[256];
   CU_ASSERT_EQUAL_FATAL(chime__memory_store_open(&o, &st), 0);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
   const int64_t t0 = INT64_C(1893456000000);

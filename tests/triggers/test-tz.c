@@ -113,7 +113,7 @@ static bool check_zdump_line(const chime_zone *z, const char *line) {
   bool ok = c.year == ly && c.month == month_of(lmon) && c.day == ld &&
             c.hour == lh && c.minute == lmi && c.second == ls &&
             c.weekday == wday_of(lwd) && off == gmtoff &&
-            chime_zone_offset_at(z, t) == off;
+            chime_zone_get_offset_at(z, t) == off;
   if (!ok)
     fprintf(stderr,
             "\nmismatch for: %s  chime: %04lld-%02d-%02d %02d:%02d:%02d "
@@ -164,8 +164,8 @@ static void test_tz_matches_zdump(void) {
 
 static void check_offset_switch(const chime_zone *z, int64_t t, int32_t before,
                                 int32_t after, int line) {
-  int32_t b = chime_zone_offset_at(z, t - 1000);
-  int32_t a = chime_zone_offset_at(z, t);
+  int32_t b = chime_zone_get_offset_at(z, t - 1000);
+  int32_t a = chime_zone_get_offset_at(z, t);
   if (b != before || a != after)
     fprintf(stderr, "\nrow at line %d: %d -> %d, expected %d -> %d\n", line,
             (int)b, (int)a, (int)before, (int)after);
@@ -196,9 +196,9 @@ static void test_tz_footer_rule_new_york_and_london(void) {
     check_offset_switch(lon, start, 0, 3600, __LINE__);
     check_offset_switch(lon, end, 3600, 0, __LINE__);
     /* And mid-season, far from any edge. */
-    CU_ASSERT_EQUAL(chime_zone_offset_at(ny, utc_ms(y, 7, 1, 12, 0, 0)),
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(ny, utc_ms(y, 7, 1, 12, 0, 0)),
                     -14400);
-    CU_ASSERT_EQUAL(chime_zone_offset_at(ny, utc_ms(y, 1, 15, 12, 0, 0)),
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(ny, utc_ms(y, 1, 15, 12, 0, 0)),
                     -18000);
   }
 }
@@ -324,12 +324,12 @@ static void test_tz_fixed_offsets_and_utc(void) {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const chime_zone *z = NULL;
     int rc = chime_zone_get(rows[i].name, &z);
-    if (rc != 0 || chime_zone_offset_at(z, 1700000000000) != rows[i].offset)
+    if (rc != 0 || chime_zone_get_offset_at(z, 1700000000000) != rows[i].offset)
       fprintf(stderr, "\nrow at line %d (%s): rc %d\n", rows[i].line,
               rows[i].name, rc);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL(chime_zone_offset_at(z, 1700000000000), rows[i].offset);
-    CU_ASSERT_STRING_EQUAL(chime_zone_name(z), rows[i].name);
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, 1700000000000), rows[i].offset);
+    CU_ASSERT_STRING_EQUAL(chime_zone_get_name(z), rows[i].name);
     chime_civil c;
     chime__zone_to_local(z, 0, &c, NULL);
     CU_ASSERT_EQUAL(c.hour * 3600 + c.minute * 60,
@@ -378,7 +378,7 @@ static void test_tz_unknown_and_invalid_names(void) {
   CU_ASSERT_EQUAL(chime_zone_get(longname, &z), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_zone_get(NULL, &z), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_zone_get("UTC", NULL), CHIME_EINVAL);
-  CU_ASSERT_PTR_NULL(chime_zone_name(NULL));
+  CU_ASSERT_PTR_NULL(chime_zone_get_name(NULL));
 }
 
 /* ------------------------------------------------------- TZif images */
@@ -469,17 +469,17 @@ static void test_tz_tzif_versions(void) {
   chime_zone *z = NULL;
   build(&im, 0, 2, at, idx, 2, offs, "");
   CU_ASSERT_EQUAL_FATAL(parse(&im, &z), 0);
-  CU_ASSERT_EQUAL(chime_zone_offset_at(z, -1000), 3600);
-  CU_ASSERT_EQUAL(chime_zone_offset_at(z, 0), 7200);
-  CU_ASSERT_EQUAL(chime_zone_offset_at(z, 1000000000), 3600);
-  CU_ASSERT_STRING_EQUAL(chime_zone_name(z), "test");
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, -1000), 3600);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, 0), 7200);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, 1000000000), 3600);
+  CU_ASSERT_STRING_EQUAL(chime_zone_get_name(z), "test");
   chime__zone_free(z);
   for (char v = '2'; v <= '4'; v++) {
     build(&im, v, 2, at, idx, 2, offs, "<-03>3");
     CU_ASSERT_EQUAL_FATAL(parse(&im, &z), 0);
-    CU_ASSERT_EQUAL(chime_zone_offset_at(z, 999999000), 7200);
-    CU_ASSERT_EQUAL(chime_zone_offset_at(z, 1000000000), -10800);
-    CU_ASSERT_EQUAL(chime_zone_offset_at(z, INT64_MAX), -10800);
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, 999999000), 7200);
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, 1000000000), -10800);
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, INT64_MAX), -10800);
     chime__zone_free(z);
   }
   chime__zone_free(NULL);
@@ -527,8 +527,10 @@ static void test_tz_footer_rule_forms(void) {
   /* All-year DST (RFC 8536 section 3.3.1) stays in DST across New Year. */
   build(&im, '3', 0, NULL, NULL, 1, utc, "EST5EDT,0/0,J365/25");
   CU_ASSERT_EQUAL_FATAL(parse(&im, &z), 0);
-  CU_ASSERT_EQUAL(chime_zone_offset_at(z, utc_ms(2030, 1, 1, 5, 0, 0)), -14400);
-  CU_ASSERT_EQUAL(chime_zone_offset_at(z, utc_ms(2030, 6, 1, 5, 0, 0)), -14400);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 1, 1, 5, 0, 0)),
+                  -14400);
+  CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, utc_ms(2030, 6, 1, 5, 0, 0)),
+                  -14400);
   chime__zone_free(z);
 }
 
@@ -614,7 +616,8 @@ static void test_tz_from_tzif_real_file(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(ny);
   for (int64_t t = -INT64_C(5000000000000); t < INT64_C(20000000000000);
        t += INT64_C(3600000) * 997)
-    CU_ASSERT_EQUAL(chime_zone_offset_at(z, t), chime_zone_offset_at(ny, t));
+    CU_ASSERT_EQUAL(chime_zone_get_offset_at(z, t),
+                    chime_zone_get_offset_at(ny, t));
   chime__zone_free(z);
 }
 
@@ -699,13 +702,16 @@ static void test_tz_concurrent_get_same_pointer(void) {
  */
 static void test_tz_regression_fuzz_clamp_limit(void) {
   static uint8_t buf[4096];
-  FILE *f = fopen(chime_test_data_path("fuzz/tzif-footer-at-clamp-limit"), "rb");
+  FILE *f =
+      fopen(chime_test_data_path("fuzz/tzif-footer-at-clamp-limit"), "rb");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   size_t len = fread(buf, 1, sizeof buf, f);
   fclose(f);
   chime_zone *zone = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__zone_from_tzif("fuzz", buf, len, &zone, NULL, 0), 0);
-  static const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1, INT64_MAX - 1, INT64_MAX};
+  CU_ASSERT_EQUAL_FATAL(chime__zone_from_tzif("fuzz", buf, len, &zone, NULL, 0),
+                        0);
+  static const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1,
+                                     INT64_MAX - 1, INT64_MAX};
   for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; i++) {
     chime_civil local;
     int64_t back[2];
@@ -717,7 +723,8 @@ static void test_tz_regression_fuzz_clamp_limit(void) {
 }
 
 static CU_TestInfo tz_tests[] = {
-    {"regression: fuzz input at the clamp limit", test_tz_regression_fuzz_clamp_limit},
+    {"regression: fuzz input at the clamp limit",
+     test_tz_regression_fuzz_clamp_limit},
     {"to_local matches zdump", test_tz_matches_zdump},
     {"footer rule: New York and London to 9999",
      test_tz_footer_rule_new_york_and_london},

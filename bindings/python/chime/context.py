@@ -32,11 +32,13 @@ class JobContext:
 
     scheduler = property(lambda self: self._scheduler,
                          doc="The Scheduler running this job.")
-    job_group = property(lambda self: self._s(_L.chime_ctx_job_group))
-    job_name = property(lambda self: self._s(_L.chime_ctx_job_name))
-    job_type = property(lambda self: self._s(_L.chime_ctx_job_type))
-    trigger_group = property(lambda self: self._s(_L.chime_ctx_trigger_group))
-    trigger_name = property(lambda self: self._s(_L.chime_ctx_trigger_name))
+    job_group = property(lambda self: self._s(_L.chime_ctx_get_job_group))
+    job_name = property(lambda self: self._s(_L.chime_ctx_get_job_name))
+    job_type = property(lambda self: self._s(_L.chime_ctx_get_job_type))
+    trigger_group = property(
+        lambda self: self._s(_L.chime_ctx_get_trigger_group))
+    trigger_name = property(
+        lambda self: self._s(_L.chime_ctx_get_trigger_name))
     job_key = property(lambda self: (self.job_group, self.job_name))
     trigger_key = property(lambda self: (self.trigger_group,
                                          self.trigger_name))
@@ -44,7 +46,7 @@ class JobContext:
     @property
     def scheduled_ms(self):
         """When the fire was scheduled for (a recovered fire: the original)."""
-        return _L.chime_ctx_scheduled_ms(self._p())
+        return _L.chime_ctx_get_scheduled_ms(self._p())
 
     @property
     def scheduled_time(self):
@@ -53,7 +55,7 @@ class JobContext:
     @property
     def fire_ms(self):
         """When the run started."""
-        return _L.chime_ctx_fire_ms(self._p())
+        return _L.chime_ctx_get_fire_ms(self._p())
 
     @property
     def fire_time(self):
@@ -61,17 +63,17 @@ class JobContext:
 
     @property
     def prev_fire_ms(self):
-        ms = _L.chime_ctx_prev_fire_ms(self._p())
+        ms = _L.chime_ctx_get_prev_fire_ms(self._p())
         return None if ms == _lib.NO_FIRE_MS else ms
 
     @property
     def next_fire_ms(self):
-        ms = _L.chime_ctx_next_fire_ms(self._p())
+        ms = _L.chime_ctx_get_next_fire_ms(self._p())
         return None if ms == _lib.NO_FIRE_MS else ms
 
     @property
     def fire_id(self):
-        return _L.chime_ctx_fire_id(self._p())
+        return _L.chime_ctx_get_fire_id(self._p())
 
     @property
     def recovering(self):
@@ -80,20 +82,20 @@ class JobContext:
 
     @property
     def times_triggered(self):
-        return _L.chime_ctx_times_triggered(self._p())
+        return _L.chime_ctx_get_times_triggered(self._p())
 
     @property
     def data(self):
         """The run's data as bytes (trigger's, trigger_job's, or job's)."""
         n = ctypes.c_size_t()
-        ptr = _L.chime_ctx_data(self._p(), ctypes.byref(n))
+        ptr = _L.chime_ctx_get_data(self._p(), ctypes.byref(n))
         return _lib.read_bytes(ptr, n.value)
 
     @property
     def job_data(self):
         """The job's own data as bytes."""
         n = ctypes.c_size_t()
-        ptr = _L.chime_ctx_job_data(self._p(), ctypes.byref(n))
+        ptr = _L.chime_ctx_get_job_data(self._p(), ctypes.byref(n))
         return _lib.read_bytes(ptr, n.value)
 
     def text(self):
@@ -108,12 +110,12 @@ class JobContext:
         """New job data (bytes, str or JSON value), saved after the run when
         the job has persist_data."""
         raw = to_bytes(data) or b""
-        check(_L.chime_ctx_set_data(self._p(), raw, len(raw)))
+        check(_L.chime_ctx_set_job_data(self._p(), raw, len(raw)))
 
     def still_owned(self):
         """Whether this node still holds the fire: ask before an
         irreversible step."""
-        return bool(_L.chime_ctx_still_owned(self._p()))
+        return bool(_L.chime_ctx_is_still_owned(self._p()))
 
     def fail(self, message):
         """Marks the run failed with message; the trigger goes on."""

@@ -3,7 +3,7 @@
 Every failed call raises the subclass for its code; the exception carries
 the C code (.code), its name (.name, e.g. "CHIME_EUNKNOWNZONE") and the
 library's message (.message: the errbuf of a constructor, or
-chime_scheduler_last_error() for a scheduler call, else chime_strerror()).
+chime_scheduler_errmsg() for a scheduler call, else chime_strerror()).
 """
 
 import re
@@ -78,10 +78,11 @@ def check(code, message=None):
     return code
 
 
-def check_sched(code):
-    """check() with the thread's chime_scheduler_last_error() message."""
+def check_sched(code, sched_ptr):
+    """check() with the detail chime_scheduler_errmsg() keeps for this
+    thread's failed call on the scheduler sched_ptr."""
     if code < 0:
-        msg = _lib.dec(_lib.lib.chime_scheduler_last_error()) or None
+        msg = _lib.dec(_lib.lib.chime_scheduler_errmsg(sched_ptr)) or None
         raise error_for(code, msg)
     return code
 

@@ -18,8 +18,7 @@ import weakref
 from . import _lib
 from .context import JobContext
 from .errors import (InvalidArgument, StateError, check, check_buf,
-                     check_sched,
-                     error_for)
+                     check_sched, error_for)
 from .triggers import Job, TriggerState, to_bytes
 
 _L = _lib.lib
@@ -33,7 +32,7 @@ _MATCH = {"equals": 0, "starts_with": 1, "ends_with": 2, "contains": 3,
           "any": 4}
 LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 0, 1, 2, 3
 
-# chime_event_kind.
+# chime_event_kind (CHIME_EVENT_MAP in chime.h).
 EVENT_TRIGGER_FIRED = 1 << 0
 EVENT_JOB_TO_BE_EXECUTED = 1 << 1
 EVENT_JOB_VETOED = 1 << 2
@@ -46,7 +45,12 @@ EVENT_SCHEDULER_SHUTDOWN = 1 << 8
 EVENT_JOB_ADDED = 1 << 9
 EVENT_JOB_REMOVED = 1 << 10
 EVENT_SCHEDULER_ERROR = 1 << 11
-EVENT_ALL = 0xFFF
+# CHIME_EVENT_ALL: every kind above.
+EVENT_ALL = (EVENT_TRIGGER_FIRED | EVENT_JOB_TO_BE_EXECUTED | EVENT_JOB_VETOED
+             | EVENT_JOB_WAS_EXECUTED | EVENT_TRIGGER_COMPLETED
+             | EVENT_TRIGGER_MISFIRED | EVENT_SCHEDULER_STARTED
+             | EVENT_SCHEDULER_STANDBY | EVENT_SCHEDULER_SHUTDOWN
+             | EVENT_JOB_ADDED | EVENT_JOB_REMOVED | EVENT_SCHEDULER_ERROR)
 
 
 class Event:
@@ -55,10 +59,10 @@ class Event:
 
     def __init__(self, ptr, ctx):
         self.kind = _L.chime_event_get_kind(ptr)
-        self.error = _L.chime_event_error(ptr)
-        self.message = _lib.dec(_L.chime_event_message(ptr))
-        group = _lib.dec(_L.chime_event_job_group(ptr))
-        self.job_key = (group, _lib.dec(_L.chime_event_job_name(ptr))) \
+        self.error = _L.chime_event_get_error(ptr)
+        self.message = _lib.dec(_L.chime_event_get_message(ptr))
+        group = _lib.dec(_L.chime_event_get_job_group(ptr))
+        self.job_key = (group, _lib.dec(_L.chime_event_get_job_name(ptr))) \
             if group is not None else None
         self.ctx = ctx
         # Keys of the run, copied so they outlive the call.
@@ -168,12 +172,16 @@ class Scheduler:
             raise error_for(-19, "the scheduler is closed")
         return self._ptr
 
+    def _check(self, code):
+        """Raises for a failed call on this scheduler, with its detail."""
+        return check_sched(code, self._ptr)
+
     def start(self):
-        check_sched(_L.chime_scheduler_start(self._p()))
+        self._check(_L.chime_scheduler_start(self._p()))
         return self
 
     def standby(self):
-        check_sched(_L.chime_scheduler_standby(self._p()))
+        self._check(_L.chime_scheduler_standby(self._p()))
 
     def shutdown(self, wait=True):
         """Stops firing for good; wait: return after running jobs return."""
@@ -181,7 +189,7 @@ class Scheduler:
             if wait and getattr(_in_worker, "active", False):
                 raise StateError(-9, "a job cannot shut down its "
                                       "scheduler with wait=True")
-            check_sched(_L.chime_scheduler_shutdown(self._ptr, bool(wait)))
+            self._check(_L.chime_scheduler_shutdown(self._ptr, bool(wait)))
 
     def close(self):
         """Shuts down (waiting for running jobs) and frees the scheduler."""
@@ -224,15 +232,15 @@ class Scheduler:
 
     @property
     def name(self):
-        return _lib.dec(_L.chime_scheduler_name(self._p()))
+        return _lib.dec(_L.chime_scheduler_get_name(self._p()))
 
     @property
     def instance_id(self):
-        return _lib.dec(_L.chime_scheduler_instance_id(self._p()))
+        return _lib.dec(_L.chime_scheduler_get_instance_id(self._p()))
 
     @property
     def running_jobs(self):
-        return _L.chime_scheduler_running_jobs(self._p())
+        return _L.chime_scheduler_get_running_jobs(self._p())
 
     # --------------------------------------------------------- job types
 
@@ -263,8 +271,8 @@ class Scheduler:
         cb = _lib.JOB_FN(trampoline)
         with self._lock:
             self._callbacks.append(cb)
-        check_sched(_L.chime_register_job(self._p(), _lib.enc(type_name), cb,
-                                          None, None))
+        self._check(_L.chime_scheduler_register_job_type(
+            self._p(), _lib.enc(type_name), cb, None, None))
         self._functions[type_name] = fn
         return fn
 
@@ -278,14 +286,16 @@ class Scheduler:
         """Calls fn(event) for the events in the mask (an OR of EVENT_*),
         on the thread the event names; an Event has .kind, .error,
         .message, .job_key and .ctx (a JobContext, or None).  A true return
-        from TRIGGER_FIRED vetoes the run.  Before start() only.  An
-        exception in fn is swallowed (and vetoes nothing)."""
+        from TRIGGER_FIRED vetoes the run.  May be called at any time,
+        before or after start(): the listener hears the events that happen
+        after it was added.  An exception in fn is swallowed (and vetoes
+        nothing)."""
         me = weakref.ref(self)
 
         def trampoline(event_ptr, user_data):
             outer = getattr(_in_worker, "active", False)
             _in_worker.active = True
-            ctx_ptr = _L.chime_event_ctx(event_ptr)
+            ctx_ptr = _L.chime_event_get_ctx(event_ptr)
             ctx = JobContext(ctx_ptr, me()) if ctx_ptr else None
             try:
                 return bool(fn(Event(event_ptr, ctx)))
@@ -299,7 +309,7 @@ class Scheduler:
         cb = _lib.LISTENER_FN(trampoline)
         with self._lock:
             self._callbacks.append(cb)
-        check_sched(_L.chime_scheduler_add_listener(self._p(), int(events),
+        self._check(_L.chime_scheduler_add_listener(self._p(), int(events),
                                                     cb, None, None))
 
     # -------------------------------------------------------------- jobs
@@ -307,14 +317,14 @@ class Scheduler:
     def add_job(self, job, replace=False):
         owned = job._build()
         try:
-            check_sched(_L.chime_scheduler_add_job(self._p(), owned.ptr,
+            self._check(_L.chime_scheduler_add_job(self._p(), owned.ptr,
                                                    bool(replace)))
         finally:
             owned.free()
 
     def remove_job(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_remove_job(
+        self._check(_L.chime_scheduler_remove_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def has_job(self, group, name=None):
@@ -324,7 +334,7 @@ class Scheduler:
                                           _lib.enc(name), ctypes.byref(ptr))
         if code == -3:
             return False
-        check_sched(code)
+        self._check(code)
         _L.chime_job_free(ptr)
         return True
 
@@ -332,11 +342,11 @@ class Scheduler:
         """The stored job's data as bytes (NotFound when absent)."""
         group, name = _job_key(group, name)
         ptr = ctypes.c_void_p()
-        check_sched(_L.chime_scheduler_get_job(
+        self._check(_L.chime_scheduler_get_job(
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(ptr)))
         try:
             n = ctypes.c_size_t()
-            data = _L.chime_job_data(ptr, ctypes.byref(n))
+            data = _L.chime_job_get_data(ptr, ctypes.byref(n))
             return _lib.read_bytes(data, n.value)
         finally:
             _L.chime_job_free(ptr)
@@ -346,7 +356,7 @@ class Scheduler:
         the job's data for that run."""
         group, name = _job_key(group, name)
         raw = to_bytes(data)
-        check_sched(_L.chime_scheduler_trigger_job(
+        self._check(_L.chime_scheduler_trigger_job(
             self._p(), _lib.enc(group), _lib.enc(name), raw,
             len(raw) if raw else 0))
 
@@ -360,7 +370,7 @@ class Scheduler:
         first = ctypes.c_int64()
         try:
             tptr = trigger._for_job(group, name)
-            check_sched(_L.chime_scheduler_schedule(
+            self._check(_L.chime_scheduler_schedule(
                 self._p(), owned.ptr if owned else None, tptr,
                 ctypes.byref(first)))
         finally:
@@ -372,7 +382,7 @@ class Scheduler:
         """Replaces trigger (group, name) with a new definition for the same
         job; returns the first fire time."""
         info = ctypes.c_void_p()
-        check_sched(_L.chime_scheduler_get_trigger(
+        self._check(_L.chime_scheduler_get_trigger(
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(info)))
         try:
             job_group = _lib.dec(_trigger_job_group(info))
@@ -380,21 +390,21 @@ class Scheduler:
         finally:
             _L.chime_trigger_free(info)
         first = ctypes.c_int64()
-        check_sched(_L.chime_scheduler_reschedule(
+        self._check(_L.chime_scheduler_reschedule(
             self._p(), _lib.enc(group), _lib.enc(name),
             trigger._for_job(job_group, job_name), ctypes.byref(first)))
         return first.value
 
     def unschedule(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_unschedule(
+        self._check(_L.chime_scheduler_unschedule(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def trigger_state(self, group, name=None):
         """The trigger's TriggerState (NONE when absent)."""
         group, name = _job_key(group, name)
         state = ctypes.c_int()
-        check_sched(_L.chime_scheduler_get_trigger_state(
+        self._check(_L.chime_scheduler_get_trigger_status(
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(state)))
         return TriggerState(state.value)
 
@@ -403,16 +413,16 @@ class Scheduler:
         None when none) and times triggered."""
         group, name = _job_key(group, name)
         ptr = ctypes.c_void_p()
-        check_sched(_L.chime_scheduler_get_trigger(
+        self._check(_L.chime_scheduler_get_trigger(
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(ptr)))
         try:
-            nxt = _L.chime_trigger_next_fire_ms(ptr)
-            prev = _L.chime_trigger_prev_fire_ms(ptr)
+            nxt = _L.chime_trigger_get_next_fire_ms(ptr)
+            prev = _L.chime_trigger_get_prev_fire_ms(ptr)
             return {
                 "state": TriggerState(_L.chime_trigger_get_status(ptr)),
                 "next_fire_ms": None if nxt == _lib.NO_FIRE_MS else nxt,
                 "prev_fire_ms": None if prev == _lib.NO_FIRE_MS else prev,
-                "times_triggered": _L.chime_trigger_times_triggered(ptr),
+                "times_triggered": _L.chime_trigger_get_times_triggered(ptr),
                 "job": (_lib.dec(_trigger_job_group(ptr)),
                         _lib.dec(_trigger_job_name(ptr))),
             }
@@ -424,7 +434,7 @@ class Scheduler:
         count = ctypes.c_size_t()
         if group is None:
             match = "any"
-        check_sched(fn(self._p(), _match(match), _lib.enc(group or ""),
+        self._check(fn(self._p(), _match(match), _lib.enc(group or ""),
                        ctypes.byref(keys), ctypes.byref(count)))
         try:
             arr = ctypes.cast(keys, ctypes.POINTER(_lib.ChimeKey))
@@ -444,39 +454,39 @@ class Scheduler:
 
     def pause_trigger(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_pause_trigger(
+        self._check(_L.chime_scheduler_pause_trigger(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def resume_trigger(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_resume_trigger(
+        self._check(_L.chime_scheduler_resume_trigger(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def pause_job(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_pause_job(
+        self._check(_L.chime_scheduler_pause_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def resume_job(self, group, name=None):
         group, name = _job_key(group, name)
-        check_sched(_L.chime_scheduler_resume_job(
+        self._check(_L.chime_scheduler_resume_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
     def pause_group(self, pattern, match="equals"):
         """Pauses the trigger groups matching pattern (and matching groups
         added later, until resumed)."""
-        check_sched(_L.chime_scheduler_pause_triggers(
+        self._check(_L.chime_scheduler_pause_triggers(
             self._p(), _match(match), _lib.enc(pattern)))
 
     def resume_group(self, pattern, match="equals"):
-        check_sched(_L.chime_scheduler_resume_triggers(
+        self._check(_L.chime_scheduler_resume_triggers(
             self._p(), _match(match), _lib.enc(pattern)))
 
     def pause_all(self):
-        check_sched(_L.chime_scheduler_pause_all(self._p()))
+        self._check(_L.chime_scheduler_pause_all(self._p()))
 
     def resume_all(self):
-        check_sched(_L.chime_scheduler_resume_all(self._p()))
+        self._check(_L.chime_scheduler_resume_all(self._p()))
 
     # --------------------------------------------------------- calendars
 
@@ -487,16 +497,16 @@ class Scheduler:
         check_buf(_L.chime_calendar_from_string(
             _lib.enc(text), ctypes.byref(cal), errbuf, len(errbuf)), errbuf)
         try:
-            check_sched(_L.chime_scheduler_add_calendar(
+            self._check(_L.chime_scheduler_add_calendar(
                 self._p(), _lib.enc(name), cal, bool(replace),
                 bool(update_triggers)))
         finally:
             _L.chime_calendar_free(cal)
 
     def remove_calendar(self, name):
-        check_sched(_L.chime_scheduler_remove_calendar(self._p(),
+        self._check(_L.chime_scheduler_remove_calendar(self._p(),
                                                        _lib.enc(name)))
 
 
-_trigger_job_group = _L.chime_trigger_job_group
-_trigger_job_name = _L.chime_trigger_job_name
+_trigger_job_group = _L.chime_trigger_get_job_group
+_trigger_job_name = _L.chime_trigger_get_job_name

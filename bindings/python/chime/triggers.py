@@ -153,11 +153,13 @@ class Job:
     def _build(self):
         """A new C chime_job; the caller frees it (_Owned.free)."""
         ptr = ctypes.c_void_p()
+        errbuf = ctypes.create_string_buffer(256)
         code = _L.chime_job_new(_lib.enc(self.group), _lib.enc(self.name),
-                                _lib.enc(self.type), ctypes.byref(ptr))
+                                _lib.enc(self.type), ctypes.byref(ptr),
+                                errbuf, len(errbuf))
         if code < 0:
-            check(code, "job %r/%r of type %r" % (self.group, self.name,
-                                                  self.type))
+            check(code, "job %r/%r of type %r: %s" % (
+                self.group, self.name, self.type, _lib.dec(errbuf.value)))
         owned = _Owned(ptr.value, _L.chime_job_free)
         try:
             if self.description is not None:

@@ -107,8 +107,10 @@ class TriggerConstruction(unittest.TestCase):
             chime.Simple(interval_ms=10, colour="red")
 
     def test_bad_job_key(self):
-        with self.assertRaises(chime.InvalidArgument):
+        with self.assertRaises(chime.InvalidArgument) as cm:
             chime.Job("", "n", "t")
+        # chime_job_new's errbuf says which part is wrong.
+        self.assertIn("job group is empty", str(cm.exception))
 
 
 class CronHelpers(unittest.TestCase):
@@ -369,6 +371,42 @@ class MemoryScheduler(unittest.TestCase):
         self.sched.trigger_job("g", "s")
         self.assertTrue(rec.wait(1))
         self.assertEqual(rec.runs, [-9])
+
+    def test_error_detail_is_the_calling_threads(self):
+        """chime_scheduler_errmsg: each thread reads the detail of its own
+        failed call on the scheduler, whatever other threads do."""
+        s, seen = self.sched, []
+
+        def other():
+            try:
+                s.remove_job("g", "absent")
+            except chime.NotFound as exc:
+                seen.append(exc.message)
+
+        with self.assertRaises(chime.InvalidArgument) as cm:
+            s.add_job(chime.Job("g", "nd", "t"))  # not durable, no trigger
+        th = threading.Thread(target=other)
+        th.start()
+        th.join()
+        self.assertIn("durable", cm.exception.message)
+        self.assertEqual(len(seen), 1)
+        self.assertIn("chime_scheduler_remove_job", seen[0])
+        with self.assertRaises(chime.InvalidArgument) as cm:
+            s.add_listener(lambda ev: None, 1 << 20)
+        self.assertIn("event mask", cm.exception.message)
+        # EVENT_ALL is every kind chime.h's CHIME_EVENT_MAP lists.
+        self.assertEqual(chime.EVENT_ALL, 0xFFF)
+
+    def test_listener_added_after_start(self):
+        heard = Recorder()
+        self.sched.register("late", lambda ctx: None)
+        self.sched.start()
+        self.sched.add_listener(lambda ev: heard.add(ev.job_key),
+                                chime.EVENT_JOB_WAS_EXECUTED)
+        self.sched.add_job(chime.Job("g", "late", "late", durable=True))
+        self.sched.trigger_job("g", "late")
+        self.assertTrue(heard.wait(1))
+        self.assertEqual(heard.runs[0], ("g", "late"))
 
     def test_log_callback(self):
         lines = []
