@@ -1,43 +1,16 @@
 /*
- * store.c: what every store shares: opening a store by URL ("memory:" or
- * "mysql://..."), freeing a fire, the job type set, the argument checks
- * every store makes, checking an outcome, the one-off "fire now" trigger,
- * and acquire_due for stores without a faster one.
+ * store.c: what every store shares: freeing a fire, the job type set, the
+ * argument checks every store makes, checking an outcome, the one-off
+ * "fire now" trigger, and acquire_due for stores without a faster one.
  */
 #include "jobstore/store.h"
 
-#include "chime-config.h"
 #include "core/random.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int chime__store_open(const char *url, const chime_store_options *options,
-                      chime_store **ret_store, char *errbuf,
-                      size_t errbuf_len) {
-  if (errbuf && errbuf_len > 0)
-    errbuf[0] = '\0';
-  if (!url || !ret_store)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no store URL");
-  if (strcmp(url, "memory:") == 0)
-    return chime__memory_store_open(options, ret_store);
-  if (strncmp(url, "mysql://", 8) == 0) {
-#if CHIME_HAVE_MYSQL
-    return chime__mysql_store_open(url, options, ret_store, errbuf,
-                                   errbuf_len);
-#else
-    return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
-                             "this build has no MySQL store "
-                             "(-Dmysql=disabled)");
-#endif
-  }
-  return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                           "store URL '%.64s' is neither \"memory:\" nor "
-                           "\"mysql://...\"",
-                           url);
-}
 
 void chime__fire_free(chime_fire *fire) {
   if (!fire)

@@ -617,6 +617,18 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_EQUAL(chime_scheduler_new(c, &s, err, sizeof err), CHIME_EURL);
   CU_ASSERT_PTR_NULL(s);
   CU_ASSERT(strlen(err) > 0);
+  /* A malformed URL is never echoed: it may hold a password anywhere. */
+  static const char *const leaky[] = {
+      "mariadb://u:hunter2secret@h/db", "MYSQL://u:hunter2secret@h/db",
+      "mysql:/u:hunter2secret@h/db", " mysql://u:hunter2secret@h/db",
+      "u:hunter2secret@h/db"};
+  for (size_t i = 0; i < sizeof leaky / sizeof leaky[0]; i++) {
+    CU_ASSERT_EQUAL(chime_config_set_store_url(c, leaky[i]), 0);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(chime_scheduler_new(c, &s, err, sizeof err), CHIME_EURL);
+    CU_ASSERT(strlen(err) > 0);
+    CU_ASSERT_PTR_NULL(strstr(err, "hunter2"));
+  }
   CU_ASSERT_EQUAL(chime_scheduler_new(NULL, &s, NULL, 0), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_store_url(c, "memory:"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_new(c, &s, err, sizeof err), 0);
