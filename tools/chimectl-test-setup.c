@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   char err[512] = "";
-  chime_mysql_url *url = NULL;
+  chime__mysql_url *url = NULL;
   int r = chime__mysql_url_parse(argv[2], &url, err, sizeof err);
   if (r < 0)
     return fail("parsing the URL", r, err);

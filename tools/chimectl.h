@@ -84,7 +84,7 @@ int ctl_open(ctl *c, const char *extra);
 /* Runs sql with text args (nargs of them) read-only; *ret the rows.
  * Returns: 0 or an exit code (message printed). */
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              my_rows *ret);
+              chime__mysql_rows *ret);
 /* The table prefix of the store. */
 const char *ctl_prefix(const ctl *c);
 /* The database clock now. */

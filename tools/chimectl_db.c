@@ -49,35 +49,35 @@ typedef struct query_op {
   const char *sql;
   const char *const *args;
   size_t nargs;
-  my_rows rows;
+  chime__mysql_rows rows;
 } query_op;
 
-static int query_fn(my_tx *tx, void *arg) {
+static int query_fn(chime__mysql_tx *tx, void *arg) {
   query_op *op = arg;
-  my_arg a[16];
+  chime__mysql_arg a[16];
   for (size_t i = 0; i < op->nargs && i < 16; i++)
-    a[i] = chime__my_text(op->args[i]);
-  return chime__my_query(tx, Q_COUNT, op->sql, a, op->nargs, &op->rows);
+    a[i] = chime__mysql_arg_text(op->args[i]);
+  return chime__mysql_query(tx, CHIME__Q_COUNT, op->sql, a, op->nargs, &op->rows);
 }
 
 static void query_reset(void *arg) {
   query_op *op = arg;
-  chime__my_rows_free(&op->rows);
+  chime__mysql_rows_free(&op->rows);
   memset(&op->rows, 0, sizeof op->rows);
 }
 
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              my_rows *ret) {
+              chime__mysql_rows *ret) {
   int r = ctl_open(c, NULL);
   if (r)
     return r;
-  my_store *s = (my_store *)c->store;
-  char *text = chime__my_subst(sql, s->prefix);
+  chime__mysql_store *s = (chime__mysql_store *)c->store;
+  char *text = chime__mysql_subst_prefix(sql, s->prefix);
   if (!text)
     return ctl_fail(CHIME_ENOMEM, "out of memory");
   query_op op = {.sql = text, .args = args, .nargs = nargs};
   char err[1024] = "";
-  r = chime__my_run(s, query_fn, query_reset, &op, err, sizeof err);
+  r = chime__mysql_tx_run(s, query_fn, query_reset, &op, err, sizeof err);
   free(text);
   if (r < 0) {
     query_reset(&op);
@@ -88,7 +88,7 @@ int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
 }
 
 const char *ctl_prefix(const ctl *c) {
-  return c->store ? ((const my_store *)c->store)->prefix : "chime_";
+  return c->store ? ((const chime__mysql_store *)c->store)->prefix : "chime_";
 }
 
 int64_t ctl_now(ctl *c) {

@@ -39,21 +39,21 @@ static void say(explain *e, const char *reason, const char *fmt, ...) {
 
 /* Whether node is live: 1, 0 (dead or unknown), or an exit code < 0. */
 static int node_live(explain *e, const char *node, int *ret_code) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {e->c->sched, node ? node : ""};
   *ret_code = ctl_query(e->c,
                         "SELECT " CTL_NODE_LIVE_SQL " FROM {P}nodes n WHERE "
                         "n.sched_name = ? AND n.instance_id = ?",
                         args, 2, &rows);
-  int live = *ret_code == 0 && rows.nrows > 0 && chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+  int live = *ret_code == 0 && rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   return live;
 }
 
 /* Why a paused trigger is paused. */
 static int why_paused(explain *e, const char *group, const char *jg,
                       const char *jn, char *buf, size_t len) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *a1[] = {e->c->sched, jg, jn};
   int r = ctl_query(e->c,
                     "SELECT paused FROM {P}jobs WHERE sched_name = ? AND "
@@ -61,8 +61,8 @@ static int why_paused(explain *e, const char *group, const char *jg,
                     a1, 3, &rows);
   if (r)
     return r;
-  bool job = rows.nrows > 0 && chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+  bool job = rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   r = ctl_query(e->c,
                 "SELECT match_kind, pattern FROM {P}paused_groups WHERE "
                 "sched_name = ?",
@@ -74,8 +74,8 @@ static int why_paused(explain *e, const char *group, const char *jg,
   if (job)
     k += (size_t)snprintf(buf, len, "its job %s.%s is paused", jg, jn);
   for (size_t i = 0; i < rows.nrows && k < len; i++) {
-    chime_match m = (chime_match)chime__my_i(&rows, i, 0);
-    const char *p = chime__my_s(&rows, i, 1);
+    chime_match m = (chime_match)chime__mysql_rows_int64(&rows, i, 0);
+    const char *p = chime__mysql_rows_text(&rows, i, 1);
     if (!chime__group_matches(m, p, group))
       continue;
     k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "; " : "",
@@ -84,13 +84,13 @@ static int why_paused(explain *e, const char *group, const char *jg,
   }
   if (k == 0)
     snprintf(buf, len, "the trigger itself is paused");
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* The blocking fire of a FORBID job. */
 static int why_blocked(explain *e, const char *jg, const char *jn) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {e->c->sched, jg, jn};
   int r = ctl_query(e->c,
                     "SELECT fire_id, node, trigger_group, trigger_name, "
@@ -105,30 +105,30 @@ static int why_blocked(explain *e, const char *jg, const char *jn) {
                       "running fire just ended (look again)", jg, jn);
   } else {
     int code;
-    const char *node = chime__my_s(&rows, 0, 1);
+    const char *node = chime__mysql_rows_text(&rows, 0, 1);
     int live = node_live(e, node, &code);
     if (code) {
-      chime__my_rows_free(&rows);
+      chime__mysql_rows_free(&rows);
       return code;
     }
     say(e, live ? "blocked" : "blocked_dead_node",
         "blocked: its job %s.%s forbids concurrent runs and fire %s (trigger "
-        "%s.%s) is running on node %s%s", jg, jn, chime__my_s(&rows, 0, 0),
-        chime__my_s(&rows, 0, 2), chime__my_s(&rows, 0, 3), node,
+        "%s.%s) is running on node %s%s", jg, jn, chime__mysql_rows_text(&rows, 0, 0),
+        chime__mysql_rows_text(&rows, 0, 2), chime__mysql_rows_text(&rows, 0, 3), node,
         live ? "" : ", which is dead: awaiting recovery");
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
-static int analyse(explain *e, const my_rows *rows, chime_trigger *t,
+static int analyse(explain *e, const chime__mysql_rows *rows, chime_trigger *t,
                    int64_t now) {
-  const char *state = chime__my_s(rows, 0, MY_TC_STATE);
-  const char *owner = chime__my_s(rows, 0, MY_TC_OWNER);
+  const char *state = chime__mysql_rows_text(rows, 0, CHIME__TRIG_COL_STATE);
+  const char *owner = chime__mysql_rows_text(rows, 0, CHIME__TRIG_COL_OWNER);
   char when[48], late[32];
   int64_t next = t->state.next_fire_ms;
   ctl_format_time(next, e->c->zone, when, sizeof when);
-  chime_store_state st = chime__my_state_parse(state ? state : "");
+  chime_store_state st = chime__mysql_state_parse(state ? state : "");
   int code = 0;
   switch (st) {
   case CHIME_STATE_PAUSED:
@@ -154,7 +154,7 @@ static int analyse(explain *e, const my_rows *rows, chime_trigger *t,
       say(e, "claimed", "%s by live node %s (fire %s); next fire %s",
           st == CHIME_STATE_ACQUIRED ? "claimed" : "firing",
           owner ? owner : "?",
-          chime__my_s(rows, 0, MY_TC_CLAIM) ? chime__my_s(rows, 0, MY_TC_CLAIM)
+          chime__mysql_rows_text(rows, 0, CHIME__TRIG_COL_CLAIM_FIRE_ID) ? chime__mysql_rows_text(rows, 0, CHIME__TRIG_COL_CLAIM_FIRE_ID)
                                             : "-", when);
     return 0;
   }
@@ -185,7 +185,7 @@ static int analyse(explain *e, const my_rows *rows, chime_trigger *t,
     ctl_format_age(now - next, late, sizeof late);
     say(e, "overdue", "due at %s (%s ago): waiting for a live node that runs "
                       "job type %s", when, late,
-        chime__my_s(rows, 0, MY_TC_JOB_TYPE));
+        chime__mysql_rows_text(rows, 0, CHIME__TRIG_COL_JOB_TYPE));
   } else {
     ctl_format_age(next - now, late, sizeof late);
     say(e, "due", "due at %s (in %s)", when, late);
@@ -202,21 +202,21 @@ int ctl_cmd_explain(ctl *c) {
   int r = ctl_split_key(c->argv[0], group, name, sizeof group);
   if (r)
     return r;
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched, group, name};
   if ((r = ctl_query(c,
-                     "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE "
+                     "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
                      "sched_name = ? AND trigger_group = ? AND trigger_name = "
                      "?",
                      args, 3, &rows)))
     return r;
   if (rows.nrows == 0) {
-    chime__my_rows_free(&rows);
+    chime__mysql_rows_free(&rows);
     return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", c->argv[0]);
   }
   chime_trigger *t = NULL;
-  if ((r = chime__my_row_trigger(&rows, 0, &t)) < 0) {
-    chime__my_rows_free(&rows);
+  if ((r = chime__mysql_trigger_from_row(&rows, 0, &t)) < 0) {
+    chime__mysql_rows_free(&rows);
     return ctl_fail(r, "cannot read trigger %s", c->argv[0]);
   }
   explain e = {.c = c};
@@ -226,7 +226,7 @@ int ctl_cmd_explain(ctl *c) {
       fputs("{\"trigger\": ", stdout);
       ctl_json_string(c->argv[0]);
       fputs(", \"state\": ", stdout);
-      ctl_json_string(chime__my_s(&rows, 0, MY_TC_STATE));
+      ctl_json_string(chime__mysql_rows_text(&rows, 0, CHIME__TRIG_COL_STATE));
       fputs(", \"reason\": ", stdout);
       ctl_json_string(e.reason);
       fputs(", \"message\": ", stdout);
@@ -239,6 +239,6 @@ int ctl_cmd_explain(ctl *c) {
     }
   }
   chime_trigger_free(t);
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }

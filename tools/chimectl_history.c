@@ -53,7 +53,7 @@ int ctl_cmd_history(ctl *c) {
   if (c->failed)
     k += (size_t)snprintf(sql + k, sizeof sql - k, " AND outcome <> 'OK'");
   snprintf(sql + k, sizeof sql - k, " ORDER BY id DESC LIMIT %ld", c->limit);
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   if ((r = ctl_query(c, sql, args, n, &rows)))
     return r;
   static const char *const heads[] = {
@@ -67,32 +67,32 @@ int ctl_cmd_history(ctl *c) {
   t.shown = 9;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     char job[400], trig[400], sch[48], st[48], dur[32];
-    snprintf(job, sizeof job, "%s.%s", chime__my_s(&rows, i, 1),
-             chime__my_s(&rows, i, 2));
-    snprintf(trig, sizeof trig, "%s.%s", chime__my_s(&rows, i, 3),
-             chime__my_s(&rows, i, 4));
-    ctl_format_time(chime__my_i(&rows, i, 5), c->zone, sch, sizeof sch);
-    ctl_format_time(chime__my_i(&rows, i, 6), c->zone, st, sizeof st);
-    ctl_format_age(chime__my_i(&rows, i, 7), dur, sizeof dur);
-    const char *outcome = chime__my_s(&rows, i, 9);
+    snprintf(job, sizeof job, "%s.%s", chime__mysql_rows_text(&rows, i, 1),
+             chime__mysql_rows_text(&rows, i, 2));
+    snprintf(trig, sizeof trig, "%s.%s", chime__mysql_rows_text(&rows, i, 3),
+             chime__mysql_rows_text(&rows, i, 4));
+    ctl_format_time(chime__mysql_rows_int64(&rows, i, 5), c->zone, sch, sizeof sch);
+    ctl_format_time(chime__mysql_rows_int64(&rows, i, 6), c->zone, st, sizeof st);
+    ctl_format_age(chime__mysql_rows_int64(&rows, i, 7), dur, sizeof dur);
+    const char *outcome = chime__mysql_rows_text(&rows, i, 9);
     char lower[24];
     snprintf(lower, sizeof lower, "%s", outcome ? outcome : "?");
     for (char *p = lower; *p; p++)
       if (*p >= 'A' && *p <= 'Z')
         *p = (char)(*p - 'A' + 'a');
-    const char *cells[] = {chime__my_s(&rows, i, 0), job, trig, sch, st, dur,
-                           chime__my_s(&rows, i, 8), lower,
-                           chime__my_s(&rows, i, 11),
-                           chime__my_s(&rows, i, 5), chime__my_s(&rows, i, 6),
-                           chime__my_s(&rows, i, 7),
-                           chime__my_s(&rows, i, 10),
-                           chime__my_i(&rows, i, 12) ? "true" : "false"};
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0), job, trig, sch, st, dur,
+                           chime__mysql_rows_text(&rows, i, 8), lower,
+                           chime__mysql_rows_text(&rows, i, 11),
+                           chime__mysql_rows_text(&rows, i, 5), chime__mysql_rows_text(&rows, i, 6),
+                           chime__mysql_rows_text(&rows, i, 7),
+                           chime__mysql_rows_text(&rows, i, 10),
+                           chime__mysql_rows_int64(&rows, i, 12) ? "true" : "false"};
     if (ctl_table_add(&t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
   if (r == 0)
     ctl_table_print(&t, c->json);
   ctl_table_free(&t);
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }

@@ -27,11 +27,11 @@ int ctl_cmd_nodes(ctl *c) {
   int r = too_many_args(c, 0, "nodes");
   if (r)
     return r;
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   if ((r = ctl_open(c, NULL)))
     return r;
   /* chimectl's own store may hold a nodes row while it runs: left out. */
-  const char *args[] = {c->sched, ((my_store *)c->store)->node};
+  const char *args[] = {c->sched, ((chime__mysql_store *)c->store)->node};
   r = ctl_query(c,
                 "SELECT n.instance_id, n.host, n.pid, n.version, "
                 "n.last_checkin_ms, n.checkin_interval_ms, (SELECT COUNT(*) "
@@ -52,22 +52,22 @@ int ctl_cmd_nodes(ctl *c) {
   ctl_table_init(&t, heads, num, 8);
   t.shown = 7;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    int64_t last = chime__my_i(&rows, i, 4);
-    int64_t now = chime__my_i(&rows, i, 7);
-    bool dead = !chime__my_i(&rows, i, 8);
+    int64_t last = chime__mysql_rows_int64(&rows, i, 4);
+    int64_t now = chime__mysql_rows_int64(&rows, i, 7);
+    bool dead = !chime__mysql_rows_int64(&rows, i, 8);
     char age[32], age_ms[32];
     ctl_format_age(now - last, age, sizeof age);
     snprintf(age_ms, sizeof age_ms, "%" PRId64, now - last);
-    const char *cells[] = {chime__my_s(&rows, i, 0), chime__my_s(&rows, i, 1),
-                           chime__my_s(&rows, i, 2), chime__my_s(&rows, i, 3),
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0), chime__mysql_rows_text(&rows, i, 1),
+                           chime__mysql_rows_text(&rows, i, 2), chime__mysql_rows_text(&rows, i, 3),
                            age, dead ? "dead" : "live",
-                           chime__my_s(&rows, i, 6), age_ms};
+                           chime__mysql_rows_text(&rows, i, 6), age_ms};
     r = add_row(&t, cells);
   }
   if (r == 0)
     ctl_table_print(&t, c->json);
   ctl_table_free(&t);
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
@@ -79,7 +79,7 @@ int ctl_cmd_jobs(ctl *c) {
   const char *pattern;
   char buf[256];
   ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
   r = ctl_query(c,
                 "SELECT j.job_group, j.job_name, j.job_type, j.concurrency, "
@@ -99,34 +99,34 @@ int ctl_cmd_jobs(ctl *c) {
   ctl_table t;
   ctl_table_init(&t, heads, num, 10);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    if (!chime__group_matches(match, pattern, chime__my_s(&rows, i, 0)))
+    if (!chime__group_matches(match, pattern, chime__mysql_rows_text(&rows, i, 0)))
       continue;
     const char *b[4];
     for (int k = 0; k < 4; k++)
-      b[k] = chime__my_i(&rows, i, (size_t)(4 + k)) ? "true" : "false";
-    const char *cells[] = {chime__my_s(&rows, i, 0),
-                           chime__my_s(&rows, i, 1),
-                           chime__my_s(&rows, i, 2),
-                           chime__my_i(&rows, i, 3) ? "forbid" : "allow",
+      b[k] = chime__mysql_rows_int64(&rows, i, (size_t)(4 + k)) ? "true" : "false";
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
+                           chime__mysql_rows_text(&rows, i, 1),
+                           chime__mysql_rows_text(&rows, i, 2),
+                           chime__mysql_rows_int64(&rows, i, 3) ? "forbid" : "allow",
                            b[0], b[1], b[2], b[3],
-                           chime__my_s(&rows, i, 8),
-                           chime__my_s(&rows, i, 9)};
+                           chime__mysql_rows_text(&rows, i, 8),
+                           chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(&t, cells);
   }
   if (r == 0)
     ctl_table_print(&t, c->json);
   ctl_table_free(&t);
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-/* Adds row i of a MY_TRIGGER_COLS result to t. */
-static int trigger_row(ctl *c, ctl_table *t, const my_rows *rows, size_t i) {
+/* Adds row i of a CHIME__MYSQL_TRIGGER_COLS_SQL result to t. */
+static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows, size_t i) {
   chime_trigger *tr = NULL;
-  int r = chime__my_row_trigger(rows, i, &tr);
+  int r = chime__mysql_trigger_from_row(rows, i, &tr);
   if (r < 0)
     return ctl_fail(r, "cannot read trigger %s.%s: %s",
-                    chime__my_s(rows, i, 0), chime__my_s(rows, i, 1),
+                    chime__mysql_rows_text(rows, i, 0), chime__mysql_rows_text(rows, i, 1),
                     chime_strerror(r));
   char *words = ctl_describe_trigger(tr);
   char job[400], nl[48], nu[48], pl[48], pu[48], prio[16], nms[32], pms[32];
@@ -140,7 +140,7 @@ static int trigger_row(ctl *c, ctl_table *t, const my_rows *rows, size_t i) {
   snprintf(pms, sizeof pms, "%" PRId64, tr->state.prev_fire_ms);
   bool has_next = tr->state.next_fire_ms != CHIME_NO_FIRE_MS;
   bool has_prev = tr->state.prev_fire_ms != CHIME_NO_FIRE_MS;
-  const char *state = chime__my_s(rows, i, MY_TC_STATE);
+  const char *state = chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_STATE);
   char lower[24];
   snprintf(lower, sizeof lower, "%s", state ? state : "?");
   for (char *p = lower; *p; p++)
@@ -168,10 +168,10 @@ int ctl_cmd_triggers(ctl *c) {
   const char *pattern;
   char buf[256];
   ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
   r = ctl_query(c,
-                "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE sched_name "
+                "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE sched_name "
                 "= ? ORDER BY trigger_group, trigger_name",
                 args, 1, &rows);
   if (r)
@@ -187,12 +187,12 @@ int ctl_cmd_triggers(ctl *c) {
   /* The table leaves out the raw milliseconds; JSON has them. */
   ctl_table_init(&t, heads, num, 15);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    if (chime__group_matches(match, pattern, chime__my_s(&rows, i, 0)))
+    if (chime__group_matches(match, pattern, chime__mysql_rows_text(&rows, i, 0)))
       r = trigger_row(c, &t, &rows, i);
   t.shown = 13;
   if (r == 0)
     ctl_table_print(&t, c->json);
   ctl_table_free(&t);
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }

@@ -14,7 +14,7 @@
 /* Reads the schema version (0: none).  Returns: 0 or an exit code. */
 static int read_version(ctl *c, long *ret) {
   char err[1024] = "";
-  chime_mysql_url *url = NULL;
+  chime__mysql_url *url = NULL;
   int r = chime__mysql_url_parse(c->url, &url, err, sizeof err);
   if (r < 0)
     return ctl_fail(r, "%s", err);

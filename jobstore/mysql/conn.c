@@ -48,7 +48,7 @@ int chime__mysql_error_code(unsigned mysql_errno) {
   }
 }
 
-int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
+int chime__mysql_connect(const chime__mysql_url *url, unsigned connect_timeout_s,
                          MYSQL **ret_conn, char *errbuf, size_t errbuf_len) {
   char where[256];
   int r = chime__mysql_library_init();

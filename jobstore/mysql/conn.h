@@ -24,7 +24,7 @@ int chime__mysql_library_init(void);
  * server's message.
  * Ownership: *ret_conn is the caller's, closed with mysql_close().
  */
-int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
+int chime__mysql_connect(const chime__mysql_url *url, unsigned connect_timeout_s,
                          MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
 
 /* The chime error code for a MySQL client or server error number. */

@@ -11,38 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-int chime__my_job_write(my_tx *tx, const chime_job *j, bool exists) {
+int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j, bool exists) {
   const char *sched = tx->s->sched;
-  my_arg f[] = {chime__my_text(j->type), chime__my_text(j->description),
-                chime__my_bytes(j->data, j->data_len),
-                chime__my_int(j->durable), chime__my_int(j->requests_recovery),
-                chime__my_int(j->concurrency), chime__my_int(j->persist_data)};
+  chime__mysql_arg f[] = {chime__mysql_arg_text(j->type), chime__mysql_arg_text(j->description),
+                chime__mysql_arg_bytes(j->data, j->data_len),
+                chime__mysql_arg_int(j->durable), chime__mysql_arg_int(j->requests_recovery),
+                chime__mysql_arg_int(j->concurrency), chime__mysql_arg_int(j->persist_data)};
   if (!exists) {
-    my_arg a[] = {chime__my_text(sched), chime__my_text(j->group),
-                  chime__my_text(j->name), f[0], f[1], f[2], f[3], f[4], f[5],
+    chime__mysql_arg a[] = {chime__mysql_arg_text(sched), chime__mysql_arg_text(j->group),
+                  chime__mysql_arg_text(j->name), f[0], f[1], f[2], f[3], f[4], f[5],
                   f[6]};
-    return chime__my_exec(tx, Q_JOB_INSERT, NULL, a, 10, NULL, NULL);
+    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, NULL, a, 10, NULL, NULL);
   }
-  my_arg a[] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6],
-                chime__my_text(sched), chime__my_text(j->group),
-                chime__my_text(j->name)};
-  int r = chime__my_exec(tx, Q_JOB_UPDATE, NULL, a, 10, NULL, NULL);
-  my_arg t[] = {chime__my_text(j->type), chime__my_text(sched),
-                chime__my_text(j->group), chime__my_text(j->name)};
-  return r < 0 ? r : chime__my_exec(tx, Q_JOB_SET_TYPE, NULL, t, 4, NULL, NULL);
+  chime__mysql_arg a[] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6],
+                chime__mysql_arg_text(sched), chime__mysql_arg_text(j->group),
+                chime__mysql_arg_text(j->name)};
+  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, NULL, a, 10, NULL, NULL);
+  chime__mysql_arg t[] = {chime__mysql_arg_text(j->type), chime__mysql_arg_text(sched),
+                chime__mysql_arg_text(j->group), chime__mysql_arg_text(j->name)};
+  return r < 0 ? r : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, NULL, t, 4, NULL, NULL);
 }
 
 /* Whether the job row exists (locking it). */
-static int job_exists(my_tx *tx, const char *group, const char *name,
+static int job_exists(chime__mysql_tx *tx, const char *group, const char *name,
                       bool *ret) {
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(group),
-                chime__my_text(name)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_JOB_LOCK, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(group),
+                chime__mysql_arg_text(name)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_JOB_LOCK, NULL, a, 3, &rows);
   if (r < 0)
     return r;
   *ret = rows.nrows > 0;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
@@ -53,7 +53,7 @@ typedef struct job_op {
   chime_job *out;
 } job_op;
 
-static int job_add_fn(my_tx *tx, void *arg) {
+static int job_add_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
   bool exists;
   int r = job_exists(tx, op->job->group, op->job->name, &exists);
@@ -61,40 +61,40 @@ static int job_add_fn(my_tx *tx, void *arg) {
     return r;
   if (exists && !op->replace)
     return CHIME_EEXISTS;
-  return chime__my_job_write(tx, op->job, exists);
+  return chime__mysql_job_write(tx, op->job, exists);
 }
 
-int chime__my_job_add(chime_store *store, const chime_job *job, bool replace) {
+int chime__mysql_job_add(chime_store *store, const chime_job *job, bool replace) {
   int r = chime__job_check(job);
   if (r < 0)
     return r;
   job_op op = {.job = job, .replace = replace};
-  return chime__my_run((my_store *)store, job_add_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run((chime__mysql_store *)store, job_add_fn, NULL, &op, NULL, 0);
 }
 
-static int job_remove_fn(my_tx *tx, void *arg) {
+static int job_remove_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->group),
-                chime__my_text(op->name)};
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(op->group),
+                chime__mysql_arg_text(op->name)};
   uint64_t n = 0;
   bool exists;
   int r = job_exists(tx, op->group, op->name, &exists);
   if (r == 0 && !exists)
     r = CHIME_ENOTFOUND;
   if (r == 0)
-    r = chime__my_exec(tx, Q_TRIG_DELETE_OF_JOB, NULL, a, 3, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE_OF_JOB, NULL, a, 3, NULL, NULL);
   if (r == 0)
-    r = chime__my_exec(tx, Q_JOB_DELETE, NULL, a, 3, &n, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, NULL, a, 3, &n, NULL);
   return r;
 }
 
-int chime__my_job_remove(chime_store *store, const char *group,
+int chime__mysql_job_remove(chime_store *store, const char *group,
                          const char *name) {
   int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   job_op op = {.group = group, .name = name};
-  return chime__my_run((my_store *)store, job_remove_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run((chime__mysql_store *)store, job_remove_fn, NULL, &op, NULL, 0);
 }
 
 static void job_op_reset(void *arg) {
@@ -103,18 +103,18 @@ static void job_op_reset(void *arg) {
   op->out = NULL;
 }
 
-static int job_get_fn(my_tx *tx, void *arg) {
+static int job_get_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
-  return chime__my_job_load(tx, op->group, op->name, false, &op->out, NULL);
+  return chime__mysql_job_load(tx, op->group, op->name, false, &op->out, NULL);
 }
 
-int chime__my_job_get(chime_store *store, const char *group, const char *name,
+int chime__mysql_job_get(chime_store *store, const char *group, const char *name,
                       chime_job **ret_job) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_job)
     return r < 0 ? r : CHIME_EINVAL;
   job_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, job_get_fn, job_op_reset, &op, NULL, 0);
+  r = chime__mysql_tx_run((chime__mysql_store *)store, job_get_fn, job_op_reset, &op, NULL, 0);
   if (r < 0) {
     job_op_reset(&op);
     return r;
@@ -126,19 +126,19 @@ int chime__my_job_get(chime_store *store, const char *group, const char *name,
 /* ------------------------------------------------------------- lists */
 
 typedef struct list_op {
-  my_stmt_id id;
-  my_arg args[3];
+  chime__mysql_stmt_id id;
+  chime__mysql_arg args[3];
   size_t nargs;
   bool need_job; /* trigger_list_for_job: the job must exist */
-  my_rows rows;
+  chime__mysql_rows rows;
 } list_op;
 
 static void list_reset(void *arg) {
   list_op *op = arg;
-  chime__my_rows_free(&op->rows);
+  chime__mysql_rows_free(&op->rows);
 }
 
-static int list_fn(my_tx *tx, void *arg) {
+static int list_fn(chime__mysql_tx *tx, void *arg) {
   list_op *op = arg;
   if (op->need_job) {
     bool exists;
@@ -146,13 +146,13 @@ static int list_fn(my_tx *tx, void *arg) {
     if (r < 0 || !exists)
       return r < 0 ? r : CHIME_ENOTFOUND;
   }
-  return chime__my_query(tx, op->id, NULL, op->args, op->nargs, &op->rows);
+  return chime__mysql_query(tx, op->id, NULL, op->args, op->nargs, &op->rows);
 }
 
 /* Runs a key list and hands out the sorted keys. */
-static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
+static int list_run(chime__mysql_store *s, list_op *op, chime_key **ret_keys,
                     size_t *ret_count) {
-  int r = chime__my_run(s, list_fn, list_reset, op, NULL, 0);
+  int r = chime__mysql_tx_run(s, list_fn, list_reset, op, NULL, 0);
   if (r < 0) {
     list_reset(op);
     return r;
@@ -161,8 +161,8 @@ static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
   chime_key *keys = calloc(n ? n : 1, sizeof *keys);
   bool ok = keys != NULL;
   for (size_t i = 0; ok && i < n; i++) {
-    keys[i].group = chime__dup_text(chime__my_s(&op->rows, i, 0), &ok);
-    keys[i].name = chime__dup_text(chime__my_s(&op->rows, i, 1), &ok);
+    keys[i].group = chime__dup_text(chime__mysql_rows_text(&op->rows, i, 0), &ok);
+    keys[i].name = chime__dup_text(chime__mysql_rows_text(&op->rows, i, 1), &ok);
   }
   list_reset(op);
   if (!ok) {
@@ -176,45 +176,45 @@ static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
   return 0;
 }
 
-static int list_by_group(chime_store *store, my_stmt_id id, chime_match match,
+static int list_by_group(chime_store *store, chime__mysql_stmt_id id, chime_match match,
                          const char *pattern, chime_key **ret_keys,
                          size_t *ret_count) {
-  my_store *s = (my_store *)store;
+  chime__mysql_store *s = (chime__mysql_store *)store;
   char like[2 * CHIME_MAX_NAME_LEN + 8];
-  int r = chime__my_like(match, pattern, like, sizeof like);
+  int r = chime__mysql_like_pattern(match, pattern, like, sizeof like);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
   list_op op = {.id = id, .nargs = 2};
-  op.args[0] = chime__my_text(s->sched);
-  op.args[1] = chime__my_text(like);
+  op.args[0] = chime__mysql_arg_text(s->sched);
+  op.args[1] = chime__mysql_arg_text(like);
   return list_run(s, &op, ret_keys, ret_count);
 }
 
-int chime__my_job_list(chime_store *store, chime_match match,
+int chime__mysql_job_list(chime_store *store, chime_match match,
                        const char *pattern, chime_key **ret_keys,
                        size_t *ret_count) {
-  return list_by_group(store, Q_JOB_LIST, match, pattern, ret_keys,
+  return list_by_group(store, CHIME__Q_JOB_LIST, match, pattern, ret_keys,
                        ret_count);
 }
 
-int chime__my_trigger_list(chime_store *store, chime_match match,
+int chime__mysql_trigger_list(chime_store *store, chime_match match,
                            const char *pattern, chime_key **ret_keys,
                            size_t *ret_count) {
-  return list_by_group(store, Q_TRIG_LIST, match, pattern, ret_keys,
+  return list_by_group(store, CHIME__Q_TRIG_LIST, match, pattern, ret_keys,
                        ret_count);
 }
 
-int chime__my_trigger_list_for_job(chime_store *store, const char *job_group,
+int chime__mysql_trigger_list_for_job(chime_store *store, const char *job_group,
                                    const char *job_name, chime_key **ret_keys,
                                    size_t *ret_count) {
-  my_store *s = (my_store *)store;
+  chime__mysql_store *s = (chime__mysql_store *)store;
   int r = chime__key_check(job_group, job_name);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
-  list_op op = {.id = Q_TRIG_LIST_OF_JOB, .nargs = 3, .need_job = true};
-  op.args[0] = chime__my_text(s->sched);
-  op.args[1] = chime__my_text(job_group);
-  op.args[2] = chime__my_text(job_name);
+  list_op op = {.id = CHIME__Q_TRIG_LIST_OF_JOB, .nargs = 3, .need_job = true};
+  op.args[0] = chime__mysql_arg_text(s->sched);
+  op.args[1] = chime__mysql_arg_text(job_group);
+  op.args[2] = chime__mysql_arg_text(job_name);
   return list_run(s, &op, ret_keys, ret_count);
 }
 
@@ -233,19 +233,19 @@ static void trig_op_reset(void *arg) {
   op->out = NULL;
 }
 
-static int trigger_get_fn(my_tx *tx, void *arg) {
+static int trigger_get_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  int r = chime__my_trigger_load(tx, op->group, op->name, false, &op->out);
+  int r = chime__mysql_trigger_load(tx, op->group, op->name, false, &op->out);
   return r == 0 && !op->out ? CHIME_ENOTFOUND : r;
 }
 
-int chime__my_trigger_get(chime_store *store, const char *group,
+int chime__mysql_trigger_get(chime_store *store, const char *group,
                           const char *name, chime_trigger **ret_trigger) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_trigger)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, trigger_get_fn, trig_op_reset, &op,
+  r = chime__mysql_tx_run((chime__mysql_store *)store, trigger_get_fn, trig_op_reset, &op,
                     NULL, 0);
   if (r < 0) {
     trig_op_reset(&op);
@@ -255,29 +255,29 @@ int chime__my_trigger_get(chime_store *store, const char *group,
   return 0;
 }
 
-static int status_fn(my_tx *tx, void *arg) {
+static int status_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->group),
-                chime__my_text(op->name)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_TRIG_STATUS, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(op->group),
+                chime__mysql_arg_text(op->name)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_TRIG_STATUS, NULL, a, 3, &rows);
   if (r < 0)
     return r;
   op->found = rows.nrows > 0;
   if (op->found)
-    op->state = chime__my_state_parse(chime__my_s(&rows, 0, 0));
-  chime__my_rows_free(&rows);
+    op->state = chime__mysql_state_parse(chime__mysql_rows_text(&rows, 0, 0));
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
-int chime__my_trigger_status(chime_store *store, const char *group,
+int chime__mysql_trigger_status(chime_store *store, const char *group,
                              const char *name,
                              chime_trigger_status *ret_status) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_status)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, status_fn, NULL, &op, NULL, 0);
+  r = chime__mysql_tx_run((chime__mysql_store *)store, status_fn, NULL, &op, NULL, 0);
   if (r < 0)
     return r;
   *ret_status =
@@ -285,22 +285,22 @@ int chime__my_trigger_status(chime_store *store, const char *group,
   return 0;
 }
 
-static int trigger_remove_fn(my_tx *tx, void *arg) {
+static int trigger_remove_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  int r = chime__my_trigger_load(tx, op->group, op->name, true, &op->out);
+  int r = chime__mysql_trigger_load(tx, op->group, op->name, true, &op->out);
   if (r < 0 || !op->out)
     return r < 0 ? r : CHIME_ENOTFOUND;
-  return chime__my_trigger_delete(tx, op->group, op->name, op->out->job_group,
+  return chime__mysql_trigger_delete(tx, op->group, op->name, op->out->job_group,
                                   op->out->job_name, true);
 }
 
-int chime__my_trigger_remove(chime_store *store, const char *group,
+int chime__mysql_trigger_remove(chime_store *store, const char *group,
                              const char *name) {
   int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, trigger_remove_fn, trig_op_reset, &op,
+  r = chime__mysql_tx_run((chime__mysql_store *)store, trigger_remove_fn, trig_op_reset, &op,
                     NULL, 0);
   trig_op_reset(&op);
   return r;

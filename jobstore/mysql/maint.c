@@ -34,15 +34,15 @@
 
 /* Ends fired row i of fr: deletes it, unblocks its job, removes its
  * trigger when COMPLETE. */
-int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
-  my_arg id = chime__my_int(chime__my_i(fr, i, FC_ID));
-  int r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
-  if (r == 0 && chime__my_i(fr, i, FC_FORBID))
-    r = chime__my_unblock_job(tx, chime__my_s(fr, i, FC_JG),
-                              chime__my_s(fr, i, FC_JN));
+int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i) {
+  chime__mysql_arg id = chime__mysql_arg_int(chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
+  int r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
+  if (r == 0 && chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_FORBID))
+    r = chime__mysql_job_unblock(tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_JOB_GROUP),
+                              chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_JOB_NAME));
   if (r == 0)
-    r = chime__my_remove_if_complete(tx, chime__my_s(fr, i, FC_TG),
-                                     chime__my_s(fr, i, FC_TN));
+    r = chime__mysql_trigger_remove_if_complete(tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
+                                     chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_NAME));
   return r;
 }
 
@@ -51,25 +51,25 @@ typedef struct done_op {
   bool owned;
 } done_op;
 
-static int owned_fn(my_tx *tx, void *arg) {
+static int owned_fn(chime__mysql_tx *tx, void *arg) {
   done_op *op = arg;
-  my_arg a[] = {chime__my_int(op->fire->fire_id), chime__my_text(tx->s->sched),
-                chime__my_text(tx->s->node)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_FIRED_OWNED, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_int(op->fire->fire_id), chime__mysql_arg_text(tx->s->sched),
+                chime__mysql_arg_text(tx->s->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OWNED, NULL, a, 3, &rows);
   if (r == 0)
     op->owned = rows.nrows > 0;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_still_owned(chime_store *store, int64_t fire_id,
+int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
                           bool *ret_owned) {
   if (!ret_owned)
     return CHIME_EINVAL;
   chime_fire f = {.fire_id = fire_id};
   done_op op = {.fire = &f};
-  int r = chime__my_run((my_store *)store, owned_fn, NULL, &op, NULL, 0);
+  int r = chime__mysql_tx_run((chime__mysql_store *)store, owned_fn, NULL, &op, NULL, 0);
   if (r == 0)
     *ret_owned = op.owned;
   return r;
@@ -83,26 +83,26 @@ typedef struct due_op {
   int64_t ms;
 } due_op;
 
-static int due_fn(my_tx *tx, void *arg) {
+static int due_fn(chime__mysql_tx *tx, void *arg) {
   due_op *op = arg;
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
                         "sched_name = ");
-  chime__my_buf_str(&b, tx->s->sched);
-  chime__my_buf_sql(&b, " AND state = 'WAITING'");
-  chime__my_buf_types(&b, op->types);
-  my_rows rows;
-  int r = chime__my_buf_run(&b, &rows, NULL);
-  chime__my_buf_free(&b);
-  op->found = r == 0 && rows.nrows && chime__my_s(&rows, 0, 0);
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING'");
+  chime__mysql_sqlbuf_types(&b, op->types);
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  chime__mysql_sqlbuf_free(&b);
+  op->found = r == 0 && rows.nrows && chime__mysql_rows_text(&rows, 0, 0);
   if (op->found)
-    op->ms = chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+    op->ms = chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_next_due(chime_store *store, const chime_type_set *types,
+int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
                        int64_t *ret_ms) {
   if (!ret_ms)
     return CHIME_EINVAL;
@@ -110,7 +110,7 @@ int chime__my_next_due(chime_store *store, const chime_type_set *types,
     return CHIME_ENOTFOUND;
   due_op op = {.types = types};
   /* One plain SELECT: no transaction needed (the heartbeat connection). */
-  int r = chime__my_run_beat((my_store *)store, due_fn, &op);
+  int r = chime__mysql_tx_run_beat((chime__mysql_store *)store, due_fn, &op);
   if (r < 0)
     return r;
   if (!op.found)
@@ -138,9 +138,9 @@ static void misfire_reset(void *arg) {
 }
 
 /* Applies the misfire instruction of t at now and stores it. */
-static int misfire_one(my_tx *tx, chime_trigger *t, int64_t now) {
+static int misfire_one(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
   chime_calendar *cal = NULL;
-  int r = chime__my_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
@@ -151,16 +151,16 @@ static int misfire_one(my_tx *tx, chime_trigger *t, int64_t now) {
     t->store_state = CHIME_STATE_ERROR;
   else if (!chime__trigger_may_fire_again(&t->state))
     t->store_state = CHIME_STATE_COMPLETE;
-  return chime__my_trigger_save_state(tx, t);
+  return chime__mysql_trigger_save_state(tx, t);
 }
 
-static int misfire_fn(my_tx *tx, void *arg) {
+static int misfire_fn(chime__mysql_tx *tx, void *arg) {
   misfire_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched),
-                chime__my_int(op->now - tx->s->threshold_ms),
-                chime__my_int((int64_t)op->max + 1)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_MISFIRED, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                chime__mysql_arg_int(op->now - tx->s->threshold_ms),
+                chime__mysql_arg_int((int64_t)op->max + 1)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_MISFIRED, NULL, a, 3, &rows);
   if (r < 0)
     return r;
   op->more = rows.nrows > op->max;
@@ -170,20 +170,20 @@ static int misfire_fn(my_tx *tx, void *arg) {
     r = CHIME_ENOMEM;
   for (size_t i = 0; r == 0 && i < n; i++) {
     chime_trigger *t;
-    if ((r = chime__my_row_trigger(&rows, i, &t)) < 0)
+    if ((r = chime__mysql_trigger_from_row(&rows, i, &t)) < 0)
       break;
     op->done[op->n++] = t;
     r = misfire_one(tx, t, op->now);
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                             chime_misfire_fn on_misfire, void *user_data,
                             size_t *ret_handled, bool *ret_more) {
   misfire_op op = {.now = now_ms, .max = max};
-  int r = chime__my_run((my_store *)store, misfire_fn, misfire_reset, &op,
+  int r = chime__mysql_tx_run((chime__mysql_store *)store, misfire_fn, misfire_reset, &op,
                         NULL, 0);
   for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
     on_misfire(user_data, op.done[i]);
@@ -211,51 +211,51 @@ typedef struct checkin_op {
 
 /* On the heartbeat connection, two statements in all: the clock and the
  * other nodes' leases, then this node's check-in. */
-static int checkin_fn(my_tx *tx, void *arg) {
+static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
-  my_store *s = tx->s;
+  chime__mysql_store *s = tx->s;
   char host[256] = "";
   if (gethostname(host, sizeof host - 1) != 0)
     snprintf(host, sizeof host, "unknown");
-  my_arg l[] = {chime__my_int(CHIME__LEASE_FACTOR),
-                chime__my_text(s->sched), chime__my_text(s->node)};
-  my_rows rows;
-  int r = chime__my_clock_query(tx, Q_NODES_LEASE, l, 3, &rows);
+  chime__mysql_arg l[] = {chime__mysql_arg_int(CHIME__LEASE_FACTOR),
+                chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 3, &rows);
   if (r < 0)
     return r;
   op->recover_in = -1;
-  if (rows.nrows == 1 && chime__my_s(&rows, 0, 1)) {
-    int64_t in = chime__my_i(&rows, 0, 1) - chime__my_i(&rows, 0, 0);
+  if (rows.nrows == 1 && chime__mysql_rows_text(&rows, 0, 1)) {
+    int64_t in = chime__mysql_rows_int64(&rows, 0, 1) - chime__mysql_rows_int64(&rows, 0, 0);
     op->recover_in = in > 0 ? in : 0;
   }
-  chime__my_rows_free(&rows);
-  int64_t now = chime__my_now(&s->base);
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_text(host), chime__my_int((int64_t)getpid()),
-                chime__my_int(now), chime__my_int(s->checkin_interval_ms),
-                chime__my_text(CHIME_VERSION_STRING)};
-  return chime__my_exec(tx, Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
+  chime__mysql_rows_free(&rows);
+  int64_t now = chime__mysql_now(&s->base);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node),
+                chime__mysql_arg_text(host), chime__mysql_arg_int((int64_t)getpid()),
+                chime__mysql_arg_int(now), chime__mysql_arg_int(s->checkin_interval_ms),
+                chime__mysql_arg_text(CHIME_VERSION_STRING)};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
 }
 
-static int trim_fn(my_tx *tx, void *arg) {
+static int trim_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  my_store *s = tx->s;
-  my_arg h[] = {chime__my_text(s->sched),
-                chime__my_int(chime__my_now(&s->base) -
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg h[] = {chime__mysql_arg_text(s->sched),
+                chime__mysql_arg_int(chime__mysql_now(&s->base) -
                               s->history_retention_ms)};
-  return chime__my_exec(tx, Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
+  return chime__mysql_exec(tx, CHIME__Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
 }
 
-int chime__my_checkin(chime_store *store, int64_t now_ms,
+int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                       int64_t *ret_recover_in_ms) {
-  my_store *s = (my_store *)store;
+  chime__mysql_store *s = (chime__mysql_store *)store;
   checkin_op op = {.recover_in = -1};
-  int r = chime__my_run_beat(s, checkin_fn, &op);
+  int r = chime__mysql_tx_run_beat(s, checkin_fn, &op);
   if (r == 0 && ret_recover_in_ms)
     *ret_recover_in_ms = op.recover_in;
   if (r == 0 && (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
     s->trimmed_ms = now_ms;
-    r = chime__my_run(s, trim_fn, NULL, NULL, NULL, 0);
+    r = chime__mysql_tx_run(s, trim_fn, NULL, NULL, NULL, 0);
   }
   return r;
 }

@@ -38,46 +38,46 @@ typedef struct claim_op {
   int64_t other_pid;
 } claim_op;
 
-static int claim_fn(my_tx *tx, void *arg) {
+static int claim_fn(chime__mysql_tx *tx, void *arg) {
   claim_op *op = arg;
-  my_store *s = tx->s;
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_int(CHIME__LEASE_FACTOR)};
-  my_rows rows;
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node),
+                chime__mysql_arg_int(CHIME__LEASE_FACTOR)};
+  chime__mysql_rows rows;
   op->taken = false;
-  int r = chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 3, &rows);
+  int r = chime__mysql_query(tx, CHIME__Q_NODES_DEAD, op->sql, a, 3, &rows);
   if (r < 0)
     return r;
   if (rows.nrows > 0) {
-    const char *h = chime__my_s(&rows, 0, 0);
-    int64_t pid = chime__my_i(&rows, 0, 1);
+    const char *h = chime__mysql_rows_text(&rows, 0, 0);
+    int64_t pid = chime__mysql_rows_int64(&rows, 0, 1);
     if (strcmp(h ? h : "", op->host) != 0 || pid != (int64_t)getpid()) {
       op->taken = true;
       snprintf(op->other_host, sizeof op->other_host, "%s", h ? h : "?");
       op->other_pid = pid;
     }
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   if (op->taken)
     return 0;
-  int64_t now = chime__my_now(&s->base);
-  my_arg u[] = {chime__my_text(s->sched),
-                chime__my_text(s->node),
-                chime__my_text(op->host),
-                chime__my_int((int64_t)getpid()),
-                chime__my_int(now),
-                chime__my_int(s->checkin_interval_ms),
-                chime__my_text(CHIME_VERSION_STRING)};
-  return chime__my_exec(tx, Q_NODE_UPSERT, NULL, u, 7, NULL, NULL);
+  int64_t now = chime__mysql_now(&s->base);
+  chime__mysql_arg u[] = {chime__mysql_arg_text(s->sched),
+                chime__mysql_arg_text(s->node),
+                chime__mysql_arg_text(op->host),
+                chime__mysql_arg_int((int64_t)getpid()),
+                chime__mysql_arg_int(now),
+                chime__mysql_arg_int(s->checkin_interval_ms),
+                chime__mysql_arg_text(CHIME_VERSION_STRING)};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_UPSERT, NULL, u, 7, NULL, NULL);
 }
 
-int chime__my_node_claim(my_store *s, char *errbuf, size_t errbuf_len) {
-  claim_op op = {.sql = chime__my_subst(SQL_LIVE, s->prefix)};
+int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  claim_op op = {.sql = chime__mysql_subst_prefix(SQL_LIVE, s->prefix)};
   if (!op.sql)
     return CHIME_ENOMEM;
   if (gethostname(op.host, sizeof op.host - 1) != 0)
     snprintf(op.host, sizeof op.host, "unknown");
-  int r = chime__my_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
+  int r = chime__mysql_tx_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
   free(op.sql);
   if (r < 0)
     return r;
@@ -96,21 +96,21 @@ typedef struct leave_op {
   char *sql;
 } leave_op;
 
-static int leave_fn(my_tx *tx, void *arg) {
+static int leave_fn(chime__mysql_tx *tx, void *arg) {
   leave_op *op = arg;
-  my_store *s = tx->s;
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_text(s->sched), chime__my_text(s->node)};
-  return chime__my_exec(tx, Q_NODE_DELETE, op->sql, a, 4, NULL, NULL);
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node),
+                chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node)};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_DELETE, op->sql, a, 4, NULL, NULL);
 }
 
-void chime__my_node_leave(my_store *s) {
-  leave_op op = {.sql = chime__my_subst(SQL_LEAVE, s->prefix)};
+void chime__mysql_node_leave(chime__mysql_store *s) {
+  leave_op op = {.sql = chime__mysql_subst_prefix(SQL_LEAVE, s->prefix)};
   if (!op.sql)
     return;
-  int r = chime__my_run(s, leave_fn, NULL, &op, NULL, 0);
+  int r = chime__mysql_tx_run(s, leave_fn, NULL, &op, NULL, 0);
   if (r < 0)
-    chime__my_log(s, CHIME_LOG_WARN,
+    chime__mysql_log(s, CHIME_LOG_WARN,
                   "could not remove node %s from the nodes table: %s", s->node,
                   chime_strerror(r));
   free(op.sql);

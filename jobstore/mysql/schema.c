@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool param_on(const my_store *s, const char *key) {
+static bool param_on(const chime__mysql_store *s, const char *key) {
   const char *v = chime__mysql_url_param(s->url, key);
   return v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
 }
@@ -38,7 +38,7 @@ static int run_sql(MYSQL *db, const char *sql, size_t len, char *errbuf,
 }
 
 /* The schema's version: 0 when the table is missing or empty. */
-static int read_version(my_store *s, MYSQL *db, long *ret, char *errbuf,
+static int read_version(chime__mysql_store *s, MYSQL *db, long *ret, char *errbuf,
                         size_t errbuf_len) {
   char sql[128];
   snprintf(sql, sizeof sql, "SELECT MAX(version) FROM %sschema_version",
@@ -65,7 +65,7 @@ static int read_version(my_store *s, MYSQL *db, long *ret, char *errbuf,
 
 /* Migration n (1-based) as one text with the prefix substituted; NULL on
  * ENOMEM. */
-static char *migration_text(const my_store *s, size_t n) {
+static char *migration_text(const chime__mysql_store *s, size_t n) {
   const char *const *lines = chime__mysql_migrations[n - 1];
   size_t total = 1;
   for (size_t i = 0; lines[i]; i++)
@@ -80,13 +80,13 @@ static char *migration_text(const my_store *s, size_t n) {
     k += l;
   }
   joined[k] = '\0';
-  char *text = chime__my_subst(joined, s->prefix);
+  char *text = chime__mysql_subst_prefix(joined, s->prefix);
   free(joined);
   return text;
 }
 
 /* Applies migration number n (1-based). */
-static int apply(my_store *s, MYSQL *db, size_t n, char *errbuf,
+static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
                  size_t errbuf_len) {
   char *text = migration_text(s, n);
   if (!text)
@@ -117,7 +117,7 @@ static int apply(my_store *s, MYSQL *db, size_t n, char *errbuf,
 }
 
 /* Takes or releases the schema lock of this database and prefix. */
-static int schema_lock(my_store *s, MYSQL *db, bool take, char *errbuf,
+static int schema_lock(chime__mysql_store *s, MYSQL *db, bool take, char *errbuf,
                        size_t errbuf_len) {
   char sql[300];
   snprintf(sql, sizeof sql, "SELECT %s('chime-schema-%.64s-%s'%s)",
@@ -127,7 +127,7 @@ static int schema_lock(my_store *s, MYSQL *db, bool take, char *errbuf,
 }
 
 /* Decides what to do with a schema at version v (under the lock). */
-static int settle(my_store *s, MYSQL *db, long v, char *errbuf,
+static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
                   size_t errbuf_len) {
   long known = (long)chime__mysql_migration_count;
   if (v > known)
@@ -151,13 +151,13 @@ static int settle(my_store *s, MYSQL *db, long v, char *errbuf,
         s->url->database, s->prefix, v, known);
   int r = 0;
   for (long n = v + 1; r == 0 && n <= known; n++) {
-    chime__my_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
+    chime__mysql_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
     r = apply(s, db, (size_t)n, errbuf, errbuf_len);
   }
   return r;
 }
 
-int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
+int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
   long v;
   int r = read_version(s, db, &v, errbuf, errbuf_len);
   if (r == 0)
@@ -176,23 +176,23 @@ int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
   return r;
 }
 
-static int clear_fn(my_tx *tx, void *arg) {
+static int clear_fn(chime__mysql_tx *tx, void *arg) {
   static const char *const tables[] = {"fired",    "triggers", "jobs",
                                        "calendars", "paused_groups",
                                        "nodes",    "history"};
   (void)arg;
-  my_arg a = chime__my_text(tx->s->sched);
+  chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     char sql[128];
     snprintf(sql, sizeof sql, "DELETE FROM %s%s WHERE sched_name = ?",
              tx->s->prefix, tables[i]);
-    int r = chime__my_exec(tx, Q_COUNT, sql, &a, 1, NULL, NULL);
+    int r = chime__mysql_exec(tx, CHIME__Q_COUNT, sql, &a, 1, NULL, NULL);
     if (r < 0)
       return r;
   }
   return 0;
 }
 
-int chime__my_clear(my_store *s, char *errbuf, size_t errbuf_len) {
-  return chime__my_run(s, clear_fn, NULL, NULL, errbuf, errbuf_len);
+int chime__mysql_schema_clear(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  return chime__mysql_tx_run(s, clear_fn, NULL, NULL, errbuf, errbuf_len);
 }

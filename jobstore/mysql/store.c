@@ -29,17 +29,17 @@
 
 /* --------------------------------------------------------------- open */
 
-static void my_free(chime_store *store) {
-  my_store *s = (my_store *)store;
+static void store_free(chime_store *store) {
+  chime__mysql_store *s = (chime__mysql_store *)store;
   if (!s)
     return;
   if (s->node_claimed)
-    chime__my_node_leave(s);
+    chime__mysql_node_leave(s);
   for (size_t i = 0; s->conns && i < s->nconns; i++)
-    chime__my_conn_reset(&s->conns[i], true);
-  chime__my_conn_reset(&s->beat, true);
+    chime__mysql_conn_reset(&s->conns[i], true);
+  chime__mysql_conn_reset(&s->beat, true);
   free(s->conns);
-  for (size_t i = 0; i < Q_COUNT; i++)
+  for (size_t i = 0; i < CHIME__Q_COUNT; i++)
     free(s->sql[i]);
   chime__mysql_url_free(s->url);
   free(s->sched);
@@ -53,44 +53,44 @@ static void my_free(chime_store *store) {
 
 static const chime_store_ops mysql_ops = {
     .name = "mysql",
-    .free = my_free,
-    .now = chime__my_now,
-    .job_add = chime__my_job_add,
-    .job_remove = chime__my_job_remove,
-    .job_get = chime__my_job_get,
-    .job_list = chime__my_job_list,
-    .trigger_add = chime__my_trigger_add,
-    .trigger_remove = chime__my_trigger_remove,
-    .trigger_replace = chime__my_trigger_replace,
-    .trigger_get = chime__my_trigger_get,
-    .trigger_list = chime__my_trigger_list,
-    .trigger_list_for_job = chime__my_trigger_list_for_job,
-    .trigger_status = chime__my_trigger_status,
-    .calendar_add = chime__my_calendar_add,
-    .calendar_remove = chime__my_calendar_remove,
-    .calendar_get = chime__my_calendar_get,
-    .pause_trigger = chime__my_pause_trigger,
-    .resume_trigger = chime__my_resume_trigger,
-    .pause_job = chime__my_pause_job,
-    .resume_job = chime__my_resume_job,
-    .pause_group = chime__my_pause_group,
-    .resume_group = chime__my_resume_group,
-    .pause_all = chime__my_pause_all,
-    .resume_all = chime__my_resume_all,
-    .acquire = chime__my_acquire,
-    .fire = chime__my_fire,
-    .acquire_due = chime__my_acquire_due,
-    .complete = chime__my_complete,
-    .release = chime__my_release,
-    .still_owned = chime__my_still_owned,
-    .next_due = chime__my_next_due,
-    .scan_misfires = chime__my_scan_misfires,
-    .checkin = chime__my_checkin,
-    .recover_dead_nodes = chime__my_recover,
+    .free = store_free,
+    .now = chime__mysql_now,
+    .job_add = chime__mysql_job_add,
+    .job_remove = chime__mysql_job_remove,
+    .job_get = chime__mysql_job_get,
+    .job_list = chime__mysql_job_list,
+    .trigger_add = chime__mysql_trigger_add,
+    .trigger_remove = chime__mysql_trigger_remove,
+    .trigger_replace = chime__mysql_trigger_replace,
+    .trigger_get = chime__mysql_trigger_get,
+    .trigger_list = chime__mysql_trigger_list,
+    .trigger_list_for_job = chime__mysql_trigger_list_for_job,
+    .trigger_status = chime__mysql_trigger_status,
+    .calendar_add = chime__mysql_calendar_add,
+    .calendar_remove = chime__mysql_calendar_remove,
+    .calendar_get = chime__mysql_calendar_get,
+    .pause_trigger = chime__mysql_pause_trigger,
+    .resume_trigger = chime__mysql_resume_trigger,
+    .pause_job = chime__mysql_pause_job,
+    .resume_job = chime__mysql_resume_job,
+    .pause_group = chime__mysql_pause_group,
+    .resume_group = chime__mysql_resume_group,
+    .pause_all = chime__mysql_pause_all,
+    .resume_all = chime__mysql_resume_all,
+    .acquire = chime__mysql_acquire,
+    .fire = chime__mysql_fire,
+    .acquire_due = chime__mysql_acquire_due,
+    .complete = chime__mysql_complete,
+    .release = chime__mysql_release,
+    .still_owned = chime__mysql_still_owned,
+    .next_due = chime__mysql_next_due,
+    .scan_misfires = chime__mysql_scan_misfires,
+    .checkin = chime__mysql_checkin,
+    .recover_dead_nodes = chime__mysql_recover_dead_nodes,
 };
 
 /* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
-static int read_params(my_store *s, char *errbuf, size_t errbuf_len) {
+static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   const char *p = chime__mysql_url_param(s->url, "prefix");
   if (!p)
     p = "chime_";
@@ -134,7 +134,7 @@ static int read_params(my_store *s, char *errbuf, size_t errbuf_len) {
 }
 
 /* Copies the options into s.  Returns: 0; CHIME_EINVAL; CHIME_ENOMEM. */
-static int read_options(my_store *s, const chime_store_options *o) {
+static int read_options(chime__mysql_store *s, const chime_store_options *o) {
   const char *sched = o && o->scheduler_name ? o->scheduler_name : "chime";
   const char *node = o && o->instance_id ? o->instance_id : "node";
   if (chime__name_check(sched, "scheduler name", NULL, 0) < 0 ||
@@ -159,58 +159,58 @@ static int read_options(my_store *s, const chime_store_options *o) {
   return s->conns ? 0 : CHIME_ENOMEM;
 }
 
-static int measure_fn(my_tx *tx, void *arg) {
+static int measure_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  return chime__my_measure_clock(tx);
+  return chime__mysql_clock_measure(tx);
 }
 
 /* Reads the server settings the store takes advantage of: with
  * innodb_autoinc_lock_mode 0 or 1, the ids of a multi-row INSERT are
  * consecutive, auto_increment_increment apart (mysql_batch.c). */
-static int settings_fn(my_tx *tx, void *arg) {
+static int settings_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
                         "@@auto_increment_increment");
-  my_rows rows;
-  int r = chime__my_buf_run(&b, &rows, NULL);
-  chime__my_buf_free(&b);
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  chime__mysql_sqlbuf_free(&b);
   if (r < 0)
     return r;
-  tx->s->id_step = rows.nrows && chime__my_s(&rows, 0, 0) &&
-                           chime__my_i(&rows, 0, 0) < 2 &&
-                           chime__my_s(&rows, 0, 1)
-                       ? chime__my_i(&rows, 0, 1)
+  tx->s->id_step = rows.nrows && chime__mysql_rows_text(&rows, 0, 0) &&
+                           chime__mysql_rows_int64(&rows, 0, 0) < 2 &&
+                           chime__mysql_rows_text(&rows, 0, 1)
+                       ? chime__mysql_rows_int64(&rows, 0, 1)
                        : 0;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* Connects the first connection, sets up the schema, measures the clock. */
-static int start(my_store *s, char *errbuf, size_t errbuf_len) {
-  int r = chime__my_conn_open(s, &s->conns[0], errbuf, errbuf_len);
+static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
   if (r < 0)
     return r;
-  r = chime__my_schema(s, s->conns[0].db, errbuf, errbuf_len);
+  r = chime__mysql_schema_settle(s, s->conns[0].db, errbuf, errbuf_len);
   if (r < 0)
     return r;
   const char *clear = chime__mysql_url_param(s->url, "clear");
   if (clear && strcmp(clear, "1") == 0 &&
-      (r = chime__my_clear(s, errbuf, errbuf_len)) < 0)
+      (r = chime__mysql_schema_clear(s, errbuf, errbuf_len)) < 0)
     return r;
-  r = chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  r = chime__mysql_tx_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
+    r = chime__mysql_tx_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_node_claim(s, errbuf, errbuf_len);
+    r = chime__mysql_node_claim(s, errbuf, errbuf_len);
   s->node_claimed = r == 0;
   return r;
 }
 
 /* Reads the test-only clock skew parameter (overrides the option).
  * Returns: 0; CHIME_EURL. */
-static int read_skew(my_store *s, char *errbuf, size_t errbuf_len) {
+static int read_skew(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   const char *skew = chime__mysql_url_param(s->url, "test_clock_offset_ms");
   if (!skew)
     return 0;
@@ -227,7 +227,7 @@ static int read_skew(my_store *s, char *errbuf, size_t errbuf_len) {
 int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,
                             size_t errbuf_len) {
-  my_store *s = calloc(1, sizeof *s);
+  chime__mysql_store *s = calloc(1, sizeof *s);
   if (!s)
     return CHIME_ENOMEM;
   pthread_mutex_init(&s->lock, NULL);
@@ -245,11 +245,11 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   if (r == 0)
     r = read_skew(s, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_sql_init(s);
+    r = chime__mysql_sql_init(s);
   if (r == 0)
     r = start(s, errbuf, errbuf_len);
   if (r < 0) {
-    my_free(&s->base);
+    store_free(&s->base);
     return r;
   }
   *ret_store = &s->base;

@@ -90,7 +90,7 @@ static int parse_port(const char *s, size_t len, unsigned *ret_port) {
 }
 
 /* Parses "k=v&k=v" into url->params. */
-static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
+static int parse_query(chime__mysql_url *url, const char *q, char *errbuf,
                        size_t errbuf_len) {
   while (*q) {
     const char *amp = strchr(q, '&');
@@ -101,12 +101,12 @@ static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
         return url_error(errbuf, errbuf_len,
                          "store URL parameter '%.*s' is not KEY=VALUE",
                          (int)len, q);
-      if (url->nparams == CHIME_MYSQL_URL_MAX_PARAMS) {
+      if (url->nparams == CHIME__MYSQL_URL_MAX_PARAMS) {
         url_error(errbuf, errbuf_len, "store URL has more than %d parameters",
-                  CHIME_MYSQL_URL_MAX_PARAMS);
+                  CHIME__MYSQL_URL_MAX_PARAMS);
         return CHIME_ELIMIT;
       }
-      chime_mysql_param *p = &url->params[url->nparams];
+      chime__mysql_param *p = &url->params[url->nparams];
       int r = decode_part("parameter name", q, (size_t)(eq - q), &p->key,
                           errbuf, errbuf_len);
       if (r < 0)
@@ -128,7 +128,7 @@ static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
 }
 
 /* Splits "host[:port]" or "[v6][:port]" into url->host and url->port. */
-static int parse_host(chime_mysql_url *url, const char *s, size_t len,
+static int parse_host(chime__mysql_url *url, const char *s, size_t len,
                       char *errbuf, size_t errbuf_len) {
   const char *host = s, *port = NULL;
   size_t host_len = len;
@@ -162,22 +162,22 @@ static int parse_host(chime_mysql_url *url, const char *s, size_t len,
   return decode_part("host", host, host_len, &url->host, errbuf, errbuf_len);
 }
 
-int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
+int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
                            char *errbuf, size_t errbuf_len) {
   static const char scheme[] = "mysql://";
   if (!text || !ret_url)
     return CHIME_EINVAL;
   size_t text_len = strlen(text);
-  if (text_len > CHIME_MYSQL_URL_MAX_LEN) {
+  if (text_len > CHIME__MYSQL_URL_MAX_LEN) {
     url_error(errbuf, errbuf_len, "store URL is longer than %d bytes",
-              CHIME_MYSQL_URL_MAX_LEN);
+              CHIME__MYSQL_URL_MAX_LEN);
     return CHIME_ELIMIT;
   }
   if (strncmp(text, scheme, sizeof scheme - 1) != 0)
     return url_error(errbuf, errbuf_len,
                      "store URL must start with mysql:// (got '%.16s')", text);
 
-  chime_mysql_url *url = calloc(1, sizeof *url);
+  chime__mysql_url *url = calloc(1, sizeof *url);
   if (!url)
     return CHIME_ENOMEM;
   const char *p = text + sizeof scheme - 1;
@@ -247,7 +247,7 @@ fail:
   return r;
 }
 
-const char *chime__mysql_url_param(const chime_mysql_url *url,
+const char *chime__mysql_url_param(const chime__mysql_url *url,
                                    const char *key) {
   for (size_t i = 0; i < url->nparams; i++)
     if (strcmp(url->params[i].key, key) == 0)
@@ -255,7 +255,7 @@ const char *chime__mysql_url_param(const chime_mysql_url *url,
   return NULL;
 }
 
-void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
+void chime__mysql_url_redacted(const chime__mysql_url *url, char *buf,
                                size_t buf_len) {
   if (!buf || buf_len == 0)
     return;
@@ -265,7 +265,7 @@ void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
            strchr(url->host, ':') ? "]" : "", url->port, url->database);
 }
 
-void chime__mysql_url_free(chime_mysql_url *url) {
+void chime__mysql_url_free(chime__mysql_url *url) {
   if (!url)
     return;
   free(url->user);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static chime_mysql_url *test_url(void) {
-  chime_mysql_url *u = NULL;
+static chime__mysql_url *test_url(void) {
+  chime__mysql_url *u = NULL;
   const char *text = chime_test_mysql_url();
   if (text)
     CU_ASSERT_EQUAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
@@ -49,7 +49,7 @@ static void test_mysql_conn_round_trip(void) {
 }
 
 static void test_mysql_conn_wrong_password(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   free(u->password);
   u->password = strdup("definitely-not-the-password");
@@ -63,7 +63,7 @@ static void test_mysql_conn_wrong_password(void) {
 }
 
 static void test_mysql_conn_unknown_database(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   free(u->database);
   u->database = strdup("chime_no_such_db");
@@ -77,7 +77,7 @@ static void test_mysql_conn_unknown_database(void) {
 }
 
 static void test_mysql_conn_server_not_there(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   u->port = 1; /* nothing listens on tcpmux */
   MYSQL *db = NULL;

@@ -29,7 +29,7 @@
 static const char *url_for(const char *db, const char *password,
                            const char *params) {
   static char buf[1024];
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   const char *text = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);

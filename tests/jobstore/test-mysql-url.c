@@ -9,7 +9,7 @@
 #include <string.h>
 
 static void test_mysql_url_full(void) {
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   char err[256];
   int r = chime__mysql_url_parse(
       "mysql://chime:s%40cret@127.0.0.1:13306/chime_test?table_prefix=x_&socket=/tmp/s",
@@ -31,7 +31,7 @@ static void test_mysql_url_full(void) {
 }
 
 static void test_mysql_url_defaults_and_ipv6(void) {
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
   CU_ASSERT_EQUAL(u->port, 3306);
   CU_ASSERT_STRING_EQUAL(u->password, "");
@@ -67,7 +67,7 @@ static const struct {
 
 static void test_mysql_url_rejects_malformed(void) {
   for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
-    chime_mysql_url *u = NULL;
+    chime__mysql_url *u = NULL;
     char err[256] = "";
     int r = chime__mysql_url_parse(bad_urls[i].url, &u, err, sizeof err);
     if (r != bad_urls[i].code || !strstr(err, bad_urls[i].says))
@@ -80,11 +80,11 @@ static void test_mysql_url_rejects_malformed(void) {
 }
 
 static void test_mysql_url_limits(void) {
-  char big[CHIME_MYSQL_URL_MAX_LEN + 64];
+  char big[CHIME__MYSQL_URL_MAX_LEN + 64];
   memset(big, 'a', sizeof big);
   memcpy(big, "mysql://u@h/", 12);
   big[sizeof big - 1] = '\0';
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   CU_ASSERT_EQUAL(chime__mysql_url_parse(big, &u, NULL, 0), CHIME_ELIMIT);
   CU_ASSERT_EQUAL(chime__mysql_url_parse(NULL, &u, NULL, 0), CHIME_EINVAL);
 }
