@@ -52,8 +52,8 @@ static void count_job(chime_ctx *ctx, void *user_data) {
 }
 
 static void die(const char *what, int r) {
-  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what,
-          chime_strerror(r), chime_scheduler_last_error());
+  fprintf(stderr, "chime-bench-memory: %s: %s (%s)\n", what, chime_strerror(r),
+          chime_scheduler_last_error());
   exit(1);
 }
 
@@ -152,8 +152,8 @@ static void lateness(long ntriggers, int seconds) {
   /* Run until just before the (seconds+1)-th round of fires. */
   struct timespec until = {
       .tv_sec = (time_t)((start + (int64_t)seconds * 1000 - 500) / 1000),
-      .tv_nsec = (long)((start + (int64_t)seconds * 1000 - 500) % 1000) *
-                 1000000L};
+      .tv_nsec =
+          (long)((start + (int64_t)seconds * 1000 - 500) % 1000) * 1000000L};
   pthread_mutex_lock(&b.mu);
   while (pthread_cond_timedwait(&b.cv, &b.mu, &until) != ETIMEDOUT) {
   }

@@ -10,10 +10,11 @@
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
  */
-#include "jobstore/mysql/conn.h"
-#include "jobstore/store.h"
+#include "chime.h"
+#include "jobstore/mysql/admin.h"
 
 #include <inttypes.h>
+#include <mysql.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@
 #define SCHED "ctltest"
 
 static int fail(const char *what, int r, const char *err) {
-  fprintf(stderr, "chimectl-test-setup: %s: %s %s\n", what,
-          chime_strerror(r), err ? err : "");
+  fprintf(stderr, "chimectl-test-setup: %s: %s %s\n", what, chime_strerror(r),
+          err ? err : "");
   return 1;
 }
 
@@ -50,38 +51,32 @@ static int sql(MYSQL *db, const char *fmt, ...) {
   return 0;
 }
 
-static int add(chime_store *s, const char *jg, const char *jn,
+static int add(chime__mysql_admin *a, const char *jg, const char *jn,
                const char *type, bool forbid, chime_trigger *t) {
   chime_job *job = NULL;
+  char err[256] = "";
   int r = chime_job_new(jg, jn, type, &job);
   if (r == 0 && forbid)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
   if (r == 0)
     r = chime_job_set_durable(job, true);
-  if (r == 0)
-    r = s->ops->job_add(s, job, true);
-  chime_job_free(job);
-  char err[256] = "";
-  if (r == 0 && t) {
+  if (r == 0 && t)
     r = chime_trigger_set_job(t, jg, jn);
-    if (r == 0)
-      r = s->ops->trigger_add(s, NULL, t, true, NULL, err, sizeof err);
-  }
+  if (r == 0)
+    r = chime__mysql_admin_schedule(a, job, t, err, sizeof err);
+  chime_job_free(job);
   chime_trigger_free(t);
   return r < 0 ? fail("adding a job or trigger", r, err) : 0;
 }
 
 static int setup(const char *url, MYSQL *db, const char *p) {
   char err[512] = "";
-  char full[2300];
-  snprintf(full, sizeof full, "%s&auto_create=1&clear=1", url);
-  chime_store_options o = {.scheduler_name = SCHED,
-                           .instance_id = "ctl-helper"};
-  chime_store *s = NULL;
-  int r = chime__store_open(full, &o, &s, err, sizeof err);
+  chime__mysql_admin *s = NULL;
+  int r = chime__mysql_admin_open(url, "auto_create=1&clear=1", SCHED,
+                                  "ctl-helper", &s, err, sizeof err);
   if (r < 0)
     return fail("opening the store", r, err);
-  int64_t now = s->ops->now(s);
+  int64_t now = chime__mysql_admin_now(s);
   chime_trigger *t[7] = {NULL};
   int e = 0;
   e |= chime_trigger_cron_new("rep", "daily-cron", "0 0 2 * * ?",
@@ -90,10 +85,9 @@ static int setup(const char *url, MYSQL *db, const char *p) {
                                 CHIME_REPEAT_INDEFINITELY, &t[1], NULL, 0);
   e |= chime_trigger_calendar_interval_new("etl", "cal", 2, CHIME_UNIT_DAY,
                                            "UTC", &t[2], NULL, 0);
-  e |= chime_trigger_daily_new("etl", "window", 9 * 3600, 17 * 3600, 0x3e,
-                               30, CHIME_UNIT_MINUTE,
-                               CHIME_REPEAT_INDEFINITELY, "Europe/Berlin",
-                               &t[3], NULL, 0);
+  e |= chime_trigger_daily_new("etl", "window", 9 * 3600, 17 * 3600, 0x3e, 30,
+                               CHIME_UNIT_MINUTE, CHIME_REPEAT_INDEFINITELY,
+                               "Europe/Berlin", &t[3], NULL, 0);
   e |= chime_trigger_simple_new("ops", "late", 0, 0, &t[4], NULL, 0);
   e |= chime_trigger_simple_new("ops", "claimed", 600000,
                                 CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
@@ -113,7 +107,7 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   bad |= add(s, "ops", "late", "ops", false, t[4]);
   bad |= add(s, "ops", "claimed", "ops", false, t[5]);
   bad |= add(s, "ops", "ended", "ops", false, t[6]);
-  s->ops->free(s);
+  chime__mysql_admin_free(s);
   if (bad)
     return 1;
   const char *w = "sched_name = '" SCHED "'";
@@ -169,15 +163,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: chimectl-test-setup setup|newer|drop URL\n");
     return 2;
   }
-  char err[512] = "";
+  char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
   chime__mysql_url *url = NULL;
   int r = chime__mysql_url_parse(argv[2], &url, err, sizeof err);
-  if (r < 0)
+  if (r == 0)
+    r = chime__mysql_url_prefix(url, p, sizeof p, err, sizeof err);
+  if (r < 0) {
+    chime__mysql_url_free(url);
     return fail("parsing the URL", r, err);
-  const char *p = chime__mysql_url_param(url, "prefix");
-  p = p ? p : "chime_";
+  }
   MYSQL *db = NULL;
-  if ((r = chime__mysql_connect(url, 10, &db, err, sizeof err)) < 0) {
+  if ((r = chime__mysql_admin_connect(url, 10, 0, &db, err, sizeof err)) < 0) {
     chime__mysql_url_free(url);
     return fail("connecting", r, err);
   }
@@ -185,13 +181,15 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "setup") == 0) {
     bad = setup(argv[2], db, p);
   } else if (strcmp(argv[1], "newer") == 0) {
-    bad = sql(db, "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
-                  "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)", p) ||
+    bad = sql(db,
+              "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
+              "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)",
+              p) ||
           sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
   } else if (strcmp(argv[1], "drop") == 0) {
-    static const char *const tables[] = {
-        "fired", "triggers", "jobs", "calendars", "paused_groups",
-        "nodes", "history", "schema_version"};
+    static const char *const tables[] = {"fired",     "triggers",      "jobs",
+                                         "calendars", "paused_groups", "nodes",
+                                         "history",   "schema_version"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

@@ -25,8 +25,10 @@ int ctl_cmd_history(ctl *c) {
   if (c->since) {
     int64_t t;
     if (ctl_parse_time(c->since, ctl_now(c), &t) < 0) {
-      fprintf(stderr, "chimectl: --since '%s' is not a time (epoch ms, "
-                      "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n", c->since);
+      fprintf(stderr,
+              "chimectl: --since '%s' is not a time (epoch ms, "
+              "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
+              c->since);
       return CTL_USAGE;
     }
     snprintf(since, sizeof since, "%" PRId64, t);
@@ -57,8 +59,8 @@ int ctl_cmd_history(ctl *c) {
   if ((r = ctl_query(c, sql, args, n, &rows)))
     return r;
   static const char *const heads[] = {
-      "fire_id",  "job",      "trigger",      "scheduled",   "started",
-      "duration", "node",     "outcome",      "error",       "scheduled_ms",
+      "fire_id",    "job",         "trigger",    "scheduled", "started",
+      "duration",   "node",        "outcome",    "error",     "scheduled_ms",
       "started_ms", "duration_ms", "error_code", "recovering"};
   static const bool num[] = {true,  false, false, false, false, false, false,
                              false, false, true,  true,  true,  true,  true};
@@ -71,8 +73,10 @@ int ctl_cmd_history(ctl *c) {
              chime__mysql_rows_text(&rows, i, 2));
     snprintf(trig, sizeof trig, "%s.%s", chime__mysql_rows_text(&rows, i, 3),
              chime__mysql_rows_text(&rows, i, 4));
-    ctl_format_time(chime__mysql_rows_int64(&rows, i, 5), c->zone, sch, sizeof sch);
-    ctl_format_time(chime__mysql_rows_int64(&rows, i, 6), c->zone, st, sizeof st);
+    ctl_format_time(chime__mysql_rows_int64(&rows, i, 5), c->zone, sch,
+                    sizeof sch);
+    ctl_format_time(chime__mysql_rows_int64(&rows, i, 6), c->zone, st,
+                    sizeof st);
     ctl_format_age(chime__mysql_rows_int64(&rows, i, 7), dur, sizeof dur);
     const char *outcome = chime__mysql_rows_text(&rows, i, 9);
     char lower[24];
@@ -80,13 +84,21 @@ int ctl_cmd_history(ctl *c) {
     for (char *p = lower; *p; p++)
       if (*p >= 'A' && *p <= 'Z')
         *p = (char)(*p - 'A' + 'a');
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0), job, trig, sch, st, dur,
-                           chime__mysql_rows_text(&rows, i, 8), lower,
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
+                           job,
+                           trig,
+                           sch,
+                           st,
+                           dur,
+                           chime__mysql_rows_text(&rows, i, 8),
+                           lower,
                            chime__mysql_rows_text(&rows, i, 11),
-                           chime__mysql_rows_text(&rows, i, 5), chime__mysql_rows_text(&rows, i, 6),
+                           chime__mysql_rows_text(&rows, i, 5),
+                           chime__mysql_rows_text(&rows, i, 6),
                            chime__mysql_rows_text(&rows, i, 7),
                            chime__mysql_rows_text(&rows, i, 10),
-                           chime__mysql_rows_int64(&rows, i, 12) ? "true" : "false"};
+                           chime__mysql_rows_int64(&rows, i, 12) ? "true"
+                                                                 : "false"};
     if (ctl_table_add(&t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }

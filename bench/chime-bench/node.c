@@ -43,8 +43,8 @@ typedef struct row {
   char trigger[2 * CHIME_MAX_NAME_LEN + 1]; /* escaped */
   int64_t scheduled_ms, actual_ms, fire_id;
   int recovering;
-  bool written; /* the writer is done with it */
-  int result;   /* 0, or -1 when it was lost */
+  bool written;        /* the writer is done with it */
+  int result;          /* 0, or -1 when it was lost */
   pthread_cond_t wake; /* its run waits on this */
   struct row *next;
 } row;
@@ -52,7 +52,7 @@ typedef struct row {
 typedef struct node {
   const char *id;
   int64_t work_ms;
-  bench_url url;
+  chime__mysql_url *url;
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
   bool writing;     /* a run is writing a batch */
@@ -83,7 +83,7 @@ static int write_rows(node *n, row **rows, size_t count, char *err,
   }
   int result = -1;
   for (int attempt = 1; attempt <= RECORD_ATTEMPTS && result < 0; attempt++) {
-    if (!n->db && !(n->db = bench_db_connect(&n->url, err, errlen))) {
+    if (!n->db && !(n->db = bench_db_connect(n->url, err, errlen))) {
       bench_sleep_ms(100 * attempt);
       continue;
     }
@@ -233,7 +233,7 @@ int bench_node_main(const bench_opts *o) {
 
   node n = {.id = o->node_id, .work_ms = o->work_ms};
   char err[256];
-  if (bench_url_parse(o->url, &n.url, err, sizeof err) < 0) {
+  if (chime__mysql_url_parse(o->url, &n.url, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", n.id, err);
     return 1;
   }
@@ -259,6 +259,6 @@ int bench_node_main(const bench_opts *o) {
   chime_scheduler_free(s);
   mysql_close(n.db);
   pthread_mutex_destroy(&n.mu);
-  bench_url_clear(&n.url);
+  chime__mysql_url_free(n.url);
   return 0;
 }

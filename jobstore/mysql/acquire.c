@@ -13,8 +13,14 @@
  * A FORBID job: its row is locked, and none of its triggers is claimed
  * while it has a fired row (claimed or executing) or a claim in the batch.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/batch.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +53,13 @@ typedef struct acq_op {
  * (then by priority), passing over those other nodes hold.  A text
  * statement: it changes with the type list, so a prepared one would be
  * prepared anew each time. */
-static int select_due(chime__mysql_tx *tx, const acq_op *op, chime__mysql_rows *rows) {
+static int select_due(chime__mysql_tx *tx, const acq_op *op,
+                      chime__mysql_rows *rows) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
-                        "sched_name = ");
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL
+                              " FROM {P}triggers WHERE "
+                              "sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING' AND next_fire_ms <= ");
   chime__mysql_sqlbuf_int(&b, op->nlt);
@@ -61,7 +69,7 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op, chime__mysql_rows *
   chime__mysql_sqlbuf_sql(&b, " OR misfire = 1)");
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
-                        "trigger_group, trigger_name LIMIT ");
+                              "trigger_group, trigger_name LIMIT ");
   chime__mysql_sqlbuf_int(&b, (int64_t)op->max);
   chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
@@ -79,9 +87,8 @@ static void free_fires(chime_fire **fires, size_t n) {
  * failed attempts (op->prev), which the retry settles first. */
 static void acq_reset(void *arg) {
   acq_op *op = arg;
-  chime_fire **all = op->n ? realloc(op->prev, (op->nprev + op->n) *
-                                                   sizeof *all)
-                           : op->prev;
+  chime_fire **all =
+      op->n ? realloc(op->prev, (op->nprev + op->n) * sizeof *all) : op->prev;
   if (all) {
     op->prev = all;
     memcpy(op->prev + op->nprev, op->out, op->n * sizeof *op->out);
@@ -106,15 +113,20 @@ static int release_id(chime__mysql_tx *tx, int64_t id) {
   int r = chime__mysql_fired_get(tx, id, &fr);
   if (r < 0)
     return r;
-  if (fr.nrows && strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE), "ACQUIRED") == 0 &&
-      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE), tx->s->node) == 0) {
+  if (fr.nrows &&
+      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+             "ACQUIRED") == 0 &&
+      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
+             tx->s->node) == 0) {
     chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                  chime__mysql_arg_text(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP)),
-                  chime__mysql_arg_text(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_TRIGGER_NAME)),
-                  chime__mysql_arg_int(id)};
-    r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
+                            chime__mysql_arg_text(chime__mysql_rows_text(
+                                &fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP)),
+                            chime__mysql_arg_text(chime__mysql_rows_text(
+                                &fr, 0, CHIME__FIRED_COL_TRIGGER_NAME)),
+                            chime__mysql_arg_int(id)};
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, a, 4, NULL, NULL);
     if (r == 0)
-      r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, NULL, &a[3], 1, NULL, NULL);
+      r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &a[3], 1, NULL, NULL);
   }
   chime__mysql_rows_free(&fr);
   return r;
@@ -125,8 +137,10 @@ static int fired_here(chime__mysql_tx *tx, int64_t id, bool *ret) {
   chime__mysql_rows fr;
   int r = chime__mysql_fired_get(tx, id, &fr);
   *ret = r == 0 && fr.nrows > 0 &&
-         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE), tx->s->node) == 0 &&
-         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE), "EXECUTING") == 0;
+         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
+                tx->s->node) == 0 &&
+         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+                "EXECUTING") == 0;
   chime__mysql_rows_free(&fr);
   return r;
 }
@@ -151,8 +165,9 @@ static int settle_prev(chime__mysql_tx *tx, acq_op *op, bool *ret_done) {
       /* Two lost COMMIT replies in a row, more fires than workers: this
        * one stays EXECUTING until this node's row goes away. */
       chime__mysql_log(tx->s, CHIME_LOG_ERROR,
-                    "fire %lld was fired by an attempt whose reply was lost "
-                    "and cannot be run now", (long long)f->fire_id);
+                       "fire %lld was fired by an attempt whose reply was lost "
+                       "and cannot be run now",
+                       (long long)f->fire_id);
     } else if (r == 0 && fired) {
       chime_fire **out = realloc(op->out, (op->n + 1) * sizeof *out);
       if (!out)
@@ -185,17 +200,19 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
   acq_job *e = &op->jobs[op->njobs];
   memset(e, 0, sizeof *e);
   int r = chime__mysql_job_load(tx, t->job_group, t->job_name, false, &e->job,
-                             NULL);
+                                NULL);
   if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
     /* Lock the job row, then look for its fires: one claim at a time. */
     chime_job_free(e->job);
     e->job = NULL;
-    r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job, NULL);
-    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(t->job_group),
-                  chime__mysql_arg_text(t->job_name)};
+    r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job,
+                              NULL);
+    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                            chime__mysql_arg_text(t->job_group),
+                            chime__mysql_arg_text(t->job_name)};
     chime__mysql_rows rows;
-    if (r == 0 && (r = chime__mysql_query(tx, CHIME__Q_JOB_HAS_FIRES, NULL, a, 3,
-                                       &rows)) == 0) {
+    if (r == 0 && (r = chime__mysql_query(tx, CHIME__Q_JOB_HAS_FIRES, a, 3,
+                                          &rows)) == 0) {
       e->skip = rows.nrows > 0;
       chime__mysql_rows_free(&rows);
     }
@@ -210,8 +227,8 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
 }
 
 /* Claims the trigger of row i.  *ret_fire is NULL when it is passed over. */
-static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows, size_t i,
-                 chime_fire **ret_fire) {
+static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
+                 size_t i, chime_fire **ret_fire) {
   chime_trigger *t;
   acq_job *aj = NULL;
   *ret_fire = NULL;
@@ -226,7 +243,8 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
     return r;
   }
   const chime_job *j = aj->job;
-  bool recovering = chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVERING) != 0;
+  bool recovering =
+      chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVERING) != 0;
   /* The fired rows are inserted together (insert_fired). */
   chime_fire *f = calloc(1, sizeof *f);
   if (!f || !(f->job = chime__job_copy(j))) {
@@ -234,9 +252,12 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
     chime_trigger_free(t);
     return CHIME_ENOMEM;
   }
-  f->scheduled_ms = recovering && chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
-                        ? chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
-                        : t->state.next_fire_ms;
+  f->scheduled_ms =
+      recovering && !chime__mysql_rows_is_null(
+                        rows, i, CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
+          ? chime__mysql_rows_int64(rows, i,
+                                    CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
+          : t->state.next_fire_ms;
   t->store_state = CHIME_STATE_ACQUIRED;
   f->trigger = t;
   f->phase = CHIME_FIRE_ACQUIRED;
@@ -250,12 +271,12 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
 static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b,
-      "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
-      "f.sched_name = t.sched_name "
-      "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
-      "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
-      "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
+  chime__mysql_sqlbuf_sql(
+      &b, "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
+          "f.sched_name = t.sched_name "
+          "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
+          "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
+          "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
   chime__mysql_sqlbuf_fire_ids(&b, fires, n);
   int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   chime__mysql_sqlbuf_free(&b);
@@ -319,13 +340,14 @@ static int acquire_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
-static int run_acquire(chime_store *store, acq_op *op,
-                       chime_fire ***ret_fires, size_t *ret_count) {
+static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
+                       size_t *ret_count) {
   if (!ret_fires || !ret_count)
     return CHIME_EINVAL;
   int r = 0;
   if (op->max > 0 && (!op->types || op->types->count > 0))
-    r = chime__mysql_tx_run((chime__mysql_store *)store, acquire_fn, acq_reset, op, NULL, 0);
+    r = chime__mysql_tx_run(chime__mysql_store_of(store), acquire_fn, acq_reset,
+                            op, NULL, 0);
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   free(op->jobs);
@@ -340,18 +362,21 @@ static int run_acquire(chime_store *store, acq_op *op,
 }
 
 int chime__mysql_acquire(chime_store *store, int64_t now_ms,
-                      int64_t no_later_than_ms, size_t max,
-                      const chime_type_set *types, chime_fire ***ret_fires,
-                      size_t *ret_count) {
-  acq_op op = {.now = now_ms, .nlt = no_later_than_ms, .max = max,
-               .types = types};
+                         int64_t no_later_than_ms, size_t max,
+                         const chime_type_set *types, chime_fire ***ret_fires,
+                         size_t *ret_count) {
+  acq_op op = {
+      .now = now_ms, .nlt = no_later_than_ms, .max = max, .types = types};
   return run_acquire(store, &op, ret_fires, ret_count);
 }
 
 int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
-                          const chime_type_set *types,
-                          chime_fire ***ret_fires, size_t *ret_count) {
-  acq_op op = {.now = now_ms, .nlt = now_ms, .max = max, .types = types,
+                             const chime_type_set *types,
+                             chime_fire ***ret_fires, size_t *ret_count) {
+  acq_op op = {.now = now_ms,
+               .nlt = now_ms,
+               .max = max,
+               .types = types,
                .fire_now = true};
   return run_acquire(store, &op, ret_fires, ret_count);
 }
@@ -378,5 +403,6 @@ int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count) {
   if (count == 0)
     return 0;
   release_op op = {.fires = fires, .count = count};
-  return chime__mysql_tx_run((chime__mysql_store *)store, release_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run(chime__mysql_store_of(store), release_fn, NULL,
+                             &op, NULL, 0);
 }

@@ -8,16 +8,19 @@
  * batch of fires written with a handful of statements costs little more
  * than one fire written the same way.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/batch.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
 #include "triggers/calendar.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Appends one fired row's values. */
-static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f, int64_t now,
-                         bool executing) {
+static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
+                         int64_t now, bool executing) {
   chime__mysql_tx *tx = b->tx;
   const chime_trigger *t = f->trigger;
   chime__mysql_sqlbuf_sql(b, "(");
@@ -49,17 +52,18 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f, int64_t no
  * (innodb_autoinc_lock_mode 2): this node's rows in that state from the
  * first id on are exactly these, since only the loop thread inserts fired
  * rows and earlier statements got smaller ids. */
-static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n, int64_t first,
-                    bool executing) {
+static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
+                    int64_t first, bool executing) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT fire_id, trigger_group, trigger_name FROM "
-                        "{P}fired WHERE sched_name = ");
+  chime__mysql_sqlbuf_sql(&b,
+                          "SELECT fire_id, trigger_group, trigger_name FROM "
+                          "{P}fired WHERE sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND node = ");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
   chime__mysql_sqlbuf_sql(&b, executing ? " AND state = 'EXECUTING'"
-                                  : " AND state = 'ACQUIRED'");
+                                        : " AND state = 'ACQUIRED'");
   chime__mysql_sqlbuf_sql(&b, " AND fire_id >= ");
   chime__mysql_sqlbuf_int(&b, first);
   chime__mysql_sqlbuf_sql(&b, " ORDER BY fire_id");
@@ -87,18 +91,19 @@ static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n, int64_t f
   if (matched == n)
     return 0;
   chime__mysql_log(tx->s, CHIME_LOG_ERROR,
-                "inserted %zu fired rows but found %zu of them", n, matched);
+                   "inserted %zu fired rows but found %zu of them", n, matched);
   return CHIME_EINTERNAL;
 }
 
 int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
-                           int64_t now, bool executing) {
+                              int64_t now, bool executing) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}fired (sched_name, trigger_group, "
-                        "trigger_name, job_group, job_name, scheduled_ms, "
-                        "acquired_ms, node, state, forbid, requests_recovery, "
-                        "recovering, priority) VALUES ");
+  chime__mysql_sqlbuf_sql(
+      &b, "INSERT INTO {P}fired (sched_name, trigger_group, "
+          "trigger_name, job_group, job_name, scheduled_ms, "
+          "acquired_ms, node, state, forbid, requests_recovery, "
+          "recovering, priority) VALUES ");
   for (size_t i = 0; i < n; i++) {
     if (i)
       chime__mysql_sqlbuf_sql(&b, ",");
@@ -115,17 +120,18 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
 }
 
 int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
-                             const chime_job *const *jobs, size_t n) {
+                                const chime_job *const *jobs, size_t n) {
   /* An INSERT whose rows all exist, locked by this transaction, so every
    * row takes the UPDATE branch: the cheapest multi-row update MySQL has.
    * The insert-only columns get the trigger's own values all the same. */
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}triggers (sched_name, trigger_group, "
-                        "trigger_name, job_group, job_name, job_type, kind, "
-                        "start_set, start_ms, end_ms, misfire, priority, "
-                        "next_fire_ms, prev_fire_ms, times_triggered, "
-                        "state_start_ms, state_repeat_count, state) VALUES ");
+  chime__mysql_sqlbuf_sql(&b,
+                          "INSERT INTO {P}triggers (sched_name, trigger_group, "
+                          "trigger_name, job_group, job_name, job_type, kind, "
+                          "start_set, start_ms, end_ms, misfire, priority, "
+                          "next_fire_ms, prev_fire_ms, times_triggered, "
+                          "state_start_ms, state_repeat_count, state) VALUES ");
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *t = ts[i];
     chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
@@ -136,12 +142,11 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
       chime__mysql_sqlbuf_sql(&b, ",");
       chime__mysql_sqlbuf_text(&b, texts[k]);
     }
-    int64_t nums[] = {t->schedule.kind, t->start_set,
-                      t->schedule.start_ms, t->schedule.end_ms,
-                      t->schedule.misfire, t->schedule.priority,
-                      t->state.next_fire_ms, t->state.prev_fire_ms,
-                      t->state.times_triggered, t->state.start_ms,
-                      t->state.repeat_count};
+    int64_t nums[] = {
+        t->schedule.kind,      t->start_set,          t->schedule.start_ms,
+        t->schedule.end_ms,    t->schedule.misfire,   t->schedule.priority,
+        t->state.next_fire_ms, t->state.prev_fire_ms, t->state.times_triggered,
+        t->state.start_ms,     t->state.repeat_count};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
       chime__mysql_sqlbuf_sql(&b, ",");
       chime__mysql_sqlbuf_int(&b, nums[k]);
@@ -150,19 +155,21 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
     chime__mysql_sqlbuf_text(&b, chime__mysql_state_name(t->store_state));
     chime__mysql_sqlbuf_sql(&b, ")");
   }
-  chime__mysql_sqlbuf_sql(&b, " ON DUPLICATE KEY UPDATE next_fire_ms = "
-                        "VALUES(next_fire_ms), prev_fire_ms = "
-                        "VALUES(prev_fire_ms), times_triggered = "
-                        "VALUES(times_triggered), state_start_ms = "
-                        "VALUES(state_start_ms), state_repeat_count = "
-                        "VALUES(state_repeat_count), state = VALUES(state), "
-                        "owner = NULL, claim_fire_id = NULL");
+  chime__mysql_sqlbuf_sql(&b,
+                          " ON DUPLICATE KEY UPDATE next_fire_ms = "
+                          "VALUES(next_fire_ms), prev_fire_ms = "
+                          "VALUES(prev_fire_ms), times_triggered = "
+                          "VALUES(times_triggered), state_start_ms = "
+                          "VALUES(state_start_ms), state_repeat_count = "
+                          "VALUES(state_repeat_count), state = VALUES(state), "
+                          "owner = NULL, claim_fire_id = NULL");
   int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   chime__mysql_sqlbuf_free(&b);
   return r;
 }
 
-int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs, size_t n) {
+int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs,
+                            size_t n) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < n; i++) {
     const chime_job *j = jobs[i];
@@ -172,10 +179,11 @@ int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs, s
     for (size_t k = 0; k < i && !seen; k++)
       seen = strcmp(jobs[k]->group, j->group) == 0 &&
              strcmp(jobs[k]->name, j->name) == 0;
-    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(j->group),
-                  chime__mysql_arg_text(j->name)};
+    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                            chime__mysql_arg_text(j->group),
+                            chime__mysql_arg_text(j->name)};
     if (!seen)
-      r = chime__mysql_exec(tx, CHIME__Q_BLOCK_JOB, NULL, a, 3, NULL, NULL);
+      r = chime__mysql_exec(tx, CHIME__Q_BLOCK_JOB, a, 3, NULL, NULL);
   }
   return r;
 }
@@ -195,8 +203,9 @@ void chime__mysql_cache_clear(chime__mysql_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
-int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c, const char *group,
-                        const char *name, const chime_job **ret) {
+int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c,
+                           const char *group, const char *name,
+                           const chime_job **ret) {
   for (size_t i = 0; i < c->njobs; i++)
     if (strcmp(c->jobs[i]->group, group) == 0 &&
         strcmp(c->jobs[i]->name, name) == 0) {
@@ -223,8 +232,8 @@ int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c, const cha
 }
 
 /* The calendar named name (NULL for none or when it was removed). */
-static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c, const char *name,
-                          chime_calendar **ret) {
+static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c,
+                          const char *name, chime_calendar **ret) {
   *ret = NULL;
   if (!name)
     return 0;
@@ -256,8 +265,8 @@ static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c, const char
   return 0;
 }
 
-int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c, chime_trigger *t,
-                               const chime_job *job) {
+int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c,
+                                  chime_trigger *t, const chime_job *job) {
   chime_calendar *cal;
   int r = cache_calendar(tx, c, t->calendar_name, &cal);
   if (r < 0)
@@ -265,10 +274,9 @@ int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c, ch
   t->schedule.calendar = cal;
   chime__trigger_triggered(&t->schedule, &t->state);
   t->schedule.calendar = NULL;
-  t->store_state = !chime__trigger_may_fire_again(&t->state)
-                       ? CHIME_STATE_COMPLETE
-                   : job->concurrency == CHIME_CONCURRENCY_FORBID
-                       ? CHIME_STATE_BLOCKED
-                       : CHIME_STATE_WAITING;
+  t->store_state =
+      !chime__trigger_may_fire_again(&t->state)      ? CHIME_STATE_COMPLETE
+      : job->concurrency == CHIME_CONCURRENCY_FORBID ? CHIME_STATE_BLOCKED
+                                                     : CHIME_STATE_WAITING;
   return 0;
 }

@@ -14,16 +14,21 @@
  * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
  * writes history.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* At most this many completions are written in one transaction. */
 #define COMPLETE_BATCH 256
 
-/* The batch query's columns: CHIME__Q_FIRED_GET's, then the trigger's state. */
-enum { COL_TRIGGER_STATE = CHIME__FIRED_COL_PRIORITY + 1 };
+/* The batch query's columns: a fired row's, then the trigger's state. */
+enum { COL_TRIGGER_STATE = CHIME__FIRED_COL_COUNT, NCOLS };
 
 struct chime__mysql_completion {
   const chime_fire *fire;
@@ -62,25 +67,23 @@ static void owned_ids(chime__mysql_sqlbuf *sql, const batch *b) {
 }
 
 /* Locks the batch's fired rows and decides, per fire, whether this node
- * still runs it.  COL_TRIGGER_STATE is the trigger's state (NULL when it is gone),
- * read without locking the trigger: a subquery of a locking read does not
- * lock, and the trigger is most likely being claimed again by now (its
- * next fire), which a lock here would wait for.  Fire ids are unique
- * across schedulers, and only the primary key is named: given the
- * scheduler too, MariaDB may pick the (scheduler, node) index and lock
- * every fired row of every node while scanning it. */
+ * still runs it.  COL_TRIGGER_STATE is the trigger's state (NULL when it is
+ * gone), read without locking the trigger: a subquery of a locking read does
+ * not lock, and the trigger is most likely being claimed again by now (its next
+ * fire), which a lock here would wait for.  Fire ids are unique across
+ * schedulers, and only the primary key is named: given the scheduler too,
+ * MariaDB may pick the (scheduler, node) index and lock every fired row of
+ * every node while scanning it. */
 static int lock_fired(chime__mysql_tx *tx, batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql, "SELECT f.fire_id, f.trigger_group, f.trigger_name, "
-                          "f.job_group, f.job_name, f.scheduled_ms, f.node, "
-                          "f.state, f.forbid, f.requests_recovery, "
-                          "f.recovering, f.priority, (SELECT t.state FROM "
-                          "{P}triggers t WHERE t.sched_name = f.sched_name "
-                          "AND t.trigger_group = f.trigger_group AND "
-                          "t.trigger_name = f.trigger_name) FROM {P}fired f "
-                          "FORCE INDEX (PRIMARY) "
-                          "WHERE f.fire_id IN (0");
+  chime__mysql_sqlbuf_sql(
+      &sql, "SELECT " CHIME__MYSQL_FIRED_COLS_F_SQL ", (SELECT t.state FROM "
+            "{P}triggers t WHERE t.sched_name = f.sched_name "
+            "AND t.trigger_group = f.trigger_group AND "
+            "t.trigger_name = f.trigger_name) FROM {P}fired f "
+            "FORCE INDEX (PRIMARY) "
+            "WHERE f.fire_id IN (0");
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
@@ -90,15 +93,20 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
   chime__mysql_sqlbuf_free(&sql);
   if (r < 0)
     return r;
+  assert(b->fired.nrows <= b->n);
+  assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_completion *d = b->reqs[i];
     d->result = CHIME_ENOTOWNER;
     d->row = SIZE_MAX;
     for (size_t row = 0; row < b->fired.nrows; row++) {
-      if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) != d->fire->fire_id)
+      if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) !=
+          d->fire->fire_id)
         continue;
-      if (strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_STATE), "EXECUTING") == 0 &&
-          strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_NODE), tx->s->node) == 0) {
+      if (strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_STATE),
+                 "EXECUTING") == 0 &&
+          strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_NODE),
+                 tx->s->node) == 0) {
         d->result = 0;
         d->row = row;
       }
@@ -109,17 +117,20 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
 }
 
 /* Saves the job data a run set, when its job keeps data. */
-static int save_data(chime__mysql_tx *tx, const batch *b, const chime__mysql_completion *d) {
+static int save_data(chime__mysql_tx *tx, const batch *b,
+                     const chime__mysql_completion *d) {
   const chime_outcome *o = d->outcome;
-  const char *jg = chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
-  const char *jn = chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
+  const char *jg =
+      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
+  const char *jn =
+      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
   chime_job *job = NULL;
   int r = chime__mysql_job_load(tx, jg, jn, true, &job, NULL);
   chime__mysql_arg a[] = {chime__mysql_arg_bytes(o->data, o->data_len),
-                chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(jg),
-                chime__mysql_arg_text(jn)};
+                          chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(jg), chime__mysql_arg_text(jn)};
   if (r == 0 && job->persist_data)
-    r = chime__mysql_exec(tx, CHIME__Q_JOB_SET_DATA, NULL, a, 4, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_JOB_SET_DATA, a, 4, NULL, NULL);
   else if (r == CHIME_ENOTFOUND)
     r = 0;
   chime_job_free(job);
@@ -131,14 +142,18 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    const char *state = d->result == 0
-                            ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
-                            : NULL;
+    const char *state =
+        d->result == 0
+            ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
+            : NULL;
     /* Checked again under the lock: it may have been replaced since. */
     if (state && strcmp(state, "COMPLETE") == 0)
-      r = chime__mysql_trigger_remove_if_complete(tx,
-                                       chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_TRIGGER_GROUP),
-                                       chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_TRIGGER_NAME));
+      r = chime__mysql_trigger_remove_if_complete(
+          tx,
+          chime__mysql_rows_text(&b->fired, d->row,
+                                 CHIME__FIRED_COL_TRIGGER_GROUP),
+          chime__mysql_rows_text(&b->fired, d->row,
+                                 CHIME__FIRED_COL_TRIGGER_NAME));
   }
   return r;
 }
@@ -146,7 +161,8 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
 static int delete_fired(chime__mysql_tx *tx, const batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql, "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
+  chime__mysql_sqlbuf_sql(&sql,
+                          "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
                           "WHERE f.fire_id IN ");
   owned_ids(&sql, b);
   int r = chime__mysql_sqlbuf_run(&sql, NULL, NULL);
@@ -159,10 +175,13 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (d->result != 0 || !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
+    if (d->result != 0 ||
+        !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
       continue;
-    r = chime__mysql_job_unblock(tx, chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP),
-                              chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME));
+    r = chime__mysql_job_unblock(
+        tx,
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP),
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME));
   }
   return r;
 }
@@ -171,7 +190,8 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
 static int write_history(chime__mysql_tx *tx, const batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql, "INSERT INTO {P}history (sched_name, fire_id, "
+  chime__mysql_sqlbuf_sql(&sql,
+                          "INSERT INTO {P}history (sched_name, fire_id, "
                           "trigger_group, trigger_name, job_group, job_name, "
                           "scheduled_ms, node, outcome, error_code, "
                           "error_text, started_ms, duration_ms, recovering, "
@@ -190,21 +210,28 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     chime__mysql_sqlbuf_text(&sql, tx->s->sched);
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, d->fire->fire_id);
-    const size_t texts[] = {CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME, CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
+    const size_t texts[] = {
+        CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME,
+        CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
     for (size_t k = 0; k < 4; k++) {
       chime__mysql_sqlbuf_sql(&sql, ",");
-      chime__mysql_sqlbuf_text(&sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
+      chime__mysql_sqlbuf_text(
+          &sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
     }
     chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_int(&sql, chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_SCHEDULED_MS));
+    chime__mysql_sqlbuf_int(
+        &sql, chime__mysql_rows_int64(&b->fired, d->row,
+                                      CHIME__FIRED_COL_SCHEDULED_MS));
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_text(&sql, tx->s->node);
     chime__mysql_sqlbuf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
     chime__mysql_sqlbuf_int(&sql, code);
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_text(&sql, o ? o->message : NULL);
-    int64_t nums[] = {started, fin - started,
-                      chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING), fin};
+    int64_t nums[] = {
+        started, fin - started,
+        chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
+        fin};
     for (size_t k = 0; k < 4; k++) {
       chime__mysql_sqlbuf_sql(&sql, ",");
       chime__mysql_sqlbuf_int(&sql, nums[k]);
@@ -263,11 +290,12 @@ static void write_some(chime__mysql_store *s) {
 }
 
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
-                       const chime_outcome *outcome) {
+                          const chime_outcome *outcome) {
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
-  chime__mysql_store *s = (chime__mysql_store *)store;
-  chime__mysql_completion d = {.fire = fire, .outcome = outcome, .now = chime__mysql_now(store)};
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  chime__mysql_completion d = {
+      .fire = fire, .outcome = outcome, .now = chime__mysql_now(store)};
   pthread_cond_init(&d.wake, NULL);
   pthread_mutex_lock(&s->done_mu);
   if (s->done_tail)

@@ -10,8 +10,14 @@
  * pause or a replacement; a retry after a lost COMMIT reply) is handled
  * one fire at a time by fire_unusual.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/batch.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,25 +45,29 @@ static void fire_reset(void *arg) {
 }
 
 /* Whether row of a trigger result is still claimed by id of this node. */
-static bool still_claimed(chime__mysql_tx *tx, const chime__mysql_rows *t, size_t row,
-                          int64_t id) {
+static bool still_claimed(chime__mysql_tx *tx, const chime__mysql_rows *t,
+                          size_t row, int64_t id) {
   const char *owner = chime__mysql_rows_text(t, row, CHIME__TRIG_COL_OWNER);
-  const char *claim = chime__mysql_rows_text(t, row, CHIME__TRIG_COL_CLAIM_FIRE_ID);
   const char *state = chime__mysql_rows_text(t, row, CHIME__TRIG_COL_STATE);
-  return owner && claim && state &&
+  return owner &&
+         !chime__mysql_rows_is_null(t, row, CHIME__TRIG_COL_CLAIM_FIRE_ID) &&
          strcmp(state, "ACQUIRED") == 0 && strcmp(owner, tx->s->node) == 0 &&
-         strtoll(claim, NULL, 10) == id;
+         chime__mysql_rows_int64(t, row, CHIME__TRIG_COL_CLAIM_FIRE_ID) == id;
 }
 
 /* A retry finding the fire EXECUTING by this node: the attempt whose
  * COMMIT reply was lost did fire it.  Hands out the stored state. */
-static int fired_before(chime__mysql_tx *tx, const chime__mysql_rows *fr, fire_res *res) {
-  int r = chime__mysql_trigger_load(tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP),
-                                 chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_NAME), false,
-                                 &res->trigger);
+static int fired_before(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                        fire_res *res) {
+  int r = chime__mysql_trigger_load(
+      tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP),
+      chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_NAME), false,
+      &res->trigger);
   if (r == 0)
-    r = chime__mysql_job_load(tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_GROUP),
-                           chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_NAME), false, &res->job, NULL);
+    r = chime__mysql_job_load(
+        tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_GROUP),
+        chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_NAME), false,
+        &res->job, NULL);
   if (r == 0 && res->trigger)
     res->result = 0;
   return r == CHIME_ENOTFOUND ? 0 : r;
@@ -73,56 +83,35 @@ static int fire_unusual(chime__mysql_tx *tx, const chime_fire *f, bool retry,
   if (r < 0)
     return r;
   res->result = CHIME_ENOTOWNER;
-  bool mine = fr.nrows && strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
-                                 tx->s->node) == 0;
-  const char *state = mine ? chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE) : "";
+  bool mine =
+      fr.nrows && strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
+                         tx->s->node) == 0;
+  const char *state =
+      mine ? chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE) : "";
   if (retry && strcmp(state, "EXECUTING") == 0)
     r = fired_before(tx, &fr, res);
   else if (strcmp(state, "ACQUIRED") == 0)
-    r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, NULL, a, 1, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, a, 1, NULL, NULL);
   chime__mysql_rows_free(&fr);
   return r;
 }
 
-/* The trigger columns prefixed with "t.", for a join. */
-static char *trigger_cols_of_t(void) {
-  static const char cols[] = CHIME__MYSQL_TRIGGER_COLS_SQL;
-  char *out = malloc(sizeof cols + 2 * CHIME__TRIG_COL_COUNT);
-  if (!out)
-    return NULL;
-  size_t n = 0;
-  out[n++] = 't';
-  out[n++] = '.';
-  for (const char *p = cols; *p; p++) {
-    out[n++] = *p;
-    if (*p == ' ' && p[-1] == ',') {
-      out[n++] = 't';
-      out[n++] = '.';
-    }
-  }
-  out[n] = '\0';
-  return out;
-}
-
-/* Column numbers after the trigger columns in the batch query. */
-enum { BC_FIRE_ID = CHIME__TRIG_COL_COUNT, BC_NODE, BC_STATE };
+/* The columns of the batch query after the trigger's. */
+enum { COL_FIRE_ID = CHIME__TRIG_COL_COUNT, COL_NODE, COL_STATE, NCOLS };
 
 /* Locks the fired rows and the triggers of the batch in one query (by the
  * fired rows' primary key alone: see lock_fired in mysql/complete.c). */
-static int lock_batch(chime__mysql_tx *tx, const fire_op *op, chime__mysql_rows *rows) {
-  char *cols = trigger_cols_of_t();
-  if (!cols)
-    return CHIME_ENOMEM;
+static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
+                      chime__mysql_rows *rows) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT ");
-  chime__mysql_sqlbuf_sql(&b, cols);
-  free(cols);
-  chime__mysql_sqlbuf_sql(&b, ", f.fire_id, f.node, f.state FROM {P}fired f "
-                        "FORCE INDEX (PRIMARY) JOIN "
-                        "{P}triggers t ON t.sched_name = f.sched_name AND "
-                        "t.trigger_group = f.trigger_group AND t.trigger_name "
-                        "= f.trigger_name WHERE f.fire_id IN (0");
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL);
+  chime__mysql_sqlbuf_sql(
+      &b, ", f.fire_id, f.node, f.state FROM {P}fired f "
+          "FORCE INDEX (PRIMARY) JOIN "
+          "{P}triggers t ON t.sched_name = f.sched_name AND "
+          "t.trigger_group = f.trigger_group AND t.trigger_name "
+          "= f.trigger_name WHERE f.fire_id IN (0");
   for (size_t i = 0; i < op->count; i++) {
     if (!op->fires[i])
       continue;
@@ -132,17 +121,19 @@ static int lock_batch(chime__mysql_tx *tx, const fire_op *op, chime__mysql_rows 
   chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
   chime__mysql_sqlbuf_free(&b);
+  assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);
   return r;
 }
 
 /* The bookkeeping of the fire of the trigger in row i (still claimed). */
-static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c, const chime__mysql_rows *rows,
-                         size_t i, fire_res *res) {
+static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c,
+                         const chime__mysql_rows *rows, size_t i,
+                         fire_res *res) {
   const chime_job *j;
   int r = chime__mysql_trigger_from_row(rows, i, &res->trigger);
   if (r == 0)
     r = chime__mysql_cache_job(tx, c, res->trigger->job_group,
-                            res->trigger->job_name, &j);
+                               res->trigger->job_name, &j);
   if (r == 0 && !(res->job = chime__job_copy(j)))
     r = CHIME_ENOMEM;
   if (r == 0)
@@ -158,8 +149,7 @@ static void ids_where(chime__mysql_sqlbuf *b, chime_fire *const *fires,
                       const chime_job *const *jobs, size_t n, int flag) {
   chime__mysql_sqlbuf_sql(b, "fire_id IN (0");
   for (size_t i = 0; i < n; i++) {
-    if ((flag == FORBID &&
-         jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
+    if ((flag == FORBID && jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
         (flag == RECOVERY && !jobs[i]->requests_recovery))
       continue;
     chime__mysql_sqlbuf_sql(b, ",");
@@ -173,8 +163,9 @@ static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
                            const chime_job *const *jobs, size_t n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
-                        "'EXECUTING', forbid = ");
+  chime__mysql_sqlbuf_sql(&b,
+                          "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
+                          "'EXECUTING', forbid = ");
   ids_where(&b, fires, jobs, n, FORBID);
   chime__mysql_sqlbuf_sql(&b, ", requests_recovery = ");
   ids_where(&b, fires, jobs, n, RECOVERY);
@@ -187,7 +178,8 @@ static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
 
 /* The writes of the fires handled in the batch (results 0 and not taken
  * by fire_unusual). */
-static int write_batch(chime__mysql_tx *tx, const fire_op *op, const bool *batched) {
+static int write_batch(chime__mysql_tx *tx, const fire_op *op,
+                       const bool *batched) {
   chime_fire **fires = calloc(op->count, sizeof *fires);
   chime_trigger **ts = calloc(op->count, sizeof *ts);
   const chime_job **js = calloc(op->count, sizeof *js);
@@ -224,14 +216,15 @@ static int fire_fn(chime__mysql_tx *tx, void *arg) {
   if (!batched || !row_of)
     r = CHIME_ENOMEM;
   for (size_t row = 0; r == 0 && row < rows.nrows; row++) {
-    int64_t id = chime__mysql_rows_int64(&rows, row, BC_FIRE_ID);
+    int64_t id = chime__mysql_rows_int64(&rows, row, COL_FIRE_ID);
     for (size_t i = 0; i < op->count; i++) {
       if (!op->fires[i] || op->fires[i]->fire_id != id)
         continue;
-      batched[i] =
-          strcmp(chime__mysql_rows_text(&rows, row, BC_NODE), tx->s->node) == 0 &&
-          strcmp(chime__mysql_rows_text(&rows, row, BC_STATE), "ACQUIRED") == 0 &&
-          still_claimed(tx, &rows, row, id);
+      batched[i] = strcmp(chime__mysql_rows_text(&rows, row, COL_NODE),
+                          tx->s->node) == 0 &&
+                   strcmp(chime__mysql_rows_text(&rows, row, COL_STATE),
+                          "ACQUIRED") == 0 &&
+                   still_claimed(tx, &rows, row, id);
       row_of[i] = row;
       break;
     }
@@ -239,9 +232,8 @@ static int fire_fn(chime__mysql_tx *tx, void *arg) {
   for (size_t i = 0; r == 0 && i < op->count; i++) {
     if (!op->fires[i])
       continue;
-    r = batched[i]
-            ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
-            : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
+    r = batched[i] ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
+                   : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
   }
   if (r == 0)
     r = write_batch(tx, op, batched);
@@ -253,7 +245,7 @@ static int fire_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
-                   int64_t now_ms) {
+                      int64_t now_ms) {
   (void)now_ms;
   if (!fires && count > 0)
     return CHIME_EINVAL;
@@ -262,7 +254,8 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
   fire_op op = {.fires = fires, .count = count};
   if (!(op.res = calloc(count, sizeof *op.res)))
     return CHIME_ENOMEM;
-  int r = chime__mysql_tx_run((chime__mysql_store *)store, fire_fn, fire_reset, &op, NULL, 0);
+  int r = chime__mysql_tx_run(chime__mysql_store_of(store), fire_fn, fire_reset,
+                              &op, NULL, 0);
   for (size_t i = 0; r == 0 && i < count; i++) {
     chime_fire *f = fires[i];
     if (!f)

@@ -10,19 +10,23 @@
  * a timeout is retried), test_clock_offset_ms (tests only: skews this
  * node's local clock by that many milliseconds, as a wrong system clock
  * would; the store's clock still follows the database's).
+ *
+ * Threads: open and free run on one thread with no other user of the
+ * store; tx.h says how the ops share it in between.
  */
-#include "core/clock.h"
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
-#include <errmsg.h>
-#include <mysqld_error.h>
-#include <stdarg.h>
+#include "core/clock.h"
+#include "jobstore/mysql/conn.h"
+#include "jobstore/mysql/schema.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_THRESHOLD_MS 60000
 #define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
 #define MAX_CONNECTIONS 64
@@ -30,9 +34,9 @@
 /* --------------------------------------------------------------- open */
 
 static void store_free(chime_store *store) {
-  chime__mysql_store *s = (chime__mysql_store *)store;
-  if (!s)
+  if (!store)
     return;
+  chime__mysql_store *s = chime__mysql_store_of(store);
   if (s->node_claimed)
     chime__mysql_node_leave(s);
   for (size_t i = 0; s->conns && i < s->nconns; i++)
@@ -48,6 +52,7 @@ static void store_free(chime_store *store) {
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
   pthread_mutex_destroy(&s->beat_lock);
+  s->magic = 0;
   free(s);
 }
 
@@ -89,25 +94,18 @@ static const chime_store_ops mysql_ops = {
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
 };
 
+chime__mysql_store *chime__mysql_store_of(chime_store *store) {
+  chime__mysql_store *s = (chime__mysql_store *)store;
+  assert(s && s->magic == CHIME__MYSQL_STORE_MAGIC);
+  return s;
+}
+
 /* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
 static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
-  const char *p = chime__mysql_url_param(s->url, "prefix");
-  if (!p)
-    p = "chime_";
-  size_t n = strlen(p);
-  if (n >= sizeof s->prefix)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "table prefix longer than %zu bytes",
-                             sizeof s->prefix - 1);
-  for (size_t i = 0; i < n; i++) {
-    char c = p[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_'))
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "table prefix '%s': only letters, digits and "
-                               "'_' are allowed", p);
-  }
-  memcpy(s->prefix, p, n + 1);
+  int r = chime__mysql_url_prefix(s->url, s->prefix, sizeof s->prefix, errbuf,
+                                  errbuf_len);
+  if (r < 0)
+    return r;
   const char *wait = chime__mysql_url_param(s->url, "lock_wait_timeout_s");
   s->lock_wait_s = 10;
   if (wait) {
@@ -116,7 +114,8 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     if (*end || end == wait || v < 1 || v > 3600)
       return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
                                "lock_wait_timeout_s '%.32s' is not a number "
-                               "of seconds from 1 to 3600", wait);
+                               "of seconds from 1 to 3600",
+                               wait);
     s->lock_wait_s = v;
   }
   const char *ret = chime__mysql_url_param(s->url, "history_retention_ms");
@@ -127,7 +126,8 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     if (*end || end == ret || v < 0)
       return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
                                "history_retention_ms '%.32s' is not a "
-                               "non-negative number", ret);
+                               "non-negative number",
+                               ret);
     s->history_retention_ms = v;
   }
   return 0;
@@ -142,8 +142,9 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
     return CHIME_EINVAL;
   if (!(s->sched = strdup(sched)) || !(s->node = strdup(node)))
     return CHIME_ENOMEM;
-  s->threshold_ms = o && o->misfire_threshold_ms > 0 ? o->misfire_threshold_ms
-                                                     : DEFAULT_THRESHOLD_MS;
+  s->threshold_ms = o && o->misfire_threshold_ms > 0
+                        ? o->misfire_threshold_ms
+                        : CHIME__MYSQL_MISFIRE_THRESHOLD_MS;
   s->checkin_interval_ms = o && o->checkin_interval_ms > 0
                                ? o->checkin_interval_ms
                                : DEFAULT_CHECKIN_MS;
@@ -172,15 +173,16 @@ static int settings_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
-                        "@@auto_increment_increment");
+                              "@@auto_increment_increment");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   chime__mysql_sqlbuf_free(&b);
   if (r < 0)
     return r;
-  tx->s->id_step = rows.nrows && chime__mysql_rows_text(&rows, 0, 0) &&
+  assert(rows.nrows == 1 && rows.ncols == 2);
+  tx->s->id_step = !chime__mysql_rows_is_null(&rows, 0, 0) &&
                            chime__mysql_rows_int64(&rows, 0, 0) < 2 &&
-                           chime__mysql_rows_text(&rows, 0, 1)
+                           !chime__mysql_rows_is_null(&rows, 0, 1)
                        ? chime__mysql_rows_int64(&rows, 0, 1)
                        : 0;
   chime__mysql_rows_free(&rows);
@@ -189,6 +191,7 @@ static int settings_fn(chime__mysql_tx *tx, void *arg) {
 
 /* Connects the first connection, sets up the schema, measures the clock. */
 static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  assert(s->nconns > 0 && s->conns && !s->node_claimed);
   int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
   if (r < 0)
     return r;
@@ -219,7 +222,8 @@ static int read_skew(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   if (*end || end == skew || v < -INT64_C(86400000) || v > INT64_C(86400000))
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
                              "test_clock_offset_ms '%.32s' is not a number "
-                             "of milliseconds within a day", skew);
+                             "of milliseconds within a day",
+                             skew);
   s->test_skew_ms = v;
   return 0;
 }
@@ -236,6 +240,7 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   pthread_mutex_init(&s->beat_lock, NULL);
   s->beat.autocommit = true;
   s->base.ops = &mysql_ops;
+  s->magic = CHIME__MYSQL_STORE_MAGIC;
   int r = chime__mysql_url_parse(url, &s->url, errbuf, errbuf_len);
   if (r == 0)
     r = read_params(s, errbuf, errbuf_len);

@@ -2,14 +2,19 @@
  * mysql/trig.c: adding and replacing triggers in the MySQL store (with the
  * job in the same transaction, calendars resolved and the first fire
  * computed by chime__trigger_prepare, the state following paused groups,
- * paused jobs and blocked FORBID jobs), and calendars (stored in their
- * text form, chime__calendar_to_string; replacing one can recompute the
- * next fire of the triggers naming it, as Quartz's updateWithNewCalendar).
+ * paused jobs and blocked FORBID jobs).  Calendars are in calendar.c.
+ *
+ * Threads: any (tx.h); each op is one transaction of its own, holding the
+ * job's row and the trigger's (old) row.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
 #include "triggers/calendar.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,26 +35,28 @@ typedef struct job_facts {
   bool blocked; /* a fire of the FORBID job executes */
 } job_facts;
 
-/* Column numbers of CHIME__Q_JOB_FOR_TRIGGER after the CHIME__MYSQL_JOB_COLS_SQL. */
-#define JF_BLOCKED 10
-#define JF_GROUP_PAUSED 11
+/* The columns of CHIME__Q_JOB_FOR_TRIGGER after the job's. */
+enum { COL_BLOCKED = CHIME__JOB_COL_COUNT, COL_GROUP_PAUSED, NCOLS };
 
 /* Loads (locked) the trigger's job with what job_facts needs: one round
  * trip.  *ret NULL when the job does not exist. */
-static int job_facts_load(chime__mysql_tx *tx, const chime_trigger *t, chime_job **ret,
-                          job_facts *f) {
-  chime__mysql_arg a[] = {chime__mysql_arg_text(t->group), chime__mysql_arg_text(t->group),
-                chime__mysql_arg_text(t->group), chime__mysql_arg_text(t->group),
-                chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(t->job_group),
-                chime__mysql_arg_text(t->job_name)};
+static int job_facts_load(chime__mysql_tx *tx, const chime_trigger *t,
+                          chime_job **ret, job_facts *f) {
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(t->group),     chime__mysql_arg_text(t->group),
+      chime__mysql_arg_text(t->group),     chime__mysql_arg_text(t->group),
+      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(t->job_group),
+      chime__mysql_arg_text(t->job_name)};
   chime__mysql_rows rows;
   bool job_paused = false;
   *ret = NULL;
-  int r = chime__mysql_query(tx, CHIME__Q_JOB_FOR_TRIGGER, NULL, a, 7, &rows);
+  int r = chime__mysql_query(tx, CHIME__Q_JOB_FOR_TRIGGER, a, 7, &rows);
   if (r == 0 && rows.nrows) {
+    assert(rows.nrows == 1 && rows.ncols == NCOLS);
     r = chime__mysql_job_from_row(&rows, 0, ret, &job_paused);
-    f->blocked = chime__mysql_rows_int64(&rows, 0, JF_BLOCKED) != 0;
-    f->paused = job_paused || chime__mysql_rows_int64(&rows, 0, JF_GROUP_PAUSED) != 0;
+    f->blocked = chime__mysql_rows_int64(&rows, 0, COL_BLOCKED) != 0;
+    f->paused =
+        job_paused || chime__mysql_rows_int64(&rows, 0, COL_GROUP_PAUSED) != 0;
   } else if (r == 0) {
     r = chime__mysql_group_paused(tx, t->group, &f->paused);
   }
@@ -130,23 +137,25 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
   if (r == 0)
     r = add_job(tx, op, &facts);
   if (r == 0 && (r = chime__mysql_calendar_load(tx, t->calendar_name, false,
-                                             &cal)) == CHIME_ENOTFOUND)
+                                                &cal)) == CHIME_ENOTFOUND)
     chime__record_err(op->errbuf, op->errbuf_len, r, "no calendar named '%s'",
                       t->calendar_name);
   if (r == 0)
     r = chime__trigger_prepare(t, cal, chime__mysql_now(&tx->s->base),
                                op->errbuf, op->errbuf_len);
   if (r == 0 && old)
-    r = chime__mysql_trigger_delete(tx, old->group, old->name, NULL, NULL, false);
+    r = chime__mysql_trigger_delete(tx, old->group, old->name, NULL, NULL,
+                                    false);
   if (r == 0) {
     t->store_state = start_state(t, &facts);
-    chime__mysql_trigger_to_args(tx->s, t, facts.type, a);
-    r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, NULL, a, CHIME__MYSQL_TRIGGER_INSERT_ARGS,
-                       NULL, NULL);
+    chime__mysql_trigger_to_args(tx->s->sched, t, facts.type, a);
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
+                          CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
   }
   /* A replaced trigger's old job may be left without triggers. */
-  if (r == 0 && old && (strcmp(old->job_group, t->job_group) != 0 ||
-                        strcmp(old->job_name, t->job_name) != 0))
+  if (r == 0 && old &&
+      (strcmp(old->job_group, t->job_group) != 0 ||
+       strcmp(old->job_name, t->job_name) != 0))
     r = chime__mysql_job_gc(tx, old->job_group, old->job_name);
   op->first = t->state.next_fire_ms;
   t->schedule.calendar = NULL;
@@ -157,17 +166,20 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_trigger_add(chime_store *store, const chime_job *job,
-                          const chime_trigger *trigger, bool replace,
-                          int64_t *ret_first_fire_ms, char *errbuf,
-                          size_t errbuf_len) {
+                             const chime_trigger *trigger, bool replace,
+                             int64_t *ret_first_fire_ms, char *errbuf,
+                             size_t errbuf_len) {
   int r = chime__store_check_trigger_add(job, trigger, errbuf, errbuf_len);
   if (r < 0)
     return r;
-  add_op op = {.job = job, .replace = replace, .errbuf = errbuf,
+  add_op op = {.job = job,
+               .replace = replace,
+               .errbuf = errbuf,
                .errbuf_len = errbuf_len};
   if (!(op.t = chime__trigger_copy(trigger)))
     return CHIME_ENOMEM;
-  r = chime__mysql_tx_run((chime__mysql_store *)store, add_fn, NULL, &op, errbuf, errbuf_len);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), add_fn, NULL, &op,
+                          errbuf, errbuf_len);
   chime_trigger_free(op.t);
   if (r == 0 && ret_first_fire_ms)
     *ret_first_fire_ms = op.first;
@@ -175,9 +187,9 @@ int chime__mysql_trigger_add(chime_store *store, const chime_job *job,
 }
 
 int chime__mysql_trigger_replace(chime_store *store, const char *group,
-                              const char *name, const chime_trigger *trigger,
-                              int64_t *ret_first_fire_ms, char *errbuf,
-                              size_t errbuf_len) {
+                                 const char *name, const chime_trigger *trigger,
+                                 int64_t *ret_first_fire_ms, char *errbuf,
+                                 size_t errbuf_len) {
   int r = chime__key_check(group, name);
   if (r < 0 || !trigger)
     return r < 0 ? r : CHIME_EINVAL;
@@ -189,8 +201,8 @@ int chime__mysql_trigger_replace(chime_store *store, const char *group,
   free(op.t->name);
   op.t->group = chime__dup_text(group, &ok);
   op.t->name = chime__dup_text(name, &ok);
-  r = ok ? chime__mysql_tx_run((chime__mysql_store *)store, add_fn, NULL, &op, errbuf,
-                         errbuf_len)
+  r = ok ? chime__mysql_tx_run(chime__mysql_store_of(store), add_fn, NULL, &op,
+                               errbuf, errbuf_len)
          : CHIME_ENOMEM;
   chime_trigger_free(op.t);
   if (r == 0 && ret_first_fire_ms)

@@ -73,9 +73,9 @@ static MYSQL *admin(void) {
 
 /* Drops the tables of prefix in chime_mst. */
 static void drop_prefix(MYSQL *db, const char *prefix) {
-  static const char *const tables[] = {"schema_version", "jobs", "triggers",
-                                       "calendars", "paused_groups", "fired",
-                                       "nodes", "history"};
+  static const char *const tables[] = {
+      "schema_version", "jobs",  "triggers", "calendars",
+      "paused_groups",  "fired", "nodes",    "history"};
   char q[256];
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     snprintf(q, sizeof q, "DROP TABLE IF EXISTS %s%s", prefix, tables[i]);
@@ -106,25 +106,25 @@ static void test_mysql_store_schema_created_then_reused(void) {
   chime_store *st;
   char err[512];
   /* Missing, without auto_create: refused with a clear message. */
-  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st,
-                             err, sizeof err),
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st, err,
+                             sizeof err),
                   CHIME_ESCHEMA);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "auto_create=1"));
-  CU_ASSERT_EQUAL_FATAL(open_store(url_for(DB, NULL,
-                                           "prefix=mst_a_&auto_create=1"),
-                                   NULL, &st, err, sizeof err),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1"), NULL, &st,
+                 err, sizeof err),
+      0);
   CU_ASSERT_STRING_EQUAL(st->ops->name, "mysql");
   st->ops->free(st);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT MAX(version) FROM mst_a_schema_version"),
-                  1);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT MAX(version) FROM mst_a_schema_version"), 1);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM information_schema."
                                 "tables WHERE table_schema = '" DB "' AND "
                                 "table_name LIKE 'mst!_a!_%' ESCAPE '!'"),
                   8);
   /* Reused: no auto_create needed the second time. */
-  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st,
-                             err, sizeof err),
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st, err,
+                             sizeof err),
                   0);
   if (st)
     st->ops->free(st);
@@ -136,10 +136,10 @@ static void test_mysql_store_schema_newer_refused(void) {
   drop_prefix(db, "mst_b_");
   chime_store *st;
   char err[512];
-  CU_ASSERT_EQUAL_FATAL(open_store(url_for(DB, NULL,
-                                           "prefix=mst_b_&auto_create=1"),
-                                   NULL, &st, err, sizeof err),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      open_store(url_for(DB, NULL, "prefix=mst_b_&auto_create=1"), NULL, &st,
+                 err, sizeof err),
+      0);
   st->ops->free(st);
   sql(db, "INSERT INTO mst_b_schema_version VALUES (99, 0)");
   CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_b_&auto_create=1"),
@@ -172,8 +172,8 @@ static void test_mysql_store_open_errors(void) {
                   CHIME_EAUTH);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "Access denied"));
   CU_ASSERT_PTR_NULL(strstr(err, "wrong-password"));
-  CU_ASSERT_EQUAL(open_store(url_for("chime_no_such_db", NULL, NULL), NULL,
-                             &st, err, sizeof err),
+  CU_ASSERT_EQUAL(open_store(url_for("chime_no_such_db", NULL, NULL), NULL, &st,
+                             err, sizeof err),
                   CHIME_ENOTFOUND);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "chime_no_such_db"));
   CU_ASSERT_PTR_NULL(st);
@@ -221,17 +221,19 @@ static void test_mysql_store_clock_cancels_skew(void) {
   MYSQL *db = admin();
   chime_store *st;
   char err[512];
-  chime_store_options o = {.scheduler_name = "mst", .instance_id = "skewed",
+  chime_store_options o = {.scheduler_name = "mst",
+                           .instance_id = "skewed",
                            .misfire_threshold_ms = 60000,
-                           .checkin_interval_ms = 1000, .connections = 1,
+                           .checkin_interval_ms = 1000,
+                           .connections = 1,
                            .test_clock_offset_ms = 5 * 60 * 1000};
   CU_ASSERT_EQUAL_FATAL(
-      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1"), &o, &st,
-                 err, sizeof err),
+      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1"), &o, &st, err,
+                 sizeof err),
       0);
   for (int i = 0; i < 2; i++) {
-    long long server = query_int(
-        db, "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)");
+    long long server =
+        query_int(db, "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)");
     int64_t now = st->ops->now(st);
     CU_ASSERT(llabs((long long)now - server) < 1000);
     /* A check-in measures the offset again. */
@@ -272,8 +274,8 @@ static chime_trigger *kind_trigger(int kind) {
   CU_ASSERT_EQUAL_FATAL(r, 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0 + kind), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_end_ms(t, T0 + 400 * INT64_C(86400000)),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_set_end_ms(t, T0 + 400 * INT64_C(86400000)), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_priority(t, 3 + kind), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_description(t, "desc \xc3\xa9\n"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_data(t, "a\0b", 3), 0);
@@ -283,11 +285,10 @@ static chime_trigger *kind_trigger(int kind) {
 
 static void same_trigger(const chime_trigger *a, const chime_trigger *b) {
   CU_ASSERT_EQUAL(a->schedule.kind, b->schedule.kind);
-  CU_ASSERT_EQUAL(memcmp(&a->schedule.u, &b->schedule.u,
-                         a->schedule.kind == CHIME_TRIGGER_CRON
-                             ? 0
-                             : sizeof a->schedule.u),
-                  0);
+  CU_ASSERT_EQUAL(
+      memcmp(&a->schedule.u, &b->schedule.u,
+             a->schedule.kind == CHIME_TRIGGER_CRON ? 0 : sizeof a->schedule.u),
+      0);
   CU_ASSERT_EQUAL(a->schedule.start_ms, b->schedule.start_ms);
   CU_ASSERT_EQUAL(a->schedule.end_ms, b->schedule.end_ms);
   CU_ASSERT_EQUAL(a->schedule.misfire, b->schedule.misfire);
@@ -320,8 +321,8 @@ static void test_mysql_store_persists_across_reopen(void) {
   chime_calendar *cal = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime__calendar_weekly_new(NULL, 0x41, &cal, err, sizeof err), 0);
-  CU_ASSERT_EQUAL_FATAL(st->ops->calendar_add(st, "weekdays", cal, false,
-                                              false), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->calendar_add(st, "weekdays", cal, false, false), 0);
   chime__calendar_unref(cal);
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "j", "t", &job), 0);
@@ -385,7 +386,6 @@ static void test_mysql_store_persists_across_reopen(void) {
   mysql_close(db);
 }
 
-
 /* -------------------------------------------------------------- recovery */
 
 static void add_job_trigger(chime_store *st, const char *name, bool recover) {
@@ -412,9 +412,11 @@ static void test_mysql_store_recovers_dead_node(void) {
   char u[1024], err[512];
   snprintf(u, sizeof u, "%s", url);
   chime_store *a, *dead;
-  chime_store_options o = {.scheduler_name = "mst", .instance_id = "dead",
+  chime_store_options o = {.scheduler_name = "mst",
+                           .instance_id = "dead",
                            .misfire_threshold_ms = 60000,
-                           .checkin_interval_ms = 1000, .connections = 1};
+                           .checkin_interval_ms = 1000,
+                           .connections = 1};
   CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, &a, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &dead, err, sizeof err), 0);
   add_job_trigger(a, "rerun", true);
@@ -454,8 +456,7 @@ static void test_mysql_store_recovers_dead_node(void) {
   /* Fencing: the dead node's late completions are refused. */
   chime_outcome out = {.started_ms = T0, .finished_ms = T0};
   for (size_t i = 0; i < 2; i++) {
-    CU_ASSERT_EQUAL(dead->ops->complete(dead, fires[i], &out),
-                    CHIME_ENOTOWNER);
+    CU_ASSERT_EQUAL(dead->ops->complete(dead, fires[i], &out), CHIME_ENOTOWNER);
     chime__fire_free(fires[i]);
   }
   free(fires);
@@ -513,14 +514,17 @@ static void test_mysql_store_retries_lock_wait(void) {
   MYSQL *db = admin();
   chime_store *st;
   char err[512];
-  chime_store_options o = {.scheduler_name = "mst", .instance_id = "node-a",
+  chime_store_options o = {.scheduler_name = "mst",
+                           .instance_id = "node-a",
                            .misfire_threshold_ms = 60000,
-                           .checkin_interval_ms = 1000, .connections = 1,
+                           .checkin_interval_ms = 1000,
+                           .connections = 1,
                            .log = count_retries,
                            .log_level = CHIME_LOG_DEBUG};
   CU_ASSERT_EQUAL_FATAL(
-      open_store(url_for(DB, NULL, "prefix=mst_a_&auto_create=1&clear=1&"
-                                   "lock_wait_timeout_s=1"),
+      open_store(url_for(DB, NULL,
+                         "prefix=mst_a_&auto_create=1&clear=1&"
+                         "lock_wait_timeout_s=1"),
                  &o, &st, err, sizeof err),
       0);
   add_job_trigger(st, "locked", false);
@@ -550,7 +554,8 @@ static void test_mysql_store_retries_lock_wait(void) {
 static CU_TestInfo tests[] = {
     {"schema created on first open, then reused",
      test_mysql_store_schema_created_then_reused},
-    {"a newer schema version is refused", test_mysql_store_schema_newer_refused},
+    {"a newer schema version is refused",
+     test_mysql_store_schema_newer_refused},
     {"clear errors from chime__store_open", test_mysql_store_open_errors},
     {"a killed connection is reconnected", test_mysql_store_reconnects},
     {"the database clock cancels a local skew",

@@ -11,9 +11,9 @@
 static void test_mysql_url_full(void) {
   chime__mysql_url *u = NULL;
   char err[256];
-  int r = chime__mysql_url_parse(
-      "mysql://chime:s%40cret@127.0.0.1:13306/chime_test?table_prefix=x_&socket=/tmp/s",
-      &u, err, sizeof err);
+  int r = chime__mysql_url_parse("mysql://chime:s%40cret@127.0.0.1:13306/"
+                                 "chime_test?table_prefix=x_&socket=/tmp/s",
+                                 &u, err, sizeof err);
   CU_ASSERT_EQUAL_FATAL(r, 0);
   CU_ASSERT_STRING_EQUAL(u->user, "chime");
   CU_ASSERT_STRING_EQUAL(u->password, "s@cret");
@@ -32,12 +32,14 @@ static void test_mysql_url_full(void) {
 
 static void test_mysql_url_defaults_and_ipv6(void) {
   chime__mysql_url *u = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
   CU_ASSERT_EQUAL(u->port, 3306);
   CU_ASSERT_STRING_EQUAL(u->password, "");
   CU_ASSERT_PTR_NULL(u->socket);
   chime__mysql_url_free(u);
-  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://a:b@[::1]:3307/d", &u, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse("mysql://a:b@[::1]:3307/d", &u, NULL, 0), 0);
   CU_ASSERT_STRING_EQUAL(u->host, "::1");
   CU_ASSERT_EQUAL(u->port, 3307);
   chime__mysql_url_free(u);
@@ -92,7 +94,8 @@ static void test_mysql_url_limits(void) {
 static CU_TestInfo url_tests[] = {
     {"full URL with escapes and parameters", test_mysql_url_full},
     {"defaults and IPv6", test_mysql_url_defaults_and_ipv6},
-    {"malformed URLs are refused with a reason", test_mysql_url_rejects_malformed},
+    {"malformed URLs are refused with a reason",
+     test_mysql_url_rejects_malformed},
     {"limits", test_mysql_url_limits},
     CU_TEST_INFO_NULL,
 };
