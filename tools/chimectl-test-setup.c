@@ -120,6 +120,12 @@ static int setup(const char *url, MYSQL *db, const char *p) {
              "INSERT INTO %snodes VALUES ('" SCHED "', 'dead-node', 'hostB', "
              "77, %" PRId64 ", %" PRId64 ", 7500, '0.1.0')",
              p, now - 7200000, now - 3600000);
+  /* Dead by the store's lease rule (2 check-in intervals, no grace), which
+   * chimectl follows: a rule with a grace would call it live. */
+  bad |= sql(db,
+             "INSERT INTO %snodes VALUES ('" SCHED "', 'late-node', 'hostC', "
+             "78, %" PRId64 ", %" PRId64 ", 10000, '0.1.0')",
+             p, now - 7200000, now - 25000);
   bad |= sql(db,
              "INSERT INTO %sfired (fire_id, sched_name, trigger_group, "
              "trigger_name, job_group, job_name, scheduled_ms, acquired_ms, "

@@ -11,17 +11,13 @@
 #include <string.h>
 
 const char *ctl_kind_name(chime_trigger_kind k) {
-  switch (k) {
-  case CHIME_TRIGGER_SIMPLE:
-    return "simple";
-  case CHIME_TRIGGER_CRON:
-    return "cron";
-  case CHIME_TRIGGER_CALENDAR_INTERVAL:
-    return "calendar-interval";
-  case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
-    return "daily-time-interval";
-  }
-  return "unknown";
+  static const char *const names[] = {
+      [CHIME_TRIGGER_SIMPLE] = "simple",
+      [CHIME_TRIGGER_CRON] = "cron",
+      [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
+      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval"};
+  return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k]
+                                                                  : "unknown";
 }
 
 const char *ctl_misfire_name(chime_misfire m) {

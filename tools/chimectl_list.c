@@ -18,6 +18,25 @@ static int too_many_args(ctl *c, size_t max, const char *usage) {
   return 0;
 }
 
+/* The optional GROUP_PATTERN argument of jobs and triggers as a matcher
+ * (pattern may point into buf).  Returns: 0 or an exit code. */
+static int pattern_arg(ctl *c, const char *usage, chime_match *match,
+                       const char **pattern, char *buf, size_t len) {
+  int r = too_many_args(c, 1, usage);
+  if (r == 0)
+    ctl_pattern(c->argc ? c->argv[0] : NULL, match, pattern, buf, len);
+  return r;
+}
+
+/* Prints t when r is 0, frees t and rows; returns r. */
+static int finish(ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
+  if (r == 0)
+    ctl_table_print(t, c->json);
+  ctl_table_free(t);
+  chime__mysql_rows_free(rows);
+  return r;
+}
+
 static int add_row(ctl_table *t, const char *const *cells) {
   return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
                                      : 0;
@@ -70,21 +89,17 @@ int ctl_cmd_nodes(ctl *c) {
                            age_ms};
     r = add_row(&t, cells);
   }
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__mysql_rows_free(&rows);
-  return r;
+  return finish(c, &t, &rows, r);
 }
 
 int ctl_cmd_jobs(ctl *c) {
-  int r = too_many_args(c, 1, "jobs [GROUP_PATTERN]");
-  if (r)
-    return r;
   chime_match match;
   const char *pattern;
   char buf[256];
-  ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
+  int r =
+      pattern_arg(c, "jobs [GROUP_PATTERN]", &match, &pattern, buf, sizeof buf);
+  if (r)
+    return r;
   chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
   r = ctl_query(c,
@@ -125,11 +140,7 @@ int ctl_cmd_jobs(ctl *c) {
                            chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(&t, cells);
   }
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__mysql_rows_free(&rows);
-  return r;
+  return finish(c, &t, &rows, r);
 }
 
 /* Adds row i of a trigger query's result to t. */
@@ -180,13 +191,13 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
 }
 
 int ctl_cmd_triggers(ctl *c) {
-  int r = too_many_args(c, 1, "triggers [GROUP_PATTERN]");
-  if (r)
-    return r;
   chime_match match;
   const char *pattern;
   char buf[256];
-  ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
+  int r = pattern_arg(c, "triggers [GROUP_PATTERN]", &match, &pattern, buf,
+                      sizeof buf);
+  if (r)
+    return r;
   chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
   r = ctl_query_triggers(
@@ -208,9 +219,5 @@ int ctl_cmd_triggers(ctl *c) {
                                          chime__mysql_rows_text(&rows, i, 0)))
       r = trigger_row(c, &t, &rows, i);
   t.shown = 13;
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__mysql_rows_free(&rows);
-  return r;
+  return finish(c, &t, &rows, r);
 }

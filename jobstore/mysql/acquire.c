@@ -41,7 +41,7 @@ typedef struct acq_op {
   chime_fire **out;
   size_t n;
   acq_job *jobs;
-  size_t njobs;
+  size_t njobs, jobs_cap;
   /* The claims of an attempt that failed: a lost connection may have lost
    * the reply to a COMMIT that happened.  A retry of acquire releases
    * them; a retry of acquire_due finds them fired and hands them out. */
@@ -113,21 +113,12 @@ static int release_id(chime__mysql_tx *tx, int64_t id) {
   int r = chime__mysql_fired_get(tx, id, &fr);
   if (r < 0)
     return r;
-  if (fr.nrows &&
-      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
-             "ACQUIRED") == 0 &&
-      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
-             tx->s->node) == 0) {
-    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                            chime__mysql_arg_text(chime__mysql_rows_text(
-                                &fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP)),
-                            chime__mysql_arg_text(chime__mysql_rows_text(
-                                &fr, 0, CHIME__FIRED_COL_TRIGGER_NAME)),
-                            chime__mysql_arg_int(id)};
-    r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, a, 4, NULL, NULL);
-    if (r == 0)
-      r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &a[3], 1, NULL, NULL);
-  }
+#define TEXT(id) chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_##id)
+  if (fr.nrows && strcmp(TEXT(STATE), "ACQUIRED") == 0 &&
+      strcmp(TEXT(NODE), tx->s->node) == 0)
+    r = chime__mysql_claim_return(tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
+                                  id);
+#undef TEXT
   chime__mysql_rows_free(&fr);
   return r;
 }
@@ -151,6 +142,7 @@ static int fired_here(chime__mysql_tx *tx, int64_t id, bool *ret) {
  * attempt's result).  An attempt that failed before its INSERT left fire
  * id 0. */
 static int settle_prev(chime__mysql_tx *tx, acq_op *op, bool *ret_done) {
+  assert(op->nprev > 0 && op->n == 0 && !op->out); /* after acq_reset */
   int r = 0;
   *ret_done = false;
   for (size_t i = 0; r == 0 && i < op->nprev; i++) {
@@ -197,6 +189,8 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
       return 0;
     }
   }
+  /* One entry per row of the batch at most. */
+  assert(op->njobs < op->jobs_cap);
   acq_job *e = &op->jobs[op->njobs];
   memset(e, 0, sizeof *e);
   int r = chime__mysql_job_load(tx, t->job_group, t->job_name, false, &e->job,
@@ -207,15 +201,9 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
     e->job = NULL;
     r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job,
                               NULL);
-    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                            chime__mysql_arg_text(t->job_group),
-                            chime__mysql_arg_text(t->job_name)};
-    chime__mysql_rows rows;
-    if (r == 0 && (r = chime__mysql_query(tx, CHIME__Q_JOB_HAS_FIRES, a, 3,
-                                          &rows)) == 0) {
-      e->skip = rows.nrows > 0;
-      chime__mysql_rows_free(&rows);
-    }
+    if (r == 0)
+      r = chime__mysql_key_has_row(tx, CHIME__Q_JOB_HAS_FIRES, t->job_group,
+                                   t->job_name, &e->skip);
   }
   if (r < 0) {
     chime_job_free(e->job);
@@ -243,6 +231,10 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
     return r;
   }
   const chime_job *j = aj->job;
+  /* Selected WAITING and locked: nobody changed it since. */
+  assert(t->store_state == CHIME_STATE_WAITING);
+  assert(strcmp(j->group, t->job_group) == 0 &&
+         strcmp(j->name, t->job_name) == 0);
   bool recovering =
       chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVERING) != 0;
   /* The fired rows are inserted together (insert_fired). */
@@ -269,6 +261,7 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
 
 /* Marks the triggers of fires[0 .. n) ACQUIRED by their fired rows. */
 static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
+  assert(n > 0);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(
@@ -286,12 +279,14 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
 /* acquire_due: the bookkeeping of each claim's fire, then the batch's
  * writes: fired rows EXECUTING, FORBID jobs blocked, triggers advanced. */
 static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
+  assert(op->fire_now && op->n > 0 && op->n <= op->max);
   chime__mysql_cache cache = {0};
   chime_trigger **ts = calloc(op->n, sizeof *ts);
   const chime_job **js = calloc(op->n, sizeof *js);
   int r = ts && js ? 0 : CHIME_ENOMEM;
   for (size_t i = 0; r == 0 && i < op->n; i++) {
     chime_fire *f = op->out[i];
+    assert(f->phase == CHIME_FIRE_ACQUIRED && f->fire_id == 0);
     ts[i] = f->trigger;
     js[i] = f->job;
     r = chime__mysql_fire_bookkeeping(tx, &cache, f->trigger, f->job);
@@ -317,10 +312,17 @@ static int acquire_fn(chime__mysql_tx *tx, void *arg) {
     return r;
   chime__mysql_rows rows = {0};
   r = select_due(tx, op, &rows);
+  assert(r < 0 || rows.nrows <= op->max); /* the LIMIT */
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
+  assert(op->n == 0 && op->njobs == 0);
   if (r == 0 && rows.nrows > 0) {
+    acq_job *jobs = realloc(op->jobs, rows.nrows * sizeof *jobs);
+    if (jobs) {
+      op->jobs = jobs;
+      op->jobs_cap = rows.nrows;
+    }
     op->out = calloc(rows.nrows, sizeof *op->out);
-    op->jobs = realloc(op->jobs, rows.nrows * sizeof *op->jobs);
-    if (!op->out || !op->jobs)
+    if (!op->out || !jobs)
       r = CHIME_ENOMEM;
   }
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
@@ -391,9 +393,14 @@ typedef struct release_op {
 static int release_fn(chime__mysql_tx *tx, void *arg) {
   release_op *op = arg;
   int r = 0;
-  for (size_t i = 0; r == 0 && i < op->count; i++)
-    if (op->fires[i])
-      r = release_id(tx, op->fires[i]->fire_id);
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    const chime_fire *f = op->fires[i];
+    /* Fires acquire handed out; a fired one is left alone (its fired row
+     * is EXECUTING). */
+    assert(!f || f->fire_id > 0);
+    if (f)
+      r = release_id(tx, f->fire_id);
+  }
   return r;
 }
 

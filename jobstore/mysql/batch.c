@@ -23,6 +23,7 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
                          int64_t now, bool executing) {
   chime__mysql_tx *tx = b->tx;
   const chime_trigger *t = f->trigger;
+  assert(t && f->job && f->fire_id == 0 && t->job_group && t->job_name);
   chime__mysql_sqlbuf_sql(b, "(");
   chime__mysql_sqlbuf_text(b, tx->s->sched);
   const char *keys[] = {t->group, t->name, t->job_group, t->job_name};
@@ -72,6 +73,7 @@ static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
   chime__mysql_sqlbuf_free(&b);
   if (r < 0)
     return r;
+  assert(rows.nrows == 0 || rows.ncols == 3);
   size_t matched = 0;
   for (size_t row = 0; row < rows.nrows; row++) {
     const char *g = chime__mysql_rows_text(&rows, row, 1);
@@ -97,6 +99,7 @@ static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
 
 int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
                               int64_t now, bool executing) {
+  assert(fires && n > 0);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(
@@ -114,6 +117,7 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
   chime__mysql_sqlbuf_free(&b);
   if (r < 0 || tx->s->id_step == 0)
     return r < 0 ? r : read_ids(tx, fires, n, first, executing);
+  assert(first > 0 && tx->s->id_step > 0);
   for (size_t i = 0; i < n; i++)
     fires[i]->fire_id = first + (int64_t)i * tx->s->id_step;
   return 0;
@@ -121,6 +125,7 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
 
 int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
                                 const chime_job *const *jobs, size_t n) {
+  assert(ts && jobs && n > 0);
   /* An INSERT whose rows all exist, locked by this transaction, so every
    * row takes the UPDATE branch: the cheapest multi-row update MySQL has.
    * The insert-only columns get the trigger's own values all the same. */
@@ -134,6 +139,10 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
                           "state_start_ms, state_repeat_count, state) VALUES ");
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *t = ts[i];
+    /* The states fire bookkeeping leaves a trigger in. */
+    assert(t->store_state == CHIME_STATE_WAITING ||
+           t->store_state == CHIME_STATE_BLOCKED ||
+           t->store_state == CHIME_STATE_COMPLETE);
     chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
     const char *texts[] = {t->group, t->name, t->job_group, t->job_name,
@@ -206,6 +215,7 @@ void chime__mysql_cache_clear(chime__mysql_cache *c) {
 int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c,
                            const char *group, const char *name,
                            const chime_job **ret) {
+  assert(c && group && name && ret);
   for (size_t i = 0; i < c->njobs; i++)
     if (strcmp(c->jobs[i]->group, group) == 0 &&
         strcmp(c->jobs[i]->name, name) == 0) {
@@ -267,6 +277,9 @@ static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c,
 
 int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c,
                                   chime_trigger *t, const chime_job *job) {
+  assert(t && job && !t->schedule.calendar);
+  assert(strcmp(t->job_group, job->group) == 0 &&
+         strcmp(t->job_name, job->name) == 0);
   chime_calendar *cal;
   int r = cache_calendar(tx, c, t->calendar_name, &cal);
   if (r < 0)

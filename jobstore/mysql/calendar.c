@@ -31,6 +31,8 @@ typedef struct cal_op {
  * store's recompute). */
 static int recompute(chime__mysql_tx *tx, chime_trigger *t,
                      const chime_calendar *cal) {
+  assert(cal && !t->schedule.calendar);
+  assert(t->calendar_name);
   chime_store_state state = t->store_state;
   if (state == CHIME_STATE_ACQUIRED || state == CHIME_STATE_COMPLETE ||
       state == CHIME_STATE_ERROR)
@@ -58,6 +60,7 @@ static int update_triggers(chime__mysql_tx *tx, cal_op *op) {
                           chime__mysql_arg_text(op->name)};
   chime__mysql_rows rows;
   int r = chime__mysql_query(tx, CHIME__Q_TRIG_OF_CALENDAR, a, 2, &rows);
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     chime_trigger *t;
     r = chime__mysql_trigger_from_row(&rows, i, &t);
@@ -70,17 +73,29 @@ static int update_triggers(chime__mysql_tx *tx, cal_op *op) {
   return r;
 }
 
+/* Runs query id on (scheduler, calendar name); *ret says whether it
+ * returned a row (the calendar's, locked, for CHIME__Q_CAL_GET_LOCK). */
+static int has_row(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                   const char *name, bool *ret) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(name)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, id, a, 2, &rows);
+  *ret = r == 0 && rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 static int cal_add_fn(chime__mysql_tx *tx, void *arg) {
   cal_op *op = arg;
+  assert(op->name && op->text && op->cal);
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_text(op->name),
                           chime__mysql_arg_text(op->text)};
-  chime__mysql_rows rows;
-  int r = chime__mysql_query(tx, CHIME__Q_CAL_GET_LOCK, a, 2, &rows);
+  bool exists;
+  int r = has_row(tx, CHIME__Q_CAL_GET_LOCK, op->name, &exists);
   if (r < 0)
     return r;
-  bool exists = rows.nrows > 0;
-  chime__mysql_rows_free(&rows);
   if (exists && !op->replace)
     return CHIME_EEXISTS;
   if (!exists)
@@ -114,19 +129,12 @@ static int cal_remove_fn(chime__mysql_tx *tx, void *arg) {
   cal_op *op = arg;
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_text(op->name)};
-  chime__mysql_rows rows;
-  int r = chime__mysql_query(tx, CHIME__Q_CAL_GET_LOCK, a, 2, &rows);
-  if (r < 0)
+  bool exists, used;
+  int r = has_row(tx, CHIME__Q_CAL_GET_LOCK, op->name, &exists);
+  if (r < 0 || !exists)
+    return r < 0 ? r : CHIME_ENOTFOUND;
+  if ((r = has_row(tx, CHIME__Q_TRIG_CALENDAR_USED, op->name, &used)) < 0)
     return r;
-  bool exists = rows.nrows > 0;
-  chime__mysql_rows_free(&rows);
-  if (!exists)
-    return CHIME_ENOTFOUND;
-  if ((r = chime__mysql_query(tx, CHIME__Q_TRIG_CALENDAR_USED, a, 2, &rows)) <
-      0)
-    return r;
-  bool used = rows.nrows > 0;
-  chime__mysql_rows_free(&rows);
   if (used)
     return CHIME_EBUSY;
   return chime__mysql_exec(tx, CHIME__Q_CAL_DELETE, a, 2, NULL, NULL);

@@ -13,6 +13,15 @@
  * CHIME_ENOTOWNER for that fire alone), saves job data, deletes the fired
  * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
  * writes history.
+ *
+ * Threads and locks: any worker thread calls complete.  s->done_mu guards
+ * the queue (done_head, done_tail, done_busy) and every queued request's
+ * result and finished flag; a request lives on its caller's stack until
+ * finished is set under done_mu.  At most one thread writes at a time
+ * (done_busy): it takes up to COMPLETE_BATCH requests off the queue, then
+ * releases done_mu for its transaction (which takes the pool's lock, tx.h),
+ * so done_mu is never held with another lock or across a round trip.  A
+ * waiting thread sleeps on its own request's condition variable.
  */
 #include "jobstore/mysql/ops.h"
 
@@ -120,6 +129,7 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
 static int save_data(chime__mysql_tx *tx, const batch *b,
                      const chime__mysql_completion *d) {
   const chime_outcome *o = d->outcome;
+  assert(d->result == 0 && d->row < b->fired.nrows && o && o->set_data);
   const char *jg =
       chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
   const char *jn =
@@ -267,6 +277,7 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
 static void write_some(chime__mysql_store *s) {
   chime__mysql_completion *reqs[COMPLETE_BATCH];
   batch b = {.reqs = reqs};
+  assert(!s->done_busy && s->done_head);
   s->done_busy = true;
   while (s->done_head && b.n < COMPLETE_BATCH) {
     reqs[b.n++] = s->done_head;
@@ -278,7 +289,9 @@ static void write_some(chime__mysql_store *s) {
   int r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
   batch_reset(&b);
   pthread_mutex_lock(&s->done_mu);
+  assert(s->done_busy);
   for (size_t i = 0; i < b.n; i++) {
+    assert(!reqs[i]->finished);
     if (r < 0)
       reqs[i]->result = r;
     reqs[i]->finished = true;
@@ -293,6 +306,7 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
                           const chime_outcome *outcome) {
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
+  assert(fire->fire_id > 0);
   chime__mysql_store *s = chime__mysql_store_of(store);
   chime__mysql_completion d = {
       .fire = fire, .outcome = outcome, .now = chime__mysql_now(store)};

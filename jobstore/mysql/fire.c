@@ -129,8 +129,10 @@ static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
 static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c,
                          const chime__mysql_rows *rows, size_t i,
                          fire_res *res) {
+  assert(!res->trigger && !res->job); /* reset before every attempt */
   const chime_job *j;
   int r = chime__mysql_trigger_from_row(rows, i, &res->trigger);
+  assert(r < 0 || res->trigger->store_state == CHIME_STATE_ACQUIRED);
   if (r == 0)
     r = chime__mysql_cache_job(tx, c, res->trigger->job_group,
                                res->trigger->job_name, &j);
@@ -210,6 +212,7 @@ static int fire_fn(chime__mysql_tx *tx, void *arg) {
   int r = lock_batch(tx, op, &rows);
   if (r < 0)
     return r;
+  assert(rows.nrows <= op->count); /* one row per fire id at most */
   bool *batched = calloc(op->count, sizeof *batched);
   size_t *row_of = calloc(op->count, sizeof *row_of);
   chime__mysql_cache cache = {0};
@@ -251,6 +254,9 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
     return CHIME_EINVAL;
   if (count == 0)
     return 0;
+  for (size_t i = 0; i < count; i++)
+    assert(!fires[i] ||
+           (fires[i]->fire_id > 0 && fires[i]->trigger && fires[i]->job));
   fire_op op = {.fires = fires, .count = count};
   if (!(op.res = calloc(count, sizeof *op.res)))
     return CHIME_ENOMEM;

@@ -31,6 +31,8 @@ typedef struct pause_op {
 
 static int by_key_fn(chime__mysql_tx *tx, void *arg) {
   pause_op *op = arg;
+  assert(op->group && op->name && op->job_paused <= 1);
+  assert(op->by_job || op->job_paused < 0);
   bool exists;
   /* The trigger or job of op must exist (a job's row is locked). */
   int r = chime__mysql_key_has_row(
@@ -90,6 +92,7 @@ static int forget(chime__mysql_tx *tx, chime_match match, const char *pattern) {
   chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   chime__mysql_rows rows;
   int r = chime__mysql_query(tx, CHIME__Q_PG_LIST, &a, 1, &rows);
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == 2);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     chime_match m = (chime_match)chime__mysql_rows_int64(&rows, i, 0);
     const char *p = chime__mysql_rows_text(&rows, i, 1);
@@ -109,6 +112,8 @@ static int forget(chime__mysql_tx *tx, chime_match match, const char *pattern) {
 
 static int by_group_fn(chime__mysql_tx *tx, void *arg) {
   pause_op *op = arg;
+  assert(op->remember != op->forget && op->like);
+  assert(!op->all || op->match == CHIME_MATCH_ANY);
   chime__mysql_arg s = chime__mysql_arg_text(tx->s->sched);
   int r = 0;
   if (op->remember) {

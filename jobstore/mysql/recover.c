@@ -100,19 +100,6 @@ static int finish(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
 }
 
-/* Returns claim (group, name, id) of the dead node to WAITING and deletes
- * its fired row. */
-static int unclaim(chime__mysql_tx *tx, const char *group, const char *name,
-                   int64_t id) {
-  chime__mysql_arg a[] = {
-      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(group),
-      chime__mysql_arg_text(name), chime__mysql_arg_int(id)};
-  int r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, a, 4, NULL, NULL);
-  return r < 0 ? r
-               : chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &a[3], 1, NULL,
-                                   NULL);
-}
-
 /* Handles fired row i of the dead node. */
 static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                         size_t i) {
@@ -120,8 +107,9 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   const char *state = TEXT(STATE);
   assert(strcmp(state, "ACQUIRED") == 0 || strcmp(state, "EXECUTING") == 0);
   if (strcmp(state, "ACQUIRED") == 0)
-    return unclaim(tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
-                   chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
+    return chime__mysql_claim_return(
+        tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
+        chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
   chime_job *job = NULL;
   int r = chime__mysql_job_load(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME), true, &job,
                                 NULL);

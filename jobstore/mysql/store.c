@@ -100,36 +100,46 @@ chime__mysql_store *chime__mysql_store_of(chime_store *store) {
   return s;
 }
 
+/* Reads integer URL parameter key into *ret.  Returns: 1 (given, from min
+ * to max), 0 (absent), -1 (not such a number). */
+static int param_int(const chime__mysql_store *s, const char *key, int64_t min,
+                     int64_t max, int64_t *ret) {
+  const char *text = chime__mysql_url_param(s->url, key);
+  if (!text)
+    return 0;
+  char *end;
+  long long v = strtoll(text, &end, 10);
+  if (*end || end == text || v < min || v > max)
+    return -1;
+  *ret = v;
+  return 1;
+}
+
 /* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
 static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   int r = chime__mysql_url_prefix(s->url, s->prefix, sizeof s->prefix, errbuf,
                                   errbuf_len);
   if (r < 0)
     return r;
-  const char *wait = chime__mysql_url_param(s->url, "lock_wait_timeout_s");
+  int64_t v;
   s->lock_wait_s = 10;
-  if (wait) {
-    char *end;
-    long v = strtol(wait, &end, 10);
-    if (*end || end == wait || v < 1 || v > 3600)
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "lock_wait_timeout_s '%.32s' is not a number "
-                               "of seconds from 1 to 3600",
-                               wait);
-    s->lock_wait_s = v;
-  }
-  const char *ret = chime__mysql_url_param(s->url, "history_retention_ms");
+  if ((r = param_int(s, "lock_wait_timeout_s", 1, 3600, &v)) < 0)
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EURL,
+        "lock_wait_timeout_s '%.32s' is not a number "
+        "of seconds from 1 to 3600",
+        chime__mysql_url_param(s->url, "lock_wait_timeout_s"));
+  if (r > 0)
+    s->lock_wait_s = (long)v;
   s->history_retention_ms = DEFAULT_RETENTION_MS;
-  if (ret) {
-    char *end;
-    long long v = strtoll(ret, &end, 10);
-    if (*end || end == ret || v < 0)
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "history_retention_ms '%.32s' is not a "
-                               "non-negative number",
-                               ret);
+  if ((r = param_int(s, "history_retention_ms", 0, INT64_MAX, &v)) < 0)
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EURL,
+        "history_retention_ms '%.32s' is not a "
+        "non-negative number",
+        chime__mysql_url_param(s->url, "history_retention_ms"));
+  if (r > 0)
     s->history_retention_ms = v;
-  }
   return 0;
 }
 
@@ -214,17 +224,16 @@ static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
 /* Reads the test-only clock skew parameter (overrides the option).
  * Returns: 0; CHIME_EURL. */
 static int read_skew(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
-  const char *skew = chime__mysql_url_param(s->url, "test_clock_offset_ms");
-  if (!skew)
-    return 0;
-  char *end;
-  long long v = strtoll(skew, &end, 10);
-  if (*end || end == skew || v < -INT64_C(86400000) || v > INT64_C(86400000))
+  static const char key[] = "test_clock_offset_ms";
+  int64_t v;
+  int r = param_int(s, key, -INT64_C(86400000), INT64_C(86400000), &v);
+  if (r < 0)
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
                              "test_clock_offset_ms '%.32s' is not a number "
                              "of milliseconds within a day",
-                             skew);
-  s->test_skew_ms = v;
+                             chime__mysql_url_param(s->url, key));
+  if (r > 0)
+    s->test_skew_ms = v;
   return 0;
 }
 

@@ -194,6 +194,18 @@ int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
   return r;
 }
 
+int chime__mysql_claim_return(chime__mysql_tx *tx, const char *group,
+                              const char *name, int64_t id) {
+  assert(id > 0);
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(group),
+      chime__mysql_arg_text(name), chime__mysql_arg_int(id)};
+  int r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, a, 4, NULL, NULL);
+  return r < 0 ? r
+               : chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &a[3], 1, NULL,
+                                   NULL);
+}
+
 int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                           size_t i) {
   assert(fr && i < fr->nrows && fr->ncols >= CHIME__FIRED_COL_COUNT);

@@ -72,6 +72,12 @@ int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
 int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
                            chime__mysql_rows *rows);
 
+/* Returns the claim of fire id on trigger (group, name) to WAITING (when
+ * the trigger still holds it: COMPLETE when it has no next fire) and
+ * deletes the fired row. */
+int chime__mysql_claim_return(chime__mysql_tx *tx, const char *group,
+                              const char *name, int64_t id);
+
 /* Ends fired row i of fr (CHIME__MYSQL_FIRED_COLUMNS): deletes it,
  * unblocks its job when FORBID, removes its trigger when COMPLETE. */
 int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,

@@ -133,9 +133,12 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
   chime_calendar *cal = NULL;
   job_facts facts = {0};
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+  assert(t && t->group && t->name && !t->schedule.calendar);
+  assert(!op->replacing || !op->job); /* replace keeps the job */
   int r = add_old(tx, op, &old);
   if (r == 0)
     r = add_job(tx, op, &facts);
+  assert(r < 0 || (facts.type && t->job_group && t->job_name));
   if (r == 0 && (r = chime__mysql_calendar_load(tx, t->calendar_name, false,
                                                 &cal)) == CHIME_ENOTFOUND)
     chime__record_err(op->errbuf, op->errbuf_len, r, "no calendar named '%s'",

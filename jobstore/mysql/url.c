@@ -66,6 +66,15 @@ static int decode_part(const char *what, const char *s, size_t len, char **ret,
   return CHIME_ENOMEM;
 }
 
+/* decode_part for a part that must not be empty. */
+static int decode_name(const char *what, const char *s, size_t len, char **ret,
+                       char *errbuf, size_t errbuf_len) {
+  if (len == 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "store URL has an empty %s name", what);
+  return decode_part(what, s, len, ret, errbuf, errbuf_len);
+}
+
 static int parse_port(const char *s, size_t len, unsigned *ret_port) {
   unsigned port = 0;
   if (len == 0 || len > 5)
@@ -201,12 +210,7 @@ int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
   }
   const char *colon = memchr(p, ':', (size_t)(at - p));
   size_t user_len = colon ? (size_t)(colon - p) : (size_t)(at - p);
-  if (user_len == 0) {
-    r = chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                          "store URL has an empty user name");
-    goto fail;
-  }
-  r = decode_part("user", p, user_len, &url->user, errbuf, errbuf_len);
+  r = decode_name("user", p, user_len, &url->user, errbuf, errbuf_len);
   if (r < 0)
     goto fail;
   if (colon)
@@ -221,12 +225,7 @@ int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
     goto fail;
   const char *db = slash + 1;
   size_t db_len = query ? (size_t)(query - db) : strlen(db);
-  if (db_len == 0) {
-    r = chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                          "store URL has an empty database name");
-    goto fail;
-  }
-  r = decode_part("database", db, db_len, &url->database, errbuf, errbuf_len);
+  r = decode_name("database", db, db_len, &url->database, errbuf, errbuf_len);
   if (r < 0)
     goto fail;
   if (query) {
