@@ -4,6 +4,7 @@
  *   chimectl-test-setup setup URL   jobs and triggers of every kind (via
  *                                   the store), then, by SQL, a blocked
  *                                   FORBID job, a claim of a dead node,
+ *                                   a node dead by the lease rule only,
  *                                   an ended trigger and history rows
  *   chimectl-test-setup newer URL   records schema version 99
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix

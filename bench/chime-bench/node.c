@@ -17,6 +17,12 @@
  * actual_ms is chime_ctx_fire_ms(): the run's start on the store clock (the
  * database's), the clock scheduled_ms is on, so lateness needs no clock
  * correction.
+ *
+ * Threads and locks: the job runs on chime's workers.  node.mu, the only
+ * lock, guards the queue, the writing flag and each queued row's written
+ * and result; the writer releases it while it talks to the database, so
+ * it is never held across a round trip.  The results connection belongs
+ * to the writer of the moment (one at a time, by the writing flag).
  */
 #include "bench.h"
 

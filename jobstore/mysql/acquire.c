@@ -72,9 +72,7 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
                               "trigger_group, trigger_name LIMIT ");
   chime__mysql_sqlbuf_int(&b, (int64_t)op->max);
   chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
-  int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
-  chime__mysql_sqlbuf_free(&b);
-  return r;
+  return chime__mysql_sqlbuf_run(&b, rows, NULL);
 }
 
 static void free_fires(chime_fire **fires, size_t n) {
@@ -271,9 +269,7 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
           "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
           "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
   chime__mysql_sqlbuf_fire_ids(&b, fires, n);
-  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
-  chime__mysql_sqlbuf_free(&b);
-  return r;
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 /* acquire_due: the bookkeeping of each claim's fire, then the batch's

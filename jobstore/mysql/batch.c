@@ -70,7 +70,6 @@ static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
   chime__mysql_sqlbuf_sql(&b, " ORDER BY fire_id");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  chime__mysql_sqlbuf_free(&b);
   if (r < 0)
     return r;
   assert(rows.nrows == 0 || rows.ncols == 3);
@@ -114,7 +113,6 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
   }
   int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   int64_t first = (int64_t)mysql_insert_id(tx->c->db);
-  chime__mysql_sqlbuf_free(&b);
   if (r < 0 || tx->s->id_step == 0)
     return r < 0 ? r : read_ids(tx, fires, n, first, executing);
   assert(first > 0 && tx->s->id_step > 0);
@@ -172,9 +170,7 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
                           "VALUES(state_start_ms), state_repeat_count = "
                           "VALUES(state_repeat_count), state = VALUES(state), "
                           "owner = NULL, claim_fire_id = NULL");
-  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
-  chime__mysql_sqlbuf_free(&b);
-  return r;
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs,

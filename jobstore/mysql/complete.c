@@ -99,7 +99,6 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
   }
   chime__mysql_sqlbuf_sql(&sql, ") FOR UPDATE");
   int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
-  chime__mysql_sqlbuf_free(&sql);
   if (r < 0)
     return r;
   assert(b->fired.nrows <= b->n);
@@ -175,9 +174,7 @@ static int delete_fired(chime__mysql_tx *tx, const batch *b) {
                           "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
                           "WHERE f.fire_id IN ");
   owned_ids(&sql, b);
-  int r = chime__mysql_sqlbuf_run(&sql, NULL, NULL);
-  chime__mysql_sqlbuf_free(&sql);
-  return r;
+  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 
 /* Unblocks each FORBID job of the batch once its fires are gone. */
@@ -248,9 +245,11 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     }
     chime__mysql_sqlbuf_sql(&sql, ")");
   }
-  int r = first ? 0 : chime__mysql_sqlbuf_run(&sql, NULL, NULL);
-  chime__mysql_sqlbuf_free(&sql);
-  return r;
+  if (first) { /* nothing to record */
+    chime__mysql_sqlbuf_free(&sql);
+    return 0;
+  }
+  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 
 static int batch_fn(chime__mysql_tx *tx, void *arg) {

@@ -120,7 +120,6 @@ static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
   }
   chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
-  chime__mysql_sqlbuf_free(&b);
   assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);
   return r;
 }
@@ -173,9 +172,7 @@ static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
   ids_where(&b, fires, jobs, n, RECOVERY);
   chime__mysql_sqlbuf_sql(&b, " WHERE ");
   ids_where(&b, fires, jobs, n, ALL);
-  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
-  chime__mysql_sqlbuf_free(&b);
-  return r;
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 /* The writes of the fires handled in the batch (results 0 and not taken

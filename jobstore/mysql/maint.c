@@ -73,7 +73,6 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  chime__mysql_sqlbuf_free(&b);
   /* An aggregate without GROUP BY: one row, NULL when nothing waits. */
   assert(r < 0 || (rows.nrows == 1 && rows.ncols == 1));
   op->found = r == 0 && !chime__mysql_rows_is_null(&rows, 0, 0);

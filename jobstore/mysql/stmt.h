@@ -223,8 +223,9 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
 /* "(id, id, ...)" of the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
-/* Runs the statement; *ret (may be NULL) gets its rows, *ret_affected (may
- * be NULL) the affected rows.  Returns as chime__mysql_exec. */
+/* Runs the statement and frees b; *ret (may be NULL) gets its rows,
+ * *ret_affected (may be NULL) the affected rows.  Returns as
+ * chime__mysql_exec. */
 int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
                             uint64_t *ret_affected);
 

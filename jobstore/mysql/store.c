@@ -100,17 +100,34 @@ chime__mysql_store *chime__mysql_store_of(chime_store *store) {
   return s;
 }
 
-/* Reads integer URL parameter key into *ret.  Returns: 1 (given, from min
- * to max), 0 (absent), -1 (not such a number). */
-static int param_int(const chime__mysql_store *s, const char *key, int64_t min,
-                     int64_t max, int64_t *ret) {
-  const char *text = chime__mysql_url_param(s->url, key);
+/* The integer URL parameters, their ranges and what a bad one is not. */
+enum { PARAM_LOCK_WAIT, PARAM_RETENTION, PARAM_SKEW };
+static const struct {
+  const char *key;
+  int64_t min, max;
+  const char *what;
+} int_params[] = {
+    [PARAM_LOCK_WAIT] = {"lock_wait_timeout_s", 1, 3600,
+                         "a number of seconds from 1 to 3600"},
+    [PARAM_RETENTION] = {"history_retention_ms", 0, INT64_MAX,
+                         "a non-negative number"},
+    [PARAM_SKEW] = {"test_clock_offset_ms", -INT64_C(86400000),
+                    INT64_C(86400000), "a number of milliseconds within a day"},
+};
+
+/* Reads integer URL parameter p into *ret.  Returns: 1 (given and in
+ * range), 0 (absent), CHIME_EURL (errbuf says why). */
+static int param_int(const chime__mysql_store *s, int p, int64_t *ret,
+                     char *errbuf, size_t errbuf_len) {
+  const char *text = chime__mysql_url_param(s->url, int_params[p].key);
   if (!text)
     return 0;
   char *end;
   long long v = strtoll(text, &end, 10);
-  if (*end || end == text || v < min || v > max)
-    return -1;
+  if (*end || end == text || v < int_params[p].min || v > int_params[p].max)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "%s '%.32s' is not %s", int_params[p].key, text,
+                             int_params[p].what);
   *ret = v;
   return 1;
 }
@@ -123,21 +140,13 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     return r;
   int64_t v;
   s->lock_wait_s = 10;
-  if ((r = param_int(s, "lock_wait_timeout_s", 1, 3600, &v)) < 0)
-    return chime__record_err(
-        errbuf, errbuf_len, CHIME_EURL,
-        "lock_wait_timeout_s '%.32s' is not a number "
-        "of seconds from 1 to 3600",
-        chime__mysql_url_param(s->url, "lock_wait_timeout_s"));
+  if ((r = param_int(s, PARAM_LOCK_WAIT, &v, errbuf, errbuf_len)) < 0)
+    return r;
   if (r > 0)
     s->lock_wait_s = (long)v;
   s->history_retention_ms = DEFAULT_RETENTION_MS;
-  if ((r = param_int(s, "history_retention_ms", 0, INT64_MAX, &v)) < 0)
-    return chime__record_err(
-        errbuf, errbuf_len, CHIME_EURL,
-        "history_retention_ms '%.32s' is not a "
-        "non-negative number",
-        chime__mysql_url_param(s->url, "history_retention_ms"));
+  if ((r = param_int(s, PARAM_RETENTION, &v, errbuf, errbuf_len)) < 0)
+    return r;
   if (r > 0)
     s->history_retention_ms = v;
   return 0;
@@ -186,7 +195,6 @@ static int settings_fn(chime__mysql_tx *tx, void *arg) {
                               "@@auto_increment_increment");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  chime__mysql_sqlbuf_free(&b);
   if (r < 0)
     return r;
   assert(rows.nrows == 1 && rows.ncols == 2);
@@ -224,17 +232,11 @@ static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
 /* Reads the test-only clock skew parameter (overrides the option).
  * Returns: 0; CHIME_EURL. */
 static int read_skew(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
-  static const char key[] = "test_clock_offset_ms";
   int64_t v;
-  int r = param_int(s, key, -INT64_C(86400000), INT64_C(86400000), &v);
-  if (r < 0)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "test_clock_offset_ms '%.32s' is not a number "
-                             "of milliseconds within a day",
-                             chime__mysql_url_param(s->url, key));
+  int r = param_int(s, PARAM_SKEW, &v, errbuf, errbuf_len);
   if (r > 0)
     s->test_skew_ms = v;
-  return 0;
+  return r < 0 ? r : 0;
 }
 
 int chime__mysql_store_open(const char *url, const chime_store_options *options,

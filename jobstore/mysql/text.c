@@ -113,8 +113,9 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
   chime__mysql_sqlbuf_sql(b, ")");
 }
 
-int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
-                            uint64_t *ret_affected) {
+/* Sends the statement; see chime__mysql_sqlbuf_run. */
+static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
+                    uint64_t *ret_affected) {
   if (ret)
     memset(ret, 0, sizeof *ret);
   if (b->oom || !b->p)
@@ -160,5 +161,12 @@ int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
       chime__mysql_rows_free(ret);
   }
   mysql_free_result(res);
+  return r;
+}
+
+int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
+                            uint64_t *ret_affected) {
+  int r = run_text(b, ret, ret_affected);
+  chime__mysql_sqlbuf_free(b);
   return r;
 }
