@@ -70,7 +70,9 @@ static int add(chime__mysql_admin *a, const char *jg, const char *jn,
   return r < 0 ? fail("adding a job or trigger", r, err) : 0;
 }
 
-static int setup(const char *url, MYSQL *db, const char *p) {
+/* The jobs and triggers, through the store; *ret_now: the database's
+ * clock.  Returns 0 or 1. */
+static int fill_store(const char *url, int64_t *ret_now) {
   char err[512] = "";
   chime__mysql_admin *s = NULL;
   int r = chime__mysql_admin_open(url, "auto_create=1&clear=1", SCHED,
@@ -78,6 +80,7 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   if (r < 0)
     return fail("opening the store", r, err);
   int64_t now = chime__mysql_admin_now(s);
+  *ret_now = now;
   chime_trigger *t[7] = {NULL};
   int e = 0;
   e |= chime_trigger_cron_new("rep", "daily-cron", "0 0 2 * * ?",
@@ -94,8 +97,10 @@ static int setup(const char *url, MYSQL *db, const char *p) {
                                 CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
   e |= chime_trigger_simple_new("ops", "ended", 600000,
                                 CHIME_REPEAT_INDEFINITELY, &t[6], NULL, 0);
-  if (e)
+  if (e) {
+    chime__mysql_admin_free(s);
     return fail("building triggers", CHIME_EINVAL, NULL);
+  }
   chime_trigger_set_priority(t[0], 7);
   chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
   chime_trigger_set_start_ms(t[4], now - 600000);
@@ -109,8 +114,15 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   bad |= add(s, "ops", "claimed", "ops", false, t[5]);
   bad |= add(s, "ops", "ended", "ops", false, t[6]);
   chime__mysql_admin_free(s);
+  return bad ? 1 : 0;
+}
+
+/* The rest, by SQL: nodes, a running fire, states, history. */
+static int setup(const char *url, MYSQL *db, const char *p) {
+  int64_t now = 0;
+  int bad = fill_store(url, &now);
   if (bad)
-    return 1;
+    return bad;
   const char *w = "sched_name = '" SCHED "'";
   /* A live node running etl.load (FORBID): etl.cal is blocked. */
   bad |= sql(db,

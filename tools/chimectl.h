@@ -100,6 +100,10 @@ void ctl_table_init(ctl_table *t, const char *const *heads, const bool *numeric,
 int ctl_table_add(ctl_table *t, const char *const *cells);
 void ctl_table_print(const ctl_table *t, bool json);
 void ctl_table_free(ctl_table *t);
+/* Prints t (when r is 0), frees t and rows; returns r. */
+int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
+/* s (NULL: "?") in lower case into buf (len bytes). */
+void ctl_lower(const char *s, char *buf, size_t len);
 
 /* Whether text is exactly one JSON value (chimectl_json.c). */
 bool ctl_json_is_valid(const char *text);

@@ -28,15 +28,6 @@ static int pattern_arg(ctl *c, const char *usage, chime_match *match,
   return r;
 }
 
-/* Prints t when r is 0, frees t and rows; returns r. */
-static int finish(ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
-  if (r == 0)
-    ctl_table_print(t, c->json);
-  ctl_table_free(t);
-  chime__mysql_rows_free(rows);
-  return r;
-}
-
 static int add_row(ctl_table *t, const char *const *cells) {
   return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
                                      : 0;
@@ -89,7 +80,7 @@ int ctl_cmd_nodes(ctl *c) {
                            age_ms};
     r = add_row(&t, cells);
   }
-  return finish(c, &t, &rows, r);
+  return ctl_table_done(c, &t, &rows, r);
 }
 
 int ctl_cmd_jobs(ctl *c) {
@@ -140,7 +131,7 @@ int ctl_cmd_jobs(ctl *c) {
                            chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(&t, cells);
   }
-  return finish(c, &t, &rows, r);
+  return ctl_table_done(c, &t, &rows, r);
 }
 
 /* Adds row i of a trigger query's result to t. */
@@ -165,10 +156,7 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
   bool has_next = tr.next_fire_ms != CHIME_NO_FIRE_MS;
   bool has_prev = tr.prev_fire_ms != CHIME_NO_FIRE_MS;
   char lower[24];
-  snprintf(lower, sizeof lower, "%s", tr.state);
-  for (char *p = lower; *p; p++)
-    if (*p >= 'A' && *p <= 'Z')
-      *p = (char)(*p - 'A' + 'a');
+  ctl_lower(tr.state, lower, sizeof lower);
   const char *cells[] = {tr.group,
                          tr.name,
                          job,
@@ -219,5 +207,5 @@ int ctl_cmd_triggers(ctl *c) {
                                          chime__mysql_rows_text(&rows, i, 0)))
       r = trigger_row(c, &t, &rows, i);
   t.shown = 13;
-  return finish(c, &t, &rows, r);
+  return ctl_table_done(c, &t, &rows, r);
 }

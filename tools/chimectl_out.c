@@ -142,6 +142,21 @@ void ctl_table_free(ctl_table *t) {
   memset(t, 0, sizeof *t);
 }
 
+void ctl_lower(const char *s, char *buf, size_t len) {
+  snprintf(buf, len, "%s", s ? s : "?");
+  for (char *p = buf; *p; p++)
+    if (*p >= 'A' && *p <= 'Z')
+      *p = (char)(*p - 'A' + 'a');
+}
+
+int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
+  if (r == 0)
+    ctl_table_print(t, c->json);
+  ctl_table_free(t);
+  chime__mysql_rows_free(rows);
+  return r;
+}
+
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   if (t_ms == CHIME_NO_FIRE_MS || t_ms == INT64_MAX) {
     snprintf(buf, len, "-");
