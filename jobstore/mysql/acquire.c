@@ -235,7 +235,7 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
          strcmp(j->name, t->job_name) == 0);
   bool recovering =
       chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVERING) != 0;
-  /* The fired rows are inserted together (insert_fired). */
+  /* The fired rows are inserted together (chime__mysql_fired_insert). */
   chime_fire *f = calloc(1, sizeof *f);
   if (!f || !(f->job = chime__job_copy(j))) {
     chime__fire_free(f);

@@ -30,6 +30,7 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +278,7 @@ static void write_some(chime__mysql_store *s) {
   chime__mysql_completion *reqs[COMPLETE_BATCH];
   batch b = {.reqs = reqs};
   assert(!s->done_busy && s->done_head);
+  assert(pthread_mutex_trylock(&s->done_mu) == EBUSY); /* held */
   s->done_busy = true;
   while (s->done_head && b.n < COMPLETE_BATCH) {
     reqs[b.n++] = s->done_head;

@@ -1,7 +1,8 @@
 /*
- * store.c: the MySQL/MariaDB store (store.h): opening it from a URL and
- * the ops table.  tx.c holds the pool, transactions and clock beneath it;
- * mysql.h describes the pieces.
+ * mysql/store.c: the MySQL/MariaDB store (jobstore/store.h): opening it
+ * from a URL and the ops table (ops.h names the file of each op).  tx.c
+ * holds the pool, transactions and clock beneath it; docs/schema.md maps
+ * the other files.
  *
  * URL parameters read here: prefix (table prefix, default "chime_"),
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
@@ -186,7 +187,7 @@ static int measure_fn(chime__mysql_tx *tx, void *arg) {
 
 /* Reads the server settings the store takes advantage of: with
  * innodb_autoinc_lock_mode 0 or 1, the ids of a multi-row INSERT are
- * consecutive, auto_increment_increment apart (mysql_batch.c). */
+ * consecutive, auto_increment_increment apart (batch.c). */
 static int settings_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
   chime__mysql_sqlbuf b;

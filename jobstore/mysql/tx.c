@@ -23,6 +23,7 @@
 
 #include <assert.h>
 #include <errmsg.h>
+#include <errno.h>
 #include <mysqld_error.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -198,6 +199,10 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
 static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
                   chime__mysql_tx_fn fn, chime__mysql_reset_fn reset, void *arg,
                   char *errbuf, size_t errbuf_len) {
+  /* A pool connection is this thread's (busy); the heartbeat connection
+   * is used under beat_lock (held: trylock fails). */
+  assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
+                       : c->busy);
   chime__mysql_tx tx = {
       .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
   int64_t deadline = chime__mono_ms() + RECONNECT_BUDGET_MS;
