@@ -13,9 +13,13 @@ static int64_t clock_ms(clockid_t id) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t chime__wall_ms(void) { return clock_ms(CLOCK_REALTIME); }
+int64_t chime__wall_ms(void) {
+  return clock_ms(CLOCK_REALTIME);
+}
 
-int64_t chime__mono_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
+int64_t chime__mono_ms(void) {
+  return clock_ms(CLOCK_MONOTONIC);
+}
 
 void chime__sleep_ms(int64_t ms) {
   if (ms <= 0)

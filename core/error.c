@@ -7,9 +7,13 @@
 
 #include <stdlib.h>
 
-const char *chime_version(void) { return CHIME_VERSION_STRING; }
+const char *chime_version(void) {
+  return CHIME_VERSION_STRING;
+}
 
-unsigned chime_version_hex(void) { return CHIME_VERSION_HEX; }
+unsigned chime_version_hex(void) {
+  return CHIME_VERSION_HEX;
+}
 
 const char *chime_strerror(int code) {
   switch (code) {
@@ -39,4 +43,6 @@ const char *chime_err_name(int code) {
   }
 }
 
-void chime_free(void *ptr) { free(ptr); }
+void chime_free(void *ptr) {
+  free(ptr);
+}

@@ -19,8 +19,7 @@ int chime__store_open(const char *url, const chime_store_options *options,
     return chime__memory_store_open(options, ret_store);
   if (strncmp(url, "mysql://", 8) == 0) {
 #if CHIME_HAVE_MYSQL
-    return chime__mysql_store_open(url, options, ret_store, errbuf,
-                                   errbuf_len);
+    return chime__mysql_store_open(url, options, ret_store, errbuf, errbuf_len);
 #else
     return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
                              "this build has no MySQL store "

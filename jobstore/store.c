@@ -69,24 +69,22 @@ bool chime__outcome_valid(const chime_outcome *outcome) {
           (outcome->data_len == 0 || outcome->data));
 }
 
-int chime__store_check_trigger_add(const chime_job *job,
-                                   const chime_trigger *t, char *errbuf,
-                                   size_t errbuf_len) {
+int chime__store_check_trigger_add(const chime_job *job, const chime_trigger *t,
+                                   char *errbuf, size_t errbuf_len) {
   int r;
   if (!t)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL, "no trigger");
-  if ((r = chime__name_check(t->group, "trigger group", errbuf,
-                             errbuf_len)) < 0 ||
-      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) <
-          0)
+  if ((r = chime__name_check(t->group, "trigger group", errbuf, errbuf_len)) <
+          0 ||
+      (r = chime__name_check(t->name, "trigger name", errbuf, errbuf_len)) < 0)
     return r;
   if (!t->job_group || !t->job_name)
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                              "trigger %s.%s names no job", t->group, t->name);
   if ((r = chime__key_check(t->job_group, t->job_name)) < 0)
     return chime__record_err(errbuf, errbuf_len, r,
-                             "trigger %s.%s names an invalid job key",
-                             t->group, t->name);
+                             "trigger %s.%s names an invalid job key", t->group,
+                             t->name);
   if (t->calendar_name &&
       (r = chime__name_check(t->calendar_name, "calendar name", errbuf,
                              errbuf_len)) < 0)

@@ -78,8 +78,8 @@ typedef struct chime_fire {
   int64_t fire_id;
   int64_t scheduled_ms;
   chime_fire_phase phase;
-  bool recovering;     /* re-run of a dead node's fire */
-  int result;          /* fire(): 0, or why it must not run */
+  bool recovering; /* re-run of a dead node's fire */
+  int result;      /* fire(): 0, or why it must not run */
   chime_job *job;
   chime_trigger *trigger;
 } chime_fire;
@@ -100,11 +100,11 @@ typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
 /* The outcome of a run, for complete(). */
 typedef struct chime_outcome {
-  int error;             /* 0, or the run's error (CHIME_E* or job failure) */
-  const char *message;   /* NULL, or what went wrong */
+  int error;           /* 0, or the run's error (CHIME_E* or job failure) */
+  const char *message; /* NULL, or what went wrong */
   int64_t started_ms;
   int64_t finished_ms;
-  bool set_data;         /* the run set new job data */
+  bool set_data; /* the run set new job data */
   const void *data;
   size_t data_len;
 } chime_outcome;
@@ -152,8 +152,8 @@ struct chime_store_ops {
                               const char *job_name, chime_key **ret_keys,
                               size_t *ret_count);
   /* CHIME_TRIGGER_NONE when absent (still returns 0). */
-  int (*trigger_status)(chime_store *store, const char *group,
-                        const char *name, chime_trigger_status *ret_status);
+  int (*trigger_status)(chime_store *store, const char *group, const char *name,
+                        chime_trigger_status *ret_status);
 
   /* Calendars.  The store keeps its own reference. */
   int (*calendar_add)(chime_store *store, const char *name,
@@ -164,8 +164,7 @@ struct chime_store_ops {
                       chime_calendar **ret_calendar);
 
   /* Pausing (see chime.h).  Group pauses are remembered for new triggers. */
-  int (*pause_trigger)(chime_store *store, const char *group,
-                       const char *name);
+  int (*pause_trigger)(chime_store *store, const char *group, const char *name);
   int (*resume_trigger)(chime_store *store, const char *group,
                         const char *name);
   int (*pause_job)(chime_store *store, const char *group, const char *name);
@@ -236,8 +235,7 @@ struct chime_store {
  * message in errbuf.
  */
 int chime__store_open(const char *url, const chime_store_options *options,
-                      chime_store **ret_store, char *errbuf,
-                      size_t errbuf_len);
+                      chime_store **ret_store, char *errbuf, size_t errbuf_len);
 
 /* The memory store. */
 int chime__memory_store_open(const chime_store_options *options,
@@ -297,7 +295,6 @@ int chime__store_check_trigger_add(const chime_job *job,
 int chime__store_fire_now(chime_store *store, const char *group,
                           const char *name, const void *data, size_t len,
                           const char *tag, char *ret_name, size_t name_len,
-                          int64_t *ret_due_ms, char *errbuf,
-                          size_t errbuf_len);
+                          int64_t *ret_due_ms, char *errbuf, size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_STORE_H */

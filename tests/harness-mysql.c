@@ -24,7 +24,7 @@ const char *chime_test_mysql_url(void) {
 
 MYSQL *chime_test_mysql_open(void) {
   char err[512];
-  chime_mysql_url *url = NULL;
+  chime__mysql_url *url = NULL;
   MYSQL *conn = NULL;
   const char *text = chime_test_mysql_url();
   if (!text)

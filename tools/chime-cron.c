@@ -11,6 +11,7 @@
  * bad expression or an unknown zone, 2 for bad usage.
  */
 #include "chime.h"
+#include "civil.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -42,42 +43,15 @@ static void usage(FILE *out) {
         out);
 }
 
-/* Civil date of a day count since 1970-01-01 (proleptic Gregorian). */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
-/* Day count since 1970-01-01 of a civil date. */
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-static int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
 /* Prints t_ms as ISO-8601 in zone, with the offset in force then. */
 static void print_iso(const chime_zone *zone, int64_t t_ms) {
   int32_t off = chime_zone_get_offset_at(zone, t_ms);
   int64_t local_ms = t_ms + (int64_t)off * 1000;
-  int64_t days = floor_div(local_ms, 86400000);
+  int64_t days = tool_floor_div(local_ms, 86400000);
   int64_t ms_of_day = local_ms - days * 86400000;
   int64_t y;
   int m, d;
-  civil_from_days(days, &y, &m, &d);
+  tool_civil_from_days(days, &y, &m, &d);
   int s = (int)(ms_of_day / 1000);
   printf("%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, s / 3600,
          s / 60 % 60, s % 60);
@@ -173,7 +147,7 @@ static bool parse_time(const char *s, const chime_zone *zone, int64_t *ret) {
   int32_t off;
   if (!parse_designator(p, &has_off, &off))
     return false;
-  int64_t local = days_from_civil(y, mo, d) * 86400000 +
+  int64_t local = tool_days_from_civil(y, mo, d) * 86400000 +
                   ((int64_t)h * 3600 + mi * 60 + sec) * 1000 + ms;
   *ret = has_off ? local - (int64_t)off * 1000 : instant_of_local(zone, local);
   return true;

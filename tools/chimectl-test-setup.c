@@ -4,16 +4,18 @@
  *   chimectl-test-setup setup URL   jobs and triggers of every kind (via
  *                                   the store), then, by SQL, a blocked
  *                                   FORBID job, a claim of a dead node,
+ *                                   a node dead by the lease rule only,
  *                                   an ended trigger and history rows
  *   chimectl-test-setup newer URL   records schema version 99
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
  */
-#include "jobstore/mysql/conn.h"
-#include "jobstore/store.h"
+#include "chime.h"
+#include "jobstore/mysql/admin.h"
 
 #include <inttypes.h>
+#include <mysql.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,38 +52,35 @@ static int sql(MYSQL *db, const char *fmt, ...) {
   return 0;
 }
 
-static int add(chime_store *s, const char *jg, const char *jn, const char *type,
-               bool forbid, chime_trigger *t) {
+static int add(chime__mysql_admin *a, const char *jg, const char *jn,
+               const char *type, bool forbid, chime_trigger *t) {
   chime_job *job = NULL;
+  char err[256] = "";
   int r = chime_job_new(jg, jn, type, &job, NULL, 0);
   if (r == 0 && forbid)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
   if (r == 0)
     r = chime_job_set_durable(job, true);
-  if (r == 0)
-    r = s->ops->job_add(s, job, true);
-  chime_job_free(job);
-  char err[256] = "";
-  if (r == 0 && t) {
+  if (r == 0 && t)
     r = chime_trigger_set_job(t, jg, jn);
-    if (r == 0)
-      r = s->ops->trigger_add(s, NULL, t, true, NULL, err, sizeof err);
-  }
+  if (r == 0)
+    r = chime__mysql_admin_schedule(a, job, t, err, sizeof err);
+  chime_job_free(job);
   chime_trigger_free(t);
   return r < 0 ? fail("adding a job or trigger", r, err) : 0;
 }
 
-static int setup(const char *url, MYSQL *db, const char *p) {
+/* The jobs and triggers, through the store; *ret_now: the database's
+ * clock.  Returns 0 or 1. */
+static int fill_store(const char *url, int64_t *ret_now) {
   char err[512] = "";
-  char full[2300];
-  snprintf(full, sizeof full, "%s&auto_create=1&clear=1", url);
-  chime_store_options o = {.scheduler_name = SCHED,
-                           .instance_id = "ctl-helper"};
-  chime_store *s = NULL;
-  int r = chime__store_open(full, &o, &s, err, sizeof err);
+  chime__mysql_admin *s = NULL;
+  int r = chime__mysql_admin_open(url, "auto_create=1&clear=1", SCHED,
+                                  "ctl-helper", &s, err, sizeof err);
   if (r < 0)
     return fail("opening the store", r, err);
-  int64_t now = s->ops->now(s);
+  int64_t now = chime__mysql_admin_now(s);
+  *ret_now = now;
   chime_trigger *t[7] = {NULL};
   int e = 0;
   e |= chime_trigger_cron_new("rep", "daily-cron", "0 0 2 * * ?",
@@ -98,8 +97,10 @@ static int setup(const char *url, MYSQL *db, const char *p) {
                                 CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
   e |= chime_trigger_simple_new("ops", "ended", 600000,
                                 CHIME_REPEAT_INDEFINITELY, &t[6], NULL, 0);
-  if (e)
+  if (e) {
+    chime__mysql_admin_free(s);
     return fail("building triggers", CHIME_EINVAL, NULL);
+  }
   chime_trigger_set_priority(t[0], 7);
   chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
   chime_trigger_set_start_ms(t[4], now - 600000);
@@ -112,9 +113,16 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   bad |= add(s, "ops", "late", "ops", false, t[4]);
   bad |= add(s, "ops", "claimed", "ops", false, t[5]);
   bad |= add(s, "ops", "ended", "ops", false, t[6]);
-  s->ops->free(s);
+  chime__mysql_admin_free(s);
+  return bad ? 1 : 0;
+}
+
+/* The rest, by SQL: nodes, a running fire, states, history. */
+static int setup(const char *url, MYSQL *db, const char *p) {
+  int64_t now = 0;
+  int bad = fill_store(url, &now);
   if (bad)
-    return 1;
+    return bad;
   const char *w = "sched_name = '" SCHED "'";
   /* A live node running etl.load (FORBID): etl.cal is blocked. */
   bad |= sql(db,
@@ -125,6 +133,12 @@ static int setup(const char *url, MYSQL *db, const char *p) {
              "INSERT INTO %snodes VALUES ('" SCHED "', 'dead-node', 'hostB', "
              "77, %" PRId64 ", %" PRId64 ", 7500, '0.1.0')",
              p, now - 7200000, now - 3600000);
+  /* Dead by the store's lease rule (2 check-in intervals, no grace), which
+   * chimectl follows: a rule with a grace would call it live. */
+  bad |= sql(db,
+             "INSERT INTO %snodes VALUES ('" SCHED "', 'late-node', 'hostC', "
+             "78, %" PRId64 ", %" PRId64 ", 10000, '0.1.0')",
+             p, now - 7200000, now - 25000);
   bad |= sql(db,
              "INSERT INTO %sfired (fire_id, sched_name, trigger_group, "
              "trigger_name, job_group, job_name, scheduled_ms, acquired_ms, "
@@ -168,15 +182,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: chimectl-test-setup setup|newer|drop URL\n");
     return 2;
   }
-  char err[512] = "";
-  chime_mysql_url *url = NULL;
+  char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
+  chime__mysql_url *url = NULL;
   int r = chime__mysql_url_parse(argv[2], &url, err, sizeof err);
-  if (r < 0)
+  if (r == 0)
+    r = chime__mysql_url_prefix(url, p, sizeof p, err, sizeof err);
+  if (r < 0) {
+    chime__mysql_url_free(url);
     return fail("parsing the URL", r, err);
-  const char *p = chime__mysql_url_param(url, "prefix");
-  p = p ? p : "chime_";
+  }
   MYSQL *db = NULL;
-  if ((r = chime__mysql_connect(url, 10, &db, err, sizeof err)) < 0) {
+  if ((r = chime__mysql_admin_connect(url, 10, 0, &db, err, sizeof err)) < 0) {
     chime__mysql_url_free(url);
     return fail("connecting", r, err);
   }

@@ -36,7 +36,8 @@ static void usage(FILE *out) {
       "$CHIME_PASSWORD)\n"
       "  --scheduler NAME     the cluster's scheduler name (default: "
       "$CHIME_SCHEDULER or chime)\n"
-      "  --tz ZONE            zone for local times (default: $TZ when it names\n"
+      "  --tz ZONE            zone for local times (default: $TZ when it "
+      "names\n"
       "                       a zone, else UTC)\n"
       "  --json               print JSON (one object or array)\n"
       "  --yes                do not ask for confirmation\n"
@@ -80,27 +81,6 @@ int ctl_fail(int code, const char *fmt, ...) {
   return ctl_exit_code(code);
 }
 
-/* Appends the percent-encoded s to buf at *k.  Returns false when full. */
-static bool put_encoded(char *buf, size_t len, size_t *k, const char *s) {
-  static const char hex[] = "0123456789ABCDEF";
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
-                 ch == '.' || ch == '~';
-    if (*k + 4 >= len)
-      return false;
-    if (plain) {
-      buf[(*k)++] = (char)ch;
-    } else {
-      buf[(*k)++] = '%';
-      buf[(*k)++] = hex[ch >> 4];
-      buf[(*k)++] = hex[ch & 15];
-    }
-  }
-  return true;
-}
-
 /* Reads the password file's first line into pw.  Returns: 0 or an exit
  * code. */
 static int read_password_file(const char *path, char *pw, size_t len) {
@@ -117,35 +97,10 @@ static int read_password_file(const char *path, char *pw, size_t len) {
 /* Builds c->url from url with password pw (NULL: keep the URL's).
  * Returns: 0 or an exit code. */
 static int build_url(ctl *c, const char *url, const char *pw) {
-  const char *scheme = "mysql://";
-  if (strncmp(url, scheme, strlen(scheme)) != 0)
-    return ctl_fail(CHIME_EURL, "the store URL must begin with mysql://");
-  size_t len = strlen(url) * 3 + (pw ? strlen(pw) * 3 : 0) + 16;
-  char *out = malloc(len);
-  if (!out)
-    return ctl_fail(CHIME_ENOMEM, "out of memory");
-  const char *rest = url + strlen(scheme);
-  const char *slash = strchr(rest, '/');
-  const char *end = slash ? slash : rest + strlen(rest);
-  const char *at = NULL;
-  /* As the store reads it: the user part ends at the last '@' before the
-   * path, so an unescaped '@' in a password in the URL still works. */
-  for (const char *p = rest; p < end; p++)
-    if (*p == '@')
-      at = p;
-  if (!pw || !at) {
-    snprintf(out, len, "%s", url);
-  } else {
-    size_t ulen = strcspn(rest, ":@");
-    size_t k = (size_t)snprintf(out, len, "%s%.*s:", scheme, (int)ulen, rest);
-    if (!put_encoded(out, len, &k, pw)) {
-      free(out);
-      return ctl_fail(CHIME_ELIMIT, "the password is too long");
-    }
-    snprintf(out + k, len - k, "%s", at);
-  }
-  c->url = out;
-  return 0;
+  int r = chime__mysql_url_with_password(url, pw, &c->url);
+  if (r == CHIME_EURL)
+    return ctl_fail(r, "the store URL must begin with mysql://");
+  return r < 0 ? ctl_fail(r, "out of memory") : 0;
 }
 
 enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };
@@ -196,16 +151,36 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
   opterr = 0;
   while ((o = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
     switch (o) {
-    case O_URL: *url = optarg; break;
-    case O_PWFILE: *pwfile = optarg; break;
-    case O_SCHED: c->sched = optarg; break;
-    case O_TZ: c->zone = optarg; break;
-    case 'j': c->json = true; break;
-    case 'y': c->yes = true; break;
-    case O_JOB: c->job = optarg; break;
-    case O_SINCE: c->since = optarg; break;
-    case 'f': c->failed = true; break;
-    case O_DATA: c->data = optarg; break;
+    case O_URL:
+      *url = optarg;
+      break;
+    case O_PWFILE:
+      *pwfile = optarg;
+      break;
+    case O_SCHED:
+      c->sched = optarg;
+      break;
+    case O_TZ:
+      c->zone = optarg;
+      break;
+    case 'j':
+      c->json = true;
+      break;
+    case 'y':
+      c->yes = true;
+      break;
+    case O_JOB:
+      c->job = optarg;
+      break;
+    case O_SINCE:
+      c->since = optarg;
+      break;
+    case 'f':
+      c->failed = true;
+      break;
+    case O_DATA:
+      c->data = optarg;
+      break;
     case O_LIMIT: {
       char *end;
       c->limit = strtol(optarg, &end, 10);
@@ -215,10 +190,14 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       }
       break;
     }
-    case 'h': usage(stdout); return -1;
+    case 'h':
+      usage(stdout);
+      return -1;
     default:
-      fprintf(stderr, "chimectl: unknown or incomplete option '%s' (see "
-                      "chimectl --help)\n", argv[optind - 1]);
+      fprintf(stderr,
+              "chimectl: unknown or incomplete option '%s' (see "
+              "chimectl --help)\n",
+              argv[optind - 1]);
       return CTL_USAGE;
     }
   }
@@ -268,8 +247,7 @@ int main(int argc, char **argv) {
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;
   r = dispatch(&c, argv[optind]);
-  if (c.store)
-    c.store->ops->free(c.store);
+  chime__mysql_admin_free(c.admin);
   free(c.url);
   return r;
 }

@@ -5,7 +5,9 @@
  * and times; chimectl_db.c opens the store and runs read-only SQL;
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c and
- * chimectl_explain.c hold the command groups.
+ * chimectl_explain.c hold the command groups.  Everything it knows of the
+ * store comes from the store's admin interface (jobstore/mysql/admin.h):
+ * the same rules, the same URL parser, the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
  * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as
@@ -14,8 +16,8 @@
 #ifndef CHIME_TOOLS_CHIMECTL_H
 #define CHIME_TOOLS_CHIMECTL_H
 
-#include "jobstore/mysql/mysql.h"
-#include "jobstore/store.h"
+#include "chime.h"
+#include "jobstore/mysql/admin.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,38 +33,21 @@
 
 /* What every command receives. */
 typedef struct ctl {
-  char *url;           /* the store URL with the password inserted */
-  const char *sched;   /* scheduler (cluster) name */
-  const char *zone;    /* the zone for "local" times */
+  char *url;         /* the store URL with the password inserted */
+  const char *sched; /* scheduler (cluster) name */
+  const char *zone;  /* the zone for "local" times */
   bool json;
   bool yes;
-  const char *job;     /* history --job GROUP.NAME */
-  const char *since;   /* history --since TIME */
-  bool failed;         /* history --failed */
-  long limit;          /* history --limit N */
-  const char *data;    /* fire --data JSON */
-  int argc;            /* the command's arguments, after the command word */
+  const char *job;   /* history --job GROUP.NAME */
+  const char *since; /* history --since TIME */
+  bool failed;       /* history --failed */
+  long limit;        /* history --limit N */
+  const char *data;  /* fire --data JSON */
+  int argc;          /* the command's arguments, after the command word */
   char **argv;
-  chime_store *store;  /* opened on demand by ctl_open */
+  char node[64];             /* chimectl's own instance id */
+  chime__mysql_admin *admin; /* opened on demand by ctl_open */
 } ctl;
-
-/* A node is dead when its last check-in is older than this many check-in
- * intervals plus the grace: the store's own rule (jobstore/mysql/mysql.h,
- * mysql/recover.c). */
-#ifdef CHIME__MY_LEASE_FACTOR
-#define CTL_DEAD_FACTOR CHIME__MY_LEASE_FACTOR
-#define CTL_DEAD_GRACE_MS 0
-#else
-#define CTL_DEAD_FACTOR 3
-#define CTL_DEAD_GRACE_MS 15000
-#endif
-/* The SQL text of the rule, for a nodes row aliased n. */
-#define CTL_STR2(x) #x
-#define CTL_STR(x) CTL_STR2(x)
-#define CTL_NODE_LIVE_SQL                                                     \
-  "(n.last_checkin_ms + n.checkin_interval_ms * " CTL_STR(CTL_DEAD_FACTOR)    \
-  " + " CTL_STR(CTL_DEAD_GRACE_MS) " >= CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 "  \
-  "AS SIGNED))"
 
 /* ----------------------------------------------------------- errors */
 
@@ -81,12 +66,14 @@ int ctl_exit_code(int code);
 /* Opens c->store (extra URL parameters appended when extra is not NULL,
  * e.g. "auto_create=1").  Returns: 0 or an exit code (message printed). */
 int ctl_open(ctl *c, const char *extra);
-/* Runs sql with text args (nargs of them) read-only; *ret the rows.
- * Returns: 0 or an exit code (message printed). */
+/* Runs sql ({P}: the table prefix) with text args (nargs of them)
+ * read-only; *ret the rows.  Returns: 0 or an exit code (message
+ * printed). */
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              my_rows *ret);
-/* The table prefix of the store. */
-const char *ctl_prefix(const ctl *c);
+              chime__mysql_rows *ret);
+/* The same for the trigger rows "WHERE where" (admin.h's trigger query). */
+int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
+                       size_t nargs, chime__mysql_rows *ret);
 /* The database clock now. */
 int64_t ctl_now(ctl *c);
 /* Splits "GROUP.NAME" at its first dot into buffers of len bytes.
@@ -107,12 +94,16 @@ typedef struct ctl_table {
   size_t shown;             /* columns the text table shows (0: all) */
 } ctl_table;
 
-void ctl_table_init(ctl_table *t, const char *const *heads,
-                    const bool *numeric, size_t ncols);
+void ctl_table_init(ctl_table *t, const char *const *heads, const bool *numeric,
+                    size_t ncols);
 /* Appends a row of ncols cells (copied; NULL for none).  0 or ENOMEM. */
 int ctl_table_add(ctl_table *t, const char *const *cells);
 void ctl_table_print(const ctl_table *t, bool json);
 void ctl_table_free(ctl_table *t);
+/* Prints t (when r is 0), frees t and rows; returns r. */
+int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
+/* s (NULL: "?") in lower case into buf (len bytes). */
+void ctl_lower(const char *s, char *buf, size_t len);
 
 /* Whether text is exactly one JSON value (chimectl_json.c). */
 bool ctl_json_is_valid(const char *text);
@@ -140,7 +131,7 @@ int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
-char *ctl_describe_trigger(const chime_trigger *t);
+char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);
 const char *ctl_misfire_name(chime_misfire m);
 const char *ctl_kind_name(chime_trigger_kind k);
 

@@ -1,9 +1,9 @@
 /*
  * chimectl_ctl.c: the commands that change the cluster, all through the
- * store interface (jobstore/store.h) so that the store's own rules apply:
+ * store's admin interface (its own operations) so that its rules apply:
  * `pause|resume trigger|job|group|all`, `fire GROUP.NAME [--data JSON]`
- * (a one-shot trigger due now, as chime_scheduler_trigger_job adds, that
- * whichever node runs the job's type claims) and `delete job|trigger`
+ * (a one-shot trigger due now, the one the scheduler adds to trigger a job
+ * now, that whichever node runs the job's type claims) and `delete job|trigger`
  * (confirmed on a terminal unless --yes).
  */
 #include "chimectl.h"
@@ -46,8 +46,10 @@ int ctl_cmd_pause(ctl *c, bool pause) {
   if ((all && c->argc != 1) || (!all && c->argc != 2) ||
       (!all && strcmp(what, "trigger") != 0 && strcmp(what, "job") != 0 &&
        strcmp(what, "group") != 0)) {
-    fprintf(stderr, "chimectl: usage: chimectl %s trigger GROUP.NAME | job "
-                    "GROUP.NAME | group PATTERN | all\n", verb);
+    fprintf(stderr,
+            "chimectl: usage: chimectl %s trigger GROUP.NAME | job "
+            "GROUP.NAME | group PATTERN | all\n",
+            verb);
     return CTL_USAGE;
   }
   const char *arg = all ? "" : c->argv[1];
@@ -58,32 +60,23 @@ int ctl_cmd_pause(ctl *c, bool pause) {
     return r;
   if ((r = ctl_open(c, NULL)))
     return r;
-  const chime_store_ops *ops = c->store->ops;
-  chime_store *s = c->store;
+  chime__mysql_admin *a = c->admin;
   if (all) {
-    r = pause ? ops->pause_all(s) : ops->resume_all(s);
+    r = chime__mysql_admin_pause_all(a, pause);
   } else if (strcmp(what, "trigger") == 0) {
-    chime_trigger_status st;
-    r = ops->trigger_status(s, group, name, &st);
-    if (r == 0 && st == CHIME_TRIGGER_NONE)
-      r = CHIME_ENOTFOUND;
+    r = chime__mysql_admin_trigger_exists(a, group, name);
     if (r == 0)
-      r = pause ? ops->pause_trigger(s, group, name)
-                : ops->resume_trigger(s, group, name);
+      r = chime__mysql_admin_pause_trigger(a, group, name, pause);
   } else if (strcmp(what, "job") == 0) {
-    chime_job *job = NULL;
-    r = ops->job_get(s, group, name, &job);
-    chime_job_free(job);
+    r = chime__mysql_admin_job_exists(a, group, name);
     if (r == 0)
-      r = pause ? ops->pause_job(s, group, name)
-                : ops->resume_job(s, group, name);
+      r = chime__mysql_admin_pause_job(a, group, name, pause);
   } else {
     chime_match match;
     const char *pattern;
     char buf[256];
     ctl_pattern(arg, &match, &pattern, buf, sizeof buf);
-    r = pause ? ops->pause_group(s, match, pattern)
-              : ops->resume_group(s, match, pattern);
+    r = chime__mysql_admin_pause_group(a, match, pattern, pause);
   }
   if (r < 0)
     return store_fail(r, what, arg);
@@ -106,16 +99,13 @@ int ctl_cmd_fire(ctl *c) {
   }
   if ((r = ctl_open(c, NULL)))
     return r;
-  const chime_store_ops *ops = c->store->ops;
-  chime_job *job = NULL;
-  if ((r = ops->job_get(c->store, group, name, &job)) < 0)
+  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
     return store_fail(r, "job", c->argv[0]);
-  chime_job_free(job);
-  char tname[CHIME_MAX_NAME_LEN + 1], err[512] = "";
+  char trigger[2 * CHIME_MAX_NAME_LEN + 2], err[512] = "";
   int64_t first = 0;
-  r = chime__store_fire_now(c->store, group, name, c->data,
-                            c->data ? strlen(c->data) : 0, "ctl", tname,
-                            sizeof tname, &first, err, sizeof err);
+  r = chime__mysql_admin_fire_now(c->admin, group, name, c->data,
+                                  c->data ? strlen(c->data) : 0, "ctl", trigger,
+                                  sizeof trigger, &first, err, sizeof err);
   if (r < 0)
     return ctl_fail(r, "cannot fire %s: %s", c->argv[0],
                     err[0] ? err : chime_strerror(r));
@@ -124,11 +114,9 @@ int ctl_cmd_fire(ctl *c) {
   if (c->json) {
     fputs("{\"ok\": true, \"action\": \"fired\", \"job\": ", stdout);
     ctl_json_string(c->argv[0]);
-    printf(", \"trigger\": \"%s.%s\", \"due_ms\": %" PRId64 "}\n",
-           CHIME__MANUAL_GROUP, tname, first);
+    printf(", \"trigger\": \"%s\", \"due_ms\": %" PRId64 "}\n", trigger, first);
   } else {
-    printf("fired job %s: trigger %s.%s due at %s\n", c->argv[0],
-           CHIME__MANUAL_GROUP, tname, due);
+    printf("fired job %s: trigger %s due at %s\n", c->argv[0], trigger, due);
   }
   return 0;
 }
@@ -144,8 +132,7 @@ static int confirm(ctl *c, const char *question) {
   }
   fprintf(stderr, "%s [y/N] ", question);
   char line[16];
-  if (!fgets(line, sizeof line, stdin) ||
-      (line[0] != 'y' && line[0] != 'Y')) {
+  if (!fgets(line, sizeof line, stdin) || (line[0] != 'y' && line[0] != 'Y')) {
     fprintf(stderr, "chimectl: not deleted\n");
     return CTL_FAILED;
   }
@@ -165,32 +152,22 @@ int ctl_cmd_delete(ctl *c) {
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r || (r = ctl_open(c, NULL)))
     return r;
-  const chime_store_ops *ops = c->store->ops;
   if (is_job) {
-    chime_job *job = NULL;
-    chime_key *keys = NULL;
     size_t n = 0;
-    r = ops->job_get(c->store, group, name, &job);
-    chime_job_free(job);
-    if (r == 0)
-      r = ops->trigger_list_for_job(c->store, group, name, &keys, &n);
+    r = chime__mysql_admin_job_trigger_count(c->admin, group, name, &n);
     if (r < 0)
       return store_fail(r, "job", key);
-    chime_keys_free(keys, n);
     snprintf(q, sizeof q, "Delete job %s and its %zu trigger(s)?", key, n);
   } else {
-    chime_trigger_status st;
-    r = ops->trigger_status(c->store, group, name, &st);
-    if (r == 0 && st == CHIME_TRIGGER_NONE)
-      r = CHIME_ENOTFOUND;
+    r = chime__mysql_admin_trigger_exists(c->admin, group, name);
     if (r < 0)
       return store_fail(r, "trigger", key);
     snprintf(q, sizeof q, "Delete trigger %s?", key);
   }
   if ((r = confirm(c, q)))
     return r;
-  r = is_job ? ops->job_remove(c->store, group, name)
-             : ops->trigger_remove(c->store, group, name);
+  r = is_job ? chime__mysql_admin_remove_job(c->admin, group, name)
+             : chime__mysql_admin_remove_trigger(c->admin, group, name);
   if (r < 0)
     return store_fail(r, what, key);
   return done(c, "deleted", what, key);

@@ -1,7 +1,7 @@
 /*
- * chimectl_db.c: chimectl's access to the database: opens the MySQL store
- * for the URL (one connection, no log), runs read-only SQL through the
- * store's transaction helper, and parses keys and group patterns.
+ * chimectl_db.c: chimectl's access to the database through the store's
+ * admin interface: opens the store for the URL as an operator, runs
+ * read-only SQL, and parses keys and group patterns.
  */
 #include "chimectl.h"
 
@@ -11,29 +11,16 @@
 #include <unistd.h>
 
 int ctl_open(ctl *c, const char *extra) {
-  if (c->store)
+  if (c->admin)
     return 0;
-  char *url = c->url;
-  char *joined = NULL;
-  if (extra) {
-    size_t len = strlen(c->url) + strlen(extra) + 2;
-    if (!(joined = malloc(len)))
-      return ctl_fail(CHIME_ENOMEM, "out of memory");
-    snprintf(joined, len, "%s%c%s", c->url, strchr(c->url, '?') ? '&' : '?',
-             extra);
-    url = joined;
-  }
-  char node[64];
-  snprintf(node, sizeof node, "chimectl-%ld", (long)getpid());
-  chime_store_options o = {.scheduler_name = c->sched,
-                           .instance_id = node,
-                           .connections = 1,
-                           .log_level = CHIME_LOG_ERROR};
+  snprintf(c->node, sizeof c->node, "chimectl-%ld", (long)getpid());
   char err[1024] = "";
-  int r = chime__mysql_store_open(url, &o, &c->store, err, sizeof err);
-  free(joined);
+  int r = chime__mysql_admin_open(c->url, extra, c->sched, c->node, &c->admin,
+                                  err, sizeof err);
+  if (r == CHIME_ENOMEM && !err[0])
+    return ctl_fail(r, "out of memory");
   if (r < 0) {
-    c->store = NULL;
+    c->admin = NULL;
     if (r == CHIME_ESCHEMA && strstr(err, "auto_create"))
       return ctl_fail(r, "no chime schema in this database: run 'chimectl "
                          "schema init'");
@@ -45,54 +32,35 @@ int ctl_open(ctl *c, const char *extra) {
   return 0;
 }
 
-typedef struct query_op {
-  const char *sql;
-  const char *const *args;
-  size_t nargs;
-  my_rows rows;
-} query_op;
-
-static int query_fn(my_tx *tx, void *arg) {
-  query_op *op = arg;
-  my_arg a[16];
-  for (size_t i = 0; i < op->nargs && i < 16; i++)
-    a[i] = chime__my_text(op->args[i]);
-  return chime__my_query(tx, Q_COUNT, op->sql, a, op->nargs, &op->rows);
-}
-
-static void query_reset(void *arg) {
-  query_op *op = arg;
-  chime__my_rows_free(&op->rows);
-  memset(&op->rows, 0, sizeof op->rows);
+/* The message of a failed query. */
+static int query_failed(int r, const char *err) {
+  return ctl_fail(r, "query failed: %s", err[0] ? err : chime_strerror(r));
 }
 
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              my_rows *ret) {
+              chime__mysql_rows *ret) {
   int r = ctl_open(c, NULL);
   if (r)
     return r;
-  my_store *s = (my_store *)c->store;
-  char *text = chime__my_subst(sql, s->prefix);
-  if (!text)
-    return ctl_fail(CHIME_ENOMEM, "out of memory");
-  query_op op = {.sql = text, .args = args, .nargs = nargs};
   char err[1024] = "";
-  r = chime__my_run(s, query_fn, query_reset, &op, err, sizeof err);
-  free(text);
-  if (r < 0) {
-    query_reset(&op);
-    return ctl_fail(r, "query failed: %s", err[0] ? err : chime_strerror(r));
-  }
-  *ret = op.rows;
-  return 0;
+  r = chime__mysql_admin_query(c->admin, sql, args, nargs, ret, err,
+                               sizeof err);
+  return r < 0 ? query_failed(r, err) : 0;
 }
 
-const char *ctl_prefix(const ctl *c) {
-  return c->store ? ((const my_store *)c->store)->prefix : "chime_";
+int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
+                       size_t nargs, chime__mysql_rows *ret) {
+  int r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  char err[1024] = "";
+  r = chime__mysql_admin_trigger_query(c->admin, where, args, nargs, ret, err,
+                                       sizeof err);
+  return r < 0 ? query_failed(r, err) : 0;
 }
 
 int64_t ctl_now(ctl *c) {
-  return c->store ? c->store->ops->now(c->store) : 0;
+  return c->admin ? chime__mysql_admin_now(c->admin) : 0;
 }
 
 int ctl_split_key(const char *text, char *group, char *name, size_t len) {

@@ -11,20 +11,24 @@
 #include <string.h>
 
 const char *ctl_kind_name(chime_trigger_kind k) {
-  switch (k) {
-  case CHIME_TRIGGER_SIMPLE: return "simple";
-  case CHIME_TRIGGER_CRON: return "cron";
-  case CHIME_TRIGGER_CALENDAR_INTERVAL: return "calendar-interval";
-  case CHIME_TRIGGER_DAILY_TIME_INTERVAL: return "daily-time-interval";
-  }
-  return "unknown";
+  static const char *const names[] = {
+      [CHIME_TRIGGER_SIMPLE] = "simple",
+      [CHIME_TRIGGER_CRON] = "cron",
+      [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
+      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval"};
+  return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k]
+                                                                  : "unknown";
 }
 
 const char *ctl_misfire_name(chime_misfire m) {
-  static const char *const names[] = {
-      "smart", "ignore", "fire-now", "do-nothing",
-      "reschedule-now-existing-count", "reschedule-now-remaining-count",
-      "reschedule-next-remaining-count", "reschedule-next-existing-count"};
+  static const char *const names[] = {"smart",
+                                      "ignore",
+                                      "fire-now",
+                                      "do-nothing",
+                                      "reschedule-now-existing-count",
+                                      "reschedule-now-remaining-count",
+                                      "reschedule-next-remaining-count",
+                                      "reschedule-next-existing-count"};
   return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "unknown";
 }
 
@@ -48,8 +52,11 @@ static void every_ms(char *buf, size_t len, int64_t ms) {
   static const struct {
     int64_t ms;
     const char *name;
-  } units[] = {{86400000, "day"}, {3600000, "hour"}, {60000, "minute"},
-               {1000, "second"}, {1, "millisecond"}};
+  } units[] = {{86400000, "day"},
+               {3600000, "hour"},
+               {60000, "minute"},
+               {1000, "second"},
+               {1, "millisecond"}};
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (ms % units[i].ms == 0) {
       every(buf, len, ms / units[i].ms, units[i].name);
@@ -65,10 +72,9 @@ static void repeats(char *buf, size_t len, int32_t count) {
              count == 0 ? "" : "s");
 }
 
-char *ctl_describe_trigger(const chime_trigger *t) {
-  const chime_schedule *s = &t->schedule;
+char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
   char buf[512], a[128], b[64];
-  switch (s->kind) {
+  switch (t->kind) {
   case CHIME_TRIGGER_CRON: {
     char *text = NULL;
     if (t->cron && chime_cron_describe(t->cron, &text) == 0) {
@@ -80,19 +86,18 @@ char *ctl_describe_trigger(const chime_trigger *t) {
     break;
   }
   case CHIME_TRIGGER_SIMPLE:
-    if (s->u.simple.repeat_count == 0) {
+    if (t->repeat_count == 0) {
       snprintf(buf, sizeof buf, "once");
     } else {
-      every_ms(a, sizeof a, s->u.simple.interval_ms);
-      repeats(b, sizeof b, t->state.repeat_count);
+      every_ms(a, sizeof a, t->interval_ms);
+      repeats(b, sizeof b, t->state_repeat_count);
       snprintf(buf, sizeof buf, "%s%s", a, b);
     }
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
-    every(a, sizeof a, s->u.calint.interval, unit_name(s->u.calint.unit));
+    every(a, sizeof a, t->interval, unit_name(t->unit));
     snprintf(buf, sizeof buf, "%s of the calendar%s", a,
-             s->u.calint.preserve_hour_of_day ? ", keeping the hour of day"
-                                              : "");
+             t->preserve_hour_of_day ? ", keeping the hour of day" : "");
     break;
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL: {
     static const char *const days[] = {"Sun", "Mon", "Tue", "Wed",
@@ -100,18 +105,18 @@ char *ctl_describe_trigger(const chime_trigger *t) {
     char d[40] = "";
     size_t k = 0;
     for (int i = 0; i < 7; i++)
-      if (s->u.daily.days_of_week & (1u << i))
+      if (t->days_of_week & (1u << i))
         k += (size_t)snprintf(d + k, sizeof d - k, "%s%s", k ? "," : "",
                               days[i]);
-    if (s->u.daily.days_of_week == 0x7f)
+    if (t->days_of_week == 0x7f)
       snprintf(d, sizeof d, "every day");
-    every(a, sizeof a, s->u.daily.interval, unit_name(s->u.daily.unit));
-    int32_t st = s->u.daily.start_sec_of_day, en = s->u.daily.end_sec_of_day;
-    snprintf(buf, sizeof buf, "%s from %02d:%02d:%02d to %02d:%02d:%02d, %s",
-             a, (int)(st / 3600), (int)(st % 3600 / 60), (int)(st % 60),
+    every(a, sizeof a, t->interval, unit_name(t->unit));
+    int32_t st = t->day_start_s, en = t->day_end_s;
+    snprintf(buf, sizeof buf, "%s from %02d:%02d:%02d to %02d:%02d:%02d, %s", a,
+             (int)(st / 3600), (int)(st % 3600 / 60), (int)(st % 60),
              (int)(en / 3600), (int)(en % 3600 / 60), (int)(en % 60), d);
-    if (s->u.daily.repeat_count != CHIME_REPEAT_INDEFINITELY) {
-      repeats(b, sizeof b, s->u.daily.repeat_count);
+    if (t->repeat_count != CHIME_REPEAT_INDEFINITELY) {
+      repeats(b, sizeof b, t->repeat_count);
       size_t l = strlen(buf);
       snprintf(buf + l, sizeof buf - l, "%s", b);
     }
@@ -122,8 +127,7 @@ char *ctl_describe_trigger(const chime_trigger *t) {
   }
   if (t->calendar_name) {
     size_t l = strlen(buf);
-    snprintf(buf + l, sizeof buf - l, ", except calendar %s",
-             t->calendar_name);
+    snprintf(buf + l, sizeof buf - l, ", except calendar %s", t->calendar_name);
   }
   return strdup(buf);
 }

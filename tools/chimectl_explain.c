@@ -5,7 +5,8 @@
  * FORBID job, claimed by a dead node awaiting recovery, claimed or running
  * on a live node, misfired and waiting for the misfire scan, complete or
  * past its end time, or due at a time.  The misfire threshold is the
- * library's default (60 s): the nodes' own setting is not in the database.
+ * store's default (admin.h): the nodes' own setting is not in the
+ * database.  Live and dead are the store's own rule.
  */
 #include "chimectl.h"
 
@@ -14,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define THRESHOLD_MS 60000
 
 typedef struct explain {
   ctl *c;
@@ -39,21 +38,24 @@ static void say(explain *e, const char *reason, const char *fmt, ...) {
 
 /* Whether node is live: 1, 0 (dead or unknown), or an exit code < 0. */
 static int node_live(explain *e, const char *node, int *ret_code) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {e->c->sched, node ? node : ""};
-  *ret_code = ctl_query(e->c,
-                        "SELECT " CTL_NODE_LIVE_SQL " FROM {P}nodes n WHERE "
-                        "n.sched_name = ? AND n.instance_id = ?",
-                        args, 2, &rows);
-  int live = *ret_code == 0 && rows.nrows > 0 && chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT %s FROM {P}nodes n WHERE n.sched_name = ? AND "
+           "n.instance_id = ?",
+           chime__mysql_admin_node_live_sql());
+  *ret_code = ctl_query(e->c, sql, args, 2, &rows);
+  int live =
+      *ret_code == 0 && rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   return live;
 }
 
 /* Why a paused trigger is paused. */
 static int why_paused(explain *e, const char *group, const char *jg,
                       const char *jn, char *buf, size_t len) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *a1[] = {e->c->sched, jg, jn};
   int r = ctl_query(e->c,
                     "SELECT paused FROM {P}jobs WHERE sched_name = ? AND "
@@ -61,8 +63,8 @@ static int why_paused(explain *e, const char *group, const char *jg,
                     a1, 3, &rows);
   if (r)
     return r;
-  bool job = rows.nrows > 0 && chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+  bool job = rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   r = ctl_query(e->c,
                 "SELECT match_kind, pattern FROM {P}paused_groups WHERE "
                 "sched_name = ?",
@@ -74,9 +76,9 @@ static int why_paused(explain *e, const char *group, const char *jg,
   if (job)
     k += (size_t)snprintf(buf, len, "its job %s.%s is paused", jg, jn);
   for (size_t i = 0; i < rows.nrows && k < len; i++) {
-    chime_match m = (chime_match)chime__my_i(&rows, i, 0);
-    const char *p = chime__my_s(&rows, i, 1);
-    if (!chime__group_matches(m, p, group))
+    chime_match m = (chime_match)chime__mysql_rows_int64(&rows, i, 0);
+    const char *p = chime__mysql_rows_text(&rows, i, 1);
+    if (!chime__mysql_admin_group_matches(m, p, group))
       continue;
     k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "; " : "",
                           m == CHIME_MATCH_ANY ? "all triggers are paused"
@@ -84,13 +86,13 @@ static int why_paused(explain *e, const char *group, const char *jg,
   }
   if (k == 0)
     snprintf(buf, len, "the trigger itself is paused");
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* The blocking fire of a FORBID job. */
 static int why_blocked(explain *e, const char *jg, const char *jn) {
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {e->c->sched, jg, jn};
   int r = ctl_query(e->c,
                     "SELECT fire_id, node, trigger_group, trigger_name, "
@@ -101,91 +103,109 @@ static int why_blocked(explain *e, const char *jg, const char *jn) {
   if (r)
     return r;
   if (rows.nrows == 0) {
-    say(e, "blocked", "blocked: its job %s.%s forbids concurrent runs; the "
-                      "running fire just ended (look again)", jg, jn);
+    say(e, "blocked",
+        "blocked: its job %s.%s forbids concurrent runs; the "
+        "running fire just ended (look again)",
+        jg, jn);
   } else {
     int code;
-    const char *node = chime__my_s(&rows, 0, 1);
+    const char *node = chime__mysql_rows_text(&rows, 0, 1);
     int live = node_live(e, node, &code);
     if (code) {
-      chime__my_rows_free(&rows);
+      chime__mysql_rows_free(&rows);
       return code;
     }
     say(e, live ? "blocked" : "blocked_dead_node",
         "blocked: its job %s.%s forbids concurrent runs and fire %s (trigger "
-        "%s.%s) is running on node %s%s", jg, jn, chime__my_s(&rows, 0, 0),
-        chime__my_s(&rows, 0, 2), chime__my_s(&rows, 0, 3), node,
+        "%s.%s) is running on node %s%s",
+        jg, jn, chime__mysql_rows_text(&rows, 0, 0),
+        chime__mysql_rows_text(&rows, 0, 2),
+        chime__mysql_rows_text(&rows, 0, 3), node,
         live ? "" : ", which is dead: awaiting recovery");
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
-static int analyse(explain *e, const my_rows *rows, chime_trigger *t,
-                   int64_t now) {
-  const char *state = chime__my_s(rows, 0, MY_TC_STATE);
-  const char *owner = chime__my_s(rows, 0, MY_TC_OWNER);
-  char when[48], late[32];
-  int64_t next = t->state.next_fire_ms;
-  ctl_format_time(next, e->c->zone, when, sizeof when);
-  chime_store_state st = chime__my_state_parse(state ? state : "");
+/* Why a claimed or executing trigger does not fire: its node. */
+static int why_claimed(explain *e, const chime__mysql_admin_trigger *t,
+                       const char *when) {
   int code = 0;
-  switch (st) {
-  case CHIME_STATE_PAUSED:
-  case CHIME_STATE_PAUSED_BLOCKED: {
+  const char *owner = t->owner;
+  int live = node_live(e, owner, &code);
+  if (code)
+    return code;
+  char fire[32] = "-";
+  if (t->claim_fire_id)
+    snprintf(fire, sizeof fire, "%" PRId64, t->claim_fire_id);
+  if (!live)
+    say(e, "dead_node",
+        "claimed by node %s, which is dead: awaiting recovery by a live node",
+        owner ? owner : "?");
+  else
+    say(e, "claimed", "%s by live node %s (fire %s); next fire %s",
+        strcmp(t->state, "ACQUIRED") == 0 ? "claimed" : "firing",
+        owner ? owner : "?", fire, when);
+  return 0;
+}
+
+/* Why a trigger in a state other than WAITING does not fire (an unknown
+ * state reads as ERROR); *ret_done is cleared for WAITING. */
+static int why_state(explain *e, const chime__mysql_admin_trigger *t,
+                     const char *when, bool *ret_done) {
+  const char *st = t->state;
+  *ret_done = true;
+  if (strcmp(st, "PAUSED") == 0 || strcmp(st, "PAUSED_BLOCKED") == 0) {
     char why[512];
-    if ((code = why_paused(e, t->group, t->job_group, t->job_name, why,
-                           sizeof why)))
-      return code;
-    say(e, "paused", "paused: %s (resume with 'chimectl resume ...')", why);
-    return 0;
+    int code =
+        why_paused(e, t->group, t->job_group, t->job_name, why, sizeof why);
+    if (code == 0)
+      say(e, "paused", "paused: %s (resume with 'chimectl resume ...')", why);
+    return code;
   }
-  case CHIME_STATE_BLOCKED:
+  if (strcmp(st, "BLOCKED") == 0)
     return why_blocked(e, t->job_group, t->job_name);
-  case CHIME_STATE_ACQUIRED:
-  case CHIME_STATE_EXECUTING: {
-    int live = node_live(e, owner, &code);
-    if (code)
-      return code;
-    if (!live)
-      say(e, "dead_node", "claimed by node %s, which is dead: awaiting "
-                          "recovery by a live node", owner ? owner : "?");
-    else
-      say(e, "claimed", "%s by live node %s (fire %s); next fire %s",
-          st == CHIME_STATE_ACQUIRED ? "claimed" : "firing",
-          owner ? owner : "?",
-          chime__my_s(rows, 0, MY_TC_CLAIM) ? chime__my_s(rows, 0, MY_TC_CLAIM)
-                                            : "-", when);
-    return 0;
-  }
-  case CHIME_STATE_COMPLETE:
+  if (strcmp(st, "ACQUIRED") == 0 || strcmp(st, "EXECUTING") == 0)
+    return why_claimed(e, t, when);
+  if (strcmp(st, "COMPLETE") == 0) {
     say(e, "complete", "complete: it will not fire again");
-    return 0;
-  case CHIME_STATE_ERROR:
+  } else if (strcmp(st, "WAITING") == 0) {
+    *ret_done = false;
+  } else {
     say(e, "error", "error: its schedule could not be computed");
-    return 0;
-  case CHIME_STATE_WAITING:
-    break;
   }
-  if (t->schedule.end_ms != INT64_MAX && t->schedule.end_ms <= now &&
-      (next == CHIME_NO_FIRE_MS || next > t->schedule.end_ms)) {
+  return 0;
+}
+
+static int analyse(explain *e, const chime__mysql_admin_trigger *t,
+                   int64_t now) {
+  char when[48], late[32];
+  int64_t next = t->next_fire_ms;
+  ctl_format_time(next, e->c->zone, when, sizeof when);
+  bool done;
+  int code = why_state(e, t, when, &done);
+  if (code || done)
+    return code;
+  if (t->end_ms != INT64_MAX && t->end_ms <= now &&
+      (next == CHIME_NO_FIRE_MS || next > t->end_ms)) {
     char end[48];
-    ctl_format_time(t->schedule.end_ms, e->c->zone, end, sizeof end);
-    say(e, "ended", "its end time %s has passed: it will not fire again",
-        end);
+    ctl_format_time(t->end_ms, e->c->zone, end, sizeof end);
+    say(e, "ended", "its end time %s has passed: it will not fire again", end);
   } else if (next == CHIME_NO_FIRE_MS) {
     say(e, "complete", "complete: no further fire time");
-  } else if (next <= now - THRESHOLD_MS &&
-             t->schedule.misfire != CHIME_MISFIRE_IGNORE) {
+  } else if (next <= now - chime__mysql_admin_misfire_threshold_ms() &&
+             t->misfire != CHIME_MISFIRE_IGNORE) {
     ctl_format_age(now - next, late, sizeof late);
-    say(e, "misfired", "misfired: due at %s, %s late; waiting for a node's "
-                       "misfire scan (policy %s)", when, late,
-        ctl_misfire_name(t->schedule.misfire));
+    say(e, "misfired",
+        "misfired: due at %s, %s late; waiting for a node's "
+        "misfire scan (policy %s)",
+        when, late, ctl_misfire_name(t->misfire));
   } else if (next <= now) {
     ctl_format_age(now - next, late, sizeof late);
-    say(e, "overdue", "due at %s (%s ago): waiting for a live node that runs "
-                      "job type %s", when, late,
-        chime__my_s(rows, 0, MY_TC_JOB_TYPE));
+    say(e, "overdue",
+        "due at %s (%s ago): waiting for a live node that runs "
+        "job type %s",
+        when, late, t->job_type);
   } else {
     ctl_format_age(next - now, late, sizeof late);
     say(e, "due", "due at %s (in %s)", when, late);
@@ -202,43 +222,40 @@ int ctl_cmd_explain(ctl *c) {
   int r = ctl_split_key(c->argv[0], group, name, sizeof group);
   if (r)
     return r;
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched, group, name};
-  if ((r = ctl_query(c,
-                     "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE "
-                     "sched_name = ? AND trigger_group = ? AND trigger_name = "
-                     "?",
-                     args, 3, &rows)))
+  if ((r = ctl_query_triggers(c,
+                              "sched_name = ? AND trigger_group = ? AND "
+                              "trigger_name = ?",
+                              args, 3, &rows)))
     return r;
   if (rows.nrows == 0) {
-    chime__my_rows_free(&rows);
+    chime__mysql_rows_free(&rows);
     return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", c->argv[0]);
   }
-  chime_trigger *t = NULL;
-  if ((r = chime__my_row_trigger(&rows, 0, &t)) < 0) {
-    chime__my_rows_free(&rows);
+  chime__mysql_admin_trigger t;
+  if ((r = chime__mysql_admin_trigger_decode(&rows, 0, &t)) < 0) {
+    chime__mysql_rows_free(&rows);
     return ctl_fail(r, "cannot read trigger %s", c->argv[0]);
   }
   explain e = {.c = c};
-  r = analyse(&e, &rows, t, ctl_now(c));
-  if (r == 0) {
-    if (c->json) {
-      fputs("{\"trigger\": ", stdout);
-      ctl_json_string(c->argv[0]);
-      fputs(", \"state\": ", stdout);
-      ctl_json_string(chime__my_s(&rows, 0, MY_TC_STATE));
-      fputs(", \"reason\": ", stdout);
-      ctl_json_string(e.reason);
-      fputs(", \"message\": ", stdout);
-      ctl_json_string(e.msg);
-      if (t->state.next_fire_ms != CHIME_NO_FIRE_MS)
-        printf(", \"next_ms\": %" PRId64, t->state.next_fire_ms);
-      fputs("}\n", stdout);
-    } else {
-      printf("%s: %s\n", c->argv[0], e.msg);
-    }
+  r = analyse(&e, &t, ctl_now(c));
+  if (r == 0 && c->json) {
+    fputs("{\"trigger\": ", stdout);
+    ctl_json_string(c->argv[0]);
+    fputs(", \"state\": ", stdout);
+    ctl_json_string(t.state);
+    fputs(", \"reason\": ", stdout);
+    ctl_json_string(e.reason);
+    fputs(", \"message\": ", stdout);
+    ctl_json_string(e.msg);
+    if (t.next_fire_ms != CHIME_NO_FIRE_MS)
+      printf(", \"next_ms\": %" PRId64, t.next_fire_ms);
+    fputs("}\n", stdout);
+  } else if (r == 0) {
+    printf("%s: %s\n", c->argv[0], e.msg);
   }
-  chime_trigger_free(t);
-  chime__my_rows_free(&rows);
+  chime__mysql_admin_trigger_clear(&t);
+  chime__mysql_rows_free(&rows);
   return r;
 }

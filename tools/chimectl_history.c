@@ -10,6 +10,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The columns of the query, in order. */
+#define HISTORY_COLUMNS                                                        \
+  "fire_id, job_group, job_name, trigger_group, trigger_name, "                \
+  "scheduled_ms, started_ms, duration_ms, node, outcome, error_code, "         \
+  "error_text, recovering"
+enum {
+  H_FIRE_ID,
+  H_JOB_GROUP,
+  H_JOB_NAME,
+  H_TRIGGER_GROUP,
+  H_TRIGGER_NAME,
+  H_SCHEDULED_MS,
+  H_STARTED_MS,
+  H_DURATION_MS,
+  H_NODE,
+  H_OUTCOME,
+  H_ERROR_CODE,
+  H_ERROR_TEXT,
+  H_RECOVERING
+};
+
+/* The query of the options into sql, its arguments into args (*ret_n of
+ * them; they point into group, name and since). */
+static void history_sql(const ctl *c, const char *group, const char *name,
+                        const char *since, char *sql, size_t len,
+                        const char **args, size_t *ret_n) {
+  size_t n = 0;
+  size_t k = (size_t)snprintf(sql, len,
+                              "SELECT " HISTORY_COLUMNS
+                              " FROM {P}history WHERE sched_name = ?");
+  args[n++] = c->sched;
+  if (c->job) {
+    k += (size_t)snprintf(sql + k, len - k,
+                          " AND job_group = ? AND job_name = ?");
+    args[n++] = group;
+    args[n++] = name;
+  }
+  if (c->since) {
+    k += (size_t)snprintf(sql + k, len - k,
+                          " AND started_ms >= CAST(? AS SIGNED)");
+    args[n++] = since;
+  }
+  if (c->failed)
+    k += (size_t)snprintf(sql + k, len - k, " AND outcome <> 'OK'");
+  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %ld", c->limit);
+  *ret_n = n;
+}
+
+/* Adds history row i to t.  Returns: 0 or an exit code. */
+static int history_row(const ctl *c, ctl_table *t,
+                       const chime__mysql_rows *rows, size_t i) {
+#define TEXT(col) chime__mysql_rows_text(rows, i, col)
+#define INT(col) chime__mysql_rows_int64(rows, i, col)
+  char job[400], trig[400], sch[48], st[48], dur[32], outcome[24];
+  snprintf(job, sizeof job, "%s.%s", TEXT(H_JOB_GROUP), TEXT(H_JOB_NAME));
+  snprintf(trig, sizeof trig, "%s.%s", TEXT(H_TRIGGER_GROUP),
+           TEXT(H_TRIGGER_NAME));
+  ctl_format_time(INT(H_SCHEDULED_MS), c->zone, sch, sizeof sch);
+  ctl_format_time(INT(H_STARTED_MS), c->zone, st, sizeof st);
+  ctl_format_age(INT(H_DURATION_MS), dur, sizeof dur);
+  ctl_lower(TEXT(H_OUTCOME), outcome, sizeof outcome);
+  const char *cells[] = {TEXT(H_FIRE_ID),
+                         job,
+                         trig,
+                         sch,
+                         st,
+                         dur,
+                         TEXT(H_NODE),
+                         outcome,
+                         TEXT(H_ERROR_TEXT),
+                         TEXT(H_SCHEDULED_MS),
+                         TEXT(H_STARTED_MS),
+                         TEXT(H_DURATION_MS),
+                         TEXT(H_ERROR_CODE),
+                         INT(H_RECOVERING) ? "true" : "false"};
+#undef INT
+#undef TEXT
+  return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
+                                     : 0;
+}
+
 int ctl_cmd_history(ctl *c) {
   if (c->argc > 0) {
     fprintf(stderr, "chimectl: usage: chimectl history [--job GROUP.NAME] "
@@ -25,74 +106,31 @@ int ctl_cmd_history(ctl *c) {
   if (c->since) {
     int64_t t;
     if (ctl_parse_time(c->since, ctl_now(c), &t) < 0) {
-      fprintf(stderr, "chimectl: --since '%s' is not a time (epoch ms, "
-                      "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n", c->since);
+      fprintf(stderr,
+              "chimectl: --since '%s' is not a time (epoch ms, "
+              "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
+              c->since);
       return CTL_USAGE;
     }
     snprintf(since, sizeof since, "%" PRId64, t);
   }
   char sql[1024];
-  const char *args[4] = {c->sched};
-  size_t n = 1;
-  size_t k = (size_t)snprintf(
-      sql, sizeof sql,
-      "SELECT fire_id, job_group, job_name, trigger_group, trigger_name, "
-      "scheduled_ms, started_ms, duration_ms, node, outcome, error_code, "
-      "error_text, recovering FROM {P}history WHERE sched_name = ?");
-  if (c->job) {
-    k += (size_t)snprintf(sql + k, sizeof sql - k,
-                          " AND job_group = ? AND job_name = ?");
-    args[n++] = group;
-    args[n++] = name;
-  }
-  if (c->since) {
-    k += (size_t)snprintf(sql + k, sizeof sql - k,
-                          " AND started_ms >= CAST(? AS SIGNED)");
-    args[n++] = since;
-  }
-  if (c->failed)
-    k += (size_t)snprintf(sql + k, sizeof sql - k, " AND outcome <> 'OK'");
-  snprintf(sql + k, sizeof sql - k, " ORDER BY id DESC LIMIT %ld", c->limit);
-  my_rows rows = {0};
+  const char *args[4];
+  size_t n;
+  history_sql(c, group, name, since, sql, sizeof sql, args, &n);
+  chime__mysql_rows rows = {0};
   if ((r = ctl_query(c, sql, args, n, &rows)))
     return r;
   static const char *const heads[] = {
-      "fire_id",  "job",      "trigger",      "scheduled",   "started",
-      "duration", "node",     "outcome",      "error",       "scheduled_ms",
+      "fire_id",    "job",         "trigger",    "scheduled", "started",
+      "duration",   "node",        "outcome",    "error",     "scheduled_ms",
       "started_ms", "duration_ms", "error_code", "recovering"};
   static const bool num[] = {true,  false, false, false, false, false, false,
                              false, false, true,  true,  true,  true,  true};
   ctl_table t;
   ctl_table_init(&t, heads, num, 14);
   t.shown = 9;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    char job[400], trig[400], sch[48], st[48], dur[32];
-    snprintf(job, sizeof job, "%s.%s", chime__my_s(&rows, i, 1),
-             chime__my_s(&rows, i, 2));
-    snprintf(trig, sizeof trig, "%s.%s", chime__my_s(&rows, i, 3),
-             chime__my_s(&rows, i, 4));
-    ctl_format_time(chime__my_i(&rows, i, 5), c->zone, sch, sizeof sch);
-    ctl_format_time(chime__my_i(&rows, i, 6), c->zone, st, sizeof st);
-    ctl_format_age(chime__my_i(&rows, i, 7), dur, sizeof dur);
-    const char *outcome = chime__my_s(&rows, i, 9);
-    char lower[24];
-    snprintf(lower, sizeof lower, "%s", outcome ? outcome : "?");
-    for (char *p = lower; *p; p++)
-      if (*p >= 'A' && *p <= 'Z')
-        *p = (char)(*p - 'A' + 'a');
-    const char *cells[] = {chime__my_s(&rows, i, 0), job, trig, sch, st, dur,
-                           chime__my_s(&rows, i, 8), lower,
-                           chime__my_s(&rows, i, 11),
-                           chime__my_s(&rows, i, 5), chime__my_s(&rows, i, 6),
-                           chime__my_s(&rows, i, 7),
-                           chime__my_s(&rows, i, 10),
-                           chime__my_i(&rows, i, 12) ? "true" : "false"};
-    if (ctl_table_add(&t, cells) < 0)
-      r = ctl_fail(CHIME_ENOMEM, "out of memory");
-  }
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__my_rows_free(&rows);
-  return r;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = history_row(c, &t, &rows, i);
+  return ctl_table_done(c, &t, &rows, r);
 }

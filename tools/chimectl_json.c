@@ -17,7 +17,9 @@ static const char *ws(const char *p) {
   return p;
 }
 
-static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static bool is_digit(char ch) {
+  return ch >= '0' && ch <= '9';
+}
 
 static const char *string(const char *p) {
   for (p++; *p && *p != '"'; p++) {

@@ -18,6 +18,16 @@ static int too_many_args(ctl *c, size_t max, const char *usage) {
   return 0;
 }
 
+/* The optional GROUP_PATTERN argument of jobs and triggers as a matcher
+ * (pattern may point into buf).  Returns: 0 or an exit code. */
+static int pattern_arg(ctl *c, const char *usage, chime_match *match,
+                       const char **pattern, char *buf, size_t len) {
+  int r = too_many_args(c, 1, usage);
+  if (r == 0)
+    ctl_pattern(c->argc ? c->argv[0] : NULL, match, pattern, buf, len);
+  return r;
+}
+
 static int add_row(ctl_table *t, const char *const *cells) {
   return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
                                      : 0;
@@ -27,59 +37,61 @@ int ctl_cmd_nodes(ctl *c) {
   int r = too_many_args(c, 0, "nodes");
   if (r)
     return r;
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   if ((r = ctl_open(c, NULL)))
     return r;
-  /* chimectl's own store may hold a nodes row while it runs: left out. */
-  const char *args[] = {c->sched, ((my_store *)c->store)->node};
-  r = ctl_query(c,
-                "SELECT n.instance_id, n.host, n.pid, n.version, "
-                "n.last_checkin_ms, n.checkin_interval_ms, (SELECT COUNT(*) "
-                "FROM {P}fired f WHERE f.sched_name = n.sched_name AND f.node "
-                "= n.instance_id AND f.state = 'EXECUTING'), "
-                "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), "
-                CTL_NODE_LIVE_SQL " FROM {P}nodes n WHERE n.sched_name = ? "
-                "AND n.instance_id <> ? ORDER BY n.instance_id",
-                args, 2, &rows);
-  if (r)
+  /* chimectl's own store may hold a nodes row while it runs: left out.
+   * Live or dead by the store's own rule. */
+  const char *args[] = {c->sched, c->node};
+  char sql[1024];
+  snprintf(sql, sizeof sql,
+           "SELECT n.instance_id, n.host, n.pid, n.version, "
+           "n.last_checkin_ms, n.checkin_interval_ms, (SELECT COUNT(*) FROM "
+           "{P}fired f WHERE f.sched_name = n.sched_name AND f.node = "
+           "n.instance_id AND f.state = 'EXECUTING'), "
+           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), %s FROM {P}nodes n "
+           "WHERE n.sched_name = ? AND n.instance_id <> ? ORDER BY "
+           "n.instance_id",
+           chime__mysql_admin_node_live_sql());
+  if ((r = ctl_query(c, sql, args, 2, &rows)))
     return r;
-  static const char *const heads[] = {"id",          "host",  "pid",
-                                      "version",     "checkin_age", "state",
-                                      "running",     "checkin_age_ms"};
+  static const char *const heads[] = {"id",      "host",          "pid",
+                                      "version", "checkin_age",   "state",
+                                      "running", "checkin_age_ms"};
   static const bool num[] = {false, false, true, false,
                              false, false, true, true};
   ctl_table t;
   ctl_table_init(&t, heads, num, 8);
   t.shown = 7;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    int64_t last = chime__my_i(&rows, i, 4);
-    int64_t now = chime__my_i(&rows, i, 7);
-    bool dead = !chime__my_i(&rows, i, 8);
+    int64_t last = chime__mysql_rows_int64(&rows, i, 4);
+    int64_t now = chime__mysql_rows_int64(&rows, i, 7);
+    bool dead = !chime__mysql_rows_int64(&rows, i, 8);
     char age[32], age_ms[32];
     ctl_format_age(now - last, age, sizeof age);
     snprintf(age_ms, sizeof age_ms, "%" PRId64, now - last);
-    const char *cells[] = {chime__my_s(&rows, i, 0), chime__my_s(&rows, i, 1),
-                           chime__my_s(&rows, i, 2), chime__my_s(&rows, i, 3),
-                           age, dead ? "dead" : "live",
-                           chime__my_s(&rows, i, 6), age_ms};
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
+                           chime__mysql_rows_text(&rows, i, 1),
+                           chime__mysql_rows_text(&rows, i, 2),
+                           chime__mysql_rows_text(&rows, i, 3),
+                           age,
+                           dead ? "dead" : "live",
+                           chime__mysql_rows_text(&rows, i, 6),
+                           age_ms};
     r = add_row(&t, cells);
   }
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__my_rows_free(&rows);
-  return r;
+  return ctl_table_done(c, &t, &rows, r);
 }
 
 int ctl_cmd_jobs(ctl *c) {
-  int r = too_many_args(c, 1, "jobs [GROUP_PATTERN]");
-  if (r)
-    return r;
   chime_match match;
   const char *pattern;
   char buf[256];
-  ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
-  my_rows rows = {0};
+  int r =
+      pattern_arg(c, "jobs [GROUP_PATTERN]", &match, &pattern, buf, sizeof buf);
+  if (r)
+    return r;
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
   r = ctl_query(c,
                 "SELECT j.job_group, j.job_name, j.job_type, j.concurrency, "
@@ -92,94 +104,98 @@ int ctl_cmd_jobs(ctl *c) {
   if (r)
     return r;
   static const char *const heads[] = {
-      "group",   "name",     "type",   "concurrency", "durable",
+      "group",    "name",    "type",   "concurrency", "durable",
       "recovery", "persist", "paused", "triggers",    "description"};
   static const bool num[] = {false, false, false, false, true,
                              true,  true,  true,  true,  false};
   ctl_table t;
   ctl_table_init(&t, heads, num, 10);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    if (!chime__group_matches(match, pattern, chime__my_s(&rows, i, 0)))
+    if (!chime__mysql_admin_group_matches(match, pattern,
+                                          chime__mysql_rows_text(&rows, i, 0)))
       continue;
     const char *b[4];
     for (int k = 0; k < 4; k++)
-      b[k] = chime__my_i(&rows, i, (size_t)(4 + k)) ? "true" : "false";
-    const char *cells[] = {chime__my_s(&rows, i, 0),
-                           chime__my_s(&rows, i, 1),
-                           chime__my_s(&rows, i, 2),
-                           chime__my_i(&rows, i, 3) ? "forbid" : "allow",
-                           b[0], b[1], b[2], b[3],
-                           chime__my_s(&rows, i, 8),
-                           chime__my_s(&rows, i, 9)};
+      b[k] =
+          chime__mysql_rows_int64(&rows, i, (size_t)(4 + k)) ? "true" : "false";
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
+                           chime__mysql_rows_text(&rows, i, 1),
+                           chime__mysql_rows_text(&rows, i, 2),
+                           chime__mysql_rows_int64(&rows, i, 3) ? "forbid"
+                                                                : "allow",
+                           b[0],
+                           b[1],
+                           b[2],
+                           b[3],
+                           chime__mysql_rows_text(&rows, i, 8),
+                           chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(&t, cells);
   }
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__my_rows_free(&rows);
-  return r;
+  return ctl_table_done(c, &t, &rows, r);
 }
 
-/* Adds row i of a MY_TRIGGER_COLS result to t. */
-static int trigger_row(ctl *c, ctl_table *t, const my_rows *rows, size_t i) {
-  chime_trigger *tr = NULL;
-  int r = chime__my_row_trigger(rows, i, &tr);
+/* Adds row i of a trigger query's result to t. */
+static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
+                       size_t i) {
+  chime__mysql_admin_trigger tr;
+  int r = chime__mysql_admin_trigger_decode(rows, i, &tr);
   if (r < 0)
     return ctl_fail(r, "cannot read trigger %s.%s: %s",
-                    chime__my_s(rows, i, 0), chime__my_s(rows, i, 1),
-                    chime_strerror(r));
-  char *words = ctl_describe_trigger(tr);
+                    chime__mysql_rows_text(rows, i, 0),
+                    chime__mysql_rows_text(rows, i, 1), chime_strerror(r));
+  char *words = ctl_describe_trigger(&tr);
   char job[400], nl[48], nu[48], pl[48], pu[48], prio[16], nms[32], pms[32];
-  snprintf(job, sizeof job, "%s.%s", tr->job_group, tr->job_name);
-  ctl_format_time(tr->state.next_fire_ms, c->zone, nl, sizeof nl);
-  ctl_format_time(tr->state.next_fire_ms, NULL, nu, sizeof nu);
-  ctl_format_time(tr->state.prev_fire_ms, c->zone, pl, sizeof pl);
-  ctl_format_time(tr->state.prev_fire_ms, NULL, pu, sizeof pu);
-  snprintf(prio, sizeof prio, "%d", tr->schedule.priority);
-  snprintf(nms, sizeof nms, "%" PRId64, tr->state.next_fire_ms);
-  snprintf(pms, sizeof pms, "%" PRId64, tr->state.prev_fire_ms);
-  bool has_next = tr->state.next_fire_ms != CHIME_NO_FIRE_MS;
-  bool has_prev = tr->state.prev_fire_ms != CHIME_NO_FIRE_MS;
-  const char *state = chime__my_s(rows, i, MY_TC_STATE);
+  snprintf(job, sizeof job, "%s.%s", tr.job_group, tr.job_name);
+  ctl_format_time(tr.next_fire_ms, c->zone, nl, sizeof nl);
+  ctl_format_time(tr.next_fire_ms, NULL, nu, sizeof nu);
+  ctl_format_time(tr.prev_fire_ms, c->zone, pl, sizeof pl);
+  ctl_format_time(tr.prev_fire_ms, NULL, pu, sizeof pu);
+  snprintf(prio, sizeof prio, "%d", tr.priority);
+  snprintf(nms, sizeof nms, "%" PRId64, tr.next_fire_ms);
+  snprintf(pms, sizeof pms, "%" PRId64, tr.prev_fire_ms);
+  bool has_next = tr.next_fire_ms != CHIME_NO_FIRE_MS;
+  bool has_prev = tr.prev_fire_ms != CHIME_NO_FIRE_MS;
   char lower[24];
-  snprintf(lower, sizeof lower, "%s", state ? state : "?");
-  for (char *p = lower; *p; p++)
-    if (*p >= 'A' && *p <= 'Z')
-      *p = (char)(*p - 'A' + 'a');
-  const char *cells[] = {tr->group, tr->name, job,
-                         ctl_kind_name(tr->schedule.kind),
+  ctl_lower(tr.state, lower, sizeof lower);
+  const char *cells[] = {tr.group,
+                         tr.name,
+                         job,
+                         ctl_kind_name(tr.kind),
                          words ? words : "?",
-                         tr->zone_name ? tr->zone_name : NULL, lower,
-                         has_next ? nl : NULL, has_next ? nu : NULL,
-                         has_prev ? pl : NULL, has_prev ? pu : NULL,
-                         ctl_misfire_name(tr->schedule.misfire), prio,
-                         has_next ? nms : NULL, has_prev ? pms : NULL};
+                         tr.zone_name,
+                         lower,
+                         has_next ? nl : NULL,
+                         has_next ? nu : NULL,
+                         has_prev ? pl : NULL,
+                         has_prev ? pu : NULL,
+                         ctl_misfire_name(tr.misfire),
+                         prio,
+                         has_next ? nms : NULL,
+                         has_prev ? pms : NULL};
   r = add_row(t, cells);
   free(words);
-  chime_trigger_free(tr);
+  chime__mysql_admin_trigger_clear(&tr);
   return r;
 }
 
 int ctl_cmd_triggers(ctl *c) {
-  int r = too_many_args(c, 1, "triggers [GROUP_PATTERN]");
-  if (r)
-    return r;
   chime_match match;
   const char *pattern;
   char buf[256];
-  ctl_pattern(c->argc ? c->argv[0] : NULL, &match, &pattern, buf, sizeof buf);
-  my_rows rows = {0};
+  int r = pattern_arg(c, "triggers [GROUP_PATTERN]", &match, &pattern, buf,
+                      sizeof buf);
+  if (r)
+    return r;
+  chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
-  r = ctl_query(c,
-                "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE sched_name "
-                "= ? ORDER BY trigger_group, trigger_name",
-                args, 1, &rows);
+  r = ctl_query_triggers(
+      c, "sched_name = ? ORDER BY trigger_group, trigger_name", args, 1, &rows);
   if (r)
     return r;
   static const char *const heads[] = {
-      "group",     "name",     "job",       "kind",    "schedule",
-      "zone",      "state",    "next",      "next_utc", "prev",
-      "prev_utc",  "misfire",  "priority",  "next_ms", "prev_ms"};
+      "group",    "name",    "job",      "kind",     "schedule",
+      "zone",     "state",   "next",     "next_utc", "prev",
+      "prev_utc", "misfire", "priority", "next_ms",  "prev_ms"};
   static const bool num[] = {false, false, false, false, false,
                              false, false, false, false, false,
                              false, false, true,  true,  true};
@@ -187,12 +203,9 @@ int ctl_cmd_triggers(ctl *c) {
   /* The table leaves out the raw milliseconds; JSON has them. */
   ctl_table_init(&t, heads, num, 15);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    if (chime__group_matches(match, pattern, chime__my_s(&rows, i, 0)))
+    if (chime__mysql_admin_group_matches(match, pattern,
+                                         chime__mysql_rows_text(&rows, i, 0)))
       r = trigger_row(c, &t, &rows, i);
   t.shown = 13;
-  if (r == 0)
-    ctl_table_print(&t, c->json);
-  ctl_table_free(&t);
-  chime__my_rows_free(&rows);
-  return r;
+  return ctl_table_done(c, &t, &rows, r);
 }

@@ -5,7 +5,7 @@
  * conversion).
  */
 #include "chimectl.h"
-#include "triggers/civil.h"
+#include "civil.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,6 +142,21 @@ void ctl_table_free(ctl_table *t) {
   memset(t, 0, sizeof *t);
 }
 
+void ctl_lower(const char *s, char *buf, size_t len) {
+  snprintf(buf, len, "%s", s ? s : "?");
+  for (char *p = buf; *p; p++)
+    if (*p >= 'A' && *p <= 'Z')
+      *p = (char)(*p - 'A' + 'a');
+}
+
+int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
+  if (r == 0)
+    ctl_table_print(t, c->json);
+  ctl_table_free(t);
+  chime__mysql_rows_free(rows);
+  return r;
+}
+
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   if (t_ms == CHIME_NO_FIRE_MS || t_ms == INT64_MAX) {
     snprintf(buf, len, "-");
@@ -151,16 +166,18 @@ void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   int32_t off = 0;
   if (zone && chime_zone_get(zone, &z) == 0)
     off = chime_zone_get_offset_at(z, t_ms);
-  chime_civil c;
-  chime__civil_from_ms(t_ms + (int64_t)off * 1000, &c);
+  int64_t local_ms = t_ms + (int64_t)off * 1000;
+  int64_t days = tool_floor_div(local_ms, 86400000), year;
+  int s = (int)((local_ms - days * 86400000) / 1000), month, day;
+  tool_civil_from_days(days, &year, &month, &day);
   char offs[16] = "Z";
   if (zone && off != 0) {
     int32_t a = off < 0 ? -off : off;
     snprintf(offs, sizeof offs, "%c%02d:%02d", off < 0 ? '-' : '+',
              (int)(a / 3600), (int)(a % 3600 / 60));
   }
-  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", c.year,
-           c.month, c.day, c.hour, c.minute, c.second, offs);
+  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", year, month,
+           day, s / 3600, s / 60 % 60, s % 60, offs);
 }
 
 void ctl_format_age(int64_t ms, char *buf, size_t len) {
@@ -225,8 +242,7 @@ int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms) {
   if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       s > 59 || h < 0 || mi < 0 || s < 0)
     return CHIME_EINVAL;
-  *ret_ms =
-      (chime__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
-      INT64_C(1000);
+  *ret_ms = (tool_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
+            INT64_C(1000);
   return 0;
 }

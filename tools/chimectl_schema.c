@@ -11,53 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads the schema version (0: none).  Returns: 0 or an exit code. */
-static int read_version(ctl *c, long *ret) {
+/* Reads the schema version (0: none) and the one this chimectl writes.
+ * Returns: 0 or an exit code. */
+static int read_version(ctl *c, long *ret, long *ret_known) {
   char err[1024] = "";
-  chime_mysql_url *url = NULL;
-  int r = chime__mysql_url_parse(c->url, &url, err, sizeof err);
-  if (r < 0)
-    return ctl_fail(r, "%s", err);
-  const char *prefix = chime__mysql_url_param(url, "prefix");
-  prefix = prefix ? prefix : "chime_";
-  for (const char *p = prefix; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-          (*p >= '0' && *p <= '9') || *p == '_') ||
-        strlen(prefix) > 32) {
-      chime__mysql_url_free(url);
-      return ctl_fail(CHIME_EURL, "bad table prefix in the store URL");
-    }
-  MYSQL *db = NULL;
-  r = chime__mysql_connect(url, 10, &db, err, sizeof err);
-  if (r < 0) {
-    chime__mysql_url_free(url);
-    return ctl_fail(r, "%s", err);
-  }
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT MAX(version) FROM %sschema_version",
-           prefix);
-  int code = 0;
-  if (mysql_query(db, sql) != 0) {
-    if (mysql_errno(db) == 1146) { /* ER_NO_SUCH_TABLE */
-      *ret = 0;
-    } else {
-      code = ctl_fail(CHIME_ESTORE, "cannot read the schema version: %s",
-                      mysql_error(db));
-    }
-  } else {
-    MYSQL_RES *res = mysql_store_result(db);
-    MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-    *ret = row && row[0] ? strtol(row[0], NULL, 10) : 0;
-    if (res)
-      mysql_free_result(res);
-  }
-  mysql_close(db);
-  chime__mysql_url_free(url);
-  return code;
+  int r = chime__mysql_admin_schema_version(c->url, ret, ret_known, err,
+                                            sizeof err);
+  return r < 0 ? ctl_fail(r, "%s", err[0] ? err : chime_strerror(r)) : 0;
 }
 
-static int report(ctl *c, long v, const char *state, const char *message) {
-  long known = (long)chime__mysql_migration_count;
+static int report(ctl *c, long v, long known, const char *state,
+                  const char *message) {
   if (c->json) {
     printf("{\"version\": %ld, \"library_version\": %ld, \"state\": ", v,
            known);
@@ -80,13 +44,14 @@ int ctl_cmd_schema(ctl *c) {
   bool init = strcmp(what, "init") == 0;
   bool migrate = strcmp(what, "migrate") == 0;
   if (!init && !migrate && strcmp(what, "version") != 0) {
-    fprintf(stderr, "chimectl: unknown schema command '%s' (init, migrate, "
-                    "version)\n", what);
+    fprintf(stderr,
+            "chimectl: unknown schema command '%s' (init, migrate, "
+            "version)\n",
+            what);
     return CTL_USAGE;
   }
-  long v = 0;
-  long known = (long)chime__mysql_migration_count;
-  int r = read_version(c, &v);
+  long v = 0, known = 0;
+  int r = read_version(c, &v, &known);
   if (r)
     return r;
   char msg[256];
@@ -100,25 +65,27 @@ int ctl_cmd_schema(ctl *c) {
     const char *state = v == 0 ? "missing" : v < known ? "older" : "current";
     snprintf(msg, sizeof msg, "schema version %ld (this chimectl: %ld)%s", v,
              known,
-             v == 0       ? ": no schema, run 'chimectl schema init'"
+             v == 0      ? ": no schema, run 'chimectl schema init'"
              : v < known ? ": run 'chimectl schema migrate'"
-                          : "");
-    return report(c, v, state, msg);
+                         : "");
+    return report(c, v, known, state, msg);
   }
   if (v == known) {
     snprintf(msg, sizeof msg, "schema already at version %ld", v);
-    return report(c, v, "current", msg);
+    return report(c, v, known, "current", msg);
   }
   if (init && v > 0)
-    return ctl_fail(CHIME_ESCHEMA, "a schema of version %ld exists: run "
-                                   "'chimectl schema migrate'", v);
+    return ctl_fail(CHIME_ESCHEMA,
+                    "a schema of version %ld exists: run "
+                    "'chimectl schema migrate'",
+                    v);
   if (migrate && v == 0)
     return ctl_fail(CHIME_ESCHEMA, "no chime schema in this database: run "
                                    "'chimectl schema init'");
   r = ctl_open(c, init ? "auto_create=1" : "migrate=1");
   if (r)
     return r;
-  snprintf(msg, sizeof msg, "schema %s version %ld", init ? "created at" :
-           "migrated to", known);
-  return report(c, known, "current", msg);
+  snprintf(msg, sizeof msg, "schema %s version %ld",
+           init ? "created at" : "migrated to", known);
+  return report(c, known, known, "current", msg);
 }

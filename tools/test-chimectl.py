@@ -142,6 +142,9 @@ def main():
     check("nodes json", rc == 0 and byid["dead-node"]["state"] == "dead"
           and byid["live-node"]["state"] == "live" and byid["live-node"]["running"] == 1
           and byid["live-node"]["pid"] == 4242 and byid["dead-node"]["checkin_age_ms"] >= 3600000, nodes)
+    # The store's own lease rule: two check-in intervals, no grace.
+    check("nodes dead by the store's rule", "late-node" in byid
+          and byid["late-node"]["state"] == "dead", nodes)
 
     # jobs
     expect("jobs table", ["jobs"], 0, has=["GROUP", "etl", "forbid", "report"])

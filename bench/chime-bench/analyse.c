@@ -216,8 +216,8 @@ static void print_summary(const bench_run *run, const tally *t) {
   const bench_opts *o = run->o;
   int64_t expected = 0;
   for (long i = 0; i < o->triggers; i++)
-    expected += grid_points(run->t0_ms + bench_offset_ms(o, i),
-                            o->interval_ms, run->w0_ms, run->w1_ms);
+    expected += grid_points(run->t0_ms + bench_offset_ms(o, i), o->interval_ms,
+                            run->w0_ms, run->w1_ms);
   printf("chime-bench\tnodes=%d\ttriggers=%ld\tinterval_ms=%" PRId64
          "\tworkers=%u\tbatch=%u\ttarget_fps=%.1f\tachieved_fps=%.1f"
          "\trun_fps=%.1f"

@@ -17,6 +17,8 @@
 #ifndef CHIME_BENCH_H
 #define CHIME_BENCH_H
 
+#include "jobstore/mysql/admin.h"
+
 #include <mysql.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -51,21 +53,11 @@ typedef struct bench_opts {
   int kill_at_s;    /* -1: no kill */
   int warmup_s;
   int idle_s; /* -1: not the idle mode */
-  bool burst;  /* every trigger on the same instants (not spread) */
+  bool burst; /* every trigger on the same instants (not spread) */
   /* The hidden node mode. */
   const char *node_id; /* NULL: the parent */
   bool node_idle;      /* the node of the idle mode: chime's defaults */
 } bench_opts;
-
-/* The parts of a mysql:// store URL the bench's own connections need. */
-typedef struct bench_url {
-  char *user;
-  char *password;
-  char *host;
-  unsigned port;
-  char *database;
-  char *socket; /* NULL: TCP */
-} bench_url;
 
 /* ------------------------------------------------------------ options.c */
 
@@ -75,20 +67,19 @@ int bench_opts_parse(int argc, char **argv, bench_opts *opts);
 
 /* ---------------------------------------------------------------- db.c */
 
-/* Parses a chime store URL.  Returns 0, or -1 with the reason in errbuf. */
-int bench_url_parse(const char *text, bench_url *url, char *errbuf,
-                    size_t errbuf_len);
-void bench_url_clear(bench_url *url);
-/* Whether the server runs on this machine (a socket, or a loopback host),
- * so its process can be found in /proc. */
-bool bench_url_is_local(const bench_url *url);
+/* Whether the server of a store URL (parsed by the store's parser,
+ * jobstore/mysql/url.h) runs on this machine (a socket, or a loopback
+ * host), so its process can be found in /proc. */
+bool bench_url_is_local(const chime__mysql_url *url);
 
 /* Opens an autocommit connection with connect, read and write timeouts.
  * NULL on failure, with the reason in errbuf. */
-MYSQL *bench_db_connect(const bench_url *url, char *errbuf, size_t errbuf_len);
-/* Parses the store URL text into *url and connects; NULL (the error
- * printed, *url cleared) on failure. */
-MYSQL *bench_db_open(const char *text, bench_url *url);
+MYSQL *bench_db_connect(const chime__mysql_url *url, char *errbuf,
+                        size_t errbuf_len);
+/* Parses the store URL text into *ret_url and connects; NULL (the error
+ * printed, *ret_url NULL) on failure.  *ret_url is freed with
+ * chime__mysql_url_free. */
+MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url);
 /* Runs one statement and discards any result.  Returns 0 or -1 (the
  * reason is printed to stderr, prefixed with what). */
 int bench_db_exec(MYSQL *db, const char *what, const char *sql);
@@ -166,7 +157,7 @@ void bench_nodes_logs_done(const bench_node *nodes, int n);
 int64_t bench_proc_cpu_ticks(pid_t pid);
 int64_t bench_proc_hwm_kib(pid_t pid);
 /* The database server's pid when it runs here, else 0. */
-pid_t bench_db_server_pid(MYSQL *db, const bench_url *url);
+pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url);
 
 /* ----------------------------------------------------------- analyse.c */
 

@@ -1,13 +1,7 @@
 /*
- * db.c: the bench's own database connections (results, server status), the
- * store URL they are opened from, and the store clock.
- *
- * The URL syntax is chime's (jobstore/mysql/url.c), parsed here again so the
- * bench needs nothing but the public header:
- *   mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?KEY=VALUE&...]
- * with percent-escapes, an IPv6 host in brackets, the user part ending at
- * the last '@', and socket=PATH selecting a Unix socket.  The other
- * parameters are chime's and are ignored here.
+ * db.c: the bench's own database connections (results, server status),
+ * opened from the store URL with the store's own parser and connection
+ * settings (jobstore/mysql/admin.h), and the store clock.
  */
 #include "bench.h"
 
@@ -23,166 +17,17 @@
  * server fails the run instead of hanging it. */
 #define READ_WRITE_TIMEOUT_S 30
 
-static int hex(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* Copies [s, s+len) percent-decoded; NULL on a bad escape. */
-static char *decode(const char *s, size_t len) {
-  char *out = malloc(len + 1);
-  size_t n = 0;
-  if (!out)
-    return NULL;
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] != '%') {
-      out[n++] = s[i];
-    } else if (i + 2 < len && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0 &&
-               hex(s[i + 1]) * 16 + hex(s[i + 2]) != 0) {
-      out[n++] = (char)(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else { /* a bad escape, or %00 */
-      free(out);
-      return NULL;
-    }
-  }
-  out[n] = '\0';
-  return out;
-}
-
-static int fail(char *errbuf, size_t errbuf_len, const char *why) {
-  snprintf(errbuf, errbuf_len, "%s", why);
-  return -1;
-}
-
-/* Finds parameter key in "k=v&k=v" and decodes its value; NULL if absent. */
-static char *query_param(const char *q, const char *key) {
-  size_t key_len = strlen(key);
-  while (q && *q) {
-    const char *amp = strchr(q, '&');
-    size_t len = amp ? (size_t)(amp - q) : strlen(q);
-    if (len > key_len && strncmp(q, key, key_len) == 0 && q[key_len] == '=')
-      return decode(q + key_len + 1, len - key_len - 1);
-    q = amp ? amp + 1 : NULL;
-  }
-  return NULL;
-}
-
-static int parse_host(bench_url *url, const char *s, size_t len, char *errbuf,
-                      size_t errbuf_len) {
-  const char *host = s, *port = NULL;
-  size_t host_len = len;
-  if (len > 0 && s[0] == '[') {
-    const char *close = memchr(s, ']', len);
-    if (!close)
-      return fail(errbuf, errbuf_len, "unclosed '[' in the URL's host");
-    host = s + 1;
-    host_len = (size_t)(close - host);
-    if (close + 1 < s + len && close[1] == ':')
-      port = close + 2;
-  } else {
-    const char *colon = memchr(s, ':', len);
-    if (colon) {
-      host_len = (size_t)(colon - s);
-      port = colon + 1;
-    }
-  }
-  url->port = 3306;
-  if (port) {
-    char *end = NULL;
-    long v = strtol(port, &end, 10);
-    if (end != s + len || v < 1 || v > 65535)
-      return fail(errbuf, errbuf_len, "the URL's port is not 1 to 65535");
-    url->port = (unsigned)v;
-  }
-  if (host_len == 0 || !(url->host = decode(host, host_len)))
-    return fail(errbuf, errbuf_len, "the URL has no valid host");
-  return 0;
-}
-
-int bench_url_parse(const char *text, bench_url *url, char *errbuf,
-                    size_t errbuf_len) {
-  static const char scheme[] = "mysql://";
-  *url = (bench_url){0};
-  if (strncmp(text, scheme, sizeof scheme - 1) != 0)
-    return fail(errbuf, errbuf_len, "the URL must start with mysql://");
-  const char *p = text + sizeof scheme - 1;
-  const char *slash = strchr(p, '/');
-  const char *query = strchr(p, '?');
-  if (!slash || (query && query < slash))
-    return fail(errbuf, errbuf_len, "the URL has no /DATABASE");
-  const char *at = NULL;
-  for (const char *c = p; c < slash; c++)
-    if (*c == '@')
-      at = c;
-  if (!at || at == p)
-    return fail(errbuf, errbuf_len, "the URL has no USER@");
-  const char *colon = memchr(p, ':', (size_t)(at - p));
-  const char *user_end = colon ? colon : at;
-  url->user = decode(p, (size_t)(user_end - p));
-  url->password =
-      colon ? decode(colon + 1, (size_t)(at - colon - 1)) : strdup("");
-  if (!url->user || !url->password) {
-    bench_url_clear(url);
-    return fail(errbuf, errbuf_len, "bad user or password in the URL");
-  }
-  if (parse_host(url, at + 1, (size_t)(slash - at - 1), errbuf, errbuf_len) <
-      0) {
-    bench_url_clear(url);
-    return -1;
-  }
-  const char *db = slash + 1;
-  size_t db_len = query ? (size_t)(query - db) : strlen(db);
-  if (db_len == 0 || !(url->database = decode(db, db_len))) {
-    bench_url_clear(url);
-    return fail(errbuf, errbuf_len, "the URL has no valid database name");
-  }
-  if (query)
-    url->socket = query_param(query + 1, "socket");
-  return 0;
-}
-
-void bench_url_clear(bench_url *url) {
-  free(url->user);
-  free(url->password);
-  free(url->host);
-  free(url->database);
-  free(url->socket);
-  *url = (bench_url){0};
-}
-
-bool bench_url_is_local(const bench_url *url) {
+bool bench_url_is_local(const chime__mysql_url *url) {
   return url->socket || strcmp(url->host, "localhost") == 0 ||
          strncmp(url->host, "127.", 4) == 0 || strcmp(url->host, "::1") == 0;
 }
 
-MYSQL *bench_db_connect(const bench_url *url, char *errbuf, size_t errbuf_len) {
-  MYSQL *db = mysql_init(NULL);
-  if (!db) {
-    snprintf(errbuf, errbuf_len, "out of memory");
+MYSQL *bench_db_connect(const chime__mysql_url *url, char *errbuf,
+                        size_t errbuf_len) {
+  MYSQL *db = NULL;
+  if (chime__mysql_admin_connect(url, CONNECT_TIMEOUT_S, READ_WRITE_TIMEOUT_S,
+                                 &db, errbuf, errbuf_len) < 0)
     return NULL;
-  }
-  unsigned connect_s = CONNECT_TIMEOUT_S, io_s = READ_WRITE_TIMEOUT_S;
-  unsigned protocol = url->socket ? MYSQL_PROTOCOL_SOCKET : MYSQL_PROTOCOL_TCP;
-  mysql_optionsv(db, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
-  mysql_optionsv(db, MYSQL_OPT_READ_TIMEOUT, &io_s);
-  mysql_optionsv(db, MYSQL_OPT_WRITE_TIMEOUT, &io_s);
-  mysql_optionsv(db, MYSQL_OPT_PROTOCOL, &protocol);
-  mysql_optionsv(db, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-  if (!mysql_real_connect(db, url->host, url->user, url->password,
-                          url->database, url->port, url->socket, 0) ||
-      mysql_autocommit(db, 1) != 0) {
-    snprintf(errbuf, errbuf_len, "cannot connect to %s@%s:%u/%s: %s", url->user,
-             url->socket ? url->socket : url->host, url->port, url->database,
-             mysql_error(db));
-    mysql_close(db);
-    return NULL;
-  }
   return db;
 }
 
@@ -197,16 +42,18 @@ int bench_db_exec(MYSQL *db, const char *what, const char *sql) {
   return 0;
 }
 
-MYSQL *bench_db_open(const char *text, bench_url *url) {
-  char err[512];
-  if (bench_url_parse(text, url, err, sizeof err) < 0) {
+MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url) {
+  char err[512] = "";
+  *ret_url = NULL;
+  if (chime__mysql_url_parse(text, ret_url, err, sizeof err) < 0) {
     fprintf(stderr, "chime-bench: %s\n", err);
     return NULL;
   }
-  MYSQL *db = bench_db_connect(url, err, sizeof err);
+  MYSQL *db = bench_db_connect(*ret_url, err, sizeof err);
   if (!db) {
     fprintf(stderr, "chime-bench: %s\n", err);
-    bench_url_clear(url);
+    chime__mysql_url_free(*ret_url);
+    *ret_url = NULL;
   }
   return db;
 }

@@ -17,6 +17,12 @@
  * actual_ms is chime_ctx_get_fire_ms(): the run's start on the store clock (the
  * database's), the clock scheduled_ms is on, so lateness needs no clock
  * correction.
+ *
+ * Threads and locks: the job runs on chime's workers.  node.mu, the only
+ * lock, guards the queue, the writing flag and each queued row's written
+ * and result; the writer releases it while it talks to the database, so
+ * it is never held across a round trip.  The results connection belongs
+ * to the writer of the moment (one at a time, by the writing flag).
  */
 #include "bench.h"
 
@@ -52,7 +58,7 @@ typedef struct row {
 typedef struct node {
   const char *id;
   int64_t work_ms;
-  bench_url url;
+  chime__mysql_url *url;
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
   bool writing;     /* a run is writing a batch */
@@ -83,7 +89,7 @@ static int write_rows(node *n, row **rows, size_t count, char *err,
   }
   int result = -1;
   for (int attempt = 1; attempt <= RECORD_ATTEMPTS && result < 0; attempt++) {
-    if (!n->db && !(n->db = bench_db_connect(&n->url, err, errlen))) {
+    if (!n->db && !(n->db = bench_db_connect(n->url, err, errlen))) {
       bench_sleep_ms(100 * attempt);
       continue;
     }
@@ -233,7 +239,7 @@ int bench_node_main(const bench_opts *o) {
 
   node n = {.id = o->node_id, .work_ms = o->work_ms};
   char err[256];
-  if (bench_url_parse(o->url, &n.url, err, sizeof err) < 0) {
+  if (chime__mysql_url_parse(o->url, &n.url, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", n.id, err);
     return 1;
   }
@@ -259,6 +265,6 @@ int bench_node_main(const bench_opts *o) {
   chime_scheduler_free(s);
   mysql_close(n.db);
   pthread_mutex_destroy(&n.mu);
-  bench_url_clear(&n.url);
+  chime__mysql_url_free(n.url);
   return 0;
 }

@@ -408,7 +408,7 @@ int64_t bench_proc_hwm_kib(pid_t pid) {
   return kib;
 }
 
-pid_t bench_db_server_pid(MYSQL *db, const bench_url *url) {
+pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url) {
   if (!bench_url_is_local(url))
     return 0;
   if (mysql_query(db, "SELECT @@pid_file, @@datadir") != 0)

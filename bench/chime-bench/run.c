@@ -145,7 +145,7 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
 
 /* Set-up, the run, the stop; the analysis is the caller's.  Returns 0 or
  * -1. */
-static int run(const bench_opts *o, MYSQL *db, const bench_url *url,
+static int run(const bench_opts *o, MYSQL *db, const chime__mysql_url *url,
                bench_node *nodes, bench_run *r) {
   if (bench_clock_sync(db) < 0)
     return -1;
@@ -177,7 +177,7 @@ static int run(const bench_opts *o, MYSQL *db, const bench_url *url,
 }
 
 int bench_run_main(const bench_opts *o) {
-  bench_url url;
+  chime__mysql_url *url = NULL;
   MYSQL *db = bench_db_open(o->url, &url);
   if (!db)
     return 1;
@@ -185,11 +185,11 @@ int bench_run_main(const bench_opts *o) {
   bench_run r = {.o = o};
   int status = 1;
   if (bench_nodes_logdir() == 0) {
-    if (run(o, db, &url, nodes, &r) == 0)
+    if (run(o, db, url, nodes, &r) == 0)
       status = bench_analyse(db, &r);
     bench_nodes_logs_done(nodes, o->nodes);
   }
   mysql_close(db);
-  bench_url_clear(&url);
+  chime__mysql_url_free(url);
   return status;
 }

@@ -13,8 +13,14 @@
  * A FORBID job: its row is locked, and none of its triggers is claimed
  * while it has a fired row (claimed or executing) or a claim in the batch.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/batch.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +41,7 @@ typedef struct acq_op {
   chime_fire **out;
   size_t n;
   acq_job *jobs;
-  size_t njobs;
+  size_t njobs, jobs_cap;
   /* The claims of an attempt that failed: a lost connection may have lost
    * the reply to a COMMIT that happened.  A retry of acquire releases
    * them; a retry of acquire_due finds them fired and hands them out. */
@@ -47,26 +53,26 @@ typedef struct acq_op {
  * (then by priority), passing over those other nodes hold.  A text
  * statement: it changes with the type list, so a prepared one would be
  * prepared anew each time. */
-static int select_due(my_tx *tx, const acq_op *op, my_rows *rows) {
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT " MY_TRIGGER_COLS " FROM {P}triggers WHERE "
-                        "sched_name = ");
-  chime__my_buf_str(&b, tx->s->sched);
-  chime__my_buf_sql(&b, " AND state = 'WAITING' AND next_fire_ms <= ");
-  chime__my_buf_int(&b, op->nlt);
+static int select_due(chime__mysql_tx *tx, const acq_op *op,
+                      chime__mysql_rows *rows) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL
+                              " FROM {P}triggers WHERE "
+                              "sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING' AND next_fire_ms <= ");
+  chime__mysql_sqlbuf_int(&b, op->nlt);
   /* Misfired ones wait for the misfire scan, unless they ignore misfires. */
-  chime__my_buf_sql(&b, " AND (next_fire_ms > ");
-  chime__my_buf_int(&b, op->now - tx->s->threshold_ms);
-  chime__my_buf_sql(&b, " OR misfire = 1)");
-  chime__my_buf_types(&b, op->types);
-  chime__my_buf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
-                        "trigger_group, trigger_name LIMIT ");
-  chime__my_buf_int(&b, (int64_t)op->max);
-  chime__my_buf_sql(&b, " FOR UPDATE SKIP LOCKED");
-  int r = chime__my_buf_run(&b, rows, NULL);
-  chime__my_buf_free(&b);
-  return r;
+  chime__mysql_sqlbuf_sql(&b, " AND (next_fire_ms > ");
+  chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
+  chime__mysql_sqlbuf_sql(&b, " OR misfire = 1)");
+  chime__mysql_sqlbuf_types(&b, op->types);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
+                              "trigger_group, trigger_name LIMIT ");
+  chime__mysql_sqlbuf_int(&b, (int64_t)op->max);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  return chime__mysql_sqlbuf_run(&b, rows, NULL);
 }
 
 static void free_fires(chime_fire **fires, size_t n) {
@@ -79,9 +85,8 @@ static void free_fires(chime_fire **fires, size_t n) {
  * failed attempts (op->prev), which the retry settles first. */
 static void acq_reset(void *arg) {
   acq_op *op = arg;
-  chime_fire **all = op->n ? realloc(op->prev, (op->nprev + op->n) *
-                                                   sizeof *all)
-                           : op->prev;
+  chime_fire **all =
+      op->n ? realloc(op->prev, (op->nprev + op->n) * sizeof *all) : op->prev;
   if (all) {
     op->prev = all;
     memcpy(op->prev + op->nprev, op->out, op->n * sizeof *op->out);
@@ -101,33 +106,31 @@ static void acq_reset(void *arg) {
 }
 
 /* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
-static int release_id(my_tx *tx, int64_t id) {
-  my_rows fr;
-  int r = chime__my_fired_get(tx, id, &fr);
+static int release_id(chime__mysql_tx *tx, int64_t id) {
+  chime__mysql_rows fr;
+  int r = chime__mysql_fired_get(tx, id, &fr);
   if (r < 0)
     return r;
-  if (fr.nrows && strcmp(chime__my_s(&fr, 0, FC_STATE), "ACQUIRED") == 0 &&
-      strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0) {
-    my_arg a[] = {chime__my_text(tx->s->sched),
-                  chime__my_text(chime__my_s(&fr, 0, FC_TG)),
-                  chime__my_text(chime__my_s(&fr, 0, FC_TN)),
-                  chime__my_int(id)};
-    r = chime__my_exec(tx, Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
-    if (r == 0)
-      r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &a[3], 1, NULL, NULL);
-  }
-  chime__my_rows_free(&fr);
+#define TEXT(id) chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_##id)
+  if (fr.nrows && strcmp(TEXT(STATE), "ACQUIRED") == 0 &&
+      strcmp(TEXT(NODE), tx->s->node) == 0)
+    r = chime__mysql_claim_return(tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
+                                  id);
+#undef TEXT
+  chime__mysql_rows_free(&fr);
   return r;
 }
 
 /* Whether fire id is EXECUTING by this node: acquire_due committed it. */
-static int fired_here(my_tx *tx, int64_t id, bool *ret) {
-  my_rows fr;
-  int r = chime__my_fired_get(tx, id, &fr);
+static int fired_here(chime__mysql_tx *tx, int64_t id, bool *ret) {
+  chime__mysql_rows fr;
+  int r = chime__mysql_fired_get(tx, id, &fr);
   *ret = r == 0 && fr.nrows > 0 &&
-         strcmp(chime__my_s(&fr, 0, FC_NODE), tx->s->node) == 0 &&
-         strcmp(chime__my_s(&fr, 0, FC_STATE), "EXECUTING") == 0;
-  chime__my_rows_free(&fr);
+         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
+                tx->s->node) == 0 &&
+         strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+                "EXECUTING") == 0;
+  chime__mysql_rows_free(&fr);
   return r;
 }
 
@@ -136,7 +139,8 @@ static int fired_here(my_tx *tx, int64_t id, bool *ret) {
  * lost); acquire_due hands out those it fired (*ret_done: they are this
  * attempt's result).  An attempt that failed before its INSERT left fire
  * id 0. */
-static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
+static int settle_prev(chime__mysql_tx *tx, acq_op *op, bool *ret_done) {
+  assert(op->nprev > 0 && op->n == 0 && !op->out); /* after acq_reset */
   int r = 0;
   *ret_done = false;
   for (size_t i = 0; r == 0 && i < op->nprev; i++) {
@@ -150,9 +154,10 @@ static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
                op->n == op->max) {
       /* Two lost COMMIT replies in a row, more fires than workers: this
        * one stays EXECUTING until this node's row goes away. */
-      chime__my_log(tx->s, CHIME_LOG_ERROR,
-                    "fire %lld was fired by an attempt whose reply was lost "
-                    "and cannot be run now", (long long)f->fire_id);
+      chime__mysql_log(tx->s, CHIME_LOG_ERROR,
+                       "fire %lld was fired by an attempt whose reply was lost "
+                       "and cannot be run now",
+                       (long long)f->fire_id);
     } else if (r == 0 && fired) {
       chime_fire **out = realloc(op->out, (op->n + 1) * sizeof *out);
       if (!out)
@@ -172,7 +177,7 @@ static int settle_prev(my_tx *tx, acq_op *op, bool *ret_done) {
 }
 
 /* The batch's entry for the trigger's job (loaded and checked once). */
-static int acq_job_for(my_tx *tx, acq_op *op, const chime_trigger *t,
+static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
                        acq_job **ret) {
   for (size_t i = 0; i < op->njobs; i++) {
     chime_job *j = op->jobs[i].job;
@@ -182,23 +187,21 @@ static int acq_job_for(my_tx *tx, acq_op *op, const chime_trigger *t,
       return 0;
     }
   }
+  /* One entry per row of the batch at most. */
+  assert(op->njobs < op->jobs_cap);
   acq_job *e = &op->jobs[op->njobs];
   memset(e, 0, sizeof *e);
-  int r = chime__my_job_load(tx, t->job_group, t->job_name, false, &e->job,
-                             NULL);
+  int r = chime__mysql_job_load(tx, t->job_group, t->job_name, false, &e->job,
+                                NULL);
   if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
     /* Lock the job row, then look for its fires: one claim at a time. */
     chime_job_free(e->job);
     e->job = NULL;
-    r = chime__my_job_load(tx, t->job_group, t->job_name, true, &e->job, NULL);
-    my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(t->job_group),
-                  chime__my_text(t->job_name)};
-    my_rows rows;
-    if (r == 0 && (r = chime__my_query(tx, Q_JOB_HAS_FIRES, NULL, a, 3,
-                                       &rows)) == 0) {
-      e->skip = rows.nrows > 0;
-      chime__my_rows_free(&rows);
-    }
+    r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job,
+                              NULL);
+    if (r == 0)
+      r = chime__mysql_key_has_row(tx, CHIME__Q_JOB_HAS_FIRES, t->job_group,
+                                   t->job_name, &e->skip);
   }
   if (r < 0) {
     chime_job_free(e->job);
@@ -210,12 +213,12 @@ static int acq_job_for(my_tx *tx, acq_op *op, const chime_trigger *t,
 }
 
 /* Claims the trigger of row i.  *ret_fire is NULL when it is passed over. */
-static int claim(my_tx *tx, acq_op *op, const my_rows *rows, size_t i,
-                 chime_fire **ret_fire) {
+static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
+                 size_t i, chime_fire **ret_fire) {
   chime_trigger *t;
   acq_job *aj = NULL;
   *ret_fire = NULL;
-  int r = chime__my_row_trigger(rows, i, &t);
+  int r = chime__mysql_trigger_from_row(rows, i, &t);
   if (r == 0 && (r = acq_job_for(tx, op, t, &aj)) == 0 &&
       (aj->skip || aj->claimed)) {
     chime_trigger_free(t);
@@ -226,17 +229,25 @@ static int claim(my_tx *tx, acq_op *op, const my_rows *rows, size_t i,
     return r;
   }
   const chime_job *j = aj->job;
-  bool recovering = chime__my_i(rows, i, MY_TC_RECOVERING) != 0;
-  /* The fired rows are inserted together (insert_fired). */
+  /* Selected WAITING and locked: nobody changed it since. */
+  assert(t->store_state == CHIME_STATE_WAITING);
+  assert(strcmp(j->group, t->job_group) == 0 &&
+         strcmp(j->name, t->job_name) == 0);
+  bool recovering =
+      chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_RECOVERING) != 0;
+  /* The fired rows are inserted together (chime__mysql_fired_insert). */
   chime_fire *f = calloc(1, sizeof *f);
   if (!f || !(f->job = chime__job_copy(j))) {
     chime__fire_free(f);
     chime_trigger_free(t);
     return CHIME_ENOMEM;
   }
-  f->scheduled_ms = recovering && chime__my_s(rows, i, MY_TC_RECOVER_MS)
-                        ? chime__my_i(rows, i, MY_TC_RECOVER_MS)
-                        : t->state.next_fire_ms;
+  f->scheduled_ms =
+      recovering && !chime__mysql_rows_is_null(
+                        rows, i, CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
+          ? chime__mysql_rows_int64(rows, i,
+                                    CHIME__TRIG_COL_RECOVER_SCHEDULED_MS)
+          : t->state.next_fire_ms;
   t->store_state = CHIME_STATE_ACQUIRED;
   f->trigger = t;
   f->phase = CHIME_FIRE_ACQUIRED;
@@ -247,59 +258,67 @@ static int claim(my_tx *tx, acq_op *op, const my_rows *rows, size_t i,
 }
 
 /* Marks the triggers of fires[0 .. n) ACQUIRED by their fired rows. */
-static int mark_claimed(my_tx *tx, chime_fire **fires, size_t n) {
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b,
-      "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
-      "f.sched_name = t.sched_name "
-      "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
-      "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
-      "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
-  chime__my_buf_ids(&b, fires, n);
-  int r = chime__my_buf_run(&b, NULL, NULL);
-  chime__my_buf_free(&b);
-  return r;
+static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
+  assert(n > 0);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(
+      &b, "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
+          "f.sched_name = t.sched_name "
+          "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
+          "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
+          "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
+  chime__mysql_sqlbuf_fire_ids(&b, fires, n);
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 /* acquire_due: the bookkeeping of each claim's fire, then the batch's
  * writes: fired rows EXECUTING, FORBID jobs blocked, triggers advanced. */
-static int fire_claims(my_tx *tx, acq_op *op) {
-  my_cache cache = {0};
+static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
+  assert(op->fire_now && op->n > 0 && op->n <= op->max);
+  chime__mysql_cache cache = {0};
   chime_trigger **ts = calloc(op->n, sizeof *ts);
   const chime_job **js = calloc(op->n, sizeof *js);
   int r = ts && js ? 0 : CHIME_ENOMEM;
   for (size_t i = 0; r == 0 && i < op->n; i++) {
     chime_fire *f = op->out[i];
+    assert(f->phase == CHIME_FIRE_ACQUIRED && f->fire_id == 0);
     ts[i] = f->trigger;
     js[i] = f->job;
-    r = chime__my_fire_bookkeeping(tx, &cache, f->trigger, f->job);
+    r = chime__mysql_fire_bookkeeping(tx, &cache, f->trigger, f->job);
     f->phase = CHIME_FIRE_EXECUTING;
   }
   if (r == 0)
-    r = chime__my_fired_insert(tx, op->out, op->n, op->now, true);
+    r = chime__mysql_fired_insert(tx, op->out, op->n, op->now, true);
   if (r == 0)
-    r = chime__my_block_jobs(tx, js, op->n);
+    r = chime__mysql_jobs_block(tx, js, op->n);
   if (r == 0)
-    r = chime__my_triggers_write(tx, ts, js, op->n);
-  chime__my_cache_clear(&cache);
+    r = chime__mysql_triggers_write(tx, ts, js, op->n);
+  chime__mysql_cache_clear(&cache);
   free(ts);
   free(js);
   return r;
 }
 
-static int acquire_fn(my_tx *tx, void *arg) {
+static int acquire_fn(chime__mysql_tx *tx, void *arg) {
   acq_op *op = arg;
   bool done = false;
   int r = op->nprev ? settle_prev(tx, op, &done) : 0;
   if (r < 0 || done)
     return r;
-  my_rows rows = {0};
+  chime__mysql_rows rows = {0};
   r = select_due(tx, op, &rows);
+  assert(r < 0 || rows.nrows <= op->max); /* the LIMIT */
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
+  assert(op->n == 0 && op->njobs == 0);
   if (r == 0 && rows.nrows > 0) {
+    acq_job *jobs = realloc(op->jobs, rows.nrows * sizeof *jobs);
+    if (jobs) {
+      op->jobs = jobs;
+      op->jobs_cap = rows.nrows;
+    }
     op->out = calloc(rows.nrows, sizeof *op->out);
-    op->jobs = realloc(op->jobs, rows.nrows * sizeof *op->jobs);
-    if (!op->out || !op->jobs)
+    if (!op->out || !jobs)
       r = CHIME_ENOMEM;
   }
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
@@ -311,21 +330,22 @@ static int acquire_fn(my_tx *tx, void *arg) {
   if (r == 0 && op->n > 0 && op->fire_now) {
     r = fire_claims(tx, op);
   } else if (r == 0 && op->n > 0) {
-    r = chime__my_fired_insert(tx, op->out, op->n, op->now, false);
+    r = chime__mysql_fired_insert(tx, op->out, op->n, op->now, false);
     if (r == 0)
       r = mark_claimed(tx, op->out, op->n);
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-static int run_acquire(chime_store *store, acq_op *op,
-                       chime_fire ***ret_fires, size_t *ret_count) {
+static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
+                       size_t *ret_count) {
   if (!ret_fires || !ret_count)
     return CHIME_EINVAL;
   int r = 0;
   if (op->max > 0 && (!op->types || op->types->count > 0))
-    r = chime__my_run((my_store *)store, acquire_fn, acq_reset, op, NULL, 0);
+    r = chime__mysql_tx_run(chime__mysql_store_of(store), acquire_fn, acq_reset,
+                            op, NULL, 0);
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   free(op->jobs);
@@ -339,19 +359,22 @@ static int run_acquire(chime_store *store, acq_op *op,
   return 0;
 }
 
-int chime__my_acquire(chime_store *store, int64_t now_ms,
-                      int64_t no_later_than_ms, size_t max,
-                      const chime_type_set *types, chime_fire ***ret_fires,
-                      size_t *ret_count) {
-  acq_op op = {.now = now_ms, .nlt = no_later_than_ms, .max = max,
-               .types = types};
+int chime__mysql_acquire(chime_store *store, int64_t now_ms,
+                         int64_t no_later_than_ms, size_t max,
+                         const chime_type_set *types, chime_fire ***ret_fires,
+                         size_t *ret_count) {
+  acq_op op = {
+      .now = now_ms, .nlt = no_later_than_ms, .max = max, .types = types};
   return run_acquire(store, &op, ret_fires, ret_count);
 }
 
-int chime__my_acquire_due(chime_store *store, int64_t now_ms, size_t max,
-                          const chime_type_set *types,
-                          chime_fire ***ret_fires, size_t *ret_count) {
-  acq_op op = {.now = now_ms, .nlt = now_ms, .max = max, .types = types,
+int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                             const chime_type_set *types,
+                             chime_fire ***ret_fires, size_t *ret_count) {
+  acq_op op = {.now = now_ms,
+               .nlt = now_ms,
+               .max = max,
+               .types = types,
                .fire_now = true};
   return run_acquire(store, &op, ret_fires, ret_count);
 }
@@ -363,20 +386,26 @@ typedef struct release_op {
   size_t count;
 } release_op;
 
-static int release_fn(my_tx *tx, void *arg) {
+static int release_fn(chime__mysql_tx *tx, void *arg) {
   release_op *op = arg;
   int r = 0;
-  for (size_t i = 0; r == 0 && i < op->count; i++)
-    if (op->fires[i])
-      r = release_id(tx, op->fires[i]->fire_id);
+  for (size_t i = 0; r == 0 && i < op->count; i++) {
+    const chime_fire *f = op->fires[i];
+    /* Fires acquire handed out; a fired one is left alone (its fired row
+     * is EXECUTING). */
+    assert(!f || f->fire_id > 0);
+    if (f)
+      r = release_id(tx, f->fire_id);
+  }
   return r;
 }
 
-int chime__my_release(chime_store *store, chime_fire **fires, size_t count) {
+int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count) {
   if (!fires && count > 0)
     return CHIME_EINVAL;
   if (count == 0)
     return 0;
   release_op op = {.fires = fires, .count = count};
-  return chime__my_run((my_store *)store, release_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run(chime__mysql_store_of(store), release_fn, NULL,
+                             &op, NULL, 0);
 }

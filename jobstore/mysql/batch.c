@@ -8,40 +8,44 @@
  * batch of fires written with a handful of statements costs little more
  * than one fire written the same way.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/batch.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
 #include "triggers/calendar.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Appends one fired row's values. */
-static void fired_values(my_buf *b, const chime_fire *f, int64_t now,
-                         bool executing) {
-  my_tx *tx = b->tx;
+static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
+                         int64_t now, bool executing) {
+  chime__mysql_tx *tx = b->tx;
   const chime_trigger *t = f->trigger;
-  chime__my_buf_sql(b, "(");
-  chime__my_buf_str(b, tx->s->sched);
+  assert(t && f->job && f->fire_id == 0 && t->job_group && t->job_name);
+  chime__mysql_sqlbuf_sql(b, "(");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
   const char *keys[] = {t->group, t->name, t->job_group, t->job_name};
   for (size_t k = 0; k < 4; k++) {
-    chime__my_buf_sql(b, ",");
-    chime__my_buf_str(b, keys[k]);
+    chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_text(b, keys[k]);
   }
-  chime__my_buf_sql(b, ",");
-  chime__my_buf_int(b, f->scheduled_ms);
-  chime__my_buf_sql(b, ",");
-  chime__my_buf_int(b, now);
-  chime__my_buf_sql(b, ",");
-  chime__my_buf_str(b, tx->s->node);
-  chime__my_buf_sql(b, executing ? ",'EXECUTING'" : ",'ACQUIRED'");
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_int(b, f->scheduled_ms);
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_int(b, now);
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_text(b, tx->s->node);
+  chime__mysql_sqlbuf_sql(b, executing ? ",'EXECUTING'" : ",'ACQUIRED'");
   int64_t flags[] = {f->job->concurrency == CHIME_CONCURRENCY_FORBID,
                      f->job->requests_recovery, f->recovering,
                      t->schedule.priority};
   for (size_t k = 0; k < 4; k++) {
-    chime__my_buf_sql(b, ",");
-    chime__my_buf_int(b, flags[k]);
+    chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_int(b, flags[k]);
   }
-  chime__my_buf_sql(b, ")");
+  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Sets the fire ids of fires from the rows the INSERT made, when the
@@ -49,120 +53,128 @@ static void fired_values(my_buf *b, const chime_fire *f, int64_t now,
  * (innodb_autoinc_lock_mode 2): this node's rows in that state from the
  * first id on are exactly these, since only the loop thread inserts fired
  * rows and earlier statements got smaller ids. */
-static int read_ids(my_tx *tx, chime_fire **fires, size_t n, int64_t first,
-                    bool executing) {
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT fire_id, trigger_group, trigger_name FROM "
-                        "{P}fired WHERE sched_name = ");
-  chime__my_buf_str(&b, tx->s->sched);
-  chime__my_buf_sql(&b, " AND node = ");
-  chime__my_buf_str(&b, tx->s->node);
-  chime__my_buf_sql(&b, executing ? " AND state = 'EXECUTING'"
-                                  : " AND state = 'ACQUIRED'");
-  chime__my_buf_sql(&b, " AND fire_id >= ");
-  chime__my_buf_int(&b, first);
-  chime__my_buf_sql(&b, " ORDER BY fire_id");
-  my_rows rows;
-  int r = chime__my_buf_run(&b, &rows, NULL);
-  chime__my_buf_free(&b);
+static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
+                    int64_t first, bool executing) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b,
+                          "SELECT fire_id, trigger_group, trigger_name FROM "
+                          "{P}fired WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND node = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->node);
+  chime__mysql_sqlbuf_sql(&b, executing ? " AND state = 'EXECUTING'"
+                                        : " AND state = 'ACQUIRED'");
+  chime__mysql_sqlbuf_sql(&b, " AND fire_id >= ");
+  chime__mysql_sqlbuf_int(&b, first);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY fire_id");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
     return r;
+  assert(rows.nrows == 0 || rows.ncols == 3);
   size_t matched = 0;
   for (size_t row = 0; row < rows.nrows; row++) {
-    const char *g = chime__my_s(&rows, row, 1);
-    const char *name = chime__my_s(&rows, row, 2);
+    const char *g = chime__mysql_rows_text(&rows, row, 1);
+    const char *name = chime__mysql_rows_text(&rows, row, 2);
     /* In insertion order unless the ids interleaved: try row's first. */
     for (size_t k = 0; k < n; k++) {
       chime_fire *f = fires[(row + k) % n];
       if (f->fire_id == 0 && strcmp(f->trigger->group, g) == 0 &&
           strcmp(f->trigger->name, name) == 0) {
-        f->fire_id = chime__my_i(&rows, row, 0);
+        f->fire_id = chime__mysql_rows_int64(&rows, row, 0);
         matched++;
         break;
       }
     }
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   if (matched == n)
     return 0;
-  chime__my_log(tx->s, CHIME_LOG_ERROR,
-                "inserted %zu fired rows but found %zu of them", n, matched);
+  chime__mysql_log(tx->s, CHIME_LOG_ERROR,
+                   "inserted %zu fired rows but found %zu of them", n, matched);
   return CHIME_EINTERNAL;
 }
 
-int chime__my_fired_insert(my_tx *tx, chime_fire **fires, size_t n,
-                           int64_t now, bool executing) {
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "INSERT INTO {P}fired (sched_name, trigger_group, "
-                        "trigger_name, job_group, job_name, scheduled_ms, "
-                        "acquired_ms, node, state, forbid, requests_recovery, "
-                        "recovering, priority) VALUES ");
+int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
+                              int64_t now, bool executing) {
+  assert(fires && n > 0);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(
+      &b, "INSERT INTO {P}fired (sched_name, trigger_group, "
+          "trigger_name, job_group, job_name, scheduled_ms, "
+          "acquired_ms, node, state, forbid, requests_recovery, "
+          "recovering, priority) VALUES ");
   for (size_t i = 0; i < n; i++) {
     if (i)
-      chime__my_buf_sql(&b, ",");
+      chime__mysql_sqlbuf_sql(&b, ",");
     fired_values(&b, fires[i], now, executing);
   }
-  int r = chime__my_buf_run(&b, NULL, NULL);
+  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   int64_t first = (int64_t)mysql_insert_id(tx->c->db);
-  chime__my_buf_free(&b);
   if (r < 0 || tx->s->id_step == 0)
     return r < 0 ? r : read_ids(tx, fires, n, first, executing);
+  assert(first > 0 && tx->s->id_step > 0);
   for (size_t i = 0; i < n; i++)
     fires[i]->fire_id = first + (int64_t)i * tx->s->id_step;
   return 0;
 }
 
-int chime__my_triggers_write(my_tx *tx, chime_trigger *const *ts,
-                             const chime_job *const *jobs, size_t n) {
+int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
+                                const chime_job *const *jobs, size_t n) {
+  assert(ts && jobs && n > 0);
   /* An INSERT whose rows all exist, locked by this transaction, so every
    * row takes the UPDATE branch: the cheapest multi-row update MySQL has.
    * The insert-only columns get the trigger's own values all the same. */
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "INSERT INTO {P}triggers (sched_name, trigger_group, "
-                        "trigger_name, job_group, job_name, job_type, kind, "
-                        "start_set, start_ms, end_ms, misfire, priority, "
-                        "next_fire_ms, prev_fire_ms, times_triggered, "
-                        "state_start_ms, state_repeat_count, state) VALUES ");
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b,
+                          "INSERT INTO {P}triggers (sched_name, trigger_group, "
+                          "trigger_name, job_group, job_name, job_type, kind, "
+                          "start_set, start_ms, end_ms, misfire, priority, "
+                          "next_fire_ms, prev_fire_ms, times_triggered, "
+                          "state_start_ms, state_repeat_count, state) VALUES ");
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *t = ts[i];
-    chime__my_buf_sql(&b, i ? ",(" : "(");
-    chime__my_buf_str(&b, tx->s->sched);
+    /* The states fire bookkeeping leaves a trigger in. */
+    assert(t->store_state == CHIME_STATE_WAITING ||
+           t->store_state == CHIME_STATE_BLOCKED ||
+           t->store_state == CHIME_STATE_COMPLETE);
+    chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
     const char *texts[] = {t->group, t->name, t->job_group, t->job_name,
                            jobs[i]->type};
     for (size_t k = 0; k < 5; k++) {
-      chime__my_buf_sql(&b, ",");
-      chime__my_buf_str(&b, texts[k]);
+      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_text(&b, texts[k]);
     }
-    int64_t nums[] = {t->schedule.kind, t->start_set,
-                      t->schedule.start_ms, t->schedule.end_ms,
-                      t->schedule.misfire, t->schedule.priority,
-                      t->state.next_fire_ms, t->state.prev_fire_ms,
-                      t->state.times_triggered, t->state.start_ms,
-                      t->state.repeat_count};
+    int64_t nums[] = {
+        t->schedule.kind,      t->start_set,          t->schedule.start_ms,
+        t->schedule.end_ms,    t->schedule.misfire,   t->schedule.priority,
+        t->state.next_fire_ms, t->state.prev_fire_ms, t->state.times_triggered,
+        t->state.start_ms,     t->state.repeat_count};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-      chime__my_buf_sql(&b, ",");
-      chime__my_buf_int(&b, nums[k]);
+      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_int(&b, nums[k]);
     }
-    chime__my_buf_sql(&b, ",");
-    chime__my_buf_str(&b, chime__my_state_name(t->store_state));
-    chime__my_buf_sql(&b, ")");
+    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_text(&b, chime__mysql_state_name(t->store_state));
+    chime__mysql_sqlbuf_sql(&b, ")");
   }
-  chime__my_buf_sql(&b, " ON DUPLICATE KEY UPDATE next_fire_ms = "
-                        "VALUES(next_fire_ms), prev_fire_ms = "
-                        "VALUES(prev_fire_ms), times_triggered = "
-                        "VALUES(times_triggered), state_start_ms = "
-                        "VALUES(state_start_ms), state_repeat_count = "
-                        "VALUES(state_repeat_count), state = VALUES(state), "
-                        "owner = NULL, claim_fire_id = NULL");
-  int r = chime__my_buf_run(&b, NULL, NULL);
-  chime__my_buf_free(&b);
-  return r;
+  chime__mysql_sqlbuf_sql(&b,
+                          " ON DUPLICATE KEY UPDATE next_fire_ms = "
+                          "VALUES(next_fire_ms), prev_fire_ms = "
+                          "VALUES(prev_fire_ms), times_triggered = "
+                          "VALUES(times_triggered), state_start_ms = "
+                          "VALUES(state_start_ms), state_repeat_count = "
+                          "VALUES(state_repeat_count), state = VALUES(state), "
+                          "owner = NULL, claim_fire_id = NULL");
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
-int chime__my_block_jobs(my_tx *tx, const chime_job *const *jobs, size_t n) {
+int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs,
+                            size_t n) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < n; i++) {
     const chime_job *j = jobs[i];
@@ -172,17 +184,18 @@ int chime__my_block_jobs(my_tx *tx, const chime_job *const *jobs, size_t n) {
     for (size_t k = 0; k < i && !seen; k++)
       seen = strcmp(jobs[k]->group, j->group) == 0 &&
              strcmp(jobs[k]->name, j->name) == 0;
-    my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(j->group),
-                  chime__my_text(j->name)};
+    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                            chime__mysql_arg_text(j->group),
+                            chime__mysql_arg_text(j->name)};
     if (!seen)
-      r = chime__my_exec(tx, Q_BLOCK_JOB, NULL, a, 3, NULL, NULL);
+      r = chime__mysql_exec(tx, CHIME__Q_BLOCK_JOB, a, 3, NULL, NULL);
   }
   return r;
 }
 
 /* ---------------------------------------------------------------- cache */
 
-void chime__my_cache_clear(my_cache *c) {
+void chime__mysql_cache_clear(chime__mysql_cache *c) {
   for (size_t i = 0; i < c->njobs; i++)
     chime_job_free(c->jobs[i]);
   for (size_t i = 0; i < c->ncals; i++) {
@@ -195,8 +208,10 @@ void chime__my_cache_clear(my_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
-int chime__my_cache_job(my_tx *tx, my_cache *c, const char *group,
-                        const char *name, const chime_job **ret) {
+int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c,
+                           const char *group, const char *name,
+                           const chime_job **ret) {
+  assert(c && group && name && ret);
   for (size_t i = 0; i < c->njobs; i++)
     if (strcmp(c->jobs[i]->group, group) == 0 &&
         strcmp(c->jobs[i]->name, name) == 0) {
@@ -208,12 +223,12 @@ int chime__my_cache_job(my_tx *tx, my_cache *c, const char *group,
     return CHIME_ENOMEM;
   c->jobs = jobs;
   chime_job *j = NULL;
-  int r = chime__my_job_load(tx, group, name, false, &j, NULL);
+  int r = chime__mysql_job_load(tx, group, name, false, &j, NULL);
   if (r == 0 && j->concurrency == CHIME_CONCURRENCY_FORBID) {
     /* Locked: its triggers are about to be blocked. */
     chime_job_free(j);
     j = NULL;
-    r = chime__my_job_load(tx, group, name, true, &j, NULL);
+    r = chime__mysql_job_load(tx, group, name, true, &j, NULL);
   }
   if (r < 0)
     return r;
@@ -223,8 +238,8 @@ int chime__my_cache_job(my_tx *tx, my_cache *c, const char *group,
 }
 
 /* The calendar named name (NULL for none or when it was removed). */
-static int cache_calendar(my_tx *tx, my_cache *c, const char *name,
-                          chime_calendar **ret) {
+static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c,
+                          const char *name, chime_calendar **ret) {
   *ret = NULL;
   if (!name)
     return 0;
@@ -242,7 +257,7 @@ static int cache_calendar(my_tx *tx, my_cache *c, const char *name,
     return CHIME_ENOMEM;
   c->cals = cals;
   chime_calendar *cal = NULL;
-  int r = chime__my_calendar_load(tx, name, false, &cal);
+  int r = chime__mysql_calendar_load(tx, name, false, &cal);
   if (r == CHIME_ENOTFOUND)
     return 0;
   if (r < 0)
@@ -256,8 +271,11 @@ static int cache_calendar(my_tx *tx, my_cache *c, const char *name,
   return 0;
 }
 
-int chime__my_fire_bookkeeping(my_tx *tx, my_cache *c, chime_trigger *t,
-                               const chime_job *job) {
+int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c,
+                                  chime_trigger *t, const chime_job *job) {
+  assert(t && job && !t->schedule.calendar);
+  assert(strcmp(t->job_group, job->group) == 0 &&
+         strcmp(t->job_name, job->name) == 0);
   chime_calendar *cal;
   int r = cache_calendar(tx, c, t->calendar_name, &cal);
   if (r < 0)
@@ -265,10 +283,9 @@ int chime__my_fire_bookkeeping(my_tx *tx, my_cache *c, chime_trigger *t,
   t->schedule.calendar = cal;
   chime__trigger_triggered(&t->schedule, &t->state);
   t->schedule.calendar = NULL;
-  t->store_state = !chime__trigger_may_fire_again(&t->state)
-                       ? CHIME_STATE_COMPLETE
-                   : job->concurrency == CHIME_CONCURRENCY_FORBID
-                       ? CHIME_STATE_BLOCKED
-                       : CHIME_STATE_WAITING;
+  t->store_state =
+      !chime__trigger_may_fire_again(&t->state)      ? CHIME_STATE_COMPLETE
+      : job->concurrency == CHIME_CONCURRENCY_FORBID ? CHIME_STATE_BLOCKED
+                                                     : CHIME_STATE_WAITING;
   return 0;
 }

@@ -13,19 +13,34 @@
  * CHIME_ENOTOWNER for that fire alone), saves job data, deletes the fired
  * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
  * writes history.
+ *
+ * Threads and locks: any worker thread calls complete.  s->done_mu guards
+ * the queue (done_head, done_tail, done_busy) and every queued request's
+ * result and finished flag; a request lives on its caller's stack until
+ * finished is set under done_mu.  At most one thread writes at a time
+ * (done_busy): it takes up to COMPLETE_BATCH requests off the queue, then
+ * releases done_mu for its transaction (which takes the pool's lock, tx.h),
+ * so done_mu is never held with another lock or across a round trip.  A
+ * waiting thread sleeps on its own request's condition variable.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* At most this many completions are written in one transaction. */
 #define COMPLETE_BATCH 256
 
-/* The batch query's columns: Q_FIRED_GET's, then the trigger's state. */
-enum { FC_TSTATE = FC_PRIORITY + 1 };
+/* The batch query's columns: a fired row's, then the trigger's state. */
+enum { COL_TRIGGER_STATE = CHIME__FIRED_COL_COUNT, NCOLS };
 
-struct my_done {
+struct chime__mysql_completion {
   const chime_fire *fire;
   const chime_outcome *outcome;
   int64_t now;
@@ -35,70 +50,72 @@ struct my_done {
   /* Its thread waits on this, so a finished batch wakes only its own
    * threads and the next writer, not every waiting worker. */
   pthread_cond_t wake;
-  my_done *next;
+  chime__mysql_completion *next;
 };
 
 typedef struct batch {
-  my_done **reqs;
+  chime__mysql_completion **reqs;
   size_t n;
-  my_rows fired;
+  chime__mysql_rows fired;
 } batch;
 
 static void batch_reset(void *arg) {
   batch *b = arg;
-  chime__my_rows_free(&b->fired);
+  chime__mysql_rows_free(&b->fired);
 }
 
 /* "(id, ...)" of the requests that still succeed. */
-static void owned_ids(my_buf *sql, const batch *b) {
-  chime__my_buf_sql(sql, "(0");
+static void owned_ids(chime__mysql_sqlbuf *sql, const batch *b) {
+  chime__mysql_sqlbuf_sql(sql, "(0");
   for (size_t i = 0; i < b->n; i++) {
     if (b->reqs[i]->result != 0)
       continue;
-    chime__my_buf_sql(sql, ",");
-    chime__my_buf_int(sql, b->reqs[i]->fire->fire_id);
+    chime__mysql_sqlbuf_sql(sql, ",");
+    chime__mysql_sqlbuf_int(sql, b->reqs[i]->fire->fire_id);
   }
-  chime__my_buf_sql(sql, ")");
+  chime__mysql_sqlbuf_sql(sql, ")");
 }
 
 /* Locks the batch's fired rows and decides, per fire, whether this node
- * still runs it.  FC_TSTATE is the trigger's state (NULL when it is gone),
- * read without locking the trigger: a subquery of a locking read does not
- * lock, and the trigger is most likely being claimed again by now (its
- * next fire), which a lock here would wait for.  Fire ids are unique
- * across schedulers, and only the primary key is named: given the
- * scheduler too, MariaDB may pick the (scheduler, node) index and lock
- * every fired row of every node while scanning it. */
-static int lock_fired(my_tx *tx, batch *b) {
-  my_buf sql;
-  chime__my_buf_init(&sql, tx);
-  chime__my_buf_sql(&sql, "SELECT f.fire_id, f.trigger_group, f.trigger_name, "
-                          "f.job_group, f.job_name, f.scheduled_ms, f.node, "
-                          "f.state, f.forbid, f.requests_recovery, "
-                          "f.recovering, f.priority, (SELECT t.state FROM "
-                          "{P}triggers t WHERE t.sched_name = f.sched_name "
-                          "AND t.trigger_group = f.trigger_group AND "
-                          "t.trigger_name = f.trigger_name) FROM {P}fired f "
-                          "FORCE INDEX (PRIMARY) "
-                          "WHERE f.fire_id IN (0");
+ * still runs it.  COL_TRIGGER_STATE is the trigger's state (NULL when it is
+ * gone), read without locking the trigger: a subquery of a locking read does
+ * not lock, and the trigger is most likely being claimed again by now (its next
+ * fire), which a lock here would wait for.  Fire ids are unique across
+ * schedulers, and only the primary key is named: given the scheduler too,
+ * MariaDB may pick the (scheduler, node) index and lock every fired row of
+ * every node while scanning it. */
+static int lock_fired(chime__mysql_tx *tx, batch *b) {
+  chime__mysql_sqlbuf sql;
+  chime__mysql_sqlbuf_init(&sql, tx);
+  chime__mysql_sqlbuf_sql(
+      &sql, "SELECT " CHIME__MYSQL_FIRED_COLS_F_SQL ", (SELECT t.state FROM "
+            "{P}triggers t WHERE t.sched_name = f.sched_name "
+            "AND t.trigger_group = f.trigger_group AND "
+            "t.trigger_name = f.trigger_name) FROM {P}fired f "
+            "FORCE INDEX (PRIMARY) "
+            "WHERE f.fire_id IN (0");
   for (size_t i = 0; i < b->n; i++) {
-    chime__my_buf_sql(&sql, ",");
-    chime__my_buf_int(&sql, b->reqs[i]->fire->fire_id);
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
   }
-  chime__my_buf_sql(&sql, ") FOR UPDATE");
-  int r = chime__my_buf_run(&sql, &b->fired, NULL);
-  chime__my_buf_free(&sql);
+  chime__mysql_sqlbuf_sql(&sql, ") FOR UPDATE");
+  int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
   if (r < 0)
     return r;
+  assert(b->fired.nrows <= b->n);
+  assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
   for (size_t i = 0; i < b->n; i++) {
-    my_done *d = b->reqs[i];
+    chime__mysql_completion *d = b->reqs[i];
     d->result = CHIME_ENOTOWNER;
     d->row = SIZE_MAX;
     for (size_t row = 0; row < b->fired.nrows; row++) {
-      if (chime__my_i(&b->fired, row, FC_ID) != d->fire->fire_id)
+      if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) !=
+          d->fire->fire_id)
         continue;
-      if (strcmp(chime__my_s(&b->fired, row, FC_STATE), "EXECUTING") == 0 &&
-          strcmp(chime__my_s(&b->fired, row, FC_NODE), tx->s->node) == 0) {
+      if (strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_STATE),
+                 "EXECUTING") == 0 &&
+          strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_NODE),
+                 tx->s->node) == 0) {
         d->result = 0;
         d->row = row;
       }
@@ -109,17 +126,21 @@ static int lock_fired(my_tx *tx, batch *b) {
 }
 
 /* Saves the job data a run set, when its job keeps data. */
-static int save_data(my_tx *tx, const batch *b, const my_done *d) {
+static int save_data(chime__mysql_tx *tx, const batch *b,
+                     const chime__mysql_completion *d) {
   const chime_outcome *o = d->outcome;
-  const char *jg = chime__my_s(&b->fired, d->row, FC_JG);
-  const char *jn = chime__my_s(&b->fired, d->row, FC_JN);
+  assert(d->result == 0 && d->row < b->fired.nrows && o && o->set_data);
+  const char *jg =
+      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
+  const char *jn =
+      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
   chime_job *job = NULL;
-  int r = chime__my_job_load(tx, jg, jn, true, &job, NULL);
-  my_arg a[] = {chime__my_bytes(o->data, o->data_len),
-                chime__my_text(tx->s->sched), chime__my_text(jg),
-                chime__my_text(jn)};
+  int r = chime__mysql_job_load(tx, jg, jn, true, &job, NULL);
+  chime__mysql_arg a[] = {chime__mysql_arg_bytes(o->data, o->data_len),
+                          chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(jg), chime__mysql_arg_text(jn)};
   if (r == 0 && job->persist_data)
-    r = chime__my_exec(tx, Q_JOB_SET_DATA, NULL, a, 4, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_JOB_SET_DATA, a, 4, NULL, NULL);
   else if (r == CHIME_ENOTFOUND)
     r = 0;
   chime_job_free(job);
@@ -127,100 +148,116 @@ static int save_data(my_tx *tx, const batch *b, const my_done *d) {
 }
 
 /* Removes the triggers whose finished fire was their last. */
-static int remove_completed(my_tx *tx, const batch *b) {
+static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
-    const my_done *d = b->reqs[i];
-    const char *state = d->result == 0
-                            ? chime__my_s(&b->fired, d->row, FC_TSTATE)
-                            : NULL;
+    const chime__mysql_completion *d = b->reqs[i];
+    const char *state =
+        d->result == 0
+            ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
+            : NULL;
     /* Checked again under the lock: it may have been replaced since. */
     if (state && strcmp(state, "COMPLETE") == 0)
-      r = chime__my_remove_if_complete(tx,
-                                       chime__my_s(&b->fired, d->row, FC_TG),
-                                       chime__my_s(&b->fired, d->row, FC_TN));
+      r = chime__mysql_trigger_remove_if_complete(
+          tx,
+          chime__mysql_rows_text(&b->fired, d->row,
+                                 CHIME__FIRED_COL_TRIGGER_GROUP),
+          chime__mysql_rows_text(&b->fired, d->row,
+                                 CHIME__FIRED_COL_TRIGGER_NAME));
   }
   return r;
 }
 
-static int delete_fired(my_tx *tx, const batch *b) {
-  my_buf sql;
-  chime__my_buf_init(&sql, tx);
-  chime__my_buf_sql(&sql, "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
+static int delete_fired(chime__mysql_tx *tx, const batch *b) {
+  chime__mysql_sqlbuf sql;
+  chime__mysql_sqlbuf_init(&sql, tx);
+  chime__mysql_sqlbuf_sql(&sql,
+                          "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
                           "WHERE f.fire_id IN ");
   owned_ids(&sql, b);
-  int r = chime__my_buf_run(&sql, NULL, NULL);
-  chime__my_buf_free(&sql);
-  return r;
+  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 
 /* Unblocks each FORBID job of the batch once its fires are gone. */
-static int unblock_jobs(my_tx *tx, const batch *b) {
+static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
-    const my_done *d = b->reqs[i];
-    if (d->result != 0 || !chime__my_i(&b->fired, d->row, FC_FORBID))
+    const chime__mysql_completion *d = b->reqs[i];
+    if (d->result != 0 ||
+        !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
       continue;
-    r = chime__my_unblock_job(tx, chime__my_s(&b->fired, d->row, FC_JG),
-                              chime__my_s(&b->fired, d->row, FC_JN));
+    r = chime__mysql_job_unblock(
+        tx,
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP),
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME));
   }
   return r;
 }
 
 /* One multi-row INSERT of the batch's history. */
-static int write_history(my_tx *tx, const batch *b) {
-  my_buf sql;
-  chime__my_buf_init(&sql, tx);
-  chime__my_buf_sql(&sql, "INSERT INTO {P}history (sched_name, fire_id, "
+static int write_history(chime__mysql_tx *tx, const batch *b) {
+  chime__mysql_sqlbuf sql;
+  chime__mysql_sqlbuf_init(&sql, tx);
+  chime__mysql_sqlbuf_sql(&sql,
+                          "INSERT INTO {P}history (sched_name, fire_id, "
                           "trigger_group, trigger_name, job_group, job_name, "
                           "scheduled_ms, node, outcome, error_code, "
                           "error_text, started_ms, duration_ms, recovering, "
                           "finished_ms) VALUES ");
   bool first = true;
   for (size_t i = 0; i < b->n; i++) {
-    const my_done *d = b->reqs[i];
+    const chime__mysql_completion *d = b->reqs[i];
     if (d->result != 0)
       continue;
     const chime_outcome *o = d->outcome;
     int code = o ? o->error : 0;
     int64_t fin = o && o->finished_ms ? o->finished_ms : d->now;
     int64_t started = o ? o->started_ms : fin;
-    chime__my_buf_sql(&sql, first ? "(" : ",(");
+    chime__mysql_sqlbuf_sql(&sql, first ? "(" : ",(");
     first = false;
-    chime__my_buf_str(&sql, tx->s->sched);
-    chime__my_buf_sql(&sql, ",");
-    chime__my_buf_int(&sql, d->fire->fire_id);
-    const size_t texts[] = {FC_TG, FC_TN, FC_JG, FC_JN};
+    chime__mysql_sqlbuf_text(&sql, tx->s->sched);
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_int(&sql, d->fire->fire_id);
+    const size_t texts[] = {
+        CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME,
+        CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
     for (size_t k = 0; k < 4; k++) {
-      chime__my_buf_sql(&sql, ",");
-      chime__my_buf_str(&sql, chime__my_s(&b->fired, d->row, texts[k]));
+      chime__mysql_sqlbuf_sql(&sql, ",");
+      chime__mysql_sqlbuf_text(
+          &sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
     }
-    chime__my_buf_sql(&sql, ",");
-    chime__my_buf_int(&sql, chime__my_i(&b->fired, d->row, FC_SCHED));
-    chime__my_buf_sql(&sql, ",");
-    chime__my_buf_str(&sql, tx->s->node);
-    chime__my_buf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
-    chime__my_buf_int(&sql, code);
-    chime__my_buf_sql(&sql, ",");
-    chime__my_buf_str(&sql, o ? o->message : NULL);
-    int64_t nums[] = {started, fin - started,
-                      chime__my_i(&b->fired, d->row, FC_RECOVERING), fin};
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_int(
+        &sql, chime__mysql_rows_int64(&b->fired, d->row,
+                                      CHIME__FIRED_COL_SCHEDULED_MS));
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_text(&sql, tx->s->node);
+    chime__mysql_sqlbuf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
+    chime__mysql_sqlbuf_int(&sql, code);
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_text(&sql, o ? o->message : NULL);
+    int64_t nums[] = {
+        started, fin - started,
+        chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
+        fin};
     for (size_t k = 0; k < 4; k++) {
-      chime__my_buf_sql(&sql, ",");
-      chime__my_buf_int(&sql, nums[k]);
+      chime__mysql_sqlbuf_sql(&sql, ",");
+      chime__mysql_sqlbuf_int(&sql, nums[k]);
     }
-    chime__my_buf_sql(&sql, ")");
+    chime__mysql_sqlbuf_sql(&sql, ")");
   }
-  int r = first ? 0 : chime__my_buf_run(&sql, NULL, NULL);
-  chime__my_buf_free(&sql);
-  return r;
+  if (first) { /* nothing to record */
+    chime__mysql_sqlbuf_free(&sql);
+    return 0;
+  }
+  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 
-static int batch_fn(my_tx *tx, void *arg) {
+static int batch_fn(chime__mysql_tx *tx, void *arg) {
   batch *b = arg;
   int r = lock_fired(tx, b);
   for (size_t i = 0; r == 0 && i < b->n; i++) {
-    const my_done *d = b->reqs[i];
+    const chime__mysql_completion *d = b->reqs[i];
     if (d->result == 0 && d->outcome && d->outcome->set_data)
       r = save_data(tx, b, d);
   }
@@ -237,9 +274,11 @@ static int batch_fn(my_tx *tx, void *arg) {
 
 /* Writes the queued completions, at most COMPLETE_BATCH of them, taken from
  * the queue's head.  s->done_mu held; released while writing. */
-static void write_some(my_store *s) {
-  my_done *reqs[COMPLETE_BATCH];
+static void write_some(chime__mysql_store *s) {
+  chime__mysql_completion *reqs[COMPLETE_BATCH];
   batch b = {.reqs = reqs};
+  assert(!s->done_busy && s->done_head);
+  assert(pthread_mutex_trylock(&s->done_mu) == EBUSY); /* held */
   s->done_busy = true;
   while (s->done_head && b.n < COMPLETE_BATCH) {
     reqs[b.n++] = s->done_head;
@@ -248,10 +287,12 @@ static void write_some(my_store *s) {
   if (!s->done_head)
     s->done_tail = NULL;
   pthread_mutex_unlock(&s->done_mu);
-  int r = chime__my_run(s, batch_fn, batch_reset, &b, NULL, 0);
+  int r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
   batch_reset(&b);
   pthread_mutex_lock(&s->done_mu);
+  assert(s->done_busy);
   for (size_t i = 0; i < b.n; i++) {
+    assert(!reqs[i]->finished);
     if (r < 0)
       reqs[i]->result = r;
     reqs[i]->finished = true;
@@ -262,12 +303,14 @@ static void write_some(my_store *s) {
     pthread_cond_signal(&s->done_head->wake);
 }
 
-int chime__my_complete(chime_store *store, const chime_fire *fire,
-                       const chime_outcome *outcome) {
+int chime__mysql_complete(chime_store *store, const chime_fire *fire,
+                          const chime_outcome *outcome) {
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
-  my_store *s = (my_store *)store;
-  my_done d = {.fire = fire, .outcome = outcome, .now = chime__my_now(store)};
+  assert(fire->fire_id > 0);
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  chime__mysql_completion d = {
+      .fire = fire, .outcome = outcome, .now = chime__mysql_now(store)};
   pthread_cond_init(&d.wake, NULL);
   pthread_mutex_lock(&s->done_mu);
   if (s->done_tail)

@@ -1,10 +1,13 @@
 /*
  * mysql/conn.c: connections to MySQL/MariaDB through Connector/C.
+ * mysql_library_init runs once per process, before the first connection
+ * (pthread_once); a connection, once open, belongs to its caller.
  */
 #include "jobstore/mysql/conn.h"
 
 #include "chime.h"
 
+#include <assert.h>
 #include <errmsg.h>
 #include <mysqld_error.h>
 #include <pthread.h>
@@ -48,8 +51,17 @@ int chime__mysql_error_code(unsigned mysql_errno) {
   }
 }
 
-int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
-                         MYSQL **ret_conn, char *errbuf, size_t errbuf_len) {
+int chime__mysql_connect(const chime__mysql_url *url,
+                         unsigned connect_timeout_s, MYSQL **ret_conn,
+                         char *errbuf, size_t errbuf_len) {
+  return chime__mysql_connect_io(url, connect_timeout_s, 0, ret_conn, errbuf,
+                                 errbuf_len);
+}
+
+int chime__mysql_connect_io(const chime__mysql_url *url,
+                            unsigned connect_timeout_s, unsigned io_timeout_s,
+                            MYSQL **ret_conn, char *errbuf, size_t errbuf_len) {
+  assert(url && ret_conn && connect_timeout_s > 0);
   char where[256];
   int r = chime__mysql_library_init();
   if (r < 0) {
@@ -66,6 +78,10 @@ int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
   mysql_optionsv(conn, MYSQL_OPT_RECONNECT, &no_reconnect);
   mysql_optionsv(conn, MYSQL_OPT_PROTOCOL, &protocol);
   mysql_optionsv(conn, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  if (io_timeout_s > 0) {
+    mysql_optionsv(conn, MYSQL_OPT_READ_TIMEOUT, &io_timeout_s);
+    mysql_optionsv(conn, MYSQL_OPT_WRITE_TIMEOUT, &io_timeout_s);
+  }
   if (!mysql_real_connect(conn, url->host, url->user, url->password,
                           url->database, url->port, url->socket, 0)) {
     unsigned err = mysql_errno(conn);

@@ -24,8 +24,15 @@ int chime__mysql_library_init(void);
  * server's message.
  * Ownership: *ret_conn is the caller's, closed with mysql_close().
  */
-int chime__mysql_connect(const chime_mysql_url *url, unsigned connect_timeout_s,
-                         MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
+int chime__mysql_connect(const chime__mysql_url *url,
+                         unsigned connect_timeout_s, MYSQL **ret_conn,
+                         char *errbuf, size_t errbuf_len);
+
+/* chime__mysql_connect with read and write timeouts of io_timeout_s each
+ * (0: Connector/C's default, none). */
+int chime__mysql_connect_io(const chime__mysql_url *url,
+                            unsigned connect_timeout_s, unsigned io_timeout_s,
+                            MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
 
 /* The chime error code for a MySQL client or server error number. */
 int chime__mysql_error_code(unsigned mysql_errno);

@@ -3,47 +3,24 @@
  * remove (with the cascades of store.h), get, status and key lists by
  * group matcher.  Every change runs in one transaction that locks the
  * rows it reads (FOR UPDATE), so it sees and keeps a consistent state.
+ * Adding and replacing triggers is in trig.c.
+ *
+ * Threads: any (tx.h); each op is one transaction of its own.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
-#include "triggers/calendar.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-int chime__my_job_write(my_tx *tx, const chime_job *j, bool exists) {
-  const char *sched = tx->s->sched;
-  my_arg f[] = {chime__my_text(j->type), chime__my_text(j->description),
-                chime__my_bytes(j->data, j->data_len),
-                chime__my_int(j->durable), chime__my_int(j->requests_recovery),
-                chime__my_int(j->concurrency), chime__my_int(j->persist_data)};
-  if (!exists) {
-    my_arg a[] = {chime__my_text(sched), chime__my_text(j->group),
-                  chime__my_text(j->name), f[0], f[1], f[2], f[3], f[4], f[5],
-                  f[6]};
-    return chime__my_exec(tx, Q_JOB_INSERT, NULL, a, 10, NULL, NULL);
-  }
-  my_arg a[] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6],
-                chime__my_text(sched), chime__my_text(j->group),
-                chime__my_text(j->name)};
-  int r = chime__my_exec(tx, Q_JOB_UPDATE, NULL, a, 10, NULL, NULL);
-  my_arg t[] = {chime__my_text(j->type), chime__my_text(sched),
-                chime__my_text(j->group), chime__my_text(j->name)};
-  return r < 0 ? r : chime__my_exec(tx, Q_JOB_SET_TYPE, NULL, t, 4, NULL, NULL);
-}
-
 /* Whether the job row exists (locking it). */
-static int job_exists(my_tx *tx, const char *group, const char *name,
+static int job_exists(chime__mysql_tx *tx, const char *group, const char *name,
                       bool *ret) {
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(group),
-                chime__my_text(name)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_JOB_LOCK, NULL, a, 3, &rows);
-  if (r < 0)
-    return r;
-  *ret = rows.nrows > 0;
-  chime__my_rows_free(&rows);
-  return 0;
+  return chime__mysql_key_has_row(tx, CHIME__Q_JOB_LOCK, group, name, ret);
 }
 
 typedef struct job_op {
@@ -53,7 +30,7 @@ typedef struct job_op {
   chime_job *out;
 } job_op;
 
-static int job_add_fn(my_tx *tx, void *arg) {
+static int job_add_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
   bool exists;
   int r = job_exists(tx, op->job->group, op->job->name, &exists);
@@ -61,40 +38,43 @@ static int job_add_fn(my_tx *tx, void *arg) {
     return r;
   if (exists && !op->replace)
     return CHIME_EEXISTS;
-  return chime__my_job_write(tx, op->job, exists);
+  return chime__mysql_job_write(tx, op->job, exists);
 }
 
-int chime__my_job_add(chime_store *store, const chime_job *job, bool replace) {
+int chime__mysql_job_add(chime_store *store, const chime_job *job,
+                         bool replace) {
   int r = chime__job_check(job);
   if (r < 0)
     return r;
   job_op op = {.job = job, .replace = replace};
-  return chime__my_run((my_store *)store, job_add_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run(chime__mysql_store_of(store), job_add_fn, NULL,
+                             &op, NULL, 0);
 }
 
-static int job_remove_fn(my_tx *tx, void *arg) {
+static int job_remove_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->group),
-                chime__my_text(op->name)};
+  chime__mysql_arg a[3];
   uint64_t n = 0;
   bool exists;
+  chime__mysql_key_args(tx, op->group, op->name, a);
   int r = job_exists(tx, op->group, op->name, &exists);
   if (r == 0 && !exists)
     r = CHIME_ENOTFOUND;
   if (r == 0)
-    r = chime__my_exec(tx, Q_TRIG_DELETE_OF_JOB, NULL, a, 3, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE_OF_JOB, a, 3, NULL, NULL);
   if (r == 0)
-    r = chime__my_exec(tx, Q_JOB_DELETE, NULL, a, 3, &n, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, a, 3, &n, NULL);
   return r;
 }
 
-int chime__my_job_remove(chime_store *store, const char *group,
-                         const char *name) {
+int chime__mysql_job_remove(chime_store *store, const char *group,
+                            const char *name) {
   int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   job_op op = {.group = group, .name = name};
-  return chime__my_run((my_store *)store, job_remove_fn, NULL, &op, NULL, 0);
+  return chime__mysql_tx_run(chime__mysql_store_of(store), job_remove_fn, NULL,
+                             &op, NULL, 0);
 }
 
 static void job_op_reset(void *arg) {
@@ -103,18 +83,19 @@ static void job_op_reset(void *arg) {
   op->out = NULL;
 }
 
-static int job_get_fn(my_tx *tx, void *arg) {
+static int job_get_fn(chime__mysql_tx *tx, void *arg) {
   job_op *op = arg;
-  return chime__my_job_load(tx, op->group, op->name, false, &op->out, NULL);
+  return chime__mysql_job_load(tx, op->group, op->name, false, &op->out, NULL);
 }
 
-int chime__my_job_get(chime_store *store, const char *group, const char *name,
-                      chime_job **ret_job) {
+int chime__mysql_job_get(chime_store *store, const char *group,
+                         const char *name, chime_job **ret_job) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_job)
     return r < 0 ? r : CHIME_EINVAL;
   job_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, job_get_fn, job_op_reset, &op, NULL, 0);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), job_get_fn,
+                          job_op_reset, &op, NULL, 0);
   if (r < 0) {
     job_op_reset(&op);
     return r;
@@ -126,33 +107,38 @@ int chime__my_job_get(chime_store *store, const char *group, const char *name,
 /* ------------------------------------------------------------- lists */
 
 typedef struct list_op {
-  my_stmt_id id;
-  my_arg args[3];
-  size_t nargs;
-  bool need_job; /* trigger_list_for_job: the job must exist */
-  my_rows rows;
+  chime__mysql_stmt_id id;
+  const char *group; /* a LIKE pattern, or the job's group */
+  const char *name;  /* NULL, or the job's name */
+  bool need_job;     /* trigger_list_for_job: the job must exist */
+  chime__mysql_rows rows;
 } list_op;
 
 static void list_reset(void *arg) {
   list_op *op = arg;
-  chime__my_rows_free(&op->rows);
+  chime__mysql_rows_free(&op->rows);
 }
 
-static int list_fn(my_tx *tx, void *arg) {
+static int list_fn(chime__mysql_tx *tx, void *arg) {
   list_op *op = arg;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(op->group),
+                          chime__mysql_arg_text(op->name)};
   if (op->need_job) {
     bool exists;
-    int r = job_exists(tx, op->args[1].p, op->args[2].p, &exists);
+    int r = job_exists(tx, op->group, op->name, &exists);
     if (r < 0 || !exists)
       return r < 0 ? r : CHIME_ENOTFOUND;
   }
-  return chime__my_query(tx, op->id, NULL, op->args, op->nargs, &op->rows);
+  return chime__mysql_query(tx, op->id, a, op->name ? 3 : 2, &op->rows);
 }
 
 /* Runs a key list and hands out the sorted keys. */
-static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
-                    size_t *ret_count) {
-  int r = chime__my_run(s, list_fn, list_reset, op, NULL, 0);
+static int list_run(chime__mysql_store *s, list_op *op, const char *group,
+                    const char *name, chime_key **ret_keys, size_t *ret_count) {
+  op->group = group;
+  op->name = name;
+  int r = chime__mysql_tx_run(s, list_fn, list_reset, op, NULL, 0);
   if (r < 0) {
     list_reset(op);
     return r;
@@ -160,9 +146,12 @@ static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
   size_t n = op->rows.nrows;
   chime_key *keys = calloc(n ? n : 1, sizeof *keys);
   bool ok = keys != NULL;
+  assert(n == 0 || op->rows.ncols == 2);
   for (size_t i = 0; ok && i < n; i++) {
-    keys[i].group = chime__dup_text(chime__my_s(&op->rows, i, 0), &ok);
-    keys[i].name = chime__dup_text(chime__my_s(&op->rows, i, 1), &ok);
+    keys[i].group =
+        chime__dup_text(chime__mysql_rows_text(&op->rows, i, 0), &ok);
+    keys[i].name =
+        chime__dup_text(chime__mysql_rows_text(&op->rows, i, 1), &ok);
   }
   list_reset(op);
   if (!ok) {
@@ -176,46 +165,41 @@ static int list_run(my_store *s, list_op *op, chime_key **ret_keys,
   return 0;
 }
 
-static int list_by_group(chime_store *store, my_stmt_id id, chime_match match,
-                         const char *pattern, chime_key **ret_keys,
-                         size_t *ret_count) {
-  my_store *s = (my_store *)store;
+static int list_by_group(chime_store *store, chime__mysql_stmt_id id,
+                         chime_match match, const char *pattern,
+                         chime_key **ret_keys, size_t *ret_count) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
   char like[2 * CHIME_MAX_NAME_LEN + 8];
-  int r = chime__my_like(match, pattern, like, sizeof like);
+  int r = chime__mysql_like_pattern(match, pattern, like, sizeof like);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
-  list_op op = {.id = id, .nargs = 2};
-  op.args[0] = chime__my_text(s->sched);
-  op.args[1] = chime__my_text(like);
-  return list_run(s, &op, ret_keys, ret_count);
+  list_op op = {.id = id};
+  return list_run(s, &op, like, NULL, ret_keys, ret_count);
 }
 
-int chime__my_job_list(chime_store *store, chime_match match,
-                       const char *pattern, chime_key **ret_keys,
-                       size_t *ret_count) {
-  return list_by_group(store, Q_JOB_LIST, match, pattern, ret_keys,
+int chime__mysql_job_list(chime_store *store, chime_match match,
+                          const char *pattern, chime_key **ret_keys,
+                          size_t *ret_count) {
+  return list_by_group(store, CHIME__Q_JOB_LIST, match, pattern, ret_keys,
                        ret_count);
 }
 
-int chime__my_trigger_list(chime_store *store, chime_match match,
-                           const char *pattern, chime_key **ret_keys,
-                           size_t *ret_count) {
-  return list_by_group(store, Q_TRIG_LIST, match, pattern, ret_keys,
+int chime__mysql_trigger_list(chime_store *store, chime_match match,
+                              const char *pattern, chime_key **ret_keys,
+                              size_t *ret_count) {
+  return list_by_group(store, CHIME__Q_TRIG_LIST, match, pattern, ret_keys,
                        ret_count);
 }
 
-int chime__my_trigger_list_for_job(chime_store *store, const char *job_group,
-                                   const char *job_name, chime_key **ret_keys,
-                                   size_t *ret_count) {
-  my_store *s = (my_store *)store;
+int chime__mysql_trigger_list_for_job(chime_store *store, const char *job_group,
+                                      const char *job_name,
+                                      chime_key **ret_keys, size_t *ret_count) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
   int r = chime__key_check(job_group, job_name);
   if (r < 0 || !ret_keys || !ret_count)
     return r < 0 ? r : CHIME_EINVAL;
-  list_op op = {.id = Q_TRIG_LIST_OF_JOB, .nargs = 3, .need_job = true};
-  op.args[0] = chime__my_text(s->sched);
-  op.args[1] = chime__my_text(job_group);
-  op.args[2] = chime__my_text(job_name);
-  return list_run(s, &op, ret_keys, ret_count);
+  list_op op = {.id = CHIME__Q_TRIG_LIST_OF_JOB, .need_job = true};
+  return list_run(s, &op, job_group, job_name, ret_keys, ret_count);
 }
 
 /* ------------------------------------------------------ get, status */
@@ -233,20 +217,20 @@ static void trig_op_reset(void *arg) {
   op->out = NULL;
 }
 
-static int trigger_get_fn(my_tx *tx, void *arg) {
+static int trigger_get_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  int r = chime__my_trigger_load(tx, op->group, op->name, false, &op->out);
+  int r = chime__mysql_trigger_load(tx, op->group, op->name, false, &op->out);
   return r == 0 && !op->out ? CHIME_ENOTFOUND : r;
 }
 
-int chime__my_trigger_get(chime_store *store, const char *group,
-                          const char *name, chime_trigger **ret_trigger) {
+int chime__mysql_trigger_get(chime_store *store, const char *group,
+                             const char *name, chime_trigger **ret_trigger) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_trigger)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, trigger_get_fn, trig_op_reset, &op,
-                    NULL, 0);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), trigger_get_fn,
+                          trig_op_reset, &op, NULL, 0);
   if (r < 0) {
     trig_op_reset(&op);
     return r;
@@ -255,29 +239,31 @@ int chime__my_trigger_get(chime_store *store, const char *group,
   return 0;
 }
 
-static int status_fn(my_tx *tx, void *arg) {
+static int status_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->group),
-                chime__my_text(op->name)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_TRIG_STATUS, NULL, a, 3, &rows);
+  chime__mysql_arg a[3];
+  chime__mysql_rows rows;
+  chime__mysql_key_args(tx, op->group, op->name, a);
+  int r = chime__mysql_query(tx, CHIME__Q_TRIG_STATUS, a, 3, &rows);
   if (r < 0)
     return r;
+  assert(rows.nrows <= 1); /* the primary key */
   op->found = rows.nrows > 0;
   if (op->found)
-    op->state = chime__my_state_parse(chime__my_s(&rows, 0, 0));
-  chime__my_rows_free(&rows);
+    op->state = chime__mysql_state_parse(chime__mysql_rows_text(&rows, 0, 0));
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
-int chime__my_trigger_status(chime_store *store, const char *group,
-                             const char *name,
-                             chime_trigger_status *ret_status) {
+int chime__mysql_trigger_status(chime_store *store, const char *group,
+                                const char *name,
+                                chime_trigger_status *ret_status) {
   int r = chime__key_check(group, name);
   if (r < 0 || !ret_status)
     return r < 0 ? r : CHIME_EINVAL;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, status_fn, NULL, &op, NULL, 0);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), status_fn, NULL, &op,
+                          NULL, 0);
   if (r < 0)
     return r;
   *ret_status =
@@ -285,23 +271,23 @@ int chime__my_trigger_status(chime_store *store, const char *group,
   return 0;
 }
 
-static int trigger_remove_fn(my_tx *tx, void *arg) {
+static int trigger_remove_fn(chime__mysql_tx *tx, void *arg) {
   trig_op *op = arg;
-  int r = chime__my_trigger_load(tx, op->group, op->name, true, &op->out);
+  int r = chime__mysql_trigger_load(tx, op->group, op->name, true, &op->out);
   if (r < 0 || !op->out)
     return r < 0 ? r : CHIME_ENOTFOUND;
-  return chime__my_trigger_delete(tx, op->group, op->name, op->out->job_group,
-                                  op->out->job_name, true);
+  return chime__mysql_trigger_delete(
+      tx, op->group, op->name, op->out->job_group, op->out->job_name, true);
 }
 
-int chime__my_trigger_remove(chime_store *store, const char *group,
-                             const char *name) {
+int chime__mysql_trigger_remove(chime_store *store, const char *group,
+                                const char *name) {
   int r = chime__key_check(group, name);
   if (r < 0)
     return r;
   trig_op op = {.group = group, .name = name};
-  r = chime__my_run((my_store *)store, trigger_remove_fn, trig_op_reset, &op,
-                    NULL, 0);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), trigger_remove_fn,
+                          trig_op_reset, &op, NULL, 0);
   trig_op_reset(&op);
   return r;
 }

@@ -10,8 +10,14 @@
  * pause or a replacement; a retry after a lost COMMIT reply) is handled
  * one fire at a time by fire_unusual.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/batch.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,25 +45,29 @@ static void fire_reset(void *arg) {
 }
 
 /* Whether row of a trigger result is still claimed by id of this node. */
-static bool still_claimed(my_tx *tx, const my_rows *t, size_t row,
-                          int64_t id) {
-  const char *owner = chime__my_s(t, row, MY_TC_OWNER);
-  const char *claim = chime__my_s(t, row, MY_TC_CLAIM);
-  const char *state = chime__my_s(t, row, MY_TC_STATE);
-  return owner && claim && state &&
+static bool still_claimed(chime__mysql_tx *tx, const chime__mysql_rows *t,
+                          size_t row, int64_t id) {
+  const char *owner = chime__mysql_rows_text(t, row, CHIME__TRIG_COL_OWNER);
+  const char *state = chime__mysql_rows_text(t, row, CHIME__TRIG_COL_STATE);
+  return owner &&
+         !chime__mysql_rows_is_null(t, row, CHIME__TRIG_COL_CLAIM_FIRE_ID) &&
          strcmp(state, "ACQUIRED") == 0 && strcmp(owner, tx->s->node) == 0 &&
-         strtoll(claim, NULL, 10) == id;
+         chime__mysql_rows_int64(t, row, CHIME__TRIG_COL_CLAIM_FIRE_ID) == id;
 }
 
 /* A retry finding the fire EXECUTING by this node: the attempt whose
  * COMMIT reply was lost did fire it.  Hands out the stored state. */
-static int fired_before(my_tx *tx, const my_rows *fr, fire_res *res) {
-  int r = chime__my_trigger_load(tx, chime__my_s(fr, 0, FC_TG),
-                                 chime__my_s(fr, 0, FC_TN), false,
-                                 &res->trigger);
+static int fired_before(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                        fire_res *res) {
+  int r = chime__mysql_trigger_load(
+      tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_GROUP),
+      chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_TRIGGER_NAME), false,
+      &res->trigger);
   if (r == 0)
-    r = chime__my_job_load(tx, chime__my_s(fr, 0, FC_JG),
-                           chime__my_s(fr, 0, FC_JN), false, &res->job, NULL);
+    r = chime__mysql_job_load(
+        tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_GROUP),
+        chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_NAME), false,
+        &res->job, NULL);
   if (r == 0 && res->trigger)
     res->result = 0;
   return r == CHIME_ENOTFOUND ? 0 : r;
@@ -65,88 +75,70 @@ static int fired_before(my_tx *tx, const my_rows *fr, fire_res *res) {
 
 /* A claim the batch query did not find held: fired by an earlier attempt
  * of this call, or lost (its fired row is then removed). */
-static int fire_unusual(my_tx *tx, const chime_fire *f, bool retry,
+static int fire_unusual(chime__mysql_tx *tx, const chime_fire *f, bool retry,
                         fire_res *res) {
-  my_rows fr;
-  my_arg a[] = {chime__my_int(f->fire_id)};
-  int r = chime__my_fired_get(tx, f->fire_id, &fr);
+  chime__mysql_rows fr;
+  chime__mysql_arg a[] = {chime__mysql_arg_int(f->fire_id)};
+  int r = chime__mysql_fired_get(tx, f->fire_id, &fr);
   if (r < 0)
     return r;
   res->result = CHIME_ENOTOWNER;
-  bool mine = fr.nrows && strcmp(chime__my_s(&fr, 0, FC_NODE),
-                                 tx->s->node) == 0;
-  const char *state = mine ? chime__my_s(&fr, 0, FC_STATE) : "";
+  bool mine =
+      fr.nrows && strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_NODE),
+                         tx->s->node) == 0;
+  const char *state =
+      mine ? chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE) : "";
   if (retry && strcmp(state, "EXECUTING") == 0)
     r = fired_before(tx, &fr, res);
   else if (strcmp(state, "ACQUIRED") == 0)
-    r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, a, 1, NULL, NULL);
-  chime__my_rows_free(&fr);
+    r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, a, 1, NULL, NULL);
+  chime__mysql_rows_free(&fr);
   return r;
 }
 
-/* The trigger columns prefixed with "t.", for a join. */
-static char *trigger_cols_of_t(void) {
-  static const char cols[] = MY_TRIGGER_COLS;
-  char *out = malloc(sizeof cols + 2 * MY_TRIGGER_NCOLS);
-  if (!out)
-    return NULL;
-  size_t n = 0;
-  out[n++] = 't';
-  out[n++] = '.';
-  for (const char *p = cols; *p; p++) {
-    out[n++] = *p;
-    if (*p == ' ' && p[-1] == ',') {
-      out[n++] = 't';
-      out[n++] = '.';
-    }
-  }
-  out[n] = '\0';
-  return out;
-}
-
-/* Column numbers after the trigger columns in the batch query. */
-enum { BC_FIRE_ID = MY_TRIGGER_NCOLS, BC_NODE, BC_STATE };
+/* The columns of the batch query after the trigger's. */
+enum { COL_FIRE_ID = CHIME__TRIG_COL_COUNT, COL_NODE, COL_STATE, NCOLS };
 
 /* Locks the fired rows and the triggers of the batch in one query (by the
  * fired rows' primary key alone: see lock_fired in mysql/complete.c). */
-static int lock_batch(my_tx *tx, const fire_op *op, my_rows *rows) {
-  char *cols = trigger_cols_of_t();
-  if (!cols)
-    return CHIME_ENOMEM;
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT ");
-  chime__my_buf_sql(&b, cols);
-  free(cols);
-  chime__my_buf_sql(&b, ", f.fire_id, f.node, f.state FROM {P}fired f "
-                        "FORCE INDEX (PRIMARY) JOIN "
-                        "{P}triggers t ON t.sched_name = f.sched_name AND "
-                        "t.trigger_group = f.trigger_group AND t.trigger_name "
-                        "= f.trigger_name WHERE f.fire_id IN (0");
+static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
+                      chime__mysql_rows *rows) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL);
+  chime__mysql_sqlbuf_sql(
+      &b, ", f.fire_id, f.node, f.state FROM {P}fired f "
+          "FORCE INDEX (PRIMARY) JOIN "
+          "{P}triggers t ON t.sched_name = f.sched_name AND "
+          "t.trigger_group = f.trigger_group AND t.trigger_name "
+          "= f.trigger_name WHERE f.fire_id IN (0");
   for (size_t i = 0; i < op->count; i++) {
     if (!op->fires[i])
       continue;
-    chime__my_buf_sql(&b, ",");
-    chime__my_buf_int(&b, op->fires[i]->fire_id);
+    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_int(&b, op->fires[i]->fire_id);
   }
-  chime__my_buf_sql(&b, ") FOR UPDATE");
-  int r = chime__my_buf_run(&b, rows, NULL);
-  chime__my_buf_free(&b);
+  chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
+  int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
+  assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);
   return r;
 }
 
 /* The bookkeeping of the fire of the trigger in row i (still claimed). */
-static int fire_in_batch(my_tx *tx, my_cache *c, const my_rows *rows,
-                         size_t i, fire_res *res) {
+static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c,
+                         const chime__mysql_rows *rows, size_t i,
+                         fire_res *res) {
+  assert(!res->trigger && !res->job); /* reset before every attempt */
   const chime_job *j;
-  int r = chime__my_row_trigger(rows, i, &res->trigger);
+  int r = chime__mysql_trigger_from_row(rows, i, &res->trigger);
+  assert(r < 0 || res->trigger->store_state == CHIME_STATE_ACQUIRED);
   if (r == 0)
-    r = chime__my_cache_job(tx, c, res->trigger->job_group,
-                            res->trigger->job_name, &j);
+    r = chime__mysql_cache_job(tx, c, res->trigger->job_group,
+                               res->trigger->job_name, &j);
   if (r == 0 && !(res->job = chime__job_copy(j)))
     r = CHIME_ENOMEM;
   if (r == 0)
-    r = chime__my_fire_bookkeeping(tx, c, res->trigger, j);
+    r = chime__mysql_fire_bookkeeping(tx, c, res->trigger, j);
   if (r == 0)
     res->result = 0;
   return r;
@@ -154,40 +146,39 @@ static int fire_in_batch(my_tx *tx, my_cache *c, const my_rows *rows,
 
 /* "fire_id IN (...)" of the fires[0 .. n) whose job has the flag. */
 enum { ALL, FORBID, RECOVERY };
-static void ids_where(my_buf *b, chime_fire *const *fires,
+static void ids_where(chime__mysql_sqlbuf *b, chime_fire *const *fires,
                       const chime_job *const *jobs, size_t n, int flag) {
-  chime__my_buf_sql(b, "fire_id IN (0");
+  chime__mysql_sqlbuf_sql(b, "fire_id IN (0");
   for (size_t i = 0; i < n; i++) {
-    if ((flag == FORBID &&
-         jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
+    if ((flag == FORBID && jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
         (flag == RECOVERY && !jobs[i]->requests_recovery))
       continue;
-    chime__my_buf_sql(b, ",");
-    chime__my_buf_int(b, fires[i]->fire_id);
+    chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_int(b, fires[i]->fire_id);
   }
-  chime__my_buf_sql(b, ")");
+  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Moves the fired rows to EXECUTING with their jobs' flags as they are. */
-static int write_executing(my_tx *tx, chime_fire *const *fires,
+static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
                            const chime_job *const *jobs, size_t n) {
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
-                        "'EXECUTING', forbid = ");
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b,
+                          "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
+                          "'EXECUTING', forbid = ");
   ids_where(&b, fires, jobs, n, FORBID);
-  chime__my_buf_sql(&b, ", requests_recovery = ");
+  chime__mysql_sqlbuf_sql(&b, ", requests_recovery = ");
   ids_where(&b, fires, jobs, n, RECOVERY);
-  chime__my_buf_sql(&b, " WHERE ");
+  chime__mysql_sqlbuf_sql(&b, " WHERE ");
   ids_where(&b, fires, jobs, n, ALL);
-  int r = chime__my_buf_run(&b, NULL, NULL);
-  chime__my_buf_free(&b);
-  return r;
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 /* The writes of the fires handled in the batch (results 0 and not taken
  * by fire_unusual). */
-static int write_batch(my_tx *tx, const fire_op *op, const bool *batched) {
+static int write_batch(chime__mysql_tx *tx, const fire_op *op,
+                       const bool *batched) {
   chime_fire **fires = calloc(op->count, sizeof *fires);
   chime_trigger **ts = calloc(op->count, sizeof *ts);
   const chime_job **js = calloc(op->count, sizeof *js);
@@ -203,35 +194,37 @@ static int write_batch(my_tx *tx, const fire_op *op, const bool *batched) {
   if (r == 0 && n > 0)
     r = write_executing(tx, fires, js, n);
   if (r == 0 && n > 0)
-    r = chime__my_block_jobs(tx, js, n);
+    r = chime__mysql_jobs_block(tx, js, n);
   if (r == 0 && n > 0)
-    r = chime__my_triggers_write(tx, ts, js, n);
+    r = chime__mysql_triggers_write(tx, ts, js, n);
   free(fires);
   free(ts);
   free(js);
   return r;
 }
 
-static int fire_fn(my_tx *tx, void *arg) {
+static int fire_fn(chime__mysql_tx *tx, void *arg) {
   fire_op *op = arg;
-  my_rows rows;
+  chime__mysql_rows rows;
   int r = lock_batch(tx, op, &rows);
   if (r < 0)
     return r;
+  assert(rows.nrows <= op->count); /* one row per fire id at most */
   bool *batched = calloc(op->count, sizeof *batched);
   size_t *row_of = calloc(op->count, sizeof *row_of);
-  my_cache cache = {0};
+  chime__mysql_cache cache = {0};
   if (!batched || !row_of)
     r = CHIME_ENOMEM;
   for (size_t row = 0; r == 0 && row < rows.nrows; row++) {
-    int64_t id = chime__my_i(&rows, row, BC_FIRE_ID);
+    int64_t id = chime__mysql_rows_int64(&rows, row, COL_FIRE_ID);
     for (size_t i = 0; i < op->count; i++) {
       if (!op->fires[i] || op->fires[i]->fire_id != id)
         continue;
-      batched[i] =
-          strcmp(chime__my_s(&rows, row, BC_NODE), tx->s->node) == 0 &&
-          strcmp(chime__my_s(&rows, row, BC_STATE), "ACQUIRED") == 0 &&
-          still_claimed(tx, &rows, row, id);
+      batched[i] = strcmp(chime__mysql_rows_text(&rows, row, COL_NODE),
+                          tx->s->node) == 0 &&
+                   strcmp(chime__mysql_rows_text(&rows, row, COL_STATE),
+                          "ACQUIRED") == 0 &&
+                   still_claimed(tx, &rows, row, id);
       row_of[i] = row;
       break;
     }
@@ -239,30 +232,33 @@ static int fire_fn(my_tx *tx, void *arg) {
   for (size_t i = 0; r == 0 && i < op->count; i++) {
     if (!op->fires[i])
       continue;
-    r = batched[i]
-            ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
-            : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
+    r = batched[i] ? fire_in_batch(tx, &cache, &rows, row_of[i], &op->res[i])
+                   : fire_unusual(tx, op->fires[i], op->retry, &op->res[i]);
   }
   if (r == 0)
     r = write_batch(tx, op, batched);
-  chime__my_cache_clear(&cache);
-  chime__my_rows_free(&rows);
+  chime__mysql_cache_clear(&cache);
+  chime__mysql_rows_free(&rows);
   free(batched);
   free(row_of);
   return r;
 }
 
-int chime__my_fire(chime_store *store, chime_fire **fires, size_t count,
-                   int64_t now_ms) {
+int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
+                      int64_t now_ms) {
   (void)now_ms;
   if (!fires && count > 0)
     return CHIME_EINVAL;
   if (count == 0)
     return 0;
+  for (size_t i = 0; i < count; i++)
+    assert(!fires[i] ||
+           (fires[i]->fire_id > 0 && fires[i]->trigger && fires[i]->job));
   fire_op op = {.fires = fires, .count = count};
   if (!(op.res = calloc(count, sizeof *op.res)))
     return CHIME_ENOMEM;
-  int r = chime__my_run((my_store *)store, fire_fn, fire_reset, &op, NULL, 0);
+  int r = chime__mysql_tx_run(chime__mysql_store_of(store), fire_fn, fire_reset,
+                              &op, NULL, 0);
   for (size_t i = 0; r == 0 && i < count; i++) {
     chime_fire *f = fires[i];
     if (!f)

@@ -1,75 +1,54 @@
 /*
  * mysql/maint.c: the rest of the MySQL store's protocol: still_owned,
  * next_due, the misfire scan (small batches with SKIP LOCKED, oldest
- * first), check-in (on the heartbeat connection: the nodes row stamped with
- * the database's time, the clock offset measured again and the time until
- * another node's lease runs out read in the same two statements; old
- * history is trimmed once a minute); recovery of dead nodes is in
- * mysql/recover.c.
+ * first) and check-in (on the heartbeat connection: the nodes row stamped
+ * with the database's time, the clock offset measured again and the time
+ * until another node's lease runs out read in the same two statements; old
+ * history is trimmed once a minute).  Recovery of dead nodes is in
+ * recover.c.
  *
- * Recovery: a node is dead when its last check-in is older than its
- * lease, its own check-in interval times CHIME__LEASE_FACTOR (2), in
- * database time.
- * A survivor locks the dead node's row FOR UPDATE (re-checking it is still
- * dead), then in the same transaction: returns its ACQUIRED claims to
- * WAITING; for each EXECUTING fire whose job requests recovery it inserts
- * a one-shot recovery trigger (group CHIME_RECOVERING, name
- * "recover-<fire id>", fires at once, misfire IGNORE, recovering = 1 and
- * the original scheduled time), which acquire hands out as a fire with
- * recovering set and that scheduled time; the other EXECUTING fires are
- * recorded in history as FAILED ("node died"); blocked FORBID jobs are
- * unblocked, COMPLETE triggers whose last fire died are removed, and the
- * node row is deleted.
+ * Threads: checkin and next_due run on the heartbeat connection, under
+ * beat_lock (tx.h); trimmed_ms is touched by checkin only, which the
+ * engine calls from its loop thread, one call at a time.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
-#include "chime-config.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
 #include "triggers/misfire.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-
-/* Ends fired row i of fr: deletes it, unblocks its job, removes its
- * trigger when COMPLETE. */
-int chime__my_end_fire(my_tx *tx, const my_rows *fr, size_t i) {
-  my_arg id = chime__my_int(chime__my_i(fr, i, FC_ID));
-  int r = chime__my_exec(tx, Q_FIRED_DELETE, NULL, &id, 1, NULL, NULL);
-  if (r == 0 && chime__my_i(fr, i, FC_FORBID))
-    r = chime__my_unblock_job(tx, chime__my_s(fr, i, FC_JG),
-                              chime__my_s(fr, i, FC_JN));
-  if (r == 0)
-    r = chime__my_remove_if_complete(tx, chime__my_s(fr, i, FC_TG),
-                                     chime__my_s(fr, i, FC_TN));
-  return r;
-}
 
 typedef struct done_op {
   const chime_fire *fire;
   bool owned;
 } done_op;
 
-static int owned_fn(my_tx *tx, void *arg) {
+static int owned_fn(chime__mysql_tx *tx, void *arg) {
   done_op *op = arg;
-  my_arg a[] = {chime__my_int(op->fire->fire_id), chime__my_text(tx->s->sched),
-                chime__my_text(tx->s->node)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_FIRED_OWNED, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_int(op->fire->fire_id),
+                          chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(tx->s->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OWNED, a, 3, &rows);
   if (r == 0)
     op->owned = rows.nrows > 0;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_still_owned(chime_store *store, int64_t fire_id,
-                          bool *ret_owned) {
+int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
+                             bool *ret_owned) {
   if (!ret_owned)
     return CHIME_EINVAL;
   chime_fire f = {.fire_id = fire_id};
   done_op op = {.fire = &f};
-  int r = chime__my_run((my_store *)store, owned_fn, NULL, &op, NULL, 0);
+  int r = chime__mysql_tx_run(chime__mysql_store_of(store), owned_fn, NULL, &op,
+                              NULL, 0);
   if (r == 0)
     *ret_owned = op.owned;
   return r;
@@ -83,34 +62,35 @@ typedef struct due_op {
   int64_t ms;
 } due_op;
 
-static int due_fn(my_tx *tx, void *arg) {
+static int due_fn(chime__mysql_tx *tx, void *arg) {
   due_op *op = arg;
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
-                        "sched_name = ");
-  chime__my_buf_str(&b, tx->s->sched);
-  chime__my_buf_sql(&b, " AND state = 'WAITING'");
-  chime__my_buf_types(&b, op->types);
-  my_rows rows;
-  int r = chime__my_buf_run(&b, &rows, NULL);
-  chime__my_buf_free(&b);
-  op->found = r == 0 && rows.nrows && chime__my_s(&rows, 0, 0);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
+                              "sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING'");
+  chime__mysql_sqlbuf_types(&b, op->types);
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  /* An aggregate without GROUP BY: one row, NULL when nothing waits. */
+  assert(r < 0 || (rows.nrows == 1 && rows.ncols == 1));
+  op->found = r == 0 && !chime__mysql_rows_is_null(&rows, 0, 0);
   if (op->found)
-    op->ms = chime__my_i(&rows, 0, 0);
-  chime__my_rows_free(&rows);
+    op->ms = chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_next_due(chime_store *store, const chime_type_set *types,
-                       int64_t *ret_ms) {
+int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
+                          int64_t *ret_ms) {
   if (!ret_ms)
     return CHIME_EINVAL;
   if (types && types->count == 0)
     return CHIME_ENOTFOUND;
   due_op op = {.types = types};
   /* One plain SELECT: no transaction needed (the heartbeat connection). */
-  int r = chime__my_run_beat((my_store *)store, due_fn, &op);
+  int r = chime__mysql_tx_run_beat(chime__mysql_store_of(store), due_fn, &op);
   if (r < 0)
     return r;
   if (!op.found)
@@ -138,9 +118,9 @@ static void misfire_reset(void *arg) {
 }
 
 /* Applies the misfire instruction of t at now and stores it. */
-static int misfire_one(my_tx *tx, chime_trigger *t, int64_t now) {
+static int misfire_one(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
   chime_calendar *cal = NULL;
-  int r = chime__my_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
@@ -151,40 +131,43 @@ static int misfire_one(my_tx *tx, chime_trigger *t, int64_t now) {
     t->store_state = CHIME_STATE_ERROR;
   else if (!chime__trigger_may_fire_again(&t->state))
     t->store_state = CHIME_STATE_COMPLETE;
-  return chime__my_trigger_save_state(tx, t);
+  return chime__mysql_trigger_save_state(tx, t);
 }
 
-static int misfire_fn(my_tx *tx, void *arg) {
+static int misfire_fn(chime__mysql_tx *tx, void *arg) {
   misfire_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->sched),
-                chime__my_int(op->now - tx->s->threshold_ms),
-                chime__my_int((int64_t)op->max + 1)};
-  my_rows rows;
-  int r = chime__my_query(tx, Q_MISFIRED, NULL, a, 3, &rows);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_int(op->now - tx->s->threshold_ms),
+                          chime__mysql_arg_int((int64_t)op->max + 1)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_MISFIRED, a, 3, &rows);
   if (r < 0)
     return r;
+  assert(op->n == 0 && rows.nrows <= op->max + 1);
   op->more = rows.nrows > op->max;
   size_t n = op->more ? op->max : rows.nrows;
-  op->done = realloc(op->done, (n ? n : 1) * sizeof *op->done);
-  if (!op->done)
+  chime_trigger **done = realloc(op->done, (n ? n : 1) * sizeof *done);
+  if (done)
+    op->done = done;
+  else
     r = CHIME_ENOMEM;
   for (size_t i = 0; r == 0 && i < n; i++) {
     chime_trigger *t;
-    if ((r = chime__my_row_trigger(&rows, i, &t)) < 0)
+    if ((r = chime__mysql_trigger_from_row(&rows, i, &t)) < 0)
       break;
     op->done[op->n++] = t;
     r = misfire_one(tx, t, op->now);
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
-int chime__my_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
-                            chime_misfire_fn on_misfire, void *user_data,
-                            size_t *ret_handled, bool *ret_more) {
+int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                               chime_misfire_fn on_misfire, void *user_data,
+                               size_t *ret_handled, bool *ret_more) {
   misfire_op op = {.now = now_ms, .max = max};
-  int r = chime__my_run((my_store *)store, misfire_fn, misfire_reset, &op,
-                        NULL, 0);
+  int r = chime__mysql_tx_run(chime__mysql_store_of(store), misfire_fn,
+                              misfire_reset, &op, NULL, 0);
   for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
     on_misfire(user_data, op.done[i]);
   size_t n = op.n;
@@ -211,51 +194,47 @@ typedef struct checkin_op {
 
 /* On the heartbeat connection, two statements in all: the clock and the
  * other nodes' leases, then this node's check-in. */
-static int checkin_fn(my_tx *tx, void *arg) {
+static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
-  my_store *s = tx->s;
-  char host[256] = "";
-  if (gethostname(host, sizeof host - 1) != 0)
-    snprintf(host, sizeof host, "unknown");
-  my_arg l[] = {chime__my_int(CHIME__LEASE_FACTOR),
-                chime__my_text(s->sched), chime__my_text(s->node)};
-  my_rows rows;
-  int r = chime__my_clock_query(tx, Q_NODES_LEASE, l, 3, &rows);
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg l[] = {chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 2, &rows);
   if (r < 0)
     return r;
+  /* An aggregate: one row; its MIN is NULL when no other node is left. */
+  assert(rows.nrows == 1 && rows.ncols == 2);
   op->recover_in = -1;
-  if (rows.nrows == 1 && chime__my_s(&rows, 0, 1)) {
-    int64_t in = chime__my_i(&rows, 0, 1) - chime__my_i(&rows, 0, 0);
+  if (!chime__mysql_rows_is_null(&rows, 0, 1)) {
+    int64_t in = chime__mysql_rows_int64(&rows, 0, 1) -
+                 chime__mysql_rows_int64(&rows, 0, 0);
     op->recover_in = in > 0 ? in : 0;
   }
-  chime__my_rows_free(&rows);
-  int64_t now = chime__my_now(&s->base);
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_text(host), chime__my_int((int64_t)getpid()),
-                chime__my_int(now), chime__my_int(s->checkin_interval_ms),
-                chime__my_text(CHIME_VERSION_STRING)};
-  return chime__my_exec(tx, Q_NODE_UPSERT, NULL, a, 7, NULL, NULL);
+  chime__mysql_rows_free(&rows);
+  return chime__mysql_node_upsert(tx, NULL);
 }
 
-static int trim_fn(my_tx *tx, void *arg) {
+static int trim_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  my_store *s = tx->s;
-  my_arg h[] = {chime__my_text(s->sched),
-                chime__my_int(chime__my_now(&s->base) -
-                              s->history_retention_ms)};
-  return chime__my_exec(tx, Q_HISTORY_TRIM, NULL, h, 2, NULL, NULL);
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg h[] = {chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_int(chime__mysql_now(&s->base) -
+                                               s->history_retention_ms)};
+  return chime__mysql_exec(tx, CHIME__Q_HISTORY_TRIM, h, 2, NULL, NULL);
 }
 
-int chime__my_checkin(chime_store *store, int64_t now_ms,
-                      int64_t *ret_recover_in_ms) {
-  my_store *s = (my_store *)store;
+int chime__mysql_checkin(chime_store *store, int64_t now_ms,
+                         int64_t *ret_recover_in_ms) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
   checkin_op op = {.recover_in = -1};
-  int r = chime__my_run_beat(s, checkin_fn, &op);
+  int r = chime__mysql_tx_run_beat(s, checkin_fn, &op);
   if (r == 0 && ret_recover_in_ms)
     *ret_recover_in_ms = op.recover_in;
-  if (r == 0 && (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
+  if (r == 0 &&
+      (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
     s->trimmed_ms = now_ms;
-    r = chime__my_run(s, trim_fn, NULL, NULL, NULL, 0);
+    r = chime__mysql_tx_run(s, trim_fn, NULL, NULL, NULL, 0);
   }
   return r;
 }

@@ -4,81 +4,87 @@
  * another process with the same id is refused with CHIME_EDUPNODE) and
  * giving it back when the store is closed cleanly.
  *
- * A node is live while its last check-in (database time) is younger than
- * its lease, CHIME__LEASE_FACTOR check-in intervals; mysql/recover.c
- * uses the same rule to declare nodes dead.  Two stores of one process
- * may share an id (the store tests simulate several nodes that way); two
- * processes may not.
+ * A node is live while its lease (jobstore/store.h's rule, in SQL as
+ * CHIME__MYSQL_NODE_LIVE_SQL) has not run out by the database's clock;
+ * recover.c declares nodes dead by the same macro.  Two stores of one
+ * process may share an id (the store tests simulate several nodes that
+ * way); two processes may not.
+ *
+ * Threads: claim runs while the store opens, leave while it is freed;
+ * each is one transaction (tx.h).
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
 #include "chime-config.h"
+#include "jobstore/mysql/tx.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The live row of this id, if any, locked. */
-static const char SQL_LIVE[] =
-    "SELECT host, pid FROM {P}nodes WHERE sched_name = ? AND instance_id = ? "
-    "AND last_checkin_ms + checkin_interval_ms * ? >= "
-    "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) FOR UPDATE";
-
-/* Removes this node's row when it holds no fires. */
-static const char SQL_LEAVE[] =
-    "DELETE FROM {P}nodes WHERE sched_name = ? AND instance_id = ? AND NOT "
-    "EXISTS (SELECT 1 FROM {P}fired WHERE sched_name = ? AND node = ?)";
-
 typedef struct claim_op {
-  char *sql;
   char host[256];
   bool taken;
   char other_host[256];
   int64_t other_pid;
 } claim_op;
 
-static int claim_fn(my_tx *tx, void *arg) {
+static int claim_fn(chime__mysql_tx *tx, void *arg) {
   claim_op *op = arg;
-  my_store *s = tx->s;
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_int(CHIME__LEASE_FACTOR)};
-  my_rows rows;
+  chime__mysql_store *s = tx->s;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->node)};
+  chime__mysql_rows rows;
   op->taken = false;
-  int r = chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 3, &rows);
-  if (r < 0)
-    return r;
-  if (rows.nrows > 0) {
-    const char *h = chime__my_s(&rows, 0, 0);
-    int64_t pid = chime__my_i(&rows, 0, 1);
-    if (strcmp(h ? h : "", op->host) != 0 || pid != (int64_t)getpid()) {
+  int r = chime__mysql_query(tx, CHIME__Q_NODE_LIVE_LOCK, a, 2, &rows);
+  if (r == 0 && rows.nrows > 0) {
+    assert(rows.nrows == 1 && rows.ncols == 2); /* the primary key */
+    const char *h = chime__mysql_rows_text(&rows, 0, 0);
+    int64_t pid = chime__mysql_rows_int64(&rows, 0, 1);
+    if (strcmp(h, op->host) != 0 || pid != (int64_t)getpid()) {
       op->taken = true;
-      snprintf(op->other_host, sizeof op->other_host, "%s", h ? h : "?");
+      snprintf(op->other_host, sizeof op->other_host, "%s", h);
       op->other_pid = pid;
     }
   }
-  chime__my_rows_free(&rows);
-  if (op->taken)
-    return 0;
-  int64_t now = chime__my_now(&s->base);
-  my_arg u[] = {chime__my_text(s->sched),
-                chime__my_text(s->node),
-                chime__my_text(op->host),
-                chime__my_int((int64_t)getpid()),
-                chime__my_int(now),
-                chime__my_int(s->checkin_interval_ms),
-                chime__my_text(CHIME_VERSION_STRING)};
-  return chime__my_exec(tx, Q_NODE_UPSERT, NULL, u, 7, NULL, NULL);
+  chime__mysql_rows_free(&rows);
+  if (r < 0 || op->taken)
+    return r;
+  return chime__mysql_node_upsert(tx, op->host);
 }
 
-int chime__my_node_claim(my_store *s, char *errbuf, size_t errbuf_len) {
-  claim_op op = {.sql = chime__my_subst(SQL_LIVE, s->prefix)};
-  if (!op.sql)
-    return CHIME_ENOMEM;
-  if (gethostname(op.host, sizeof op.host - 1) != 0)
-    snprintf(op.host, sizeof op.host, "unknown");
-  int r = chime__my_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
-  free(op.sql);
+/* This machine's name, or "unknown". */
+static void host_name(char *buf, size_t len) {
+  if (gethostname(buf, len - 1) != 0)
+    snprintf(buf, len, "unknown");
+  buf[len - 1] = '\0';
+}
+
+int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host) {
+  chime__mysql_store *s = tx->s;
+  char here[256] = "";
+  if (!host) {
+    host_name(here, sizeof here);
+    host = here;
+  }
+  chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->node),
+                          chime__mysql_arg_text(host),
+                          chime__mysql_arg_int((int64_t)getpid()),
+                          chime__mysql_arg_int(chime__mysql_now(&s->base)),
+                          chime__mysql_arg_int(s->checkin_interval_ms),
+                          chime__mysql_arg_text(CHIME_VERSION_STRING)};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_UPSERT, a, 7, NULL, NULL);
+}
+
+int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
+                            size_t errbuf_len) {
+  assert(s && !s->node_claimed);
+  claim_op op = {.taken = false};
+  host_name(op.host, sizeof op.host);
+  int r = chime__mysql_tx_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
   if (r < 0)
     return r;
   if (op.taken)
@@ -88,30 +94,24 @@ int chime__my_node_claim(my_store *s, char *errbuf, size_t errbuf_len) {
         "%lld) of scheduler '%.190s'; choose another id or wait until that "
         "node has been gone for %lld ms",
         s->node, op.other_host, (long long)op.other_pid, s->sched,
-        (long long)(s->checkin_interval_ms * CHIME__LEASE_FACTOR));
+        (long long)chime__lease_ms(s->checkin_interval_ms));
   return 0;
 }
 
-typedef struct leave_op {
-  char *sql;
-} leave_op;
-
-static int leave_fn(my_tx *tx, void *arg) {
-  leave_op *op = arg;
-  my_store *s = tx->s;
-  my_arg a[] = {chime__my_text(s->sched), chime__my_text(s->node),
-                chime__my_text(s->sched), chime__my_text(s->node)};
-  return chime__my_exec(tx, Q_NODE_DELETE, op->sql, a, 4, NULL, NULL);
+static int leave_fn(chime__mysql_tx *tx, void *arg) {
+  chime__mysql_store *s = tx->s;
+  (void)arg;
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node),
+      chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node)};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_LEAVE, a, 4, NULL, NULL);
 }
 
-void chime__my_node_leave(my_store *s) {
-  leave_op op = {.sql = chime__my_subst(SQL_LEAVE, s->prefix)};
-  if (!op.sql)
-    return;
-  int r = chime__my_run(s, leave_fn, NULL, &op, NULL, 0);
+void chime__mysql_node_leave(chime__mysql_store *s) {
+  assert(s && s->node_claimed);
+  int r = chime__mysql_tx_run(s, leave_fn, NULL, NULL, NULL, 0);
   if (r < 0)
-    chime__my_log(s, CHIME_LOG_WARN,
-                  "could not remove node %s from the nodes table: %s", s->node,
-                  chime_strerror(r));
-  free(op.sql);
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "could not remove node %s from the nodes table: %s",
+                     s->node, chime_strerror(r));
 }

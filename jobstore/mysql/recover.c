@@ -1,116 +1,127 @@
 /*
- * mysql/recover.c: recovery of dead nodes in the MySQL store (the design
- * is described at the top of mysql/maint.c): one transaction per dead
- * node, holding its nodes row FOR UPDATE, so exactly one survivor recovers
- * it.  Who is dead is decided by SQL_DEAD below (the lease rule of
- * mysql/node.c plus the checks that keep a node that was itself cut off
- * from judging others); docs/cluster.md explains the timing.
+ * mysql/recover.c: recovery of dead nodes in the MySQL store.
+ *
+ * A node is dead when its lease ran out: its last check-in is older than
+ * its own check-in interval times CHIME__LEASE_FACTOR, in database time
+ * (CHIME__MYSQL_LEASE_END_SQL; CHIME__Q_NODES_DEAD adds the checks that
+ * keep a node that was itself cut off from judging others, and
+ * docs/cluster.md explains the timing).  A survivor locks the dead node's
+ * row FOR UPDATE (re-checking it is still dead), then in the same
+ * transaction: returns its ACQUIRED claims to WAITING; for each EXECUTING
+ * fire whose job requests recovery it inserts a one-shot recovery trigger
+ * (group CHIME_RECOVERING, name "recover-<fire id>", fires at once,
+ * misfire IGNORE, recovering = 1 and the original scheduled time), which
+ * acquire hands out as a fire with recovering set and that scheduled
+ * time; the other EXECUTING fires are recorded in history as FAILED
+ * ("node died"); blocked FORBID jobs are unblocked, COMPLETE triggers
+ * whose last fire died are removed, and the node row is deleted.  One
+ * transaction per dead node, holding its row, so exactly one survivor
+ * recovers it.
+ *
+ * Threads: the engine's maintenance timer calls this; concurrent callers
+ * (other nodes, or other stores of this process) are serialised by the
+ * row lock, not by any mutex.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RECOVERY_GROUP "CHIME_RECOVERING"
 
-
-#define NOW_MS "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
-
-/*
- * The dead nodes as this node sees them: their lease ran out, this node's
- * own lease has not (a node cut off from the database, or stalled, never
- * judges others when it comes back), and this node checked in at least a
- * check-in interval after the other's last check-in (after an outage of
- * the database nobody is judged until it had the time to check in again).
- * Arguments: this node, the scheduler, the lease factor twice.
- */
-static const char SQL_DEAD[] =
-    "SELECT d.instance_id FROM {P}nodes d JOIN {P}nodes me ON "
-    "me.sched_name = d.sched_name AND me.instance_id = ? WHERE "
-    "d.sched_name = ? AND d.instance_id <> me.instance_id AND "
-    "d.last_checkin_ms + d.checkin_interval_ms * ? < " NOW_MS " AND "
-    "me.last_checkin_ms + me.checkin_interval_ms * ? >= " NOW_MS " AND "
-    "me.last_checkin_ms >= d.last_checkin_ms + d.checkin_interval_ms";
-
-/* The same for one node (one more argument), locking its row. */
-static const char SQL_LOCK_TAIL[] = " AND d.instance_id = ? FOR UPDATE";
-
 typedef struct rec_op {
   const char *node;
-  char *sql;
   size_t fires;
 } rec_op;
 
 /* Inserts the one-shot recovery trigger of fired row i (its job exists). */
-static int requeue(my_tx *tx, const my_rows *fr, size_t i,
+static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
                    const chime_job *job) {
+#define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
   char name[64];
   chime_trigger *t = NULL;
-  snprintf(name, sizeof name, "recover-%lld",
-           (long long)chime__my_i(fr, i, FC_ID));
+  snprintf(name, sizeof name, "recover-%lld", (long long)COL(ID));
   int r = chime_trigger_simple_new(RECOVERY_GROUP, name, 0, 0, &t, NULL, 0);
   if (r == 0)
     r = chime_trigger_set_job(t, job->group, job->name);
   if (r == 0)
     r = chime_trigger_set_misfire(t, CHIME_MISFIRE_IGNORE);
   if (r == 0)
-    r = chime_trigger_set_priority(t, (int)chime__my_i(fr, i, FC_PRIORITY));
+    r = chime_trigger_set_priority(t, (int)COL(PRIORITY));
   if (r == 0)
-    r = chime__trigger_prepare(t, NULL, chime__my_now(&tx->s->base), NULL, 0);
+    r = chime__trigger_prepare(t, NULL, chime__mysql_now(&tx->s->base), NULL,
+                               0);
   if (r == 0) {
-    my_arg a[MY_TRIGGER_INSERT_ARGS];
-    chime__my_trigger_args(tx->s, t, job->type, a);
-    a[1 + MY_TC_RECOVERING] = chime__my_int(1);
-    a[1 + MY_TC_RECOVER_MS] = chime__my_int(chime__my_i(fr, i, FC_SCHED));
-    r = chime__my_exec(tx, Q_TRIG_INSERT, NULL, a, MY_TRIGGER_INSERT_ARGS,
-                       NULL, NULL);
+    chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+    chime__mysql_trigger_to_args(tx->s->sched, t, job->type, a);
+    a[CHIME__TRIG_ARG(RECOVERING)] = chime__mysql_arg_int(1);
+    a[CHIME__TRIG_ARG(RECOVER_SCHEDULED_MS)] =
+        chime__mysql_arg_int(COL(SCHEDULED_MS));
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
+                          CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
   }
+#undef COL
   chime_trigger_free(t);
   return r;
 }
 
-/* Ends fired row i of fr: deletes it, unblocks its job, removes a
- * COMPLETE trigger; writes history with outcome. */
-static int finish(my_tx *tx, const my_rows *fr, size_t i, const char *outcome,
-                  const char *text) {
-  int64_t now = chime__my_now(&tx->s->base);
-  my_arg h[] = {
-      chime__my_text(tx->s->sched), chime__my_int(chime__my_i(fr, i, FC_ID)),
-      chime__my_text(chime__my_s(fr, i, FC_TG)),
-      chime__my_text(chime__my_s(fr, i, FC_TN)),
-      chime__my_text(chime__my_s(fr, i, FC_JG)),
-      chime__my_text(chime__my_s(fr, i, FC_JN)),
-      chime__my_int(chime__my_i(fr, i, FC_SCHED)),
-      chime__my_text(chime__my_s(fr, i, FC_NODE)), chime__my_text(outcome),
-      chime__my_int(CHIME_ENOTOWNER), chime__my_text(text), chime__my_int(now),
-      chime__my_int(0), chime__my_int(chime__my_i(fr, i, FC_RECOVERING)),
-      chime__my_int(now)};
-  int r = chime__my_exec(tx, Q_HISTORY_INSERT, NULL, h, 15, NULL, NULL);
-  return r < 0 ? r : chime__my_end_fire(tx, fr, i);
+/* Ends fired row i of fr (chime__mysql_fire_end) and writes its history
+ * with outcome. */
+static int finish(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
+                  const char *outcome, const char *text) {
+#define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
+#define TEXT(id)                                                               \
+  chime__mysql_arg_text(chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id))
+  int64_t now = chime__mysql_now(&tx->s->base);
+  chime__mysql_arg h[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_int(COL(ID)),
+                          TEXT(TRIGGER_GROUP),
+                          TEXT(TRIGGER_NAME),
+                          TEXT(JOB_GROUP),
+                          TEXT(JOB_NAME),
+                          chime__mysql_arg_int(COL(SCHEDULED_MS)),
+                          TEXT(NODE),
+                          chime__mysql_arg_text(outcome),
+                          chime__mysql_arg_int(CHIME_ENOTOWNER),
+                          chime__mysql_arg_text(text),
+                          chime__mysql_arg_int(now),
+                          chime__mysql_arg_int(0),
+                          chime__mysql_arg_int(COL(RECOVERING)),
+                          chime__mysql_arg_int(now)};
+#undef TEXT
+#undef COL
+  int r = chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 15, NULL, NULL);
+  return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
 }
 
 /* Handles fired row i of the dead node. */
-static int recover_fire(my_tx *tx, const my_rows *fr, size_t i) {
-  if (strcmp(chime__my_s(fr, i, FC_STATE), "ACQUIRED") == 0) {
-    my_arg a[] = {chime__my_text(tx->s->sched),
-                  chime__my_text(chime__my_s(fr, i, FC_TG)),
-                  chime__my_text(chime__my_s(fr, i, FC_TN)),
-                  chime__my_int(chime__my_i(fr, i, FC_ID))};
-    int r = chime__my_exec(tx, Q_TRIG_UNCLAIM, NULL, a, 4, NULL, NULL);
-    return r < 0 ? r
-                 : chime__my_exec(tx, Q_FIRED_DELETE, NULL, &a[3], 1, NULL,
-                                  NULL);
-  }
+static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                        size_t i) {
+#define TEXT(id) chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id)
+  const char *state = TEXT(STATE);
+  assert(strcmp(state, "ACQUIRED") == 0 || strcmp(state, "EXECUTING") == 0);
+  if (strcmp(state, "ACQUIRED") == 0)
+    return chime__mysql_claim_return(
+        tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
+        chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
   chime_job *job = NULL;
-  int r = chime__my_job_load(tx, chime__my_s(fr, i, FC_JG),
-                             chime__my_s(fr, i, FC_JN), true, &job, NULL);
+  int r = chime__mysql_job_load(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME), true, &job,
+                                NULL);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   char text[300];
-  snprintf(text, sizeof text, "node %s died while the job ran",
-           chime__my_s(fr, i, FC_NODE));
-  bool rerun = job && chime__my_i(fr, i, FC_RR) && job->requests_recovery;
+  snprintf(text, sizeof text, "node %s died while the job ran", TEXT(NODE));
+  bool rerun =
+      job &&
+      chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_REQUESTS_RECOVERY) &&
+      job->requests_recovery;
+#undef TEXT
   r = rerun ? requeue(tx, fr, i, job) : 0;
   if (r == 0)
     r = finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED", text);
@@ -118,77 +129,60 @@ static int recover_fire(my_tx *tx, const my_rows *fr, size_t i) {
   return r;
 }
 
-static int recover_fn(my_tx *tx, void *arg) {
+static int recover_fn(chime__mysql_tx *tx, void *arg) {
   rec_op *op = arg;
-  my_arg l[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
-                chime__my_int(CHIME__LEASE_FACTOR),
-                chime__my_int(CHIME__LEASE_FACTOR),
-                chime__my_text(op->node)};
-  my_arg a[] = {chime__my_text(tx->s->sched), chime__my_text(op->node)};
-  my_rows rows;
+  chime__mysql_arg l[] = {chime__mysql_arg_text(tx->s->node),
+                          chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(op->node)};
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(op->node)};
+  chime__mysql_rows rows;
   op->fires = 0;
-  int r = chime__my_query(tx, Q_NODE_LOCK, op->sql, l, 5, &rows);
-  if (r < 0)
-    return r;
-  bool dead = rows.nrows > 0;
-  chime__my_rows_free(&rows);
+  int r = chime__mysql_query(tx, CHIME__Q_NODE_DEAD_LOCK, l, 3, &rows);
+  bool dead = r == 0 && rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
   if (!dead)
-    return 0; /* it checked in again, or another survivor recovered it */
-  if ((r = chime__my_query(tx, Q_FIRED_OF_NODE, NULL, a, 2, &rows)) < 0)
+    return r; /* it checked in again, or another survivor recovered it */
+  if ((r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows)) < 0)
     return r;
+  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
     r = recover_fire(tx, &rows, i);
   op->fires = rows.nrows;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   if (r == 0)
-    r = chime__my_exec(tx, Q_NODE_DELETE, NULL, a, 2, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_NODE_DELETE, a, 2, NULL, NULL);
   if (r == 0)
-    chime__my_log(tx->s, CHIME_LOG_WARN,
-                  "recovered dead node %s (%zu fire(s))", op->node, op->fires);
+    chime__mysql_log(tx->s, CHIME_LOG_WARN,
+                     "recovered dead node %s (%zu fire(s))", op->node,
+                     op->fires);
   return r;
 }
 
-typedef struct dead_op {
-  char *sql;
-  my_rows rows;
-} dead_op;
-
 static void dead_reset(void *arg) {
-  dead_op *op = arg;
-  chime__my_rows_free(&op->rows);
+  chime__mysql_rows_free(arg);
 }
 
-static int dead_fn(my_tx *tx, void *arg) {
-  dead_op *op = arg;
-  my_arg a[] = {chime__my_text(tx->s->node), chime__my_text(tx->s->sched),
-                chime__my_int(CHIME__LEASE_FACTOR),
-                chime__my_int(CHIME__LEASE_FACTOR)};
-  return chime__my_query(tx, Q_NODES_DEAD, op->sql, a, 4, &op->rows);
+static int dead_fn(chime__mysql_tx *tx, void *arg) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->node),
+                          chime__mysql_arg_text(tx->s->sched)};
+  return chime__mysql_query(tx, CHIME__Q_NODES_DEAD, a, 2, arg);
 }
 
-int chime__my_recover(chime_store *store, int64_t now_ms,
-                      size_t *ret_recovered) {
-  my_store *s = (my_store *)store;
-  dead_op dead = {.sql = chime__my_subst(SQL_DEAD, s->prefix)};
-  size_t len = sizeof SQL_DEAD + sizeof SQL_LOCK_TAIL;
-  char *lock = malloc(len);
-  (void)now_ms;
-  if (lock)
-    snprintf(lock, len, "%s%s", SQL_DEAD, SQL_LOCK_TAIL);
-  char *lock_sql = lock ? chime__my_subst(lock, s->prefix) : NULL;
-  free(lock);
-  int r = dead.sql && lock_sql ? 0 : CHIME_ENOMEM;
-  if (r == 0)
-    r = chime__my_run(s, dead_fn, dead_reset, &dead, NULL, 0);
+int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
+                                    size_t *ret_recovered) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  chime__mysql_rows dead = {0};
+  (void)now_ms; /* the database's clock decides */
+  int r = chime__mysql_tx_run(s, dead_fn, dead_reset, &dead, NULL, 0);
   size_t total = 0;
-  for (size_t i = 0; r == 0 && i < dead.rows.nrows; i++) {
-    rec_op op = {.node = chime__my_s(&dead.rows, i, 0), .sql = lock_sql};
-    r = chime__my_run(s, recover_fn, NULL, &op, NULL, 0);
+  for (size_t i = 0; r == 0 && i < dead.nrows; i++) {
+    rec_op op = {.node = chime__mysql_rows_text(&dead, i, 0)};
+    assert(op.node && strcmp(op.node, s->node) != 0);
+    r = chime__mysql_tx_run(s, recover_fn, NULL, &op, NULL, 0);
     total += op.fires;
   }
-  dead_reset(&dead);
-  free(dead.sql);
-  free(lock_sql);
+  chime__mysql_rows_free(&dead);
   if (r < 0)
     return r;
   if (ret_recovered)

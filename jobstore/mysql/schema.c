@@ -7,65 +7,71 @@
  * or newer than this library.  The migrations are sql/NNN_*.sql, embedded
  * at build time by sql/embed.py; creation and migration run under a named
  * lock (GET_LOCK) so that nodes starting together do it once.
+ *
+ * Thread: the one opening the store, on the connection it opened; the
+ * schema lock is the server's (a named lock), no mutex of this process.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/schema.h"
 
+#include "jobstore/mysql/conn.h"
+
+#include <assert.h>
 #include <mysqld_error.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool param_on(const my_store *s, const char *key) {
+static bool param_on(const chime__mysql_store *s, const char *key) {
   const char *v = chime__mysql_url_param(s->url, key);
   return v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
+}
+
+/* Records db's last error after what failed.  Returns its chime code. */
+static int db_fail(MYSQL *db, const char *what, char *errbuf,
+                   size_t errbuf_len) {
+  unsigned e = mysql_errno(db);
+  chime__record_err(errbuf, errbuf_len, CHIME_ESTORE, "%s: MySQL error %u: %s",
+                    what, e, mysql_error(db));
+  int r = chime__mysql_error_code(e);
+  return r == 0 ? CHIME_ESTORE : r;
 }
 
 /* Runs one text statement.  Returns: 0; CHIME_ESTORE (errbuf says why). */
 static int run_sql(MYSQL *db, const char *sql, size_t len, char *errbuf,
                    size_t errbuf_len) {
-  if (mysql_real_query(db, sql, (unsigned long)len) != 0) {
-    unsigned e = mysql_errno(db);
-    chime__record_err(errbuf, errbuf_len, CHIME_ESTORE,
-                      "schema statement failed: MySQL error %u: %s", e,
-                      mysql_error(db));
-    int r = chime__mysql_error_code(e);
-    return r == 0 ? CHIME_ESTORE : r;
-  }
+  if (mysql_real_query(db, sql, (unsigned long)len) != 0)
+    return db_fail(db, "schema statement failed", errbuf, errbuf_len);
   MYSQL_RES *res = mysql_store_result(db);
   if (res)
     mysql_free_result(res);
   return 0;
 }
 
-/* The schema's version: 0 when the table is missing or empty. */
-static int read_version(my_store *s, MYSQL *db, long *ret, char *errbuf,
-                        size_t errbuf_len) {
+int chime__mysql_schema_version(MYSQL *db, const char *prefix, long *ret,
+                                char *errbuf, size_t errbuf_len) {
+  assert(db && prefix && strlen(prefix) <= CHIME__MYSQL_PREFIX_MAX);
   char sql[128];
   snprintf(sql, sizeof sql, "SELECT MAX(version) FROM %sschema_version",
-           s->prefix);
-  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
-    unsigned e = mysql_errno(db);
-    if (e == ER_NO_SUCH_TABLE) {
-      *ret = 0;
-      return 0;
-    }
-    chime__record_err(errbuf, errbuf_len, CHIME_ESTORE,
-                      "cannot read the schema version: MySQL error %u: %s", e,
-                      mysql_error(db));
-    int r = chime__mysql_error_code(e);
-    return r == 0 ? CHIME_ESTORE : r;
-  }
+           prefix);
+  *ret = 0;
+  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0)
+    return mysql_errno(db) == ER_NO_SUCH_TABLE
+               ? 0
+               : db_fail(db, "cannot read the schema version", errbuf,
+                         errbuf_len);
   MYSQL_RES *res = mysql_store_result(db);
   MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-  *ret = row && row[0] ? strtol(row[0], NULL, 10) : 0;
+  if (row && row[0])
+    *ret = strtol(row[0], NULL, 10);
   if (res)
     mysql_free_result(res);
+  assert(*ret >= 0);
   return 0;
 }
 
 /* Migration n (1-based) as one text with the prefix substituted; NULL on
  * ENOMEM. */
-static char *migration_text(const my_store *s, size_t n) {
+static char *migration_text(const chime__mysql_store *s, size_t n) {
   const char *const *lines = chime__mysql_migrations[n - 1];
   size_t total = 1;
   for (size_t i = 0; lines[i]; i++)
@@ -80,13 +86,13 @@ static char *migration_text(const my_store *s, size_t n) {
     k += l;
   }
   joined[k] = '\0';
-  char *text = chime__my_subst(joined, s->prefix);
+  char *text = chime__mysql_subst_prefix(joined, s->prefix);
   free(joined);
   return text;
 }
 
 /* Applies migration number n (1-based). */
-static int apply(my_store *s, MYSQL *db, size_t n, char *errbuf,
+static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
                  size_t errbuf_len) {
   char *text = migration_text(s, n);
   if (!text)
@@ -117,8 +123,8 @@ static int apply(my_store *s, MYSQL *db, size_t n, char *errbuf,
 }
 
 /* Takes or releases the schema lock of this database and prefix. */
-static int schema_lock(my_store *s, MYSQL *db, bool take, char *errbuf,
-                       size_t errbuf_len) {
+static int schema_lock(chime__mysql_store *s, MYSQL *db, bool take,
+                       char *errbuf, size_t errbuf_len) {
   char sql[300];
   snprintf(sql, sizeof sql, "SELECT %s('chime-schema-%.64s-%s'%s)",
            take ? "GET_LOCK" : "RELEASE_LOCK", s->url->database, s->prefix,
@@ -127,7 +133,7 @@ static int schema_lock(my_store *s, MYSQL *db, bool take, char *errbuf,
 }
 
 /* Decides what to do with a schema at version v (under the lock). */
-static int settle(my_store *s, MYSQL *db, long v, char *errbuf,
+static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
                   size_t errbuf_len) {
   long known = (long)chime__mysql_migration_count;
   if (v > known)
@@ -151,22 +157,23 @@ static int settle(my_store *s, MYSQL *db, long v, char *errbuf,
         s->url->database, s->prefix, v, known);
   int r = 0;
   for (long n = v + 1; r == 0 && n <= known; n++) {
-    chime__my_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
+    chime__mysql_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
     r = apply(s, db, (size_t)n, errbuf, errbuf_len);
   }
   return r;
 }
 
-int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
+int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
+                               size_t errbuf_len) {
   long v;
-  int r = read_version(s, db, &v, errbuf, errbuf_len);
+  int r = chime__mysql_schema_version(db, s->prefix, &v, errbuf, errbuf_len);
   if (r == 0)
     r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
   if (r < 0 || v == (long)chime__mysql_migration_count)
     return r;
   if ((r = schema_lock(s, db, true, errbuf, errbuf_len)) < 0)
     return r;
-  r = read_version(s, db, &v, errbuf, errbuf_len);
+  r = chime__mysql_schema_version(db, s->prefix, &v, errbuf, errbuf_len);
   if (r == 0)
     r = settle(s, db, v, errbuf, errbuf_len);
   /* The session runs with autocommit off. */
@@ -176,23 +183,24 @@ int chime__my_schema(my_store *s, MYSQL *db, char *errbuf, size_t errbuf_len) {
   return r;
 }
 
-static int clear_fn(my_tx *tx, void *arg) {
-  static const char *const tables[] = {"fired",    "triggers", "jobs",
-                                       "calendars", "paused_groups",
-                                       "nodes",    "history"};
+static int clear_fn(chime__mysql_tx *tx, void *arg) {
+  static const char *const tables[] = {"fired",     "triggers",      "jobs",
+                                       "calendars", "paused_groups", "nodes",
+                                       "history"};
   (void)arg;
-  my_arg a = chime__my_text(tx->s->sched);
+  chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     char sql[128];
     snprintf(sql, sizeof sql, "DELETE FROM %s%s WHERE sched_name = ?",
              tx->s->prefix, tables[i]);
-    int r = chime__my_exec(tx, Q_COUNT, sql, &a, 1, NULL, NULL);
+    int r = chime__mysql_exec_sql(tx, sql, &a, 1, NULL);
     if (r < 0)
       return r;
   }
   return 0;
 }
 
-int chime__my_clear(my_store *s, char *errbuf, size_t errbuf_len) {
-  return chime__my_run(s, clear_fn, NULL, NULL, errbuf, errbuf_len);
+int chime__mysql_schema_clear(chime__mysql_store *s, char *errbuf,
+                              size_t errbuf_len) {
+  return chime__mysql_tx_run(s, clear_fn, NULL, NULL, errbuf, errbuf_len);
 }

@@ -1,7 +1,8 @@
 /*
- * store.c: the MySQL/MariaDB store (store.h): opening it from a URL and
- * the ops table.  tx.c holds the pool, transactions and clock beneath it;
- * mysql.h describes the pieces.
+ * mysql/store.c: the MySQL/MariaDB store (jobstore/store.h): opening it
+ * from a URL and the ops table (ops.h names the file of each op).  tx.c
+ * holds the pool, transactions and clock beneath it; docs/schema.md maps
+ * the other files.
  *
  * URL parameters read here: prefix (table prefix, default "chime_"),
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
@@ -10,36 +11,40 @@
  * a timeout is retried), test_clock_offset_ms (tests only: skews this
  * node's local clock by that many milliseconds, as a wrong system clock
  * would; the store's clock still follows the database's).
+ *
+ * Threads: open and free run on one thread with no other user of the
+ * store; tx.h says how the ops share it in between.
  */
-#include "core/clock.h"
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
-#include <errmsg.h>
-#include <mysqld_error.h>
-#include <stdarg.h>
+#include "core/clock.h"
+#include "jobstore/mysql/conn.h"
+#include "jobstore/mysql/schema.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_THRESHOLD_MS 60000
 #define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
 #define MAX_CONNECTIONS 64
 
 /* --------------------------------------------------------------- open */
 
-static void my_free(chime_store *store) {
-  my_store *s = (my_store *)store;
-  if (!s)
+static void store_free(chime_store *store) {
+  if (!store)
     return;
+  chime__mysql_store *s = chime__mysql_store_of(store);
   if (s->node_claimed)
-    chime__my_node_leave(s);
+    chime__mysql_node_leave(s);
   for (size_t i = 0; s->conns && i < s->nconns; i++)
-    chime__my_conn_reset(&s->conns[i], true);
-  chime__my_conn_reset(&s->beat, true);
+    chime__mysql_conn_reset(&s->conns[i], true);
+  chime__mysql_conn_reset(&s->beat, true);
   free(s->conns);
-  for (size_t i = 0; i < Q_COUNT; i++)
+  for (size_t i = 0; i < CHIME__Q_COUNT; i++)
     free(s->sql[i]);
   chime__mysql_url_free(s->url);
   free(s->sched);
@@ -48,93 +53,108 @@ static void my_free(chime_store *store) {
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
   pthread_mutex_destroy(&s->beat_lock);
+  s->magic = 0;
   free(s);
 }
 
 static const chime_store_ops mysql_ops = {
     .name = "mysql",
-    .free = my_free,
-    .now = chime__my_now,
-    .job_add = chime__my_job_add,
-    .job_remove = chime__my_job_remove,
-    .job_get = chime__my_job_get,
-    .job_list = chime__my_job_list,
-    .trigger_add = chime__my_trigger_add,
-    .trigger_remove = chime__my_trigger_remove,
-    .trigger_replace = chime__my_trigger_replace,
-    .trigger_get = chime__my_trigger_get,
-    .trigger_list = chime__my_trigger_list,
-    .trigger_list_for_job = chime__my_trigger_list_for_job,
-    .trigger_status = chime__my_trigger_status,
-    .calendar_add = chime__my_calendar_add,
-    .calendar_remove = chime__my_calendar_remove,
-    .calendar_get = chime__my_calendar_get,
-    .pause_trigger = chime__my_pause_trigger,
-    .resume_trigger = chime__my_resume_trigger,
-    .pause_job = chime__my_pause_job,
-    .resume_job = chime__my_resume_job,
-    .pause_group = chime__my_pause_group,
-    .resume_group = chime__my_resume_group,
-    .pause_all = chime__my_pause_all,
-    .resume_all = chime__my_resume_all,
-    .acquire = chime__my_acquire,
-    .fire = chime__my_fire,
-    .acquire_due = chime__my_acquire_due,
-    .complete = chime__my_complete,
-    .release = chime__my_release,
-    .still_owned = chime__my_still_owned,
-    .next_due = chime__my_next_due,
-    .scan_misfires = chime__my_scan_misfires,
-    .checkin = chime__my_checkin,
-    .recover_dead_nodes = chime__my_recover,
+    .free = store_free,
+    .now = chime__mysql_now,
+    .job_add = chime__mysql_job_add,
+    .job_remove = chime__mysql_job_remove,
+    .job_get = chime__mysql_job_get,
+    .job_list = chime__mysql_job_list,
+    .trigger_add = chime__mysql_trigger_add,
+    .trigger_remove = chime__mysql_trigger_remove,
+    .trigger_replace = chime__mysql_trigger_replace,
+    .trigger_get = chime__mysql_trigger_get,
+    .trigger_list = chime__mysql_trigger_list,
+    .trigger_list_for_job = chime__mysql_trigger_list_for_job,
+    .trigger_status = chime__mysql_trigger_status,
+    .calendar_add = chime__mysql_calendar_add,
+    .calendar_remove = chime__mysql_calendar_remove,
+    .calendar_get = chime__mysql_calendar_get,
+    .pause_trigger = chime__mysql_pause_trigger,
+    .resume_trigger = chime__mysql_resume_trigger,
+    .pause_job = chime__mysql_pause_job,
+    .resume_job = chime__mysql_resume_job,
+    .pause_group = chime__mysql_pause_group,
+    .resume_group = chime__mysql_resume_group,
+    .pause_all = chime__mysql_pause_all,
+    .resume_all = chime__mysql_resume_all,
+    .acquire = chime__mysql_acquire,
+    .fire = chime__mysql_fire,
+    .acquire_due = chime__mysql_acquire_due,
+    .complete = chime__mysql_complete,
+    .release = chime__mysql_release,
+    .still_owned = chime__mysql_still_owned,
+    .next_due = chime__mysql_next_due,
+    .scan_misfires = chime__mysql_scan_misfires,
+    .checkin = chime__mysql_checkin,
+    .recover_dead_nodes = chime__mysql_recover_dead_nodes,
 };
 
-/* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
-static int read_params(my_store *s, char *errbuf, size_t errbuf_len) {
-  const char *p = chime__mysql_url_param(s->url, "prefix");
-  if (!p)
-    p = "chime_";
-  size_t n = strlen(p);
-  if (n >= sizeof s->prefix)
+chime__mysql_store *chime__mysql_store_of(chime_store *store) {
+  chime__mysql_store *s = (chime__mysql_store *)store;
+  assert(s && s->magic == CHIME__MYSQL_STORE_MAGIC);
+  return s;
+}
+
+/* The integer URL parameters, their ranges and what a bad one is not. */
+enum { PARAM_LOCK_WAIT, PARAM_RETENTION, PARAM_SKEW };
+static const struct {
+  const char *key;
+  int64_t min, max;
+  const char *what;
+} int_params[] = {
+    [PARAM_LOCK_WAIT] = {"lock_wait_timeout_s", 1, 3600,
+                         "a number of seconds from 1 to 3600"},
+    [PARAM_RETENTION] = {"history_retention_ms", 0, INT64_MAX,
+                         "a non-negative number"},
+    [PARAM_SKEW] = {"test_clock_offset_ms", -INT64_C(86400000),
+                    INT64_C(86400000), "a number of milliseconds within a day"},
+};
+
+/* Reads integer URL parameter p into *ret.  Returns: 1 (given and in
+ * range), 0 (absent), CHIME_EURL (errbuf says why). */
+static int param_int(const chime__mysql_store *s, int p, int64_t *ret,
+                     char *errbuf, size_t errbuf_len) {
+  const char *text = chime__mysql_url_param(s->url, int_params[p].key);
+  if (!text)
+    return 0;
+  char *end;
+  long long v = strtoll(text, &end, 10);
+  if (*end || end == text || v < int_params[p].min || v > int_params[p].max)
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "table prefix longer than %zu bytes",
-                             sizeof s->prefix - 1);
-  for (size_t i = 0; i < n; i++) {
-    char c = p[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_'))
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "table prefix '%s': only letters, digits and "
-                               "'_' are allowed", p);
-  }
-  memcpy(s->prefix, p, n + 1);
-  const char *wait = chime__mysql_url_param(s->url, "lock_wait_timeout_s");
+                             "%s '%.32s' is not %s", int_params[p].key, text,
+                             int_params[p].what);
+  *ret = v;
+  return 1;
+}
+
+/* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
+static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  int r = chime__mysql_url_prefix(s->url, s->prefix, sizeof s->prefix, errbuf,
+                                  errbuf_len);
+  if (r < 0)
+    return r;
+  int64_t v;
   s->lock_wait_s = 10;
-  if (wait) {
-    char *end;
-    long v = strtol(wait, &end, 10);
-    if (*end || end == wait || v < 1 || v > 3600)
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "lock_wait_timeout_s '%.32s' is not a number "
-                               "of seconds from 1 to 3600", wait);
-    s->lock_wait_s = v;
-  }
-  const char *ret = chime__mysql_url_param(s->url, "history_retention_ms");
+  if ((r = param_int(s, PARAM_LOCK_WAIT, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->lock_wait_s = (long)v;
   s->history_retention_ms = DEFAULT_RETENTION_MS;
-  if (ret) {
-    char *end;
-    long long v = strtoll(ret, &end, 10);
-    if (*end || end == ret || v < 0)
-      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                               "history_retention_ms '%.32s' is not a "
-                               "non-negative number", ret);
+  if ((r = param_int(s, PARAM_RETENTION, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
     s->history_retention_ms = v;
-  }
   return 0;
 }
 
 /* Copies the options into s.  Returns: 0; CHIME_EINVAL; CHIME_ENOMEM. */
-static int read_options(my_store *s, const chime_store_options *o) {
+static int read_options(chime__mysql_store *s, const chime_store_options *o) {
   const char *sched = o && o->scheduler_name ? o->scheduler_name : "chime";
   const char *node = o && o->instance_id ? o->instance_id : "node";
   if (chime__name_check(sched, "scheduler name", NULL, 0) < 0 ||
@@ -142,8 +162,9 @@ static int read_options(my_store *s, const chime_store_options *o) {
     return CHIME_EINVAL;
   if (!(s->sched = strdup(sched)) || !(s->node = strdup(node)))
     return CHIME_ENOMEM;
-  s->threshold_ms = o && o->misfire_threshold_ms > 0 ? o->misfire_threshold_ms
-                                                     : DEFAULT_THRESHOLD_MS;
+  s->threshold_ms = o && o->misfire_threshold_ms > 0
+                        ? o->misfire_threshold_ms
+                        : CHIME__MYSQL_MISFIRE_THRESHOLD_MS;
   s->checkin_interval_ms = o && o->checkin_interval_ms > 0
                                ? o->checkin_interval_ms
                                : DEFAULT_CHECKIN_MS;
@@ -159,75 +180,70 @@ static int read_options(my_store *s, const chime_store_options *o) {
   return s->conns ? 0 : CHIME_ENOMEM;
 }
 
-static int measure_fn(my_tx *tx, void *arg) {
+static int measure_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  return chime__my_measure_clock(tx);
+  return chime__mysql_clock_measure(tx);
 }
 
 /* Reads the server settings the store takes advantage of: with
  * innodb_autoinc_lock_mode 0 or 1, the ids of a multi-row INSERT are
- * consecutive, auto_increment_increment apart (mysql_batch.c). */
-static int settings_fn(my_tx *tx, void *arg) {
+ * consecutive, auto_increment_increment apart (batch.c). */
+static int settings_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
-  my_buf b;
-  chime__my_buf_init(&b, tx);
-  chime__my_buf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
-                        "@@auto_increment_increment");
-  my_rows rows;
-  int r = chime__my_buf_run(&b, &rows, NULL);
-  chime__my_buf_free(&b);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
+                              "@@auto_increment_increment");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
     return r;
-  tx->s->id_step = rows.nrows && chime__my_s(&rows, 0, 0) &&
-                           chime__my_i(&rows, 0, 0) < 2 &&
-                           chime__my_s(&rows, 0, 1)
-                       ? chime__my_i(&rows, 0, 1)
+  assert(rows.nrows == 1 && rows.ncols == 2);
+  tx->s->id_step = !chime__mysql_rows_is_null(&rows, 0, 0) &&
+                           chime__mysql_rows_int64(&rows, 0, 0) < 2 &&
+                           !chime__mysql_rows_is_null(&rows, 0, 1)
+                       ? chime__mysql_rows_int64(&rows, 0, 1)
                        : 0;
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* Connects the first connection, sets up the schema, measures the clock. */
-static int start(my_store *s, char *errbuf, size_t errbuf_len) {
-  int r = chime__my_conn_open(s, &s->conns[0], errbuf, errbuf_len);
+static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  assert(s->nconns > 0 && s->conns && !s->node_claimed);
+  int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
   if (r < 0)
     return r;
-  r = chime__my_schema(s, s->conns[0].db, errbuf, errbuf_len);
+  r = chime__mysql_schema_settle(s, s->conns[0].db, errbuf, errbuf_len);
   if (r < 0)
     return r;
   const char *clear = chime__mysql_url_param(s->url, "clear");
   if (clear && strcmp(clear, "1") == 0 &&
-      (r = chime__my_clear(s, errbuf, errbuf_len)) < 0)
+      (r = chime__mysql_schema_clear(s, errbuf, errbuf_len)) < 0)
     return r;
-  r = chime__my_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
+  r = chime__mysql_tx_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
+    r = chime__mysql_tx_run(s, settings_fn, NULL, NULL, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_node_claim(s, errbuf, errbuf_len);
+    r = chime__mysql_node_claim(s, errbuf, errbuf_len);
   s->node_claimed = r == 0;
   return r;
 }
 
 /* Reads the test-only clock skew parameter (overrides the option).
  * Returns: 0; CHIME_EURL. */
-static int read_skew(my_store *s, char *errbuf, size_t errbuf_len) {
-  const char *skew = chime__mysql_url_param(s->url, "test_clock_offset_ms");
-  if (!skew)
-    return 0;
-  char *end;
-  long long v = strtoll(skew, &end, 10);
-  if (*end || end == skew || v < -INT64_C(86400000) || v > INT64_C(86400000))
-    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "test_clock_offset_ms '%.32s' is not a number "
-                             "of milliseconds within a day", skew);
-  s->test_skew_ms = v;
-  return 0;
+static int read_skew(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+  int64_t v;
+  int r = param_int(s, PARAM_SKEW, &v, errbuf, errbuf_len);
+  if (r > 0)
+    s->test_skew_ms = v;
+  return r < 0 ? r : 0;
 }
 
 int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,
                             size_t errbuf_len) {
-  my_store *s = calloc(1, sizeof *s);
+  chime__mysql_store *s = calloc(1, sizeof *s);
   if (!s)
     return CHIME_ENOMEM;
   pthread_mutex_init(&s->lock, NULL);
@@ -236,6 +252,7 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   pthread_mutex_init(&s->beat_lock, NULL);
   s->beat.autocommit = true;
   s->base.ops = &mysql_ops;
+  s->magic = CHIME__MYSQL_STORE_MAGIC;
   int r = chime__mysql_url_parse(url, &s->url, errbuf, errbuf_len);
   if (r == 0)
     r = read_params(s, errbuf, errbuf_len);
@@ -245,11 +262,11 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   if (r == 0)
     r = read_skew(s, errbuf, errbuf_len);
   if (r == 0)
-    r = chime__my_sql_init(s);
+    r = chime__mysql_sql_init(s);
   if (r == 0)
     r = start(s, errbuf, errbuf_len);
   if (r < 0) {
-    my_free(&s->base);
+    store_free(&s->base);
     return r;
   }
   *ret_store = &s->base;

@@ -5,16 +5,21 @@
  * preparing it would cost a round trip more (prepare, then execute) for
  * nothing.  Numbers are printed, strings escaped for the connection's
  * character set.
+ *
+ * Thread: the one running the transaction (tx.h); nothing here locks.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/stmt.h"
 
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void reserve(my_buf *b, size_t more) {
+static void reserve(chime__mysql_sqlbuf *b, size_t more) {
   if (b->oom || b->len + more + 1 <= b->cap)
     return;
   size_t cap = b->cap ? b->cap : 1024;
@@ -29,17 +34,19 @@ static void reserve(my_buf *b, size_t more) {
   b->cap = cap;
 }
 
-void chime__my_buf_init(my_buf *b, my_tx *tx) {
+void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx) {
+  assert(b && tx && tx->s && tx->c);
   memset(b, 0, sizeof *b);
   b->tx = tx;
 }
 
-void chime__my_buf_free(my_buf *b) {
+void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b) {
   free(b->p);
   memset(b, 0, sizeof *b);
 }
 
-void chime__my_buf_sql(my_buf *b, const char *text) {
+void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text) {
+  assert(b->tx && text);
   const char *prefix = b->tx->s->prefix;
   for (const char *p = text; *p;) {
     const char *tag = strstr(p, "{P}");
@@ -58,17 +65,18 @@ void chime__my_buf_sql(my_buf *b, const char *text) {
   b->p[b->len] = '\0';
 }
 
-void chime__my_buf_int(my_buf *b, int64_t v) {
+void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v) {
   reserve(b, 24);
   if (!b->oom)
     b->len += (size_t)snprintf(b->p + b->len, 24, "%" PRId64, v);
 }
 
-void chime__my_buf_str(my_buf *b, const char *s) {
+void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   if (!s) {
-    chime__my_buf_sql(b, "NULL");
+    chime__mysql_sqlbuf_sql(b, "NULL");
     return;
   }
+  assert(b->tx->c->db);
   size_t n = strlen(s);
   reserve(b, 2 * n + 3);
   if (b->oom)
@@ -80,67 +88,85 @@ void chime__my_buf_str(my_buf *b, const char *s) {
   b->p[b->len] = '\0';
 }
 
-void chime__my_buf_ids(my_buf *b, chime_fire *const *fires, size_t n) {
-  chime__my_buf_sql(b, "(");
+void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
+                                  chime_fire *const *fires, size_t n) {
+  assert(fires && n > 0);
+  chime__mysql_sqlbuf_sql(b, "(");
   for (size_t i = 0; i < n; i++) {
     if (i)
-      chime__my_buf_sql(b, ",");
-    chime__my_buf_int(b, fires[i]->fire_id);
+      chime__mysql_sqlbuf_sql(b, ",");
+    assert(fires[i] && fires[i]->fire_id > 0);
+    chime__mysql_sqlbuf_int(b, fires[i]->fire_id);
   }
-  chime__my_buf_sql(b, ")");
+  chime__mysql_sqlbuf_sql(b, ")");
 }
 
-void chime__my_buf_types(my_buf *b, const chime_type_set *types) {
+void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
+                               const chime_type_set *types) {
   if (!types)
     return;
-  chime__my_buf_sql(b, " AND job_type IN (");
+  chime__mysql_sqlbuf_sql(b, " AND job_type IN (");
   for (size_t i = 0; i < types->count; i++) {
-    chime__my_buf_sql(b, i ? "," : "");
-    chime__my_buf_str(b, types->names[i]);
+    chime__mysql_sqlbuf_sql(b, i ? "," : "");
+    chime__mysql_sqlbuf_text(b, types->names[i]);
   }
-  chime__my_buf_sql(b, ")");
+  chime__mysql_sqlbuf_sql(b, ")");
 }
 
-int chime__my_buf_run(my_buf *b, my_rows *ret, uint64_t *ret_affected) {
+/* Sends the statement; see chime__mysql_sqlbuf_run. */
+static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
+                    uint64_t *ret_affected) {
   if (ret)
     memset(ret, 0, sizeof *ret);
   if (b->oom || !b->p)
     return CHIME_ENOMEM;
   MYSQL *db = b->tx->c->db;
+  assert(db && b->len == strlen(b->p));
   if (mysql_real_query(db, b->p, (unsigned long)b->len) != 0)
-    return chime__my_fail(b->tx, mysql_errno(db), mysql_error(db), b->p);
+    return chime__mysql_fail(b->tx, mysql_errno(db), mysql_error(db), b->p);
   if (ret_affected)
     *ret_affected = mysql_affected_rows(db);
   MYSQL_RES *res = mysql_store_result(db);
   if (!res)
-    return mysql_errno(db) ? chime__my_fail(b->tx, mysql_errno(db),
-                                            mysql_error(db), b->p)
+    return mysql_errno(db) ? chime__mysql_fail(b->tx, mysql_errno(db),
+                                               mysql_error(db), b->p)
                            : 0;
   int r = 0;
   if (ret) {
     size_t ncols = mysql_num_fields(res), nrows = mysql_num_rows(res);
     ret->ncols = ncols;
-    ret->cells = calloc(nrows * ncols > 0 ? nrows * ncols : 1, sizeof *ret->cells);
+    ret->cells =
+        calloc(nrows * ncols > 0 ? nrows * ncols : 1, sizeof *ret->cells);
     if (!ret->cells)
       r = CHIME_ENOMEM;
     MYSQL_ROW row;
     while (r == 0 && (row = mysql_fetch_row(res))) {
+      assert(ret->nrows < nrows);
       unsigned long *lens = mysql_fetch_lengths(res);
+      /* Counted first: an error frees the cells of this row too. */
+      chime__mysql_cell *cells = &ret->cells[ret->nrows++ * ncols];
       for (size_t c = 0; c < ncols && r == 0; c++) {
-        my_cell *cell = &ret->cells[ret->nrows * ncols + c];
         if (!row[c])
           continue;
-        cell->len = lens[c];
-        if (!(cell->v = malloc(lens[c] + 1)))
+        if (!(cells[c].v = malloc(lens[c] + 1))) {
           r = CHIME_ENOMEM;
-        else
-          memcpy(cell->v, row[c], lens[c]), cell->v[lens[c]] = '\0';
+          break;
+        }
+        memcpy(cells[c].v, row[c], lens[c]);
+        cells[c].v[lens[c]] = '\0';
+        cells[c].len = lens[c];
       }
-      ret->nrows++;
     }
     if (r < 0)
-      chime__my_rows_free(ret);
+      chime__mysql_rows_free(ret);
   }
   mysql_free_result(res);
+  return r;
+}
+
+int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
+                            uint64_t *ret_affected) {
+  int r = run_text(b, ret, ret_affected);
+  chime__mysql_sqlbuf_free(b);
   return r;
 }

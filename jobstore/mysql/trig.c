@@ -2,14 +2,19 @@
  * mysql/trig.c: adding and replacing triggers in the MySQL store (with the
  * job in the same transaction, calendars resolved and the first fire
  * computed by chime__trigger_prepare, the state following paused groups,
- * paused jobs and blocked FORBID jobs), and calendars (stored in their
- * text form, chime__calendar_to_string; replacing one can recompute the
- * next fire of the triggers naming it, as Quartz's updateWithNewCalendar).
+ * paused jobs and blocked FORBID jobs).  Calendars are in calendar.c.
+ *
+ * Threads: any (tx.h); each op is one transaction of its own, holding the
+ * job's row and the trigger's (old) row.
  */
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
 #include "triggers/calendar.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,35 +35,37 @@ typedef struct job_facts {
   bool blocked; /* a fire of the FORBID job executes */
 } job_facts;
 
-/* Column numbers of Q_JOB_FOR_TRIGGER after the MY_JOB_COLS. */
-#define JF_BLOCKED 10
-#define JF_GROUP_PAUSED 11
+/* The columns of CHIME__Q_JOB_FOR_TRIGGER after the job's. */
+enum { COL_BLOCKED = CHIME__JOB_COL_COUNT, COL_GROUP_PAUSED, NCOLS };
 
 /* Loads (locked) the trigger's job with what job_facts needs: one round
  * trip.  *ret NULL when the job does not exist. */
-static int job_facts_load(my_tx *tx, const chime_trigger *t, chime_job **ret,
-                          job_facts *f) {
-  my_arg a[] = {chime__my_text(t->group), chime__my_text(t->group),
-                chime__my_text(t->group), chime__my_text(t->group),
-                chime__my_text(tx->s->sched), chime__my_text(t->job_group),
-                chime__my_text(t->job_name)};
-  my_rows rows;
+static int job_facts_load(chime__mysql_tx *tx, const chime_trigger *t,
+                          chime_job **ret, job_facts *f) {
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(t->group),     chime__mysql_arg_text(t->group),
+      chime__mysql_arg_text(t->group),     chime__mysql_arg_text(t->group),
+      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(t->job_group),
+      chime__mysql_arg_text(t->job_name)};
+  chime__mysql_rows rows;
   bool job_paused = false;
   *ret = NULL;
-  int r = chime__my_query(tx, Q_JOB_FOR_TRIGGER, NULL, a, 7, &rows);
+  int r = chime__mysql_query(tx, CHIME__Q_JOB_FOR_TRIGGER, a, 7, &rows);
   if (r == 0 && rows.nrows) {
-    r = chime__my_row_job(&rows, 0, ret, &job_paused);
-    f->blocked = chime__my_i(&rows, 0, JF_BLOCKED) != 0;
-    f->paused = job_paused || chime__my_i(&rows, 0, JF_GROUP_PAUSED) != 0;
+    assert(rows.nrows == 1 && rows.ncols == NCOLS);
+    r = chime__mysql_job_from_row(&rows, 0, ret, &job_paused);
+    f->blocked = chime__mysql_rows_int64(&rows, 0, COL_BLOCKED) != 0;
+    f->paused =
+        job_paused || chime__mysql_rows_int64(&rows, 0, COL_GROUP_PAUSED) != 0;
   } else if (r == 0) {
-    r = chime__my_group_paused(tx, t->group, &f->paused);
+    r = chime__mysql_group_paused(tx, t->group, &f->paused);
   }
-  chime__my_rows_free(&rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
 /* Stores the job of op, or checks that the trigger's job exists. */
-static int add_job(my_tx *tx, add_op *op, job_facts *f) {
+static int add_job(chime__mysql_tx *tx, add_op *op, job_facts *f) {
   chime_job *cur = NULL;
   int r = job_facts_load(tx, op->t, &cur, f);
   if (r < 0)
@@ -73,7 +80,7 @@ static int add_job(my_tx *tx, add_op *op, job_facts *f) {
   if (r == 0 && !(f->type = strdup(type)))
     r = CHIME_ENOMEM;
   if (r == 0 && op->job)
-    r = chime__my_job_write(tx, op->job, cur != NULL);
+    r = chime__mysql_job_write(tx, op->job, cur != NULL);
   chime_job_free(cur);
   return r;
 }
@@ -91,9 +98,9 @@ static chime_store_state start_state(const chime_trigger *t,
 
 /* Checks the key against an existing trigger; fills in a replacement's
  * job.  *ret_old is the existing trigger or NULL. */
-static int add_old(my_tx *tx, add_op *op, chime_trigger **ret_old) {
+static int add_old(chime__mysql_tx *tx, add_op *op, chime_trigger **ret_old) {
   chime_trigger *t = op->t;
-  int r = chime__my_trigger_load(tx, t->group, t->name, true, ret_old);
+  int r = chime__mysql_trigger_load(tx, t->group, t->name, true, ret_old);
   if (r < 0)
     return r;
   chime_trigger *old = *ret_old;
@@ -120,34 +127,39 @@ static int add_old(my_tx *tx, add_op *op, chime_trigger **ret_old) {
   return chime__store_check_trigger_add(NULL, t, op->errbuf, op->errbuf_len);
 }
 
-static int add_fn(my_tx *tx, void *arg) {
+static int add_fn(chime__mysql_tx *tx, void *arg) {
   add_op *op = arg;
   chime_trigger *t = op->t, *old = NULL;
   chime_calendar *cal = NULL;
   job_facts facts = {0};
-  my_arg a[MY_TRIGGER_INSERT_ARGS];
+  chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+  assert(t && t->group && t->name && !t->schedule.calendar);
+  assert(!op->replacing || !op->job); /* replace keeps the job */
   int r = add_old(tx, op, &old);
   if (r == 0)
     r = add_job(tx, op, &facts);
-  if (r == 0 && (r = chime__my_calendar_load(tx, t->calendar_name, false,
-                                             &cal)) == CHIME_ENOTFOUND)
+  assert(r < 0 || (facts.type && t->job_group && t->job_name));
+  if (r == 0 && (r = chime__mysql_calendar_load(tx, t->calendar_name, false,
+                                                &cal)) == CHIME_ENOTFOUND)
     chime__record_err(op->errbuf, op->errbuf_len, r, "no calendar named '%s'",
                       t->calendar_name);
   if (r == 0)
-    r = chime__trigger_prepare(t, cal, chime__my_now(&tx->s->base),
+    r = chime__trigger_prepare(t, cal, chime__mysql_now(&tx->s->base),
                                op->errbuf, op->errbuf_len);
   if (r == 0 && old)
-    r = chime__my_trigger_delete(tx, old->group, old->name, NULL, NULL, false);
+    r = chime__mysql_trigger_delete(tx, old->group, old->name, NULL, NULL,
+                                    false);
   if (r == 0) {
     t->store_state = start_state(t, &facts);
-    chime__my_trigger_args(tx->s, t, facts.type, a);
-    r = chime__my_exec(tx, Q_TRIG_INSERT, NULL, a, MY_TRIGGER_INSERT_ARGS,
-                       NULL, NULL);
+    chime__mysql_trigger_to_args(tx->s->sched, t, facts.type, a);
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
+                          CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
   }
   /* A replaced trigger's old job may be left without triggers. */
-  if (r == 0 && old && (strcmp(old->job_group, t->job_group) != 0 ||
-                        strcmp(old->job_name, t->job_name) != 0))
-    r = chime__my_job_gc(tx, old->job_group, old->job_name);
+  if (r == 0 && old &&
+      (strcmp(old->job_group, t->job_group) != 0 ||
+       strcmp(old->job_name, t->job_name) != 0))
+    r = chime__mysql_job_gc(tx, old->job_group, old->job_name);
   op->first = t->state.next_fire_ms;
   t->schedule.calendar = NULL;
   chime__calendar_unref(cal);
@@ -156,28 +168,31 @@ static int add_fn(my_tx *tx, void *arg) {
   return r;
 }
 
-int chime__my_trigger_add(chime_store *store, const chime_job *job,
-                          const chime_trigger *trigger, bool replace,
-                          int64_t *ret_first_fire_ms, char *errbuf,
-                          size_t errbuf_len) {
+int chime__mysql_trigger_add(chime_store *store, const chime_job *job,
+                             const chime_trigger *trigger, bool replace,
+                             int64_t *ret_first_fire_ms, char *errbuf,
+                             size_t errbuf_len) {
   int r = chime__store_check_trigger_add(job, trigger, errbuf, errbuf_len);
   if (r < 0)
     return r;
-  add_op op = {.job = job, .replace = replace, .errbuf = errbuf,
+  add_op op = {.job = job,
+               .replace = replace,
+               .errbuf = errbuf,
                .errbuf_len = errbuf_len};
   if (!(op.t = chime__trigger_copy(trigger)))
     return CHIME_ENOMEM;
-  r = chime__my_run((my_store *)store, add_fn, NULL, &op, errbuf, errbuf_len);
+  r = chime__mysql_tx_run(chime__mysql_store_of(store), add_fn, NULL, &op,
+                          errbuf, errbuf_len);
   chime_trigger_free(op.t);
   if (r == 0 && ret_first_fire_ms)
     *ret_first_fire_ms = op.first;
   return r;
 }
 
-int chime__my_trigger_replace(chime_store *store, const char *group,
-                              const char *name, const chime_trigger *trigger,
-                              int64_t *ret_first_fire_ms, char *errbuf,
-                              size_t errbuf_len) {
+int chime__mysql_trigger_replace(chime_store *store, const char *group,
+                                 const char *name, const chime_trigger *trigger,
+                                 int64_t *ret_first_fire_ms, char *errbuf,
+                                 size_t errbuf_len) {
   int r = chime__key_check(group, name);
   if (r < 0 || !trigger)
     return r < 0 ? r : CHIME_EINVAL;
@@ -189,8 +204,8 @@ int chime__my_trigger_replace(chime_store *store, const char *group,
   free(op.t->name);
   op.t->group = chime__dup_text(group, &ok);
   op.t->name = chime__dup_text(name, &ok);
-  r = ok ? chime__my_run((my_store *)store, add_fn, NULL, &op, errbuf,
-                         errbuf_len)
+  r = ok ? chime__mysql_tx_run(chime__mysql_store_of(store), add_fn, NULL, &op,
+                               errbuf, errbuf_len)
          : CHIME_ENOMEM;
   chime_trigger_free(op.t);
   if (r == 0 && ret_first_fire_ms)

@@ -4,15 +4,26 @@
  * connections, with a jittered back-off) and the database clock (the
  * offset between this node's wall clock and the server's).
  *
- * Locks: s->lock guards the pool and the jitter state; s->beat_lock
- * serialises the heartbeat connection.  When both are held, beat_lock is
- * taken first (run_on under beat_lock calls backoff, which takes lock);
- * neither is held across a wait for the other.
+ * Locks and threads (tx.h says it for the whole store):
+ *   - s->lock guards the pool (every conns[i].busy) and the jitter state;
+ *     it is held only for those few instructions, never across a round
+ *     trip or a sleep.  A thread waiting for a free connection waits on
+ *     s->freed, which releases s->lock.
+ *   - s->beat_lock serialises the heartbeat connection: it is held for a
+ *     whole chime__mysql_tx_run_beat, round trips and back-off included.
+ *   - Order: beat_lock, then lock (run_on under beat_lock calls backoff,
+ *     which takes lock).  Nothing takes beat_lock while holding lock.
+ *   - A connection taken from the pool belongs to the taking thread until
+ *     pool_put; run_on is the only code that uses it in between.
  */
-#include "core/clock.h"
-#include "jobstore/mysql/mysql.h"
+#include "jobstore/mysql/tx.h"
 
+#include "core/clock.h"
+#include "jobstore/mysql/conn.h"
+
+#include <assert.h>
 #include <errmsg.h>
+#include <errno.h>
 #include <mysqld_error.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,51 +36,56 @@
 /* Deadlocks and lock-wait timeouts: this many attempts. */
 #define MAX_LOCK_RETRIES 20
 
-void chime__my_log(my_store *s, chime_log_level level, const char *fmt, ...) {
-  if (!s->log || level > s->log_level)
-    return;
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  s->log(s->log_user_data, level, msg);
+void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
+                      const char *fmt, ...) {
+  assert(s && fmt);
+  if (s->log && level <= s->log_level) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->log(s->log_user_data, level, line);
+  }
 }
 
 /* The local clock as this node sees it (skewed in tests). */
-static int64_t local_ms(const my_store *s) {
+static int64_t local_ms(const chime__mysql_store *s) {
   return chime__wall_ms() + s->test_skew_ms;
 }
 
-int64_t chime__my_now(chime_store *store) {
-  my_store *s = (my_store *)store;
+int64_t chime__mysql_now(chime_store *store) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
   return local_ms(s) + atomic_load(&s->offset_ms);
 }
 
-int chime__my_clock_query(my_tx *tx, my_stmt_id id, const my_arg *args,
-                          size_t nargs, my_rows *ret) {
+int chime__mysql_clock_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                             const chime__mysql_arg *args, size_t nargs,
+                             chime__mysql_rows *ret) {
   int64_t before = local_ms(tx->s);
-  int r = chime__my_query(tx, id, NULL, args, nargs, ret);
+  int r = chime__mysql_query(tx, id, args, nargs, ret);
   int64_t after = local_ms(tx->s);
   if (r < 0)
     return r;
-  if (ret->nrows == 1 && chime__my_s(ret, 0, 0)) {
-    int64_t db = chime__my_i(ret, 0, 0);
+  assert(ret->nrows == 1 && ret->ncols >= 1); /* a SELECT without FROM */
+  if (!chime__mysql_rows_is_null(ret, 0, 0)) {
+    int64_t db = chime__mysql_rows_int64(ret, 0, 0);
     atomic_store(&tx->s->offset_ms, db - (before + (after - before) / 2));
   }
   return 0;
 }
 
-int chime__my_measure_clock(my_tx *tx) {
-  my_rows rows;
-  int r = chime__my_clock_query(tx, Q_DB_NOW, NULL, 0, &rows);
-  chime__my_rows_free(&rows);
+int chime__mysql_clock_measure(chime__mysql_tx *tx) {
+  chime__mysql_rows rows;
+  int r = chime__mysql_clock_query(tx, CHIME__Q_DB_NOW, NULL, 0, &rows);
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
 /* ------------------------------------------------------------------ pool */
 
-static my_conn *pool_get(my_store *s) {
+static chime__mysql_conn *pool_get(chime__mysql_store *s) {
+  assert(s->nconns > 0);
   pthread_mutex_lock(&s->lock);
   for (;;) {
     for (size_t i = 0; i < s->nconns; i++) {
@@ -83,8 +99,10 @@ static my_conn *pool_get(my_store *s) {
   }
 }
 
-static void pool_put(my_store *s, my_conn *c) {
+static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
+  assert(c >= s->conns && c < s->conns + s->nconns);
   pthread_mutex_lock(&s->lock);
+  assert(c->busy);
   c->busy = false;
   pthread_cond_signal(&s->freed);
   pthread_mutex_unlock(&s->lock);
@@ -100,7 +118,9 @@ static const char *const session_sql[] = {
  * ROLLBACK ends, one round trip fewer than START TRANSACTION. */
 static const char no_autocommit[] = "SET SESSION autocommit = 0";
 
-int chime__my_conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
+int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
+                           char *errbuf, size_t len) {
+  assert(s && c && !c->db);
   MYSQL *db = NULL;
   int r = chime__mysql_connect(s->url, CONNECT_TIMEOUT_S, &db, errbuf, len);
   if (r < 0)
@@ -109,8 +129,7 @@ int chime__my_conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
     if (mysql_real_query(db, session_sql[i],
                          (unsigned long)strlen(session_sql[i])) != 0) {
       if (errbuf && len)
-        snprintf(errbuf, len, "cannot set up the session: %s",
-                 mysql_error(db));
+        snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
       mysql_close(db);
       return CHIME_ESTORE;
     }
@@ -119,8 +138,8 @@ int chime__my_conn_open(my_store *s, my_conn *c, char *errbuf, size_t len) {
   snprintf(wait, sizeof wait, "SET SESSION innodb_lock_wait_timeout = %ld",
            s->lock_wait_s);
   if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
-      (!c->autocommit && mysql_real_query(db, no_autocommit,
-                                          sizeof no_autocommit - 1) != 0)) {
+      (!c->autocommit &&
+       mysql_real_query(db, no_autocommit, sizeof no_autocommit - 1) != 0)) {
     if (errbuf && len)
       snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
     mysql_close(db);
@@ -138,8 +157,9 @@ static bool lost(unsigned e) {
 }
 
 /* A jittered back-off: base * 2^attempt, capped, plus up to half again. */
-static int64_t backoff(my_store *s, unsigned attempt, int64_t base,
+static int64_t backoff(chime__mysql_store *s, unsigned attempt, int64_t base,
                        int64_t cap) {
+  assert(base > 0 && cap >= base);
   int64_t d = base;
   for (unsigned i = 0; i < attempt && d < cap; i++)
     d *= 2;
@@ -158,13 +178,14 @@ static int64_t backoff(my_store *s, unsigned attempt, int64_t base,
 /* One attempt: fn (autocommit is off: its first statement begins the
  * transaction), then COMMIT or ROLLBACK; just fn on the heartbeat
  * connection. */
-static int attempt(my_tx *tx, my_tx_fn fn, void *arg) {
+static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
+  assert(tx->c->db);
   tx->last_errno = 0;
   int r = fn(tx, arg);
   if (tx->c->autocommit)
     return r;
   if (r == 0)
-    r = chime__my_simple(tx, "COMMIT");
+    r = chime__mysql_exec_plain(tx, "COMMIT");
   if (r < 0 && tx->c->db) {
     unsigned e = tx->last_errno;
     (void)mysql_real_query(tx->c->db, "ROLLBACK", 8);
@@ -174,20 +195,27 @@ static int attempt(my_tx *tx, my_tx_fn fn, void *arg) {
 }
 
 /* Runs fn on connection c until it succeeds or fails for good (see
- * chime__my_run). */
-static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
-                  void *arg, char *errbuf, size_t errbuf_len) {
-  my_tx tx = {.s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
+ * chime__mysql_tx_run). */
+static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
+                  chime__mysql_tx_fn fn, chime__mysql_reset_fn reset, void *arg,
+                  char *errbuf, size_t errbuf_len) {
+  /* A pool connection is this thread's (busy); the heartbeat connection
+   * is used under beat_lock (held: trylock fails). */
+  assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
+                       : c->busy);
+  chime__mysql_tx tx = {
+      .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
   int64_t deadline = chime__mono_ms() + RECONNECT_BUDGET_MS;
   unsigned lock_tries = 0, conn_tries = 0;
   int r;
   for (;;) {
     if (!tx.c->db) {
       char why[256] = "";
-      r = chime__my_conn_open(s, tx.c, why, sizeof why);
+      r = chime__mysql_conn_open(s, tx.c, why, sizeof why);
       if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
         if (chime__mono_ms() >= deadline) {
-          chime__my_log(s, CHIME_LOG_ERROR, "giving up reconnecting: %s", why);
+          chime__mysql_log(s, CHIME_LOG_ERROR, "giving up reconnecting: %s",
+                           why);
           chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT, "%s", why);
           r = CHIME_ECONNECT;
           break;
@@ -199,7 +227,7 @@ static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
         chime__record_err(errbuf, errbuf_len, r, "%s", why);
         break;
       }
-      chime__my_log(s, CHIME_LOG_INFO, "reconnected to the database");
+      chime__mysql_log(s, CHIME_LOG_INFO, "reconnected to the database");
     }
     r = attempt(&tx, fn, arg);
     if (r == 0)
@@ -207,12 +235,14 @@ static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
     unsigned e = tx.last_errno;
     if (lost(e) || (tx.c->db && mysql_errno(tx.c->db) != 0 &&
                     lost(mysql_errno(tx.c->db)))) {
-      chime__my_log(s, CHIME_LOG_WARN, "lost the database connection "
-                                       "(error %u): reconnecting", e);
-      chime__my_conn_reset(tx.c, true);
+      chime__mysql_log(s, CHIME_LOG_WARN,
+                       "lost the database connection "
+                       "(error %u): reconnecting",
+                       e);
+      chime__mysql_conn_reset(tx.c, true);
     } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
                ++lock_tries < MAX_LOCK_RETRIES) {
-      chime__my_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u", e);
+      chime__mysql_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u", e);
       chime__sleep_ms(backoff(s, lock_tries, 2, 200));
     } else {
       break;
@@ -225,18 +255,22 @@ static int run_on(my_store *s, my_conn *c, my_tx_fn fn, my_reset_fn reset,
   return r;
 }
 
-int chime__my_run(my_store *s, my_tx_fn fn, my_reset_fn reset, void *arg,
-                  char *errbuf, size_t errbuf_len) {
-  my_conn *c = pool_get(s);
+int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                        chime__mysql_reset_fn reset, void *arg, char *errbuf,
+                        size_t errbuf_len) {
+  assert(s && fn);
+  chime__mysql_conn *c = pool_get(s);
+  assert(c->busy && !c->autocommit);
   int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len);
   pool_put(s, c);
   return r;
 }
 
-int chime__my_run_beat(my_store *s, my_tx_fn fn, void *arg) {
+int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                             void *arg) {
+  assert(s && fn && s->beat.autocommit);
   pthread_mutex_lock(&s->beat_lock);
   int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0);
   pthread_mutex_unlock(&s->beat_lock);
   return r;
 }
-

@@ -5,22 +5,13 @@
 #include "jobstore/mysql/url.h"
 
 #include "chime.h"
+#include "model/records.h"
 
-#include <stdarg.h>
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int url_error(char *errbuf, size_t errbuf_len, const char *fmt, ...) {
-  if (errbuf && errbuf_len > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errbuf_len, fmt, ap);
-    va_end(ap);
-  }
-  return CHIME_EURL;
-}
 
 static int hex_value(char c) {
   if (c >= '0' && c <= '9')
@@ -62,16 +53,26 @@ static char *decode(const char *s, size_t len, bool *ret_bad) {
   return out;
 }
 
-static int decode_part(const char *what, const char *s, size_t len,
-                       char **ret, char *errbuf, size_t errbuf_len) {
+static int decode_part(const char *what, const char *s, size_t len, char **ret,
+                       char *errbuf, size_t errbuf_len) {
   bool bad;
   *ret = decode(s, len, &bad);
   if (*ret)
     return 0;
   if (bad)
-    return url_error(errbuf, errbuf_len,
-                     "bad percent-escape in the %s of the store URL", what);
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "bad percent-escape in the %s of the store URL",
+                             what);
   return CHIME_ENOMEM;
+}
+
+/* decode_part for a part that must not be empty. */
+static int decode_name(const char *what, const char *s, size_t len, char **ret,
+                       char *errbuf, size_t errbuf_len) {
+  if (len == 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "store URL has an empty %s name", what);
+  return decode_part(what, s, len, ret, errbuf, errbuf_len);
 }
 
 static int parse_port(const char *s, size_t len, unsigned *ret_port) {
@@ -90,7 +91,7 @@ static int parse_port(const char *s, size_t len, unsigned *ret_port) {
 }
 
 /* Parses "k=v&k=v" into url->params. */
-static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
+static int parse_query(chime__mysql_url *url, const char *q, char *errbuf,
                        size_t errbuf_len) {
   while (*q) {
     const char *amp = strchr(q, '&');
@@ -98,15 +99,16 @@ static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
     const char *eq = memchr(q, '=', len);
     if (len > 0) {
       if (!eq || eq == q)
-        return url_error(errbuf, errbuf_len,
-                         "store URL parameter '%.*s' is not KEY=VALUE",
-                         (int)len, q);
-      if (url->nparams == CHIME_MYSQL_URL_MAX_PARAMS) {
-        url_error(errbuf, errbuf_len, "store URL has more than %d parameters",
-                  CHIME_MYSQL_URL_MAX_PARAMS);
+        return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                                 "store URL parameter '%.*s' is not KEY=VALUE",
+                                 (int)len, q);
+      if (url->nparams == CHIME__MYSQL_URL_MAX_PARAMS) {
+        chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                          "store URL has more than %d parameters",
+                          CHIME__MYSQL_URL_MAX_PARAMS);
         return CHIME_ELIMIT;
       }
-      chime_mysql_param *p = &url->params[url->nparams];
+      chime__mysql_param *p = &url->params[url->nparams];
       int r = decode_part("parameter name", q, (size_t)(eq - q), &p->key,
                           errbuf, errbuf_len);
       if (r < 0)
@@ -128,21 +130,21 @@ static int parse_query(chime_mysql_url *url, const char *q, char *errbuf,
 }
 
 /* Splits "host[:port]" or "[v6][:port]" into url->host and url->port. */
-static int parse_host(chime_mysql_url *url, const char *s, size_t len,
+static int parse_host(chime__mysql_url *url, const char *s, size_t len,
                       char *errbuf, size_t errbuf_len) {
   const char *host = s, *port = NULL;
   size_t host_len = len;
   if (len > 0 && s[0] == '[') {
     const char *close = memchr(s, ']', len);
     if (!close)
-      return url_error(errbuf, errbuf_len,
-                       "store URL has an unclosed '[' in its host");
+      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                               "store URL has an unclosed '[' in its host");
     host = s + 1;
     host_len = (size_t)(close - host);
     if (close + 1 < s + len) {
       if (close[1] != ':')
-        return url_error(errbuf, errbuf_len,
-                         "store URL has text after the IPv6 address");
+        return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                                 "store URL has text after the IPv6 address");
       port = close + 2;
     }
   } else {
@@ -153,31 +155,35 @@ static int parse_host(chime_mysql_url *url, const char *s, size_t len,
     }
   }
   if (host_len == 0)
-    return url_error(errbuf, errbuf_len, "store URL has no host");
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "store URL has no host");
   url->port = 3306;
   if (port && parse_port(port, (size_t)(s + len - port), &url->port) < 0)
-    return url_error(errbuf, errbuf_len,
-                     "store URL port '%.*s' is not a number from 1 to 65535",
-                     (int)(s + len - port), port);
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EURL,
+        "store URL port '%.*s' is not a number from 1 to 65535",
+        (int)(s + len - port), port);
   return decode_part("host", host, host_len, &url->host, errbuf, errbuf_len);
 }
 
-int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
+int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
                            char *errbuf, size_t errbuf_len) {
   static const char scheme[] = "mysql://";
   if (!text || !ret_url)
     return CHIME_EINVAL;
   size_t text_len = strlen(text);
-  if (text_len > CHIME_MYSQL_URL_MAX_LEN) {
-    url_error(errbuf, errbuf_len, "store URL is longer than %d bytes",
-              CHIME_MYSQL_URL_MAX_LEN);
+  if (text_len > CHIME__MYSQL_URL_MAX_LEN) {
+    chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                      "store URL is longer than %d bytes",
+                      CHIME__MYSQL_URL_MAX_LEN);
     return CHIME_ELIMIT;
   }
   if (strncmp(text, scheme, sizeof scheme - 1) != 0)
-    return url_error(errbuf, errbuf_len,
-                     "store URL must start with mysql:// (got '%.16s')", text);
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "store URL must start with mysql:// (got '%.16s')",
+                             text);
 
-  chime_mysql_url *url = calloc(1, sizeof *url);
+  chime__mysql_url *url = calloc(1, sizeof *url);
   if (!url)
     return CHIME_ENOMEM;
   const char *p = text + sizeof scheme - 1;
@@ -186,9 +192,9 @@ int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
   const char *at = NULL;
   int r;
   if (!slash || (query && query < slash)) {
-    r = url_error(errbuf, errbuf_len,
-                  "store URL has no database: expected "
-                  "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
+    r = chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                          "store URL has no database: expected "
+                          "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
     goto fail;
   }
   /* The user part ends at the last '@' before the path, so an unescaped
@@ -197,18 +203,14 @@ int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
     if (*c == '@')
       at = c;
   if (!at || at == p) {
-    r = url_error(errbuf, errbuf_len,
-                  "store URL has no user: expected "
-                  "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
+    r = chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                          "store URL has no user: expected "
+                          "mysql://USER:PASSWORD@HOST:PORT/DATABASE");
     goto fail;
   }
   const char *colon = memchr(p, ':', (size_t)(at - p));
   size_t user_len = colon ? (size_t)(colon - p) : (size_t)(at - p);
-  if (user_len == 0) {
-    r = url_error(errbuf, errbuf_len, "store URL has an empty user name");
-    goto fail;
-  }
-  r = decode_part("user", p, user_len, &url->user, errbuf, errbuf_len);
+  r = decode_name("user", p, user_len, &url->user, errbuf, errbuf_len);
   if (r < 0)
     goto fail;
   if (colon)
@@ -223,11 +225,7 @@ int chime__mysql_url_parse(const char *text, chime_mysql_url **ret_url,
     goto fail;
   const char *db = slash + 1;
   size_t db_len = query ? (size_t)(query - db) : strlen(db);
-  if (db_len == 0) {
-    r = url_error(errbuf, errbuf_len, "store URL has an empty database name");
-    goto fail;
-  }
-  r = decode_part("database", db, db_len, &url->database, errbuf, errbuf_len);
+  r = decode_name("database", db, db_len, &url->database, errbuf, errbuf_len);
   if (r < 0)
     goto fail;
   if (query) {
@@ -247,7 +245,7 @@ fail:
   return r;
 }
 
-const char *chime__mysql_url_param(const chime_mysql_url *url,
+const char *chime__mysql_url_param(const chime__mysql_url *url,
                                    const char *key) {
   for (size_t i = 0; i < url->nparams; i++)
     if (strcmp(url->params[i].key, key) == 0)
@@ -255,17 +253,17 @@ const char *chime__mysql_url_param(const chime_mysql_url *url,
   return NULL;
 }
 
-void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
+void chime__mysql_url_redacted(const chime__mysql_url *url, char *buf,
                                size_t buf_len) {
   if (!buf || buf_len == 0)
     return;
   snprintf(buf, buf_len, "mysql://%s%s@%s%s%s:%u/%s", url->user,
-           url->password[0] ? ":***" : "",
-           strchr(url->host, ':') ? "[" : "", url->host,
-           strchr(url->host, ':') ? "]" : "", url->port, url->database);
+           url->password[0] ? ":***" : "", strchr(url->host, ':') ? "[" : "",
+           url->host, strchr(url->host, ':') ? "]" : "", url->port,
+           url->database);
 }
 
-void chime__mysql_url_free(chime_mysql_url *url) {
+void chime__mysql_url_free(chime__mysql_url *url) {
   if (!url)
     return;
   free(url->user);
@@ -278,4 +276,78 @@ void chime__mysql_url_free(chime_mysql_url *url) {
     free(url->params[i].value);
   }
   free(url);
+}
+
+int chime__mysql_url_prefix(const chime__mysql_url *url, char *buf, size_t len,
+                            char *errbuf, size_t errbuf_len) {
+  assert(url && buf && len > CHIME__MYSQL_PREFIX_MAX);
+  const char *p = chime__mysql_url_param(url, "prefix");
+  if (!p)
+    p = "chime_";
+  size_t n = strlen(p);
+  if (n > CHIME__MYSQL_PREFIX_MAX)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                             "table prefix longer than %d bytes",
+                             CHIME__MYSQL_PREFIX_MAX);
+  for (size_t i = 0; i < n; i++) {
+    char c = p[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                               "table prefix '%s': only letters, digits and "
+                               "'_' are allowed",
+                               p);
+  }
+  memcpy(buf, p, n + 1);
+  return 0;
+}
+
+/* Appends the percent-encoded s at o; returns the end. */
+static char *put_encoded(char *o, const char *s) {
+  static const char hex[] = "0123456789ABCDEF";
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                 (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
+                 ch == '.' || ch == '~';
+    if (plain) {
+      *o++ = (char)ch;
+    } else {
+      *o++ = '%';
+      *o++ = hex[ch >> 4];
+      *o++ = hex[ch & 15];
+    }
+  }
+  return o;
+}
+
+int chime__mysql_url_with_password(const char *text, const char *password,
+                                   char **ret_text) {
+  static const char scheme[] = "mysql://";
+  assert(text && ret_text);
+  if (strncmp(text, scheme, sizeof scheme - 1) != 0)
+    return CHIME_EURL;
+  const char *rest = text + sizeof scheme - 1;
+  const char *slash = strchr(rest, '/');
+  const char *end = slash ? slash : rest + strlen(rest);
+  /* As the parser reads it: the user part ends at the last '@' before the
+   * path, so an unescaped '@' in a password in the URL still works. */
+  const char *at = NULL;
+  for (const char *p = rest; p < end; p++)
+    if (*p == '@')
+      at = p;
+  size_t len = strlen(text) + (password ? 3 * strlen(password) : 0) + 2;
+  char *out = malloc(len);
+  if (!out)
+    return CHIME_ENOMEM;
+  if (!password || !at) {
+    memcpy(out, text, strlen(text) + 1);
+  } else {
+    size_t ulen = strcspn(rest, ":@");
+    char *o = out + snprintf(out, len, "%s%.*s:", scheme, (int)ulen, rest);
+    o = put_encoded(o, password);
+    memcpy(o, at, strlen(at) + 1);
+  }
+  *ret_text = out;
+  return 0;
 }

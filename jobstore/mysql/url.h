@@ -13,15 +13,15 @@
 
 #include <stddef.h>
 
-#define CHIME_MYSQL_URL_MAX_LEN 2048
-#define CHIME_MYSQL_URL_MAX_PARAMS 32
+#define CHIME__MYSQL_URL_MAX_LEN 2048
+#define CHIME__MYSQL_URL_MAX_PARAMS 32
 
-typedef struct chime_mysql_param {
+typedef struct chime__mysql_param {
   char *key;
   char *value;
-} chime_mysql_param;
+} chime__mysql_param;
 
-typedef struct chime_mysql_url {
+typedef struct chime__mysql_url {
   char *user;
   char *password; /* "" when the URL has none */
   char *host;
@@ -29,8 +29,8 @@ typedef struct chime_mysql_url {
   char *database;
   char *socket; /* NULL unless ?socket=PATH */
   size_t nparams;
-  chime_mysql_param params[CHIME_MYSQL_URL_MAX_PARAMS];
-} chime_mysql_url;
+  chime__mysql_param params[CHIME__MYSQL_URL_MAX_PARAMS];
+} chime__mysql_url;
 
 /*
  * chime__mysql_url_parse: parses a store URL.
@@ -38,19 +38,42 @@ typedef struct chime_mysql_url {
  * too many parameters); CHIME_ENOMEM.
  * Ownership: *ret_url is the caller's, freed with chime__mysql_url_free().
  */
-int chime__mysql_url_parse(const char *url, chime_mysql_url **ret_url,
+int chime__mysql_url_parse(const char *url, chime__mysql_url **ret_url,
                            char *errbuf, size_t errbuf_len);
 
 /* The value of query parameter key, or NULL.  Borrowed from url. */
-const char *chime__mysql_url_param(const chime_mysql_url *url, const char *key);
+const char *chime__mysql_url_param(const chime__mysql_url *url,
+                                   const char *key);
 
 /*
  * chime__mysql_url_redacted: the URL with its password replaced by "***",
  * for messages.  Writes at most buf_len bytes, always NUL-terminated.
  */
-void chime__mysql_url_redacted(const chime_mysql_url *url, char *buf,
+void chime__mysql_url_redacted(const chime__mysql_url *url, char *buf,
                                size_t buf_len);
 
-void chime__mysql_url_free(chime_mysql_url *url);
+void chime__mysql_url_free(chime__mysql_url *url);
+
+/*
+ * chime__mysql_url_with_password: the URL text with its password replaced
+ * by password (percent-encoded; NULL, or a URL without USER@: the text
+ * unchanged).  Nothing else is checked: the parser does that.
+ * Returns: 0; CHIME_EURL (not mysql://); CHIME_ENOMEM.
+ * Ownership: *ret_text is the caller's, freed with free().
+ */
+int chime__mysql_url_with_password(const char *text, const char *password,
+                                   char **ret_text);
+
+/* The longest table prefix (URL parameter prefix). */
+#define CHIME__MYSQL_PREFIX_MAX 32
+
+/*
+ * chime__mysql_url_prefix: the table prefix the URL names ("chime_" unless
+ * ?prefix=) into buf (len > CHIME__MYSQL_PREFIX_MAX bytes).
+ * Returns: 0; CHIME_EURL (too long, or not only letters, digits and '_'),
+ * errbuf saying why.
+ */
+int chime__mysql_url_prefix(const chime__mysql_url *url, char *buf, size_t len,
+                            char *errbuf, size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_URL_H */

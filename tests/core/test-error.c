@@ -71,8 +71,10 @@ static void test_error_free_accepts_null(void) {
 }
 
 static CU_TestInfo error_tests[] = {
-    {"codes are negative and distinct", test_error_codes_are_negative_and_distinct},
-    {"every code has a name and a sentence", test_error_every_code_has_name_and_sentence},
+    {"codes are negative and distinct",
+     test_error_codes_are_negative_and_distinct},
+    {"every code has a name and a sentence",
+     test_error_every_code_has_name_and_sentence},
     {"published numbers are stable", test_error_numbers_are_stable},
     {"unknown code and success", test_error_unknown_and_success},
     {"version matches the header", test_error_version_matches_header},

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static chime_mysql_url *test_url(void) {
-  chime_mysql_url *u = NULL;
+static chime__mysql_url *test_url(void) {
+  chime__mysql_url *u = NULL;
   const char *text = chime_test_mysql_url();
   if (text)
     CU_ASSERT_EQUAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
@@ -33,11 +33,13 @@ static void test_mysql_conn_round_trip(void) {
   MYSQL *db = chime_test_mysql_open();
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   CU_ASSERT_EQUAL_FATAL(
-      mysql_query(db, "CREATE TEMPORARY TABLE t (k INT PRIMARY KEY, v VARCHAR(32)) "
-                      "CHARACTER SET utf8mb4"),
+      mysql_query(db,
+                  "CREATE TEMPORARY TABLE t (k INT PRIMARY KEY, v VARCHAR(32)) "
+                  "CHARACTER SET utf8mb4"),
       0);
   CU_ASSERT_EQUAL(mysql_query(db, "INSERT INTO t VALUES (1, 'zürich ☃')"), 0);
-  CU_ASSERT_EQUAL_FATAL(mysql_query(db, "SELECT v, 40 + 2 FROM t WHERE k = 1"), 0);
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, "SELECT v, 40 + 2 FROM t WHERE k = 1"),
+                        0);
   MYSQL_RES *res = mysql_store_result(db);
   CU_ASSERT_PTR_NOT_NULL_FATAL(res);
   MYSQL_ROW row = mysql_fetch_row(res);
@@ -49,13 +51,14 @@ static void test_mysql_conn_round_trip(void) {
 }
 
 static void test_mysql_conn_wrong_password(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   free(u->password);
   u->password = strdup("definitely-not-the-password");
   MYSQL *db = NULL;
   char err[512] = "";
-  CU_ASSERT_EQUAL(chime__mysql_connect(u, 5, &db, err, sizeof err), CHIME_EAUTH);
+  CU_ASSERT_EQUAL(chime__mysql_connect(u, 5, &db, err, sizeof err),
+                  CHIME_EAUTH);
   CU_ASSERT_PTR_NULL(db);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "Access denied"));
   CU_ASSERT_PTR_NULL(strstr(err, "definitely-not")); /* never print secrets */
@@ -63,7 +66,7 @@ static void test_mysql_conn_wrong_password(void) {
 }
 
 static void test_mysql_conn_unknown_database(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   free(u->database);
   u->database = strdup("chime_no_such_db");
@@ -77,12 +80,13 @@ static void test_mysql_conn_unknown_database(void) {
 }
 
 static void test_mysql_conn_server_not_there(void) {
-  chime_mysql_url *u = test_url();
+  chime__mysql_url *u = test_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(u);
   u->port = 1; /* nothing listens on tcpmux */
   MYSQL *db = NULL;
   char err[512] = "";
-  CU_ASSERT_EQUAL(chime__mysql_connect(u, 2, &db, err, sizeof err), CHIME_ECONNECT);
+  CU_ASSERT_EQUAL(chime__mysql_connect(u, 2, &db, err, sizeof err),
+                  CHIME_ECONNECT);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "127.0.0.1:1/"));
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "Can't connect"));
   chime__mysql_url_free(u);
@@ -93,7 +97,8 @@ static CU_TestInfo conn_tests[] = {
     {"round trip with utf8mb4 text", test_mysql_conn_round_trip},
     {"wrong password gives CHIME_EAUTH", test_mysql_conn_wrong_password},
     {"unknown database gives a clear error", test_mysql_conn_unknown_database},
-    {"unreachable server gives CHIME_ECONNECT", test_mysql_conn_server_not_there},
+    {"unreachable server gives CHIME_ECONNECT",
+     test_mysql_conn_server_not_there},
     CU_TEST_INFO_NULL,
 };
 

@@ -11,6 +11,9 @@
  */
 #include "chime.h"
 #include "harness.h"
+#include "jobstore/mysql/admin.h"
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/result.h"
 #include "jobstore/mysql/url.h"
 #include "model/records.h"
 #include "jobstore/store.h"
@@ -29,7 +32,7 @@
 static const char *url_for(const char *db, const char *password,
                            const char *params) {
   static char buf[1024];
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   const char *text = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
@@ -552,6 +555,77 @@ static void test_mysql_store_retries_lock_wait(void) {
   mysql_close(db);
 }
 
+/* The position of column name in a "a, b, c" list, or -1. */
+static int column_at(const char *list, const char *name) {
+  int pos = 0;
+  size_t n = strlen(name);
+  for (const char *p = list; *p; pos++) {
+    if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+      return pos;
+    const char *comma = strstr(p, ", ");
+    if (!comma)
+      break;
+    p = comma + 2;
+  }
+  return -1;
+}
+
+/* The column lists' SQL text and their positions come from one X-macro
+ * each: every position names the column the text has there. */
+static void test_mysql_store_column_lists(void) {
+  /* (The lists cannot expand inside their own X-macro.) */
+  static const char tcols[] = CHIME__MYSQL_TRIGGER_COLS_SQL;
+  static const char jcols[] = CHIME__MYSQL_JOB_COLS_SQL;
+  static const char fcols[] = CHIME__MYSQL_FIRED_COLS_SQL;
+#define CHECK(list, pos, name) CU_ASSERT_EQUAL(column_at(list, name), pos)
+#define T_CHECK(id, name) CHECK(tcols, CHIME__TRIG_COL_##id, #name);
+#define J_CHECK(id, name) CHECK(jcols, CHIME__JOB_COL_##id, #name);
+#define F_CHECK(id, name) CHECK(fcols, CHIME__FIRED_COL_##id, #name);
+  CHIME__MYSQL_TRIGGER_COLUMNS(T_CHECK, T_CHECK)
+  CHIME__MYSQL_JOB_COLUMNS(J_CHECK, J_CHECK)
+  CHIME__MYSQL_FIRED_COLUMNS(F_CHECK, F_CHECK)
+#undef F_CHECK
+#undef J_CHECK
+#undef T_CHECK
+#undef CHECK
+  CU_ASSERT_EQUAL(column_at(CHIME__MYSQL_TRIGGER_COLS_SQL, "job_type"),
+                  CHIME__TRIG_COL_COUNT - 1);
+  size_t marks = 0;
+  for (const char *p = CHIME__MYSQL_TRIGGER_PARAMS_SQL; *p; p++)
+    marks += *p == '?';
+  CU_ASSERT_EQUAL(marks, CHIME__TRIG_COL_COUNT);
+  CU_ASSERT_EQUAL(column_at(CHIME__MYSQL_TRIGGER_COLS_T_SQL, "t.state"),
+                  CHIME__TRIG_COL_STATE);
+}
+
+/* Typed cells: NULL is told apart from 0, positions are checked. */
+static void test_mysql_store_typed_rows(void) {
+  chime__mysql_cell cells[] = {{.v = "42", .len = 2},
+                               {.v = NULL, .len = 0},
+                               {.v = "-9223372036854775808", .len = 20},
+                               {.v = "text", .len = 4}};
+  chime__mysql_rows rows = {.nrows = 2, .ncols = 2, .cells = cells};
+  CU_ASSERT_EQUAL(chime__mysql_rows_int64(&rows, 0, 0), 42);
+  CU_ASSERT_TRUE(chime__mysql_rows_is_null(&rows, 0, 1));
+  CU_ASSERT_PTR_NULL(chime__mysql_rows_text(&rows, 0, 1));
+  CU_ASSERT_EQUAL(chime__mysql_rows_len(&rows, 0, 1), 0);
+  CU_ASSERT_EQUAL(chime__mysql_rows_int64(&rows, 1, 0), INT64_MIN);
+  CU_ASSERT_STRING_EQUAL(chime__mysql_rows_text(&rows, 1, 1), "text");
+  CU_ASSERT_EQUAL(chime__mysql_rows_len(&rows, 1, 1), 4);
+  CU_ASSERT_FALSE(chime__mysql_rows_is_null(&rows, 1, 1));
+}
+
+/* chimectl judges nodes by the store's lease rule: the factor of
+ * jobstore/store.h, no grace. */
+static void test_mysql_store_admin_lease_rule(void) {
+  char want[256];
+  snprintf(want, sizeof want,
+           "((n.last_checkin_ms + n.checkin_interval_ms * %d) >= "
+           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))",
+           (int)CHIME__LEASE_FACTOR);
+  CU_ASSERT_STRING_EQUAL(chime__mysql_admin_node_live_sql(), want);
+}
+
 static CU_TestInfo tests[] = {
     {"schema created on first open, then reused",
      test_mysql_store_schema_created_then_reused},
@@ -566,6 +640,10 @@ static CU_TestInfo tests[] = {
     {"a dead node's fires are recovered, failed or released",
      test_mysql_store_recovers_dead_node},
     {"a lock-wait timeout is retried", test_mysql_store_retries_lock_wait},
+    {"column lists and positions agree", test_mysql_store_column_lists},
+    {"typed row accessors", test_mysql_store_typed_rows},
+    {"chimectl's liveness rule is the store's",
+     test_mysql_store_admin_lease_rule},
     CU_TEST_INFO_NULL,
 };
 

@@ -6,14 +6,16 @@
 #include "harness.h"
 #include "jobstore/mysql/url.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_mysql_url_full(void) {
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   char err[256];
-  int r = chime__mysql_url_parse(
-      "mysql://chime:s%40cret@127.0.0.1:13306/chime_test?table_prefix=x_&socket=/tmp/s",
-      &u, err, sizeof err);
+  int r = chime__mysql_url_parse("mysql://chime:s%40cret@127.0.0.1:13306/"
+                                 "chime_test?table_prefix=x_&socket=/tmp/s",
+                                 &u, err, sizeof err);
   CU_ASSERT_EQUAL_FATAL(r, 0);
   CU_ASSERT_STRING_EQUAL(u->user, "chime");
   CU_ASSERT_STRING_EQUAL(u->password, "s@cret");
@@ -31,13 +33,15 @@ static void test_mysql_url_full(void) {
 }
 
 static void test_mysql_url_defaults_and_ipv6(void) {
-  chime_mysql_url *u = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
+  chime__mysql_url *u = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse("mysql://root@db/app", &u, NULL, 0), 0);
   CU_ASSERT_EQUAL(u->port, 3306);
   CU_ASSERT_STRING_EQUAL(u->password, "");
   CU_ASSERT_PTR_NULL(u->socket);
   chime__mysql_url_free(u);
-  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://a:b@[::1]:3307/d", &u, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse("mysql://a:b@[::1]:3307/d", &u, NULL, 0), 0);
   CU_ASSERT_STRING_EQUAL(u->host, "::1");
   CU_ASSERT_EQUAL(u->port, 3307);
   chime__mysql_url_free(u);
@@ -67,7 +71,7 @@ static const struct {
 
 static void test_mysql_url_rejects_malformed(void) {
   for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
-    chime_mysql_url *u = NULL;
+    chime__mysql_url *u = NULL;
     char err[256] = "";
     int r = chime__mysql_url_parse(bad_urls[i].url, &u, err, sizeof err);
     if (r != bad_urls[i].code || !strstr(err, bad_urls[i].says))
@@ -80,20 +84,92 @@ static void test_mysql_url_rejects_malformed(void) {
 }
 
 static void test_mysql_url_limits(void) {
-  char big[CHIME_MYSQL_URL_MAX_LEN + 64];
+  char big[CHIME__MYSQL_URL_MAX_LEN + 64];
   memset(big, 'a', sizeof big);
   memcpy(big, "mysql://u@h/", 12);
   big[sizeof big - 1] = '\0';
-  chime_mysql_url *u = NULL;
+  chime__mysql_url *u = NULL;
   CU_ASSERT_EQUAL(chime__mysql_url_parse(big, &u, NULL, 0), CHIME_ELIMIT);
   CU_ASSERT_EQUAL(chime__mysql_url_parse(NULL, &u, NULL, 0), CHIME_EINVAL);
+}
+
+/* chimectl puts the password of --password-file into the URL: encoded, and
+ * where the parser looks for it (the user part ends at the last '@'). */
+static void test_mysql_url_with_password(void) {
+  static const struct {
+    int line;
+    const char *url, *password, *want;
+  } rows[] = {
+      {__LINE__, "mysql://u:old@h/db", "n@w p", "mysql://u:n%40w%20p@h/db"},
+      {__LINE__, "mysql://u@h:1/db?x=1", "pw", "mysql://u:pw@h:1/db?x=1"},
+      {__LINE__, "mysql://u:p@ss@h/db", "x", "mysql://u:x@h/db"},
+      {__LINE__, "mysql://u:p@h/db", NULL, "mysql://u:p@h/db"},
+      {__LINE__, "mysql://h/db", "pw", "mysql://h/db"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char *out = NULL;
+    int r = chime__mysql_url_with_password(rows[i].url, rows[i].password, &out);
+    if (r != 0 || !out || strcmp(out, rows[i].want) != 0)
+      fprintf(stderr, "row at line %d: %d '%s'\n", rows[i].line, r,
+              out ? out : "(null)");
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_STRING_EQUAL(out, rows[i].want);
+    free(out);
+  }
+  chime__mysql_url *u = NULL;
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_with_password("mysql://u@h/db", "a:b@c%d", &out), 0);
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(out, &u, NULL, 0), 0);
+  CU_ASSERT_STRING_EQUAL(u->password, "a:b@c%d");
+  chime__mysql_url_free(u);
+  free(out);
+  CU_ASSERT_EQUAL(
+      chime__mysql_url_with_password("postgres://u@h/db", "x", &out),
+      CHIME_EURL);
+}
+
+static void test_mysql_url_prefix(void) {
+  static const struct {
+    int line;
+    const char *url;
+    int code;
+    const char *want; /* the prefix, or a part of the message */
+  } rows[] = {
+      {__LINE__, "mysql://u@h/db", 0, "chime_"},
+      {__LINE__, "mysql://u@h/db?prefix=Ab_9", 0, "Ab_9"},
+      {__LINE__, "mysql://u@h/db?prefix=", 0, ""},
+      {__LINE__, "mysql://u@h/db?prefix=a-b", CHIME_EURL, "only letters"},
+      {__LINE__, "mysql://u@h/db?prefix=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+       CHIME_EURL, "longer than 32"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    chime__mysql_url *u = NULL;
+    char prefix[CHIME__MYSQL_PREFIX_MAX + 1] = "", err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(rows[i].url, &u, NULL, 0), 0);
+    int r = chime__mysql_url_prefix(u, prefix, sizeof prefix, err, sizeof err);
+    const char *got = r == 0 ? prefix : err;
+    if (r != rows[i].code || !strstr(got, rows[i].want))
+      fprintf(stderr, "row at line %d: %d '%s'\n", rows[i].line, r, got);
+    CU_ASSERT_EQUAL(r, rows[i].code);
+    if (r == 0) {
+      CU_ASSERT_STRING_EQUAL(prefix, rows[i].want);
+    } else {
+      CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].want));
+    }
+    chime__mysql_url_free(u);
+  }
 }
 
 static CU_TestInfo url_tests[] = {
     {"full URL with escapes and parameters", test_mysql_url_full},
     {"defaults and IPv6", test_mysql_url_defaults_and_ipv6},
-    {"malformed URLs are refused with a reason", test_mysql_url_rejects_malformed},
+    {"malformed URLs are refused with a reason",
+     test_mysql_url_rejects_malformed},
     {"limits", test_mysql_url_limits},
+    {"a password put into a URL", test_mysql_url_with_password},
+    {"the table prefix", test_mysql_url_prefix},
     CU_TEST_INFO_NULL,
 };
 

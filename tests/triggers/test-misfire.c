@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define ROW_ASSERT(cond, line)                                                 \
-  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",      \
+  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",       \
                           CU_FALSE)
 
 #define S INT64_C(1000)
@@ -67,14 +67,14 @@ static void test_misfire_simple_every_instruction(void) {
     int32_t repeat_after;
   } rows[] = {
       /* IGNORE: nothing changes; the missed fires happen at once. */
-      {__LINE__, 10, CHIME_MISFIRE_IGNORE, 0, CHIME_END_NONE, T0 + 2 * M, 2,
-       T0, 10},
+      {__LINE__, 10, CHIME_MISFIRE_IGNORE, 0, CHIME_END_NONE, T0 + 2 * M, 2, T0,
+       10},
       /* SMART with a repeat count: RESCHEDULE_NOW_EXISTING_COUNT. */
       {__LINE__, 10, CHIME_MISFIRE_SMART, 0, CHIME_END_NONE, -1, 0, -1, 8},
       /* SMART repeating forever: RESCHEDULE_NEXT_REMAINING_COUNT, the four
        * missed fires counted as triggered. */
-      {__LINE__, inf, CHIME_MISFIRE_SMART, 0, CHIME_END_NONE, T0 + 6 * M, 6,
-       T0, inf},
+      {__LINE__, inf, CHIME_MISFIRE_SMART, 0, CHIME_END_NONE, T0 + 6 * M, 6, T0,
+       inf},
       /* FIRE_NOW with a repeat count: RESCHEDULE_NOW_REMAINING_COUNT,
        * 10 - (2 fired + 3 whole intervals missed) = 5 left. */
       {__LINE__, 10, CHIME_MISFIRE_FIRE_NOW, 0, CHIME_END_NONE, -1, 0, -1, 5},
@@ -160,8 +160,8 @@ static void test_misfire_simple_next_with_calendar(void) {
   const int64_t fri22 = INT64_C(1704492000000), mon00 = INT64_C(1704672000000);
   const int64_t sat10 = INT64_C(1704535200000);
   chime_calendar *weekend = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL, CHIME__CALENDAR_WEEKEND,
-                                                   &weekend, NULL, 0),
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(
+                            NULL, CHIME__CALENDAR_WEEKEND, &weekend, NULL, 0),
                         0);
   chime_schedule s = simple(CHIME_REPEAT_INDEFINITELY,
                             CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT);
@@ -196,9 +196,8 @@ static void test_misfire_simple_next_with_calendar(void) {
 
 static void test_misfire_cron_every_instruction(void) {
   chime_cron *c = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_cron_from_string("0 0 12 * * ?", &c, NULL,
-                                               NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_cron_from_string("0 0 12 * * ?", &c, NULL, NULL, 0), 0);
   chime_schedule s;
   memset(&s, 0, sizeof s);
   s.kind = CHIME_TRIGGER_CRON;
@@ -263,8 +262,8 @@ static void test_misfire_calint_every_instruction(void) {
   CU_ASSERT_EQUAL_FATAL(chime_zone_get("UTC", &s.zone), 0);
   s.u.calint.interval = 1;
   s.u.calint.unit = CHIME_UNIT_DAY;
-  const chime_fire_state before = state(JAN02_09, JAN02_09 - 24 * H, 1,
-                                        s.start_ms, 0);
+  const chime_fire_state before =
+      state(JAN02_09, JAN02_09 - 24 * H, 1, s.start_ms, 0);
   static const struct {
     int line;
     chime_misfire m;
@@ -313,8 +312,8 @@ static void test_misfire_daily_every_instruction(void) {
   s.u.daily.interval = 1;
   s.u.daily.unit = CHIME_UNIT_HOUR;
   s.u.daily.repeat_count = CHIME_REPEAT_INDEFINITELY;
-  const chime_fire_state before = state(FRI_09, CHIME_NO_FIRE, 0, s.start_ms,
-                                        0);
+  const chime_fire_state before =
+      state(FRI_09, CHIME_NO_FIRE, 0, s.start_ms, 0);
   static const struct {
     int line;
     chime_misfire m;
@@ -362,13 +361,17 @@ static void test_misfire_valid_per_kind(void) {
       {__LINE__, CHIME_MISFIRE_IGNORE, {true, true, true, true}},
       {__LINE__, CHIME_MISFIRE_FIRE_NOW, {true, true, true, true}},
       {__LINE__, CHIME_MISFIRE_DO_NOTHING, {false, true, true, true}},
-      {__LINE__, CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT,
+      {__LINE__,
+       CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT,
        {true, false, false, false}},
-      {__LINE__, CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT,
+      {__LINE__,
+       CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT,
        {true, false, false, false}},
-      {__LINE__, CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT,
+      {__LINE__,
+       CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT,
        {true, false, false, false}},
-      {__LINE__, CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT,
+      {__LINE__,
+       CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT,
        {true, false, false, false}},
       {__LINE__, (chime_misfire)8, {false, false, false, false}},
       {__LINE__, (chime_misfire)-1, {false, false, false, false}},
@@ -378,8 +381,8 @@ static void test_misfire_valid_per_kind(void) {
       ROW_ASSERT(chime__misfire_valid((chime_trigger_kind)(k + 1), rows[i].m) ==
                      rows[i].ok[k],
                  rows[i].line);
-  CU_ASSERT_FALSE(chime__misfire_valid((chime_trigger_kind)0,
-                                       CHIME_MISFIRE_SMART));
+  CU_ASSERT_FALSE(
+      chime__misfire_valid((chime_trigger_kind)0, CHIME_MISFIRE_SMART));
   /* apply refuses a schedule whose instruction its kind does not accept. */
   chime_schedule s = simple(3, CHIME_MISFIRE_DO_NOTHING);
   chime_fire_state st = state(T0, CHIME_NO_FIRE, 0, T0, 3);

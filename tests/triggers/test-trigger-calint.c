@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define ROW_ASSERT(cond, line)                                                 \
-  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",      \
+  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",       \
                           CU_FALSE)
 
 static chime_schedule calint(const char *zname, int64_t start, int32_t n,
@@ -65,8 +65,8 @@ static void test_trigger_calint_ny_spring_daily(void) {
   /* Without preserve: Mar 9 02:30 EST + 1 day = Mar 10 02:30 - (-5h) =
    * 07:30Z, where the offset is -4h; corrected by -1h: 06:30Z = 01:30 EST,
    * still Mar 10, so kept.  Later steps start from 01:30 and keep it. */
-  chime_schedule s = calint("America/New_York", NY_MAR08_0230, 1,
-                            CHIME_UNIT_DAY);
+  chime_schedule s =
+      calint("America/New_York", NY_MAR08_0230, 1, CHIME_UNIT_DAY);
   const int64_t plain[] = {NY_MAR08_0230, NY_MAR09_0230, UTC_MAR10_0630,
                            UTC_MAR11_0530, UTC_MAR12_0530};
   expect_fires(&s, plain, 5, __LINE__);
@@ -92,17 +92,16 @@ static void test_trigger_calint_long_day_interval_leaps(void) {
   /* 38 days after the start Quartz leaps 30 days (80 %) in one add, which
    * lands on Apr 7 02:30 EDT, then steps: the hour lost on Mar 10 (see
    * above) comes back, as in Quartz. */
-  chime_schedule s = calint("America/New_York", NY_MAR08_0230, 1,
-                            CHIME_UNIT_DAY);
+  chime_schedule s =
+      calint("America/New_York", NY_MAR08_0230, 1, CHIME_UNIT_DAY);
   int64_t t;
   CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, UTC_APR15_1200, &t), 0);
   CU_ASSERT_EQUAL(t, NY_APR16_0230);
   /* Daily from 2020-01-01 09:00 London: a leap over 54 DST changes still
    * lands on 09:00 BST on 2024-07-02. */
   s = calint("Europe/London", INT64_C(1577869200000), 1, CHIME_UNIT_DAY);
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, INT64_C(1719835200000),
-                                            &t),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, INT64_C(1719835200000), &t), 0);
   CU_ASSERT_EQUAL(t, INT64_C(1719907200000));
 }
 
@@ -115,8 +114,8 @@ static void test_trigger_calint_long_day_interval_leaps(void) {
 
 static void test_trigger_calint_ny_fall_back(void) {
   /* Adding a day to Nov 2 01:30 EDT keeps the offset: the first pass. */
-  chime_schedule s = calint("America/New_York", NY_NOV01_0130, 1,
-                            CHIME_UNIT_DAY);
+  chime_schedule s =
+      calint("America/New_York", NY_NOV01_0130, 1, CHIME_UNIT_DAY);
   const int64_t daily[] = {NY_NOV01_0130, UTC_NOV02_0530, UTC_NOV03_0530,
                            UTC_NOV04_0630};
   expect_fires(&s, daily, 4, __LINE__);
@@ -140,8 +139,7 @@ static void test_trigger_calint_ny_fall_back(void) {
 #define UTC_APR01_0030 INT64_C(1711931400000) /* Apr 1 01:30 BST */
 
 static void test_trigger_calint_london_spring(void) {
-  chime_schedule s = calint("Europe/London", LON_MAR29_0130, 1,
-                            CHIME_UNIT_DAY);
+  chime_schedule s = calint("Europe/London", LON_MAR29_0130, 1, CHIME_UNIT_DAY);
   const int64_t plain[] = {LON_MAR29_0130, UTC_MAR30_0130, UTC_MAR31_0030,
                            UTC_MAR31_2330};
   expect_fires(&s, plain, 4, __LINE__);
@@ -157,8 +155,8 @@ static void test_trigger_calint_london_spring(void) {
 static void test_trigger_calint_london_fall_back(void) {
   /* 2024-10-27 02:00 BST -> 01:00 GMT: Oct 27 01:30 is the first pass
    * (00:30Z), Oct 28 01:30 GMT is 01:30Z. */
-  chime_schedule s = calint("Europe/London", INT64_C(1729816200000), 1,
-                            CHIME_UNIT_DAY);
+  chime_schedule s =
+      calint("Europe/London", INT64_C(1729816200000), 1, CHIME_UNIT_DAY);
   const int64_t want[] = {INT64_C(1729816200000), INT64_C(1729902600000),
                           INT64_C(1729989000000), INT64_C(1730079000000)};
   expect_fires(&s, want, 4, __LINE__);
@@ -166,36 +164,32 @@ static void test_trigger_calint_london_fall_back(void) {
 
 static void test_trigger_calint_weeks_across_dst(void) {
   /* Every 2 weeks from Mon 2024-01-01 09:00 GMT: Apr 8 is 09:00 BST. */
-  chime_schedule s = calint("Europe/London", INT64_C(1704099600000), 2,
-                            CHIME_UNIT_WEEK);
+  chime_schedule s =
+      calint("Europe/London", INT64_C(1704099600000), 2, CHIME_UNIT_WEEK);
   int64_t t;
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, INT64_C(1711972800000),
-                                            &t),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, INT64_C(1711972800000), &t), 0);
   CU_ASSERT_EQUAL(t, INT64_C(1712563200000));
 }
 
 static void test_trigger_calint_month_end_clamps(void) {
   /* Jan 31 + 1 month = Feb 29 (2024), and later steps keep the 29th. */
-  chime_schedule s = calint("UTC", INT64_C(1706695200000), 1,
-                            CHIME_UNIT_MONTH);
+  chime_schedule s = calint("UTC", INT64_C(1706695200000), 1, CHIME_UNIT_MONTH);
   const int64_t monthly[] = {INT64_C(1706695200000), INT64_C(1709200800000),
                              INT64_C(1711706400000), INT64_C(1714384800000)};
   expect_fires(&s, monthly, 4, __LINE__);
   /* The same from fire_after alone (it restarts from the start). */
   int64_t t;
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, INT64_C(1711706400000),
-                                            &t),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, INT64_C(1711706400000), &t), 0);
   CU_ASSERT_EQUAL(t, INT64_C(1714384800000));
   /* Feb 29 + 1 year = Feb 28, and 2028 stays on the 28th. */
   s = calint("UTC", INT64_C(1709200800000), 1, CHIME_UNIT_YEAR);
   const int64_t yearly[] = {INT64_C(1709200800000), INT64_C(1740736800000),
                             INT64_C(1772272800000)};
   expect_fires(&s, yearly, 3, __LINE__);
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, INT64_C(1835344800000) - 1,
-                                            &t),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, INT64_C(1835344800000) - 1, &t), 0);
   CU_ASSERT_EQUAL(t, INT64_C(1835344800000));
 }
 
@@ -203,8 +197,8 @@ static void test_trigger_calint_month_over_gap(void) {
   /* Monthly at 02:30 New York from Feb 10: Mar 10 02:30 does not exist and
    * add(MONTH) moves it to 03:30 EDT; April keeps 03:30 unless the hour is
    * preserved. */
-  chime_schedule s = calint("America/New_York", INT64_C(1707550200000), 1,
-                            CHIME_UNIT_MONTH);
+  chime_schedule s =
+      calint("America/New_York", INT64_C(1707550200000), 1, CHIME_UNIT_MONTH);
   const int64_t plain[] = {INT64_C(1707550200000), UTC_MAR10_0730,
                            INT64_C(1712734200000)};
   expect_fires(&s, plain, 3, __LINE__);
@@ -260,12 +254,11 @@ static void test_trigger_calint_final_fire(void) {
 static void test_trigger_calint_calendar(void) {
   chime_calendar *weekend = NULL, *never = NULL;
   chime_schedule s = calint("UTC", INT64_C(1704492000000), 1, CHIME_UNIT_DAY);
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL, CHIME__CALENDAR_WEEKEND,
-                                                   &weekend, NULL, 0),
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(
+                            NULL, CHIME__CALENDAR_WEEKEND, &weekend, NULL, 0),
                         0);
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL,
-                                                   CHIME__CALENDAR_ALL_WEEK,
-                                                   &never, NULL, 0),
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(
+                            NULL, CHIME__CALENDAR_ALL_WEEK, &never, NULL, 0),
                         0);
   /* Fri 2024-01-05 22:00Z daily: Sat and Sun skipped, Mon 22:00. */
   s.calendar = weekend;
@@ -286,8 +279,8 @@ static void test_trigger_calint_calendar(void) {
    * includes other times, so the stepping runs into the 100-year bound. */
   chime_calendar *morning = NULL;
   CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(NULL, 9 * 3600000,
-                                                  11 * 3600000, false,
-                                                  &morning, NULL, 0),
+                                                  11 * 3600000, false, &morning,
+                                                  NULL, 0),
                         0);
   s = calint("UTC", INT64_C(1704103200000), 1, CHIME_UNIT_WEEK);
   s.calendar = morning;

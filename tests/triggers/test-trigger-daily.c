@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define ROW_ASSERT(cond, line)                                                 \
-  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",      \
+  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",       \
                           CU_FALSE)
 
 #define H INT64_C(3600000)
@@ -108,13 +108,13 @@ static void test_trigger_daily_repeat_count(void) {
 static void test_trigger_daily_ny_spring_forward(void) {
   /* Hours count real time from the window start: 00:00, 01:00 EST, then
    * 03:00 .. 23:00 EDT: 23 fires on the short day. */
-  chime_schedule s = daily("America/New_York", UTC_MAR10_05, 0, 86399, 0x7Fu,
-                           1, CHIME_UNIT_HOUR);
+  chime_schedule s = daily("America/New_York", UTC_MAR10_05, 0, 86399, 0x7Fu, 1,
+                           CHIME_UNIT_HOUR);
   int64_t f[25];
   CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 25), 25);
   CU_ASSERT_EQUAL(f[0], UTC_MAR10_05);
   CU_ASSERT_EQUAL(f[1], UTC_MAR10_05 + H);
-  CU_ASSERT_EQUAL(f[2], UTC_MAR10_05 + 2 * H); /* 03:00 EDT */
+  CU_ASSERT_EQUAL(f[2], UTC_MAR10_05 + 2 * H);   /* 03:00 EDT */
   CU_ASSERT_EQUAL(f[22], UTC_MAR10_05 + 22 * H); /* 23:00 EDT */
   CU_ASSERT_EQUAL(f[23], UTC_MAR11_04);
   CU_ASSERT_EQUAL(f[24], UTC_MAR11_04 + H);
@@ -127,8 +127,8 @@ static void test_trigger_daily_ny_window_in_gap(void) {
    * Mar 11 by adding a day to Mar 10's resolved window start (03:30), so
    * Mar 11 starts at 03:30 EDT, not 02:30; Mar 12 is normal again.
    */
-  chime_schedule s = daily("America/New_York", INT64_C(1709985600000),
-                           9000, 14400, 0x7Fu, 30, CHIME_UNIT_MINUTE);
+  chime_schedule s = daily("America/New_York", INT64_C(1709985600000), 9000,
+                           14400, 0x7Fu, 30, CHIME_UNIT_MINUTE);
   int64_t f[5];
   CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 5), 5);
   CU_ASSERT_EQUAL(f[0], INT64_C(1710055800000)); /* Mar 10 03:30 EDT */
@@ -156,8 +156,8 @@ static void test_trigger_daily_london_spring_forward(void) {
   /* 2024-03-31 01:00 GMT -> 02:00 BST.  Window 00:00-03:00 hourly:
    * 00:00 GMT, 02:00 BST, 03:00 BST; then Apr 1 00:00 BST. */
   const int64_t t0 = INT64_C(1711843200000);
-  chime_schedule s = daily("Europe/London", INT64_C(1711800000000), 0,
-                           3 * 3600, 0x7Fu, 1, CHIME_UNIT_HOUR);
+  chime_schedule s = daily("Europe/London", INT64_C(1711800000000), 0, 3 * 3600,
+                           0x7Fu, 1, CHIME_UNIT_HOUR);
   int64_t f[4];
   CU_ASSERT_EQUAL_FATAL(chime_test_trigger_fires(&s, f, 4), 4);
   CU_ASSERT_EQUAL(f[0], t0);
@@ -189,12 +189,10 @@ static void test_trigger_daily_end_and_final_fire(void) {
 
 static void test_trigger_daily_calendar(void) {
   chime_calendar *monday = NULL, *never = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL, 1u << 1, &monday,
-                                                   NULL, 0),
-                        0);
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL,
-                                                   CHIME__CALENDAR_ALL_WEEK,
-                                                   &never, NULL, 0),
+  CU_ASSERT_EQUAL_FATAL(
+      chime__calendar_weekly_new(NULL, 1u << 1, &monday, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(
+                            NULL, CHIME__CALENDAR_ALL_WEEK, &never, NULL, 0),
                         0);
   chime_schedule s =
       daily("UTC", FRI_00, 9 * 3600, 10 * 3600, WEEKDAYS, 1, CHIME_UNIT_HOUR);
@@ -233,19 +231,18 @@ static void test_trigger_daily_calendar_jump_matches_stepping(void) {
    * 08:00-18:00 every 7 minutes, a calendar excluding 10:00:00.000 to
    * 12:34:56.789 and (as base) Wednesdays. */
   chime_calendar *wed = NULL, *cal = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_weekly_new(NULL, 1u << 3, &wed, NULL,
-                                                   0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__calendar_weekly_new(NULL, 1u << 3, &wed, NULL, 0), 0);
   chime_calendar_opts o = {.base = wed};
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(&o, 10 * 3600000,
-                                                  12 * 3600000 + 34 * 60000 +
-                                                      56789,
-                                                  false, &cal, NULL, 0),
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(
+                            &o, 10 * 3600000, 12 * 3600000 + 34 * 60000 + 56789,
+                            false, &cal, NULL, 0),
                         0);
   chime_schedule s = daily("Europe/London", FRI_00, 8 * 3600, 18 * 3600, 0x7F,
                            7, CHIME_UNIT_MINUTE);
   s.calendar = cal;
-  for (int64_t after = FRI_00; after < FRI_00 + 8 * 24 * H; after += 13 * M + 17) {
+  for (int64_t after = FRI_00; after < FRI_00 + 8 * 24 * H;
+       after += 13 * M + 17) {
     int64_t a = 0, b = 0;
     int ra = chime__trigger_fire_after(&s, NULL, after, &a);
     int rb = sequential_after(&s, after, &b);
@@ -298,9 +295,9 @@ static void test_trigger_daily_validation(void) {
        CHIME_MISFIRE_DO_NOTHING, 0, ""},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    chime_schedule s = daily("UTC", FRI_00, rows[i].from, rows[i].to,
-                             rows[i].days, rows[i].n,
-                             (chime_interval_unit)rows[i].unit);
+    chime_schedule s =
+        daily("UTC", FRI_00, rows[i].from, rows[i].to, rows[i].days, rows[i].n,
+              (chime_interval_unit)rows[i].unit);
     s.u.daily.repeat_count = rows[i].repeat;
     s.misfire = rows[i].misfire;
     char err[200];

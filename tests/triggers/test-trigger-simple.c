@@ -15,7 +15,7 @@
 
 /* An assertion that reports the table row's line. */
 #define ROW_ASSERT(cond, line)                                                 \
-  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",      \
+  CU_assertImplementation((cond), (unsigned)(line), #cond, __FILE__, "",       \
                           CU_FALSE)
 
 #define MIN_MS INT64_C(60000)
@@ -71,9 +71,8 @@ static void test_trigger_simple_indefinitely(void) {
                   0);
   CU_ASSERT_EQUAL(t, T_2024 + 45 * MIN_MS);
   /* Ten years on, still firing on the grid: 2034-01-01T00:00:00Z. */
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL,
-                                            INT64_C(2019686400000) - 1, &t),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, INT64_C(2019686400000) - 1, &t), 0);
   CU_ASSERT_EQUAL(t, INT64_C(2019686400000));
   /* Before the start: the start. */
   CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, T_2024 - HOUR_MS, &t), 0);
@@ -181,9 +180,8 @@ static void test_trigger_simple_calendar_excluding_all_is_bounded(void) {
   /* Included instants exist (23:59:59.999 each day) but no fire is one:
    * the search meets the 100-year bound instead of the calendar's. */
   chime_calendar *day = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(NULL, 0, 86399998, false,
-                                                  &day, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__calendar_daily_new(NULL, 0, 86399998, false, &day, NULL, 0), 0);
   chime_schedule s = simple(T_2024, 1000, CHIME_REPEAT_INDEFINITELY);
   s.calendar = day;
   chime_fire_state st;
@@ -257,8 +255,9 @@ static void test_trigger_simple_far_after_is_safe(void) {
                   CHIME_ENEVERFIRES);
   CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, INT64_MIN, &t), 0);
   CU_ASSERT_EQUAL(t, T_2024);
-  CU_ASSERT_EQUAL(chime__trigger_fire_after(&s, NULL, CHIME__TRIGGER_MAX_MS, &t),
-                  CHIME_ENEVERFIRES);
+  CU_ASSERT_EQUAL(
+      chime__trigger_fire_after(&s, NULL, CHIME__TRIGGER_MAX_MS, &t),
+      CHIME_ENEVERFIRES);
 }
 
 static CU_TestInfo simple_tests[] = {
@@ -267,7 +266,8 @@ static CU_TestInfo simple_tests[] = {
     {"end time is exclusive", test_trigger_simple_end_is_exclusive},
     {"one-shot trigger", test_trigger_simple_one_shot},
     {"final fire time", test_trigger_simple_final_fire},
-    {"calendar skips excluded times", test_trigger_simple_calendar_skips_excluded},
+    {"calendar skips excluded times",
+     test_trigger_simple_calendar_skips_excluded},
     {"all-excluding calendar is bounded",
      test_trigger_simple_calendar_excluding_all_is_bounded},
     {"excluded remaining fires finish the trigger",

@@ -17,7 +17,7 @@
 #define MAX_FIRES 64
 
 #define LINE_ASSERT(cond, line)                                                \
-  CU_assertImplementation((cond), (unsigned)(line), #cond,                    \
+  CU_assertImplementation((cond), (unsigned)(line), #cond,                     \
                           "tests/data/triggers/quartz-2.3.2.tsv", "",          \
                           CU_FALSE)
 

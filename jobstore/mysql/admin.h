@@ -1,0 +1,216 @@
+/*
+ * admin.h: what the operators' tools (tools/chimectl, the bench, test
+ * helpers) need of the MySQL/MariaDB store beyond the public API: opening
+ * a cluster's store as an operator, read-only queries with typed rows
+ * (result.h), the table prefix, the database's clock, the node liveness
+ * rule as SQL, the trigger rows' decoding, the schema version, and the
+ * actions an operator takes (pause, resume, delete, fire now) through the
+ * store's own operations, so the store's rules apply.  URLs are parsed and
+ * redacted by url.h, the store's one parser.
+ *
+ * Tools include this header and chime.h, never the store's private
+ * headers.  Every function here is implemented with the store's own
+ * pieces (admin.c): a rule written here once is the store's rule.
+ *
+ * Terms: an *operator's store* is the store opened for a tool, as a node
+ * of the cluster that never claims anything (its nodes row is removed
+ * again when it is freed).  In SQL handed to chime__mysql_admin_query,
+ * {P} stands for the table prefix.
+ *
+ * Thread: an operator's store is used by one thread at a time.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_ADMIN_H
+#define CHIME_JOBSTORE_MYSQL_ADMIN_H
+
+#include "chime.h"
+#include "jobstore/mysql/result.h"
+#include "jobstore/mysql/url.h"
+
+#include <mysql.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct chime__mysql_admin chime__mysql_admin;
+
+/* ------------------------------------------------ plain connections */
+
+/*
+ * chime__mysql_admin_connect: a plain connection to the URL's server and
+ * database (autocommit, utf8mb4), as the store opens its own, for a tool's
+ * own statements: connecting times out after connect_timeout_s (> 0), each
+ * read and write after io_timeout_s (0: never).
+ * Returns: 0; CHIME_ECONNECT; CHIME_EAUTH; CHIME_ENOTFOUND (no such
+ * database); CHIME_ENOMEM; errbuf says why, the password redacted.
+ * Ownership: *ret_db is the caller's, closed with mysql_close().
+ */
+int chime__mysql_admin_connect(const chime__mysql_url *url,
+                               unsigned connect_timeout_s,
+                               unsigned io_timeout_s, MYSQL **ret_db,
+                               char *errbuf, size_t errbuf_len);
+
+/*
+ * chime__mysql_admin_schema_version: the schema version in the database a
+ * store URL names (0: no schema), read over a plain connection (a database
+ * without a schema cannot be opened as a store), and the version this
+ * library writes.  Returns: 0; CHIME_EURL; the connection's errors;
+ * CHIME_ESTORE; errbuf says why.
+ */
+int chime__mysql_admin_schema_version(const char *url, long *ret_version,
+                                      long *ret_latest, char *errbuf,
+                                      size_t errbuf_len);
+
+/* ------------------------------------------------ an operator's store */
+
+/*
+ * chime__mysql_admin_open: opens the store of URL url (with extra, e.g.
+ * "auto_create=1", appended to its parameters when not NULL) for
+ * scheduler sched as node instance_id, with one connection and no log.
+ * Returns: 0; chime__store_open's errors (CHIME_EURL, CHIME_ECONNECT,
+ * CHIME_EAUTH, CHIME_ESCHEMA, ...), errbuf says why.
+ * Ownership: *ret is the caller's, freed with chime__mysql_admin_free.
+ */
+int chime__mysql_admin_open(const char *url, const char *extra,
+                            const char *sched, const char *instance_id,
+                            chime__mysql_admin **ret, char *errbuf,
+                            size_t errbuf_len);
+
+/* Closes the store (its nodes row goes too); a may be NULL. */
+void chime__mysql_admin_free(chime__mysql_admin *a);
+
+/* The table prefix.  Borrowed from a. */
+const char *chime__mysql_admin_prefix(const chime__mysql_admin *a);
+
+/* The database's clock now, in epoch milliseconds. */
+int64_t chime__mysql_admin_now(chime__mysql_admin *a);
+
+/* The misfire threshold a node has unless configured otherwise (the
+ * nodes' own settings are not in the database). */
+int64_t chime__mysql_admin_misfire_threshold_ms(void);
+
+/*
+ * chime__mysql_admin_node_live_sql: the store's liveness rule as an SQL
+ * condition on a nodes row aliased n: true while the node's lease
+ * (jobstore/store.h: CHIME__LEASE_FACTOR check-in intervals, no grace)
+ * has not run out by the database's clock.  The store judges nodes dead by
+ * the same text.  Borrowed, static.
+ */
+const char *chime__mysql_admin_node_live_sql(void);
+
+/* Whether group matches a group matcher, by the stores' rule (also for
+ * the matchers remembered in the paused_groups table). */
+bool chime__mysql_admin_group_matches(chime_match match, const char *pattern,
+                                      const char *group);
+
+/*
+ * chime__mysql_admin_query: runs sql, a SELECT ({P} for the table prefix)
+ * with nargs text arguments (NULL: SQL NULL), in a transaction of its
+ * own; *ret gets the rows.
+ * Returns: 0; CHIME_EINVAL (not a SELECT); the store's errors, errbuf
+ * says why.  Ownership: *ret is the caller's (chime__mysql_rows_free),
+ * empty on error.
+ */
+int chime__mysql_admin_query(chime__mysql_admin *a, const char *sql,
+                             const char *const *args, size_t nargs,
+                             chime__mysql_rows *ret, char *errbuf,
+                             size_t errbuf_len);
+
+/* Like chime__mysql_admin_query for "SELECT <the trigger columns> FROM
+ * {P}triggers WHERE " where: rows to decode with
+ * chime__mysql_admin_trigger_decode. */
+int chime__mysql_admin_trigger_query(chime__mysql_admin *a, const char *where,
+                                     const char *const *args, size_t nargs,
+                                     chime__mysql_rows *ret, char *errbuf,
+                                     size_t errbuf_len);
+
+/* A trigger row as a tool reads it: its definition, its fire state and
+ * its claim.  Strings are borrowed from the rows it was decoded from and
+ * from the view itself (until chime__mysql_admin_trigger_clear). */
+typedef struct chime__mysql_admin_trigger {
+  const char *group, *name, *job_group, *job_name, *job_type;
+  const char *description;   /* NULL: none */
+  const char *calendar_name; /* NULL: none */
+  const char *zone_name;     /* NULL: UTC or none */
+  chime_trigger_kind kind;
+  const char *cron_text;  /* cron */
+  const chime_cron *cron; /* cron: compiled */
+  chime_misfire misfire;
+  int priority;
+  int64_t start_ms, end_ms;
+  int64_t interval_ms;                /* simple */
+  int32_t repeat_count;               /* simple, daily: as defined */
+  int32_t interval;                   /* calendar-interval, daily */
+  chime_interval_unit unit;           /* calendar-interval, daily */
+  bool preserve_hour_of_day;          /* calendar-interval */
+  int32_t day_start_s, day_end_s;     /* daily: the window */
+  unsigned days_of_week;              /* daily: bit 0 Sunday ... bit 6 */
+  int64_t next_fire_ms, prev_fire_ms; /* CHIME_NO_FIRE_MS: none */
+  int32_t state_repeat_count;         /* fire state: repeats so far */
+  const char *state;                  /* "WAITING", "PAUSED", ... */
+  const char *owner;                  /* the claiming node, NULL: none */
+  int64_t claim_fire_id;              /* 0: none */
+  chime_trigger *record;              /* private: the strings' owner */
+} chime__mysql_admin_trigger;
+
+/* Decodes row i of a chime__mysql_admin_trigger_query result.
+ * Returns: 0; CHIME_EFORMAT (a bad row); CHIME_ENOMEM. */
+int chime__mysql_admin_trigger_decode(const chime__mysql_rows *rows, size_t i,
+                                      chime__mysql_admin_trigger *ret);
+void chime__mysql_admin_trigger_clear(chime__mysql_admin_trigger *t);
+
+/* -------------------------------------------------- operator actions */
+
+/* Whether job (group, name) exists.  Returns: 0; CHIME_ENOTFOUND; the
+ * store's errors. */
+int chime__mysql_admin_job_exists(chime__mysql_admin *a, const char *group,
+                                  const char *name);
+/* Whether trigger (group, name) exists.  Returns as above. */
+int chime__mysql_admin_trigger_exists(chime__mysql_admin *a, const char *group,
+                                      const char *name);
+/* How many triggers job (group, name) has.  Returns as above. */
+int chime__mysql_admin_job_trigger_count(chime__mysql_admin *a,
+                                         const char *group, const char *name,
+                                         size_t *ret_count);
+
+/* Pauses (pause) or resumes a trigger, a job, a group matcher or all, as
+ * the store's pause and resume operations do.  Returns: 0;
+ * CHIME_ENOTFOUND; CHIME_EINVAL; the store's errors. */
+int chime__mysql_admin_pause_trigger(chime__mysql_admin *a, const char *group,
+                                     const char *name, bool pause);
+int chime__mysql_admin_pause_job(chime__mysql_admin *a, const char *group,
+                                 const char *name, bool pause);
+int chime__mysql_admin_pause_group(chime__mysql_admin *a, chime_match match,
+                                   const char *pattern, bool pause);
+int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause);
+
+/* Deletes a job with its triggers, or a trigger (and a non-durable job
+ * left without triggers).  Returns: 0; CHIME_ENOTFOUND; the store's
+ * errors. */
+int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
+                                  const char *name);
+int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
+                                      const char *name);
+
+/*
+ * chime__mysql_admin_fire_now: fires job (group, name) once, now, with
+ * data (len bytes, may be NULL) as the fire's data: the one-off trigger
+ * the scheduler adds to trigger a job now (jobstore/store.h: one helper),
+ * claimed by whichever node runs the job's type.  ret_key (key_len bytes)
+ * gets the trigger's key "GROUP.NAME", *ret_due_ms when it is due.
+ * Returns: 0; CHIME_ENOTFOUND; CHIME_EINVAL; the store's errors, errbuf
+ * says why.
+ */
+int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
+                                const char *name, const void *data, size_t len,
+                                const char *tag, char *ret_key, size_t key_len,
+                                int64_t *ret_due_ms, char *errbuf,
+                                size_t errbuf_len);
+
+/* Stores job (replacing one of its key) and, when trigger is not NULL,
+ * trigger (replacing one of its key), as the scheduler would: for test
+ * helpers that fill a schema.  Returns: 0; the store's errors. */
+int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
+                                const chime_trigger *trigger, char *errbuf,
+                                size_t errbuf_len);
+
+#endif /* CHIME_JOBSTORE_MYSQL_ADMIN_H */

@@ -1,0 +1,119 @@
+/*
+ * ops.h: the MySQL store's operations (jobstore/store.h's ops table),
+ * each implemented in the file that owns its part of the protocol and
+ * assembled by store.c; and the store's node identity (node.c).  The
+ * contracts are store.h's; every op runs its own transactions (tx.h).
+ * Thread: any, as store.h says.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_OPS_H
+#define CHIME_JOBSTORE_MYSQL_OPS_H
+
+#include "jobstore/mysql/tx.h"
+#include "jobstore/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* defs.c: jobs and triggers (get, remove, lists, status). */
+int chime__mysql_job_add(chime_store *store, const chime_job *job,
+                         bool replace);
+int chime__mysql_job_remove(chime_store *store, const char *group,
+                            const char *name);
+int chime__mysql_job_get(chime_store *store, const char *group,
+                         const char *name, chime_job **ret_job);
+int chime__mysql_job_list(chime_store *store, chime_match match,
+                          const char *pattern, chime_key **ret_keys,
+                          size_t *ret_count);
+int chime__mysql_trigger_remove(chime_store *store, const char *group,
+                                const char *name);
+int chime__mysql_trigger_get(chime_store *store, const char *group,
+                             const char *name, chime_trigger **ret_trigger);
+int chime__mysql_trigger_list(chime_store *store, chime_match match,
+                              const char *pattern, chime_key **ret_keys,
+                              size_t *ret_count);
+int chime__mysql_trigger_list_for_job(chime_store *store, const char *job_group,
+                                      const char *job_name,
+                                      chime_key **ret_keys, size_t *ret_count);
+int chime__mysql_trigger_status(chime_store *store, const char *group,
+                                const char *name,
+                                chime_trigger_status *ret_status);
+
+/* trig.c: adding and replacing triggers. */
+int chime__mysql_trigger_add(chime_store *store, const chime_job *job,
+                             const chime_trigger *trigger, bool replace,
+                             int64_t *ret_first_fire_ms, char *errbuf,
+                             size_t errbuf_len);
+int chime__mysql_trigger_replace(chime_store *store, const char *group,
+                                 const char *name, const chime_trigger *trigger,
+                                 int64_t *ret_first_fire_ms, char *errbuf,
+                                 size_t errbuf_len);
+
+/* calendar.c: calendars. */
+int chime__mysql_calendar_add(chime_store *store, const char *name,
+                              const chime_calendar *calendar, bool replace,
+                              bool update_triggers);
+int chime__mysql_calendar_remove(chime_store *store, const char *name);
+int chime__mysql_calendar_get(chime_store *store, const char *name,
+                              chime_calendar **ret_calendar);
+
+/* pause.c: pausing and resuming. */
+int chime__mysql_pause_trigger(chime_store *store, const char *group,
+                               const char *name);
+int chime__mysql_resume_trigger(chime_store *store, const char *group,
+                                const char *name);
+int chime__mysql_pause_job(chime_store *store, const char *group,
+                           const char *name);
+int chime__mysql_resume_job(chime_store *store, const char *group,
+                            const char *name);
+int chime__mysql_pause_group(chime_store *store, chime_match match,
+                             const char *pattern);
+int chime__mysql_resume_group(chime_store *store, chime_match match,
+                              const char *pattern);
+int chime__mysql_pause_all(chime_store *store);
+int chime__mysql_resume_all(chime_store *store);
+
+/* acquire.c: claiming and releasing. */
+int chime__mysql_acquire(chime_store *store, int64_t now_ms,
+                         int64_t no_later_than_ms, size_t max,
+                         const chime_type_set *types, chime_fire ***ret_fires,
+                         size_t *ret_count);
+int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+                             const chime_type_set *types,
+                             chime_fire ***ret_fires, size_t *ret_count);
+int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count);
+
+/* fire.c, complete.c. */
+int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
+                      int64_t now_ms);
+int chime__mysql_complete(chime_store *store, const chime_fire *fire,
+                          const chime_outcome *outcome);
+
+/* maint.c: still_owned, next_due, misfires, check-in. */
+int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
+                             bool *ret_owned);
+int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
+                          int64_t *ret_ms);
+int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
+                               chime_misfire_fn on_misfire, void *user_data,
+                               size_t *ret_handled, bool *ret_more);
+int chime__mysql_checkin(chime_store *store, int64_t now_ms,
+                         int64_t *ret_recover_in_ms);
+
+/* recover.c: recovery of dead nodes. */
+int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
+                                    size_t *ret_recovered);
+
+/* node.c: chime__mysql_node_claim claims this store's instance id in the
+ * nodes table.  Returns: 0; CHIME_EDUPNODE (a live node of another process
+ * has it, errbuf says which); a transaction error. */
+int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
+                            size_t errbuf_len);
+/* Inserts or stamps this node's row (check-in time: the database's now)
+ * as running on host (NULL: this machine), in tx. */
+int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host);
+/* Removes this node's row when it holds no fires (a clean close);
+ * failures are logged. */
+void chime__mysql_node_leave(chime__mysql_store *s);
+
+#endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

@@ -1,0 +1,232 @@
+/*
+ * stmt.h: the statements of the MySQL store.
+ *
+ *   - sql.c: the texts of the prepared statements ({P} stands for the table
+ *     prefix), substituted once per store; the lease rule in SQL; LIKE
+ *     patterns for group matchers.
+ *   - stmt.c: preparing a statement once per connection, binding typed
+ *     arguments, running it and materialising its rows (result.h).
+ *   - text.c: statements built for one batch (IN lists, multi-row
+ *     INSERTs) and sent in the text protocol.
+ *
+ * Every function here runs inside a transaction (tx.h) and uses its
+ * connection, which belongs to the calling thread for the transaction's
+ * length: nothing here takes a lock.  Errors are the tx's: the server's
+ * error number is kept in tx->last_errno, its message goes to tx's errbuf
+ * and the log, and the chime code is returned.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_STMT_H
+#define CHIME_JOBSTORE_MYSQL_STMT_H
+
+#include "jobstore/mysql/result.h"
+#include "jobstore/store.h"
+
+#include <mysql.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct chime__mysql_store chime__mysql_store;
+typedef struct chime__mysql_tx chime__mysql_tx;
+
+/* The statements prepared once per connection (texts in sql.c). */
+typedef enum chime__mysql_stmt_id {
+  CHIME__Q_JOB_LOCK,
+  CHIME__Q_JOB_GET,
+  CHIME__Q_JOB_GET_LOCK,
+  CHIME__Q_JOB_FOR_TRIGGER,
+  CHIME__Q_JOB_INSERT,
+  CHIME__Q_JOB_UPDATE,
+  CHIME__Q_JOB_DELETE,
+  CHIME__Q_JOB_SET_TYPE,
+  CHIME__Q_JOB_SET_DATA,
+  CHIME__Q_JOB_SET_PAUSED,
+  CHIME__Q_JOB_HAS_TRIGGERS,
+  CHIME__Q_JOB_LIST,
+  CHIME__Q_TRIG_GET,
+  CHIME__Q_TRIG_GET_LOCK,
+  CHIME__Q_TRIG_INSERT,
+  CHIME__Q_TRIG_DELETE,
+  CHIME__Q_TRIG_DELETE_OF_JOB,
+  CHIME__Q_TRIG_LIST,
+  CHIME__Q_TRIG_LIST_OF_JOB,
+  CHIME__Q_TRIG_STATUS,
+  CHIME__Q_TRIG_OF_CALENDAR,
+  CHIME__Q_TRIG_CALENDAR_USED,
+  CHIME__Q_PAUSE_KEY,
+  CHIME__Q_PAUSE_JOB,
+  CHIME__Q_PAUSE_LIKE,
+  CHIME__Q_RESUME_KEY,
+  CHIME__Q_RESUME_JOB,
+  CHIME__Q_RESUME_LIKE,
+  CHIME__Q_BLOCK_JOB,
+  CHIME__Q_UNBLOCK_JOB,
+  CHIME__Q_JOB_EXECUTING,
+  CHIME__Q_JOB_HAS_FIRES,
+  CHIME__Q_PG_LIST,
+  CHIME__Q_PG_INSERT,
+  CHIME__Q_PG_DELETE,
+  CHIME__Q_PG_CLEAR,
+  CHIME__Q_JOBS_UNPAUSE,
+  CHIME__Q_CAL_GET,
+  CHIME__Q_CAL_GET_LOCK,
+  CHIME__Q_CAL_INSERT,
+  CHIME__Q_CAL_UPDATE,
+  CHIME__Q_CAL_DELETE,
+  CHIME__Q_FIRED_GET,
+  CHIME__Q_FIRED_DELETE,
+  CHIME__Q_FIRED_OWNED,
+  CHIME__Q_FIRED_OF_NODE,
+  CHIME__Q_TRIG_UNCLAIM,
+  CHIME__Q_MISFIRED,
+  CHIME__Q_TRIG_SET_FIRE_STATE,
+  CHIME__Q_HISTORY_INSERT,
+  CHIME__Q_HISTORY_TRIM,
+  CHIME__Q_NODE_UPSERT,
+  CHIME__Q_NODE_LIVE_LOCK,
+  CHIME__Q_NODE_LEAVE,
+  CHIME__Q_NODES_LEASE,
+  CHIME__Q_NODES_DEAD,
+  CHIME__Q_NODE_DEAD_LOCK,
+  CHIME__Q_NODE_DELETE,
+  CHIME__Q_DB_NOW,
+  CHIME__Q_COUNT
+} chime__mysql_stmt_id;
+
+/* One connection and the statements prepared on it.  busy belongs to the
+ * pool (tx.c, under the store's lock); the rest to the thread that holds
+ * the connection. */
+typedef struct chime__mysql_conn {
+  MYSQL *db; /* NULL when lost: reconnected on next use */
+  MYSQL_STMT *stmts[CHIME__Q_COUNT];
+  bool busy;
+  bool autocommit; /* the heartbeat connection: each statement commits */
+} chime__mysql_conn;
+
+/* ---------------------------------------------------------- SQL texts */
+
+/* The database's clock in SQL, as BIGINT epoch milliseconds. */
+#define CHIME__MYSQL_NOW_MS_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+
+#define CHIME__MYSQL_STR_(x) #x
+#define CHIME__MYSQL_STR(x) CHIME__MYSQL_STR_(x)
+/*
+ * The lease rule of jobstore/store.h in SQL, for the nodes row whose
+ * columns are prefixed with a (e.g. "d." or ""): the instant its lease
+ * runs out, CHIME__LEASE_FACTOR check-in intervals after its last
+ * check-in.  A node is live while this is >= the database's now, dead once
+ * it is earlier.  Every statement that judges a node uses this macro.
+ */
+#define CHIME__MYSQL_LEASE_END_SQL(a)                                          \
+  "(" a "last_checkin_ms + " a                                                 \
+  "checkin_interval_ms * " CHIME__MYSQL_STR(CHIME__LEASE_FACTOR) ")"
+#define CHIME__MYSQL_NODE_LIVE_SQL(a)                                          \
+  "(" CHIME__MYSQL_LEASE_END_SQL(a) " >= " CHIME__MYSQL_NOW_MS_SQL ")"
+
+/* Builds the statement texts for s->prefix into s->sql.  Returns: 0;
+ * CHIME_ENOMEM. */
+int chime__mysql_sql_init(chime__mysql_store *s);
+
+/* text with every {P} replaced by prefix; malloc'd, NULL on ENOMEM. */
+char *chime__mysql_subst_prefix(const char *text, const char *prefix);
+
+/* Builds the LIKE pattern (escape '!') of a group matcher into buf (len
+ * bytes).  Returns: 0; CHIME_EINVAL (a bad matcher or pattern);
+ * CHIME_ELIMIT (buf too short). */
+int chime__mysql_like_pattern(chime_match match, const char *pattern, char *buf,
+                              size_t len);
+
+/* ------------------------------------------------ prepared statements */
+
+typedef enum chime__mysql_arg_kind {
+  CHIME__MYSQL_ARG_NULL,
+  CHIME__MYSQL_ARG_INT,
+  CHIME__MYSQL_ARG_TEXT,
+  CHIME__MYSQL_ARG_BYTES
+} chime__mysql_arg_kind;
+
+/* One statement argument; p is borrowed until the statement ran. */
+typedef struct chime__mysql_arg {
+  chime__mysql_arg_kind kind;
+  int64_t i;
+  const void *p;
+  size_t len;
+} chime__mysql_arg;
+
+chime__mysql_arg chime__mysql_arg_int(int64_t v);
+/* A text argument; NULL is SQL NULL. */
+chime__mysql_arg chime__mysql_arg_text(const char *s);
+/* A binary argument; (NULL, 0) is SQL NULL. */
+chime__mysql_arg chime__mysql_arg_bytes(const void *p, size_t len);
+
+/*
+ * chime__mysql_exec: runs statement id with args (exactly as many as the
+ * statement has parameters).  *ret_affected and *ret_insert_id may be
+ * NULL.  Returns: 0; CHIME_EEXISTS (duplicate key); the mapped error.
+ */
+int chime__mysql_exec(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                      const chime__mysql_arg *args, size_t nargs,
+                      uint64_t *ret_affected, uint64_t *ret_insert_id);
+
+/* chime__mysql_query: like chime__mysql_exec, materialising the result in
+ * *ret (the caller frees it with chime__mysql_rows_free, also on error:
+ * it is then empty). */
+int chime__mysql_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                       const chime__mysql_arg *args, size_t nargs,
+                       chime__mysql_rows *ret);
+
+/* The same for a statement text (prefix already substituted) that is
+ * prepared for this one call. */
+int chime__mysql_exec_sql(chime__mysql_tx *tx, const char *sql,
+                          const chime__mysql_arg *args, size_t nargs,
+                          uint64_t *ret_affected);
+int chime__mysql_query_sql(chime__mysql_tx *tx, const char *sql,
+                           const chime__mysql_arg *args, size_t nargs,
+                           chime__mysql_rows *ret);
+
+/* Runs a plain text statement with no parameters, discarding any result
+ * (COMMIT).  Returns as chime__mysql_exec. */
+int chime__mysql_exec_plain(chime__mysql_tx *tx, const char *sql);
+
+/* Records a failed statement (err in tx->last_errno, the message in the
+ * errbuf and the log) and returns its chime error. */
+int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
+                      const char *sql);
+
+/* Closes a connection's prepared statements, and the connection itself
+ * when close_db. */
+void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
+
+/* ---------------------------------------------------- text statements */
+
+/* A statement built for one batch, run in the text protocol: {P} in the
+ * SQL pieces is replaced by the table prefix, strings are escaped for the
+ * connection.  Out of memory is remembered and reported by
+ * chime__mysql_sqlbuf_run. */
+typedef struct chime__mysql_sqlbuf {
+  chime__mysql_tx *tx;
+  char *p;
+  size_t len, cap;
+  bool oom;
+} chime__mysql_sqlbuf;
+
+void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
+void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b);
+/* Appends SQL text (a constant of the store, never user data). */
+void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
+void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
+/* Appends a quoted, escaped string; NULL appends SQL NULL. */
+void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
+/* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
+void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
+                               const chime_type_set *types);
+/* "(id, id, ...)" of the fires' ids (n >= 1). */
+void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
+                                  chime_fire *const *fires, size_t n);
+/* Runs the statement and frees b; *ret (may be NULL) gets its rows,
+ * *ret_affected (may be NULL) the affected rows.  Returns as
+ * chime__mysql_exec. */
+int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
+                            uint64_t *ret_affected);
+
+#endif /* CHIME_JOBSTORE_MYSQL_STMT_H */

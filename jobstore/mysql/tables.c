@@ -1,0 +1,237 @@
+/*
+ * mysql/tables.c: the single-row reads and writes the MySQL store's
+ * operations share (tables.h).  Keys are bound as (scheduler, group,
+ * name), the order of every table's primary key.
+ */
+#include "jobstore/mysql/tables.h"
+
+#include "jobstore/mysql/columns.h"
+#include "triggers/calendar.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+void chime__mysql_key_args(const chime__mysql_tx *tx, const char *group,
+                           const char *name, chime__mysql_arg a[3]) {
+  assert(group && name);
+  a[0] = chime__mysql_arg_text(tx->s->sched);
+  a[1] = chime__mysql_arg_text(group);
+  a[2] = chime__mysql_arg_text(name);
+}
+
+int chime__mysql_key_has_row(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                             const char *group, const char *name, bool *ret) {
+  chime__mysql_arg a[3];
+  chime__mysql_rows rows;
+  chime__mysql_key_args(tx, group, name, a);
+  int r = chime__mysql_query(tx, id, a, 3, &rows);
+  *ret = r == 0 && rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int chime__mysql_job_load(chime__mysql_tx *tx, const char *group,
+                          const char *name, bool lock, chime_job **ret,
+                          bool *ret_paused) {
+  chime__mysql_arg a[3];
+  chime__mysql_rows rows;
+  chime__mysql_key_args(tx, group, name, a);
+  int r = chime__mysql_query(
+      tx, lock ? CHIME__Q_JOB_GET_LOCK : CHIME__Q_JOB_GET, a, 3, &rows);
+  if (r == 0) {
+    assert(rows.nrows <= 1); /* the primary key */
+    r = rows.nrows ? chime__mysql_job_from_row(&rows, 0, ret, ret_paused)
+                   : CHIME_ENOTFOUND;
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
+                           bool exists) {
+  assert(j && j->group && j->name && j->type);
+  chime__mysql_arg f[] = {chime__mysql_arg_text(j->type),
+                          chime__mysql_arg_text(j->description),
+                          chime__mysql_arg_bytes(j->data, j->data_len),
+                          chime__mysql_arg_int(j->durable),
+                          chime__mysql_arg_int(j->requests_recovery),
+                          chime__mysql_arg_int(j->concurrency),
+                          chime__mysql_arg_int(j->persist_data)};
+  chime__mysql_arg k[3];
+  chime__mysql_key_args(tx, j->group, j->name, k);
+  if (!exists) {
+    chime__mysql_arg a[] = {k[0], k[1], k[2], f[0], f[1],
+                            f[2], f[3], f[4], f[5], f[6]};
+    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, 10, NULL, NULL);
+  }
+  chime__mysql_arg a[] = {f[0], f[1], f[2], f[3], f[4],
+                          f[5], f[6], k[0], k[1], k[2]};
+  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, 10, NULL, NULL);
+  chime__mysql_arg t[] = {chime__mysql_arg_text(j->type), k[0], k[1], k[2]};
+  return r < 0 ? r
+               : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 4, NULL, NULL);
+}
+
+int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
+                        const char *job_name) {
+  chime__mysql_arg j[3];
+  chime__mysql_rows rows;
+  chime__mysql_key_args(tx, job_group, job_name, j);
+  int r = chime__mysql_query(tx, CHIME__Q_JOB_LOCK, j, 3, &rows);
+  /* A job that is gone already counts as durable: nothing to remove. */
+  bool durable =
+      r < 0 || rows.nrows == 0 || chime__mysql_rows_int64(&rows, 0, 0) != 0;
+  chime__mysql_rows_free(&rows);
+  if (r < 0 || durable)
+    return r;
+  bool left;
+  if ((r = chime__mysql_key_has_row(tx, CHIME__Q_JOB_HAS_TRIGGERS, job_group,
+                                    job_name, &left)) < 0 ||
+      left)
+    return r;
+  return chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, j, 3, NULL, NULL);
+}
+
+int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
+                             const char *name) {
+  chime__mysql_arg j[3];
+  bool busy;
+  chime__mysql_key_args(tx, group, name, j);
+  int r =
+      chime__mysql_key_has_row(tx, CHIME__Q_JOB_EXECUTING, group, name, &busy);
+  if (r < 0 || busy)
+    return r;
+  return chime__mysql_exec(tx, CHIME__Q_UNBLOCK_JOB, j, 3, NULL, NULL);
+}
+
+int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
+                               chime_calendar **ret) {
+  *ret = NULL;
+  if (!name)
+    return 0;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(name)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(
+      tx, lock ? CHIME__Q_CAL_GET_LOCK : CHIME__Q_CAL_GET, a, 2, &rows);
+  if (r == 0 && rows.nrows == 0)
+    r = CHIME_ENOTFOUND;
+  else if (r == 0)
+    r = chime__calendar_from_string(chime__mysql_rows_text(&rows, 0, 0), ret,
+                                    NULL, 0);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,
+                              const char *name, bool lock,
+                              chime_trigger **ret) {
+  chime__mysql_arg a[3];
+  chime__mysql_rows rows;
+  chime__mysql_key_args(tx, group, name, a);
+  *ret = NULL;
+  int r = chime__mysql_query(
+      tx, lock ? CHIME__Q_TRIG_GET_LOCK : CHIME__Q_TRIG_GET, a, 3, &rows);
+  if (r == 0 && rows.nrows) {
+    assert(rows.nrows == 1); /* the primary key */
+    r = chime__mysql_trigger_from_row(&rows, 0, ret);
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int chime__mysql_trigger_save_state(chime__mysql_tx *tx,
+                                    const chime_trigger *t) {
+  assert(t && t->group && t->name);
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_int(t->state.next_fire_ms),
+      chime__mysql_arg_int(t->state.prev_fire_ms),
+      chime__mysql_arg_int(t->state.times_triggered),
+      chime__mysql_arg_int(t->state.start_ms),
+      chime__mysql_arg_int(t->state.repeat_count),
+      chime__mysql_arg_text(chime__mysql_state_name(t->store_state)),
+      chime__mysql_arg_text(tx->s->sched),
+      chime__mysql_arg_text(t->group),
+      chime__mysql_arg_text(t->name),
+  };
+  return chime__mysql_exec(tx, CHIME__Q_TRIG_SET_FIRE_STATE, a, 9, NULL, NULL);
+}
+
+int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
+                                const char *name, const char *job_group,
+                                const char *job_name, bool cascade) {
+  assert(!cascade || (job_group && job_name));
+  chime__mysql_arg a[3];
+  chime__mysql_key_args(tx, group, name, a);
+  int r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE, a, 3, NULL, NULL);
+  if (r < 0 || !cascade)
+    return r;
+  return chime__mysql_job_gc(tx, job_group, job_name);
+}
+
+int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
+                                            const char *group,
+                                            const char *name) {
+  chime_trigger *t = NULL;
+  int r = chime__mysql_trigger_load(tx, group, name, true, &t);
+  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
+    r = chime__mysql_trigger_delete(tx, t->group, t->name, t->job_group,
+                                    t->job_name, true);
+  chime_trigger_free(t);
+  return r;
+}
+
+int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
+                           chime__mysql_rows *rows) {
+  assert(id > 0);
+  chime__mysql_arg a[] = {chime__mysql_arg_int(id),
+                          chime__mysql_arg_text(tx->s->sched)};
+  int r = chime__mysql_query(tx, CHIME__Q_FIRED_GET, a, 2, rows);
+  assert(r < 0 ||
+         (rows->nrows <= 1 &&
+          (rows->nrows == 0 || rows->ncols == CHIME__FIRED_COL_COUNT)));
+  return r;
+}
+
+int chime__mysql_claim_return(chime__mysql_tx *tx, const char *group,
+                              const char *name, int64_t id) {
+  assert(id > 0);
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(group),
+      chime__mysql_arg_text(name), chime__mysql_arg_int(id)};
+  int r = chime__mysql_exec(tx, CHIME__Q_TRIG_UNCLAIM, a, 4, NULL, NULL);
+  return r < 0 ? r
+               : chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &a[3], 1, NULL,
+                                   NULL);
+}
+
+int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                          size_t i) {
+  assert(fr && i < fr->nrows && fr->ncols >= CHIME__FIRED_COL_COUNT);
+#define TEXT(id) chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id)
+  chime__mysql_arg id =
+      chime__mysql_arg_int(chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
+  int r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &id, 1, NULL, NULL);
+  if (r == 0 && chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_FORBID))
+    r = chime__mysql_job_unblock(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME));
+  if (r == 0)
+    r = chime__mysql_trigger_remove_if_complete(tx, TEXT(TRIGGER_GROUP),
+                                                TEXT(TRIGGER_NAME));
+#undef TEXT
+  return r;
+}
+
+int chime__mysql_group_paused(chime__mysql_tx *tx, const char *group,
+                              bool *ret) {
+  chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
+  chime__mysql_rows rows;
+  *ret = false;
+  int r = chime__mysql_query(tx, CHIME__Q_PG_LIST, &a, 1, &rows);
+  for (size_t i = 0; r == 0 && i < rows.nrows && !*ret; i++)
+    *ret =
+        chime__group_matches((chime_match)chime__mysql_rows_int64(&rows, i, 0),
+                             chime__mysql_rows_text(&rows, i, 1), group);
+  chime__mysql_rows_free(&rows);
+  return r;
+}

@@ -1,0 +1,90 @@
+/*
+ * tables.h: the small reads and writes of single rows that several of the
+ * MySQL store's operations share (tables.c): loading a job, trigger or
+ * calendar, writing a job, a trigger's fire state, deleting a trigger and
+ * the job it leaves behind, unblocking a FORBID job, and ending a fired
+ * row.  Each runs inside the caller's transaction (tx.h) and locks what
+ * it is told to; none retries or commits.
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_TABLES_H
+#define CHIME_JOBSTORE_MYSQL_TABLES_H
+
+#include "jobstore/mysql/tx.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The arguments (scheduler, group, name) of a job or trigger key. */
+void chime__mysql_key_args(const chime__mysql_tx *tx, const char *group,
+                           const char *name, chime__mysql_arg a[3]);
+
+/* Runs query id on the arguments of key (group, name); *ret says whether
+ * it returned a row (locking it when the statement locks). */
+int chime__mysql_key_has_row(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                             const char *group, const char *name, bool *ret);
+
+/* Loads job (group, name), its row locked when lock; *ret_paused may be
+ * NULL.  Returns: 0; CHIME_ENOTFOUND; errors. */
+int chime__mysql_job_load(chime__mysql_tx *tx, const char *group,
+                          const char *name, bool lock, chime_job **ret,
+                          bool *ret_paused);
+
+/* Inserts (exists false) or updates a job row; an update also sets the
+ * job type its triggers carry. */
+int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *job,
+                           bool exists);
+
+/* Removes a non-durable job left without triggers (its row locked). */
+int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
+                        const char *job_name);
+
+/* Unblocks a FORBID job's triggers when none of its fires executes. */
+int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
+                             const char *name);
+
+/* Loads calendar name (*ret NULL when name is NULL), its row locked when
+ * lock, shared otherwise.  Returns: 0; CHIME_ENOTFOUND; errors. */
+int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
+                               chime_calendar **ret);
+
+/* Loads trigger (group, name), locked when lock; *ret NULL when absent. */
+int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,
+                              const char *name, bool lock, chime_trigger **ret);
+
+/* Writes a trigger's fire state and store state, dropping any claim. */
+int chime__mysql_trigger_save_state(chime__mysql_tx *tx,
+                                    const chime_trigger *t);
+
+/* Deletes a trigger; when cascade, a non-durable job (job_group,
+ * job_name) left without triggers too. */
+int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
+                                const char *name, const char *job_group,
+                                const char *job_name, bool cascade);
+
+/* Removes trigger (group, name) (and a non-durable job left without
+ * triggers) when, checked under its lock, it is COMPLETE. */
+int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
+                                            const char *group,
+                                            const char *name);
+
+/* The fired row of fire id, locked: *rows has CHIME__FIRED_COL_COUNT
+ * columns and 0 or 1 row. */
+int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
+                           chime__mysql_rows *rows);
+
+/* Returns the claim of fire id on trigger (group, name) to WAITING (when
+ * the trigger still holds it: COMPLETE when it has no next fire) and
+ * deletes the fired row. */
+int chime__mysql_claim_return(chime__mysql_tx *tx, const char *group,
+                              const char *name, int64_t id);
+
+/* Ends fired row i of fr (CHIME__MYSQL_FIRED_COLUMNS): deletes it,
+ * unblocks its job when FORBID, removes its trigger when COMPLETE. */
+int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                          size_t i);
+
+/* Whether a remembered paused matcher (paused_groups) covers group. */
+int chime__mysql_group_paused(chime__mysql_tx *tx, const char *group,
+                              bool *ret);
+
+#endif /* CHIME_JOBSTORE_MYSQL_TABLES_H */

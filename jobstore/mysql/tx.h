@@ -1,0 +1,153 @@
+/*
+ * tx.h: the MySQL/MariaDB store's handle and its transactions.  tx.c holds
+ * the log, the connection pool, transactions with retries and the database
+ * clock; store.c opens the handle and assembles the ops table (ops.h).
+ *
+ * Every operation runs as one transaction through chime__mysql_tx_run,
+ * which takes a connection from the pool, retries deadlocks and lock-wait
+ * timeouts with jittered back-off and re-establishes lost connections
+ * (bounded), rolling back on any error.  A transaction body must therefore
+ * be re-runnable: it keeps its results in its argument and the reset
+ * callback clears them before a retry.
+ *
+ * Threads and locks (the whole store follows this):
+ *   - Any thread may call the store's ops.  A pool connection belongs to
+ *     the thread that took it (pool_get) until it gives it back; the
+ *     heartbeat connection to the thread holding beat_lock.  A connection
+ *     is never used by two threads at once.
+ *   - lock guards the pool (every conns[i].busy) and the back-off jitter.
+ *     beat_lock serialises the heartbeat connection.  done_mu guards the
+ *     completion queue (complete.c).
+ *   - Lock order: beat_lock, then lock (a heartbeat retry's back-off takes
+ *     lock under beat_lock); done_mu is never held with either (the
+ *     completion writer releases it before running its transaction).  No
+ *     lock is held across a database round trip except beat_lock, whose
+ *     round trips are the heartbeat's own.
+ *   - offset_ms is atomic: any thread reads the clock without a lock.
+ *   - The rest of the handle is set at open and read-only afterwards, but
+ *     for trimmed_ms (the engine's loop thread only, through checkin) and
+ *     node_claimed (open and free).
+ */
+#ifndef CHIME_JOBSTORE_MYSQL_TX_H
+#define CHIME_JOBSTORE_MYSQL_TX_H
+
+#include "jobstore/mysql/stmt.h"
+#include "jobstore/mysql/url.h"
+#include "jobstore/store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A completion waiting to be written (complete.c). */
+typedef struct chime__mysql_completion chime__mysql_completion;
+
+/* The misfire threshold when the store options give none. */
+#define CHIME__MYSQL_MISFIRE_THRESHOLD_MS 60000
+
+/* The magic of a live chime__mysql_store ("CHMY"). */
+#define CHIME__MYSQL_STORE_MAGIC 0x43484d59u
+
+struct chime__mysql_store {
+  chime_store base; /* first: a chime_store * is a chime__mysql_store * */
+  unsigned magic;   /* CHIME__MYSQL_STORE_MAGIC while open */
+  chime__mysql_url *url;
+  char prefix[CHIME__MYSQL_PREFIX_MAX + 1];
+  char *sql[CHIME__Q_COUNT]; /* the statements with the prefix substituted */
+  char *sched;               /* scheduler name */
+  char *node;                /* instance id */
+  int64_t threshold_ms;
+  int64_t checkin_interval_ms;
+  int64_t history_retention_ms;
+  long lock_wait_s; /* innodb_lock_wait_timeout */
+  int64_t test_skew_ms;
+  chime_log_fn log;
+  void *log_user_data;
+  chime_log_level log_level;
+  pthread_mutex_t lock; /* the pool and the back-off jitter */
+  pthread_cond_t freed; /* a pool connection was given back */
+  chime__mysql_conn *conns;
+  size_t nconns;
+  /* The heartbeat connection (check-ins, next_due: in autocommit, so an
+   * idle node's few statements are not doubled by COMMITs). */
+  chime__mysql_conn beat;
+  pthread_mutex_t beat_lock;
+  int64_t trimmed_ms;        /* when history was last trimmed (local) */
+  _Atomic int64_t offset_ms; /* database clock - (local clock + skew) */
+  /* The distance between the ids of one multi-row INSERT; 0 when they
+   * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */
+  int64_t id_step;
+  uint64_t jitter;   /* back-off jitter state, under lock */
+  bool node_claimed; /* the nodes row is ours (node.c) */
+  /* Completions queue up here and are written in batches by one of the
+   * waiting threads at a time (complete.c), under done_mu. */
+  pthread_mutex_t done_mu;
+  chime__mysql_completion *done_head, *done_tail;
+  bool done_busy; /* a thread is writing a batch */
+};
+
+/* The handle of a MySQL store (asserted by its magic: tests may wrap the
+ * ops table, so the table is not the mark). */
+chime__mysql_store *chime__mysql_store_of(chime_store *store);
+
+/* A transaction in progress: one thread, one connection. */
+struct chime__mysql_tx {
+  chime__mysql_store *s;
+  chime__mysql_conn *c;
+  unsigned last_errno; /* the server's error number of the failure */
+  char *errbuf;        /* where messages go, may be NULL */
+  size_t errbuf_len;
+};
+
+typedef int (*chime__mysql_tx_fn)(chime__mysql_tx *tx, void *arg);
+typedef void (*chime__mysql_reset_fn)(void *arg);
+
+/*
+ * chime__mysql_tx_run: runs fn(tx, arg) in one transaction on a pool
+ * connection (committed when fn returns 0, rolled back otherwise),
+ * retrying deadlocks, lock-wait timeouts and lost connections; reset(arg)
+ * (may be NULL) runs before each retry.  Waits for a free connection.
+ * Returns fn's result or the transaction's error.  Thread: any; takes
+ * lock (briefly) and none other.
+ */
+int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                        chime__mysql_reset_fn reset, void *arg, char *errbuf,
+                        size_t errbuf_len);
+
+/* Like chime__mysql_tx_run on the heartbeat connection, under beat_lock:
+ * each statement of fn commits by itself, so fn must need no transaction.
+ * Thread: any. */
+int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                             void *arg);
+
+/* Opens c's connection with the pool's session settings.  Returns: 0;
+ * chime__mysql_connect's errors; CHIME_ESTORE (a setting refused).
+ * Thread: the one holding c. */
+int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
+                           char *errbuf, size_t len);
+
+/* Logs through the store options' log callback at level.  Thread: any. */
+void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The database clock: local clock + skew + measured offset (store.h's
+ * now).  Thread: any. */
+int64_t chime__mysql_now(chime_store *store);
+
+/* Measures the offset on tx's connection.  Returns: 0; an error. */
+int chime__mysql_clock_measure(chime__mysql_tx *tx);
+
+/* Runs statement id, whose single row starts with the database's clock
+ * (CHIME__MYSQL_NOW_MS_SQL), and measures the offset from it; *ret is the
+ * caller's to free. */
+int chime__mysql_clock_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                             const chime__mysql_arg *args, size_t nargs,
+                             chime__mysql_rows *ret);
+
+#endif /* CHIME_JOBSTORE_MYSQL_TX_H */
