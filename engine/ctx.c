@@ -9,6 +9,7 @@
  * its listener call, and lives on that thread's stack; nothing here takes
  * a lock.  chime_ctx_is_still_owned calls the store (without s->mu).
  */
+#include "core/utf8.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
@@ -148,12 +149,11 @@ int chime_ctx_fail(chime_ctx *ctx, const char *message) {
   assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
   if (!message)
     message = "job failed";
-  size_t n = strnlen(message, CHIME_MAX_DESCRIPTION_LEN);
-  char *copy = malloc(n + 1);
+  /* Cut on a character boundary, invalid bytes replaced: the message goes
+   * to the database, which takes only valid UTF-8. */
+  char *copy = chime__utf8_sanitize(message, CHIME_MAX_DESCRIPTION_LEN);
   if (!copy)
     return CHIME_ENOMEM;
-  memcpy(copy, message, n);
-  copy[n] = '\0';
   free(ctx->fail_message);
   ctx->fail_message = copy;
   return 0;

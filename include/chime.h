@@ -1617,7 +1617,9 @@ CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";
- * cut to CHIME_MAX_DESCRIPTION_LEN bytes), recorded in the history and
+ * cut on a UTF-8 character boundary to at most CHIME_MAX_DESCRIPTION_LEN
+ * bytes, each byte that is not valid UTF-8 replaced by U+FFFD, so that any
+ * bytes can be recorded), recorded in the history and
  * passed to JOB_WAS_EXECUTED listeners; the trigger goes on as scheduled.
  * Returns: 0; CHIME_EINVAL (NULL ctx, a misfire event's ctx); CHIME_ENOMEM.
  * Ownership: message is copied.

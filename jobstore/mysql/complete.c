@@ -14,6 +14,14 @@
  * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
  * writes history.
  *
+ * One bad row never takes a batch down: when a batch fails for anything but
+ * a lost connection (a history row the database refuses, say), its
+ * completions are written one by one, so only the bad one fails; that one
+ * is then written again with a plain failure message, and at last without
+ * its history row, so that its fire is completed (its FORBID job unblocked)
+ * rather than left EXECUTING for good.  Messages are made valid UTF-8
+ * (core/utf8.h) before they are sent.
+ *
  * Threads and locks: any worker thread calls complete.  s->done_mu guards
  * the queue (done_head, done_tail, done_busy) and every queued request's
  * result and finished flag; a request lives on its caller's stack until
@@ -25,6 +33,7 @@
  */
 #include "jobstore/mysql/ops.h"
 
+#include "core/utf8.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -53,9 +62,19 @@ struct chime__mysql_completion {
   chime__mysql_completion *next;
 };
 
+/* How a batch writes its history rows: as they are, each failure message
+ * replaced by a plain one, or not at all (the last resort of a lone
+ * completion the database keeps refusing). */
+typedef enum { HISTORY_AS_IS, HISTORY_PLAIN, HISTORY_NONE } history_mode;
+
+/* The message written in place of one the database refused. */
+static const char plain_message[] =
+    "job failed (its failure message could not be stored)";
+
 typedef struct batch {
   chime__mysql_completion **reqs;
   size_t n;
+  history_mode history;
   chime__mysql_rows fired;
 } batch;
 
@@ -196,6 +215,8 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
 
 /* One multi-row INSERT of the batch's history. */
 static int write_history(chime__mysql_tx *tx, const batch *b) {
+  if (b->history == HISTORY_NONE)
+    return 0;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   chime__mysql_sqlbuf_sql(&sql,
@@ -235,7 +256,19 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     chime__mysql_sqlbuf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
     chime__mysql_sqlbuf_int(&sql, code);
     chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_text(&sql, o ? o->message : NULL);
+    if (o && o->message && b->history == HISTORY_PLAIN) {
+      chime__mysql_sqlbuf_text(&sql, plain_message);
+    } else if (o && o->message) {
+      char *text = chime__utf8_sanitize(o->message, CHIME_MAX_DESCRIPTION_LEN);
+      if (!text) {
+        chime__mysql_sqlbuf_free(&sql);
+        return CHIME_ENOMEM;
+      }
+      chime__mysql_sqlbuf_text(&sql, text);
+      free(text);
+    } else {
+      chime__mysql_sqlbuf_text(&sql, NULL);
+    }
     int64_t nums[] = {
         started, fin - started,
         chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
@@ -272,29 +305,62 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
+/* Writes the n completions at reqs in one transaction and sets their
+ * results.  A lone completion the database refuses is written again with a
+ * plain message, then without history.  Returns: 0 or the batch's error.
+ * s->done_mu not held. */
+static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
+                       size_t n) {
+  batch b = {.reqs = reqs, .n = n};
+  int r;
+  for (;;) {
+    r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
+    batch_reset(&b);
+    if (r == 0 || r == CHIME_ECONNECT || r == CHIME_ENOMEM || n > 1 ||
+        b.history == HISTORY_NONE)
+      break;
+    b.history++;
+    chime__mysql_log(s, CHIME_LOG_ERROR,
+                     "the completion of fire %lld was refused (%s): writing "
+                     "it again %s",
+                     (long long)reqs[0]->fire->fire_id, chime_err_name(r),
+                     b.history == HISTORY_PLAIN ? "with a plain message"
+                                                : "without its history row");
+  }
+  for (size_t i = 0; r < 0 && i < n; i++)
+    reqs[i]->result = r;
+  return r;
+}
+
 /* Writes the queued completions, at most COMPLETE_BATCH of them, taken from
  * the queue's head.  s->done_mu held; released while writing. */
 static void write_some(chime__mysql_store *s) {
   chime__mysql_completion *reqs[COMPLETE_BATCH];
-  batch b = {.reqs = reqs};
+  size_t n = 0;
   assert(!s->done_busy && s->done_head);
   assert(pthread_mutex_trylock(&s->done_mu) == EBUSY); /* held */
   s->done_busy = true;
-  while (s->done_head && b.n < COMPLETE_BATCH) {
-    reqs[b.n++] = s->done_head;
+  while (s->done_head && n < COMPLETE_BATCH) {
+    reqs[n++] = s->done_head;
+    s->done_queued--;
     s->done_head = s->done_head->next;
   }
   if (!s->done_head)
     s->done_tail = NULL;
   pthread_mutex_unlock(&s->done_mu);
-  int r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
-  batch_reset(&b);
+  int r = write_batch(s, reqs, n);
+  if (r < 0 && r != CHIME_ECONNECT && r != CHIME_ENOMEM && n > 1) {
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "a batch of %zu completions failed (%s): writing them "
+                     "one by one",
+                     n, chime_err_name(r));
+    for (size_t i = 0; i < n; i++)
+      (void)write_batch(s, &reqs[i], 1);
+  }
   pthread_mutex_lock(&s->done_mu);
   assert(s->done_busy);
-  for (size_t i = 0; i < b.n; i++) {
+  for (size_t i = 0; i < n; i++) {
     assert(!reqs[i]->finished);
-    if (r < 0)
-      reqs[i]->result = r;
     reqs[i]->finished = true;
     pthread_cond_signal(&reqs[i]->wake);
   }
@@ -318,6 +384,7 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   else
     s->done_head = &d;
   s->done_tail = &d;
+  s->done_queued++;
   /* Wait for a batch holding d, or write the queue when nobody does. */
   while (!d.finished) {
     if (s->done_busy)

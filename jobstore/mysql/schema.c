@@ -163,12 +163,46 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
   return r;
 }
 
+/* The tables every version of the schema has. */
+static const char *const schema_tables[] = {
+    "schema_version", "jobs",  "triggers", "calendars",
+    "paused_groups",  "fired", "nodes",    "history"};
+
+/* Refuses a schema that lost a table: the version alone does not say so,
+ * and the first statement needing it would fail much later (the first
+ * completion, for history). */
+static int check_tables(chime__mysql_store *s, MYSQL *db, char *errbuf,
+                        size_t errbuf_len) {
+  for (size_t i = 0; i < sizeof schema_tables / sizeof schema_tables[0];
+       i++) {
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM %s%s LIMIT 0", s->prefix,
+             schema_tables[i]);
+    if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
+      if (mysql_errno(db) == ER_NO_SUCH_TABLE)
+        return chime__record_err(
+            errbuf, errbuf_len, CHIME_ESCHEMA,
+            "the chime schema in database '%s' has no table '%s%s': restore "
+            "it, or drop the schema and open with auto_create=1",
+            s->url->database, s->prefix, schema_tables[i]);
+      return db_fail(db, "cannot check the schema's tables", errbuf,
+                     errbuf_len);
+    }
+    MYSQL_RES *res = mysql_store_result(db);
+    if (res)
+      mysql_free_result(res);
+  }
+  return run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+}
+
 int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
                                size_t errbuf_len) {
   long v;
   int r = chime__mysql_schema_version(db, s->prefix, &v, errbuf, errbuf_len);
   if (r == 0)
     r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+  if (r == 0 && v == (long)chime__mysql_migration_count)
+    r = check_tables(s, db, errbuf, errbuf_len);
   if (r < 0 || v == (long)chime__mysql_migration_count)
     return r;
   if ((r = schema_lock(s, db, true, errbuf, errbuf_len)) < 0)
@@ -180,6 +214,8 @@ int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
   if (r == 0)
     r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
   (void)schema_lock(s, db, false, NULL, 0);
+  if (r == 0)
+    r = check_tables(s, db, errbuf, errbuf_len);
   return r;
 }
 

@@ -86,6 +86,7 @@ struct chime__mysql_store {
   pthread_mutex_t done_mu;
   chime__mysql_completion *done_head, *done_tail;
   bool done_busy; /* a thread is writing a batch */
+  size_t done_queued; /* completions on the queue (tests watch it) */
 };
 
 /* The handle of a MySQL store (asserted by its magic: tests may wrap the

@@ -1,0 +1,355 @@
+/*
+ * test-mysql-faults.c: the MySQL store against the faults found from
+ * outside (issue 22, "Faults found from outside"), each named after its
+ * finding: bad text in a completion batch, a missing table, a restarted
+ * node, a stepped clock, ...  Needs the throwaway MariaDB
+ * (CHIME_TEST_MYSQL_URL); a missing database is a failure.
+ */
+#include "chime.h"
+#include "core/utf8.h"
+#include "harness.h"
+#include "jobstore/mysql/tx.h"
+#include "jobstore/mysql/url.h"
+#include "jobstore/store.h"
+#include "model/records.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DB "chime_mft"
+#define T0 INT64_C(1893456000000) /* 2030-01-01T00:00:00Z */
+
+/* The test server's URL for database DB and extra parameters. */
+static const char *url_for(const char *params) {
+  static char buf[1024];
+  chime__mysql_url *u = NULL;
+  const char *text = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
+  snprintf(buf, sizeof buf, "mysql://%s:%s@%s:%u/%s%s%s", u->user,
+           u->password, u->host, u->port, DB, params ? "?" : "",
+           params ? params : "");
+  chime__mysql_url_free(u);
+  return buf;
+}
+
+static void sql(MYSQL *db, const char *text) {
+  if (mysql_query(db, text) != 0)
+    fprintf(stderr, "%s: %s\n", text, mysql_error(db));
+  CU_ASSERT_EQUAL_FATAL(mysql_errno(db), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  if (res)
+    mysql_free_result(res);
+}
+
+static long long query_int(MYSQL *db, const char *text) {
+  if (mysql_query(db, text) != 0)
+    fprintf(stderr, "%s: %s\n", text, mysql_error(db));
+  CU_ASSERT_EQUAL_FATAL(mysql_errno(db), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+  MYSQL_ROW row = mysql_fetch_row(res);
+  long long v = row && row[0] ? strtoll(row[0], NULL, 10) : -1;
+  mysql_free_result(res);
+  return v;
+}
+
+/* One text value from a query (malloc'd; NULL for SQL NULL or no row). */
+static char *query_text(MYSQL *db, const char *text) {
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, text), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+  MYSQL_ROW row = mysql_fetch_row(res);
+  char *v = row && row[0] ? strdup(row[0]) : NULL;
+  mysql_free_result(res);
+  return v;
+}
+
+static MYSQL *admin(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  sql(db, "CREATE DATABASE IF NOT EXISTS " DB
+          " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+  sql(db, "USE " DB);
+  return db;
+}
+
+static void drop_prefix(MYSQL *db, const char *prefix) {
+  static const char *const tables[] = {
+      "schema_version", "jobs",  "triggers", "calendars",
+      "paused_groups",  "fired", "nodes",    "history"};
+  char q[256];
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    snprintf(q, sizeof q, "DROP TABLE IF EXISTS %s%s", prefix, tables[i]);
+    sql(db, q);
+  }
+}
+
+static int open_as(const char *params, const char *node, size_t conns,
+                   chime_store **st, char *err, size_t len) {
+  chime_store_options o = {.scheduler_name = "mft",
+                           .instance_id = node,
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000,
+                           .connections = conns};
+  *st = NULL;
+  err[0] = '\0';
+  int r = chime__store_open(url_for(params), &o, st, err, len);
+  if (r != 0)
+    fprintf(stderr, "open %s: %s: %s\n", params, chime_err_name(r), err);
+  return r;
+}
+
+/* Adds durable job g.name (FORBID when forbid) and trigger tg.name, firing
+ * once at T0. */
+static void add_job_trigger(chime_store *st, const char *name, bool forbid,
+                            bool recover) {
+  chime_job *job = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, "t", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
+  if (forbid)
+    CU_ASSERT_EQUAL_FATAL(
+        chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, job, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+}
+
+/* Claims and starts every fire due at T0; returns them sorted by job name. */
+static int by_job_name(const void *a, const void *b) {
+  const chime_fire *x = *(chime_fire *const *)a, *y = *(chime_fire *const *)b;
+  return strcmp(chime_job_get_name(x->job), chime_job_get_name(y->job));
+}
+
+static chime_fire **claim_all(chime_store *st, size_t want) {
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire(st, T0, T0, want, NULL, &fires, &n),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(n, want);
+  CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, fires, n, T0), 0);
+  qsort(fires, n, sizeof *fires, by_job_name);
+  return fires;
+}
+
+static void free_fires(chime_fire **fires, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+}
+
+/* ------------------------------------------------ finding 2: bad text */
+
+typedef struct completer {
+  pthread_t thread;
+  chime_store *st;
+  chime_fire *fire;
+  chime_outcome out;
+  int result;
+} completer;
+
+static void *complete_thread(void *arg) {
+  completer *c = arg;
+  c->result = c->st->ops->complete(c->st, c->fire, &c->out);
+  return NULL;
+}
+
+/* How many completions wait in the store's queue, and whether one writes. */
+static size_t queued(chime_store *st, bool *ret_busy) {
+  chime__mysql_store *s = chime__mysql_store_of(st);
+  pthread_mutex_lock(&s->done_mu);
+  size_t n = s->done_queued;
+  *ret_busy = s->done_busy;
+  pthread_mutex_unlock(&s->done_mu);
+  return n;
+}
+
+/* Waits (up to 30 s) until n completions wait behind a busy writer. */
+static bool wait_queued(chime_store *st, size_t n) {
+  for (int i = 0; i < 3000; i++) {
+    bool busy;
+    if (queued(st, &busy) == n && busy)
+      return true;
+    nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+  }
+  return false;
+}
+
+/* Finding 2: one completion the database refuses (here a history row that
+ * breaks a CHECK constraint) fails alone: the healthy FORBID jobs of its
+ * batch complete, and it is still completed, with a plain message. */
+static void test_mysql_faults_bad_row_never_takes_a_batch_down(void) {
+  enum { N = 7, POISON = 3 };
+  MYSQL *db = admin();
+  drop_prefix(db, "mf_a_");
+  chime_store *st;
+  char err[512], q[256];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_a_&auto_create=1&clear=1&"
+                                "lock_wait_timeout_s=60",
+                                "node-a", 1, &st, err, sizeof err),
+                        0);
+  sql(db, "ALTER TABLE mf_a_history ADD CONSTRAINT mf_poison CHECK "
+          "(error_text IS NULL OR error_text NOT LIKE 'poison%')");
+  for (int i = 0; i < N; i++) {
+    char name[8];
+    snprintf(name, sizeof name, "f%d", i);
+    add_job_trigger(st, name, true, false);
+  }
+  chime_fire **fires = claim_all(st, N);
+  /* Hold the first fire's row so that its completion waits, and the
+   * others queue up behind it into one batch. */
+  MYSQL *holder = admin();
+  sql(holder, "START TRANSACTION");
+  snprintf(q, sizeof q,
+           "SELECT * FROM mf_a_fired WHERE fire_id = %lld FOR UPDATE",
+           (long long)fires[0]->fire_id);
+  sql(holder, q);
+  completer c[N];
+  for (int i = 0; i < N; i++) {
+    c[i] = (completer){.st = st,
+                       .fire = fires[i],
+                       .out = {.started_ms = T0, .finished_ms = T0 + 1}};
+    if (i == POISON)
+      c[i].out = (chime_outcome){.error = CHIME_EJOBFAILED,
+                                 .message = "poison row",
+                                 .started_ms = T0,
+                                 .finished_ms = T0 + 1};
+    CU_ASSERT_EQUAL_FATAL(
+        pthread_create(&c[i].thread, NULL, complete_thread, &c[i]), 0);
+    if (i == 0)
+      CU_ASSERT_FATAL(wait_queued(st, 0));
+  }
+  CU_ASSERT(wait_queued(st, N - 1));
+  sql(holder, "ROLLBACK");
+  for (int i = 0; i < N; i++) {
+    pthread_join(c[i].thread, NULL);
+    CU_ASSERT_EQUAL(c[i].result, 0);
+  }
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_a_fired"), 0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_a_triggers WHERE state = "
+                    "'BLOCKED'"),
+      0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_a_history"), N);
+  char *text = query_text(db, "SELECT error_text FROM mf_a_history WHERE "
+                              "job_name = 'f3'");
+  CU_ASSERT_PTR_NOT_NULL(text);
+  if (text)
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "could not be stored"));
+  free(text);
+  free_fires(fires, N);
+  st->ops->free(st);
+  mysql_close(holder);
+  drop_prefix(db, "mf_a_");
+  mysql_close(db);
+}
+
+/* Finding 2: a failure message that is not valid UTF-8 (Latin-1 bytes, a
+ * multi-byte character cut at the limit) is stored, made valid, and the
+ * FORBID job goes on. */
+static void test_mysql_faults_invalid_utf8_message_is_stored(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_b_&auto_create=1&clear=1", "node-a",
+                                2, &st, err, sizeof err),
+                        0);
+  add_job_trigger(st, "latin1", true, false);
+  add_job_trigger(st, "euros", true, false);
+  chime_fire **fires = claim_all(st, 2);
+  /* "échec" in Latin-1; 1,366 euro signs cut at 4,096 bytes. */
+  char euros[3 * 1366 + 1];
+  for (size_t i = 0; i < 1366; i++)
+    memcpy(euros + 3 * i, "\xE2\x82\xAC", 3);
+  euros[4096] = '\0'; /* inside the last character */
+  const char *messages[] = {euros, "\xE9" "chec \xFF"};
+  for (size_t i = 0; i < 2; i++) {
+    chime_outcome out = {.error = CHIME_EJOBFAILED,
+                         .message = messages[i],
+                         .started_ms = T0,
+                         .finished_ms = T0 + 1};
+    CU_ASSERT_EQUAL(st->ops->complete(st, fires[i], &out), 0);
+  }
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_b_fired"), 0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_b_triggers WHERE state = "
+                    "'BLOCKED'"),
+      0);
+  char *text = query_text(db, "SELECT error_text FROM mf_b_history WHERE "
+                              "job_name = 'latin1'");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_STRING_EQUAL(text, "\xEF\xBF\xBD" "chec \xEF\xBF\xBD");
+  free(text);
+  text = query_text(db, "SELECT error_text FROM mf_b_history WHERE "
+                        "job_name = 'euros'");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT(chime__utf8_valid(text, strlen(text)));
+  CU_ASSERT(strlen(text) >= 4090 && strlen(text) <= 4096);
+  free(text);
+  free_fires(fires, 2);
+  st->ops->free(st);
+  drop_prefix(db, "mf_b_");
+  mysql_close(db);
+}
+
+/* Finding 2: a schema with a table missing is refused at open, naming it. */
+static void test_mysql_faults_missing_table_refused_at_open(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_c_&auto_create=1&clear=1", "node-a",
+                                1, &st, err, sizeof err),
+                        0);
+  st->ops->free(st);
+  static const char *const tables[] = {"history", "fired", "nodes"};
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    char q[128];
+    snprintf(q, sizeof q, "RENAME TABLE mf_c_%s TO mf_c_%s_gone", tables[i],
+             tables[i]);
+    sql(db, q);
+    CU_ASSERT_EQUAL(
+        open_as("prefix=mf_c_", "node-a", 1, &st, err, sizeof err),
+        CHIME_ESCHEMA);
+    CU_ASSERT_PTR_NULL(st);
+    snprintf(q, sizeof q, "mf_c_%s", tables[i]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, q));
+    snprintf(q, sizeof q, "RENAME TABLE mf_c_%s_gone TO mf_c_%s", tables[i],
+             tables[i]);
+    sql(db, q);
+  }
+  CU_ASSERT_EQUAL(open_as("prefix=mf_c_", "node-a", 1, &st, err, sizeof err),
+                  0);
+  if (st)
+    st->ops->free(st);
+  drop_prefix(db, "mf_c_");
+  mysql_close(db);
+}
+
+static CU_TestInfo tests[] = {
+    {"finding 2: a bad row never takes a batch down",
+     test_mysql_faults_bad_row_never_takes_a_batch_down},
+    {"finding 2: an invalid UTF-8 message is stored",
+     test_mysql_faults_invalid_utf8_message_is_stored},
+    {"finding 2: a missing table is refused at open",
+     test_mysql_faults_missing_table_refused_at_open},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "jobstore/mysql-faults", .pTests = tests},
+      CU_SUITE_INFO_NULL,
+  };
+  return chime_test_main(suites);
+}
