@@ -52,6 +52,28 @@ class MysqlStore(unittest.TestCase):
         self.assertTrue(all(r[3] for r in seen))
         self.assertLess(seen[0][1], seen[1][1])
 
+    def test_long_non_ascii_failure_never_blocks(self):
+        """Issue 22, finding 2: a failure message cut at the limit inside a
+        multi-byte character is stored, and the FORBID job goes on."""
+        done = threading.Event()
+        runs = []
+        with chime.Scheduler(url=url(), name="py-utf8", workers=2,
+                             idle_wait_ms=200) as s:
+            @s.job("py-utf8")
+            def run(ctx):
+                runs.append(ctx.fire_id)
+                if len(runs) == 3:
+                    done.set()
+                raise RuntimeError("\u00e9chec" + "\u20ac" * 2000)
+
+            s.schedule(chime.Job("g", "u", "py-utf8", durable=True,
+                                 forbid_concurrency=True),
+                       chime.Simple(interval_ms=100, repeat=2, group="g",
+                                    name="u", start=int(time.time() * 1000)
+                                    + 300))
+            self.assertTrue(done.wait(30), "runs: %r" % runs)
+        self.assertEqual(len(runs), 3)
+
     def test_wrong_password_is_auth_error(self):
         base = os.environ["CHIME_TEST_MYSQL_URL"]
         scheme, rest = base.split("://", 1)
