@@ -49,14 +49,73 @@ void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
   }
 }
 
-/* The local clock as this node sees it (skewed in tests). */
+/*
+ * The store's clock is the database's: every measurement (each check-in,
+ * and at open) reads the server's NOW(3) and keeps its offset from this
+ * node's monotonic clock, which never steps; the wall clock is not read
+ * at all, so an operator or NTP stepping it changes nothing.  A monotonic
+ * clock that jumps as well (libfaketime moves both; a suspended VM) shows
+ * as a measurement older than stale_ms, or a clock earlier than it: the
+ * store measures again before answering, and when it cannot (the database
+ * is away, the heartbeat connection busy) its clock does not run more than
+ * stale_ms past the last measurement, so nothing fires early and no
+ * misfire rule is applied on a guess.
+ */
+
+/* This node's monotonic clock as the store reads it (skewed in tests). */
 static int64_t local_ms(const chime__mysql_store *s) {
-  return chime__wall_ms() + s->test_skew_ms;
+  return chime__mono_ms() + atomic_load(&s->test_skew_ms);
+}
+
+/* How old a measurement may be before the store measures again: check-ins
+ * measure every checkin_interval_ms, so normally never. */
+static int64_t stale_ms(const chime__mysql_store *s) {
+  return 2 * s->checkin_interval_ms + 1000;
+}
+
+static void clock_set(chime__mysql_store *s, int64_t db, int64_t before,
+                      int64_t after) {
+  int64_t mid = before + (after - before) / 2;
+  atomic_store(&s->offset_ms, db - mid);
+  atomic_store(&s->measured_mono_ms, mid);
+}
+
+/* Measures the clock out of turn on the heartbeat connection, when it is
+ * open and free, at most every 200 ms: one statement, no retry. */
+static void measure_now(chime__mysql_store *s) {
+  int64_t m = chime__mono_ms(), tried = atomic_load(&s->measure_tried_ms);
+  if (m - tried < 200 && m >= tried)
+    return;
+  atomic_store(&s->measure_tried_ms, m);
+  if (pthread_mutex_trylock(&s->beat_lock) != 0)
+    return;
+  MYSQL *db = s->beat.db;
+  const char *sql = s->sql[CHIME__Q_DB_NOW];
+  int64_t before = local_ms(s);
+  if (db && sql && mysql_real_query(db, sql, (unsigned long)strlen(sql)) == 0) {
+    MYSQL_RES *res = mysql_store_result(db);
+    MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+    if (row && row[0])
+      clock_set(s, strtoll(row[0], NULL, 10), before, local_ms(s));
+    if (res)
+      mysql_free_result(res);
+  }
+  pthread_mutex_unlock(&s->beat_lock);
 }
 
 int64_t chime__mysql_now(chime_store *store) {
   chime__mysql_store *s = chime__mysql_store_of(store);
-  return local_ms(s) + atomic_load(&s->offset_ms);
+  int64_t m = local_ms(s), at = atomic_load(&s->measured_mono_ms);
+  if (m < at || m - at > stale_ms(s)) {
+    measure_now(s);
+    m = local_ms(s);
+    at = atomic_load(&s->measured_mono_ms);
+    if (m < at)
+      m = at; /* the clock went back: hold it until measured */
+    else if (m - at > stale_ms(s))
+      m = at + stale_ms(s);
+  }
+  return m + atomic_load(&s->offset_ms);
 }
 
 int chime__mysql_clock_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
@@ -68,10 +127,8 @@ int chime__mysql_clock_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
   if (r < 0)
     return r;
   assert(ret->nrows == 1 && ret->ncols >= 1); /* a SELECT without FROM */
-  if (!chime__mysql_rows_is_null(ret, 0, 0)) {
-    int64_t db = chime__mysql_rows_int64(ret, 0, 0);
-    atomic_store(&tx->s->offset_ms, db - (before + (after - before) / 2));
-  }
+  if (!chime__mysql_rows_is_null(ret, 0, 0))
+    clock_set(tx->s, chime__mysql_rows_int64(ret, 0, 0), before, after);
   return 0;
 }
 

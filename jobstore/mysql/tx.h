@@ -23,7 +23,8 @@
  *     completion writer releases it before running its transaction).  No
  *     lock is held across a database round trip except beat_lock, whose
  *     round trips are the heartbeat's own.
- *   - offset_ms is atomic: any thread reads the clock without a lock.
+ *   - offset_ms, measured_mono_ms, measure_tried_ms and test_skew_ms are
+ *     atomic: any thread reads the clock without a lock.
  *   - The rest of the handle is set at open and read-only afterwards, but
  *     for trimmed_ms (the engine's loop thread only, through checkin) and
  *     node_claimed (open and free).
@@ -62,7 +63,10 @@ struct chime__mysql_store {
   int64_t checkin_interval_ms;
   int64_t history_retention_ms;
   long lock_wait_s; /* innodb_lock_wait_timeout */
-  int64_t test_skew_ms;
+  /* Tests only: moves both of this node's clocks as the store reads them
+   * (a step at run time is a step of the node's clocks, as libfaketime
+   * makes one). */
+  _Atomic int64_t test_skew_ms;
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
@@ -75,7 +79,11 @@ struct chime__mysql_store {
   chime__mysql_conn beat;
   pthread_mutex_t beat_lock;
   int64_t trimmed_ms;        /* when history was last trimmed (local) */
-  _Atomic int64_t offset_ms; /* database clock - (local clock + skew) */
+  /* The database clock - this node's monotonic clock (+ skew), and the
+   * monotonic time of that measurement (tx.c: the store's clock). */
+  _Atomic int64_t offset_ms;
+  _Atomic int64_t measured_mono_ms;
+  _Atomic int64_t measure_tried_ms; /* the last out-of-turn measurement */
   /* The distance between the ids of one multi-row INSERT; 0 when they
    * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */
   int64_t id_step;
@@ -137,8 +145,10 @@ void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
 #endif
     ;
 
-/* The database clock: local clock + skew + measured offset (store.h's
- * now).  Thread: any. */
+/* The database clock (store.h's now): this node's monotonic clock + the
+ * offset last measured, measured again first when that is stale or the
+ * clock jumped (tx.c); never the wall clock, which may step.  Thread: any;
+ * may take beat_lock (trylock) for one round trip. */
 int64_t chime__mysql_now(chime_store *store);
 
 /* Measures the offset on tx's connection.  Returns: 0; an error. */

@@ -7,13 +7,16 @@
  */
 #include "chime.h"
 #include "core/utf8.h"
+#include "engine/engine.h"
 #include "harness.h"
 #include "jobstore/mysql/tx.h"
 #include "jobstore/mysql/url.h"
 #include "jobstore/store.h"
 #include "model/records.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +339,190 @@ static void test_mysql_faults_missing_table_refused_at_open(void) {
   mysql_close(db);
 }
 
+/* ----------------------------------------------- finding 3: clock step */
+
+#define MAX_RUNS 512
+
+/* What a scheduler did: its runs (trigger, scheduled time, real start) and
+ * its misfire events. */
+static struct {
+  pthread_mutex_t mu;
+  int n, misfires;
+  char trigger[MAX_RUNS][16];
+  int64_t sched[MAX_RUNS], started[MAX_RUNS];
+} seen = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int64_t real_wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void pause_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+static void record(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  pthread_mutex_lock(&seen.mu);
+  if (seen.n < MAX_RUNS) {
+    snprintf(seen.trigger[seen.n], sizeof seen.trigger[0], "%s",
+             chime_ctx_get_trigger_name(ctx));
+    seen.sched[seen.n] = chime_ctx_get_scheduled_ms(ctx);
+    seen.started[seen.n] = real_wall_ms();
+  }
+  seen.n++;
+  pthread_mutex_unlock(&seen.mu);
+}
+
+static bool count_misfires(const chime_event *event, void *user_data) {
+  (void)event;
+  (void)user_data;
+  pthread_mutex_lock(&seen.mu);
+  seen.misfires++;
+  pthread_mutex_unlock(&seen.mu);
+  return false;
+}
+
+static int runs_of(const char *trigger) {
+  int c = 0;
+  pthread_mutex_lock(&seen.mu);
+  for (int i = 0; i < seen.n && i < MAX_RUNS; i++)
+    c += strcmp(seen.trigger[i], trigger) == 0;
+  pthread_mutex_unlock(&seen.mu);
+  return c;
+}
+
+/* Waits (up to 20 s) for n runs of trigger. */
+static bool wait_runs(const char *trigger, int n) {
+  for (int64_t end = real_wall_ms() + 20000; real_wall_ms() < end;
+       pause_ms(20))
+    if (runs_of(trigger) >= n)
+      return true;
+  return false;
+}
+
+static chime_scheduler *start_node(const char *params, const char *node) {
+  const char *base = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+  char url[1024];
+  snprintf(url, sizeof url, "%s%c%s", base, strchr(base, '?') ? '&' : '?',
+           params);
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_scheduler_name(cfg, "faults"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, node), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_misfire_threshold_ms(cfg, 1000), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_checkin_interval_ms(cfg, 1000), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  if (r != 0)
+    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_add_listener(s, CHIME_EVENT_TRIGGER_MISFIRED,
+                                   count_misfires, NULL, NULL),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  return s;
+}
+
+static void schedule_simple(chime_scheduler *s, const char *name,
+                            int64_t start_ms, int64_t interval,
+                            int32_t repeat, bool forbid) {
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0),
+                        0);
+  if (forbid)
+    CU_ASSERT_EQUAL_FATAL(
+        chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("triggers", name, interval,
+                                                 repeat, &t, err, sizeof err),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", name), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start_ms), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+}
+
+/* Steps the clocks of s's node by ms while it runs (both its wall and its
+ * monotonic clock, as libfaketime does). */
+static void step_clock(chime_scheduler *s, int64_t ms) {
+  chime__mysql_store *st = chime__mysql_store_of(s->store);
+  atomic_fetch_add(&st->test_skew_ms, ms);
+}
+
+/* Finding 3: one node's clock stepping forward (+1 h, then +30 s) while it
+ * runs: no fire starts early, no misfire rule is applied, no trigger's
+ * next fire moves ahead. */
+static void test_mysql_faults_clock_step_changes_nothing(void) {
+  MYSQL *db = chime_test_mysql_open(); /* the URL's database */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  pthread_mutex_lock(&seen.mu);
+  seen.n = seen.misfires = 0;
+  pthread_mutex_unlock(&seen.mu);
+  chime_scheduler *s =
+      start_node("prefix=mf_d_&auto_create=1&clear=1", "clock-node");
+  int64_t t0 = real_wall_ms() + 300;
+  schedule_simple(s, "tick", t0, 300, CHIME_REPEAT_INDEFINITELY, false);
+  schedule_simple(s, "once", t0 + 60000, 0, 0, false);
+  for (int i = 0; i < 8; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "slow%d", i);
+    schedule_simple(s, name, t0 + 2000, 20000, CHIME_REPEAT_INDEFINITELY,
+                    true);
+  }
+  CU_ASSERT_FATAL(wait_runs("tick", 3));
+  step_clock(s, 3600 * 1000);
+  int base = runs_of("tick");
+  CU_ASSERT(wait_runs("tick", base + 8));
+  step_clock(s, 30 * 1000);
+  base = runs_of("tick");
+  CU_ASSERT(wait_runs("tick", base + 8));
+  CU_ASSERT(wait_runs("slow7", 1));
+  int64_t now = real_wall_ms();
+  chime_scheduler_free(s);
+  pthread_mutex_lock(&seen.mu);
+  CU_ASSERT_EQUAL(seen.misfires, 0);
+  for (int i = 0; i < seen.n && i < MAX_RUNS; i++) {
+    if (seen.started[i] < seen.sched[i] - 250)
+      fprintf(stderr, "%s ran %lld ms early\n", seen.trigger[i],
+              (long long)(seen.sched[i] - seen.started[i]));
+    CU_ASSERT(seen.started[i] >= seen.sched[i] - 250);
+  }
+  pthread_mutex_unlock(&seen.mu);
+  CU_ASSERT_EQUAL(runs_of("once"), 0);
+  for (int i = 0; i < 8; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "slow%d", i);
+    CU_ASSERT_EQUAL(runs_of(name), 1);
+  }
+  /* No trigger moved ahead: each next fire is where its schedule says. */
+  char q[256];
+  snprintf(q, sizeof q,
+           "SELECT COUNT(*) FROM mf_d_triggers WHERE sched_name = 'faults' "
+           "AND next_fire_ms > %lld",
+           (long long)(now + 60000 + 1000));
+  CU_ASSERT_EQUAL(query_int(db, q), 0);
+  snprintf(q, sizeof q,
+           "SELECT next_fire_ms FROM mf_d_triggers WHERE trigger_name = "
+           "'once'");
+  CU_ASSERT_EQUAL(query_int(db, q), t0 + 60000);
+  drop_prefix(db, "mf_d_");
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"finding 2: a bad row never takes a batch down",
      test_mysql_faults_bad_row_never_takes_a_batch_down},
@@ -343,6 +530,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_invalid_utf8_message_is_stored},
     {"finding 2: a missing table is refused at open",
      test_mysql_faults_missing_table_refused_at_open},
+    {"finding 3: a clock step changes nothing",
+     test_mysql_faults_clock_step_changes_nothing},
     CU_TEST_INFO_NULL,
 };
 
@@ -351,5 +540,7 @@ int main(void) {
       {.pName = "jobstore/mysql-faults", .pTests = tests},
       CU_SUITE_INFO_NULL,
   };
-  return chime_test_main(suites);
+  int r = chime_test_main(suites);
+  mysql_library_end();
+  return r;
 }
