@@ -2,7 +2,9 @@
  * mysql/node.c: the identity of this node in the MySQL store's nodes
  * table: claiming the instance id when the store opens (a live node of
  * another process with the same id is refused with CHIME_EDUPNODE) and
- * giving it back when the store is closed cleanly.
+ * giving it back when the store is closed cleanly.  Claiming an id whose
+ * earlier run died (no live row) recovers that run's fires first, and
+ * stamps the row with this process (host, pid, start).
  *
  * A node is live while its lease (jobstore/store.h's rule, in SQL as
  * CHIME__MYSQL_NODE_LIVE_SQL) has not run out by the database's clock;
@@ -27,9 +29,27 @@
 typedef struct claim_op {
   char host[256];
   bool taken;
+  bool restarted; /* no live row of this process: an earlier run died */
+  size_t recovered; /* the fires that earlier run left */
   char other_host[256];
   int64_t other_pid;
 } claim_op;
+
+/* The row of an id taken over from a dead earlier run names this one. */
+static int restamp(chime__mysql_tx *tx, const char *host) {
+  chime__mysql_store *s = tx->s;
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "UPDATE %snodes SET host = ?, pid = ?, started_ms = ? WHERE "
+           "sched_name = ? AND instance_id = ?",
+           s->prefix);
+  chime__mysql_arg a[] = {chime__mysql_arg_text(host),
+                          chime__mysql_arg_int((int64_t)getpid()),
+                          chime__mysql_arg_int(chime__mysql_now(&s->base)),
+                          chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->node)};
+  return chime__mysql_exec_sql(tx, sql, a, 5, NULL);
+}
 
 static int claim_fn(chime__mysql_tx *tx, void *arg) {
   claim_op *op = arg;
@@ -38,7 +58,12 @@ static int claim_fn(chime__mysql_tx *tx, void *arg) {
                           chime__mysql_arg_text(s->node)};
   chime__mysql_rows rows;
   op->taken = false;
+  op->restarted = false;
+  op->recovered = 0;
   int r = chime__mysql_query(tx, CHIME__Q_NODE_LIVE_LOCK, a, 2, &rows);
+  /* No live row: whatever fires this id holds, a dead run left them, and
+   * with no survivor running nobody else would ever give them back. */
+  op->restarted = r == 0 && rows.nrows == 0;
   if (r == 0 && rows.nrows > 0) {
     assert(rows.nrows == 1 && rows.ncols == 2); /* the primary key */
     const char *h = chime__mysql_rows_text(&rows, 0, 0);
@@ -52,7 +77,13 @@ static int claim_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_rows_free(&rows);
   if (r < 0 || op->taken)
     return r;
-  return chime__mysql_node_upsert(tx, op->host);
+  if (op->restarted)
+    r = chime__mysql_recover_own(tx, &op->recovered);
+  if (r == 0)
+    r = chime__mysql_node_upsert(tx, op->host);
+  if (r == 0 && op->restarted)
+    r = restamp(tx, op->host);
+  return r;
 }
 
 /* This machine's name, or "unknown". */
@@ -87,6 +118,11 @@ int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
   int r = chime__mysql_tx_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
   if (r < 0)
     return r;
+  if (op.recovered)
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "instance id %s restarted after its lease ended: "
+                     "recovered %zu fire(s) of its earlier run",
+                     s->node, op.recovered);
   if (op.taken)
     return chime__record_err(
         errbuf, errbuf_len, CHIME_EDUPNODE,

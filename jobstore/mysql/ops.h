@@ -103,6 +103,11 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
                                     size_t *ret_recovered);
+/* Recovers the fires a dead earlier run of this very instance id left
+ * (the fired rows of this node), as a survivor would, in tx: called when
+ * the id is claimed with no live node holding it.  Sets *ret_fires to how
+ * many there were. */
+int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the
  * nodes table.  Returns: 0; CHIME_EDUPNODE (a live node of another process

@@ -18,6 +18,10 @@
  * transaction per dead node, holding its row, so exactly one survivor
  * recovers it.
  *
+ * A node that restarts under its instance id after its lease ended, with
+ * no survivor to recover it, recovers its earlier run's fires itself when
+ * it claims the id (node.c, chime__mysql_recover_own), the same way.
+ *
  * Threads: the engine's maintenance timer calls this; concurrent callers
  * (other nodes, or other stores of this process) are serialised by the
  * row lock, not by any mutex.
@@ -156,6 +160,22 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
     chime__mysql_log(tx->s, CHIME_LOG_WARN,
                      "recovered dead node %s (%zu fire(s))", op->node,
                      op->fires);
+  return r;
+}
+
+int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(tx->s->node)};
+  chime__mysql_rows rows;
+  *ret_fires = 0;
+  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows);
+  if (r < 0)
+    return r;
+  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = recover_fire(tx, &rows, i);
+  *ret_fires = rows.nrows;
+  chime__mysql_rows_free(&rows);
   return r;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DB "chime_mft"
 #define T0 INT64_C(1893456000000) /* 2030-01-01T00:00:00Z */
@@ -107,7 +108,7 @@ static int open_as(const char *params, const char *node, size_t conns,
 }
 
 /* Adds durable job g.name (FORBID when forbid) and trigger tg.name, firing
- * once at T0. */
+ * at T0 and hourly after. */
 static void add_job_trigger(chime_store *st, const char *name, bool forbid,
                             bool recover) {
   chime_job *job = NULL;
@@ -120,7 +121,9 @@ static void add_job_trigger(chime_store *st, const char *name, bool forbid,
         chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);
+      chime_trigger_simple_new("tg", name, 3600 * 1000,
+                               CHIME_REPEAT_INDEFINITELY, &t, err, sizeof err),
+      0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
   CU_ASSERT_EQUAL_FATAL(
@@ -339,6 +342,81 @@ static void test_mysql_faults_missing_table_refused_at_open(void) {
   mysql_close(db);
 }
 
+/* --------------------------------------- finding 1: restart, same id */
+
+/* Finding 1: a node killed mid-job and restarted under the same instance
+ * id after its lease ended, with no other node running, gets its lost
+ * fires back: the EXECUTING ones recovered (rerun) or failed per the
+ * job's recovery flag, its FORBID trigger unblocked, its ACQUIRED claim
+ * returned, and the nodes row names the new process. */
+static void test_mysql_faults_restart_same_id_recovers(void) {
+  MYSQL *db = admin();
+  chime_store *first, *again;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_e_&auto_create=1&clear=1",
+                                "same-id", 2, &first, err, sizeof err),
+                        0);
+  add_job_trigger(first, "a-forbid", true, false);
+  add_job_trigger(first, "b-rerun", false, true);
+  add_job_trigger(first, "c-plain", false, false);
+  add_job_trigger(first, "d-claimed", false, false);
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(
+      first->ops->acquire(first, T0, T0, 4, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 4);
+  qsort(fires, n, sizeof *fires, by_job_name);
+  CU_ASSERT_EQUAL_FATAL(first->ops->fire(first, fires, 3, T0), 0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
+                    "'BLOCKED'"),
+      1);
+  /* Killed: no completion, no clean close; its lease ends. */
+  chime__mysql_store_of(first)->node_claimed = false;
+  first->ops->free(first);
+  sql(db, "UPDATE mf_e_nodes SET last_checkin_ms = 0, pid = 999999 WHERE "
+          "instance_id = 'same-id'");
+  CU_ASSERT_EQUAL_FATAL(
+      open_as("prefix=mf_e_", "same-id", 2, &again, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_e_fired WHERE "
+                                "state = 'EXECUTING'"),
+                  0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
+                    "'BLOCKED'"),
+      0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_e_history WHERE "
+                                "job_name = 'c-plain' AND outcome = 'FAILED'"),
+                  1);
+  char q[200];
+  snprintf(q, sizeof q,
+           "SELECT pid FROM mf_e_nodes WHERE instance_id = 'same-id'");
+  CU_ASSERT_EQUAL(query_int(db, q), (long long)getpid());
+  /* The rerun comes back as a recovering fire at its scheduled time; the
+   * claim that never started is claimable again. */
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_e_triggers WHERE trigger_name = "
+                    "'a-forbid' AND state = 'WAITING'"),
+      1);
+  chime_fire **got = NULL;
+  size_t m = 0;
+  CU_ASSERT_EQUAL_FATAL(again->ops->acquire(again, T0, T0, 10, NULL, &got, &m),
+                        0);
+  qsort(got, m, sizeof *got, by_job_name);
+  CU_ASSERT_EQUAL(m, 2);
+  if (m == 2) {
+    CU_ASSERT_STRING_EQUAL(chime_job_get_name(got[0]->job), "b-rerun");
+    CU_ASSERT_TRUE(got[0]->recovering);
+    CU_ASSERT_EQUAL(got[0]->scheduled_ms, T0);
+    CU_ASSERT_STRING_EQUAL(chime_job_get_name(got[1]->job), "d-claimed");
+  }
+  free_fires(got, m);
+  free_fires(fires, n);
+  again->ops->free(again);
+  drop_prefix(db, "mf_e_");
+  mysql_close(db);
+}
+
 /* ----------------------------------------------- finding 3: clock step */
 
 #define MAX_RUNS 512
@@ -530,6 +608,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_invalid_utf8_message_is_stored},
     {"finding 2: a missing table is refused at open",
      test_mysql_faults_missing_table_refused_at_open},
+    {"finding 1: a restart under the same id recovers its fires",
+     test_mysql_faults_restart_same_id_recovers},
     {"finding 3: a clock step changes nothing",
      test_mysql_faults_clock_step_changes_nothing},
     CU_TEST_INFO_NULL,
