@@ -7,7 +7,7 @@
  *
  * Threads: a context belongs to the thread running its job (a worker) or
  * its listener call, and lives on that thread's stack; nothing here takes
- * a lock.  chime_ctx_is_still_owned calls the store (without s->mu).
+ * a lock.  chime_ctx_check_owned calls the store (without s->mu).
  */
 #include "core/utf8.h"
 #include "engine/engine.h"
@@ -124,23 +124,30 @@ int chime_ctx_set_job_data(chime_ctx *ctx, const void *data, size_t len) {
   return 0;
 }
 
-bool chime_ctx_is_still_owned(chime_ctx *ctx) {
+int chime_ctx_check_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
-    return false;
+    return CHIME_EINVAL;
   assert(CTX_VALID(ctx) && ctx->fire->fire_id > 0);
   assert(!chime__mu_held(ctx->sched));
   chime_store *st = ctx->sched->store;
   bool owned = false;
   int r = st->ops->still_owned(st, ctx->fire->fire_id, &owned);
   if (r < 0) {
-    /* Unknown counts as lost: the caller is about to do something it
-     * must not do twice. */
     chime__log(ctx->sched, CHIME_LOG_WARN,
                "cannot tell whether fire %lld is still owned: %s",
                (long long)ctx->fire->fire_id, chime_strerror(r));
-    return false;
+    /* Every failure to ask is "cannot tell", never "taken over". */
+    return r == CHIME_EBUSY ? CHIME_EBUSY : CHIME_ECONNECT;
   }
-  return owned;
+  return owned ? 1 : 0;
+}
+
+bool chime_ctx_is_still_owned(chime_ctx *ctx) {
+  if (!ctx || !ctx->fire->job)
+    return false;
+  /* False only when another node took the fire over: "cannot tell" (an
+   * outage) is not "lost", and chime_ctx_check_owned tells them apart. */
+  return chime_ctx_check_owned(ctx) != 0;
 }
 
 int chime_ctx_fail(chime_ctx *ctx, const char *message) {

@@ -1606,14 +1606,33 @@ CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
 
 /*
  * chime_ctx_is_still_owned: whether this node still holds the fire.  False
- * once the node lost it (its lease lapsed and a survivor recovered it):
- * ask before an irreversible step.  May query the store (and block on it).
- * Returns: true while the fire is this node's; false when it is not, when
- * the store cannot tell, or for a misfire event.
+ * only once another node took it over (this node's lease lapsed and a
+ * survivor recovered the fire); when the store cannot tell (the database
+ * is unreachable), true, with a warning logged: use chime_ctx_check_owned
+ * to tell "cannot tell" apart.  Queries the store, for at most about one
+ * check-in interval.
+ * Returns: false when the fire was taken over, or for a NULL or misfire
+ * event's ctx; true otherwise.
  * Ownership: none.
  * Thread: the worker running the job.
  */
 CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
+
+/*
+ * chime_ctx_check_owned: whether this node still holds the fire, with
+ * "cannot tell" as an answer of its own: ask before an irreversible step,
+ * and decide what an outage means for it.  Queries the store; during an
+ * outage it answers within about one check-in interval (a connection
+ * attempt under way may add the connect timeout), never after the
+ * store's whole reconnect budget.
+ * Returns: 1 while the fire is this node's; 0 once another node took it
+ * over; CHIME_ECONNECT (the database cannot be reached now); CHIME_EBUSY
+ * (no store connection came free in time); CHIME_EINVAL (NULL ctx, a
+ * misfire event's ctx).
+ * Ownership: none.
+ * Thread: the worker running the job.
+ */
+CHIME_EXTERN int chime_ctx_check_owned(chime_ctx *ctx);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";

@@ -47,8 +47,13 @@ int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
     return CHIME_EINVAL;
   chime_fire f = {.fire_id = fire_id};
   done_op op = {.fire = &f};
-  int r = chime__mysql_tx_run(chime__mysql_store_of(store), owned_fn, NULL, &op,
-                              NULL, 0);
+  /* A job waits for the answer: bounded by about one check-in interval,
+   * so an outage answers "cannot tell" (CHIME_ECONNECT, CHIME_EBUSY)
+   * instead of holding the job for the whole reconnect budget. */
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  int64_t budget =
+      s->checkin_interval_ms > 1000 ? s->checkin_interval_ms : 1000;
+  int r = chime__mysql_tx_run_within(s, owned_fn, &op, budget);
   if (r == 0)
     *ret_owned = op.owned;
   return r;

@@ -247,7 +247,11 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   if (!s)
     return CHIME_ENOMEM;
   pthread_mutex_init(&s->lock, NULL);
-  pthread_cond_init(&s->freed, NULL);
+  pthread_condattr_t freed_attr; /* tx.c waits on it with a deadline */
+  pthread_condattr_init(&freed_attr);
+  pthread_condattr_setclock(&freed_attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->freed, &freed_attr);
+  pthread_condattr_destroy(&freed_attr);
   pthread_mutex_init(&s->done_mu, NULL);
   pthread_mutex_init(&s->beat_lock, NULL);
   s->beat.autocommit = true;

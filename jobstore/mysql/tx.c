@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CONNECT_TIMEOUT_S 5
 /* Lost connections: reconnect for at most this long in all. */
@@ -141,7 +142,9 @@ int chime__mysql_clock_measure(chime__mysql_tx *tx) {
 
 /* ------------------------------------------------------------------ pool */
 
-static chime__mysql_conn *pool_get(chime__mysql_store *s) {
+/* A free pool connection; waits for one, until the monotonic deadline
+ * (0: for ever).  Returns NULL when the deadline passed. */
+static chime__mysql_conn *pool_get(chime__mysql_store *s, int64_t deadline) {
   assert(s->nconns > 0);
   pthread_mutex_lock(&s->lock);
   for (;;) {
@@ -152,7 +155,25 @@ static chime__mysql_conn *pool_get(chime__mysql_store *s) {
         return &s->conns[i];
       }
     }
-    pthread_cond_wait(&s->freed, &s->lock);
+    if (!deadline) {
+      pthread_cond_wait(&s->freed, &s->lock);
+      continue;
+    }
+    int64_t left = deadline - chime__mono_ms();
+    if (left <= 0) {
+      pthread_mutex_unlock(&s->lock);
+      return NULL;
+    }
+    /* s->freed waits on the monotonic clock (store.c). */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)(left / 1000);
+    ts.tv_nsec += (long)(left % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    (void)pthread_cond_timedwait(&s->freed, &s->lock, &ts);
   }
 }
 
@@ -255,14 +276,14 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
  * chime__mysql_tx_run). */
 static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
                   chime__mysql_tx_fn fn, chime__mysql_reset_fn reset, void *arg,
-                  char *errbuf, size_t errbuf_len) {
+                  char *errbuf, size_t errbuf_len, int64_t budget_ms) {
   /* A pool connection is this thread's (busy); the heartbeat connection
    * is used under beat_lock (held: trylock fails). */
   assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
                        : c->busy);
   chime__mysql_tx tx = {
       .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
-  int64_t deadline = chime__mono_ms() + RECONNECT_BUDGET_MS;
+  int64_t deadline = chime__mono_ms() + budget_ms;
   unsigned lock_tries = 0, conn_tries = 0;
   int r;
   for (;;) {
@@ -277,7 +298,9 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
           r = CHIME_ECONNECT;
           break;
         }
-        chime__sleep_ms(backoff(s, conn_tries++, 50, 2000));
+        int64_t pause = backoff(s, conn_tries++, 50, 2000);
+        int64_t left = deadline - chime__mono_ms();
+        chime__sleep_ms(pause < left ? pause : left);
         continue;
       }
       if (r < 0) {
@@ -316,9 +339,21 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
                         chime__mysql_reset_fn reset, void *arg, char *errbuf,
                         size_t errbuf_len) {
   assert(s && fn);
-  chime__mysql_conn *c = pool_get(s);
+  chime__mysql_conn *c = pool_get(s, 0);
   assert(c->busy && !c->autocommit);
-  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len);
+  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len, RECONNECT_BUDGET_MS);
+  pool_put(s, c);
+  return r;
+}
+
+int chime__mysql_tx_run_within(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                               void *arg, int64_t budget_ms) {
+  assert(s && fn && budget_ms > 0);
+  chime__mysql_conn *c = pool_get(s, chime__mono_ms() + budget_ms);
+  if (!c)
+    return CHIME_EBUSY;
+  assert(c->busy && !c->autocommit);
+  int r = run_on(s, c, fn, NULL, arg, NULL, 0, budget_ms);
   pool_put(s, c);
   return r;
 }
@@ -327,7 +362,7 @@ int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
                              void *arg) {
   assert(s && fn && s->beat.autocommit);
   pthread_mutex_lock(&s->beat_lock);
-  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0);
+  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS);
   pthread_mutex_unlock(&s->beat_lock);
   return r;
 }

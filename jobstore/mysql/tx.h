@@ -125,6 +125,17 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
                         chime__mysql_reset_fn reset, void *arg, char *errbuf,
                         size_t errbuf_len);
 
+/*
+ * chime__mysql_tx_run_within: chime__mysql_tx_run for a caller that must
+ * not wait long (fn must need no reset): it waits for a free connection and
+ * reconnects for at most budget_ms in all (a round trip under way is not
+ * cut short).  Returns fn's result; CHIME_EBUSY (no connection came free
+ * in time); CHIME_ECONNECT (the database stayed unreachable); the
+ * transaction's error.  Thread: any.
+ */
+int chime__mysql_tx_run_within(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                               void *arg, int64_t budget_ms);
+
 /* Like chime__mysql_tx_run on the heartbeat connection, under beat_lock:
  * each statement of fn commits by itself, so fn must need no transaction.
  * Thread: any. */

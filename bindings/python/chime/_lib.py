@@ -178,6 +178,7 @@ _PROTOTYPES = [
     ("chime_ctx_get_job_data", _vp, [_vp, _c.POINTER(_sz)]),
     ("chime_ctx_set_job_data", _i, [_vp, _cp, _sz]),
     ("chime_ctx_is_still_owned", _b, [_vp]),
+    ("chime_ctx_check_owned", _i, [_vp]),
     ("chime_ctx_fail", _i, [_vp, _cp]),
 ]
 

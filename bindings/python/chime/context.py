@@ -113,9 +113,25 @@ class JobContext:
         check(_L.chime_ctx_set_job_data(self._p(), raw, len(raw)))
 
     def still_owned(self):
-        """Whether this node still holds the fire: ask before an
-        irreversible step."""
+        """Whether this node still holds the fire: False only once another
+        node took it over; True also when the store cannot tell (use
+        check_owned to tell that apart)."""
         return bool(_L.chime_ctx_is_still_owned(self._p()))
+
+    def check_owned(self):
+        """Whether this node still holds the fire, answered within about one
+        check-in interval: True (owned), False (taken over by another
+        node), or None when the store cannot tell now (database
+        unreachable or busy).  Ask before an irreversible step."""
+        r = _L.chime_ctx_check_owned(self._p())
+        if r == 1:
+            return True
+        if r == 0:
+            return False
+        if r in (-11, -21):  # CHIME_ECONNECT, CHIME_EBUSY
+            return None
+        check(r)
+        return None
 
     def fail(self, message):
         """Marks the run failed with message; the trigger goes on."""

@@ -56,12 +56,13 @@ class MysqlStore(unittest.TestCase):
         """Issue 22, finding 2: a failure message cut at the limit inside a
         multi-byte character is stored, and the FORBID job goes on."""
         done = threading.Event()
-        runs = []
+        runs, owned = [], []
         with chime.Scheduler(url=url(), name="py-utf8", workers=2,
                              idle_wait_ms=200) as s:
             @s.job("py-utf8")
             def run(ctx):
                 runs.append(ctx.fire_id)
+                owned.append(ctx.check_owned())
                 if len(runs) == 3:
                     done.set()
                 raise RuntimeError("\u00e9chec" + "\u20ac" * 2000)
@@ -73,6 +74,8 @@ class MysqlStore(unittest.TestCase):
                                     + 300))
             self.assertTrue(done.wait(30), "runs: %r" % runs)
         self.assertEqual(len(runs), 3)
+        # Issue 22, finding 5: the three-valued answer; True while owned.
+        self.assertEqual(owned, [True] * 3)
 
     def test_wrong_password_is_auth_error(self):
         base = os.environ["CHIME_TEST_MYSQL_URL"]
