@@ -10,8 +10,10 @@
  *     triggers get their next fire time at once, so the common case costs
  *     one transaction instead of two and never passes through ACQUIRED;
  *   - release returns unfired claims.
- * A FORBID job: its row is locked, and none of its triggers is claimed
- * while it has a fired row (claimed or executing) or a claim in the batch.
+ * A FORBID job: its row is locked (SKIP LOCKED: a row another session
+ * holds passes the job over this time), and none of its triggers is
+ * claimed while it has a fired row (claimed or executing) or a claim in
+ * the batch.
  */
 #include "jobstore/mysql/ops.h"
 
@@ -176,6 +178,29 @@ static int settle_prev(chime__mysql_tx *tx, acq_op *op, bool *ret_done) {
   return 0;
 }
 
+/* Locks the row of FORBID job g.n unless another session holds it
+ * (*ret_locked false): a node frozen in a transaction must not stall the
+ * claims of every other trigger in the batch (SKIP LOCKED, as for the
+ * triggers).  One text round trip. */
+static int lock_job_row(chime__mysql_tx *tx, const char *g, const char *n,
+                        bool *ret_locked) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT 1 FROM {P}jobs WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND job_group = ");
+  chime__mysql_sqlbuf_text(&b, g);
+  chime__mysql_sqlbuf_sql(&b, " AND job_name = ");
+  chime__mysql_sqlbuf_text(&b, n);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  if (r == 0)
+    *ret_locked = rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 /* The batch's entry for the trigger's job (loaded and checked once). */
 static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
                        acq_job **ret) {
@@ -194,14 +219,21 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
   int r = chime__mysql_job_load(tx, t->job_group, t->job_name, false, &e->job,
                                 NULL);
   if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
-    /* Lock the job row, then look for its fires: one claim at a time. */
-    chime_job_free(e->job);
-    e->job = NULL;
-    r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job,
-                              NULL);
-    if (r == 0)
+    /* Lock the job row, then look for its fires: one claim at a time.  A
+     * row another session holds is passed over this time. */
+    bool locked = false;
+    r = lock_job_row(tx, t->job_group, t->job_name, &locked);
+    if (r == 0 && locked) {
+      chime_job_free(e->job);
+      e->job = NULL;
+      r = chime__mysql_job_load(tx, t->job_group, t->job_name, true, &e->job,
+                                NULL);
+    }
+    if (r == 0 && locked)
       r = chime__mysql_key_has_row(tx, CHIME__Q_JOB_HAS_FIRES, t->job_group,
                                    t->job_name, &e->skip);
+    else if (r == 0)
+      e->skip = true;
   }
   if (r < 0) {
     chime_job_free(e->job);
@@ -344,8 +376,8 @@ static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
     return CHIME_EINVAL;
   int r = 0;
   if (op->max > 0 && (!op->types || op->types->count > 0))
-    r = chime__mysql_tx_run(chime__mysql_store_of(store), acquire_fn, acq_reset,
-                            op, NULL, 0);
+    r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), acquire_fn,
+                                acq_reset, op);
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   free(op->jobs);

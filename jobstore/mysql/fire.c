@@ -257,8 +257,8 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
   fire_op op = {.fires = fires, .count = count};
   if (!(op.res = calloc(count, sizeof *op.res)))
     return CHIME_ENOMEM;
-  int r = chime__mysql_tx_run(chime__mysql_store_of(store), fire_fn, fire_reset,
-                              &op, NULL, 0);
+  int r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), fire_fn,
+                                  fire_reset, &op);
   for (size_t i = 0; r == 0 && i < count; i++) {
     chime_fire *f = fires[i];
     if (!f)

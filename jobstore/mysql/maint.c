@@ -171,8 +171,8 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                chime_misfire_fn on_misfire, void *user_data,
                                size_t *ret_handled, bool *ret_more) {
   misfire_op op = {.now = now_ms, .max = max};
-  int r = chime__mysql_tx_run(chime__mysql_store_of(store), misfire_fn,
-                              misfire_reset, &op, NULL, 0);
+  int r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), misfire_fn,
+                                  misfire_reset, &op);
   for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
     on_misfire(user_data, op.done[i]);
   size_t n = op.n;

@@ -194,12 +194,12 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
   chime__mysql_store *s = chime__mysql_store_of(store);
   chime__mysql_rows dead = {0};
   (void)now_ms; /* the database's clock decides */
-  int r = chime__mysql_tx_run(s, dead_fn, dead_reset, &dead, NULL, 0);
+  int r = chime__mysql_tx_run_hot(s, dead_fn, dead_reset, &dead);
   size_t total = 0;
   for (size_t i = 0; r == 0 && i < dead.nrows; i++) {
     rec_op op = {.node = chime__mysql_rows_text(&dead, i, 0)};
     assert(op.node && strcmp(op.node, s->node) != 0);
-    r = chime__mysql_tx_run(s, recover_fn, NULL, &op, NULL, 0);
+    r = chime__mysql_tx_run_hot(s, recover_fn, NULL, &op);
     total += op.fires;
   }
   chime__mysql_rows_free(&dead);

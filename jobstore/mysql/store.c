@@ -7,7 +7,7 @@
  * URL parameters read here: prefix (table prefix, default "chime_"),
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
  * scheduler's rows at open: tests and demos), history_retention_ms
- * (default 7 days), lock_wait_timeout_s (InnoDB's lock wait, default 10;
+ * (default 7 days), lock_wait_timeout_s (InnoDB's lock wait, default 1;
  * a timeout is retried), test_clock_offset_ms (tests only: skews this
  * node's local clock by that many milliseconds, as a wrong system clock
  * would; the store's clock still follows the database's).
@@ -140,7 +140,9 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   if (r < 0)
     return r;
   int64_t v;
-  s->lock_wait_s = 10;
+  /* Short waits, retried: a node frozen in a transaction must not hold a
+   * live node's work for long (tx.c). */
+  s->lock_wait_s = 1;
   if ((r = param_int(s, PARAM_LOCK_WAIT, &v, errbuf, errbuf_len)) < 0)
     return r;
   if (r > 0)

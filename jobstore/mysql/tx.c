@@ -2,7 +2,11 @@
  * tx.c: the foundation of the MySQL/MariaDB store: its log, the connection
  * pool, transactions with retries (deadlocks, lock-wait timeouts, lost
  * connections, with a jittered back-off) and the database clock (the
- * offset between this node's wall clock and the server's).
+ * offset between this node's monotonic clock and the server's).  Lock
+ * waits are short (lock_wait_timeout_s, 1 s by default) and retried; the
+ * engine loop's own transactions (claims, fires, the misfire scan,
+ * recovery) stop retrying after half a check-in interval (CHIME_EBUSY), so
+ * a frozen node's locks never keep a live node from checking in.
  *
  * Locks and threads (tx.h says it for the whole store):
  *   - s->lock guards the pool (every conns[i].busy) and the jitter state;
@@ -276,14 +280,15 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
  * chime__mysql_tx_run). */
 static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
                   chime__mysql_tx_fn fn, chime__mysql_reset_fn reset, void *arg,
-                  char *errbuf, size_t errbuf_len, int64_t budget_ms) {
+                  char *errbuf, size_t errbuf_len, int64_t budget_ms,
+                  int64_t lock_budget_ms) {
   /* A pool connection is this thread's (busy); the heartbeat connection
    * is used under beat_lock (held: trylock fails). */
   assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
                        : c->busy);
   chime__mysql_tx tx = {
       .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
-  int64_t deadline = chime__mono_ms() + budget_ms;
+  int64_t start = chime__mono_ms(), deadline = start + budget_ms;
   unsigned lock_tries = 0, conn_tries = 0;
   int r;
   for (;;) {
@@ -321,6 +326,17 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
                        e);
       chime__mysql_conn_reset(tx.c, true);
     } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
+               lock_budget_ms > 0 &&
+               chime__mono_ms() - start >= lock_budget_ms) {
+      /* The loop's own work: it must get back to its check-ins rather
+       * than wait out another node's locks (it tries again later). */
+      chime__mysql_log(s, CHIME_LOG_INFO,
+                       "rows locked by another session (MySQL error %u): "
+                       "trying again later",
+                       e);
+      r = CHIME_EBUSY;
+      break;
+    } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
                ++lock_tries < MAX_LOCK_RETRIES) {
       chime__mysql_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u", e);
       chime__sleep_ms(backoff(s, lock_tries, 2, 200));
@@ -341,7 +357,20 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
   assert(s && fn);
   chime__mysql_conn *c = pool_get(s, 0);
   assert(c->busy && !c->autocommit);
-  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len, RECONNECT_BUDGET_MS);
+  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len, RECONNECT_BUDGET_MS,
+                 0);
+  pool_put(s, c);
+  return r;
+}
+
+int chime__mysql_tx_run_hot(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                            chime__mysql_reset_fn reset, void *arg) {
+  assert(s && fn);
+  chime__mysql_conn *c = pool_get(s, 0);
+  assert(c->busy && !c->autocommit);
+  int64_t budget = s->checkin_interval_ms / 2;
+  int r = run_on(s, c, fn, reset, arg, NULL, 0, RECONNECT_BUDGET_MS,
+                 budget > 0 ? budget : 1);
   pool_put(s, c);
   return r;
 }
@@ -353,7 +382,7 @@ int chime__mysql_tx_run_within(chime__mysql_store *s, chime__mysql_tx_fn fn,
   if (!c)
     return CHIME_EBUSY;
   assert(c->busy && !c->autocommit);
-  int r = run_on(s, c, fn, NULL, arg, NULL, 0, budget_ms);
+  int r = run_on(s, c, fn, NULL, arg, NULL, 0, budget_ms, budget_ms);
   pool_put(s, c);
   return r;
 }
@@ -362,7 +391,8 @@ int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
                              void *arg) {
   assert(s && fn && s->beat.autocommit);
   pthread_mutex_lock(&s->beat_lock);
-  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS);
+  int r =
+      run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS, 0);
   pthread_mutex_unlock(&s->beat_lock);
   return r;
 }

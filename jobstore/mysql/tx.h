@@ -125,6 +125,13 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
                         chime__mysql_reset_fn reset, void *arg, char *errbuf,
                         size_t errbuf_len);
 
+/* Like chime__mysql_tx_run for the engine loop's own work (claims, fires,
+ * the misfire scan, recovery): rows another session keeps locked make it
+ * give up after half a check-in interval with CHIME_EBUSY, so that the
+ * loop gets back to its check-ins.  Thread: any. */
+int chime__mysql_tx_run_hot(chime__mysql_store *s, chime__mysql_tx_fn fn,
+                            chime__mysql_reset_fn reset, void *arg);
+
 /*
  * chime__mysql_tx_run_within: chime__mysql_tx_run for a caller that must
  * not wait long (fn must need no reset): it waits for a free connection and

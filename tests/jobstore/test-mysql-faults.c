@@ -464,6 +464,18 @@ static bool count_misfires(const chime_event *event, void *user_data) {
   return false;
 }
 
+static _Atomic int fences; /* "fenced itself" log lines */
+
+static void count_fences(void *user_data, chime_log_level level,
+                         const char *message) {
+  (void)user_data;
+  (void)level;
+  if (strstr(message, "fenced itself"))
+    atomic_fetch_add(&fences, 1);
+  if (getenv("CHIME_TEST_VERBOSE"))
+    fprintf(stderr, "log %d: %s\n", (int)level, message);
+}
+
 static int runs_of(const char *trigger) {
   int c = 0;
   pthread_mutex_lock(&seen.mu);
@@ -496,6 +508,8 @@ static chime_scheduler *start_node(const char *params, const char *node) {
   CU_ASSERT_EQUAL_FATAL(chime_config_set_misfire_threshold_ms(cfg, 1000), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_checkin_interval_ms(cfg, 1000), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_config_set_log(cfg, count_fences, NULL, CHIME_LOG_DEBUG), 0);
   chime_scheduler *s = NULL;
   char err[512] = "";
   int r = chime_scheduler_new(cfg, &s, err, sizeof err);
@@ -601,6 +615,65 @@ static void test_mysql_faults_clock_step_changes_nothing(void) {
   mysql_close(db);
 }
 
+/* ------------------------------------- finding 4: another node's locks */
+
+/* The longest gap between two consecutive runs of trigger, in real time. */
+static int64_t longest_gap(const char *trigger) {
+  int64_t prev = -1, gap = 0;
+  pthread_mutex_lock(&seen.mu);
+  for (int i = 0; i < seen.n && i < MAX_RUNS; i++) {
+    if (strcmp(seen.trigger[i], trigger) != 0)
+      continue;
+    if (prev >= 0 && seen.started[i] - prev > gap)
+      gap = seen.started[i] - prev;
+    prev = seen.started[i];
+  }
+  pthread_mutex_unlock(&seen.mu);
+  return gap;
+}
+
+/* Finding 4 (second half): another session (a frozen node) holds, for 8 s,
+ * the row lock of a FORBID job that is due: the node neither fences itself
+ * nor stops running its other triggers while it waits. */
+static void test_mysql_faults_other_locks_never_fence(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  pthread_mutex_lock(&seen.mu);
+  seen.n = seen.misfires = 0;
+  pthread_mutex_unlock(&seen.mu);
+  atomic_store(&fences, 0);
+  chime_scheduler *s =
+      start_node("prefix=mf_f_&auto_create=1&clear=1", "lock-node");
+  int64_t t0 = real_wall_ms() + 300;
+  schedule_simple(s, "tick", t0, 250, CHIME_REPEAT_INDEFINITELY, false);
+  CU_ASSERT_FATAL(wait_runs("tick", 3));
+  /* The frozen node's open transaction: the job's row, locked. */
+  schedule_simple(s, "held", real_wall_ms() + 60000, 1000,
+                  CHIME_REPEAT_INDEFINITELY, true);
+  sql(db, "SET autocommit = 0");
+  /* By primary key: a scan would lock every row it passes. */
+  sql(db, "UPDATE mf_f_triggers SET next_fire_ms = next_fire_ms - 60000 "
+          "WHERE sched_name = 'faults' AND trigger_group = 'triggers' AND "
+          "trigger_name = 'held'");
+  sql(db, "COMMIT");
+  sql(db, "SELECT * FROM mf_f_jobs WHERE sched_name = 'faults' AND "
+          "job_group = 'jobs' AND job_name = 'held' FOR UPDATE");
+  int base = runs_of("tick");
+  int64_t held_at = real_wall_ms();
+  CU_ASSERT(wait_runs("tick", base + 24)); /* 6 s of ticks */
+  while (real_wall_ms() < held_at + 8000)
+    pause_ms(50);
+  sql(db, "ROLLBACK");
+  CU_ASSERT(wait_runs("tick", base + 30));
+  chime_scheduler_free(s);
+  fprintf(stderr, "longest gap between ticks: %lld ms; %d fence(s)\n",
+          (long long)longest_gap("tick"), atomic_load(&fences));
+  CU_ASSERT_EQUAL(atomic_load(&fences), 0);
+  CU_ASSERT(longest_gap("tick") < 2500);
+  drop_prefix(db, "mf_f_");
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"finding 2: a bad row never takes a batch down",
      test_mysql_faults_bad_row_never_takes_a_batch_down},
@@ -612,6 +685,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_restart_same_id_recovers},
     {"finding 3: a clock step changes nothing",
      test_mysql_faults_clock_step_changes_nothing},
+    {"finding 4: another node's locks never fence this one",
+     test_mysql_faults_other_locks_never_fence},
     CU_TEST_INFO_NULL,
 };
 
