@@ -158,11 +158,13 @@ static int parse_host(chime__mysql_url *url, const char *s, size_t len,
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
                              "store URL has no host");
   url->port = 3306;
+  /* Never echo the port: when it is not a number, it is most likely a
+   * piece of a password with an unencoded '@' or '/'. */
   if (port && parse_port(port, (size_t)(s + len - port), &url->port) < 0)
     return chime__record_err(
         errbuf, errbuf_len, CHIME_EURL,
-        "store URL port '%.*s' is not a number from 1 to 65535",
-        (int)(s + len - port), port);
+        "store URL port is not a number from 1 to 65535 (not shown: a "
+        "password with '@', ':' or '/' in it must be percent-encoded)");
   return decode_part("host", host, host_len, &url->host, errbuf, errbuf_len);
 }
 
@@ -180,8 +182,8 @@ int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
   }
   if (strncmp(text, scheme, sizeof scheme - 1) != 0)
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "store URL must start with mysql:// (got '%.16s')",
-                             text);
+                             "store URL must start with mysql:// (the URL is "
+                             "not shown: it may hold a password)");
 
   chime__mysql_url *url = calloc(1, sizeof *url);
   if (!url)
