@@ -83,6 +83,13 @@ static void batch_reset(void *arg) {
   chime__mysql_rows_free(&b->fired);
 }
 
+/* Whether completion d writes its rows in this attempt: it succeeds, and
+ * its fired row is there (not deleted by an earlier attempt's COMMIT whose
+ * reply was lost). */
+static bool writes(const chime__mysql_completion *d) {
+  return d->result == 0 && d->row != SIZE_MAX;
+}
+
 /* "(id, ...)" of the requests that still succeed. */
 static void owned_ids(chime__mysql_sqlbuf *sql, const batch *b) {
   chime__mysql_sqlbuf_sql(sql, "(0");
@@ -125,7 +132,9 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
   assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_completion *d = b->reqs[i];
-    d->result = CHIME_ENOTOWNER;
+    /* Retrying after a lost COMMIT reply, a fired row that is gone was
+     * deleted by that COMMIT: completed, not taken over. */
+    d->result = tx->commit_lost ? 0 : CHIME_ENOTOWNER;
     d->row = SIZE_MAX;
     for (size_t row = 0; row < b->fired.nrows; row++) {
       if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) !=
@@ -172,7 +181,7 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
     const char *state =
-        d->result == 0
+        writes(d)
             ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
             : NULL;
     /* Checked again under the lock: it may have been replaced since. */
@@ -202,7 +211,7 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (d->result != 0 ||
+    if (!writes(d) ||
         !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
       continue;
     r = chime__mysql_job_unblock(
@@ -228,7 +237,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
   bool first = true;
   for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (d->result != 0)
+    if (!writes(d))
       continue;
     const chime_outcome *o = d->outcome;
     int code = o ? o->error : 0;
@@ -291,7 +300,7 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
   int r = lock_fired(tx, b);
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (d->result == 0 && d->outcome && d->outcome->set_data)
+    if (writes(d) && d->outcome && d->outcome->set_data)
       r = save_data(tx, b, d);
   }
   if (r == 0)

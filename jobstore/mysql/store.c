@@ -210,13 +210,37 @@ static int settings_fn(chime__mysql_tx *tx, void *arg) {
   return 0;
 }
 
+/* How long opening retries a connection lost after it first connected. */
+#define OPEN_RETRY_MS 30000
+
+/* Connects the first connection and settles the schema.  A server that
+ * cannot be reached at all fails at once (a wrong host or port should
+ * say so now); a connection lost after that (a restart, a proxy) is
+ * opened again and the schema step retried, like any transaction. */
+static int connect_settle(chime__mysql_store *s, char *errbuf,
+                          size_t errbuf_len) {
+  int64_t deadline = 0;
+  for (int64_t pause = 50;; pause = pause < 1000 ? 2 * pause : 2000) {
+    int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
+    if (r == 0)
+      r = chime__mysql_schema_settle(s, s->conns[0].db, errbuf, errbuf_len);
+    if (r == 0 || r != CHIME_ECONNECT ||
+        (!deadline && !s->conns[0].db) ||
+        (deadline && chime__mono_ms() >= deadline))
+      return r;
+    if (!deadline)
+      deadline = chime__mono_ms() + OPEN_RETRY_MS;
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "lost the database connection while opening: retrying");
+    chime__mysql_conn_reset(&s->conns[0], true);
+    chime__sleep_ms(pause);
+  }
+}
+
 /* Connects the first connection, sets up the schema, measures the clock. */
 static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   assert(s->nconns > 0 && s->conns && !s->node_claimed);
-  int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
-  if (r < 0)
-    return r;
-  r = chime__mysql_schema_settle(s, s->conns[0].db, errbuf, errbuf_len);
+  int r = connect_settle(s, errbuf, errbuf_len);
   if (r < 0)
     return r;
   const char *clear = chime__mysql_url_param(s->url, "clear");

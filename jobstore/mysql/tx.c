@@ -266,8 +266,17 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
   int r = fn(tx, arg);
   if (tx->c->autocommit)
     return r;
+  tx->commit_sent = r == 0;
   if (r == 0)
     r = chime__mysql_exec_plain(tx, "COMMIT");
+  if (r == 0 && atomic_load(&tx->s->test_lost_commits) > 0 &&
+      atomic_fetch_sub(&tx->s->test_lost_commits, 1) > 0) {
+    /* Tests: the COMMIT happened, and its reply is lost with the
+     * connection, as a proxy cutting it at the wrong moment would. */
+    chime__mysql_conn_reset(tx->c, true);
+    tx->last_errno = CR_SERVER_LOST;
+    return CHIME_ECONNECT;
+  }
   if (r < 0 && tx->c->db) {
     unsigned e = tx->last_errno;
     (void)mysql_real_query(tx->c->db, "ROLLBACK", 8);
@@ -317,9 +326,22 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
     r = attempt(&tx, fn, arg);
     if (r == 0)
       break;
+    if (tx.commit_lost && (r == CHIME_EEXISTS || r == CHIME_ENOTFOUND)) {
+      /* The earlier attempt's COMMIT happened after all: this attempt
+       * found its effect (the row it added, or the row it removed gone).
+       * That is the caller's success, not a failure. */
+      chime__mysql_log(s, CHIME_LOG_INFO,
+                       "the COMMIT whose reply was lost had happened");
+      if (errbuf && errbuf_len)
+        errbuf[0] = '\0';
+      r = 0;
+      break;
+    }
     unsigned e = tx.last_errno;
     if (lost(e) || (tx.c->db && mysql_errno(tx.c->db) != 0 &&
                     lost(mysql_errno(tx.c->db)))) {
+      if (tx.commit_sent)
+        tx.commit_lost = true;
       chime__mysql_log(s, CHIME_LOG_WARN,
                        "lost the database connection "
                        "(error %u): reconnecting",

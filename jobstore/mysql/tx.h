@@ -67,6 +67,9 @@ struct chime__mysql_store {
    * (a step at run time is a step of the node's clocks, as libfaketime
    * makes one). */
   _Atomic int64_t test_skew_ms;
+  /* Tests only: this many COMMITs lose their reply (the connection drops
+   * right after the COMMIT is done). */
+  _Atomic int test_lost_commits;
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
@@ -106,6 +109,11 @@ struct chime__mysql_tx {
   chime__mysql_store *s;
   chime__mysql_conn *c;
   unsigned last_errno; /* the server's error number of the failure */
+  bool commit_sent;    /* this attempt sent its COMMIT */
+  /* An earlier attempt lost its connection after sending COMMIT, so it
+   * may have committed: a retry that finds its effect (CHIME_EEXISTS,
+   * CHIME_ENOTFOUND) reports success (tx.c). */
+  bool commit_lost;
   char *errbuf;        /* where messages go, may be NULL */
   size_t errbuf_len;
 };

@@ -417,6 +417,70 @@ static void test_mysql_faults_restart_same_id_recovers(void) {
   mysql_close(db);
 }
 
+/* ------------------------------------- finding 6: a lost COMMIT reply */
+
+/* Finding 6: each call's COMMIT reaches the server and its reply is lost
+ * with the connection (the store's test hook): the call reports the
+ * success it had, not CHIME_EEXISTS / CHIME_ENOTFOUND for its own change,
+ * and a completion is not taken for a takeover. */
+static void test_mysql_faults_lost_commit_reply_is_success(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_g_&auto_create=1&clear=1", "node-a",
+                                2, &st, err, sizeof err),
+                        0);
+  chime__mysql_store *ms = chime__mysql_store_of(st);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "lost", "t", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  atomic_store(&ms->test_lost_commits, 1);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  CU_ASSERT_EQUAL(atomic_load(&ms->test_lost_commits), 0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_g_jobs WHERE job_name = 'lost'"),
+      1);
+  /* schedule: a job and its trigger in one step. */
+  chime_job *job2 = NULL;
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "sched", "t", &job2, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tg", "sched", 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "sched"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  int64_t first = 0;
+  atomic_store(&ms->test_lost_commits, 1);
+  CU_ASSERT_EQUAL(
+      st->ops->trigger_add(st, job2, t, false, &first, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(first, T0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_g_triggers WHERE "
+                                "trigger_name = 'sched'"),
+                  1);
+  /* remove_job */
+  atomic_store(&ms->test_lost_commits, 1);
+  CU_ASSERT_EQUAL(st->ops->job_remove(st, "g", "lost"), 0);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT COUNT(*) FROM mf_g_jobs WHERE job_name = 'lost'"),
+      0);
+  /* A completion whose reply is lost is not "taken over". */
+  chime_fire **fires = claim_all(st, 1);
+  chime_outcome out = {.started_ms = T0, .finished_ms = T0 + 1};
+  atomic_store(&ms->test_lost_commits, 1);
+  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_g_fired"), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_g_history"), 1);
+  free_fires(fires, 1);
+  /* Still an error when it is one: a second add of the same job. */
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), CHIME_EEXISTS);
+  chime_trigger_free(t);
+  chime_job_free(job2);
+  chime_job_free(job);
+  st->ops->free(st);
+  drop_prefix(db, "mf_g_");
+  mysql_close(db);
+}
+
 /* ----------------------------------------------- finding 3: clock step */
 
 #define MAX_RUNS 512
@@ -685,6 +749,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_restart_same_id_recovers},
     {"finding 3: a clock step changes nothing",
      test_mysql_faults_clock_step_changes_nothing},
+    {"finding 6: a lost COMMIT reply is the call's success",
+     test_mysql_faults_lost_commit_reply_is_success},
     {"finding 4: another node's locks never fence this one",
      test_mysql_faults_other_locks_never_fence},
     CU_TEST_INFO_NULL,
