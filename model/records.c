@@ -74,6 +74,11 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
       return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
                                "%s is not valid UTF-8 at byte %zu", what,
                                i + 1);
+    /* The C1 controls U+0080..U+009F (U+0085 is NEXT LINE): C2 80..9F. */
+    if (n == 2 && s[i] == 0xC2 && s[i + 1] <= 0x9F)
+      return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                               "%s has a control character at byte %zu", what,
+                               i + 1);
     i += n;
   }
   return 0;

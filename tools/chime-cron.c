@@ -14,6 +14,7 @@
 #include "civil.h"
 
 #include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +123,10 @@ static bool parse_time(const char *s, const chime_zone *zone, int64_t *ret) {
   if ((s[0] == '-' && s[1] >= '0' && s[1] <= '9') ||
       (s[0] >= '0' && s[0] <= '9' && strchr(s, 'T') == NULL &&
        strchr(s, '-') == NULL)) {
+    errno = 0;
     long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE) /* out of int64's range: not a time */
+      return false;
     *ret = v;
     return *end == '\0';
   }

@@ -82,6 +82,12 @@ check("--help", ["--help"], 0, stdout_has="usage: chime-cron")
 check("bad --count", ["--count", "0", "0 0 12 * * ?"], 2, "", stderr_has="--count")
 check("bad --format", ["--format", "xml", "0 0 12 * * ?"], 2, "", stderr_has="--format")
 check("bad --after", ["--after", "yesterday", "0 0 12 * * ?"], 2, "", stderr_has="--after")
+# Issue 22, finding 8: a number outside int64 is not a time.
+check("--after out of range", ["--after", "99999999999999999999", "0 0 12 * * ?"],
+      2, "", stderr_has="--after")
+check("--after out of range, negative",
+      ["--after", "-99999999999999999999", "0 0 12 * * ?"], 2, "",
+      stderr_has="--after")
 check("--after with a date that does not exist", ["--after", "2026-02-29T00:00:00Z", "0 0 12 * * ?"],
       2, "", stderr_has="--after")
 check("no expression", [], 2, "", stderr_has="expression is required")

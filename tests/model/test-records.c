@@ -23,6 +23,13 @@ static void test_records_name_check(void) {
       {__LINE__, "bad\xC3(utf8", CHIME_EINVAL, "not valid UTF-8 at byte 4"},
       {__LINE__, "overlong\xC0\xAF", CHIME_EINVAL, "UTF-8"},
       {__LINE__, "surrogate\xED\xA0\x80", CHIME_EINVAL, "UTF-8"},
+      /* Issue 22, finding 8: C1 controls (U+0085 NEXT LINE, U+0080,
+       * U+009F) are control characters too; U+00A0 is not. */
+      {__LINE__, "next\xC2\x85line", CHIME_EINVAL,
+       "control character at byte 5"},
+      {__LINE__, "\xC2\x80", CHIME_EINVAL, "control character at byte 1"},
+      {__LINE__, "x\xC2\x9F", CHIME_EINVAL, "control character at byte 2"},
+      {__LINE__, "nbsp\xC2\xA0ok", 0, ""},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     char err[128] = "";
