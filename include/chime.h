@@ -426,9 +426,9 @@ CHIME_EXTERN int chime_job_new(const char *group, const char *name,
 CHIME_EXTERN void chime_job_free(chime_job *job);
 
 /*
- * chime_job_set_description: a text for people (NULL: none).
- * Returns: 0; CHIME_EINVAL (NULL job); CHIME_ELIMIT (over
- * CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
+ * chime_job_set_description: a text for people (NULL: none), in UTF-8.
+ * Returns: 0; CHIME_EINVAL (NULL job, text not valid UTF-8); CHIME_ELIMIT
+ * (over CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
  * Ownership: text is copied.
  * Thread: any, one thread per job object.
  */
@@ -690,9 +690,9 @@ CHIME_EXTERN int chime_trigger_set_calendar(chime_trigger *trigger,
                                             const char *name);
 
 /*
- * chime_trigger_set_description: a text for people (NULL: none).
- * Returns: 0; CHIME_EINVAL (NULL trigger); CHIME_ELIMIT (over
- * CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
+ * chime_trigger_set_description: a text for people (NULL: none), in UTF-8.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, text not valid UTF-8);
+ * CHIME_ELIMIT (over CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.
  * Ownership: text is copied.
  * Thread: any, one thread per trigger object.
  */

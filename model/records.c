@@ -3,6 +3,7 @@
  * of chime_job and chime_trigger, deep copies for the stores, key checks
  * and group matching.
  */
+#include "core/utf8.h"
 #include "model/records.h"
 
 #include "triggers/cron.h"
@@ -222,9 +223,10 @@ chime_job *chime__job_copy(const chime_job *job) {
 }
 
 int chime_job_set_description(chime_job *job, const char *text) {
-  return job ? chime__set_text(&job->description, text,
-                               CHIME_MAX_DESCRIPTION_LEN)
-             : CHIME_EINVAL;
+  /* Stored as utf8mb4 text: other bytes would fail only at the store. */
+  if (!job || (text && !chime__utf8_valid(text, strlen(text))))
+    return CHIME_EINVAL;
+  return chime__set_text(&job->description, text, CHIME_MAX_DESCRIPTION_LEN);
 }
 
 int chime_job_set_data(chime_job *job, const void *data, size_t len) {

@@ -4,6 +4,7 @@
  * store runs before it keeps one (start time, calendar, validation, first
  * fire).  The time math itself lives in triggers/.
  */
+#include "core/utf8.h"
 #include "model/records.h"
 
 #include "triggers/cron.h"
@@ -323,8 +324,10 @@ int chime_trigger_set_calendar(chime_trigger *t, const char *name) {
 }
 
 int chime_trigger_set_description(chime_trigger *t, const char *text) {
-  return t ? chime__set_text(&t->description, text, CHIME_MAX_DESCRIPTION_LEN)
-           : CHIME_EINVAL;
+  /* Stored as utf8mb4 text: other bytes would fail only at the store. */
+  if (!t || (text && !chime__utf8_valid(text, strlen(text))))
+    return CHIME_EINVAL;
+  return chime__set_text(&t->description, text, CHIME_MAX_DESCRIPTION_LEN);
 }
 
 int chime_trigger_set_data(chime_trigger *t, const void *data, size_t len) {

@@ -188,18 +188,61 @@ for _name, _res, _args in _PROTOTYPES:
     _fn.argtypes = _args
 
 
+# The range of each C integer type an argument may have: ctypes would
+# silently keep only the low bits (2**32 + 4 workers would be 4).
+def _int_range(ctype):
+    bits = ctypes.sizeof(ctype) * 8
+    if ctype(-1).value < 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+_INT_TYPES = (_i, _i32, _i64, _u, _sz)
+
+
+def _checked(fn, name, argtypes):
+    ranges = [_int_range(t) if t in _INT_TYPES else None for t in argtypes]
+    if not any(ranges):
+        return fn
+
+    def call(*args):
+        for pos, (arg, rng) in enumerate(zip(args, ranges)):
+            if rng is None or isinstance(arg, bool) or \
+                    not isinstance(arg, int):
+                continue
+            if not rng[0] <= arg <= rng[1]:
+                raise OverflowError(
+                    "%s: argument %d is %d, outside %d..%d"
+                    % (name, pos + 1, arg, rng[0], rng[1]))
+        return fn(*args)
+    call.__name__ = name
+    return call
+
+
+for _name, _res, _args in _PROTOTYPES:
+    setattr(lib, _name, _checked(getattr(lib, _name), _name, _args))
+
+
 class ChimeKey(ctypes.Structure):
     """struct chime_key: one (group, name) pair in a list."""
     _fields_ = [("group", _cp), ("name", _cp)]
 
 
 def enc(text):
-    """Encodes an optional str to bytes for a const char * argument."""
+    """Encodes an optional str (or bytes) for a const char * argument.
+    Anything else is a TypeError, and a NUL character a ValueError: C would
+    read the text only up to it ("a\\x00evil" would be stored as "a")."""
     if text is None:
         return None
-    if isinstance(text, bytes):
-        return text
-    return str(text).encode("utf-8")
+    if isinstance(text, str):
+        raw = text.encode("utf-8")
+    elif isinstance(text, bytes):
+        raw = text
+    else:
+        raise TypeError("expected a str, got %s" % type(text).__name__)
+    if b"\x00" in raw:
+        raise ValueError("text contains a NUL character: %r" % (text,))
+    return raw
 
 
 def dec(raw):

@@ -164,7 +164,9 @@ class Job:
         try:
             if self.description is not None:
                 check(_L.chime_job_set_description(
-                    ptr, _lib.enc(self.description)))
+                    ptr, _lib.enc(self.description)),
+                    "description of job %r/%r: not valid UTF-8 text, or "
+                    "longer than 4096 bytes" % (self.group, self.name))
             if self.data is not None:
                 check(_L.chime_job_set_data(ptr, self.data, len(self.data)))
             check(_L.chime_job_set_durable(ptr, bool(self.durable)))
@@ -221,7 +223,9 @@ class Trigger:
         if calendar is not None:
             check(_L.chime_trigger_set_calendar(p, _lib.enc(calendar)))
         if description is not None:
-            check(_L.chime_trigger_set_description(p, _lib.enc(description)))
+            check(_L.chime_trigger_set_description(p, _lib.enc(description)),
+                  "trigger description: not valid UTF-8 text, or longer "
+                  "than 4096 bytes")
         data = to_bytes(data)
         if data is not None:
             check(_L.chime_trigger_set_data(p, data, len(data)))

@@ -113,6 +113,46 @@ class TriggerConstruction(unittest.TestCase):
         self.assertIn("job group is empty", str(cm.exception))
 
 
+class BadValues(unittest.TestCase):
+    """Issue 22, finding 8: values the C API would store wrong are refused
+    with clear exceptions."""
+
+    def test_nul_in_names_refused(self):
+        with self.assertRaises(ValueError) as cm:
+            chime.Job("g", "a\x00evil", "t")
+        self.assertIn("NUL", str(cm.exception))
+        with self.assertRaises(ValueError):
+            chime.Job("g\x00x", "a", "t")
+        with self.assertRaises(ValueError):
+            chime.Cron("0 0 12 * * ?", group="g", name="t\x00x")
+
+    def test_non_str_names_refused(self):
+        for bad in (5, ["a"], 1.5):
+            with self.assertRaises(TypeError):
+                chime.Job("g", bad, "t")
+            with self.assertRaises(TypeError):
+                chime.Job(bad, "j", "t")
+
+    def test_out_of_range_integers_refused(self):
+        with self.assertRaises(OverflowError):
+            chime.Scheduler(workers=2**32 + 4)
+        with self.assertRaises(OverflowError):
+            chime.Scheduler(batch_size=-1)
+        with self.assertRaises(OverflowError):
+            chime.Scheduler(idle_wait_ms=2**64)
+
+    def test_latin1_description_clear_error(self):
+        with self.assertRaises(chime.InvalidArgument) as cm:
+            chime.Job("g", "j", "t", description=b"caf\xe9")
+        self.assertIn("UTF-8", str(cm.exception))
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Cron("0 0 12 * * ?", description=b"caf\xe9")
+
+    def test_c1_control_in_name_refused(self):
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "next\u0085line", "t")
+
+
 class CronHelpers(unittest.TestCase):
     def test_next_and_describe(self):
         after = datetime.datetime(2026, 11, 1, 4, 0,
