@@ -481,6 +481,47 @@ static void test_mysql_faults_lost_commit_reply_is_success(void) {
   mysql_close(db);
 }
 
+/* ------------------------------------- finding 8: keys compared exactly */
+
+/* Finding 8: keys 'k', 'k ' and 'k  ' are three jobs (and three triggers):
+ * replacing one never overwrites another. */
+static void test_mysql_faults_trailing_spaces_are_distinct_keys(void) {
+  MYSQL *db = admin();
+  chime_store *st;
+  char err[512];
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_h_&auto_create=1&clear=1", "node-a",
+                                1, &st, err, sizeof err),
+                        0);
+  static const char *const keys[] = {"k", "k ", "k  "};
+  for (size_t i = 0; i < 3; i++) {
+    chime_job *job = NULL;
+    CU_ASSERT_EQUAL_FATAL(chime_job_new("g", keys[i], "t", &job, NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_job_set_description(job, keys[i]), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+  }
+  /* Replacing 'k  ' leaves 'k' as it was. */
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "k  ", "other", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  chime_job_free(job);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_h_jobs"), 3);
+  chime_job *got = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "k", &got), 0);
+  CU_ASSERT_STRING_EQUAL(chime_job_get_type(got), "t");
+  chime_job_free(got);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "k  ", &got), 0);
+  CU_ASSERT_STRING_EQUAL(chime_job_get_type(got), "other");
+  chime_job_free(got);
+  CU_ASSERT_EQUAL(st->ops->job_remove(st, "g", "k "), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_h_jobs"), 2);
+  st->ops->free(st);
+  drop_prefix(db, "mf_h_");
+  mysql_close(db);
+}
+
 /* ----------------------------------------------- finding 3: clock step */
 
 #define MAX_RUNS 512
@@ -749,6 +790,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_restart_same_id_recovers},
     {"finding 3: a clock step changes nothing",
      test_mysql_faults_clock_step_changes_nothing},
+    {"finding 8: trailing spaces make distinct keys",
+     test_mysql_faults_trailing_spaces_are_distinct_keys},
     {"finding 6: a lost COMMIT reply is the call's success",
      test_mysql_faults_lost_commit_reply_is_success},
     {"finding 4: another node's locks never fence this one",

@@ -120,7 +120,7 @@ static void test_mysql_store_schema_created_then_reused(void) {
   CU_ASSERT_STRING_EQUAL(st->ops->name, "mysql");
   st->ops->free(st);
   CU_ASSERT_EQUAL(
-      query_int(db, "SELECT MAX(version) FROM mst_a_schema_version"), 1);
+      query_int(db, "SELECT MAX(version) FROM mst_a_schema_version"), 2);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM information_schema."
                                 "tables WHERE table_schema = '" DB "' AND "
                                 "table_name LIKE 'mst!_a!_%' ESCAPE '!'"),
