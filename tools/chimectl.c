@@ -56,9 +56,10 @@ int ctl_exit_code(int code) {
     return CTL_FAILED;
   case CHIME_ENOTFOUND:
     return CTL_NOTFOUND;
+  case CHIME_EURL: /* a malformed URL is the caller's usage error */
+    return CTL_USAGE;
   case CHIME_ECONNECT:
   case CHIME_EAUTH:
-  case CHIME_EURL:
     return CTL_CONNECT;
   case CHIME_ESCHEMA:
     return CTL_SCHEMA;
@@ -158,6 +159,10 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       *pwfile = optarg;
       break;
     case O_SCHED:
+      if (!*optarg) { /* not silently the default "chime" */
+        fprintf(stderr, "chimectl: --scheduler wants a scheduler name\n");
+        return CTL_USAGE;
+      }
       c->sched = optarg;
       break;
     case O_TZ:

@@ -53,6 +53,11 @@ int ctl_cmd_pause(ctl *c, bool pause) {
     return CTL_USAGE;
   }
   const char *arg = all ? "" : c->argv[1];
+  if (!all && !*arg) {
+    fprintf(stderr, "chimectl: %s %s wants a non-empty %s\n", verb, what,
+            strcmp(what, "group") == 0 ? "PATTERN" : "GROUP.NAME");
+    return CTL_USAGE;
+  }
   char group[256], name[256];
   int r = 0;
   if ((strcmp(what, "trigger") == 0 || strcmp(what, "job") == 0) &&

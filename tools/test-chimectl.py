@@ -132,7 +132,12 @@ def main():
     os.unlink(pwfile)
     expect("unreachable server", ["nodes"], 4, err_has=["cannot"],
            url="mysql://u:p@127.0.0.1:1/x")
-    expect("not a mysql url", ["nodes"], 4, url="postgres://x")
+    # Issue 22, finding 8: usage errors exit 2, as documented.
+    expect("not a mysql url", ["nodes"], 2, url="postgres://x")
+    expect("a port that is not a number", ["nodes"], 2,
+           url="mysql://u:p@127.0.0.1:notaport/x")
+    expect("empty group pattern", ["pause", "group", ""], 2)
+    expect("empty --scheduler", ["--scheduler", "", "nodes"], 2)
 
     # nodes
     out = expect("nodes table", ["nodes"], 0, has=["ID", "STATE", "dead-node", "live-node"])
