@@ -5,7 +5,9 @@
  */
 #include "bench.h"
 
+#include <errmsg.h>
 #include <errno.h>
+#include <mysqld_error.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +30,45 @@ MYSQL *bench_db_connect(const chime__mysql_url *url, char *errbuf,
   if (chime__mysql_admin_connect(url, CONNECT_TIMEOUT_S, READ_WRITE_TIMEOUT_S,
                                  &db, errbuf, errbuf_len) < 0)
     return NULL;
+  /* A restart of the server under load is something to measure: the
+   * handle connects again by itself (the bench's queries need no session
+   * state), and run_query waits for the server to come back. */
+  my_bool on = 1;
+  mysql_options(db, MYSQL_OPT_RECONNECT, &on);
   return db;
 }
 
+/* Whether err says the server went away (a restart), not a bad query. */
+static bool server_gone(unsigned err) {
+  return err == CR_SERVER_GONE_ERROR || err == CR_SERVER_LOST ||
+         err == CR_CONNECTION_ERROR || err == CR_CONN_HOST_ERROR ||
+         err == ER_CONNECTION_KILLED || err == ER_SERVER_SHUTDOWN;
+}
+
+/* How long a query waits for a restarting server. */
+#define RESTART_WAIT_MS 60000
+
+/* mysql_real_query, sent again (on a new connection) while the server is
+ * restarting, for at most RESTART_WAIT_MS.  Returns mysql_real_query's. */
+static int run_query(MYSQL *db, const char *sql) {
+  int64_t end = bench_real_ms() + RESTART_WAIT_MS;
+  bool said = false;
+  for (;;) {
+    int r = mysql_real_query(db, sql, (unsigned long)strlen(sql));
+    if (r == 0 || !server_gone(mysql_errno(db)) || bench_real_ms() >= end)
+      return r;
+    if (!said)
+      fprintf(stderr, "chime-bench: the database went away (%s): "
+                      "reconnecting\n",
+              mysql_error(db));
+    said = true;
+    struct timespec ts = {0, 250 * 1000 * 1000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
 int bench_db_exec(MYSQL *db, const char *what, const char *sql) {
-  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
+  if (run_query(db, sql) != 0) {
     fprintf(stderr, "chime-bench: %s: %s\n", what, mysql_error(db));
     return -1;
   }
@@ -61,7 +97,7 @@ MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url) {
 /* The first column of the first row of sql; quiet: no message when the
  * query returns no value. */
 static int query_int(MYSQL *db, const char *sql, bool quiet, int64_t *ret) {
-  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
+  if (run_query(db, sql) != 0) {
     fprintf(stderr, "chime-bench: %s: %s\n", sql, mysql_error(db));
     return -1;
   }

@@ -128,8 +128,14 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
       c0.db_ticks >= 0 && c1.db_ticks >= 0
           ? (double)(c1.db_ticks - c0.db_ticks) / tick_s / wall_s * 100.0
           : -1.0;
-  run->commits_per_s = (double)(c1.commits - c0.commits) / o->seconds;
-  run->fsyncs_per_s = (double)(c1.fsyncs - c0.fsyncs) / o->seconds;
+  /* A server restarted in the window starts its counters again: -1 says
+   * "not measured" rather than a negative rate. */
+  run->commits_per_s = c1.commits >= c0.commits
+                           ? (double)(c1.commits - c0.commits) / o->seconds
+                           : -1.0;
+  run->fsyncs_per_s = c1.fsyncs >= c0.fsyncs
+                          ? (double)(c1.fsyncs - c0.fsyncs) / o->seconds
+                          : -1.0;
   fprintf(stderr, "chime-bench: window closed; %d s of grace\n",
           BENCH_GRACE_MS / 1000);
   if (bench_nodes_wait_until(nodes, n, run->w1_ms + BENCH_GRACE_MS) < 0)
