@@ -58,8 +58,9 @@ static int run_query(MYSQL *db, const char *sql) {
     if (r == 0 || !server_gone(mysql_errno(db)) || bench_real_ms() >= end)
       return r;
     if (!said)
-      fprintf(stderr, "chime-bench: the database went away (%s): "
-                      "reconnecting\n",
+      fprintf(stderr,
+              "chime-bench: the database went away (%s): "
+              "reconnecting\n",
               mysql_error(db));
     said = true;
     struct timespec ts = {0, 250 * 1000 * 1000L};

@@ -181,9 +181,8 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
     const char *state =
-        writes(d)
-            ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
-            : NULL;
+        writes(d) ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
+                  : NULL;
     /* Checked again under the lock: it may have been replaced since. */
     if (state && strcmp(state, "COMPLETE") == 0)
       r = chime__mysql_trigger_remove_if_complete(

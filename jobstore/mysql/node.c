@@ -29,7 +29,7 @@
 typedef struct claim_op {
   char host[256];
   bool taken;
-  bool restarted; /* no live row of this process: an earlier run died */
+  bool restarted;   /* no live row of this process: an earlier run died */
   size_t recovered; /* the fires that earlier run left */
   char other_host[256];
   int64_t other_pid;
@@ -43,11 +43,10 @@ static int restamp(chime__mysql_tx *tx, const char *host) {
            "UPDATE %snodes SET host = ?, pid = ?, started_ms = ? WHERE "
            "sched_name = ? AND instance_id = ?",
            s->prefix);
-  chime__mysql_arg a[] = {chime__mysql_arg_text(host),
-                          chime__mysql_arg_int((int64_t)getpid()),
-                          chime__mysql_arg_int(chime__mysql_now(&s->base)),
-                          chime__mysql_arg_text(s->sched),
-                          chime__mysql_arg_text(s->node)};
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(host), chime__mysql_arg_int((int64_t)getpid()),
+      chime__mysql_arg_int(chime__mysql_now(&s->base)),
+      chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->node)};
   return chime__mysql_exec_sql(tx, sql, a, 5, NULL);
 }
 

@@ -173,8 +173,7 @@ static const char *const schema_tables[] = {
  * completion, for history). */
 static int check_tables(chime__mysql_store *s, MYSQL *db, char *errbuf,
                         size_t errbuf_len) {
-  for (size_t i = 0; i < sizeof schema_tables / sizeof schema_tables[0];
-       i++) {
+  for (size_t i = 0; i < sizeof schema_tables / sizeof schema_tables[0]; i++) {
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT 1 FROM %s%s LIMIT 0", s->prefix,
              schema_tables[i]);

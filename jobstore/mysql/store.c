@@ -224,8 +224,7 @@ static int connect_settle(chime__mysql_store *s, char *errbuf,
     int r = chime__mysql_conn_open(s, &s->conns[0], errbuf, errbuf_len);
     if (r == 0)
       r = chime__mysql_schema_settle(s, s->conns[0].db, errbuf, errbuf_len);
-    if (r == 0 || r != CHIME_ECONNECT ||
-        (!deadline && !s->conns[0].db) ||
+    if (r == 0 || r != CHIME_ECONNECT || (!deadline && !s->conns[0].db) ||
         (deadline && chime__mono_ms() >= deadline))
       return r;
     if (!deadline)

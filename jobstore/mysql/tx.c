@@ -379,8 +379,8 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
   assert(s && fn);
   chime__mysql_conn *c = pool_get(s, 0);
   assert(c->busy && !c->autocommit);
-  int r = run_on(s, c, fn, reset, arg, errbuf, errbuf_len, RECONNECT_BUDGET_MS,
-                 0);
+  int r =
+      run_on(s, c, fn, reset, arg, errbuf, errbuf_len, RECONNECT_BUDGET_MS, 0);
   pool_put(s, c);
   return r;
 }
@@ -413,8 +413,7 @@ int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
                              void *arg) {
   assert(s && fn && s->beat.autocommit);
   pthread_mutex_lock(&s->beat_lock);
-  int r =
-      run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS, 0);
+  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS, 0);
   pthread_mutex_unlock(&s->beat_lock);
   return r;
 }

@@ -81,7 +81,7 @@ struct chime__mysql_store {
    * idle node's few statements are not doubled by COMMITs). */
   chime__mysql_conn beat;
   pthread_mutex_t beat_lock;
-  int64_t trimmed_ms;        /* when history was last trimmed (local) */
+  int64_t trimmed_ms; /* when history was last trimmed (local) */
   /* The database clock - this node's monotonic clock (+ skew), and the
    * monotonic time of that measurement (tx.c: the store's clock). */
   _Atomic int64_t offset_ms;
@@ -96,7 +96,7 @@ struct chime__mysql_store {
    * waiting threads at a time (complete.c), under done_mu. */
   pthread_mutex_t done_mu;
   chime__mysql_completion *done_head, *done_tail;
-  bool done_busy; /* a thread is writing a batch */
+  bool done_busy;     /* a thread is writing a batch */
   size_t done_queued; /* completions on the queue (tests watch it) */
 };
 
@@ -114,7 +114,7 @@ struct chime__mysql_tx {
    * may have committed: a retry that finds its effect (CHIME_EEXISTS,
    * CHIME_ENOTFOUND) reports success (tx.c). */
   bool commit_lost;
-  char *errbuf;        /* where messages go, may be NULL */
+  char *errbuf; /* where messages go, may be NULL */
   size_t errbuf_len;
 };
 

@@ -16,13 +16,19 @@ static const struct {
 } validity[] = {
     {__LINE__, "", true},
     {__LINE__, "plain ascii", true},
-    {__LINE__, "\xC3\xA9" "chec \xE2\x82\xAC \xF0\x9F\x98\x80", true},
-    {__LINE__, "\xE9" "chec", false},         /* Latin-1 e-acute */
-    {__LINE__, "\xC0\x80", false},            /* overlong NUL */
-    {__LINE__, "\xED\xA0\x80", false},        /* a surrogate */
-    {__LINE__, "\xF4\x90\x80\x80", false},    /* above U+10FFFF */
-    {__LINE__, "\xE2\x82", false},            /* cut inside a character */
-    {__LINE__, "\x80", false},                /* a lone continuation */
+    {__LINE__,
+     "\xC3\xA9"
+     "chec \xE2\x82\xAC \xF0\x9F\x98\x80",
+     true},
+    {__LINE__,
+     "\xE9"
+     "chec",
+     false},                               /* Latin-1 e-acute */
+    {__LINE__, "\xC0\x80", false},         /* overlong NUL */
+    {__LINE__, "\xED\xA0\x80", false},     /* a surrogate */
+    {__LINE__, "\xF4\x90\x80\x80", false}, /* above U+10FFFF */
+    {__LINE__, "\xE2\x82", false},         /* cut inside a character */
+    {__LINE__, "\x80", false},             /* a lone continuation */
 };
 
 static void test_utf8_validity(void) {
@@ -35,9 +41,12 @@ static void test_utf8_validity(void) {
 }
 
 static void test_utf8_invalid_bytes_replaced(void) {
-  char *s = chime__utf8_sanitize("\xE9" "chec \xFF", 100);
+  char *s = chime__utf8_sanitize("\xE9"
+                                 "chec \xFF",
+                                 100);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-  CU_ASSERT_STRING_EQUAL(s, "\xEF\xBF\xBD" "chec \xEF\xBF\xBD");
+  CU_ASSERT_STRING_EQUAL(s, "\xEF\xBF\xBD"
+                            "chec \xEF\xBF\xBD");
   CU_ASSERT(chime__utf8_valid(s, strlen(s)));
   free(s);
   CU_ASSERT_PTR_NULL(chime__utf8_sanitize(NULL, 10));

@@ -22,11 +22,11 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static struct {
   bool started, go, done;
-  int before;           /* check_owned with the database up */
-  int during;           /* check_owned with the database down */
-  bool still_owned;     /* is_still_owned with the database down */
-  int64_t check_ms;     /* how long check_owned took */
-  int64_t still_ms;     /* how long is_still_owned took */
+  int before;       /* check_owned with the database up */
+  int during;       /* check_owned with the database down */
+  bool still_owned; /* is_still_owned with the database down */
+  int64_t check_ms; /* how long check_owned took */
+  int64_t still_ms; /* how long is_still_owned took */
 } probe;
 
 static int64_t mono_ms(void) {
@@ -142,8 +142,9 @@ static void test_mysql_outage_check_owned_cannot_tell(void) {
   pthread_mutex_unlock(&mu);
   CU_ASSERT_EQUAL(dev("db-up"), 0);
   CU_ASSERT_FATAL(done);
-  fprintf(stderr, "during the outage: check_owned %s in %lld ms, "
-                  "is_still_owned %d in %lld ms\n",
+  fprintf(stderr,
+          "during the outage: check_owned %s in %lld ms, "
+          "is_still_owned %d in %lld ms\n",
           chime_err_name(probe.during), (long long)probe.check_ms,
           probe.still_owned, (long long)probe.still_ms);
   CU_ASSERT(probe.during == CHIME_ECONNECT || probe.during == CHIME_EBUSY);

@@ -33,9 +33,8 @@ static const char *url_for(const char *params) {
   const char *text = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
-  snprintf(buf, sizeof buf, "mysql://%s:%s@%s:%u/%s%s%s", u->user,
-           u->password, u->host, u->port, DB, params ? "?" : "",
-           params ? params : "");
+  snprintf(buf, sizeof buf, "mysql://%s:%s@%s:%u/%s%s%s", u->user, u->password,
+           u->host, u->port, DB, params ? "?" : "", params ? params : "");
   chime__mysql_url_free(u);
   return buf;
 }
@@ -120,10 +119,10 @@ static void add_job_trigger(chime_store *st, const char *name, bool forbid,
     CU_ASSERT_EQUAL_FATAL(
         chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_simple_new("tg", name, 3600 * 1000,
-                               CHIME_REPEAT_INDEFINITELY, &t, err, sizeof err),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("tg", name, 3600 * 1000,
+                                                 CHIME_REPEAT_INDEFINITELY, &t,
+                                                 err, sizeof err),
+                        0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
   CU_ASSERT_EQUAL_FATAL(
@@ -243,10 +242,10 @@ static void test_mysql_faults_bad_row_never_takes_a_batch_down(void) {
     CU_ASSERT_EQUAL(c[i].result, 0);
   }
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_a_fired"), 0);
-  CU_ASSERT_EQUAL(
-      query_int(db, "SELECT COUNT(*) FROM mf_a_triggers WHERE state = "
-                    "'BLOCKED'"),
-      0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM mf_a_triggers WHERE state = "
+                            "'BLOCKED'"),
+                  0);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_a_history"), N);
   char *text = query_text(db, "SELECT error_text FROM mf_a_history WHERE "
                               "job_name = 'f3'");
@@ -279,7 +278,8 @@ static void test_mysql_faults_invalid_utf8_message_is_stored(void) {
   for (size_t i = 0; i < 1366; i++)
     memcpy(euros + 3 * i, "\xE2\x82\xAC", 3);
   euros[4096] = '\0'; /* inside the last character */
-  const char *messages[] = {euros, "\xE9" "chec \xFF"};
+  const char *messages[] = {euros, "\xE9"
+                                   "chec \xFF"};
   for (size_t i = 0; i < 2; i++) {
     chime_outcome out = {.error = CHIME_EJOBFAILED,
                          .message = messages[i],
@@ -288,14 +288,15 @@ static void test_mysql_faults_invalid_utf8_message_is_stored(void) {
     CU_ASSERT_EQUAL(st->ops->complete(st, fires[i], &out), 0);
   }
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_b_fired"), 0);
-  CU_ASSERT_EQUAL(
-      query_int(db, "SELECT COUNT(*) FROM mf_b_triggers WHERE state = "
-                    "'BLOCKED'"),
-      0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM mf_b_triggers WHERE state = "
+                            "'BLOCKED'"),
+                  0);
   char *text = query_text(db, "SELECT error_text FROM mf_b_history WHERE "
                               "job_name = 'latin1'");
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-  CU_ASSERT_STRING_EQUAL(text, "\xEF\xBF\xBD" "chec \xEF\xBF\xBD");
+  CU_ASSERT_STRING_EQUAL(text, "\xEF\xBF\xBD"
+                               "chec \xEF\xBF\xBD");
   free(text);
   text = query_text(db, "SELECT error_text FROM mf_b_history WHERE "
                         "job_name = 'euros'");
@@ -324,9 +325,8 @@ static void test_mysql_faults_missing_table_refused_at_open(void) {
     snprintf(q, sizeof q, "RENAME TABLE mf_c_%s TO mf_c_%s_gone", tables[i],
              tables[i]);
     sql(db, q);
-    CU_ASSERT_EQUAL(
-        open_as("prefix=mf_c_", "node-a", 1, &st, err, sizeof err),
-        CHIME_ESCHEMA);
+    CU_ASSERT_EQUAL(open_as("prefix=mf_c_", "node-a", 1, &st, err, sizeof err),
+                    CHIME_ESCHEMA);
     CU_ASSERT_PTR_NULL(st);
     snprintf(q, sizeof q, "mf_c_%s", tables[i]);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, q));
@@ -353,8 +353,8 @@ static void test_mysql_faults_restart_same_id_recovers(void) {
   MYSQL *db = admin();
   chime_store *first, *again;
   char err[512];
-  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_e_&auto_create=1&clear=1",
-                                "same-id", 2, &first, err, sizeof err),
+  CU_ASSERT_EQUAL_FATAL(open_as("prefix=mf_e_&auto_create=1&clear=1", "same-id",
+                                2, &first, err, sizeof err),
                         0);
   add_job_trigger(first, "a-forbid", true, false);
   add_job_trigger(first, "b-rerun", false, true);
@@ -362,15 +362,15 @@ static void test_mysql_faults_restart_same_id_recovers(void) {
   add_job_trigger(first, "d-claimed", false, false);
   chime_fire **fires = NULL;
   size_t n = 0;
-  CU_ASSERT_EQUAL_FATAL(
-      first->ops->acquire(first, T0, T0, 4, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(first->ops->acquire(first, T0, T0, 4, NULL, &fires, &n),
+                        0);
   CU_ASSERT_EQUAL_FATAL(n, 4);
   qsort(fires, n, sizeof *fires, by_job_name);
   CU_ASSERT_EQUAL_FATAL(first->ops->fire(first, fires, 3, T0), 0);
-  CU_ASSERT_EQUAL(
-      query_int(db, "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
-                    "'BLOCKED'"),
-      1);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
+                            "'BLOCKED'"),
+                  1);
   /* Killed: no completion, no clean close; its lease ends. */
   chime__mysql_store_of(first)->node_claimed = false;
   first->ops->free(first);
@@ -381,10 +381,10 @@ static void test_mysql_faults_restart_same_id_recovers(void) {
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_e_fired WHERE "
                                 "state = 'EXECUTING'"),
                   0);
-  CU_ASSERT_EQUAL(
-      query_int(db, "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
-                    "'BLOCKED'"),
-      0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM mf_e_triggers WHERE state = "
+                            "'BLOCKED'"),
+                  0);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_e_history WHERE "
                                 "job_name = 'c-plain' AND outcome = 'FAILED'"),
                   1);
@@ -592,8 +592,7 @@ static int runs_of(const char *trigger) {
 
 /* Waits (up to 20 s) for n runs of trigger. */
 static bool wait_runs(const char *trigger, int n) {
-  for (int64_t end = real_wall_ms() + 20000; real_wall_ms() < end;
-       pause_ms(20))
+  for (int64_t end = real_wall_ms() + 20000; real_wall_ms() < end; pause_ms(20))
     if (runs_of(trigger) >= n)
       return true;
   return false;
@@ -633,8 +632,8 @@ static chime_scheduler *start_node(const char *params, const char *node) {
 }
 
 static void schedule_simple(chime_scheduler *s, const char *name,
-                            int64_t start_ms, int64_t interval,
-                            int32_t repeat, bool forbid) {
+                            int64_t start_ms, int64_t interval, int32_t repeat,
+                            bool forbid) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   char err[256];
@@ -677,8 +676,7 @@ static void test_mysql_faults_clock_step_changes_nothing(void) {
   for (int i = 0; i < 8; i++) {
     char name[16];
     snprintf(name, sizeof name, "slow%d", i);
-    schedule_simple(s, name, t0 + 2000, 20000, CHIME_REPEAT_INDEFINITELY,
-                    true);
+    schedule_simple(s, name, t0 + 2000, 20000, CHIME_REPEAT_INDEFINITELY, true);
   }
   CU_ASSERT_FATAL(wait_runs("tick", 3));
   step_clock(s, 3600 * 1000);
