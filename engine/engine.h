@@ -167,7 +167,6 @@ struct chime_scheduler {
   int64_t loop_checkin_ok_ms; /* loop thread: start of the last good one */
   int64_t loop_healthy_since; /* loop thread: check-ins unbroken since */
   bool loop_fenced;           /* loop thread: lease lost, not claiming */
-  bool loop_checkin_failing;  /* loop thread: the last check-in failed */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */

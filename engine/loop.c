@@ -247,15 +247,12 @@ static int64_t lease_ms(const chime_scheduler *s) {
   return chime__lease_ms(s->cfg.checkin_interval_ms);
 }
 
-/* Whether the node lost its lease: its check-ins have been failing, and
- * none succeeded within the last lease.  Others may have declared it dead
- * and taken its fires over, so it must not claim.  Only its own failed
- * check-ins fence it: a loop that was merely busy (another node's locks)
- * checks in on its next timer.  Logs the change. */
+/* Whether the node lost its lease: no successful check-in started within
+ * the last lease.  Others may have declared it dead and taken its fires
+ * over, so it must not claim.  Logs the change. */
 static bool fenced(chime_scheduler *s) {
   assert(chime__on_loop(s));
-  bool lost = s->loop_checkin_failing &&
-              chime__mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
+  bool lost = chime__mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
   if (lost && !s->loop_fenced)
     chime__log(s, CHIME_LOG_WARN,
                "no check-in for over %lld ms: this node fenced itself and "
@@ -271,16 +268,16 @@ static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   assert(chime__on_loop(s) && !chime__mu_held(s));
   chime_store *st = s->store;
+  /* After a stall (a stopped process, a lost database) the lease may have
+   * run out meanwhile: say so before checking in again. */
+  fenced(s);
   int64_t started = chime__mono_ms();
   int64_t recover_in = -1;
   int r = st->ops->checkin(st, st->ops->now(st), &recover_in);
   if (r < 0) {
-    s->loop_checkin_failing = true;
-    fenced(s); /* the lease may have run out meanwhile: say so */
     chime__report_error(s, r, "checking in");
     return;
   }
-  s->loop_checkin_failing = false;
   /* Look for dead nodes when the first lease of another node runs out
    * unless it checks in before (the next check-in moves the timer). */
   if (recover_in >= 0)
@@ -528,7 +525,6 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
   s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
   s->loop_fenced = false;
-  s->loop_checkin_failing = false;
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
   chime__mu_lock(s);
   s->async_live = true;
