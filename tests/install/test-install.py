@@ -9,7 +9,10 @@
   4. chime.pc carries what users need only (no -I/usr/include/mariadb/);
   5. tests/install/installed-prog.c is compiled with
      `pkg-config --cflags --libs chime` against the installed tree and run;
-  6. the headers, the static archive and the man pages are in place.
+  6. the headers, the static archive and the man pages are in place;
+  7. chime as a meson subproject: a project with subprojects/chime (a
+     symbolic link to this source tree) finds it with dependency('chime')
+     (meson.override_dependency) and builds and runs installed-prog.c.
 
 usage: test-install.py BUILD_DIR SOURCE_DIR VERSION CC [SANITIZE]
 """
@@ -118,8 +121,39 @@ def main():
                            for f in os.listdir(os.path.join(man, d)))
             check("chime.3" in pages and "chime-cron.1" in pages,
                   "man pages installed: %s" % pages)
+        subproject(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+SUBPROJECT_MESON = """project('user', 'c')
+subproject('chime', default_options: ['tests=false', 'man=disabled',
+                                      'mysql=disabled', 'werror=false'])
+executable('prog', 'prog.c', dependencies: dependency('chime'))
+"""
+
+
+def subproject(work):
+    top = os.path.join(work, "user")
+    os.makedirs(os.path.join(top, "subprojects"))
+    os.symlink(SOURCE, os.path.join(top, "subprojects", "chime"))
+    with open(os.path.join(top, "meson.build"), "w") as f:
+        f.write(SUBPROJECT_MESON)
+    shutil.copy(os.path.join(SOURCE, "tests", "install", "installed-prog.c"),
+                os.path.join(top, "prog.c"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MESON")}
+    p = run(["meson", "setup", os.path.join(top, "b"), top], env=env)
+    check(p.returncode == 0, "subproject: meson setup with dependency('chime')"
+          + ("" if p.returncode == 0 else ": " + (p.stdout + p.stderr)[-1500:]))
+    if p.returncode:
+        return
+    p = run(["ninja", "-C", os.path.join(top, "b"), "prog"], env=env)
+    check(p.returncode == 0, "subproject: ninja prog" +
+          ("" if p.returncode == 0 else ": " + p.stdout[-1500:]))
+    if p.returncode == 0:
+        p = run([os.path.join(top, "b", "prog")])
+        check(p.returncode == 0 and "fired 1" in p.stdout,
+              "subproject: prog runs: %r %r" % (p.stdout, p.stderr[-300:]))
 
 
 main()
