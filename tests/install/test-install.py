@@ -70,6 +70,17 @@ def main():
             check(p.returncode == 0 and "usage:" in p.stdout,
                   "%s --help: exit %d" % (tool, p.returncode))
 
+        # Tools that are built but not installed answer too.
+        for rel in ("examples/chime-node",):
+            exe = os.path.join(BUILD, rel)
+            if os.path.exists(exe):
+                p = run([exe, "--version"])
+                check(p.returncode == 0 and VERSION in p.stdout,
+                      "%s --version: %r" % (rel, p.stdout.strip()))
+                p = run([exe, "--help"])
+                check(p.returncode == 0 and "usage:" in p.stdout,
+                      "%s --help: exit %d" % (rel, p.returncode))
+
         # Relocated: the run path is $ORIGIN-relative.
         moved = os.path.join(work, "elsewhere")
         shutil.copytree(root, moved, symlinks=True)
