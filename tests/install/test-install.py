@@ -71,7 +71,7 @@ def main():
                   "%s --help: exit %d" % (tool, p.returncode))
 
         # Tools that are built but not installed answer too.
-        for rel in ("examples/chime-node",):
+        for rel in ("examples/chime-node", "bench/chime-bench"):
             exe = os.path.join(BUILD, rel)
             if os.path.exists(exe):
                 p = run([exe, "--version"])
