@@ -343,7 +343,7 @@ class Scheduler:
 
     # -------------------------------------------------------------- jobs
 
-    def add_job(self, job, replace=False):
+    def add_job(self, job: Job, replace: bool = False) -> None:
         owned = job._build()
         try:
             self._check(_L.chime_scheduler_add_job(self._p(), owned.ptr,
@@ -380,7 +380,8 @@ class Scheduler:
         finally:
             _L.chime_job_free(ptr)
 
-    def trigger_job(self, group, name=None, data=None):
+    def trigger_job(self, group: Any, name: Optional[str] = None,
+                    data: Any = None) -> None:
         """Fires the job once now; data (bytes, str, JSON value) overrides
         the job's data for that run."""
         group, name = _job_key(group, name)
@@ -528,7 +529,8 @@ class Scheduler:
 
     # --------------------------------------------------------- calendars
 
-    def add_calendar(self, name, text, replace=False, update_triggers=False):
+    def add_calendar(self, name: str, text: str, replace: bool = False,
+                     update_triggers: bool = False) -> None:
         """Adds a calendar from its text form ("chime-calendar 1\\n...")."""
         errbuf = ctypes.create_string_buffer(512)
         cal = ctypes.c_void_p()
