@@ -43,8 +43,9 @@
  *     (chime_calendar_is_included, chime_ctx_is_recovering).
  *   - chime_scheduler_errmsg is named after SQLite's sqlite3_errmsg.
  *
- * This header includes only <stddef.h>, <stdint.h> and <stdbool.h>: no libuv,
- * MariaDB or OpenSSL type appears in it.
+ * This header includes only <stddef.h>, <stdint.h>, <stdbool.h> and the
+ * generated "chime-version.h": no libuv, MariaDB or OpenSSL type appears in
+ * it.
  */
 #ifndef CHIME_H
 #define CHIME_H
@@ -65,9 +66,10 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
-#define CHIME_VERSION_MAJOR 0
-#define CHIME_VERSION_MINOR 1
-#define CHIME_VERSION_PATCH 0
+/* CHIME_VERSION_MAJOR, _MINOR, _PATCH and CHIME_VERSION ("0.1.0"): meson
+ * writes them from its project version, the one place the version is kept. */
+#include "chime-version.h"
+
 /* One integer that grows with every release: 0xMMmmpp. */
 #define CHIME_VERSION_HEX                                                      \
   ((CHIME_VERSION_MAJOR << 16) | (CHIME_VERSION_MINOR << 8) |                  \

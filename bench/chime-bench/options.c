@@ -3,6 +3,7 @@
  * the load (the worker count of a run whose jobs take time).
  */
 #include "bench.h"
+#include "chime.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst]\n"
     "       chime-bench --url URL --idle SECONDS\n"
+    "       chime-bench --help | --version\n"
     "\n"
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
     "I ms, and measures S seconds of fires after X seconds of warm-up\n"
@@ -78,7 +80,8 @@ enum {
   OPT_BURST,
   OPT_NODE,
   OPT_NODE_IDLE,
-  OPT_HELP
+  OPT_HELP,
+  OPT_VERSION
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +101,7 @@ static const struct option long_opts[] = {
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
     {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
 
 /* Applies one option.  Returns 0, 1 (help printed) or -1. */
@@ -122,6 +126,9 @@ static int apply(bench_opts *o, int c, const char *arg) {
     return 0;
   case OPT_HELP:
     fputs(usage_text, stdout);
+    return 1;
+  case OPT_VERSION:
+    printf("chime-bench %s (libchime %s)\n", CHIME_VERSION, chime_version());
     return 1;
   case OPT_NODES:
     if (number(name, arg, 1, BENCH_MAX_NODES, &v) < 0)

@@ -83,13 +83,13 @@ class MysqlStore(unittest.TestCase):
         creds, host = rest.split("@", 1)
         bad = "%s://%s:wrong-password@%s" % (scheme, creds.split(":")[0],
                                              host)
-        with self.assertRaises(chime.ConnectionError) as cm:
+        with self.assertRaises(chime.StoreConnectionError) as cm:
             chime.Scheduler(url=bad)
         self.assertIsInstance(cm.exception, chime.AuthError)
         self.assertNotIn("wrong-password", str(cm.exception))
 
     def test_unreachable_server_is_connection_error(self):
-        with self.assertRaises(chime.ConnectionError) as cm:
+        with self.assertRaises(chime.StoreConnectionError) as cm:
             chime.Scheduler(url="mysql://u:p@127.0.0.1:1/db")
         self.assertEqual(cm.exception.code, -11)
 
