@@ -180,6 +180,17 @@ struct chime_scheduler {
   unsigned reserved; /* workers claimed for (see the top) */
   unsigned running;  /* fires handed to workers, not finished */
 
+  /* Completer (mu; completer.c): the runs that returned, waiting for their
+   * completion to be written, when the store has complete_many. */
+  bool completer_started;
+  bool completer_stop;
+  pthread_t completer;
+  pthread_cond_t done_cond; /* the completer waits for work */
+  struct chime__done *done_head;
+  struct chime__done *done_tail;
+  unsigned done_queued;   /* in the list */
+  unsigned done_writing;  /* taken by the completer, not written yet */
+
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
 };
 
@@ -327,6 +338,38 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire);
 void chime__workers_stop(chime_scheduler *s);
 /* Whether the calling thread is one of s's workers. */
 bool chime__on_worker(const chime_scheduler *s);
+
+/* ---- completer.c */
+
+/* One returned run waiting for its completion: the outcome and what it
+ * points to (message, data) are owned by it. */
+typedef struct chime__done {
+  chime_fire *fire;
+  chime_outcome out;
+  char *message;
+  void *data;
+  bool forbid;
+  struct chime__done *next;
+} chime__done;
+
+/* At most this many completions wait for the completer; a worker whose run
+ * returned waits for room (the store is far behind: back-pressure). */
+#define CHIME__MAX_DONE_QUEUED 4096u
+/* At most this many completions are handed to the store at once. */
+#define CHIME__DONE_BATCH 1024u
+
+/* chime__completer_async: whether completions leave the workers (the
+ * store has complete_many).  Thread: any. */
+bool chime__completer_async(const chime_scheduler *s);
+/* Starts the completer thread when the store completes in batches.
+ * Returns: 0; CHIME_ENOMEM.  mu not held. */
+int chime__completer_start(chime_scheduler *s);
+/* chime__completer_push: queues d (the completer's from now on) and waits
+ * while the queue is full.  mu held (released while waiting). */
+void chime__completer_push(chime_scheduler *s, chime__done *d);
+/* Lets the completer write everything queued, then joins it.  The workers
+ * have stopped.  mu not held. */
+void chime__completer_stop(chime_scheduler *s);
 
 /* ---- loop.c */
 

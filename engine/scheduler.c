@@ -44,6 +44,12 @@ static int sync_init(chime_scheduler *s) {
     pthread_mutex_destroy(&s->mu);
     return CHIME_ENOMEM;
   }
+  if (pthread_cond_init(&s->done_cond, NULL) != 0) {
+    pthread_cond_destroy(&s->work_cond);
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
   return 0;
 }
 
@@ -53,7 +59,8 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .instance_id = s->cfg.instance_id,
       .misfire_threshold_ms = s->cfg.misfire_threshold_ms,
       .checkin_interval_ms = s->cfg.checkin_interval_ms,
-      .connections = s->cfg.workers + 2, /* workers, the loop, callers */
+      /* workers, the loop, callers, the completer */
+      .connections = s->cfg.workers + 3,
       .log = s->cfg.log,
       .log_user_data = s->cfg.log_user_data,
       .log_level = s->cfg.log_level,
@@ -223,7 +230,8 @@ static void wait_for_runs(chime_scheduler *s) {
     return;
   }
   chime__mu_lock(s);
-  while (s->running > 0)
+  /* The runs, then their completions (completer.c). */
+  while (s->running > 0 || s->done_queued > 0 || s->done_writing > 0)
     chime__mu_wait(s, &s->cond);
   assert(s->q_len == 0);
   chime__mu_unlock(s);
@@ -341,6 +349,7 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   free(s->loop_types);
   chime__config_clear(&s->cfg);
   pthread_cond_destroy(&s->work_cond);
+  pthread_cond_destroy(&s->done_cond);
   pthread_cond_destroy(&s->cond);
   pthread_mutex_destroy(&s->mu);
   free(s);

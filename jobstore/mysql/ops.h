@@ -88,6 +88,10 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
                           const chime_outcome *outcome);
+void chime__mysql_complete_many(chime_store *store,
+                                const chime_fire *const *fires,
+                                const chime_outcome *const *outcomes,
+                                size_t count, int *ret_results);
 
 /* maint.c: still_owned, next_due, misfires, check-in. */
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,

@@ -87,6 +87,7 @@ static const chime_store_ops mysql_ops = {
     .fire = chime__mysql_fire,
     .acquire_due = chime__mysql_acquire_due,
     .complete = chime__mysql_complete,
+    .complete_many = chime__mysql_complete_many,
     .release = chime__mysql_release,
     .still_owned = chime__mysql_still_owned,
     .next_due = chime__mysql_next_due,
