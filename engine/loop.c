@@ -264,6 +264,42 @@ static bool fenced(chime_scheduler *s) {
 
 static void on_recover_timer(uv_timer_t *t);
 
+/* Changes made elsewhere (another node's or chimectl's schedule, fire-now,
+ * resume) reach this node at its next check-in rather than at the end of
+ * an idle wait of up to idle_wait_ms: the check-in reads the store's
+ * earliest due trigger of the node's types (next_due, one indexed read)
+ * and wakes the loop when it is sooner than the fire timer.  A pause needs
+ * no wake-up: claims skip paused triggers.  Only while the loop is idle
+ * (the fire timer armed, no pending batch, not starved or fenced). */
+static void notice_changes(chime_scheduler *s) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  if (s->loop_mode != CHIME_SCHEDULER_STARTED || s->loop_fenced ||
+      s->batch_count > 0 || !uv_is_active((uv_handle_t *)&s->fire_timer) ||
+      !s->loop_types_valid || s->loop_ntypes == 0)
+    return;
+  uv_update_time(s->loop);
+  uint64_t due_in = uv_timer_get_due_in(&s->fire_timer);
+  if (due_in <= (uint64_t)s->cfg.checkin_interval_ms)
+    return; /* the loop looks again before the next check-in anyway */
+  chime_store *st = s->store;
+  chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
+  int64_t next;
+  int r = st->ops->next_due(st, &types, &next);
+  if (r == CHIME_ENOTFOUND)
+    return;
+  if (r < 0) {
+    chime__report_error(s, r, "looking for the next due trigger");
+    return;
+  }
+  int64_t delay = next - s->cfg.batch_window_ms - st->ops->now(st);
+  if (delay < 0 || (uint64_t)delay < due_in) {
+    chime__log(s, CHIME_LOG_DEBUG,
+               "a trigger is due sooner than the loop woke: changed "
+               "elsewhere");
+    arm(s, delay);
+  }
+}
+
 static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   assert(chime__on_loop(s) && !chime__mu_held(s));
@@ -295,7 +331,9 @@ static void on_checkin_timer(uv_timer_t *t) {
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");
     if (s->loop_mode == CHIME_SCHEDULER_STARTED)
       loop_tick(s);
+    return;
   }
+  notice_changes(s);
 }
 
 static void on_recover_timer(uv_timer_t *t) {
