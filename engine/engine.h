@@ -4,10 +4,10 @@
  * the engine's files.
  *
  * Terms:
- *   - the *loop* is the libuv loop the scheduler's handles run on: its own,
- *     on the scheduler thread (chime_scheduler_start), or a host's
- *     (chime_scheduler_attach).  Everything named loop_* is touched only by
- *     the thread running that loop;
+ *   - the *loop* is the libuv loop the scheduler's handles run on: always
+ *     its own, on the scheduler thread (chime_scheduler_start and
+ *     chime_scheduler_attach alike: nothing of chime's runs on a host's
+ *     loop).  Everything named loop_* is touched only by that thread;
  *   - a *batch* is the fires one acquire() claimed, held by the loop until
  *     their scheduled time, then fired and handed to workers;
  *   - a worker is *reserved* from the moment a fire is claimed for it until
@@ -32,9 +32,9 @@
  * taken only inside store calls, so never while s->mu is held.
  *
  * Threads and what each owns:
- *   - the loop's thread (the scheduler thread, or the host's loop thread
- *     when attached; chime__on_loop): the handles and every loop_* and
- *     batch* field, without a lock;
+ *   - the loop's thread (the scheduler thread; chime__on_loop): the handles
+ *     and every loop_* and batch* field, without a lock;
+ *   - the completer (completer.c): the completions the workers queued;
  *   - the workers (chime__on_worker): the fire each took off the queue;
  *   - any thread: the public API, which reads cfg (immutable after
  *     chime_scheduler_new) and takes s->mu for the rest.
@@ -382,13 +382,11 @@ void chime__loop_post(chime_scheduler *s, unsigned cmd);
 void chime__loop_wake(chime_scheduler *s);
 /* Runs the own loop until its handles are closed (thread main body). */
 void *chime__loop_thread(void *arg);
-/* On the loop thread: carry out a shutdown now (detach). */
-void chime__loop_shutdown_now(chime_scheduler *s);
 /* Closes the handles of a loop that never ran and closes the own loop
  * (a failed start).  Calling thread: the starter. */
 void chime__loop_abort(chime_scheduler *s);
 /* Marks the calling thread as the one running s's loop (the scheduler
- * thread, or the host's loop thread at attach). */
+ * thread). */
 void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);

@@ -1,8 +1,8 @@
 /*
  * loop.c: the scheduler's libuv loop: which fires to claim and when to
  * fire them, and the maintenance timers.  Everything here runs on the
- * thread that runs the loop (the scheduler thread, or the host's loop
- * thread when attached) but chime__loop_post, which any thread calls.
+ * thread that runs the loop (the scheduler thread, also when
+ * attached) but chime__loop_post, which any thread calls.
  *
  * Handles: an async handle other threads wake the loop with (commands are
  * coalesced into a bit set that each wake-up drains: a schedule change, a
@@ -597,7 +597,3 @@ void chime__loop_abort(chime_scheduler *s) {
   s->loop_inited = false;
 }
 
-void chime__loop_shutdown_now(chime_scheduler *s) {
-  assert(chime__on_loop(s));
-  apply_mode(s, CHIME_SCHEDULER_SHUTDOWN);
-}

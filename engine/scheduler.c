@@ -116,7 +116,7 @@ int chime_scheduler_new(const chime_config *config,
 /* Creates the workers, the own loop and the scheduler thread.  life_mu
  * held. */
 static int spawn(chime_scheduler *s) {
-  assert(!chime__mu_held(s) && !s->thread_started && !s->attached);
+  assert(!chime__mu_held(s) && !s->thread_started);
   int r = 0;
   if (s->nworkers == 0 && (r = chime__workers_start(s)) < 0)
     return r;
@@ -261,6 +261,10 @@ int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   return 0;
 }
 
+/* Attached, the scheduler runs exactly as started (its own loop thread,
+ * workers and completer); the host's loop gets no handle and no work from
+ * chime (chime-uv.h), so a slow or unreachable database never holds it up
+ * and nothing needs the host to run its loop again. */
 int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   chime_scheduler *s = scheduler;
   int r = chime__api_enter(s, "chime_scheduler_attach");
@@ -280,10 +284,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
                        "chime_scheduler_attach: already "
                        "started or attached");
   }
-  if (s->nworkers == 0)
-    r = chime__workers_start(s);
-  if (r == 0)
-    r = chime__loop_init(s, loop);
+  r = spawn(s);
   if (r < 0) {
     chime__mu_lock(s);
     s->attached = false;
@@ -291,14 +292,19 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
     pthread_mutex_unlock(&life_mu);
     return chime__fail(s, r, "chime_scheduler_attach: cannot set up");
   }
-  chime__loop_enter(s);
   chime__mu_lock(s);
-  assert(s->attached && s->loop_inited && !s->thread_started);
-  assert(s->state != CHIME_SCHEDULER_SHUTDOWN);
-  s->state = CHIME_SCHEDULER_STARTED;
+  assert(s->attached && s->loop_inited && s->thread_started);
+  bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
+  if (!down)
+    s->state = CHIME_SCHEDULER_STARTED;
   chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
   chime__mu_unlock(s);
   pthread_mutex_unlock(&life_mu);
+  if (down)
+    return chime__fail(s, CHIME_ESHUTDOWN,
+                       "chime_scheduler_attach: shut down meanwhile");
+  chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s (attached)",
+             s->cfg.scheduler_name, s->cfg.instance_id);
   chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
   return 0;
 }
@@ -309,15 +315,10 @@ int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
     return CHIME_EINVAL;
   chime__mu_lock(s);
   bool attached = s->attached;
-  if (attached) {
-    s->state = CHIME_SCHEDULER_SHUTDOWN;
-    s->cmds = 0;
-  }
+  s->attached = false;
   chime__mu_unlock(s);
   if (!attached)
     return chime__fail(s, CHIME_ESTATE, "chime_scheduler_detach: not attached");
-  chime__loop_shutdown_now(s); /* the calling thread runs the loop */
-  assert(!s->async_live);
   return chime_scheduler_shutdown(s, wait_for_jobs);
 }
 
@@ -331,7 +332,8 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
     pthread_join(s->thread, NULL);
     s->joined = true;
   }
-  /* Attached: the host must have run its loop after detaching. */
+  /* The own loop's handles (attached too: chime keeps none on a host's
+   * loop) were closed before its thread exited. */
   chime__mu_lock(s);
   while (s->handles_open)
     chime__mu_wait(s, &s->cond);

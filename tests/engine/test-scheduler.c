@@ -588,6 +588,44 @@ static void test_scheduler_two_on_one_host_loop(void) {
   rec_fini(&r2);
 }
 
+/* Issue 13: misuse of attach never hangs.  Freed while attached, freed
+ * after a detach without running the host loop again, attached twice,
+ * detached twice: each returns (a clear CHIME_ESTATE where it is an
+ * error), and the host loop holds nothing of chime's (uv_loop_close works
+ * without another uv_run). */
+static void test_scheduler_attach_misuse_never_hangs(void) {
+  rec r;
+  rec_init(&r);
+  uv_loop_t loop;
+  CU_ASSERT_EQUAL_FATAL(uv_loop_init(&loop), 0);
+  /* Freed while attached: detaches, runs nothing more. */
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "t", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESTATE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "attach"));
+  /* The host never runs its loop: the job runs all the same. */
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(uv_loop_alive(&loop), 0);
+  /* Detached without running the loop, then freed. */
+  s = make(&r, (opts){0});
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), CHIME_ESTATE);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESHUTDOWN);
+  chime_scheduler_free(s);
+  /* Started, then attached. */
+  s = make(&r, (opts){0});
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESTATE);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), CHIME_ESTATE);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+  rec_fini(&r);
+}
+
 static void test_scheduler_config_validation(void) {
   chime_config *c = NULL;
   CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
@@ -1044,6 +1082,7 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_unregistered_type_never_runs},
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
+    {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",
