@@ -126,7 +126,10 @@ static void *completer_main(void *arg) {
     s->done_writing = (unsigned)n;
     pthread_cond_broadcast(&s->cond); /* room for waiting workers */
     chime__mu_unlock(s);
-    write_batch(s, dones, n);
+    /* After a missed shutdown deadline nothing more is completed: the
+     * fires are left to recovery (chime_scheduler_shutdown_within). */
+    if (!atomic_load(&s->abandoned))
+      write_batch(s, dones, n);
     bool forbid = false;
     for (size_t i = 0; i < n; i++) {
       forbid |= dones[i]->forbid;

@@ -192,6 +192,12 @@ struct chime_scheduler {
   unsigned done_writing;  /* taken by the completer, not written yet */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+
+  /* chime_scheduler_shutdown_within: the jobs were told to stop
+   * (chime_ctx_is_cancelled); the deadline passed, so nothing unfinished
+   * is completed any more: its fires are left to recovery. */
+  atomic_bool cancelled;
+  atomic_bool abandoned;
 };
 
 /* The context of one run (or of a misfire event: fire->job NULL). */

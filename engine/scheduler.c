@@ -20,6 +20,7 @@
  * SHUTDOWN, never again anything else (asserted).
  */
 #include "chime-uv.h"
+#include "core/clock.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* start and attach, which create threads and handles, one at a time. */
 static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -35,7 +37,16 @@ static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sync_init(chime_scheduler *s) {
   if (pthread_mutex_init(&s->mu, NULL) != 0)
     return CHIME_ENOMEM;
-  if (pthread_cond_init(&s->cond, NULL) != 0) {
+  /* cond is waited on with a monotonic deadline (shutdown_within). */
+  pthread_condattr_t attr;
+  if (pthread_condattr_init(&attr) != 0) {
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  int cr = pthread_cond_init(&s->cond, &attr);
+  pthread_condattr_destroy(&attr);
+  if (cr != 0) {
     pthread_mutex_destroy(&s->mu);
     return CHIME_ENOMEM;
   }
@@ -222,25 +233,91 @@ static void join_loop(chime_scheduler *s) {
   chime__mu_unlock(s);
 }
 
-static void wait_for_runs(chime_scheduler *s) {
+static int shutdown_until(chime_scheduler *s, int64_t deadline);
+
+/* Waits for the running jobs and then their completions (completer.c),
+ * until deadline (chime__mono_ms; -1: none).  Returns: 0; CHIME_ESTATE (on
+ * a worker: it cannot wait for itself); CHIME_ETIMEDOUT. */
+static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
   if (chime__on_worker(s)) {
     chime__log(s, CHIME_LOG_WARN,
                "a job cannot wait for itself: shutdown "
                "does not wait for running jobs");
-    return;
+    return CHIME_ESTATE;
   }
+  int r = 0;
   chime__mu_lock(s);
-  /* The runs, then their completions (completer.c). */
-  while (s->running > 0 || s->done_queued > 0 || s->done_writing > 0)
-    chime__mu_wait(s, &s->cond);
-  assert(s->q_len == 0);
+  while (r == 0 &&
+         (s->running > 0 || s->done_queued > 0 || s->done_writing > 0)) {
+    if (deadline < 0) {
+      chime__mu_wait(s, &s->cond);
+      continue;
+    }
+    int64_t left = deadline - chime__mono_ms();
+    if (left <= 0) {
+      r = CHIME_ETIMEDOUT;
+      break;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += left / 1000;
+    ts.tv_nsec += (left % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+    pthread_cond_timedwait(&s->cond, &s->mu, &ts);
+    atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                          memory_order_relaxed);
+  }
+  unsigned left_running = s->running, left_done = s->done_queued;
+  if (r == CHIME_ETIMEDOUT)
+    atomic_store(&s->abandoned, true); /* before mu: no completion slips */
   chime__mu_unlock(s);
+  if (r == CHIME_ETIMEDOUT)
+    chime__log(s, CHIME_LOG_WARN,
+               "shutdown deadline passed with %u job(s) running and %u "
+               "completion(s) unwritten: their fires are left to recovery",
+               left_running, left_done);
+  return r;
 }
 
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
     return CHIME_EINVAL;
+  return shutdown_until(s, wait_for_jobs ? -1 : -2);
+}
+
+int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
+                                    int64_t deadline_ms) {
+  chime_scheduler *s = scheduler;
+  if (!s)
+    return CHIME_EINVAL;
+  if (deadline_ms < 0 || deadline_ms > CHIME__MAX_WAIT_MS)
+    return chime__fail(s, CHIME_EINVAL,
+                       "chime_scheduler_shutdown_within: deadline_ms %lld "
+                       "out of range (0 to %lld)",
+                       (long long)deadline_ms, (long long)CHIME__MAX_WAIT_MS);
+  int64_t deadline = chime__mono_ms() + deadline_ms;
+  atomic_store(&s->cancelled, true);
+  int r = shutdown_until(s, deadline);
+  if (r == CHIME_ETIMEDOUT)
+    return chime__fail(s, r,
+                       "chime_scheduler_shutdown_within: jobs still running "
+                       "after %lld ms; their fires are left to recovery",
+                       (long long)deadline_ms);
+  if (r == CHIME_ESTATE)
+    return chime__fail(s, r,
+                       "chime_scheduler_shutdown_within: a job cannot wait "
+                       "for its own scheduler");
+  return r;
+}
+
+/* The shutdown: deadline -2 waits for nothing, -1 for every run, else
+ * until that chime__mono_ms(). */
+static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   chime__mu_lock(s);
   bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
   assert(first || s->shutdown_emitted || s->attached);
@@ -251,14 +328,17 @@ int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   s->shutdown_emitted = true;
   chime__mu_unlock(s);
   join_loop(s);
-  if (wait_for_jobs)
-    wait_for_runs(s);
+  int r = 0;
+  if (deadline != -2)
+    r = wait_for_runs(s, deadline);
+  if (deadline == -1 && r == CHIME_ESTATE)
+    r = 0; /* chime_scheduler_shutdown: logged, as it always was */
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
                s->cfg.scheduler_name);
     chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0, NULL);
   }
-  return 0;
+  return r;
 }
 
 /* Attached, the scheduler runs exactly as started (its own loop thread,

@@ -113,6 +113,18 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   out.data = ctx.data;
   out.data_len = ctx.data_len;
   chime__done *d = NULL;
+  if (atomic_load(&s->abandoned)) {
+    /* chime_scheduler_shutdown_within gave up on this run: its fire is
+     * left to recovery, as if the node had died. */
+    chime__log(s, CHIME_LOG_WARN,
+               "fire %lld of trigger %s.%s returned after the shutdown "
+               "deadline: not completed, left to recovery",
+               (long long)fire->fire_id, fire->trigger->group,
+               fire->trigger->name);
+    chime__ctx_clear(&ctx);
+    chime__fire_free(fire);
+    return true;
+  }
   if (chime__completer_async(s) && (d = calloc(1, sizeof *d)) != NULL) {
     /* The completer writes it (completer.c); the worker is free now. */
     d->fire = fire;

@@ -120,7 +120,8 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EURL, -20, "malformed store URL")                                         \
   XX(EBUSY, -21, "resource busy, try again")                                   \
   XX(EINTERNAL, -22, "internal error")                                         \
-  XX(EJOBFAILED, -23, "the job reported a failure")
+  XX(EJOBFAILED, -23, "the job reported a failure")                           \
+  XX(ETIMEDOUT, -24, "the deadline passed first")
 
 typedef enum chime_error {
   CHIME_OK = 0,
@@ -1098,6 +1099,27 @@ CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
                                           bool wait_for_jobs);
 
 /*
+ * chime_scheduler_shutdown_within: chime_scheduler_shutdown with a deadline.
+ * It stops firing for good, releases the claims of fires that have not
+ * started, tells the running jobs to stop (chime_ctx_is_cancelled() turns
+ * true for them), and waits at most deadline_ms for them to return and for
+ * their completions to be written.  When the deadline passes first, the
+ * unfinished fires are left to recovery exactly as if the node had died:
+ * the node no longer checks in and never completes them, even when a job
+ * returns later (a clustered store's survivors recover them once the
+ * node's lease ran out; see docs/cluster.md).  chime_scheduler_free()
+ * still waits for those jobs to return.  deadline_ms 0 waits for nothing.
+ * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
+ * passed; fires left to recovery); CHIME_EINVAL (NULL, deadline_ms
+ * negative or over 86 400 000); CHIME_ESTATE (called by a job of this
+ * scheduler: it cannot wait for itself; the shutdown is done all the same).
+ * Ownership: none.
+ * Thread: any, but one of the scheduler's own jobs (CHIME_ESTATE).
+ */
+CHIME_EXTERN int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
+                                                 int64_t deadline_ms);
+
+/*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
  * frees everything; calls the destroy functions of job types and listeners.
  * NULL is allowed.
@@ -1614,6 +1636,18 @@ CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
  * Thread: the worker running the job.
  */
 CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
+
+/*
+ * chime_ctx_is_cancelled: whether the job has been told to stop: its
+ * scheduler is shutting down with a deadline
+ * (chime_scheduler_shutdown_within).  A long job polls it and returns
+ * early; nothing stops a job that does not.  Never blocks.
+ * Returns: true once cancelled; false otherwise, and for NULL or a misfire
+ * event's ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN bool chime_ctx_is_cancelled(const chime_ctx *ctx);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";

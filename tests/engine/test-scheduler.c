@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +627,90 @@ static void test_scheduler_attach_misuse_never_hangs(void) {
   rec_fini(&r);
 }
 
+/* Issue 13: chime_scheduler_shutdown_within.  A job that polls
+ * chime_ctx_is_cancelled returns early and the call returns 0; a job that
+ * ignores it outlives the deadline: CHIME_ETIMEDOUT, and its fire is never
+ * completed (its one-shot trigger stays in the store for recovery), even
+ * after the job returned. */
+static atomic_int sd_started, sd_returned, sd_cancel_seen;
+
+static void polite_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  atomic_fetch_add(&sd_started, 1);
+  for (int i = 0; i < 3000 && !chime_ctx_is_cancelled(ctx); i++)
+    sleep_ms(10);
+  if (chime_ctx_is_cancelled(ctx))
+    atomic_fetch_add(&sd_cancel_seen, 1);
+  atomic_fetch_add(&sd_returned, 1);
+}
+
+static void stubborn_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+  atomic_fetch_add(&sd_started, 1);
+  sleep_ms(1500);
+  atomic_fetch_add(&sd_returned, 1);
+}
+
+static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
+  for (int64_t end = wall_ms() + timeout_ms;
+       atomic_load(v) < n && wall_ms() < end;)
+    sleep_ms(5);
+  return atomic_load(v) >= n;
+}
+
+static void test_scheduler_shutdown_within_cancels(void) {
+  atomic_store(&sd_started, 0);
+  atomic_store(&sd_returned, 0);
+  atomic_store(&sd_cancel_seen, 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_FALSE(chime_ctx_is_cancelled(NULL));
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, -1), CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "deadline_ms"));
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "polite", polite_job, NULL, NULL),
+      0);
+  add_job(s, "polite", "polite", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "polite", "polite", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 20000), 0);
+  CU_ASSERT_EQUAL(atomic_load(&sd_cancel_seen), 1);
+  CU_ASSERT_EQUAL(atomic_load(&sd_returned), 1);
+  /* Completed: the one-shot trigger is gone. */
+  chime_trigger_status st = CHIME_TRIGGER_NORMAL;
+  CU_ASSERT_EQUAL(s->store->ops->trigger_status(s->store, "g", "polite", &st),
+                  0);
+  CU_ASSERT_EQUAL(st, CHIME_TRIGGER_NONE);
+  chime_scheduler_free(s);
+}
+
+static void test_scheduler_shutdown_within_times_out(void) {
+  atomic_store(&sd_started, 0);
+  atomic_store(&sd_returned, 0);
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "stubborn",
+                                                    stubborn_job, NULL, NULL),
+                  0);
+  add_job(s, "stubborn", "stubborn", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "stubborn", "stubborn", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 50), CHIME_ETIMEDOUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "recovery"));
+  CU_ASSERT_EQUAL(atomic_load(&sd_returned), 0);
+  CU_ASSERT_STRING_EQUAL(chime_err_name(CHIME_ETIMEDOUT), "CHIME_ETIMEDOUT");
+  /* The job returns later; its completion is never written. */
+  CU_ASSERT(wait_atomic(&sd_returned, 1, WAIT_MS));
+  sleep_ms(200);
+  chime_trigger_status st = CHIME_TRIGGER_NONE;
+  CU_ASSERT_EQUAL(
+      s->store->ops->trigger_status(s->store, "g", "stubborn", &st), 0);
+  CU_ASSERT_NOT_EQUAL(st, CHIME_TRIGGER_NONE);
+  chime_scheduler_free(s);
+}
+
 static void test_scheduler_config_validation(void) {
   chime_config *c = NULL;
   CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
@@ -1083,6 +1168,9 @@ static CU_TestInfo scheduler_tests[] = {
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
     {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
+    {"shutdown_within cancels jobs", test_scheduler_shutdown_within_cancels},
+    {"shutdown_within times out and completes nothing",
+     test_scheduler_shutdown_within_times_out},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",
