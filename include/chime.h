@@ -1235,6 +1235,37 @@ CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
                                           const chime_trigger *trigger,
                                           int64_t *ret_first_fire_ms);
 
+/* Flags of chime_scheduler_schedule_with (Quartz's replace, APScheduler's
+ * replace_existing). */
+typedef enum chime_schedule_flags {
+  /* A job or trigger with the same key is replaced (one step). */
+  CHIME_SCHEDULE_REPLACE = 1u << 0,
+  /* What exists is kept as it is and only what is missing is added: the
+   * start-up pattern of a replicated server, where every node schedules
+   * the same jobs, each getting 0. */
+  CHIME_SCHEDULE_IF_ABSENT = 1u << 1,
+} chime_schedule_flags;
+
+/*
+ * chime_scheduler_schedule_with: chime_scheduler_schedule with flags (0:
+ * exactly chime_scheduler_schedule).  CHIME_SCHEDULE_REPLACE replaces a
+ * stored job and trigger of the same keys in one step (the trigger must
+ * fire that job).  CHIME_SCHEDULE_IF_ABSENT adds the job when no job has
+ * its key and the trigger when no trigger has its key, keeping whatever
+ * is stored unchanged; *ret_first_fire_ms is then the stored trigger's
+ * next fire time when it existed.  Concurrent callers (other threads or
+ * nodes) with the same job and trigger each get 0, one copy is stored.
+ * Returns: as chime_scheduler_schedule, but CHIME_EEXISTS only without a
+ * flag; CHIME_EINVAL also for unknown flags or both flags together.
+ * Ownership: job and trigger are copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_schedule_with(chime_scheduler *scheduler,
+                                               const chime_job *job,
+                                               const chime_trigger *trigger,
+                                               unsigned flags,
+                                               int64_t *ret_first_fire_ms);
+
 /*
  * chime_scheduler_unschedule: removes a trigger; a non-durable job left
  * without triggers goes too.

@@ -711,6 +711,95 @@ static void test_scheduler_shutdown_within_times_out(void) {
   chime_scheduler_free(s);
 }
 
+/* Issue 13: chime_scheduler_schedule_with's flags.  Every node of a
+ * replicated server schedules the same job and trigger at start-up with
+ * CHIME_SCHEDULE_IF_ABSENT: each gets 0 and one copy is kept;
+ * CHIME_SCHEDULE_REPLACE replaces both in one step. */
+typedef struct startup_arg {
+  chime_scheduler *s;
+  int64_t due;
+  int rc;
+  int64_t first;
+} startup_arg;
+
+static void *startup_main(void *p) {
+  startup_arg *a = p;
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  a->rc = chime_job_new("g", "up", "rec", &job, NULL, 0);
+  if (a->rc == 0)
+    a->rc = chime_job_set_data(job, "first", 5);
+  if (a->rc == 0)
+    a->rc = chime_trigger_simple_new("g", "up", 0, 0, &t, NULL, 0);
+  if (a->rc == 0)
+    a->rc = chime_trigger_set_job(t, "g", "up");
+  if (a->rc == 0)
+    a->rc = chime_trigger_set_start_ms(t, a->due);
+  if (a->rc == 0)
+    a->rc = chime_scheduler_schedule_with(
+        a->s, job, t, CHIME_SCHEDULE_IF_ABSENT, &a->first);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  return NULL;
+}
+
+static void test_scheduler_schedule_with_flags(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  int64_t due = wall_ms() + 3600 * 1000;
+  startup_arg args[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    args[i] = (startup_arg){.s = s, .due = due + i * 1000};
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, startup_main, &args[i]),
+                          0);
+  }
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  int64_t first = args[0].first;
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(args[i].rc, 0);
+    CU_ASSERT_EQUAL(args[i].first, first); /* the one stored */
+  }
+  CU_ASSERT(first >= due && first <= due + 3000);
+  chime_trigger *t = NULL;
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "up", 0, 0, &t, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "up"), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, due + 60000), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "up", "rec", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_data(job, "second", 6), 0);
+  /* No flag: taken. */
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 0, NULL),
+                  CHIME_EEXISTS);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(
+                      s, job, t,
+                      CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 1u << 7, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "flags"));
+  /* Replace: the new definition, in one step. */
+  int64_t replaced = 0;
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t,
+                                                CHIME_SCHEDULE_REPLACE,
+                                                &replaced),
+                  0);
+  CU_ASSERT_EQUAL(replaced, due + 60000);
+  chime_job *got = NULL;
+  CU_ASSERT_EQUAL(chime_scheduler_get_job(s, "g", "up", &got), 0);
+  size_t len = 0;
+  const void *data = got ? chime_job_get_data(got, &len) : NULL;
+  CU_ASSERT(data && len == 6 && memcmp(data, "second", 6) == 0);
+  chime_job_free(got);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
 static void test_scheduler_config_validation(void) {
   chime_config *c = NULL;
   CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
@@ -1169,6 +1258,7 @@ static CU_TestInfo scheduler_tests[] = {
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
     {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
     {"shutdown_within cancels jobs", test_scheduler_shutdown_within_cancels},
+    {"schedule_with: replace, if absent", test_scheduler_schedule_with_flags},
     {"shutdown_within times out and completes nothing",
      test_scheduler_shutdown_within_times_out},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
