@@ -1009,8 +1009,9 @@ typedef enum chime_scheduler_state {
  * (for MySQL: connects, checks the schema) but fires nothing until
  * chime_scheduler_start().  errbuf (may be NULL) receives why it failed; it
  * is emptied on success.
- * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler); CHIME_EURL
- * (malformed store URL); CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA;
+ * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler; a store URL
+ * parameter unknown or of the wrong form, errbuf naming the key: see
+ * docs/schema.md); CHIME_EURL (malformed store URL); CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA;
  * CHIME_EDUPNODE (a live node has the instance id); CHIME_EUNSUPPORTED (a
  * store this build lacks); CHIME_EIO (no randomness for the instance id);
  * CHIME_ENOMEM.
