@@ -198,6 +198,18 @@ static void on_misfire(void *user_data, const chime_trigger *trigger) {
   };
   chime_ctx ctx = {.sched = s, .fire = &fire};
   ctx.fire_ms = s->store->ops->now(s->store);
+  if (trigger->state.next_fire_ms == CHIME_NO_FIRE_MS)
+    chime__log(s, CHIME_LOG_INFO,
+               "trigger %s.%s (job %s.%s) misfired; by its misfire "
+               "instruction it fires no more",
+               trigger->group, trigger->name, trigger->job_group,
+               trigger->job_name);
+  else
+    chime__log(s, CHIME_LOG_INFO,
+               "trigger %s.%s (job %s.%s) misfired; by its misfire "
+               "instruction it fires next at %lld",
+               trigger->group, trigger->name, trigger->job_group,
+               trigger->job_name, (long long)trigger->state.next_fire_ms);
   chime__emit(s, CHIME_EVENT_TRIGGER_MISFIRED, &ctx, NULL, NULL, 0, NULL);
 }
 
@@ -215,8 +227,8 @@ static size_t misfire_scan(chime_scheduler *s, int64_t now, bool *ret_more) {
   } else {
     assert(handled <= CHIME__MISFIRE_BATCH);
   }
-  if (handled > 0)
-    chime__log(s, CHIME_LOG_INFO, "handled %zu misfired trigger(s)", handled);
+  if (handled > 0) /* each one was logged by name (on_misfire) */
+    chime__log(s, CHIME_LOG_DEBUG, "handled %zu misfired trigger(s)", handled);
   *ret_more = more;
   return handled;
 }

@@ -116,6 +116,9 @@ int chime_scheduler_new(const chime_config *config,
     snprintf(err, sizeof err, "%s", chime_strerror(r));
   }
   if (r < 0) {
+    /* Never created: nothing to say "shut down" about. */
+    s->state = CHIME_SCHEDULER_SHUTDOWN;
+    s->shutdown_emitted = true;
     chime_scheduler_free(s);
     return chime__record_err(errbuf, errbuf_len, r, "%s", err);
   }

@@ -800,6 +800,75 @@ static void test_scheduler_schedule_with_flags(void) {
   rec_fini(&r);
 }
 
+/* Issue 13: accurate log lines, captured by a log callback. */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[16384];
+
+static void log_capture(void *user_data, chime_log_level level,
+                        const char *message) {
+  (void)user_data;
+  (void)level;
+  pthread_mutex_lock(&log_mu);
+  size_t n = strlen(log_text);
+  snprintf(log_text + n, sizeof log_text - n, "%s\n", message);
+  pthread_mutex_unlock(&log_mu);
+}
+
+static bool log_has(const char *needle) {
+  pthread_mutex_lock(&log_mu);
+  bool has = strstr(log_text, needle) != NULL;
+  pthread_mutex_unlock(&log_mu);
+  return has;
+}
+
+static void noop_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+}
+
+static chime_scheduler *logged(const char *url, int64_t misfire_ms, int *rc) {
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, url), 0);
+  CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
+  CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, misfire_ms), 0);
+  CU_ASSERT_EQUAL(
+      chime_config_set_log(cfg, log_capture, NULL, CHIME_LOG_DEBUG), 0);
+  chime_scheduler *s = NULL;
+  *rc = chime_scheduler_new(cfg, &s, NULL, 0);
+  chime_config_free(cfg);
+  return s;
+}
+
+static void test_scheduler_log_lines_are_accurate(void) {
+  pthread_mutex_lock(&log_mu);
+  log_text[0] = '\0';
+  pthread_mutex_unlock(&log_mu);
+  /* A scheduler that was never created never "shuts down". */
+  int rc = 0;
+  chime_scheduler *s = logged("nosuch://x", 1000, &rc);
+  CU_ASSERT_EQUAL(rc, CHIME_EURL);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_FALSE(log_has("shut down"));
+  /* The first connection is no reconnect; a misfire names its trigger
+   * and job. */
+  s = logged(store_url, 100, &rc);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "quiet", noop_job, NULL, NULL), 0);
+  add_job(s, "late-job", "quiet", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "late", "late-job", wall_ms() - 60000, 3600 * 1000, -1,
+             CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  for (int64_t end = wall_ms() + WAIT_MS;
+       wall_ms() < end && !log_has("trigger g.late (job g.late-job) misfired");)
+    sleep_ms(10);
+  CU_ASSERT(log_has("trigger g.late (job g.late-job) misfired"));
+  chime_scheduler_free(s);
+  CU_ASSERT_FALSE(log_has("reconnected"));
+  CU_ASSERT(log_has("shut down"));
+}
+
 static void test_scheduler_config_validation(void) {
   chime_config *c = NULL;
   CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
@@ -1259,6 +1328,7 @@ static CU_TestInfo scheduler_tests[] = {
     {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
     {"shutdown_within cancels jobs", test_scheduler_shutdown_within_cancels},
     {"schedule_with: replace, if absent", test_scheduler_schedule_with_flags},
+    {"log lines are accurate", test_scheduler_log_lines_are_accurate},
     {"shutdown_within times out and completes nothing",
      test_scheduler_shutdown_within_times_out},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
