@@ -152,8 +152,7 @@ static int add_if_absent(chime_scheduler *s, const chime_trigger *trigger,
     if (r != CHIME_ENOTFOUND)
       return r;
     /* The job exists (the refusal was for it): add the trigger alone. */
-    r = st->ops->trigger_add(st, NULL, trigger, false, ret_first, err,
-                             err_len);
+    r = st->ops->trigger_add(st, NULL, trigger, false, ret_first, err, err_len);
     if (r != CHIME_EEXISTS)
       return r;
     /* The trigger appeared meanwhile (another node): read it. */

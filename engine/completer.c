@@ -69,8 +69,8 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
     outs[i] = &dones[i]->out;
   }
   st->ops->complete_many(st, fires, outs, n, results);
-  for (long pause_ms = CHIME__RETRY_FIRST_MS;
-       pause_ms <= CHIME__RETRY_LAST_MS; pause_ms *= 2) {
+  for (long pause_ms = CHIME__RETRY_FIRST_MS; pause_ms <= CHIME__RETRY_LAST_MS;
+       pause_ms *= 2) {
     /* The ones to retry, packed at the front. */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)

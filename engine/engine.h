@@ -188,8 +188,8 @@ struct chime_scheduler {
   pthread_cond_t done_cond; /* the completer waits for work */
   struct chime__done *done_head;
   struct chime__done *done_tail;
-  unsigned done_queued;   /* in the list */
-  unsigned done_writing;  /* taken by the completer, not written yet */
+  unsigned done_queued;  /* in the list */
+  unsigned done_writing; /* taken by the completer, not written yet */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
 

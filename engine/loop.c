@@ -608,4 +608,3 @@ void chime__loop_abort(chime_scheduler *s) {
   uv_loop_close(s->loop);
   s->loop_inited = false;
 }
-

@@ -120,7 +120,7 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EURL, -20, "malformed store URL")                                         \
   XX(EBUSY, -21, "resource busy, try again")                                   \
   XX(EINTERNAL, -22, "internal error")                                         \
-  XX(EJOBFAILED, -23, "the job reported a failure")                           \
+  XX(EJOBFAILED, -23, "the job reported a failure")                            \
   XX(ETIMEDOUT, -24, "the deadline passed first")
 
 typedef enum chime_error {
@@ -1011,14 +1011,13 @@ typedef enum chime_scheduler_state {
  * is emptied on success.
  * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler; a store URL
  * parameter unknown or of the wrong form, errbuf naming the key: see
- * docs/schema.md); CHIME_EURL (malformed store URL); CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA;
- * CHIME_EDUPNODE (a live node has the instance id); CHIME_EUNSUPPORTED (a
- * store this build lacks); CHIME_EIO (no randomness for the instance id);
- * CHIME_ENOMEM.
- * Ownership: config is read and may be freed at once; *ret_scheduler is the
- * caller's, freed with chime_scheduler_free().  errbuf is the caller's;
- * always NUL-terminated when errbuf_len > 0.
- * Thread: any.
+ * docs/schema.md); CHIME_EURL (malformed store URL); CHIME_ECONNECT;
+ * CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EDUPNODE (a live node has the instance id);
+ * CHIME_EUNSUPPORTED (a store this build lacks); CHIME_EIO (no randomness for
+ * the instance id); CHIME_ENOMEM. Ownership: config is read and may be freed at
+ * once; *ret_scheduler is the caller's, freed with chime_scheduler_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0. Thread:
+ * any.
  */
 CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
                                      chime_scheduler **ret_scheduler,

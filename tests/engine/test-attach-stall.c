@@ -91,8 +91,8 @@ static chime_scheduler *make(void) {
   char url[1024];
   const char *base = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url, "%s%cprefix=chime_as_&auto_create=1&clear=1",
-           base, strchr(base, '?') ? '&' : '?');
+  snprintf(url, sizeof url, "%s%cprefix=chime_as_&auto_create=1&clear=1", base,
+           strchr(base, '?') ? '&' : '?');
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
@@ -108,8 +108,7 @@ static chime_scheduler *make(void) {
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   chime_job *job = NULL;
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "load", "record", &job, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "load", "record", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "load", 50,
                                                  CHIME_REPEAT_INDEFINITELY, &t,
                                                  err, sizeof err),

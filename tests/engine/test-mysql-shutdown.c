@@ -93,8 +93,7 @@ static chime_scheduler *node(const char *id, seen *w, bool clear) {
 static void test_mysql_shutdown_abandoned_fire_recovered_with_data(void) {
   chime_scheduler *a = node("sd-a", &on_a, true);
   chime_job *job = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("app", "ping", "ping", &job, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("app", "ping", "ping", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL(chime_job_set_requests_recovery(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_add_job(a, job, false), 0);

@@ -690,8 +690,8 @@ static void test_scheduler_shutdown_within_times_out(void) {
   atomic_store(&sd_started, 0);
   atomic_store(&sd_returned, 0);
   chime_scheduler *s = plain();
-  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "stubborn",
-                                                    stubborn_job, NULL, NULL),
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "stubborn", stubborn_job,
+                                                    NULL, NULL),
                   0);
   add_job(s, "stubborn", "stubborn", CHIME_CONCURRENCY_ALLOW);
   add_simple(s, "stubborn", "stubborn", 0, 0, 0, CHIME_MISFIRE_SMART);
@@ -705,8 +705,8 @@ static void test_scheduler_shutdown_within_times_out(void) {
   CU_ASSERT(wait_atomic(&sd_returned, 1, WAIT_MS));
   sleep_ms(200);
   chime_trigger_status st = CHIME_TRIGGER_NONE;
-  CU_ASSERT_EQUAL(
-      s->store->ops->trigger_status(s->store, "g", "stubborn", &st), 0);
+  CU_ASSERT_EQUAL(s->store->ops->trigger_status(s->store, "g", "stubborn", &st),
+                  0);
   CU_ASSERT_NOT_EQUAL(st, CHIME_TRIGGER_NONE);
   chime_scheduler_free(s);
 }
@@ -736,8 +736,8 @@ static void *startup_main(void *p) {
   if (a->rc == 0)
     a->rc = chime_trigger_set_start_ms(t, a->due);
   if (a->rc == 0)
-    a->rc = chime_scheduler_schedule_with(
-        a->s, job, t, CHIME_SCHEDULE_IF_ABSENT, &a->first);
+    a->rc = chime_scheduler_schedule_with(a->s, job, t,
+                                          CHIME_SCHEDULE_IF_ABSENT, &a->first);
   chime_job_free(job);
   chime_trigger_free(t);
   return NULL;
@@ -774,18 +774,17 @@ static void test_scheduler_schedule_with_flags(void) {
   /* No flag: taken. */
   CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 0, NULL),
                   CHIME_EEXISTS);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(
-                      s, job, t,
-                      CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT, NULL),
-                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_schedule_with(
+          s, job, t, CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT, NULL),
+      CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 1u << 7, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "flags"));
   /* Replace: the new definition, in one step. */
   int64_t replaced = 0;
-  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t,
-                                                CHIME_SCHEDULE_REPLACE,
-                                                &replaced),
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(
+                      s, job, t, CHIME_SCHEDULE_REPLACE, &replaced),
                   0);
   CU_ASSERT_EQUAL(replaced, due + 60000);
   chime_job *got = NULL;
@@ -832,8 +831,8 @@ static chime_scheduler *logged(const char *url, int64_t misfire_ms, int *rc) {
   CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, url), 0);
   CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
   CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, misfire_ms), 0);
-  CU_ASSERT_EQUAL(
-      chime_config_set_log(cfg, log_capture, NULL, CHIME_LOG_DEBUG), 0);
+  CU_ASSERT_EQUAL(chime_config_set_log(cfg, log_capture, NULL, CHIME_LOG_DEBUG),
+                  0);
   chime_scheduler *s = NULL;
   *rc = chime_scheduler_new(cfg, &s, NULL, 0);
   chime_config_free(cfg);
