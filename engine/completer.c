@@ -81,8 +81,10 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
       }
     if (m == 0)
       break;
-    chime__log(s, CHIME_LOG_WARN, "completing %zu fire(s): %s; retrying", m,
-               chime_strerror(CHIME_ECONNECT));
+    chime__log(s, CHIME_LOG_WARN,
+               "completing %zu fire(s): the database is busy or "
+               "reconnecting; retrying in %ld ms",
+               m, pause_ms);
     chime__sleep_ms(pause_ms);
     int again[CHIME__DONE_BATCH];
     st->ops->complete_many(st, fires, outs, m, again);

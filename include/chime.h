@@ -1012,12 +1012,13 @@ typedef enum chime_scheduler_state {
  * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler; a store URL
  * parameter unknown or of the wrong form, errbuf naming the key: see
  * docs/schema.md); CHIME_EURL (malformed store URL); CHIME_ECONNECT;
- * CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EDUPNODE (a live node has the instance id);
- * CHIME_EUNSUPPORTED (a store this build lacks); CHIME_EIO (no randomness for
- * the instance id); CHIME_ENOMEM. Ownership: config is read and may be freed at
- * once; *ret_scheduler is the caller's, freed with chime_scheduler_free().
- * errbuf is the caller's; always NUL-terminated when errbuf_len > 0. Thread:
- * any.
+ * CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EDUPNODE (a live node has the
+ * instance id); CHIME_EUNSUPPORTED (a store this build lacks); CHIME_EIO
+ * (no randomness for the instance id); CHIME_ENOMEM.
+ * Ownership: config is read and may be freed at once; *ret_scheduler is the
+ * caller's, freed with chime_scheduler_free().  errbuf is the caller's;
+ * always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
                                      chime_scheduler **ret_scheduler,
