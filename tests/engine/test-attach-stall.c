@@ -5,10 +5,15 @@
  * `$CHIME_DEV db-down` stops MariaDB for 5 s and `$CHIME_DEV db-up` starts
  * it again: the host loop's 10 ms repeating timer is never more than
  * 20 ms late, measured between consecutive callbacks on the monotonic
- * clock.  Afterwards the scheduler runs jobs again and detaches.  It stops
- * the server the other MariaDB-backed tests use, so it is a 'cluster'
- * test (meson runs it alone).  CHIME_DEV is set by ./dev test (by hand:
- * CHIME_DEV=/path/to/dev, with CHIME_DB_DIR/CHIME_DB_PORT as for db-up).
+ * clock, less the time the host thread spent runnable but waiting for a
+ * CPU (/proc/thread-self/schedstat): on a shared two-core machine other
+ * processes alone make a tick 30-50 ms late now and then, which no
+ * library can prevent; what chime must not do, hold the loop thread, is
+ * what remains.  The test prints both figures.  Afterwards the scheduler runs
+ * jobs again and detaches.  It stops the server the other MariaDB-backed tests
+ * use, so it is a 'cluster' test (meson runs it alone).  CHIME_DEV is set by
+ * ./dev test (by hand: CHIME_DEV=/path/to/dev, with CHIME_DB_DIR/CHIME_DB_PORT
+ * as for db-up).
  */
 #include "chime-uv.h"
 #include "chime.h"
@@ -45,7 +50,10 @@ typedef struct host {
   uv_timer_t tick;
   uv_async_t outage_done;
   uint64_t last_ns;
-  int64_t worst_late_ms;
+  uint64_t last_waited_ns;
+  int64_t worst_late_ms;    /* less the time the thread waited for a CPU */
+  int64_t worst_raw_ms;     /* as measured */
+  int64_t worst_starved_ms; /* CPU wait within the worst tick */
   long ticks;
   bool measuring;
   bool stop;
@@ -54,16 +62,42 @@ typedef struct host {
   pthread_t outage;
 } host;
 
+/* The calling thread's time spent runnable but waiting for a CPU, in ns
+ * (the second field of /proc/thread-self/schedstat), or 0 when the kernel
+ * does not say. */
+static uint64_t run_delay_ns(void) {
+  FILE *f = fopen("/proc/thread-self/schedstat", "r");
+  unsigned long long on_cpu = 0, waiting = 0;
+  if (!f)
+    return 0;
+  if (fscanf(f, "%llu %llu", &on_cpu, &waiting) != 2)
+    waiting = 0;
+  fclose(f);
+  return waiting;
+}
+
 static void on_tick(uv_timer_t *t) {
   host *h = t->data;
   uint64_t now = uv_hrtime();
+  uint64_t waited = run_delay_ns();
   if (h->measuring && h->last_ns) {
-    int64_t late = (int64_t)((now - h->last_ns) / 1000000) - TICK_MS;
-    if (late > h->worst_late_ms)
-      h->worst_late_ms = late;
+    int64_t gap_ms = (int64_t)((now - h->last_ns) / 1000000);
+    int64_t late = gap_ms - TICK_MS;
+    /* Time the host thread was runnable but the machine gave it no CPU
+     * (other processes: this test shares its cores) is not time chime
+     * held the loop: it is taken off. */
+    int64_t starved_ms = (int64_t)((waited - h->last_waited_ns) / 1000000);
+    int64_t held = late - starved_ms;
+    if (late > h->worst_raw_ms)
+      h->worst_raw_ms = late;
+    if (held > h->worst_late_ms) {
+      h->worst_late_ms = held;
+      h->worst_starved_ms = starved_ms;
+    }
     h->ticks++;
   }
   h->last_ns = now;
+  h->last_waited_ns = waited;
   if (h->stop)
     uv_stop(&h->loop);
 }
@@ -154,8 +188,13 @@ static void test_attach_stall_host_timer_on_time_while_db_down(void) {
   h.stop = false;
   int before = atomic_load(&nruns);
   CU_ASSERT(run_until_runs(&h, before + 10, 60000));
-  fprintf(stderr, "host timer: %ld ticks measured, worst %lld ms late\n",
-          h.ticks, (long long)h.worst_late_ms);
+  fprintf(stderr,
+          "host timer: %ld ticks measured, worst %lld ms late (%lld ms "
+          "measured, less %lld ms waiting for a CPU); worst measured %lld "
+          "ms\n",
+          h.ticks, (long long)h.worst_late_ms,
+          (long long)(h.worst_late_ms + h.worst_starved_ms),
+          (long long)h.worst_starved_ms, (long long)h.worst_raw_ms);
   CU_ASSERT(h.ticks >= OUTAGE_MS / TICK_MS / 2);
   CU_ASSERT(h.worst_late_ms <= LATE_LIMIT_MS);
   CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), 0);
