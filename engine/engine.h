@@ -11,8 +11,10 @@
  *   - a *batch* is the fires one acquire() claimed, held by the loop until
  *     their scheduled time, then fired and handed to workers;
  *   - a worker is *reserved* from the moment a fire is claimed for it until
- *     its run completed (or the claim was released or dropped), so the loop
- *     never claims more fires than it has free workers;
+ *     its job returned (or the claim was released or dropped), so the loop
+ *     never claims more fires than it has free workers; the completion is
+ *     then written by the completer (completer.c) or, for a store without
+ *     complete_many, by the worker before it is free;
  *   - a *job type* is a name registered with chime_scheduler_register_job_type.
  *
  * Locks, in the order they may be taken (never the other way round):
@@ -20,16 +22,16 @@
  *      chime_scheduler_start and chime_scheduler_attach, which create
  *      threads and handles;
  *   2. s->mu (one per scheduler): guards the state, the loop's flags and
- *      command bits, the registry, the worker queue and the counters
- *      (reserved, running).  It is a leaf: while holding it the engine takes
- *      no other lock and calls nothing that may take one or block for long:
- *      no store call, no job, no listener, no log callback, no destroy
- *      function.  uv_async_send is the one libuv call made under it.
- *      Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait (not
- *      pthread's calls directly), so that functions which need it, or must
- *      not have it, can assert so (chime__mu_held).
- * The stores' own locks (the memory store's mutex, the MySQL pool's) are
- * taken only inside store calls, so never while s->mu is held.
+ *      command bits, the registry, the worker queue, the completer's queue
+ *      and the counters (reserved, running, done_queued, done_writing).  It is
+ * a leaf: while holding it the engine takes no other lock and calls nothing
+ * that may take one or block for long: no store call, no job, no listener, no
+ * log callback, no destroy function.  uv_async_send is the one libuv call made
+ * under it. Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait
+ * (not pthread's calls directly), so that functions which need it, or must not
+ * have it, can assert so (chime__mu_held). The stores' own locks (the memory
+ * store's mutex, the MySQL pool's) are taken only inside store calls, so never
+ * while s->mu is held.
  *
  * Threads and what each owns:
  *   - the loop's thread (the scheduler thread; chime__on_loop): the handles
@@ -167,6 +169,8 @@ struct chime_scheduler {
   int64_t loop_checkin_ok_ms; /* loop thread: start of the last good one */
   int64_t loop_healthy_since; /* loop thread: check-ins unbroken since */
   bool loop_fenced;           /* loop thread: lease lost, not claiming */
+  int64_t loop_seen_next_due; /* loop thread: the last check-in's
+                                 checkin_next_due (notice_changes) */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */

@@ -278,36 +278,34 @@ static void on_recover_timer(uv_timer_t *t);
 
 /* Changes made elsewhere (another node's or chimectl's schedule, fire-now,
  * resume) reach this node at its next check-in rather than at the end of
- * an idle wait of up to idle_wait_ms: the check-in reads the store's
- * earliest due trigger of the node's types (next_due, one indexed read)
- * and wakes the loop when it is sooner than the fire timer.  A pause needs
- * no wake-up: claims skip paused triggers.  Only while the loop is idle
- * (the fire timer armed, no pending batch, not starved or fenced). */
+ * an idle wait of up to idle_wait_ms: the check-in also reads the earliest
+ * next fire of any WAITING trigger of the scheduler (the store's
+ * checkin_next_due, in the check-in's own statement), and when that
+ * changed and is sooner than the fire timer, the timer is moved to it.  At
+ * that time the loop claims (or, for a trigger of a type this node does
+ * not run, finds nothing and sleeps until its own next one).  A pause
+ * needs nothing: claims skip paused triggers.  Only while the loop is
+ * idle (the fire timer armed, no pending batch, not starved or fenced). */
 static void notice_changes(chime_scheduler *s) {
   assert(chime__on_loop(s) && !chime__mu_held(s));
-  if (s->loop_mode != CHIME_SCHEDULER_STARTED || s->loop_fenced ||
-      s->batch_count > 0 || !uv_is_active((uv_handle_t *)&s->fire_timer) ||
-      !s->loop_types_valid || s->loop_ntypes == 0)
+  chime_store *st = s->store;
+  if (!st->ops->checkin_next_due)
+    return; /* every change comes through this process's API */
+  int64_t next = st->ops->checkin_next_due(st);
+  bool changed = next != s->loop_seen_next_due;
+  s->loop_seen_next_due = next;
+  if (!changed || next == INT64_MAX ||
+      s->loop_mode != CHIME_SCHEDULER_STARTED || s->loop_fenced ||
+      s->batch_count > 0 || !uv_is_active((uv_handle_t *)&s->fire_timer))
     return;
   uv_update_time(s->loop);
   uint64_t due_in = uv_timer_get_due_in(&s->fire_timer);
-  if (due_in <= (uint64_t)s->cfg.checkin_interval_ms)
-    return; /* the loop looks again before the next check-in anyway */
-  chime_store *st = s->store;
-  chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
-  int64_t next;
-  int r = st->ops->next_due(st, &types, &next);
-  if (r == CHIME_ENOTFOUND)
-    return;
-  if (r < 0) {
-    chime__report_error(s, r, "looking for the next due trigger");
-    return;
-  }
   int64_t delay = next - s->cfg.batch_window_ms - st->ops->now(st);
   if (delay < 0 || (uint64_t)delay < due_in) {
     chime__log(s, CHIME_LOG_DEBUG,
-               "a trigger is due sooner than the loop woke: changed "
-               "elsewhere");
+               "a trigger due at %lld was scheduled or resumed elsewhere: "
+               "looking again in %lld ms",
+               (long long)next, (long long)(delay < 0 ? 0 : delay));
     arm(s, delay);
   }
 }
@@ -575,6 +573,7 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
   s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
   s->loop_fenced = false;
+  s->loop_seen_next_due = INT64_MIN; /* the first check-in is news */
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
   chime__mu_lock(s);
   s->async_live = true;

@@ -221,6 +221,12 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* checkin_next_due (may be NULL: a store only this process changes):
+   * the earliest next fire of any WAITING trigger of the scheduler (of
+   * any job type) as the last successful checkin read it, INT64_MAX when
+   * there was none.  When it changes, something was scheduled, fired now
+   * or resumed elsewhere; the engine's idle loop looks again. */
+  int64_t (*checkin_next_due)(chime_store *store);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,

@@ -103,6 +103,7 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                size_t *ret_handled, bool *ret_more);
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
+int64_t chime__mysql_checkin_next_due(chime_store *store);
 
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
