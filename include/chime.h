@@ -842,7 +842,7 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   scheduler name "chime" (nodes with one name on one database form one
  *     cluster);
  *   instance id: host name + 64 random bits (OpenSSL), unless set;
- *   workers 16 (1 to 1024);
+ *   workers 32 (1 to 1024);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
  *   batch size: the worker count (1 to 1000 triggers claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);

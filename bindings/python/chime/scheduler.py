@@ -111,7 +111,7 @@ class Scheduler:
     log: a callable(level, message) called from any thread.
     """
 
-    def __init__(self, url="memory:", workers=16, name=None, instance_id=None,
+    def __init__(self, url="memory:", workers=32, name=None, instance_id=None,
                  idle_wait_ms=None, batch_size=None, batch_window_ms=None,
                  misfire_threshold_ms=None, checkin_interval_ms=None,
                  log=None, log_level=LOG_WARN):
