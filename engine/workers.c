@@ -108,7 +108,12 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     chime__emit(s, CHIME_EVENT_TRIGGER_COMPLETED, &ctx, NULL, NULL, out.error,
                 out.message);
   }
+  /* The store's clock follows the database's and may step back when the
+   * offset is measured again (a database restart): a run never lasts less
+   * than nothing. */
   out.finished_ms = st->ops->now(st);
+  if (out.finished_ms < out.started_ms)
+    out.finished_ms = out.started_ms;
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
