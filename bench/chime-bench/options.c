@@ -23,7 +23,7 @@ static const char usage_text[] =
     "\n"
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
     "I ms, and measures S seconds of fires after X seconds of warm-up\n"
-    "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 4, or enough workers\n"
+    "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 32, or enough workers\n"
     "for the load when jobs take J ms; B: chime's default, W).  Prints one\n"
     "line of key=value pairs.  --kill-one-at SEC SIGKILLs the last node SEC\n"
     "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
@@ -55,7 +55,7 @@ static int number(const char *name, const char *text, long long min,
  * that will be left (one fewer in kill mode), plus a quarter. */
 static unsigned workers_for_load(const bench_opts *o) {
   if (o->work_ms <= 0)
-    return 4; /* chime's default */
+    return 32; /* chime's default */
   int nodes = o->kill_at_s >= 0 && o->nodes > 1 ? o->nodes - 1 : o->nodes;
   double in_flight = (double)o->triggers * (double)o->work_ms /
                      (double)o->interval_ms / (double)nodes;

@@ -340,6 +340,23 @@ static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
   return r;
 }
 
+/* Writes the n completions at reqs as one batch, and when the batch fails
+ * for anything but a lost connection, one by one, so that only a bad one
+ * fails (and that one is still completed, write_batch).  Sets each
+ * result.  s->done_mu not held. */
+static void write_isolating(chime__mysql_store *s,
+                            chime__mysql_completion **reqs, size_t n) {
+  int r = write_batch(s, reqs, n);
+  if (r < 0 && r != CHIME_ECONNECT && r != CHIME_ENOMEM && n > 1) {
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "a batch of %zu completions failed (%s): writing them "
+                     "one by one",
+                     n, chime_err_name(r));
+    for (size_t i = 0; i < n; i++)
+      (void)write_batch(s, &reqs[i], 1);
+  }
+}
+
 /* Writes the queued completions, at most COMPLETE_BATCH of them, taken from
  * the queue's head.  s->done_mu held; released while writing. */
 static void write_some(chime__mysql_store *s) {
@@ -356,15 +373,7 @@ static void write_some(chime__mysql_store *s) {
   if (!s->done_head)
     s->done_tail = NULL;
   pthread_mutex_unlock(&s->done_mu);
-  int r = write_batch(s, reqs, n);
-  if (r < 0 && r != CHIME_ECONNECT && r != CHIME_ENOMEM && n > 1) {
-    chime__mysql_log(s, CHIME_LOG_WARN,
-                     "a batch of %zu completions failed (%s): writing them "
-                     "one by one",
-                     n, chime_err_name(r));
-    for (size_t i = 0; i < n; i++)
-      (void)write_batch(s, &reqs[i], 1);
-  }
+  write_isolating(s, reqs, n);
   pthread_mutex_lock(&s->done_mu);
   assert(s->done_busy);
   for (size_t i = 0; i < n; i++) {
@@ -403,4 +412,45 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   pthread_mutex_unlock(&s->done_mu);
   pthread_cond_destroy(&d.wake);
   return d.result;
+}
+
+/* complete_many: the engine's completer hands every queued completion at
+ * once; they are written in transactions of at most COMPLETE_BATCH, on the
+ * calling thread, beside (not through) the workers' queue above. */
+void chime__mysql_complete_many(chime_store *store,
+                                const chime_fire *const *fires,
+                                const chime_outcome *const *outcomes,
+                                size_t count, int *ret_results) {
+  assert(count == 0 || (fires && outcomes && ret_results));
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  chime__mysql_completion reqs[COMPLETE_BATCH];
+  chime__mysql_completion *ptrs[COMPLETE_BATCH];
+  size_t i = 0;
+  while (i < count) {
+    batch b = {.reqs = ptrs};
+    size_t first = i;
+    int64_t now = chime__mysql_now(store);
+    for (; i < count && b.n < COMPLETE_BATCH; i++) {
+      if (!fires[i] || !chime__outcome_valid(outcomes[i])) {
+        ret_results[i] = CHIME_EINVAL;
+        continue;
+      }
+      assert(fires[i]->fire_id > 0);
+      reqs[b.n] = (chime__mysql_completion){
+          .fire = fires[i], .outcome = outcomes[i], .now = now};
+      ptrs[b.n] = &reqs[b.n];
+      b.n++;
+    }
+    if (b.n == 0)
+      continue;
+    write_isolating(s, ptrs, b.n);
+    size_t k = 0;
+    for (size_t j = first; j < i; j++) {
+      if (!fires[j] || !chime__outcome_valid(outcomes[j]))
+        continue;
+      assert(k < b.n && reqs[k].fire == fires[j]);
+      ret_results[j] = reqs[k].result;
+      k++;
+    }
+  }
 }

@@ -88,6 +88,10 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
                           const chime_outcome *outcome);
+void chime__mysql_complete_many(chime_store *store,
+                                const chime_fire *const *fires,
+                                const chime_outcome *const *outcomes,
+                                size_t count, int *ret_results);
 
 /* maint.c: still_owned, next_due, misfires, check-in. */
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
@@ -99,6 +103,7 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                size_t *ret_handled, bool *ret_more);
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
+int64_t chime__mysql_checkin_next_due(chime_store *store);
 
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,

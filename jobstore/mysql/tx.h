@@ -26,8 +26,8 @@
  *   - offset_ms, measured_mono_ms, measure_tried_ms and test_skew_ms are
  *     atomic: any thread reads the clock without a lock.
  *   - The rest of the handle is set at open and read-only afterwards, but
- *     for trimmed_ms (the engine's loop thread only, through checkin) and
- *     node_claimed (open and free).
+ *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
+ *     through checkin) and node_claimed (open and free).
  */
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
@@ -81,7 +81,8 @@ struct chime__mysql_store {
    * idle node's few statements are not doubled by COMMITs). */
   chime__mysql_conn beat;
   pthread_mutex_t beat_lock;
-  int64_t trimmed_ms; /* when history was last trimmed (local) */
+  int64_t trimmed_ms;       /* when history was last trimmed (local) */
+  int64_t checkin_next_due; /* the last check-in's earliest WAITING fire */
   /* The database clock - this node's monotonic clock (+ skew), and the
    * monotonic time of that measurement (tx.c: the store's clock). */
   _Atomic int64_t offset_ms;

@@ -2,7 +2,7 @@
 
     import chime
 
-    with chime.Scheduler(url="memory:", workers=4) as sched:
+    with chime.Scheduler(url="memory:", workers=32) as sched:
         @sched.job("report")
         def report(ctx):
             print(ctx.job_key, ctx.scheduled_time, ctx.json())

@@ -135,6 +135,7 @@ _PROTOTYPES = [
     ("chime_scheduler_start", _i, [_vp]),
     ("chime_scheduler_standby", _i, [_vp]),
     ("chime_scheduler_shutdown", _i, [_vp, _b]),
+    ("chime_scheduler_shutdown_within", _i, [_vp, _i64]),
     ("chime_scheduler_free", None, [_vp]),
     ("chime_scheduler_get_state", _i, [_vp]),
     ("chime_scheduler_get_name", _cp, [_vp]),
@@ -145,6 +146,8 @@ _PROTOTYPES = [
     ("chime_scheduler_get_job", _i, [_vp, _cp, _cp, _pvp]),
     ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
     ("chime_scheduler_schedule", _i, [_vp, _vp, _vp, _c.POINTER(_i64)]),
+    ("chime_scheduler_schedule_with", _i,
+     [_vp, _vp, _vp, _u, _c.POINTER(_i64)]),
     ("chime_scheduler_unschedule", _i, [_vp, _cp, _cp]),
     ("chime_scheduler_reschedule", _i,
      [_vp, _cp, _cp, _vp, _c.POINTER(_i64)]),
@@ -192,6 +195,7 @@ _PROTOTYPES = [
     ("chime_ctx_set_job_data", _i, [_vp, _cp, _sz]),
     ("chime_ctx_is_still_owned", _b, [_vp]),
     ("chime_ctx_check_owned", _i, [_vp]),
+    ("chime_ctx_is_cancelled", _b, [_vp]),
     ("chime_ctx_fail", _i, [_vp, _cp]),
 ]
 

@@ -80,6 +80,12 @@ class JobContext:
         return _L.chime_ctx_get_fire_id(self._p())
 
     @property
+    def cancelled(self) -> bool:
+        """True once the scheduler is shutting down with a deadline: the job
+        should return early (Scheduler.shutdown_within)."""
+        return bool(_L.chime_ctx_is_cancelled(self._p()))
+
+    @property
     def recovering(self) -> bool:
         """True when this run re-runs a fire whose node died."""
         return bool(_L.chime_ctx_is_recovering(self._p()))

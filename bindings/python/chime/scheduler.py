@@ -125,7 +125,7 @@ class Scheduler:
     "chime" logger lets through, or WARN with a log callable).
     """
 
-    def __init__(self, url: str = "memory:", workers: int = 4,
+    def __init__(self, url: str = "memory:", workers: int = 32,
                  name: Optional[str] = None,
                  instance_id: Optional[str] = None,
                  idle_wait_ms: Optional[int] = None,
@@ -209,6 +209,15 @@ class Scheduler:
 
     def standby(self) -> None:
         self._check(_L.chime_scheduler_standby(self._p()))
+
+    def shutdown_within(self, deadline_ms: int) -> None:
+        """Shuts down, telling running jobs to stop (ctx.cancelled) and
+        waiting at most deadline_ms for them; raises TimedOut (the
+        fires left to recovery) when they did not return in time."""
+        if getattr(_in_worker, "active", False):
+            raise StateError(-9, "a job cannot wait for its own scheduler")
+        self._check(_L.chime_scheduler_shutdown_within(self._p(),
+                                                       int(deadline_ms)))
 
     def shutdown(self, wait: bool = True) -> None:
         """Stops firing for good; wait: return after running jobs return."""
@@ -392,16 +401,29 @@ class Scheduler:
 
     # ---------------------------------------------------------- triggers
 
-    def schedule(self, job, trigger):
+    def schedule(self, job, trigger, replace_existing=False,
+                 if_absent=False):
         """Adds trigger for job: a Job (added in the same step) or the key
-        of a job already stored.  Returns the first fire time in epoch ms."""
+        of a job already stored.  Returns the first fire time in epoch ms.
+
+        replace_existing: a stored job and trigger of the same keys are
+        replaced in one step (APScheduler's replace_existing, Quartz's
+        replace).  if_absent: what is stored is kept and only what is
+        missing is added (every node of a replicated server may schedule
+        the same jobs at start-up); the return is then the stored
+        trigger's next fire time.  Without either, an existing key raises
+        AlreadyExists."""
+        if replace_existing and if_absent:
+            raise ValueError("replace_existing and if_absent exclude each "
+                             "other")
+        flags = (1 if replace_existing else 0) | (2 if if_absent else 0)
         group, name = _job_key(job)
         owned = job._build() if isinstance(job, Job) else None
         first = ctypes.c_int64()
         try:
             tptr = trigger._for_job(group, name)
-            self._check(_L.chime_scheduler_schedule(
-                self._p(), owned.ptr if owned else None, tptr,
+            self._check(_L.chime_scheduler_schedule_with(
+                self._p(), owned.ptr if owned else None, tptr, flags,
                 ctypes.byref(first)))
         finally:
             if owned:

@@ -77,6 +77,52 @@ class MysqlStore(unittest.TestCase):
         # Issue 22, finding 5: the three-valued answer; True while owned.
         self.assertEqual(owned, [True] * 3)
 
+    def test_every_node_schedules_the_same_jobs_at_start_up(self):
+        # Issue 13: the replicated-server pattern.  Three nodes of one
+        # cluster schedule the same job and trigger at once with
+        # if_absent: each gets no error, one copy is stored, and the
+        # stored definition is the first one's.
+        nodes = [chime.Scheduler(url=url() if i == 0 else url("")
+                                 .replace("&clear=1", ""),
+                                 name="py-startup", instance_id=f"up-{i}")
+                 for i in range(3)]
+        try:
+            errors, firsts = [], []
+            gate = threading.Barrier(3)
+
+            def start_up(i):
+                try:
+                    gate.wait()
+                    firsts.append(nodes[i].schedule(
+                        chime.Job("app", "report", "report", durable=True),
+                        chime.Cron("0 0 2 * * ?", group="app",
+                                   name="nightly"),
+                        if_absent=True))
+                except Exception as e:  # pragma: no cover
+                    errors.append(e)
+
+            threads = [threading.Thread(target=start_up, args=(i,))
+                       for i in range(3)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [])
+            self.assertEqual(len(set(firsts)), 1)
+            self.assertEqual(nodes[0].list_triggers("app"),
+                             [("app", "nightly")])
+            # A new definition on restart: replace_existing wins.
+            nodes[1].schedule(
+                chime.Job("app", "report", "report", durable=True),
+                chime.Cron("0 30 4 * * ?", group="app", name="nightly"),
+                replace_existing=True)
+            nxt = chime.ms_to_datetime(
+                nodes[2].trigger_info("app", "nightly")["next_fire_ms"])
+            self.assertEqual((nxt.hour, nxt.minute), (4, 30))
+        finally:
+            for n in nodes:
+                n.close()
+
     def test_wrong_password_is_auth_error(self):
         base = os.environ["CHIME_TEST_MYSQL_URL"]
         scheme, rest = base.split("://", 1)
