@@ -98,6 +98,7 @@ static void run_fire(chime_scheduler *s, chime_fire *fire,
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
     type->fn(&ctx, type->user_data);
+    chime__ctx_tx_end(&ctx);
     if (ctx.fail_message) {
       out.error = CHIME_EJOBFAILED;
       out.message = ctx.fail_message;
@@ -111,7 +112,9 @@ static void run_fire(chime_scheduler *s, chime_fire *fire,
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
-  complete_fire(s, fire, &out);
+  /* A job's commit (chime-mysql.h) completed its fire already. */
+  if (!ctx.completed)
+    complete_fire(s, fire, &out);
   chime__ctx_clear(&ctx);
   chime__fire_free(fire);
 }

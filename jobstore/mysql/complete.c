@@ -329,3 +329,15 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   pthread_cond_destroy(&d.wake);
   return d.result;
 }
+
+int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
+                             const chime_outcome *outcome) {
+  assert(tx && fire && fire->fire_id > 0 && chime__outcome_valid(outcome));
+  chime__mysql_completion d = {
+      .fire = fire, .outcome = outcome, .now = chime__mysql_now(&tx->s->base)};
+  chime__mysql_completion *reqs[1] = {&d};
+  batch b = {.reqs = reqs, .n = 1};
+  int r = batch_fn(tx, &b);
+  batch_reset(&b);
+  return r < 0 ? r : d.result;
+}

@@ -88,6 +88,25 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
                           const chime_outcome *outcome);
+/* complete.c: complete's steps for one fire inside the caller's
+ * transaction tx (the job's own, fire_tx.c), without committing.
+ * Returns: 0; CHIME_ENOTOWNER (nothing written); a statement's error. */
+int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
+                             const chime_outcome *outcome);
+
+/* fire_tx.c: transactional completion (store.h's fire_tx_*). */
+int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
+                               chime_store_tx **ret_tx, char *errbuf,
+                               size_t errbuf_len);
+void *chime__mysql_fire_tx_handle(chime_store_tx *tx);
+int chime__mysql_fire_tx_execute(chime_store_tx *tx, const char *sql,
+                                 const char *const *params, size_t nparams,
+                                 uint64_t *ret_affected, char *errbuf,
+                                 size_t errbuf_len);
+int chime__mysql_fire_tx_commit(chime_store_tx *tx,
+                                const chime_outcome *outcome, char *errbuf,
+                                size_t errbuf_len);
+void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 
 /* maint.c: still_owned, next_due, misfires, check-in. */
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
@@ -99,6 +118,15 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                size_t *ret_handled, bool *ret_more);
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
+
+/* sessions.c: chime__mysql_session_register records db's connection id as
+ * one of this node's sessions (best effort: a failure is logged; autocommit
+ * says whether db commits by itself); chime__mysql_sessions_end KILLs the
+ * live sessions of dead node node, so that its open transactions release
+ * their locks before its recovery.  Returns: 0; a transaction error. */
+void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
+                                   bool autocommit);
+int chime__mysql_sessions_end(chime__mysql_store *s, const char *node);
 
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
