@@ -105,9 +105,8 @@ int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
     return CHIME_EINVAL;
   }
   chime_store *st = tx->ctx->sched->store;
-  int r = st->ops->fire_tx_execute(tx->stx, sql, params, nparams,
-                                   ret_affected, tx->errmsg,
-                                   sizeof tx->errmsg);
+  int r = st->ops->fire_tx_execute(tx->stx, sql, params, nparams, ret_affected,
+                                   tx->errmsg, sizeof tx->errmsg);
   if (r < 0)
     tx->doomed = true;
   return r;

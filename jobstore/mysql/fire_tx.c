@@ -209,8 +209,8 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t, const chime_outcome *outcome,
    * node's sessions to recover it, or the server went away): nothing was
    * written.  Say whether the fire is gone to another node. */
   bool owned = true;
-  if (lost && !sent && chime__mysql_still_owned(&s->base, fire_id, &owned) == 0 &&
-      !owned)
+  if (lost && !sent &&
+      chime__mysql_still_owned(&s->base, fire_id, &owned) == 0 && !owned)
     r = chime__record_err(errbuf, errbuf_len, CHIME_ENOTOWNER,
                           "fire %lld was taken over by another node: nothing "
                           "of the transaction was written",

@@ -37,7 +37,7 @@
 
 /* The server's start, in the database's clock (ms), as SQL. */
 #define SERVER_START_MS_SQL                                                    \
-  "(" CHIME__MYSQL_NOW_MS_SQL " - 1000 * (SELECT CAST(VARIABLE_VALUE AS "     \
+  "(" CHIME__MYSQL_NOW_MS_SQL " - 1000 * (SELECT CAST(VARIABLE_VALUE AS "      \
   "SIGNED) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "       \
   "'UPTIME'))"
 
@@ -66,9 +66,9 @@ void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
      * there is no table yet: the store registers that connection again
      * once the schema is settled. */
     unsigned e = mysql_errno(db);
-    chime__mysql_log(s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
-                     "cannot register a session of node %s: %s", s->node,
-                     mysql_error(db));
+    chime__mysql_log(
+        s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
+        "cannot register a session of node %s: %s", s->node, mysql_error(db));
     if (!autocommit)
       (void)mysql_real_query(db, "ROLLBACK", 8);
   }
@@ -106,11 +106,11 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
     char kill[64];
     snprintf(kill, sizeof kill, "KILL CONNECTION %lld",
              (long long)chime__mysql_rows_int64(&rows, i, 0));
-    r = chime__mysql_exec_plain(tx, kill);
-    if (r < 0 && tx->last_errno == ER_NO_SUCH_THREAD)
-      r = 0; /* it ended meanwhile */
-    else if (r == 0)
+    if (mysql_real_query(tx->c->db, kill, (unsigned long)strlen(kill)) == 0)
       op->killed++;
+    else if (mysql_errno(tx->c->db) != ER_NO_SUCH_THREAD) /* else: gone */
+      r = chime__mysql_fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db),
+                            kill);
   }
   chime__mysql_rows_free(&rows);
   if (r < 0)
@@ -131,7 +131,7 @@ int chime__mysql_sessions_end(chime__mysql_store *s, const char *node) {
   int r = chime__mysql_tx_run(s, end_fn, NULL, &op, NULL, 0);
   if (r == 0 && op.killed > 0)
     chime__mysql_log(s, CHIME_LOG_WARN,
-                     "ended %zu database session(s) of dead node %s",
-                     op.killed, node);
+                     "ended %zu database session(s) of dead node %s", op.killed,
+                     node);
   return r;
 }

@@ -210,10 +210,10 @@ static chime_scheduler *start(const char *url_or_null) {
   CU_ASSERT_EQUAL_FATAL(r, 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "tx", tx_job, NULL, NULL), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_add_listener(
-                            s, CHIME_EVENT_JOB_WAS_EXECUTED, on_event, NULL,
-                            NULL),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED, on_event,
+                                   NULL, NULL),
+      0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   return s;
 }
