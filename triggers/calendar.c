@@ -93,26 +93,36 @@ static int check_date(const chime_calendar_date *d, bool annual, char *errbuf,
   return 0;
 }
 
+/* A list of count dates (annual: no year), what naming them in messages.
+ * At most CHIME__CALENDAR_MAX_HOLIDAYS: 366 distinct days exist, so more
+ * annual entries can only be duplicates. */
+static int check_dates(const chime_calendar_date *dates, size_t count,
+                       bool annual, const char *what, char *errbuf,
+                       size_t errbuf_len) {
+  if (dates == NULL && count > 0)
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no %s given", what);
+  if (count > CHIME__CALENDAR_MAX_HOLIDAYS)
+    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
+                       "%zu %s exceed the limit %d", count, what,
+                       CHIME__CALENDAR_MAX_HOLIDAYS);
+  for (size_t i = 0; i < count; i++) {
+    int rc = check_date(&dates[i], annual, errbuf, errbuf_len);
+    if (rc < 0)
+      return rc;
+  }
+  return 0;
+}
+
 int chime__calendar_annual_new(const chime_calendar_opts *opts,
                                const chime_calendar_date *days, size_t count,
                                chime_calendar **ret_cal, char *errbuf,
                                size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
-  if (days == NULL && count > 0)
-    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no days given");
-  /* 366 distinct days exist; more entries can only be duplicates. */
-  if (count > CHIME__CALENDAR_MAX_HOLIDAYS)
-    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                       "%zu days exceed the limit %d", count,
-                       CHIME__CALENDAR_MAX_HOLIDAYS);
-  for (size_t i = 0; i < count; i++) {
-    int rc = check_date(&days[i], true, errbuf, errbuf_len);
-    if (rc < 0)
-      return rc;
-  }
+  int rc = check_dates(days, count, true, "days", errbuf, errbuf_len);
+  if (rc < 0)
+    return rc;
   chime_calendar *cal;
-  int rc =
-      calendar_alloc(opts, CHIME_CALENDAR_ANNUAL, &cal, errbuf, errbuf_len);
+  rc = calendar_alloc(opts, CHIME_CALENDAR_ANNUAL, &cal, errbuf, errbuf_len);
   if (rc < 0)
     return rc;
   for (size_t i = 0; i < count; i++)
@@ -131,17 +141,9 @@ int chime__calendar_holiday_new(const chime_calendar_opts *opts,
                                 chime_calendar **ret_cal, char *errbuf,
                                 size_t errbuf_len) {
   CHECK_RET(ret_cal, errbuf, errbuf_len);
-  if (dates == NULL && count > 0)
-    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "no dates given");
-  if (count > CHIME__CALENDAR_MAX_HOLIDAYS)
-    return chime__errf(errbuf, errbuf_len, CHIME_ELIMIT,
-                       "%zu dates exceed the limit %d", count,
-                       CHIME__CALENDAR_MAX_HOLIDAYS);
-  for (size_t i = 0; i < count; i++) {
-    int rc = check_date(&dates[i], false, errbuf, errbuf_len);
-    if (rc < 0)
-      return rc;
-  }
+  int rc = check_dates(dates, count, false, "dates", errbuf, errbuf_len);
+  if (rc < 0)
+    return rc;
   int64_t *days = NULL;
   if (count > 0) {
     days = malloc(count * sizeof *days);
@@ -159,8 +161,7 @@ int chime__calendar_holiday_new(const chime_calendar_opts *opts,
         days[n++] = days[i];
   }
   chime_calendar *cal;
-  int rc =
-      calendar_alloc(opts, CHIME_CALENDAR_HOLIDAY, &cal, errbuf, errbuf_len);
+  rc = calendar_alloc(opts, CHIME_CALENDAR_HOLIDAY, &cal, errbuf, errbuf_len);
   if (rc < 0) {
     free(days);
     return rc;
