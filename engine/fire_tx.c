@@ -54,6 +54,12 @@ static bool in_run(const chime_ctx *ctx) {
          !ctx->tx_over;
 }
 
+/* Calls on tx come from the worker running its job, during the job. */
+static bool on_its_worker(const chime_mysql_tx *tx) {
+  assert(tx->ctx && tx->ctx->sched);
+  return chime__on_worker(tx->ctx->sched) && !tx->ctx->tx_over;
+}
+
 int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx) {
   if (ret_tx)
     *ret_tx = NULL;
@@ -93,7 +99,8 @@ int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
                            uint64_t *ret_affected) {
   if (!tx)
     return CHIME_EINVAL;
-  assert(tx->ctx && chime__on_worker(tx->ctx->sched));
+  if (!on_its_worker(tx))
+    return CHIME_ESTATE;
   tx->errmsg[0] = '\0';
   if (!tx->stx) {
     snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");
@@ -115,8 +122,9 @@ int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
 int chime_mysql_tx_commit(chime_mysql_tx *tx) {
   if (!tx)
     return CHIME_EINVAL;
+  if (!on_its_worker(tx))
+    return CHIME_ESTATE;
   chime_ctx *ctx = tx->ctx;
-  assert(ctx && chime__on_worker(ctx->sched));
   tx->errmsg[0] = '\0';
   if (!tx->stx) {
     snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");
@@ -157,7 +165,8 @@ int chime_mysql_tx_commit(chime_mysql_tx *tx) {
 int chime_mysql_tx_rollback(chime_mysql_tx *tx) {
   if (!tx)
     return CHIME_EINVAL;
-  assert(tx->ctx && chime__on_worker(tx->ctx->sched));
+  if (!on_its_worker(tx))
+    return CHIME_ESTATE;
   tx->errmsg[0] = '\0';
   if (!tx->stx) {
     snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");

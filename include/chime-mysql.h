@@ -86,10 +86,12 @@ CHIME_EXTERN MYSQL *chime_mysql_tx_conn(chime_mysql_tx *tx);
  * parameter is SQL NULL; the server converts text to the column's type).
  * A result set, if any, is read and discarded.  A failed statement dooms
  * the transaction: chime_mysql_tx_commit then rolls it back.
- * *ret_affected (may be NULL) receives the affected rows.
- * Returns: 0; CHIME_EINVAL (NULL sql, params NULL with nparams > 0, or
- * nparams not the statement's number of placeholders); CHIME_ESTATE (tx
- * not open); CHIME_EEXISTS (a duplicate key); CHIME_EBUSY (a deadlock or
+ * *ret_affected (may be NULL) receives the affected rows (for a statement
+ * with a result set, the number of its rows).
+ * Returns: 0; CHIME_EINVAL (NULL tx or sql, params NULL with nparams > 0,
+ * or nparams not the statement's number of placeholders); CHIME_ESTATE (tx
+ * not open, or called off the job's thread or after it returned);
+ * CHIME_EEXISTS (a duplicate key); CHIME_EBUSY (a deadlock or
  * lock-wait timeout); CHIME_ECONNECT; CHIME_ESTORE (any other server
  * error).  chime_mysql_tx_errmsg says what went wrong.
  * Ownership: sql and params are only read.
@@ -103,15 +105,15 @@ CHIME_EXTERN int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
  * chime_mysql_tx_commit: completes the fire (with the job data set so far
  * and the failure recorded so far, if any) and commits the job's
  * statements with it, in one COMMIT.  Ends the transaction either way.
- * Returns: 0 (both are written; the fire is complete); CHIME_ENOTOWNER (the
- * fire was taken over: nothing was written); CHIME_ESTATE (not open, or a
- * statement had failed: rolled back); CHIME_ECONNECT (the connection was
- * lost: rolled back, unless the reply of a COMMIT the server carried out
- * was lost, in which case the fire's completion and the work are both
- * written); CHIME_EBUSY, CHIME_ESTORE (rolled back).
- * Ownership: the connection goes back to the scheduler; tx stays readable
- * until the job returns.
- * Thread: the job's worker thread.
+ * Returns: 0 (both are written; the fire is complete); CHIME_EINVAL (NULL);
+ * CHIME_ENOTOWNER (the fire was taken over: nothing was written);
+ * CHIME_ESTATE (not open, called off the job's thread or after it
+ * returned, or a statement had failed: then rolled back); CHIME_ECONNECT (the
+ * connection was lost: rolled back, unless the reply of a COMMIT the server
+ * carried out was lost, in which case the fire's completion and the work are
+ * both written); CHIME_EBUSY, CHIME_ESTORE (rolled back). Ownership: the
+ * connection goes back to the scheduler; tx stays readable until the job
+ * returns. Thread: the job's worker thread.
  */
 CHIME_EXTERN int chime_mysql_tx_commit(chime_mysql_tx *tx);
 
@@ -119,7 +121,8 @@ CHIME_EXTERN int chime_mysql_tx_commit(chime_mysql_tx *tx);
  * chime_mysql_tx_rollback: rolls back the job's statements; the fire is
  * not completed (the scheduler completes it when the job returns, as for
  * any job) and a new transaction may begin.
- * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESTATE (not open).
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESTATE (not open, or called off
+ * the job's thread or after it returned).
  * Ownership: the connection goes back to the scheduler.
  * Thread: the job's worker thread.
  */

@@ -9,8 +9,8 @@ over what the jobs recorded.
            stop-plain
 
 The nodes' jobs record their end exactly once, through transactional
-completion (examples/node.c --table): a row in the table cl_results of the
-test database, committed with the fire's completion; the checker reads it
+completion (examples/node.c --table): a row in the table PREFIXresults
+(cl_results) of the test database, committed with the fire's completion; the checker reads it
 with the mariadb client (the URL's credentials).  stop-plain runs the stop
 fault with the plain job (the end recorded in the file after asking
 chime_ctx_is_still_owned()): it shows the at-least-once window of a job
@@ -44,7 +44,6 @@ NODES = ["n1", "n2", "n3"]
 PERIODS = {"s300": 300, "s500": 500, "long": 2000, "cron": 1000, "forbid": 400}
 GRACE_MS = 3000  # expected times this close to the stop are not required
 LEAD_MS = 2000  # the load starts this long after the harness starts
-TABLE = "cl_results"  # where the transactional job records its end
 
 
 def now_ms():
@@ -74,7 +73,7 @@ def mariadb(base, query):
 class Cluster:
     def __init__(self, fault, plain=False):
         self.fault = fault
-        self.table = None if plain else TABLE
+        self.plain = plain
         self.stopped = None  # the node SIGSTOPped
         self.base = os.environ["CHIME_TEST_MYSQL_URL"]
         self.node_exe = os.environ["CHIME_NODE"]
@@ -85,6 +84,11 @@ class Cluster:
         self.killed = {}  # node -> kill time
         self.stop_ms = None
         self.prefix = "cl_"
+
+    @property
+    def table(self):
+        """Where the transactional job records its end (None: plain)."""
+        return None if self.plain else self.prefix + "results"
 
     def url(self, extra):
         sep = "&" if "?" in self.base else "?"
