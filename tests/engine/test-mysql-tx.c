@@ -8,11 +8,15 @@
  * job worked (its session ended and its fired row given to another node,
  * as a survivor's recovery does) fails at commit as a whole: no effect, no
  * completion; begin on a fire that is not this node's is refused; the
- * memory store says CHIME_EUNSUPPORTED.
+ * memory store says CHIME_EUNSUPPORTED.  And, on the store directly: a node
+ * that stops (checks in no more) inside such a transaction, holding its
+ * fired row and an uncommitted row, does not block a survivor's recovery:
+ * the survivor ends its sessions first (prefix chime_txs_).
  */
 #include "chime-mysql.h"
 #include "chime.h"
 #include "harness.h"
+#include "jobstore/store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -359,6 +363,102 @@ static void test_mysql_tx_bad_arguments(void) {
   CU_ASSERT_STRING_EQUAL(chime_mysql_tx_errmsg(NULL), "");
 }
 
+/* A store of node on prefix chime_txs_ (lock waits of 2 s: a recovery that
+ * waited for the stopped node's locks would fail, not hang). */
+static chime_store *open_node(const char *node, bool clear) {
+  char url[1024];
+  const char *base = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+  snprintf(url, sizeof url,
+           "%s%cprefix=chime_txs_&auto_create=1&lock_wait_timeout_s=2%s", base,
+           strchr(base, '?') ? '&' : '?', clear ? "&clear=1" : "");
+  chime_store_options o = {.scheduler_name = "txs",
+                           .instance_id = node,
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 200,
+                           .connections = 3};
+  chime_store *store = NULL;
+  char err[512] = "";
+  int r = chime__store_open(url, &o, &store, err, sizeof err);
+  if (r != 0)
+    fprintf(stderr, "open %s: %s: %s\n", node, chime_err_name(r), err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  return store;
+}
+
+static void test_mysql_tx_stopped_node_sessions_ended(void) {
+  MYSQL *db = admin();
+  chime_store *victim = open_node("victim", true);
+  chime_store *survivor = open_node("survivor", false);
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("txs", "j", "tx", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("txs", "t", 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "txs", "j"), 0);
+  int64_t now = victim->ops->now(victim);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, now), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->trigger_add(victim, job, t, false, NULL, err, sizeof err),
+      0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->acquire_due(victim, now + 10, 1, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  /* The victim's job: inside its transaction, a row written. */
+  chime_store_tx *tx = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->fire_tx_begin(victim, fires[0], &tx, err, sizeof err), 0);
+  char id[32];
+  snprintf(id, sizeof id, "%" PRId64, fires[0]->fire_id);
+  const char *p[] = {id, "stopped"};
+  CU_ASSERT_EQUAL(victim->ops->fire_tx_execute(
+                      tx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, ?)",
+                      p, 2, NULL, err, sizeof err),
+                  0);
+  /* Then it stops: no more check-ins.  The survivor outlives its lease and
+   * recovers it, ending its sessions so as not to wait for its locks. */
+  size_t recovered = 0;
+  int r = -1;
+  for (int i = 0; i < 100 && recovered == 0; i++) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    r = survivor->ops->recover_dead_nodes(survivor, at, &recovered);
+    if (r != 0)
+      break;
+  }
+  CU_ASSERT_EQUAL(r, 0);
+  CU_ASSERT_EQUAL(recovered, 1);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM chime_txs_history WHERE "
+                            "fire_id = %" PRId64 " AND outcome = 'REQUEUED'",
+                            fires[0]->fire_id),
+                  1);
+  /* The victim wakes up: its work is gone with its session, and its
+   * commit is refused as a whole. */
+  chime_outcome out = {.started_ms = now, .finished_ms = now};
+  CU_ASSERT_EQUAL(victim->ops->fire_tx_commit(tx, &out, err, sizeof err),
+                  CHIME_ENOTOWNER);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, fires[0]->fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM chime_txs_history WHERE "
+                            "fire_id = %" PRId64 " AND outcome = 'OK'",
+                            fires[0]->fire_id),
+                  0);
+  chime__fire_free(fires[0]);
+  free(fires);
+  survivor->ops->free(survivor);
+  victim->ops->free(victim);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"commit writes the job's rows and the completion",
      test_mysql_tx_commit_writes_both},
@@ -372,6 +472,8 @@ static CU_TestInfo tests[] = {
     {"the memory store says unsupported",
      test_mysql_tx_memory_store_unsupported},
     {"bad arguments", test_mysql_tx_bad_arguments},
+    {"a node stopped inside its transaction has its sessions ended",
+     test_mysql_tx_stopped_node_sessions_ended},
     CU_TEST_INFO_NULL,
 };
 
