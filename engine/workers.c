@@ -109,6 +109,10 @@ static void run_fire(chime_scheduler *s, chime_fire *fire,
                 out.message);
   }
   out.finished_ms = st->ops->now(st);
+  /* The store's clock is a measured offset from the database's: a node
+   * paused during a measurement may see it step back. */
+  if (out.finished_ms < out.started_ms)
+    out.finished_ms = out.started_ms;
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
