@@ -132,6 +132,72 @@ int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
   return finish(s, fn, 0, true);
 }
 
+/* IF_ABSENT after trigger_add refused with CHIME_EEXISTS: whatever exists
+ * stays as it is, and what does not is added.  Each store call is atomic,
+ * so nodes racing to schedule the same job and trigger (every node of a
+ * replicated server at start-up) each end with 0 and one copy stored.
+ * *ret_job_added: the job was added here.  *ret_first: the trigger's next
+ * fire (the existing one's when it existed). */
+static int add_if_absent(chime_scheduler *s, const chime_trigger *trigger,
+                         int64_t *ret_first, char *err, size_t err_len) {
+  chime_store *st = s->store;
+  for (int attempt = 0; attempt < 3; attempt++) {
+    chime_trigger *have = NULL;
+    int r = st->ops->trigger_get(st, trigger->group, trigger->name, &have);
+    if (r == 0) {
+      *ret_first = chime_trigger_get_next_fire_ms(have);
+      chime_trigger_free(have);
+      return 0;
+    }
+    if (r != CHIME_ENOTFOUND)
+      return r;
+    /* The job exists (the refusal was for it): add the trigger alone. */
+    r = st->ops->trigger_add(st, NULL, trigger, false, ret_first, err, err_len);
+    if (r != CHIME_EEXISTS)
+      return r;
+    /* The trigger appeared meanwhile (another node): read it. */
+  }
+  return CHIME_EBUSY;
+}
+
+int chime_scheduler_schedule_with(chime_scheduler *s, const chime_job *job,
+                                  const chime_trigger *trigger, unsigned flags,
+                                  int64_t *ret_first_fire_ms) {
+  static const char fn[] = "chime_scheduler_schedule_with";
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  if (!trigger)
+    return chime__fail(s, CHIME_EINVAL, "%s: NULL trigger", fn);
+  const unsigned known = CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT;
+  if (flags & ~known)
+    return chime__fail(s, CHIME_EINVAL, "%s: unknown flags 0x%x", fn,
+                       flags & ~known);
+  if ((flags & known) == known)
+    return chime__fail(s, CHIME_EINVAL,
+                       "%s: CHIME_SCHEDULE_REPLACE and "
+                       "CHIME_SCHEDULE_IF_ABSENT exclude each other",
+                       fn);
+  char err[256] = "";
+  int64_t first = CHIME_NO_FIRE_MS;
+  bool replace = flags & CHIME_SCHEDULE_REPLACE;
+  bool job_added = job != NULL;
+  r = s->store->ops->trigger_add(s->store, job, trigger, replace, &first, err,
+                                 sizeof err);
+  if (r == CHIME_EEXISTS && (flags & CHIME_SCHEDULE_IF_ABSENT)) {
+    err[0] = '\0';
+    job_added = false;
+    r = add_if_absent(s, trigger, &first, err, sizeof err);
+  }
+  if (r < 0)
+    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
+  if (job_added)
+    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
+  if (ret_first_fire_ms)
+    *ret_first_fire_ms = first;
+  return finish(s, fn, 0, true);
+}
+
 int chime_scheduler_unschedule(chime_scheduler *s, const char *group,
                                const char *name) {
   static const char fn[] = "chime_scheduler_unschedule";

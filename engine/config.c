@@ -33,7 +33,7 @@ int chime_config_new(chime_config **ret_config) {
     chime_config_free(c);
     return CHIME_ENOMEM;
   }
-  c->workers = 4;
+  c->workers = 32;
   c->idle_wait_ms = 30000;
   c->batch_size = 0;
   c->batch_window_ms = 0;

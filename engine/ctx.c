@@ -161,3 +161,10 @@ int chime_ctx_fail(chime_ctx *ctx, const char *message) {
   ctx->fail_message = copy;
   return 0;
 }
+
+bool chime_ctx_is_cancelled(const chime_ctx *ctx) {
+  assert(!ctx || CTX_VALID(ctx));
+  if (!ctx || !ctx->fire || !ctx->fire->job)
+    return false;
+  return atomic_load(&ctx->sched->cancelled);
+}

@@ -4,15 +4,17 @@
  * the engine's files.
  *
  * Terms:
- *   - the *loop* is the libuv loop the scheduler's handles run on: its own,
- *     on the scheduler thread (chime_scheduler_start), or a host's
- *     (chime_scheduler_attach).  Everything named loop_* is touched only by
- *     the thread running that loop;
+ *   - the *loop* is the libuv loop the scheduler's handles run on: always
+ *     its own, on the scheduler thread (chime_scheduler_start and
+ *     chime_scheduler_attach alike: nothing of chime's runs on a host's
+ *     loop).  Everything named loop_* is touched only by that thread;
  *   - a *batch* is the fires one acquire() claimed, held by the loop until
  *     their scheduled time, then fired and handed to workers;
  *   - a worker is *reserved* from the moment a fire is claimed for it until
- *     its run completed (or the claim was released or dropped), so the loop
- *     never claims more fires than it has free workers;
+ *     its job returned (or the claim was released or dropped), so the loop
+ *     never claims more fires than it has free workers; the completion is
+ *     then written by the completer (completer.c) or, for a store without
+ *     complete_many, by the worker before it is free;
  *   - a *job type* is a name registered with chime_scheduler_register_job_type.
  *
  * Locks, in the order they may be taken (never the other way round):
@@ -20,21 +22,21 @@
  *      chime_scheduler_start and chime_scheduler_attach, which create
  *      threads and handles;
  *   2. s->mu (one per scheduler): guards the state, the loop's flags and
- *      command bits, the registry, the worker queue and the counters
- *      (reserved, running).  It is a leaf: while holding it the engine takes
- *      no other lock and calls nothing that may take one or block for long:
- *      no store call, no job, no listener, no log callback, no destroy
- *      function.  uv_async_send is the one libuv call made under it.
- *      Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait (not
- *      pthread's calls directly), so that functions which need it, or must
- *      not have it, can assert so (chime__mu_held).
- * The stores' own locks (the memory store's mutex, the MySQL pool's) are
- * taken only inside store calls, so never while s->mu is held.
+ *      command bits, the registry, the worker queue, the completer's queue
+ *      and the counters (reserved, running, done_queued, done_writing).  It is
+ * a leaf: while holding it the engine takes no other lock and calls nothing
+ * that may take one or block for long: no store call, no job, no listener, no
+ * log callback, no destroy function.  uv_async_send is the one libuv call made
+ * under it. Take it with chime__mu_lock / chime__mu_unlock / chime__mu_wait
+ * (not pthread's calls directly), so that functions which need it, or must not
+ * have it, can assert so (chime__mu_held). The stores' own locks (the memory
+ * store's mutex, the MySQL pool's) are taken only inside store calls, so never
+ * while s->mu is held.
  *
  * Threads and what each owns:
- *   - the loop's thread (the scheduler thread, or the host's loop thread
- *     when attached; chime__on_loop): the handles and every loop_* and
- *     batch* field, without a lock;
+ *   - the loop's thread (the scheduler thread; chime__on_loop): the handles
+ *     and every loop_* and batch* field, without a lock;
+ *   - the completer (completer.c): the completions the workers queued;
  *   - the workers (chime__on_worker): the fire each took off the queue;
  *   - any thread: the public API, which reads cfg (immutable after
  *     chime_scheduler_new) and takes s->mu for the rest.
@@ -167,6 +169,8 @@ struct chime_scheduler {
   int64_t loop_checkin_ok_ms; /* loop thread: start of the last good one */
   int64_t loop_healthy_since; /* loop thread: check-ins unbroken since */
   bool loop_fenced;           /* loop thread: lease lost, not claiming */
+  int64_t loop_seen_next_due; /* loop thread: the last check-in's
+                                 checkin_next_due (notice_changes) */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
@@ -180,7 +184,24 @@ struct chime_scheduler {
   unsigned reserved; /* workers claimed for (see the top) */
   unsigned running;  /* fires handed to workers, not finished */
 
+  /* Completer (mu; completer.c): the runs that returned, waiting for their
+   * completion to be written, when the store has complete_many. */
+  bool completer_started;
+  bool completer_stop;
+  pthread_t completer;
+  pthread_cond_t done_cond; /* the completer waits for work */
+  struct chime__done *done_head;
+  struct chime__done *done_tail;
+  unsigned done_queued;  /* in the list */
+  unsigned done_writing; /* taken by the completer, not written yet */
+
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+
+  /* chime_scheduler_shutdown_within: the jobs were told to stop
+   * (chime_ctx_is_cancelled); the deadline passed, so nothing unfinished
+   * is completed any more: its fires are left to recovery. */
+  atomic_bool cancelled;
+  atomic_bool abandoned;
 };
 
 /* The context of one run (or of a misfire event: fire->job NULL). */
@@ -334,6 +355,38 @@ void chime__workers_stop(chime_scheduler *s);
 /* Whether the calling thread is one of s's workers. */
 bool chime__on_worker(const chime_scheduler *s);
 
+/* ---- completer.c */
+
+/* One returned run waiting for its completion: the outcome and what it
+ * points to (message, data) are owned by it. */
+typedef struct chime__done {
+  chime_fire *fire;
+  chime_outcome out;
+  char *message;
+  void *data;
+  bool forbid;
+  struct chime__done *next;
+} chime__done;
+
+/* At most this many completions wait for the completer; a worker whose run
+ * returned waits for room (the store is far behind: back-pressure). */
+#define CHIME__MAX_DONE_QUEUED 4096u
+/* At most this many completions are handed to the store at once. */
+#define CHIME__DONE_BATCH 1024u
+
+/* chime__completer_async: whether completions leave the workers (the
+ * store has complete_many).  Thread: any. */
+bool chime__completer_async(const chime_scheduler *s);
+/* Starts the completer thread when the store completes in batches.
+ * Returns: 0; CHIME_ENOMEM.  mu not held. */
+int chime__completer_start(chime_scheduler *s);
+/* chime__completer_push: queues d (the completer's from now on) and waits
+ * while the queue is full.  mu held (released while waiting). */
+void chime__completer_push(chime_scheduler *s, chime__done *d);
+/* Lets the completer write everything queued, then joins it.  The workers
+ * have stopped.  mu not held. */
+void chime__completer_stop(chime_scheduler *s);
+
 /* ---- loop.c */
 
 /* chime__loop_init: initialises the handles on loop (mu not held).
@@ -345,13 +398,11 @@ void chime__loop_post(chime_scheduler *s, unsigned cmd);
 void chime__loop_wake(chime_scheduler *s);
 /* Runs the own loop until its handles are closed (thread main body). */
 void *chime__loop_thread(void *arg);
-/* On the loop thread: carry out a shutdown now (detach). */
-void chime__loop_shutdown_now(chime_scheduler *s);
 /* Closes the handles of a loop that never ran and closes the own loop
  * (a failed start).  Calling thread: the starter. */
 void chime__loop_abort(chime_scheduler *s);
 /* Marks the calling thread as the one running s's loop (the scheduler
- * thread, or the host's loop thread at attach). */
+ * thread). */
 void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);

@@ -1,8 +1,8 @@
 /*
  * loop.c: the scheduler's libuv loop: which fires to claim and when to
  * fire them, and the maintenance timers.  Everything here runs on the
- * thread that runs the loop (the scheduler thread, or the host's loop
- * thread when attached) but chime__loop_post, which any thread calls.
+ * thread that runs the loop (the scheduler thread, also when
+ * attached) but chime__loop_post, which any thread calls.
  *
  * Handles: an async handle other threads wake the loop with (commands are
  * coalesced into a bit set that each wake-up drains: a schedule change, a
@@ -198,6 +198,18 @@ static void on_misfire(void *user_data, const chime_trigger *trigger) {
   };
   chime_ctx ctx = {.sched = s, .fire = &fire};
   ctx.fire_ms = s->store->ops->now(s->store);
+  if (trigger->state.next_fire_ms == CHIME_NO_FIRE_MS)
+    chime__log(s, CHIME_LOG_INFO,
+               "trigger %s.%s (job %s.%s) misfired; by its misfire "
+               "instruction it fires no more",
+               trigger->group, trigger->name, trigger->job_group,
+               trigger->job_name);
+  else
+    chime__log(s, CHIME_LOG_INFO,
+               "trigger %s.%s (job %s.%s) misfired; by its misfire "
+               "instruction it fires next at %lld",
+               trigger->group, trigger->name, trigger->job_group,
+               trigger->job_name, (long long)trigger->state.next_fire_ms);
   chime__emit(s, CHIME_EVENT_TRIGGER_MISFIRED, &ctx, NULL, NULL, 0, NULL);
 }
 
@@ -215,8 +227,8 @@ static size_t misfire_scan(chime_scheduler *s, int64_t now, bool *ret_more) {
   } else {
     assert(handled <= CHIME__MISFIRE_BATCH);
   }
-  if (handled > 0)
-    chime__log(s, CHIME_LOG_INFO, "handled %zu misfired trigger(s)", handled);
+  if (handled > 0) /* each one was logged by name (on_misfire) */
+    chime__log(s, CHIME_LOG_DEBUG, "handled %zu misfired trigger(s)", handled);
   *ret_more = more;
   return handled;
 }
@@ -264,6 +276,40 @@ static bool fenced(chime_scheduler *s) {
 
 static void on_recover_timer(uv_timer_t *t);
 
+/* Changes made elsewhere (another node's or chimectl's schedule, fire-now,
+ * resume) reach this node at its next check-in rather than at the end of
+ * an idle wait of up to idle_wait_ms: the check-in also reads the earliest
+ * next fire of any WAITING trigger of the scheduler (the store's
+ * checkin_next_due, in the check-in's own statement), and when that
+ * changed and is sooner than the fire timer, the timer is moved to it.  At
+ * that time the loop claims (or, for a trigger of a type this node does
+ * not run, finds nothing and sleeps until its own next one).  A pause
+ * needs nothing: claims skip paused triggers.  Only while the loop is
+ * idle (the fire timer armed, no pending batch, not starved or fenced). */
+static void notice_changes(chime_scheduler *s) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  chime_store *st = s->store;
+  if (!st->ops->checkin_next_due)
+    return; /* every change comes through this process's API */
+  int64_t next = st->ops->checkin_next_due(st);
+  bool changed = next != s->loop_seen_next_due;
+  s->loop_seen_next_due = next;
+  if (!changed || next == INT64_MAX ||
+      s->loop_mode != CHIME_SCHEDULER_STARTED || s->loop_fenced ||
+      s->batch_count > 0 || !uv_is_active((uv_handle_t *)&s->fire_timer))
+    return;
+  uv_update_time(s->loop);
+  uint64_t due_in = uv_timer_get_due_in(&s->fire_timer);
+  int64_t delay = next - s->cfg.batch_window_ms - st->ops->now(st);
+  if (delay < 0 || (uint64_t)delay < due_in) {
+    chime__log(s, CHIME_LOG_DEBUG,
+               "a trigger due at %lld was scheduled or resumed elsewhere: "
+               "looking again in %lld ms",
+               (long long)next, (long long)(delay < 0 ? 0 : delay));
+    arm(s, delay);
+  }
+}
+
 static void on_checkin_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   assert(chime__on_loop(s) && !chime__mu_held(s));
@@ -295,7 +341,9 @@ static void on_checkin_timer(uv_timer_t *t) {
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");
     if (s->loop_mode == CHIME_SCHEDULER_STARTED)
       loop_tick(s);
+    return;
   }
+  notice_changes(s);
 }
 
 static void on_recover_timer(uv_timer_t *t) {
@@ -525,6 +573,7 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
   s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
   s->loop_fenced = false;
+  s->loop_seen_next_due = INT64_MIN; /* the first check-in is news */
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);
   chime__mu_lock(s);
   s->async_live = true;
@@ -557,9 +606,4 @@ void chime__loop_abort(chime_scheduler *s) {
   uv_run(s->loop, UV_RUN_DEFAULT); /* only the close callbacks are left */
   uv_loop_close(s->loop);
   s->loop_inited = false;
-}
-
-void chime__loop_shutdown_now(chime_scheduler *s) {
-  assert(chime__on_loop(s));
-  apply_mode(s, CHIME_SCHEDULER_SHUTDOWN);
 }

@@ -20,6 +20,7 @@
  * SHUTDOWN, never again anything else (asserted).
  */
 #include "chime-uv.h"
+#include "core/clock.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* start and attach, which create threads and handles, one at a time. */
 static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -35,11 +37,26 @@ static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sync_init(chime_scheduler *s) {
   if (pthread_mutex_init(&s->mu, NULL) != 0)
     return CHIME_ENOMEM;
-  if (pthread_cond_init(&s->cond, NULL) != 0) {
+  /* cond is waited on with a monotonic deadline (shutdown_within). */
+  pthread_condattr_t attr;
+  if (pthread_condattr_init(&attr) != 0) {
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  int cr = pthread_cond_init(&s->cond, &attr);
+  pthread_condattr_destroy(&attr);
+  if (cr != 0) {
     pthread_mutex_destroy(&s->mu);
     return CHIME_ENOMEM;
   }
   if (pthread_cond_init(&s->work_cond, NULL) != 0) {
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->mu);
+    return CHIME_ENOMEM;
+  }
+  if (pthread_cond_init(&s->done_cond, NULL) != 0) {
+    pthread_cond_destroy(&s->work_cond);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
     return CHIME_ENOMEM;
@@ -53,7 +70,8 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .instance_id = s->cfg.instance_id,
       .misfire_threshold_ms = s->cfg.misfire_threshold_ms,
       .checkin_interval_ms = s->cfg.checkin_interval_ms,
-      .connections = s->cfg.workers + 2, /* workers, the loop, callers */
+      /* workers, the loop, callers, the completer */
+      .connections = s->cfg.workers + 3,
       .log = s->cfg.log,
       .log_user_data = s->cfg.log_user_data,
       .log_level = s->cfg.log_level,
@@ -98,6 +116,9 @@ int chime_scheduler_new(const chime_config *config,
     snprintf(err, sizeof err, "%s", chime_strerror(r));
   }
   if (r < 0) {
+    /* Never created: nothing to say "shut down" about. */
+    s->state = CHIME_SCHEDULER_SHUTDOWN;
+    s->shutdown_emitted = true;
     chime_scheduler_free(s);
     return chime__record_err(errbuf, errbuf_len, r, "%s", err);
   }
@@ -109,7 +130,7 @@ int chime_scheduler_new(const chime_config *config,
 /* Creates the workers, the own loop and the scheduler thread.  life_mu
  * held. */
 static int spawn(chime_scheduler *s) {
-  assert(!chime__mu_held(s) && !s->thread_started && !s->attached);
+  assert(!chime__mu_held(s) && !s->thread_started);
   int r = 0;
   if (s->nworkers == 0 && (r = chime__workers_start(s)) < 0)
     return r;
@@ -215,24 +236,91 @@ static void join_loop(chime_scheduler *s) {
   chime__mu_unlock(s);
 }
 
-static void wait_for_runs(chime_scheduler *s) {
+static int shutdown_until(chime_scheduler *s, int64_t deadline);
+
+/* Waits for the running jobs and then their completions (completer.c),
+ * until deadline (chime__mono_ms; -1: none).  Returns: 0; CHIME_ESTATE (on
+ * a worker: it cannot wait for itself); CHIME_ETIMEDOUT. */
+static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
   if (chime__on_worker(s)) {
     chime__log(s, CHIME_LOG_WARN,
                "a job cannot wait for itself: shutdown "
                "does not wait for running jobs");
-    return;
+    return CHIME_ESTATE;
   }
+  int r = 0;
   chime__mu_lock(s);
-  while (s->running > 0)
-    chime__mu_wait(s, &s->cond);
-  assert(s->q_len == 0);
+  while (r == 0 &&
+         (s->running > 0 || s->done_queued > 0 || s->done_writing > 0)) {
+    if (deadline < 0) {
+      chime__mu_wait(s, &s->cond);
+      continue;
+    }
+    int64_t left = deadline - chime__mono_ms();
+    if (left <= 0) {
+      r = CHIME_ETIMEDOUT;
+      break;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += left / 1000;
+    ts.tv_nsec += (left % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+    pthread_cond_timedwait(&s->cond, &s->mu, &ts);
+    atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                          memory_order_relaxed);
+  }
+  unsigned left_running = s->running, left_done = s->done_queued;
+  if (r == CHIME_ETIMEDOUT)
+    atomic_store(&s->abandoned, true); /* before mu: no completion slips */
   chime__mu_unlock(s);
+  if (r == CHIME_ETIMEDOUT)
+    chime__log(s, CHIME_LOG_WARN,
+               "shutdown deadline passed with %u job(s) running and %u "
+               "completion(s) unwritten: their fires are left to recovery",
+               left_running, left_done);
+  return r;
 }
 
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)
     return CHIME_EINVAL;
+  return shutdown_until(s, wait_for_jobs ? -1 : -2);
+}
+
+int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
+                                    int64_t deadline_ms) {
+  chime_scheduler *s = scheduler;
+  if (!s)
+    return CHIME_EINVAL;
+  if (deadline_ms < 0 || deadline_ms > CHIME__MAX_WAIT_MS)
+    return chime__fail(s, CHIME_EINVAL,
+                       "chime_scheduler_shutdown_within: deadline_ms %lld "
+                       "out of range (0 to %lld)",
+                       (long long)deadline_ms, (long long)CHIME__MAX_WAIT_MS);
+  int64_t deadline = chime__mono_ms() + deadline_ms;
+  atomic_store(&s->cancelled, true);
+  int r = shutdown_until(s, deadline);
+  if (r == CHIME_ETIMEDOUT)
+    return chime__fail(s, r,
+                       "chime_scheduler_shutdown_within: jobs still running "
+                       "after %lld ms; their fires are left to recovery",
+                       (long long)deadline_ms);
+  if (r == CHIME_ESTATE)
+    return chime__fail(s, r,
+                       "chime_scheduler_shutdown_within: a job cannot wait "
+                       "for its own scheduler");
+  return r;
+}
+
+/* The shutdown: deadline -2 waits for nothing, -1 for every run, else
+ * until that chime__mono_ms(). */
+static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   chime__mu_lock(s);
   bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
   assert(first || s->shutdown_emitted || s->attached);
@@ -243,16 +331,23 @@ int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   s->shutdown_emitted = true;
   chime__mu_unlock(s);
   join_loop(s);
-  if (wait_for_jobs)
-    wait_for_runs(s);
+  int r = 0;
+  if (deadline != -2)
+    r = wait_for_runs(s, deadline);
+  if (deadline == -1 && r == CHIME_ESTATE)
+    r = 0; /* chime_scheduler_shutdown: logged, as it always was */
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
                s->cfg.scheduler_name);
     chime__emit(s, CHIME_EVENT_SCHEDULER_SHUTDOWN, NULL, NULL, NULL, 0, NULL);
   }
-  return 0;
+  return r;
 }
 
+/* Attached, the scheduler runs exactly as started (its own loop thread,
+ * workers and completer); the host's loop gets no handle and no work from
+ * chime (chime-uv.h), so a slow or unreachable database never holds it up
+ * and nothing needs the host to run its loop again. */
 int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
   chime_scheduler *s = scheduler;
   int r = chime__api_enter(s, "chime_scheduler_attach");
@@ -272,10 +367,7 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
                        "chime_scheduler_attach: already "
                        "started or attached");
   }
-  if (s->nworkers == 0)
-    r = chime__workers_start(s);
-  if (r == 0)
-    r = chime__loop_init(s, loop);
+  r = spawn(s);
   if (r < 0) {
     chime__mu_lock(s);
     s->attached = false;
@@ -283,14 +375,19 @@ int chime_scheduler_attach(chime_scheduler *scheduler, uv_loop_t *loop) {
     pthread_mutex_unlock(&life_mu);
     return chime__fail(s, r, "chime_scheduler_attach: cannot set up");
   }
-  chime__loop_enter(s);
   chime__mu_lock(s);
-  assert(s->attached && s->loop_inited && !s->thread_started);
-  assert(s->state != CHIME_SCHEDULER_SHUTDOWN);
-  s->state = CHIME_SCHEDULER_STARTED;
+  assert(s->attached && s->loop_inited && s->thread_started);
+  bool down = s->state == CHIME_SCHEDULER_SHUTDOWN;
+  if (!down)
+    s->state = CHIME_SCHEDULER_STARTED;
   chime__loop_post(s, CHIME__CMD_MODE | CHIME__CMD_WAKE);
   chime__mu_unlock(s);
   pthread_mutex_unlock(&life_mu);
+  if (down)
+    return chime__fail(s, CHIME_ESHUTDOWN,
+                       "chime_scheduler_attach: shut down meanwhile");
+  chime__log(s, CHIME_LOG_INFO, "scheduler %s started as %s (attached)",
+             s->cfg.scheduler_name, s->cfg.instance_id);
   chime__emit(s, CHIME_EVENT_SCHEDULER_STARTED, NULL, NULL, NULL, 0, NULL);
   return 0;
 }
@@ -301,15 +398,10 @@ int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
     return CHIME_EINVAL;
   chime__mu_lock(s);
   bool attached = s->attached;
-  if (attached) {
-    s->state = CHIME_SCHEDULER_SHUTDOWN;
-    s->cmds = 0;
-  }
+  s->attached = false;
   chime__mu_unlock(s);
   if (!attached)
     return chime__fail(s, CHIME_ESTATE, "chime_scheduler_detach: not attached");
-  chime__loop_shutdown_now(s); /* the calling thread runs the loop */
-  assert(!s->async_live);
   return chime_scheduler_shutdown(s, wait_for_jobs);
 }
 
@@ -323,7 +415,8 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
     pthread_join(s->thread, NULL);
     s->joined = true;
   }
-  /* Attached: the host must have run its loop after detaching. */
+  /* The own loop's handles (attached too: chime keeps none on a host's
+   * loop) were closed before its thread exited. */
   chime__mu_lock(s);
   while (s->handles_open)
     chime__mu_wait(s, &s->cond);
@@ -341,6 +434,7 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   free(s->loop_types);
   chime__config_clear(&s->cfg);
   pthread_cond_destroy(&s->work_cond);
+  pthread_cond_destroy(&s->done_cond);
   pthread_cond_destroy(&s->cond);
   pthread_mutex_destroy(&s->mu);
   free(s);

@@ -77,8 +77,9 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
 }
 
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
- * job, completion. */
-static void run_fire(chime_scheduler *s, chime_fire *fire,
+ * job, then completion here or by the completer.  Returns whether the fire
+ * was completed here. */
+static bool run_fire(chime_scheduler *s, chime_fire *fire,
                      chime_jobtype *type) {
   assert(chime__on_worker(s) && !chime__mu_held(s));
   assert(!type || strcmp(type->name, fire->job->type) == 0);
@@ -108,19 +109,53 @@ static void run_fire(chime_scheduler *s, chime_fire *fire,
     chime__emit(s, CHIME_EVENT_TRIGGER_COMPLETED, &ctx, NULL, NULL, out.error,
                 out.message);
   }
+  /* The store's clock follows the database's and may step back when the
+   * offset is measured again (a database restart): a run never lasts less
+   * than nothing. */
   out.finished_ms = st->ops->now(st);
-  /* The store's clock is a measured offset from the database's: a node
-   * paused during a measurement may see it step back. */
   if (out.finished_ms < out.started_ms)
     out.finished_ms = out.started_ms;
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
-  /* A job's commit (chime-mysql.h) completed its fire already. */
-  if (!ctx.completed)
-    complete_fire(s, fire, &out);
+  chime__done *d = NULL;
+  if (atomic_load(&s->abandoned)) {
+    /* chime_scheduler_shutdown_within gave up on this run: its fire is
+     * left to recovery, as if the node had died. */
+    chime__log(s, CHIME_LOG_WARN,
+               "fire %lld of trigger %s.%s returned after the shutdown "
+               "deadline: not completed, left to recovery",
+               (long long)fire->fire_id, fire->trigger->group,
+               fire->trigger->name);
+    chime__ctx_clear(&ctx);
+    chime__fire_free(fire);
+    return true;
+  }
+  if (ctx.completed) {
+    /* The job's commit (chime-mysql.h) completed its fire already. */
+    chime__ctx_clear(&ctx);
+    chime__fire_free(fire);
+    return true;
+  }
+  if (chime__completer_async(s) && (d = calloc(1, sizeof *d)) != NULL) {
+    /* The completer writes it (completer.c); the worker is free now. */
+    d->fire = fire;
+    d->out = out;
+    d->message = ctx.fail_message;
+    d->data = ctx.data;
+    d->forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
+    ctx.fail_message = NULL;
+    ctx.data = NULL;
+    chime__mu_lock(s);
+    chime__completer_push(s, d);
+    chime__mu_unlock(s);
+    return false;
+  }
+  /* The store completes inline (or no memory for a done). */
+  complete_fire(s, fire, &out);
   chime__ctx_clear(&ctx);
   chime__fire_free(fire);
+  return true;
 }
 
 static void *worker_main(void *arg) {
@@ -141,7 +176,9 @@ static void *worker_main(void *arg) {
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
     bool forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
     chime__mu_unlock(s);
-    run_fire(s, fire, type);
+    bool completed = run_fire(s, fire, type);
+    if (!completed)
+      forbid = false; /* the completer wakes the loop after the commit */
     chime__mu_lock(s);
     chime_jobtype *unused = chime__registry_release_locked(type);
     if (unused) { /* re-registered while it ran: its destroy runs now */
@@ -190,6 +227,12 @@ int chime__workers_start(chime_scheduler *s) {
     }
     s->nworkers++;
   }
+  int r = chime__completer_start(s);
+  if (r < 0) {
+    chime__workers_stop(s);
+    s->workers_stop = false;
+    return r;
+  }
   return 0;
 }
 
@@ -202,6 +245,8 @@ void chime__workers_stop(chime_scheduler *s) {
   for (unsigned i = 0; i < s->nworkers; i++)
     pthread_join(s->workers[i], NULL);
   s->nworkers = 0;
-  /* The workers drain the queue before they exit. */
+  /* The workers drain the queue before they exit; the completer writes
+   * what they handed it. */
   assert(s->q_len == 0);
+  chime__completer_stop(s);
 }

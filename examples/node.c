@@ -219,6 +219,17 @@ static int schedule_load(chime_scheduler *s, int64_t start) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    printf("chime-node %s (libchime %s)\n", CHIME_VERSION, chime_version());
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+    printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
+           "[--table TABLE]\n"
+           "One node of a cluster, as the cluster tests and the demo start "
+           "it.\n");
+    return 0;
+  }
   node n = {.fd = -1};
   const char *schedule = NULL;
   bool usage = argc < 4;

@@ -43,8 +43,9 @@
  *     (chime_calendar_is_included, chime_ctx_is_recovering).
  *   - chime_scheduler_errmsg is named after SQLite's sqlite3_errmsg.
  *
- * This header includes only <stddef.h>, <stdint.h> and <stdbool.h>: no libuv,
- * MariaDB or OpenSSL type appears in it.
+ * This header includes only <stddef.h>, <stdint.h>, <stdbool.h> and the
+ * generated "chime-version.h": no libuv, MariaDB or OpenSSL type appears in
+ * it.
  */
 #ifndef CHIME_H
 #define CHIME_H
@@ -65,9 +66,10 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
-#define CHIME_VERSION_MAJOR 0
-#define CHIME_VERSION_MINOR 1
-#define CHIME_VERSION_PATCH 0
+/* CHIME_VERSION_MAJOR, _MINOR, _PATCH and CHIME_VERSION ("0.1.0"): meson
+ * writes them from its project version, the one place the version is kept. */
+#include "chime-version.h"
+
 /* One integer that grows with every release: 0xMMmmpp. */
 #define CHIME_VERSION_HEX                                                      \
   ((CHIME_VERSION_MAJOR << 16) | (CHIME_VERSION_MINOR << 8) |                  \
@@ -120,7 +122,8 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EURL, -20, "malformed store URL")                                         \
   XX(EBUSY, -21, "resource busy, try again")                                   \
   XX(EINTERNAL, -22, "internal error")                                         \
-  XX(EJOBFAILED, -23, "the job reported a failure")
+  XX(EJOBFAILED, -23, "the job reported a failure")                            \
+  XX(ETIMEDOUT, -24, "the deadline passed first")
 
 typedef enum chime_error {
   CHIME_OK = 0,
@@ -841,7 +844,7 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   scheduler name "chime" (nodes with one name on one database form one
  *     cluster);
  *   instance id: host name + 64 random bits (OpenSSL), unless set;
- *   workers 4 (1 to 1024);
+ *   workers 32 (1 to 1024);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
  *   batch size: the worker count (1 to 1000 triggers claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1008,11 +1011,12 @@ typedef enum chime_scheduler_state {
  * (for MySQL: connects, checks the schema) but fires nothing until
  * chime_scheduler_start().  errbuf (may be NULL) receives why it failed; it
  * is emptied on success.
- * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler); CHIME_EURL
- * (malformed store URL); CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESCHEMA;
- * CHIME_EDUPNODE (a live node has the instance id); CHIME_EUNSUPPORTED (a
- * store this build lacks); CHIME_EIO (no randomness for the instance id);
- * CHIME_ENOMEM.
+ * Returns: 0; CHIME_EINVAL (NULL config or ret_scheduler; a store URL
+ * parameter unknown or of the wrong form, errbuf naming the key: see
+ * docs/schema.md); CHIME_EURL (malformed store URL); CHIME_ECONNECT;
+ * CHIME_EAUTH; CHIME_ESCHEMA; CHIME_EDUPNODE (a live node has the
+ * instance id); CHIME_EUNSUPPORTED (a store this build lacks); CHIME_EIO
+ * (no randomness for the instance id); CHIME_ENOMEM.
  * Ownership: config is read and may be freed at once; *ret_scheduler is the
  * caller's, freed with chime_scheduler_free().  errbuf is the caller's;
  * always NUL-terminated when errbuf_len > 0.
@@ -1096,6 +1100,27 @@ CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
  */
 CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
                                           bool wait_for_jobs);
+
+/*
+ * chime_scheduler_shutdown_within: chime_scheduler_shutdown with a deadline.
+ * It stops firing for good, releases the claims of fires that have not
+ * started, tells the running jobs to stop (chime_ctx_is_cancelled() turns
+ * true for them), and waits at most deadline_ms for them to return and for
+ * their completions to be written.  When the deadline passes first, the
+ * unfinished fires are left to recovery exactly as if the node had died:
+ * the node no longer checks in and never completes them, even when a job
+ * returns later (a clustered store's survivors recover them once the
+ * node's lease ran out; see docs/cluster.md).  chime_scheduler_free()
+ * still waits for those jobs to return.  deadline_ms 0 waits for nothing.
+ * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
+ * passed; fires left to recovery); CHIME_EINVAL (NULL, deadline_ms
+ * negative or over 86 400 000); CHIME_ESTATE (called by a job of this
+ * scheduler: it cannot wait for itself; the shutdown is done all the same).
+ * Ownership: none.
+ * Thread: any, but one of the scheduler's own jobs (CHIME_ESTATE).
+ */
+CHIME_EXTERN int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
+                                                 int64_t deadline_ms);
 
 /*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
@@ -1212,6 +1237,37 @@ CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
                                           const chime_job *job,
                                           const chime_trigger *trigger,
                                           int64_t *ret_first_fire_ms);
+
+/* Flags of chime_scheduler_schedule_with (Quartz's replace, APScheduler's
+ * replace_existing). */
+typedef enum chime_schedule_flags {
+  /* A job or trigger with the same key is replaced (one step). */
+  CHIME_SCHEDULE_REPLACE = 1u << 0,
+  /* What exists is kept as it is and only what is missing is added: the
+   * start-up pattern of a replicated server, where every node schedules
+   * the same jobs, each getting 0. */
+  CHIME_SCHEDULE_IF_ABSENT = 1u << 1,
+} chime_schedule_flags;
+
+/*
+ * chime_scheduler_schedule_with: chime_scheduler_schedule with flags (0:
+ * exactly chime_scheduler_schedule).  CHIME_SCHEDULE_REPLACE replaces a
+ * stored job and trigger of the same keys in one step (the trigger must
+ * fire that job).  CHIME_SCHEDULE_IF_ABSENT adds the job when no job has
+ * its key and the trigger when no trigger has its key, keeping whatever
+ * is stored unchanged; *ret_first_fire_ms is then the stored trigger's
+ * next fire time when it existed.  Concurrent callers (other threads or
+ * nodes) with the same job and trigger each get 0, one copy is stored.
+ * Returns: as chime_scheduler_schedule, but CHIME_EEXISTS only without a
+ * flag; CHIME_EINVAL also for unknown flags or both flags together.
+ * Ownership: job and trigger are copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_schedule_with(chime_scheduler *scheduler,
+                                               const chime_job *job,
+                                               const chime_trigger *trigger,
+                                               unsigned flags,
+                                               int64_t *ret_first_fire_ms);
 
 /*
  * chime_scheduler_unschedule: removes a trigger; a non-durable job left
@@ -1614,6 +1670,18 @@ CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
  * Thread: the worker running the job.
  */
 CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
+
+/*
+ * chime_ctx_is_cancelled: whether the job has been told to stop: its
+ * scheduler is shutting down with a deadline
+ * (chime_scheduler_shutdown_within).  A long job polls it and returns
+ * early; nothing stops a job that does not.  Never blocks.
+ * Returns: true once cancelled; false otherwise, and for NULL or a misfire
+ * event's ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN bool chime_ctx_is_cancelled(const chime_ctx *ctx);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";

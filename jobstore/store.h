@@ -195,6 +195,16 @@ struct chime_store_ops {
   int (*complete)(chime_store *store, const chime_fire *fire,
                   const chime_outcome *outcome);
   int (*release)(chime_store *store, chime_fire **fires, size_t count);
+  /* complete_many (may be NULL): completes count fires at once (one
+   * transaction where the store has them), ret_results[i] being what
+   * complete would have returned for fires[i]; a failure of the whole
+   * batch (the database down) is every fire's result.  When a store has
+   * it, the engine completes off its workers (engine/completer.c): a job's
+   * return frees its worker and the completions are written in batches;
+   * without it, each worker completes its own fire. */
+  void (*complete_many)(chime_store *store, const chime_fire *const *fires,
+                        const chime_outcome *const *outcomes, size_t count,
+                        int *ret_results);
   /* Whether this node still holds the executing fire. */
   int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
   /* The earliest next fire of a WAITING trigger of one of types (misfired
@@ -213,6 +223,12 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* checkin_next_due (may be NULL: a store only this process changes):
+   * the earliest next fire of any WAITING trigger of the scheduler (of
+   * any job type) as the last successful checkin read it, INT64_MAX when
+   * there was none.  When it changes, something was scheduled, fired now
+   * or resumed elsewhere; the engine's idle loop looks again. */
+  int64_t (*checkin_next_due)(chime_store *store);
 
   /* Transactional completion (include/chime-mysql.h): a transaction that
    * the job's own statements share with its fire's completion.

@@ -39,7 +39,8 @@ static void usage(FILE *out) {
         "  --format F      iso (default: ISO-8601 with the zone's offset) "
         "or ms\n"
         "  --explain       print a description of the expression first\n"
-        "  --help          print this help\n",
+        "  --help          print this help\n"
+        "  --version       print the version of chime-cron and libchime\n",
         out);
 }
 
@@ -188,10 +189,11 @@ static int parse_args(int argc, char **argv, options *o) {
       {"format", required_argument, NULL, 'f'},
       {"explain", no_argument, NULL, 'e'},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   int c;
   char *end;
-  while ((c = getopt_long(argc, argv, "+t:a:n:f:eh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehV", longopts, NULL)) != -1) {
     switch (c) {
     case 't':
       o->tz = optarg;
@@ -204,6 +206,9 @@ static int parse_args(int argc, char **argv, options *o) {
       break;
     case 'h':
       usage(stdout);
+      return 0;
+    case 'V':
+      printf("chime-cron %s (libchime %s)\n", CHIME_VERSION, chime_version());
       return 0;
     case 'n':
       o->count = strtol(optarg, &end, 10);

@@ -41,7 +41,8 @@ static void usage(FILE *out) {
       "                       a zone, else UTC)\n"
       "  --json               print JSON (one object or array)\n"
       "  --yes                do not ask for confirmation\n"
-      "  --help               print this help\n\n"
+      "  --help               print this help\n"
+      "  --version            print the version of chimectl and libchime\n\n"
       "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
       "Keys G.N split at the first dot: group G, name N.\n\n"
       "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
@@ -146,6 +147,7 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"limit", required_argument, NULL, O_LIMIT},
       {"data", required_argument, NULL, O_DATA},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   int o;
   opterr = 0;
@@ -192,6 +194,9 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     }
     case 'h':
       usage(stdout);
+      return -1;
+    case 'V':
+      printf("chimectl %s (libchime %s)\n", CHIME_VERSION, chime_version());
       return -1;
     default:
       fprintf(stderr,

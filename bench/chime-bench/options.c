@@ -3,6 +3,7 @@
  * the load (the worker count of a run whose jobs take time).
  */
 #include "bench.h"
+#include "chime.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,10 +19,11 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst]\n"
     "       chime-bench --url URL --idle SECONDS\n"
+    "       chime-bench --help | --version\n"
     "\n"
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
     "I ms, and measures S seconds of fires after X seconds of warm-up\n"
-    "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 4, or enough workers\n"
+    "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 32, or enough workers\n"
     "for the load when jobs take J ms; B: chime's default, W).  Prints one\n"
     "line of key=value pairs.  --kill-one-at SEC SIGKILLs the last node SEC\n"
     "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
@@ -53,7 +55,7 @@ static int number(const char *name, const char *text, long long min,
  * that will be left (one fewer in kill mode), plus a quarter. */
 static unsigned workers_for_load(const bench_opts *o) {
   if (o->work_ms <= 0)
-    return 4; /* chime's default */
+    return 32; /* chime's default */
   int nodes = o->kill_at_s >= 0 && o->nodes > 1 ? o->nodes - 1 : o->nodes;
   double in_flight = (double)o->triggers * (double)o->work_ms /
                      (double)o->interval_ms / (double)nodes;
@@ -78,7 +80,8 @@ enum {
   OPT_BURST,
   OPT_NODE,
   OPT_NODE_IDLE,
-  OPT_HELP
+  OPT_HELP,
+  OPT_VERSION
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +101,7 @@ static const struct option long_opts[] = {
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
     {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
 
 /* Applies one option.  Returns 0, 1 (help printed) or -1. */
@@ -122,6 +126,9 @@ static int apply(bench_opts *o, int c, const char *arg) {
     return 0;
   case OPT_HELP:
     fputs(usage_text, stdout);
+    return 1;
+  case OPT_VERSION:
+    printf("chime-bench %s (libchime %s)\n", CHIME_VERSION, chime_version());
     return 1;
   case OPT_NODES:
     if (number(name, arg, 1, BENCH_MAX_NODES, &v) < 0)

@@ -332,6 +332,48 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   return d.result;
 }
 
+/* complete_many: the engine's completer hands every queued completion at
+ * once; they are written in transactions of at most COMPLETE_BATCH, on the
+ * calling thread, beside (not through) the workers' queue above. */
+void chime__mysql_complete_many(chime_store *store,
+                                const chime_fire *const *fires,
+                                const chime_outcome *const *outcomes,
+                                size_t count, int *ret_results) {
+  assert(count == 0 || (fires && outcomes && ret_results));
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  chime__mysql_completion reqs[COMPLETE_BATCH];
+  chime__mysql_completion *ptrs[COMPLETE_BATCH];
+  size_t i = 0;
+  while (i < count) {
+    batch b = {.reqs = ptrs};
+    size_t first = i;
+    int64_t now = chime__mysql_now(store);
+    for (; i < count && b.n < COMPLETE_BATCH; i++) {
+      if (!fires[i] || !chime__outcome_valid(outcomes[i])) {
+        ret_results[i] = CHIME_EINVAL;
+        continue;
+      }
+      assert(fires[i]->fire_id > 0);
+      reqs[b.n] = (chime__mysql_completion){
+          .fire = fires[i], .outcome = outcomes[i], .now = now};
+      ptrs[b.n] = &reqs[b.n];
+      b.n++;
+    }
+    if (b.n == 0)
+      continue;
+    int r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
+    batch_reset(&b);
+    size_t k = 0;
+    for (size_t j = first; j < i; j++) {
+      if (!fires[j] || !chime__outcome_valid(outcomes[j]))
+        continue;
+      assert(k < b.n && reqs[k].fire == fires[j]);
+      ret_results[j] = r < 0 ? r : reqs[k].result;
+      k++;
+    }
+  }
+}
+
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
                              const chime_outcome *outcome) {
   assert(tx && fire && fire->fire_id > 0 && chime__outcome_valid(outcome));

@@ -190,27 +190,34 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 
 typedef struct checkin_op {
   int64_t recover_in; /* -1: no other node */
+  int64_t next_due;   /* INT64_MAX: no WAITING trigger */
 } checkin_op;
 
-/* On the heartbeat connection, two statements in all: the clock and the
- * other nodes' leases, then this node's check-in. */
+/* On the heartbeat connection, two statements in all: the clock, the
+ * other nodes' leases and the earliest WAITING trigger, then this node's
+ * check-in. */
 static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
   chime__mysql_store *s = tx->s;
   chime__mysql_arg l[] = {chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node)};
   chime__mysql_rows rows;
-  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 2, &rows);
+  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 3, &rows);
   if (r < 0)
     return r;
-  /* An aggregate: one row; its MIN is NULL when no other node is left. */
-  assert(rows.nrows == 1 && rows.ncols == 2);
+  /* An aggregate: one row; its MINs are NULL when no other node (no
+   * WAITING trigger) is left. */
+  assert(rows.nrows == 1 && rows.ncols == 3);
   op->recover_in = -1;
   if (!chime__mysql_rows_is_null(&rows, 0, 1)) {
     int64_t in = chime__mysql_rows_int64(&rows, 0, 1) -
                  chime__mysql_rows_int64(&rows, 0, 0);
     op->recover_in = in > 0 ? in : 0;
   }
+  op->next_due = chime__mysql_rows_is_null(&rows, 0, 2)
+                     ? INT64_MAX
+                     : chime__mysql_rows_int64(&rows, 0, 2);
   chime__mysql_rows_free(&rows);
   return chime__mysql_node_upsert(tx, NULL);
 }
@@ -227,14 +234,20 @@ static int trim_fn(chime__mysql_tx *tx, void *arg) {
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms) {
   chime__mysql_store *s = chime__mysql_store_of(store);
-  checkin_op op = {.recover_in = -1};
+  checkin_op op = {.recover_in = -1, .next_due = INT64_MAX};
   int r = chime__mysql_tx_run_beat(s, checkin_fn, &op);
   if (r == 0 && ret_recover_in_ms)
     *ret_recover_in_ms = op.recover_in;
+  if (r == 0)
+    s->checkin_next_due = op.next_due;
   if (r == 0 &&
       (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
     s->trimmed_ms = now_ms;
     r = chime__mysql_tx_run(s, trim_fn, NULL, NULL, NULL, 0);
   }
   return r;
+}
+
+int64_t chime__mysql_checkin_next_due(chime_store *store) {
+  return chime__mysql_store_of(store)->checkin_next_due;
 }

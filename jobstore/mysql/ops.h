@@ -88,6 +88,10 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
                           const chime_outcome *outcome);
+void chime__mysql_complete_many(chime_store *store,
+                                const chime_fire *const *fires,
+                                const chime_outcome *const *outcomes,
+                                size_t count, int *ret_results);
 /* complete.c: complete's steps for one fire inside the caller's
  * transaction tx (the job's own, fire_tx.c), without committing.
  * Returns: 0; CHIME_ENOTOWNER (nothing written); a statement's error. */
@@ -118,6 +122,7 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                size_t *ret_handled, bool *ret_more);
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
+int64_t chime__mysql_checkin_next_due(chime_store *store);
 
 /* sessions.c: chime__mysql_session_register records db's connection id as
  * one of this node's sessions (best effort: a failure is logged; autocommit

@@ -10,7 +10,8 @@
  * transaction: returns its ACQUIRED claims to WAITING; for each EXECUTING
  * fire whose job requests recovery it inserts a one-shot recovery trigger
  * (group CHIME_RECOVERING, name "recover-<fire id>", fires at once,
- * misfire IGNORE, recovering = 1 and the original scheduled time), which
+ * misfire IGNORE, recovering = 1, the original scheduled time and the
+ * fired trigger's data), which
  * acquire hands out as a fire with recovering set and that scheduled
  * time; the other EXECUTING fires are recorded in history as FAILED
  * ("node died"); blocked FORBID jobs are unblocked, COMPLETE triggers
@@ -40,6 +41,29 @@ typedef struct rec_op {
   size_t fires;
 } rec_op;
 
+/* The recovered run carries its fire's data (Quartz keeps it too): the
+ * data of the trigger that fired (a fire-now's data lives on its one-shot
+ * trigger, which stays until the fire completes).  None when the trigger
+ * has none or is gone: the run then sees the job's data. */
+static int copy_fire_data(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                          size_t i, chime_trigger *t) {
+  chime_trigger *orig = NULL;
+  int r = chime__mysql_trigger_load(
+      tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
+      chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_NAME), false,
+      &orig);
+  if (r == CHIME_ENOTFOUND)
+    return 0;
+  if (r < 0 || !orig)
+    return r;
+  size_t len = 0;
+  const void *data = chime_trigger_get_data(orig, &len);
+  if (data)
+    r = chime_trigger_set_data(t, data, len);
+  chime_trigger_free(orig);
+  return r;
+}
+
 /* Inserts the one-shot recovery trigger of fired row i (its job exists). */
 static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
                    const chime_job *job) {
@@ -54,6 +78,8 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
     r = chime_trigger_set_misfire(t, CHIME_MISFIRE_IGNORE);
   if (r == 0)
     r = chime_trigger_set_priority(t, (int)COL(PRIORITY));
+  if (r == 0)
+    r = copy_fire_data(tx, fr, i, t);
   if (r == 0)
     r = chime__trigger_prepare(t, NULL, chime__mysql_now(&tx->s->base), NULL,
                                0);

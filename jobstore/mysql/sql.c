@@ -190,12 +190,15 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "(?,?,?,?,?," NOW_MS
         ",?,?) ON DUPLICATE KEY UPDATE last_checkin_ms = " NOW_MS
         ", checkin_interval_ms = VALUES(checkin_interval_ms)",
-    /* The database's clock and when the first lease of another node runs
-     * out (scheduler, this node). */
-    [CHIME__Q_NODES_LEASE] =
-        "SELECT " NOW_MS
-        ", MIN(" LEASE_END("") ") FROM {P}nodes WHERE "
-                               "sched_name = ? AND instance_id <> ?",
+    /* The database's clock, when the first lease of another node runs
+     * out, and the earliest next fire of a WAITING trigger, which tells
+     * an idle node of changes made elsewhere (one index lookup on
+     * triggers_due) (scheduler, scheduler, this node). */
+    [CHIME__Q_NODES_LEASE] = "SELECT " NOW_MS ", MIN(" LEASE_END(
+        "") "), (SELECT "
+            "MIN(t.next_fire_ms) FROM {P}triggers t WHERE t.sched_name = ? AND "
+            "t.state = 'WAITING') FROM {P}nodes WHERE sched_name = ? AND "
+            "instance_id <> ?",
     /* node.c: the live row of an instance id, if any, locked (scheduler,
      * instance id). */
     [CHIME__Q_NODE_LIVE_LOCK] =

@@ -101,6 +101,7 @@ typedef struct chime__mysql_conn {
   MYSQL_STMT *stmts[CHIME__Q_COUNT];
   bool busy;
   bool autocommit; /* the heartbeat connection: each statement commits */
+  bool was_open;   /* opened before: a new open is a reconnect (logs) */
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */

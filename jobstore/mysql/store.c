@@ -87,11 +87,13 @@ static const chime_store_ops mysql_ops = {
     .fire = chime__mysql_fire,
     .acquire_due = chime__mysql_acquire_due,
     .complete = chime__mysql_complete,
+    .complete_many = chime__mysql_complete_many,
     .release = chime__mysql_release,
     .still_owned = chime__mysql_still_owned,
     .next_due = chime__mysql_next_due,
     .scan_misfires = chime__mysql_scan_misfires,
     .checkin = chime__mysql_checkin,
+    .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
     .fire_tx_begin = chime__mysql_fire_tx_begin,
     .fire_tx_handle = chime__mysql_fire_tx_handle,
@@ -121,8 +123,65 @@ static const struct {
                     INT64_C(86400000), "a number of milliseconds within a day"},
 };
 
+/* Every URL parameter the store knows (docs/schema.md has the table); any
+ * other key, and a value of the wrong form, is refused with CHIME_EINVAL
+ * and a message naming the key, so a typo never passes silently. */
+enum { KIND_BOOL, KIND_INT, KIND_PREFIX, KIND_PATH };
+static const struct {
+  const char *key;
+  int kind;
+} known_params[] = {
+    {"auto_create", KIND_BOOL},
+    {"migrate", KIND_BOOL},
+    {"clear", KIND_BOOL},
+    {"prefix", KIND_PREFIX},
+    {"socket", KIND_PATH},
+    {"lock_wait_timeout_s", KIND_INT},
+    {"history_retention_ms", KIND_INT},
+    {"test_clock_offset_ms", KIND_INT},
+};
+
+/* Whether boolean parameter value v is on; false for "0"/"false". */
+static bool bool_value_on(const char *v) {
+  return strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
+}
+
+/* Checks every parameter's key and, for booleans and paths, its value
+ * (integers and the prefix are checked where they are read).
+ * Returns: 0; CHIME_EINVAL (errbuf names the key). */
+static int check_params(const chime__mysql_store *s, char *errbuf,
+                        size_t errbuf_len) {
+  for (size_t i = 0; i < s->url->nparams; i++) {
+    const chime__mysql_param *p = &s->url->params[i];
+    size_t k = 0;
+    while (k < sizeof known_params / sizeof known_params[0] &&
+           strcmp(known_params[k].key, p->key) != 0)
+      k++;
+    /* An unknown key's value is never echoed: it may be a secret. */
+    if (k == sizeof known_params / sizeof known_params[0])
+      return chime__record_err(
+          errbuf, errbuf_len, CHIME_EINVAL,
+          "store URL parameter '%.64s' is unknown (known: auto_create, "
+          "migrate, clear, prefix, socket, lock_wait_timeout_s, "
+          "history_retention_ms)",
+          p->key);
+    if (known_params[k].kind == KIND_BOOL && !bool_value_on(p->value) &&
+        strcmp(p->value, "0") != 0 && strcmp(p->value, "false") != 0)
+      return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                               "store URL parameter %s='%.32s' is not 1, 0, "
+                               "true or false",
+                               p->key, p->value);
+    if (known_params[k].kind == KIND_PATH && !p->value[0])
+      return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                               "store URL parameter %s is empty: it names "
+                               "the server's socket file",
+                               p->key);
+  }
+  return 0;
+}
+
 /* Reads integer URL parameter p into *ret.  Returns: 1 (given and in
- * range), 0 (absent), CHIME_EURL (errbuf says why). */
+ * range), 0 (absent), CHIME_EINVAL (errbuf says why). */
 static int param_int(const chime__mysql_store *s, int p, int64_t *ret,
                      char *errbuf, size_t errbuf_len) {
   const char *text = chime__mysql_url_param(s->url, int_params[p].key);
@@ -131,17 +190,23 @@ static int param_int(const chime__mysql_store *s, int p, int64_t *ret,
   char *end;
   long long v = strtoll(text, &end, 10);
   if (*end || end == text || v < int_params[p].min || v > int_params[p].max)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "%s '%.32s' is not %s", int_params[p].key, text,
-                             int_params[p].what);
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "store URL parameter %s='%.32s' is not %s",
+                             int_params[p].key, text, int_params[p].what);
   *ret = v;
   return 1;
 }
 
-/* Reads the URL parameters into s.  Returns: 0; CHIME_EURL. */
+/* Reads the URL parameters into s.  Returns: 0; CHIME_EINVAL (a parameter
+ * unknown or of the wrong form). */
 static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
-  int r = chime__mysql_url_prefix(s->url, s->prefix, sizeof s->prefix, errbuf,
-                                  errbuf_len);
+  int r = check_params(s, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  r = chime__mysql_url_prefix(s->url, s->prefix, sizeof s->prefix, errbuf,
+                              errbuf_len);
+  if (r == CHIME_EURL) /* a bad value, like every other parameter's */
+    r = CHIME_EINVAL;
   if (r < 0)
     return r;
   int64_t v;
@@ -225,7 +290,7 @@ static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   /* Opened before the schema was sure to exist: registered again. */
   chime__mysql_session_register(s, s->conns[0].db, false);
   const char *clear = chime__mysql_url_param(s->url, "clear");
-  if (clear && strcmp(clear, "1") == 0 &&
+  if (clear && bool_value_on(clear) &&
       (r = chime__mysql_schema_clear(s, errbuf, errbuf_len)) < 0)
     return r;
   r = chime__mysql_tx_run(s, measure_fn, NULL, NULL, errbuf, errbuf_len);

@@ -156,6 +156,7 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
   }
   chime__mysql_session_register(s, db, c->autocommit);
   c->db = db;
+  c->was_open = true;
   return 0;
 }
 
@@ -225,6 +226,9 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
   for (;;) {
     if (!tx.c->db) {
       char why[256] = "";
+      /* Pool connections open lazily: only a connection that was open
+       * before and was lost is a reconnect. */
+      bool again = tx.c->was_open;
       r = chime__mysql_conn_open(s, tx.c, why, sizeof why);
       if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
         if (chime__mono_ms() >= deadline) {
@@ -241,7 +245,8 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
         chime__record_err(errbuf, errbuf_len, r, "%s", why);
         break;
       }
-      chime__mysql_log(s, CHIME_LOG_INFO, "reconnected to the database");
+      if (again)
+        chime__mysql_log(s, CHIME_LOG_INFO, "reconnected to the database");
     }
     r = attempt(&tx, fn, arg);
     if (r == 0)

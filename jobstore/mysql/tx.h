@@ -25,8 +25,8 @@
  *     round trips are the heartbeat's own.
  *   - offset_ms is atomic: any thread reads the clock without a lock.
  *   - The rest of the handle is set at open and read-only afterwards, but
- *     for trimmed_ms (the engine's loop thread only, through checkin) and
- *     node_claimed (open and free).
+ *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
+ *     through checkin) and node_claimed (open and free).
  */
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
@@ -75,6 +75,7 @@ struct chime__mysql_store {
   chime__mysql_conn beat;
   pthread_mutex_t beat_lock;
   int64_t trimmed_ms;        /* when history was last trimmed (local) */
+  int64_t checkin_next_due;  /* the last check-in's earliest WAITING fire */
   _Atomic int64_t offset_ms; /* database clock - (local clock + skew) */
   /* The distance between the ids of one multi-row INSERT; 0 when they
    * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */

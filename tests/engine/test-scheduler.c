@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +589,285 @@ static void test_scheduler_two_on_one_host_loop(void) {
   rec_fini(&r2);
 }
 
+/* Issue 13: misuse of attach never hangs.  Freed while attached, freed
+ * after a detach without running the host loop again, attached twice,
+ * detached twice: each returns (a clear CHIME_ESTATE where it is an
+ * error), and the host loop holds nothing of chime's (uv_loop_close works
+ * without another uv_run). */
+static void test_scheduler_attach_misuse_never_hangs(void) {
+  rec r;
+  rec_init(&r);
+  uv_loop_t loop;
+  CU_ASSERT_EQUAL_FATAL(uv_loop_init(&loop), 0);
+  /* Freed while attached: detaches, runs nothing more. */
+  chime_scheduler *s = make(&r, (opts){0});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "t", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESTATE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "attach"));
+  /* The host never runs its loop: the job runs all the same. */
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(uv_loop_alive(&loop), 0);
+  /* Detached without running the loop, then freed. */
+  s = make(&r, (opts){0});
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), CHIME_ESTATE);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESHUTDOWN);
+  chime_scheduler_free(s);
+  /* Started, then attached. */
+  s = make(&r, (opts){0});
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_attach(s, &loop), CHIME_ESTATE);
+  CU_ASSERT_EQUAL(chime_scheduler_detach(s, true), CHIME_ESTATE);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(uv_loop_close(&loop), 0);
+  rec_fini(&r);
+}
+
+/* Issue 13: chime_scheduler_shutdown_within.  A job that polls
+ * chime_ctx_is_cancelled returns early and the call returns 0; a job that
+ * ignores it outlives the deadline: CHIME_ETIMEDOUT, and its fire is never
+ * completed (its one-shot trigger stays in the store for recovery), even
+ * after the job returned. */
+static atomic_int sd_started, sd_returned, sd_cancel_seen;
+
+static void polite_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  atomic_fetch_add(&sd_started, 1);
+  for (int i = 0; i < 3000 && !chime_ctx_is_cancelled(ctx); i++)
+    sleep_ms(10);
+  if (chime_ctx_is_cancelled(ctx))
+    atomic_fetch_add(&sd_cancel_seen, 1);
+  atomic_fetch_add(&sd_returned, 1);
+}
+
+static void stubborn_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+  atomic_fetch_add(&sd_started, 1);
+  sleep_ms(1500);
+  atomic_fetch_add(&sd_returned, 1);
+}
+
+static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
+  for (int64_t end = wall_ms() + timeout_ms;
+       atomic_load(v) < n && wall_ms() < end;)
+    sleep_ms(5);
+  return atomic_load(v) >= n;
+}
+
+static void test_scheduler_shutdown_within_cancels(void) {
+  atomic_store(&sd_started, 0);
+  atomic_store(&sd_returned, 0);
+  atomic_store(&sd_cancel_seen, 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_FALSE(chime_ctx_is_cancelled(NULL));
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, -1), CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "deadline_ms"));
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "polite", polite_job, NULL, NULL),
+      0);
+  add_job(s, "polite", "polite", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "polite", "polite", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 20000), 0);
+  CU_ASSERT_EQUAL(atomic_load(&sd_cancel_seen), 1);
+  CU_ASSERT_EQUAL(atomic_load(&sd_returned), 1);
+  /* Completed: the one-shot trigger is gone. */
+  chime_trigger_status st = CHIME_TRIGGER_NORMAL;
+  CU_ASSERT_EQUAL(s->store->ops->trigger_status(s->store, "g", "polite", &st),
+                  0);
+  CU_ASSERT_EQUAL(st, CHIME_TRIGGER_NONE);
+  chime_scheduler_free(s);
+}
+
+static void test_scheduler_shutdown_within_times_out(void) {
+  atomic_store(&sd_started, 0);
+  atomic_store(&sd_returned, 0);
+  chime_scheduler *s = plain();
+  CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "stubborn", stubborn_job,
+                                                    NULL, NULL),
+                  0);
+  add_job(s, "stubborn", "stubborn", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "stubborn", "stubborn", 0, 0, 0, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 50), CHIME_ETIMEDOUT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "recovery"));
+  CU_ASSERT_EQUAL(atomic_load(&sd_returned), 0);
+  CU_ASSERT_STRING_EQUAL(chime_err_name(CHIME_ETIMEDOUT), "CHIME_ETIMEDOUT");
+  /* The job returns later; its completion is never written. */
+  CU_ASSERT(wait_atomic(&sd_returned, 1, WAIT_MS));
+  sleep_ms(200);
+  chime_trigger_status st = CHIME_TRIGGER_NONE;
+  CU_ASSERT_EQUAL(s->store->ops->trigger_status(s->store, "g", "stubborn", &st),
+                  0);
+  CU_ASSERT_NOT_EQUAL(st, CHIME_TRIGGER_NONE);
+  chime_scheduler_free(s);
+}
+
+/* Issue 13: chime_scheduler_schedule_with's flags.  Every node of a
+ * replicated server schedules the same job and trigger at start-up with
+ * CHIME_SCHEDULE_IF_ABSENT: each gets 0 and one copy is kept;
+ * CHIME_SCHEDULE_REPLACE replaces both in one step. */
+typedef struct startup_arg {
+  chime_scheduler *s;
+  int64_t due;
+  int rc;
+  int64_t first;
+} startup_arg;
+
+static void *startup_main(void *p) {
+  startup_arg *a = p;
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  a->rc = chime_job_new("g", "up", "rec", &job, NULL, 0);
+  if (a->rc == 0)
+    a->rc = chime_job_set_data(job, "first", 5);
+  if (a->rc == 0)
+    a->rc = chime_trigger_simple_new("g", "up", 0, 0, &t, NULL, 0);
+  if (a->rc == 0)
+    a->rc = chime_trigger_set_job(t, "g", "up");
+  if (a->rc == 0)
+    a->rc = chime_trigger_set_start_ms(t, a->due);
+  if (a->rc == 0)
+    a->rc = chime_scheduler_schedule_with(a->s, job, t,
+                                          CHIME_SCHEDULE_IF_ABSENT, &a->first);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  return NULL;
+}
+
+static void test_scheduler_schedule_with_flags(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){0});
+  int64_t due = wall_ms() + 3600 * 1000;
+  startup_arg args[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    args[i] = (startup_arg){.s = s, .due = due + i * 1000};
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, startup_main, &args[i]),
+                          0);
+  }
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  int64_t first = args[0].first;
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(args[i].rc, 0);
+    CU_ASSERT_EQUAL(args[i].first, first); /* the one stored */
+  }
+  CU_ASSERT(first >= due && first <= due + 3000);
+  chime_trigger *t = NULL;
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "up", 0, 0, &t, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "up"), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, due + 60000), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "up", "rec", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_data(job, "second", 6), 0);
+  /* No flag: taken. */
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 0, NULL),
+                  CHIME_EEXISTS);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_schedule_with(
+          s, job, t, CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT, NULL),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 1u << 7, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "flags"));
+  /* Replace: the new definition, in one step. */
+  int64_t replaced = 0;
+  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(
+                      s, job, t, CHIME_SCHEDULE_REPLACE, &replaced),
+                  0);
+  CU_ASSERT_EQUAL(replaced, due + 60000);
+  chime_job *got = NULL;
+  CU_ASSERT_EQUAL(chime_scheduler_get_job(s, "g", "up", &got), 0);
+  size_t len = 0;
+  const void *data = got ? chime_job_get_data(got, &len) : NULL;
+  CU_ASSERT(data && len == 6 && memcmp(data, "second", 6) == 0);
+  chime_job_free(got);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* Issue 13: accurate log lines, captured by a log callback. */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[16384];
+
+static void log_capture(void *user_data, chime_log_level level,
+                        const char *message) {
+  (void)user_data;
+  (void)level;
+  pthread_mutex_lock(&log_mu);
+  size_t n = strlen(log_text);
+  snprintf(log_text + n, sizeof log_text - n, "%s\n", message);
+  pthread_mutex_unlock(&log_mu);
+}
+
+static bool log_has(const char *needle) {
+  pthread_mutex_lock(&log_mu);
+  bool has = strstr(log_text, needle) != NULL;
+  pthread_mutex_unlock(&log_mu);
+  return has;
+}
+
+static void noop_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+}
+
+static chime_scheduler *logged(const char *url, int64_t misfire_ms, int *rc) {
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, url), 0);
+  CU_ASSERT_EQUAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
+  CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(cfg, misfire_ms), 0);
+  CU_ASSERT_EQUAL(chime_config_set_log(cfg, log_capture, NULL, CHIME_LOG_DEBUG),
+                  0);
+  chime_scheduler *s = NULL;
+  *rc = chime_scheduler_new(cfg, &s, NULL, 0);
+  chime_config_free(cfg);
+  return s;
+}
+
+static void test_scheduler_log_lines_are_accurate(void) {
+  pthread_mutex_lock(&log_mu);
+  log_text[0] = '\0';
+  pthread_mutex_unlock(&log_mu);
+  /* A scheduler that was never created never "shuts down". */
+  int rc = 0;
+  chime_scheduler *s = logged("nosuch://x", 1000, &rc);
+  CU_ASSERT_EQUAL(rc, CHIME_EURL);
+  CU_ASSERT_PTR_NULL(s);
+  CU_ASSERT_FALSE(log_has("shut down"));
+  /* The first connection is no reconnect; a misfire names its trigger
+   * and job. */
+  s = logged(store_url, 100, &rc);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_register_job_type(s, "quiet", noop_job, NULL, NULL), 0);
+  add_job(s, "late-job", "quiet", CHIME_CONCURRENCY_ALLOW);
+  add_simple(s, "late", "late-job", wall_ms() - 60000, 3600 * 1000, -1,
+             CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  for (int64_t end = wall_ms() + WAIT_MS;
+       wall_ms() < end && !log_has("trigger g.late (job g.late-job) misfired");)
+    sleep_ms(10);
+  CU_ASSERT(log_has("trigger g.late (job g.late-job) misfired"));
+  chime_scheduler_free(s);
+  CU_ASSERT_FALSE(log_has("reconnected"));
+  CU_ASSERT(log_has("shut down"));
+}
+
 static void test_scheduler_config_validation(void) {
   chime_config *c = NULL;
   CU_ASSERT_EQUAL(chime_config_new(NULL), CHIME_EINVAL);
@@ -816,6 +1096,18 @@ static int flaky_complete(chime_store *st, const chime_fire *fire,
   return real_ops->complete(st, fire, out);
 }
 
+/* The same for a store that completes in batches (off the workers). */
+static void flaky_complete_many(chime_store *st, const chime_fire *const *fires,
+                                const chime_outcome *const *outs, size_t n,
+                                int *results) {
+  if (atomic_fetch_add(&complete_calls, 1) == 0) {
+    for (size_t i = 0; i < n; i++)
+      results[i] = CHIME_EBUSY;
+    return;
+  }
+  real_ops->complete_many(st, fires, outs, n, results);
+}
+
 static void test_scheduler_complete_retried_when_busy(void) {
   rec r;
   rec_init(&r);
@@ -823,6 +1115,8 @@ static void test_scheduler_complete_retried_when_busy(void) {
   real_ops = s->store->ops;
   flaky_ops = *real_ops;
   flaky_ops.complete = flaky_complete;
+  if (real_ops->complete_many)
+    flaky_ops.complete_many = flaky_complete_many;
   atomic_store(&complete_calls, 0);
   s->store->ops = &flaky_ops;
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
@@ -1030,6 +1324,12 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_unregistered_type_never_runs},
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
+    {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
+    {"shutdown_within cancels jobs", test_scheduler_shutdown_within_cancels},
+    {"schedule_with: replace, if absent", test_scheduler_schedule_with_flags},
+    {"log lines are accurate", test_scheduler_log_lines_are_accurate},
+    {"shutdown_within times out and completes nothing",
+     test_scheduler_shutdown_within_times_out},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",

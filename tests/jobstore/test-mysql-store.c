@@ -159,6 +159,67 @@ static void test_mysql_store_schema_newer_refused(void) {
 
 /* ----------------------------------------------------------------- errors */
 
+/* Issue 13: every store URL parameter is checked.  An unknown key or a
+ * value of the wrong form is CHIME_EINVAL with a message naming the key
+ * (never an unknown key's value); nothing is opened.  Known keys with good
+ * values open. */
+static void test_mysql_store_url_parameters_checked(void) {
+  static const struct {
+    int line;
+    const char *params;
+    const char *named;
+  } bad[] = {
+      {__LINE__, "auto_create=yes", "auto_create"},
+      {__LINE__, "autocreate=1", "autocreate"},
+      {__LINE__, "bogus=3", "bogus"},
+      {__LINE__, "prefx=", "prefx"},
+      {__LINE__, "prefx=hunter2secret", "prefx"},
+      {__LINE__, "auto_create=1&migrate=2", "migrate"},
+      {__LINE__, "auto_create=1&clear=on", "clear"},
+      {__LINE__, "auto_create=1&socket=", "socket"},
+      {__LINE__, "auto_create=1&lock_wait_timeout_s=0", "lock_wait_timeout_s"},
+      {__LINE__, "auto_create=1&lock_wait_timeout_s=ten",
+       "lock_wait_timeout_s"},
+      {__LINE__, "auto_create=1&history_retention_ms=-1",
+       "history_retention_ms"},
+      {__LINE__, "auto_create=1&prefix=a-b", "prefix"},
+  };
+  chime_store *st = NULL;
+  char err[512];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int r = open_store(url_for(DB, NULL, bad[i].params), NULL, &st, err,
+                       sizeof err);
+    if (r != CHIME_EINVAL || !strstr(err, bad[i].named))
+      fprintf(stderr, "line %d: %s -> %s (%s)\n", bad[i].line, bad[i].params,
+              chime_err_name(r), err);
+    CU_ASSERT_EQUAL(r, CHIME_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].named));
+    CU_ASSERT_PTR_NULL(strstr(err, "hunter2"));
+    CU_ASSERT_PTR_NULL(st);
+  }
+  /* Every documented key, with good values. */
+  CU_ASSERT_EQUAL(open_store(url_for(DB, NULL,
+                                     "auto_create=true&migrate=0&clear=false&"
+                                     "prefix=mst_p_&lock_wait_timeout_s=5&"
+                                     "history_retention_ms=60000"),
+                             NULL, &st, err, sizeof err),
+                  0);
+  if (st)
+    st->ops->free(st);
+  /* Through the public API too. */
+  chime_config *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&c), 0);
+  CU_ASSERT_EQUAL(
+      chime_config_set_store_url(c, url_for(DB, NULL, "auto_create=1&bogus=3")),
+      0);
+  chime_scheduler *sch = NULL;
+  err[0] = '\0';
+  CU_ASSERT_EQUAL(chime_scheduler_new(c, &sch, err, sizeof err), CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "bogus"));
+  CU_ASSERT_PTR_NULL(sch);
+  chime_config_free(c);
+}
+
 static void test_mysql_store_open_errors(void) {
   MYSQL *db = admin(); /* the database exists */
   chime_store *st = NULL;
@@ -171,7 +232,8 @@ static void test_mysql_store_open_errors(void) {
   }
   CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=bad-prefix"), NULL, &st,
                              err, sizeof err),
-                  CHIME_EURL);
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "prefix"));
   CU_ASSERT_EQUAL(open_store(url_for(DB, "wrong-password", NULL), NULL, &st,
                              err, sizeof err),
                   CHIME_EAUTH);
@@ -634,6 +696,8 @@ static CU_TestInfo tests[] = {
     {"a newer schema version is refused",
      test_mysql_store_schema_newer_refused},
     {"clear errors from chime__store_open", test_mysql_store_open_errors},
+    {"store URL parameters are checked (issue 13)",
+     test_mysql_store_url_parameters_checked},
     {"a killed connection is reconnected", test_mysql_store_reconnects},
     {"the database clock cancels a local skew",
      test_mysql_store_clock_cancels_skew},

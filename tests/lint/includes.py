@@ -71,6 +71,7 @@ PRIVATE = [
 # before it exists (harmless once it does).
 NOT_IN_TREE = {
     "chime-config.h": "config",
+    "chime-version.h": "include",
     "jobstore/mysql/admin.h": "jobstore/mysql",
 }
 

@@ -2,7 +2,7 @@
 
     import chime
 
-    with chime.Scheduler(url="memory:", workers=4) as sched:
+    with chime.Scheduler(url="memory:", workers=32) as sched:
         @sched.job("report")
         def report(ctx):
             print(ctx.job_key, ctx.scheduled_time, ctx.json())
@@ -13,11 +13,15 @@
         ...
 
 Standard library only: the C library is reached with ctypes (see _lib for
-where libchime.so is looked for).
+where libchime.so is looked for).  The library's log goes to the logging
+module's logger "chime" (see chime.log).  Enumerations are IntEnums:
+TriggerKind, TriggerState, Misfire, Unit, SchedulerState, EventKind,
+LogLevel.  Exceptions derive from chime.Error (see chime.errors).
 """
 
 from . import _lib
 from .context import JobContext
+from .enums import EventKind, LogLevel, SchedulerState, TriggerKind
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,

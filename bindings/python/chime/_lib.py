@@ -1,11 +1,17 @@
 """_lib: finds and loads libchime.so and declares the C prototypes.
 
-The library is looked for, in order: the file named by the environment
-variable CHIME_LIB; a libchime.so next to this package; the meson build
-directory of the source tree the package sits in (build/ at the top);
-ctypes.util.find_library("chime").  The library is loaded with ctypes.CDLL,
-so every call releases the GIL: a worker thread running a Python job can
-take it while the caller waits in chime_scheduler_shutdown.
+The library is looked for, in order:
+  1. the installed library: libchime.so.0 (the ABI this binding is written
+     for) on the system's library path (as `meson install`, a package or
+     LD_LIBRARY_PATH put it), or what ctypes.util.find_library("chime")
+     finds;
+  2. the file named by the environment variable CHIME_LIB;
+  3. a libchime.so next to this package, then the meson build directory of
+     the source tree the package sits in (build/ at the top).
+Set CHIME_LIB_ONLY=1 to load CHIME_LIB and nothing else (the test suites
+do, so that they test the build they belong to).  The library is loaded
+with ctypes.CDLL, so every call releases the GIL: a worker thread running a
+Python job can take it while the caller waits in chime_scheduler_shutdown.
 """
 
 import ctypes
@@ -31,18 +37,24 @@ LISTENER_FN = _c.CFUNCTYPE(_b, _vp, _vp)
 NO_FIRE_MS = -(2 ** 63)
 
 
+SONAME = "libchime.so.0"
+
+
 def _candidates():
     env = os.environ.get("CHIME_LIB")
-    if env:
+    if env and os.environ.get("CHIME_LIB_ONLY") == "1":
         yield env
         return
+    yield SONAME
+    found = ctypes.util.find_library("chime")
+    if found:
+        yield found
+    if env:
+        yield env
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libchime.so")
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
     yield os.path.join(root, "build", "libchime.so")
-    found = ctypes.util.find_library("chime")
-    if found:
-        yield found
 
 
 def _load():
@@ -105,6 +117,7 @@ _PROTOTYPES = [
     ("chime_trigger_get_prev_fire_ms", _i64, [_vp]),
     ("chime_trigger_get_times_triggered", _i64, [_vp]),
     ("chime_trigger_get_status", _i, [_vp]),
+    ("chime_trigger_get_kind", _i, [_vp]),
     ("chime_config_new", _i, [_pvp]),
     ("chime_config_free", None, [_vp]),
     ("chime_config_set_store_url", _i, [_vp, _cp]),
@@ -122,6 +135,7 @@ _PROTOTYPES = [
     ("chime_scheduler_start", _i, [_vp]),
     ("chime_scheduler_standby", _i, [_vp]),
     ("chime_scheduler_shutdown", _i, [_vp, _b]),
+    ("chime_scheduler_shutdown_within", _i, [_vp, _i64]),
     ("chime_scheduler_free", None, [_vp]),
     ("chime_scheduler_get_state", _i, [_vp]),
     ("chime_scheduler_get_name", _cp, [_vp]),
@@ -132,6 +146,8 @@ _PROTOTYPES = [
     ("chime_scheduler_get_job", _i, [_vp, _cp, _cp, _pvp]),
     ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
     ("chime_scheduler_schedule", _i, [_vp, _vp, _vp, _c.POINTER(_i64)]),
+    ("chime_scheduler_schedule_with", _i,
+     [_vp, _vp, _vp, _u, _c.POINTER(_i64)]),
     ("chime_scheduler_unschedule", _i, [_vp, _cp, _cp]),
     ("chime_scheduler_reschedule", _i,
      [_vp, _cp, _cp, _vp, _c.POINTER(_i64)]),
@@ -178,6 +194,7 @@ _PROTOTYPES = [
     ("chime_ctx_get_job_data", _vp, [_vp, _c.POINTER(_sz)]),
     ("chime_ctx_set_job_data", _i, [_vp, _cp, _sz]),
     ("chime_ctx_is_still_owned", _b, [_vp]),
+    ("chime_ctx_is_cancelled", _b, [_vp]),
     ("chime_ctx_fail", _i, [_vp, _cp]),
 ]
 

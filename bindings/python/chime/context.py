@@ -4,8 +4,12 @@ It wraps the C chime_ctx, which lives only during the job function: after
 the function returns every method raises StateError.
 """
 
+from __future__ import annotations
+
 import ctypes
+import datetime
 import json
+from typing import Any, Optional
 
 from . import _lib
 from .errors import InvalidArgument, StateError, Unsupported, check, error_for
@@ -44,80 +48,86 @@ class JobContext:
                                          self.trigger_name))
 
     @property
-    def scheduled_ms(self):
+    def scheduled_ms(self) -> int:
         """When the fire was scheduled for (a recovered fire: the original)."""
         return _L.chime_ctx_get_scheduled_ms(self._p())
 
     @property
-    def scheduled_time(self):
+    def scheduled_time(self) -> "datetime.datetime":
         return ms_to_datetime(self.scheduled_ms)
 
     @property
-    def fire_ms(self):
+    def fire_ms(self) -> int:
         """When the run started."""
         return _L.chime_ctx_get_fire_ms(self._p())
 
     @property
-    def fire_time(self):
+    def fire_time(self) -> "datetime.datetime":
         return ms_to_datetime(self.fire_ms)
 
     @property
-    def prev_fire_ms(self):
+    def prev_fire_ms(self) -> Optional[int]:
         ms = _L.chime_ctx_get_prev_fire_ms(self._p())
         return None if ms == _lib.NO_FIRE_MS else ms
 
     @property
-    def next_fire_ms(self):
+    def next_fire_ms(self) -> Optional[int]:
         ms = _L.chime_ctx_get_next_fire_ms(self._p())
         return None if ms == _lib.NO_FIRE_MS else ms
 
     @property
-    def fire_id(self):
+    def fire_id(self) -> str:
         return _L.chime_ctx_get_fire_id(self._p())
 
     @property
-    def recovering(self):
+    def cancelled(self) -> bool:
+        """True once the scheduler is shutting down with a deadline: the job
+        should return early (Scheduler.shutdown_within)."""
+        return bool(_L.chime_ctx_is_cancelled(self._p()))
+
+    @property
+    def recovering(self) -> bool:
         """True when this run re-runs a fire whose node died."""
         return bool(_L.chime_ctx_is_recovering(self._p()))
 
     @property
-    def times_triggered(self):
+    def times_triggered(self) -> int:
         return _L.chime_ctx_get_times_triggered(self._p())
 
     @property
-    def data(self):
+    def data(self) -> bytes:
         """The run's data as bytes (trigger's, trigger_job's, or job's)."""
         n = ctypes.c_size_t()
         ptr = _L.chime_ctx_get_data(self._p(), ctypes.byref(n))
         return _lib.read_bytes(ptr, n.value)
 
     @property
-    def job_data(self):
+    def job_data(self) -> bytes:
         """The job's own data as bytes."""
         n = ctypes.c_size_t()
         ptr = _L.chime_ctx_get_job_data(self._p(), ctypes.byref(n))
         return _lib.read_bytes(ptr, n.value)
 
-    def text(self):
+    def text(self) -> str:
         return self.data.decode("utf-8")
 
-    def json(self):
+    def json(self) -> Any:
         """The run's data parsed as JSON; None when there is none."""
         raw = self.data
         return json.loads(raw.decode("utf-8")) if raw else None
 
-    def set_data(self, data):
+    def set_data(self, data: Any) -> None:
         """New job data (bytes, str or JSON value), saved after the run when
         the job has persist_data."""
         raw = to_bytes(data) or b""
         check(_L.chime_ctx_set_job_data(self._p(), raw, len(raw)))
 
-    def still_owned(self):
+    def still_owned(self) -> bool:
         """Whether this node still holds the fire: ask before an
         irreversible step."""
         return bool(_L.chime_ctx_is_still_owned(self._p()))
 
-    def transaction(self):
+    def transaction(self) -> "Transaction":
         """A transaction that completes this fire together with the job's
         own statements (MySQL/MariaDB store only: the statements run on the
         scheduler's database).  Use it as a context manager:
@@ -134,7 +144,7 @@ class JobContext:
         node's any more."""
         return Transaction(self)
 
-    def fail(self, message):
+    def fail(self, message: str) -> None:
         """Marks the run failed with message; the trigger goes on."""
         self.failed = str(message)
         check(_L.chime_ctx_fail(self._p(), _lib.enc(self.failed)))

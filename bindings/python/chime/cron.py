@@ -5,8 +5,11 @@
     # -> "at 10:15:00, on Monday-Friday"
 """
 
+from __future__ import annotations
+
 import ctypes
 import time
+from typing import Any
 
 from . import _lib
 from .errors import check, check_buf
@@ -25,7 +28,7 @@ def _compile(expression):
     return cron
 
 
-def describe_cron(expression):
+def describe_cron(expression: str) -> str:
     """An English description of the expression (ParseError when bad)."""
     cron = _compile(expression)
     text = ctypes.c_void_p()
@@ -39,7 +42,8 @@ def describe_cron(expression):
         _L.chime_cron_free(cron)
 
 
-def cron_next(expression, tz="UTC", after=None, count=1):
+def cron_next(expression: str, tz: str = "UTC", after: Any = None,
+              count: int = 1) -> Any:
     """The next count fire times (epoch ms) strictly after after (epoch ms
     or datetime; default now), read in zone tz; fewer when the expression
     stops firing."""

@@ -4,8 +4,14 @@ Every failed call raises the subclass for its code; the exception carries
 the C code (.code), its name (.name, e.g. "CHIME_EUNKNOWNZONE") and the
 library's message (.message: the errbuf of a constructor, or
 chime_scheduler_errmsg() for a scheduler call, else chime_strerror()).
+
+No class shadows a built-in exception.  Two also subclass the built-in that
+means the same, so code that catches the built-in catches them:
+InvalidArgument is a ValueError, StoreConnectionError (CHIME_ECONNECT; and
+AuthError, CHIME_EAUTH, below it) a ConnectionError.
 """
 
+import builtins
 import re
 
 from . import _lib
@@ -28,11 +34,13 @@ class Error(Exception):
         super().__init__("%s (%s)" % (text, self.name))
 
 
-def _make(name, code, doc, base=Error):
-    return type(name, (base,), {"code": code, "__doc__": doc})
+def _make(name, code, doc, base=Error, builtin=None):
+    bases = (base,) if builtin is None else (base, builtin)
+    return type(name, bases, {"code": code, "__doc__": doc})
 
 
-InvalidArgument = _make("InvalidArgument", -1, "CHIME_EINVAL")
+InvalidArgument = _make("InvalidArgument", -1, "CHIME_EINVAL", Error,
+                        builtins.ValueError)
 OutOfMemory = _make("OutOfMemory", -2, "CHIME_ENOMEM")
 NotFound = _make("NotFound", -3, "CHIME_ENOTFOUND")
 AlreadyExists = _make("AlreadyExists", -4, "CHIME_EEXISTS")
@@ -42,8 +50,9 @@ NeverFires = _make("NeverFires", -7, "CHIME_ENEVERFIRES")
 LimitExceeded = _make("LimitExceeded", -8, "CHIME_ELIMIT")
 StateError = _make("StateError", -9, "CHIME_ESTATE")
 StoreError = _make("StoreError", -10, "CHIME_ESTORE")
-ConnectionError = _make("ConnectionError", -11, "CHIME_ECONNECT")
-AuthError = _make("AuthError", -12, "CHIME_EAUTH", ConnectionError)
+StoreConnectionError = _make("StoreConnectionError", -11, "CHIME_ECONNECT",
+                             Error, builtins.ConnectionError)
+AuthError = _make("AuthError", -12, "CHIME_EAUTH", StoreConnectionError)
 SchemaError = _make("SchemaError", -13, "CHIME_ESCHEMA")
 NotOwner = _make("NotOwner", -14, "CHIME_ENOTOWNER")
 DuplicateNode = _make("DuplicateNode", -15, "CHIME_EDUPNODE")
@@ -55,13 +64,14 @@ UrlError = _make("UrlError", -20, "CHIME_EURL")
 Busy = _make("Busy", -21, "CHIME_EBUSY")
 InternalError = _make("InternalError", -22, "CHIME_EINTERNAL")
 JobFailed = _make("JobFailed", -23, "CHIME_EJOBFAILED")
+TimedOut = _make("TimedOut", -24, "CHIME_ETIMEDOUT")
 
 _BY_CODE = {cls.code: cls for cls in (
     InvalidArgument, OutOfMemory, NotFound, AlreadyExists, ParseError,
     UnknownZone, NeverFires, LimitExceeded, StateError, StoreError,
-    ConnectionError, AuthError, SchemaError, NotOwner, DuplicateNode,
+    StoreConnectionError, AuthError, SchemaError, NotOwner, DuplicateNode,
     Unsupported, InputOutputError, FormatError, ShutdownError, UrlError,
-    Busy, InternalError, JobFailed)}
+    Busy, InternalError, JobFailed, TimedOut)}
 
 __all__ = ["Error"] + [cls.__name__ for cls in _BY_CODE.values()]
 

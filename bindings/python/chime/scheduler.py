@@ -9,14 +9,20 @@ object alive until it is freed.  Live schedulers are closed at interpreter
 exit (atexit), before Python stops being able to run callbacks.
 """
 
+from __future__ import annotations
+
 import atexit
 import ctypes
 import threading
 import traceback
 import weakref
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _lib
 from .context import JobContext
+from .enums import (EVENT_ALL, EventKind, LogLevel, SchedulerState,
+                    TriggerKind)
+from .log import c_level_for, log_to_logging
 from .errors import (InvalidArgument, StateError, check, check_buf,
                      check_sched, error_for)
 from .triggers import Job, TriggerState, to_bytes
@@ -27,30 +33,26 @@ _live = weakref.WeakSet()
 # log): such a thread must not wait for or free its own scheduler.
 _in_worker = threading.local()
 
-STANDBY, STARTED, SHUTDOWN = 0, 1, 2
+STANDBY, STARTED, SHUTDOWN = (SchedulerState.STANDBY, SchedulerState.STARTED,
+                               SchedulerState.SHUTDOWN)
 _MATCH = {"equals": 0, "starts_with": 1, "ends_with": 2, "contains": 3,
           "any": 4}
-LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 0, 1, 2, 3
+LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = (LogLevel.ERROR, LogLevel.WARN,
+                                            LogLevel.INFO, LogLevel.DEBUG)
 
-# chime_event_kind (CHIME_EVENT_MAP in chime.h).
-EVENT_TRIGGER_FIRED = 1 << 0
-EVENT_JOB_TO_BE_EXECUTED = 1 << 1
-EVENT_JOB_VETOED = 1 << 2
-EVENT_JOB_WAS_EXECUTED = 1 << 3
-EVENT_TRIGGER_COMPLETED = 1 << 4
-EVENT_TRIGGER_MISFIRED = 1 << 5
-EVENT_SCHEDULER_STARTED = 1 << 6
-EVENT_SCHEDULER_STANDBY = 1 << 7
-EVENT_SCHEDULER_SHUTDOWN = 1 << 8
-EVENT_JOB_ADDED = 1 << 9
-EVENT_JOB_REMOVED = 1 << 10
-EVENT_SCHEDULER_ERROR = 1 << 11
-# CHIME_EVENT_ALL: every kind above.
-EVENT_ALL = (EVENT_TRIGGER_FIRED | EVENT_JOB_TO_BE_EXECUTED | EVENT_JOB_VETOED
-             | EVENT_JOB_WAS_EXECUTED | EVENT_TRIGGER_COMPLETED
-             | EVENT_TRIGGER_MISFIRED | EVENT_SCHEDULER_STARTED
-             | EVENT_SCHEDULER_STANDBY | EVENT_SCHEDULER_SHUTDOWN
-             | EVENT_JOB_ADDED | EVENT_JOB_REMOVED | EVENT_SCHEDULER_ERROR)
+# chime_event_kind (CHIME_EVENT_MAP in chime.h), as EventKind members.
+EVENT_TRIGGER_FIRED = EventKind.TRIGGER_FIRED
+EVENT_JOB_TO_BE_EXECUTED = EventKind.JOB_TO_BE_EXECUTED
+EVENT_JOB_VETOED = EventKind.JOB_VETOED
+EVENT_JOB_WAS_EXECUTED = EventKind.JOB_WAS_EXECUTED
+EVENT_TRIGGER_COMPLETED = EventKind.TRIGGER_COMPLETED
+EVENT_TRIGGER_MISFIRED = EventKind.TRIGGER_MISFIRED
+EVENT_SCHEDULER_STARTED = EventKind.SCHEDULER_STARTED
+EVENT_SCHEDULER_STANDBY = EventKind.SCHEDULER_STANDBY
+EVENT_SCHEDULER_SHUTDOWN = EventKind.SCHEDULER_SHUTDOWN
+EVENT_JOB_ADDED = EventKind.JOB_ADDED
+EVENT_JOB_REMOVED = EventKind.JOB_REMOVED
+EVENT_SCHEDULER_ERROR = EventKind.SCHEDULER_ERROR
 
 
 class Event:
@@ -58,7 +60,7 @@ class Event:
     valid only during the listener call)."""
 
     def __init__(self, ptr, ctx):
-        self.kind = _L.chime_event_get_kind(ptr)
+        self.kind = _event_kind(_L.chime_event_get_kind(ptr))
         self.error = _L.chime_event_get_error(ptr)
         self.message = _lib.dec(_L.chime_event_get_message(ptr))
         group = _lib.dec(_L.chime_event_get_job_group(ptr))
@@ -71,8 +73,16 @@ class Event:
             self.job_key = ctx.job_key
 
     def __repr__(self):
-        return "Event(kind=%d, job=%r, error=%d, message=%r)" % (
-            self.kind, self.job_key, self.error, self.message)
+        return "Event(kind=%s, job=%r, error=%d, message=%r)" % (
+            getattr(self.kind, "name", self.kind), self.job_key, self.error,
+            self.message)
+
+
+def _event_kind(value):
+    try:
+        return EventKind(value)
+    except ValueError:  # a kind newer than this binding: the bare int
+        return value
 
 
 def _close_all():
@@ -108,13 +118,23 @@ class Scheduler:
     exit, shuts down (waiting for running jobs) and frees itself.
 
     url: "memory:" or "mysql://USER:PASSWORD@HOST:PORT/DB[?options]".
-    log: a callable(level, message) called from any thread.
+    log: a callable(level, message) called from any thread; by default the
+    library's messages go to the logging module's logger "chime" (see
+    chime.log); False: no log at all.
+    log_level: the most verbose LogLevel passed on (default: what the
+    "chime" logger lets through, or WARN with a log callable).
     """
 
-    def __init__(self, url="memory:", workers=4, name=None, instance_id=None,
-                 idle_wait_ms=None, batch_size=None, batch_window_ms=None,
-                 misfire_threshold_ms=None, checkin_interval_ms=None,
-                 log=None, log_level=LOG_WARN):
+    def __init__(self, url: str = "memory:", workers: int = 32,
+                 name: Optional[str] = None,
+                 instance_id: Optional[str] = None,
+                 idle_wait_ms: Optional[int] = None,
+                 batch_size: Optional[int] = None,
+                 batch_window_ms: Optional[int] = None,
+                 misfire_threshold_ms: Optional[int] = None,
+                 checkin_interval_ms: Optional[int] = None,
+                 log: Union[Callable[[int, str], Any], bool, None] = None,
+                 log_level: Optional[int] = None) -> None:
         self._ptr = None
         self._callbacks = []  # Every CFUNCTYPE object handed to C.
         self._functions = {}
@@ -139,7 +159,13 @@ class Scheduler:
                      _L.chime_config_set_checkin_interval_ms)):
                 if value is not None:
                     check(setter(cfg, int(value)))
-            if log is not None:
+            if log is None:
+                log = log_to_logging
+                if log_level is None:
+                    log_level = c_level_for()
+            if log_level is None:
+                log_level = LOG_WARN
+            if log is not False:
                 cb = _lib.LOG_FN(self._log_trampoline(log))
                 self._callbacks.append(cb)
                 check(_L.chime_config_set_log(cfg, cb, None, int(log_level)))
@@ -158,7 +184,8 @@ class Scheduler:
             outer = getattr(_in_worker, "active", False)
             _in_worker.active = True
             try:
-                log(level, _lib.dec(message))
+                log(LogLevel(level) if 0 <= level <= 3 else level,
+                    _lib.dec(message))
             except BaseException:  # A logger must never break a C thread.
                 pass
             finally:
@@ -176,14 +203,23 @@ class Scheduler:
         """Raises for a failed call on this scheduler, with its detail."""
         return check_sched(code, self._ptr)
 
-    def start(self):
+    def start(self) -> "Scheduler":
         self._check(_L.chime_scheduler_start(self._p()))
         return self
 
-    def standby(self):
+    def standby(self) -> None:
         self._check(_L.chime_scheduler_standby(self._p()))
 
-    def shutdown(self, wait=True):
+    def shutdown_within(self, deadline_ms: int) -> None:
+        """Shuts down, telling running jobs to stop (ctx.cancelled) and
+        waiting at most deadline_ms for them; raises TimedOut (the
+        fires left to recovery) when they did not return in time."""
+        if getattr(_in_worker, "active", False):
+            raise StateError(-9, "a job cannot wait for its own scheduler")
+        self._check(_L.chime_scheduler_shutdown_within(self._p(),
+                                                       int(deadline_ms)))
+
+    def shutdown(self, wait: bool = True) -> None:
         """Stops firing for good; wait: return after running jobs return."""
         if self._ptr:
             if wait and getattr(_in_worker, "active", False):
@@ -191,7 +227,7 @@ class Scheduler:
                                       "scheduler with wait=True")
             self._check(_L.chime_scheduler_shutdown(self._ptr, bool(wait)))
 
-    def close(self):
+    def close(self) -> None:
         """Shuts down (waiting for running jobs) and frees the scheduler."""
         with self._lock:
             ptr, self._ptr = self._ptr, None
@@ -220,31 +256,32 @@ class Scheduler:
             pass
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return not self._ptr
 
     @property
-    def state(self):
+    def state(self) -> SchedulerState:
         """STANDBY (0), STARTED (1) or SHUTDOWN (2; also once closed)."""
         if not self._ptr:
             return SHUTDOWN
-        return _L.chime_scheduler_get_state(self._ptr)
+        return SchedulerState(_L.chime_scheduler_get_state(self._ptr))
 
     @property
-    def name(self):
+    def name(self) -> str:
         return _lib.dec(_L.chime_scheduler_get_name(self._p()))
 
     @property
-    def instance_id(self):
+    def instance_id(self) -> str:
         return _lib.dec(_L.chime_scheduler_get_instance_id(self._p()))
 
     @property
-    def running_jobs(self):
+    def running_jobs(self) -> int:
         return _L.chime_scheduler_get_running_jobs(self._p())
 
     # --------------------------------------------------------- job types
 
-    def register(self, type_name, fn):
+    def register(self, type_name: str,
+                 fn: Callable[[JobContext], Any]) -> Callable[[JobContext], Any]:
         """Runs fn(ctx) for every fire of jobs of type type_name on this node;
         registering a type again replaces its function.  Returns fn."""
         if not callable(fn):
@@ -276,13 +313,14 @@ class Scheduler:
         self._functions[type_name] = fn
         return fn
 
-    def job(self, type_name):
+    def job(self, type_name: str) -> Callable[[Callable], Callable]:
         """Decorator: @sched.job("type") registers the function."""
         def decorate(fn):
             return self.register(type_name, fn)
         return decorate
 
-    def add_listener(self, fn, events=EVENT_ALL):
+    def add_listener(self, fn: Callable[["Event"], Any],
+                     events: int = EVENT_ALL) -> None:
         """Calls fn(event) for the events in the mask (an OR of EVENT_*),
         on the thread the event names; an Event has .kind, .error,
         .message, .job_key and .ctx (a JobContext, or None).  A true return
@@ -314,7 +352,7 @@ class Scheduler:
 
     # -------------------------------------------------------------- jobs
 
-    def add_job(self, job, replace=False):
+    def add_job(self, job: Job, replace: bool = False) -> None:
         owned = job._build()
         try:
             self._check(_L.chime_scheduler_add_job(self._p(), owned.ptr,
@@ -322,12 +360,12 @@ class Scheduler:
         finally:
             owned.free()
 
-    def remove_job(self, group, name=None):
+    def remove_job(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_remove_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def has_job(self, group, name=None):
+    def has_job(self, group: Any, name: Optional[str] = None) -> bool:
         group, name = _job_key(group, name)
         ptr = ctypes.c_void_p()
         code = _L.chime_scheduler_get_job(self._p(), _lib.enc(group),
@@ -338,7 +376,7 @@ class Scheduler:
         _L.chime_job_free(ptr)
         return True
 
-    def job_data(self, group, name=None):
+    def job_data(self, group: Any, name: Optional[str] = None) -> bytes:
         """The stored job's data as bytes (NotFound when absent)."""
         group, name = _job_key(group, name)
         ptr = ctypes.c_void_p()
@@ -351,7 +389,8 @@ class Scheduler:
         finally:
             _L.chime_job_free(ptr)
 
-    def trigger_job(self, group, name=None, data=None):
+    def trigger_job(self, group: Any, name: Optional[str] = None,
+                    data: Any = None) -> None:
         """Fires the job once now; data (bytes, str, JSON value) overrides
         the job's data for that run."""
         group, name = _job_key(group, name)
@@ -362,16 +401,29 @@ class Scheduler:
 
     # ---------------------------------------------------------- triggers
 
-    def schedule(self, job, trigger):
+    def schedule(self, job, trigger, replace_existing=False,
+                 if_absent=False):
         """Adds trigger for job: a Job (added in the same step) or the key
-        of a job already stored.  Returns the first fire time in epoch ms."""
+        of a job already stored.  Returns the first fire time in epoch ms.
+
+        replace_existing: a stored job and trigger of the same keys are
+        replaced in one step (APScheduler's replace_existing, Quartz's
+        replace).  if_absent: what is stored is kept and only what is
+        missing is added (every node of a replicated server may schedule
+        the same jobs at start-up); the return is then the stored
+        trigger's next fire time.  Without either, an existing key raises
+        AlreadyExists."""
+        if replace_existing and if_absent:
+            raise ValueError("replace_existing and if_absent exclude each "
+                             "other")
+        flags = (1 if replace_existing else 0) | (2 if if_absent else 0)
         group, name = _job_key(job)
         owned = job._build() if isinstance(job, Job) else None
         first = ctypes.c_int64()
         try:
             tptr = trigger._for_job(group, name)
-            self._check(_L.chime_scheduler_schedule(
-                self._p(), owned.ptr if owned else None, tptr,
+            self._check(_L.chime_scheduler_schedule_with(
+                self._p(), owned.ptr if owned else None, tptr, flags,
                 ctypes.byref(first)))
         finally:
             if owned:
@@ -395,12 +447,13 @@ class Scheduler:
             trigger._for_job(job_group, job_name), ctypes.byref(first)))
         return first.value
 
-    def unschedule(self, group, name=None):
+    def unschedule(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_unschedule(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def trigger_state(self, group, name=None):
+    def trigger_state(self, group: Any,
+                      name: Optional[str] = None) -> TriggerState:
         """The trigger's TriggerState (NONE when absent)."""
         group, name = _job_key(group, name)
         state = ctypes.c_int()
@@ -408,7 +461,8 @@ class Scheduler:
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(state)))
         return TriggerState(state.value)
 
-    def trigger_info(self, group, name=None):
+    def trigger_info(self, group: Any,
+                     name: Optional[str] = None) -> Dict[str, Any]:
         """A dict of the stored trigger's state, next and previous fire (ms,
         None when none) and times triggered."""
         group, name = _job_key(group, name)
@@ -420,6 +474,7 @@ class Scheduler:
             prev = _L.chime_trigger_get_prev_fire_ms(ptr)
             return {
                 "state": TriggerState(_L.chime_trigger_get_status(ptr)),
+                "kind": TriggerKind(_L.chime_trigger_get_kind(ptr)),
                 "next_fire_ms": None if nxt == _lib.NO_FIRE_MS else nxt,
                 "prev_fire_ms": None if prev == _lib.NO_FIRE_MS else prev,
                 "times_triggered": _L.chime_trigger_get_times_triggered(ptr),
@@ -443,54 +498,61 @@ class Scheduler:
         finally:
             _L.chime_keys_free(keys, count)
 
-    def list_jobs(self, group=None, match="equals"):
+    def list_jobs(self, group: Optional[str] = None,
+                  match: Union[str, int] = "equals") -> List[Tuple[str, str]]:
         """Job keys whose group matches (all when group is None)."""
         return self._list(_L.chime_scheduler_list_jobs, group, match)
 
-    def list_triggers(self, group=None, match="equals"):
+    def list_triggers(self, group: Optional[str] = None,
+                      match: Union[str, int] = "equals"
+                      ) -> List[Tuple[str, str]]:
         return self._list(_L.chime_scheduler_list_triggers, group, match)
 
     # ------------------------------------------------------------- pause
 
-    def pause_trigger(self, group, name=None):
+    def pause_trigger(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_pause_trigger(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def resume_trigger(self, group, name=None):
+    def resume_trigger(self, group: Any,
+                       name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_resume_trigger(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def pause_job(self, group, name=None):
+    def pause_job(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_pause_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def resume_job(self, group, name=None):
+    def resume_job(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
         self._check(_L.chime_scheduler_resume_job(
             self._p(), _lib.enc(group), _lib.enc(name)))
 
-    def pause_group(self, pattern, match="equals"):
+    def pause_group(self, pattern: str,
+                    match: Union[str, int] = "equals") -> None:
         """Pauses the trigger groups matching pattern (and matching groups
         added later, until resumed)."""
         self._check(_L.chime_scheduler_pause_triggers(
             self._p(), _match(match), _lib.enc(pattern)))
 
-    def resume_group(self, pattern, match="equals"):
+    def resume_group(self, pattern: str,
+                     match: Union[str, int] = "equals") -> None:
         self._check(_L.chime_scheduler_resume_triggers(
             self._p(), _match(match), _lib.enc(pattern)))
 
-    def pause_all(self):
+    def pause_all(self) -> None:
         self._check(_L.chime_scheduler_pause_all(self._p()))
 
-    def resume_all(self):
+    def resume_all(self) -> None:
         self._check(_L.chime_scheduler_resume_all(self._p()))
 
     # --------------------------------------------------------- calendars
 
-    def add_calendar(self, name, text, replace=False, update_triggers=False):
+    def add_calendar(self, name: str, text: str, replace: bool = False,
+                     update_triggers: bool = False) -> None:
         """Adds a calendar from its text form ("chime-calendar 1\\n...")."""
         errbuf = ctypes.create_string_buffer(512)
         cal = ctypes.c_void_p()
@@ -503,7 +565,7 @@ class Scheduler:
         finally:
             _L.chime_calendar_free(cal)
 
-    def remove_calendar(self, name):
+    def remove_calendar(self, name: str) -> None:
         self._check(_L.chime_scheduler_remove_calendar(self._p(),
                                                        _lib.enc(name)))
 

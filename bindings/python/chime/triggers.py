@@ -8,13 +8,17 @@ fresh unique name), start and end (epoch ms or an aware datetime),
 priority, misfire (a Misfire or its name), calendar, description, data.
 """
 
+from __future__ import annotations
+
 import ctypes
 import datetime
 import enum
 import json
 import uuid
+from typing import Any, Optional, Tuple
 
 from . import _lib
+from .enums import TriggerKind
 from .errors import InvalidArgument, check, check_buf
 
 _L = _lib.lib
@@ -59,7 +63,7 @@ class TriggerState(enum.IntEnum):
 _DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
 
-def to_bytes(data):
+def to_bytes(data: Any) -> Optional[bytes]:
     """Job or trigger data: bytes as they are, str as UTF-8, anything else
     as JSON.  None stays None."""
     if data is None or isinstance(data, bytes):
@@ -71,7 +75,7 @@ def to_bytes(data):
     return json.dumps(data, separators=(",", ":")).encode("utf-8")
 
 
-def to_ms(when):
+def to_ms(when: Any) -> int:
     """An instant as epoch ms: an int, or a datetime (naive is read as UTC,
     unlike datetime.timestamp(), so a test's result does not depend on the
     machine's zone)."""
@@ -82,7 +86,7 @@ def to_ms(when):
     return int(when)
 
 
-def ms_to_datetime(ms):
+def ms_to_datetime(ms: Optional[int]) -> Optional[datetime.datetime]:
     """Epoch ms to an aware UTC datetime; None for CHIME_NO_FIRE_MS."""
     if ms is None or ms == _lib.NO_FIRE_MS:
         return None
@@ -147,7 +151,7 @@ class Job:
         self._build().free()  # Validates the key and type now.
 
     @property
-    def key(self):
+    def key(self) -> Tuple[str, str]:
         return (self.group, self.name)
 
     def _build(self):
@@ -195,7 +199,10 @@ class _Owned:
 
 
 class Trigger:
-    """Base of the four kinds: holds the C trigger built by a subclass."""
+    """Base of the four kinds: holds the C trigger built by a subclass.
+    kind: the subclass's TriggerKind."""
+
+    kind: "TriggerKind"
 
     def _init_common(self, group, name):
         self.group = group or DEFAULT_GROUP
@@ -227,7 +234,7 @@ class Trigger:
             check(_L.chime_trigger_set_data(p, data, len(data)))
 
     @property
-    def key(self):
+    def key(self) -> Tuple[str, str]:
         return (self.group, self.name)
 
     def _for_job(self, group, name):
@@ -262,6 +269,8 @@ def _common(kw):
 class Cron(Trigger):
     """Fires when a Quartz cron expression matches, read in zone tz."""
 
+    kind = TriggerKind.CRON
+
     def __init__(self, expression, tz=None, group=None, name=None, **kw):
         common = _common(kw)
         self._init_common(group, name)
@@ -276,6 +285,8 @@ class Cron(Trigger):
 class Simple(Trigger):
     """Fires at start, then every interval_ms, repeat more times
     (FOREVER, the default: indefinitely)."""
+
+    kind = TriggerKind.SIMPLE
 
     def __init__(self, interval_ms=0, repeat=FOREVER, group=None, name=None,
                  **kw):
@@ -292,6 +303,8 @@ class Simple(Trigger):
 class CalendarInterval(Trigger):
     """Fires at start, then every interval units (a Unit or its name) of the
     calendar in zone tz."""
+
+    kind = TriggerKind.CALENDAR_INTERVAL
 
     def __init__(self, interval=1, unit=Unit.DAY, tz=None, group=None,
                  name=None, preserve_hour_of_day=None,
@@ -316,6 +329,8 @@ class DailyTimeInterval(Trigger):
     """Fires every interval units (SECOND, MINUTE, HOUR) inside the daily
     window=(from, to) ('HH:MM[:SS]', datetime.time or seconds; inclusive)
     on days (names 'mon'..., numbers 0=Sunday, or a bit mask), in tz."""
+
+    kind = TriggerKind.DAILY_TIME_INTERVAL
 
     def __init__(self, interval=1, unit=Unit.HOUR,
                  window=("00:00:00", "23:59:59"), days=None, repeat=FOREVER,

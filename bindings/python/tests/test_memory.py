@@ -329,6 +329,76 @@ class MemoryScheduler(unittest.TestCase):
         with self.assertRaises(chime.NotFound):
             s.unschedule("c", "nightly")
 
+    def test_schedule_replace_existing_and_if_absent(self):
+        # Issue 13: the flags of chime_scheduler_schedule_with.
+        s = self.sched
+        job = chime.Job("g", "rep", "t", data="v1", durable=True)
+        first = s.schedule(job, chime.Cron("0 0 2 * * ?", group="c",
+                                           name="rep"))
+        with self.assertRaises(chime.AlreadyExists):
+            s.schedule(job, chime.Cron("0 0 3 * * ?", group="c", name="rep"))
+        # if_absent: nothing changes, no error, the stored next fire time.
+        again = s.schedule(chime.Job("g", "rep", "t", data="v2",
+                                     durable=True),
+                           chime.Cron("0 0 3 * * ?", group="c", name="rep"),
+                           if_absent=True)
+        self.assertEqual(again, first)
+        self.assertEqual(s.job_data("g", "rep"), b"v1")
+        # if_absent with the job stored and the trigger missing adds it.
+        s.schedule(chime.Job("g", "rep", "t", durable=True),
+                   chime.Simple(interval_ms=1000, group="c", name="other"),
+                   if_absent=True)
+        self.assertEqual(s.list_triggers("c"), [("c", "other"), ("c", "rep")])
+        # replace_existing: both replaced in one step.
+        s.schedule(chime.Job("g", "rep", "t", data="v3", durable=True),
+                   chime.Cron("0 30 3 * * ?", group="c", name="rep"),
+                   replace_existing=True)
+        self.assertEqual(s.job_data("g", "rep"), b"v3")
+        nxt = chime.ms_to_datetime(s.trigger_info("c", "rep")["next_fire_ms"])
+        self.assertEqual((nxt.hour, nxt.minute), (3, 30))
+        with self.assertRaises(ValueError):
+            s.schedule(job, chime.Cron("0 0 2 * * ?", group="c", name="x"),
+                       replace_existing=True, if_absent=True)
+
+    def test_shutdown_within_cancels_and_times_out(self):
+        # Issue 13: a job polling ctx.cancelled returns in time; one that
+        # does not makes shutdown_within raise TimedOut.
+        s = self.sched
+        started = threading.Event()
+        saw = []
+
+        @s.job("polite")
+        def polite(ctx):
+            started.set()
+            for _ in range(3000):
+                if ctx.cancelled:
+                    break
+                time.sleep(0.01)
+            saw.append(ctx.cancelled)
+
+        s.schedule(chime.Job("g", "polite", "polite"),
+                   chime.Simple(interval_ms=0, repeat=0))
+        s.start()
+        self.assertTrue(started.wait(15))
+        s.shutdown_within(10000)
+        self.assertEqual(saw, [True])
+
+        other = chime.Scheduler(url="memory:", workers=1)
+        self.addCleanup(other.close)
+        started2 = threading.Event()
+
+        @other.job("stubborn")
+        def stubborn(ctx):
+            started2.set()
+            time.sleep(1.0)
+
+        other.schedule(chime.Job("g", "stubborn", "stubborn"),
+                       chime.Simple(interval_ms=0, repeat=0))
+        other.start()
+        self.assertTrue(started2.wait(15))
+        with self.assertRaises(chime.TimedOut):
+            other.shutdown_within(50)
+
     def test_calendar(self):
         s = self.sched
         s.add_calendar("weekends", "chime-calendar 1\nweekly days=sat,sun\n")

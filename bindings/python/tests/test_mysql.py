@@ -52,19 +52,65 @@ class MysqlStore(unittest.TestCase):
         self.assertTrue(all(r[3] for r in seen))
         self.assertLess(seen[0][1], seen[1][1])
 
+    def test_every_node_schedules_the_same_jobs_at_start_up(self):
+        # Issue 13: the replicated-server pattern.  Three nodes of one
+        # cluster schedule the same job and trigger at once with
+        # if_absent: each gets no error, one copy is stored, and the
+        # stored definition is the first one's.
+        nodes = [chime.Scheduler(url=url() if i == 0 else url("")
+                                 .replace("&clear=1", ""),
+                                 name="py-startup", instance_id=f"up-{i}")
+                 for i in range(3)]
+        try:
+            errors, firsts = [], []
+            gate = threading.Barrier(3)
+
+            def start_up(i):
+                try:
+                    gate.wait()
+                    firsts.append(nodes[i].schedule(
+                        chime.Job("app", "report", "report", durable=True),
+                        chime.Cron("0 0 2 * * ?", group="app",
+                                   name="nightly"),
+                        if_absent=True))
+                except Exception as e:  # pragma: no cover
+                    errors.append(e)
+
+            threads = [threading.Thread(target=start_up, args=(i,))
+                       for i in range(3)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [])
+            self.assertEqual(len(set(firsts)), 1)
+            self.assertEqual(nodes[0].list_triggers("app"),
+                             [("app", "nightly")])
+            # A new definition on restart: replace_existing wins.
+            nodes[1].schedule(
+                chime.Job("app", "report", "report", durable=True),
+                chime.Cron("0 30 4 * * ?", group="app", name="nightly"),
+                replace_existing=True)
+            nxt = chime.ms_to_datetime(
+                nodes[2].trigger_info("app", "nightly")["next_fire_ms"])
+            self.assertEqual((nxt.hour, nxt.minute), (4, 30))
+        finally:
+            for n in nodes:
+                n.close()
+
     def test_wrong_password_is_auth_error(self):
         base = os.environ["CHIME_TEST_MYSQL_URL"]
         scheme, rest = base.split("://", 1)
         creds, host = rest.split("@", 1)
         bad = "%s://%s:wrong-password@%s" % (scheme, creds.split(":")[0],
                                              host)
-        with self.assertRaises(chime.ConnectionError) as cm:
+        with self.assertRaises(chime.StoreConnectionError) as cm:
             chime.Scheduler(url=bad)
         self.assertIsInstance(cm.exception, chime.AuthError)
         self.assertNotIn("wrong-password", str(cm.exception))
 
     def test_unreachable_server_is_connection_error(self):
-        with self.assertRaises(chime.ConnectionError) as cm:
+        with self.assertRaises(chime.StoreConnectionError) as cm:
             chime.Scheduler(url="mysql://u:p@127.0.0.1:1/db")
         self.assertEqual(cm.exception.code, -11)
 

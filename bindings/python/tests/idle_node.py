@@ -1,0 +1,43 @@
+"""idle_node: one node of the change-notice test (test_changes), with
+chime's default settings (a 30 s idle wait, a 1 s check-in).
+
+    python3 idle_node.py URL INSTANCE_ID OUT_FILE
+
+Registers job type "ping" (each run appends
+"trigger_group/trigger_name,scheduled_ms,fire_ms,instance_id,data" to
+OUT_FILE, fire_ms being the store's clock when the run started), starts,
+prints "ready", and runs until a line arrives on stdin (or stdin closes).
+"""
+
+import sys
+import threading
+
+import chime
+
+
+def main():
+    url, instance_id, out_path = sys.argv[1:4]
+    lock = threading.Lock()
+    out = open(out_path, "a", encoding="utf-8")
+    sched = chime.Scheduler(url=url, name="py-changes",
+                            instance_id=instance_id)
+
+    @sched.job("ping")
+    def run(ctx):
+        line = "%s/%s,%d,%d,%s,%s\n" % (
+            ctx.trigger_group, ctx.trigger_name, ctx.scheduled_ms,
+            ctx.fire_ms, instance_id, ctx.data.decode("utf-8"))
+        with lock:
+            out.write(line)
+            out.flush()
+
+    sched.start()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    sched.close()
+    out.close()
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+/*
+ * completer.c: completion off the workers.  When the store completes in
+ * batches (its complete_many), a worker whose job returned hands the
+ * outcome to this file's queue and is free at once; one completer thread
+ * per scheduler takes everything queued and writes it with one
+ * complete_many call, so under load the batches grow by themselves and no
+ * worker waits for a commit.
+ *
+ * Terms: a *done* (chime__done) is one returned run waiting for its
+ * completion; it owns its fire and what its outcome points to.
+ *
+ * What this changes for the cluster (docs/cluster.md, "Completion"): a run
+ * that returned is still EXECUTING in the store until its batch commits.
+ * A node that dies in between has its fire recovered like one that died
+ * during the run (at least once); the window is one batch transaction
+ * plus the retries below (at most about 1.5 s of back-off), or the queue's
+ * wait while the database is down.  A FORBID job stays blocked until its
+ * completion commits (the store unblocks it in the same transaction), and
+ * the loop is woken after that commit, not at the job's return.
+ *
+ * Threads and locks: the queue (done_head, done_tail, done_queued,
+ * done_writing, completer_stop) is guarded by s->mu; the completer waits on
+ * done_cond, workers waiting for room and shutdown waiting for the queue
+ * to drain wait on s->cond.  The completer never holds mu across the store
+ * call, a log line or a free.
+ */
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "model/records.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+bool chime__completer_async(const chime_scheduler *s) {
+  return s->store && s->store->ops->complete_many != NULL;
+}
+
+void chime__completer_push(chime_scheduler *s, chime__done *d) {
+  assert(chime__mu_held(s) && s->completer_started);
+  assert(d && d->fire && !d->next);
+  while (s->done_queued >= CHIME__MAX_DONE_QUEUED && !s->completer_stop)
+    chime__mu_wait(s, &s->cond);
+  if (s->done_tail)
+    s->done_tail->next = d;
+  else
+    s->done_head = d;
+  s->done_tail = d;
+  s->done_queued++;
+  pthread_cond_signal(&s->done_cond);
+}
+
+static void done_free(chime__done *d) {
+  chime__fire_free(d->fire);
+  free(d->message);
+  free(d->data);
+  free(d);
+}
+
+/* Writes n dones with complete_many, retrying the transient failures (the
+ * database busy or reconnecting) with back-off; logs refusals. */
+static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
+  assert(!chime__mu_held(s) && n > 0 && n <= CHIME__DONE_BATCH);
+  const chime_fire *fires[CHIME__DONE_BATCH];
+  const chime_outcome *outs[CHIME__DONE_BATCH];
+  int results[CHIME__DONE_BATCH];
+  chime_store *st = s->store;
+  for (size_t i = 0; i < n; i++) {
+    fires[i] = dones[i]->fire;
+    outs[i] = &dones[i]->out;
+  }
+  st->ops->complete_many(st, fires, outs, n, results);
+  for (long pause_ms = CHIME__RETRY_FIRST_MS; pause_ms <= CHIME__RETRY_LAST_MS;
+       pause_ms *= 2) {
+    /* The ones to retry, packed at the front. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT) {
+        fires[m] = dones[i]->fire;
+        outs[m] = &dones[i]->out;
+        m++;
+      }
+    if (m == 0)
+      break;
+    chime__log(s, CHIME_LOG_WARN,
+               "completing %zu fire(s): the database is busy or "
+               "reconnecting; retrying in %ld ms",
+               m, pause_ms);
+    chime__sleep_ms(pause_ms);
+    int again[CHIME__DONE_BATCH];
+    st->ops->complete_many(st, fires, outs, m, again);
+    for (size_t i = 0, k = 0; i < n; i++)
+      if (results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT)
+        results[i] = again[k++];
+  }
+  for (size_t i = 0; i < n; i++) {
+    const chime_fire *f = dones[i]->fire;
+    if (results[i] == CHIME_ENOTOWNER)
+      chime__log(s, CHIME_LOG_WARN,
+                 "fire %lld of trigger %s.%s (job %s.%s) was taken over by "
+                 "another node; its completion was refused",
+                 (long long)f->fire_id, f->trigger->group, f->trigger->name,
+                 f->job ? f->job->group : "?", f->job ? f->job->name : "?");
+    else if (results[i] < 0)
+      chime__report_error(s, results[i], "completing a fire");
+  }
+}
+
+static void *completer_main(void *arg) {
+  chime_scheduler *s = arg;
+  chime__done *dones[CHIME__DONE_BATCH];
+  chime__mu_lock(s);
+  for (;;) {
+    while (!s->done_head && !s->completer_stop)
+      chime__mu_wait(s, &s->done_cond);
+    if (!s->done_head)
+      break; /* stopping, and everything written */
+    size_t n = 0;
+    while (s->done_head && n < CHIME__DONE_BATCH) {
+      dones[n] = s->done_head;
+      s->done_head = s->done_head->next;
+      dones[n]->next = NULL;
+      n++;
+    }
+    if (!s->done_head)
+      s->done_tail = NULL;
+    assert(s->done_queued >= n);
+    s->done_queued -= (unsigned)n;
+    s->done_writing = (unsigned)n;
+    pthread_cond_broadcast(&s->cond); /* room for waiting workers */
+    chime__mu_unlock(s);
+    /* After a missed shutdown deadline nothing more is completed: the
+     * fires are left to recovery (chime_scheduler_shutdown_within). */
+    if (!atomic_load(&s->abandoned))
+      write_batch(s, dones, n);
+    bool forbid = false;
+    for (size_t i = 0; i < n; i++) {
+      forbid |= dones[i]->forbid;
+      done_free(dones[i]);
+    }
+    chime__mu_lock(s);
+    s->done_writing = 0;
+    pthread_cond_broadcast(&s->cond);
+    /* A FORBID job's other triggers may be due now that it is unblocked. */
+    if (forbid)
+      chime__loop_post(s, CHIME__CMD_WAKE);
+  }
+  chime__mu_unlock(s);
+  return NULL;
+}
+
+int chime__completer_start(chime_scheduler *s) {
+  assert(!chime__mu_held(s));
+  if (!chime__completer_async(s) || s->completer_started)
+    return 0;
+  chime__mu_lock(s);
+  s->completer_stop = false;
+  chime__mu_unlock(s);
+  if (pthread_create(&s->completer, NULL, completer_main, s) != 0)
+    return CHIME_ENOMEM;
+  s->completer_started = true;
+  return 0;
+}
+
+void chime__completer_stop(chime_scheduler *s) {
+  assert(!chime__mu_held(s) && s->nworkers == 0);
+  if (!s->completer_started)
+    return;
+  chime__mu_lock(s);
+  s->completer_stop = true;
+  pthread_cond_signal(&s->done_cond);
+  chime__mu_unlock(s);
+  pthread_join(s->completer, NULL);
+  s->completer_started = false;
+  assert(!s->done_head && s->done_queued == 0 && s->done_writing == 0);
+}
