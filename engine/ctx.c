@@ -23,6 +23,9 @@
 void chime__ctx_clear(chime_ctx *ctx) {
   assert(CTX_VALID(ctx));
   assert(ctx->set_data || (!ctx->data && ctx->data_len == 0));
+  assert(!ctx->tx || ctx->tx_over);
+  free(ctx->tx);
+  ctx->tx = NULL;
   free(ctx->data);
   free(ctx->fail_message);
   ctx->data = NULL;

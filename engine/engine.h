@@ -213,6 +213,12 @@ struct chime_ctx {
   void *data;
   size_t data_len;
   char *fail_message; /* NULL: not failed */
+  /* Transactional completion (fire_tx.c): the run's transaction handle
+   * (NULL: none yet); completed once its commit completed the fire, so the
+   * worker does not complete it again; tx_over once the job returned. */
+  struct chime_mysql_tx *tx;
+  bool completed;
+  bool tx_over;
 };
 
 struct chime_event {
@@ -405,5 +411,12 @@ bool chime__on_loop(const chime_scheduler *s);
 
 /* Frees what a run's context holds (not the context). */
 void chime__ctx_clear(chime_ctx *ctx);
+
+/* ---- fire_tx.c */
+
+/* Called when the job function returned: rolls back the run's completion
+ * transaction if the job left it open (logged), and refuses new ones.
+ * Thread: the worker. */
+void chime__ctx_tx_end(chime_ctx *ctx);
 
 #endif /* CHIME_ENGINE_ENGINE_H */

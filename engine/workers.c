@@ -99,6 +99,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
     type->fn(&ctx, type->user_data);
+    chime__ctx_tx_end(&ctx);
     if (ctx.fail_message) {
       out.error = CHIME_EJOBFAILED;
       out.message = ctx.fail_message;
@@ -126,6 +127,12 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
                "deadline: not completed, left to recovery",
                (long long)fire->fire_id, fire->trigger->group,
                fire->trigger->name);
+    chime__ctx_clear(&ctx);
+    chime__fire_free(fire);
+    return true;
+  }
+  if (ctx.completed) {
+    /* The job's commit (chime-mysql.h) completed its fire already. */
     chime__ctx_clear(&ctx);
     chime__fire_free(fire);
     return true;

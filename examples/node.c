@@ -5,7 +5,7 @@
  * SIGINT, logging to stderr.  With --schedule it first (re)creates the
  * test load, starting at a given time.
  *
- *   chime-node URL ID RESULTS_DIR [--schedule START_MS]
+ *   chime-node URL ID RESULTS_DIR [--schedule START_MS] [--table TABLE]
  *
  * The "load" job records each run in RESULTS_DIR/ID.log, one line per
  * event, written with a single append (so a kill -9 never leaves half a
@@ -14,15 +14,28 @@
  *   S  trigger  scheduled_ms  fire_id  node  start_ms  0       recovering  1
  *   E  trigger  scheduled_ms  fire_id  node  start_ms  end_ms  recovering owned
  *
- * "S" when the run starts, "E" when it ends; owned is what
- * chime_ctx_is_still_owned() said just before the end was recorded (0: the
- * node had lost the fire to a recovery, its result must not count).  The
- * job sleeps for the number of milliseconds in its job data.  Every job of
- * the load requests recovery.  Times are the system's real-time clock.
+ * "S" when the run starts, "E" when it ends.  The job sleeps for the number
+ * of milliseconds in its job data.  Every job of the load requests
+ * recovery.  Times are the system's real-time clock.
+ *
+ * How the end is recorded is the point of the cluster tests:
+ *   - with --table, exactly once (chime-mysql.h): the job begins its fire's
+ *     completion transaction, inserts its row into TABLE (a table of the
+ *     store's database: trigger_name, scheduled_ms, fire_id, node,
+ *     start_ms, end_ms, recovering), sleeps inside the transaction, sets
+ *     end_ms and commits: the row exists exactly when the fire completed.
+ *     A transaction that fails for another reason than CHIME_ENOTOWNER (a
+ *     lost connection) is tried again without the sleep.  When the fire
+ *     was taken over, the "E" line goes to the file with owned 0.
+ *   - without it, at least once: an "E" line in the file whose owned is
+ *     what chime_ctx_is_still_owned() said just before (0: the node had
+ *     lost the fire to a recovery).  A pause between that check and the
+ *     write leaves a run recorded twice: the window the tests document.
  *
  * Exit status: 0 after a signal; 3 when the instance id is taken by a live
  * node (CHIME_EDUPNODE); 1 on other errors.
  */
+#include "chime-mysql.h"
 #include "chime.h"
 
 #include <errno.h>
@@ -39,6 +52,7 @@
 typedef struct node {
   int fd; /* the results file */
   const char *id;
+  const char *table; /* NULL: the "E" line goes to the file */
 } node;
 
 static int64_t real_ms(void) {
@@ -69,6 +83,49 @@ static void record(node *n, chime_ctx *ctx, char kind, int64_t start,
     fprintf(stderr, "chime-node %s: cannot record a result\n", n->id);
 }
 
+/* One try of the transactional end: the row, the sleep (when ms > 0)
+ * inside the transaction, the end time, the commit. */
+static int end_in_tx(node *n, chime_ctx *ctx, int64_t start, int64_t ms) {
+  chime_mysql_tx *tx = NULL;
+  int r = chime_mysql_tx_begin(ctx, &tx);
+  if (r < 0)
+    return r;
+  char sql[256], sched[24], fire[24], st[24], end[24];
+  snprintf(sched, sizeof sched, "%" PRId64, chime_ctx_get_scheduled_ms(ctx));
+  snprintf(fire, sizeof fire, "%" PRId64, chime_ctx_get_fire_id(ctx));
+  snprintf(st, sizeof st, "%" PRId64, start);
+  const char *ins[] = {chime_ctx_get_job_name(ctx),
+                       sched,
+                       fire,
+                       n->id,
+                       st,
+                       chime_ctx_is_recovering(ctx) ? "1" : "0"};
+  snprintf(sql, sizeof sql,
+           "INSERT INTO %s (trigger_name, scheduled_ms, fire_id, node, "
+           "start_ms, recovering) VALUES (?, ?, ?, ?, ?, ?)",
+           n->table);
+  r = chime_mysql_tx_execute(tx, sql, ins, 6, NULL);
+  if (r == 0 && ms > 0)
+    sleep_ms(ms);
+  snprintf(end, sizeof end, "%" PRId64, real_ms());
+  const char *upd[] = {end, fire, n->id};
+  snprintf(sql, sizeof sql,
+           "UPDATE %s SET end_ms = ? WHERE fire_id = ? AND node = ?", n->table);
+  if (r == 0)
+    r = chime_mysql_tx_execute(tx, sql, upd, 3, NULL);
+  if (r < 0) {
+    fprintf(stderr, "chime-node %s: fire %s: %s\n", n->id, fire,
+            chime_mysql_tx_errmsg(tx));
+    chime_mysql_tx_rollback(tx);
+    return r;
+  }
+  r = chime_mysql_tx_commit(tx);
+  if (r < 0 && r != CHIME_ENOTOWNER)
+    fprintf(stderr, "chime-node %s: fire %s: commit: %s\n", n->id, fire,
+            chime_mysql_tx_errmsg(tx));
+  return r;
+}
+
 /* The job: record the start, sleep, record the end. */
 static void load(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
@@ -82,10 +139,25 @@ static void load(chime_ctx *ctx, void *user_data) {
     text[len] = '\0';
   }
   int64_t ms = strtoll(text, NULL, 10);
-  if (ms > 0)
-    sleep_ms(ms);
-  bool owned = chime_ctx_is_still_owned(ctx);
-  record(n, ctx, 'E', start, real_ms(), owned);
+  if (!n->table) {
+    if (ms > 0)
+      sleep_ms(ms);
+    bool owned = chime_ctx_is_still_owned(ctx);
+    record(n, ctx, 'E', start, real_ms(), owned);
+    return;
+  }
+  int r = end_in_tx(n, ctx, start, ms);
+  /* A lost connection or a busy database: the fire is still ours (or the
+   * next begin says it is not), so try again, without the sleep. */
+  for (int i = 0; r < 0 && r != CHIME_ENOTOWNER && i < 40; i++) {
+    sleep_ms(250);
+    r = end_in_tx(n, ctx, start, 0);
+  }
+  if (r < 0) {
+    record(n, ctx, 'E', start, real_ms(), false);
+    if (r != CHIME_ENOTOWNER)
+      chime_ctx_fail(ctx, chime_strerror(r));
+  }
 }
 
 static void log_line(void *user_data, chime_log_level level,
@@ -152,14 +224,28 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-    printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS]\n"
+    printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
+           "[--table TABLE]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
   }
-  if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--schedule") == 0)) {
-    fprintf(stderr,
-            "usage: chime-node URL ID RESULTS_DIR [--schedule START_MS]\n");
+  node n = {.fd = -1};
+  const char *schedule = NULL;
+  bool usage = argc < 4;
+  for (int i = 4; !usage && i < argc; i += 2) {
+    if (i + 1 >= argc)
+      usage = true;
+    else if (strcmp(argv[i], "--schedule") == 0)
+      schedule = argv[i + 1];
+    else if (strcmp(argv[i], "--table") == 0)
+      n.table = argv[i + 1];
+    else
+      usage = true;
+  }
+  if (usage) {
+    fprintf(stderr, "usage: chime-node URL ID RESULTS_DIR [--schedule "
+                    "START_MS] [--table TABLE]\n");
     return 1;
   }
   sigset_t stop;
@@ -168,7 +254,7 @@ int main(int argc, char **argv) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
-  node n = {.id = argv[2]};
+  n.id = argv[2];
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.log", argv[3], argv[2]);
   n.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -202,8 +288,8 @@ int main(int argc, char **argv) {
     return r == CHIME_EDUPNODE ? 3 : 1;
   }
   r = chime_scheduler_register_job_type(s, "load", load, &n, NULL);
-  if (r == 0 && argc == 6)
-    r = schedule_load(s, strtoll(argv[5], NULL, 10));
+  if (r == 0 && schedule)
+    r = schedule_load(s, strtoll(schedule, NULL, 10));
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {

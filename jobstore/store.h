@@ -48,6 +48,8 @@
 
 typedef struct chime_store chime_store;
 typedef struct chime_store_ops chime_store_ops;
+/* A fire's completion transaction (fire_tx_begin), the store's own type. */
+typedef struct chime_store_tx chime_store_tx;
 
 /* What a store is opened with. */
 typedef struct chime_store_options {
@@ -227,6 +229,30 @@ struct chime_store_ops {
    * there was none.  When it changes, something was scheduled, fired now
    * or resumed elsewhere; the engine's idle loop looks again. */
   int64_t (*checkin_next_due)(chime_store *store);
+
+  /* Transactional completion (include/chime-mysql.h): a transaction that
+   * the job's own statements share with its fire's completion.
+   * fire_tx_begin locks the EXECUTING fire (CHIME_ENOTOWNER when it is not
+   * this node's any more); CHIME_EUNSUPPORTED from a store without
+   * transactions (memory), which leaves the other fire_tx_* NULL.
+   * fire_tx_commit writes complete()'s steps for outcome and the caller's
+   * statements in one commit (CHIME_ENOTOWNER: fenced, nothing committed);
+   * commit and rollback end the transaction and free tx whatever they
+   * return.  fire_tx_handle: the store's connection (a MYSQL * for MySQL),
+   * borrowed until commit or rollback.  fire_tx_execute: one statement with
+   * text parameters (NULL: SQL NULL).  Messages go to errbuf (may be NULL).
+   * Thread: the one that began tx, alone. */
+  int (*fire_tx_begin)(chime_store *store, const chime_fire *fire,
+                       chime_store_tx **ret_tx, char *errbuf,
+                       size_t errbuf_len);
+  void *(*fire_tx_handle)(chime_store_tx *tx);
+  int (*fire_tx_execute)(chime_store_tx *tx, const char *sql,
+                         const char *const *params, size_t nparams,
+                         uint64_t *ret_affected, char *errbuf,
+                         size_t errbuf_len);
+  int (*fire_tx_commit)(chime_store_tx *tx, const chime_outcome *outcome,
+                        char *errbuf, size_t errbuf_len);
+  void (*fire_tx_rollback)(chime_store_tx *tx);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,

@@ -105,6 +105,18 @@ static int mem_recover(chime_store *store, int64_t now_ms,
   return 0;
 }
 
+/* Nothing the job writes can share the memory store's completion. */
+static int mem_fire_tx_begin(chime_store *store, const chime_fire *fire,
+                             chime_store_tx **ret_tx, char *errbuf,
+                             size_t errbuf_len) {
+  (void)store;
+  (void)fire;
+  *ret_tx = NULL;
+  return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                           "the memory store has no transactions to share "
+                           "with a job");
+}
+
 static const chime_store_ops memory_ops = {
     .name = "memory",
     .free = mem_free,
@@ -141,6 +153,7 @@ static const chime_store_ops memory_ops = {
     .scan_misfires = chime__mem_scan_misfires,
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
+    .fire_tx_begin = mem_fire_tx_begin,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

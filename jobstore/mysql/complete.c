@@ -198,9 +198,11 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
 static int delete_fired(chime__mysql_tx *tx, const batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql,
-                          "DELETE f FROM {P}fired f FORCE INDEX (PRIMARY) "
-                          "WHERE f.fire_id IN ");
+  /* A single-table DELETE: its IN list is point lookups on the primary
+   * key.  The multi-table form scans the range between them, and waits for
+   * the locks of fires in between (a job's open completion transaction,
+   * fire_tx.c, holds its fire's row for the whole run). */
+  chime__mysql_sqlbuf_sql(&sql, "DELETE FROM {P}fired WHERE fire_id IN ");
   owned_ids(&sql, b);
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
@@ -453,4 +455,16 @@ void chime__mysql_complete_many(chime_store *store,
       k++;
     }
   }
+}
+
+int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
+                             const chime_outcome *outcome) {
+  assert(tx && fire && fire->fire_id > 0 && chime__outcome_valid(outcome));
+  chime__mysql_completion d = {
+      .fire = fire, .outcome = outcome, .now = chime__mysql_now(&tx->s->base)};
+  chime__mysql_completion *reqs[1] = {&d};
+  batch b = {.reqs = reqs, .n = 1};
+  int r = batch_fn(tx, &b);
+  batch_reset(&b);
+  return r < 0 ? r : d.result;
 }

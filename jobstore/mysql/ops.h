@@ -92,6 +92,25 @@ void chime__mysql_complete_many(chime_store *store,
                                 const chime_fire *const *fires,
                                 const chime_outcome *const *outcomes,
                                 size_t count, int *ret_results);
+/* complete.c: complete's steps for one fire inside the caller's
+ * transaction tx (the job's own, fire_tx.c), without committing.
+ * Returns: 0; CHIME_ENOTOWNER (nothing written); a statement's error. */
+int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
+                             const chime_outcome *outcome);
+
+/* fire_tx.c: transactional completion (store.h's fire_tx_*). */
+int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
+                               chime_store_tx **ret_tx, char *errbuf,
+                               size_t errbuf_len);
+void *chime__mysql_fire_tx_handle(chime_store_tx *tx);
+int chime__mysql_fire_tx_execute(chime_store_tx *tx, const char *sql,
+                                 const char *const *params, size_t nparams,
+                                 uint64_t *ret_affected, char *errbuf,
+                                 size_t errbuf_len);
+int chime__mysql_fire_tx_commit(chime_store_tx *tx,
+                                const chime_outcome *outcome, char *errbuf,
+                                size_t errbuf_len);
+void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 
 /* maint.c: still_owned, next_due, misfires, check-in. */
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
@@ -104,6 +123,15 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
 int64_t chime__mysql_checkin_next_due(chime_store *store);
+
+/* sessions.c: chime__mysql_session_register records db's connection id as
+ * one of this node's sessions (best effort: a failure is logged; autocommit
+ * says whether db commits by itself); chime__mysql_sessions_end KILLs the
+ * live sessions of dead node node, so that its open transactions release
+ * their locks before its recovery.  Returns: 0; a transaction error. */
+void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
+                                   bool autocommit);
+int chime__mysql_sessions_end(chime__mysql_store *s, const char *node);
 
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,

@@ -225,6 +225,13 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
   for (size_t i = 0; r == 0 && i < dead.nrows; i++) {
     rec_op op = {.node = chime__mysql_rows_text(&dead, i, 0)};
     assert(op.node && strcmp(op.node, s->node) != 0);
+    /* Its open transactions would hold its fires' locks (sessions.c).
+     * Recovery goes on without it (it may then wait for those locks). */
+    r = chime__mysql_sessions_end(s, op.node);
+    if (r < 0)
+      chime__mysql_log(s, CHIME_LOG_WARN,
+                       "cannot end the sessions of dead node %s: %s", op.node,
+                       chime_strerror(r));
     r = chime__mysql_tx_run_hot(s, recover_fn, NULL, &op);
     total += op.fires;
   }

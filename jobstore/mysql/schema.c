@@ -163,10 +163,11 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
   return r;
 }
 
-/* The tables every version of the schema has. */
+/* The tables of the schema this library writes (checked once it is at
+ * the library's version). */
 static const char *const schema_tables[] = {
-    "schema_version", "jobs",  "triggers", "calendars",
-    "paused_groups",  "fired", "nodes",    "history"};
+    "schema_version", "jobs",  "triggers", "calendars",    "paused_groups",
+    "fired",          "nodes", "history",  "node_sessions"};
 
 /* Refuses a schema that lost a table: the version alone does not say so,
  * and the first statement needing it would fail much later (the first

@@ -95,6 +95,11 @@ static const chime_store_ops mysql_ops = {
     .checkin = chime__mysql_checkin,
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
+    .fire_tx_begin = chime__mysql_fire_tx_begin,
+    .fire_tx_handle = chime__mysql_fire_tx_handle,
+    .fire_tx_execute = chime__mysql_fire_tx_execute,
+    .fire_tx_commit = chime__mysql_fire_tx_commit,
+    .fire_tx_rollback = chime__mysql_fire_tx_rollback,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {
@@ -307,6 +312,8 @@ static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
   int r = connect_settle(s, errbuf, errbuf_len);
   if (r < 0)
     return r;
+  /* Opened before the schema was sure to exist: registered again. */
+  chime__mysql_session_register(s, s->conns[0].db, false);
   const char *clear = chime__mysql_url_param(s->url, "clear");
   if (clear && bool_value_on(clear) &&
       (r = chime__mysql_schema_clear(s, errbuf, errbuf_len)) < 0)

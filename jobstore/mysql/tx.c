@@ -24,6 +24,7 @@
 
 #include "core/clock.h"
 #include "jobstore/mysql/conn.h"
+#include "jobstore/mysql/ops.h"
 
 #include <assert.h>
 #include <errmsg.h>
@@ -190,6 +191,14 @@ static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
   pthread_mutex_unlock(&s->lock);
 }
 
+chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s) {
+  return pool_get(s, 0);
+}
+
+void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
+  pool_put(s, c);
+}
+
 /* The session settings every connection runs with. */
 static const char *const session_sql[] = {
     "SET SESSION time_zone = '+00:00'",
@@ -227,6 +236,7 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
     mysql_close(db);
     return CHIME_ESTORE;
   }
+  chime__mysql_session_register(s, db, c->autocommit);
   c->db = db;
   c->was_open = true;
   return 0;
@@ -256,6 +266,10 @@ static int64_t backoff(chime__mysql_store *s, unsigned attempt, int64_t base,
   s->jitter = x;
   pthread_mutex_unlock(&s->lock);
   return d + (int64_t)(x % (uint64_t)(d / 2 + 1));
+}
+
+bool chime__mysql_lost(unsigned mysql_errno) {
+  return lost(mysql_errno);
 }
 
 /* One attempt: fn (autocommit is off: its first statement begins the

@@ -152,6 +152,16 @@ int chime__mysql_tx_run_hot(chime__mysql_store *s, chime__mysql_tx_fn fn,
 int chime__mysql_tx_run_within(chime__mysql_store *s, chime__mysql_tx_fn fn,
                                void *arg, int64_t budget_ms);
 
+/* A pool connection for a transaction the caller runs itself (the job's
+ * completion transaction, fire_tx.c): waits for a free one; its db may be
+ * NULL (not connected yet, or lost).  chime__mysql_pool_give returns it.
+ * Thread: any; takes lock briefly. */
+chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s);
+void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c);
+
+/* Whether a MySQL error number means the connection is lost. */
+bool chime__mysql_lost(unsigned mysql_errno);
+
 /* Like chime__mysql_tx_run on the heartbeat connection, under beat_lock:
  * each statement of fn commits by itself, so fn must need no transaction.
  * Thread: any. */

@@ -34,7 +34,9 @@ LIBRARY = {"include", "core", "triggers", "model", "jobstore"}
 # build's chime-config.h).  Bottom-up order: library layers may only point
 # down this list.
 LAYERS = {
-    # The public headers: each other and the C library, nothing else.
+    # The public headers: each other and the C library, nothing else (but
+    # the optional integration headers' own library: <uv.h> in chime-uv.h,
+    # <mysql.h> in chime-mysql.h, angle includes this table does not see).
     "include": set(),
     "core": {"include", "config"},
     "triggers": {"include", "config", "core"},

@@ -204,6 +204,23 @@ for _name, _res, _args in _PROTOTYPES:
     _fn.restype = _res
     _fn.argtypes = _args
 
+# Transactional completion (include/chime-mysql.h): only in a library built
+# with the MySQL store.  HAVE_MYSQL_TX says whether it is there.
+_MYSQL_PROTOTYPES = [
+    ("chime_mysql_tx_begin", _i, [_vp, _pvp]),
+    ("chime_mysql_tx_execute", _i,
+     [_vp, _cp, _c.POINTER(_cp), _sz, _c.POINTER(_c.c_uint64)]),
+    ("chime_mysql_tx_commit", _i, [_vp]),
+    ("chime_mysql_tx_rollback", _i, [_vp]),
+    ("chime_mysql_tx_errmsg", _cp, [_vp]),
+]
+HAVE_MYSQL_TX = hasattr(lib, "chime_mysql_tx_begin")
+if HAVE_MYSQL_TX:
+    for _name, _res, _args in _MYSQL_PROTOTYPES:
+        _fn = getattr(lib, _name)
+        _fn.restype = _res
+        _fn.argtypes = _args
+
 
 # The range of each C integer type an argument may have: ctypes would
 # silently keep only the low bits (2**32 + 4 workers would be 4).

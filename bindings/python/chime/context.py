@@ -12,7 +12,7 @@ import json
 from typing import Any, Optional
 
 from . import _lib
-from .errors import StateError, check
+from .errors import InvalidArgument, StateError, Unsupported, check, error_for
 from .triggers import ms_to_datetime, to_bytes
 
 _L = _lib.lib
@@ -143,6 +143,23 @@ class JobContext:
         check(r)
         return None
 
+    def transaction(self) -> "Transaction":
+        """A transaction that completes this fire together with the job's
+        own statements (MySQL/MariaDB store only: the statements run on the
+        scheduler's database).  Use it as a context manager:
+
+            with ctx.transaction() as tx:
+                tx.execute("UPDATE bills SET settled = 1 WHERE day = ?",
+                           [day])
+
+        Leaving the block commits the statements and the fire's completion
+        in one COMMIT (NotOwner: the fire was taken over by another node and
+        nothing was written); an exception in the block rolls back and
+        propagates (the fire then completes as usual, failed).  Raises
+        Unsupported on another store, NotOwner when the fire is not this
+        node's any more."""
+        return Transaction(self)
+
     def fail(self, message: str) -> None:
         """Marks the run failed with message; the trigger goes on."""
         self.failed = str(message)
@@ -153,3 +170,90 @@ class JobContext:
             return "JobContext(<finished>)"
         return "JobContext(job=%r, trigger=%r, fire_id=%d)" % (
             self.job_key, self.trigger_key, self.fire_id)
+
+
+def _param(value):
+    """One statement parameter as the text the server converts."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return b"1" if value else b"0"
+    if isinstance(value, (int, float)):
+        return str(value).encode("ascii")
+    if isinstance(value, bytes):
+        raw = value
+    elif isinstance(value, str):
+        raw = value.encode("utf-8")
+    else:
+        raise InvalidArgument(-1, "a statement parameter must be None, a "
+                              "number, str or bytes, not %s"
+                              % type(value).__name__)
+    if b"\0" in raw:
+        raise InvalidArgument(-1, "a statement parameter cannot hold a NUL "
+                              "character")
+    return raw
+
+
+class Transaction:
+    """A fire's completion transaction (JobContext.transaction())."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+        self._tx = ctypes.c_void_p()
+        self._open = False
+
+    def _msg(self):
+        return _lib.dec(_L.chime_mysql_tx_errmsg(self._tx)) or None
+
+    def begin(self):
+        if not _lib.HAVE_MYSQL_TX:
+            raise Unsupported(-16, "this libchime was built without the "
+                              "MySQL store")
+        r = _L.chime_mysql_tx_begin(self._ctx._p(), ctypes.byref(self._tx))
+        if r < 0:
+            raise error_for(r, self._msg() if self._tx else None)
+        self._open = True
+        return self
+
+    def execute(self, sql, params=()):
+        """Runs one statement with params bound to its ? placeholders;
+        returns the affected rows (for a SELECT, the rows it returned).
+        A failed statement raises, and the transaction then rolls back."""
+        if not isinstance(sql, str):
+            raise InvalidArgument(-1, "the statement must be a str")
+        if not self._open:
+            raise StateError(-9, "the transaction is not open")
+        raw = [_param(v) for v in params]
+        arr = (ctypes.c_char_p * max(1, len(raw)))(*raw)
+        affected = ctypes.c_uint64(0)
+        r = _L.chime_mysql_tx_execute(self._tx, _lib.enc(sql), arr, len(raw),
+                                      ctypes.byref(affected))
+        if r < 0:
+            raise error_for(r, self._msg())
+        return affected.value
+
+    def commit(self):
+        if not self._open:
+            raise StateError(-9, "the transaction is not open")
+        self._open = False
+        r = _L.chime_mysql_tx_commit(self._tx)
+        if r < 0:
+            raise error_for(r, self._msg())
+
+    def rollback(self):
+        if not self._open:
+            raise StateError(-9, "the transaction is not open")
+        self._open = False
+        check(_L.chime_mysql_tx_rollback(self._tx))
+
+    def __enter__(self):
+        return self.begin()
+
+    def __exit__(self, exc_type, exc, tb):
+        if not self._open:
+            return False
+        if exc_type is not None:
+            self.rollback()
+            return False
+        self.commit()
+        return False

@@ -1,5 +1,4 @@
--- 002_nopad_keys.sql (issue 22, finding 8; to be numbered after the
--- migrations merged before it): keys compare byte for byte, trailing
+-- 003_nopad_keys.sql (issue 22, finding 8): keys compare byte for byte, trailing
 -- spaces included.  utf8mb4_bin is a PAD SPACE collation, under which
 -- 'k' and 'k ' are the same primary key (replacing job 'k  ' overwrote job
 -- 'k'); utf8mb4_nopad_bin (MariaDB) is the same binary order without the
@@ -14,3 +13,4 @@ ALTER TABLE {P}paused_groups CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_no
 ALTER TABLE {P}fired CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin;
 ALTER TABLE {P}nodes CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin;
 ALTER TABLE {P}history CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin;
+ALTER TABLE {P}node_sessions CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin;

@@ -1,0 +1,144 @@
+/*
+ * chime-mysql.h: exactly-once effects for jobs whose effects live in the
+ * scheduler's own MySQL/MariaDB database.  Optional: include it only where
+ * the MySQL client's types are welcome; chime.h never includes <mysql.h>.
+ *
+ * A job begins a transaction on its fire, runs its own statements in it
+ * and commits: the commit writes the fire's completion (the same steps the
+ * scheduler takes after the job returns: the fired row goes, a FORBID job
+ * is unblocked, a finished trigger removed, history and job data written)
+ * and the job's statements together, so either both are written or
+ * neither is.  A node that lost the fire to a recovery (it was paused past
+ * its lease) is refused at begin or at commit, and then nothing of its work
+ * commits: the recovered run on another node is the one that counts.
+ *
+ *   static void settle(chime_ctx *ctx, void *user_data) {
+ *     chime_mysql_tx *tx = NULL;
+ *     if (chime_mysql_tx_begin(ctx, &tx) < 0)
+ *       return;                                 (not ours any more)
+ *     const char *p[] = {"2026-12-01"};
+ *     if (chime_mysql_tx_execute(tx, "UPDATE bills SET settled = 1 "
+ *                                "WHERE day = ?", p, 1, NULL) < 0) {
+ *       chime_ctx_fail(ctx, chime_mysql_tx_errmsg(tx));
+ *       chime_mysql_tx_rollback(tx);
+ *       return;
+ *     }
+ *     chime_mysql_tx_commit(tx);                (CHIME_ENOTOWNER: fenced)
+ *   }
+ *
+ * After a successful commit the fire is complete: the scheduler does not
+ * complete it again when the job returns (listeners still run), and what
+ * the job does afterwards (chime_ctx_fail, chime_ctx_set_job_data) is not
+ * recorded.  A job that returns with its transaction still open has it
+ * rolled back, and its fire completes as usual.  docs/cluster.md compares
+ * this with the other two levels of guarantee.
+ */
+#ifndef CHIME_MYSQL_H
+#define CHIME_MYSQL_H
+
+#include "chime.h"
+
+#include <mysql.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A fire's completion transaction. */
+typedef struct chime_mysql_tx chime_mysql_tx;
+
+/*
+ * chime_mysql_tx_begin: begins the transaction that will complete the
+ * running fire of ctx: takes one of the store's connections, locks the
+ * fire's row and checks that it is still executing on this node.  A job
+ * has at most one such transaction at a time, and none after a commit.
+ * Returns: 0; CHIME_EINVAL (NULL argument, or ctx is not a job's run);
+ * CHIME_EUNSUPPORTED (the store is not MySQL/MariaDB); CHIME_ENOTOWNER (the
+ * fire was taken over by another node); CHIME_ESTATE (a transaction is
+ * open already, or the fire was completed by one); CHIME_ECONNECT,
+ * CHIME_EBUSY, CHIME_ESTORE (the database; chime_mysql_tx_errmsg says
+ * more when *ret_tx was set).
+ * Ownership: *ret_tx belongs to the run: it stays valid (for
+ * chime_mysql_tx_errmsg) until the job function returns, and is freed by
+ * the scheduler.  On failure *ret_tx is NULL unless the message is worth
+ * reading.
+ * Thread: the job's worker thread, during the job function.
+ */
+CHIME_EXTERN int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx);
+
+/*
+ * chime_mysql_tx_conn: the transaction's connection, for the job's own
+ * statements with the MySQL client API.  Autocommit is off and a
+ * transaction is open: never COMMIT, ROLLBACK, change the session's
+ * settings or close it; read every result before the next call on tx.
+ * Returns: the connection; NULL when tx is NULL or not open.
+ * Ownership: borrowed from the scheduler until chime_mysql_tx_commit or
+ * chime_mysql_tx_rollback.
+ * Thread: the job's worker thread.
+ */
+CHIME_EXTERN MYSQL *chime_mysql_tx_conn(chime_mysql_tx *tx);
+
+/*
+ * chime_mysql_tx_execute: runs one SQL statement in the transaction, with
+ * params[0 .. nparams) bound to its ? placeholders as text (a NULL
+ * parameter is SQL NULL; the server converts text to the column's type).
+ * A result set, if any, is read and discarded.  A failed statement dooms
+ * the transaction: chime_mysql_tx_commit then rolls it back.
+ * *ret_affected (may be NULL) receives the affected rows (for a statement
+ * with a result set, the number of its rows).
+ * Returns: 0; CHIME_EINVAL (NULL tx or sql, params NULL with nparams > 0,
+ * or nparams not the statement's number of placeholders); CHIME_ESTATE (tx
+ * not open, or called off the job's thread or after it returned);
+ * CHIME_EEXISTS (a duplicate key); CHIME_EBUSY (a deadlock or
+ * lock-wait timeout); CHIME_ECONNECT; CHIME_ESTORE (any other server
+ * error).  chime_mysql_tx_errmsg says what went wrong.
+ * Ownership: sql and params are only read.
+ * Thread: the job's worker thread.
+ */
+CHIME_EXTERN int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
+                                        const char *const *params,
+                                        size_t nparams, uint64_t *ret_affected);
+
+/*
+ * chime_mysql_tx_commit: completes the fire (with the job data set so far
+ * and the failure recorded so far, if any) and commits the job's
+ * statements with it, in one COMMIT.  Ends the transaction either way.
+ * Returns: 0 (both are written; the fire is complete); CHIME_EINVAL (NULL);
+ * CHIME_ENOTOWNER (the fire was taken over: nothing was written);
+ * CHIME_ESTATE (not open, called off the job's thread or after it
+ * returned, or a statement had failed: then rolled back); CHIME_ECONNECT (the
+ * connection was lost: rolled back, unless the reply of a COMMIT the server
+ * carried out was lost, in which case the fire's completion and the work are
+ * both written); CHIME_EBUSY, CHIME_ESTORE (rolled back). Ownership: the
+ * connection goes back to the scheduler; tx stays readable until the job
+ * returns. Thread: the job's worker thread.
+ */
+CHIME_EXTERN int chime_mysql_tx_commit(chime_mysql_tx *tx);
+
+/*
+ * chime_mysql_tx_rollback: rolls back the job's statements; the fire is
+ * not completed (the scheduler completes it when the job returns, as for
+ * any job) and a new transaction may begin.
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESTATE (not open, or called off
+ * the job's thread or after it returned).
+ * Ownership: the connection goes back to the scheduler.
+ * Thread: the job's worker thread.
+ */
+CHIME_EXTERN int chime_mysql_tx_rollback(chime_mysql_tx *tx);
+
+/*
+ * chime_mysql_tx_errmsg: what the last failed call on tx said ("" when
+ * none failed).
+ * Returns: a string, never NULL ("" for a NULL tx).
+ * Ownership: tx's, valid until its next call or the job's return.
+ * Thread: the job's worker thread.
+ */
+CHIME_EXTERN const char *chime_mysql_tx_errmsg(const chime_mysql_tx *tx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHIME_MYSQL_H */

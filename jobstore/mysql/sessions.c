@@ -1,0 +1,137 @@
+/*
+ * mysql/sessions.c: each node's database sessions, and ending a dead
+ * node's sessions before recovering its fires.
+ *
+ * Why: a node frozen (SIGSTOP, a stalled VM) inside a transaction keeps its
+ * row locks; the job's completion transaction (fire_tx.c) holds its fired
+ * row for the whole job.  Recovery locks the dead node's fired rows and
+ * would wait for them until the frozen node's connection times out (hours,
+ * by the server's wait_timeout).  So every connection of a node registers
+ * its CONNECTION_ID() in {P}node_sessions when it opens
+ * (chime__mysql_session_register), and a survivor that found a node dead
+ * KILLs the node's live sessions first (chime__mysql_sessions_end): the
+ * server rolls their transactions back and releases the locks, and the
+ * recovery that follows does not wait.
+ *
+ * Only a session that is the node's for sure is killed: one listed in the
+ * process list (which shows a user without the PROCESS privilege only its
+ * own sessions), of this database user, registered since the server last
+ * started (ids start again after a restart), never the caller's own.  A
+ * registration replaces an older row with the same id (the id was reused:
+ * the old session is gone).  Ending the sessions of a node whose lease ran
+ * out is safe even when it is only slow: it is fenced already and
+ * reconnects.
+ *
+ * Threads: register runs on the thread opening a connection (it owns it);
+ * sessions_end on the engine's loop thread, through tx_run.
+ */
+#include "jobstore/mysql/ops.h"
+
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
+#include <mysqld_error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The server's start, in the database's clock (ms), as SQL. */
+#define SERVER_START_MS_SQL                                                    \
+  "(" CHIME__MYSQL_NOW_MS_SQL " - 1000 * (SELECT CAST(VARIABLE_VALUE AS "      \
+  "SIGNED) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "       \
+  "'UPTIME'))"
+
+void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
+                                   bool autocommit) {
+  assert(s && db);
+  size_t ls = strlen(s->sched), ln = strlen(s->node);
+  size_t cap = 2 * (ls + ln) + strlen(s->prefix) + 256;
+  char *sql = malloc(cap);
+  char *es = malloc(2 * ls + 1), *en = malloc(2 * ln + 1);
+  int ok = sql && es && en;
+  if (ok) {
+    mysql_real_escape_string(db, es, s->sched, (unsigned long)ls);
+    mysql_real_escape_string(db, en, s->node, (unsigned long)ln);
+    int n = snprintf(sql, cap,
+                     "REPLACE INTO %snode_sessions (conn_id, sched_name, "
+                     "node, opened_ms) VALUES (CONNECTION_ID(), '%s', '%s', "
+                     "%s)",
+                     s->prefix, es, en, CHIME__MYSQL_NOW_MS_SQL);
+    ok = n > 0 && (size_t)n < cap &&
+         mysql_real_query(db, sql, (unsigned long)n) == 0 &&
+         (autocommit || mysql_real_query(db, "COMMIT", 6) == 0);
+  }
+  if (!ok && sql && es && en) {
+    /* Before the schema exists (the first connection of a new database)
+     * there is no table yet: the store registers that connection again
+     * once the schema is settled. */
+    unsigned e = mysql_errno(db);
+    chime__mysql_log(
+        s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
+        "cannot register a session of node %s: %s", s->node, mysql_error(db));
+    if (!autocommit)
+      (void)mysql_real_query(db, "ROLLBACK", 8);
+  }
+  free(sql);
+  free(es);
+  free(en);
+}
+
+typedef struct end_op {
+  const char *node;
+  size_t killed;
+} end_op;
+
+static int end_fn(chime__mysql_tx *tx, void *arg) {
+  end_op *op = arg;
+  op->killed = 0;
+  chime__mysql_sqlbuf q;
+  chime__mysql_sqlbuf_init(&q, tx);
+  chime__mysql_sqlbuf_sql(
+      &q, "SELECT n.conn_id FROM {P}node_sessions n JOIN "
+          "information_schema.PROCESSLIST p ON p.ID = n.conn_id WHERE "
+          "n.sched_name = ");
+  chime__mysql_sqlbuf_text(&q, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&q, " AND n.node = ");
+  chime__mysql_sqlbuf_text(&q, op->node);
+  chime__mysql_sqlbuf_sql(
+      &q, " AND p.ID <> CONNECTION_ID() AND p.USER = "
+          "SUBSTRING_INDEX(CURRENT_USER(), '@', 1) AND n.opened_ms >= "
+          "" SERVER_START_MS_SQL);
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&q, &rows, NULL);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    char kill[64];
+    snprintf(kill, sizeof kill, "KILL CONNECTION %lld",
+             (long long)chime__mysql_rows_int64(&rows, i, 0));
+    if (mysql_real_query(tx->c->db, kill, (unsigned long)strlen(kill)) == 0)
+      op->killed++;
+    else if (mysql_errno(tx->c->db) != ER_NO_SUCH_THREAD) /* else: gone */
+      r = chime__mysql_fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db),
+                            kill);
+  }
+  chime__mysql_rows_free(&rows);
+  if (r < 0)
+    return r;
+  /* The node's rows are stale now: its sessions are gone. */
+  chime__mysql_sqlbuf_init(&q, tx);
+  chime__mysql_sqlbuf_sql(&q,
+                          "DELETE FROM {P}node_sessions WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&q, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&q, " AND node = ");
+  chime__mysql_sqlbuf_text(&q, op->node);
+  return chime__mysql_sqlbuf_run(&q, NULL, NULL);
+}
+
+int chime__mysql_sessions_end(chime__mysql_store *s, const char *node) {
+  assert(s && node && strcmp(node, s->node) != 0);
+  end_op op = {.node = node};
+  int r = chime__mysql_tx_run(s, end_fn, NULL, &op, NULL, 0);
+  if (r == 0 && op.killed > 0)
+    chime__mysql_log(s, CHIME_LOG_WARN,
+                     "ended %zu database session(s) of dead node %s", op.killed,
+                     node);
+  return r;
+}

@@ -1,0 +1,490 @@
+/*
+ * test-mysql-tx.c: transactional completion (include/chime-mysql.h) on the
+ * throwaway MariaDB (table prefix chime_tx_, the job's own table
+ * tx_effects): a job's statements and its fire's completion commit together
+ * (one effect row, one history row, no fired row, and the scheduler does
+ * not complete the fire again; listeners still run); a rollback writes
+ * neither (the fire then completes as usual); a fire taken over while its
+ * job worked (its session ended and its fired row given to another node,
+ * as a survivor's recovery does) fails at commit as a whole: no effect, no
+ * completion; begin on a fire that is not this node's is refused; the
+ * memory store says CHIME_EUNSUPPORTED.  And, on the store directly: a node
+ * that stops (checks in no more) inside such a transaction, holding its
+ * fired row and an uncommitted row, does not block a survivor's recovery:
+ * the survivor ends its sessions first (prefix chime_txs_).
+ */
+#include "chime-mysql.h"
+#include "chime.h"
+#include "harness.h"
+#include "jobstore/store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WAIT_MS 20000
+
+/* What the job did, for the test thread. */
+typedef struct seen {
+  pthread_mutex_t mu;
+  pthread_cond_t cond;
+  int64_t fire_id;
+  unsigned long long conn_id; /* the transaction's session */
+  int begin_r, exec_r, end_r, again_r;
+  uint64_t affected;
+  bool ready; /* the job waits for go */
+  bool go;
+  bool done;
+  int was_executed; /* JOB_WAS_EXECUTED events */
+} seen;
+
+static seen st;
+
+static int64_t wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void reset(void) {
+  pthread_mutex_lock(&st.mu);
+  st.fire_id = 0;
+  st.conn_id = 0;
+  st.begin_r = st.exec_r = st.end_r = st.again_r = 1;
+  st.affected = 0;
+  st.ready = st.go = st.done = false;
+  st.was_executed = 0;
+  pthread_mutex_unlock(&st.mu);
+}
+
+/* Waits until *flag is set (under st.mu), at most WAIT_MS. */
+static bool wait_flag(bool *flag) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += WAIT_MS / 1000;
+  pthread_mutex_lock(&st.mu);
+  int r = 0;
+  while (!*flag && r != ETIMEDOUT)
+    r = pthread_cond_timedwait(&st.cond, &st.mu, &until);
+  bool ok = *flag;
+  pthread_mutex_unlock(&st.mu);
+  return ok;
+}
+
+static void set_flag(bool *flag) {
+  pthread_mutex_lock(&st.mu);
+  *flag = true;
+  pthread_cond_broadcast(&st.cond);
+  pthread_mutex_unlock(&st.mu);
+}
+
+/* The job: its trigger's name says how it ends: "commit", "rollback",
+ * "fenced" (waits for the test to take the fire away, then commits),
+ * "leave-open" (returns with the transaction open). */
+static void tx_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  const char *how = chime_ctx_get_trigger_name(ctx);
+  char id[32];
+  snprintf(id, sizeof id, "%" PRId64, chime_ctx_get_fire_id(ctx));
+  pthread_mutex_lock(&st.mu);
+  st.fire_id = chime_ctx_get_fire_id(ctx);
+  pthread_mutex_unlock(&st.mu);
+  if (strcmp(how, "stolen") == 0) { /* another node has it now */
+    MYSQL *db = chime_test_mysql_open();
+    char q[160];
+    snprintf(q, sizeof q,
+             "UPDATE chime_tx_fired SET node = 'thief' WHERE fire_id = %s", id);
+    if (!db || mysql_query(db, q) != 0)
+      fprintf(stderr, "cannot steal fire %s\n", id);
+    if (db)
+      mysql_close(db);
+  }
+  chime_mysql_tx *tx = NULL;
+  int begin_r = chime_mysql_tx_begin(ctx, &tx);
+  if (begin_r < 0 && tx)
+    fprintf(stderr, "begin: %s\n", chime_mysql_tx_errmsg(tx));
+  int exec_r = 1, end_r = 1, again_r = 1;
+  uint64_t affected = 0;
+  unsigned long long conn_id = 0;
+  if (begin_r == 0) {
+    const char *p[] = {id, how};
+    exec_r = chime_mysql_tx_execute(
+        tx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, ?)", p, 2,
+        &affected);
+    MYSQL *db = chime_mysql_tx_conn(tx);
+    if (db && mysql_query(db, "SELECT CONNECTION_ID()") == 0) {
+      MYSQL_RES *res = mysql_store_result(db);
+      MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+      if (row && row[0])
+        conn_id = strtoull(row[0], NULL, 10);
+      if (res)
+        mysql_free_result(res);
+    }
+    pthread_mutex_lock(&st.mu);
+    st.conn_id = conn_id;
+    pthread_mutex_unlock(&st.mu);
+    if (strcmp(how, "fenced") == 0) {
+      set_flag(&st.ready);
+      wait_flag(&st.go);
+    }
+    if (strcmp(how, "rollback") == 0)
+      end_r = chime_mysql_tx_rollback(tx);
+    else if (strcmp(how, "leave-open") != 0)
+      end_r = chime_mysql_tx_commit(tx);
+    /* Never twice: no new transaction after a commit. */
+    chime_mysql_tx *again = NULL;
+    if (strcmp(how, "commit") == 0)
+      again_r = chime_mysql_tx_begin(ctx, &again);
+  }
+  pthread_mutex_lock(&st.mu);
+  st.begin_r = begin_r;
+  st.exec_r = exec_r;
+  st.end_r = end_r;
+  st.again_r = again_r;
+  st.affected = affected;
+  st.done = true;
+  pthread_cond_broadcast(&st.cond);
+  pthread_mutex_unlock(&st.mu);
+}
+
+static bool on_event(const chime_event *ev, void *user_data) {
+  (void)user_data;
+  if (chime_event_get_kind(ev) == CHIME_EVENT_JOB_WAS_EXECUTED) {
+    pthread_mutex_lock(&st.mu);
+    st.was_executed++;
+    pthread_mutex_unlock(&st.mu);
+  }
+  return false;
+}
+
+static MYSQL *admin(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  CU_ASSERT_EQUAL_FATAL(
+      mysql_query(db, "CREATE TABLE IF NOT EXISTS tx_effects (fire_id BIGINT "
+                      "NOT NULL, how VARCHAR(32) NOT NULL) ENGINE=InnoDB"),
+      0);
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, "DELETE FROM tx_effects"), 0);
+  return db;
+}
+
+static long long query_int(MYSQL *db, const char *fmt, int64_t arg) {
+  char q[512];
+  snprintf(q, sizeof q, fmt, arg);
+  long long v = -1;
+  if (mysql_query(db, q) != 0) {
+    fprintf(stderr, "%s: %s\n", q, mysql_error(db));
+    return -1;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+  if (row && row[0])
+    v = strtoll(row[0], NULL, 10);
+  if (res)
+    mysql_free_result(res);
+  return v;
+}
+
+static chime_scheduler *start(const char *url_or_null) {
+  char url[1024];
+  if (url_or_null) {
+    snprintf(url, sizeof url, "%s", url_or_null);
+  } else {
+    const char *base = chime_test_mysql_url();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    snprintf(url, sizeof url, "%s%cprefix=chime_tx_&auto_create=1&clear=1",
+             base, strchr(base, '?') ? '&' : '?');
+  }
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_scheduler_name(cfg, "txtest"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, "tx-node"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  if (r != 0)
+    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
+  chime_config_free(cfg);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "tx", tx_job, NULL, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED, on_event,
+                                   NULL, NULL),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  return s;
+}
+
+/* A one-shot trigger named how, due now, for a job that keeps data. */
+static void fire_once(chime_scheduler *s, const char *how) {
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("tx", how, "tx", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tx", how, 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", how), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+}
+
+#define HISTORY "SELECT COUNT(*) FROM chime_tx_history WHERE fire_id = %" PRId64
+#define HISTORY_OK HISTORY " AND outcome = 'OK' AND node = 'tx-node'"
+#define FIRED "SELECT COUNT(*) FROM chime_tx_fired WHERE fire_id = %" PRId64
+#define EFFECTS "SELECT COUNT(*) FROM tx_effects WHERE fire_id = %" PRId64
+
+static void test_mysql_tx_commit_writes_both(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "commit");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, 0);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  CU_ASSERT_EQUAL(st.affected, 1);
+  CU_ASSERT_EQUAL(st.end_r, 0);
+  CU_ASSERT_EQUAL(st.again_r, CHIME_ESTATE);
+  /* Both are there as soon as the commit returned. */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 1);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 0);
+  /* Shutdown waits for the run's end: still one completion, and the
+   * listeners ran. */
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 1);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 1);
+  CU_ASSERT_EQUAL(st.was_executed, 1);
+  mysql_close(db);
+}
+
+static void test_mysql_tx_rollback_writes_neither(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "rollback");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, 0);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  CU_ASSERT_EQUAL(st.end_r, 0);
+  chime_scheduler_free(s);
+  /* No effect; the fire was completed once, by the scheduler. */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 0);
+  mysql_close(db);
+}
+
+static void test_mysql_tx_left_open_is_rolled_back(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "leave-open");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, 0);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
+  mysql_close(db);
+}
+
+static void test_mysql_tx_fenced_commit_fails_whole(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "fenced");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.ready));
+  CU_ASSERT_EQUAL(st.begin_r, 1); /* not recorded yet */
+  CU_ASSERT(st.conn_id > 0);
+  /* What a survivor's recovery does: end the node's session (its
+   * transaction rolls back, its lock goes), take the fire. */
+  char q[256];
+  snprintf(q, sizeof q, "KILL CONNECTION %llu", st.conn_id);
+  CU_ASSERT_EQUAL(mysql_query(db, q), 0);
+  snprintf(q, sizeof q,
+           "UPDATE chime_tx_fired SET node = 'thief' WHERE fire_id = %" PRId64,
+           st.fire_id);
+  CU_ASSERT_EQUAL(mysql_query(db, q), 0);
+  CU_ASSERT_EQUAL(mysql_affected_rows(db), 1);
+  set_flag(&st.go);
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, 0);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  CU_ASSERT_EQUAL(st.end_r, CHIME_ENOTOWNER);
+  chime_scheduler_free(s);
+  /* Nothing of it: no effect, no completion (the scheduler's own
+   * completion afterwards is refused too). */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 1);
+  mysql_close(db);
+}
+
+static void test_mysql_tx_begin_refused_when_not_owned(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "stolen");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, CHIME_ENOTOWNER);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  mysql_close(db);
+}
+
+/* The memory store has no transactions to share. */
+static void test_mysql_tx_memory_store_unsupported(void) {
+  reset();
+  chime_scheduler *s = start("memory:");
+  fire_once(s, "commit");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.begin_r, CHIME_EUNSUPPORTED);
+  chime_scheduler_free(s);
+}
+
+static void test_mysql_tx_bad_arguments(void) {
+  chime_mysql_tx *tx = (chime_mysql_tx *)1;
+  CU_ASSERT_EQUAL(chime_mysql_tx_begin(NULL, &tx), CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(tx);
+  CU_ASSERT_EQUAL(chime_mysql_tx_execute(NULL, "SELECT 1", NULL, 0, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_mysql_tx_commit(NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_mysql_tx_rollback(NULL), CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(chime_mysql_tx_conn(NULL));
+  CU_ASSERT_STRING_EQUAL(chime_mysql_tx_errmsg(NULL), "");
+}
+
+/* A store of node on prefix chime_txs_ (lock waits of 2 s: a recovery that
+ * waited for the stopped node's locks would fail, not hang). */
+static chime_store *open_node(const char *node, bool clear) {
+  char url[1024];
+  const char *base = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+  snprintf(url, sizeof url,
+           "%s%cprefix=chime_txs_&auto_create=1&lock_wait_timeout_s=2%s", base,
+           strchr(base, '?') ? '&' : '?', clear ? "&clear=1" : "");
+  chime_store_options o = {.scheduler_name = "txs",
+                           .instance_id = node,
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 200,
+                           .connections = 3};
+  chime_store *store = NULL;
+  char err[512] = "";
+  int r = chime__store_open(url, &o, &store, err, sizeof err);
+  if (r != 0)
+    fprintf(stderr, "open %s: %s: %s\n", node, chime_err_name(r), err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  return store;
+}
+
+static void test_mysql_tx_stopped_node_sessions_ended(void) {
+  MYSQL *db = admin();
+  chime_store *victim = open_node("victim", true);
+  chime_store *survivor = open_node("survivor", false);
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("txs", "j", "tx", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("txs", "t", 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "txs", "j"), 0);
+  int64_t now = victim->ops->now(victim);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, now), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->trigger_add(victim, job, t, false, NULL, err, sizeof err),
+      0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->acquire_due(victim, now + 10, 1, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  /* The victim's job: inside its transaction, a row written. */
+  chime_store_tx *tx = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      victim->ops->fire_tx_begin(victim, fires[0], &tx, err, sizeof err), 0);
+  char id[32];
+  snprintf(id, sizeof id, "%" PRId64, fires[0]->fire_id);
+  const char *p[] = {id, "stopped"};
+  CU_ASSERT_EQUAL(victim->ops->fire_tx_execute(
+                      tx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, ?)",
+                      p, 2, NULL, err, sizeof err),
+                  0);
+  /* Then it stops: no more check-ins.  The survivor outlives its lease and
+   * recovers it, ending its sessions so as not to wait for its locks. */
+  size_t recovered = 0;
+  int r = -1;
+  for (int i = 0; i < 100 && recovered == 0; i++) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    r = survivor->ops->recover_dead_nodes(survivor, at, &recovered);
+    if (r != 0)
+      break;
+  }
+  CU_ASSERT_EQUAL(r, 0);
+  CU_ASSERT_EQUAL(recovered, 1);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM chime_txs_history WHERE "
+                            "fire_id = %" PRId64 " AND outcome = 'REQUEUED'",
+                            fires[0]->fire_id),
+                  1);
+  /* The victim wakes up: its work is gone with its session, and its
+   * commit is refused as a whole. */
+  chime_outcome out = {.started_ms = now, .finished_ms = now};
+  CU_ASSERT_EQUAL(victim->ops->fire_tx_commit(tx, &out, err, sizeof err),
+                  CHIME_ENOTOWNER);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, fires[0]->fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM chime_txs_history WHERE "
+                            "fire_id = %" PRId64 " AND outcome = 'OK'",
+                            fires[0]->fire_id),
+                  0);
+  chime__fire_free(fires[0]);
+  free(fires);
+  survivor->ops->free(survivor);
+  victim->ops->free(victim);
+  mysql_close(db);
+}
+
+static CU_TestInfo tests[] = {
+    {"commit writes the job's rows and the completion",
+     test_mysql_tx_commit_writes_both},
+    {"rollback writes neither", test_mysql_tx_rollback_writes_neither},
+    {"a transaction left open is rolled back",
+     test_mysql_tx_left_open_is_rolled_back},
+    {"a fenced fire's commit fails as a whole",
+     test_mysql_tx_fenced_commit_fails_whole},
+    {"begin is refused on a fire not owned",
+     test_mysql_tx_begin_refused_when_not_owned},
+    {"the memory store says unsupported",
+     test_mysql_tx_memory_store_unsupported},
+    {"bad arguments", test_mysql_tx_bad_arguments},
+    {"a node stopped inside its transaction has its sessions ended",
+     test_mysql_tx_stopped_node_sessions_ended},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  pthread_mutex_init(&st.mu, NULL);
+  pthread_cond_init(&st.cond, NULL);
+  CU_SuiteInfo suites[] = {
+      {.pName = "engine/mysql-tx", .pTests = tests},
+      CU_SUITE_INFO_NULL,
+  };
+  int r = chime_test_main(suites);
+  mysql_library_end();
+  return r;
+}
