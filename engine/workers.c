@@ -146,6 +146,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
     ctx.fail_message = NULL;
     ctx.data = NULL;
+    chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
     chime__mu_lock(s);
     chime__completer_push(s, d);
     chime__mu_unlock(s);
