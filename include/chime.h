@@ -1442,6 +1442,185 @@ CHIME_EXTERN int chime_scheduler_add_calendar(chime_scheduler *scheduler,
 CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
                                                  const char *name);
 
+/* ----------------------------------------------------------------- leases */
+
+/*
+ * A named lease: ShedLock's lock with database time and fencing.  At most
+ * one holder in the whole cluster holds a lease name at a time (in the
+ * memory store: in the process).  A lease ends by itself after at_most_ms
+ * unless extended, so a holder that dies or stalls never keeps it; it is
+ * released early with chime_lease_release, but never before at_least_ms
+ * after it was taken (a quick task on several nodes runs once per
+ * at_least_ms).  Every instant is the store's clock: the database server's
+ * for MySQL (a node whose own clock is wrong, by minutes, decides
+ * nothing), the process's for the memory store.
+ *
+ * Each acquisition has a fencing token (chime_lease_token), strictly
+ * greater than every earlier token of that name across the cluster, also
+ * after release or expiry: pass it to what the holder writes, which then
+ * refuses a write carrying a smaller token than one it has seen (a holder
+ * paused past at_most_ms and come back is stale).
+ *
+ * Leases need no trigger, no job type and no started scheduler: a
+ * scheduler that was only created (chime_scheduler_new) and never started
+ * acquires them, from any thread.  A lease handle is used by one thread
+ * at a time (its keep-alive, when on, runs on a thread of its own and is
+ * synchronised with it).  Every handle is freed before its scheduler.
+ */
+typedef struct chime_lease chime_lease;
+
+/* Longest lease accepted (at_most_ms), in milliseconds: 366 days. */
+#define CHIME_LEASE_MAX_MS (366 * INT64_C(86400000))
+
+/*
+ * chime_lease_acquire: takes lease name when nobody holds it, for at most
+ * at_most_ms (> 0) and, once released, at least at_least_ms (0 to
+ * at_most_ms) after it was taken.  Returns at once: when the lease is held
+ * (elsewhere, or by another handle of this process) it fails with
+ * CHIME_EBUSY, and the caller skips its task, as ShedLock does.  Names are
+ * 1 to CHIME_MAX_NAME_LEN bytes of UTF-8 with no control characters.
+ * Returns: 0; CHIME_EBUSY (held); CHIME_EINVAL (NULL scheduler, name or
+ * ret_lease; an invalid name; at_most_ms <= 0; at_least_ms < 0 or
+ * > at_most_ms); CHIME_ELIMIT (at_most_ms > CHIME_LEASE_MAX_MS, a name
+ * over CHIME_MAX_NAME_LEN); CHIME_ESHUTDOWN; CHIME_ENOMEM; the store's
+ * errors (CHIME_ECONNECT, CHIME_ESTORE).  chime_scheduler_errmsg says why.
+ * Ownership: name is copied; *ret_lease is the caller's, freed with
+ * chime_lease_free() before the scheduler is freed.
+ * Thread: any, also a worker running a job.
+ */
+CHIME_EXTERN int chime_lease_acquire(chime_scheduler *scheduler,
+                                     const char *name, int64_t at_most_ms,
+                                     int64_t at_least_ms,
+                                     chime_lease **ret_lease);
+
+/*
+ * chime_lease_acquire_within: chime_lease_acquire, but while the lease is
+ * held it tries again until it gets it or wait_ms (>= 0; 0 is
+ * chime_lease_acquire) have passed on the monotonic clock.
+ * Returns: as chime_lease_acquire; CHIME_EBUSY once wait_ms passed with
+ * the lease still held; CHIME_EINVAL also for wait_ms < 0 and CHIME_ELIMIT
+ * for wait_ms > CHIME_LEASE_MAX_MS.
+ * Ownership: as chime_lease_acquire.
+ * Thread: any (it sleeps on the caller's thread: never a host's event loop
+ * thread).
+ */
+CHIME_EXTERN int
+chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
+                           int64_t at_most_ms, int64_t at_least_ms,
+                           int64_t wait_ms, chime_lease **ret_lease);
+
+/*
+ * chime_lease_token: the fencing token of this acquisition: >= 1, strictly
+ * greater than the token of every earlier acquisition of the same name in
+ * the same store (cluster).
+ * Returns: the token; 0 for a NULL lease.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_lease_token(const chime_lease *lease);
+
+/*
+ * chime_lease_get_name: the lease's name.
+ * Returns: the name; NULL for a NULL lease.
+ * Ownership: borrowed until the lease is freed.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_lease_get_name(const chime_lease *lease);
+
+/*
+ * chime_lease_get_expires_ms: when the lease runs out unless extended (the
+ * store's clock: the database's for MySQL), as the last acquisition or
+ * extension set it.  Informational: the store alone decides.
+ * Returns: epoch milliseconds; 0 for a NULL lease.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_lease_get_expires_ms(const chime_lease *lease);
+
+/*
+ * chime_lease_extend: the lease now runs out at_most_ms (> 0) after the
+ * store's now, if this holder still holds it.
+ * Returns: 0; CHIME_ENOTOWNER (the lease expired, was released, or was
+ * taken by another holder since: the holder must stop); CHIME_EINVAL (NULL
+ * lease, at_most_ms <= 0); CHIME_ELIMIT (at_most_ms > CHIME_LEASE_MAX_MS);
+ * the store's errors (the lease may still be held: try again).
+ * Ownership: none.
+ * Thread: any, one thread at a time per lease.
+ */
+CHIME_EXTERN int chime_lease_extend(chime_lease *lease, int64_t at_most_ms);
+
+/*
+ * chime_lease_release: gives the lease up.  It stays taken until
+ * at_least_ms after its acquisition when that is later (ShedLock's
+ * lockAtLeastFor), then anyone may take it.  The handle stays valid (for
+ * chime_lease_token) until chime_lease_free(); a second release, or
+ * chime_lease_extend after release, fails with CHIME_ENOTOWNER.  Stops the
+ * keep-alive.
+ * Returns: 0; CHIME_ENOTOWNER (the lease had already expired, been
+ * released, or been taken by another holder: a section that ran past
+ * at_most_ms may have overlapped the next holder's); CHIME_EINVAL (NULL
+ * lease); the store's errors.
+ * Ownership: lease stays the caller's.
+ * Thread: any, one thread at a time per lease.
+ */
+CHIME_EXTERN int chime_lease_release(chime_lease *lease);
+
+/*
+ * chime_lease_still_held: asks the store whether this holder still holds
+ * the lease (not expired by the store's clock, not released, not taken
+ * over): worth asking before an irreversible step.
+ * Returns: true when held; false when not, for a NULL lease, and when the
+ * store cannot be asked (the database unreachable: act as if lost).
+ * Ownership: none.
+ * Thread: any, one thread at a time per lease.
+ */
+CHIME_EXTERN bool chime_lease_still_held(chime_lease *lease);
+
+/*
+ * chime_lease_set_keep_alive: with on, a thread of the lease extends it by
+ * its at_most_ms every third of at_most_ms while the handle lives, until
+ * it is released or freed, or an extension is refused (CHIME_ENOTOWNER:
+ * chime_lease_still_held then says false).  The thread dies with the
+ * process, so a dead holder's lease still runs out by itself, at most
+ * at_most_ms after its last extension.  off stops it.
+ * Returns: 0; CHIME_EINVAL (NULL lease); CHIME_ENOTOWNER (on, for a lease
+ * released or lost); CHIME_ENOMEM (no thread).
+ * Ownership: none.
+ * Thread: any, one thread at a time per lease.
+ */
+CHIME_EXTERN int chime_lease_set_keep_alive(chime_lease *lease, bool on);
+
+/*
+ * chime_lease_free: releases the lease if it is still held (as
+ * chime_lease_release, errors ignored), stops its keep-alive and frees
+ * the handle.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes lease back from the caller.
+ * Thread: any, once no other thread uses the lease.
+ */
+CHIME_EXTERN void chime_lease_free(chime_lease *lease);
+
+/* What chime_with_lease runs while it holds the lease. */
+typedef void (*chime_lease_fn)(chime_lease *lease, void *user_data);
+
+/*
+ * chime_with_lease: ShedLock's pattern in one call: acquires lease name as
+ * chime_lease_acquire does, runs fn(lease, user_data) only if it got it,
+ * then releases it (honouring at_least_ms) and frees the handle.  fn may
+ * read the token and ask chime_lease_still_held; it must not free or
+ * release the lease.
+ * Returns: 0 (fn ran and the release succeeded); CHIME_EBUSY (held: fn did
+ * not run); CHIME_ENOTOWNER (fn ran, but the lease had run out before the
+ * release: fn's section may have overlapped another holder's); CHIME_EINVAL
+ * (also a NULL fn); chime_lease_acquire's other errors (fn did not run).
+ * Ownership: name is copied; the lease handed to fn is borrowed for the
+ * call.
+ * Thread: any, fn runs on the calling thread.
+ */
+CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
+                                  int64_t at_most_ms, int64_t at_least_ms,
+                                  chime_lease_fn fn, void *user_data);
+
 /* -------------------------------------------------------------- listeners */
 
 /*

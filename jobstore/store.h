@@ -111,6 +111,13 @@ typedef struct chime_outcome {
   size_t data_len;
 } chime_outcome;
 
+/* One acquisition of a named lease, in the store's clock. */
+typedef struct chime_lease_info {
+  int64_t token; /* the fencing token: grows with every acquisition */
+  int64_t acquired_ms;
+  int64_t expires_ms;
+} chime_lease_info;
+
 struct chime_store_ops {
   const char *name; /* "memory", "mysql" */
   void (*free)(chime_store *store);
@@ -253,6 +260,28 @@ struct chime_store_ops {
   int (*fire_tx_commit)(chime_store_tx *tx, const chime_outcome *outcome,
                         char *errbuf, size_t errbuf_len);
   void (*fire_tx_rollback)(chime_store_tx *tx);
+
+  /* Named leases (include/chime.h: chime_lease_*), decided by the store's
+   * own clock only (the database's NOW for MySQL, never a node's).  A name
+   * is free when it was never taken or its expires_ms is not later than
+   * now.  lease_acquire takes a free name: token = the name's last token
+   * + 1 (1 the first time: tokens only grow, also across release and
+   * expiry), expires_ms = now + at_most_ms, kept at least until now +
+   * at_least_ms; the holder is this store's node.  CHIME_EBUSY when the
+   * name is held, *ret then describing the holder's lease.
+   * lease_extend: expires_ms = now + at_most_ms for (name, token) while it
+   * is held and not released; CHIME_ENOTOWNER otherwise (expired,
+   * released, or taken since).  lease_release: ends (name, token): it stays
+   * taken until its at_least instant (or now, if later); CHIME_ENOTOWNER
+   * as extend.  lease_held: whether (name, token) is held and not
+   * released.  Arguments are checked by the caller (engine/lease.c). */
+  int (*lease_acquire)(chime_store *store, const char *name, int64_t at_most_ms,
+                       int64_t at_least_ms, chime_lease_info *ret);
+  int (*lease_extend)(chime_store *store, const char *name, int64_t token,
+                      int64_t at_most_ms, int64_t *ret_expires_ms);
+  int (*lease_release)(chime_store *store, const char *name, int64_t token);
+  int (*lease_held)(chime_store *store, const char *name, int64_t token,
+                    bool *ret_held);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,

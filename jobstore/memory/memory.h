@@ -12,7 +12,8 @@
  *   lists.c      key lists (jobs, triggers, the triggers of a job);
  *   pause.c      pausing and resuming, and the remembered paused groups;
  *   fire.c       the firing protocol (acquire, fire, complete, release);
- *   misfires.c   the misfire scan.
+ *   misfires.c   the misfire scan;
+ *   leases.c     named leases (store.h's lease_*).
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -165,6 +166,7 @@ typedef struct mem_store {
   size_t npaused, paused_cap;
   bool all_paused;
   int64_t last_fire_id; /* fire ids only grow */
+  mem_map leases;       /* lease name -> mem_lease (leases.c) */
 } mem_store;
 
 /* ----------------------------------------------------- index.c: heaps */
@@ -367,5 +369,19 @@ void chime__mem_fire_check(const mem_fire *f);
 int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                              chime_misfire_fn on_misfire, void *user_data,
                              size_t *ret_handled, bool *ret_more);
+
+/* ------------------------------------------------------------ leases.c */
+
+int chime__mem_lease_acquire(chime_store *store, const char *name,
+                             int64_t at_most_ms, int64_t at_least_ms,
+                             chime_lease_info *ret);
+int chime__mem_lease_extend(chime_store *store, const char *name, int64_t token,
+                            int64_t at_most_ms, int64_t *ret_expires_ms);
+int chime__mem_lease_release(chime_store *store, const char *name,
+                             int64_t token);
+int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
+                          bool *ret_held);
+/* Frees every lease entry (the store is being freed, its lock held). */
+void chime__mem_leases_free(mem_store *s);
 
 #endif /* CHIME_JOBSTORE_MEMORY_MEMORY_H */

@@ -75,6 +75,7 @@ static void mem_free(chime_store *store) {
   chime__mem_map_clear(&s->calendars);
   chime__mem_map_clear(&s->heaps);
   chime__mem_paused_free(s);
+  chime__mem_leases_free(s);
   chime__mem_unlock(s);
   pthread_mutex_destroy(&s->lock);
   free(s);
@@ -154,6 +155,10 @@ static const chime_store_ops memory_ops = {
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
     .fire_tx_begin = mem_fire_tx_begin,
+    .lease_acquire = chime__mem_lease_acquire,
+    .lease_extend = chime__mem_lease_extend,
+    .lease_release = chime__mem_lease_release,
+    .lease_held = chime__mem_lease_held,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

@@ -85,8 +85,7 @@ static int claim_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
-/* This machine's name, or "unknown". */
-static void host_name(char *buf, size_t len) {
+void chime__mysql_host_name(char *buf, size_t len) {
   if (gethostname(buf, len - 1) != 0)
     snprintf(buf, len, "unknown");
   buf[len - 1] = '\0';
@@ -96,7 +95,7 @@ int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host) {
   chime__mysql_store *s = tx->s;
   char here[256] = "";
   if (!host) {
-    host_name(here, sizeof here);
+    chime__mysql_host_name(here, sizeof here);
     host = here;
   }
   chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched),
@@ -113,7 +112,7 @@ int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
                             size_t errbuf_len) {
   assert(s && !s->node_claimed);
   claim_op op = {.taken = false};
-  host_name(op.host, sizeof op.host);
+  chime__mysql_host_name(op.host, sizeof op.host);
   int r = chime__mysql_tx_run(s, claim_fn, NULL, &op, errbuf, errbuf_len);
   if (r < 0)
     return r;

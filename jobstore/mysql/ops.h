@@ -153,5 +153,19 @@ int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host);
 /* Removes this node's row when it holds no fires (a clean close);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);
+/* This machine's name (len bytes, NUL-terminated), or "unknown". */
+void chime__mysql_host_name(char *buf, size_t len);
+
+/* lease.c: named leases (store.h's lease_*). */
+int chime__mysql_lease_acquire(chime_store *store, const char *name,
+                               int64_t at_most_ms, int64_t at_least_ms,
+                               chime_lease_info *ret);
+int chime__mysql_lease_extend(chime_store *store, const char *name,
+                              int64_t token, int64_t at_most_ms,
+                              int64_t *ret_expires_ms);
+int chime__mysql_lease_release(chime_store *store, const char *name,
+                               int64_t token);
+int chime__mysql_lease_held(chime_store *store, const char *name, int64_t token,
+                            bool *ret_held);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

@@ -29,6 +29,12 @@
   "me.instance_id AND " LEASE_END("d.") " < " NOW_MS " AND " NODE_LIVE(        \
       "me.") " AND me.last_checkin_ms >= d.last_checkin_ms + "                 \
              "d.checkin_interval_ms"
+/* Leases (lease.c): a name is free once its lease ran out by the
+ * database's clock; a holder's (name, token) holds while it has not run
+ * out and was not released. */
+#define LEASE_FREE "expires_ms <= " NOW_MS
+#define LEASE_KEY "sched_name = ? AND lease_name = ? AND token = ?"
+#define LEASE_HELD "released = 0 AND expires_ms > " NOW_MS
 /* Pausing and resuming (store.h's pause_one and resume_one). */
 #define PAUSE_SET                                                              \
   "UPDATE {P}triggers SET owner = NULL, claim_fire_id = NULL, state = CASE "   \
@@ -224,6 +230,42 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_NODE_DELETE] =
         "DELETE FROM {P}nodes WHERE sched_name = ? AND instance_id = ?",
     [CHIME__Q_DB_NOW] = "SELECT " NOW_MS,
+    /* lease.c: takes a lease name when it is free, in one statement: a
+     * new row with token 1, or the row's next token when its lease ran out
+     * by the database's clock (LEASE_FREE; expires_ms is assigned last,
+     * so every condition reads the old value).  Affects no row when the
+     * name is held.  Arguments: scheduler, name, node, host, pid, at_most,
+     * at_least. */
+    [CHIME__Q_LEASE_TAKE] =
+        "INSERT INTO {P}leases (sched_name, lease_name, token, holder_node, "
+        "holder_host, holder_pid, acquired_ms, expires_ms, least_until_ms, "
+        "released, extensions) VALUES (?,?,1,?,?,?," NOW_MS "," NOW_MS
+        " + ?," NOW_MS " + ?,0,0) ON DUPLICATE KEY UPDATE token = "
+        "IF(" LEASE_FREE ", token + 1, token), holder_node = IF(" LEASE_FREE
+        ", VALUES(holder_node), holder_node), holder_host = IF(" LEASE_FREE
+        ", VALUES(holder_host), holder_host), holder_pid = IF(" LEASE_FREE
+        ", VALUES(holder_pid), holder_pid), acquired_ms = IF(" LEASE_FREE
+        ", VALUES(acquired_ms), acquired_ms), least_until_ms = "
+        "IF(" LEASE_FREE ", VALUES(least_until_ms), least_until_ms), "
+        "released = IF(" LEASE_FREE ", 0, released), extensions = "
+        "IF(" LEASE_FREE ", 0, extensions), expires_ms = IF(" LEASE_FREE
+        ", VALUES(expires_ms), expires_ms)",
+    /* The row of a lease name (scheduler, name), locked by TAKE. */
+    [CHIME__Q_LEASE_GET] =
+        "SELECT token, acquired_ms, expires_ms FROM {P}leases WHERE "
+        "sched_name = ? AND lease_name = ?",
+    /* Extends a held lease (at_most, scheduler, name, token); extensions
+     * counts, so that a matched row is always a changed one. */
+    [CHIME__Q_LEASE_EXTEND] =
+        "UPDATE {P}leases SET expires_ms = " NOW_MS " + ?, extensions = "
+        "extensions + 1 WHERE " LEASE_KEY " AND " LEASE_HELD,
+    /* Releases a held lease: it stays taken until its at_least instant
+     * (scheduler, name, token). */
+    [CHIME__Q_LEASE_RELEASE] =
+        "UPDATE {P}leases SET expires_ms = GREATEST(" NOW_MS
+        ", least_until_ms), released = 1 WHERE " LEASE_KEY " AND " LEASE_HELD,
+    [CHIME__Q_LEASE_HELD] =
+        "SELECT 1 FROM {P}leases WHERE " LEASE_KEY " AND " LEASE_HELD,
 };
 
 char *chime__mysql_subst_prefix(const char *text, const char *prefix) {

@@ -90,6 +90,11 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_NODE_DEAD_LOCK,
   CHIME__Q_NODE_DELETE,
   CHIME__Q_DB_NOW,
+  CHIME__Q_LEASE_TAKE,
+  CHIME__Q_LEASE_GET,
+  CHIME__Q_LEASE_EXTEND,
+  CHIME__Q_LEASE_RELEASE,
+  CHIME__Q_LEASE_HELD,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 

@@ -100,6 +100,10 @@ static const chime_store_ops mysql_ops = {
     .fire_tx_execute = chime__mysql_fire_tx_execute,
     .fire_tx_commit = chime__mysql_fire_tx_commit,
     .fire_tx_rollback = chime__mysql_fire_tx_rollback,
+    .lease_acquire = chime__mysql_lease_acquire,
+    .lease_extend = chime__mysql_lease_extend,
+    .lease_release = chime__mysql_lease_release,
+    .lease_held = chime__mysql_lease_held,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

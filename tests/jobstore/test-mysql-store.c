@@ -78,8 +78,8 @@ static MYSQL *admin(void) {
 /* Drops the tables of prefix in chime_mst. */
 static void drop_prefix(MYSQL *db, const char *prefix) {
   static const char *const tables[] = {
-      "schema_version", "jobs",  "triggers", "calendars",    "paused_groups",
-      "fired",          "nodes", "history",  "node_sessions"};
+      "schema_version", "jobs",  "triggers", "calendars",     "paused_groups",
+      "fired",          "nodes", "history",  "node_sessions", "leases"};
   char q[256];
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     snprintf(q, sizeof q, "DROP TABLE IF EXISTS %s%s", prefix, tables[i]);

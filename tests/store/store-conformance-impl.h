@@ -31,6 +31,8 @@ extern void (*sc_reset)(void);
 extern size_t sc_load_triggers, sc_thread_triggers;
 
 chime_store *sc_open(void);
+/* A store whose node clock is off by clock_offset_ms (the test skew). */
+chime_store *sc_open_skewed(int64_t clock_offset_ms);
 void sc_close(chime_store *st);
 
 chime_job *sc_job(const char *group, const char *name, const char *type,
@@ -66,5 +68,7 @@ int sc_complete(chime_store *st, const chime_fire *fire);
 
 /* The tests of store-conformance-fire.c. */
 extern CU_TestInfo sc_fire_tests[];
+/* The tests of store-conformance-lease.c. */
+extern CU_TestInfo sc_lease_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -34,7 +34,12 @@ void chime_store_conformance_set_sizes(size_t load_triggers,
 /* ---------------------------------------------------------------- helpers */
 
 chime_store *sc_open(void) {
+  return sc_open_skewed(0);
+}
+
+chime_store *sc_open_skewed(int64_t clock_offset_ms) {
   chime_store_options o = {
+      .test_clock_offset_ms = clock_offset_ms,
       .scheduler_name = "conformance",
       .instance_id = "node-a",
       .misfire_threshold_ms = THRESHOLD,
@@ -763,6 +768,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = definition_tests[i];
   for (size_t i = 0; sc_fire_tests[i].pName; i++)
     all[n++] = sc_fire_tests[i];
+  for (size_t i = 0; sc_lease_tests[i].pName; i++)
+    all[n++] = sc_lease_tests[i];
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }
