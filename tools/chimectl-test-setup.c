@@ -5,7 +5,8 @@
  *                                   the store), then, by SQL, a blocked
  *                                   FORBID job, a claim of a dead node,
  *                                   a node dead by the lease rule only,
- *                                   an ended trigger and history rows
+ *                                   an ended trigger, history rows and
+ *                                   leases (one held, one run out)
  *   chimectl-test-setup newer URL   records schema version 99
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
@@ -159,6 +160,15 @@ static int setup(const char *url, MYSQL *db, const char *p) {
              "UPDATE %striggers SET end_ms = %" PRId64 " WHERE %s AND "
              "trigger_group = 'ops' AND trigger_name = 'ended'",
              p, now - 3600000, w);
+  /* Leases: one held (token 7), one that ran out (token 3). */
+  bad |=
+      sql(db,
+          "INSERT INTO %sleases (sched_name, lease_name, token, "
+          "holder_node, holder_host, holder_pid, acquired_ms, expires_ms, "
+          "least_until_ms) VALUES ('" SCHED "', 'nightly', 7, 'live-node', "
+          "'hostA', 4242, %" PRId64 ", %" PRId64 ", 0), ('" SCHED
+          "', 'old', 3, 'dead-node', 'hostB', 77, %" PRId64 ", %" PRId64 ", 0)",
+          p, now - 1000, now + 3600000, now - 7200000, now - 3600000);
   static const char *const hist[][4] = {
       {"101", "rep', 'daily", "OK", "NULL"},
       {"102", "etl', 'load", "FAILED", "'disk full'"},
@@ -206,9 +216,9 @@ int main(int argc, char **argv) {
               p) ||
           sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
   } else if (strcmp(argv[1], "drop") == 0) {
-    static const char *const tables[] = {"fired",     "triggers",      "jobs",
-                                         "calendars", "paused_groups", "nodes",
-                                         "history",   "schema_version"};
+    static const char *const tables[] = {
+        "fired", "triggers", "jobs",           "calendars", "paused_groups",
+        "nodes", "history",  "schema_version", "leases"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

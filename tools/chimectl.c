@@ -27,7 +27,11 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
-      "  explain G.N                   why a trigger is not firing\n\n"
+      "  explain G.N                   why a trigger is not firing\n"
+      "  leases                        named leases: holder, since, expires, "
+      "token\n"
+      "  lease release NAME [--yes]    end a held lease now (an operator's "
+      "release)\n\n"
       "Options:\n"
       "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
       "\n"
@@ -126,6 +130,10 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_delete(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
+  if (strcmp(cmd, "leases") == 0)
+    return ctl_cmd_leases(c);
+  if (strcmp(cmd, "lease") == 0)
+    return ctl_cmd_lease(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;

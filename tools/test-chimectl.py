@@ -274,6 +274,21 @@ def main():
     expect("delete unknown", ["delete", "trigger", "ops.late", "--yes"], 3)
     expect("delete bad usage", ["delete", "calendar", "x.y", "--yes"], 2)
 
+    # leases
+    expect("leases", ["leases"], 0, has=["nightly", "live-node", "hostA", "4242", "held", "old", "free"])
+    rc, ls = js(["leases"])
+    by = {l["name"]: l for l in ls} if rc == 0 else {}
+    check("leases json", rc == 0 and by["nightly"]["token"] == 7 and by["nightly"]["state"] == "held"
+          and by["old"]["state"] == "free" and by["nightly"]["pid"] == 4242, ls)
+    expect("lease release without --yes", ["lease", "release", "nightly"], 2,
+           err_has=["--yes", "not a terminal"])
+    expect("lease release", ["lease", "release", "nightly", "--yes"], 0, has=["released lease nightly"])
+    rc, ls = js(["leases"])
+    check("released lease is free", rc == 0 and all(l["state"] == "free" for l in ls), ls)
+    expect("lease release again", ["lease", "release", "nightly", "--yes"], 3, err_has=["no held lease"])
+    expect("lease bad usage", ["lease", "take", "nightly"], 2)
+    expect("leases bad usage", ["leases", "x"], 2)
+
     if PASSWORD:
         check("password never printed", not any(PASSWORD in o for o in outputs))
 

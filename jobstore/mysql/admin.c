@@ -13,6 +13,7 @@
 
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/conn.h"
+#include "jobstore/mysql/ops.h"
 #include "jobstore/mysql/schema.h"
 #include "jobstore/mysql/tx.h"
 #include "jobstore/store.h"
@@ -336,6 +337,11 @@ int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
                                       const char *name) {
   assert(a);
   return a->store->ops->trigger_remove(a->store, group, name);
+}
+
+int chime__mysql_admin_lease_release(chime__mysql_admin *a, const char *name) {
+  assert(a && name);
+  return chime__mysql_lease_end(a->s, name);
 }
 
 int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,

@@ -191,6 +191,12 @@ int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
 int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
                                       const char *name);
 
+/* Ends lease name now for an operator, whoever holds it and whatever its
+ * at_least (the holder's extend and release are refused from then on; the
+ * next acquisition's token is greater).  Returns: 0; CHIME_ENOTFOUND (no
+ * such lease is held); the store's errors. */
+int chime__mysql_admin_lease_release(chime__mysql_admin *a, const char *name);
+
 /*
  * chime__mysql_admin_fire_now: fires job (group, name) once, now, with
  * data (len bytes, may be NULL) as the fire's data: the one-off trigger

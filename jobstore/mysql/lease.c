@@ -164,3 +164,12 @@ int chime__mysql_lease_held(chime_store *store, const char *name, int64_t token,
     *ret_held = op.held;
   return r;
 }
+
+int chime__mysql_lease_end(chime__mysql_store *s, const char *name) {
+  assert(s && name);
+  change_op op = {.id = CHIME__Q_LEASE_EXPIRE};
+  op.args[op.nargs++] = chime__mysql_arg_text(s->sched);
+  op.args[op.nargs++] = chime__mysql_arg_text(name);
+  int r = chime__mysql_tx_run(s, change_fn, NULL, &op, NULL, 0);
+  return r < 0 ? r : op.matched ? 0 : CHIME_ENOTFOUND;
+}

@@ -266,6 +266,12 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         ", least_until_ms), released = 1 WHERE " LEASE_KEY " AND " LEASE_HELD,
     [CHIME__Q_LEASE_HELD] =
         "SELECT 1 FROM {P}leases WHERE " LEASE_KEY " AND " LEASE_HELD,
+    /* An operator's release (chimectl lease release): the lease ends now,
+     * at_least or not; its holder's token is refused from then on
+     * (scheduler, name). */
+    [CHIME__Q_LEASE_EXPIRE] =
+        "UPDATE {P}leases SET expires_ms = " NOW_MS ", released = 1 WHERE "
+        "sched_name = ? AND lease_name = ? AND expires_ms > " NOW_MS,
 };
 
 char *chime__mysql_subst_prefix(const char *text, const char *prefix) {

@@ -95,6 +95,7 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LEASE_EXTEND,
   CHIME__Q_LEASE_RELEASE,
   CHIME__Q_LEASE_HELD,
+  CHIME__Q_LEASE_EXPIRE,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 

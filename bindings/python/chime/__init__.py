@@ -24,6 +24,7 @@ from .context import JobContext
 from .enums import EventKind, LogLevel, SchedulerState, TriggerKind
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
+from .lease import Lease, LeaseSection
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
 from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,

@@ -25,6 +25,8 @@ from .enums import (EVENT_ALL, EventKind, LogLevel, SchedulerState,
 from .log import c_level_for, log_to_logging
 from .errors import (InvalidArgument, StateError, check, check_buf,
                      check_sched, error_for)
+from .lease import Lease, LeaseSection
+from .lease import acquire as acquire_lease
 from .triggers import Job, TriggerState, to_bytes
 
 _L = _lib.lib
@@ -138,6 +140,7 @@ class Scheduler:
         self._ptr = None
         self._callbacks = []  # Every CFUNCTYPE object handed to C.
         self._functions = {}
+        self._leases = weakref.WeakSet()  # Lease objects not closed yet
         self._lock = threading.Lock()
         cfg = ctypes.c_void_p()
         check(_L.chime_config_new(ctypes.byref(cfg)))
@@ -237,6 +240,8 @@ class Scheduler:
                 _L.chime_scheduler_shutdown(ptr, False)
                 return
             _L.chime_scheduler_shutdown(ptr, True)
+            for lease in list(self._leases):  # freed before the scheduler
+                lease.close()
             _L.chime_scheduler_free(ptr)
         _live.discard(self)
 
@@ -550,6 +555,33 @@ class Scheduler:
         self._check(_L.chime_scheduler_resume_all(self._p()))
 
     # --------------------------------------------------------- calendars
+
+    # -------------------------------------------------------------- leases
+
+    def lease(self, name: str, at_most: Any = None, at_least: Any = None,
+              wait: Any = None, keep_alive: bool = False,
+              **ms: Optional[int]) -> LeaseSection:
+        """A named lease as a context manager (`with sched.lease("n",
+        at_most=60, at_least=5) as token:`; chime.Busy when held) or a
+        decorator (the function runs only when acquired, else returns
+        None).  Durations in seconds or timedelta (at_most_ms, at_least_ms,
+        wait_ms: milliseconds).  The scheduler need not be started."""
+        return LeaseSection(self, name, at_most=at_most, at_least=at_least,
+                            wait=wait, keep_alive=keep_alive, **ms)
+
+    def with_lease(self, name: str, at_most: Any = None,
+                   at_least: Any = None, **ms: Optional[int]) -> LeaseSection:
+        """The decorator form of lease(): the function runs only when the
+        lease is acquired (ShedLock's @SchedulerLock), else returns None."""
+        return self.lease(name, at_most=at_most, at_least=at_least, **ms)
+
+    def acquire_lease(self, name: str, at_most: Any = None,
+                      at_least: Any = None, wait: Any = None,
+                      **ms: Optional[int]) -> Lease:
+        """Acquires lease name and returns the Lease (token, extend,
+        release, still_held, keep_alive, close); chime.Busy when held."""
+        return acquire_lease(self, name, at_most=at_most, at_least=at_least,
+                             wait=wait, **ms)
 
     def add_calendar(self, name: str, text: str, replace: bool = False,
                      update_triggers: bool = False) -> None:

@@ -1,0 +1,120 @@
+/*
+ * chimectl_leases.c: the named leases of a cluster (chime.h's
+ * chime_lease_*): `leases` lists every lease name the leases table knows
+ * with its last holder (node, host, pid), since when, until when and its
+ * fencing token, and whether it is held now by the database's clock;
+ * `lease release NAME` ends a held lease for an operator (confirmed on a
+ * terminal unless --yes) through the store's own statement, so that the
+ * holder's later extend and release are refused.
+ */
+#include "chimectl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int ctl_cmd_leases(ctl *c) {
+  if (c->argc != 0) {
+    fprintf(stderr, "chimectl: usage: chimectl leases\n");
+    return CTL_USAGE;
+  }
+  int r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  const char *args[] = {c->sched};
+  chime__mysql_rows rows = {0};
+  if ((r = ctl_query(c,
+                     "SELECT lease_name, holder_node, holder_host, holder_pid, "
+                     "acquired_ms, expires_ms, token, released, "
+                     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) FROM "
+                     "{P}leases WHERE sched_name = ? ORDER BY lease_name",
+                     args, 1, &rows)))
+    return r;
+  static const char *const heads[] = {
+      "name",    "holder", "host",  "pid",        "since",
+      "expires", "token",  "state", "expires_ms", "acquired_ms"};
+  static const bool num[] = {false, false, false, true, false,
+                             false, true,  false, true, true};
+  ctl_table t;
+  ctl_table_init(&t, heads, num, 10);
+  t.shown = 8;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    int64_t since = chime__mysql_rows_int64(&rows, i, 4);
+    int64_t expires = chime__mysql_rows_int64(&rows, i, 5);
+    int64_t now = chime__mysql_rows_int64(&rows, i, 8);
+    bool released = chime__mysql_rows_int64(&rows, i, 7) != 0;
+    /* The store's rule: held while it has not run out; a released lease
+     * may still be kept for its at_least. */
+    const char *state = expires <= now ? "free"
+                        : released     ? "released (kept for at_least)"
+                                       : "held";
+    char since_s[64], expires_s[64], since_ms[32], expires_ms[32];
+    ctl_format_time(since, c->zone, since_s, sizeof since_s);
+    ctl_format_time(expires, c->zone, expires_s, sizeof expires_s);
+    snprintf(since_ms, sizeof since_ms, "%" PRId64, since);
+    snprintf(expires_ms, sizeof expires_ms, "%" PRId64, expires);
+    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
+                           chime__mysql_rows_text(&rows, i, 1),
+                           chime__mysql_rows_text(&rows, i, 2),
+                           chime__mysql_rows_text(&rows, i, 3),
+                           since_s,
+                           expires_s,
+                           chime__mysql_rows_text(&rows, i, 6),
+                           state,
+                           expires_ms,
+                           since_ms};
+    if (ctl_table_add(&t, cells) < 0)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  }
+  return ctl_table_done(c, &t, &rows, r);
+}
+
+/* Asks before ending a lease, unless --yes.  Returns: 0 or an exit code. */
+static int confirm_release(ctl *c, const char *name) {
+  if (c->yes)
+    return 0;
+  if (!isatty(0)) {
+    fprintf(stderr, "chimectl: refusing to release a lease without "
+                    "confirmation: standard input is not a terminal (pass "
+                    "--yes)\n");
+    return CTL_USAGE;
+  }
+  fprintf(stderr,
+          "Release lease %s now? Its holder may still be running. [y/N] ",
+          name);
+  char line[16];
+  if (!fgets(line, sizeof line, stdin) || (line[0] != 'y' && line[0] != 'Y')) {
+    fprintf(stderr, "chimectl: not released\n");
+    return CTL_FAILED;
+  }
+  return 0;
+}
+
+int ctl_cmd_lease(ctl *c) {
+  if (c->argc != 2 || strcmp(c->argv[0], "release") != 0 || !*c->argv[1]) {
+    fprintf(stderr, "chimectl: usage: chimectl lease release NAME [--yes]\n");
+    return CTL_USAGE;
+  }
+  const char *name = c->argv[1];
+  int r = confirm_release(c, name);
+  if (r)
+    return r;
+  if ((r = ctl_open(c, NULL)))
+    return r;
+  r = chime__mysql_admin_lease_release(c->admin, name);
+  if (r == CHIME_ENOTFOUND)
+    return ctl_fail(r, "no held lease %s", name);
+  if (r < 0)
+    return ctl_fail(r, "lease %s: %s", name, chime_strerror(r));
+  if (c->json) {
+    fputs("{\"ok\": true, \"action\": \"release\", \"what\": \"lease\", "
+          "\"target\": ",
+          stdout);
+    ctl_json_string(name);
+    fputs("}\n", stdout);
+  } else {
+    printf("released lease %s\n", name);
+  }
+  return 0;
+}
