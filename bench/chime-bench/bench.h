@@ -52,8 +52,9 @@ typedef struct bench_opts {
   int64_t work_ms;  /* -1: not given */
   int kill_at_s;    /* -1: no kill */
   int warmup_s;
-  int idle_s; /* -1: not the idle mode */
-  bool burst; /* every trigger on the same instants (not spread) */
+  int idle_s;        /* -1: not the idle mode */
+  bool burst;        /* every trigger on the same instants (not spread) */
+  int lease_clients; /* 0: not the leases mode (leases.c) */
   /* The hidden node mode. */
   const char *node_id; /* NULL: the parent */
   bool node_idle;      /* the node of the idle mode: chime's defaults */
@@ -85,6 +86,9 @@ MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url);
 int bench_db_exec(MYSQL *db, const char *what, const char *sql);
 /* Runs a query whose first row's first column is an integer. */
 int bench_db_int(MYSQL *db, const char *sql, int64_t *ret);
+/* Statements sent by every session but db's own, so far (the server's
+ * Questions less this session's). */
+int bench_db_others_questions(MYSQL *db, int64_t *ret);
 /* The value of a global status counter such as Handler_commit. */
 int bench_db_status(MYSQL *db, const char *name, int64_t *ret);
 /* The same, without a message when the server has no such counter. */
@@ -99,6 +103,12 @@ void bench_sleep_ms(int64_t ms);
 /* Where trigger i fires within each interval: the triggers are spread
  * evenly over it (a steady rate), or with --burst all at its start. */
 int64_t bench_offset_ms(const bench_opts *o, long i);
+
+/* ------------------------------------------------------------ leases.c */
+
+/* The --leases mode: acquire + release pairs per second and statements
+ * per pair.  Returns the exit status. */
+int bench_leases_main(const bench_opts *o);
 
 /* ------------------------------------------------------------- setup.c */
 

@@ -170,3 +170,13 @@ void bench_sleep_ms(int64_t ms) {
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !bench_interrupted) {
   }
 }
+
+int bench_db_others_questions(MYSQL *db, int64_t *ret) {
+  return bench_db_int(db,
+                      "SELECT (SELECT VARIABLE_VALUE FROM "
+                      "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME "
+                      "= 'QUESTIONS') - (SELECT VARIABLE_VALUE FROM "
+                      "information_schema.SESSION_STATUS WHERE VARIABLE_NAME "
+                      "= 'QUESTIONS')",
+                      ret);
+}

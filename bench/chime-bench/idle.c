@@ -14,17 +14,6 @@
 /* From the node's readiness to the start of the measurement. */
 #define SETTLE_MS 3000
 
-/* Statements sent by every session but this one, so far. */
-static int others_questions(MYSQL *db, int64_t *ret) {
-  return bench_db_int(db,
-                      "SELECT (SELECT VARIABLE_VALUE FROM "
-                      "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME "
-                      "= 'QUESTIONS') - (SELECT VARIABLE_VALUE FROM "
-                      "information_schema.SESSION_STATUS WHERE VARIABLE_NAME "
-                      "= 'QUESTIONS')",
-                      ret);
-}
-
 static int idle(const bench_opts *o, MYSQL *db, bench_node *node) {
   if (bench_clock_sync(db) < 0)
     return -1;
@@ -36,11 +25,11 @@ static int idle(const bench_opts *o, MYSQL *db, bench_node *node) {
   int64_t settled = bench_store_ms() + SETTLE_MS;
   int64_t q0 = 0, q1 = 0, c0 = 0, c1 = 0;
   if (bench_nodes_wait_until(node, 1, settled) < 0 ||
-      others_questions(db, &q0) < 0 ||
+      bench_db_others_questions(db, &q0) < 0 ||
       bench_db_status(db, "Handler_commit", &c0) < 0 ||
       bench_nodes_wait_until(node, 1, settled + o->idle_s * INT64_C(1000)) <
           0 ||
-      others_questions(db, &q1) < 0 ||
+      bench_db_others_questions(db, &q1) < 0 ||
       bench_db_status(db, "Handler_commit", &c1) < 0)
     return -1;
   if (bench_nodes_stop(node, 1, 60000) < 0)

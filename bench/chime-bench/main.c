@@ -20,7 +20,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   bench_nodes_guard();
-  r = o.idle_s > 0 ? bench_idle_main(&o) : bench_run_main(&o);
+  r = o.lease_clients > 0 ? bench_leases_main(&o)
+      : o.idle_s > 0      ? bench_idle_main(&o)
+                          : bench_run_main(&o);
   mysql_library_end();
   return r;
 }

@@ -19,6 +19,7 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst]\n"
     "       chime-bench --url URL --idle SECONDS\n"
+    "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
     "       chime-bench --help | --version\n"
     "\n"
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
@@ -30,6 +31,8 @@ static const char usage_text[] =
     "measures the recovery.  The triggers are spread evenly over the\n"
     "interval (a steady rate); --burst puts them all on the same instants.\n"
     "--idle measures the statements per second of one idle node.\n"
+    "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
+    "named-lease acquire + release pairs for S seconds (default 10).\n"
     "Exit status: 0 the run worked, 1 set-up error, 2 duplicate or lost "
     "fires.\n";
 
@@ -78,6 +81,7 @@ enum {
   OPT_WARMUP,
   OPT_IDLE,
   OPT_BURST,
+  OPT_LEASES,
   OPT_NODE,
   OPT_NODE_IDLE,
   OPT_HELP,
@@ -97,6 +101,7 @@ static const struct option long_opts[] = {
     {"warmup-s", required_argument, NULL, OPT_WARMUP},
     {"idle", required_argument, NULL, OPT_IDLE},
     {"burst", no_argument, NULL, OPT_BURST},
+    {"leases", required_argument, NULL, OPT_LEASES},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
@@ -179,6 +184,11 @@ static int apply(bench_opts *o, int c, const char *arg) {
     if (number(name, arg, 1, 86400, &v) < 0)
       return -1;
     o->idle_s = (int)v;
+    return 0;
+  case OPT_LEASES:
+    if (number(name, arg, 1, BENCH_MAX_NODES, &v) < 0)
+      return -1;
+    o->lease_clients = (int)v;
     return 0;
   default:
     fputs(usage_text, stderr);
