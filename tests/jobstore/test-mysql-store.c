@@ -75,13 +75,16 @@ static MYSQL *admin(void) {
   return db;
 }
 
+/* Every table of the schema this library writes. */
+static const char *const tables[] = {
+    "schema_version", "jobs",  "triggers", "calendars",     "paused_groups",
+    "fired",          "nodes", "history",  "node_sessions", "leases"};
+#define NTABLES (sizeof tables / sizeof tables[0])
+
 /* Drops the tables of prefix in chime_mst. */
 static void drop_prefix(MYSQL *db, const char *prefix) {
-  static const char *const tables[] = {
-      "schema_version", "jobs",  "triggers", "calendars",     "paused_groups",
-      "fired",          "nodes", "history",  "node_sessions", "leases"};
   char q[256];
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+  for (size_t i = 0; i < NTABLES; i++) {
     snprintf(q, sizeof q, "DROP TABLE IF EXISTS %s%s", prefix, tables[i]);
     sql(db, q);
   }
@@ -126,7 +129,7 @@ static void test_mysql_store_schema_created_then_reused(void) {
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM information_schema."
                                 "tables WHERE table_schema = '" DB "' AND "
                                 "table_name LIKE 'mst!_a!_%' ESCAPE '!'"),
-                  9);
+                  (long long)NTABLES);
   /* Reused: no auto_create needed the second time. */
   CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_a_"), NULL, &st, err,
                              sizeof err),
