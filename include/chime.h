@@ -1486,7 +1486,8 @@ typedef struct chime_lease chime_lease;
  * errors (CHIME_ECONNECT, CHIME_ESTORE).  chime_scheduler_errmsg says why.
  * Ownership: name is copied; *ret_lease is the caller's, freed with
  * chime_lease_free() before the scheduler is freed.
- * Thread: any, also a worker running a job.
+ * Thread: any, also a worker running a job; it waits for the store (a
+ * database round trip), so not a host's event-loop thread.
  */
 CHIME_EXTERN int chime_lease_acquire(chime_scheduler *scheduler,
                                      const char *name, int64_t at_most_ms,
