@@ -139,6 +139,31 @@ class MysqlStore(unittest.TestCase):
             chime.Scheduler(url="mysql://u:p@127.0.0.1:1/db")
         self.assertEqual(cm.exception.code, -11)
 
+    def test_lease_between_two_nodes_one_clock_skewed(self):
+        """Two nodes (never started), one ten minutes ahead: the lease lasts
+        at_most by the database's clock for both; tokens grow across them."""
+        base = os.environ["CHIME_TEST_MYSQL_URL"]
+        sep = "&" if "?" in base else "?"
+        skewed = (base + sep + "auto_create=1&prefix=chime_py_"
+                  "&test_clock_offset_ms=600000")
+        a_owner = chime.Scheduler(url(), log=False)
+        b = chime.Scheduler(skewed, log=False)
+        try:
+            start = time.monotonic()
+            lease = b.acquire_lease("py-shared", at_most=0.8)
+            with self.assertRaises(chime.Busy):
+                a_owner.acquire_lease("py-shared", at_most=0.8)
+            with a_owner.lease("py-shared", at_most=30, wait=20) as token:
+                self.assertGreaterEqual(time.monotonic() - start, 0.75)
+                self.assertGreater(token, lease.token)
+                self.assertFalse(lease.still_held())
+                with self.assertRaises(chime.NotOwner):
+                    lease.extend(1)
+            lease.close()
+        finally:
+            b.close()
+            a_owner.close()
+
 
 if __name__ == "__main__":
     unittest.main()
