@@ -5,7 +5,9 @@
 -- lease is held while expires_ms is later than the database's now; a
 -- release moves expires_ms to least_until_ms (at_least) or now, whichever
 -- is later, and sets released.  holder_* name the acquiring node (its
--- instance id), host and process for operators (chimectl leases).
+-- instance id), host and process for operators (chimectl leases);
+-- claim is a random number of the acquisition, by which it recognises
+-- its own row (also when its COMMIT's reply was lost and it retried).
 
 CREATE TABLE IF NOT EXISTS {P}leases (
   sched_name VARCHAR(190) NOT NULL,
@@ -14,6 +16,7 @@ CREATE TABLE IF NOT EXISTS {P}leases (
   holder_node VARCHAR(190) NOT NULL,
   holder_host VARCHAR(255) NOT NULL,
   holder_pid BIGINT NOT NULL,
+  claim BIGINT NOT NULL,
   acquired_ms BIGINT NOT NULL,
   expires_ms BIGINT NOT NULL,
   least_until_ms BIGINT NOT NULL,

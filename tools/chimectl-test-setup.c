@@ -161,14 +161,14 @@ static int setup(const char *url, MYSQL *db, const char *p) {
              "trigger_group = 'ops' AND trigger_name = 'ended'",
              p, now - 3600000, w);
   /* Leases: one held (token 7), one that ran out (token 3). */
-  bad |=
-      sql(db,
-          "INSERT INTO %sleases (sched_name, lease_name, token, "
-          "holder_node, holder_host, holder_pid, acquired_ms, expires_ms, "
-          "least_until_ms) VALUES ('" SCHED "', 'nightly', 7, 'live-node', "
-          "'hostA', 4242, %" PRId64 ", %" PRId64 ", 0), ('" SCHED
-          "', 'old', 3, 'dead-node', 'hostB', 77, %" PRId64 ", %" PRId64 ", 0)",
-          p, now - 1000, now + 3600000, now - 7200000, now - 3600000);
+  bad |= sql(db,
+             "INSERT INTO %sleases (sched_name, lease_name, token, "
+             "holder_node, holder_host, holder_pid, claim, acquired_ms, "
+             "expires_ms, least_until_ms) VALUES ('" SCHED "', 'nightly', 7, "
+             "'live-node', 'hostA', 4242, 1, %" PRId64 ", %" PRId64
+             ", 0), ('" SCHED "', 'old', 3, 'dead-node', 'hostB', 77, 2, "
+             "%" PRId64 ", %" PRId64 ", 0)",
+             p, now - 1000, now + 3600000, now - 7200000, now - 3600000);
   static const char *const hist[][4] = {
       {"101", "rep', 'daily", "OK", "NULL"},
       {"102", "etl', 'load", "FAILED", "'disk full'"},

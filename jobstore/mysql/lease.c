@@ -8,13 +8,16 @@
  * "expires_ms <= NOW" inside the statement that acts on it (sql.c's
  * LEASE_FREE and LEASE_HELD), so a node whose clock is wrong, or that was
  * paused, judges nothing.  Acquiring is one transaction of two statements
- * (the guarded upsert, CHIME__Q_LEASE_TAKE, and reading the row back);
+ * (the guarded upsert, CHIME__Q_LEASE_TAKE, and reading the row back: the
+ * acquisition is ours when the row carries our random claim);
  * extending and releasing are one guarded UPDATE each, refused when it
  * matches no row.
  *
  * Threads: any; each op runs its own transaction (tx.h).
  */
 #include "jobstore/mysql/ops.h"
+
+#include "core/random.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 typedef struct take_op {
   const char *name;
   int64_t at_most_ms, at_least_ms;
+  int64_t claim; /* this acquisition's random mark */
   char host[256];
   bool taken;
   chime_lease_info info;
@@ -38,23 +42,23 @@ static int take_fn(chime__mysql_tx *tx, void *arg) {
       chime__mysql_arg_text(s->node),
       chime__mysql_arg_text(op->host),
       chime__mysql_arg_int((int64_t)getpid()),
+      chime__mysql_arg_int(op->claim),
       chime__mysql_arg_int(op->at_most_ms),
       chime__mysql_arg_int(op->at_least_ms),
   };
-  uint64_t affected = 0;
-  int r = chime__mysql_exec(tx, CHIME__Q_LEASE_TAKE, a, 7, &affected, NULL);
+  int r = chime__mysql_exec(tx, CHIME__Q_LEASE_TAKE, a, 8, NULL, NULL);
   if (r < 0)
     return r;
-  /* 1: inserted, 2: taken over; 0: held, nothing changed (the store's
-   * connections count changed rows, not matched ones). */
-  op->taken = affected > 0;
   chime__mysql_rows rows;
   r = chime__mysql_query(tx, CHIME__Q_LEASE_GET, a, 2, &rows);
   if (r == 0) {
-    assert(rows.nrows == 1 && rows.ncols == 3); /* the upsert's row */
+    assert(rows.nrows == 1 && rows.ncols == 4); /* the upsert's row */
     op->info.token = chime__mysql_rows_int64(&rows, 0, 0);
     op->info.acquired_ms = chime__mysql_rows_int64(&rows, 0, 1);
     op->info.expires_ms = chime__mysql_rows_int64(&rows, 0, 2);
+    /* Ours when it carries our claim: taken now, or by an earlier attempt
+     * whose COMMIT's reply was lost (the retry then finds it held). */
+    op->taken = chime__mysql_rows_int64(&rows, 0, 3) == op->claim;
   }
   chime__mysql_rows_free(&rows);
   return r;
@@ -67,6 +71,10 @@ int chime__mysql_lease_acquire(chime_store *store, const char *name,
   assert(name && at_most_ms > 0 && at_least_ms >= 0 && ret);
   take_op op = {
       .name = name, .at_most_ms = at_most_ms, .at_least_ms = at_least_ms};
+  uint64_t claim = 0;
+  if (chime__random_u64(&claim) < 0)
+    return CHIME_EIO;
+  op.claim = (int64_t)(claim >> 1); /* a BIGINT, never negative */
   chime__mysql_host_name(op.host, sizeof op.host);
   /* A session frozen with the row locked makes this a busy lease, not a
    * wait (tx_run_hot gives up after half a check-in interval). */
@@ -95,7 +103,7 @@ static int change_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_rows rows;
   r = chime__mysql_query(tx, CHIME__Q_LEASE_GET, &op->args[1], 2, &rows);
   if (r == 0) {
-    assert(rows.nrows == 1 && rows.ncols == 3); /* the row just updated */
+    assert(rows.nrows == 1 && rows.ncols == 4); /* the row just updated */
     op->expires_ms = chime__mysql_rows_int64(&rows, 0, 2);
   }
   chime__mysql_rows_free(&rows);

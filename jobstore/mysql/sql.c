@@ -234,17 +234,18 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
      * new row with token 1, or the row's next token when its lease ran out
      * by the database's clock (LEASE_FREE; expires_ms is assigned last,
      * so every condition reads the old value).  Affects no row when the
-     * name is held.  Arguments: scheduler, name, node, host, pid, at_most,
-     * at_least. */
+     * name is held.  Arguments: scheduler, name, node, host, pid, claim,
+     * at_most, at_least. */
     [CHIME__Q_LEASE_TAKE] =
         "INSERT INTO {P}leases (sched_name, lease_name, token, holder_node, "
-        "holder_host, holder_pid, acquired_ms, expires_ms, least_until_ms, "
-        "released, extensions) VALUES (?,?,1,?,?,?," NOW_MS "," NOW_MS
-        " + ?," NOW_MS " + ?,0,0) ON DUPLICATE KEY UPDATE token = "
+        "holder_host, holder_pid, claim, acquired_ms, expires_ms, "
+        "least_until_ms, released, extensions) VALUES (?,?,1,?,?,?,?," NOW_MS
+        "," NOW_MS " + ?," NOW_MS " + ?,0,0) ON DUPLICATE KEY UPDATE token = "
         "IF(" LEASE_FREE ", token + 1, token), holder_node = IF(" LEASE_FREE
         ", VALUES(holder_node), holder_node), holder_host = IF(" LEASE_FREE
         ", VALUES(holder_host), holder_host), holder_pid = IF(" LEASE_FREE
-        ", VALUES(holder_pid), holder_pid), acquired_ms = IF(" LEASE_FREE
+        ", VALUES(holder_pid), holder_pid), claim = IF(" LEASE_FREE
+        ", VALUES(claim), claim), acquired_ms = IF(" LEASE_FREE
         ", VALUES(acquired_ms), acquired_ms), least_until_ms = "
         "IF(" LEASE_FREE ", VALUES(least_until_ms), least_until_ms), "
         "released = IF(" LEASE_FREE ", 0, released), extensions = "
@@ -252,7 +253,7 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         ", VALUES(expires_ms), expires_ms)",
     /* The row of a lease name (scheduler, name), locked by TAKE. */
     [CHIME__Q_LEASE_GET] =
-        "SELECT token, acquired_ms, expires_ms FROM {P}leases WHERE "
+        "SELECT token, acquired_ms, expires_ms, claim FROM {P}leases WHERE "
         "sched_name = ? AND lease_name = ?",
     /* Extends a held lease (at_most, scheduler, name, token); extensions
      * counts, so that a matched row is always a changed one. */
