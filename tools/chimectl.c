@@ -7,7 +7,6 @@
 #include "chimectl.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,38 +48,6 @@ static void usage(FILE *out) {
       "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
       "missing or of another version.\n",
       out);
-}
-
-int ctl_exit_code(int code) {
-  switch (code) {
-  case 0:
-    return CTL_FAILED;
-  case CHIME_ENOTFOUND:
-    return CTL_NOTFOUND;
-  case CHIME_EURL: /* a malformed URL is the caller's usage error */
-    return CTL_USAGE;
-  case CHIME_ECONNECT:
-  case CHIME_EAUTH:
-    return CTL_CONNECT;
-  case CHIME_ESCHEMA:
-    return CTL_SCHEMA;
-  default:
-    return CTL_FAILED;
-  }
-}
-
-int ctl_fail(int code, const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  /* One line: messages from the server may carry newlines. */
-  for (char *p = msg; *p; p++)
-    if (*p == '\n' || *p == '\r')
-      *p = ' ';
-  fprintf(stderr, "chimectl: %s\n", msg);
-  return ctl_exit_code(code);
 }
 
 /* Reads the password file's first line into pw.  Returns: 0 or an exit

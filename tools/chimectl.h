@@ -38,12 +38,14 @@ typedef struct ctl {
   const char *zone;  /* the zone for "local" times */
   bool json;
   bool yes;
-  const char *job;   /* history --job GROUP.NAME */
-  const char *since; /* history --since TIME */
-  bool failed;       /* history --failed */
-  long limit;        /* history --limit N */
-  const char *data;  /* fire --data JSON */
-  int argc;          /* the command's arguments, after the command word */
+  const char *job;     /* history --job GROUP.NAME */
+  const char *since;   /* history --since TIME */
+  bool failed;         /* history --failed */
+  long limit;          /* history --limit N */
+  const char *data;    /* fire --data JSON */
+  const char *outcome; /* history: only this outcome (chime-web's filter) */
+  long offset;         /* history: rows skipped (chime-web's pages) */
+  int argc;            /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
   chime__mysql_admin *admin; /* opened on demand by ctl_open */
@@ -60,6 +62,16 @@ int ctl_fail(int code, const char *fmt, ...)
     ;
 /* The exit code for a chime error code. */
 int ctl_exit_code(int code);
+/* Prints "chimectl: MESSAGE" on stderr like ctl_fail; returns CTL_USAGE. */
+int ctl_usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* The last message of ctl_fail or ctl_usage (chime-web shows it); with
+ * ctl_quiet set nothing is printed.  One thread uses the queries. */
+extern char ctl_last_error[1024];
+extern bool ctl_quiet;
 
 /* ----------------------------------------------------------- database */
 
@@ -117,6 +129,47 @@ void ctl_format_age(int64_t ms, char *buf, size_t len);
 /* Parses TIME: epoch ms, "YYYY-MM-DD[ T]HH:MM[:SS][Z]" (UTC) or "-10m",
  * "-2h", "-1d" (relative to now_ms).  Returns: 0; CHIME_EINVAL. */
 int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms);
+
+/* ----------------------------------------------------------- queries */
+
+/* The queries behind chimectl's listings and chime-web's pages: each fills
+ * t (initialised here; the caller frees it on 0, it is empty on error).
+ * pattern: a GROUP_PATTERN, NULL for all.  Returns: 0 or an exit code
+ * (message in ctl_last_error). */
+int ctl_nodes_table(ctl *c, ctl_table *t);
+int ctl_jobs_table(ctl *c, const char *pattern, ctl_table *t);
+int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
+/* c->job, c->since, c->failed, c->outcome, c->limit, c->offset. */
+int ctl_history_table(ctl *c, ctl_table *t);
+/* The fires claimed or running now (chimectl_running.c). */
+int ctl_running_table(ctl *c, ctl_table *t);
+/* Per minute of the last hour: fires, failures, mean and worst lateness. */
+int ctl_activity_table(ctl *c, ctl_table *t);
+/* Node events, newest first: joins (a nodes row's start) and deaths (the
+ * fires a recovery ended). */
+int ctl_events_table(ctl *c, ctl_table *t);
+
+/* Why a trigger is (not) firing: explain's answer. */
+typedef struct ctl_explanation {
+  char state[24];  /* the trigger's state */
+  char reason[24]; /* "paused", "due", ... */
+  char msg[1024];  /* the sentence */
+  int64_t next_ms; /* CHIME_NO_FIRE_MS: none */
+} ctl_explanation;
+int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);
+
+/* The actions (chimectl_ctl.c).  what: "trigger", "job", "group" or
+ * "all".  Returns: 0 or an exit code (message in ctl_last_error). */
+int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg);
+/* Fires job key now with data (NULL: none); the one-off trigger's key into
+ * trigger (len bytes), its due time into *ret_due_ms. */
+int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
+                 size_t len, int64_t *ret_due_ms);
+int ctl_delete_key(ctl *c, bool is_job, const char *key);
+/* Ends running fire fire_id (decimal text) as CANCELLED for who: its node
+ * loses it (chime_ctx_is_still_owned() says false, its completion is
+ * refused).  Returns: 0 or an exit code (CTL_NOTFOUND: not running). */
+int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who);
 
 /* ----------------------------------------------------------- commands */
 

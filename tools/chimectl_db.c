@@ -5,10 +5,59 @@
  */
 #include "chimectl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+char ctl_last_error[1024];
+bool ctl_quiet;
+
+int ctl_exit_code(int code) {
+  switch (code) {
+  case 0:
+    return CTL_FAILED;
+  case CHIME_ENOTFOUND:
+    return CTL_NOTFOUND;
+  case CHIME_EURL: /* a malformed URL is the caller's usage error */
+    return CTL_USAGE;
+  case CHIME_ECONNECT:
+  case CHIME_EAUTH:
+    return CTL_CONNECT;
+  case CHIME_ESCHEMA:
+    return CTL_SCHEMA;
+  default:
+    return CTL_FAILED;
+  }
+}
+
+/* Keeps the message (one line: a server's may carry newlines) and prints
+ * it unless quiet. */
+static void report(const char *fmt, va_list ap) {
+  vsnprintf(ctl_last_error, sizeof ctl_last_error, fmt, ap);
+  for (char *p = ctl_last_error; *p; p++)
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  if (!ctl_quiet)
+    fprintf(stderr, "chimectl: %s\n", ctl_last_error);
+}
+
+int ctl_fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+  return ctl_exit_code(code);
+}
+
+int ctl_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+  return CTL_USAGE;
+}
 
 int ctl_open(ctl *c, const char *extra) {
   if (c->admin)
@@ -67,9 +116,7 @@ int ctl_split_key(const char *text, char *group, char *name, size_t len) {
   const char *dot = text ? strchr(text, '.') : NULL;
   if (!dot || dot == text || !dot[1] || (size_t)(dot - text) >= len ||
       strlen(dot + 1) >= len) {
-    fprintf(stderr, "chimectl: '%s' is not a key GROUP.NAME\n",
-            text ? text : "");
-    return CTL_USAGE;
+    return ctl_usage("'%s' is not a key GROUP.NAME", text ? text : "");
   }
   memcpy(group, text, (size_t)(dot - text));
   group[dot - text] = '\0';

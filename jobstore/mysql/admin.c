@@ -14,6 +14,7 @@
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/conn.h"
 #include "jobstore/mysql/schema.h"
+#include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 #include "jobstore/store.h"
 
@@ -361,4 +362,36 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
     r = a->store->ops->trigger_add(a->store, NULL, trigger, true, NULL, errbuf,
                                    errbuf_len);
   return r;
+}
+
+typedef struct cancel_op {
+  int64_t id;
+  const char *text;
+} cancel_op;
+
+static int cancel_fn(chime__mysql_tx *tx, void *arg) {
+  cancel_op *op = arg;
+  chime__mysql_rows fr;
+  int r = chime__mysql_fired_get(tx, op->id, &fr);
+  if (r < 0)
+    return r;
+  if (fr.nrows == 0 ||
+      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+             "EXECUTING") != 0)
+    r = CHIME_ENOTFOUND;
+  else
+    r = chime__mysql_fire_finish(tx, &fr, 0, "CANCELLED", op->text);
+  chime__mysql_rows_free(&fr);
+  return r;
+}
+
+int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
+                                   const char *text, char *errbuf,
+                                   size_t errbuf_len) {
+  assert(a && text);
+  if (fire_id <= 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOTFOUND,
+                             "no fire %lld", (long long)fire_id);
+  cancel_op op = {.id = fire_id, .text = text};
+  return chime__mysql_tx_run(a->s, cancel_fn, NULL, &op, errbuf, errbuf_len);
 }
