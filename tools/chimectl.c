@@ -50,28 +50,6 @@ static void usage(FILE *out) {
       out);
 }
 
-/* Reads the password file's first line into pw.  Returns: 0 or an exit
- * code. */
-static int read_password_file(const char *path, char *pw, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return ctl_fail(CHIME_EINVAL, "cannot read the password file %s", path);
-  if (!fgets(pw, (int)len, f))
-    pw[0] = '\0';
-  fclose(f);
-  pw[strcspn(pw, "\r\n")] = '\0';
-  return 0;
-}
-
-/* Builds c->url from url with password pw (NULL: keep the URL's).
- * Returns: 0 or an exit code. */
-static int build_url(ctl *c, const char *url, const char *pw) {
-  int r = chime__mysql_url_with_password(url, pw, &c->url);
-  if (r == CHIME_EURL)
-    return ctl_fail(r, "the store URL must begin with mysql://");
-  return r < 0 ? ctl_fail(r, "out of memory") : 0;
-}
-
 enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -194,32 +172,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;
   }
-  if (!c.sched || !*c.sched)
-    c.sched = "chime";
-  const char *env_tz = getenv("TZ");
-  const chime_zone *z;
-  /* $TZ may be POSIX-style ("EST5EDT", ":/etc/localtime"): then UTC. */
-  if (!c.zone || !*c.zone ||
-      (c.zone == env_tz && chime_zone_get(c.zone, &z) < 0))
-    c.zone = "UTC";
-  if (chime_zone_get(c.zone, &z) < 0) {
-    fprintf(stderr, "chimectl: unknown time zone '%s'\n", c.zone);
-    return CTL_USAGE;
-  }
-  if (!url || !*url) {
-    fprintf(stderr, "chimectl: no store URL: use --url or set CHIME_URL\n");
-    return CTL_USAGE;
-  }
-  char pw[512] = "";
-  const char *pwp = getenv("CHIME_PASSWORD");
-  if (pwfile) {
-    if ((r = read_password_file(pwfile, pw, sizeof pw)))
-      return r;
-    pwp = pw;
-  }
-  r = build_url(&c, url, pwp);
-  memset(pw, 0, sizeof pw);
-  if (r)
+  if ((r = ctl_setup(&c, url, pwfile)))
     return r;
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;

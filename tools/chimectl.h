@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (documented in --help and README.md). */
 #define CTL_OK 0
@@ -72,9 +73,16 @@ int ctl_usage(const char *fmt, ...)
  * ctl_quiet set nothing is printed.  One thread uses the queries. */
 extern char ctl_last_error[1024];
 extern bool ctl_quiet;
+/* The name messages begin with ("chimectl"). */
+extern const char *ctl_program;
 
 /* ----------------------------------------------------------- database */
 
+/* Completes c after the options: the scheduler name (default "chime"),
+ * the zone ($TZ when it names one, else UTC), c->url from url with the
+ * password of pwfile (NULL: $CHIME_PASSWORD, else the URL's).
+ * Returns: 0 or an exit code (message printed). */
+int ctl_setup(ctl *c, const char *url, const char *pwfile);
 /* Opens c->store (extra URL parameters appended when extra is not NULL,
  * e.g. "auto_create=1").  Returns: 0 or an exit code (message printed). */
 int ctl_open(ctl *c, const char *extra);
@@ -119,8 +127,11 @@ void ctl_lower(const char *s, char *buf, size_t len);
 
 /* Whether text is exactly one JSON value (chimectl_json.c). */
 bool ctl_json_is_valid(const char *text);
-/* Writes s as a JSON string (quotes included) to stdout. */
+/* Writes s as a JSON string (quotes included) to stdout or out. */
 void ctl_json_string(const char *s);
+void ctl_json_string_to(FILE *out, const char *s);
+/* Writes t as a JSON array of objects to out. */
+void ctl_table_print_json(const ctl_table *t, FILE *out);
 /* Formats t_ms as "YYYY-MM-DD HH:MM:SS" in zone (NULL: UTC) with the zone's
  * offset when local; "-" for CHIME_NO_FIRE_MS. */
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len);
@@ -186,6 +197,10 @@ int ctl_cmd_explain(ctl *c);
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);
 const char *ctl_misfire_name(chime_misfire m);
+/* The trigger's next n fire times in zone, comma-separated, into buf (len
+ * bytes): cron and simple schedules stepped, others their next only. */
+void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
+                    int n, char *buf, size_t len);
 const char *ctl_kind_name(chime_trigger_kind k);
 
 #endif /* CHIME_TOOLS_CHIMECTL_H */

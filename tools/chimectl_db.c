@@ -13,6 +13,7 @@
 
 char ctl_last_error[1024];
 bool ctl_quiet;
+const char *ctl_program = "chimectl";
 
 int ctl_exit_code(int code) {
   switch (code) {
@@ -40,7 +41,7 @@ static void report(const char *fmt, va_list ap) {
     if (*p == '\n' || *p == '\r')
       *p = ' ';
   if (!ctl_quiet)
-    fprintf(stderr, "chimectl: %s\n", ctl_last_error);
+    fprintf(stderr, "%s: %s\n", ctl_program, ctl_last_error);
 }
 
 int ctl_fail(int code, const char *fmt, ...) {
@@ -59,10 +60,51 @@ int ctl_usage(const char *fmt, ...) {
   return CTL_USAGE;
 }
 
+/* Reads the password file's first line into pw.  Returns: 0 or an exit
+ * code. */
+static int read_password_file(const char *path, char *pw, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return ctl_fail(CHIME_EINVAL, "cannot read the password file %s", path);
+  if (!fgets(pw, (int)len, f))
+    pw[0] = '\0';
+  fclose(f);
+  pw[strcspn(pw, "\r\n")] = '\0';
+  return 0;
+}
+
+int ctl_setup(ctl *c, const char *url, const char *pwfile) {
+  if (!c->sched || !*c->sched)
+    c->sched = "chime";
+  const char *env_tz = getenv("TZ");
+  const chime_zone *z;
+  /* $TZ may be POSIX-style ("EST5EDT", ":/etc/localtime"): then UTC. */
+  if (!c->zone || !*c->zone ||
+      (c->zone == env_tz && chime_zone_get(c->zone, &z) < 0))
+    c->zone = "UTC";
+  if (chime_zone_get(c->zone, &z) < 0)
+    return ctl_usage("unknown time zone '%s'", c->zone);
+  if (!url || !*url)
+    return ctl_usage("no store URL: use --url or set CHIME_URL");
+  char pw[512] = "";
+  const char *pwp = getenv("CHIME_PASSWORD");
+  int r;
+  if (pwfile) {
+    if ((r = read_password_file(pwfile, pw, sizeof pw)))
+      return r;
+    pwp = pw;
+  }
+  r = chime__mysql_url_with_password(url, pwp, &c->url);
+  memset(pw, 0, sizeof pw);
+  if (r == CHIME_EURL)
+    return ctl_fail(r, "the store URL must begin with mysql://");
+  return r < 0 ? ctl_fail(r, "out of memory") : 0;
+}
+
 int ctl_open(ctl *c, const char *extra) {
   if (c->admin)
     return 0;
-  snprintf(c->node, sizeof c->node, "chimectl-%ld", (long)getpid());
+  snprintf(c->node, sizeof c->node, "%s-%ld", ctl_program, (long)getpid());
   char err[1024] = "";
   int r = chime__mysql_admin_open(c->url, extra, c->sched, c->node, &c->admin,
                                   err, sizeof err);

@@ -165,8 +165,9 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
   snprintf(pms, sizeof pms, "%" PRId64, tr.prev_fire_ms);
   bool has_next = tr.next_fire_ms != CHIME_NO_FIRE_MS;
   bool has_prev = tr.prev_fire_ms != CHIME_NO_FIRE_MS;
-  char lower[24];
+  char lower[24], times[400];
   ctl_lower(tr.state, lower, sizeof lower);
+  ctl_next_times(&tr, c->zone, 3, times, sizeof times);
   const char *cells[] = {tr.group,
                          tr.name,
                          job,
@@ -184,7 +185,8 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
                          has_prev ? pms : NULL,
                          tr.calendar_name,
                          tr.cron_text,
-                         tr.description};
+                         tr.description,
+                         times};
   r = add_row(t, cells);
   free(words);
   chime__mysql_admin_trigger_clear(&tr);
@@ -196,11 +198,11 @@ int ctl_triggers_table(ctl *c, const char *text, ctl_table *t) {
       "group",    "name",    "job",      "kind",     "schedule", "zone",
       "state",    "next",    "next_utc", "prev",     "prev_utc", "misfire",
       "priority", "next_ms", "prev_ms",  "calendar", "cron",     "description"};
-  static const bool num[] = {false, false, false, false, false, false,
-                             false, false, false, false, false, false,
-                             true,  true,  true,  false, false, false};
+  static const bool num[] = {false, false, false, false, false, false, false,
+                             false, false, false, false, false, true,  true,
+                             true,  false, false, false, false};
   /* The text table leaves out the raw milliseconds and what follows. */
-  ctl_table_init(t, heads, num, 18);
+  ctl_table_init(t, heads, num, 19);
   t->shown = 13;
   chime_match match;
   const char *pattern;

@@ -105,6 +105,11 @@ const char *chime__mysql_admin_prefix(const chime__mysql_admin *a) {
   return a->s->prefix;
 }
 
+int chime__mysql_admin_checkin(chime__mysql_admin *a) {
+  assert(a);
+  return a->store->ops->checkin(a->store, a->store->ops->now(a->store), NULL);
+}
+
 int64_t chime__mysql_admin_now(chime__mysql_admin *a) {
   assert(a);
   return a->store->ops->now(a->store);

@@ -78,6 +78,12 @@ int chime__mysql_admin_open(const char *url, const char *extra,
 /* Closes the store (its nodes row goes too); a may be NULL. */
 void chime__mysql_admin_free(chime__mysql_admin *a);
 
+/* Checks the operator's store in as a node does, so that a long-lived
+ * tool (chime-web) is not judged dead by the cluster (which would end its
+ * database sessions).  Call it at least every check-in interval.
+ * Returns: 0; the store's errors. */
+int chime__mysql_admin_checkin(chime__mysql_admin *a);
+
 /* The table prefix.  Borrowed from a. */
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a);
 
