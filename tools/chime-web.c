@@ -13,23 +13,15 @@
 #include <string.h>
 
 static void usage(FILE *out) {
+  fputs("usage: chime-web [OPTIONS]\n"
+        "Serves a dashboard of a chime cluster's MySQL/MariaDB database:\n"
+        "nodes, triggers, jobs, running fires, history and node events, with\n"
+        "pause, resume, fire now, cancel and delete for a signed-in operator,\n"
+        "a JSON API under /api/ and Prometheus text at /metrics.\n\n"
+        "Options:\n",
+        out);
+  fputs(ctl_options_help, out);
   fputs(
-      "usage: chime-web [OPTIONS]\n"
-      "Serves a dashboard of a chime cluster's MySQL/MariaDB database:\n"
-      "nodes, triggers, jobs, running fires, history and node events, with\n"
-      "pause, resume, fire now, cancel and delete for a signed-in operator,\n"
-      "a JSON API under /api/ and Prometheus text at /metrics.\n\n"
-      "Options:\n"
-      "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
-      "\n"
-      "                       (default: $CHIME_URL)\n"
-      "  --password-file F    read the password from F (else "
-      "$CHIME_PASSWORD)\n"
-      "  --scheduler NAME     the cluster's scheduler name (default: "
-      "$CHIME_SCHEDULER or chime)\n"
-      "  --tz ZONE            zone for times shown (default: $TZ when it "
-      "names\n"
-      "                       a zone, else UTC)\n"
       "  --listen ADDR        the IP address to listen on (default "
       "127.0.0.1)\n"
       "  --port N             the TCP port (default 8470; 0: any free one)\n"
@@ -114,13 +106,9 @@ static int parse_options(int argc, char **argv, ctl *c, options *o) {
 /* Reads the operator token: the file's first line, at least 8 bytes.
  * Returns: 0 or an exit code. */
 static int read_token(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return ctl_fail(CHIME_EINVAL, "cannot read the token file %s", path);
-  if (!fgets(buf, (int)len, f))
-    buf[0] = '\0';
-  fclose(f);
-  buf[strcspn(buf, "\r\n")] = '\0';
+  int r = ctl_read_first_line(path, "token", buf, len);
+  if (r)
+    return r;
   if (strlen(buf) < 8)
     return ctl_fail(CHIME_EINVAL,
                     "the token in %s is shorter than 8 characters", path);

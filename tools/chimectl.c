@@ -27,27 +27,19 @@ static void usage(FILE *out) {
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
       "  explain G.N                   why a trigger is not firing\n\n"
-      "Options:\n"
-      "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
-      "\n"
-      "                       (default: $CHIME_URL)\n"
-      "  --password-file F    read the password from F (else "
-      "$CHIME_PASSWORD)\n"
-      "  --scheduler NAME     the cluster's scheduler name (default: "
-      "$CHIME_SCHEDULER or chime)\n"
-      "  --tz ZONE            zone for local times (default: $TZ when it "
-      "names\n"
-      "                       a zone, else UTC)\n"
-      "  --json               print JSON (one object or array)\n"
-      "  --yes                do not ask for confirmation\n"
-      "  --help               print this help\n"
-      "  --version            print the version of chimectl and libchime\n\n"
-      "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
-      "Keys G.N split at the first dot: group G, name N.\n\n"
-      "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
-      "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
-      "missing or of another version.\n",
+      "Options:\n",
       out);
+  fputs(ctl_options_help, out);
+  fputs("  --json               print JSON (one object or array)\n"
+        "  --yes                do not ask for confirmation\n"
+        "  --help               print this help\n"
+        "  --version            print the version of chimectl and libchime\n\n"
+        "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
+        "Keys G.N split at the first dot: group G, name N.\n\n"
+        "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
+        "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
+        "missing or of another version.\n",
+        out);
 }
 
 enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };

@@ -78,6 +78,13 @@ extern const char *ctl_program;
 
 /* ----------------------------------------------------------- database */
 
+/* The help of the options every tool on the store takes (--url,
+ * --password-file, --scheduler, --tz). */
+extern const char ctl_options_help[];
+/* Reads the first line of file path (a what: "password") into buf (len
+ * bytes).  Returns: 0 or an exit code (message printed). */
+int ctl_read_first_line(const char *path, const char *what, char *buf,
+                        size_t len);
 /* Completes c after the options: the scheduler name (default "chime"),
  * the zone ($TZ when it names one, else UTC), c->url from url with the
  * password of pwfile (NULL: $CHIME_PASSWORD, else the URL's).

@@ -60,16 +60,26 @@ int ctl_usage(const char *fmt, ...) {
   return CTL_USAGE;
 }
 
-/* Reads the password file's first line into pw.  Returns: 0 or an exit
- * code. */
-static int read_password_file(const char *path, char *pw, size_t len) {
+const char ctl_options_help[] =
+    "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]\n"
+    "                       (default: $CHIME_URL)\n"
+    "  --password-file F    read the password from F (else "
+    "$CHIME_PASSWORD)\n"
+    "  --scheduler NAME     the cluster's scheduler name (default: "
+    "$CHIME_SCHEDULER or chime)\n"
+    "  --tz ZONE            zone for local times (default: $TZ when it "
+    "names\n"
+    "                       a zone, else UTC)\n";
+
+int ctl_read_first_line(const char *path, const char *what, char *buf,
+                        size_t len) {
   FILE *f = fopen(path, "r");
   if (!f)
-    return ctl_fail(CHIME_EINVAL, "cannot read the password file %s", path);
-  if (!fgets(pw, (int)len, f))
-    pw[0] = '\0';
+    return ctl_fail(CHIME_EINVAL, "cannot read the %s file %s", what, path);
+  if (!fgets(buf, (int)len, f))
+    buf[0] = '\0';
   fclose(f);
-  pw[strcspn(pw, "\r\n")] = '\0';
+  buf[strcspn(buf, "\r\n")] = '\0';
   return 0;
 }
 
@@ -90,7 +100,7 @@ int ctl_setup(ctl *c, const char *url, const char *pwfile) {
   const char *pwp = getenv("CHIME_PASSWORD");
   int r;
   if (pwfile) {
-    if ((r = read_password_file(pwfile, pw, sizeof pw)))
+    if ((r = ctl_read_first_line(pwfile, "password", pw, sizeof pw)))
       return r;
     pwp = pw;
   }

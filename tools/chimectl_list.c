@@ -195,14 +195,17 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
 
 int ctl_triggers_table(ctl *c, const char *text, ctl_table *t) {
   static const char *const heads[] = {
-      "group",    "name",    "job",      "kind",     "schedule", "zone",
-      "state",    "next",    "next_utc", "prev",     "prev_utc", "misfire",
-      "priority", "next_ms", "prev_ms",  "calendar", "cron",     "description"};
+      "group",    "name",    "job",         "kind",      "schedule",
+      "zone",     "state",   "next",        "next_utc",  "prev",
+      "prev_utc", "misfire", "priority",    "next_ms",   "prev_ms",
+      "calendar", "cron",    "description", "next_times"};
   static const bool num[] = {false, false, false, false, false, false, false,
                              false, false, false, false, false, true,  true,
                              true,  false, false, false, false};
   /* The text table leaves out the raw milliseconds and what follows. */
-  ctl_table_init(t, heads, num, 19);
+  _Static_assert(sizeof num / sizeof num[0] == sizeof heads / sizeof heads[0],
+                 "a type per column");
+  ctl_table_init(t, heads, num, sizeof heads / sizeof heads[0]);
   t->shown = 13;
   chime_match match;
   const char *pattern;

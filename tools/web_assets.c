@@ -1,9 +1,9 @@
 /*
  * web_assets.c: chime-web's style sheet and script, built into the binary
  * (nothing is fetched from elsewhere).  The script refreshes the page's
- * <main> in place every few seconds (not while the operator types or a
- * confirmation is open) and asks before the actions that carry
- * data-confirm.  Plain JavaScript, no library.
+ * <main> in place every few seconds (not while the operator types, a
+ * confirmation is open, or the body says data-refresh="off") and asks before
+ * the actions that carry data-confirm.  Plain JavaScript, no library.
  */
 #include "web.h"
 
@@ -53,7 +53,8 @@ const char web_asset_js[] =
     "    return a && (a.tagName === 'INPUT' || a.tagName === 'SELECT');\n"
     "  }\n"
     "  function refresh() {\n"
-    "    if (busy || typing() || document.hidden) return;\n"
+    "    if (busy || typing() || document.hidden ||\n"
+    "        document.body.dataset.refresh === 'off') return;\n"
     "    var url = location.pathname + "
     "location.search.replace(/([?&])msg=[^&]*&?/, '$1');\n"
     "    fetch(url, {credentials: 'same-origin', cache: 'no-store'})\n"

@@ -25,7 +25,7 @@
 #include <time.h>
 
 /* How often chime-web checks in (well within any node's lease). */
-#define CHECKIN_MS 2000
+#define CHECKIN_MS (CHIME__MYSQL_ADMIN_CHECKIN_MS / 4)
 
 /* A request's state across the handler's calls (its POST body). */
 typedef struct request {

@@ -125,6 +125,21 @@ void web_form(web_page *p, FILE *out, const char *action,
   fputs("</button></form>", out);
 }
 
+/* A page's start: status 200, head and navigation.  Returns the stream
+ * or NULL (no memory). */
+static FILE *page_open(web_page *p, web_reply *r, const char *title) {
+  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+    return NULL;
+  web_page_begin(p, r, title);
+  return r->out;
+}
+
+/* A page's end.  Returns 200. */
+static int page_close(web_page *p, web_reply *r) {
+  web_page_end(p, r);
+  return 200;
+}
+
 /* An error box in place of a section whose query failed. */
 static void failed(FILE *out, const char *what) {
   fputs("<p class=\"error\">", out);
@@ -132,6 +147,51 @@ static void failed(FILE *out, const char *what) {
   fputs(": ", out);
   web_html(out, ctl_last_error);
   fputs("</p>", out);
+}
+
+/* Opens a section's table after its query returned e: the error, "(none)",
+ * or the table's head (id, and the NULL-terminated column titles).
+ * Returns whether rows follow (then table_close). */
+static bool table_open(FILE *o, int e, const char *what, const ctl_table *t,
+                       const char *const *heads) {
+  if (e) {
+    failed(o, what);
+    return false;
+  }
+  if (t->nrows == 0) {
+    fprintf(o, "<p class=\"none\" id=\"%s\">(none)</p>", what);
+    return false;
+  }
+  fprintf(o, "<div class=\"scroll\"><table id=\"%s\"><thead><tr>", what);
+  for (; *heads; heads++)
+    fprintf(o, "<th>%s</th>", *heads);
+  fputs("</tr></thead><tbody>", o);
+  return true;
+}
+
+static void table_close(FILE *o) {
+  fputs("</tbody></table></div>", o);
+}
+
+/* Opens row i of t, a job's or a trigger's (kind), keyed GROUP.NAME from
+ * its first two cells (into key, len bytes). */
+static void row_open(FILE *o, const ctl_table *t, size_t i, const char *kind,
+                     char *key, size_t len) {
+  snprintf(key, len, "%s.%s", web_cell(t, i, 0), web_cell(t, i, 1));
+  fprintf(o, "<tr data-%s=\"", kind);
+  web_html(o, key);
+  fputs("\">", o);
+}
+
+/* A job's or trigger's (what) pause or resume and delete forms (asking
+ * question), and the row's end. */
+static void key_actions(web_page *p, FILE *o, const char *what, const char *key,
+                        bool paused, const char *question) {
+  const char *f[] = {"what", what, "target", key, NULL};
+  web_form(p, o, paused ? "resume" : "pause", f, paused ? "resume" : "pause",
+           NULL);
+  web_form(p, o, "delete", f, "delete", question);
+  fputs("</td></tr>", o);
 }
 
 /* ------------------------------------------------------------ overview */
@@ -196,17 +256,15 @@ static void activity(web_page *p, FILE *out, int64_t now) {
 }
 
 int web_page_overview(web_page *p, web_reply *r) {
-  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+  FILE *o = page_open(p, r, "Overview");
+  if (!o)
     return 500;
-  web_page_begin(p, r, "Overview");
-  FILE *o = r->out;
   ctl_table nodes, running;
   if (ctl_nodes_table(p->c, &nodes)) {
     fputs("<p class=\"store down\" id=\"store\">store unreachable: ", o);
     web_html(o, ctl_last_error);
     fputs("</p>", o);
-    web_page_end(p, r);
-    return 200;
+    return page_close(p, r);
   }
   size_t live = 0;
   for (size_t i = 0; i < nodes.nrows; i++)
@@ -224,38 +282,26 @@ int web_page_overview(web_page *p, web_reply *r) {
   fputs("<h2>Nodes</h2>", o);
   web_table_html(o, &nodes, 7);
   ctl_table_free(&nodes);
-  web_page_end(p, r);
-  return 200;
+  return page_close(p, r);
 }
 
 /* ------------------------------------------------------------ triggers */
 
 int web_page_triggers(web_page *p, web_reply *r) {
-  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+  FILE *o = page_open(p, r, "Triggers");
+  if (!o)
     return 500;
-  web_page_begin(p, r, "Triggers");
-  FILE *o = r->out;
   ctl_table t;
-  if (ctl_triggers_table(p->c, NULL, &t)) {
-    failed(o, "triggers");
-    web_page_end(p, r);
-    return 200;
-  }
-  if (t.nrows == 0)
-    fputs("<p class=\"none\">(none)</p>", o);
-  else
-    fputs("<div class=\"scroll\"><table id=\"triggers\"><thead><tr>"
-          "<th>trigger</th><th>state</th><th>job</th><th>schedule</th>"
-          "<th>zone</th><th>calendar</th><th>misfire</th><th>next fires</th>"
-          "<th>previous</th><th>why</th><th></th></tr></thead><tbody>",
-          o);
-  for (size_t i = 0; i < t.nrows; i++) {
+  static const char *const heads[] = {
+      "trigger", "state",      "job",      "schedule", "zone", "calendar",
+      "misfire", "next fires", "previous", "why",      "",     NULL};
+  bool rows =
+      table_open(o, ctl_triggers_table(p->c, NULL, &t), "triggers", &t, heads);
+  for (size_t i = 0; rows && i < t.nrows; i++) {
     char key[520];
-    snprintf(key, sizeof key, "%s.%s", web_cell(&t, i, 0), web_cell(&t, i, 1));
+    row_open(o, &t, i, "trigger", key, sizeof key);
     const char *state = web_cell(&t, i, 6);
-    fputs("<tr data-trigger=\"", o);
-    web_html(o, key);
-    fputs("\"><td>", o);
+    fputs("<td>", o);
     web_html(o, key);
     if (*web_cell(&t, i, 17)) {
       fputs("<br><small>", o);
@@ -295,42 +341,27 @@ int web_page_triggers(web_page *p, web_reply *r) {
         web_html(o, ctl_last_error);
     }
     fputs("</td><td class=\"acts\">", o);
-    const char *f[] = {"what", "trigger", "target", key, NULL};
-    if (strncmp(state, "paused", 6) == 0)
-      web_form(p, o, "resume", f, "resume", NULL);
-    else
-      web_form(p, o, "pause", f, "pause", NULL);
     char q[600];
     snprintf(q, sizeof q, "Delete trigger %s?", key);
-    const char *d[] = {"what", "trigger", "target", key, NULL};
-    web_form(p, o, "delete", d, "delete", q);
-    fputs("</td></tr>", o);
+    key_actions(p, o, "trigger", key, strncmp(state, "paused", 6) == 0, q);
   }
-  if (t.nrows)
-    fputs("</tbody></table></div>", o);
+  if (rows)
+    table_close(o);
   ctl_table_free(&t);
-  web_page_end(p, r);
-  return 200;
+  return page_close(p, r);
 }
 
 /* ------------------------------------------------------------ jobs */
 
 int web_page_jobs(web_page *p, web_reply *r) {
-  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+  FILE *o = page_open(p, r, "Jobs");
+  if (!o)
     return 500;
-  web_page_begin(p, r, "Jobs");
-  FILE *o = r->out;
   ctl_table t;
   fputs("<h2>Running fires</h2>", o);
-  if (ctl_running_table(p->c, &t)) {
-    failed(o, "running fires");
-  } else if (t.nrows == 0) {
-    fputs("<p class=\"none\" id=\"running\">(none)</p>", o);
-  } else {
-    fputs("<div class=\"scroll\"><table id=\"running\"><thead><tr><th>fire"
-          "</th><th>job</th><th>trigger</th><th>node</th><th>state</th>"
-          "<th>since</th><th>for</th><th></th></tr></thead><tbody>",
-          o);
+  static const char *const run_heads[] = {
+      "fire", "job", "trigger", "node", "state", "since", "for", "", NULL};
+  if (table_open(o, ctl_running_table(p->c, &t), "running", &t, run_heads)) {
     for (size_t i = 0; i < t.nrows; i++) {
       char age[32];
       ctl_format_age(strtoll(web_cell(&t, i, 8), NULL, 10), age, sizeof age);
@@ -358,28 +389,18 @@ int web_page_jobs(web_page *p, web_reply *r) {
       }
       fputs("</td></tr>", o);
     }
-    fputs("</tbody></table></div>", o);
+    table_close(o);
   }
   ctl_table_free(&t); /* empty after an error */
   fputs("<h2>Jobs</h2>", o);
-  if (ctl_jobs_table(p->c, NULL, &t)) {
-    failed(o, "jobs");
-    web_page_end(p, r);
-    return 200;
-  }
-  if (t.nrows == 0)
-    fputs("<p class=\"none\">(none)</p>", o);
-  else
-    fputs("<div class=\"scroll\"><table id=\"jobs\"><thead><tr><th>job</th>"
-          "<th>type</th><th>concurrency</th><th>recovery</th><th>paused</th>"
-          "<th>triggers</th><th>description</th><th></th></tr></thead><tbody>",
-          o);
-  for (size_t i = 0; i < t.nrows; i++) {
+  static const char *const heads[] = {"job",         "type",   "concurrency",
+                                      "recovery",    "paused", "triggers",
+                                      "description", "",       NULL};
+  bool rows = table_open(o, ctl_jobs_table(p->c, NULL, &t), "jobs", &t, heads);
+  for (size_t i = 0; rows && i < t.nrows; i++) {
     char key[520];
-    snprintf(key, sizeof key, "%s.%s", web_cell(&t, i, 0), web_cell(&t, i, 1));
-    fputs("<tr data-job=\"", o);
-    web_html(o, key);
-    fputs("\"><td><a href=\"/history?job=", o);
+    row_open(o, &t, i, "job", key, sizeof key);
+    fputs("<td><a href=\"/history?job=", o);
     web_url(o, key);
     fputs("\">", o);
     web_html(o, key);
@@ -393,21 +414,15 @@ int web_page_jobs(web_page *p, web_reply *r) {
     fputs("<td class=\"acts\">", o);
     const char *f[] = {"job", key, NULL};
     web_form(p, o, "fire", f, "fire now", NULL);
-    const char *pj[] = {"what", "job", "target", key, NULL};
-    bool paused = strcmp(web_cell(&t, i, 7), "true") == 0;
-    web_form(p, o, paused ? "resume" : "pause", pj, paused ? "resume" : "pause",
-             NULL);
     char q[600];
     snprintf(q, sizeof q, "Delete job %s and its %s trigger(s)?", key,
              web_cell(&t, i, 8));
-    web_form(p, o, "delete", pj, "delete", q);
-    fputs("</td></tr>", o);
+    key_actions(p, o, "job", key, strcmp(web_cell(&t, i, 7), "true") == 0, q);
   }
-  if (t.nrows)
-    fputs("</tbody></table></div>", o);
+  if (rows)
+    table_close(o);
   ctl_table_free(&t);
-  web_page_end(p, r);
-  return 200;
+  return page_close(p, r);
 }
 
 /* ------------------------------------------------------------ history */
@@ -426,13 +441,11 @@ int web_page_history(web_page *p, web_reply *r) {
     web_reply_error(r, false, web_status_of(e), "%s", ctl_last_error);
     return web_status_of(e);
   }
-  if (web_reply_open(r, 200, "text/html; charset=utf-8")) {
-    if (!e)
-      ctl_table_free(&t);
+  FILE *o = page_open(p, r, "History");
+  if (!o) {
+    ctl_table_free(&t);
     return 500;
   }
-  web_page_begin(p, r, "History");
-  FILE *o = r->out;
   const char *job = web_param(p->q, "job"), *oc = web_param(p->q, "outcome");
   const char *since = web_param(p->q, "since");
   fputs("<form method=\"get\" action=\"/history\" class=\"filter\">"
@@ -479,29 +492,19 @@ int web_page_history(web_page *p, web_reply *r) {
     fprintf(o, "page %ld</p>", page);
     ctl_table_free(&t);
   }
-  web_page_end(p, r);
-  return 200;
+  return page_close(p, r);
 }
 
 /* ------------------------------------------------------------ events */
 
 int web_page_events(web_page *p, web_reply *r) {
-  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+  FILE *o = page_open(p, r, "Events");
+  if (!o)
     return 500;
-  web_page_begin(p, r, "Events");
-  FILE *o = r->out;
   ctl_table t;
   fputs("<h2>Node events</h2>", o);
-  if (ctl_events_table(p->c, &t)) {
-    failed(o, "node events");
-  } else {
-    if (t.nrows == 0)
-      fputs("<p class=\"none\">(none)</p>", o);
-    else
-      fputs("<div class=\"scroll\"><table id=\"events\"><thead><tr><th>time"
-            "</th><th>node</th><th>event</th><th>detail</th></tr></thead>"
-            "<tbody>",
-            o);
+  static const char *const heads[] = {"time", "node", "event", "detail", NULL};
+  if (table_open(o, ctl_events_table(p->c, &t), "events", &t, heads)) {
     for (size_t i = 0; i < t.nrows; i++) {
       char when[48];
       ctl_format_time(strtoll(web_cell(&t, i, 0), NULL, 10), p->c->zone, when,
@@ -514,10 +517,9 @@ int web_page_events(web_page *p, web_reply *r) {
       }
       fputs("</td></tr>", o);
     }
-    if (t.nrows)
-      fputs("</tbody></table></div>", o);
-    ctl_table_free(&t);
+    table_close(o);
   }
+  ctl_table_free(&t);
   fputs("<h2>Operator actions (this chime-web)</h2>", o);
   if (p->w->nlog == 0)
     fputs("<p class=\"none\">(none)</p>", o);
@@ -530,26 +532,24 @@ int web_page_events(web_page *p, web_reply *r) {
   }
   if (p->w->nlog)
     fputs("</ul>", o);
-  web_page_end(p, r);
-  return 200;
+  return page_close(p, r);
 }
 
 /* ------------------------------------------------------------ sign-in */
 
 int web_page_login(web_page *p, web_reply *r) {
-  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+  FILE *o = page_open(p, r, "Sign in");
+  if (!o)
     return 500;
-  web_page_begin(p, r, "Sign in");
   if (!p->w->token)
     fputs("<p>This chime-web is read-only: it was started without "
           "<code>--token-file</code>.</p>",
-          r->out);
+          o);
   else
     fputs("<form method=\"post\" action=\"/login\" class=\"login\"><label>"
           "operator token <input type=\"password\" name=\"token\" "
           "id=\"token\" autocomplete=\"current-password\"></label>"
           "<button id=\"signin\">sign in</button></form>",
-          r->out);
-  web_page_end(p, r);
-  return 200;
+          o);
+  return page_close(p, r);
 }

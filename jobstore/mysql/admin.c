@@ -80,6 +80,7 @@ int chime__mysql_admin_open(const char *url, const char *extra,
   chime_store_options o = {.scheduler_name = sched,
                            .instance_id = instance_id,
                            .connections = 1,
+                           .checkin_interval_ms = CHIME__MYSQL_ADMIN_CHECKIN_MS,
                            .log_level = CHIME_LOG_ERROR};
   int r = a ? chime__mysql_store_open(url, &o, &a->store, errbuf, errbuf_len)
             : CHIME_ENOMEM;

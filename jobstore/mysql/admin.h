@@ -78,9 +78,13 @@ int chime__mysql_admin_open(const char *url, const char *extra,
 /* Closes the store (its nodes row goes too); a may be NULL. */
 void chime__mysql_admin_free(chime__mysql_admin *a);
 
+/* The check-in interval of an operator's store's nodes row: long, so that
+ * a tool that checks in on its own timer is never late. */
+#define CHIME__MYSQL_ADMIN_CHECKIN_MS 10000
+
 /* Checks the operator's store in as a node does, so that a long-lived
  * tool (chime-web) is not judged dead by the cluster (which would end its
- * database sessions).  Call it at least every check-in interval.
+ * database sessions).  Call it every CHIME__MYSQL_ADMIN_CHECKIN_MS / 4.
  * Returns: 0; the store's errors. */
 int chime__mysql_admin_checkin(chime__mysql_admin *a);
 
