@@ -98,6 +98,23 @@ def trigger_state(key):
     return rows[0][0] if rows else None
 
 
+def run_web(args):
+    p = subprocess.run([WEB] + args, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+rc, out, err = run_web(["--version"])
+check("--version", rc == 0 and out.startswith("chime-web ") and "libchime" in out)
+rc, out, err = run_web(["--help"])
+check("--help", rc == 0 and "--token-file" in out and "--listen" in out)
+for args, want in ((["--port", "70000"], "--port"), (["--bogus"], "--bogus"),
+                   (["extra"], "extra"), (["--url", "http://x/"], "mysql://"),
+                   (["--url", URL, "--token-file", "/nonexistent"], "token")):
+    rc, out, err = run_web(args)
+    check(f"chime-web {' '.join(args)[:40]} fails with a message",
+          rc in (1, 2) and want in err and err.count("\n") == 1,
+          f"exit {rc} {err!r}")
+
 procs = []
 tmp = tempfile.mkdtemp(prefix="chime-web-test-")
 driver = None
@@ -231,6 +248,10 @@ try:
         ("POST", "/api/delete", b"what=group&target=load", bearer, 400),
         ("POST", "/api/delete", b"what=job&target=no.such", bearer, 404),
         ("POST", "/login", b"token=wrong", {}, 403),
+        ("GET", "/history?job=%ff%fe.x", None, {}, 400),
+        ("POST", "/api/pause", b"what=trigger&target=%c0%af.x", bearer, 400),
+        ("POST", "/api/pause", b'{"what": "all"}',
+         dict(bearer, **{"Content-Type": "application/json"}), 415),
     ]
     for method, path, data, headers, want in bad:
         st, body = http(WEB_URL, path, data, headers, method)
@@ -368,6 +389,16 @@ try:
     check("the forwarded address is shown as text, not markup",
           "<img src=x id=pwn>" in body and
           not driver.find_elements(By.ID, "pwn"))
+
+    # ---- a phone-sized screen: nothing wider than the screen but tables,
+    # which scroll in their own box
+    driver.set_window_size(390, 844)
+    for path in ("/", "/jobs", "/history"):
+        driver.get(WEB_URL + path)
+        check(f"page {path} fits a phone's width", driver.execute_script(
+            "return document.documentElement.scrollWidth <= "
+            "window.innerWidth + 1;"))
+    driver.set_window_size(1280, 1000)
 
     # ---- the screenshot for the README: the overview of a live cluster
     driver.get(WEB_URL + "/")

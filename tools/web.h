@@ -63,6 +63,8 @@ void web_params_free(web_params *p);
  * HTTP status (400) with a message in msg. */
 int web_params_parse(const char *body, size_t len, web_params *ret, char *msg,
                      size_t msg_len);
+/* Whether s is valid UTF-8 (what the database and the pages take). */
+bool web_utf8_ok(const char *s);
 /* Whether every key of p is one of the NULL-terminated allowed; else the
  * first unknown one into msg. */
 bool web_params_known(const web_params *p, const char *const *allowed,

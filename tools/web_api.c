@@ -261,8 +261,9 @@ int web_api_action(web_page *p, const char *action, const char *who, char *msg,
             : ctl_pause_target(p->c, pause, what, target ? target : "");
     if (e == 0) {
       const char *done = del ? "deleted" : pause ? "paused" : "resumed";
-      snprintf(msg, msg_len, "%s %s %s", done, what, target ? target : "");
-      web_log(p->w, "%s %s %s %s", who, done, what, target ? target : "");
+      const char *sp = target && *target ? " " : "";
+      snprintf(msg, msg_len, "%s %s%s%s", done, what, sp, sp[0] ? target : "");
+      web_log(p->w, "%s %s %s%s%s", who, done, what, sp, sp[0] ? target : "");
     }
   }
   if (e)

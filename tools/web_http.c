@@ -27,6 +27,9 @@
 /* How often chime-web checks in (well within any node's lease). */
 #define CHECKIN_MS (CHIME__MYSQL_ADMIN_CHECKIN_MS / 4)
 
+/* The one body type taken. */
+#define FORM_TYPE "application/x-www-form-urlencoded"
+
 /* A request's state across the handler's calls (its POST body). */
 typedef struct request {
   char *body;
@@ -135,6 +138,10 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
   } else if (value && strlen(value) > WEB_MAX_VALUE) {
     snprintf(h->query_msg, sizeof h->query_msg,
              "parameter '%s' is longer than %d bytes", key, WEB_MAX_VALUE);
+  } else if (!web_utf8_ok(key) || (value && !web_utf8_ok(value))) {
+    snprintf(h->query_msg, sizeof h->query_msg,
+             "parameter '%.40s' is not valid UTF-8",
+             web_utf8_ok(key) ? key : "?");
   } else if (web_param(q, key)) {
     snprintf(h->query_msg, sizeof h->query_msg, "parameter '%s' given twice",
              key);
@@ -255,6 +262,12 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
   if (req->too_big) {
     web_reply_error(r, json, 413, "the body is larger than %d bytes",
                     WEB_MAX_BODY);
+    return;
+  }
+  const char *type =
+      MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND, "Content-Type");
+  if (req->len && (!type || strncmp(type, FORM_TYPE, strlen(FORM_TYPE)) != 0)) {
+    web_reply_error(r, json, 415, "the body must be %s", FORM_TYPE);
     return;
   }
   web_params form;

@@ -58,6 +58,31 @@ static long decode(const char *s, size_t len, char *out, size_t cap) {
   return (long)k;
 }
 
+bool web_utf8_ok(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    int n = *p < 0x80             ? 0
+            : (*p & 0xE0) == 0xC0 ? 1
+            : (*p & 0xF0) == 0xE0 ? 2
+            : (*p & 0xF8) == 0xF0 ? 3
+                                  : -1;
+    if (n < 0 || (n == 1 && *p < 0xC2) || (n == 3 && *p > 0xF4))
+      return false;
+    unsigned cp = n == 0 ? *p : *p & (0x3F >> n);
+    for (int i = 1; i <= n; i++) {
+      if ((p[i] & 0xC0) != 0x80)
+        return false;
+      cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    /* Overlong forms, surrogates and beyond U+10FFFF are not text. */
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    p += n + 1;
+  }
+  return true;
+}
+
 int web_params_parse(const char *body, size_t len, web_params *ret, char *msg,
                      size_t msg_len) {
   memset(ret, 0, sizeof *ret);
@@ -85,6 +110,11 @@ int web_params_parse(const char *body, size_t len, web_params *ret, char *msg,
         snprintf(msg, msg_len,
                  "parameter '%s' is malformed or longer than %d bytes",
                  ret->key[ret->n], WEB_MAX_VALUE);
+        goto bad;
+      }
+      if (!web_utf8_ok(ret->key[ret->n]) || !web_utf8_ok(value)) {
+        snprintf(msg, msg_len, "parameter '%.40s' is not valid UTF-8",
+                 web_utf8_ok(ret->key[ret->n]) ? ret->key[ret->n] : "?");
         goto bad;
       }
       if (web_param(ret, ret->key[ret->n])) {
