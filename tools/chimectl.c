@@ -26,7 +26,10 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
-      "  explain G.N                   why a trigger is not firing\n\n"
+      "  explain G.N                   why a trigger is not firing\n"
+      "  running                       the fires claimed or running now\n"
+      "  events                        node starts and the fires their deaths "
+      "ended\n\n"
       "Options:\n",
       out);
   fputs(ctl_options_help, out);
@@ -63,6 +66,10 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_delete(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
+  if (strcmp(cmd, "running") == 0)
+    return ctl_cmd_running(c);
+  if (strcmp(cmd, "events") == 0)
+    return ctl_cmd_events(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;

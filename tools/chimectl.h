@@ -200,6 +200,8 @@ int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
+int ctl_cmd_running(ctl *c);
+int ctl_cmd_events(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);

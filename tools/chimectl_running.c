@@ -1,9 +1,10 @@
 /*
  * chimectl_running.c: the cluster's activity as the operators' pages show
- * it: the fires claimed or running now, the last hour minute by minute
- * (fires, failures, lateness), node events, and the cancel of a running
- * fire.  Each is one SELECT on the store's tables (docs/schema.md) or one
- * admin action; live and dead are the store's own rule.
+ * it: the fires claimed or running now (`chimectl running`), the last
+ * hour minute by minute (fires, failures, lateness), node events
+ * (`chimectl events`), and the cancel of a running fire.  Each is one SELECT on
+ * the store's tables (docs/schema.md) or one admin action; live and dead are
+ * the store's own rule.
  */
 #include "chimectl.h"
 
@@ -128,4 +129,22 @@ int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who) {
   return r < 0 ? ctl_fail(r, "cannot cancel fire %lld: %s", id,
                           err[0] ? err : chime_strerror(r))
                : 0;
+}
+
+/* `chimectl running` and `chimectl events`: the tables above, printed. */
+static int print_query(ctl *c, const char *usage,
+                       int (*query)(ctl *, ctl_table *)) {
+  if (c->argc > 0)
+    return ctl_usage("usage: chimectl %s", usage);
+  ctl_table t;
+  chime__mysql_rows none = {0};
+  return ctl_table_done(c, &t, &none, query(c, &t));
+}
+
+int ctl_cmd_running(ctl *c) {
+  return print_query(c, "running", ctl_running_table);
+}
+
+int ctl_cmd_events(ctl *c) {
+  return print_query(c, "events", ctl_events_table);
 }
