@@ -25,6 +25,8 @@
 #define WEB_MAX_VALUE 512
 /* The largest POST body accepted (larger: 413). */
 #define WEB_MAX_BODY 8192
+/* How long a sign-in lasts (12 hours). */
+#define WEB_SESSION_MS (12 * 3600 * 1000)
 /* Sessions kept at once (the oldest goes first). */
 #define WEB_MAX_SESSIONS 32
 /* Action log lines kept for the events page. */

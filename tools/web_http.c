@@ -72,8 +72,10 @@ static bool same_secret(const char *a, const char *b) {
 }
 
 static const web_session *find_session(web *w, const char *id) {
+  long long now = now_ms();
   for (size_t i = 0; id && i < w->nsessions; i++)
-    if (same_secret(w->sessions[i].id, id))
+    if (same_secret(w->sessions[i].id, id) &&
+        now - w->sessions[i].created_ms < WEB_SESSION_MS)
       return &w->sessions[i];
   return NULL;
 }
@@ -291,8 +293,14 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
       web_reply_error(r, false, 500, "no random bytes for a session");
     } else if (web_reply_open(r, 303, "text/plain") == 0) {
       snprintf(r->location, sizeof r->location, "/");
+      /* Secure when the proxy in front says the page came over TLS. */
+      const char *proto = MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND,
+                                                      "X-Forwarded-Proto");
       snprintf(r->cookie, sizeof r->cookie,
-               "chime_session=%s; Path=/; HttpOnly; SameSite=Strict", ses->id);
+               "chime_session=%s; Path=/; HttpOnly; SameSite=Strict; "
+               "Max-Age=%d%s",
+               ses->id, WEB_SESSION_MS / 1000,
+               proto && strcmp(proto, "https") == 0 ? "; Secure" : "");
       fputs("signed in\n", r->out);
     }
     web_params_free(&form);
