@@ -4,8 +4,9 @@
  * (chimectl.h: the same library, no second copy).  chime-web.c parses the
  * options and runs the server; web_http.c routes requests, checks their
  * parameters, the operator's session and the CSRF token; web_pages.c
- * renders the pages; web_api.c answers /api/ and /metrics; web_out.c
- * holds the escaping helpers and the built-in assets (web_assets.c).
+ * renders the pages; web_api.c answers /api/ and /metrics and runs the
+ * actions; web_out.c decodes parameters, builds responses and escapes;
+ * web_assets.c holds the built-in style sheet and script.
  *
  * Terms: a *response* is built in a memory stream (open_memstream); a
  * *session* is an operator's login (a random id in a cookie, with its own
@@ -165,8 +166,9 @@ extern const char web_asset_js[];
 
 /* ----------------------------------------------------------- server */
 
-/* The request handler's entry (web_http.c), for MHD_start_daemon. */
-struct MHD_Connection;
+/* Serves w on address (IPv4 or IPv6) and port (0: any, printed) until
+ * SIGINT or SIGTERM, checking the operator's store in meanwhile
+ * (web_http.c).  Returns: 0 or an exit code (message printed). */
 int web_serve(web *w, const char *address, unsigned port);
 
 #endif /* CHIME_TOOLS_WEB_H */
