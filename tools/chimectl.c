@@ -7,7 +7,6 @@
 #include "chimectl.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,82 +30,23 @@ static void usage(FILE *out) {
       "  leases                        named leases: holder, since, expires, "
       "token\n"
       "  lease release NAME [--yes]    end a held lease now (an operator's "
-      "release)\n\n"
-      "Options:\n"
-      "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
-      "\n"
-      "                       (default: $CHIME_URL)\n"
-      "  --password-file F    read the password from F (else "
-      "$CHIME_PASSWORD)\n"
-      "  --scheduler NAME     the cluster's scheduler name (default: "
-      "$CHIME_SCHEDULER or chime)\n"
-      "  --tz ZONE            zone for local times (default: $TZ when it "
-      "names\n"
-      "                       a zone, else UTC)\n"
-      "  --json               print JSON (one object or array)\n"
-      "  --yes                do not ask for confirmation\n"
-      "  --help               print this help\n"
-      "  --version            print the version of chimectl and libchime\n\n"
-      "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
-      "Keys G.N split at the first dot: group G, name N.\n\n"
-      "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
-      "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
-      "missing or of another version.\n",
+      "release)\n"
+      "  running                       the fires claimed or running now\n"
+      "  events                        node starts and the fires their deaths "
+      "ended\n\n"
+      "Options:\n",
       out);
-}
-
-int ctl_exit_code(int code) {
-  switch (code) {
-  case 0:
-    return CTL_FAILED;
-  case CHIME_ENOTFOUND:
-    return CTL_NOTFOUND;
-  case CHIME_EURL: /* a malformed URL is the caller's usage error */
-    return CTL_USAGE;
-  case CHIME_ECONNECT:
-  case CHIME_EAUTH:
-    return CTL_CONNECT;
-  case CHIME_ESCHEMA:
-    return CTL_SCHEMA;
-  default:
-    return CTL_FAILED;
-  }
-}
-
-int ctl_fail(int code, const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  /* One line: messages from the server may carry newlines. */
-  for (char *p = msg; *p; p++)
-    if (*p == '\n' || *p == '\r')
-      *p = ' ';
-  fprintf(stderr, "chimectl: %s\n", msg);
-  return ctl_exit_code(code);
-}
-
-/* Reads the password file's first line into pw.  Returns: 0 or an exit
- * code. */
-static int read_password_file(const char *path, char *pw, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return ctl_fail(CHIME_EINVAL, "cannot read the password file %s", path);
-  if (!fgets(pw, (int)len, f))
-    pw[0] = '\0';
-  fclose(f);
-  pw[strcspn(pw, "\r\n")] = '\0';
-  return 0;
-}
-
-/* Builds c->url from url with password pw (NULL: keep the URL's).
- * Returns: 0 or an exit code. */
-static int build_url(ctl *c, const char *url, const char *pw) {
-  int r = chime__mysql_url_with_password(url, pw, &c->url);
-  if (r == CHIME_EURL)
-    return ctl_fail(r, "the store URL must begin with mysql://");
-  return r < 0 ? ctl_fail(r, "out of memory") : 0;
+  fputs(ctl_options_help, out);
+  fputs("  --json               print JSON (one object or array)\n"
+        "  --yes                do not ask for confirmation\n"
+        "  --help               print this help\n"
+        "  --version            print the version of chimectl and libchime\n\n"
+        "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
+        "Keys G.N split at the first dot: group G, name N.\n\n"
+        "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
+        "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
+        "missing or of another version.\n",
+        out);
 }
 
 enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };
@@ -134,6 +74,10 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_leases(c);
   if (strcmp(cmd, "lease") == 0)
     return ctl_cmd_lease(c);
+  if (strcmp(cmd, "running") == 0)
+    return ctl_cmd_running(c);
+  if (strcmp(cmd, "events") == 0)
+    return ctl_cmd_events(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -235,32 +179,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;
   }
-  if (!c.sched || !*c.sched)
-    c.sched = "chime";
-  const char *env_tz = getenv("TZ");
-  const chime_zone *z;
-  /* $TZ may be POSIX-style ("EST5EDT", ":/etc/localtime"): then UTC. */
-  if (!c.zone || !*c.zone ||
-      (c.zone == env_tz && chime_zone_get(c.zone, &z) < 0))
-    c.zone = "UTC";
-  if (chime_zone_get(c.zone, &z) < 0) {
-    fprintf(stderr, "chimectl: unknown time zone '%s'\n", c.zone);
-    return CTL_USAGE;
-  }
-  if (!url || !*url) {
-    fprintf(stderr, "chimectl: no store URL: use --url or set CHIME_URL\n");
-    return CTL_USAGE;
-  }
-  char pw[512] = "";
-  const char *pwp = getenv("CHIME_PASSWORD");
-  if (pwfile) {
-    if ((r = read_password_file(pwfile, pw, sizeof pw)))
-      return r;
-    pwp = pw;
-  }
-  r = build_url(&c, url, pwp);
-  memset(pw, 0, sizeof pw);
-  if (r)
+  if ((r = ctl_setup(&c, url, pwfile)))
     return r;
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;

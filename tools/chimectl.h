@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (documented in --help and README.md). */
 #define CTL_OK 0
@@ -39,12 +40,14 @@ typedef struct ctl {
   const char *zone;  /* the zone for "local" times */
   bool json;
   bool yes;
-  const char *job;   /* history --job GROUP.NAME */
-  const char *since; /* history --since TIME */
-  bool failed;       /* history --failed */
-  long limit;        /* history --limit N */
-  const char *data;  /* fire --data JSON */
-  int argc;          /* the command's arguments, after the command word */
+  const char *job;     /* history --job GROUP.NAME */
+  const char *since;   /* history --since TIME */
+  bool failed;         /* history --failed */
+  long limit;          /* history --limit N */
+  const char *data;    /* fire --data JSON */
+  const char *outcome; /* history: only this outcome (chime-web's filter) */
+  long offset;         /* history: rows skipped (chime-web's pages) */
+  int argc;            /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
   chime__mysql_admin *admin; /* opened on demand by ctl_open */
@@ -61,9 +64,33 @@ int ctl_fail(int code, const char *fmt, ...)
     ;
 /* The exit code for a chime error code. */
 int ctl_exit_code(int code);
+/* Prints "chimectl: MESSAGE" on stderr like ctl_fail; returns CTL_USAGE. */
+int ctl_usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* The last message of ctl_fail or ctl_usage (chime-web shows it); with
+ * ctl_quiet set nothing is printed.  One thread uses the queries. */
+extern char ctl_last_error[1024];
+extern bool ctl_quiet;
+/* The name messages begin with ("chimectl"). */
+extern const char *ctl_program;
 
 /* ----------------------------------------------------------- database */
 
+/* The help of the options every tool on the store takes (--url,
+ * --password-file, --scheduler, --tz). */
+extern const char ctl_options_help[];
+/* Reads the first line of file path (a what: "password") into buf (len
+ * bytes).  Returns: 0 or an exit code (message printed). */
+int ctl_read_first_line(const char *path, const char *what, char *buf,
+                        size_t len);
+/* Completes c after the options: the scheduler name (default "chime"),
+ * the zone ($TZ when it names one, else UTC), c->url from url with the
+ * password of pwfile (NULL: $CHIME_PASSWORD, else the URL's).
+ * Returns: 0 or an exit code (message printed). */
+int ctl_setup(ctl *c, const char *url, const char *pwfile);
 /* Opens c->store (extra URL parameters appended when extra is not NULL,
  * e.g. "auto_create=1").  Returns: 0 or an exit code (message printed). */
 int ctl_open(ctl *c, const char *extra);
@@ -108,8 +135,11 @@ void ctl_lower(const char *s, char *buf, size_t len);
 
 /* Whether text is exactly one JSON value (chimectl_json.c). */
 bool ctl_json_is_valid(const char *text);
-/* Writes s as a JSON string (quotes included) to stdout. */
+/* Writes s as a JSON string (quotes included) to stdout or out. */
 void ctl_json_string(const char *s);
+void ctl_json_string_to(FILE *out, const char *s);
+/* Writes t as a JSON array of objects to out. */
+void ctl_table_print_json(const ctl_table *t, FILE *out);
 /* Formats t_ms as "YYYY-MM-DD HH:MM:SS" in zone (NULL: UTC) with the zone's
  * offset when local; "-" for CHIME_NO_FIRE_MS. */
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len);
@@ -118,6 +148,47 @@ void ctl_format_age(int64_t ms, char *buf, size_t len);
 /* Parses TIME: epoch ms, "YYYY-MM-DD[ T]HH:MM[:SS][Z]" (UTC) or "-10m",
  * "-2h", "-1d" (relative to now_ms).  Returns: 0; CHIME_EINVAL. */
 int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms);
+
+/* ----------------------------------------------------------- queries */
+
+/* The queries behind chimectl's listings and chime-web's pages: each fills
+ * t (initialised here; the caller frees it on 0, it is empty on error).
+ * pattern: a GROUP_PATTERN, NULL for all.  Returns: 0 or an exit code
+ * (message in ctl_last_error). */
+int ctl_nodes_table(ctl *c, ctl_table *t);
+int ctl_jobs_table(ctl *c, const char *pattern, ctl_table *t);
+int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
+/* c->job, c->since, c->failed, c->outcome, c->limit, c->offset. */
+int ctl_history_table(ctl *c, ctl_table *t);
+/* The fires claimed or running now (chimectl_running.c). */
+int ctl_running_table(ctl *c, ctl_table *t);
+/* Per minute of the last hour: fires, failures, mean and worst lateness. */
+int ctl_activity_table(ctl *c, ctl_table *t);
+/* Node events, newest first: joins (a nodes row's start) and deaths (the
+ * fires a recovery ended). */
+int ctl_events_table(ctl *c, ctl_table *t);
+
+/* Why a trigger is (not) firing: explain's answer. */
+typedef struct ctl_explanation {
+  char state[24];  /* the trigger's state */
+  char reason[24]; /* "paused", "due", ... */
+  char msg[1024];  /* the sentence */
+  int64_t next_ms; /* CHIME_NO_FIRE_MS: none */
+} ctl_explanation;
+int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);
+
+/* The actions (chimectl_ctl.c).  what: "trigger", "job", "group" or
+ * "all".  Returns: 0 or an exit code (message in ctl_last_error). */
+int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg);
+/* Fires job key now with data (NULL: none); the one-off trigger's key into
+ * trigger (len bytes), its due time into *ret_due_ms. */
+int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
+                 size_t len, int64_t *ret_due_ms);
+int ctl_delete_key(ctl *c, bool is_job, const char *key);
+/* Ends running fire fire_id (decimal text) as CANCELLED for who: its node
+ * loses it (chime_ctx_is_still_owned() says false, its completion is
+ * refused).  Returns: 0 or an exit code (CTL_NOTFOUND: not running). */
+int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who);
 
 /* ----------------------------------------------------------- commands */
 
@@ -132,10 +203,16 @@ int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
 int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
+int ctl_cmd_running(ctl *c);
+int ctl_cmd_events(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);
 const char *ctl_misfire_name(chime_misfire m);
+/* The trigger's next n fire times in zone, comma-separated, into buf (len
+ * bytes): cron and simple schedules stepped, others their next only. */
+void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
+                    int n, char *buf, size_t len);
 const char *ctl_kind_name(chime_trigger_kind k);
 
 #endif /* CHIME_TOOLS_CHIMECTL_H */

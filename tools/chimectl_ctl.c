@@ -39,29 +39,20 @@ static int store_fail(int r, const char *what, const char *target) {
   return ctl_fail(r, "%s %s: %s", what, target, chime_strerror(r));
 }
 
-int ctl_cmd_pause(ctl *c, bool pause) {
+int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg) {
   const char *verb = pause ? "pause" : "resume";
-  const char *what = c->argc ? c->argv[0] : "";
   bool all = strcmp(what, "all") == 0;
-  if ((all && c->argc != 1) || (!all && c->argc != 2) ||
-      (!all && strcmp(what, "trigger") != 0 && strcmp(what, "job") != 0 &&
-       strcmp(what, "group") != 0)) {
-    fprintf(stderr,
-            "chimectl: usage: chimectl %s trigger GROUP.NAME | job "
-            "GROUP.NAME | group PATTERN | all\n",
-            verb);
-    return CTL_USAGE;
-  }
-  const char *arg = all ? "" : c->argv[1];
-  if (!all && !*arg) {
-    fprintf(stderr, "chimectl: %s %s wants a non-empty %s\n", verb, what,
-            strcmp(what, "group") == 0 ? "PATTERN" : "GROUP.NAME");
-    return CTL_USAGE;
-  }
+  bool key = strcmp(what, "trigger") == 0 || strcmp(what, "job") == 0;
+  if (!all && !key && strcmp(what, "group") != 0)
+    return ctl_usage("usage: chimectl %s trigger GROUP.NAME | job "
+                     "GROUP.NAME | group PATTERN | all",
+                     verb);
+  if (!all && !*arg)
+    return ctl_usage("%s %s wants a non-empty %s", verb, what,
+                     key ? "GROUP.NAME" : "PATTERN");
   char group[256], name[256];
   int r = 0;
-  if ((strcmp(what, "trigger") == 0 || strcmp(what, "job") == 0) &&
-      (r = ctl_split_key(arg, group, name, sizeof group)))
+  if (key && (r = ctl_split_key(arg, group, name, sizeof group)))
     return r;
   if ((r = ctl_open(c, NULL)))
     return r;
@@ -83,37 +74,49 @@ int ctl_cmd_pause(ctl *c, bool pause) {
     ctl_pattern(arg, &match, &pattern, buf, sizeof buf);
     r = chime__mysql_admin_pause_group(a, match, pattern, pause);
   }
-  if (r < 0)
-    return store_fail(r, what, arg);
-  return done(c, pause ? "paused" : "resumed", what, all ? "*" : arg);
+  return r < 0 ? store_fail(r, what, arg) : 0;
 }
 
-int ctl_cmd_fire(ctl *c) {
-  if (c->argc != 1) {
-    fprintf(stderr, "chimectl: usage: chimectl fire GROUP.NAME [--data "
-                    "JSON]\n");
-    return CTL_USAGE;
-  }
+int ctl_cmd_pause(ctl *c, bool pause) {
+  const char *what = c->argc ? c->argv[0] : "";
+  bool all = strcmp(what, "all") == 0;
+  if ((all && c->argc != 1) || (!all && c->argc != 2))
+    what = ""; /* the usage message */
+  const char *arg = all || c->argc != 2 ? "" : c->argv[1];
+  int r = ctl_pause_target(c, pause, what, arg);
+  return r ? r : done(c, pause ? "paused" : "resumed", what, all ? "*" : arg);
+}
+
+int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
+                 size_t len, int64_t *ret_due_ms) {
   char group[256], name[256];
-  int r = ctl_split_key(c->argv[0], group, name, sizeof group);
+  int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
-  if (c->data && !ctl_json_is_valid(c->data)) {
-    fprintf(stderr, "chimectl: --data is not valid JSON\n");
-    return CTL_USAGE;
-  }
+  if (data && !ctl_json_is_valid(data))
+    return ctl_usage("--data is not valid JSON");
   if ((r = ctl_open(c, NULL)))
     return r;
   if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
-    return store_fail(r, "job", c->argv[0]);
-  char trigger[2 * CHIME_MAX_NAME_LEN + 2], err[512] = "";
-  int64_t first = 0;
-  r = chime__mysql_admin_fire_now(c->admin, group, name, c->data,
-                                  c->data ? strlen(c->data) : 0, "ctl", trigger,
-                                  sizeof trigger, &first, err, sizeof err);
+    return store_fail(r, "job", key);
+  char err[512] = "";
+  r = chime__mysql_admin_fire_now(c->admin, group, name, data,
+                                  data ? strlen(data) : 0, "ctl", trigger, len,
+                                  ret_due_ms, err, sizeof err);
   if (r < 0)
-    return ctl_fail(r, "cannot fire %s: %s", c->argv[0],
+    return ctl_fail(r, "cannot fire %s: %s", key,
                     err[0] ? err : chime_strerror(r));
+  return 0;
+}
+
+int ctl_cmd_fire(ctl *c) {
+  if (c->argc != 1)
+    return ctl_usage("usage: chimectl fire GROUP.NAME [--data JSON]");
+  char trigger[2 * CHIME_MAX_NAME_LEN + 2];
+  int64_t first = 0;
+  int r = ctl_fire_key(c, c->argv[0], c->data, trigger, sizeof trigger, &first);
+  if (r)
+    return r;
   char due[48];
   ctl_format_time(first, c->zone, due, sizeof due);
   if (c->json) {
@@ -144,14 +147,21 @@ static int confirm(ctl *c, const char *question) {
   return 0;
 }
 
+int ctl_delete_key(ctl *c, bool is_job, const char *key) {
+  char group[256], name[256];
+  int r = ctl_split_key(key, group, name, sizeof group);
+  if (r || (r = ctl_open(c, NULL)))
+    return r;
+  r = is_job ? chime__mysql_admin_remove_job(c->admin, group, name)
+             : chime__mysql_admin_remove_trigger(c->admin, group, name);
+  return r < 0 ? store_fail(r, is_job ? "job" : "trigger", key) : 0;
+}
+
 int ctl_cmd_delete(ctl *c) {
   const char *what = c->argc ? c->argv[0] : "";
   bool is_job = strcmp(what, "job") == 0;
-  if (c->argc != 2 || (!is_job && strcmp(what, "trigger") != 0)) {
-    fprintf(stderr, "chimectl: usage: chimectl delete job|trigger "
-                    "GROUP.NAME [--yes]\n");
-    return CTL_USAGE;
-  }
+  if (c->argc != 2 || (!is_job && strcmp(what, "trigger") != 0))
+    return ctl_usage("usage: chimectl delete job|trigger GROUP.NAME [--yes]");
   const char *key = c->argv[1];
   char group[256], name[256], q[700];
   int r = ctl_split_key(key, group, name, sizeof group);
@@ -169,11 +179,7 @@ int ctl_cmd_delete(ctl *c) {
       return store_fail(r, "trigger", key);
     snprintf(q, sizeof q, "Delete trigger %s?", key);
   }
-  if ((r = confirm(c, q)))
+  if ((r = confirm(c, q)) || (r = ctl_delete_key(c, is_job, key)))
     return r;
-  r = is_job ? chime__mysql_admin_remove_job(c->admin, group, name)
-             : chime__mysql_admin_remove_trigger(c->admin, group, name);
-  if (r < 0)
-    return store_fail(r, what, key);
   return done(c, "deleted", what, key);
 }

@@ -5,15 +5,116 @@
  */
 #include "chimectl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+char ctl_last_error[1024];
+bool ctl_quiet;
+const char *ctl_program = "chimectl";
+
+int ctl_exit_code(int code) {
+  switch (code) {
+  case 0:
+    return CTL_FAILED;
+  case CHIME_ENOTFOUND:
+    return CTL_NOTFOUND;
+  case CHIME_EURL: /* a malformed URL is the caller's usage error */
+    return CTL_USAGE;
+  case CHIME_ECONNECT:
+  case CHIME_EAUTH:
+    return CTL_CONNECT;
+  case CHIME_ESCHEMA:
+    return CTL_SCHEMA;
+  default:
+    return CTL_FAILED;
+  }
+}
+
+/* Keeps the message (one line: a server's may carry newlines) and prints
+ * it unless quiet. */
+static void report(const char *fmt, va_list ap) {
+  vsnprintf(ctl_last_error, sizeof ctl_last_error, fmt, ap);
+  for (char *p = ctl_last_error; *p; p++)
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  if (!ctl_quiet)
+    fprintf(stderr, "%s: %s\n", ctl_program, ctl_last_error);
+}
+
+int ctl_fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+  return ctl_exit_code(code);
+}
+
+int ctl_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+  return CTL_USAGE;
+}
+
+const char ctl_options_help[] =
+    "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]\n"
+    "                       (default: $CHIME_URL)\n"
+    "  --password-file F    read the password from F (else "
+    "$CHIME_PASSWORD)\n"
+    "  --scheduler NAME     the cluster's scheduler name (default: "
+    "$CHIME_SCHEDULER or chime)\n"
+    "  --tz ZONE            zone for local times (default: $TZ when it "
+    "names\n"
+    "                       a zone, else UTC)\n";
+
+int ctl_read_first_line(const char *path, const char *what, char *buf,
+                        size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return ctl_fail(CHIME_EINVAL, "cannot read the %s file %s", what, path);
+  if (!fgets(buf, (int)len, f))
+    buf[0] = '\0';
+  fclose(f);
+  buf[strcspn(buf, "\r\n")] = '\0';
+  return 0;
+}
+
+int ctl_setup(ctl *c, const char *url, const char *pwfile) {
+  if (!c->sched || !*c->sched)
+    c->sched = "chime";
+  const char *env_tz = getenv("TZ");
+  const chime_zone *z;
+  /* $TZ may be POSIX-style ("EST5EDT", ":/etc/localtime"): then UTC. */
+  if (!c->zone || !*c->zone ||
+      (c->zone == env_tz && chime_zone_get(c->zone, &z) < 0))
+    c->zone = "UTC";
+  if (chime_zone_get(c->zone, &z) < 0)
+    return ctl_usage("unknown time zone '%s'", c->zone);
+  if (!url || !*url)
+    return ctl_usage("no store URL: use --url or set CHIME_URL");
+  char pw[512] = "";
+  const char *pwp = getenv("CHIME_PASSWORD");
+  int r;
+  if (pwfile) {
+    if ((r = ctl_read_first_line(pwfile, "password", pw, sizeof pw)))
+      return r;
+    pwp = pw;
+  }
+  r = chime__mysql_url_with_password(url, pwp, &c->url);
+  memset(pw, 0, sizeof pw);
+  if (r == CHIME_EURL)
+    return ctl_fail(r, "the store URL must begin with mysql://");
+  return r < 0 ? ctl_fail(r, "out of memory") : 0;
+}
+
 int ctl_open(ctl *c, const char *extra) {
   if (c->admin)
     return 0;
-  snprintf(c->node, sizeof c->node, "chimectl-%ld", (long)getpid());
+  snprintf(c->node, sizeof c->node, "%s-%ld", ctl_program, (long)getpid());
   char err[1024] = "";
   int r = chime__mysql_admin_open(c->url, extra, c->sched, c->node, &c->admin,
                                   err, sizeof err);
@@ -67,9 +168,7 @@ int ctl_split_key(const char *text, char *group, char *name, size_t len) {
   const char *dot = text ? strchr(text, '.') : NULL;
   if (!dot || dot == text || !dot[1] || (size_t)(dot - text) >= len ||
       strlen(dot + 1) >= len) {
-    fprintf(stderr, "chimectl: '%s' is not a key GROUP.NAME\n",
-            text ? text : "");
-    return CTL_USAGE;
+    return ctl_usage("'%s' is not a key GROUP.NAME", text ? text : "");
   }
   memcpy(group, text, (size_t)(dot - text));
   group[dot - text] = '\0';

@@ -131,3 +131,35 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
   }
   return strdup(buf);
 }
+
+void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
+                    int n, char *buf, size_t len) {
+  int64_t at = t->next_fire_ms;
+  const chime_zone *z = NULL;
+  if (t->kind == CHIME_TRIGGER_CRON &&
+      chime_zone_get(t->zone_name ? t->zone_name : "UTC", &z) < 0)
+    z = NULL;
+  /* Only cron and simple schedules are stepped here, and a calendar's
+   * exclusions would need the calendar: such a trigger shows its next. */
+  bool step = !t->calendar_name &&
+              ((t->kind == CHIME_TRIGGER_CRON && z) ||
+               (t->kind == CHIME_TRIGGER_SIMPLE && t->interval_ms > 0));
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0;
+       i < n && at != CHIME_NO_FIRE_MS && at <= t->end_ms && k + 1 < len; i++) {
+    char when[48];
+    ctl_format_time(at, zone, when, sizeof when);
+    k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", when);
+    if (!step)
+      break;
+    if (t->kind == CHIME_TRIGGER_SIMPLE) {
+      at += t->interval_ms;
+      if (t->repeat_count >= 0 &&
+          t->state_repeat_count + i + 1 > t->repeat_count)
+        break;
+    } else if (chime_cron_next(t->cron, z, at, &at) < 0) {
+      break;
+    }
+  }
+}

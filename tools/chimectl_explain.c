@@ -213,13 +213,11 @@ static int analyse(explain *e, const chime__mysql_admin_trigger *t,
   return 0;
 }
 
-int ctl_cmd_explain(ctl *c) {
-  if (c->argc != 1) {
-    fprintf(stderr, "chimectl: usage: chimectl explain GROUP.NAME\n");
-    return CTL_USAGE;
-  }
+int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret) {
+  memset(ret, 0, sizeof *ret);
+  ret->next_ms = CHIME_NO_FIRE_MS;
   char group[256], name[256];
-  int r = ctl_split_key(c->argv[0], group, name, sizeof group);
+  int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
   chime__mysql_rows rows = {0};
@@ -231,31 +229,43 @@ int ctl_cmd_explain(ctl *c) {
     return r;
   if (rows.nrows == 0) {
     chime__mysql_rows_free(&rows);
-    return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", c->argv[0]);
+    return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
   }
   chime__mysql_admin_trigger t;
   if ((r = chime__mysql_admin_trigger_decode(&rows, 0, &t)) < 0) {
     chime__mysql_rows_free(&rows);
-    return ctl_fail(r, "cannot read trigger %s", c->argv[0]);
+    return ctl_fail(r, "cannot read trigger %s", key);
   }
   explain e = {.c = c};
   r = analyse(&e, &t, ctl_now(c));
+  snprintf(ret->state, sizeof ret->state, "%s", t.state);
+  snprintf(ret->reason, sizeof ret->reason, "%s", e.reason);
+  snprintf(ret->msg, sizeof ret->msg, "%s", e.msg);
+  ret->next_ms = t.next_fire_ms;
+  chime__mysql_admin_trigger_clear(&t);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int ctl_cmd_explain(ctl *c) {
+  if (c->argc != 1)
+    return ctl_usage("usage: chimectl explain GROUP.NAME");
+  ctl_explanation x;
+  int r = ctl_explain_key(c, c->argv[0], &x);
   if (r == 0 && c->json) {
     fputs("{\"trigger\": ", stdout);
     ctl_json_string(c->argv[0]);
     fputs(", \"state\": ", stdout);
-    ctl_json_string(t.state);
+    ctl_json_string(x.state);
     fputs(", \"reason\": ", stdout);
-    ctl_json_string(e.reason);
+    ctl_json_string(x.reason);
     fputs(", \"message\": ", stdout);
-    ctl_json_string(e.msg);
-    if (t.next_fire_ms != CHIME_NO_FIRE_MS)
-      printf(", \"next_ms\": %" PRId64, t.next_fire_ms);
+    ctl_json_string(x.msg);
+    if (x.next_ms != CHIME_NO_FIRE_MS)
+      printf(", \"next_ms\": %" PRId64, x.next_ms);
     fputs("}\n", stdout);
   } else if (r == 0) {
-    printf("%s: %s\n", c->argv[0], e.msg);
+    printf("%s: %s\n", c->argv[0], x.msg);
   }
-  chime__mysql_admin_trigger_clear(&t);
-  chime__mysql_rows_free(&rows);
   return r;
 }

@@ -54,7 +54,12 @@ static void history_sql(const ctl *c, const char *group, const char *name,
   }
   if (c->failed)
     k += (size_t)snprintf(sql + k, len - k, " AND outcome <> 'OK'");
-  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %ld", c->limit);
+  if (c->outcome) {
+    k += (size_t)snprintf(sql + k, len - k, " AND outcome = ?");
+    args[n++] = c->outcome;
+  }
+  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %ld OFFSET %ld", c->limit,
+           c->offset);
   *ret_n = n;
 }
 
@@ -91,12 +96,15 @@ static int history_row(const ctl *c, ctl_table *t,
                                      : 0;
 }
 
-int ctl_cmd_history(ctl *c) {
-  if (c->argc > 0) {
-    fprintf(stderr, "chimectl: usage: chimectl history [--job GROUP.NAME] "
-                    "[--since TIME] [--failed] [--limit N]\n");
-    return CTL_USAGE;
-  }
+int ctl_history_table(ctl *c, ctl_table *t) {
+  static const char *const heads[] = {
+      "fire_id",    "job",         "trigger",    "scheduled", "started",
+      "duration",   "node",        "outcome",    "error",     "scheduled_ms",
+      "started_ms", "duration_ms", "error_code", "recovering"};
+  static const bool num[] = {true,  false, false, false, false, false, false,
+                             false, false, true,  true,  true,  true,  true};
+  ctl_table_init(t, heads, num, 14);
+  t->shown = 9;
   char group[256], name[256], since[32];
   int r = 0;
   if (c->job && (r = ctl_split_key(c->job, group, name, sizeof group)))
@@ -104,33 +112,33 @@ int ctl_cmd_history(ctl *c) {
   if ((r = ctl_open(c, NULL)))
     return r;
   if (c->since) {
-    int64_t t;
-    if (ctl_parse_time(c->since, ctl_now(c), &t) < 0) {
-      fprintf(stderr,
-              "chimectl: --since '%s' is not a time (epoch ms, "
-              "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
-              c->since);
-      return CTL_USAGE;
-    }
-    snprintf(since, sizeof since, "%" PRId64, t);
+    int64_t ms;
+    if (ctl_parse_time(c->since, ctl_now(c), &ms) < 0)
+      return ctl_usage("--since '%s' is not a time (epoch ms, "
+                       "2026-03-08T01:30:00Z, -30m, -2h, -1d)",
+                       c->since);
+    snprintf(since, sizeof since, "%" PRId64, ms);
   }
   char sql[1024];
-  const char *args[4];
+  const char *args[5];
   size_t n;
   history_sql(c, group, name, since, sql, sizeof sql, args, &n);
   chime__mysql_rows rows = {0};
   if ((r = ctl_query(c, sql, args, n, &rows)))
     return r;
-  static const char *const heads[] = {
-      "fire_id",    "job",         "trigger",    "scheduled", "started",
-      "duration",   "node",        "outcome",    "error",     "scheduled_ms",
-      "started_ms", "duration_ms", "error_code", "recovering"};
-  static const bool num[] = {true,  false, false, false, false, false, false,
-                             false, false, true,  true,  true,  true,  true};
-  ctl_table t;
-  ctl_table_init(&t, heads, num, 14);
-  t.shown = 9;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = history_row(c, &t, &rows, i);
-  return ctl_table_done(c, &t, &rows, r);
+    r = history_row(c, t, &rows, i);
+  if (r)
+    ctl_table_free(t);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int ctl_cmd_history(ctl *c) {
+  if (c->argc > 0)
+    return ctl_usage("usage: chimectl history [--job GROUP.NAME] "
+                     "[--since TIME] [--failed] [--limit N]");
+  ctl_table t;
+  chime__mysql_rows none = {0};
+  return ctl_table_done(c, &t, &none, ctl_history_table(c, &t));
 }

@@ -11,21 +11,23 @@
 #include <string.h>
 
 static int too_many_args(ctl *c, size_t max, const char *usage) {
-  if ((size_t)c->argc > max) {
-    fprintf(stderr, "chimectl: usage: chimectl %s\n", usage);
-    return CTL_USAGE;
-  }
+  if ((size_t)c->argc > max)
+    return ctl_usage("usage: chimectl %s", usage);
   return 0;
 }
 
-/* The optional GROUP_PATTERN argument of jobs and triggers as a matcher
- * (pattern may point into buf).  Returns: 0 or an exit code. */
-static int pattern_arg(ctl *c, const char *usage, chime_match *match,
-                       const char **pattern, char *buf, size_t len) {
-  int r = too_many_args(c, 1, usage);
-  if (r == 0)
-    ctl_pattern(c->argc ? c->argv[0] : NULL, match, pattern, buf, len);
+/* Frees rows; on error also t.  Returns r. */
+static int table_end(ctl_table *t, chime__mysql_rows *rows, int r) {
+  if (r)
+    ctl_table_free(t);
+  chime__mysql_rows_free(rows);
   return r;
+}
+
+/* Prints and frees a table a query filled.  Returns r. */
+static int print_table(const ctl *c, ctl_table *t, int r) {
+  chime__mysql_rows none = {0};
+  return ctl_table_done(c, t, &none, r);
 }
 
 static int add_row(ctl_table *t, const char *const *cells) {
@@ -33,12 +35,17 @@ static int add_row(ctl_table *t, const char *const *cells) {
                                      : 0;
 }
 
-int ctl_cmd_nodes(ctl *c) {
-  int r = too_many_args(c, 0, "nodes");
-  if (r)
-    return r;
+int ctl_nodes_table(ctl *c, ctl_table *t) {
+  static const char *const heads[] = {"id",      "host",          "pid",
+                                      "version", "checkin_age",   "state",
+                                      "running", "checkin_age_ms"};
+  static const bool num[] = {false, false, true, false,
+                             false, false, true, true};
+  ctl_table_init(t, heads, num, 8);
+  t->shown = 7;
   chime__mysql_rows rows = {0};
-  if ((r = ctl_open(c, NULL)))
+  int r = ctl_open(c, NULL);
+  if (r)
     return r;
   /* chimectl's own store may hold a nodes row while it runs: left out.
    * Live or dead by the store's own rule. */
@@ -55,14 +62,6 @@ int ctl_cmd_nodes(ctl *c) {
            chime__mysql_admin_node_live_sql());
   if ((r = ctl_query(c, sql, args, 2, &rows)))
     return r;
-  static const char *const heads[] = {"id",      "host",          "pid",
-                                      "version", "checkin_age",   "state",
-                                      "running", "checkin_age_ms"};
-  static const bool num[] = {false, false, true, false,
-                             false, false, true, true};
-  ctl_table t;
-  ctl_table_init(&t, heads, num, 8);
-  t.shown = 7;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     int64_t last = chime__mysql_rows_int64(&rows, i, 4);
     int64_t now = chime__mysql_rows_int64(&rows, i, 7);
@@ -78,22 +77,32 @@ int ctl_cmd_nodes(ctl *c) {
                            dead ? "dead" : "live",
                            chime__mysql_rows_text(&rows, i, 6),
                            age_ms};
-    r = add_row(&t, cells);
+    r = add_row(t, cells);
   }
-  return ctl_table_done(c, &t, &rows, r);
+  return table_end(t, &rows, r);
 }
 
-int ctl_cmd_jobs(ctl *c) {
+int ctl_cmd_nodes(ctl *c) {
+  ctl_table t;
+  int r = too_many_args(c, 0, "nodes");
+  return r ? r : print_table(c, &t, ctl_nodes_table(c, &t));
+}
+
+int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
+  static const char *const heads[] = {
+      "group",    "name",    "type",   "concurrency", "durable",
+      "recovery", "persist", "paused", "triggers",    "description"};
+  static const bool num[] = {false, false, false, false, true,
+                             true,  true,  true,  true,  false};
+  ctl_table_init(t, heads, num, 10);
   chime_match match;
   const char *pattern;
   char buf[256];
-  int r =
-      pattern_arg(c, "jobs [GROUP_PATTERN]", &match, &pattern, buf, sizeof buf);
-  if (r)
-    return r;
+  ctl_pattern(text, &match, &pattern, buf, sizeof buf);
   chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
-  r = ctl_query(c,
+  int r =
+      ctl_query(c,
                 "SELECT j.job_group, j.job_name, j.job_type, j.concurrency, "
                 "j.durable, j.requests_recovery, j.persist_data, j.paused, "
                 "(SELECT COUNT(*) FROM {P}triggers t WHERE t.sched_name = "
@@ -103,13 +112,6 @@ int ctl_cmd_jobs(ctl *c) {
                 args, 1, &rows);
   if (r)
     return r;
-  static const char *const heads[] = {
-      "group",    "name",    "type",   "concurrency", "durable",
-      "recovery", "persist", "paused", "triggers",    "description"};
-  static const bool num[] = {false, false, false, false, true,
-                             true,  true,  true,  true,  false};
-  ctl_table t;
-  ctl_table_init(&t, heads, num, 10);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     if (!chime__mysql_admin_group_matches(match, pattern,
                                           chime__mysql_rows_text(&rows, i, 0)))
@@ -129,9 +131,17 @@ int ctl_cmd_jobs(ctl *c) {
                            b[3],
                            chime__mysql_rows_text(&rows, i, 8),
                            chime__mysql_rows_text(&rows, i, 9)};
-    r = add_row(&t, cells);
+    r = add_row(t, cells);
   }
-  return ctl_table_done(c, &t, &rows, r);
+  return table_end(t, &rows, r);
+}
+
+int ctl_cmd_jobs(ctl *c) {
+  ctl_table t;
+  int r = too_many_args(c, 1, "jobs [GROUP_PATTERN]");
+  return r ? r
+           : print_table(c, &t,
+                         ctl_jobs_table(c, c->argc ? c->argv[0] : NULL, &t));
 }
 
 /* Adds row i of a trigger query's result to t. */
@@ -155,8 +165,9 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
   snprintf(pms, sizeof pms, "%" PRId64, tr.prev_fire_ms);
   bool has_next = tr.next_fire_ms != CHIME_NO_FIRE_MS;
   bool has_prev = tr.prev_fire_ms != CHIME_NO_FIRE_MS;
-  char lower[24];
+  char lower[24], times[400];
   ctl_lower(tr.state, lower, sizeof lower);
+  ctl_next_times(&tr, c->zone, 3, times, sizeof times);
   const char *cells[] = {tr.group,
                          tr.name,
                          job,
@@ -171,41 +182,52 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
                          ctl_misfire_name(tr.misfire),
                          prio,
                          has_next ? nms : NULL,
-                         has_prev ? pms : NULL};
+                         has_prev ? pms : NULL,
+                         tr.calendar_name,
+                         tr.cron_text,
+                         tr.description,
+                         times};
   r = add_row(t, cells);
   free(words);
   chime__mysql_admin_trigger_clear(&tr);
   return r;
 }
 
-int ctl_cmd_triggers(ctl *c) {
+int ctl_triggers_table(ctl *c, const char *text, ctl_table *t) {
+  static const char *const heads[] = {
+      "group",    "name",    "job",         "kind",      "schedule",
+      "zone",     "state",   "next",        "next_utc",  "prev",
+      "prev_utc", "misfire", "priority",    "next_ms",   "prev_ms",
+      "calendar", "cron",    "description", "next_times"};
+  static const bool num[] = {false, false, false, false, false, false, false,
+                             false, false, false, false, false, true,  true,
+                             true,  false, false, false, false};
+  /* The text table leaves out the raw milliseconds and what follows. */
+  _Static_assert(sizeof num / sizeof num[0] == sizeof heads / sizeof heads[0],
+                 "a type per column");
+  ctl_table_init(t, heads, num, sizeof heads / sizeof heads[0]);
+  t->shown = 13;
   chime_match match;
   const char *pattern;
   char buf[256];
-  int r = pattern_arg(c, "triggers [GROUP_PATTERN]", &match, &pattern, buf,
-                      sizeof buf);
-  if (r)
-    return r;
+  ctl_pattern(text, &match, &pattern, buf, sizeof buf);
   chime__mysql_rows rows = {0};
   const char *args[] = {c->sched};
-  r = ctl_query_triggers(
+  int r = ctl_query_triggers(
       c, "sched_name = ? ORDER BY trigger_group, trigger_name", args, 1, &rows);
   if (r)
     return r;
-  static const char *const heads[] = {
-      "group",    "name",    "job",      "kind",     "schedule",
-      "zone",     "state",   "next",     "next_utc", "prev",
-      "prev_utc", "misfire", "priority", "next_ms",  "prev_ms"};
-  static const bool num[] = {false, false, false, false, false,
-                             false, false, false, false, false,
-                             false, false, true,  true,  true};
-  ctl_table t;
-  /* The table leaves out the raw milliseconds; JSON has them. */
-  ctl_table_init(&t, heads, num, 15);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
     if (chime__mysql_admin_group_matches(match, pattern,
                                          chime__mysql_rows_text(&rows, i, 0)))
-      r = trigger_row(c, &t, &rows, i);
-  t.shown = 13;
-  return ctl_table_done(c, &t, &rows, r);
+      r = trigger_row(c, t, &rows, i);
+  return table_end(t, &rows, r);
+}
+
+int ctl_cmd_triggers(ctl *c) {
+  ctl_table t;
+  int r = too_many_args(c, 1, "triggers [GROUP_PATTERN]");
+  return r ? r
+           : print_table(
+                 c, &t, ctl_triggers_table(c, c->argc ? c->argv[0] : NULL, &t));
 }

@@ -42,45 +42,50 @@ int ctl_table_add(ctl_table *t, const char *const *cells) {
   return 0;
 }
 
-void ctl_json_string(const char *s) {
-  putchar('"');
+void ctl_json_string_to(FILE *out, const char *s) {
+  putc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
+      fprintf(out, "\\%c", *p);
     else if (*p == '\n')
-      fputs("\\n", stdout);
+      fputs("\\n", out);
     else if (*p == '\t')
-      fputs("\\t", stdout);
+      fputs("\\t", out);
     else if (*p == '\r')
-      fputs("\\r", stdout);
-    else if (*p < 0x20)
-      printf("\\u%04x", *p);
+      fputs("\\r", out);
+    else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+      /* < > & escaped too: the text may end up inside an HTML page. */
+      fprintf(out, "\\u%04x", *p);
     else
-      putchar(*p);
+      putc(*p, out);
   }
-  putchar('"');
+  putc('"', out);
 }
 
-static void print_json(const ctl_table *t) {
-  fputs("[", stdout);
+void ctl_json_string(const char *s) {
+  ctl_json_string_to(stdout, s);
+}
+
+void ctl_table_print_json(const ctl_table *t, FILE *out) {
+  fputs("[", out);
   for (size_t r = 0; r < t->nrows; r++) {
-    fputs(r ? ",\n {" : "\n {", stdout);
+    fputs(r ? ",\n {" : "\n {", out);
     for (size_t i = 0; i < t->ncols; i++) {
       const char *v = t->cells[r * t->ncols + i];
       if (i)
-        fputs(", ", stdout);
-      ctl_json_string(t->heads[i]);
-      fputs(": ", stdout);
+        fputs(", ", out);
+      ctl_json_string_to(out, t->heads[i]);
+      fputs(": ", out);
       if (!v)
-        fputs("null", stdout);
+        fputs("null", out);
       else if (t->numeric && t->numeric[i])
-        fputs(v, stdout);
+        fputs(v, out);
       else
-        ctl_json_string(v);
+        ctl_json_string_to(out, v);
     }
-    fputs("}", stdout);
+    fputs("}", out);
   }
-  fputs(t->nrows ? "\n]\n" : "]\n", stdout);
+  fputs(t->nrows ? "\n]\n" : "]\n", out);
 }
 
 /* Display width of UTF-8 text: its code points. */
@@ -93,7 +98,7 @@ static size_t width(const char *s) {
 
 void ctl_table_print(const ctl_table *t, bool json) {
   if (json) {
-    print_json(t);
+    ctl_table_print_json(t, stdout);
     return;
   }
   size_t w[32] = {0};

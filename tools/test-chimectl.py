@@ -197,6 +197,17 @@ def main():
     expect("history bad since", ["history", "--since", "yesterday"], 2)
     expect("history bad job", ["history", "--job", "nodot"], 2)
 
+    # running and events (chime-web's /api/running and /api/events)
+    expect("running table", ["running"], 0, has=["FIRE_ID", "live-node"])
+    rc, fires = js(["running"])
+    check("running json", rc == 0 and any(
+        r["node"] == "live-node" and r["state"] == "executing"
+        and isinstance(r["fire_id"], int) for r in fires), fires)
+    rc, ev = js(["events"])
+    check("events json", rc == 0 and any(
+        e["node"] == "live-node" and e["event"] == "started" for e in ev), ev)
+    expect("running takes no argument", ["running", "x"], 2)
+
     # explain
     want = {"rep.daily-cron": ("due", "due at"), "rep.hourly": (None, "due at"),
             "etl.cal": ("blocked", "forbids concurrent runs"),

@@ -15,6 +15,7 @@
 #include "jobstore/mysql/conn.h"
 #include "jobstore/mysql/ops.h"
 #include "jobstore/mysql/schema.h"
+#include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 #include "jobstore/store.h"
 
@@ -80,6 +81,7 @@ int chime__mysql_admin_open(const char *url, const char *extra,
   chime_store_options o = {.scheduler_name = sched,
                            .instance_id = instance_id,
                            .connections = 1,
+                           .checkin_interval_ms = CHIME__MYSQL_ADMIN_CHECKIN_MS,
                            .log_level = CHIME_LOG_ERROR};
   int r = a ? chime__mysql_store_open(url, &o, &a->store, errbuf, errbuf_len)
             : CHIME_ENOMEM;
@@ -103,6 +105,11 @@ void chime__mysql_admin_free(chime__mysql_admin *a) {
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a) {
   assert(a);
   return a->s->prefix;
+}
+
+int chime__mysql_admin_checkin(chime__mysql_admin *a) {
+  assert(a);
+  return a->store->ops->checkin(a->store, a->store->ops->now(a->store), NULL);
 }
 
 int64_t chime__mysql_admin_now(chime__mysql_admin *a) {
@@ -367,4 +374,36 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
     r = a->store->ops->trigger_add(a->store, NULL, trigger, true, NULL, errbuf,
                                    errbuf_len);
   return r;
+}
+
+typedef struct cancel_op {
+  int64_t id;
+  const char *text;
+} cancel_op;
+
+static int cancel_fn(chime__mysql_tx *tx, void *arg) {
+  cancel_op *op = arg;
+  chime__mysql_rows fr;
+  int r = chime__mysql_fired_get(tx, op->id, &fr);
+  if (r < 0)
+    return r;
+  if (fr.nrows == 0 ||
+      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+             "EXECUTING") != 0)
+    r = CHIME_ENOTFOUND;
+  else
+    r = chime__mysql_fire_finish(tx, &fr, 0, "CANCELLED", op->text);
+  chime__mysql_rows_free(&fr);
+  return r;
+}
+
+int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
+                                   const char *text, char *errbuf,
+                                   size_t errbuf_len) {
+  assert(a && text);
+  if (fire_id <= 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_ENOTFOUND,
+                             "no fire %lld", (long long)fire_id);
+  cancel_op op = {.id = fire_id, .text = text};
+  return chime__mysql_tx_run(a->s, cancel_fn, NULL, &op, errbuf, errbuf_len);
 }

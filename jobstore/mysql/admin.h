@@ -78,6 +78,16 @@ int chime__mysql_admin_open(const char *url, const char *extra,
 /* Closes the store (its nodes row goes too); a may be NULL. */
 void chime__mysql_admin_free(chime__mysql_admin *a);
 
+/* The check-in interval of an operator's store's nodes row: long, so that
+ * a tool that checks in on its own timer is never late. */
+#define CHIME__MYSQL_ADMIN_CHECKIN_MS 10000
+
+/* Checks the operator's store in as a node does, so that a long-lived
+ * tool (chime-web) is not judged dead by the cluster (which would end its
+ * database sessions).  Call it every CHIME__MYSQL_ADMIN_CHECKIN_MS / 4.
+ * Returns: 0; the store's errors. */
+int chime__mysql_admin_checkin(chime__mysql_admin *a);
+
 /* The table prefix.  Borrowed from a. */
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a);
 
@@ -211,6 +221,19 @@ int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
                                 const char *tag, char *ret_key, size_t key_len,
                                 int64_t *ret_due_ms, char *errbuf,
                                 size_t errbuf_len);
+
+/*
+ * chime__mysql_admin_cancel_fire: ends running fire fire_id as an
+ * operator's cancel: its history row says CANCELLED with text, its fired
+ * row goes (a FORBID job is unblocked), so the node running it no longer
+ * owns it: chime_ctx_is_still_owned() answers false and its completion is
+ * refused (the fencing rule).  The job itself runs on until it asks.
+ * Returns: 0; CHIME_ENOTFOUND (no such fire executing); the store's
+ * errors, errbuf says why.
+ */
+int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
+                                   const char *text, char *errbuf,
+                                   size_t errbuf_len);
 
 /* Stores job (replacing one of its key) and, when trigger is not NULL,
  * trigger (replacing one of its key), as the scheduler would: for test

@@ -101,10 +101,8 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   return r;
 }
 
-/* Ends fired row i of fr (chime__mysql_fire_end) and writes its history
- * with outcome. */
-static int finish(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
-                  const char *outcome, const char *text) {
+int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, const char *text) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
 #define TEXT(id)                                                               \
   chime__mysql_arg_text(chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id))
@@ -154,7 +152,8 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
 #undef TEXT
   r = rerun ? requeue(tx, fr, i, job) : 0;
   if (r == 0)
-    r = finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED", text);
+    r = chime__mysql_fire_finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED",
+                                 text);
   chime_job_free(job);
   return r;
 }

@@ -83,6 +83,12 @@ int chime__mysql_claim_return(chime__mysql_tx *tx, const char *group,
 int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                           size_t i);
 
+/* Ends fired row i of fr (chime__mysql_fire_end) and writes its history
+ * with outcome and text, error code CHIME_ENOTOWNER: the node that ran it
+ * lost it (recovery of a dead node's fires, an operator's cancel). */
+int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, const char *text);
+
 /* Whether a remembered paused matcher (paused_groups) covers group. */
 int chime__mysql_group_paused(chime__mysql_tx *tx, const char *group,
                               bool *ret);

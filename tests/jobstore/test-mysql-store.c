@@ -558,6 +558,59 @@ static void test_mysql_store_recovers_dead_node(void) {
   mysql_close(db);
 }
 
+/* An operator's cancel (chime-web, admin.h) ends a running fire: history
+ * CANCELLED, the fired row gone, the node's ownership and completion
+ * refused; a fire not running is not found. */
+static void test_mysql_store_admin_cancels_fire(void) {
+  MYSQL *db = admin();
+  char u[1024], plain[1024], err[512];
+  snprintf(u, sizeof u, "%s",
+           url_for(DB, NULL, "prefix=mst_c_&auto_create=1&clear=1"));
+  snprintf(plain, sizeof plain, "%s", url_for(DB, NULL, "prefix=mst_c_"));
+  chime_store *st;
+  chime_store_options o = {.scheduler_name = "mst",
+                           .instance_id = "runner",
+                           .misfire_threshold_ms = 60000,
+                           .connections = 1};
+  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &st, err, sizeof err), 0);
+  add_job_trigger(st, "cancelme", false);
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire(st, T0, T0, 1, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, fires, 1, T0), 0);
+  chime__mysql_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_admin_open(plain, NULL, "mst", "ops", &a, err, sizeof err),
+      0);
+  int64_t id = fires[0]->fire_id;
+  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, id, "cancelled by test",
+                                                 err, sizeof err),
+                  0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_history WHERE "
+                                "outcome = 'CANCELLED' AND error_text = "
+                                "'cancelled by test'"),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_fired"), 0);
+  /* Not running any more, or never: not found. */
+  CU_ASSERT_EQUAL(
+      chime__mysql_admin_cancel_fire(a, id, "again", err, sizeof err),
+      CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, 0, "none", err, sizeof err),
+                  CHIME_ENOTFOUND);
+  /* The node lost it: its ownership check and completion say so. */
+  bool owned = true;
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, id, &owned), 0);
+  CU_ASSERT_FALSE(owned);
+  chime_outcome out = {.started_ms = T0, .finished_ms = T0};
+  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), CHIME_ENOTOWNER);
+  chime__fire_free(fires[0]);
+  free(fires);
+  chime__mysql_admin_free(a);
+  st->ops->free(st);
+  mysql_close(db);
+}
+
 /* ------------------------------------------------------- lock-wait retry */
 
 static int lock_retries; /* log lines about MySQL error 1205 */
@@ -713,6 +766,8 @@ static CU_TestInfo tests[] = {
     {"typed row accessors", test_mysql_store_typed_rows},
     {"chimectl's liveness rule is the store's",
      test_mysql_store_admin_lease_rule},
+    {"an operator's cancel ends a running fire",
+     test_mysql_store_admin_cancels_fire},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,150 @@
+/*
+ * chimectl_running.c: the cluster's activity as the operators' pages show
+ * it: the fires claimed or running now (`chimectl running`), the last
+ * hour minute by minute (fires, failures, lateness), node events
+ * (`chimectl events`), and the cancel of a running fire.  Each is one SELECT on
+ * the store's tables (docs/schema.md) or one admin action; live and dead are
+ * the store's own rule.
+ */
+#include "chimectl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs sql (args of n) and copies its rows, every cell as text, into t
+ * (initialised with heads and num).  Returns: 0 or an exit code. */
+static int rows_table(ctl *c, const char *sql, const char *const *args,
+                      size_t n, ctl_table *t) {
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c, sql, args, n, &rows);
+  const char *cells[16];
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    for (size_t k = 0; k < t->ncols && k < 16; k++)
+      cells[k] = chime__mysql_rows_text(&rows, i, k);
+    if (ctl_table_add(t, cells) < 0)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  }
+  if (r)
+    ctl_table_free(t);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int ctl_running_table(ctl *c, ctl_table *t) {
+  static const char *const heads[] = {
+      "fire_id",    "job",        "trigger",      "node",
+      "state",      "since",      "scheduled_ms", "acquired_ms",
+      "running_ms", "recovering", "node_live"};
+  static const bool num[] = {true, false, false, false, false, false,
+                             true, true,  true,  true,  true};
+  ctl_table_init(t, heads, num, 11);
+  int r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  char sql[1400];
+  snprintf(sql, sizeof sql,
+           "SELECT f.fire_id, CONCAT(f.job_group, '.', f.job_name), "
+           "CONCAT(f.trigger_group, '.', f.trigger_name), f.node, "
+           "LOWER(f.state), '', f.scheduled_ms, f.acquired_ms, "
+           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) - f.acquired_ms, "
+           "f.recovering, (SELECT COUNT(*) FROM {P}nodes n WHERE "
+           "n.sched_name = f.sched_name AND n.instance_id = f.node AND %s) "
+           "FROM {P}fired f WHERE f.sched_name = ? ORDER BY f.fire_id",
+           chime__mysql_admin_node_live_sql());
+  const char *args[] = {c->sched};
+  if ((r = rows_table(c, sql, args, 1, t)))
+    return r;
+  /* "since": the claim's time for people, in the chosen zone. */
+  for (size_t i = 0; i < t->nrows; i++) {
+    char **row = t->cells + i * t->ncols;
+    char buf[48];
+    ctl_format_time(strtoll(row[7] ? row[7] : "0", NULL, 10), c->zone, buf,
+                    sizeof buf);
+    char *copy = strdup(buf);
+    if (!copy) {
+      ctl_table_free(t);
+      return ctl_fail(CHIME_ENOMEM, "out of memory");
+    }
+    free(row[5]);
+    row[5] = copy;
+  }
+  return 0;
+}
+
+int ctl_activity_table(ctl *c, ctl_table *t) {
+  static const char *const heads[] = {"minute_ms", "fires", "failures",
+                                      "late_avg_ms", "late_max_ms"};
+  static const bool num[] = {true, true, true, true, true};
+  ctl_table_init(t, heads, num, 5);
+  /* One row per minute that had fires; lateness is start - schedule. */
+  const char *args[] = {c->sched};
+  return rows_table(
+      c,
+      "SELECT FLOOR(started_ms / 60000) * 60000 AS m, COUNT(*), "
+      "SUM(outcome NOT IN ('OK', 'REQUEUED')), "
+      "CAST(AVG(GREATEST(started_ms - scheduled_ms, 0)) AS SIGNED), "
+      "MAX(GREATEST(started_ms - scheduled_ms, 0)) FROM {P}history WHERE "
+      "sched_name = ? AND started_ms >= CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS "
+      "SIGNED) - 3600000 GROUP BY m ORDER BY m",
+      args, 1, t);
+}
+
+int ctl_events_table(ctl *c, ctl_table *t) {
+  static const char *const heads[] = {"time_ms", "node", "event", "detail"};
+  static const bool num[] = {true, false, false, false};
+  ctl_table_init(t, heads, num, 4);
+  char code[16];
+  snprintf(code, sizeof code, "%d", CHIME_ENOTOWNER);
+  const char *args[] = {c->sched, c->node, c->sched, code};
+  /* A node's start is its row's; a death shows in the fires its recovery
+   * ended (outcome REQUEUED or FAILED, the node lost them); a cancel too. */
+  return rows_table(
+      c,
+      "SELECT * FROM (SELECT started_ms AS t, instance_id, 'started', "
+      "CONCAT('host ', host, ', pid ', pid, ', version ', version) FROM "
+      "{P}nodes WHERE sched_name = ? AND instance_id <> ? UNION ALL SELECT "
+      "finished_ms, node, LOWER(outcome), CONCAT('fire ', fire_id, ' (', "
+      "job_group, '.', job_name, '): ', COALESCE(error_text, '')) FROM "
+      "{P}history WHERE sched_name = ? AND error_code = CAST(? AS SIGNED)) "
+      "e ORDER BY t DESC LIMIT 100",
+      args, 4, t);
+}
+
+int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who) {
+  char *end;
+  long long id = strtoll(fire_id ? fire_id : "", &end, 10);
+  if (!fire_id || end == fire_id || *end || id <= 0)
+    return ctl_usage("'%s' is not a fire id", fire_id ? fire_id : "");
+  int r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  char text[300], err[512] = "";
+  snprintf(text, sizeof text, "cancelled by %s", who ? who : "an operator");
+  r = chime__mysql_admin_cancel_fire(c->admin, (int64_t)id, text, err,
+                                     sizeof err);
+  if (r == CHIME_ENOTFOUND)
+    return ctl_fail(r, "no running fire %lld", id);
+  return r < 0 ? ctl_fail(r, "cannot cancel fire %lld: %s", id,
+                          err[0] ? err : chime_strerror(r))
+               : 0;
+}
+
+/* `chimectl running` and `chimectl events`: the tables above, printed. */
+static int print_query(ctl *c, const char *usage,
+                       int (*query)(ctl *, ctl_table *)) {
+  if (c->argc > 0)
+    return ctl_usage("usage: chimectl %s", usage);
+  ctl_table t;
+  chime__mysql_rows none = {0};
+  return ctl_table_done(c, &t, &none, query(c, &t));
+}
+
+int ctl_cmd_running(ctl *c) {
+  return print_query(c, "running", ctl_running_table);
+}
+
+int ctl_cmd_events(ctl *c) {
+  return print_query(c, "events", ctl_events_table);
+}

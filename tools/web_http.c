@@ -1,0 +1,526 @@
+/*
+ * web_http.c: chime-web's HTTP side on libmicrohttpd: one internal thread
+ * answers every request in turn (so the one store connection and the
+ * session table need no lock).  Requests are routed by method and path;
+ * GET parameters are checked against each route's names, POST bodies are
+ * read up to WEB_MAX_BODY and decoded here.  Writes need the operator's
+ * session cookie and its CSRF token (a browser), or the operator token as
+ * "Authorization: Bearer" (a script); without --token-file every write is
+ * refused.  Every answer carries headers that keep the page from being
+ * framed or sniffed, and a content security policy that allows only the
+ * built-in assets.
+ */
+#include "web.h"
+
+#include <microhttpd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/* How often chime-web checks in (well within any node's lease). */
+#define CHECKIN_MS (CHIME__MYSQL_ADMIN_CHECKIN_MS / 4)
+
+/* The one body type taken. */
+#define FORM_TYPE "application/x-www-form-urlencoded"
+
+/* A request's state across the handler's calls (its POST body). */
+typedef struct request {
+  char *body;
+  size_t len;
+  bool too_big;
+} request;
+
+typedef struct handler_ctx {
+  web *w;
+  struct MHD_Connection *conn;
+  const char *url;
+  web_params query;
+  bool query_bad;
+  char query_msg[200];
+} handler_ctx;
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 16 random bytes as 32 hex digits. */
+static int random_hex(char out[33]) {
+  unsigned char b[16];
+  if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+    return -1;
+  for (int i = 0; i < 16; i++)
+    snprintf(out + 2 * i, 3, "%02x", b[i]);
+  return 0;
+}
+
+/* Compares in time independent of where they differ. */
+static bool same_secret(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  unsigned char d = la != lb;
+  for (size_t i = 0; i < la && i < lb; i++)
+    d |= (unsigned char)(a[i] ^ b[i]);
+  return d == 0 && la > 0;
+}
+
+static const web_session *find_session(web *w, const char *id) {
+  long long now = now_ms();
+  for (size_t i = 0; id && i < w->nsessions; i++)
+    if (same_secret(w->sessions[i].id, id) &&
+        now - w->sessions[i].created_ms < WEB_SESSION_MS)
+      return &w->sessions[i];
+  return NULL;
+}
+
+static const web_session *new_session(web *w) {
+  if (w->nsessions == WEB_MAX_SESSIONS) {
+    memmove(&w->sessions[0], &w->sessions[1],
+            (WEB_MAX_SESSIONS - 1) * sizeof w->sessions[0]);
+    w->nsessions--;
+  }
+  web_session *s = &w->sessions[w->nsessions];
+  if (random_hex(s->id) || random_hex(s->csrf))
+    return NULL;
+  s->created_ms = now_ms();
+  w->nsessions++;
+  return s;
+}
+
+static void drop_session(web *w, const web_session *s) {
+  size_t i = (size_t)(s - w->sessions);
+  memmove(&w->sessions[i], &w->sessions[i + 1],
+          (w->nsessions - i - 1) * sizeof w->sessions[0]);
+  w->nsessions--;
+}
+
+/* Who asks: the client's address (the proxy's behind one, with the
+ * forwarded address it names). */
+static void who(struct MHD_Connection *conn, char *buf, size_t len) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  char addr[INET6_ADDRSTRLEN] = "?";
+  if (ci && ci->client_addr->sa_family == AF_INET)
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)ci->client_addr)->sin_addr,
+              addr, sizeof addr);
+  else if (ci && ci->client_addr->sa_family == AF_INET6)
+    inet_ntop(AF_INET6,
+              &((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr, addr,
+              sizeof addr);
+  const char *fwd =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
+  snprintf(buf, len, "operator@%s%s%.60s%s", addr, fwd ? " (for " : "",
+           fwd ? fwd : "", fwd ? ")" : "");
+  for (char *p = buf; *p; p++)
+    if ((unsigned char)*p < 0x20)
+      *p = ' ';
+}
+
+/* Collects the query's parameters (MHD decoded them). */
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, const char *value) {
+  (void)kind;
+  handler_ctx *h = cls;
+  web_params *q = &h->query;
+  if (h->query_bad)
+    return MHD_NO;
+  if (q->n == WEB_MAX_PARAMS) {
+    snprintf(h->query_msg, sizeof h->query_msg,
+             "too many parameters (at most %d)", WEB_MAX_PARAMS);
+  } else if (strlen(key) >= sizeof q->key[0] || !*key) {
+    snprintf(h->query_msg, sizeof h->query_msg,
+             "a malformed or too long parameter name");
+  } else if (value && strlen(value) > WEB_MAX_VALUE) {
+    snprintf(h->query_msg, sizeof h->query_msg,
+             "parameter '%s' is longer than %d bytes", key, WEB_MAX_VALUE);
+  } else if (!web_utf8_ok(key) || (value && !web_utf8_ok(value))) {
+    snprintf(h->query_msg, sizeof h->query_msg,
+             "parameter '%.40s' is not valid UTF-8",
+             web_utf8_ok(key) ? key : "?");
+  } else if (web_param(q, key)) {
+    snprintf(h->query_msg, sizeof h->query_msg, "parameter '%s' given twice",
+             key);
+  } else {
+    snprintf(q->key[q->n], sizeof q->key[0], "%s", key);
+    if (!(q->value[q->n] = strdup(value ? value : "")))
+      snprintf(h->query_msg, sizeof h->query_msg, "out of memory");
+    else
+      q->n++;
+  }
+  h->query_bad = h->query_msg[0] != '\0';
+  return h->query_bad ? MHD_NO : MHD_YES;
+}
+
+/* Sends r (and frees its body). */
+static enum MHD_Result send_reply(struct MHD_Connection *conn, web_reply *r,
+                                  const char *allow) {
+  if (r->out)
+    fclose(r->out);
+  r->out = NULL;
+  struct MHD_Response *resp =
+      r->body ? MHD_create_response_from_buffer(r->len, r->body,
+                                                MHD_RESPMEM_MUST_FREE)
+              : MHD_create_response_from_buffer(0, (void *)"",
+                                                MHD_RESPMEM_PERSISTENT);
+  if (!resp)
+    return MHD_NO;
+  MHD_add_response_header(resp, "Content-Type",
+                          r->type ? r->type : "text/plain");
+  MHD_add_response_header(resp, "Cache-Control", "no-store");
+  MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+  MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+  MHD_add_response_header(resp, "Referrer-Policy", "same-origin");
+  MHD_add_response_header(
+      resp, "Content-Security-Policy",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src "
+      "'self' data:; connect-src 'self'; form-action 'self'; "
+      "frame-ancestors 'none'; base-uri 'none'");
+  if (r->location[0])
+    MHD_add_response_header(resp, "Location", r->location);
+  if (r->cookie[0])
+    MHD_add_response_header(resp, "Set-Cookie", r->cookie);
+  if (allow)
+    MHD_add_response_header(resp, "Allow", allow);
+  enum MHD_Result ok = MHD_queue_response(conn, (unsigned)r->status, resp);
+  MHD_destroy_response(resp);
+  return ok;
+}
+
+/* The route table: path, what it answers, its GET parameters. */
+typedef enum { R_PAGE, R_API, R_ACTION, R_ASSET, R_LOGIN, R_LOGOUT } kind;
+typedef struct route {
+  const char *path;
+  kind kind;
+  const char *const *params;
+  int (*page)(web_page *, web_reply *);
+} route;
+
+static const char *const no_params[] = {"msg", NULL};
+static const char *const history_params[] = {
+    "job", "outcome", "since", "failed", "page", "msg", NULL};
+static const char *const api_params[] = {"job",  "outcome", "since",   "failed",
+                                         "page", "limit",   "trigger", NULL};
+
+static const route routes[] = {
+    {"/", R_PAGE, no_params, web_page_overview},
+    {"/triggers", R_PAGE, no_params, web_page_triggers},
+    {"/jobs", R_PAGE, no_params, web_page_jobs},
+    {"/history", R_PAGE, history_params, web_page_history},
+    {"/events", R_PAGE, no_params, web_page_events},
+    {"/login", R_LOGIN, no_params, web_page_login},
+    {"/logout", R_LOGOUT, no_params, NULL},
+    {"/metrics", R_API, no_params, NULL},
+    {"/static/app.css", R_ASSET, no_params, NULL},
+    {"/static/app.js", R_ASSET, no_params, NULL},
+};
+
+static const char *const actions[] = {"pause",  "resume", "fire",
+                                      "cancel", "delete", NULL};
+
+static bool is_action(const char *name) {
+  for (const char *const *a = actions; *a; a++)
+    if (strcmp(*a, name) == 0)
+      return true;
+  return false;
+}
+
+/* The session of the request's cookie, NULL: none. */
+static const web_session *session_of(handler_ctx *h) {
+  const char *id =
+      MHD_lookup_connection_value(h->conn, MHD_COOKIE_KIND, "chime_session");
+  return find_session(h->w, id);
+}
+
+/* Whether the request carries the operator token as a bearer. */
+static bool bearer_ok(handler_ctx *h) {
+  const char *a =
+      MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND, "Authorization");
+  return h->w->token && a && strncmp(a, "Bearer ", 7) == 0 &&
+         same_secret(a + 7, h->w->token);
+}
+
+/* A safe place to go back to after a browser's action: a path of ours. */
+static const char *back_of(const web_params *form) {
+  const char *b = web_param(form, "back");
+  if (!b || b[0] != '/' || b[1] == '/' || b[1] == '\\' || strlen(b) > 300)
+    return "/";
+  for (const char *p = b; *p; p++)
+    if ((unsigned char)*p < 0x21 || *p == '\\')
+      return "/";
+  return b;
+}
+
+/* A POST: login, logout, or an action. */
+static void handle_post(handler_ctx *h, const route *rt, const char *action,
+                        request *req, web_reply *r) {
+  bool json = action != NULL;
+  if (req->too_big) {
+    web_reply_error(r, json, 413, "the body is larger than %d bytes",
+                    WEB_MAX_BODY);
+    return;
+  }
+  const char *type =
+      MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND, "Content-Type");
+  if (req->len && (!type || strncmp(type, FORM_TYPE, strlen(FORM_TYPE)) != 0)) {
+    web_reply_error(r, json, 415, "the body must be %s", FORM_TYPE);
+    return;
+  }
+  web_params form;
+  char msg[1200] = "";
+  int st = web_params_parse(req->body ? req->body : "", req->len, &form, msg,
+                            sizeof msg);
+  if (st) {
+    web_reply_error(r, json, st, "%s", msg);
+    return;
+  }
+  const web_session *ses = session_of(h);
+  if (rt && rt->kind == R_LOGIN) {
+    const char *tok = web_param(&form, "token");
+    if (!h->w->token) {
+      web_reply_error(r, false, 403,
+                      "read-only: chime-web was started "
+                      "without --token-file");
+    } else if (!tok || !same_secret(tok, h->w->token)) {
+      web_reply_error(r, false, 403, "wrong operator token");
+    } else if (!(ses = new_session(h->w))) {
+      web_reply_error(r, false, 500, "no random bytes for a session");
+    } else if (web_reply_open(r, 303, "text/plain") == 0) {
+      snprintf(r->location, sizeof r->location, "/");
+      /* Secure when the proxy in front says the page came over TLS. */
+      const char *proto = MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND,
+                                                      "X-Forwarded-Proto");
+      snprintf(r->cookie, sizeof r->cookie,
+               "chime_session=%s; Path=/; HttpOnly; SameSite=Strict; "
+               "Max-Age=%d%s",
+               ses->id, WEB_SESSION_MS / 1000,
+               proto && strcmp(proto, "https") == 0 ? "; Secure" : "");
+      fputs("signed in\n", r->out);
+    }
+    web_params_free(&form);
+    return;
+  }
+  const char *csrf = web_param(&form, "csrf");
+  bool browser = csrf != NULL;
+  if (!h->w->token) {
+    web_reply_error(r, !browser, 403,
+                    "read-only: chime-web was started without --token-file");
+  } else if (browser && (!ses || !same_secret(csrf, ses->csrf))) {
+    web_reply_error(r, false, 403,
+                    "refused: the form's CSRF token is missing, stale or not "
+                    "this session's (sign in again)");
+  } else if (!browser && !bearer_ok(h)) {
+    web_reply_error(r, true, 403,
+                    "refused: a write needs the operator token "
+                    "(Authorization: Bearer) or a signed-in page's CSRF "
+                    "token");
+  } else if (!action) { /* logout */
+    if (ses)
+      drop_session(h->w, ses);
+    if (web_reply_open(r, 303, "text/plain") == 0) {
+      snprintf(r->location, sizeof r->location, "/");
+      snprintf(r->cookie, sizeof r->cookie,
+               "chime_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    }
+  } else {
+    char by[200];
+    who(h->conn, by, sizeof by);
+    ctl c = h->w->base;
+    web_page p = {.w = h->w, .c = &c, .q = &form, .ses = ses, .path = h->url};
+    st = web_api_action(&p, action, by, msg, sizeof msg);
+    h->w->base.admin = c.admin;
+    if (browser && web_reply_open(r, 303, "text/plain") == 0) {
+      /* Back to the page, with what happened (its own escaping). */
+      FILE *loc = fmemopen(r->location, sizeof r->location - 1, "w");
+      if (loc) {
+        const char *back = back_of(&form);
+        fprintf(loc, "%s%cmsg=", back, strchr(back, '?') ? '&' : '?');
+        web_url(loc, msg);
+        fclose(loc);
+      }
+      fprintf(r->out, "%s\n", msg);
+    } else if (!browser && web_reply_open(r, st, "application/json") == 0) {
+      fprintf(r->out, "{\"ok\": %s, \"status\": %d, \"%s\": ",
+              st == 200 ? "true" : "false", st,
+              st == 200 ? "message" : "error");
+      ctl_json_string_to(r->out, msg);
+      fputs("}\n", r->out);
+    }
+  }
+  web_params_free(&form);
+}
+
+/* A GET. */
+static void handle_get(handler_ctx *h, const route *rt, const char *api,
+                       web_reply *r) {
+  char msg[200];
+  if (!web_params_known(&h->query, rt ? rt->params : api_params, msg,
+                        sizeof msg)) {
+    web_reply_error(r, api != NULL, 400, "%s", msg);
+    return;
+  }
+  ctl c = h->w->base;
+  web_page p = {.w = h->w,
+                .c = &c,
+                .q = &h->query,
+                .ses = session_of(h),
+                .path = h->url,
+                .msg = web_param(&h->query, "msg")};
+  if (api)
+    web_api_get(&p, api, r);
+  else if (rt->kind == R_ASSET &&
+           web_reply_open(r, 200,
+                          strstr(rt->path, ".js") ? "text/javascript"
+                                                  : "text/css") == 0)
+    fputs(strstr(rt->path, ".js") ? web_asset_js : web_asset_css, r->out);
+  else if (rt->kind == R_API)
+    web_metrics(&p, r);
+  else if (rt->page)
+    rt->page(&p, r);
+  else
+    web_reply_error(r, false, 405, "use POST");
+  h->w->base.admin = c.admin;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+                              const char *url, const char *method,
+                              const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls) {
+  (void)version;
+  web *w = cls;
+  bool post = strcmp(method, "POST") == 0;
+  if (!*con_cls) { /* the headers: state for the body to come */
+    request *req = calloc(1, sizeof *req);
+    if (!req)
+      return MHD_NO;
+    *con_cls = req;
+    return MHD_YES;
+  }
+  request *req = *con_cls;
+  if (*upload_data_size) { /* a piece of the body */
+    if (req->len + *upload_data_size > WEB_MAX_BODY) {
+      req->too_big = true;
+    } else {
+      char *grown = realloc(req->body, req->len + *upload_data_size + 1);
+      if (!grown)
+        return MHD_NO;
+      memcpy(grown + req->len, upload_data, *upload_data_size);
+      req->body = grown;
+      req->len += *upload_data_size;
+      req->body[req->len] = '\0';
+    }
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  pthread_mutex_lock(&w->lock);
+  handler_ctx h = {.w = w, .conn = conn, .url = url};
+  web_reply r = {0};
+  const route *rt = NULL;
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0] && !rt; i++)
+    if (strcmp(routes[i].path, url) == 0)
+      rt = &routes[i];
+  const char *api = strncmp(url, "/api/", 5) == 0 ? url + 5 : NULL;
+  const char *action = api && is_action(api) ? api : NULL;
+  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+  const char *allow = NULL;
+  MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_arg, &h);
+  if (strlen(url) > 200) {
+    web_reply_error(&r, api != NULL, 414, "the path is too long");
+  } else if (!rt && !api) {
+    web_reply_error(&r, false, 404, "no page %.100s", url);
+  } else if (h.query_bad) {
+    web_reply_error(&r, api != NULL, 400, "%s", h.query_msg);
+  } else if (action || (rt && rt->kind == R_LOGOUT)) {
+    if (!post) {
+      allow = "POST";
+      web_reply_error(&r, api != NULL, 405, "%s takes POST only", url);
+    } else if (h.query.n) {
+      web_reply_error(&r, api != NULL, 400,
+                      "an action takes its parameters in the body, not the "
+                      "URL");
+    } else {
+      handle_post(&h, rt, action, req, &r);
+    }
+  } else if (rt && rt->kind == R_LOGIN && post) {
+    handle_post(&h, rt, NULL, req, &r);
+  } else if (!get) {
+    allow = rt && rt->kind == R_LOGIN ? "GET, HEAD, POST" : "GET, HEAD";
+    web_reply_error(&r, api != NULL, 405, "%s takes GET only", url);
+  } else {
+    handle_get(&h, rt, api, &r);
+  }
+  web_params_free(&h.query);
+  pthread_mutex_unlock(&w->lock);
+  if (!r.out && !r.body)
+    web_reply_error(&r, false, 500, "out of memory");
+  return send_reply(conn, &r, allow);
+}
+
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode code) {
+  (void)cls;
+  (void)conn;
+  (void)code;
+  request *req = *con_cls;
+  if (req)
+    free(req->body);
+  free(req);
+  *con_cls = NULL;
+}
+
+int web_serve(web *w, const char *address, unsigned port) {
+  struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6,
+                             .sin6_port = htons((uint16_t)port)};
+  struct sockaddr_in sa4 = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port)};
+  const struct sockaddr *sa = (const struct sockaddr *)&sa4;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+  if (inet_pton(AF_INET6, address, &sa6.sin6_addr) == 1) {
+    sa = (const struct sockaddr *)&sa6;
+    flags |= MHD_USE_IPv6;
+  } else if (inet_pton(AF_INET, address, &sa4.sin_addr) != 1) {
+    fprintf(stderr, "chime-web: --listen '%s' is not an IP address\n", address);
+    return CTL_USAGE;
+  }
+  /* The daemon's thread inherits the mask: the signals come to sigwait. */
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  struct MHD_Daemon *d = MHD_start_daemon(
+      flags, (uint16_t)port, NULL, NULL, handle, w, MHD_OPTION_SOCK_ADDR, sa,
+      MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+      MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);
+  if (!d) {
+    fprintf(stderr, "chime-web: cannot listen on %s port %u\n", address, port);
+    return CTL_FAILED;
+  }
+  const union MHD_DaemonInfo *di =
+      MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  fprintf(stderr, "chime-web: listening on http://%s%s%s:%u/ (%s)\n",
+          sa == (const struct sockaddr *)&sa6 ? "[" : "", address,
+          sa == (const struct sockaddr *)&sa6 ? "]" : "", di ? di->port : port,
+          w->token ? "operator actions with the token" : "read-only");
+  fflush(stderr);
+  /* Checks in every CHECKIN_MS until SIGINT or SIGTERM: the cluster sees
+   * chime-web as a live node that claims nothing. */
+  struct timespec every = {.tv_sec = CHECKIN_MS / 1000,
+                           .tv_nsec = CHECKIN_MS % 1000 * 1000000L};
+  while (sigtimedwait(&set, NULL, &every) < 0) {
+    pthread_mutex_lock(&w->lock);
+    int r = chime__mysql_admin_checkin(w->base.admin);
+    pthread_mutex_unlock(&w->lock);
+    if (r < 0)
+      fprintf(stderr, "chime-web: check-in failed: %s\n", chime_strerror(r));
+  }
+  MHD_stop_daemon(d);
+  return CTL_OK;
+}

@@ -1,0 +1,555 @@
+/*
+ * web_pages.c: chime-web's pages, rendered on the server from chimectl's
+ * queries: the frame (head, navigation, the session's state), tables,
+ * action forms, and the overview, triggers, jobs, history, events and
+ * sign-in pages.  Every text from the database goes through web_html.
+ * The page's <main> is what app.js refreshes in place.
+ */
+#include "web.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *web_cell(const ctl_table *t, size_t row, size_t col) {
+  const char *v =
+      row < t->nrows && col < t->ncols ? t->cells[row * t->ncols + col] : NULL;
+  return v ? v : "";
+}
+
+void web_page_begin(web_page *p, web_reply *r, const char *title) {
+  FILE *o = r->out;
+  fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, "
+        "initial-scale=1\"><title>",
+        o);
+  web_html(o, title);
+  fputs(" · chime</title><link rel=\"icon\" href=\"data:,\">"
+        "<link rel=\"stylesheet\" href=\"/static/app.css\">"
+        "<script src=\"/static/app.js\" defer></script></head>\n<body>"
+        "<header><a class=\"brand\" href=\"/\">chime</a> <span "
+        "class=\"sched\">",
+        o);
+  web_html(o, p->c->sched);
+  fputs("</span><nav>", o);
+  static const char *const nav[][2] = {{"/", "Overview"},
+                                       {"/triggers", "Triggers"},
+                                       {"/jobs", "Jobs"},
+                                       {"/history", "History"},
+                                       {"/events", "Events"}};
+  for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
+    fprintf(o, "<a href=\"%s\"%s>%s</a>", nav[i][0],
+            strcmp(p->path, nav[i][0]) == 0 ? " class=\"here\"" : "",
+            nav[i][1]);
+  fputs("</nav><span class=\"who\">", o);
+  if (p->ses) {
+    fprintf(o,
+            "operator <form method=\"post\" action=\"/logout\" "
+            "class=\"inline\"><input type=\"hidden\" name=\"csrf\" "
+            "value=\"%s\"><button>sign out</button></form>",
+            p->ses->csrf);
+  } else if (p->w->token) {
+    fputs("read-only · <a href=\"/login\">sign in</a>", o);
+  } else {
+    fputs("read-only", o);
+  }
+  fputs("</span></header>\n<main id=\"main\">", o);
+  fputs("<h1>", o);
+  web_html(o, title);
+  fputs("</h1>", o);
+  if (p->msg && *p->msg) {
+    fputs("<p class=\"msg\" id=\"msg\">", o);
+    web_html(o, p->msg);
+    fputs("</p>", o);
+  }
+}
+
+void web_page_end(web_page *p, web_reply *r) {
+  char now[48];
+  ctl_format_time(ctl_now(p->c), p->c->zone, now, sizeof now);
+  fputs("<p class=\"stamp\">updated <span id=\"updated\">", r->out);
+  web_html(r->out, now);
+  fprintf(r->out,
+          "</span></p></main>\n<footer>chime-web %s</footer></body></html>\n",
+          CHIME_VERSION);
+}
+
+void web_table_html(FILE *out, const ctl_table *t, size_t ncols) {
+  if (t->nrows == 0) {
+    fputs("<p class=\"none\">(none)</p>", out);
+    return;
+  }
+  fputs("<div class=\"scroll\"><table><thead><tr>", out);
+  for (size_t i = 0; i < ncols && i < t->ncols; i++) {
+    fputs("<th>", out);
+    web_html(out, t->heads[i]);
+    fputs("</th>", out);
+  }
+  fputs("</tr></thead><tbody>", out);
+  for (size_t row = 0; row < t->nrows; row++) {
+    fputs("<tr>", out);
+    for (size_t i = 0; i < ncols && i < t->ncols; i++) {
+      fputs("<td>", out);
+      web_html(out, t->cells[row * t->ncols + i]);
+      fputs("</td>", out);
+    }
+    fputs("</tr>", out);
+  }
+  fputs("</tbody></table></div>", out);
+}
+
+void web_form(web_page *p, FILE *out, const char *action,
+              const char *const *fields, const char *label,
+              const char *confirm) {
+  if (!p->ses)
+    return; /* read-only: no buttons */
+  fprintf(out, "<form method=\"post\" action=\"/api/%s\" class=\"act\"",
+          action);
+  if (confirm) {
+    fputs(" data-confirm=\"", out);
+    web_html(out, confirm);
+    fputs("\"", out);
+  }
+  fprintf(out, "><input type=\"hidden\" name=\"csrf\" value=\"%s\">",
+          p->ses->csrf);
+  fputs("<input type=\"hidden\" name=\"back\" value=\"", out);
+  web_html(out, p->path);
+  fputs("\">", out);
+  for (size_t i = 0; fields && fields[i]; i += 2) {
+    fprintf(out, "<input type=\"hidden\" name=\"%s\" value=\"", fields[i]);
+    web_html(out, fields[i + 1]);
+    fputs("\">", out);
+  }
+  fprintf(out, "<button data-action=\"%s\">", action);
+  web_html(out, label);
+  fputs("</button></form>", out);
+}
+
+/* A page's start: status 200, head and navigation.  Returns the stream
+ * or NULL (no memory). */
+static FILE *page_open(web_page *p, web_reply *r, const char *title) {
+  if (web_reply_open(r, 200, "text/html; charset=utf-8"))
+    return NULL;
+  web_page_begin(p, r, title);
+  return r->out;
+}
+
+/* A page's end.  Returns 200. */
+static int page_close(web_page *p, web_reply *r) {
+  web_page_end(p, r);
+  return 200;
+}
+
+/* An error box in place of a section whose query failed. */
+static void failed(FILE *out, const char *what) {
+  fputs("<p class=\"error\">", out);
+  web_html(out, what);
+  fputs(": ", out);
+  web_html(out, ctl_last_error);
+  fputs("</p>", out);
+}
+
+/* Opens a section's table after its query returned e: the error, "(none)",
+ * or the table's head (id, and the NULL-terminated column titles).
+ * Returns whether rows follow (then table_close). */
+static bool table_open(FILE *o, int e, const char *what, const ctl_table *t,
+                       const char *const *heads) {
+  if (e) {
+    failed(o, what);
+    return false;
+  }
+  if (t->nrows == 0) {
+    fprintf(o, "<p class=\"none\" id=\"%s\">(none)</p>", what);
+    return false;
+  }
+  fprintf(o, "<div class=\"scroll\"><table id=\"%s\"><thead><tr>", what);
+  for (; *heads; heads++)
+    fprintf(o, "<th>%s</th>", *heads);
+  fputs("</tr></thead><tbody>", o);
+  return true;
+}
+
+static void table_close(FILE *o) {
+  fputs("</tbody></table></div>", o);
+}
+
+/* Opens row i of t, a job's or a trigger's (kind), keyed GROUP.NAME from
+ * its first two cells (into key, len bytes). */
+static void row_open(FILE *o, const ctl_table *t, size_t i, const char *kind,
+                     char *key, size_t len) {
+  snprintf(key, len, "%s.%s", web_cell(t, i, 0), web_cell(t, i, 1));
+  fprintf(o, "<tr data-%s=\"", kind);
+  web_html(o, key);
+  fputs("\">", o);
+}
+
+/* A job's or trigger's (what) pause or resume and delete forms (asking
+ * question), and the row's end. */
+static void key_actions(web_page *p, FILE *o, const char *what, const char *key,
+                        bool paused, const char *question) {
+  const char *f[] = {"what", what, "target", key, NULL};
+  web_form(p, o, paused ? "resume" : "pause", f, paused ? "resume" : "pause",
+           NULL);
+  web_form(p, o, "delete", f, "delete", question);
+  fputs("</td></tr>", o);
+}
+
+/* ------------------------------------------------------------ overview */
+
+/* A bar chart of 60 values (one a minute, oldest first). */
+static void chart(FILE *out, const char *id, const char *title,
+                  const int64_t *v, const char *unit) {
+  int64_t max = 1;
+  for (int i = 0; i < 60; i++)
+    max = v[i] > max ? v[i] : max;
+  fprintf(out,
+          "<figure class=\"chart\" id=\"%s\"><figcaption>%s (max %" PRId64
+          "%s)</figcaption><svg viewBox=\"0 0 300 60\" "
+          "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"%s\">",
+          id, title, max, unit, title);
+  for (int i = 0; i < 60; i++) {
+    int64_t h = v[i] * 58 / max;
+    if (v[i] > 0 && h < 2)
+      h = 2;
+    fprintf(out,
+            "<rect x=\"%d\" y=\"%" PRId64 "\" width=\"4\" height=\"%" PRId64
+            "\"><title>%d min ago: %" PRId64 "%s</title></rect>",
+            i * 5, 60 - h, h, 59 - i, v[i], unit);
+  }
+  fputs("<line x1=\"0\" y1=\"59.5\" x2=\"300\" y2=\"59.5\"/></svg></figure>",
+        out);
+}
+
+/* The last hour's activity as three charts and two numbers. */
+static void activity(web_page *p, FILE *out, int64_t now) {
+  ctl_table t;
+  if (ctl_activity_table(p->c, &t)) {
+    failed(out, "activity");
+    return;
+  }
+  int64_t fires[60] = {0}, fails[60] = {0}, late[60] = {0};
+  int64_t total = 0, total_failed = 0, last_minute = 0;
+  int64_t this_minute = now / 60000 * 60000;
+  for (size_t i = 0; i < t.nrows; i++) {
+    int64_t m = strtoll(web_cell(&t, i, 0), NULL, 10);
+    int64_t k = 59 - (this_minute - m) / 60000;
+    if (k < 0 || k > 59)
+      continue;
+    fires[k] = strtoll(web_cell(&t, i, 1), NULL, 10);
+    fails[k] = strtoll(web_cell(&t, i, 2), NULL, 10);
+    late[k] = strtoll(web_cell(&t, i, 4), NULL, 10);
+    total += fires[k];
+    total_failed += fails[k];
+  }
+  last_minute = fires[58];
+  ctl_table_free(&t);
+  fprintf(out,
+          "<ul class=\"stats\"><li><b id=\"fires-per-minute\">%" PRId64
+          "</b> fires in the last full minute</li><li><b>%" PRId64
+          "</b> fires in the last hour</li><li><b id=\"failures-hour\">%" PRId64
+          "</b> failures in the last hour</li></ul><div class=\"charts\">",
+          last_minute, total, total_failed);
+  chart(out, "chart-fires", "fires per minute", fires, "");
+  chart(out, "chart-failures", "failures per minute", fails, "");
+  chart(out, "chart-lateness", "worst lateness per minute", late, " ms");
+  fputs("</div>", out);
+}
+
+int web_page_overview(web_page *p, web_reply *r) {
+  FILE *o = page_open(p, r, "Overview");
+  if (!o)
+    return 500;
+  ctl_table nodes, running;
+  if (ctl_nodes_table(p->c, &nodes)) {
+    fputs("<p class=\"store down\" id=\"store\">store unreachable: ", o);
+    web_html(o, ctl_last_error);
+    fputs("</p>", o);
+    return page_close(p, r);
+  }
+  size_t live = 0;
+  for (size_t i = 0; i < nodes.nrows; i++)
+    live += strcmp(web_cell(&nodes, i, 5), "live") == 0;
+  int nrun = ctl_running_table(p->c, &running) ? -1 : (int)running.nrows;
+  if (nrun >= 0)
+    ctl_table_free(&running);
+  fprintf(o,
+          "<p class=\"store up\" id=\"store\">store reachable</p>"
+          "<ul class=\"stats\"><li><b id=\"live-nodes\">%zu</b> live "
+          "node(s)</li><li><b>%zu</b> dead, awaiting recovery</li>"
+          "<li><b id=\"running-count\">%d</b> fire(s) running</li></ul>",
+          live, nodes.nrows - live, nrun);
+  activity(p, o, ctl_now(p->c));
+  fputs("<h2>Nodes</h2>", o);
+  web_table_html(o, &nodes, 7);
+  ctl_table_free(&nodes);
+  return page_close(p, r);
+}
+
+/* ------------------------------------------------------------ triggers */
+
+int web_page_triggers(web_page *p, web_reply *r) {
+  FILE *o = page_open(p, r, "Triggers");
+  if (!o)
+    return 500;
+  ctl_table t;
+  static const char *const heads[] = {
+      "trigger", "state",      "job",      "schedule", "zone", "calendar",
+      "misfire", "next fires", "previous", "why",      "",     NULL};
+  bool rows =
+      table_open(o, ctl_triggers_table(p->c, NULL, &t), "triggers", &t, heads);
+  for (size_t i = 0; rows && i < t.nrows; i++) {
+    char key[520];
+    row_open(o, &t, i, "trigger", key, sizeof key);
+    const char *state = web_cell(&t, i, 6);
+    fputs("<td>", o);
+    web_html(o, key);
+    if (*web_cell(&t, i, 17)) {
+      fputs("<br><small>", o);
+      web_html(o, web_cell(&t, i, 17));
+      fputs("</small>", o);
+    }
+    fputs("</td><td class=\"state ", o);
+    web_html(o, state);
+    fputs("\">", o);
+    web_html(o, state);
+    fputs("</td><td>", o);
+    web_html(o, web_cell(&t, i, 2));
+    fputs("</td><td>", o);
+    if (*web_cell(&t, i, 16)) {
+      fputs("<code>", o);
+      web_html(o, web_cell(&t, i, 16));
+      fputs("</code><br>", o);
+    }
+    web_html(o, web_cell(&t, i, 4));
+    fputs("</td><td>", o);
+    web_html(o, *web_cell(&t, i, 5) ? web_cell(&t, i, 5) : "UTC");
+    fputs("</td><td>", o);
+    web_html(o, *web_cell(&t, i, 15) ? web_cell(&t, i, 15) : "-");
+    fputs("</td><td>", o);
+    web_html(o, web_cell(&t, i, 11));
+    fputs("</td><td class=\"next\">", o);
+    web_html(o, *web_cell(&t, i, 18) ? web_cell(&t, i, 18) : "-");
+    fputs("</td><td>", o);
+    web_html(o, *web_cell(&t, i, 9) ? web_cell(&t, i, 9) : "-");
+    fputs("</td><td class=\"why\">", o);
+    if (strcmp(state, "waiting") != 0 ||
+        !*web_cell(&t, i, 13)) { /* not firing: explain's answer */
+      ctl_explanation x;
+      if (ctl_explain_key(p->c, key, &x) == 0)
+        web_html(o, x.msg);
+      else
+        web_html(o, ctl_last_error);
+    }
+    fputs("</td><td class=\"acts\">", o);
+    char q[600];
+    snprintf(q, sizeof q, "Delete trigger %s?", key);
+    key_actions(p, o, "trigger", key, strncmp(state, "paused", 6) == 0, q);
+  }
+  if (rows)
+    table_close(o);
+  ctl_table_free(&t);
+  return page_close(p, r);
+}
+
+/* ------------------------------------------------------------ jobs */
+
+int web_page_jobs(web_page *p, web_reply *r) {
+  FILE *o = page_open(p, r, "Jobs");
+  if (!o)
+    return 500;
+  ctl_table t;
+  fputs("<h2>Running fires</h2>", o);
+  static const char *const run_heads[] = {
+      "fire", "job", "trigger", "node", "state", "since", "for", "", NULL};
+  if (table_open(o, ctl_running_table(p->c, &t), "running", &t, run_heads)) {
+    for (size_t i = 0; i < t.nrows; i++) {
+      char age[32];
+      ctl_format_age(strtoll(web_cell(&t, i, 8), NULL, 10), age, sizeof age);
+      fputs("<tr data-fire=\"", o);
+      web_html(o, web_cell(&t, i, 0));
+      fputs("\">", o);
+      for (size_t k = 0; k < 6; k++) {
+        fputs("<td>", o);
+        web_html(o, web_cell(&t, i, k));
+        if (k == 3 && strcmp(web_cell(&t, i, 10), "0") == 0)
+          fputs(" (dead)", o);
+        if (k == 0 && strcmp(web_cell(&t, i, 9), "1") == 0)
+          fputs(" (recovering)", o);
+        fputs("</td>", o);
+      }
+      fputs("<td>", o);
+      web_html(o, age);
+      fputs("</td><td class=\"acts\">", o);
+      if (strcmp(web_cell(&t, i, 4), "executing") == 0) {
+        char q[200];
+        snprintf(q, sizeof q, "Cancel fire %s of %s?", web_cell(&t, i, 0),
+                 web_cell(&t, i, 1));
+        const char *f[] = {"fire", web_cell(&t, i, 0), NULL};
+        web_form(p, o, "cancel", f, "cancel", q);
+      }
+      fputs("</td></tr>", o);
+    }
+    table_close(o);
+  }
+  ctl_table_free(&t); /* empty after an error */
+  fputs("<h2>Jobs</h2>", o);
+  static const char *const heads[] = {"job",         "type",   "concurrency",
+                                      "recovery",    "paused", "triggers",
+                                      "description", "",       NULL};
+  bool rows = table_open(o, ctl_jobs_table(p->c, NULL, &t), "jobs", &t, heads);
+  for (size_t i = 0; rows && i < t.nrows; i++) {
+    char key[520];
+    row_open(o, &t, i, "job", key, sizeof key);
+    fputs("<td><a href=\"/history?job=", o);
+    web_url(o, key);
+    fputs("\">", o);
+    web_html(o, key);
+    fputs("</a></td>", o);
+    static const size_t cols[] = {2, 3, 5, 7, 8, 9};
+    for (size_t k = 0; k < 6; k++) {
+      fputs("<td>", o);
+      web_html(o, web_cell(&t, i, cols[k]));
+      fputs("</td>", o);
+    }
+    fputs("<td class=\"acts\">", o);
+    const char *f[] = {"job", key, NULL};
+    web_form(p, o, "fire", f, "fire now", NULL);
+    char q[600];
+    snprintf(q, sizeof q, "Delete job %s and its %s trigger(s)?", key,
+             web_cell(&t, i, 8));
+    key_actions(p, o, "job", key, strcmp(web_cell(&t, i, 7), "true") == 0, q);
+  }
+  if (rows)
+    table_close(o);
+  ctl_table_free(&t);
+  return page_close(p, r);
+}
+
+/* ------------------------------------------------------------ history */
+
+int web_page_history(web_page *p, web_reply *r) {
+  char msg[300];
+  long page = 1;
+  int st = web_history_params(p, &page, msg, sizeof msg);
+  if (st) {
+    web_reply_error(r, false, st, "%s", msg);
+    return st;
+  }
+  ctl_table t;
+  int e = ctl_history_table(p->c, &t);
+  if (e == CTL_USAGE || e == CTL_NOTFOUND) {
+    web_reply_error(r, false, web_status_of(e), "%s", ctl_last_error);
+    return web_status_of(e);
+  }
+  FILE *o = page_open(p, r, "History");
+  if (!o) {
+    ctl_table_free(&t);
+    return 500;
+  }
+  const char *job = web_param(p->q, "job"), *oc = web_param(p->q, "outcome");
+  const char *since = web_param(p->q, "since");
+  fputs("<form method=\"get\" action=\"/history\" class=\"filter\">"
+        "<label>job <input name=\"job\" placeholder=\"GROUP.NAME\" value=\"",
+        o);
+  web_html(o, job ? job : "");
+  fputs("\"></label><label>outcome <select name=\"outcome\"><option "
+        "value=\"\">any</option>",
+        o);
+  static const char *const outcomes[] = {"OK",        "FAILED",    "REQUEUED",
+                                         "CANCELLED", "TIMED_OUT", "SKIPPED",
+                                         "MISSED",    "RECOVERED", "RETRIED"};
+  for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+    fprintf(o, "<option%s>%s</option>",
+            oc && strcmp(oc, outcomes[i]) == 0 ? " selected" : "", outcomes[i]);
+  fputs("</select></label><label>since <input name=\"since\" "
+        "placeholder=\"-1h\" value=\"",
+        o);
+  web_html(o, since ? since : "");
+  fputs("\"></label><button>filter</button></form>", o);
+  if (e) {
+    failed(o, "history");
+  } else {
+    web_table_html(o, &t, 9);
+    /* Pages: the filter kept in the links. */
+    fputs("<p class=\"pages\">", o);
+    for (int k = -1; k <= 1; k += 2) {
+      long to = page + k;
+      if (to < 1 || (k > 0 && t.nrows < (size_t)p->c->limit)) {
+        continue;
+      }
+      fprintf(o, "<a id=\"%s\" href=\"/history?page=%ld",
+              k < 0 ? "prev" : "next", to);
+      const char *keys[] = {"job", "outcome", "since"};
+      for (int j = 0; j < 3; j++) {
+        const char *v = web_param(p->q, keys[j]);
+        if (v && *v) {
+          fprintf(o, "&amp;%s=", keys[j]);
+          web_url(o, v);
+        }
+      }
+      fprintf(o, "\">%s</a> ", k < 0 ? "newer" : "older");
+    }
+    fprintf(o, "page %ld</p>", page);
+    ctl_table_free(&t);
+  }
+  return page_close(p, r);
+}
+
+/* ------------------------------------------------------------ events */
+
+int web_page_events(web_page *p, web_reply *r) {
+  FILE *o = page_open(p, r, "Events");
+  if (!o)
+    return 500;
+  ctl_table t;
+  fputs("<h2>Node events</h2>", o);
+  static const char *const heads[] = {"time", "node", "event", "detail", NULL};
+  if (table_open(o, ctl_events_table(p->c, &t), "events", &t, heads)) {
+    for (size_t i = 0; i < t.nrows; i++) {
+      char when[48];
+      ctl_format_time(strtoll(web_cell(&t, i, 0), NULL, 10), p->c->zone, when,
+                      sizeof when);
+      fputs("<tr><td>", o);
+      web_html(o, when);
+      for (size_t k = 1; k < 4; k++) {
+        fputs("</td><td>", o);
+        web_html(o, web_cell(&t, i, k));
+      }
+      fputs("</td></tr>", o);
+    }
+    table_close(o);
+  }
+  ctl_table_free(&t);
+  fputs("<h2>Operator actions (this chime-web)</h2>", o);
+  if (p->w->nlog == 0)
+    fputs("<p class=\"none\">(none)</p>", o);
+  else
+    fputs("<ul id=\"actions\">", o);
+  for (size_t i = p->w->nlog; i-- > 0;) {
+    fputs("<li>", o);
+    web_html(o, p->w->log[i]);
+    fputs("</li>", o);
+  }
+  if (p->w->nlog)
+    fputs("</ul>", o);
+  return page_close(p, r);
+}
+
+/* ------------------------------------------------------------ sign-in */
+
+int web_page_login(web_page *p, web_reply *r) {
+  FILE *o = page_open(p, r, "Sign in");
+  if (!o)
+    return 500;
+  if (!p->w->token)
+    fputs("<p>This chime-web is read-only: it was started without "
+          "<code>--token-file</code>.</p>",
+          o);
+  else
+    fputs("<form method=\"post\" action=\"/login\" class=\"login\"><label>"
+          "operator token <input type=\"password\" name=\"token\" "
+          "id=\"token\" autocomplete=\"current-password\"></label>"
+          "<button id=\"signin\">sign in</button></form>",
+          o);
+  return page_close(p, r);
+}
