@@ -63,6 +63,14 @@ struct chime__mysql_store {
   int64_t checkin_interval_ms;
   int64_t history_retention_ms;
   long lock_wait_s; /* innodb_lock_wait_timeout */
+  /* Read and write timeouts of every connection (0: none; the default
+   * with several hosts, so a member that hangs is left: docs/galera.md). */
+  unsigned io_timeout_s;
+  long sync_wait; /* wsrep_sync_wait for every session on Galera; -1: as is */
+  /* The member of the URL's host list new connections try first: the one
+   * the last connection opened on; moved on when a member is lost. */
+  _Atomic size_t member;
+  _Atomic size_t announced; /* the member last logged as moved to */
   /* Tests only: moves both of this node's clocks as the store reads them
    * (a step at run time is a step of the node's clocks, as libfaketime
    * makes one). */
