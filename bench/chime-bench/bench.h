@@ -52,8 +52,9 @@ typedef struct bench_opts {
   int64_t work_ms;  /* -1: not given */
   int kill_at_s;    /* -1: no kill */
   int warmup_s;
-  int idle_s; /* -1: not the idle mode */
-  bool burst; /* every trigger on the same instants (not spread) */
+  int idle_s;  /* -1: not the idle mode */
+  bool burst;  /* every trigger on the same instants (not spread) */
+  bool spread; /* node k starts on member k of a multi-host URL */
   /* The hidden node mode. */
   const char *node_id; /* NULL: the parent */
   bool node_idle;      /* the node of the idle mode: chime's defaults */
