@@ -182,6 +182,14 @@ static chime__mysql_conn *pool_get(chime__mysql_store *s, int64_t deadline) {
   }
 }
 
+/* A connection still open on a member the store left (another connection
+ * found it failed) is closed: it reopens on the current member, rather
+ * than hang or fail there first.  Thread: the one holding c. */
+static void follow_member(chime__mysql_store *s, chime__mysql_conn *c) {
+  if (c->db && s->url->nhosts > 1 && c->member != atomic_load(&s->member))
+    chime__mysql_conn_reset(c, true);
+}
+
 static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
   assert(c >= s->conns && c < s->conns + s->nconns);
   pthread_mutex_lock(&s->lock);
@@ -192,7 +200,9 @@ static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
 }
 
 chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s) {
-  return pool_get(s, 0);
+  chime__mysql_conn *c = pool_get(s, 0);
+  follow_member(s, c);
+  return c;
 }
 
 void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
@@ -339,6 +349,7 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
    * is used under beat_lock (held: trylock fails). */
   assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
                        : c->busy);
+  follow_member(s, c);
   chime__mysql_tx tx = {
       .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
   int64_t start = chime__mono_ms(), deadline = start + budget_ms;

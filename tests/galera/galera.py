@@ -8,13 +8,19 @@
     python3 galera.py member-stop             cluster checker, a member
                                               SIGSTOPped past its eviction,
                                               then resumed
+    python3 galera.py spread-FAULT            FAULT (none, member-kill,
+                                              member-stop) with the nodes
+                                              spread over the members
 
 The cluster runs are tests/cluster/cluster.py's: three chime-node processes
-with the same load, each given the multi-host URL with the members in a
-different order, so n1 starts on m1, n2 on m2 and n3 on m3.  The fault hits
-n2's member (m2): n2 must move to another member, the other nodes must go on,
-and the checker must find every fire run once (dups=0, lost=0), recovered
-runs included.  A killed member is started again at the end (./dev
+with the same load.  By default they write through one member (the set-up
+docs/galera.md recommends): every node's URL lists m2 first, the fault hits
+m2, and every node must move to the next member.  spread-* gives n1 the
+list from m1, n2 from m2, n3 from m3 (nodes on different members race for
+the same triggers: certification decides).  The checker must find every
+fire run once (dups=0, lost=0), recovered runs included.  Note: the spread
+runs are not in ./dev test: about one run in seven shows one fire run twice
+(docs/galera.md, "Known problem").  A killed member is started again at the end (./dev
 galera-up), so the cluster is whole for the next run.
 
 Environment: CHIME_DEV (./dev, with CHIME_DB_DIR/CHIME_DB_PORT), CHIME_NODE
@@ -82,9 +88,17 @@ class GaleraCluster(cluster.Cluster):
         self.galera_url = url
         self.prefix = "gl_"
 
+    spread = False
+
+    def url(self, extra):
+        # Members that hang are left after 4 s (the default is 10): the
+        # run stays short.
+        return super().url(extra + "&io_timeout_s=4")
+
     def spawn(self, node, extra="", schedule=False):
-        # Each node its own order of members: n1 on m1, n2 on m2, n3 on m3.
-        k = cluster.NODES.index(node)
+        # One writer member: every node starts on m2 (the victim), so all
+        # of them must move.  Spread: n1 on m1, n2 on m2, n3 on m3.
+        k = cluster.NODES.index(node) if self.spread else VICTIM_MEMBER - 1
         saved = self.base
         self.base = rotated(self.galera_url, k)
         try:
@@ -104,7 +118,11 @@ def moved(c, node):
 def run_fault(fault):
     url = dev("galera-url")
     cluster.mariadb_args = sync_wait_args
+    spread = fault.startswith("spread-")
+    if spread:
+        fault = fault[len("spread-"):]
     c = GaleraCluster(fault, url)
+    c.spread = spread
     restart = False
     try:
         c.start_all()
@@ -124,17 +142,21 @@ def run_fault(fault):
             finally:
                 os.kill(pid, signal.SIGCONT)
             cluster.log(f"continued member m{VICTIM_MEMBER}")
-            c.sleep_until(cluster.now_ms() + 6000)
+            # The nodes fenced themselves while their member hung: time to
+            # check in again and run the late fires.
+            c.sleep_until(cluster.now_ms() + 10000)
         elif fault == "none":
             c.sleep_until(cluster.now_ms() + 6000)
         else:
             raise SystemExit(f"unknown fault {fault}")
         c.stop_all()
         status = cluster.check(c)
-        if fault != "none" and not moved(c, "n2"):
-            cluster.log("FAIL n2 did not move to another member:\n"
-                        + c.stderr_of("n2"))
-            status = 1
+        movers = ["n2"] if spread else cluster.NODES
+        for n in movers if fault != "none" else []:
+            if not moved(c, n):
+                cluster.log(f"FAIL {n} did not move to another member:\n"
+                            + c.stderr_of(n))
+                status = 1
         if status == 0:
             import shutil
             shutil.rmtree(c.dir, ignore_errors=True)
