@@ -18,9 +18,9 @@ docs/galera.md recommends): every node's URL lists m2 first, the fault hits
 m2, and every node must move to the next member.  spread-* gives n1 the
 list from m1, n2 from m2, n3 from m3 (nodes on different members race for
 the same triggers: certification decides).  The checker must find every
-fire run once (dups=0, lost=0), recovered runs included.  Note: the spread
-runs are not in ./dev test: about one run in seven shows one fire run twice
-(docs/galera.md, "Known problem").  A killed member is started again at the end (./dev
+fire run once (dups=0, lost=0), recovered runs included.  The spread runs
+are in their own suite, out of ./dev test for time (./dev galera-spread):
+they found the silent brute-force abort docs/galera.md describes.  A killed member is started again at the end (./dev
 galera-up), so the cluster is whole for the next run.
 
 Environment: CHIME_DEV (./dev, with CHIME_DB_DIR/CHIME_DB_PORT), CHIME_NODE
@@ -157,15 +157,9 @@ def run_fault(fault):
                 cluster.log(f"FAIL {n} did not move to another member:\n"
                             + c.stderr_of(n))
                 status = 1
-        if status == 0:
-            import shutil
-            shutil.rmtree(c.dir, ignore_errors=True)
-        return status
+        return c.finish(status)
     finally:
-        for p in c.procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        c.kill_left()
         if restart:
             cluster.log(f"starting member m{VICTIM_MEMBER} again")
             dev("galera-up")
@@ -175,7 +169,10 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     dev("galera-up")
     if what == "conformance":
-        env = dict(os.environ, CHIME_TEST_MYSQL_URL=dev("galera-url"))
+        # A tenth of the single server's sizes: the suite's logic, not its
+        # volume, is what the cluster must pass.
+        env = dict(os.environ, CHIME_TEST_MYSQL_URL=dev("galera-url"),
+                   CHIME_TEST_STORE_SIZES="1000,400")
         return subprocess.run([sys.argv[2]], env=env).returncode
     return run_fault(what)
 
