@@ -19,8 +19,7 @@ m2, and every node must move to the next member.  spread-* gives n1 the
 list from m1, n2 from m2, n3 from m3 (nodes on different members race for
 the same triggers: certification decides).  The checker must find every
 fire run once (dups=0, lost=0), recovered runs included.  The spread runs
-are in their own suite, out of ./dev test for time (./dev galera-spread):
-they found the silent brute-force abort docs/galera.md describes.  A killed member is started again at the end (./dev
+found the silent brute-force abort docs/galera.md describes.  A killed member is started again at the end (./dev
 galera-up), so the cluster is whole for the next run.
 
 Environment: CHIME_DEV (./dev, with CHIME_DB_DIR/CHIME_DB_PORT), CHIME_NODE
