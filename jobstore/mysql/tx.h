@@ -24,7 +24,10 @@
  *     lock is held across a database round trip except beat_lock, whose
  *     round trips are the heartbeat's own.
  *   - offset_ms, measured_mono_ms, measure_tried_ms and test_skew_ms are
- *     atomic: any thread reads the clock without a lock.
+ *     atomic: any thread reads the clock without a lock.  So are member
+ *     and announced (the member of a multi-host URL connections go to):
+ *     a thread that finds its member failed moves them on by a
+ *     compare-and-swap, so many connections failing at once move once.
  *   - The rest of the handle is set at open and read-only afterwards, but
  *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
  *     through checkin) and node_claimed (open and free).
