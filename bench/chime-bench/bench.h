@@ -54,6 +54,7 @@ typedef struct bench_opts {
   int warmup_s;
   int idle_s;        /* -1: not the idle mode */
   bool burst;        /* every trigger on the same instants (not spread) */
+  bool spread;       /* node k starts on member k of a multi-host URL */
   int lease_clients; /* 0: not the leases mode (leases.c) */
   /* The hidden node mode. */
   const char *node_id; /* NULL: the parent */

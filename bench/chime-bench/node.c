@@ -189,14 +189,50 @@ static void bench_job(chime_ctx *ctx, void *user_data) {
   bench_sleep_ms(n->work_ms);
 }
 
+/*
+ * --spread: the URL with its host list rotated by the number at the end of
+ * node id (node k starts on the k-th member, modulo their count), into buf.
+ * The URL unchanged when it has one host or the id no number.
+ */
+static const char *spread_url(const char *url, const char *id, char *buf,
+                              size_t len) {
+  const char *scheme = strstr(url, "://");
+  const char *slash = scheme ? strchr(scheme + 3, '/') : NULL;
+  const char *at = NULL;
+  for (const char *c = scheme ? scheme + 3 : url; slash && c < slash; c++)
+    if (*c == '@')
+      at = c;
+  size_t idl = strlen(id), d = idl;
+  while (d > 0 && id[d - 1] >= '0' && id[d - 1] <= '9')
+    d--;
+  if (!at || d == idl || strlen(url) >= len)
+    return url;
+  const char *hosts = at + 1;
+  size_t n = 1;
+  for (const char *c = hosts; c < slash; c++)
+    n += *c == ',';
+  size_t k = (size_t)strtoul(id + d, NULL, 10) % n;
+  const char *cut = hosts; /* the start of host k */
+  for (size_t i = 0; i < k; i++)
+    cut = strchr(cut, ',') + 1;
+  if (k == 0)
+    return url;
+  int w =
+      snprintf(buf, len, "%.*s%.*s,%.*s%s", (int)(hosts - url), url,
+               (int)(slash - cut), cut, (int)(cut - 1 - hosts), hosts, slash);
+  return w > 0 && (size_t)w < len ? buf : url;
+}
+
 /* Creates and starts the scheduler.  NULL on failure (printed). */
 static chime_scheduler *start(const bench_opts *o, node *n) {
+  char url[4096];
   chime_config *cfg = NULL;
   chime_scheduler *s = NULL;
   char err[512] = "";
   int r = chime_config_new(&cfg);
   if (r == 0)
-    r = chime_config_set_store_url(cfg, o->url);
+    r = chime_config_set_store_url(
+        cfg, o->spread ? spread_url(o->url, n->id, url, sizeof url) : o->url);
   if (r == 0)
     r = chime_config_set_scheduler_name(cfg, BENCH_SCHEDULER_NAME);
   if (r == 0)

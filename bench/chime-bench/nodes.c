@@ -127,6 +127,8 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
   }
   if (o->idle_s > 0)
     x->argv[a++] = "--node-idle";
+  if (o->spread)
+    x->argv[a++] = "--spread";
   x->argv[a] = NULL;
   /* The URL holds a password: it goes through the environment, which only
    * this user can read, rather than the command line, which ps shows. */

@@ -17,7 +17,8 @@ static const char usage_text[] =
     "[--interval-ms I]\n"
     "                   [--seconds S] [--workers W] [--batch B] "
     "[--work-ms J]\n"
-    "                   [--kill-one-at SEC] [--warmup-s X] [--burst]\n"
+    "                   [--kill-one-at SEC] [--warmup-s X] [--burst] "
+    "[--spread]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
     "       chime-bench --help | --version\n"
@@ -30,6 +31,8 @@ static const char usage_text[] =
     "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
     "measures the recovery.  The triggers are spread evenly over the\n"
     "interval (a steady rate); --burst puts them all on the same instants.\n"
+    "--spread, for a URL with several hosts (a Galera cluster), starts node\n"
+    "k on the k-th member (the list rotated) instead of all on the first.\n"
     "--idle measures the statements per second of one idle node.\n"
     "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
     "named-lease acquire + release pairs for S seconds (default 10).\n"
@@ -82,6 +85,7 @@ enum {
   OPT_IDLE,
   OPT_BURST,
   OPT_LEASES,
+  OPT_SPREAD,
   OPT_NODE,
   OPT_NODE_IDLE,
   OPT_HELP,
@@ -102,6 +106,7 @@ static const struct option long_opts[] = {
     {"idle", required_argument, NULL, OPT_IDLE},
     {"burst", no_argument, NULL, OPT_BURST},
     {"leases", required_argument, NULL, OPT_LEASES},
+    {"spread", no_argument, NULL, OPT_SPREAD},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
@@ -128,6 +133,9 @@ static int apply(bench_opts *o, int c, const char *arg) {
     return 0;
   case OPT_BURST:
     o->burst = true;
+    return 0;
+  case OPT_SPREAD:
+    o->spread = true;
     return 0;
   case OPT_HELP:
     fputs(usage_text, stdout);

@@ -23,6 +23,7 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <mysqld_error.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,29 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
   return 0;
 }
 
+/*
+ * On Galera, a replicated write that needs a row this transaction locked
+ * brute-force aborts it; between two statements the abort is silent in
+ * some servers, and the next statement starts a new transaction that no
+ * longer holds the rows the claim read (the write-set is then certified
+ * against that new transaction, and a second claim of the same fire would
+ * pass).  A claim changes every trigger row it writes (times_triggered,
+ * state), so fewer rows changed than claimed means the claim is no longer
+ * this transaction's: it is rolled back and retried like a deadlock.
+ */
+static int check_claimed(chime__mysql_tx *tx, uint64_t changed,
+                         uint64_t expected) {
+  if (changed >= expected)
+    return 0;
+  chime__mysql_log(tx->s, CHIME_LOG_INFO,
+                   "a claim lost %llu of its trigger rows to another member's "
+                   "commit: retrying it",
+                   (unsigned long long)(expected - changed));
+  return chime__mysql_fail(tx, ER_LOCK_DEADLOCK,
+                           "the claim's rows were changed by another member",
+                           "claim");
+}
+
 /* Marks the triggers of fires[0 .. n) ACQUIRED by their fired rows. */
 static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
   assert(n > 0);
@@ -299,9 +323,12 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
           "f.sched_name = t.sched_name "
           "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
           "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
-          "t.claim_fire_id = f.fire_id WHERE f.fire_id IN ");
+          "t.claim_fire_id = f.fire_id WHERE t.state = 'WAITING' AND "
+          "f.fire_id IN ");
   chime__mysql_sqlbuf_fire_ids(&b, fires, n);
-  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  uint64_t changed = 0;
+  int r = chime__mysql_sqlbuf_run(&b, NULL, &changed);
+  return r < 0 ? r : check_claimed(tx, changed, n);
 }
 
 /* acquire_due: the bookkeeping of each claim's fire, then the batch's
@@ -326,6 +353,9 @@ static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
     r = chime__mysql_jobs_block(tx, js, op->n);
   if (r == 0)
     r = chime__mysql_triggers_write(tx, ts, js, op->n);
+  /* An INSERT ... ON DUPLICATE KEY UPDATE counts 2 per row it changed. */
+  if (r == 0)
+    r = check_claimed(tx, mysql_affected_rows(tx->c->db) / 2, op->n);
   chime__mysql_cache_clear(&cache);
   free(ts);
   free(js);

@@ -13,6 +13,11 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+
+static int connect_host(const chime__mysql_url *url, size_t member,
+                        unsigned connect_timeout_s, unsigned io_timeout_s,
+                        MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
 
 static pthread_once_t library_once = PTHREAD_ONCE_INIT;
 static int library_status;
@@ -58,10 +63,110 @@ int chime__mysql_connect(const chime__mysql_url *url,
                                  errbuf_len);
 }
 
+/*
+ * Whether the member behind conn takes clients' transactions: a server
+ * without Galera always does; a Galera member only when it is ready
+ * (wsrep_ready ON) and in the primary component.  A server that cannot
+ * answer the question (no such tables: not MariaDB) counts as no Galera.
+ */
+static bool member_ready(MYSQL *conn, bool *ret_galera, char *why,
+                         size_t why_len) {
+  static const char q[] =
+      "SELECT LOWER(variable_name), variable_value FROM "
+      "information_schema.global_variables WHERE variable_name = 'WSREP_ON' "
+      "UNION ALL SELECT LOWER(variable_name), variable_value FROM "
+      "information_schema.global_status WHERE variable_name IN "
+      "('WSREP_READY', 'WSREP_CLUSTER_STATUS')";
+  *ret_galera = false;
+  if (mysql_real_query(conn, q, sizeof q - 1) != 0)
+    return true;
+  MYSQL_RES *res = mysql_store_result(conn);
+  if (!res)
+    return true;
+  bool on = false, ready = false, primary = false;
+  char status[32] = "";
+  MYSQL_ROW row;
+  while ((row = mysql_fetch_row(res))) {
+    if (!row[0] || !row[1])
+      continue;
+    if (strcmp(row[0], "wsrep_on") == 0)
+      on = strcmp(row[1], "ON") == 0;
+    else if (strcmp(row[0], "wsrep_ready") == 0)
+      ready = strcmp(row[1], "ON") == 0;
+    else if (strcmp(row[0], "wsrep_cluster_status") == 0) {
+      primary = strcmp(row[1], "Primary") == 0;
+      snprintf(status, sizeof status, "%s", row[1]);
+    }
+  }
+  mysql_free_result(res);
+  *ret_galera = on;
+  if (on && !(ready && primary)) {
+    snprintf(why, why_len,
+             "Galera member not ready (wsrep_ready %s, cluster status %s)",
+             ready ? "ON" : "OFF", status[0] ? status : "unknown");
+    return false;
+  }
+  return true;
+}
+
+int chime__mysql_connect_member(const chime__mysql_url *url, size_t first,
+                                unsigned connect_timeout_s,
+                                unsigned io_timeout_s, MYSQL **ret_conn,
+                                chime__mysql_member_info *info, char *errbuf,
+                                size_t errbuf_len) {
+  assert(url && url->nhosts > 0 && ret_conn);
+  int r = CHIME_ECONNECT;
+  if (errbuf && errbuf_len)
+    errbuf[0] = '\0';
+  for (size_t k = 0; k < url->nhosts; k++) {
+    size_t m = (first + k) % url->nhosts;
+    char one[384] = "", why[160] = "";
+    MYSQL *conn = NULL;
+    bool galera = false;
+    r = connect_host(url, m, connect_timeout_s, io_timeout_s, &conn, one,
+                     sizeof one);
+    if (r == 0 && !member_ready(conn, &galera, why, sizeof why)) {
+      mysql_close(conn);
+      conn = NULL;
+      chime__mysql_url_member(url, m, one, sizeof one);
+      size_t n = strlen(one);
+      snprintf(one + n, sizeof one - n, ": %s", why);
+      r = CHIME_ECONNECT;
+    }
+    if (r == 0) {
+      *ret_conn = conn;
+      if (info) {
+        info->member = m;
+        info->galera = galera;
+      }
+      if (errbuf && errbuf_len)
+        errbuf[0] = '\0';
+      return 0;
+    }
+    if (errbuf && errbuf_len) {
+      size_t n = strlen(errbuf);
+      if (n < errbuf_len)
+        snprintf(errbuf + n, errbuf_len - n, "%s%s", n ? "; " : "", one);
+    }
+    /* Access denied or an unknown database is the same on every member:
+     * trying the others would only repeat it. */
+    if (r == CHIME_EAUTH || r == CHIME_ENOTFOUND || r == CHIME_ENOMEM)
+      break;
+  }
+  return r;
+}
+
 int chime__mysql_connect_io(const chime__mysql_url *url,
                             unsigned connect_timeout_s, unsigned io_timeout_s,
                             MYSQL **ret_conn, char *errbuf, size_t errbuf_len) {
-  assert(url && ret_conn && connect_timeout_s > 0);
+  return chime__mysql_connect_member(url, 0, connect_timeout_s, io_timeout_s,
+                                     ret_conn, NULL, errbuf, errbuf_len);
+}
+
+static int connect_host(const chime__mysql_url *url, size_t member,
+                        unsigned connect_timeout_s, unsigned io_timeout_s,
+                        MYSQL **ret_conn, char *errbuf, size_t errbuf_len) {
+  assert(url && ret_conn && connect_timeout_s > 0 && member < url->nhosts);
   char where[256];
   int r = chime__mysql_library_init();
   if (r < 0) {
@@ -82,10 +187,11 @@ int chime__mysql_connect_io(const chime__mysql_url *url,
     mysql_optionsv(conn, MYSQL_OPT_READ_TIMEOUT, &io_timeout_s);
     mysql_optionsv(conn, MYSQL_OPT_WRITE_TIMEOUT, &io_timeout_s);
   }
-  if (!mysql_real_connect(conn, url->host, url->user, url->password,
-                          url->database, url->port, url->socket, 0)) {
+  if (!mysql_real_connect(conn, chime__mysql_url_host(url, member), url->user,
+                          url->password, url->database,
+                          chime__mysql_url_port(url, member), url->socket, 0)) {
     unsigned err = mysql_errno(conn);
-    chime__mysql_url_redacted(url, where, sizeof where);
+    chime__mysql_url_member(url, member, where, sizeof where);
     if (errbuf && errbuf_len)
       snprintf(errbuf, errbuf_len, "cannot open %s: %s (MySQL error %u)", where,
                mysql_error(conn), err);

@@ -9,6 +9,7 @@
 #include "jobstore/mysql/url.h"
 
 #include <mysql.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Runs mysql_library_init() once per process; safe from any thread. */
@@ -33,6 +34,30 @@ int chime__mysql_connect(const chime__mysql_url *url,
 int chime__mysql_connect_io(const chime__mysql_url *url,
                             unsigned connect_timeout_s, unsigned io_timeout_s,
                             MYSQL **ret_conn, char *errbuf, size_t errbuf_len);
+
+/* What a connection found of its member when it opened. */
+typedef struct chime__mysql_member_info {
+  size_t member; /* its index in the URL's host list */
+  bool galera;   /* the member runs Galera replication (wsrep_on) */
+} chime__mysql_member_info;
+
+/*
+ * chime__mysql_connect_member: chime__mysql_connect_io over the URL's host
+ * list, trying the members in turn from index first (modulo their count).
+ * A member that answers but is not ready for clients (a Galera member
+ * whose wsrep_ready is not ON or whose wsrep_cluster_status is not
+ * Primary: it left the primary component, or is still joining) is passed
+ * over like one that does not answer.  info (may be NULL) receives the
+ * member used and whether it runs Galera.
+ * Returns: 0; the error of the last member tried (CHIME_ECONNECT when it
+ * was not ready), errbuf naming every member's failure briefly.
+ * Ownership: *ret_conn is the caller's, closed with mysql_close().
+ */
+int chime__mysql_connect_member(const chime__mysql_url *url, size_t first,
+                                unsigned connect_timeout_s,
+                                unsigned io_timeout_s, MYSQL **ret_conn,
+                                chime__mysql_member_info *info, char *errbuf,
+                                size_t errbuf_len);
 
 /* The chime error code for a MySQL client or server error number. */
 int chime__mysql_error_code(unsigned mysql_errno);

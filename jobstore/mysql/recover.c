@@ -204,14 +204,47 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
   return r;
 }
 
+/*
+ * On Galera, a member applies other members' commits a moment after they
+ * were certified, so a plain read may miss a check-in another member just
+ * committed.  The decision that a node is dead reads with wsrep_sync_wait
+ * READ (1): it waits until this member has applied every commit the
+ * cluster had certified when the read began.  (A recovery that still
+ * acted on a stale check-in would conflict with it on the nodes row and
+ * fail certification, so this is about not trying, not about safety.)
+ * Returns fn's result; a failed SET is fn's error.
+ */
+static int with_sync_wait(chime__mysql_tx *tx, chime__mysql_tx_fn fn,
+                          void *arg) {
+  if (!tx->c->galera || tx->s->sync_wait >= 1)
+    return fn(tx, arg);
+  int r = chime__mysql_exec_plain(tx, "SET SESSION wsrep_sync_wait = 1");
+  if (r < 0)
+    return r;
+  r = fn(tx, arg);
+  char back[64];
+  snprintf(back, sizeof back, "SET SESSION wsrep_sync_wait = %ld",
+           tx->s->sync_wait < 0 ? 0L : tx->s->sync_wait);
+  int r2 = chime__mysql_exec_plain(tx, back);
+  return r < 0 ? r : r2;
+}
+
+static int recover_synced_fn(chime__mysql_tx *tx, void *arg) {
+  return with_sync_wait(tx, recover_fn, arg);
+}
+
 static void dead_reset(void *arg) {
   chime__mysql_rows_free(arg);
 }
 
-static int dead_fn(chime__mysql_tx *tx, void *arg) {
+static int dead_query_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->node),
                           chime__mysql_arg_text(tx->s->sched)};
   return chime__mysql_query(tx, CHIME__Q_NODES_DEAD, a, 2, arg);
+}
+
+static int dead_fn(chime__mysql_tx *tx, void *arg) {
+  return with_sync_wait(tx, dead_query_fn, arg);
 }
 
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
@@ -231,7 +264,7 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
       chime__mysql_log(s, CHIME_LOG_WARN,
                        "cannot end the sessions of dead node %s: %s", op.node,
                        chime_strerror(r));
-    r = chime__mysql_tx_run_hot(s, recover_fn, NULL, &op);
+    r = chime__mysql_tx_run_hot(s, recover_synced_fn, NULL, &op);
     total += op.fires;
   }
   chime__mysql_rows_free(&dead);

@@ -108,6 +108,8 @@ typedef struct chime__mysql_conn {
   bool busy;
   bool autocommit; /* the heartbeat connection: each statement commits */
   bool was_open;   /* opened before: a new open is a reconnect (logs) */
+  bool galera;     /* its member runs Galera (conn.c) */
+  size_t member;   /* its member's index in the URL's host list */
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */

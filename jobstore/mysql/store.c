@@ -29,6 +29,10 @@
 #include <time.h>
 
 #define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
+/* The read/write timeout with several hosts: longer than a Galera
+ * member's eviction (evs.suspect_timeout, 5 s by default), so a commit
+ * that waits for the cluster to drop a member is not cut short. */
+#define DEFAULT_MEMBER_IO_TIMEOUT_S 10
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
 #define MAX_CONNECTIONS 64
 
@@ -113,7 +117,7 @@ chime__mysql_store *chime__mysql_store_of(chime_store *store) {
 }
 
 /* The integer URL parameters, their ranges and what a bad one is not. */
-enum { PARAM_LOCK_WAIT, PARAM_RETENTION, PARAM_SKEW };
+enum { PARAM_LOCK_WAIT, PARAM_RETENTION, PARAM_SKEW, PARAM_IO, PARAM_SYNC };
 static const struct {
   const char *key;
   int64_t min, max;
@@ -125,6 +129,10 @@ static const struct {
                          "a non-negative number"},
     [PARAM_SKEW] = {"test_clock_offset_ms", -INT64_C(86400000),
                     INT64_C(86400000), "a number of milliseconds within a day"},
+    [PARAM_IO] = {"io_timeout_s", 0, 3600,
+                  "a number of seconds from 0 (none) to 3600"},
+    [PARAM_SYNC] = {"wsrep_sync_wait", 0, 15,
+                    "a wsrep_sync_wait bit mask from 0 to 15"},
 };
 
 /* Every URL parameter the store knows (docs/schema.md has the table); any
@@ -142,6 +150,8 @@ static const struct {
     {"socket", KIND_PATH},
     {"lock_wait_timeout_s", KIND_INT},
     {"history_retention_ms", KIND_INT},
+    {"io_timeout_s", KIND_INT},
+    {"wsrep_sync_wait", KIND_INT},
     {"test_clock_offset_ms", KIND_INT},
 };
 
@@ -167,7 +177,7 @@ static int check_params(const chime__mysql_store *s, char *errbuf,
           errbuf, errbuf_len, CHIME_EINVAL,
           "store URL parameter '%.64s' is unknown (known: auto_create, "
           "migrate, clear, prefix, socket, lock_wait_timeout_s, "
-          "history_retention_ms)",
+          "history_retention_ms, io_timeout_s, wsrep_sync_wait)",
           p->key);
     if (known_params[k].kind == KIND_BOOL && !bool_value_on(p->value) &&
         strcmp(p->value, "0") != 0 && strcmp(p->value, "false") != 0)
@@ -221,6 +231,18 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     return r;
   if (r > 0)
     s->lock_wait_s = (long)v;
+  /* With several members, a member that hangs (stopped, cut off) is left
+   * after this long rather than waited for (docs/galera.md). */
+  s->io_timeout_s = s->url->nhosts > 1 ? DEFAULT_MEMBER_IO_TIMEOUT_S : 0;
+  if ((r = param_int(s, PARAM_IO, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->io_timeout_s = (unsigned)v;
+  s->sync_wait = -1;
+  if ((r = param_int(s, PARAM_SYNC, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->sync_wait = (long)v;
   s->history_retention_ms = DEFAULT_RETENTION_MS;
   if ((r = param_int(s, PARAM_RETENTION, &v, errbuf, errbuf_len)) < 0)
     return r;

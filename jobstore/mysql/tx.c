@@ -182,6 +182,14 @@ static chime__mysql_conn *pool_get(chime__mysql_store *s, int64_t deadline) {
   }
 }
 
+/* A connection still open on a member the store left (another connection
+ * found it failed) is closed: it reopens on the current member, rather
+ * than hang or fail there first.  Thread: the one holding c. */
+static void follow_member(chime__mysql_store *s, chime__mysql_conn *c) {
+  if (c->db && s->url->nhosts > 1 && c->member != atomic_load(&s->member))
+    chime__mysql_conn_reset(c, true);
+}
+
 static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
   assert(c >= s->conns && c < s->conns + s->nconns);
   pthread_mutex_lock(&s->lock);
@@ -192,7 +200,9 @@ static void pool_put(chime__mysql_store *s, chime__mysql_conn *c) {
 }
 
 chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s) {
-  return pool_get(s, 0);
+  chime__mysql_conn *c = pool_get(s, 0);
+  follow_member(s, c);
+  return c;
 }
 
 void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
@@ -213,9 +223,20 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
                            char *errbuf, size_t len) {
   assert(s && c && !c->db);
   MYSQL *db = NULL;
-  int r = chime__mysql_connect(s->url, CONNECT_TIMEOUT_S, &db, errbuf, len);
+  chime__mysql_member_info info;
+  size_t was = atomic_load(&s->member);
+  int r = chime__mysql_connect_member(s->url, was, CONNECT_TIMEOUT_S,
+                                      s->io_timeout_s, &db, &info, errbuf, len);
   if (r < 0)
     return r;
+  c->member = info.member;
+  c->galera = info.galera;
+  if (info.member != was)
+    atomic_compare_exchange_strong(&s->member, &was, info.member);
+  if (atomic_exchange(&s->announced, info.member) != info.member)
+    chime__mysql_log(s, CHIME_LOG_WARN, "moved to database member %s:%u",
+                     chime__mysql_url_host(s->url, info.member),
+                     chime__mysql_url_port(s->url, info.member));
   for (size_t i = 0; i < sizeof session_sql / sizeof session_sql[0]; i++) {
     if (mysql_real_query(db, session_sql[i],
                          (unsigned long)strlen(session_sql[i])) != 0) {
@@ -228,7 +249,12 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
   char wait[64];
   snprintf(wait, sizeof wait, "SET SESSION innodb_lock_wait_timeout = %ld",
            s->lock_wait_s);
+  char sync[64];
+  snprintf(sync, sizeof sync, "SET SESSION wsrep_sync_wait = %ld",
+           s->sync_wait);
   if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
+      (c->galera && s->sync_wait >= 0 &&
+       mysql_real_query(db, sync, (unsigned long)strlen(sync)) != 0) ||
       (!c->autocommit &&
        mysql_real_query(db, no_autocommit, sizeof no_autocommit - 1) != 0)) {
     if (errbuf && len)
@@ -242,11 +268,24 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
   return 0;
 }
 
+/* A lost connection, or (ER_UNKNOWN_COM_ERROR, "WSREP has not yet
+ * prepared node for application use") a Galera member that left the
+ * primary component: either way the connection is closed and the next
+ * one opens on the next member. */
 static bool lost(unsigned e) {
   return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST ||
          e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
          e == ER_CONNECTION_KILLED || e == CR_SERVER_LOST_EXTENDED ||
-         e == ER_SERVER_SHUTDOWN;
+         e == ER_SERVER_SHUTDOWN || e == ER_UNKNOWN_COM_ERROR;
+}
+
+/* c's member failed it: new connections start from the next member
+ * (unless another connection moved them already). */
+static void leave_member(chime__mysql_store *s, const chime__mysql_conn *c) {
+  size_t was = c->member;
+  if (s->url->nhosts > 1)
+    atomic_compare_exchange_strong(&s->member, &was,
+                                   (c->member + 1) % s->url->nhosts);
 }
 
 /* A jittered back-off: base * 2^attempt, capped, plus up to half again. */
@@ -310,6 +349,7 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
    * is used under beat_lock (held: trylock fails). */
   assert(c->autocommit ? pthread_mutex_trylock(&s->beat_lock) == EBUSY
                        : c->busy);
+  follow_member(s, c);
   chime__mysql_tx tx = {
       .s = s, .c = c, .errbuf = errbuf, .errbuf_len = errbuf_len};
   int64_t start = chime__mono_ms(), deadline = start + budget_ms;
@@ -357,14 +397,20 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
       break;
     }
     unsigned e = tx.last_errno;
-    if (lost(e) || (tx.c->db && mysql_errno(tx.c->db) != 0 &&
-                    lost(mysql_errno(tx.c->db)))) {
+    /* On Galera, a COMMIT refused with ER_ERROR_DURING_COMMIT ("not
+     * connected to Primary Component") was cut off from the cluster: its
+     * fate is the cluster's to tell, as for a COMMIT whose reply is lost. */
+    bool cut_off = e == ER_ERROR_DURING_COMMIT && tx.c->galera;
+    if (lost(e) || cut_off ||
+        (tx.c->db && mysql_errno(tx.c->db) != 0 &&
+         lost(mysql_errno(tx.c->db)))) {
       if (tx.commit_sent)
         tx.commit_lost = true;
       chime__mysql_log(s, CHIME_LOG_WARN,
                        "lost the database connection "
                        "(error %u): reconnecting",
                        e);
+      leave_member(s, tx.c);
       chime__mysql_conn_reset(tx.c, true);
     } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
                lock_budget_ms > 0 &&

@@ -24,7 +24,10 @@
  *     lock is held across a database round trip except beat_lock, whose
  *     round trips are the heartbeat's own.
  *   - offset_ms, measured_mono_ms, measure_tried_ms and test_skew_ms are
- *     atomic: any thread reads the clock without a lock.
+ *     atomic: any thread reads the clock without a lock.  So are member
+ *     and announced (the member of a multi-host URL connections go to):
+ *     a thread that finds its member failed moves them on by a
+ *     compare-and-swap, so many connections failing at once move once.
  *   - The rest of the handle is set at open and read-only afterwards, but
  *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
  *     through checkin) and node_claimed (open and free).
@@ -63,6 +66,14 @@ struct chime__mysql_store {
   int64_t checkin_interval_ms;
   int64_t history_retention_ms;
   long lock_wait_s; /* innodb_lock_wait_timeout */
+  /* Read and write timeouts of every connection (0: none; the default
+   * with several hosts, so a member that hangs is left: docs/galera.md). */
+  unsigned io_timeout_s;
+  long sync_wait; /* wsrep_sync_wait for every session on Galera; -1: as is */
+  /* The member of the URL's host list new connections try first: the one
+   * the last connection opened on; moved on when a member is lost. */
+  _Atomic size_t member;
+  _Atomic size_t announced; /* the member last logged as moved to */
   /* Tests only: moves both of this node's clocks as the store reads them
    * (a step at run time is a step of the node's clocks, as libfaketime
    * makes one). */

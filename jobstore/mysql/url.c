@@ -129,8 +129,8 @@ static int parse_query(chime__mysql_url *url, const char *q, char *errbuf,
   return 0;
 }
 
-/* Splits "host[:port]" or "[v6][:port]" into url->host and url->port. */
-static int parse_host(chime__mysql_url *url, const char *s, size_t len,
+/* Splits "host[:port]" or "[v6][:port]" into h. */
+static int parse_host(chime__mysql_host *h, const char *s, size_t len,
                       char *errbuf, size_t errbuf_len) {
   const char *host = s, *port = NULL;
   size_t host_len = len;
@@ -156,16 +156,51 @@ static int parse_host(chime__mysql_url *url, const char *s, size_t len,
   }
   if (host_len == 0)
     return chime__record_err(errbuf, errbuf_len, CHIME_EURL,
-                             "store URL has no host");
-  url->port = 3306;
+                             "store URL has no host (or an empty one in its "
+                             "list of hosts)");
+  h->port = 3306;
   /* Never echo the port: when it is not a number, it is most likely a
    * piece of a password with an unencoded '@' or '/'. */
-  if (port && parse_port(port, (size_t)(s + len - port), &url->port) < 0)
+  if (port && parse_port(port, (size_t)(s + len - port), &h->port) < 0)
     return chime__record_err(
         errbuf, errbuf_len, CHIME_EURL,
         "store URL port is not a number from 1 to 65535 (not shown: a "
         "password with '@', ':' or '/' in it must be percent-encoded)");
-  return decode_part("host", host, host_len, &url->host, errbuf, errbuf_len);
+  return decode_part("host", host, host_len, &h->host, errbuf, errbuf_len);
+}
+
+/* Splits "h1[:p1],h2[:p2],..." into url->hosts (a ',' inside brackets is
+ * part of an IPv6 address's text, and refused there as any other). */
+static int parse_hosts(chime__mysql_url *url, const char *s, size_t len,
+                       char *errbuf, size_t errbuf_len) {
+  const char *end = s + len;
+  for (;;) {
+    const char *comma = s;
+    bool bracket = false;
+    while (comma < end && (*comma != ',' || bracket)) {
+      if (*comma == '[')
+        bracket = true;
+      else if (*comma == ']')
+        bracket = false;
+      comma++;
+    }
+    if (url->nhosts == CHIME__MYSQL_URL_MAX_HOSTS) {
+      chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                        "store URL has more than %d hosts",
+                        CHIME__MYSQL_URL_MAX_HOSTS);
+      return CHIME_ELIMIT;
+    }
+    int r = parse_host(&url->hosts[url->nhosts], s, (size_t)(comma - s), errbuf,
+                       errbuf_len);
+    if (r < 0)
+      return r;
+    url->nhosts++;
+    if (comma == end)
+      break;
+    s = comma + 1;
+  }
+  url->port = url->hosts[0].port;
+  return (url->host = strdup(url->hosts[0].host)) ? 0 : CHIME_ENOMEM;
 }
 
 int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
@@ -222,7 +257,7 @@ int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
     r = (url->password = strdup("")) ? 0 : CHIME_ENOMEM;
   if (r < 0)
     goto fail;
-  r = parse_host(url, at + 1, (size_t)(slash - at - 1), errbuf, errbuf_len);
+  r = parse_hosts(url, at + 1, (size_t)(slash - at - 1), errbuf, errbuf_len);
   if (r < 0)
     goto fail;
   const char *db = slash + 1;
@@ -236,6 +271,12 @@ int chime__mysql_url_parse(const char *text, chime__mysql_url **ret_url,
       goto fail;
   }
   const char *sock = chime__mysql_url_param(url, "socket");
+  if (sock && url->nhosts > 1) {
+    r = chime__record_err(errbuf, errbuf_len, CHIME_EURL,
+                          "store URL parameter socket names one server: it "
+                          "cannot go with a list of hosts");
+    goto fail;
+  }
   if (sock && !(url->socket = strdup(sock))) {
     r = CHIME_ENOMEM;
     goto fail;
@@ -259,10 +300,40 @@ void chime__mysql_url_redacted(const chime__mysql_url *url, char *buf,
                                size_t buf_len) {
   if (!buf || buf_len == 0)
     return;
+  size_t n = (size_t)snprintf(buf, buf_len, "mysql://%s%s@", url->user,
+                              url->password[0] ? ":***" : "");
+  for (size_t i = 0; i < url->nhosts && n < buf_len; i++) {
+    const char *host = chime__mysql_url_host(url, i);
+    bool v6 = strchr(host, ':') != NULL;
+    n += (size_t)snprintf(buf + n, buf_len - n, "%s%s%s%s:%u", i > 0 ? "," : "",
+                          v6 ? "[" : "", host, v6 ? "]" : "",
+                          chime__mysql_url_port(url, i));
+  }
+  if (n < buf_len)
+    snprintf(buf + n, buf_len - n, "/%s", url->database);
+}
+
+/* The URL of member i alone, redacted, for messages. */
+void chime__mysql_url_member(const chime__mysql_url *url, size_t i, char *buf,
+                             size_t buf_len) {
+  assert(i < url->nhosts);
+  if (!buf || buf_len == 0)
+    return;
+  const char *host = chime__mysql_url_host(url, i);
+  bool v6 = strchr(host, ':') != NULL;
   snprintf(buf, buf_len, "mysql://%s%s@%s%s%s:%u/%s", url->user,
-           url->password[0] ? ":***" : "", strchr(url->host, ':') ? "[" : "",
-           url->host, strchr(url->host, ':') ? "]" : "", url->port,
-           url->database);
+           url->password[0] ? ":***" : "", v6 ? "[" : "", host, v6 ? "]" : "",
+           chime__mysql_url_port(url, i), url->database);
+}
+
+const char *chime__mysql_url_host(const chime__mysql_url *url, size_t i) {
+  assert(i < url->nhosts);
+  return i == 0 ? url->host : url->hosts[i].host;
+}
+
+unsigned chime__mysql_url_port(const chime__mysql_url *url, size_t i) {
+  assert(i < url->nhosts);
+  return i == 0 ? url->port : url->hosts[i].port;
 }
 
 void chime__mysql_url_free(chime__mysql_url *url) {
@@ -271,6 +342,8 @@ void chime__mysql_url_free(chime__mysql_url *url) {
   free(url->user);
   free(url->password);
   free(url->host);
+  for (size_t i = 0; i < url->nhosts; i++)
+    free(url->hosts[i].host);
   free(url->database);
   free(url->socket);
   for (size_t i = 0; i < url->nparams; i++) {

@@ -1,10 +1,13 @@
 /*
  * url.h: the store URL of the MySQL/MariaDB store,
  *
- *   mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?KEY=VALUE&...]
+ *   mysql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DATABASE[?KEY=VALUE&...]
  *
  * USER and PASSWORD may be percent-encoded; HOST may be a name, an IPv4
- * address or a bracketed IPv6 address; PORT defaults to 3306.  Query
+ * address or a bracketed IPv6 address; PORT defaults to 3306.  Several
+ * hosts, separated by commas, are the members of one multi-master cluster
+ * (MariaDB Galera): a connection goes to one of them and moves to the next
+ * when its member fails (conn.c).  Query
  * parameters are kept as given for the store to interpret ("socket" is read
  * here: a Unix socket path used instead of TCP).
  */
@@ -15,6 +18,13 @@
 
 #define CHIME__MYSQL_URL_MAX_LEN 2048
 #define CHIME__MYSQL_URL_MAX_PARAMS 32
+#define CHIME__MYSQL_URL_MAX_HOSTS 16
+
+/* One member of the URL's host list. */
+typedef struct chime__mysql_host {
+  char *host;
+  unsigned port;
+} chime__mysql_host;
 
 typedef struct chime__mysql_param {
   char *key;
@@ -24,8 +34,13 @@ typedef struct chime__mysql_param {
 typedef struct chime__mysql_url {
   char *user;
   char *password; /* "" when the URL has none */
+  /* The first member (a copy of hosts[0], which it overrides: most
+   * callers, and tests that point a URL elsewhere, know only one host);
+   * chime__mysql_url_host/_port read member i either way. */
   char *host;
   unsigned port;
+  size_t nhosts; /* 1 or more */
+  chime__mysql_host hosts[CHIME__MYSQL_URL_MAX_HOSTS];
   char *database;
   char *socket; /* NULL unless ?socket=PATH */
   size_t nparams;
@@ -35,7 +50,7 @@ typedef struct chime__mysql_url {
 /*
  * chime__mysql_url_parse: parses a store URL.
  * Returns: 0; CHIME_EURL with the reason in errbuf; CHIME_ELIMIT (too long,
- * too many parameters); CHIME_ENOMEM.
+ * too many parameters or hosts); CHIME_ENOMEM.
  * Ownership: *ret_url is the caller's, freed with chime__mysql_url_free().
  */
 int chime__mysql_url_parse(const char *url, chime__mysql_url **ret_url,
@@ -51,6 +66,15 @@ const char *chime__mysql_url_param(const chime__mysql_url *url,
  */
 void chime__mysql_url_redacted(const chime__mysql_url *url, char *buf,
                                size_t buf_len);
+
+/* Member i's host and port (i < nhosts): member 0 is url->host, url->port.
+ * Borrowed from url. */
+const char *chime__mysql_url_host(const chime__mysql_url *url, size_t i);
+unsigned chime__mysql_url_port(const chime__mysql_url *url, size_t i);
+
+/* chime__mysql_url_redacted for member i of the host list alone. */
+void chime__mysql_url_member(const chime__mysql_url *url, size_t i, char *buf,
+                             size_t buf_len);
 
 void chime__mysql_url_free(chime__mysql_url *url);
 

@@ -160,6 +160,20 @@ class Cluster:
                 raise SystemExit(f"node {n} exited with {p.returncode}:\n"
                                  f"{self.stderr_of(n)}")
 
+    def kill_left(self):
+        """Kills the nodes still running (a run that failed part-way)."""
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+                p.kill()
+                p.wait()
+
+    def finish(self, status):
+        """The run's status; its files are removed when it passed."""
+        if status == 0:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return status
+
     def records(self, with_table=True):
         """Every run recorded: the nodes' files (S lines, and the E lines of
         the plain job or of a run that lost its fire) and the committed rows
@@ -432,16 +446,10 @@ def main():
         else:
             raise SystemExit(f"unknown fault {fault}")
         c.stop_all()
-        status = check(c, on_time, need_recovery, on_time_nodes, tolerated)
-        if status == 0:
-            shutil.rmtree(c.dir, ignore_errors=True)
-        return status
+        return c.finish(check(c, on_time, need_recovery, on_time_nodes,
+                              tolerated))
     finally:
-        for p in c.procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGCONT)
-                p.kill()
-                p.wait()
+        c.kill_left()
 
 
 if __name__ == "__main__":

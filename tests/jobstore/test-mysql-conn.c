@@ -92,6 +92,57 @@ static void test_mysql_conn_server_not_there(void) {
   chime__mysql_url_free(u);
 }
 
+/* The test URL with a dead member (nothing listens on port 1) put first
+ * in its host list. */
+static chime__mysql_url *url_dead_first(void) {
+  const char *text = chime_test_mysql_url();
+  if (!text)
+    return NULL;
+  const char *slash = strchr(text + strlen("mysql://"), '/');
+  const char *at = NULL;
+  for (const char *c = text; slash && c < slash; c++)
+    if (*c == '@')
+      at = c;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%.*s127.0.0.1:1,%s", (int)(at + 1 - text), text,
+           at + 1);
+  chime__mysql_url *u = NULL;
+  CU_ASSERT_EQUAL(chime__mysql_url_parse(buf, &u, NULL, 0), 0);
+  return u;
+}
+
+/* Several hosts: a member that does not answer is passed over. */
+static void test_mysql_conn_next_member(void) {
+  chime__mysql_url *u = url_dead_first();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+  CU_ASSERT_EQUAL(u->nhosts, 2);
+  MYSQL *db = NULL;
+  char err[512] = "x";
+  chime__mysql_member_info info = {.member = 9};
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_connect_member(u, 0, 2, 0, &db, &info, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(info.member, 1);
+  CU_ASSERT_FALSE(info.galera); /* the throwaway server has no Galera */
+  CU_ASSERT_STRING_EQUAL(err, "");
+  mysql_close(db);
+  /* Starting from member 1 goes there first; from 2 wraps around to 0
+   * (dead) and then 1. */
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_connect_member(u, 2, 2, 0, &db, &info, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(info.member, 1);
+  mysql_close(db);
+  /* Every member dead: CHIME_ECONNECT, naming each. */
+  u->hosts[1].port = 1;
+  CU_ASSERT_EQUAL(
+      chime__mysql_connect_member(u, 0, 2, 0, &db, &info, err, sizeof err),
+      CHIME_ECONNECT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "127.0.0.1:1/"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "; "));
+  CU_ASSERT_PTR_NULL(strstr(err, "chime-test-pw"));
+  chime__mysql_url_free(u);
+}
+
 static CU_TestInfo conn_tests[] = {
     {"server version is MariaDB >= 10.6", test_mysql_conn_server_version},
     {"round trip with utf8mb4 text", test_mysql_conn_round_trip},
@@ -99,6 +150,8 @@ static CU_TestInfo conn_tests[] = {
     {"unknown database gives a clear error", test_mysql_conn_unknown_database},
     {"unreachable server gives CHIME_ECONNECT",
      test_mysql_conn_server_not_there},
+    {"several hosts: a dead member is passed over",
+     test_mysql_conn_next_member},
     CU_TEST_INFO_NULL,
 };
 

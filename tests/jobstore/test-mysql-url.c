@@ -67,6 +67,12 @@ static const struct {
     {__LINE__, "mysql://a:b@[::1/d", CHIME_EURL, "["},
     {__LINE__, "mysql://a:b@h/d?novalue", CHIME_EURL, "KEY=VALUE"},
     {__LINE__, "", CHIME_EURL, "mysql://"},
+    {__LINE__, "mysql://a:b@h1,/d", CHIME_EURL, "empty one"},
+    {__LINE__, "mysql://a:b@,h2/d", CHIME_EURL, "empty one"},
+    {__LINE__, "mysql://a:b@h1,,h3/d", CHIME_EURL, "empty one"},
+    {__LINE__, "mysql://a:b@h1:1,h2:x/d", CHIME_EURL, "port"},
+    {__LINE__, "mysql://a:b@h1,[::1/d", CHIME_EURL, "["},
+    {__LINE__, "mysql://a:b@h1,h2/d?socket=/tmp/s", CHIME_EURL, "socket"},
 };
 
 static void test_mysql_url_rejects_malformed(void) {
@@ -81,6 +87,61 @@ static void test_mysql_url_rejects_malformed(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err, bad_urls[i].says));
     CU_ASSERT_PTR_NULL(u);
   }
+}
+
+/* Several hosts: the members of one Galera cluster, in the URL's order. */
+static void test_mysql_url_hosts(void) {
+  chime__mysql_url *u = NULL;
+  char err[256] = "";
+  int r = chime__mysql_url_parse(
+      "mysql://u:p%2Cw@db1:3307,10.0.0.2,[fe80::1]:3309/app?prefix=x_", &u, err,
+      sizeof err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  CU_ASSERT_EQUAL(u->nhosts, 3);
+  CU_ASSERT_STRING_EQUAL(u->hosts[0].host, "db1");
+  CU_ASSERT_EQUAL(u->hosts[0].port, 3307);
+  CU_ASSERT_STRING_EQUAL(u->hosts[1].host, "10.0.0.2");
+  CU_ASSERT_EQUAL(u->hosts[1].port, 3306);
+  CU_ASSERT_STRING_EQUAL(u->hosts[2].host, "fe80::1");
+  CU_ASSERT_EQUAL(u->hosts[2].port, 3309);
+  /* The first member stands for the URL where one host is expected. */
+  CU_ASSERT_STRING_EQUAL(u->host, "db1");
+  CU_ASSERT_EQUAL(u->port, 3307);
+  CU_ASSERT_STRING_EQUAL(u->password, "p,w");
+  CU_ASSERT_STRING_EQUAL(u->database, "app");
+  CU_ASSERT_STRING_EQUAL(chime__mysql_url_param(u, "prefix"), "x_");
+  char red[256];
+  chime__mysql_url_redacted(u, red, sizeof red);
+  CU_ASSERT_STRING_EQUAL(
+      red, "mysql://u:***@db1:3307,10.0.0.2:3306,[fe80::1]:3309/app");
+  chime__mysql_url_member(u, 2, red, sizeof red);
+  CU_ASSERT_STRING_EQUAL(red, "mysql://u:***@[fe80::1]:3309/app");
+  chime__mysql_url_free(u);
+
+  /* One host is a list of one. */
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse("mysql://u@h/d", &u, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(u->nhosts, 1);
+  CU_ASSERT_STRING_EQUAL(u->host, u->hosts[0].host);
+  chime__mysql_url_free(u);
+
+  /* At most CHIME__MYSQL_URL_MAX_HOSTS members. */
+  char many[1024] = "mysql://u@";
+  for (int i = 0; i <= CHIME__MYSQL_URL_MAX_HOSTS; i++) {
+    size_t n = strlen(many);
+    snprintf(many + n, sizeof many - n, "%sh%d:%d", i ? "," : "", i, 3300 + i);
+  }
+  strcat(many, "/d");
+  CU_ASSERT_EQUAL(chime__mysql_url_parse(many, &u, err, sizeof err),
+                  CHIME_ELIMIT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "hosts"));
+  *strrchr(many, ',') = '\0';
+  strcat(many, "/d");
+  CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(many, &u, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(u->nhosts, CHIME__MYSQL_URL_MAX_HOSTS);
+  CU_ASSERT_EQUAL(u->hosts[CHIME__MYSQL_URL_MAX_HOSTS - 1].port,
+                  3300 + CHIME__MYSQL_URL_MAX_HOSTS - 1);
+  chime__mysql_url_free(u);
 }
 
 static void test_mysql_url_limits(void) {
@@ -167,6 +228,7 @@ static CU_TestInfo url_tests[] = {
     {"defaults and IPv6", test_mysql_url_defaults_and_ipv6},
     {"malformed URLs are refused with a reason",
      test_mysql_url_rejects_malformed},
+    {"several hosts (a Galera cluster's members)", test_mysql_url_hosts},
     {"limits", test_mysql_url_limits},
     {"a password put into a URL", test_mysql_url_with_password},
     {"the table prefix", test_mysql_url_prefix},
