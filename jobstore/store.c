@@ -63,7 +63,7 @@ int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
   return 0;
 }
 
-bool chime__outcome_valid(const chime_outcome *outcome) {
+bool chime__outcome_valid(const chime_run_result *outcome) {
   return !outcome || !outcome->set_data ||
          (outcome->data_len <= CHIME_MAX_DATA_LEN &&
           (outcome->data_len == 0 || outcome->data));

@@ -101,7 +101,7 @@ bool chime__type_set_has(const chime_type_set *set, const char *type);
 typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
 /* The outcome of a run, for complete(). */
-typedef struct chime_outcome {
+typedef struct chime_run_result {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
   const char *message; /* NULL, or what went wrong */
   int64_t started_ms;
@@ -109,7 +109,7 @@ typedef struct chime_outcome {
   bool set_data; /* the run set new job data */
   const void *data;
   size_t data_len;
-} chime_outcome;
+} chime_run_result;
 
 struct chime_store_ops {
   const char *name; /* "memory", "mysql" */
@@ -193,7 +193,7 @@ struct chime_store_ops {
                      const chime_type_set *types, chime_fire ***ret_fires,
                      size_t *ret_count);
   int (*complete)(chime_store *store, const chime_fire *fire,
-                  const chime_outcome *outcome);
+                  const chime_run_result *outcome);
   int (*release)(chime_store *store, chime_fire **fires, size_t count);
   /* complete_many (may be NULL): completes count fires at once (one
    * transaction where the store has them), ret_results[i] being what
@@ -203,7 +203,7 @@ struct chime_store_ops {
    * return frees its worker and the completions are written in batches;
    * without it, each worker completes its own fire. */
   void (*complete_many)(chime_store *store, const chime_fire *const *fires,
-                        const chime_outcome *const *outcomes, size_t count,
+                        const chime_run_result *const *outcomes, size_t count,
                         int *ret_results);
   /* Whether this node still holds the executing fire. */
   int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
@@ -250,14 +250,14 @@ struct chime_store_ops {
                          const char *const *params, size_t nparams,
                          uint64_t *ret_affected, char *errbuf,
                          size_t errbuf_len);
-  int (*fire_tx_commit)(chime_store_tx *tx, const chime_outcome *outcome,
+  int (*fire_tx_commit)(chime_store_tx *tx, const chime_run_result *outcome,
                         char *errbuf, size_t errbuf_len);
   void (*fire_tx_rollback)(chime_store_tx *tx);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,
  * when set, is within CHIME_MAX_DATA_LEN and present. */
-bool chime__outcome_valid(const chime_outcome *outcome);
+bool chime__outcome_valid(const chime_run_result *outcome);
 
 /* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
 int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,

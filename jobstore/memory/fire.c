@@ -262,7 +262,7 @@ int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
 }
 
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
-                        const chime_outcome *outcome) {
+                        const chime_run_result *outcome) {
   mem_store *s = (mem_store *)store;
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;

@@ -351,7 +351,7 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
 int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
                     int64_t now_ms);
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
-                        const chime_outcome *outcome);
+                        const chime_run_result *outcome);
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count);
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
