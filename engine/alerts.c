@@ -90,3 +90,38 @@ void chime__store_answered(chime_scheduler *s) {
   chime__emit_alert(s, CHIME_EVENT_STORE_OUTAGE_ENDED, CHIME_LOG_WARN, NULL, &a,
                     0, "store outage ended: the database answers again");
 }
+
+void chime__on_recovery(void *user_data, const chime_recovery *rec) {
+  chime_scheduler *s = user_data;
+  assert(rec && rec->node);
+  chime__alert a = {
+      .trigger_group = rec->trigger_group,
+      .trigger_name = rec->trigger_name,
+      .job_group = rec->job_group,
+      .job_name = rec->job_name,
+      .fire_id = rec->fire_id,
+      .node = rec->node,
+      .misfire_policy = -1,
+  };
+  char msg[512];
+  if (rec->fire_id == 0) {
+    chime__metrics_add(&s->metrics, CHIME_METRIC_NODES_DEAD, 1);
+    snprintf(msg, sizeof msg, "node %s declared dead (its lease ran out)",
+             rec->node);
+    chime__emit_alert(s, CHIME_EVENT_NODE_DEAD, CHIME_LOG_WARN, NULL, &a, 0,
+                      msg);
+    return;
+  }
+  chime__metrics_add(&s->metrics, CHIME_METRIC_RECOVERIES_DONE, 1);
+  snprintf(msg, sizeof msg,
+           "fire %lld of trigger %s.%s (job %s.%s) failed: node %s died while "
+           "it ran; %s",
+           (long long)rec->fire_id, a.trigger_group ? a.trigger_group : "?",
+           a.trigger_name ? a.trigger_name : "?",
+           a.job_group ? a.job_group : "?", a.job_name ? a.job_name : "?",
+           rec->node,
+           rec->requeued ? "it runs again (the job requests recovery)"
+                         : "recorded as failed");
+  chime__emit_alert(s, CHIME_EVENT_FIRE_NODE_DIED, CHIME_LOG_ERROR, NULL, &a,
+                    CHIME_ENOTOWNER, msg);
+}

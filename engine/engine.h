@@ -408,6 +408,10 @@ void chime__fencing_refused(chime_scheduler *s, const chime_fire *fire);
  * succeeded (the outage events). */
 void chime__node_fenced(chime_scheduler *s, int64_t lease_ms);
 void chime__store_failed(chime_scheduler *s, int code);
+/* The store's recovery callback (chime_store_options.on_recovery):
+ * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
+ * user_data is the scheduler.  The loop thread. */
+void chime__on_recovery(void *user_data, const chime_recovery *rec);
 void chime__store_answered(chime_scheduler *s);
 
 /* ---- workers.c */

@@ -376,7 +376,6 @@ static void on_recover_timer(uv_timer_t *t) {
   if (r < 0) {
     chime__report_error(s, r, "recovering dead nodes");
   } else if (n > 0) {
-    chime__metrics_add(&s->metrics, CHIME_METRIC_RECOVERIES_DONE, n);
     chime__log(s, CHIME_LOG_INFO, "recovered %zu fire(s) of dead nodes", n);
     loop_tick(s);
   }

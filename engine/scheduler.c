@@ -76,6 +76,8 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .log = s->cfg.log || s->cfg.log_record ? chime__log_from_store : NULL,
       .log_user_data = s,
       .log_level = chime__log_level_max(&s->cfg),
+      .on_recovery = chime__on_recovery, /* alerts.c */
+      .recovery_user_data = s,
   };
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }

@@ -1907,14 +1907,16 @@ CHIME_EXTERN int chime_outcome_from_string(const char *text,
   XX(STORE_OUTAGES, 8, "chime_store_outages_total",                            \
      "Store outages that began (the store unreachable).")                      \
   XX(RECONNECTS, 9, "chime_store_reconnects_total",                            \
-     "Store outages that ended: the store answered again.")
+     "Store outages that ended: the store answered again.")                    \
+  XX(NODES_DEAD, 10, "chime_nodes_declared_dead_total",                        \
+     "Other nodes this node declared dead and recovered.")
 
 typedef enum chime_metric {
 #define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
   CHIME_METRIC_MAP(CHIME_XX_METRIC)
 #undef CHIME_XX_METRIC
 } chime_metric;
-#define CHIME_METRIC_COUNT 10
+#define CHIME_METRIC_COUNT 11
 
 /* The gauges: what is true at the moment of the snapshot. */
 #define CHIME_GAUGE_MAP(XX)                                                    \

@@ -51,6 +51,21 @@ typedef struct chime_store_ops chime_store_ops;
 /* A fire's completion transaction (fire_tx_begin), the store's own type. */
 typedef struct chime_store_tx chime_store_tx;
 
+/* One thing recover_dead_nodes did, told after its transaction committed:
+ * a dead node's executing fire ended (fire_id > 0: requeued to run again,
+ * or failed "node died"), or the node itself declared dead (fire_id 0, keys
+ * NULL).  Strings borrowed for the call.  Thread: recover_dead_nodes's. */
+typedef struct chime_recovery {
+  const char *node;
+  int64_t fire_id;
+  const char *trigger_group;
+  const char *trigger_name;
+  const char *job_group;
+  const char *job_name;
+  bool requeued;
+} chime_recovery;
+typedef void (*chime_recovery_fn)(void *user_data, const chime_recovery *rec);
+
 /* What a store is opened with. */
 typedef struct chime_store_options {
   const char *scheduler_name;   /* cluster name */
@@ -61,7 +76,9 @@ typedef struct chime_store_options {
   chime_log_fn log;             /* may be NULL */
   void *log_user_data;
   chime_log_level log_level;
-  int64_t test_clock_offset_ms; /* tests only: skews this node's clock */
+  int64_t test_clock_offset_ms;  /* tests only: skews this node's clock */
+  chime_recovery_fn on_recovery; /* may be NULL (clustered stores) */
+  void *recovery_user_data;
 } chime_store_options;
 
 /* The states of a claimed fire. */

@@ -244,6 +244,8 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
   s->log = o ? o->log : NULL;
   s->log_user_data = o ? o->log_user_data : NULL;
   s->log_level = o ? o->log_level : CHIME_LOG_ERROR;
+  s->on_recovery = o ? o->on_recovery : NULL;
+  s->recovery_user_data = o ? o->recovery_user_data : NULL;
   s->nconns = o && o->connections ? o->connections : 2;
   if (s->nconns > MAX_CONNECTIONS)
     s->nconns = MAX_CONNECTIONS;
