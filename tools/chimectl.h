@@ -125,6 +125,7 @@ int ctl_cmd_nodes(ctl *c);
 int ctl_cmd_jobs(ctl *c);
 int ctl_cmd_triggers(ctl *c);
 int ctl_cmd_history(ctl *c);
+int ctl_cmd_stats(ctl *c);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);

@@ -197,6 +197,21 @@ def main():
     expect("history bad since", ["history", "--since", "yesterday"], 2)
     expect("history bad job", ["history", "--job", "nodot"], 2)
 
+    # stats (issue 17): per job over a window, from the history table
+    expect("stats table", ["stats"], 0,
+           has=["LATE_P99_MS", "etl.load", "rep.hourly", "NEXT_FIRE"])
+    rc, st = js(["stats"])
+    by = {x["job"]: x for x in st} if rc == 0 else {}
+    check("stats json", rc == 0 and sorted(by) == ["etl.load", "rep.daily", "rep.hourly"]
+          and by["etl.load"]["runs"] == 1 and by["etl.load"]["failures"] == 1
+          and by["rep.daily"]["failures"] == 0 and by["rep.daily"]["late_p50_ms"] == 10
+          and by["rep.daily"]["late_p99_ms"] == 10 and by["rep.daily"]["next_fire_ms"] > 0, st)
+    rc, st = js(["stats", "--since", "-90m"])
+    check("stats --since", rc == 0 and [x["job"] for x in st] == ["rep.hourly"], st)
+    rc, st = js(["stats", "--job", "etl.load"])
+    check("stats --job", rc == 0 and [x["job"] for x in st] == ["etl.load"], st)
+    expect("stats bad since", ["stats", "--since", "yesterday"], 2)
+
     # explain
     want = {"rep.daily-cron": ("due", "due at"), "rep.hourly": (None, "due at"),
             "etl.cal": ("blocked", "forbids concurrent runs"),
