@@ -91,6 +91,23 @@ static int history_row(const ctl *c, ctl_table *t,
                                      : 0;
 }
 
+int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
+                      int64_t *since_ms) {
+  int r = 0;
+  if (c->job && (r = ctl_split_key(c->job, group, name, len)))
+    return r;
+  if ((r = ctl_open(c, NULL)))
+    return r;
+  if (c->since && ctl_parse_time(c->since, ctl_now(c), since_ms) < 0) {
+    fprintf(stderr,
+            "chimectl: --since '%s' is not a time (epoch ms, "
+            "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
+            c->since);
+    return CTL_USAGE;
+  }
+  return 0;
+}
+
 int ctl_cmd_history(ctl *c) {
   if (c->argc > 0) {
     fprintf(stderr, "chimectl: usage: chimectl history [--job GROUP.NAME] "
@@ -98,22 +115,12 @@ int ctl_cmd_history(ctl *c) {
     return CTL_USAGE;
   }
   char group[256], name[256], since[32];
-  int r = 0;
-  if (c->job && (r = ctl_split_key(c->job, group, name, sizeof group)))
+  int64_t since_ms = 0;
+  int r = ctl_job_and_since(c, group, name, sizeof group, &since_ms);
+  if (r)
     return r;
-  if ((r = ctl_open(c, NULL)))
-    return r;
-  if (c->since) {
-    int64_t t;
-    if (ctl_parse_time(c->since, ctl_now(c), &t) < 0) {
-      fprintf(stderr,
-              "chimectl: --since '%s' is not a time (epoch ms, "
-              "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
-              c->since);
-      return CTL_USAGE;
-    }
-    snprintf(since, sizeof since, "%" PRId64, t);
-  }
+  if (c->since)
+    snprintf(since, sizeof since, "%" PRId64, since_ms);
   char sql[1024];
   const char *args[4];
   size_t n;

@@ -64,19 +64,12 @@ int ctl_cmd_stats(ctl *c) {
     return CTL_USAGE;
   }
   char group[256], name[256], since[32];
-  int r = 0;
-  if (c->job && (r = ctl_split_key(c->job, group, name, sizeof group)))
+  int64_t from = 0;
+  int r = ctl_job_and_since(c, group, name, sizeof group, &from);
+  if (r)
     return r;
-  if ((r = ctl_open(c, NULL)))
-    return r;
-  int64_t from = ctl_now(c) - INT64_C(86400000);
-  if (c->since && ctl_parse_time(c->since, ctl_now(c), &from) < 0) {
-    fprintf(stderr,
-            "chimectl: --since '%s' is not a time (epoch ms, "
-            "2026-03-08T01:30:00Z, -30m, -2h, -1d)\n",
-            c->since);
-    return CTL_USAGE;
-  }
+  if (!c->since)
+    from = ctl_now(c) - INT64_C(86400000);
   snprintf(since, sizeof since, "%" PRId64, from);
   char sql[2048];
   snprintf(sql, sizeof sql, STATS_SQL,
