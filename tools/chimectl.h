@@ -131,6 +131,7 @@ int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
                       int64_t *since_ms);
 int ctl_cmd_history(ctl *c);
 int ctl_cmd_stats(ctl *c);
+int ctl_cmd_metrics(ctl *c);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);

@@ -11,6 +11,12 @@ import subprocess
 import sys
 import urllib.parse
 
+try:  # Debian's python3-prometheus-client (./dev setup installs it)
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:  # an interpreter that is not Debian's own
+    sys.path.append("/usr/lib/python3/dist-packages")
+    from prometheus_client.parser import text_string_to_metric_families
+
 CTL, SETUP = sys.argv[1], sys.argv[2]
 BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
 if not BASE:
@@ -211,6 +217,28 @@ def main():
     rc, st = js(["stats", "--job", "etl.load"])
     check("stats --job", rc == 0 and [x["job"] for x in st] == ["etl.load"], st)
     expect("stats bad since", ["stats", "--since", "yesterday"], 2)
+
+    # metrics (issue 17): the cluster's figures, read by a real parser
+    rc, out, err = run(["metrics"])
+    fams = {}
+    if rc == 0:
+        for fam in text_string_to_metric_families(out):
+            for s in fam.samples:
+                fams[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    base = (("scheduler", "ctltest"),)
+
+    def val(name, **kw):
+        return fams.get((name, tuple(sorted(base + tuple(kw.items())))))
+    check("metrics parse", rc == 0 and len(fams) > 10, out + err)
+    check("metrics runs", val("chime_cluster_runs", job="etl.load", outcome="FAILED") == 1
+          and val("chime_cluster_runs", job="rep.daily", outcome="OK") == 1, fams)
+    check("metrics lateness", val("chime_cluster_fire_lateness_seconds_count") == 3
+          and val("chime_cluster_fire_lateness_seconds_bucket", le="0.01") == 3
+          and val("chime_cluster_fire_lateness_seconds_bucket", le="0.005") == 0, fams)
+    check("metrics triggers and fires", val("chime_cluster_triggers", state="WAITING") == 5
+          and val("chime_cluster_fires", state="EXECUTING") == 1, fams)
+    check("metrics nodes", val("chime_cluster_nodes") == 3
+          and val("chime_cluster_node_checkin_age_seconds", node="dead-node") > 3000, fams)
 
     # explain
     want = {"rep.daily-cron": ("due", "due at"), "rep.hourly": (None, "due at"),
