@@ -2037,6 +2037,101 @@ CHIME_EXTERN int chime_metrics_get_histogram(const chime_metrics *metrics,
 CHIME_EXTERN int chime_metrics_to_prometheus(const chime_metrics *metrics,
                                              char **ret_text);
 
+/*
+ * The recorded runs of a scheduler's cluster: the MySQL store's history
+ * table (kept for its history_retention_ms; node deaths appear as FAILED
+ * or REQUEUED runs of the dead node), the memory store's last 1,000 runs.
+ * A chime_history is one page of them, newest first: immutable, the
+ * caller's.
+ */
+typedef struct chime_history chime_history;
+
+/* The most runs one chime_scheduler_history call returns. */
+#define CHIME_HISTORY_MAX_LIMIT 1000
+
+/*
+ * chime_scheduler_history: one page of recorded runs, newest first,
+ * filtered by job (job_group and job_name, or both NULL), trigger
+ * (trigger_group and trigger_name, or both NULL), outcome (a chime_outcome,
+ * or -1 for any), start time (started in [from_ms, to_ms); 0: unbounded),
+ * and paged: before_id 0 for the newest page, then the last run's
+ * chime_history_get_id for the next one.  Works in every state.
+ * Returns: 0; CHIME_EINVAL (NULL scheduler or ret_history, a half key, an
+ * unknown outcome, limit 0 or above CHIME_HISTORY_MAX_LIMIT);
+ * CHIME_EUNSUPPORTED (a store without history); the store's errors
+ * (CHIME_ECONNECT, ...); CHIME_ENOMEM.
+ * Ownership: *ret_history is the caller's, freed with chime_history_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int
+chime_scheduler_history(chime_scheduler *scheduler, const char *job_group,
+                        const char *job_name, const char *trigger_group,
+                        const char *trigger_name, int outcome, int64_t from_ms,
+                        int64_t to_ms, int64_t before_id, size_t limit,
+                        chime_history **ret_history);
+
+/*
+ * chime_history_count: how many runs the page holds.
+ * Returns: the count; 0 for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN size_t chime_history_count(const chime_history *history);
+
+/*
+ * chime_history_get_id, chime_history_get_fire_id,
+ * chime_history_get_job_group, chime_history_get_job_name,
+ * chime_history_get_trigger_group, chime_history_get_trigger_name,
+ * chime_history_get_node, chime_history_get_outcome,
+ * chime_history_get_scheduled_ms, chime_history_get_started_ms,
+ * chime_history_get_finished_ms, chime_history_get_error,
+ * chime_history_get_message, chime_history_is_recovering: run i of the page
+ * (0 the newest): its record id (the paging cursor), fire id, job, trigger,
+ * the node that ran it (or died running it), outcome (an outcome newer
+ * than this library reads as CHIME_OUTCOME_FAILED), times, error code, the
+ * failure's message, and whether it was a recovered fire's re-run.
+ * Returns: the field; 0, NULL, CHIME_OUTCOME_OK or false for NULL history
+ * or i out of range.
+ * Ownership: strings borrowed until chime_history_free.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_history_get_id(const chime_history *history,
+                                          size_t i);
+CHIME_EXTERN int64_t chime_history_get_fire_id(const chime_history *history,
+                                               size_t i);
+CHIME_EXTERN const char *
+chime_history_get_job_group(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_job_name(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_trigger_group(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_trigger_name(const chime_history *history, size_t i);
+CHIME_EXTERN const char *chime_history_get_node(const chime_history *history,
+                                                size_t i);
+CHIME_EXTERN chime_outcome
+chime_history_get_outcome(const chime_history *history, size_t i);
+CHIME_EXTERN int64_t
+chime_history_get_scheduled_ms(const chime_history *history, size_t i);
+CHIME_EXTERN int64_t chime_history_get_started_ms(const chime_history *history,
+                                                  size_t i);
+CHIME_EXTERN int64_t chime_history_get_finished_ms(const chime_history *history,
+                                                   size_t i);
+CHIME_EXTERN int chime_history_get_error(const chime_history *history,
+                                         size_t i);
+CHIME_EXTERN const char *chime_history_get_message(const chime_history *history,
+                                                   size_t i);
+CHIME_EXTERN bool chime_history_is_recovering(const chime_history *history,
+                                              size_t i);
+
+/*
+ * chime_history_free: frees a page.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes history.
+ * Thread: any.
+ */
+CHIME_EXTERN void chime_history_free(chime_history *history);
+
 #ifdef __cplusplus
 }
 #endif

@@ -137,3 +137,20 @@ int chime__store_fire_now(chime_store *store, const char *group,
     *ret_due_ms = due;
   return 0;
 }
+
+void chime__history_entry_clear(chime_history_entry *e) {
+  free(e->job_group);
+  free(e->job_name);
+  free(e->trigger_group);
+  free(e->trigger_name);
+  free(e->node);
+  free(e->outcome);
+  free(e->message);
+  memset(e, 0, sizeof *e);
+}
+
+void chime__history_entries_free(chime_history_entry *entries, size_t count) {
+  for (size_t i = 0; entries && i < count; i++)
+    chime__history_entry_clear(&entries[i]);
+  free(entries);
+}

@@ -117,6 +117,29 @@ bool chime__type_set_has(const chime_type_set *set, const char *type);
  * trigger shows the state after the instruction. */
 typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
+/* What history_list returns runs for (NULL / 0: any). */
+typedef struct chime_history_filter {
+  const char *job_group, *job_name;         /* both or neither */
+  const char *trigger_group, *trigger_name; /* both or neither */
+  const char *outcome;                      /* "OK", "FAILED", ... */
+  int64_t from_ms, to_ms;                   /* started_ms in [from, to) */
+  int64_t before_id;                        /* paging: ids below it */
+  size_t limit;                             /* > 0 */
+} chime_history_filter;
+
+/* One recorded run; strings malloc'd (chime__history_entries_free). */
+typedef struct chime_history_entry {
+  int64_t id, fire_id, scheduled_ms, started_ms, finished_ms;
+  char *job_group, *job_name, *trigger_group, *trigger_name, *node;
+  char *outcome, *message; /* message may be NULL */
+  int error;
+  bool recovering;
+} chime_history_entry;
+
+/* Frees an entry's strings and zeroes it; frees an array of entries. */
+void chime__history_entry_clear(chime_history_entry *e);
+void chime__history_entries_free(chime_history_entry *entries, size_t count);
+
 /* The outcome of a run, for complete(). */
 typedef struct chime_run_result {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
@@ -270,6 +293,11 @@ struct chime_store_ops {
   int (*fire_tx_commit)(chime_store_tx *tx, const chime_run_result *outcome,
                         char *errbuf, size_t errbuf_len);
   void (*fire_tx_rollback)(chime_store_tx *tx);
+
+  /* History (observability): the recorded runs matching f, newest (the
+   * highest id) first, at most f->limit; *ret_entries the caller's. */
+  int (*history_list)(chime_store *store, const chime_history_filter *f,
+                      chime_history_entry **ret_entries, size_t *ret_count);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,

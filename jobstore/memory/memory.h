@@ -164,8 +164,26 @@ typedef struct mem_store {
   mem_paused_group *paused;
   size_t npaused, paused_cap;
   bool all_paused;
-  int64_t last_fire_id; /* fire ids only grow */
+  int64_t last_fire_id;         /* fire ids only grow */
+  char *node;                   /* the instance id, for the history */
+  chime_history_entry *history; /* history.c: ring of CHIME__MEM_HISTORY_CAP */
+  int64_t history_next_id;      /* the last id written */
 } mem_store;
+
+/* ----------------------------------------------------------- history.c */
+
+/* The runs the memory store keeps (its retention): the newest ones. */
+#define CHIME__MEM_HISTORY_CAP 1000u
+
+/* Records a completed run.  Lock held. */
+void chime__mem_history_record(mem_store *s, const chime_fire *fire,
+                               const chime_run_result *outcome);
+/* The history_list op. */
+int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
+                            chime_history_entry **ret_entries,
+                            size_t *ret_count);
+/* Frees the ring (the store is being freed). */
+void chime__mem_history_free(mem_store *s);
 
 /* ----------------------------------------------------- index.c: heaps */
 

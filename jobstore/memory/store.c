@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Quartz's default misfire threshold, for a store opened without one. */
 #define DEFAULT_MISFIRE_THRESHOLD_MS 60000
@@ -75,8 +76,10 @@ static void mem_free(chime_store *store) {
   chime__mem_map_clear(&s->calendars);
   chime__mem_map_clear(&s->heaps);
   chime__mem_paused_free(s);
+  chime__mem_history_free(s);
   chime__mem_unlock(s);
   pthread_mutex_destroy(&s->lock);
+  free(s->node);
   free(s);
 }
 
@@ -154,6 +157,7 @@ static const chime_store_ops memory_ops = {
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
     .fire_tx_begin = mem_fire_tx_begin,
+    .history_list = chime__mem_history_list,
 };
 
 int chime__memory_store_open(const chime_store_options *options,
@@ -173,6 +177,10 @@ int chime__memory_store_open(const chime_store_options *options,
     s->clock_offset_ms = options->test_clock_offset_ms;
     if (options->misfire_threshold_ms > 0)
       s->misfire_threshold_ms = options->misfire_threshold_ms;
+    if (options->instance_id && !(s->node = strdup(options->instance_id))) {
+      mem_free(&s->base);
+      return CHIME_ENOMEM;
+    }
   }
   *ret_store = &s->base;
   return 0;

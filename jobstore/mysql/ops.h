@@ -154,4 +154,9 @@ int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);
 
+/* history.c */
+int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
+                              chime_history_entry **ret_entries,
+                              size_t *ret_count);
+
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

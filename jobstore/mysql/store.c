@@ -100,6 +100,7 @@ static const chime_store_ops mysql_ops = {
     .fire_tx_execute = chime__mysql_fire_tx_execute,
     .fire_tx_commit = chime__mysql_fire_tx_commit,
     .fire_tx_rollback = chime__mysql_fire_tx_rollback,
+    .history_list = chime__mysql_history_list,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

@@ -28,6 +28,8 @@
 #define WAIT_MS 20000
 
 static char store_url[2048] = "memory:";
+/* The interval of the triggers schedule() makes. */
+static int64_t interval_ms = 30;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -161,14 +163,14 @@ static chime_scheduler *make(int64_t misfire_threshold_ms) {
 }
 
 /* Schedules job g.NAME of type with a trigger t.NAME firing 1 + repeat
- * times every 30 ms from start_ms, with misfire instruction mis. */
+ * times every interval_ms from start_ms, with misfire instruction mis. */
 static void schedule(chime_scheduler *s, const char *name, const char *type,
                      int repeat, int64_t start_ms, chime_misfire mis) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, type, &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(
-      chime_trigger_simple_new("t", name, 30, repeat, &t, NULL, 0), 0);
+      chime_trigger_simple_new("t", name, interval_ms, repeat, &t, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start_ms), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, mis), 0);
@@ -336,11 +338,141 @@ static void test_metrics_null_handles(void) {
   chime_scheduler_free(s);
 }
 
+/* The history of 3 good and 3 failed runs: filters, paging, errors. */
+static void test_metrics_history_filters_and_pages(void) {
+  chime_scheduler *s = make(60000);
+  int64_t start = wall_ms() + 100;
+  schedule(s, "ok", "ok", 2, start, CHIME_MISFIRE_SMART);
+  schedule(s, "bad", "bad", 2, start, CHIME_MISFIRE_SMART);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_TRUE(wait_for(&seen.done, 6));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  chime_history *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 100, &h),
+      0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 6);
+  for (size_t i = 1; i < chime_history_count(h); i++)
+    CU_ASSERT(chime_history_get_id(h, i) < chime_history_get_id(h, i - 1));
+  CU_ASSERT_STRING_EQUAL(chime_history_get_node(h, 0), "metrics-node");
+  CU_ASSERT(chime_history_get_fire_id(h, 0) > 0);
+  CU_ASSERT(chime_history_get_started_ms(h, 0) >=
+            chime_history_get_scheduled_ms(h, 0));
+  CU_ASSERT(chime_history_get_finished_ms(h, 0) >=
+            chime_history_get_started_ms(h, 0));
+  CU_ASSERT_PTR_NULL(chime_history_get_job_group(h, 6));
+  chime_history_free(h);
+  /* By job: its failures, with the message. */
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_history(s, "g", "bad", NULL, NULL, -1, 0, 0, 0, 100, &h),
+      0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 3);
+  for (size_t i = 0; i < chime_history_count(h); i++) {
+    CU_ASSERT_EQUAL(chime_history_get_outcome(h, i), CHIME_OUTCOME_FAILED);
+    CU_ASSERT_STRING_EQUAL(chime_history_get_message(h, i), "boom");
+    CU_ASSERT_EQUAL(chime_history_get_error(h, i), CHIME_EJOBFAILED);
+    CU_ASSERT_STRING_EQUAL(chime_history_get_trigger_name(h, i), "bad");
+  }
+  chime_history_free(h);
+  /* By outcome and trigger. */
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, "t", "ok",
+                                                CHIME_OUTCOME_OK, 0, 0, 0, 100,
+                                                &h),
+                        0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 3);
+  CU_ASSERT_STRING_EQUAL(chime_history_get_job_name(h, 0), "ok");
+  CU_ASSERT_PTR_NULL(chime_history_get_message(h, 0));
+  chime_history_free(h);
+  /* By time: nothing started before the first fire time. */
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
+                                                0, start - 1000, 0, 100, &h),
+                        0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 0);
+  chime_history_free(h);
+  /* Paged: 4, then the 2 older ones, then none. */
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 4, &h),
+      0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 4);
+  int64_t cursor = chime_history_get_id(h, 3);
+  chime_history_free(h);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
+                                                0, 0, cursor, 4, &h),
+                        0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 2);
+  CU_ASSERT(chime_history_get_id(h, 0) < cursor);
+  cursor = chime_history_get_id(h, 1);
+  chime_history_free(h);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
+                                                0, 0, cursor, 4, &h),
+                        0);
+  CU_ASSERT_EQUAL(chime_history_count(h), 0);
+  chime_history_free(h);
+  /* Bad arguments. */
+  h = NULL;
+  CU_ASSERT_EQUAL(
+      chime_scheduler_history(s, "g", NULL, NULL, NULL, -1, 0, 0, 0, 10, &h),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_history(s, NULL, NULL, NULL, NULL, 99, 0, 0, 0, 10, &h),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, &h),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0,
+                                          0, CHIME_HISTORY_MAX_LIMIT + 1, &h),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_history(NULL, NULL, NULL, NULL, NULL, -1, 0,
+                                          0, 0, 10, &h),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(h);
+  CU_ASSERT_EQUAL(chime_history_count(NULL), 0);
+  chime_history_free(NULL);
+  chime_scheduler_free(s);
+}
+
+#ifndef CHIME_TEST_MYSQL
+/* The memory store keeps the newest 1,000 runs (its retention). */
+static void test_metrics_history_memory_ring(void) {
+  chime_scheduler *s = make(60000);
+  interval_ms = 1;
+  schedule(s, "many", "ok", 1099, wall_ms() + 50, CHIME_MISFIRE_SMART);
+  interval_ms = 30;
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_TRUE(wait_for(&seen.done, 1100));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  int64_t total = 0, oldest = 0;
+  int64_t cursor = 0;
+  for (;;) {
+    chime_history *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
+                                                  0, 0, cursor, 300, &h),
+                          0);
+    size_t n = chime_history_count(h);
+    total += (int64_t)n;
+    if (n > 0)
+      oldest = cursor = chime_history_get_id(h, n - 1);
+    chime_history_free(h);
+    if (n == 0)
+      break;
+  }
+  CU_ASSERT_EQUAL(total, 1000);
+  CU_ASSERT_EQUAL(oldest, 101); /* the first 100 runs were dropped */
+  chime_scheduler_free(s);
+}
+#endif
+
 static CU_TestInfo tests[] = {
     {"runs are counted by job and outcome",
      test_metrics_count_runs_by_job_and_outcome},
     {"a late start is a misfire: counted, raised, logged",
      test_metrics_misfire_on_late_start},
+    {"history: filters, pages, bad arguments",
+     test_metrics_history_filters_and_pages},
+#ifndef CHIME_TEST_MYSQL
+    {"history: the memory store keeps the newest 1,000 runs",
+     test_metrics_history_memory_ring},
+#endif
     {"outcome names", test_metrics_outcome_names},
     {"NULL handles", test_metrics_null_handles},
     CU_TEST_INFO_NULL,

@@ -183,6 +183,19 @@ static void test_mysql_alerts_node_killed(void) {
   CU_ASSERT_EQUAL(chime_metrics_get_counter(m, CHIME_METRIC_RECOVERIES_DONE),
                   1);
   chime_metrics_free(m);
+  /* The death is kept in the history: the dead node's run, FAILED. */
+  chime_history *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_history(s, "g", "hang", NULL, NULL, -1, 0, 0, 0, 10, &h),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_history_count(h), 1);
+  CU_ASSERT_STRING_EQUAL(chime_history_get_node(h, 0), "doomed-node");
+  CU_ASSERT_EQUAL(chime_history_get_outcome(h, 0), CHIME_OUTCOME_FAILED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_history_get_message(h, 0), "died"));
+  pthread_mutex_lock(&mu);
+  CU_ASSERT_EQUAL(chime_history_get_fire_id(h, 0), seen.died_fire_id);
+  pthread_mutex_unlock(&mu);
+  chime_history_free(h);
   chime_scheduler_free(s);
 }
 
