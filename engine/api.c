@@ -1,6 +1,6 @@
 /*
  * api.c: what every public entry point of the engine shares: the detail of
- * a failed call (chime_scheduler_errmsg), the log, and the check that opens
+ * a failed call (chime_scheduler_errmsg) and the check that opens
  * a call on a scheduler.
  *
  * Error detail is kept per thread and per scheduler.  Each thread owns a
@@ -83,22 +83,6 @@ int chime__fail(chime_scheduler *s, int code, const char *fmt, ...) {
   vsnprintf(slot->msg, sizeof slot->msg, fmt, ap);
   va_end(ap);
   return code;
-}
-
-void chime__log(const chime_scheduler *s, chime_log_level level,
-                const char *fmt, ...) {
-  assert(s);
-  assert(level >= CHIME_LOG_ERROR && level <= CHIME_LOG_DEBUG);
-  /* The callback is the application's: it may take its own locks. */
-  assert(!chime__mu_held(s));
-  if (!s->cfg.log || level > s->cfg.log_level)
-    return;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  s->cfg.log(s->cfg.log_user_data, level, msg);
 }
 
 int chime__api_enter(chime_scheduler *s, const char *fn) {

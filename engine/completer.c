@@ -61,14 +61,16 @@ static void done_free(chime__done *d) {
 static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
   assert(!chime__mu_held(s) && n > 0 && n <= CHIME__DONE_BATCH);
   const chime_fire *fires[CHIME__DONE_BATCH];
-  const chime_outcome *outs[CHIME__DONE_BATCH];
+  const chime_run_result *outs[CHIME__DONE_BATCH];
   int results[CHIME__DONE_BATCH];
   chime_store *st = s->store;
   for (size_t i = 0; i < n; i++) {
     fires[i] = dones[i]->fire;
     outs[i] = &dones[i]->out;
   }
+  uint64_t t0 = chime__metrics_now_us();
   st->ops->complete_many(st, fires, outs, n, results);
+  chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   for (long pause_ms = CHIME__RETRY_FIRST_MS; pause_ms <= CHIME__RETRY_LAST_MS;
        pause_ms *= 2) {
     /* The ones to retry, packed at the front. */
@@ -95,11 +97,7 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const chime_fire *f = dones[i]->fire;
     if (results[i] == CHIME_ENOTOWNER)
-      chime__log(s, CHIME_LOG_WARN,
-                 "fire %lld of trigger %s.%s (job %s.%s) was taken over by "
-                 "another node; its completion was refused",
-                 (long long)f->fire_id, f->trigger->group, f->trigger->name,
-                 f->job ? f->job->group : "?", f->job ? f->job->name : "?");
+      chime__fencing_refused(s, f); /* logs it */
     else if (results[i] < 0)
       chime__report_error(s, results[i], "completing a fire");
   }

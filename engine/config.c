@@ -40,6 +40,7 @@ int chime_config_new(chime_config **ret_config) {
   c->misfire_threshold_ms = 60000;
   c->checkin_interval_ms = 1000;
   c->log_level = CHIME_LOG_WARN;
+  c->log_record_level = CHIME_LOG_WARN;
   *ret_config = c;
   return 0;
 }
@@ -172,6 +173,16 @@ int chime_config_set_checkin_interval_ms(chime_config *config, int64_t ms) {
   if (!config || ms < 1 || ms > CHIME__MAX_WAIT_MS)
     return CHIME_EINVAL;
   config->checkin_interval_ms = ms;
+  return 0;
+}
+
+int chime_config_set_log_record(chime_config *config, chime_log_record_fn fn,
+                                void *user_data, chime_log_level level) {
+  if (!config || level < CHIME_LOG_ERROR || level > CHIME_LOG_DEBUG)
+    return CHIME_EINVAL;
+  config->log_record = fn;
+  config->log_record_user_data = user_data;
+  config->log_record_level = level;
   return 0;
 }
 

@@ -46,6 +46,7 @@
 #define CHIME_ENGINE_ENGINE_H
 
 #include "chime.h"
+#include "engine/metrics.h"
 #include "jobstore/store.h"
 
 #include <assert.h>
@@ -90,6 +91,9 @@ struct chime_config {
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
+  chime_log_record_fn log_record; /* structured (log.c) */
+  void *log_record_user_data;
+  chime_log_level log_record_level;
 };
 
 /* A registered job type.  refs: the registry's (while current) plus one per
@@ -202,6 +206,9 @@ struct chime_scheduler {
    * is completed any more: its fires are left to recovery. */
   atomic_bool cancelled;
   atomic_bool abandoned;
+
+  /* Metrics (metrics.h): atomics, any thread, no lock. */
+  chime__metrics metrics;
 };
 
 /* The context of one run (or of a misfire event: fire->job NULL). */
@@ -221,6 +228,18 @@ struct chime_ctx {
   bool tx_over;
 };
 
+/* What an alert event names (alerts.c); strings borrowed for the call. */
+typedef struct chime__alert {
+  const char *trigger_group;
+  const char *trigger_name;
+  const char *job_group;
+  const char *job_name;
+  int64_t fire_id;     /* 0: none */
+  const char *node;    /* the node concerned; NULL: this one */
+  int64_t lateness_ms; /* a misfire's: how late it was handled */
+  int misfire_policy;  /* a misfire's chime_misfire, else -1 */
+} chime__alert;
+
 struct chime_event {
   chime_event_kind kind;
   const chime_ctx *ctx;
@@ -228,6 +247,8 @@ struct chime_event {
   const char *job_name;
   int error;
   const char *message;
+  /* Alert events (alerts.c); a ctx event takes them from its fire. */
+  const chime__alert *alert;
 };
 
 /* ---- config.c */
@@ -305,13 +326,36 @@ int chime__fail(chime_scheduler *s, int code, const char *fmt, ...)
 #endif
     ;
 
-/* Logs through the configured callback when level is enabled. */
+/* ---- log.c */
+
+/* Logs through the configured callbacks when level is enabled (the
+ * structured one gets the event "LOG" and this node). */
 void chime__log(const chime_scheduler *s, chime_log_level level,
                 const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* chime__log_about: a line about one fire or alert (may be NULL): the
+ * structured callback gets its fields and event (a listener event's
+ * name, or "RUN_FAILED"). */
+void chime__log_about(const chime_scheduler *s, chime_log_level level,
+                      const char *event, const chime__alert *about, int error,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* The name of an event kind ("NODE_DEAD"), for the structured log. */
+const char *chime__event_name(chime_event_kind kind);
+
+/* The store's log callback: user_data is the scheduler (both callbacks). */
+void chime__log_from_store(void *user_data, chime_log_level level,
+                           const char *message);
+/* The most detailed level either callback wants (the store's). */
+chime_log_level chime__log_level_max(const struct chime_config *cfg);
 
 /* chime__api_enter: the check every API function on a scheduler starts
  * with: CHIME_EINVAL for NULL, CHIME_ESHUTDOWN (with its detail) once shut
@@ -339,10 +383,36 @@ void chime__registry_clear(chime_scheduler *s);
 bool chime__emit(chime_scheduler *s, chime_event_kind kind,
                  const chime_ctx *ctx, const char *job_group,
                  const char *job_name, int error, const char *message);
+/* chime__emit_alert: logs message (at level, with the alert's fields) and
+ * calls the listeners of kind with alert and error.  mu not held. */
+void chime__emit_alert(chime_scheduler *s, chime_event_kind kind,
+                       chime_log_level level, const chime_ctx *ctx,
+                       const chime__alert *alert, int error,
+                       const char *message);
 /* Calls every listener's destroy function and frees the list. */
 void chime__listeners_clear(chime_scheduler *s);
 /* Logs and emits SCHEDULER_ERROR for a failed store call. */
 void chime__report_error(chime_scheduler *s, int code, const char *what);
+
+/* ---- alerts.c: the hooks that count and alert at once */
+
+/* A run starts: RUNS_STARTED, its lateness, a recovered fire received. */
+void chime__metrics_run_started(chime_scheduler *s, const chime_fire *fire,
+                                int64_t now_ms);
+/* A run failed (error, message): logged as RUN_FAILED with its fields. */
+void chime__run_failed(chime_scheduler *s, const chime_fire *fire, int error,
+                       const char *message);
+/* The store refused fire's completion: another node took it over. */
+void chime__fencing_refused(chime_scheduler *s, const chime_fire *fire);
+/* The loop found the node's lease lost (fenced) or a store call failed or
+ * succeeded (the outage events). */
+void chime__node_fenced(chime_scheduler *s, int64_t lease_ms);
+void chime__store_failed(chime_scheduler *s, int code);
+/* The store's recovery callback (chime_store_options.on_recovery):
+ * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
+ * user_data is the scheduler.  The loop thread. */
+void chime__on_recovery(void *user_data, const chime_recovery *rec);
+void chime__store_answered(chime_scheduler *s);
 
 /* ---- workers.c */
 
@@ -361,7 +431,7 @@ bool chime__on_worker(const chime_scheduler *s);
  * points to (message, data) are owned by it. */
 typedef struct chime__done {
   chime_fire *fire;
-  chime_outcome out;
+  chime_run_result out;
   char *message;
   void *data;
   bool forbid;

@@ -138,7 +138,7 @@ int chime_mysql_tx_commit(chime_mysql_tx *tx) {
              "a statement of the transaction failed: it was rolled back");
     return CHIME_ESTATE;
   }
-  chime_outcome out = {
+  chime_run_result out = {
       .error = ctx->fail_message ? CHIME_EJOBFAILED : 0,
       .message = ctx->fail_message,
       .started_ms = ctx->fire_ms,

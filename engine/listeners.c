@@ -51,15 +51,29 @@ int chime_scheduler_add_listener(chime_scheduler *scheduler,
   return 0;
 }
 
-bool chime__emit(chime_scheduler *s, chime_event_kind kind,
-                 const chime_ctx *ctx, const char *job_group,
-                 const char *job_name, int error, const char *message) {
+/* Calls the listeners of ev's kind.  Returns whether one vetoed. */
+static bool deliver(chime_scheduler *s, const chime_event *ev) {
+  chime_event_kind kind = ev->kind;
   /* One kind, and one the map knows. */
   assert(kind != 0 && ((unsigned)kind & ((unsigned)kind - 1)) == 0 &&
          ((unsigned)kind & ~(unsigned)CHIME_EVENT_ALL) == 0);
-  assert(error <= 0);
+  assert(ev->error <= 0);
   /* Listeners may call back into the scheduler. */
   assert(!chime__mu_held(s));
+  bool veto = false;
+  chime_listener *l = atomic_load_explicit(&s->listeners, memory_order_acquire);
+  for (; l; l = atomic_load_explicit(&l->next, memory_order_acquire)) {
+    /* Every listener hears the event, even after a veto (Quartz asks each
+     * trigger listener). */
+    if ((l->mask & (unsigned)kind) && l->fn(ev, l->user_data))
+      veto = true;
+  }
+  return veto;
+}
+
+bool chime__emit(chime_scheduler *s, chime_event_kind kind,
+                 const chime_ctx *ctx, const char *job_group,
+                 const char *job_name, int error, const char *message) {
   chime_event ev = {
       .kind = kind,
       .ctx = ctx,
@@ -68,15 +82,26 @@ bool chime__emit(chime_scheduler *s, chime_event_kind kind,
       .error = error,
       .message = message,
   };
-  bool veto = false;
-  chime_listener *l = atomic_load_explicit(&s->listeners, memory_order_acquire);
-  for (; l; l = atomic_load_explicit(&l->next, memory_order_acquire)) {
-    /* Every listener hears the event, even after a veto (Quartz asks each
-     * trigger listener). */
-    if ((l->mask & (unsigned)kind) && l->fn(&ev, l->user_data))
-      veto = true;
-  }
-  return kind == CHIME_EVENT_TRIGGER_FIRED && veto;
+  return deliver(s, &ev) && kind == CHIME_EVENT_TRIGGER_FIRED;
+}
+
+void chime__emit_alert(chime_scheduler *s, chime_event_kind kind,
+                       chime_log_level level, const chime_ctx *ctx,
+                       const chime__alert *alert, int error,
+                       const char *message) {
+  assert(alert && message);
+  chime__log_about(s, level, chime__event_name(kind), alert, error, "%s",
+                   message);
+  chime_event ev = {
+      .kind = kind,
+      .ctx = ctx,
+      .job_group = alert->job_group,
+      .job_name = alert->job_name,
+      .error = error,
+      .message = message,
+      .alert = alert,
+  };
+  deliver(s, &ev);
 }
 
 void chime__listeners_clear(chime_scheduler *s) {
@@ -96,9 +121,15 @@ void chime__listeners_clear(chime_scheduler *s) {
 
 void chime__report_error(chime_scheduler *s, int code, const char *what) {
   assert(code < 0 && what);
+  chime__store_failed(s, code);
   chime__log(s, CHIME_LOG_ERROR, "%s: %s (%s)", what, chime_strerror(code),
              chime_err_name(code));
   chime__emit(s, CHIME_EVENT_SCHEDULER_ERROR, NULL, NULL, NULL, code, what);
+}
+
+/* The fire a ctx event is about (a misfire's is the trigger's), or NULL. */
+static const chime_fire *event_fire(const chime_event *event) {
+  return event->ctx ? event->ctx->fire : NULL;
 }
 
 chime_event_kind chime_event_get_kind(const chime_event *event) {
@@ -110,11 +141,25 @@ const chime_ctx *chime_event_get_ctx(const chime_event *event) {
 }
 
 const char *chime_event_get_job_group(const chime_event *event) {
-  return event ? event->job_group : NULL;
+  if (!event)
+    return NULL;
+  if (event->job_group || event->alert)
+    return event->job_group;
+  const chime_fire *f = event_fire(event);
+  if (f && f->job)
+    return f->job->group;
+  return f && f->trigger ? f->trigger->job_group : NULL;
 }
 
 const char *chime_event_get_job_name(const chime_event *event) {
-  return event ? event->job_name : NULL;
+  if (!event)
+    return NULL;
+  if (event->job_name || event->alert)
+    return event->job_name;
+  const chime_fire *f = event_fire(event);
+  if (f && f->job)
+    return f->job->name;
+  return f && f->trigger ? f->trigger->job_name : NULL;
 }
 
 int chime_event_get_error(const chime_event *event) {
@@ -123,4 +168,56 @@ int chime_event_get_error(const chime_event *event) {
 
 const char *chime_event_get_message(const chime_event *event) {
   return event ? event->message : NULL;
+}
+
+const char *chime_event_get_trigger_group(const chime_event *event) {
+  if (!event)
+    return NULL;
+  if (event->alert)
+    return event->alert->trigger_group;
+  const chime_fire *f = event_fire(event);
+  return f && f->trigger ? f->trigger->group : NULL;
+}
+
+const char *chime_event_get_trigger_name(const chime_event *event) {
+  if (!event)
+    return NULL;
+  if (event->alert)
+    return event->alert->trigger_name;
+  const chime_fire *f = event_fire(event);
+  return f && f->trigger ? f->trigger->name : NULL;
+}
+
+int64_t chime_event_get_fire_id(const chime_event *event) {
+  if (!event)
+    return 0;
+  if (event->alert)
+    return event->alert->fire_id;
+  const chime_fire *f = event_fire(event);
+  return f ? f->fire_id : 0;
+}
+
+const char *chime_event_get_node(const chime_event *event) {
+  if (!event)
+    return NULL;
+  if (event->alert && event->alert->node)
+    return event->alert->node;
+  return event->ctx ? event->ctx->sched->cfg.instance_id : NULL;
+}
+
+int64_t chime_event_get_lateness_ms(const chime_event *event) {
+  if (!event)
+    return 0;
+  if (event->alert)
+    return event->alert->lateness_ms;
+  const chime_fire *f = event_fire(event);
+  if (!f || !f->job)
+    return 0; /* a misfire event carries an alert */
+  return event->ctx->fire_ms > f->scheduled_ms
+             ? event->ctx->fire_ms - f->scheduled_ms
+             : 0;
+}
+
+int chime_event_get_misfire_policy(const chime_event *event) {
+  return event && event->alert ? event->alert->misfire_policy : -1;
 }

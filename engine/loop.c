@@ -177,7 +177,9 @@ static void fire_batch(chime_scheduler *s, int64_t now) {
   chime_store *st = s->store;
   chime_fire **b = s->batch;
   size_t n = s->batch_count;
+  uint64_t t0 = chime__metrics_now_us();
   int r = st->ops->fire(st, b, n, now);
+  chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "firing claimed triggers");
     release_batch(s);
@@ -198,19 +200,35 @@ static void on_misfire(void *user_data, const chime_trigger *trigger) {
   };
   chime_ctx ctx = {.sched = s, .fire = &fire};
   ctx.fire_ms = s->store->ops->now(s->store);
+  chime_misfire policy = trigger->schedule.misfire;
+  chime__metrics_misfire(&s->metrics, policy);
+  chime__alert a = {
+      .trigger_group = trigger->group,
+      .trigger_name = trigger->name,
+      .job_group = trigger->job_group,
+      .job_name = trigger->job_name,
+      .lateness_ms =
+          trigger->misfired_ms > 0 && ctx.fire_ms > trigger->misfired_ms
+              ? ctx.fire_ms - trigger->misfired_ms
+              : 0,
+      .misfire_policy = (int)policy,
+  };
+  char msg[512];
   if (trigger->state.next_fire_ms == CHIME_NO_FIRE_MS)
-    chime__log(s, CHIME_LOG_INFO,
-               "trigger %s.%s (job %s.%s) misfired; by its misfire "
-               "instruction it fires no more",
-               trigger->group, trigger->name, trigger->job_group,
-               trigger->job_name);
+    snprintf(msg, sizeof msg,
+             "trigger %s.%s (job %s.%s) misfired by %lld ms; by its misfire "
+             "instruction it fires no more",
+             trigger->group, trigger->name, trigger->job_group,
+             trigger->job_name, (long long)a.lateness_ms);
   else
-    chime__log(s, CHIME_LOG_INFO,
-               "trigger %s.%s (job %s.%s) misfired; by its misfire "
-               "instruction it fires next at %lld",
-               trigger->group, trigger->name, trigger->job_group,
-               trigger->job_name, (long long)trigger->state.next_fire_ms);
-  chime__emit(s, CHIME_EVENT_TRIGGER_MISFIRED, &ctx, NULL, NULL, 0, NULL);
+    snprintf(msg, sizeof msg,
+             "trigger %s.%s (job %s.%s) misfired by %lld ms; by its misfire "
+             "instruction it fires next at %lld",
+             trigger->group, trigger->name, trigger->job_group,
+             trigger->job_name, (long long)a.lateness_ms,
+             (long long)trigger->state.next_fire_ms);
+  chime__emit_alert(s, CHIME_EVENT_TRIGGER_MISFIRED, CHIME_LOG_INFO, &ctx, &a,
+                    0, msg);
 }
 
 /* One bounded misfire scan.  Returns how many triggers it handled. */
@@ -266,10 +284,7 @@ static bool fenced(chime_scheduler *s) {
   assert(chime__on_loop(s));
   bool lost = chime__mono_ms() - s->loop_checkin_ok_ms > lease_ms(s);
   if (lost && !s->loop_fenced)
-    chime__log(s, CHIME_LOG_WARN,
-               "no check-in for over %lld ms: this node fenced itself and "
-               "stops claiming fires; running fires may be taken over",
-               (long long)lease_ms(s));
+    chime__node_fenced(s, lease_ms(s)); /* counts, logs, alerts */
   s->loop_fenced = lost;
   return lost;
 }
@@ -319,11 +334,15 @@ static void on_checkin_timer(uv_timer_t *t) {
   fenced(s);
   int64_t started = chime__mono_ms();
   int64_t recover_in = -1;
+  uint64_t t0 = chime__metrics_now_us();
   int r = st->ops->checkin(st, st->ops->now(st), &recover_in);
+  chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "checking in");
     return;
   }
+  chime__metrics_checkin_ok(&s->metrics, started);
+  chime__store_answered(s);
   /* Look for dead nodes when the first lease of another node runs out
    * unless it checks in before (the next check-in moves the timer). */
   if (recover_in >= 0)
@@ -422,14 +441,17 @@ static void claim(chime_scheduler *s, int64_t now) {
   /* Without a batch window every claim is due now: claiming and firing is
    * one step (one transaction in the MySQL store). */
   bool ahead = s->cfg.batch_window_ms > 0;
+  uint64_t t0 = chime__metrics_now_us();
   int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
                                    &types, &fires, &n)
                 : st->ops->acquire_due(st, now, max, &types, &fires, &n);
+  chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");
     arm(s, CHIME__RETRY_MS);
     return;
   }
+  chime__metrics_add(&s->metrics, CHIME_METRIC_FIRES_CLAIMED, n);
   if (n == 0) {
     free(fires);
     int64_t delay = idle_delay(s, now, &types);

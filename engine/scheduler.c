@@ -72,9 +72,12 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .checkin_interval_ms = s->cfg.checkin_interval_ms,
       /* workers, the loop, callers, the completer */
       .connections = s->cfg.workers + 3,
-      .log = s->cfg.log,
-      .log_user_data = s->cfg.log_user_data,
-      .log_level = s->cfg.log_level,
+      /* Both log callbacks hear the store's lines (log.c). */
+      .log = s->cfg.log || s->cfg.log_record ? chime__log_from_store : NULL,
+      .log_user_data = s,
+      .log_level = chime__log_level_max(&s->cfg),
+      .on_recovery = chime__on_recovery, /* alerts.c */
+      .recovery_user_data = s,
   };
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }
@@ -427,6 +430,7 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   assert(s->batch_count == 0 && !s->async_live && !s->handles_open);
   chime__registry_clear(s);
   chime__listeners_clear(s);
+  chime__metrics_clear(&s->metrics);
   if (s->store)
     s->store->ops->free(s->store);
   free(s->queue);

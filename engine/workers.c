@@ -52,11 +52,13 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
  * transient failure (the database busy or reconnecting) is retried a few
  * times with back-off on this worker: the fire stays ours meanwhile. */
 static void complete_fire(chime_scheduler *s, chime_fire *fire,
-                          const chime_outcome *out) {
+                          const chime_run_result *out) {
   assert(chime__on_worker(s) && !chime__mu_held(s));
   assert(out->error <= 0 && out->finished_ms >= out->started_ms);
   chime_store *st = s->store;
+  uint64_t t0 = chime__metrics_now_us();
   int r = st->ops->complete(st, fire, out);
+  chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   for (long pause_ms = CHIME__RETRY_FIRST_MS;
        (r == CHIME_EBUSY || r == CHIME_ECONNECT) &&
        pause_ms <= CHIME__RETRY_LAST_MS;
@@ -67,11 +69,7 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     r = st->ops->complete(st, fire, out);
   }
   if (r == CHIME_ENOTOWNER)
-    chime__log(s, CHIME_LOG_WARN,
-               "fire %lld of trigger %s.%s was taken over by another node; "
-               "its completion was refused",
-               (long long)fire->fire_id, fire->trigger->group,
-               fire->trigger->name);
+    chime__fencing_refused(s, fire); /* logs it */
   else if (r < 0)
     chime__report_error(s, r, "completing a fire");
 }
@@ -86,24 +84,35 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   chime_store *st = s->store;
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
-  chime_outcome out = {.started_ms = ctx.fire_ms};
+  chime_run_result out = {.started_ms = ctx.fire_ms};
   if (!type) {
     /* Never claimed by design (acquire filters on the registered types);
      * kept as a defence. */
     out.error = CHIME_EINTERNAL;
     out.message = "job type not registered on this node";
+    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
+                       CHIME_OUTCOME_FAILED);
   } else if (chime__emit(s, CHIME_EVENT_TRIGGER_FIRED, &ctx, NULL, NULL, 0,
                          NULL)) {
     chime__emit(s, CHIME_EVENT_JOB_VETOED, &ctx, NULL, NULL, 0, NULL);
     out.message = "vetoed by a listener";
+    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
+                       CHIME_OUTCOME_SKIPPED);
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
+    chime__metrics_run_started(s, fire, ctx.fire_ms);
+    uint64_t t0 = chime__metrics_now_us();
     type->fn(&ctx, type->user_data);
+    chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_RUN_DURATION, t0);
     chime__ctx_tx_end(&ctx);
     if (ctx.fail_message) {
       out.error = CHIME_EJOBFAILED;
       out.message = ctx.fail_message;
     }
+    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
+                       out.error ? CHIME_OUTCOME_FAILED : CHIME_OUTCOME_OK);
+    if (out.error)
+      chime__run_failed(s, fire, out.error, out.message);
     chime__emit(s, CHIME_EVENT_JOB_WAS_EXECUTED, &ctx, NULL, NULL, out.error,
                 out.message);
     chime__emit(s, CHIME_EVENT_TRIGGER_COMPLETED, &ctx, NULL, NULL, out.error,

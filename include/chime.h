@@ -977,6 +977,71 @@ CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
 CHIME_EXTERN int chime_config_set_log(chime_config *config, chime_log_fn fn,
                                       void *user_data, chime_log_level level);
 
+/*
+ * One structured log record: the text and the fields a log pipeline
+ * indexes.  Borrowed for the callback's call; read it with the
+ * chime_log_record_get_* functions.
+ */
+typedef struct chime_log_record chime_log_record;
+
+/*
+ * A structured log callback: record holds the level, the event, the
+ * trigger, job, fire id, node and error code the line is about, and the
+ * text (the same text a chime_log_fn receives).  Thread: as chime_log_fn.
+ */
+typedef void (*chime_log_record_fn)(void *user_data,
+                                    const chime_log_record *record);
+
+/*
+ * chime_config_set_log_record: the structured log callback and the most
+ * detailed level it receives; fn NULL: none.  It is independent of
+ * chime_config_set_log: with both set, each line goes to both.
+ * Returns: 0; CHIME_EINVAL (NULL config, unknown level).
+ * Ownership: user_data stays the caller's and is passed back to fn; it must
+ * outlive every scheduler created from the configuration.
+ * Thread: any, one thread per configuration.
+ */
+CHIME_EXTERN int chime_config_set_log_record(chime_config *config,
+                                             chime_log_record_fn fn,
+                                             void *user_data,
+                                             chime_log_level level);
+
+/*
+ * chime_log_record_get_level, chime_log_record_get_message,
+ * chime_log_record_get_event, chime_log_record_get_trigger_group,
+ * chime_log_record_get_trigger_name, chime_log_record_get_job_group,
+ * chime_log_record_get_job_name, chime_log_record_get_fire_id,
+ * chime_log_record_get_node, chime_log_record_get_error: the record's
+ * fields.  event names what happened
+ * in upper case ("NODE_DEAD", "STORE_OUTAGE_BEGAN", "TRIGGER_MISFIRED",
+ * ... as the listener events are named, "RUN_FAILED" for a failed run,
+ * "LOG" for other lines); node is this node's instance id unless the line
+ * is about another node (NODE_DEAD).
+ * Returns: the field; NULL (strings), 0 (fire id, error) when the line has
+ * none or record is NULL; CHIME_LOG_ERROR for a NULL record's level.
+ * Ownership: strings borrowed for the callback's call.
+ * Thread: the callback's, during the call.
+ */
+CHIME_EXTERN chime_log_level
+chime_log_record_get_level(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_message(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_event(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_trigger_group(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_trigger_name(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_job_group(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_job_name(const chime_log_record *record);
+CHIME_EXTERN int64_t
+chime_log_record_get_fire_id(const chime_log_record *record);
+CHIME_EXTERN const char *
+chime_log_record_get_node(const chime_log_record *record);
+CHIME_EXTERN int chime_log_record_get_error(const chime_log_record *record);
+
 /* -------------------------------------------------------------- scheduler */
 
 /*
@@ -1640,7 +1705,13 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
   XX(JOB_ADDED, 9, "the caller of chime_scheduler_add_job or schedule")        \
   XX(JOB_REMOVED, 10, "the caller of chime_scheduler_remove_job")              \
-  XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")
+  XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
+  XX(FIRE_NODE_DIED, 16, "the loop thread of the node that recovered it")      \
+  XX(NODE_DEAD, 17, "the loop thread of the node that declared it dead")       \
+  XX(NODE_FENCED, 18, "the loop thread of the node that fenced itself")        \
+  XX(STORE_OUTAGE_BEGAN, 19, "the thread whose store call found it down")      \
+  XX(STORE_OUTAGE_ENDED, 20, "the loop thread, at the first good check-in")    \
+  XX(COMPLETION_REFUSED, 21, "the thread whose completion was refused")
 
 /* What a listener hears about: one bit per kind. */
 typedef enum chime_event_kind {
@@ -1707,13 +1778,64 @@ CHIME_EXTERN const chime_ctx *chime_event_get_ctx(const chime_event *event);
 
 /*
  * chime_event_get_job_group, chime_event_get_job_name: the job's key of
- * JOB_ADDED and JOB_REMOVED.
+ * JOB_ADDED and JOB_REMOVED, of the job and trigger events (its run's job),
+ * TRIGGER_MISFIRED and the alert events about a fire.
  * Returns: the string; NULL for other events.
  * Ownership: borrowed for the listener call.
  * Thread: the listener's, during the call.
  */
 CHIME_EXTERN const char *chime_event_get_job_group(const chime_event *event);
 CHIME_EXTERN const char *chime_event_get_job_name(const chime_event *event);
+
+/*
+ * chime_event_get_trigger_group, chime_event_get_trigger_name: the trigger
+ * the event is about: job and trigger events, TRIGGER_MISFIRED,
+ * FIRE_NODE_DIED and COMPLETION_REFUSED.
+ * Returns: the string; NULL for other events.
+ * Ownership: borrowed for the listener call.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN const char *
+chime_event_get_trigger_group(const chime_event *event);
+CHIME_EXTERN const char *chime_event_get_trigger_name(const chime_event *event);
+
+/*
+ * chime_event_get_fire_id: the fire the event is about (job and trigger
+ * events, FIRE_NODE_DIED, COMPLETION_REFUSED).
+ * Returns: the fire id; 0 when the event names none.
+ * Ownership: none.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN int64_t chime_event_get_fire_id(const chime_event *event);
+
+/*
+ * chime_event_get_node: the node the event is about: the dead node of
+ * NODE_DEAD and FIRE_NODE_DIED, otherwise the node raising it (this one).
+ * Returns: the instance id; NULL for the life-cycle and job events.
+ * Ownership: borrowed for the listener call.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN const char *chime_event_get_node(const chime_event *event);
+
+/*
+ * chime_event_get_lateness_ms: how late: for TRIGGER_MISFIRED, the time
+ * between the missed fire time and its handling; for the job and trigger
+ * events, how late the run started after its scheduled time.
+ * Returns: milliseconds (>= 0); 0 for other events.
+ * Ownership: none.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN int64_t chime_event_get_lateness_ms(const chime_event *event);
+
+/*
+ * chime_event_get_misfire_policy: what TRIGGER_MISFIRED's trigger did: its
+ * misfire instruction (a chime_misfire; the trigger's next fire time, from
+ * chime_ctx_get_next_fire_ms on the event's ctx, says where it went).
+ * Returns: the chime_misfire value; -1 for other events.
+ * Ownership: none.
+ * Thread: the listener's, during the call.
+ */
+CHIME_EXTERN int chime_event_get_misfire_policy(const chime_event *event);
 
 /*
  * chime_event_get_error: the error code of JOB_WAS_EXECUTED and
@@ -1893,6 +2015,302 @@ CHIME_EXTERN bool chime_ctx_is_cancelled(const chime_ctx *ctx);
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
+
+/* ---------------------------------------------------------- observability */
+
+/*
+ * How a run ended, as the history and the metrics name it (the text is the
+ * history table's outcome column).  One list generates chime_outcome and
+ * chime_outcome_to_string.
+ */
+#define CHIME_OUTCOME_MAP(XX)                                                  \
+  XX(OK, 0, "the job returned without failing")                                \
+  XX(FAILED, 1, "the job failed, or could not run, or its node died")          \
+  XX(TIMED_OUT, 2, "the run passed its time limit")                            \
+  XX(CANCELLED, 3, "the run was cancelled")                                    \
+  XX(SKIPPED, 4, "the fire was skipped (a listener vetoed it)")                \
+  XX(MISSED, 5, "the fire time was missed and not made up")                    \
+  XX(RECOVERED, 6, "a dead node's fire, run again by a survivor")              \
+  XX(REQUEUED, 7, "a dead node's fire, put back to run again")                 \
+  XX(RETRIED, 8, "a failed run that is tried again")
+
+typedef enum chime_outcome {
+#define CHIME_XX_OUTCOME(name, value, text) CHIME_OUTCOME_##name = value,
+  CHIME_OUTCOME_MAP(CHIME_XX_OUTCOME)
+#undef CHIME_XX_OUTCOME
+} chime_outcome;
+
+/* How many outcomes there are (they number 0 to CHIME_OUTCOME_COUNT - 1). */
+#define CHIME_OUTCOME_COUNT 9
+
+/*
+ * chime_outcome_to_string: the outcome's name: "OK", "FAILED", "TIMED_OUT",
+ * ... (the history's text).
+ * Returns: the name (static); NULL for a value outside chime_outcome.
+ * Ownership: static storage.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_outcome_to_string(chime_outcome outcome);
+
+/*
+ * chime_outcome_from_string: the outcome a name (as chime_outcome_to_string
+ * writes it, case-sensitive) stands for.
+ * Returns: 0; CHIME_EINVAL (NULL argument, unknown name).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_outcome_from_string(const char *text,
+                                           chime_outcome *ret_outcome);
+
+/*
+ * The counters a scheduler keeps from its creation (never reset), with the
+ * name and help text of their Prometheus series.  The runs by outcome
+ * (succeeded, failed, timed out, retried, skipped, cancelled) are
+ * chime_runs_total{job,outcome}: chime_metrics_get_runs.
+ */
+#define CHIME_METRIC_MAP(XX)                                                   \
+  XX(FIRES_CLAIMED, 0, "chime_fires_claimed_total",                            \
+     "Fires this node claimed to run.")                                        \
+  XX(RUNS_STARTED, 1, "chime_runs_started_total", "Runs this node started.")   \
+  XX(MISFIRES, 2, "chime_misfires_total",                                      \
+     "Misfires handled by their trigger's misfire instruction (policy).")      \
+  XX(RECOVERIES_DONE, 3, "chime_recoveries_done_total",                        \
+     "Fires of dead nodes this node recovered (ran again or failed).")         \
+  XX(RECOVERIES_RECEIVED, 4, "chime_recoveries_received_total",                \
+     "Recovered fires of dead nodes this node ran.")                           \
+  XX(FENCING_REFUSALS, 5, "chime_fencing_refusals_total",                      \
+     "Completions refused: another node had taken the fire over.")             \
+  XX(SELF_FENCES, 6, "chime_self_fences_total",                                \
+     "Times this node fenced itself: no check-in for a lease.")                \
+  XX(STORE_ERRORS, 7, "chime_store_errors_total",                              \
+     "Store calls of the engine that failed.")                                 \
+  XX(STORE_OUTAGES, 8, "chime_store_outages_total",                            \
+     "Store outages that began (the store unreachable).")                      \
+  XX(RECONNECTS, 9, "chime_store_reconnects_total",                            \
+     "Store outages that ended: the store answered again.")                    \
+  XX(NODES_DEAD, 10, "chime_nodes_declared_dead_total",                        \
+     "Other nodes this node declared dead and recovered.")
+
+typedef enum chime_metric {
+#define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
+  CHIME_METRIC_MAP(CHIME_XX_METRIC)
+#undef CHIME_XX_METRIC
+} chime_metric;
+#define CHIME_METRIC_COUNT 11
+
+/* The gauges: what is true at the moment of the snapshot. */
+#define CHIME_GAUGE_MAP(XX)                                                    \
+  XX(WORKERS, 0, "chime_workers", "Worker threads configured.")                \
+  XX(WORKERS_BUSY, 1, "chime_workers_busy", "Workers running a job.")          \
+  XX(FIRES_QUEUED, 2, "chime_fires_queued",                                    \
+     "Fires claimed and not running yet (waiting for their time or a "         \
+     "worker).")                                                               \
+  XX(LAST_CHECKIN_AGE, 3, "chime_last_checkin_age_seconds",                    \
+     "Seconds since the last successful check-in began (-1: none yet).")       \
+  XX(STORE_DOWN, 4, "chime_store_down", "1 while a store outage lasts, else 0.")
+
+typedef enum chime_gauge {
+#define CHIME_XX_GAUGE(name, value, prom, help) CHIME_GAUGE_##name = value,
+  CHIME_GAUGE_MAP(CHIME_XX_GAUGE)
+#undef CHIME_XX_GAUGE
+} chime_gauge;
+#define CHIME_GAUGE_COUNT 5
+
+/* The histograms, in seconds, with fixed buckets (1 ms to 300 s). */
+#define CHIME_HISTOGRAM_MAP(XX)                                                \
+  XX(FIRE_LATENESS, 0, "chime_fire_lateness_seconds",                          \
+     "How late runs started after their scheduled time.")                      \
+  XX(RUN_DURATION, 1, "chime_run_duration_seconds",                            \
+     "How long job functions ran.")                                            \
+  XX(STORE_LATENCY, 2, "chime_store_call_seconds",                             \
+     "How long the engine's store calls took (claim, fire, complete, "         \
+     "check-in).")
+
+typedef enum chime_histogram {
+#define CHIME_XX_HISTOGRAM(name, value, prom, help)                            \
+  CHIME_HISTOGRAM_##name = value,
+  CHIME_HISTOGRAM_MAP(CHIME_XX_HISTOGRAM)
+#undef CHIME_XX_HISTOGRAM
+} chime_histogram;
+#define CHIME_HISTOGRAM_COUNT 3
+
+/* A snapshot of a scheduler's metrics: immutable, the caller's. */
+typedef struct chime_metrics chime_metrics;
+
+/*
+ * chime_scheduler_metrics: a snapshot of the scheduler's metrics (this
+ * node's: counters since chime_scheduler_new, gauges now).  Counting is
+ * always on and lock-free; taking a snapshot takes the scheduler's lock
+ * briefly for the gauges.  Works in every state, shut down too.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENOMEM.
+ * Ownership: *ret_metrics is the caller's, freed with chime_metrics_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_metrics(chime_scheduler *scheduler,
+                                         chime_metrics **ret_metrics);
+
+/*
+ * chime_metrics_free: frees a snapshot.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes metrics.
+ * Thread: any.
+ */
+CHIME_EXTERN void chime_metrics_free(chime_metrics *metrics);
+
+/*
+ * chime_metrics_get_counter, chime_metrics_get_gauge: one counter or gauge
+ * of the snapshot.
+ * Returns: the value; 0 for NULL metrics or a value outside the enum.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN uint64_t chime_metrics_get_counter(const chime_metrics *metrics,
+                                                chime_metric which);
+CHIME_EXTERN double chime_metrics_get_gauge(const chime_metrics *metrics,
+                                            chime_gauge which);
+
+/*
+ * chime_metrics_get_misfires: the misfires handled by one misfire
+ * instruction (the policy; CHIME_METRIC_MISFIRES is their sum).
+ * Returns: the count; 0 for NULL metrics or an unknown policy.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN uint64_t chime_metrics_get_misfires(const chime_metrics *metrics,
+                                                 chime_misfire policy);
+
+/*
+ * chime_metrics_get_runs: the runs of one job (job_group and job_name) that
+ * ended with outcome, or of every job (both NULL).
+ * Returns: the count; 0 for NULL metrics, an unknown job or outcome.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN uint64_t chime_metrics_get_runs(const chime_metrics *metrics,
+                                             const char *job_group,
+                                             const char *job_name,
+                                             chime_outcome outcome);
+
+/*
+ * chime_metrics_get_histogram: how many values a histogram recorded and
+ * their sum in seconds (either out-parameter may be NULL).
+ * Returns: 0; CHIME_EINVAL (NULL metrics, unknown histogram).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_metrics_get_histogram(const chime_metrics *metrics,
+                                             chime_histogram which,
+                                             uint64_t *ret_count,
+                                             double *ret_sum_seconds);
+
+/*
+ * chime_metrics_to_prometheus: the snapshot in the Prometheus text
+ * exposition format (version 0.0.4): # HELP and # TYPE lines, then
+ * chime_runs_total{job="GROUP.NAME",outcome="OK"},
+ * chime_fire_lateness_seconds_bucket{le="0.005"}, ... (docs/observability.md
+ * lists every series).  Every series carries the labels
+ * scheduler="NAME",node="INSTANCE".
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENOMEM.
+ * Ownership: *ret_text is the caller's, freed with chime_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_metrics_to_prometheus(const chime_metrics *metrics,
+                                             char **ret_text);
+
+/*
+ * The recorded runs of a scheduler's cluster: the MySQL store's history
+ * table (kept for its history_retention_ms; node deaths appear as FAILED
+ * or REQUEUED runs of the dead node), the memory store's last 1,000 runs.
+ * A chime_history is one page of them, newest first: immutable, the
+ * caller's.
+ */
+typedef struct chime_history chime_history;
+
+/* The most runs one chime_scheduler_history call returns. */
+#define CHIME_HISTORY_MAX_LIMIT 1000
+
+/*
+ * chime_scheduler_history: one page of recorded runs, newest first,
+ * filtered by job (job_group and job_name, or both NULL), trigger
+ * (trigger_group and trigger_name, or both NULL), outcome (a chime_outcome,
+ * or -1 for any), start time (started in [from_ms, to_ms); 0: unbounded),
+ * and paged: before_id 0 for the newest page, then the last run's
+ * chime_history_get_id for the next one.  Works in every state.
+ * Returns: 0; CHIME_EINVAL (NULL scheduler or ret_history, a half key, an
+ * unknown outcome, limit 0 or above CHIME_HISTORY_MAX_LIMIT);
+ * CHIME_EUNSUPPORTED (a store without history); the store's errors
+ * (CHIME_ECONNECT, ...); CHIME_ENOMEM.
+ * Ownership: *ret_history is the caller's, freed with chime_history_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int
+chime_scheduler_history(chime_scheduler *scheduler, const char *job_group,
+                        const char *job_name, const char *trigger_group,
+                        const char *trigger_name, int outcome, int64_t from_ms,
+                        int64_t to_ms, int64_t before_id, size_t limit,
+                        chime_history **ret_history);
+
+/*
+ * chime_history_count: how many runs the page holds.
+ * Returns: the count; 0 for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN size_t chime_history_count(const chime_history *history);
+
+/*
+ * chime_history_get_id, chime_history_get_fire_id,
+ * chime_history_get_job_group, chime_history_get_job_name,
+ * chime_history_get_trigger_group, chime_history_get_trigger_name,
+ * chime_history_get_node, chime_history_get_outcome,
+ * chime_history_get_scheduled_ms, chime_history_get_started_ms,
+ * chime_history_get_finished_ms, chime_history_get_error,
+ * chime_history_get_message, chime_history_is_recovering: run i of the page
+ * (0 the newest): its record id (the paging cursor), fire id, job, trigger,
+ * the node that ran it (or died running it), outcome (an outcome newer
+ * than this library reads as CHIME_OUTCOME_FAILED), times, error code, the
+ * failure's message, and whether it was a recovered fire's re-run.
+ * Returns: the field; 0, NULL, CHIME_OUTCOME_OK or false for NULL history
+ * or i out of range.
+ * Ownership: strings borrowed until chime_history_free.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_history_get_id(const chime_history *history,
+                                          size_t i);
+CHIME_EXTERN int64_t chime_history_get_fire_id(const chime_history *history,
+                                               size_t i);
+CHIME_EXTERN const char *
+chime_history_get_job_group(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_job_name(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_trigger_group(const chime_history *history, size_t i);
+CHIME_EXTERN const char *
+chime_history_get_trigger_name(const chime_history *history, size_t i);
+CHIME_EXTERN const char *chime_history_get_node(const chime_history *history,
+                                                size_t i);
+CHIME_EXTERN chime_outcome
+chime_history_get_outcome(const chime_history *history, size_t i);
+CHIME_EXTERN int64_t
+chime_history_get_scheduled_ms(const chime_history *history, size_t i);
+CHIME_EXTERN int64_t chime_history_get_started_ms(const chime_history *history,
+                                                  size_t i);
+CHIME_EXTERN int64_t chime_history_get_finished_ms(const chime_history *history,
+                                                   size_t i);
+CHIME_EXTERN int chime_history_get_error(const chime_history *history,
+                                         size_t i);
+CHIME_EXTERN const char *chime_history_get_message(const chime_history *history,
+                                                   size_t i);
+CHIME_EXTERN bool chime_history_is_recovering(const chime_history *history,
+                                              size_t i);
+
+/*
+ * chime_history_free: frees a page.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes history.
+ * Thread: any.
+ */
+CHIME_EXTERN void chime_history_free(chime_history *history);
 
 #ifdef __cplusplus
 }

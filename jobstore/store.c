@@ -63,7 +63,7 @@ int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
   return 0;
 }
 
-bool chime__outcome_valid(const chime_outcome *outcome) {
+bool chime__outcome_valid(const chime_run_result *outcome) {
   return !outcome || !outcome->set_data ||
          (outcome->data_len <= CHIME_MAX_DATA_LEN &&
           (outcome->data_len == 0 || outcome->data));
@@ -136,4 +136,21 @@ int chime__store_fire_now(chime_store *store, const char *group,
   if (ret_due_ms)
     *ret_due_ms = due;
   return 0;
+}
+
+void chime__history_entry_clear(chime_history_entry *e) {
+  free(e->job_group);
+  free(e->job_name);
+  free(e->trigger_group);
+  free(e->trigger_name);
+  free(e->node);
+  free(e->outcome);
+  free(e->message);
+  memset(e, 0, sizeof *e);
+}
+
+void chime__history_entries_free(chime_history_entry *entries, size_t count) {
+  for (size_t i = 0; entries && i < count; i++)
+    chime__history_entry_clear(&entries[i]);
+  free(entries);
 }

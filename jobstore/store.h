@@ -51,6 +51,21 @@ typedef struct chime_store_ops chime_store_ops;
 /* A fire's completion transaction (fire_tx_begin), the store's own type. */
 typedef struct chime_store_tx chime_store_tx;
 
+/* One thing recover_dead_nodes did, told after its transaction committed:
+ * a dead node's executing fire ended (fire_id > 0: requeued to run again,
+ * or failed "node died"), or the node itself declared dead (fire_id 0, keys
+ * NULL).  Strings borrowed for the call.  Thread: recover_dead_nodes's. */
+typedef struct chime_recovery {
+  const char *node;
+  int64_t fire_id;
+  const char *trigger_group;
+  const char *trigger_name;
+  const char *job_group;
+  const char *job_name;
+  bool requeued;
+} chime_recovery;
+typedef void (*chime_recovery_fn)(void *user_data, const chime_recovery *rec);
+
 /* What a store is opened with. */
 typedef struct chime_store_options {
   const char *scheduler_name;   /* cluster name */
@@ -61,7 +76,9 @@ typedef struct chime_store_options {
   chime_log_fn log;             /* may be NULL */
   void *log_user_data;
   chime_log_level log_level;
-  int64_t test_clock_offset_ms; /* tests only: skews this node's clock */
+  int64_t test_clock_offset_ms;  /* tests only: skews this node's clock */
+  chime_recovery_fn on_recovery; /* may be NULL (clustered stores) */
+  void *recovery_user_data;
 } chime_store_options;
 
 /* The states of a claimed fire. */
@@ -100,8 +117,31 @@ bool chime__type_set_has(const chime_type_set *set, const char *type);
  * trigger shows the state after the instruction. */
 typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
+/* What history_list returns runs for (NULL / 0: any). */
+typedef struct chime_history_filter {
+  const char *job_group, *job_name;         /* both or neither */
+  const char *trigger_group, *trigger_name; /* both or neither */
+  const char *outcome;                      /* "OK", "FAILED", ... */
+  int64_t from_ms, to_ms;                   /* started_ms in [from, to) */
+  int64_t before_id;                        /* paging: ids below it */
+  size_t limit;                             /* > 0 */
+} chime_history_filter;
+
+/* One recorded run; strings malloc'd (chime__history_entries_free). */
+typedef struct chime_history_entry {
+  int64_t id, fire_id, scheduled_ms, started_ms, finished_ms;
+  char *job_group, *job_name, *trigger_group, *trigger_name, *node;
+  char *outcome, *message; /* message may be NULL */
+  int error;
+  bool recovering;
+} chime_history_entry;
+
+/* Frees an entry's strings and zeroes it; frees an array of entries. */
+void chime__history_entry_clear(chime_history_entry *e);
+void chime__history_entries_free(chime_history_entry *entries, size_t count);
+
 /* The outcome of a run, for complete(). */
-typedef struct chime_outcome {
+typedef struct chime_run_result {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
   const char *message; /* NULL, or what went wrong */
   int64_t started_ms;
@@ -109,7 +149,7 @@ typedef struct chime_outcome {
   bool set_data; /* the run set new job data */
   const void *data;
   size_t data_len;
-} chime_outcome;
+} chime_run_result;
 
 /* One acquisition of a named lease, in the store's clock. */
 typedef struct chime_lease_info {
@@ -200,7 +240,7 @@ struct chime_store_ops {
                      const chime_type_set *types, chime_fire ***ret_fires,
                      size_t *ret_count);
   int (*complete)(chime_store *store, const chime_fire *fire,
-                  const chime_outcome *outcome);
+                  const chime_run_result *outcome);
   int (*release)(chime_store *store, chime_fire **fires, size_t count);
   /* complete_many (may be NULL): completes count fires at once (one
    * transaction where the store has them), ret_results[i] being what
@@ -210,7 +250,7 @@ struct chime_store_ops {
    * return frees its worker and the completions are written in batches;
    * without it, each worker completes its own fire. */
   void (*complete_many)(chime_store *store, const chime_fire *const *fires,
-                        const chime_outcome *const *outcomes, size_t count,
+                        const chime_run_result *const *outcomes, size_t count,
                         int *ret_results);
   /* Whether this node still holds the executing fire. */
   int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
@@ -257,7 +297,7 @@ struct chime_store_ops {
                          const char *const *params, size_t nparams,
                          uint64_t *ret_affected, char *errbuf,
                          size_t errbuf_len);
-  int (*fire_tx_commit)(chime_store_tx *tx, const chime_outcome *outcome,
+  int (*fire_tx_commit)(chime_store_tx *tx, const chime_run_result *outcome,
                         char *errbuf, size_t errbuf_len);
   void (*fire_tx_rollback)(chime_store_tx *tx);
 
@@ -282,11 +322,15 @@ struct chime_store_ops {
   int (*lease_release)(chime_store *store, const char *name, int64_t token);
   int (*lease_held)(chime_store *store, const char *name, int64_t token,
                     bool *ret_held);
+  /* History (observability): the recorded runs matching f, newest (the
+   * highest id) first, at most f->limit; *ret_entries the caller's. */
+  int (*history_list)(chime_store *store, const chime_history_filter *f,
+                      chime_history_entry **ret_entries, size_t *ret_count);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,
  * when set, is within CHIME_MAX_DATA_LEN and present. */
-bool chime__outcome_valid(const chime_outcome *outcome);
+bool chime__outcome_valid(const chime_run_result *outcome);
 
 /* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
 int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,

@@ -61,6 +61,9 @@ struct chime_trigger {
   chime_schedule schedule; /* zone and cron point into this record */
   chime_fire_state state;
   chime_store_state store_state;
+  /* Not stored: the fire time a store's misfire scan found missed, set on
+   * the copy it hands to the engine (0: none). */
+  int64_t misfired_ms;
 };
 
 /*

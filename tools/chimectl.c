@@ -22,6 +22,12 @@ static void usage(FILE *out) {
       "  jobs [GROUP_PATTERN]          jobs (pattern: exact, abc* or *)\n"
       "  triggers [GROUP_PATTERN]      triggers with their schedules\n"
       "  history [--job G.N] [--since TIME] [--failed] [--limit N]\n"
+      "  stats [--job G.N] [--since TIME]  per job: runs, failures, lateness "
+      "p50/p99,\n"
+      "                                last run, next fire (default: last "
+      "24 h)\n"
+      "  metrics                       the cluster's figures, Prometheus "
+      "text\n"
       "  pause|resume trigger G.N | job G.N | group PATTERN | all\n"
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
@@ -62,6 +68,10 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_triggers(c);
   if (strcmp(cmd, "history") == 0)
     return ctl_cmd_history(c);
+  if (strcmp(cmd, "stats") == 0)
+    return ctl_cmd_stats(c);
+  if (strcmp(cmd, "metrics") == 0)
+    return ctl_cmd_metrics(c);
   if (strcmp(cmd, "pause") == 0 || strcmp(cmd, "resume") == 0)
     return ctl_cmd_pause(c, strcmp(cmd, "pause") == 0);
   if (strcmp(cmd, "fire") == 0)

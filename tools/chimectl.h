@@ -196,7 +196,14 @@ int ctl_cmd_schema(ctl *c);
 int ctl_cmd_nodes(ctl *c);
 int ctl_cmd_jobs(ctl *c);
 int ctl_cmd_triggers(ctl *c);
+/* ctl_job_and_since (chimectl_history.c): --job split into group and name
+ * (buffers of len), the store opened, --since read into *since_ms (left
+ * as it is without --since).  Returns: 0 or an exit code (said why). */
+int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
+                      int64_t *since_ms);
 int ctl_cmd_history(ctl *c);
+int ctl_cmd_stats(ctl *c);
+int ctl_cmd_metrics(ctl *c);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);

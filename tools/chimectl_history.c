@@ -96,6 +96,20 @@ static int history_row(const ctl *c, ctl_table *t,
                                      : 0;
 }
 
+int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
+                      int64_t *since_ms) {
+  int r = 0;
+  if (c->job && (r = ctl_split_key(c->job, group, name, len)))
+    return r;
+  if ((r = ctl_open(c, NULL)))
+    return r;
+  if (c->since && ctl_parse_time(c->since, ctl_now(c), since_ms) < 0)
+    return ctl_usage("--since '%s' is not a time (epoch ms, "
+                     "2026-03-08T01:30:00Z, -30m, -2h, -1d)",
+                     c->since);
+  return 0;
+}
+
 int ctl_history_table(ctl *c, ctl_table *t) {
   static const char *const heads[] = {
       "fire_id",    "job",         "trigger",    "scheduled", "started",
@@ -106,19 +120,12 @@ int ctl_history_table(ctl *c, ctl_table *t) {
   ctl_table_init(t, heads, num, 14);
   t->shown = 9;
   char group[256], name[256], since[32];
-  int r = 0;
-  if (c->job && (r = ctl_split_key(c->job, group, name, sizeof group)))
+  int64_t since_ms = 0;
+  int r = ctl_job_and_since(c, group, name, sizeof group, &since_ms);
+  if (r)
     return r;
-  if ((r = ctl_open(c, NULL)))
-    return r;
-  if (c->since) {
-    int64_t ms;
-    if (ctl_parse_time(c->since, ctl_now(c), &ms) < 0)
-      return ctl_usage("--since '%s' is not a time (epoch ms, "
-                       "2026-03-08T01:30:00Z, -30m, -2h, -1d)",
-                       c->since);
-    snprintf(since, sizeof since, "%" PRId64, ms);
-  }
+  if (c->since)
+    snprintf(since, sizeof since, "%" PRId64, since_ms);
   char sql[1024];
   const char *args[5];
   size_t n;

@@ -11,6 +11,12 @@ import subprocess
 import sys
 import urllib.parse
 
+try:  # Debian's python3-prometheus-client (./dev setup installs it)
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:  # an interpreter that is not Debian's own
+    sys.path.append("/usr/lib/python3/dist-packages")
+    from prometheus_client.parser import text_string_to_metric_families
+
 CTL, SETUP = sys.argv[1], sys.argv[2]
 BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
 if not BASE:
@@ -207,6 +213,42 @@ def main():
     check("events json", rc == 0 and any(
         e["node"] == "live-node" and e["event"] == "started" for e in ev), ev)
     expect("running takes no argument", ["running", "x"], 2)
+    # stats (issue 17): per job over a window, from the history table
+    expect("stats table", ["stats"], 0,
+           has=["LATE_P99_MS", "etl.load", "rep.hourly", "NEXT_FIRE"])
+    rc, st = js(["stats"])
+    by = {x["job"]: x for x in st} if rc == 0 else {}
+    check("stats json", rc == 0 and sorted(by) == ["etl.load", "rep.daily", "rep.hourly"]
+          and by["etl.load"]["runs"] == 1 and by["etl.load"]["failures"] == 1
+          and by["rep.daily"]["failures"] == 0 and by["rep.daily"]["late_p50_ms"] == 10
+          and by["rep.daily"]["late_p99_ms"] == 10 and by["rep.daily"]["next_fire_ms"] > 0, st)
+    rc, st = js(["stats", "--since", "-90m"])
+    check("stats --since", rc == 0 and [x["job"] for x in st] == ["rep.hourly"], st)
+    rc, st = js(["stats", "--job", "etl.load"])
+    check("stats --job", rc == 0 and [x["job"] for x in st] == ["etl.load"], st)
+    expect("stats bad since", ["stats", "--since", "yesterday"], 2)
+
+    # metrics (issue 17): the cluster's figures, read by a real parser
+    rc, out, err = run(["metrics"])
+    fams = {}
+    if rc == 0:
+        for fam in text_string_to_metric_families(out):
+            for s in fam.samples:
+                fams[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    base = (("scheduler", "ctltest"),)
+
+    def val(name, **kw):
+        return fams.get((name, tuple(sorted(base + tuple(kw.items())))))
+    check("metrics parse", rc == 0 and len(fams) > 10, out + err)
+    check("metrics runs", val("chime_cluster_runs", job="etl.load", outcome="FAILED") == 1
+          and val("chime_cluster_runs", job="rep.daily", outcome="OK") == 1, fams)
+    check("metrics lateness", val("chime_cluster_fire_lateness_seconds_count") == 3
+          and val("chime_cluster_fire_lateness_seconds_bucket", le="0.01") == 3
+          and val("chime_cluster_fire_lateness_seconds_bucket", le="0.005") == 0, fams)
+    check("metrics triggers and fires", val("chime_cluster_triggers", state="WAITING") == 5
+          and val("chime_cluster_fires", state="EXECUTING") == 1, fams)
+    check("metrics nodes", val("chime_cluster_nodes") == 3
+          and val("chime_cluster_node_checkin_age_seconds", node="dead-node") > 3000, fams)
 
     # explain
     want = {"rep.daily-cron": ("due", "due at"), "rep.hourly": (None, "due at"),

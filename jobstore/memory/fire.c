@@ -262,7 +262,7 @@ int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
 }
 
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
-                        const chime_outcome *outcome) {
+                        const chime_run_result *outcome) {
   mem_store *s = (mem_store *)store;
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
@@ -284,6 +284,8 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
     mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
     if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
       chime__mem_trigger_delete(s, mt, true);
+    if (fire->job && fire->trigger)
+      chime__mem_history_record(s, fire, outcome);
     fire_delete(s, rec);
   }
   chime__mem_unlock(s);

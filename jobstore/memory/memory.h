@@ -165,9 +165,27 @@ typedef struct mem_store {
   mem_paused_group *paused;
   size_t npaused, paused_cap;
   bool all_paused;
-  int64_t last_fire_id; /* fire ids only grow */
-  mem_map leases;       /* lease name -> mem_lease (leases.c) */
+  int64_t last_fire_id;         /* fire ids only grow */
+  char *node;                   /* the instance id, for the history */
+  chime_history_entry *history; /* history.c: ring of CHIME__MEM_HISTORY_CAP */
+  int64_t history_next_id;      /* the last id written */
+  mem_map leases;               /* lease name -> mem_lease (leases.c) */
 } mem_store;
+
+/* ----------------------------------------------------------- history.c */
+
+/* The runs the memory store keeps (its retention): the newest ones. */
+#define CHIME__MEM_HISTORY_CAP 1000u
+
+/* Records a completed run.  Lock held. */
+void chime__mem_history_record(mem_store *s, const chime_fire *fire,
+                               const chime_run_result *outcome);
+/* The history_list op. */
+int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
+                            chime_history_entry **ret_entries,
+                            size_t *ret_count);
+/* Frees the ring (the store is being freed). */
+void chime__mem_history_free(mem_store *s);
 
 /* ----------------------------------------------------- index.c: heaps */
 
@@ -353,7 +371,7 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
 int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
                     int64_t now_ms);
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
-                        const chime_outcome *outcome);
+                        const chime_run_result *outcome);
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count);
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);

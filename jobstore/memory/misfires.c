@@ -47,12 +47,16 @@ static void note_handled(handled *h, const mem_trigger *mt) {
 static void apply_misfire(mem_trigger *mt, int64_t now_ms, handled *h) {
   assert(mt->heap == NULL && mt->claim == NULL);
   assert(mt->t->store_state == CHIME_STATE_WAITING);
+  int64_t missed = mt->t->state.next_fire_ms;
+  size_t before = h->count;
   int r = chime__trigger_apply_misfire(&mt->t->schedule, &mt->t->state, now_ms);
   if (r < 0)
     mt->t->store_state = CHIME_STATE_ERROR;
   else if (!chime__trigger_may_fire_again(&mt->t->state))
     mt->t->store_state = CHIME_STATE_COMPLETE;
   note_handled(h, mt);
+  if (h->count > before)
+    h->items[before]->misfired_ms = missed;
 }
 
 int chime__mem_scan_misfires(chime_store *store, int64_t now_ms, size_t max,

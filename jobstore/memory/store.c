@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Quartz's default misfire threshold, for a store opened without one. */
 #define DEFAULT_MISFIRE_THRESHOLD_MS 60000
@@ -76,8 +77,10 @@ static void mem_free(chime_store *store) {
   chime__mem_map_clear(&s->heaps);
   chime__mem_paused_free(s);
   chime__mem_leases_free(s);
+  chime__mem_history_free(s);
   chime__mem_unlock(s);
   pthread_mutex_destroy(&s->lock);
+  free(s->node);
   free(s);
 }
 
@@ -159,6 +162,7 @@ static const chime_store_ops memory_ops = {
     .lease_extend = chime__mem_lease_extend,
     .lease_release = chime__mem_lease_release,
     .lease_held = chime__mem_lease_held,
+    .history_list = chime__mem_history_list,
 };
 
 int chime__memory_store_open(const chime_store_options *options,
@@ -178,6 +182,10 @@ int chime__memory_store_open(const chime_store_options *options,
     s->clock_offset_ms = options->test_clock_offset_ms;
     if (options->misfire_threshold_ms > 0)
       s->misfire_threshold_ms = options->misfire_threshold_ms;
+    if (options->instance_id && !(s->node = strdup(options->instance_id))) {
+      mem_free(&s->base);
+      return CHIME_ENOMEM;
+    }
   }
   *ret_store = &s->base;
   return 0;

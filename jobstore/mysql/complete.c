@@ -51,7 +51,7 @@ enum { COL_TRIGGER_STATE = CHIME__FIRED_COL_COUNT, NCOLS };
 
 struct chime__mysql_completion {
   const chime_fire *fire;
-  const chime_outcome *outcome;
+  const chime_run_result *outcome;
   int64_t now;
   int result;
   size_t row; /* its fired row in the batch's result; SIZE_MAX: none */
@@ -156,7 +156,7 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
 /* Saves the job data a run set, when its job keeps data. */
 static int save_data(chime__mysql_tx *tx, const batch *b,
                      const chime__mysql_completion *d) {
-  const chime_outcome *o = d->outcome;
+  const chime_run_result *o = d->outcome;
   assert(d->result == 0 && d->row < b->fired.nrows && o && o->set_data);
   const char *jg =
       chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
@@ -240,7 +240,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     const chime__mysql_completion *d = b->reqs[i];
     if (!writes(d))
       continue;
-    const chime_outcome *o = d->outcome;
+    const chime_run_result *o = d->outcome;
     int code = o ? o->error : 0;
     int64_t fin = o && o->finished_ms ? o->finished_ms : d->now;
     int64_t started = o ? o->started_ms : fin;
@@ -389,7 +389,7 @@ static void write_some(chime__mysql_store *s) {
 }
 
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
-                          const chime_outcome *outcome) {
+                          const chime_run_result *outcome) {
   if (!fire || !chime__outcome_valid(outcome))
     return CHIME_EINVAL;
   assert(fire->fire_id > 0);
@@ -421,7 +421,7 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
  * calling thread, beside (not through) the workers' queue above. */
 void chime__mysql_complete_many(chime_store *store,
                                 const chime_fire *const *fires,
-                                const chime_outcome *const *outcomes,
+                                const chime_run_result *const *outcomes,
                                 size_t count, int *ret_results) {
   assert(count == 0 || (fires && outcomes && ret_results));
   chime__mysql_store *s = chime__mysql_store_of(store);
@@ -458,7 +458,7 @@ void chime__mysql_complete_many(chime_store *store,
 }
 
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
-                             const chime_outcome *outcome) {
+                             const chime_run_result *outcome) {
   assert(tx && fire && fire->fire_id > 0 && chime__outcome_valid(outcome));
   chime__mysql_completion d = {
       .fire = fire, .outcome = outcome, .now = chime__mysql_now(&tx->s->base)};

@@ -181,8 +181,9 @@ int chime__mysql_fire_tx_execute(chime_store_tx *t, const char *sql,
   return r;
 }
 
-int chime__mysql_fire_tx_commit(chime_store_tx *t, const chime_outcome *outcome,
-                                char *errbuf, size_t errbuf_len) {
+int chime__mysql_fire_tx_commit(chime_store_tx *t,
+                                const chime_run_result *outcome, char *errbuf,
+                                size_t errbuf_len) {
   assert(t && chime__outcome_valid(outcome));
   use_errbuf(t, errbuf, errbuf_len);
   int r = t->c->db ? 0

@@ -129,6 +129,7 @@ static int misfire_one(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
+  t->misfired_ms = t->state.next_fire_ms;
   r = chime__trigger_apply_misfire(&t->schedule, &t->state, now);
   t->schedule.calendar = NULL;
   chime__calendar_unref(cal);

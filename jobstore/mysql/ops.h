@@ -87,16 +87,16 @@ int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count);
 int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);
 int chime__mysql_complete(chime_store *store, const chime_fire *fire,
-                          const chime_outcome *outcome);
+                          const chime_run_result *outcome);
 void chime__mysql_complete_many(chime_store *store,
                                 const chime_fire *const *fires,
-                                const chime_outcome *const *outcomes,
+                                const chime_run_result *const *outcomes,
                                 size_t count, int *ret_results);
 /* complete.c: complete's steps for one fire inside the caller's
  * transaction tx (the job's own, fire_tx.c), without committing.
  * Returns: 0; CHIME_ENOTOWNER (nothing written); a statement's error. */
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
-                             const chime_outcome *outcome);
+                             const chime_run_result *outcome);
 
 /* fire_tx.c: transactional completion (store.h's fire_tx_*). */
 int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
@@ -108,7 +108,7 @@ int chime__mysql_fire_tx_execute(chime_store_tx *tx, const char *sql,
                                  uint64_t *ret_affected, char *errbuf,
                                  size_t errbuf_len);
 int chime__mysql_fire_tx_commit(chime_store_tx *tx,
-                                const chime_outcome *outcome, char *errbuf,
+                                const chime_run_result *outcome, char *errbuf,
                                 size_t errbuf_len);
 void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 
@@ -170,5 +170,10 @@ int chime__mysql_lease_held(chime_store *store, const char *name, int64_t token,
 /* An operator's release of lease name (admin.h): it ends now, whoever
  * holds it.  Returns: 0; CHIME_ENOTFOUND (not held); the store's errors. */
 int chime__mysql_lease_end(chime__mysql_store *s, const char *name);
+
+/* history.c */
+int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
+                              chime_history_entry **ret_entries,
+                              size_t *ret_count);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

@@ -40,10 +40,69 @@
 
 #define RECOVERY_GROUP "CHIME_RECOVERING"
 
+/* One executing fire a recovery ended, kept for on_recovery. */
+typedef struct ended_fire {
+  int64_t fire_id;
+  char *keys[4]; /* trigger group, name, job group, name */
+  bool requeued;
+} ended_fire;
+
 typedef struct rec_op {
   const char *node;
   size_t fires;
+  bool declared;     /* this node declared it dead (its row deleted) */
+  ended_fire *ended; /* when the store has on_recovery */
+  size_t nended;
 } rec_op;
+
+static void ended_reset(void *arg) {
+  rec_op *op = arg;
+  for (size_t i = 0; i < op->nended; i++)
+    for (size_t k = 0; k < 4; k++)
+      free(op->ended[i].keys[k]);
+  free(op->ended);
+  op->ended = NULL;
+  op->nended = 0;
+}
+
+/* Notes fired row i (ended, requeued or not) for on_recovery.  Memory
+ * short: the note is lost, the recovery goes on. */
+static void note_ended(rec_op *op, const chime__mysql_rows *fr, size_t i,
+                       bool requeued) {
+  ended_fire *e = realloc(op->ended, (op->nended + 1) * sizeof *e);
+  if (!e)
+    return;
+  op->ended = e;
+  e = &op->ended[op->nended++];
+  e->fire_id = chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID);
+  e->requeued = requeued;
+  const int cols[4] = {CHIME__FIRED_COL_TRIGGER_GROUP,
+                       CHIME__FIRED_COL_TRIGGER_NAME,
+                       CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
+  for (size_t k = 0; k < 4; k++) {
+    const char *v = chime__mysql_rows_text(fr, i, cols[k]);
+    e->keys[k] = v ? strdup(v) : NULL;
+  }
+}
+
+/* Tells on_recovery what the committed recovery of op->node did. */
+static void tell_recovery(chime__mysql_store *s, const rec_op *op) {
+  if (!s->on_recovery)
+    return;
+  chime_recovery node = {.node = op->node};
+  s->on_recovery(s->recovery_user_data, &node);
+  for (size_t i = 0; i < op->nended; i++) {
+    const ended_fire *e = &op->ended[i];
+    chime_recovery r = {.node = op->node,
+                        .fire_id = e->fire_id,
+                        .trigger_group = e->keys[0],
+                        .trigger_name = e->keys[1],
+                        .job_group = e->keys[2],
+                        .job_name = e->keys[3],
+                        .requeued = e->requeued};
+    s->on_recovery(s->recovery_user_data, &r);
+  }
+}
 
 /* The recovered run carries its fire's data (Quartz keeps it too): the
  * data of the trigger that fired (a fire-now's data lives on its one-shot
@@ -128,9 +187,10 @@ int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
 }
 
-/* Handles fired row i of the dead node. */
+/* Handles fired row i of the dead node (op, when not NULL, notes an
+ * executing fire it ended). */
 static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                        size_t i) {
+                        size_t i, rec_op *op) {
 #define TEXT(id) chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id)
   const char *state = TEXT(STATE);
   assert(strcmp(state, "ACQUIRED") == 0 || strcmp(state, "EXECUTING") == 0);
@@ -154,6 +214,8 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   if (r == 0)
     r = chime__mysql_fire_finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED",
                                  text);
+  if (r == 0 && op && tx->s->on_recovery)
+    note_ended(op, fr, i, rerun);
   chime_job_free(job);
   return r;
 }
@@ -167,6 +229,8 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
                           chime__mysql_arg_text(op->node)};
   chime__mysql_rows rows;
   op->fires = 0;
+  op->declared = false;
+  ended_reset(op); /* a retried transaction starts again */
   int r = chime__mysql_query(tx, CHIME__Q_NODE_DEAD_LOCK, l, 3, &rows);
   bool dead = r == 0 && rows.nrows > 0;
   chime__mysql_rows_free(&rows);
@@ -176,11 +240,12 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
     return r;
   assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i);
+    r = recover_fire(tx, &rows, i, op);
   op->fires = rows.nrows;
   chime__mysql_rows_free(&rows);
   if (r == 0)
     r = chime__mysql_exec(tx, CHIME__Q_NODE_DELETE, a, 2, NULL, NULL);
+  op->declared = r == 0;
   if (r == 0)
     chime__mysql_log(tx->s, CHIME_LOG_WARN,
                      "recovered dead node %s (%zu fire(s))", op->node,
@@ -198,7 +263,7 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
     return r;
   assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i);
+    r = recover_fire(tx, &rows, i, NULL);
   *ret_fires = rows.nrows;
   chime__mysql_rows_free(&rows);
   return r;
@@ -265,6 +330,9 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
                        "cannot end the sessions of dead node %s: %s", op.node,
                        chime_strerror(r));
     r = chime__mysql_tx_run_hot(s, recover_synced_fn, NULL, &op);
+    if (r == 0 && op.declared)
+      tell_recovery(s, &op);
+    ended_reset(&op);
     total += op.fires;
   }
   chime__mysql_rows_free(&dead);

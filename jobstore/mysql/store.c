@@ -108,6 +108,7 @@ static const chime_store_ops mysql_ops = {
     .lease_extend = chime__mysql_lease_extend,
     .lease_release = chime__mysql_lease_release,
     .lease_held = chime__mysql_lease_held,
+    .history_list = chime__mysql_history_list,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {
@@ -270,6 +271,8 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
   s->log = o ? o->log : NULL;
   s->log_user_data = o ? o->log_user_data : NULL;
   s->log_level = o ? o->log_level : CHIME_LOG_ERROR;
+  s->on_recovery = o ? o->on_recovery : NULL;
+  s->recovery_user_data = o ? o->recovery_user_data : NULL;
   s->nconns = o && o->connections ? o->connections : 2;
   if (s->nconns > MAX_CONNECTIONS)
     s->nconns = MAX_CONNECTIONS;

@@ -84,6 +84,8 @@ struct chime__mysql_store {
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
+  chime_recovery_fn on_recovery; /* recover.c; may be NULL */
+  void *recovery_user_data;
   pthread_mutex_t lock; /* the pool and the back-off jitter */
   pthread_cond_t freed; /* a pool connection was given back */
   chime__mysql_conn *conns;

@@ -443,7 +443,7 @@ static void test_mysql_tx_stopped_node_sessions_ended(void) {
                   1);
   /* The victim wakes up: its work is gone with its session, and its
    * commit is refused as a whole. */
-  chime_outcome out = {.started_ms = now, .finished_ms = now};
+  chime_run_result out = {.started_ms = now, .finished_ms = now};
   CU_ASSERT_EQUAL(victim->ops->fire_tx_commit(tx, &out, err, sizeof err),
                   CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(query_int(db, EFFECTS, fires[0]->fire_id), 0);

@@ -972,9 +972,10 @@ static void test_scheduler_event_all_from_the_map(void) {
   n++;
   CHIME_EVENT_MAP(EVENT_BIT)
 #undef EVENT_BIT
-  CU_ASSERT_EQUAL(n, 12);
+  /* The first twelve kinds, then others added at the end in bit order. */
+  CU_ASSERT(n >= 12);
+  CU_ASSERT_EQUAL(all & 0xFFFu, 0xFFFu);
   CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, all);
-  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, 0xFFFu);
   /* add_listener accepts exactly the mask's bits. */
   chime_scheduler *s = plain();
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL + 1u,
@@ -1092,7 +1093,7 @@ static chime_store_ops flaky_ops;
 static atomic_int complete_calls;
 
 static int flaky_complete(chime_store *st, const chime_fire *fire,
-                          const chime_outcome *out) {
+                          const chime_run_result *out) {
   if (atomic_fetch_add(&complete_calls, 1) == 0)
     return CHIME_EBUSY;
   return real_ops->complete(st, fire, out);
@@ -1100,7 +1101,7 @@ static int flaky_complete(chime_store *st, const chime_fire *fire,
 
 /* The same for a store that completes in batches (off the workers). */
 static void flaky_complete_many(chime_store *st, const chime_fire *const *fires,
-                                const chime_outcome *const *outs, size_t n,
+                                const chime_run_result *const *outs, size_t n,
                                 int *results) {
   if (atomic_fetch_add(&complete_calls, 1) == 0) {
     for (size_t i = 0; i < n; i++)

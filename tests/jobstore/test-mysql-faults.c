@@ -160,7 +160,7 @@ typedef struct completer {
   pthread_t thread;
   chime_store *st;
   chime_fire *fire;
-  chime_outcome out;
+  chime_run_result out;
   int result;
 } completer;
 
@@ -226,10 +226,10 @@ static void test_mysql_faults_bad_row_never_takes_a_batch_down(void) {
                        .fire = fires[i],
                        .out = {.started_ms = T0, .finished_ms = T0 + 1}};
     if (i == POISON)
-      c[i].out = (chime_outcome){.error = CHIME_EJOBFAILED,
-                                 .message = "poison row",
-                                 .started_ms = T0,
-                                 .finished_ms = T0 + 1};
+      c[i].out = (chime_run_result){.error = CHIME_EJOBFAILED,
+                                    .message = "poison row",
+                                    .started_ms = T0,
+                                    .finished_ms = T0 + 1};
     CU_ASSERT_EQUAL_FATAL(
         pthread_create(&c[i].thread, NULL, complete_thread, &c[i]), 0);
     if (i == 0)
@@ -281,10 +281,10 @@ static void test_mysql_faults_invalid_utf8_message_is_stored(void) {
   const char *messages[] = {euros, "\xE9"
                                    "chec \xFF"};
   for (size_t i = 0; i < 2; i++) {
-    chime_outcome out = {.error = CHIME_EJOBFAILED,
-                         .message = messages[i],
-                         .started_ms = T0,
-                         .finished_ms = T0 + 1};
+    chime_run_result out = {.error = CHIME_EJOBFAILED,
+                            .message = messages[i],
+                            .started_ms = T0,
+                            .finished_ms = T0 + 1};
     CU_ASSERT_EQUAL(st->ops->complete(st, fires[i], &out), 0);
   }
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_b_fired"), 0);
@@ -464,7 +464,7 @@ static void test_mysql_faults_lost_commit_reply_is_success(void) {
       0);
   /* A completion whose reply is lost is not "taken over". */
   chime_fire **fires = claim_all(st, 1);
-  chime_outcome out = {.started_ms = T0, .finished_ms = T0 + 1};
+  chime_run_result out = {.started_ms = T0, .finished_ms = T0 + 1};
   atomic_store(&ms->test_lost_commits, 1);
   CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), 0);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_g_fired"), 0);

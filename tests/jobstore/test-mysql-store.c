@@ -424,7 +424,7 @@ static void test_mysql_store_persists_across_reopen(void) {
   CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, fires, n, T0), 0);
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_EQUAL(fires[i]->result, 0);
-    chime_outcome o = {.started_ms = T0, .finished_ms = T0 + 5};
+    chime_run_result o = {.started_ms = T0, .finished_ms = T0 + 5};
     CU_ASSERT_EQUAL(st->ops->complete(st, fires[i], &o), 0);
     chime__fire_free(fires[i]);
   }
@@ -524,7 +524,7 @@ static void test_mysql_store_recovers_dead_node(void) {
                                 "job_name = 'plain' AND outcome = 'FAILED'"),
                   1);
   /* Fencing: the dead node's late completions are refused. */
-  chime_outcome out = {.started_ms = T0, .finished_ms = T0};
+  chime_run_result out = {.started_ms = T0, .finished_ms = T0};
   for (size_t i = 0; i < 2; i++) {
     CU_ASSERT_EQUAL(dead->ops->complete(dead, fires[i], &out), CHIME_ENOTOWNER);
     chime__fire_free(fires[i]);
@@ -602,7 +602,7 @@ static void test_mysql_store_admin_cancels_fire(void) {
   bool owned = true;
   CU_ASSERT_EQUAL(st->ops->still_owned(st, id, &owned), 0);
   CU_ASSERT_FALSE(owned);
-  chime_outcome out = {.started_ms = T0, .finished_ms = T0};
+  chime_run_result out = {.started_ms = T0, .finished_ms = T0};
   CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), CHIME_ENOTOWNER);
   chime__fire_free(fires[0]);
   free(fires);

@@ -298,11 +298,11 @@ static void test_store_persist_data(void) {
     const void *data = chime_job_get_data(f->job, &len);
     CU_ASSERT_EQUAL(len, 3);
     CU_ASSERT(data && memcmp(data, "old", 3) == 0);
-    chime_outcome o = {.started_ms = T0,
-                       .finished_ms = T0 + 1,
-                       .set_data = true,
-                       .data = "new",
-                       .data_len = 3};
+    chime_run_result o = {.started_ms = T0,
+                          .finished_ms = T0 + 1,
+                          .set_data = true,
+                          .data = "new",
+                          .data_len = 3};
     CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
     chime__fire_free(f);
   }
@@ -836,7 +836,7 @@ static void *racer(void *arg) {
     if (st->ops->fire(st, fires, n, now) != 0)
       atomic_fetch_add(&r->errors, 1);
     for (size_t i = 0; i < n; i++) {
-      chime_outcome o = {.started_ms = now, .finished_ms = now};
+      chime_run_result o = {.started_ms = now, .finished_ms = now};
       if (fires[i]->result != 0 || st->ops->complete(st, fires[i], &o) != 0)
         atomic_fetch_add(&r->errors, 1);
       chime__fire_free(fires[i]);

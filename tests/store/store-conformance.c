@@ -169,7 +169,7 @@ chime_fire *sc_fire_next(chime_store *st, int64_t now) {
 }
 
 int sc_complete(chime_store *st, const chime_fire *fire) {
-  chime_outcome o = {.started_ms = T0, .finished_ms = T0};
+  chime_run_result o = {.started_ms = T0, .finished_ms = T0};
   return st->ops->complete(st, fire, &o);
 }
 

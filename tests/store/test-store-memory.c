@@ -100,7 +100,7 @@ static void test_store_memory_job_becomes_forbid(void) {
   chime_trigger_status status;
   CU_ASSERT_EQUAL(st->ops->trigger_status(st, "tg", "b", &status), 0);
   CU_ASSERT_EQUAL(status, CHIME_TRIGGER_BLOCKED);
-  chime_outcome out = {.started_ms = t0, .finished_ms = t0};
+  chime_run_result out = {.started_ms = t0, .finished_ms = t0};
   CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), 0);
   CU_ASSERT_EQUAL(st->ops->trigger_status(st, "tg", "b", &status), 0);
   CU_ASSERT_EQUAL(status, CHIME_TRIGGER_NORMAL);

@@ -32,6 +32,7 @@ _pvp = _c.POINTER(_c.c_void_p)
 # Callback types, as include/chime.h declares them.
 JOB_FN = _c.CFUNCTYPE(None, _vp, _vp)
 LOG_FN = _c.CFUNCTYPE(None, _vp, _i, _cp)
+LOG_RECORD_FN = _c.CFUNCTYPE(None, _vp, _vp)
 LISTENER_FN = _c.CFUNCTYPE(_b, _vp, _vp)
 
 NO_FIRE_MS = -(2 ** 63)
@@ -185,6 +186,29 @@ _PROTOTYPES = [
     ("chime_event_get_job_name", _cp, [_vp]),
     ("chime_event_get_error", _i, [_vp]),
     ("chime_event_get_message", _cp, [_vp]),
+    ("chime_event_get_trigger_group", _cp, [_vp]),
+    ("chime_event_get_trigger_name", _cp, [_vp]),
+    ("chime_event_get_fire_id", _i64, [_vp]),
+    ("chime_event_get_node", _cp, [_vp]),
+    ("chime_event_get_lateness_ms", _i64, [_vp]),
+    ("chime_event_get_misfire_policy", _i, [_vp]),
+    ("chime_config_set_log_record", _i, [_vp, LOG_RECORD_FN, _vp, _i]),
+    ("chime_log_record_get_level", _i, [_vp]),
+    ("chime_log_record_get_message", _cp, [_vp]),
+    ("chime_log_record_get_event", _cp, [_vp]),
+    ("chime_log_record_get_trigger_group", _cp, [_vp]),
+    ("chime_log_record_get_trigger_name", _cp, [_vp]),
+    ("chime_log_record_get_job_group", _cp, [_vp]),
+    ("chime_log_record_get_job_name", _cp, [_vp]),
+    ("chime_log_record_get_fire_id", _i64, [_vp]),
+    ("chime_log_record_get_node", _cp, [_vp]),
+    ("chime_log_record_get_error", _i, [_vp]),
+    ("chime_scheduler_metrics", _i, [_vp, _pvp]),
+    ("chime_metrics_free", None, [_vp]),
+    ("chime_metrics_get_counter", _c.c_uint64, [_vp, _i]),
+    ("chime_metrics_get_gauge", _c.c_double, [_vp, _i]),
+    ("chime_metrics_get_runs", _c.c_uint64, [_vp, _cp, _cp, _i]),
+    ("chime_metrics_to_prometheus", _i, [_vp, _c.POINTER(_c.c_void_p)]),
     ("chime_trigger_get_job_group", _cp, [_vp]),
     ("chime_trigger_get_job_name", _cp, [_vp]),
     ("chime_ctx_get_job_group", _cp, [_vp]),

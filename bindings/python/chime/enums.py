@@ -46,6 +46,25 @@ class EventKind(enum.IntEnum):
     JOB_ADDED = 1 << 9
     JOB_REMOVED = 1 << 10
     SCHEDULER_ERROR = 1 << 11
+    FIRE_NODE_DIED = 1 << 16
+    NODE_DEAD = 1 << 17
+    NODE_FENCED = 1 << 18
+    STORE_OUTAGE_BEGAN = 1 << 19
+    STORE_OUTAGE_ENDED = 1 << 20
+    COMPLETION_REFUSED = 1 << 21
+
+
+class Outcome(enum.IntEnum):
+    """chime_outcome: how a run ended (the history's text is the name)."""
+    OK = 0
+    FAILED = 1
+    TIMED_OUT = 2
+    CANCELLED = 3
+    SKIPPED = 4
+    MISSED = 5
+    RECOVERED = 6
+    REQUEUED = 7
+    RETRIED = 8
 
 
 EVENT_ALL = 0

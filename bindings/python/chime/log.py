@@ -7,10 +7,18 @@ down to the logger's effective level when the scheduler is made, so
 configure logging first (logging.basicConfig(level=logging.INFO)), or pass
 log_level=.  log=callable(level, message) replaces the logger; log=False
 turns logging off.
+
+By default the structured log (chime_config_set_log_record) is used: each
+record carries its fields as the LogRecord's extra attributes chime_event
+("NODE_DEAD", "TRIGGER_MISFIRED", "RUN_FAILED", "LOG", ...),
+chime_trigger and chime_job ("GROUP.NAME" or None), chime_fire_id (0: none),
+chime_node (an instance id) and chime_error (a CHIME_E* code, 0: none), for
+a formatter or a JSON log handler to use.
 """
 
 import logging
 
+from . import _lib
 from .enums import LogLevel
 
 logger = logging.getLogger("chime")
@@ -38,3 +46,34 @@ def c_level_for(log: "logging.Logger" = logger) -> LogLevel:
     if effective <= logging.WARNING:
         return LogLevel.WARN
     return LogLevel.ERROR
+
+
+def _key(group, name):
+    group, name = _lib.dec(group), _lib.dec(name)
+    return None if group is None else "%s.%s" % (group, name)
+
+
+def record_extra(record_ptr) -> dict:
+    """The fields of a C chime_log_record, as logging's extra= dict."""
+    L = _lib.lib
+    return {
+        "chime_event": _lib.dec(L.chime_log_record_get_event(record_ptr)),
+        "chime_trigger": _key(
+            L.chime_log_record_get_trigger_group(record_ptr),
+            L.chime_log_record_get_trigger_name(record_ptr)),
+        "chime_job": _key(L.chime_log_record_get_job_group(record_ptr),
+                          L.chime_log_record_get_job_name(record_ptr)),
+        "chime_fire_id": L.chime_log_record_get_fire_id(record_ptr),
+        "chime_node": _lib.dec(L.chime_log_record_get_node(record_ptr)),
+        "chime_error": L.chime_log_record_get_error(record_ptr),
+    }
+
+
+def record_to_logging(record_ptr) -> None:
+    """Passes one structured C record to the "chime" logger, its fields as
+    extra attributes."""
+    L = _lib.lib
+    level = L.chime_log_record_get_level(record_ptr)
+    logger.log(_TO_LOGGING.get(level, logging.WARNING), "%s",
+               _lib.dec(L.chime_log_record_get_message(record_ptr)),
+               extra=record_extra(record_ptr))

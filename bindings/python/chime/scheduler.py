@@ -20,9 +20,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _lib
 from .context import JobContext
-from .enums import (EVENT_ALL, EventKind, LogLevel, SchedulerState,
+from .enums import (EVENT_ALL, EventKind, LogLevel, Outcome, SchedulerState,
                     TriggerKind)
-from .log import c_level_for, log_to_logging
+from .log import c_level_for, log_to_logging, record_to_logging
 from .errors import (InvalidArgument, StateError, check, check_buf,
                      check_sched, error_for)
 from .lease import Lease, LeaseSection
@@ -69,8 +69,18 @@ class Event:
         self.job_key = (group, _lib.dec(_L.chime_event_get_job_name(ptr))) \
             if group is not None else None
         self.ctx = ctx
+        tgroup = _lib.dec(_L.chime_event_get_trigger_group(ptr))
+        self.trigger_key = (tgroup,
+                            _lib.dec(_L.chime_event_get_trigger_name(ptr))) \
+            if tgroup is not None else None
+        self.fire_id = _L.chime_event_get_fire_id(ptr)
+        self.node = _lib.dec(_L.chime_event_get_node(ptr))
+        self.lateness_ms = _L.chime_event_get_lateness_ms(ptr)
+        policy = _L.chime_event_get_misfire_policy(ptr)
+        self.misfire_policy = policy if policy >= 0 else None
         # Keys of the run, copied so they outlive the call.
-        self.trigger_key = ctx.trigger_key if ctx is not None else None
+        if self.trigger_key is None and ctx is not None:
+            self.trigger_key = ctx.trigger_key
         if ctx is not None and self.job_key is None:
             self.job_key = ctx.job_key
 
@@ -162,13 +172,19 @@ class Scheduler:
                      _L.chime_config_set_checkin_interval_ms)):
                 if value is not None:
                     check(setter(cfg, int(value)))
+            structured = log is None
             if log is None:
                 log = log_to_logging
                 if log_level is None:
                     log_level = c_level_for()
             if log_level is None:
                 log_level = LOG_WARN
-            if log is not False:
+            if structured:
+                rcb = _lib.LOG_RECORD_FN(self._record_trampoline())
+                self._callbacks.append(rcb)
+                check(_L.chime_config_set_log_record(cfg, rcb, None,
+                                                     int(log_level)))
+            elif log is not False:
                 cb = _lib.LOG_FN(self._log_trampoline(log))
                 self._callbacks.append(cb)
                 check(_L.chime_config_set_log(cfg, cb, None, int(log_level)))
@@ -180,6 +196,19 @@ class Scheduler:
         finally:
             _L.chime_config_free(cfg)
         _live.add(self)
+
+    @staticmethod
+    def _record_trampoline():
+        def trampoline(user_data, record_ptr):
+            outer = getattr(_in_worker, "active", False)
+            _in_worker.active = True
+            try:
+                record_to_logging(record_ptr)
+            except BaseException:  # A logger must never break a C thread.
+                pass
+            finally:
+                _in_worker.active = outer
+        return trampoline
 
     @staticmethod
     def _log_trampoline(log):
@@ -354,6 +383,37 @@ class Scheduler:
             self._callbacks.append(cb)
         self._check(_L.chime_scheduler_add_listener(self._p(), int(events),
                                                     cb, None, None))
+
+    # ----------------------------------------------------- observability
+
+    def metrics_text(self) -> str:
+        """This node's metrics in the Prometheus text exposition format
+        (chime_metrics_to_prometheus)."""
+        snap = ctypes.c_void_p()
+        self._check(_L.chime_scheduler_metrics(self._p(), ctypes.byref(snap)))
+        try:
+            text = ctypes.c_void_p()
+            self._check(_L.chime_metrics_to_prometheus(snap,
+                                                       ctypes.byref(text)))
+            try:
+                return ctypes.string_at(text.value).decode("utf-8")
+            finally:
+                _L.chime_free(text)
+        finally:
+            _L.chime_metrics_free(snap)
+
+    def runs(self, group: Any, name: Optional[str] = None,
+             outcome: int = Outcome.OK) -> int:
+        """How many runs of job (group, name) ended with outcome, counted by
+        this node (chime_metrics_get_runs)."""
+        group, name = _job_key(group, name)
+        snap = ctypes.c_void_p()
+        self._check(_L.chime_scheduler_metrics(self._p(), ctypes.byref(snap)))
+        try:
+            return _L.chime_metrics_get_runs(snap, _lib.enc(group),
+                                             _lib.enc(name), int(outcome))
+        finally:
+            _L.chime_metrics_free(snap)
 
     # -------------------------------------------------------------- jobs
 

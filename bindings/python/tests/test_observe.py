@@ -1,0 +1,186 @@
+"""test_observe: metrics, alert events and the structured log through the
+Python binding (meson suite 'unit', memory store).
+
+The Prometheus text is read with a real parser: prometheus_client's, from
+Debian's python3-prometheus-client (./dev setup installs it).  When the
+interpreter running the tests is not Debian's own, the package's directory
+is added to the path; a missing package is a failure, never a skip.
+"""
+
+import logging
+import sys
+import threading
+import time
+import unittest
+
+import chime
+
+try:
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:
+    sys.path.append("/usr/lib/python3/dist-packages")
+    from prometheus_client.parser import text_string_to_metric_families
+
+WAIT_S = 20.0
+
+
+def wait_for(pred, timeout=WAIT_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+class Capture(logging.Handler):
+    """Keeps every record the "chime" logger passes on."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.mu = threading.Lock()
+        self.records = []
+
+    def emit(self, record):
+        with self.mu:
+            self.records.append(record)
+
+    def of(self, event):
+        with self.mu:
+            return [r for r in self.records
+                    if getattr(r, "chime_event", None) == event]
+
+
+def samples(text):
+    """{(sample name, frozenset of labels): value} from Prometheus text."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, frozenset(s.labels.items()))] = s.value
+    return out
+
+
+class Metrics(unittest.TestCase):
+    def test_prometheus_text_parses_and_counts_runs(self):
+        with chime.Scheduler(workers=4, instance_id="py-node",
+                             log=False) as sched:
+            done = threading.Event()
+            count = [0]
+
+            @sched.job("ok")
+            def ok(ctx):
+                pass
+
+            @sched.job("bad")
+            def bad(ctx):
+                raise RuntimeError("boom")
+
+            def listener(ev):
+                if ev.kind == chime.EventKind.JOB_WAS_EXECUTED:
+                    count[0] += 1
+                    if count[0] >= 4:
+                        done.set()
+
+            sched.add_listener(listener)
+            sched.schedule(chime.Job("g", "ok", "ok"),
+                           chime.Simple(interval_ms=20, repeat=1))
+            sched.schedule(chime.Job("g", "bad", "bad"),
+                           chime.Simple(interval_ms=20, repeat=1))
+            sched.start()
+            self.assertTrue(done.wait(WAIT_S))
+            sched.shutdown(wait=True)
+            text = sched.metrics_text()
+            self.assertEqual(sched.runs("g", "ok", chime.Outcome.OK), 2)
+            self.assertEqual(sched.runs("g", "bad", chime.Outcome.FAILED), 2)
+        got = samples(text)
+        base = {("scheduler", "chime"), ("node", "py-node")}
+
+        def value(name, **labels):
+            return got[(name, frozenset(base | set(labels.items())))]
+
+        self.assertEqual(value("chime_runs_total", job="g.ok", outcome="OK"), 2)
+        self.assertEqual(
+            value("chime_runs_total", job="g.bad", outcome="FAILED"), 2)
+        self.assertEqual(
+            value("chime_runs_total", job="g.ok", outcome="TIMED_OUT"), 0)
+        self.assertEqual(value("chime_runs_started_total"), 4)
+        self.assertGreaterEqual(value("chime_fires_claimed_total"), 4)
+        self.assertEqual(value("chime_fire_lateness_seconds_count"), 4)
+        self.assertEqual(
+            value("chime_fire_lateness_seconds_bucket", le="+Inf"), 4)
+        self.assertEqual(value("chime_run_duration_seconds_count"), 4)
+        self.assertEqual(value("chime_workers"), 4)
+        self.assertEqual(value("chime_store_down"), 0)
+        self.assertEqual(value("chime_node_info"), 1)
+        # Buckets are cumulative and end at the count.
+        buckets = sorted(
+            (float(dict(k[1])["le"]), v) for k, v in got.items()
+            if k[0] == "chime_run_duration_seconds_bucket")
+        self.assertEqual(buckets[-1], (float("inf"), 4))
+        self.assertEqual([v for _, v in buckets],
+                         sorted(v for _, v in buckets))
+
+
+class StructuredLog(unittest.TestCase):
+    def test_misfire_reaches_logging_with_extra_fields(self):
+        log = logging.getLogger("chime")
+        capture = Capture()
+        log.addHandler(capture)
+        old = log.level
+        log.setLevel(logging.INFO)
+        events = []
+        try:
+            # Not "with": entering would start it at once.
+            sched = chime.Scheduler(instance_id="py-log-node",
+                                    misfire_threshold_ms=100)
+            try:
+                @sched.job("ok")
+                def ok(ctx):
+                    pass
+
+                @sched.job("bad")
+                def bad(ctx):
+                    raise RuntimeError("boom")
+
+                sched.add_listener(events.append,
+                                   chime.EventKind.TRIGGER_MISFIRED)
+                start = int(time.time() * 1000) + 50
+                sched.schedule(chime.Job("g", "late", "ok"),
+                               chime.Simple(
+                                   repeat=0, group="t", name="late",
+                                   start=start,
+                                   misfire="reschedule_next_remaining_count"))
+                sched.schedule(chime.Job("g", "bad", "bad"),
+                               chime.Simple(repeat=0, group="t", name="bad"))
+                time.sleep(0.6)  # a late start: the fire time passes
+                sched.start()
+                self.assertTrue(wait_for(
+                    lambda: len(capture.of("TRIGGER_MISFIRED")) >= 2
+                    and capture.of("RUN_FAILED")))
+            finally:
+                sched.close()
+        finally:
+            log.removeHandler(capture)
+            log.setLevel(old)
+        # t.bad's fire time passed during the standby too.
+        recs = [r for r in capture.of("TRIGGER_MISFIRED")
+                if r.chime_trigger == "t.late"]
+        self.assertEqual(len(recs), 1)
+        rec = recs[0]
+        self.assertEqual(rec.chime_job, "g.late")
+        self.assertEqual(rec.chime_node, "py-log-node")
+        self.assertIn("misfired", rec.getMessage())
+        failed = capture.of("RUN_FAILED")[0]
+        self.assertEqual(failed.chime_job, "g.bad")
+        self.assertGreater(failed.chime_fire_id, 0)
+        self.assertEqual(failed.chime_error, -23)  # CHIME_EJOBFAILED
+        events = [e for e in events if e.trigger_key == ("t", "late")]
+        self.assertEqual(len(events), 1)
+        self.assertEqual(events[0].node, "py-log-node")
+        self.assertGreaterEqual(events[0].lateness_ms, 400)
+        self.assertEqual(events[0].misfire_policy,
+                         chime.Misfire.RESCHEDULE_NEXT_REMAINING_COUNT)
+
+
+if __name__ == "__main__":
+    unittest.main()

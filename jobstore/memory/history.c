@@ -1,0 +1,117 @@
+/*
+ * memory/history.c: the memory store's history: the last
+ * CHIME__MEM_HISTORY_CAP completed runs in a ring (the oldest is dropped
+ * when it is full: the memory store's retention), listed newest first
+ * with the MySQL store's filters.  Guarded by the store's lock.
+ */
+#include "jobstore/memory/memory.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_null(const char *s) {
+  return s ? strdup(s) : NULL;
+}
+
+void chime__mem_history_free(mem_store *s) {
+  for (size_t i = 0; s->history && i < CHIME__MEM_HISTORY_CAP; i++)
+    chime__history_entry_clear(&s->history[i]);
+  free(s->history);
+  s->history = NULL;
+}
+
+void chime__mem_history_record(mem_store *s, const chime_fire *fire,
+                               const chime_run_result *outcome) {
+  assert(fire && fire->trigger && fire->job);
+  if (!s->history) {
+    s->history = calloc(CHIME__MEM_HISTORY_CAP, sizeof *s->history);
+    if (!s->history)
+      return; /* not recorded; the completion goes on */
+  }
+  chime_history_entry *e =
+      &s->history[(size_t)(s->history_next_id % CHIME__MEM_HISTORY_CAP)];
+  chime__history_entry_clear(e);
+  e->id = ++s->history_next_id;
+  e->fire_id = fire->fire_id;
+  e->scheduled_ms = fire->scheduled_ms;
+  e->started_ms = outcome ? outcome->started_ms : 0;
+  e->finished_ms = outcome ? outcome->finished_ms : 0;
+  e->error = outcome ? outcome->error : 0;
+  e->recovering = fire->recovering;
+  e->job_group = dup_or_null(fire->job->group);
+  e->job_name = dup_or_null(fire->job->name);
+  e->trigger_group = dup_or_null(fire->trigger->group);
+  e->trigger_name = dup_or_null(fire->trigger->name);
+  e->node = dup_or_null(s->node ? s->node : "");
+  e->outcome = dup_or_null(e->error ? "FAILED" : "OK");
+  e->message = outcome ? dup_or_null(outcome->message) : NULL;
+}
+
+static bool str_is(const char *want, const char *have) {
+  return !want || (have && strcmp(want, have) == 0);
+}
+
+static bool matches(const chime_history_filter *f,
+                    const chime_history_entry *e) {
+  return e->id > 0 && str_is(f->job_group, e->job_group) &&
+         str_is(f->job_name, e->job_name) &&
+         str_is(f->trigger_group, e->trigger_group) &&
+         str_is(f->trigger_name, e->trigger_name) &&
+         str_is(f->outcome, e->outcome) &&
+         (f->from_ms == 0 || e->started_ms >= f->from_ms) &&
+         (f->to_ms == 0 || e->started_ms < f->to_ms) &&
+         (f->before_id == 0 || e->id < f->before_id);
+}
+
+static int copy_entry(chime_history_entry *dst,
+                      const chime_history_entry *src) {
+  *dst = *src;
+  dst->job_group = dup_or_null(src->job_group);
+  dst->job_name = dup_or_null(src->job_name);
+  dst->trigger_group = dup_or_null(src->trigger_group);
+  dst->trigger_name = dup_or_null(src->trigger_name);
+  dst->node = dup_or_null(src->node);
+  dst->outcome = dup_or_null(src->outcome);
+  dst->message = dup_or_null(src->message);
+  return dst->job_group && dst->job_name && dst->trigger_group &&
+                 dst->trigger_name && dst->node && dst->outcome &&
+                 (!src->message || dst->message)
+             ? 0
+             : CHIME_ENOMEM;
+}
+
+int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
+                            chime_history_entry **ret_entries,
+                            size_t *ret_count) {
+  mem_store *s = (mem_store *)store;
+  if (!f || f->limit == 0 || !ret_entries || !ret_count)
+    return CHIME_EINVAL;
+  size_t cap =
+      f->limit < CHIME__MEM_HISTORY_CAP ? f->limit : CHIME__MEM_HISTORY_CAP;
+  chime_history_entry *out = calloc(cap, sizeof *out);
+  if (!out)
+    return CHIME_ENOMEM;
+  size_t n = 0;
+  int r = 0;
+  chime__mem_lock(s);
+  /* Newest first: from the last id written back to the oldest kept. */
+  for (int64_t id = s->history_next_id;
+       r == 0 && s->history && id > 0 && n < cap &&
+       id > s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP;
+       id--) {
+    const chime_history_entry *e =
+        &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)];
+    assert(e->id == id);
+    if (matches(f, e))
+      r = copy_entry(&out[n++], e); /* freed with the rest on failure */
+  }
+  chime__mem_unlock(s);
+  if (r < 0) {
+    chime__history_entries_free(out, n);
+    return r;
+  }
+  *ret_entries = out;
+  *ret_count = n;
+  return 0;
+}

@@ -1,0 +1,186 @@
+/*
+ * chimectl_metrics.c: `chimectl metrics`: the cluster-wide figures, read
+ * from the database, in the Prometheus text exposition format (for a
+ * scrape job's script or node_exporter's textfile collector).  Each node's
+ * own counters come from chime_scheduler_metrics(); these are what the
+ * tables say about the whole cluster: the runs the history holds (within
+ * its retention) by job and outcome and their lateness, the triggers and
+ * claimed fires by state, and each node's check-in age.  Every series has
+ * the label scheduler="NAME".
+ */
+#include "chimectl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lateness buckets, in ms (the library's histogram buckets). */
+static const int64_t bucket_ms[] = {1,    5,     10,    25,    50,
+                                    100,  250,   500,   1000,  2500,
+                                    5000, 10000, 30000, 60000, 300000};
+#define NBUCKETS (sizeof bucket_ms / sizeof bucket_ms[0])
+
+/* A label value, escaped as the exposition format asks. */
+static void put_label(const char *v) {
+  putchar('"');
+  for (; v && *v; v++) {
+    if (*v == '\\' || *v == '"')
+      printf("\\%c", *v);
+    else if (*v == '\n')
+      fputs("\\n", stdout);
+    else
+      putchar(*v);
+  }
+  putchar('"');
+}
+
+static void head(const char *name, const char *help, const char *type) {
+  printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void series(const ctl *c, const char *name) {
+  printf("%s{scheduler=", name);
+  put_label(c->sched);
+}
+
+/* chime_cluster_runs{job,outcome} from the history. */
+static int runs(ctl *c) {
+  const char *args[] = {c->sched};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c,
+                    "SELECT job_group, job_name, outcome, COUNT(*) FROM "
+                    "{P}history WHERE sched_name = ? GROUP BY job_group, "
+                    "job_name, outcome ORDER BY job_group, job_name, outcome",
+                    args, 1, &rows);
+  if (r)
+    return r;
+  head("chime_cluster_runs",
+       "Runs the history table holds (within its retention), by job and "
+       "outcome.",
+       "gauge");
+  for (size_t i = 0; i < rows.nrows; i++) {
+    char job[400];
+    snprintf(job, sizeof job, "%s.%s", chime__mysql_rows_text(&rows, i, 0),
+             chime__mysql_rows_text(&rows, i, 1));
+    series(c, "chime_cluster_runs");
+    fputs(",job=", stdout);
+    put_label(job);
+    fputs(",outcome=", stdout);
+    put_label(chime__mysql_rows_text(&rows, i, 2));
+    printf("} %s\n", chime__mysql_rows_text(&rows, i, 3));
+  }
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+/* chime_cluster_fire_lateness_seconds: started - scheduled of the history's
+ * runs, as a histogram. */
+static int lateness(ctl *c) {
+  char sql[2048];
+  size_t k = (size_t)snprintf(sql, sizeof sql,
+                              "SELECT COUNT(*), COALESCE(SUM(late), 0)");
+  for (size_t b = 0; b < NBUCKETS; b++)
+    k += (size_t)snprintf(sql + k, sizeof sql - k,
+                          ", COALESCE(SUM(late <= %" PRId64 "), 0)",
+                          bucket_ms[b]);
+  snprintf(sql + k, sizeof sql - k,
+           " FROM (SELECT GREATEST(started_ms - scheduled_ms, 0) AS late "
+           "FROM {P}history WHERE sched_name = ?) h");
+  const char *args[] = {c->sched};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c, sql, args, 1, &rows);
+  if (r)
+    return r;
+  head("chime_cluster_fire_lateness_seconds",
+       "How late the history's runs started after their scheduled time.",
+       "histogram");
+  for (size_t b = 0; b <= NBUCKETS; b++) {
+    series(c, "chime_cluster_fire_lateness_seconds_bucket");
+    if (b < NBUCKETS)
+      printf(",le=\"%g\"} %s\n", (double)bucket_ms[b] / 1000.0,
+             chime__mysql_rows_text(&rows, 0, 2 + b));
+    else
+      printf(",le=\"+Inf\"} %s\n", chime__mysql_rows_text(&rows, 0, 0));
+  }
+  series(c, "chime_cluster_fire_lateness_seconds_sum");
+  printf("} %.3f\n", (double)chime__mysql_rows_int64(&rows, 0, 1) / 1000.0);
+  series(c, "chime_cluster_fire_lateness_seconds_count");
+  printf("} %s\n", chime__mysql_rows_text(&rows, 0, 0));
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+/* A gauge by state: SELECT state, COUNT(*) of one table. */
+static int by_state(ctl *c, const char *table, const char *name,
+                    const char *help) {
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "SELECT state, COUNT(*) FROM {P}%s WHERE sched_name = ? GROUP BY "
+           "state ORDER BY state",
+           table);
+  const char *args[] = {c->sched};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c, sql, args, 1, &rows);
+  if (r)
+    return r;
+  head(name, help, "gauge");
+  for (size_t i = 0; i < rows.nrows; i++) {
+    series(c, name);
+    fputs(",state=", stdout);
+    put_label(chime__mysql_rows_text(&rows, i, 0));
+    printf("} %s\n", chime__mysql_rows_text(&rows, i, 1));
+  }
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+/* chime_cluster_nodes and each node's check-in age. */
+static int nodes(ctl *c) {
+  /* Not chimectl's own session, which the store registers too. */
+  const char *args[] = {c->sched, c->node};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c,
+                    "SELECT instance_id, last_checkin_ms FROM {P}nodes WHERE "
+                    "sched_name = ? AND instance_id <> ? ORDER BY instance_id",
+                    args, 2, &rows);
+  if (r)
+    return r;
+  int64_t now = ctl_now(c);
+  head("chime_cluster_nodes", "Nodes registered (alive or not recovered yet).",
+       "gauge");
+  series(c, "chime_cluster_nodes");
+  printf("} %zu\n", rows.nrows);
+  head("chime_cluster_node_checkin_age_seconds",
+       "Seconds since each node's last check-in, by the database's clock.",
+       "gauge");
+  for (size_t i = 0; i < rows.nrows; i++) {
+    series(c, "chime_cluster_node_checkin_age_seconds");
+    fputs(",node=", stdout);
+    put_label(chime__mysql_rows_text(&rows, i, 0));
+    printf("} %.3f\n",
+           (double)(now - chime__mysql_rows_int64(&rows, i, 1)) / 1000.0);
+  }
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+int ctl_cmd_metrics(ctl *c) {
+  if (c->argc > 0) {
+    fprintf(stderr, "chimectl: usage: chimectl metrics\n");
+    return CTL_USAGE;
+  }
+  int r = ctl_open(c, NULL);
+  if (r == 0)
+    r = runs(c);
+  if (r == 0)
+    r = lateness(c);
+  if (r == 0)
+    r = by_state(c, "triggers", "chime_cluster_triggers", "Triggers by state.");
+  if (r == 0)
+    r = by_state(c, "fired", "chime_cluster_fires",
+                 "Claimed fires by state (ACQUIRED, EXECUTING).");
+  if (r == 0)
+    r = nodes(c);
+  return r;
+}
