@@ -365,12 +365,27 @@ static void on_checkin_timer(uv_timer_t *t) {
   notice_changes(s);
 }
 
+/* Checks in now unless the last check-in is recent, and counts the next
+ * interval from here. */
+static void check_in_early(chime_scheduler *s) {
+  assert(chime__on_loop(s));
+  if (chime__mono_ms() - s->loop_checkin_ok_ms < s->cfg.checkin_interval_ms / 2)
+    return;
+  uv_timer_again(&s->checkin_timer);
+  on_checkin_timer(&s->checkin_timer);
+}
+
 static void on_recover_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   assert(chime__on_loop(s) && !chime__mu_held(s));
   chime_store *st = s->store;
   if (fenced(s) || chime__mono_ms() - s->loop_healthy_since < lease_ms(s))
     return;
+  /* A recovery holds this loop for a while (under load a second or more:
+   * a few statements per fire, the dead node's sessions ended, a durable
+   * commit).  Started right after a check-in, it cannot push the next one
+   * past this node's own lease, which would fence it (cluster/stop). */
+  check_in_early(s);
   size_t n = 0;
   int r = st->ops->recover_dead_nodes(st, st->ops->now(st), &n);
   if (r < 0) {

@@ -23,7 +23,8 @@
  * reconnects.
  *
  * Threads: register runs on the thread opening a connection (it owns it);
- * sessions_end on the engine's loop thread, through tx_run.
+ * sessions_end on the engine's loop thread, through tx_run_hot (a lock it
+ * meets gives up after half a check-in interval, as all the loop's work).
  */
 #include "jobstore/mysql/ops.h"
 
@@ -82,27 +83,35 @@ typedef struct end_op {
   size_t killed;
 } end_op;
 
+/* Reads the node's registered sessions (a plain read: a registration not
+ * yet committed is not seen, and not waited for), KILLs those that are its
+ * for sure (see above), and deletes the rows read, by their primary keys
+ * only.  A DELETE by node would wait for the lock of a registration the
+ * node had not committed when it froze (a pool connection opens lazily, so
+ * a job's first transaction may be the one registering it), up to the lock
+ * timeout on every retry, on the survivor's loop thread. */
 static int end_fn(chime__mysql_tx *tx, void *arg) {
   end_op *op = arg;
   op->killed = 0;
   chime__mysql_sqlbuf q;
   chime__mysql_sqlbuf_init(&q, tx);
   chime__mysql_sqlbuf_sql(
-      &q, "SELECT n.conn_id FROM {P}node_sessions n JOIN "
+      &q, "SELECT n.conn_id, p.ID IS NOT NULL AND p.ID <> CONNECTION_ID() AND "
+          "p.USER = SUBSTRING_INDEX(CURRENT_USER(), '@', 1) AND n.opened_ms "
+          ">= " SERVER_START_MS_SQL " FROM {P}node_sessions n LEFT JOIN "
           "information_schema.PROCESSLIST p ON p.ID = n.conn_id WHERE "
           "n.sched_name = ");
   chime__mysql_sqlbuf_text(&q, tx->s->sched);
   chime__mysql_sqlbuf_sql(&q, " AND n.node = ");
   chime__mysql_sqlbuf_text(&q, op->node);
-  chime__mysql_sqlbuf_sql(
-      &q, " AND p.ID <> CONNECTION_ID() AND p.USER = "
-          "SUBSTRING_INDEX(CURRENT_USER(), '@', 1) AND n.opened_ms >= "
-          "" SERVER_START_MS_SQL);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&q, &rows, NULL);
   if (r < 0)
     return r;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    if (chime__mysql_rows_is_null(&rows, i, 1) ||
+        !chime__mysql_rows_int64(&rows, i, 1))
+      continue; /* gone, or not the node's for sure */
     char kill[64];
     snprintf(kill, sizeof kill, "KILL CONNECTION %lld",
              (long long)chime__mysql_rows_int64(&rows, i, 0));
@@ -112,23 +121,31 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
       r = chime__mysql_fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db),
                             kill);
   }
+  if (r == 0 && rows.nrows > 0) {
+    /* The rows read are stale now: their sessions are gone. */
+    chime__mysql_sqlbuf_init(&q, tx);
+    chime__mysql_sqlbuf_sql(&q, "DELETE FROM {P}node_sessions WHERE conn_id "
+                                "IN (");
+    for (size_t i = 0; i < rows.nrows; i++) {
+      chime__mysql_sqlbuf_sql(&q, i ? "," : "");
+      chime__mysql_sqlbuf_int(&q, chime__mysql_rows_int64(&rows, i, 0));
+    }
+    /* A row whose id a new session of another node took meanwhile stays. */
+    chime__mysql_sqlbuf_sql(&q, ") AND sched_name = ");
+    chime__mysql_sqlbuf_text(&q, tx->s->sched);
+    chime__mysql_sqlbuf_sql(&q, " AND node = ");
+    chime__mysql_sqlbuf_text(&q, op->node);
+    r = chime__mysql_sqlbuf_run(&q, NULL, NULL);
+  }
   chime__mysql_rows_free(&rows);
-  if (r < 0)
-    return r;
-  /* The node's rows are stale now: its sessions are gone. */
-  chime__mysql_sqlbuf_init(&q, tx);
-  chime__mysql_sqlbuf_sql(&q,
-                          "DELETE FROM {P}node_sessions WHERE sched_name = ");
-  chime__mysql_sqlbuf_text(&q, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&q, " AND node = ");
-  chime__mysql_sqlbuf_text(&q, op->node);
-  return chime__mysql_sqlbuf_run(&q, NULL, NULL);
+  return r;
 }
 
 int chime__mysql_sessions_end(chime__mysql_store *s, const char *node) {
   assert(s && node && strcmp(node, s->node) != 0);
   end_op op = {.node = node};
-  int r = chime__mysql_tx_run(s, end_fn, NULL, &op, NULL, 0);
+  /* The loop's own work: bounded like recovery itself (tx.h). */
+  int r = chime__mysql_tx_run_hot(s, end_fn, NULL, &op);
   if (r == 0 && op.killed > 0)
     chime__mysql_log(s, CHIME_LOG_WARN,
                      "ended %zu database session(s) of dead node %s", op.killed,

@@ -224,9 +224,14 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
      * until it had the time to check in again).  Arguments: this node,
      * the scheduler. */
     [CHIME__Q_NODES_DEAD] = "SELECT d.instance_id FROM " NODES_DEAD,
-    /* The same for one node (one more argument), locking its row. */
+    /* The same for one node (one more argument), locking its row.  A
+     * row another session holds is skipped, not waited for: another
+     * survivor is recovering that node (a recovery under load takes a
+     * while, and waiting for it held this node's loop past its own
+     * check-in), or the node just checked in again. */
     [CHIME__Q_NODE_DEAD_LOCK] = "SELECT d.instance_id FROM " NODES_DEAD
-                                " AND d.instance_id = ? FOR UPDATE",
+                                " AND d.instance_id = ? FOR UPDATE SKIP "
+                                "LOCKED",
     [CHIME__Q_NODE_DELETE] =
         "DELETE FROM {P}nodes WHERE sched_name = ? AND instance_id = ?",
     [CHIME__Q_DB_NOW] = "SELECT " NOW_MS,

@@ -254,15 +254,22 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
            s->sync_wait);
   if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
       (c->galera && s->sync_wait >= 0 &&
-       mysql_real_query(db, sync, (unsigned long)strlen(sync)) != 0) ||
-      (!c->autocommit &&
-       mysql_real_query(db, no_autocommit, sizeof no_autocommit - 1) != 0)) {
+       mysql_real_query(db, sync, (unsigned long)strlen(sync)) != 0)) {
     if (errbuf && len)
       snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
     mysql_close(db);
     return CHIME_ESTORE;
   }
-  chime__mysql_session_register(s, db, c->autocommit);
+  /* Registered while autocommit is still on: one statement that commits
+   * by itself, so a node frozen here holds no lock a survivor meets. */
+  chime__mysql_session_register(s, db, true);
+  if (!c->autocommit &&
+      mysql_real_query(db, no_autocommit, sizeof no_autocommit - 1) != 0) {
+    if (errbuf && len)
+      snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
+    mysql_close(db);
+    return CHIME_ESTORE;
+  }
   c->db = db;
   c->was_open = true;
   return 0;

@@ -140,8 +140,10 @@ class Cluster:
         log(f"3 nodes up; the load starts at {self.start_ms}")
 
     def sleep_until(self, t_ms):
-        while now_ms() < t_ms:
-            time.sleep(min(0.05, (t_ms - now_ms()) / 1000))
+        # The time left is read once: read again after the loop's test, it
+        # may have run out meanwhile (a loaded machine) and be negative.
+        while (left_ms := t_ms - now_ms()) > 0:
+            time.sleep(min(0.05, left_ms / 1000))
 
     def stop_all(self):
         self.stop_ms = now_ms()

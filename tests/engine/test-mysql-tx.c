@@ -459,6 +459,114 @@ static void test_mysql_tx_stopped_node_sessions_ended(void) {
   mysql_close(db);
 }
 
+/* Another session, in a transaction that stays open until it ends it
+ * (autocommit off): a frozen node's, or another survivor's. */
+static MYSQL *open_session(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, "SET autocommit = 0"), 0);
+  return db;
+}
+
+/* A node stopped while it registers a new session (its row in
+ * node_sessions written, not committed: a pool connection opens lazily, so
+ * a job's first transaction may be the one that opens it) holds that row's
+ * lock, and the row is invisible to the survivor.  Ending the node's
+ * sessions must not wait for that lock: the survivor ends them on its loop
+ * thread, and waiting out lock timeouts there kept it from checking in (it
+ * fenced itself, and the stopped node was never recovered: cluster/stop).
+ * The bound is one lock wait (2 s here) with room to spare; the wait it
+ * replaces was 20 of them. */
+static void test_mysql_tx_stopped_registration_does_not_block(void) {
+  MYSQL *db = admin();
+  chime_store *victim = open_node("victim", true);
+  chime_store *survivor = open_node("survivor", false);
+  MYSQL *frozen = open_session();
+  if (mysql_query(frozen, "REPLACE INTO chime_txs_node_sessions (conn_id, "
+                          "sched_name, node, opened_ms) VALUES "
+                          "(CONNECTION_ID(), 'txs', 'victim', "
+                          "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))"))
+    fprintf(stderr, "register: %s\n", mysql_error(frozen));
+  /* The victim checks in no more; the survivor outlives its lease. */
+  int r = -1;
+  int64_t longest = 0;
+  long long left = 1;
+  for (int i = 0; i < 100 && left != 0; i++) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    int64_t t0 = wall_ms();
+    size_t recovered = 0;
+    r = survivor->ops->recover_dead_nodes(survivor, at, &recovered);
+    int64_t took = wall_ms() - t0;
+    longest = took > longest ? took : longest;
+    if (r != 0)
+      break;
+    left = query_int(
+        db,
+        "SELECT COUNT(*) FROM chime_txs_nodes WHERE sched_name "
+        "= 'txs' AND instance_id = 'victim' AND started_ms > %" PRId64,
+        0);
+  }
+  CU_ASSERT_EQUAL(r, 0);
+  CU_ASSERT_EQUAL(left, 0); /* recovered: its node row is gone */
+  if (longest >= 10000)
+    fprintf(stderr, "a recovery waited %" PRId64 " ms\n", longest);
+  CU_ASSERT(longest < 10000);
+  mysql_close(frozen);
+  survivor->ops->free(survivor);
+  victim->ops->free(victim);
+  mysql_close(db);
+}
+
+/* Two survivors find the same node dead at once: one locks its row and
+ * recovers it; the other must leave it to that one rather than wait for
+ * the lock (a recovery under load takes a while, and the waiting survivor,
+ * its loop thread held, checked in too late and fenced itself:
+ * cluster/stop).  Here the other survivor is a session holding the dead
+ * node's row; once it lets go, the recovery is done. */
+static void test_mysql_tx_dead_node_being_recovered_is_left(void) {
+  MYSQL *db = admin();
+  chime_store *victim = open_node("victim", true);
+  chime_store *survivor = open_node("survivor", false);
+  MYSQL *other = open_session();
+  CU_ASSERT_EQUAL_FATAL(
+      mysql_query(other, "SELECT instance_id FROM chime_txs_nodes WHERE "
+                         "sched_name = 'txs' AND instance_id = 'victim' FOR "
+                         "UPDATE"),
+      0);
+  mysql_free_result(mysql_store_result(other));
+  /* Well past the victim's lease (4 check-in intervals of 200 ms). */
+  int r = 0;
+  for (int i = 0; i < 30 && r == 0; i++) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    r = survivor->ops->recover_dead_nodes(survivor, at, NULL);
+  }
+  CU_ASSERT_EQUAL(r, 0);
+  const char *left_q = "SELECT COUNT(*) FROM chime_txs_nodes WHERE sched_name "
+                       "= 'txs' AND instance_id = 'victim' AND started_ms > "
+                       "%" PRId64;
+  CU_ASSERT_EQUAL(query_int(db, left_q, 0), 1); /* left to the other */
+  /* The other survivor gave up (rolled back): this one recovers it. */
+  CU_ASSERT_EQUAL(mysql_query(other, "ROLLBACK"), 0);
+  long long left = 1;
+  for (int i = 0; i < 50 && left != 0; i++) {
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    CU_ASSERT_EQUAL(survivor->ops->recover_dead_nodes(survivor, at, NULL), 0);
+    left = query_int(db, left_q, 0);
+  }
+  CU_ASSERT_EQUAL(left, 0);
+  mysql_close(other);
+  survivor->ops->free(survivor);
+  victim->ops->free(victim);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"commit writes the job's rows and the completion",
      test_mysql_tx_commit_writes_both},
@@ -474,6 +582,10 @@ static CU_TestInfo tests[] = {
     {"bad arguments", test_mysql_tx_bad_arguments},
     {"a node stopped inside its transaction has its sessions ended",
      test_mysql_tx_stopped_node_sessions_ended},
+    {"a node stopped while registering a session does not block recovery",
+     test_mysql_tx_stopped_registration_does_not_block},
+    {"a dead node another survivor is recovering is left to it",
+     test_mysql_tx_dead_node_being_recovered_is_left},
     CU_TEST_INFO_NULL,
 };
 

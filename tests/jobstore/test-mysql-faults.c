@@ -7,6 +7,7 @@
  */
 #include "chime.h"
 #include "core/utf8.h"
+#include "cut-proxy.h"
 #include "engine/engine.h"
 #include "harness.h"
 #include "jobstore/mysql/tx.h"
@@ -91,8 +92,9 @@ static void drop_prefix(MYSQL *db, const char *prefix) {
   }
 }
 
-static int open_as(const char *params, const char *node, size_t conns,
-                   chime_store **st, char *err, size_t len) {
+/* Opens the store at url as node. */
+static int open_url(const char *url, const char *node, size_t conns,
+                    chime_store **st, char *err, size_t len) {
   chime_store_options o = {.scheduler_name = "mft",
                            .instance_id = node,
                            .misfire_threshold_ms = 60000,
@@ -100,10 +102,15 @@ static int open_as(const char *params, const char *node, size_t conns,
                            .connections = conns};
   *st = NULL;
   err[0] = '\0';
-  int r = chime__store_open(url_for(params), &o, st, err, len);
+  int r = chime__store_open(url, &o, st, err, len);
   if (r != 0)
-    fprintf(stderr, "open %s: %s: %s\n", params, chime_err_name(r), err);
+    fprintf(stderr, "open as %s: %s: %s\n", node, chime_err_name(r), err);
   return r;
+}
+
+static int open_as(const char *params, const char *node, size_t conns,
+                   chime_store **st, char *err, size_t len) {
+  return open_url(url_for(params), node, conns, st, err, len);
 }
 
 /* Adds durable job g.name (FORBID when forbid) and trigger tg.name, firing
@@ -481,6 +488,34 @@ static void test_mysql_faults_lost_commit_reply_is_success(void) {
   mysql_close(db);
 }
 
+/* Finding 6: opening the store when the connection is lost after it was
+ * made (here: cut by a proxy just as the schema step sends its first
+ * statement) opens it again and succeeds; before, opening failed with
+ * CHIME_ECONNECT and a node could not start. */
+static void test_mysql_faults_open_retries_a_lost_connection(void) {
+  MYSQL *db = admin();
+  chime__mysql_url *u = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse(chime_test_mysql_url(), &u, NULL, 0), 0);
+  cut_proxy *proxy = cut_proxy_start(u->host, u->port, "schema_version");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(proxy);
+  char url[1024];
+  snprintf(url, sizeof url,
+           "mysql://%s:%s@127.0.0.1:%u/" DB "?prefix=mf_o_&auto_create=1",
+           u->user, u->password, cut_proxy_port(proxy));
+  chime__mysql_url_free(u);
+  chime_store *st = NULL;
+  char err[512];
+  CU_ASSERT_EQUAL(open_url(url, "node-o", 2, &st, err, sizeof err), 0);
+  CU_ASSERT_TRUE(cut_proxy_did_cut(proxy));
+  CU_ASSERT(cut_proxy_accepted(proxy) >= 2);
+  if (st)
+    st->ops->free(st);
+  cut_proxy_stop(proxy);
+  drop_prefix(db, "mf_o_");
+  mysql_close(db);
+}
+
 /* ------------------------------------- finding 8: keys compared exactly */
 
 /* Finding 8: keys 'k', 'k ' and 'k  ' are three jobs (and three triggers):
@@ -792,6 +827,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_trailing_spaces_are_distinct_keys},
     {"finding 6: a lost COMMIT reply is the call's success",
      test_mysql_faults_lost_commit_reply_is_success},
+    {"finding 6: opening retries a connection lost after it connected",
+     test_mysql_faults_open_retries_a_lost_connection},
     {"finding 4: another node's locks never fence this one",
      test_mysql_faults_other_locks_never_fence},
     CU_TEST_INFO_NULL,
