@@ -39,6 +39,7 @@ int chime_config_new(chime_config **ret_config) {
   c->batch_window_ms = 0;
   c->misfire_threshold_ms = 60000;
   c->checkin_interval_ms = 1000;
+  c->cancel_grace_ms = CHIME__CANCEL_GRACE_MS;
   c->log_level = CHIME_LOG_WARN;
   *ret_config = c;
   return 0;
@@ -172,6 +173,13 @@ int chime_config_set_checkin_interval_ms(chime_config *config, int64_t ms) {
   if (!config || ms < 1 || ms > CHIME__MAX_WAIT_MS)
     return CHIME_EINVAL;
   config->checkin_interval_ms = ms;
+  return 0;
+}
+
+int chime_config_set_cancel_grace_ms(chime_config *config, int64_t ms) {
+  if (!config || ms < 0 || ms > CHIME__MAX_WAIT_MS)
+    return CHIME_EINVAL;
+  config->cancel_grace_ms = ms;
   return 0;
 }
 

@@ -25,6 +25,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -76,6 +77,33 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__report_error(s, r, "completing a fire");
 }
 
+/* The outcome of a run that returned: failed (chime_ctx_fail), or told to
+ * stop (TIMED_OUT, CANCELLED) whatever it says, with how long it went on
+ * after it was told when it was reported for ignoring it. */
+static void run_verdict(chime_ctx *ctx, chime_outcome *out) {
+  chime__cancel_why why = chime__run_why(ctx->run);
+  if (why != CHIME__CANCEL_NONE) {
+    bool timeout = why == CHIME__CANCEL_TIMEOUT;
+    int64_t late = chime__mono_ms() - atomic_load(&ctx->run->cancelled_ms);
+    char msg[160];
+    int n =
+        snprintf(msg, sizeof msg, "%s", timeout ? "timed out" : "cancelled");
+    if (timeout)
+      n += snprintf(msg + n, sizeof msg - (size_t)n, " after %lld ms",
+                    (long long)ctx->fire->job->timeout_ms);
+    if (atomic_load(&ctx->run->reported))
+      snprintf(msg + n, sizeof msg - (size_t)n,
+               "; it ignored the cancellation for %lld ms", (long long)late);
+    if (!ctx->fail_message)
+      chime_ctx_fail(ctx, msg); /* no memory: the plain status says it */
+    out->error = timeout ? CHIME_ETIMEDOUT : CHIME_ECANCELLED;
+    out->status = timeout ? "TIMED_OUT" : "CANCELLED";
+  } else if (ctx->fail_message) {
+    out->error = CHIME_EJOBFAILED;
+  }
+  out->message = ctx->fail_message;
+}
+
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
  * job, then completion here or by the completer.  Returns whether the fire
  * was completed here. */
@@ -98,12 +126,14 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     out.message = "vetoed by a listener";
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
+    chime__run run;
+    chime__run_begin(s, &run, fire);
+    ctx.run = &run;
     type->fn(&ctx, type->user_data);
     chime__ctx_tx_end(&ctx);
-    if (ctx.fail_message) {
-      out.error = CHIME_EJOBFAILED;
-      out.message = ctx.fail_message;
-    }
+    run_verdict(&ctx, &out);
+    ctx.run = NULL;
+    chime__run_end(s, &run);
     chime__emit(s, CHIME_EVENT_JOB_WAS_EXECUTED, &ctx, NULL, NULL, out.error,
                 out.message);
     chime__emit(s, CHIME_EVENT_TRIGGER_COMPLETED, &ctx, NULL, NULL, out.error,

@@ -123,7 +123,8 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EBUSY, -21, "resource busy, try again")                                   \
   XX(EINTERNAL, -22, "internal error")                                         \
   XX(EJOBFAILED, -23, "the job reported a failure")                            \
-  XX(ETIMEDOUT, -24, "the deadline passed first")
+  XX(ETIMEDOUT, -24, "the deadline passed first")                              \
+  XX(ECANCELLED, -25, "the run was cancelled")
 
 typedef enum chime_error {
   CHIME_OK = 0,
@@ -529,6 +530,31 @@ CHIME_EXTERN bool chime_job_get_durable(const chime_job *job);
 CHIME_EXTERN bool chime_job_get_requests_recovery(const chime_job *job);
 CHIME_EXTERN bool chime_job_get_persist_data(const chime_job *job);
 CHIME_EXTERN chime_concurrency chime_job_get_concurrency(const chime_job *job);
+
+/* The longest job timeout: 7 days. */
+#define CHIME_MAX_TIMEOUT_MS (INT64_C(7) * 86400000)
+
+/*
+ * chime_job_set_timeout_ms: how long a run of the job may take (0: no
+ * limit, the default).  At the deadline the run is cancelled
+ * (chime_ctx_is_cancelled() turns true, chime_ctx_wait_cancelled()
+ * returns) and, when the job returns, it is recorded TIMED_OUT with the
+ * error CHIME_ETIMEDOUT.  Nothing stops a job that does not look: it keeps
+ * its worker and is reported (CHIME_EVENT_JOB_CANCEL_IGNORED).
+ * Returns: 0; CHIME_EINVAL (NULL job, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_timeout_ms(chime_job *job, int64_t ms);
+
+/*
+ * chime_job_get_timeout_ms: the timeout as chime_job_set_timeout_ms left it.
+ * Returns: the timeout in ms; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_timeout_ms(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -967,6 +993,18 @@ CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
                                                       int64_t ms);
 
 /*
+ * chime_config_set_cancel_grace_ms: how long a run told to stop (an
+ * interrupt, a timeout) may go on before it is reported with
+ * CHIME_EVENT_JOB_CANCEL_IGNORED and a warning (0 to a day; default 5000).
+ * The report comes at the first check-in after the grace.
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
+CHIME_EXTERN int chime_config_set_cancel_grace_ms(chime_config *config,
+                                                  int64_t ms);
+
+/*
  * chime_config_set_log: the log callback and the most detailed level it
  * receives; fn NULL: no logging.
  * Returns: 0; CHIME_EINVAL (NULL config, unknown level).
@@ -1222,6 +1260,36 @@ CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
                                              size_t len);
 
 /*
+ * chime_scheduler_interrupt: asks every running fire of the job (group,
+ * name) to stop, on whichever node of the cluster runs it (Quartz's
+ * interrupt(JobKey)).  A run on this node is told at once; one on another
+ * node at that node's next check-in (chime_config_set_checkin_interval_ms).
+ * The job sees it with chime_ctx_is_cancelled() or
+ * chime_ctx_wait_cancelled(); when it returns, the run is recorded
+ * CANCELLED with the error CHIME_ECANCELLED.  *ret_count (may be NULL)
+ * receives how many running fires were asked (0 when none runs).
+ * Returns: 0; CHIME_EINVAL (an invalid key); CHIME_ESHUTDOWN; the store's
+ * errors.
+ * Ownership: group and name are borrowed for the call.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_interrupt(chime_scheduler *scheduler,
+                                           const char *group, const char *name,
+                                           size_t *ret_count);
+
+/*
+ * chime_scheduler_interrupt_fire: chime_scheduler_interrupt for the one
+ * fire fire_id (chime_ctx_get_fire_id(); Quartz's
+ * interrupt(fireInstanceId)), on whichever node runs it.
+ * Returns: 0; CHIME_ENOTFOUND (no such fire is running); CHIME_EINVAL
+ * (fire_id not positive); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_interrupt_fire(chime_scheduler *scheduler,
+                                                int64_t fire_id);
+
+/*
  * chime_scheduler_schedule: adds a trigger for an existing job (named with
  * chime_trigger_set_job); job may be non-NULL to add the job in the same
  * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
@@ -1460,7 +1528,8 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
   XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
   XX(JOB_ADDED, 9, "the caller of chime_scheduler_add_job or schedule")        \
   XX(JOB_REMOVED, 10, "the caller of chime_scheduler_remove_job")              \
-  XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")
+  XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
+  XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")
 
 /* What a listener hears about: one bit per kind. */
 typedef enum chime_event_kind {
@@ -1691,16 +1760,31 @@ CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
 CHIME_EXTERN int chime_ctx_check_owned(chime_ctx *ctx);
 
 /*
- * chime_ctx_is_cancelled: whether the job has been told to stop: its
- * scheduler is shutting down with a deadline
- * (chime_scheduler_shutdown_within).  A long job polls it and returns
- * early; nothing stops a job that does not.  Never blocks.
+ * chime_ctx_is_cancelled: whether the job has been told to stop: the run
+ * was interrupted (chime_scheduler_interrupt, `chimectl cancel`, from any
+ * node), its timeout passed (chime_job_set_timeout_ms), or its scheduler
+ * is shutting down with a deadline (chime_scheduler_shutdown_within).  A
+ * long job polls it and returns early; nothing stops a job that does not.
+ * Never blocks.
  * Returns: true once cancelled; false otherwise, and for NULL or a misfire
  * event's ctx.
  * Ownership: none.
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN bool chime_ctx_is_cancelled(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_wait_cancelled: waits until the job is told to stop (as
+ * chime_ctx_is_cancelled() says) or timeout_ms passed, whichever comes
+ * first: a job that sleeps between steps sleeps here instead, and wakes at
+ * once when cancelled (at the latest at its own timeout).
+ * Returns: 1 when cancelled; 0 when timeout_ms passed first; CHIME_EINVAL
+ * (NULL ctx, a listener's or misfire event's ctx, timeout_ms negative or
+ * over a day).
+ * Ownership: none.
+ * Thread: the worker running the job (it blocks it).
+ */
+CHIME_EXTERN int chime_ctx_wait_cancelled(chime_ctx *ctx, int64_t timeout_ms);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";

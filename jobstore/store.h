@@ -103,6 +103,8 @@ typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 /* The outcome of a run, for complete(). */
 typedef struct chime_outcome {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
+  const char *status;  /* history's outcome ("TIMED_OUT", "CANCELLED"), or
+                          NULL: "OK" or "FAILED" as error says */
   const char *message; /* NULL, or what went wrong */
   int64_t started_ms;
   int64_t finished_ms;
@@ -253,11 +255,27 @@ struct chime_store_ops {
   int (*fire_tx_commit)(chime_store_tx *tx, const chime_outcome *outcome,
                         char *errbuf, size_t errbuf_len);
   void (*fire_tx_rollback)(chime_store_tx *tx);
+
+  /* Cancellation (run policies, docs/policies.md).  interrupt flags
+   * EXECUTING fires to be cancelled, on whichever node runs them: every
+   * fire of the job (group, name) when fire_id is 0 (group and name valid),
+   * otherwise the one fire fire_id (group and name NULL); *ret_count (may
+   * be NULL) is how many were flagged (0 is not an error).  interrupted
+   * lists this node's EXECUTING fires that are flagged: *ret_ids is a
+   * malloc'd array of *ret_count ids (NULL when none), the caller's. */
+  int (*interrupt)(chime_store *store, const char *group, const char *name,
+                   int64_t fire_id, size_t *ret_count);
+  int (*interrupted)(chime_store *store, int64_t **ret_ids, size_t *ret_count);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,
  * when set, is within CHIME_MAX_DATA_LEN and present. */
 bool chime__outcome_valid(const chime_outcome *outcome);
+
+/* Whether interrupt() may take its arguments: a valid job key and fire_id
+ * 0, or NULL group and name and fire_id > 0. */
+bool chime__interrupt_args_valid(const char *group, const char *name,
+                                 int64_t fire_id);
 
 /* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
 int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,

@@ -102,6 +102,8 @@ int chime__job_check(const chime_job *job) {
     return CHIME_EINVAL;
   if (job->data_len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
+  if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
   return 0;
 }
 
@@ -261,6 +263,17 @@ int chime_job_set_persist_data(chime_job *job, bool yes) {
     return CHIME_EINVAL;
   job->persist_data = yes;
   return 0;
+}
+
+int chime_job_set_timeout_ms(chime_job *job, int64_t ms) {
+  if (!job || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  job->timeout_ms = ms;
+  return 0;
+}
+
+int64_t chime_job_get_timeout_ms(const chime_job *job) {
+  return job ? job->timeout_ms : 0;
 }
 
 const char *chime_job_get_group(const chime_job *job) {

@@ -31,6 +31,7 @@ struct chime_job {
   bool requests_recovery;
   chime_concurrency concurrency;
   bool persist_data;
+  int64_t timeout_ms; /* run policies: 0 for none */
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -77,7 +78,8 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
 int chime__key_check(const char *group, const char *name);
 
 /* chime__job_check: a job definition as the stores accept it (key, type,
- * concurrency, data size).  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+ * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;
+ * CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);
 
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is

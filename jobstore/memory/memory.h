@@ -12,7 +12,8 @@
  *   lists.c      key lists (jobs, triggers, the triggers of a job);
  *   pause.c      pausing and resuming, and the remembered paused groups;
  *   fire.c       the firing protocol (acquire, fire, complete, release);
- *   misfires.c   the misfire scan.
+ *   misfires.c   the misfire scan;
+ *   interrupt.c  flagging executing fires to be cancelled.
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -140,6 +141,7 @@ struct mem_fire {
   char *job_key; /* the job's key bytes */
   size_t job_key_len;
   bool forbid; /* EXECUTING: it blocks its job */
+  bool cancel; /* EXECUTING: interrupt() asked its run to stop */
 };
 
 /* A binary min-heap of WAITING triggers of one job type. */
@@ -353,6 +355,11 @@ int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
                         const chime_outcome *outcome);
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count);
+/* interrupt.c */
+int chime__mem_interrupt(chime_store *store, const char *group,
+                         const char *name, int64_t fire_id, size_t *ret_count);
+int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
+                           size_t *ret_count);
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,

@@ -154,6 +154,8 @@ static const chime_store_ops memory_ops = {
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
     .fire_tx_begin = mem_fire_tx_begin,
+    .interrupt = chime__mem_interrupt,
+    .interrupted = chime__mem_interrupted,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

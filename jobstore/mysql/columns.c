@@ -162,6 +162,7 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->requests_recovery = COL(REQUESTS_RECOVERY) != 0;
   j->concurrency = (chime_concurrency)COL(CONCURRENCY);
   j->persist_data = COL(PERSIST_DATA) != 0;
+  j->timeout_ms = COL(TIMEOUT_MS);
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;

@@ -263,7 +263,11 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
                                       CHIME__FIRED_COL_SCHEDULED_MS));
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_text(&sql, tx->s->node);
-    chime__mysql_sqlbuf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_text(&sql, o && o->status ? o->status
+                                   : code         ? "FAILED"
+                                                  : "OK");
+    chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, code);
     chime__mysql_sqlbuf_sql(&sql, ",");
     if (o && o->message && b->history == HISTORY_PLAIN) {

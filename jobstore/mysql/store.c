@@ -100,6 +100,8 @@ static const chime_store_ops mysql_ops = {
     .fire_tx_execute = chime__mysql_fire_tx_execute,
     .fire_tx_commit = chime__mysql_fire_tx_commit,
     .fire_tx_rollback = chime__mysql_fire_tx_rollback,
+    .interrupt = chime__mysql_interrupt,
+    .interrupted = chime__mysql_interrupted,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

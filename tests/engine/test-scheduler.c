@@ -961,7 +961,8 @@ static bool quiet_listener(const chime_event *ev, void *user_data) {
 }
 
 /* CHIME_EVENT_ALL, generated from CHIME_EVENT_MAP, is every kind's bit and
- * nothing else: twelve kinds, bits 0 to 11, as before the list existed. */
+ * nothing else: the bits 0 to n-1 of the map's n kinds, with no gap (the
+ * twelve kinds before the list existed among them). */
 static void test_scheduler_event_all_from_the_map(void) {
   unsigned all = 0, n = 0;
 #define EVENT_BIT(name, bit, thread)                                           \
@@ -972,9 +973,9 @@ static void test_scheduler_event_all_from_the_map(void) {
   n++;
   CHIME_EVENT_MAP(EVENT_BIT)
 #undef EVENT_BIT
-  CU_ASSERT_EQUAL(n, 12);
+  CU_ASSERT(n >= 12);
   CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, all);
-  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, 0xFFFu);
+  CU_ASSERT_EQUAL((unsigned)CHIME_EVENT_ALL, (1u << n) - 1);
   /* add_listener accepts exactly the mask's bits. */
   chime_scheduler *s = plain();
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_ALL + 1u,

@@ -94,6 +94,8 @@ _PROTOTYPES = [
     ("chime_job_set_requests_recovery", _i, [_vp, _b]),
     ("chime_job_set_concurrency", _i, [_vp, _i]),
     ("chime_job_set_persist_data", _i, [_vp, _b]),
+    ("chime_job_set_timeout_ms", _i, [_vp, _i64]),
+    ("chime_job_get_timeout_ms", _i64, [_vp]),
     ("chime_job_get_data", _vp, [_vp, _c.POINTER(_sz)]),
     ("chime_trigger_simple_new", _i,
      [_cp, _cp, _i64, _i32, _pvp, _cp, _sz]),
@@ -129,6 +131,7 @@ _PROTOTYPES = [
     ("chime_config_set_batch_window_ms", _i, [_vp, _i64]),
     ("chime_config_set_misfire_threshold_ms", _i, [_vp, _i64]),
     ("chime_config_set_checkin_interval_ms", _i, [_vp, _i64]),
+    ("chime_config_set_cancel_grace_ms", _i, [_vp, _i64]),
     ("chime_config_set_log", _i, [_vp, LOG_FN, _vp, _i]),
     ("chime_scheduler_new", _i, [_vp, _pvp, _cp, _sz]),
     ("chime_scheduler_register_job_type", _i, [_vp, _cp, JOB_FN, _vp, _vp]),
@@ -145,6 +148,8 @@ _PROTOTYPES = [
     ("chime_scheduler_remove_job", _i, [_vp, _cp, _cp]),
     ("chime_scheduler_get_job", _i, [_vp, _cp, _cp, _pvp]),
     ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
+    ("chime_scheduler_interrupt", _i, [_vp, _cp, _cp, _c.POINTER(_sz)]),
+    ("chime_scheduler_interrupt_fire", _i, [_vp, _i64]),
     ("chime_scheduler_schedule", _i, [_vp, _vp, _vp, _c.POINTER(_i64)]),
     ("chime_scheduler_schedule_with", _i,
      [_vp, _vp, _vp, _u, _c.POINTER(_i64)]),
@@ -196,6 +201,7 @@ _PROTOTYPES = [
     ("chime_ctx_is_still_owned", _b, [_vp]),
     ("chime_ctx_check_owned", _i, [_vp]),
     ("chime_ctx_is_cancelled", _b, [_vp]),
+    ("chime_ctx_wait_cancelled", _i, [_vp, _i64]),
     ("chime_ctx_fail", _i, [_vp, _cp]),
 ]
 

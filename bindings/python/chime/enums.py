@@ -46,6 +46,7 @@ class EventKind(enum.IntEnum):
     JOB_ADDED = 1 << 9
     JOB_REMOVED = 1 << 10
     SCHEDULER_ERROR = 1 << 11
+    JOB_CANCEL_IGNORED = 1 << 12
 
 
 EVENT_ALL = 0

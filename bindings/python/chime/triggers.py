@@ -140,7 +140,8 @@ class Job:
 
     def __init__(self, group, name, type, data=None, description=None,
                  durable=False, requests_recovery=False,
-                 forbid_concurrency=False, persist_data=False):
+                 forbid_concurrency=False, persist_data=False,
+                 timeout_ms=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -148,6 +149,7 @@ class Job:
         self.requests_recovery = requests_recovery
         self.forbid_concurrency = forbid_concurrency
         self.persist_data = persist_data
+        self.timeout_ms = timeout_ms
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -179,6 +181,7 @@ class Job:
             check(_L.chime_job_set_concurrency(
                 ptr, 1 if self.forbid_concurrency else 0))
             check(_L.chime_job_set_persist_data(ptr, bool(self.persist_data)))
+            check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
         except BaseException:
             owned.free()
             raise

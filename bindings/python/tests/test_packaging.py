@@ -32,7 +32,7 @@ class TestEnums(unittest.TestCase):
         self.assertIs(chime.STARTED, chime.SchedulerState.STARTED)
         self.assertEqual(chime.STARTED, 1)
         self.assertIs(chime.EVENT_JOB_ADDED, chime.EventKind.JOB_ADDED)
-        self.assertEqual(chime.EVENT_ALL, 0xFFF)
+        self.assertEqual(chime.EVENT_ALL, (1 << len(chime.EventKind)) - 1)
         self.assertEqual(chime.EVENT_JOB_ADDED | chime.EVENT_JOB_REMOVED,
                          0x600)
         self.assertEqual(chime.LOG_WARN, chime.LogLevel.WARN)
