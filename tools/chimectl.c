@@ -27,6 +27,8 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
+      "  cancel job G.N | fire ID      ask running fires to stop, on any "
+      "node\n"
       "  explain G.N                   why a trigger is not firing\n\n"
       "Options:\n"
       "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
@@ -124,6 +126,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_fire(c);
   if (strcmp(cmd, "delete") == 0)
     return ctl_cmd_delete(c);
+  if (strcmp(cmd, "cancel") == 0)
+    return ctl_cmd_cancel(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",

@@ -362,3 +362,10 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
                                    errbuf_len);
   return r;
 }
+
+int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
+                                 const char *name, int64_t fire_id,
+                                 size_t *ret_count) {
+  assert(a);
+  return a->store->ops->interrupt(a->store, group, name, fire_id, ret_count);
+}
