@@ -173,7 +173,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->out = out;
     d->message = ctx.fail_message;
     d->data = ctx.data;
-    d->forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
+    d->forbid = chime__concurrency_exclusive(fire->job->concurrency);
     ctx.fail_message = NULL;
     ctx.data = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
@@ -205,7 +205,7 @@ static void *worker_main(void *arg) {
     s->q_len--;
     assert(fire && fire->job);
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
-    bool forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
+    bool forbid = chime__concurrency_exclusive(fire->job->concurrency);
     chime__mu_unlock(s);
     bool completed = run_fire(s, fire, type);
     if (!completed)

@@ -388,11 +388,17 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
 #define CHIME_MAX_DESCRIPTION_LEN 4096
 #define CHIME_MAX_DATA_LEN (1024 * 1024)
 
-/* Whether two runs of one job may overlap (Quartz's
- * @DisallowConcurrentExecution is FORBID). */
+/* Whether two runs of one job may overlap, across the cluster (Quartz's
+ * @DisallowConcurrentExecution is FORBID; docs/policies.md).  FORBID
+ * (FORBID_QUEUE): a fire due while a run is going waits for it and runs
+ * after it.  FORBID_SKIP: a fire due while a run is going is dropped and
+ * recorded SKIPPED in the history; the trigger goes on from its next time
+ * after the run. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
-  CHIME_CONCURRENCY_FORBID = 1
+  CHIME_CONCURRENCY_FORBID = 1,
+  CHIME_CONCURRENCY_FORBID_QUEUE = 1,
+  CHIME_CONCURRENCY_FORBID_SKIP = 2
 } chime_concurrency;
 
 /*

@@ -97,8 +97,7 @@ int chime__job_check(const chime_job *job) {
   if ((r = chime__key_check(job->group, job->name)) < 0 ||
       (r = chime__name_check(job->type, "job type", NULL, 0)) < 0)
     return r;
-  if (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
-      job->concurrency != CHIME_CONCURRENCY_FORBID)
+  if (!chime__concurrency_valid(job->concurrency))
     return CHIME_EINVAL;
   if (job->data_len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
@@ -251,8 +250,7 @@ int chime_job_set_requests_recovery(chime_job *job, bool yes) {
 }
 
 int chime_job_set_concurrency(chime_job *job, chime_concurrency concurrency) {
-  if (!job || (concurrency != CHIME_CONCURRENCY_ALLOW &&
-               concurrency != CHIME_CONCURRENCY_FORBID))
+  if (!job || !chime__concurrency_valid(concurrency))
     return CHIME_EINVAL;
   job->concurrency = concurrency;
   return 0;

@@ -77,6 +77,17 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
  * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__key_check(const char *group, const char *name);
 
+/* chime__concurrency_valid: a value of chime_concurrency.
+ * chime__concurrency_exclusive: whether runs of a job with it never
+ * overlap (its triggers are BLOCKED while one runs). */
+static inline bool chime__concurrency_valid(chime_concurrency c) {
+  return c == CHIME_CONCURRENCY_ALLOW || c == CHIME_CONCURRENCY_FORBID ||
+         c == CHIME_CONCURRENCY_FORBID_SKIP;
+}
+static inline bool chime__concurrency_exclusive(chime_concurrency c) {
+  return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP;
+}
+
 /* chime__job_check: a job definition as the stores accept it (key, type,
  * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;
  * CHIME_ELIMIT. */

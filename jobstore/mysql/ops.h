@@ -124,6 +124,12 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
 int64_t chime__mysql_checkin_next_due(chime_store *store);
 
+/* skip.c: drops and records (SKIPPED) the fire times a FORBID_SKIP job's
+ * triggers missed while its run went on, after its triggers were unblocked
+ * in tx; nothing for a job of another policy.  Returns: 0; errors. */
+int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
+                             const char *name, int64_t now);
+
 /* interrupt.c: cancellation (store.h's interrupt, interrupted). */
 int chime__mysql_interrupt(chime_store *store, const char *group,
                            const char *name, int64_t fire_id,

@@ -110,7 +110,67 @@ static void test_store_job_timeout_kept(void) {
   sc_close(st);
 }
 
+/* Adds job g.name of policy c with a simple trigger t.name every second,
+ * started 10 s ago (by the store's clock), fires it once and returns the
+ * fire (EXECUTING). */
+static chime_fire *fire_late_job(chime_store *st, const char *name,
+                                 chime_concurrency c, int64_t now) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, c), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
+  chime_fire *f = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, now - 10 * SEC);
+  return f;
+}
+
+/* FORBID_SKIP blocks like FORBID while it runs; at completion the times
+ * its trigger missed are dropped (FORBID keeps the next one due). */
+static void test_store_forbid_skip(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *skip =
+      fire_late_job(st, "skip", CHIME_CONCURRENCY_FORBID_SKIP, now);
+  chime_fire *queue = fire_late_job(st, "queue", CHIME_CONCURRENCY_FORBID, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "skip"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "queue"), CHIME_TRIGGER_BLOCKED);
+  /* Nothing of either job is claimed while they run. */
+  chime_fire **none = NULL;
+  CU_ASSERT_EQUAL(sc_acquire(st, now, now, 10, NULL, &none), 0);
+  sc_fires_free(none, 0);
+  CU_ASSERT_EQUAL(sc_complete(st, skip), 0);
+  CU_ASSERT_EQUAL(sc_complete(st, queue), 0);
+  int64_t after = now; /* the completions ran at or after now */
+  chime_trigger *t = sc_get(st, "t", "skip");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  CU_ASSERT(t->state.next_fire_ms >= after);
+  CU_ASSERT(t->state.next_fire_ms <= st->ops->now(st) + SEC);
+  /* The skipped times count as triggered (9 or 10 of them, plus the run). */
+  CU_ASSERT(t->state.times_triggered >= 10);
+  chime_trigger_free(t);
+  t = sc_get(st, "t", "queue");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  CU_ASSERT_EQUAL(t->state.next_fire_ms, now - 9 * SEC);
+  CU_ASSERT_EQUAL(t->state.times_triggered, 1);
+  chime_trigger_free(t);
+  chime__fire_free(skip);
+  chime__fire_free(queue);
+  /* The policy is kept with the job; an unknown one is refused. */
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "skip", &back), 0);
+  CU_ASSERT_EQUAL(back->concurrency, CHIME_CONCURRENCY_FORBID_SKIP);
+  back->concurrency = (chime_concurrency)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
     {"a job's timeout is kept with the job", test_store_job_timeout_kept},

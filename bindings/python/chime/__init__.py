@@ -21,7 +21,8 @@ LogLevel.  Exceptions derive from chime.Error (see chime.errors).
 
 from . import _lib
 from .context import JobContext
-from .enums import EventKind, LogLevel, SchedulerState, TriggerKind
+from .enums import (Concurrency, EventKind, LogLevel, SchedulerState,
+                    TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,

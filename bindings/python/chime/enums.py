@@ -31,6 +31,15 @@ class LogLevel(enum.IntEnum):
     DEBUG = 3
 
 
+class Concurrency(enum.IntEnum):
+    """chime_concurrency: whether runs of a job may overlap, cluster-wide
+    (docs/policies.md)."""
+    ALLOW = 0
+    FORBID_QUEUE = 1  # FORBID: a fire due meanwhile runs after
+    FORBID_SKIP = 2   # a fire due meanwhile is dropped, recorded SKIPPED
+    FORBID = 1
+
+
 class EventKind(enum.IntEnum):
     """chime_event_kind: one bit per kind (CHIME_EVENT_MAP in chime.h).  A
     listener's mask is an OR of kinds (an int); EVENT_ALL is every kind."""

@@ -141,13 +141,15 @@ class Job:
     def __init__(self, group, name, type, data=None, description=None,
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
-                 timeout_ms=0):
+                 timeout_ms=0, concurrency=None):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
         self.durable = durable
         self.requests_recovery = requests_recovery
         self.forbid_concurrency = forbid_concurrency
+        # concurrency (a Concurrency) overrides forbid_concurrency.
+        self.concurrency = concurrency
         self.persist_data = persist_data
         self.timeout_ms = timeout_ms
         self._build().free()  # Validates the key and type now.
@@ -178,8 +180,9 @@ class Job:
             check(_L.chime_job_set_durable(ptr, bool(self.durable)))
             check(_L.chime_job_set_requests_recovery(
                 ptr, bool(self.requests_recovery)))
-            check(_L.chime_job_set_concurrency(
-                ptr, 1 if self.forbid_concurrency else 0))
+            conc = (int(self.concurrency) if self.concurrency is not None
+                    else 1 if self.forbid_concurrency else 0)
+            check(_L.chime_job_set_concurrency(ptr, conc))
             check(_L.chime_job_set_persist_data(ptr, bool(self.persist_data)))
             check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
         except BaseException:

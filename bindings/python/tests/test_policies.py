@@ -73,6 +73,15 @@ class Policies(unittest.TestCase):
         self.assertEqual(self.outcome[1],
                          (chime.TimedOut.code, "timed out after 200 ms"))
 
+    def test_concurrency(self):
+        self.assertEqual(int(chime.Concurrency.FORBID_SKIP), 2)
+        self.assertEqual(chime.Concurrency.FORBID, chime.Concurrency.FORBID_QUEUE)
+        job = chime.Job("g", "s", "polite", durable=True,
+                        concurrency=chime.Concurrency.FORBID_SKIP)
+        self.sched.add_job(job)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "s", "polite", concurrency=9)
+
     def test_event_kind(self):
         self.assertEqual(int(chime.EVENT_JOB_CANCEL_IGNORED), 1 << 12)
         self.assertTrue(chime.EVENT_ALL & chime.EVENT_JOB_CANCEL_IGNORED)
