@@ -393,12 +393,15 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
  * (FORBID_QUEUE): a fire due while a run is going waits for it and runs
  * after it.  FORBID_SKIP: a fire due while a run is going is dropped and
  * recorded SKIPPED in the history; the trigger goes on from its next time
- * after the run. */
+ * after the run.  REPLACE: a fire due while a run is going cancels that
+ * run (chime_ctx_is_cancelled(), within a check-in interval; recorded
+ * CANCELLED) and starts when it returns. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
   CHIME_CONCURRENCY_FORBID = 1,
   CHIME_CONCURRENCY_FORBID_QUEUE = 1,
-  CHIME_CONCURRENCY_FORBID_SKIP = 2
+  CHIME_CONCURRENCY_FORBID_SKIP = 2,
+  CHIME_CONCURRENCY_REPLACE = 3
 } chime_concurrency;
 
 /*

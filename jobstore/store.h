@@ -261,8 +261,10 @@ struct chime_store_ops {
    * fire of the job (group, name) when fire_id is 0 (group and name valid),
    * otherwise the one fire fire_id (group and name NULL); *ret_count (may
    * be NULL) is how many were flagged (0 is not an error).  interrupted
-   * lists this node's EXECUTING fires that are flagged: *ret_ids is a
-   * malloc'd array of *ret_count ids (NULL when none), the caller's. */
+   * lists this node's EXECUTING fires that are flagged, or whose job is
+   * REPLACE and has a trigger due (BLOCKED, next_fire_ms <= the store's
+   * now): *ret_ids is a malloc'd array of *ret_count ids (NULL when none),
+   * the caller's. */
   int (*interrupt)(chime_store *store, const char *group, const char *name,
                    int64_t fire_id, size_t *ret_count);
   int (*interrupted)(chime_store *store, int64_t **ret_ids, size_t *ret_count);

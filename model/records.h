@@ -82,10 +82,11 @@ int chime__key_check(const char *group, const char *name);
  * overlap (its triggers are BLOCKED while one runs). */
 static inline bool chime__concurrency_valid(chime_concurrency c) {
   return c == CHIME_CONCURRENCY_ALLOW || c == CHIME_CONCURRENCY_FORBID ||
-         c == CHIME_CONCURRENCY_FORBID_SKIP;
+         c == CHIME_CONCURRENCY_FORBID_SKIP || c == CHIME_CONCURRENCY_REPLACE;
 }
 static inline bool chime__concurrency_exclusive(chime_concurrency c) {
-  return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP;
+  return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP ||
+         c == CHIME_CONCURRENCY_REPLACE;
 }
 
 /* chime__job_check: a job definition as the stores accept it (key, type,

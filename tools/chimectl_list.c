@@ -83,6 +83,22 @@ int ctl_cmd_nodes(ctl *c) {
   return ctl_table_done(c, &t, &rows, r);
 }
 
+/* A job's concurrency policy as chimectl prints it (docs/policies.md). */
+static const char *concurrency_name(int64_t c) {
+  switch (c) {
+  case CHIME_CONCURRENCY_ALLOW:
+    return "allow";
+  case CHIME_CONCURRENCY_FORBID:
+    return "forbid";
+  case CHIME_CONCURRENCY_FORBID_SKIP:
+    return "forbid-skip";
+  case CHIME_CONCURRENCY_REPLACE:
+    return "replace";
+  default:
+    return "?";
+  }
+}
+
 int ctl_cmd_jobs(ctl *c) {
   chime_match match;
   const char *pattern;
@@ -118,17 +134,17 @@ int ctl_cmd_jobs(ctl *c) {
     for (int k = 0; k < 4; k++)
       b[k] =
           chime__mysql_rows_int64(&rows, i, (size_t)(4 + k)) ? "true" : "false";
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
-                           chime__mysql_rows_text(&rows, i, 1),
-                           chime__mysql_rows_text(&rows, i, 2),
-                           chime__mysql_rows_int64(&rows, i, 3) ? "forbid"
-                                                                : "allow",
-                           b[0],
-                           b[1],
-                           b[2],
-                           b[3],
-                           chime__mysql_rows_text(&rows, i, 8),
-                           chime__mysql_rows_text(&rows, i, 9)};
+    const char *cells[] = {
+        chime__mysql_rows_text(&rows, i, 0),
+        chime__mysql_rows_text(&rows, i, 1),
+        chime__mysql_rows_text(&rows, i, 2),
+        concurrency_name(chime__mysql_rows_int64(&rows, i, 3)),
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        chime__mysql_rows_text(&rows, i, 8),
+        chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(&t, cells);
   }
   return ctl_table_done(c, &t, &rows, r);

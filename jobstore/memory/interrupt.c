@@ -3,7 +3,8 @@
  * interrupt and interrupted): a flag on EXECUTING fire records.  The store
  * serves one process, so every fire is this node's; the engine also tells
  * its own runs at once, and interrupted() is what a clustered store's
- * nodes would poll.
+ * nodes would poll.  interrupted() also lists the runs of REPLACE jobs
+ * whose blocked triggers came due (chime_concurrency).
  *
  * Locks: each operation takes the store's lock once (memory.h).
  */
@@ -21,7 +22,23 @@ typedef struct walk {
   int64_t *ids; /* interrupted: the flagged ids (count of them) */
   bool collect;
   bool failed;
+  mem_store *s;
+  int64_t now; /* interrupted: the store's clock */
 } walk;
+
+/* Whether executing fire f's job is REPLACE and one of its triggers, held
+ * BLOCKED by the run, came due by now. */
+static bool replaced(mem_store *s, const mem_fire *f, int64_t now) {
+  mem_job *mj = chime__mem_map_get(&s->jobs, f->job_key, f->job_key_len);
+  if (!mj || mj->j->concurrency != CHIME_CONCURRENCY_REPLACE)
+    return false;
+  for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job)
+    if (mt->t->store_state == CHIME_STATE_BLOCKED &&
+        mt->t->state.next_fire_ms != CHIME_NO_FIRE &&
+        mt->t->state.next_fire_ms <= now)
+      return true;
+  return false;
+}
 
 static void flag_one(void *value, void *arg) {
   mem_fire *f = value;
@@ -29,7 +46,7 @@ static void flag_one(void *value, void *arg) {
   if (f->phase != CHIME_FIRE_EXECUTING)
     return;
   if (w->collect) {
-    if (!f->cancel)
+    if (!f->cancel && !replaced(w->s, f, w->now))
       return;
     int64_t *ids = realloc(w->ids, (w->count + 1) * sizeof *ids);
     if (!ids) {
@@ -80,7 +97,7 @@ int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
   mem_store *s = (mem_store *)store;
   if (!ret_ids || !ret_count)
     return CHIME_EINVAL;
-  walk w = {.collect = true};
+  walk w = {.collect = true, .s = s, .now = store->ops->now(store)};
   chime__mem_lock(s);
   chime__mem_map_each(&s->fires, flag_one, &w);
   chime__mem_unlock(s);

@@ -4,7 +4,9 @@
  * EXECUTING fires, whichever node runs them; each node reads its own
  * flagged fires (interrupted) at its check-ins, so a run anywhere in the
  * cluster learns of its interrupt within one check-in interval.  The flag
- * stays until the fire completes: reading it again is harmless.
+ * stays until the fire completes: reading it again is harmless.  A run of
+ * a REPLACE job counts as interrupted once one of the job's triggers, held
+ * BLOCKED by the run, comes due: no flag is written for it.
  *
  * Threads: any (store.h); each call is one transaction of its own.
  */
@@ -23,6 +25,7 @@ typedef struct interrupt_op {
   uint64_t affected;
   int64_t *ids;
   size_t count;
+  int64_t now; /* interrupted: the database's clock */
 } interrupt_op;
 
 static int flag_fn(chime__mysql_tx *tx, void *arg) {
@@ -65,13 +68,27 @@ static int list_fn(chime__mysql_tx *tx, void *arg) {
   interrupt_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT fire_id FROM {P}fired WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_sql(&b, "SELECT f.fire_id FROM {P}fired f WHERE "
+                              "f.sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND node = ");
+  chime__mysql_sqlbuf_sql(&b, " AND f.node = ");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
-  chime__mysql_sqlbuf_sql(&b, " AND cancel_requested <> 0 AND state = "
-                              "'EXECUTING' ORDER BY fire_id");
+  /* Flagged, or replaced: a REPLACE job whose blocked trigger came due. */
+  chime__mysql_sqlbuf_sql(&b,
+                          " AND f.state = 'EXECUTING' AND (f.cancel_requested "
+                          "<> 0 OR (EXISTS (SELECT 1 FROM {P}jobs j WHERE "
+                          "j.sched_name = f.sched_name AND j.job_group = "
+                          "f.job_group AND j.job_name = f.job_name AND "
+                          "j.concurrency = ");
+  chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_REPLACE);
+  chime__mysql_sqlbuf_sql(&b, ") AND EXISTS (SELECT 1 FROM {P}triggers t WHERE "
+                              "t.sched_name = f.sched_name AND t.job_group = "
+                              "f.job_group AND t.job_name = f.job_name AND "
+                              "t.state = 'BLOCKED' AND t.next_fire_ms <> ");
+  chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
+  chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <= ");
+  chime__mysql_sqlbuf_int(&b, op->now);
+  chime__mysql_sqlbuf_sql(&b, "))) ORDER BY fire_id");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   op->count = 0;
@@ -92,7 +109,7 @@ int chime__mysql_interrupted(chime_store *store, int64_t **ret_ids,
                              size_t *ret_count) {
   if (!ret_ids || !ret_count)
     return CHIME_EINVAL;
-  interrupt_op op = {0};
+  interrupt_op op = {.now = chime__mysql_now(store)};
   int r =
       chime__mysql_tx_run_hot(chime__mysql_store_of(store), list_fn, NULL, &op);
   if (r < 0) {

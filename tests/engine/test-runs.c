@@ -360,6 +360,33 @@ static void test_runs_shutdown_wakes_waiters(void) {
 static long skipped_rows(const char *job_name);
 #endif
 
+/* REPLACE: the next fire cancels the running one (a polite job that would
+ * wait 30 s), then runs; runs never overlap. */
+static void test_runs_replace(void) {
+  seen_reset();
+  chime_scheduler *s = node(store_url, NULL, 4, true);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "rep", "polite", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_REPLACE), 0);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "every-500", 500,
+                                                 CHIME_REPEAT_INDEFINITELY, &t,
+                                                 NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "rep"), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+  CU_ASSERT_TRUE(wait_for(&S.started, 2));
+  CU_ASSERT_TRUE(wait_for(&S.was_executed, 1));
+  CU_ASSERT_EQUAL(S.told, 1);
+  CU_ASSERT_EQUAL(S.last_error, CHIME_ECANCELLED);
+  /* The second run started only after the first returned. */
+  CU_ASSERT(S.returned >= 1);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, WAIT_MS), 0);
+  chime_scheduler_free(s);
+}
+
 /* The issue's case: a job of 1 s under a 250 ms trigger.  FORBID (queue)
  * builds a backlog (each run 0.75 s later than the last); FORBID_SKIP
  * drops the fires due meanwhile, so every run starts near its time and
@@ -490,6 +517,7 @@ static CU_TestInfo runs_tests[] = {
     {"shutdown with a deadline wakes waiting jobs",
      test_runs_shutdown_wakes_waiters},
     {"FORBID_SKIP keeps a slow job on time", test_runs_forbid_skip_keeps_up},
+    {"REPLACE cancels the running fire for the next", test_runs_replace},
 #ifdef CHIME_TEST_MYSQL
     {"an interrupt reaches a run on another node",
      test_runs_interrupt_across_nodes},

@@ -169,7 +169,39 @@ static void test_store_forbid_skip(void) {
   sc_close(st);
 }
 
+/* A REPLACE job's run counts as interrupted once its blocked trigger comes
+ * due; not before, and never another policy's. */
+static void test_store_replace(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *due = fire_late_job(st, "due", CHIME_CONCURRENCY_REPLACE, now);
+  chime_fire *queue = fire_late_job(st, "queue", CHIME_CONCURRENCY_FORBID, now);
+  chime_job *job = sc_job("g", "later", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_REPLACE), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", "later", "g", "later", now, HOUR, 5);
+  chime_fire *later = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(later);
+  size_t n = 0;
+  int64_t *ids = flagged(st, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL(ids[0], due->fire_id);
+  free(ids);
+  CU_ASSERT_EQUAL(sc_complete(st, due), 0);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  free(ids);
+  CU_ASSERT_EQUAL(sc_complete(st, queue), 0);
+  CU_ASSERT_EQUAL(sc_complete(st, later), 0);
+  chime__fire_free(due);
+  chime__fire_free(queue);
+  chime__fire_free(later);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"REPLACE: a due trigger interrupts the run", test_store_replace},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},

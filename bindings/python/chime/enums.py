@@ -37,6 +37,7 @@ class Concurrency(enum.IntEnum):
     ALLOW = 0
     FORBID_QUEUE = 1  # FORBID: a fire due meanwhile runs after
     FORBID_SKIP = 2   # a fire due meanwhile is dropped, recorded SKIPPED
+    REPLACE = 3       # a fire due meanwhile cancels the run, then runs
     FORBID = 1
 
 

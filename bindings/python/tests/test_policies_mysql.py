@@ -1,6 +1,10 @@
 """test_policies_mysql: `chimectl cancel` reaches a run on a node within
 1.5 s (meson suite 'cluster': runs alone), and the run's history row says
-CANCELLED, which `chimectl history` shows.
+CANCELLED, which `chimectl history` shows; FORBID_SKIP and REPLACE hold
+across three nodes (three schedulers of this process, each with its own
+instance id and connections, on one database): never two runs of the job
+at once, and every fire the trigger counted is in the history as run
+(ok), SKIPPED or CANCELLED.
 
 The node runs here with chime's default 1 s check-in; chimectl is another
 process, which only sets the fire's flag in the database.  The delay is
@@ -85,6 +89,92 @@ class ChimectlCancel(unittest.TestCase):
         self.assertEqual(len(rows), 1, rows)
         self.assertEqual(rows[0]["outcome"], "cancelled")
         self.assertEqual(int(rows[0]["error_code"]), chime.Cancelled.code)
+
+
+class ThreeNodes(unittest.TestCase):
+    """One job on three nodes; runs are timed on this process's monotonic
+    clock, so overlaps between nodes are seen exactly."""
+
+    def setUp(self):
+        url = store_url()
+        if not url:
+            self.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
+        self.ctl = os.environ.get("CHIMECTL")
+        if not self.ctl:
+            self.fail("CHIMECTL is not set (meson sets it)")
+        self.url = url
+        self.lock = threading.Lock()
+        self.active = 0
+        self.max_active = 0
+        self.runs = 0
+        self.nodes = []
+        for i in range(3):
+            extra = "&clear=1" if i == 0 else ""
+            n = chime.Scheduler(url=url + extra, name=NAME + "-3",
+                                instance_id="pol-n%d" % i, workers=2)
+            self.addCleanup(n.close)
+            n.register("work", self.work)
+            self.nodes.append(n)
+
+    def work(self, ctx):
+        with self.lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            ctx.wait_cancelled(self.run_ms)
+        finally:
+            with self.lock:
+                self.active -= 1
+                self.runs += 1
+
+    def history(self, job):
+        p = subprocess.run([self.ctl, "--url", self.url, "--scheduler",
+                            NAME + "-3", "--json", "history", "--job", job,
+                            "--limit", "100000"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def run_policy(self, concurrency, run_ms, runs):
+        self.run_ms = run_ms
+        self.nodes[0].schedule(
+            chime.Job("app", "j", "work", concurrency=concurrency),
+            chime.Simple(interval_ms=250, repeat=chime.FOREVER, name="t",
+                         group="app"))
+        for n in self.nodes:
+            n.start()
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.runs >= runs:
+                    break
+            time.sleep(0.05)
+        self.nodes[0].pause_job("app", "j")
+        for n in self.nodes:
+            n.shutdown_within(int(WAIT_S * 1000))
+        self.assertGreaterEqual(self.runs, runs)
+        self.assertEqual(self.max_active, 1)
+        info = chime.Scheduler(url=self.url, name=NAME + "-3",
+                               instance_id="pol-check")
+        try:
+            counted = info.trigger_info("app", "t")["times_triggered"]
+        finally:
+            info.close()
+        return counted, self.history("app.j")
+
+    def test_forbid_skip_across_nodes(self):
+        counted, rows = self.run_policy(chime.Concurrency.FORBID_SKIP, 1000,
+                                        3)
+        outcomes = [r["outcome"] for r in rows]
+        self.assertIn("skipped", outcomes)
+        self.assertEqual(set(outcomes) - {"ok", "skipped"}, set(), outcomes)
+        self.assertEqual(len(rows), counted)
+
+    def test_replace_across_nodes(self):
+        counted, rows = self.run_policy(chime.Concurrency.REPLACE, 30000, 3)
+        outcomes = [r["outcome"] for r in rows]
+        self.assertGreaterEqual(outcomes.count("cancelled"), 2, outcomes)
+        self.assertEqual(len(rows), counted)
 
 
 if __name__ == "__main__":
