@@ -104,6 +104,25 @@ static void run_verdict(chime_ctx *ctx, chime_outcome *out) {
   out->message = ctx->fail_message;
 }
 
+/* Whether the fire starts past its job's starting deadline: then it is not
+ * run, and out says MISSED (the message in ctx, as a failure's). */
+static bool missed(chime_ctx *ctx, chime_outcome *out) {
+  int64_t deadline = ctx->fire->job->starting_deadline_ms;
+  int64_t late = ctx->fire_ms - ctx->fire->scheduled_ms;
+  if (deadline <= 0 || late <= deadline)
+    return false;
+  char msg[160];
+  snprintf(msg, sizeof msg,
+           "not run: it could start only %lld ms after its scheduled time, "
+           "past its starting deadline of %lld ms",
+           (long long)late, (long long)deadline);
+  chime_ctx_fail(ctx, msg); /* no memory: the plain status says it */
+  out->error = CHIME_EMISSED;
+  out->status = "MISSED";
+  out->message = ctx->fail_message;
+  return true;
+}
+
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
  * job, then completion here or by the completer.  Returns whether the fire
  * was completed here. */
@@ -120,6 +139,9 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
      * kept as a defence. */
     out.error = CHIME_EINTERNAL;
     out.message = "job type not registered on this node";
+  } else if (missed(&ctx, &out)) {
+    chime__emit(s, CHIME_EVENT_JOB_MISSED, &ctx, NULL, NULL, out.error,
+                out.message);
   } else if (chime__emit(s, CHIME_EVENT_TRIGGER_FIRED, &ctx, NULL, NULL, 0,
                          NULL)) {
     chime__emit(s, CHIME_EVENT_JOB_VETOED, &ctx, NULL, NULL, 0, NULL);

@@ -124,7 +124,8 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EINTERNAL, -22, "internal error")                                         \
   XX(EJOBFAILED, -23, "the job reported a failure")                            \
   XX(ETIMEDOUT, -24, "the deadline passed first")                              \
-  XX(ECANCELLED, -25, "the run was cancelled")
+  XX(ECANCELLED, -25, "the run was cancelled")                                 \
+  XX(EMISSED, -26, "the fire could not start within its starting deadline")
 
 typedef enum chime_error {
   CHIME_OK = 0,
@@ -564,6 +565,30 @@ CHIME_EXTERN int chime_job_set_timeout_ms(chime_job *job, int64_t ms);
  * Thread: any, one thread per job object.
  */
 CHIME_EXTERN int64_t chime_job_get_timeout_ms(const chime_job *job);
+
+/*
+ * chime_job_set_starting_deadline_ms: how late a fire of the job may start
+ * (0: any time, the default; Kubernetes' startingDeadlineSeconds).  A fire
+ * that cannot start within ms of its scheduled time (its nodes were down,
+ * the workers busy, it waited behind a FORBID run) is not run: it is
+ * recorded MISSED in the history with the error CHIME_EMISSED and
+ * CHIME_EVENT_JOB_MISSED is emitted.  Independent of the misfire threshold,
+ * which keeps Quartz's meaning.
+ * Returns: 0; CHIME_EINVAL (NULL job, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms);
+
+/*
+ * chime_job_get_starting_deadline_ms: the starting deadline as
+ * chime_job_set_starting_deadline_ms left it.
+ * Returns: the deadline in ms; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -1538,7 +1563,8 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
   XX(JOB_ADDED, 9, "the caller of chime_scheduler_add_job or schedule")        \
   XX(JOB_REMOVED, 10, "the caller of chime_scheduler_remove_job")              \
   XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
-  XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")
+  XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")       \
+  XX(JOB_MISSED, 13, "a worker, instead of a job past its starting deadline")
 
 /* What a listener hears about: one bit per kind. */
 typedef enum chime_event_kind {

@@ -101,7 +101,9 @@ int chime__job_check(const chime_job *job) {
     return CHIME_EINVAL;
   if (job->data_len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
-  if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS)
+  if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS ||
+      job->starting_deadline_ms < 0 ||
+      job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS)
     return CHIME_EINVAL;
   return 0;
 }
@@ -272,6 +274,17 @@ int chime_job_set_timeout_ms(chime_job *job, int64_t ms) {
 
 int64_t chime_job_get_timeout_ms(const chime_job *job) {
   return job ? job->timeout_ms : 0;
+}
+
+int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms) {
+  if (!job || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  job->starting_deadline_ms = ms;
+  return 0;
+}
+
+int64_t chime_job_get_starting_deadline_ms(const chime_job *job) {
+  return job ? job->starting_deadline_ms : 0;
 }
 
 const char *chime_job_get_group(const chime_job *job) {

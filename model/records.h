@@ -31,7 +31,8 @@ struct chime_job {
   bool requests_recovery;
   chime_concurrency concurrency;
   bool persist_data;
-  int64_t timeout_ms; /* run policies: 0 for none */
+  int64_t timeout_ms;           /* run policies: 0 for none */
+  int64_t starting_deadline_ms; /* run policies: 0 for none */
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */

@@ -163,6 +163,7 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->concurrency = (chime_concurrency)COL(CONCURRENCY);
   j->persist_data = COL(PERSIST_DATA) != 0;
   j->timeout_ms = COL(TIMEOUT_MS);
+  j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;

@@ -71,7 +71,8 @@
   NEXT(CONCURRENCY, concurrency)                                               \
   NEXT(PERSIST_DATA, persist_data)                                             \
   NEXT(PAUSED, paused)                                                         \
-  NEXT(TIMEOUT_MS, timeout_ms)
+  NEXT(TIMEOUT_MS, timeout_ms)                                                 \
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -107,7 +108,7 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _TIMEOUT_MS. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _STARTING_DEADLINE_MS. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT

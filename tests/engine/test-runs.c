@@ -47,6 +47,8 @@ typedef struct seen {
   int ignored_error;
   bool release; /* the stubborn job may return */
   int busy_runs, busy_active, busy_max_active;
+  int missed; /* JOB_MISSED */
+  int missed_error;
   int64_t busy_lag[8]; /* fire_ms - scheduled_ms of the first busy runs */
 } seen;
 
@@ -60,6 +62,7 @@ static void seen_reset(void) {
   S.last_message[0] = '\0';
   S.release = false;
   S.busy_runs = S.busy_active = S.busy_max_active = 0;
+  S.missed = S.missed_error = 0;
   pthread_mutex_unlock(&S.mu);
 }
 
@@ -144,6 +147,10 @@ static bool listener(const chime_event *ev, void *user_data) {
     S.was_executed++;
     break;
   }
+  case CHIME_EVENT_JOB_MISSED:
+    S.missed_error = chime_event_get_error(ev);
+    S.missed++;
+    break;
   case CHIME_EVENT_JOB_CANCEL_IGNORED:
     S.ignored_error = chime_event_get_error(ev);
     S.ignored++;
@@ -358,7 +365,54 @@ static void test_runs_shutdown_wakes_waiters(void) {
 
 #ifdef CHIME_TEST_MYSQL
 static long skipped_rows(const char *job_name);
+static long missed_rows(const char *job_name);
 #endif
+
+/* A fire that can start only after its job's starting deadline is not run:
+ * MISSED.  The trigger started 5 s ago, so its first fire is 5 s late (well
+ * inside the misfire threshold, whose meaning is unchanged); a job with a
+ * deadline of a minute runs the same fire. */
+static void test_runs_starting_deadline(void) {
+  seen_reset();
+  chime_scheduler *s = node(store_url, NULL, 2, true);
+  const struct {
+    const char *name;
+    int64_t deadline_ms;
+  } jobs[] = {{"tight", 1000}, {"loose", 60000}};
+  /* The store's clock is this host's (memory) or its database's, on this
+   * host too: 5 s is far more than their difference. */
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  for (int i = 0; i < 2; i++) {
+    chime_job *job = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        chime_job_new("g", jobs[i].name, "busy", &job, NULL, 0), 0);
+    CU_ASSERT_EQUAL(
+        chime_job_set_starting_deadline_ms(job, jobs[i].deadline_ms), 0);
+    CU_ASSERT_EQUAL(chime_job_get_starting_deadline_ms(job),
+                    jobs[i].deadline_ms);
+    chime_trigger *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        chime_trigger_simple_new("g", jobs[i].name, 1000, 0, &t, NULL, 0), 0);
+    CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", jobs[i].name), 0);
+    CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, now - 5000), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+    chime_trigger_free(t);
+    chime_job_free(job);
+  }
+  CU_ASSERT_TRUE(wait_for(&S.missed, 1));
+  CU_ASSERT_TRUE(wait_for(&S.busy_runs, 1));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(S.missed, 1);
+  CU_ASSERT_EQUAL(S.missed_error, CHIME_EMISSED);
+  CU_ASSERT_EQUAL(S.busy_runs, 1);
+#ifdef CHIME_TEST_MYSQL
+  CU_ASSERT_EQUAL(missed_rows("tight"), 1);
+  CU_ASSERT_EQUAL(missed_rows("loose"), 0);
+#endif
+  chime_scheduler_free(s);
+}
 
 /* REPLACE: the next fire cancels the running one (a polite job that would
  * wait 30 s), then runs; runs never overlap. */
@@ -447,16 +501,17 @@ static bool history_of(int64_t fire_id, char *outcome, size_t len, int *code) {
   return ok;
 }
 
-/* How many history rows of job g.job_name say SKIPPED; -1 on error. */
-static long skipped_rows(const char *job_name) {
+/* How many history rows of job g.job_name say outcome; -1 on error. */
+static long outcome_rows(const char *job_name, const char *outcome,
+                         bool fire_id_zero) {
   MYSQL *db = chime_test_mysql_open();
   if (!db)
     return -1;
   char sql[256];
   snprintf(sql, sizeof sql,
            "SELECT COUNT(*) FROM chime_er_history WHERE job_group = 'g' AND "
-           "job_name = '%s' AND outcome = 'SKIPPED' AND fire_id = 0",
-           job_name);
+           "job_name = '%s' AND outcome = '%s'%s",
+           job_name, outcome, fire_id_zero ? " AND fire_id = 0" : "");
   long n = -1;
   if (mysql_query(db, sql) == 0) {
     MYSQL_RES *res = mysql_store_result(db);
@@ -467,6 +522,14 @@ static long skipped_rows(const char *job_name) {
   }
   mysql_close(db);
   return n;
+}
+
+static long skipped_rows(const char *job_name) {
+  return outcome_rows(job_name, "SKIPPED", true);
+}
+
+static long missed_rows(const char *job_name) {
+  return outcome_rows(job_name, "MISSED", false);
 }
 
 /* An interrupt issued on node A reaches a run on node B (which alone runs
@@ -518,6 +581,8 @@ static CU_TestInfo runs_tests[] = {
      test_runs_shutdown_wakes_waiters},
     {"FORBID_SKIP keeps a slow job on time", test_runs_forbid_skip_keeps_up},
     {"REPLACE cancels the running fire for the next", test_runs_replace},
+    {"a fire past its starting deadline is MISSED",
+     test_runs_starting_deadline},
 #ifdef CHIME_TEST_MYSQL
     {"an interrupt reaches a run on another node",
      test_runs_interrupt_across_nodes},

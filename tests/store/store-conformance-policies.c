@@ -86,16 +86,19 @@ static void test_store_job_timeout_kept(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "j", "x", true);
   CU_ASSERT_EQUAL(chime_job_set_timeout_ms(job, 2500), 0);
+  CU_ASSERT_EQUAL(chime_job_set_starting_deadline_ms(job, 700), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   sc_add_simple(st, "t", "a", "g", "j", T0, MINUTE, 5);
   chime_job *back = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &back), 0);
   CU_ASSERT_EQUAL(back->timeout_ms, 2500);
+  CU_ASSERT_EQUAL(back->starting_deadline_ms, 700);
   chime_job_free(back);
   /* The fire carries it to the engine. */
   chime_fire *f = sc_fire_next(st, T0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL(f->job->timeout_ms, 2500);
+  CU_ASSERT_EQUAL(f->job->starting_deadline_ms, 700);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   /* Replacing the job changes it; an invalid one is refused. */
@@ -205,6 +208,7 @@ CU_TestInfo sc_policy_tests[] = {
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
-    {"a job's timeout is kept with the job", test_store_job_timeout_kept},
+    {"a job's timeout and starting deadline are kept with the job",
+     test_store_job_timeout_kept},
     CU_TEST_INFO_NULL,
 };

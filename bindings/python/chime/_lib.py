@@ -96,6 +96,8 @@ _PROTOTYPES = [
     ("chime_job_set_persist_data", _i, [_vp, _b]),
     ("chime_job_set_timeout_ms", _i, [_vp, _i64]),
     ("chime_job_get_timeout_ms", _i64, [_vp]),
+    ("chime_job_set_starting_deadline_ms", _i, [_vp, _i64]),
+    ("chime_job_get_starting_deadline_ms", _i64, [_vp]),
     ("chime_job_get_data", _vp, [_vp, _c.POINTER(_sz)]),
     ("chime_trigger_simple_new", _i,
      [_cp, _cp, _i64, _i32, _pvp, _cp, _sz]),

@@ -57,6 +57,7 @@ class EventKind(enum.IntEnum):
     JOB_REMOVED = 1 << 10
     SCHEDULER_ERROR = 1 << 11
     JOB_CANCEL_IGNORED = 1 << 12
+    JOB_MISSED = 1 << 13
 
 
 EVENT_ALL = 0

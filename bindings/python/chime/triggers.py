@@ -141,7 +141,7 @@ class Job:
     def __init__(self, group, name, type, data=None, description=None,
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
-                 timeout_ms=0, concurrency=None):
+                 timeout_ms=0, concurrency=None, starting_deadline_ms=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -152,6 +152,7 @@ class Job:
         self.concurrency = concurrency
         self.persist_data = persist_data
         self.timeout_ms = timeout_ms
+        self.starting_deadline_ms = starting_deadline_ms
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -185,6 +186,8 @@ class Job:
             check(_L.chime_job_set_concurrency(ptr, conc))
             check(_L.chime_job_set_persist_data(ptr, bool(self.persist_data)))
             check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
+            check(_L.chime_job_set_starting_deadline_ms(
+                ptr, int(self.starting_deadline_ms)))
         except BaseException:
             owned.free()
             raise

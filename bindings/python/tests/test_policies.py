@@ -82,8 +82,16 @@ class Policies(unittest.TestCase):
         with self.assertRaises(chime.InvalidArgument):
             chime.Job("g", "s", "polite", concurrency=9)
 
+    def test_starting_deadline(self):
+        job = chime.Job("g", "d", "polite", starting_deadline_ms=1500)
+        self.assertEqual(job.starting_deadline_ms, 1500)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "d", "polite", starting_deadline_ms=-1)
+        self.assertEqual(chime.Missed.code, -26)
+
     def test_event_kind(self):
         self.assertEqual(int(chime.EVENT_JOB_CANCEL_IGNORED), 1 << 12)
+        self.assertEqual(int(chime.EVENT_JOB_MISSED), 1 << 13)
         self.assertTrue(chime.EVENT_ALL & chime.EVENT_JOB_CANCEL_IGNORED)
 
 
