@@ -34,6 +34,15 @@ def store_url():
     return base + sep + "auto_create=1&prefix=chime_pol_"
 
 
+def chimectl(test, name, *args):
+    """chimectl --json ARGS on scheduler name; asserts it succeeded."""
+    p = subprocess.run([test.ctl, "--url", test.url, "--scheduler", name,
+                        "--json"] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    test.assertEqual(p.returncode, 0, p.stderr)
+    return json.loads(p.stdout)
+
+
 class ChimectlCancel(unittest.TestCase):
     def setUp(self):
         url = store_url()
@@ -48,11 +57,7 @@ class ChimectlCancel(unittest.TestCase):
         self.addCleanup(self.sched.close)
 
     def chimectl(self, *args):
-        p = subprocess.run([self.ctl, "--url", self.url, "--scheduler", NAME,
-                            "--json"] + list(args),
-                           capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return json.loads(p.stdout)
+        return chimectl(self, NAME, *args)
 
     def test_cancel_reaches_the_running_node(self):
         started, told = threading.Event(), threading.Event()
@@ -128,12 +133,8 @@ class ThreeNodes(unittest.TestCase):
                 self.runs += 1
 
     def history(self, job):
-        p = subprocess.run([self.ctl, "--url", self.url, "--scheduler",
-                            NAME + "-3", "--json", "history", "--job", job,
-                            "--limit", "100000"],
-                           capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return json.loads(p.stdout)
+        return chimectl(self, NAME + "-3", "history", "--job", job,
+                        "--limit", "100000")
 
     def run_policy(self, concurrency, run_ms, runs):
         self.run_ms = run_ms
