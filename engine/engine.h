@@ -224,6 +224,7 @@ typedef enum chime__cancel_why {
 typedef struct chime__run {
   const chime_fire *fire;       /* the worker's */
   int64_t started_mono_ms;      /* immutable */
+  int64_t timeout_ms;           /* immutable: the trigger's, or the job's */
   int64_t deadline_mono_ms;     /* immutable; INT64_MAX: no timeout */
   atomic_int why;               /* chime__cancel_why; set once */
   _Atomic int64_t cancelled_ms; /* monotonic, when why was set */

@@ -35,9 +35,11 @@ void chime__run_begin(chime_scheduler *s, chime__run *run,
   memset(run, 0, sizeof *run);
   run->fire = fire;
   run->started_mono_ms = chime__mono_ms();
-  run->deadline_mono_ms = fire->job->timeout_ms > 0
-                              ? run->started_mono_ms + fire->job->timeout_ms
-                              : INT64_MAX;
+  int64_t timeout = fire->trigger->timeout_ms > 0 ? fire->trigger->timeout_ms
+                                                  : fire->job->timeout_ms;
+  run->timeout_ms = timeout;
+  run->deadline_mono_ms =
+      timeout > 0 ? run->started_mono_ms + timeout : INT64_MAX;
   atomic_init(&run->why, CHIME__CANCEL_NONE);
   atomic_init(&run->cancelled_ms, 0);
   atomic_init(&run->reported, false);

@@ -90,7 +90,7 @@ static void run_verdict(chime_ctx *ctx, chime_outcome *out) {
         snprintf(msg, sizeof msg, "%s", timeout ? "timed out" : "cancelled");
     if (timeout)
       n += snprintf(msg + n, sizeof msg - (size_t)n, " after %lld ms",
-                    (long long)ctx->fire->job->timeout_ms);
+                    (long long)ctx->run->timeout_ms);
     if (atomic_load(&ctx->run->reported))
       snprintf(msg + n, sizeof msg - (size_t)n,
                "; it ignored the cancellation for %lld ms", (long long)late);

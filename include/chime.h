@@ -802,6 +802,27 @@ typedef enum chime_trigger_status {
 #define CHIME_NO_FIRE_MS INT64_MIN
 
 /*
+ * chime_trigger_set_timeout_ms: the timeout of the runs this trigger fires,
+ * overriding their job's (chime_job_set_timeout_ms); 0 (the default): the
+ * job's.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_timeout_ms(chime_trigger *trigger,
+                                              int64_t ms);
+
+/*
+ * chime_trigger_get_timeout_ms: the timeout chime_trigger_set_timeout_ms
+ * left.
+ * Returns: the timeout in ms; 0 (the job's) for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t chime_trigger_get_timeout_ms(const chime_trigger *trigger);
+
+/*
  * chime_trigger_get_kind: the kind the constructor made.
  * Returns: the kind; 0 for a NULL trigger.
  * Ownership: none.

@@ -63,6 +63,7 @@ struct chime_trigger {
   chime_schedule schedule; /* zone and cron point into this record */
   chime_fire_state state;
   chime_store_state store_state;
+  int64_t timeout_ms; /* run policies: 0 for the job's */
 };
 
 /*

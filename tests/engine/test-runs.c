@@ -327,6 +327,30 @@ static void test_runs_timeout(void) {
   chime_scheduler_free(s);
 }
 
+/* A trigger's timeout overrides its job's (none here). */
+static void test_runs_trigger_timeout(void) {
+  seen_reset();
+  chime_scheduler *s = node(store_url, NULL, 2, true);
+  add_job(s, "tt", "polite", 0);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("g", "once", 1000, 0, &t, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_trigger_get_timeout_ms(t), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(t, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(NULL, 1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(t, 250), 0);
+  CU_ASSERT_EQUAL(chime_trigger_get_timeout_ms(t), 250);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "tt"), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  chime_trigger_free(t);
+  CU_ASSERT_TRUE(wait_for(&S.was_executed, 1));
+  CU_ASSERT_EQUAL(S.told, 1);
+  CU_ASSERT_EQUAL(S.last_error, CHIME_ETIMEDOUT);
+  CU_ASSERT_STRING_EQUAL(S.last_message, "timed out after 250 ms");
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  chime_scheduler_free(s);
+}
+
 /* A run that ignores its timeout is reported and keeps its worker: with
  * one worker, nothing else starts until it returns. */
 static void test_runs_cancel_ignored(void) {
@@ -574,6 +598,7 @@ static CU_TestInfo runs_tests[] = {
     {"interrupt by job key", test_runs_interrupt_by_key},
     {"interrupt by fire id", test_runs_interrupt_by_fire_id},
     {"a job's timeout cancels it: TIMED_OUT", test_runs_timeout},
+    {"a trigger's timeout overrides the job's", test_runs_trigger_timeout},
     {"a run ignoring its cancellation is reported, keeps its worker",
      test_runs_cancel_ignored},
     {"shutdown with a deadline wakes waiting jobs",
