@@ -250,6 +250,16 @@ class Trigger:
     def key(self) -> Tuple[str, str]:
         return (self.group, self.name)
 
+    def set_timeout_ms(self, ms: int) -> "Trigger":
+        """The timeout of the runs this trigger fires, overriding the
+        job's (chime_trigger_set_timeout_ms); 0: the job's.  Returns self."""
+        check(_L.chime_trigger_set_timeout_ms(self._ptr, int(ms)))
+        return self
+
+    @property
+    def timeout_ms(self) -> int:
+        return _L.chime_trigger_get_timeout_ms(self._ptr)
+
     def _for_job(self, group, name):
         """The C trigger, pointed at job (group, name)."""
         check(_L.chime_trigger_set_job(self._ptr, _lib.enc(group),

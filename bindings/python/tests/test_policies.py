@@ -82,6 +82,18 @@ class Policies(unittest.TestCase):
         with self.assertRaises(chime.InvalidArgument):
             chime.Job("g", "s", "polite", concurrency=9)
 
+    def test_trigger_timeout(self):
+        self.sched.add_job(chime.Job("g", "tt", "polite", durable=True))
+        t = chime.Simple(interval_ms=1000, repeat=0, name="tt-once")
+        self.assertIs(t.set_timeout_ms(250), t)
+        self.assertEqual(t.timeout_ms, 250)
+        with self.assertRaises(chime.InvalidArgument):
+            t.set_timeout_ms(-1)
+        self.sched.schedule(("g", "tt"), t)
+        self.assertTrue(self.done.wait(WAIT_S))
+        self.assertEqual(self.outcome[1],
+                         (chime.TimedOut.code, "timed out after 250 ms"))
+
     def test_starting_deadline(self):
         job = chime.Job("g", "d", "polite", starting_deadline_ms=1500)
         self.assertEqual(job.starting_deadline_ms, 1500)
