@@ -39,6 +39,7 @@ int chime_config_new(chime_config **ret_config) {
   c->batch_window_ms = 0;
   c->misfire_threshold_ms = 60000;
   c->checkin_interval_ms = 1000;
+  c->cancel_grace_ms = CHIME__CANCEL_GRACE_MS;
   c->log_level = CHIME_LOG_WARN;
   c->log_record_level = CHIME_LOG_WARN;
   *ret_config = c;
@@ -183,6 +184,13 @@ int chime_config_set_log_record(chime_config *config, chime_log_record_fn fn,
   config->log_record = fn;
   config->log_record_user_data = user_data;
   config->log_record_level = level;
+  return 0;
+}
+
+int chime_config_set_cancel_grace_ms(chime_config *config, int64_t ms) {
+  if (!config || ms < 0 || ms > CHIME__MAX_WAIT_MS)
+    return CHIME_EINVAL;
+  config->cancel_grace_ms = ms;
   return 0;
 }
 

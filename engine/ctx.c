@@ -173,5 +173,14 @@ bool chime_ctx_is_cancelled(const chime_ctx *ctx) {
   assert(!ctx || CTX_VALID(ctx));
   if (!ctx || !ctx->fire || !ctx->fire->job)
     return false;
-  return atomic_load(&ctx->sched->cancelled);
+  return atomic_load(&ctx->sched->cancelled) ||
+         (ctx->run && chime__run_why(ctx->run) != CHIME__CANCEL_NONE);
+}
+
+int chime_ctx_wait_cancelled(chime_ctx *ctx, int64_t timeout_ms) {
+  if (!ctx || !ctx->fire->job || !ctx->run || timeout_ms < 0 ||
+      timeout_ms > CHIME__MAX_WAIT_MS)
+    return CHIME_EINVAL;
+  assert(CTX_VALID(ctx) && chime__on_worker(ctx->sched));
+  return chime__runs_wait(ctx->sched, ctx->run, timeout_ms) ? 1 : 0;
 }

@@ -78,6 +78,10 @@
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
+/* A cancelled run that has not returned this long after is reported
+ * (CHIME_EVENT_JOB_CANCEL_IGNORED), by default. */
+#define CHIME__CANCEL_GRACE_MS INT64_C(5000)
+
 struct chime_config {
   char *store_url;
   char *scheduler_name;
@@ -88,6 +92,7 @@ struct chime_config {
   int64_t batch_window_ms;
   int64_t misfire_threshold_ms;
   int64_t checkin_interval_ms;
+  int64_t cancel_grace_ms;
   chime_log_fn log;
   void *log_user_data;
   chime_log_level log_level;
@@ -209,7 +214,29 @@ struct chime_scheduler {
 
   /* Metrics (metrics.h): atomics, any thread, no lock. */
   chime__metrics metrics;
+  /* The runs in progress (mu; runs.c), for cancellation. */
+  struct chime__run *runs;
 };
+
+/* Why a run was told to stop (runs.c). */
+typedef enum chime__cancel_why {
+  CHIME__CANCEL_NONE = 0,
+  CHIME__CANCEL_INTERRUPT = 1, /* chime_scheduler_interrupt, chimectl */
+  CHIME__CANCEL_TIMEOUT = 2    /* the job's timeout passed */
+} chime__cancel_why;
+
+/* One run in progress, on its worker's stack from the job's start to its
+ * return, listed in s->runs (runs.c). */
+typedef struct chime__run {
+  const chime_fire *fire;       /* the worker's */
+  int64_t started_mono_ms;      /* immutable */
+  int64_t timeout_ms;           /* immutable: the trigger's, or the job's */
+  int64_t deadline_mono_ms;     /* immutable; INT64_MAX: no timeout */
+  atomic_int why;               /* chime__cancel_why; set once */
+  _Atomic int64_t cancelled_ms; /* monotonic, when why was set */
+  atomic_bool reported;         /* JOB_CANCEL_IGNORED emitted (set under mu) */
+  struct chime__run *prev, *next; /* mu: s->runs */
+} chime__run;
 
 /* The context of one run (or of a misfire event: fire->job NULL). */
 struct chime_ctx {
@@ -226,6 +253,7 @@ struct chime_ctx {
   struct chime_mysql_tx *tx;
   bool completed;
   bool tx_over;
+  chime__run *run; /* NULL for a misfire event's context */
 };
 
 /* What an alert event names (alerts.c); strings borrowed for the call. */
@@ -476,6 +504,37 @@ void chime__loop_abort(chime_scheduler *s);
 void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);
+
+/* ---- runs.c: the runs in progress and their cancellation */
+
+/* chime__run_begin lists run (for fire, just before its job starts);
+ * chime__run_end takes it off once the job returned.  mu not held.
+ * Thread: the worker. */
+void chime__run_begin(chime_scheduler *s, chime__run *run,
+                      const chime_fire *fire);
+void chime__run_end(chime_scheduler *s, chime__run *run);
+/* Why run was told to stop (its timeout counts once passed), or
+ * CHIME__CANCEL_NONE.  Thread: any. */
+chime__cancel_why chime__run_why(chime__run *run);
+/* chime__runs_cancel: tells the runs of job (group, name), or the run of
+ * fire fire_id (> 0), to stop; returns how many were told now.  mu not
+ * held.  Thread: any. */
+size_t chime__runs_cancel(chime_scheduler *s, const char *group,
+                          const char *name, int64_t fire_id,
+                          chime__cancel_why why);
+/* chime__runs_wait: waits until run is told to stop (or the scheduler's
+ * jobs are: shutdown) or timeout_ms passed.  Returns true when told.  mu
+ * not held.  Thread: the worker. */
+bool chime__runs_wait(chime_scheduler *s, chime__run *run, int64_t timeout_ms);
+/* chime__runs_wake: wakes every waiting run (the jobs were told to stop:
+ * shutdown).  mu not held.  Thread: any. */
+void chime__runs_wake(chime_scheduler *s);
+/* chime__runs_poll: at each check-in, reads which of this node's fires
+ * were interrupted elsewhere (the store's interrupted) and tells their
+ * runs, then reports each run that ignored its cancellation for longer
+ * than the grace (CHIME_EVENT_JOB_CANCEL_IGNORED, once).  Thread: the
+ * loop's. */
+void chime__runs_poll(chime_scheduler *s);
 
 /* ---- ctx.c */
 

@@ -355,6 +355,7 @@ static void on_checkin_timer(uv_timer_t *t) {
   if (started - s->loop_checkin_ok_ms > lease_ms(s))
     s->loop_healthy_since = started;
   s->loop_checkin_ok_ms = started;
+  chime__runs_poll(s); /* interrupts from other nodes, ignored ones */
   if (s->loop_fenced) {
     s->loop_fenced = false;
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");

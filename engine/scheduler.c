@@ -308,6 +308,7 @@ int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
                        (long long)deadline_ms, (long long)CHIME__MAX_WAIT_MS);
   int64_t deadline = chime__mono_ms() + deadline_ms;
   atomic_store(&s->cancelled, true);
+  chime__runs_wake(s); /* jobs waiting in chime_ctx_wait_cancelled */
   int r = shutdown_until(s, deadline);
   if (r == CHIME_ETIMEDOUT)
     return chime__fail(s, r,

@@ -25,6 +25,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -74,6 +75,52 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__report_error(s, r, "completing a fire");
 }
 
+/* The outcome of a run that returned: failed (chime_ctx_fail), or told to
+ * stop (TIMED_OUT, CANCELLED) whatever it says, with how long it went on
+ * after it was told when it was reported for ignoring it. */
+static void run_verdict(chime_ctx *ctx, chime_run_result *out) {
+  chime__cancel_why why = chime__run_why(ctx->run);
+  if (why != CHIME__CANCEL_NONE) {
+    bool timeout = why == CHIME__CANCEL_TIMEOUT;
+    int64_t late = chime__mono_ms() - atomic_load(&ctx->run->cancelled_ms);
+    char msg[160];
+    int n =
+        snprintf(msg, sizeof msg, "%s", timeout ? "timed out" : "cancelled");
+    if (timeout)
+      n += snprintf(msg + n, sizeof msg - (size_t)n, " after %lld ms",
+                    (long long)ctx->run->timeout_ms);
+    if (atomic_load(&ctx->run->reported))
+      snprintf(msg + n, sizeof msg - (size_t)n,
+               "; it ignored the cancellation for %lld ms", (long long)late);
+    if (!ctx->fail_message)
+      chime_ctx_fail(ctx, msg); /* no memory: the plain status says it */
+    out->error = timeout ? CHIME_ETIMEDOUT : CHIME_ECANCELLED;
+    out->status = timeout ? "TIMED_OUT" : "CANCELLED";
+  } else if (ctx->fail_message) {
+    out->error = CHIME_EJOBFAILED;
+  }
+  out->message = ctx->fail_message;
+}
+
+/* Whether the fire starts past its job's starting deadline: then it is not
+ * run, and out says MISSED (the message in ctx, as a failure's). */
+static bool missed(chime_ctx *ctx, chime_run_result *out) {
+  int64_t deadline = ctx->fire->job->starting_deadline_ms;
+  int64_t late = ctx->fire_ms - ctx->fire->scheduled_ms;
+  if (deadline <= 0 || late <= deadline)
+    return false;
+  char msg[160];
+  snprintf(msg, sizeof msg,
+           "not run: it could start only %lld ms after its scheduled time, "
+           "past its starting deadline of %lld ms",
+           (long long)late, (long long)deadline);
+  chime_ctx_fail(ctx, msg); /* no memory: the plain status says it */
+  out->error = CHIME_EMISSED;
+  out->status = "MISSED";
+  out->message = ctx->fail_message;
+  return true;
+}
+
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
  * job, then completion here or by the completer.  Returns whether the fire
  * was completed here. */
@@ -92,6 +139,11 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     out.message = "job type not registered on this node";
     chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
                        CHIME_OUTCOME_FAILED);
+  } else if (missed(&ctx, &out)) {
+    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
+                       CHIME_OUTCOME_MISSED);
+    chime__emit(s, CHIME_EVENT_JOB_MISSED, &ctx, NULL, NULL, out.error,
+                out.message);
   } else if (chime__emit(s, CHIME_EVENT_TRIGGER_FIRED, &ctx, NULL, NULL, 0,
                          NULL)) {
     chime__emit(s, CHIME_EVENT_JOB_VETOED, &ctx, NULL, NULL, 0, NULL);
@@ -102,15 +154,19 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
     chime__metrics_run_started(s, fire, ctx.fire_ms);
     uint64_t t0 = chime__metrics_now_us();
+    chime__run run;
+    chime__run_begin(s, &run, fire);
+    ctx.run = &run;
     type->fn(&ctx, type->user_data);
     chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_RUN_DURATION, t0);
     chime__ctx_tx_end(&ctx);
-    if (ctx.fail_message) {
-      out.error = CHIME_EJOBFAILED;
-      out.message = ctx.fail_message;
-    }
-    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
-                       out.error ? CHIME_OUTCOME_FAILED : CHIME_OUTCOME_OK);
+    run_verdict(&ctx, &out);
+    ctx.run = NULL;
+    chime__run_end(s, &run);
+    chime_outcome outcome = out.error ? CHIME_OUTCOME_FAILED : CHIME_OUTCOME_OK;
+    if (out.status)
+      (void)chime_outcome_from_string(out.status, &outcome);
+    chime__metrics_run(&s->metrics, fire->job->group, fire->job->name, outcome);
     if (out.error)
       chime__run_failed(s, fire, out.error, out.message);
     chime__emit(s, CHIME_EVENT_JOB_WAS_EXECUTED, &ctx, NULL, NULL, out.error,
@@ -152,7 +208,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->out = out;
     d->message = ctx.fail_message;
     d->data = ctx.data;
-    d->forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
+    d->forbid = chime__concurrency_exclusive(fire->job->concurrency);
     ctx.fail_message = NULL;
     ctx.data = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
@@ -184,7 +240,7 @@ static void *worker_main(void *arg) {
     s->q_len--;
     assert(fire && fire->job);
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
-    bool forbid = fire->job->concurrency == CHIME_CONCURRENCY_FORBID;
+    bool forbid = chime__concurrency_exclusive(fire->job->concurrency);
     chime__mu_unlock(s);
     bool completed = run_fire(s, fire, type);
     if (!completed)

@@ -123,7 +123,9 @@ CHIME_EXTERN unsigned chime_version_hex(void);
   XX(EBUSY, -21, "resource busy, try again")                                   \
   XX(EINTERNAL, -22, "internal error")                                         \
   XX(EJOBFAILED, -23, "the job reported a failure")                            \
-  XX(ETIMEDOUT, -24, "the deadline passed first")
+  XX(ETIMEDOUT, -24, "the deadline passed first")                              \
+  XX(ECANCELLED, -25, "the run was cancelled")                                 \
+  XX(EMISSED, -26, "the fire could not start within its starting deadline")
 
 typedef enum chime_error {
   CHIME_OK = 0,
@@ -387,11 +389,20 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
 #define CHIME_MAX_DESCRIPTION_LEN 4096
 #define CHIME_MAX_DATA_LEN (1024 * 1024)
 
-/* Whether two runs of one job may overlap (Quartz's
- * @DisallowConcurrentExecution is FORBID). */
+/* Whether two runs of one job may overlap, across the cluster (Quartz's
+ * @DisallowConcurrentExecution is FORBID; docs/policies.md).  FORBID
+ * (FORBID_QUEUE): a fire due while a run is going waits for it and runs
+ * after it.  FORBID_SKIP: a fire due while a run is going is dropped and
+ * recorded SKIPPED in the history; the trigger goes on from its next time
+ * after the run.  REPLACE: a fire due while a run is going cancels that
+ * run (chime_ctx_is_cancelled(), within a check-in interval; recorded
+ * CANCELLED) and starts when it returns. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
-  CHIME_CONCURRENCY_FORBID = 1
+  CHIME_CONCURRENCY_FORBID = 1,
+  CHIME_CONCURRENCY_FORBID_QUEUE = 1,
+  CHIME_CONCURRENCY_FORBID_SKIP = 2,
+  CHIME_CONCURRENCY_REPLACE = 3
 } chime_concurrency;
 
 /*
@@ -529,6 +540,55 @@ CHIME_EXTERN bool chime_job_get_durable(const chime_job *job);
 CHIME_EXTERN bool chime_job_get_requests_recovery(const chime_job *job);
 CHIME_EXTERN bool chime_job_get_persist_data(const chime_job *job);
 CHIME_EXTERN chime_concurrency chime_job_get_concurrency(const chime_job *job);
+
+/* The longest job timeout: 7 days. */
+#define CHIME_MAX_TIMEOUT_MS (INT64_C(7) * 86400000)
+
+/*
+ * chime_job_set_timeout_ms: how long a run of the job may take (0: no
+ * limit, the default).  At the deadline the run is cancelled
+ * (chime_ctx_is_cancelled() turns true, chime_ctx_wait_cancelled()
+ * returns) and, when the job returns, it is recorded TIMED_OUT with the
+ * error CHIME_ETIMEDOUT.  Nothing stops a job that does not look: it keeps
+ * its worker and is reported (CHIME_EVENT_JOB_CANCEL_IGNORED).
+ * Returns: 0; CHIME_EINVAL (NULL job, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_timeout_ms(chime_job *job, int64_t ms);
+
+/*
+ * chime_job_get_timeout_ms: the timeout as chime_job_set_timeout_ms left it.
+ * Returns: the timeout in ms; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_timeout_ms(const chime_job *job);
+
+/*
+ * chime_job_set_starting_deadline_ms: how late a fire of the job may start
+ * (0: any time, the default; Kubernetes' startingDeadlineSeconds).  A fire
+ * that cannot start within ms of its scheduled time (its nodes were down,
+ * the workers busy, it waited behind a FORBID run) is not run: it is
+ * recorded MISSED in the history with the error CHIME_EMISSED and
+ * CHIME_EVENT_JOB_MISSED is emitted.  Independent of the misfire threshold,
+ * which keeps Quartz's meaning.
+ * Returns: 0; CHIME_EINVAL (NULL job, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms);
+
+/*
+ * chime_job_get_starting_deadline_ms: the starting deadline as
+ * chime_job_set_starting_deadline_ms left it.
+ * Returns: the deadline in ms; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -740,6 +800,27 @@ typedef enum chime_trigger_status {
 
 /* A time a trigger does not have (no previous or next fire, no start set). */
 #define CHIME_NO_FIRE_MS INT64_MIN
+
+/*
+ * chime_trigger_set_timeout_ms: the timeout of the runs this trigger fires,
+ * overriding their job's (chime_job_set_timeout_ms); 0 (the default): the
+ * job's.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_timeout_ms(chime_trigger *trigger,
+                                              int64_t ms);
+
+/*
+ * chime_trigger_get_timeout_ms: the timeout chime_trigger_set_timeout_ms
+ * left.
+ * Returns: the timeout in ms; 0 (the job's) for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t chime_trigger_get_timeout_ms(const chime_trigger *trigger);
 
 /*
  * chime_trigger_get_kind: the kind the constructor made.
@@ -965,6 +1046,18 @@ CHIME_EXTERN int chime_config_set_misfire_threshold_ms(chime_config *config,
  */
 CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
                                                       int64_t ms);
+
+/*
+ * chime_config_set_cancel_grace_ms: how long a run told to stop (an
+ * interrupt, a timeout) may go on before it is reported with
+ * CHIME_EVENT_JOB_CANCEL_IGNORED and a warning (0 to a day; default 5000).
+ * The report comes at the first check-in after the grace.
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
+CHIME_EXTERN int chime_config_set_cancel_grace_ms(chime_config *config,
+                                                  int64_t ms);
 
 /*
  * chime_config_set_log: the log callback and the most detailed level it
@@ -1285,6 +1378,36 @@ CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
                                              const char *group,
                                              const char *name, const void *data,
                                              size_t len);
+
+/*
+ * chime_scheduler_interrupt: asks every running fire of the job (group,
+ * name) to stop, on whichever node of the cluster runs it (Quartz's
+ * interrupt(JobKey)).  A run on this node is told at once; one on another
+ * node at that node's next check-in (chime_config_set_checkin_interval_ms).
+ * The job sees it with chime_ctx_is_cancelled() or
+ * chime_ctx_wait_cancelled(); when it returns, the run is recorded
+ * CANCELLED with the error CHIME_ECANCELLED.  *ret_count (may be NULL)
+ * receives how many running fires were asked (0 when none runs).
+ * Returns: 0; CHIME_EINVAL (an invalid key); CHIME_ESHUTDOWN; the store's
+ * errors.
+ * Ownership: group and name are borrowed for the call.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_interrupt(chime_scheduler *scheduler,
+                                           const char *group, const char *name,
+                                           size_t *ret_count);
+
+/*
+ * chime_scheduler_interrupt_fire: chime_scheduler_interrupt for the one
+ * fire fire_id (chime_ctx_get_fire_id(); Quartz's
+ * interrupt(fireInstanceId)), on whichever node runs it.
+ * Returns: 0; CHIME_ENOTFOUND (no such fire is running); CHIME_EINVAL
+ * (fire_id not positive); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_interrupt_fire(chime_scheduler *scheduler,
+                                                int64_t fire_id);
 
 /*
  * chime_scheduler_schedule: adds a trigger for an existing job (named with
@@ -1706,6 +1829,8 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(JOB_ADDED, 9, "the caller of chime_scheduler_add_job or schedule")        \
   XX(JOB_REMOVED, 10, "the caller of chime_scheduler_remove_job")              \
   XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
+  XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")       \
+  XX(JOB_MISSED, 13, "a worker, instead of a job past its starting deadline")  \
   XX(FIRE_NODE_DIED, 16, "the loop thread of the node that recovered it")      \
   XX(NODE_DEAD, 17, "the loop thread of the node that declared it dead")       \
   XX(NODE_FENCED, 18, "the loop thread of the node that fenced itself")        \
@@ -1993,16 +2118,31 @@ CHIME_EXTERN bool chime_ctx_is_still_owned(chime_ctx *ctx);
 CHIME_EXTERN int chime_ctx_check_owned(chime_ctx *ctx);
 
 /*
- * chime_ctx_is_cancelled: whether the job has been told to stop: its
- * scheduler is shutting down with a deadline
- * (chime_scheduler_shutdown_within).  A long job polls it and returns
- * early; nothing stops a job that does not.  Never blocks.
+ * chime_ctx_is_cancelled: whether the job has been told to stop: the run
+ * was interrupted (chime_scheduler_interrupt, `chimectl cancel`, from any
+ * node), its timeout passed (chime_job_set_timeout_ms), or its scheduler
+ * is shutting down with a deadline (chime_scheduler_shutdown_within).  A
+ * long job polls it and returns early; nothing stops a job that does not.
+ * Never blocks.
  * Returns: true once cancelled; false otherwise, and for NULL or a misfire
  * event's ctx.
  * Ownership: none.
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN bool chime_ctx_is_cancelled(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_wait_cancelled: waits until the job is told to stop (as
+ * chime_ctx_is_cancelled() says) or timeout_ms passed, whichever comes
+ * first: a job that sleeps between steps sleeps here instead, and wakes at
+ * once when cancelled (at the latest at its own timeout).
+ * Returns: 1 when cancelled; 0 when timeout_ms passed first; CHIME_EINVAL
+ * (NULL ctx, a listener's or misfire event's ctx, timeout_ms negative or
+ * over a day).
+ * Ownership: none.
+ * Thread: the worker running the job (it blocks it).
+ */
+CHIME_EXTERN int chime_ctx_wait_cancelled(chime_ctx *ctx, int64_t timeout_ms);
 
 /*
  * chime_ctx_fail: marks the run failed with a message (NULL: "job failed";

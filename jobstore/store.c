@@ -69,6 +69,13 @@ bool chime__outcome_valid(const chime_run_result *outcome) {
           (outcome->data_len == 0 || outcome->data));
 }
 
+bool chime__interrupt_args_valid(const char *group, const char *name,
+                                 int64_t fire_id) {
+  if (fire_id > 0)
+    return !group && !name;
+  return fire_id == 0 && chime__key_check(group, name) == 0;
+}
+
 int chime__store_check_trigger_add(const chime_job *job, const chime_trigger *t,
                                    char *errbuf, size_t errbuf_len) {
   int r;

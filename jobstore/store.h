@@ -143,6 +143,8 @@ void chime__history_entries_free(chime_history_entry *entries, size_t count);
 /* The outcome of a run, for complete(). */
 typedef struct chime_run_result {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
+  const char *status;  /* history's outcome ("TIMED_OUT", "CANCELLED"), or
+                          NULL: "OK" or "FAILED" as error says */
   const char *message; /* NULL, or what went wrong */
   int64_t started_ms;
   int64_t finished_ms;
@@ -326,11 +328,28 @@ struct chime_store_ops {
    * highest id) first, at most f->limit; *ret_entries the caller's. */
   int (*history_list)(chime_store *store, const chime_history_filter *f,
                       chime_history_entry **ret_entries, size_t *ret_count);
+  /* Cancellation (run policies, docs/policies.md).  interrupt flags
+   * EXECUTING fires to be cancelled, on whichever node runs them: every
+   * fire of the job (group, name) when fire_id is 0 (group and name valid),
+   * otherwise the one fire fire_id (group and name NULL); *ret_count (may
+   * be NULL) is how many were flagged (0 is not an error).  interrupted
+   * lists this node's EXECUTING fires that are flagged, or whose job is
+   * REPLACE and has a trigger due (BLOCKED, next_fire_ms <= the store's
+   * now): *ret_ids is a malloc'd array of *ret_count ids (NULL when none),
+   * the caller's. */
+  int (*interrupt)(chime_store *store, const char *group, const char *name,
+                   int64_t fire_id, size_t *ret_count);
+  int (*interrupted)(chime_store *store, int64_t **ret_ids, size_t *ret_count);
 };
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,
  * when set, is within CHIME_MAX_DATA_LEN and present. */
 bool chime__outcome_valid(const chime_run_result *outcome);
+
+/* Whether interrupt() may take its arguments: a valid job key and fire_id
+ * 0, or NULL group and name and fire_id > 0. */
+bool chime__interrupt_args_valid(const char *group, const char *name,
+                                 int64_t fire_id);
 
 /* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
 int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,

@@ -97,11 +97,14 @@ int chime__job_check(const chime_job *job) {
   if ((r = chime__key_check(job->group, job->name)) < 0 ||
       (r = chime__name_check(job->type, "job type", NULL, 0)) < 0)
     return r;
-  if (job->concurrency != CHIME_CONCURRENCY_ALLOW &&
-      job->concurrency != CHIME_CONCURRENCY_FORBID)
+  if (!chime__concurrency_valid(job->concurrency))
     return CHIME_EINVAL;
   if (job->data_len > CHIME_MAX_DATA_LEN)
     return CHIME_ELIMIT;
+  if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS ||
+      job->starting_deadline_ms < 0 ||
+      job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
   return 0;
 }
 
@@ -249,8 +252,7 @@ int chime_job_set_requests_recovery(chime_job *job, bool yes) {
 }
 
 int chime_job_set_concurrency(chime_job *job, chime_concurrency concurrency) {
-  if (!job || (concurrency != CHIME_CONCURRENCY_ALLOW &&
-               concurrency != CHIME_CONCURRENCY_FORBID))
+  if (!job || !chime__concurrency_valid(concurrency))
     return CHIME_EINVAL;
   job->concurrency = concurrency;
   return 0;
@@ -261,6 +263,28 @@ int chime_job_set_persist_data(chime_job *job, bool yes) {
     return CHIME_EINVAL;
   job->persist_data = yes;
   return 0;
+}
+
+int chime_job_set_timeout_ms(chime_job *job, int64_t ms) {
+  if (!job || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  job->timeout_ms = ms;
+  return 0;
+}
+
+int64_t chime_job_get_timeout_ms(const chime_job *job) {
+  return job ? job->timeout_ms : 0;
+}
+
+int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms) {
+  if (!job || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  job->starting_deadline_ms = ms;
+  return 0;
+}
+
+int64_t chime_job_get_starting_deadline_ms(const chime_job *job) {
+  return job ? job->starting_deadline_ms : 0;
 }
 
 const char *chime_job_get_group(const chime_job *job) {

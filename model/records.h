@@ -31,6 +31,8 @@ struct chime_job {
   bool requests_recovery;
   chime_concurrency concurrency;
   bool persist_data;
+  int64_t timeout_ms;           /* run policies: 0 for none */
+  int64_t starting_deadline_ms; /* run policies: 0 for none */
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -64,6 +66,7 @@ struct chime_trigger {
   /* Not stored: the fire time a store's misfire scan found missed, set on
    * the copy it hands to the engine (0: none). */
   int64_t misfired_ms;
+  int64_t timeout_ms; /* run policies: 0 for the job's */
 };
 
 /*
@@ -79,8 +82,21 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
  * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__key_check(const char *group, const char *name);
 
+/* chime__concurrency_valid: a value of chime_concurrency.
+ * chime__concurrency_exclusive: whether runs of a job with it never
+ * overlap (its triggers are BLOCKED while one runs). */
+static inline bool chime__concurrency_valid(chime_concurrency c) {
+  return c == CHIME_CONCURRENCY_ALLOW || c == CHIME_CONCURRENCY_FORBID ||
+         c == CHIME_CONCURRENCY_FORBID_SKIP || c == CHIME_CONCURRENCY_REPLACE;
+}
+static inline bool chime__concurrency_exclusive(chime_concurrency c) {
+  return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP ||
+         c == CHIME_CONCURRENCY_REPLACE;
+}
+
 /* chime__job_check: a job definition as the stores accept it (key, type,
- * concurrency, data size).  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
+ * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;
+ * CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);
 
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is

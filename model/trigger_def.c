@@ -298,6 +298,17 @@ int chime_trigger_set_end_ms(chime_trigger *t, int64_t end_ms) {
   return 0;
 }
 
+int chime_trigger_set_timeout_ms(chime_trigger *t, int64_t ms) {
+  if (!t || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  t->timeout_ms = ms;
+  return 0;
+}
+
+int64_t chime_trigger_get_timeout_ms(const chime_trigger *t) {
+  return t ? t->timeout_ms : 0;
+}
+
 int chime_trigger_set_priority(chime_trigger *t, int priority) {
   if (!t)
     return CHIME_EINVAL;

@@ -32,6 +32,8 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
+      "  cancel job G.N | fire ID      ask running fires to stop, on any "
+      "node\n"
       "  explain G.N                   why a trigger is not firing\n"
       "  leases                        named leases: holder, since, expires, "
       "token\n"
@@ -78,6 +80,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_fire(c);
   if (strcmp(cmd, "delete") == 0)
     return ctl_cmd_delete(c);
+  if (strcmp(cmd, "cancel") == 0)
+    return ctl_cmd_cancel(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
   if (strcmp(cmd, "leases") == 0)

@@ -4,7 +4,7 @@
  * line and maps errors to exit codes; chimectl_out.c prints tables, JSON
  * and times; chimectl_db.c opens the store and runs read-only SQL;
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
- * chimectl_list.c, chimectl_history.c, chimectl_ctl.c,
+ * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
  * chimectl_explain.c and chimectl_leases.c hold the command groups.  Everything
  * it knows of the store comes from the store's admin interface
  * (jobstore/mysql/admin.h): the same rules, the same URL parser, the same lease
@@ -212,6 +212,7 @@ int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
 int ctl_cmd_running(ctl *c);
 int ctl_cmd_events(ctl *c);
+int ctl_cmd_cancel(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);

@@ -88,6 +88,22 @@ int ctl_cmd_nodes(ctl *c) {
   return r ? r : print_table(c, &t, ctl_nodes_table(c, &t));
 }
 
+/* A job's concurrency policy as chimectl prints it (docs/policies.md). */
+static const char *concurrency_name(int64_t c) {
+  switch (c) {
+  case CHIME_CONCURRENCY_ALLOW:
+    return "allow";
+  case CHIME_CONCURRENCY_FORBID:
+    return "forbid";
+  case CHIME_CONCURRENCY_FORBID_SKIP:
+    return "forbid-skip";
+  case CHIME_CONCURRENCY_REPLACE:
+    return "replace";
+  default:
+    return "?";
+  }
+}
+
 int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
   static const char *const heads[] = {
       "group",    "name",    "type",   "concurrency", "durable",
@@ -120,17 +136,17 @@ int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
     for (int k = 0; k < 4; k++)
       b[k] =
           chime__mysql_rows_int64(&rows, i, (size_t)(4 + k)) ? "true" : "false";
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
-                           chime__mysql_rows_text(&rows, i, 1),
-                           chime__mysql_rows_text(&rows, i, 2),
-                           chime__mysql_rows_int64(&rows, i, 3) ? "forbid"
-                                                                : "allow",
-                           b[0],
-                           b[1],
-                           b[2],
-                           b[3],
-                           chime__mysql_rows_text(&rows, i, 8),
-                           chime__mysql_rows_text(&rows, i, 9)};
+    const char *cells[] = {
+        chime__mysql_rows_text(&rows, i, 0),
+        chime__mysql_rows_text(&rows, i, 1),
+        chime__mysql_rows_text(&rows, i, 2),
+        concurrency_name(chime__mysql_rows_int64(&rows, i, 3)),
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        chime__mysql_rows_text(&rows, i, 8),
+        chime__mysql_rows_text(&rows, i, 9)};
     r = add_row(t, cells);
   }
   return table_end(t, &rows, r);

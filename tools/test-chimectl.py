@@ -303,6 +303,17 @@ def main():
         expect("fire good data " + good[:12], ["fire", "rep.daily", "--data", good], 0)
     expect("fire unknown", ["fire", "no.such"], 3, err_has=["no job no.such"])
 
+    # cancel (nothing runs here: the engine tests cover a run being told)
+    expect("cancel job", ["cancel", "job", "rep.daily"], 0, has=["asked 0 running"])
+    rc, x = js(["cancel", "job", "rep.daily"])
+    check("cancel json", rc == 0 and x["runs"] == 0 and x["action"] == "cancelled", x)
+    expect("cancel unknown job", ["cancel", "job", "no.such"], 3, err_has=["no job no.such"])
+    expect("cancel fire not running", ["cancel", "fire", "424242"], 3,
+           err_has=["no fire 424242"])
+    for bad in (["cancel"], ["cancel", "job"], ["cancel", "fire", "x"],
+                ["cancel", "fire", "0"], ["cancel", "thing", "a.b"]):
+        expect("cancel usage " + " ".join(bad[1:]), bad, 2)
+
     # delete, confirmed on a terminal
     for answer, status in (("n", 1), ("y", 0)):
         master, slave = os.openpty()

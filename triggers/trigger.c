@@ -236,6 +236,22 @@ void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st) {
   st->next_fire_ms = t;
 }
 
+void chime__trigger_skip_before(const chime_schedule *s, chime_fire_state *st,
+                                int64_t now_ms, int64_t max,
+                                int64_t *ret_skipped, int64_t *ret_first_ms) {
+  int64_t n = 0;
+  if (st->next_fire_ms != CHIME_NO_FIRE && st->next_fire_ms < now_ms &&
+      ret_first_ms)
+    *ret_first_ms = st->next_fire_ms;
+  while (n < max && st->next_fire_ms != CHIME_NO_FIRE &&
+         st->next_fire_ms < now_ms) {
+    chime__trigger_triggered(s, st);
+    n++;
+  }
+  if (ret_skipped)
+    *ret_skipped = n;
+}
+
 bool chime__trigger_may_fire_again(const chime_fire_state *st) {
   return st != NULL && st->next_fire_ms != CHIME_NO_FIRE;
 }

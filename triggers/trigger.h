@@ -210,6 +210,17 @@ int chime__trigger_final_fire(const chime_schedule *s,
  */
 void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st);
 
+/*
+ * chime__trigger_skip_before: the fires a FORBID_SKIP job's trigger missed
+ * while the job ran: each fire time before now_ms counts as triggered
+ * (chime__trigger_triggered), at most max of them; *ret_skipped (may be
+ * NULL) receives how many, and *ret_first_ms (may be NULL) the first
+ * skipped time (unchanged when none).  s must be valid.  Thread: any.
+ */
+void chime__trigger_skip_before(const chime_schedule *s, chime_fire_state *st,
+                                int64_t now_ms, int64_t max,
+                                int64_t *ret_skipped, int64_t *ret_first_ms);
+
 /* chime__trigger_may_fire_again: whether st has a next fire time. */
 bool chime__trigger_may_fire_again(const chime_fire_state *st);
 

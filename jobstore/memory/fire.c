@@ -117,7 +117,7 @@ static bool passed_over(const mem_store *s, const mem_trigger *mt,
                         int64_t now_ms) {
   MEM_ASSERT_LOCKED(s);
   const mem_job *mj = mt->job;
-  if (mj->j->concurrency == CHIME_CONCURRENCY_FORBID &&
+  if (chime__concurrency_exclusive(mj->j->concurrency) &&
       (mj->nclaims > 0 || mj->nexecuting > 0))
     return true;
   return chime__mem_misfired(s, mt, now_ms);
@@ -192,10 +192,20 @@ static void block_job(mem_store *s, mem_job *mj) {
   }
 }
 
+/* A FORBID_SKIP job drops the fire times its triggers missed while it ran
+ * (the memory store keeps no history to record them in), at most this many
+ * per trigger and completion.  A paused trigger keeps its missed time for
+ * its misfire instruction, as under FORBID. */
+#define MEM_SKIP_MAX INT64_C(1000000)
 static void unblock_job(mem_store *s, mem_job *mj) {
   MEM_ASSERT_LOCKED(s);
   assert(mj->nexecuting == 0);
+  bool skip = mj->j->concurrency == CHIME_CONCURRENCY_FORBID_SKIP;
+  int64_t now = skip ? s->base.ops->now(&s->base) : 0;
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+    if (skip && mt->t->store_state == CHIME_STATE_BLOCKED)
+      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now,
+                                 MEM_SKIP_MAX, NULL, NULL);
     if (mt->t->store_state == CHIME_STATE_BLOCKED)
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
     else if (mt->t->store_state == CHIME_STATE_PAUSED_BLOCKED)
@@ -230,7 +240,7 @@ static int fire_one(mem_store *s, chime_fire *f) {
   chime__mem_drop_claim(mt);
   chime__trigger_triggered(&mt->t->schedule, &mt->t->state);
   rec->phase = CHIME_FIRE_EXECUTING;
-  rec->forbid = mj->j->concurrency == CHIME_CONCURRENCY_FORBID;
+  rec->forbid = chime__concurrency_exclusive(mj->j->concurrency);
   if (rec->forbid) {
     mj->nexecuting++;
     block_job(s, mj);

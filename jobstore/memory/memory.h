@@ -14,6 +14,7 @@
  *   fire.c       the firing protocol (acquire, fire, complete, release);
  *   misfires.c   the misfire scan;
  *   leases.c     named leases (store.h's lease_*).
+ *   interrupt.c  flagging executing fires to be cancelled.
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -141,6 +142,7 @@ struct mem_fire {
   char *job_key; /* the job's key bytes */
   size_t job_key_len;
   bool forbid; /* EXECUTING: it blocks its job */
+  bool cancel; /* EXECUTING: interrupt() asked its run to stop */
 };
 
 /* A binary min-heap of WAITING triggers of one job type. */
@@ -373,6 +375,11 @@ int chime__mem_fire(chime_store *store, chime_fire **fires, size_t count,
 int chime__mem_complete(chime_store *store, const chime_fire *fire,
                         const chime_run_result *outcome);
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count);
+/* interrupt.c */
+int chime__mem_interrupt(chime_store *store, const char *group,
+                         const char *name, int64_t fire_id, size_t *ret_count);
+int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
+                           size_t *ret_count);
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,

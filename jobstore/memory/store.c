@@ -163,6 +163,8 @@ static const chime_store_ops memory_ops = {
     .lease_release = chime__mem_lease_release,
     .lease_held = chime__mem_lease_held,
     .history_list = chime__mem_history_list,
+    .interrupt = chime__mem_interrupt,
+    .interrupted = chime__mem_interrupted,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

@@ -219,7 +219,7 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
   memset(e, 0, sizeof *e);
   int r = chime__mysql_job_load(tx, t->job_group, t->job_name, false, &e->job,
                                 NULL);
-  if (r == 0 && e->job->concurrency == CHIME_CONCURRENCY_FORBID) {
+  if (r == 0 && chime__concurrency_exclusive(e->job->concurrency)) {
     /* Lock the job row, then look for its fires: one claim at a time.  A
      * row another session holds is passed over this time. */
     bool locked = false;
@@ -285,7 +285,7 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
   f->trigger = t;
   f->phase = CHIME_FIRE_ACQUIRED;
   f->recovering = recovering;
-  aj->claimed = j->concurrency == CHIME_CONCURRENCY_FORBID;
+  aj->claimed = chime__concurrency_exclusive(j->concurrency);
   *ret_fire = f;
   return 0;
 }

@@ -407,3 +407,10 @@ int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
   cancel_op op = {.id = fire_id, .text = text};
   return chime__mysql_tx_run(a->s, cancel_fn, NULL, &op, errbuf, errbuf_len);
 }
+
+int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
+                                 const char *name, int64_t fire_id,
+                                 size_t *ret_count) {
+  assert(a);
+  return a->store->ops->interrupt(a->store, group, name, fire_id, ret_count);
+}

@@ -235,6 +235,15 @@ int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
                                    const char *text, char *errbuf,
                                    size_t errbuf_len);
 
+/* chime__mysql_admin_interrupt: asks the running fires of job (group,
+ * name), or the one fire fire_id (> 0; group and name NULL), to stop, on
+ * whichever node runs them (chime_scheduler_interrupt's store step: the
+ * node notices at its next check-in).  *ret_count: how many were asked.
+ * Returns: 0; CHIME_EINVAL; the store's errors. */
+int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
+                                 const char *name, int64_t fire_id,
+                                 size_t *ret_count);
+
 /* Stores job (replacing one of its key) and, when trigger is not NULL,
  * trigger (replacing one of its key), as the scheduler would: for test
  * helpers that fill a schema.  Returns: 0; the store's errors. */

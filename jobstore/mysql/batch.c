@@ -38,7 +38,7 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
   chime__mysql_sqlbuf_sql(b, ",");
   chime__mysql_sqlbuf_text(b, tx->s->node);
   chime__mysql_sqlbuf_sql(b, executing ? ",'EXECUTING'" : ",'ACQUIRED'");
-  int64_t flags[] = {f->job->concurrency == CHIME_CONCURRENCY_FORBID,
+  int64_t flags[] = {chime__concurrency_exclusive(f->job->concurrency),
                      f->job->requests_recovery, f->recovering,
                      t->schedule.priority};
   for (size_t k = 0; k < 4; k++) {
@@ -178,7 +178,7 @@ int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs,
   int r = 0;
   for (size_t i = 0; r == 0 && i < n; i++) {
     const chime_job *j = jobs[i];
-    if (j->concurrency != CHIME_CONCURRENCY_FORBID)
+    if (!chime__concurrency_exclusive(j->concurrency))
       continue;
     bool seen = false;
     for (size_t k = 0; k < i && !seen; k++)
@@ -224,7 +224,7 @@ int chime__mysql_cache_job(chime__mysql_tx *tx, chime__mysql_cache *c,
   c->jobs = jobs;
   chime_job *j = NULL;
   int r = chime__mysql_job_load(tx, group, name, false, &j, NULL);
-  if (r == 0 && j->concurrency == CHIME_CONCURRENCY_FORBID) {
+  if (r == 0 && chime__concurrency_exclusive(j->concurrency)) {
     /* Locked: its triggers are about to be blocked. */
     chime_job_free(j);
     j = NULL;
@@ -284,8 +284,8 @@ int chime__mysql_fire_bookkeeping(chime__mysql_tx *tx, chime__mysql_cache *c,
   chime__trigger_triggered(&t->schedule, &t->state);
   t->schedule.calendar = NULL;
   t->store_state =
-      !chime__trigger_may_fire_again(&t->state)      ? CHIME_STATE_COMPLETE
-      : job->concurrency == CHIME_CONCURRENCY_FORBID ? CHIME_STATE_BLOCKED
-                                                     : CHIME_STATE_WAITING;
+      !chime__trigger_may_fire_again(&t->state)        ? CHIME_STATE_COMPLETE
+      : chime__concurrency_exclusive(job->concurrency) ? CHIME_STATE_BLOCKED
+                                                       : CHIME_STATE_WAITING;
   return 0;
 }

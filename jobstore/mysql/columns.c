@@ -125,6 +125,7 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   s->misfire = (chime_misfire)COL(MISFIRE);
   s->priority = (int)COL(PRIORITY);
   row_kind(r, i, s);
+  t->timeout_ms = COL(TIMEOUT_MS);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
   t->state.prev_fire_ms = COL(PREV_FIRE_MS);
   t->state.times_triggered = COL(TIMES_TRIGGERED);
@@ -162,6 +163,8 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->requests_recovery = COL(REQUESTS_RECOVERY) != 0;
   j->concurrency = (chime_concurrency)COL(CONCURRENCY);
   j->persist_data = COL(PERSIST_DATA) != 0;
+  j->timeout_ms = COL(TIMEOUT_MS);
+  j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;
@@ -235,6 +238,7 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   TEXT(STATE, chime__mysql_state_name(t->store_state));
   INT(RECOVERING, 0);
   TEXT(JOB_TYPE, job_type);
+  INT(TIMEOUT_MS, t->timeout_ms);
 #undef TEXT
 #undef INT
 }

@@ -57,6 +57,7 @@
   NEXT(CLAIM_FIRE_ID, claim_fire_id)                                           \
   NEXT(RECOVERING, recovering)                                                 \
   NEXT(RECOVER_SCHEDULED_MS, recover_scheduled_ms)                             \
+  NEXT(TIMEOUT_MS, timeout_ms)                                                 \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
@@ -70,7 +71,9 @@
   NEXT(REQUESTS_RECOVERY, requests_recovery)                                   \
   NEXT(CONCURRENCY, concurrency)                                               \
   NEXT(PERSIST_DATA, persist_data)                                             \
-  NEXT(PAUSED, paused)
+  NEXT(PAUSED, paused)                                                         \
+  NEXT(TIMEOUT_MS, timeout_ms)                                                 \
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -106,7 +109,7 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _PAUSED. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _STARTING_DEADLINE_MS. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT

@@ -215,10 +215,13 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
     if (!writes(d) ||
         !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
       continue;
-    r = chime__mysql_job_unblock(
-        tx,
-        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP),
-        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME));
+    const char *group =
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
+    const char *name =
+        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
+    r = chime__mysql_job_unblock(tx, group, name);
+    if (r == 0)
+      r = chime__mysql_skip_missed(tx, group, name, d->now);
   }
   return r;
 }
@@ -263,7 +266,11 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
                                       CHIME__FIRED_COL_SCHEDULED_MS));
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_text(&sql, tx->s->node);
-    chime__mysql_sqlbuf_sql(&sql, code ? ",'FAILED'," : ",'OK',");
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_text(&sql, o && o->status ? o->status
+                                   : code         ? "FAILED"
+                                                  : "OK");
+    chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, code);
     chime__mysql_sqlbuf_sql(&sql, ",");
     if (o && o->message && b->history == HISTORY_PLAIN) {

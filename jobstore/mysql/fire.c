@@ -150,7 +150,8 @@ static void ids_where(chime__mysql_sqlbuf *b, chime_fire *const *fires,
                       const chime_job *const *jobs, size_t n, int flag) {
   chime__mysql_sqlbuf_sql(b, "fire_id IN (0");
   for (size_t i = 0; i < n; i++) {
-    if ((flag == FORBID && jobs[i]->concurrency != CHIME_CONCURRENCY_FORBID) ||
+    if ((flag == FORBID &&
+         !chime__concurrency_exclusive(jobs[i]->concurrency)) ||
         (flag == RECOVERY && !jobs[i]->requests_recovery))
       continue;
     chime__mysql_sqlbuf_sql(b, ",");

@@ -124,6 +124,19 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms);
 int64_t chime__mysql_checkin_next_due(chime_store *store);
 
+/* skip.c: drops and records (SKIPPED) the fire times a FORBID_SKIP job's
+ * triggers missed while its run went on, after its triggers were unblocked
+ * in tx; nothing for a job of another policy.  Returns: 0; errors. */
+int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
+                             const char *name, int64_t now);
+
+/* interrupt.c: cancellation (store.h's interrupt, interrupted). */
+int chime__mysql_interrupt(chime_store *store, const char *group,
+                           const char *name, int64_t fire_id,
+                           size_t *ret_count);
+int chime__mysql_interrupted(chime_store *store, int64_t **ret_ids,
+                             size_t *ret_count);
+
 /* sessions.c: chime__mysql_session_register records db's connection id as
  * one of this node's sessions (best effort: a failure is logged; autocommit
  * says whether db commits by itself); chime__mysql_sessions_end KILLs the

@@ -109,6 +109,8 @@ static const chime_store_ops mysql_ops = {
     .lease_release = chime__mysql_lease_release,
     .lease_held = chime__mysql_lease_held,
     .history_list = chime__mysql_history_list,
+    .interrupt = chime__mysql_interrupt,
+    .interrupted = chime__mysql_interrupted,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

@@ -57,17 +57,19 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->durable),
                           chime__mysql_arg_int(j->requests_recovery),
                           chime__mysql_arg_int(j->concurrency),
-                          chime__mysql_arg_int(j->persist_data)};
+                          chime__mysql_arg_int(j->persist_data),
+                          chime__mysql_arg_int(j->timeout_ms),
+                          chime__mysql_arg_int(j->starting_deadline_ms)};
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);
   if (!exists) {
-    chime__mysql_arg a[] = {k[0], k[1], k[2], f[0], f[1],
-                            f[2], f[3], f[4], f[5], f[6]};
-    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, 10, NULL, NULL);
+    chime__mysql_arg a[] = {k[0], k[1], k[2], f[0], f[1], f[2],
+                            f[3], f[4], f[5], f[6], f[7], f[8]};
+    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, 12, NULL, NULL);
   }
-  chime__mysql_arg a[] = {f[0], f[1], f[2], f[3], f[4],
-                          f[5], f[6], k[0], k[1], k[2]};
-  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, 10, NULL, NULL);
+  chime__mysql_arg a[] = {f[0], f[1], f[2], f[3], f[4], f[5],
+                          f[6], f[7], f[8], k[0], k[1], k[2]};
+  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, 12, NULL, NULL);
   chime__mysql_arg t[] = {chime__mysql_arg_text(j->type), k[0], k[1], k[2]};
   return r < 0 ? r
                : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 4, NULL, NULL);

@@ -961,7 +961,8 @@ static bool quiet_listener(const chime_event *ev, void *user_data) {
 }
 
 /* CHIME_EVENT_ALL, generated from CHIME_EVENT_MAP, is every kind's bit and
- * nothing else: twelve kinds, bits 0 to 11, as before the list existed. */
+ * nothing else: the bits 0 to n-1 of the map's n kinds, with no gap (the
+ * twelve kinds before the list existed among them). */
 static void test_scheduler_event_all_from_the_map(void) {
   unsigned all = 0, n = 0;
 #define EVENT_BIT(name, bit, thread)                                           \

@@ -70,5 +70,7 @@ int sc_complete(chime_store *st, const chime_fire *fire);
 extern CU_TestInfo sc_fire_tests[];
 /* The tests of store-conformance-lease.c. */
 extern CU_TestInfo sc_lease_tests[];
+/* The tests of store-conformance-policies.c. */
+extern CU_TestInfo sc_policy_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -21,12 +21,14 @@ LogLevel, Outcome.  Exceptions derive from chime.Error (see chime.errors).
 
 from . import _lib
 from .context import JobContext
-from .enums import EventKind, LogLevel, Outcome, SchedulerState, TriggerKind
+from .enums import (Concurrency, EventKind, LogLevel, Outcome,
+                    SchedulerState, TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
 from .lease import Lease, LeaseSection
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
+from .scheduler import EVENT_JOB_CANCEL_IGNORED, EVENT_JOB_MISSED  # noqa
 from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_JOB_TO_BE_EXECUTED, EVENT_JOB_VETOED,
                         EVENT_JOB_WAS_EXECUTED, EVENT_SCHEDULER_ERROR,

@@ -81,9 +81,17 @@ class JobContext:
 
     @property
     def cancelled(self) -> bool:
-        """True once the scheduler is shutting down with a deadline: the job
-        should return early (Scheduler.shutdown_within)."""
+        """True once the run was told to stop: interrupted
+        (Scheduler.interrupt, chimectl cancel, from any node), its job's
+        timeout passed, or the scheduler is shutting down with a deadline
+        (Scheduler.shutdown_within): the job should return early."""
         return bool(_L.chime_ctx_is_cancelled(self._p()))
+
+    def wait_cancelled(self, timeout_ms: int) -> bool:
+        """Sleeps until the run is told to stop or timeout_ms passed;
+        True when told (chime_ctx_wait_cancelled)."""
+        return check(_L.chime_ctx_wait_cancelled(self._p(),
+                                                 int(timeout_ms))) == 1
 
     @property
     def recovering(self) -> bool:

@@ -31,6 +31,16 @@ class LogLevel(enum.IntEnum):
     DEBUG = 3
 
 
+class Concurrency(enum.IntEnum):
+    """chime_concurrency: whether runs of a job may overlap, cluster-wide
+    (docs/policies.md)."""
+    ALLOW = 0
+    FORBID_QUEUE = 1  # FORBID: a fire due meanwhile runs after
+    FORBID_SKIP = 2   # a fire due meanwhile is dropped, recorded SKIPPED
+    REPLACE = 3       # a fire due meanwhile cancels the run, then runs
+    FORBID = 1
+
+
 class EventKind(enum.IntEnum):
     """chime_event_kind: one bit per kind (CHIME_EVENT_MAP in chime.h).  A
     listener's mask is an OR of kinds (an int); EVENT_ALL is every kind."""
@@ -46,6 +56,8 @@ class EventKind(enum.IntEnum):
     JOB_ADDED = 1 << 9
     JOB_REMOVED = 1 << 10
     SCHEDULER_ERROR = 1 << 11
+    JOB_CANCEL_IGNORED = 1 << 12
+    JOB_MISSED = 1 << 13
     FIRE_NODE_DIED = 1 << 16
     NODE_DEAD = 1 << 17
     NODE_FENCED = 1 << 18

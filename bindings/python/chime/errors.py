@@ -65,13 +65,15 @@ Busy = _make("Busy", -21, "CHIME_EBUSY")
 InternalError = _make("InternalError", -22, "CHIME_EINTERNAL")
 JobFailed = _make("JobFailed", -23, "CHIME_EJOBFAILED")
 TimedOut = _make("TimedOut", -24, "CHIME_ETIMEDOUT")
+Cancelled = _make("Cancelled", -25, "CHIME_ECANCELLED")
+Missed = _make("Missed", -26, "CHIME_EMISSED")
 
 _BY_CODE = {cls.code: cls for cls in (
     InvalidArgument, OutOfMemory, NotFound, AlreadyExists, ParseError,
     UnknownZone, NeverFires, LimitExceeded, StateError, StoreError,
     StoreConnectionError, AuthError, SchemaError, NotOwner, DuplicateNode,
     Unsupported, InputOutputError, FormatError, ShutdownError, UrlError,
-    Busy, InternalError, JobFailed, TimedOut)}
+    Busy, InternalError, JobFailed, TimedOut, Cancelled, Missed)}
 
 __all__ = ["Error"] + [cls.__name__ for cls in _BY_CODE.values()]
 

@@ -55,6 +55,8 @@ EVENT_SCHEDULER_SHUTDOWN = EventKind.SCHEDULER_SHUTDOWN
 EVENT_JOB_ADDED = EventKind.JOB_ADDED
 EVENT_JOB_REMOVED = EventKind.JOB_REMOVED
 EVENT_SCHEDULER_ERROR = EventKind.SCHEDULER_ERROR
+EVENT_JOB_CANCEL_IGNORED = EventKind.JOB_CANCEL_IGNORED
+EVENT_JOB_MISSED = EventKind.JOB_MISSED
 
 
 class Event:
@@ -145,6 +147,7 @@ class Scheduler:
                  batch_window_ms: Optional[int] = None,
                  misfire_threshold_ms: Optional[int] = None,
                  checkin_interval_ms: Optional[int] = None,
+                 cancel_grace_ms: Optional[int] = None,
                  log: Union[Callable[[int, str], Any], bool, None] = None,
                  log_level: Optional[int] = None) -> None:
         self._ptr = None
@@ -169,7 +172,9 @@ class Scheduler:
                     (misfire_threshold_ms,
                      _L.chime_config_set_misfire_threshold_ms),
                     (checkin_interval_ms,
-                     _L.chime_config_set_checkin_interval_ms)):
+                     _L.chime_config_set_checkin_interval_ms),
+                    (cancel_grace_ms,
+                     _L.chime_config_set_cancel_grace_ms)):
                 if value is not None:
                     check(setter(cfg, int(value)))
             structured = log is None
@@ -463,6 +468,22 @@ class Scheduler:
         self._check(_L.chime_scheduler_trigger_job(
             self._p(), _lib.enc(group), _lib.enc(name), raw,
             len(raw) if raw else 0))
+
+    def interrupt(self, group: Any, name: Optional[str] = None) -> int:
+        """Asks every running fire of the job to stop, on whichever node
+        of the cluster runs it (chime_scheduler_interrupt); returns how
+        many running fires were asked."""
+        group, name = _job_key(group, name)
+        n = ctypes.c_size_t()
+        self._check(_L.chime_scheduler_interrupt(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(n)))
+        return n.value
+
+    def interrupt_fire(self, fire_id: int) -> None:
+        """Asks the one running fire fire_id to stop, wherever it runs
+        (chime_scheduler_interrupt_fire); NotFound when none runs."""
+        self._check(_L.chime_scheduler_interrupt_fire(self._p(),
+                                                      int(fire_id)))
 
     # ---------------------------------------------------------- triggers
 

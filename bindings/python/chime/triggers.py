@@ -140,14 +140,19 @@ class Job:
 
     def __init__(self, group, name, type, data=None, description=None,
                  durable=False, requests_recovery=False,
-                 forbid_concurrency=False, persist_data=False):
+                 forbid_concurrency=False, persist_data=False,
+                 timeout_ms=0, concurrency=None, starting_deadline_ms=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
         self.durable = durable
         self.requests_recovery = requests_recovery
         self.forbid_concurrency = forbid_concurrency
+        # concurrency (a Concurrency) overrides forbid_concurrency.
+        self.concurrency = concurrency
         self.persist_data = persist_data
+        self.timeout_ms = timeout_ms
+        self.starting_deadline_ms = starting_deadline_ms
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -176,9 +181,13 @@ class Job:
             check(_L.chime_job_set_durable(ptr, bool(self.durable)))
             check(_L.chime_job_set_requests_recovery(
                 ptr, bool(self.requests_recovery)))
-            check(_L.chime_job_set_concurrency(
-                ptr, 1 if self.forbid_concurrency else 0))
+            conc = (int(self.concurrency) if self.concurrency is not None
+                    else 1 if self.forbid_concurrency else 0)
+            check(_L.chime_job_set_concurrency(ptr, conc))
             check(_L.chime_job_set_persist_data(ptr, bool(self.persist_data)))
+            check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
+            check(_L.chime_job_set_starting_deadline_ms(
+                ptr, int(self.starting_deadline_ms)))
         except BaseException:
             owned.free()
             raise
@@ -240,6 +249,16 @@ class Trigger:
     @property
     def key(self) -> Tuple[str, str]:
         return (self.group, self.name)
+
+    def set_timeout_ms(self, ms: int) -> "Trigger":
+        """The timeout of the runs this trigger fires, overriding the
+        job's (chime_trigger_set_timeout_ms); 0: the job's.  Returns self."""
+        check(_L.chime_trigger_set_timeout_ms(self._ptr, int(ms)))
+        return self
+
+    @property
+    def timeout_ms(self) -> int:
+        return _L.chime_trigger_get_timeout_ms(self._ptr)
 
     def _for_job(self, group, name):
         """The C trigger, pointed at job (group, name)."""

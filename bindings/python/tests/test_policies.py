@@ -1,0 +1,111 @@
+"""test_policies: run policies from Python on the memory store (meson suite
+'unit'): Scheduler.interrupt, interrupt_fire, a job's timeout_ms,
+JobContext.wait_cancelled and the outcome listeners see.
+
+Every wait is on a threading.Event with a generous deadline.
+"""
+
+import threading
+import unittest
+
+import chime
+
+WAIT_S = 20.0
+
+
+class Policies(unittest.TestCase):
+    def setUp(self):
+        self.sched = chime.Scheduler(url="memory:", workers=2,
+                                     checkin_interval_ms=200,
+                                     cancel_grace_ms=60000)
+        self.addCleanup(self.sched.close)
+        self.started = threading.Event()
+        self.done = threading.Event()
+        self.outcome = []
+        self.fire_ids = []
+
+        @self.sched.job("polite")
+        def polite(ctx):
+            self.fire_ids.append(ctx.fire_id)
+            self.started.set()
+            told = ctx.wait_cancelled(30000)
+            self.outcome.append(("told", told, ctx.cancelled))
+
+        def heard(ev):
+            self.outcome.append((ev.error, ev.message))
+            self.done.set()
+
+        self.sched.add_listener(heard, chime.EVENT_JOB_WAS_EXECUTED)
+        self.sched.start()
+
+    def test_interrupt_by_key(self):
+        self.sched.add_job(chime.Job("g", "p", "polite", durable=True))
+        self.assertEqual(self.sched.interrupt("g", "p"), 0)
+        self.sched.trigger_job("g", "p")
+        self.assertTrue(self.started.wait(WAIT_S))
+        self.assertEqual(self.sched.interrupt("g", "p"), 1)
+        self.assertTrue(self.done.wait(WAIT_S))
+        self.assertEqual(self.outcome[0], ("told", True, True))
+        self.assertEqual(self.outcome[1],
+                         (chime.Cancelled.code, "cancelled"))
+
+    def test_interrupt_fire(self):
+        self.sched.add_job(chime.Job("g", "p", "polite", durable=True))
+        with self.assertRaises(chime.NotFound):
+            self.sched.interrupt_fire(123456789)
+        with self.assertRaises(chime.InvalidArgument):
+            self.sched.interrupt_fire(0)
+        self.sched.trigger_job("g", "p")
+        self.assertTrue(self.started.wait(WAIT_S))
+        self.sched.interrupt_fire(self.fire_ids[0])
+        self.assertTrue(self.done.wait(WAIT_S))
+        self.assertEqual(self.outcome[1][0], chime.Cancelled.code)
+
+    def test_timeout(self):
+        job = chime.Job("g", "t", "polite", durable=True, timeout_ms=200)
+        self.assertEqual(job.timeout_ms, 200)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "t", "polite", timeout_ms=-1)
+        self.sched.add_job(job)
+        self.sched.trigger_job("g", "t")
+        self.assertTrue(self.done.wait(WAIT_S))
+        self.assertEqual(self.outcome[0], ("told", True, True))
+        self.assertEqual(self.outcome[1],
+                         (chime.TimedOut.code, "timed out after 200 ms"))
+
+    def test_concurrency(self):
+        self.assertEqual(int(chime.Concurrency.FORBID_SKIP), 2)
+        self.assertEqual(chime.Concurrency.FORBID, chime.Concurrency.FORBID_QUEUE)
+        job = chime.Job("g", "s", "polite", durable=True,
+                        concurrency=chime.Concurrency.FORBID_SKIP)
+        self.sched.add_job(job)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "s", "polite", concurrency=9)
+
+    def test_trigger_timeout(self):
+        self.sched.add_job(chime.Job("g", "tt", "polite", durable=True))
+        t = chime.Simple(interval_ms=1000, repeat=0, name="tt-once")
+        self.assertIs(t.set_timeout_ms(250), t)
+        self.assertEqual(t.timeout_ms, 250)
+        with self.assertRaises(chime.InvalidArgument):
+            t.set_timeout_ms(-1)
+        self.sched.schedule(("g", "tt"), t)
+        self.assertTrue(self.done.wait(WAIT_S))
+        self.assertEqual(self.outcome[1],
+                         (chime.TimedOut.code, "timed out after 250 ms"))
+
+    def test_starting_deadline(self):
+        job = chime.Job("g", "d", "polite", starting_deadline_ms=1500)
+        self.assertEqual(job.starting_deadline_ms, 1500)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "d", "polite", starting_deadline_ms=-1)
+        self.assertEqual(chime.Missed.code, -26)
+
+    def test_event_kind(self):
+        self.assertEqual(int(chime.EVENT_JOB_CANCEL_IGNORED), 1 << 12)
+        self.assertEqual(int(chime.EVENT_JOB_MISSED), 1 << 13)
+        self.assertTrue(chime.EVENT_ALL & chime.EVENT_JOB_CANCEL_IGNORED)
+
+
+if __name__ == "__main__":
+    unittest.main()

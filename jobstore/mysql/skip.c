@@ -1,0 +1,130 @@
+/*
+ * mysql/skip.c: FORBID_SKIP (chime_concurrency): when a run of such a job
+ * completes and its triggers are unblocked, each fire time they missed
+ * while it ran is dropped (counted as triggered) and recorded SKIPPED in
+ * the history, in the completion's transaction, so that no due fire is
+ * lost silently and the next run starts at the trigger's next time after
+ * the run instead of working through a backlog.
+ *
+ * Threads: the completion's (tx is its transaction).
+ */
+#include "jobstore/mysql/ops.h"
+
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/result.h"
+#include "jobstore/mysql/stmt.h"
+#include "jobstore/mysql/tables.h"
+
+#include <assert.h>
+#include <stdio.h>
+
+/* History rows per trigger and completion; the last one counts the rest. */
+#define SKIP_ROWS 100
+/* Fire times dropped per trigger and completion at most (a trigger of a
+ * few ms after a run of hours): the rest are dropped at the next one. */
+#define SKIP_MAX INT64_C(1000000)
+
+/* One history row: fire time at of trigger t was skipped (text: why). */
+static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                     const chime_trigger *t, int64_t at, int64_t now,
+                     const char *text, bool first) {
+  chime__mysql_sqlbuf_sql(b, first ? "(" : ",(");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(b, ",0,");
+  const char *texts[] = {t->group, t->name, t->job_group, t->job_name};
+  for (size_t k = 0; k < 4; k++) {
+    chime__mysql_sqlbuf_text(b, texts[k]);
+    chime__mysql_sqlbuf_sql(b, ",");
+  }
+  chime__mysql_sqlbuf_int(b, at);
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_text(b, tx->s->node);
+  chime__mysql_sqlbuf_sql(b, ",'SKIPPED',0,");
+  chime__mysql_sqlbuf_text(b, text);
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_int(b, now);
+  chime__mysql_sqlbuf_sql(b, ",0,0,");
+  chime__mysql_sqlbuf_int(b, now);
+  chime__mysql_sqlbuf_sql(b, ")");
+}
+
+/* Drops trigger t's missed times before now and records them. */
+static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
+  chime_calendar *cal = NULL;
+  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
+  if (r < 0 && r != CHIME_ENOTFOUND)
+    return r;
+  t->schedule.calendar = cal;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}history (sched_name, fire_id, "
+                              "trigger_group, trigger_name, job_group, "
+                              "job_name, scheduled_ms, node, outcome, "
+                              "error_code, error_text, started_ms, "
+                              "duration_ms, recovering, finished_ms) VALUES ");
+  int64_t rows = 0, total = 0;
+  while (rows < SKIP_ROWS - 1 && t->state.next_fire_ms != CHIME_NO_FIRE &&
+         t->state.next_fire_ms < now) {
+    skip_row(&b, tx, t, t->state.next_fire_ms, now,
+             "due while the job's previous run was going (FORBID_SKIP)",
+             rows == 0);
+    chime__trigger_triggered(&t->schedule, &t->state);
+    rows++;
+  }
+  int64_t first_rest = t->state.next_fire_ms;
+  chime__trigger_skip_before(&t->schedule, &t->state, now, SKIP_MAX, &total,
+                             &first_rest);
+  if (total > 0) {
+    char text[128];
+    snprintf(text, sizeof text,
+             "this and %lld more fire time(s) due while the job's previous "
+             "run was going (FORBID_SKIP)",
+             (long long)(total - 1));
+    skip_row(&b, tx, t, first_rest, now, text, rows == 0);
+    rows++;
+  }
+  t->schedule.calendar = NULL;
+  chime__calendar_unref(cal);
+  if (rows == 0) {
+    chime__mysql_sqlbuf_free(&b);
+    return 0;
+  }
+  if (!chime__trigger_may_fire_again(&t->state))
+    t->store_state = CHIME_STATE_COMPLETE;
+  r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  return r < 0 ? r : chime__mysql_trigger_save_state(tx, t);
+}
+
+int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
+                             const char *name, int64_t now) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL
+                              " FROM {P}triggers t JOIN {P}jobs j ON "
+                              "j.sched_name = t.sched_name AND j.job_group = "
+                              "t.job_group AND j.job_name = t.job_name WHERE "
+                              "t.sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND t.job_group = ");
+  chime__mysql_sqlbuf_text(&b, group);
+  chime__mysql_sqlbuf_sql(&b, " AND t.job_name = ");
+  chime__mysql_sqlbuf_text(&b, name);
+  chime__mysql_sqlbuf_sql(&b, " AND j.concurrency = ");
+  chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_SKIP);
+  chime__mysql_sqlbuf_sql(&b, " AND t.state = 'WAITING' AND t.next_fire_ms < ");
+  chime__mysql_sqlbuf_int(&b, now);
+  chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <> ");
+  chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    chime_trigger *t = NULL;
+    if ((r = chime__mysql_trigger_from_row(&rows, i, &t)) < 0)
+      break;
+    r = skip_trigger(tx, t, now);
+    chime_trigger_free(t);
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}

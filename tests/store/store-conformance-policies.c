@@ -1,0 +1,223 @@
+/*
+ * store-conformance-policies.c: the job store conformance suite, part
+ * three: run policies (store.h's interrupt and interrupted; a job's
+ * timeout kept with the job).
+ */
+#include "store-conformance-impl.h"
+
+#include "model/records.h"
+
+#include <stdlib.h>
+
+/* The ids interrupted() lists (count of them in *n; the caller frees). */
+static int64_t *flagged(chime_store *st, size_t *n) {
+  int64_t *ids = NULL;
+  *n = 99;
+  CU_ASSERT_EQUAL(st->ops->interrupted(st, &ids, n), 0);
+  return ids;
+}
+
+static void test_store_interrupt(void) {
+  chime_store *st = sc_open();
+  size_t n = 99;
+  sc_add_job(st, "g", "j", "x", true);
+  sc_add_job(st, "g", "other", "x", true);
+  sc_add_simple(st, "t", "a", "g", "j", T0, MINUTE, 5);
+  sc_add_simple(st, "t", "b", "g", "other", T0, MINUTE, 5);
+  /* Arguments. */
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, NULL, "j", 0, &n), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, "g", "j", 5, &n), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, NULL, NULL, -1, &n), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(st->ops->interrupted(st, NULL, &n), CHIME_EINVAL);
+  /* Nothing executes: nothing flagged. */
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, "g", "j", 0, &n), 0);
+  CU_ASSERT_EQUAL(n, 0);
+  int64_t *ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  free(ids);
+  /* A claim not fired yet is not a run: not flagged. */
+  chime_fire **claims = NULL;
+  CU_ASSERT_EQUAL_FATAL(sc_acquire(st, T0, T0, 2, NULL, &claims), 2);
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, "g", "j", 0, &n), 0);
+  CU_ASSERT_EQUAL(n, 0);
+  CU_ASSERT_EQUAL(st->ops->fire(st, claims, 2, T0), 0);
+  CU_ASSERT_EQUAL(claims[0]->result, 0);
+  CU_ASSERT_EQUAL(claims[1]->result, 0);
+  chime_fire *fj =
+      claims[0]->job && claims[0]->job->name[0] == 'j' ? claims[0] : claims[1];
+  chime_fire *fo = fj == claims[0] ? claims[1] : claims[0];
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  free(ids);
+  /* By job key: only that job's fire. */
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, "g", "j", 0, &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL(ids[0], fj->fire_id);
+  free(ids);
+  /* Again: still counted, still listed once. */
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, "g", "j", 0, &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  /* By fire id. */
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, NULL, NULL, fo->fire_id, &n), 0);
+  CU_ASSERT_EQUAL(n, 1);
+  CU_ASSERT_EQUAL(st->ops->interrupt(st, NULL, NULL, fo->fire_id + 1000, &n),
+                  0);
+  CU_ASSERT_EQUAL(n, 0);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 2);
+  free(ids);
+  /* A completed fire is no longer listed. */
+  CU_ASSERT_EQUAL(sc_complete(st, fj), 0);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL(ids[0], fo->fire_id);
+  free(ids);
+  CU_ASSERT_EQUAL(sc_complete(st, fo), 0);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  free(ids);
+  sc_fires_free(claims, 2);
+  sc_close(st);
+}
+
+static void test_store_job_timeout_kept(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "j", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_timeout_ms(job, 2500), 0);
+  CU_ASSERT_EQUAL(chime_job_set_starting_deadline_ms(job, 700), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_trigger *trig = sc_simple("t", "a", "g", "j", T0, MINUTE, 5);
+  CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(trig, 900), 0);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
+                  0);
+  chime_trigger_free(trig);
+  chime_trigger *tback = sc_get(st, "t", "a");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tback);
+  CU_ASSERT_EQUAL(tback->timeout_ms, 900);
+  chime_trigger_free(tback);
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &back), 0);
+  CU_ASSERT_EQUAL(back->timeout_ms, 2500);
+  CU_ASSERT_EQUAL(back->starting_deadline_ms, 700);
+  chime_job_free(back);
+  /* The fire carries it to the engine. */
+  chime_fire *f = sc_fire_next(st, T0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->job->timeout_ms, 2500);
+  CU_ASSERT_EQUAL(f->job->starting_deadline_ms, 700);
+  CU_ASSERT_EQUAL(f->trigger->timeout_ms, 900);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  /* Replacing the job changes it; an invalid one is refused. */
+  CU_ASSERT_EQUAL(chime_job_set_timeout_ms(job, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &back), 0);
+  CU_ASSERT_EQUAL(back->timeout_ms, 0);
+  chime_job_free(back);
+  job->timeout_ms = -5;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), CHIME_EINVAL);
+  chime_job_free(job);
+  sc_close(st);
+}
+
+/* Adds job g.name of policy c with a simple trigger t.name every second,
+ * started 10 s ago (by the store's clock), fires it once and returns the
+ * fire (EXECUTING). */
+static chime_fire *fire_late_job(chime_store *st, const char *name,
+                                 chime_concurrency c, int64_t now) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, c), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
+  chime_fire *f = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, now - 10 * SEC);
+  return f;
+}
+
+/* FORBID_SKIP blocks like FORBID while it runs; at completion the times
+ * its trigger missed are dropped (FORBID keeps the next one due). */
+static void test_store_forbid_skip(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *skip =
+      fire_late_job(st, "skip", CHIME_CONCURRENCY_FORBID_SKIP, now);
+  chime_fire *queue = fire_late_job(st, "queue", CHIME_CONCURRENCY_FORBID, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "skip"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "queue"), CHIME_TRIGGER_BLOCKED);
+  /* Nothing of either job is claimed while they run. */
+  chime_fire **none = NULL;
+  CU_ASSERT_EQUAL(sc_acquire(st, now, now, 10, NULL, &none), 0);
+  sc_fires_free(none, 0);
+  CU_ASSERT_EQUAL(sc_complete(st, skip), 0);
+  CU_ASSERT_EQUAL(sc_complete(st, queue), 0);
+  int64_t after = now; /* the completions ran at or after now */
+  chime_trigger *t = sc_get(st, "t", "skip");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  CU_ASSERT(t->state.next_fire_ms >= after);
+  CU_ASSERT(t->state.next_fire_ms <= st->ops->now(st) + SEC);
+  /* The skipped times count as triggered (9 or 10 of them, plus the run). */
+  CU_ASSERT(t->state.times_triggered >= 10);
+  chime_trigger_free(t);
+  t = sc_get(st, "t", "queue");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  CU_ASSERT_EQUAL(t->state.next_fire_ms, now - 9 * SEC);
+  CU_ASSERT_EQUAL(t->state.times_triggered, 1);
+  chime_trigger_free(t);
+  chime__fire_free(skip);
+  chime__fire_free(queue);
+  /* The policy is kept with the job; an unknown one is refused. */
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "skip", &back), 0);
+  CU_ASSERT_EQUAL(back->concurrency, CHIME_CONCURRENCY_FORBID_SKIP);
+  back->concurrency = (chime_concurrency)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  sc_close(st);
+}
+
+/* A REPLACE job's run counts as interrupted once its blocked trigger comes
+ * due; not before, and never another policy's. */
+static void test_store_replace(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *due = fire_late_job(st, "due", CHIME_CONCURRENCY_REPLACE, now);
+  chime_fire *queue = fire_late_job(st, "queue", CHIME_CONCURRENCY_FORBID, now);
+  chime_job *job = sc_job("g", "later", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_REPLACE), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", "later", "g", "later", now, HOUR, 5);
+  chime_fire *later = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(later);
+  size_t n = 0;
+  int64_t *ids = flagged(st, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL(ids[0], due->fire_id);
+  free(ids);
+  CU_ASSERT_EQUAL(sc_complete(st, due), 0);
+  ids = flagged(st, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  free(ids);
+  CU_ASSERT_EQUAL(sc_complete(st, queue), 0);
+  CU_ASSERT_EQUAL(sc_complete(st, later), 0);
+  chime__fire_free(due);
+  chime__fire_free(queue);
+  chime__fire_free(later);
+  sc_close(st);
+}
+
+CU_TestInfo sc_policy_tests[] = {
+    {"REPLACE: a due trigger interrupts the run", test_store_replace},
+    {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
+    {"interrupt flags executing fires; interrupted lists them",
+     test_store_interrupt},
+    {"timeouts (job, trigger) and starting deadlines are kept",
+     test_store_job_timeout_kept},
+    CU_TEST_INFO_NULL,
+};
