@@ -231,6 +231,44 @@ CHIME_EXTERN int chime_cron_from_string(const char *expr, chime_cron **ret_cron,
                                         size_t errbuf_len);
 
 /*
+ * chime_cron_from_unix: parses and compiles a Unix (crontab) expression:
+ * "min hour day-of-month month day-of-week" with * , - / names (JAN-DEC,
+ * SUN-SAT), 0 or 7 for Sunday, or one of @yearly, @annually, @monthly,
+ * @weekly, @daily, @midnight, @hourly; an optional "CRON_TZ=Zone " (or
+ * "TZ=Zone ") prefix names the zone (chime_cron_zone_name).  It fires at
+ * second 0; when both day fields are restricted (neither is every value) a
+ * day matches when either field matches, as crontab(5) says.  The dialect
+ * is never guessed from the field count: chime_cron_from_string reads
+ * Quartz's dialect unless the text starts with a CRON_TZ= or TZ= prefix.
+ * Returns: 0; CHIME_EINVAL (NULL expression or ret_cron); CHIME_EPARSE
+ * (*reterr_column and errbuf as for chime_cron_from_string); CHIME_ELIMIT
+ * (longer than CHIME_CRON_MAX_LEN); CHIME_ENOMEM.
+ * Ownership: *ret_cron belongs to the caller, freed with chime_cron_free().
+ * errbuf is the caller's; it is always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_cron_from_unix(const char *expr, chime_cron **ret_cron,
+                                      int *reterr_column, char *errbuf,
+                                      size_t errbuf_len);
+
+/*
+ * chime_cron_is_unix: whether cron was compiled in the Unix dialect.
+ * Returns: true for a Unix expression; false otherwise or for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN bool chime_cron_is_unix(const chime_cron *cron);
+
+/*
+ * chime_cron_zone_name: the zone a Unix expression's CRON_TZ= (or TZ=)
+ * prefix names, unchecked.
+ * Returns: the name; NULL without a prefix or for a NULL cron.
+ * Ownership: borrowed, lives as long as cron.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_cron_zone_name(const chime_cron *cron);
+
+/*
  * chime_cron_next: the first fire time strictly after after_ms, with the
  * expression's fields read as wall-clock time in zone.  Wall-clock times a
  * DST gap skips do not fire.  In the repeated hour of a DST fall-back an
@@ -577,6 +615,26 @@ CHIME_EXTERN int chime_trigger_cron_new(const char *group, const char *name,
                                         const char *zone,
                                         chime_trigger **ret_trigger,
                                         char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_trigger_unix_cron_new: fires when the Unix (crontab) expression
+ * matches (chime_cron_from_unix), read as wall-clock time in zone; zone
+ * NULL takes the expression's CRON_TZ= zone, else "UTC".  The trigger keeps
+ * the expression with a "CRON_TZ=<zone> " prefix, which marks it as Unix
+ * wherever it is read back (stores, chimectl).  chime_trigger_cron_new also
+ * takes a text with a CRON_TZ= prefix, as a Unix expression. Returns: 0;
+ * CHIME_EINVAL (NULL argument, invalid key, zone and CRON_TZ= disagree);
+ * CHIME_EPARSE; CHIME_EUNKNOWNZONE; CHIME_ELIMIT; CHIME_ENOMEM. errbuf (may be
+ * NULL) says what is wrong. Ownership: *ret_trigger is the caller's, freed with
+ * chime_trigger_free(). errbuf is the caller's; always NUL-terminated when
+ * errbuf_len > 0. Thread: any.
+ */
+CHIME_EXTERN int chime_trigger_unix_cron_new(const char *group,
+                                             const char *name,
+                                             const char *expression,
+                                             const char *zone,
+                                             chime_trigger **ret_trigger,
+                                             char *errbuf, size_t errbuf_len);
 
 /*
  * chime_trigger_calendar_interval_new: fires at start, then every interval

@@ -4,6 +4,7 @@
  * store runs before it keeps one (start time, calendar, validation, first
  * fire).  The time math itself lives in triggers/.
  */
+#include "core/errbuf.h"
 #include "core/utf8.h"
 #include "model/records.h"
 
@@ -11,6 +12,7 @@
 #include "triggers/misfire.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,8 +100,17 @@ int chime_trigger_cron_new(const char *group, const char *name,
   int r = chime_cron_from_string(expression, &cron, NULL, errbuf, errbuf_len);
   if (r < 0)
     return r;
-  r = trigger_alloc(group, name, CHIME_TRIGGER_CRON, zone, &t, errbuf,
-                    errbuf_len);
+  /* A CRON_TZ= prefix names the zone; an explicit zone must agree. */
+  const char *prefix_zone = chime_cron_zone_name(cron);
+  if (zone != NULL && prefix_zone != NULL && strcmp(zone, prefix_zone) != 0) {
+    r = chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                    "zone %s disagrees with the expression's CRON_TZ=%s", zone,
+                    prefix_zone);
+    chime_cron_free(cron);
+    return r;
+  }
+  r = trigger_alloc(group, name, CHIME_TRIGGER_CRON,
+                    zone != NULL ? zone : prefix_zone, &t, errbuf, errbuf_len);
   if (r < 0) {
     chime_cron_free(cron);
     return r;
@@ -113,6 +124,36 @@ int chime_trigger_cron_new(const char *group, const char *name,
   t->schedule.u.cron.cron = cron;
   *ret_trigger = t;
   return 0;
+}
+
+/*
+ * A Unix expression is kept with a CRON_TZ= prefix naming the trigger's
+ * zone, so that chime_cron_from_string reads it back as Unix.
+ */
+int chime_trigger_unix_cron_new(const char *group, const char *name,
+                                const char *expression, const char *zone,
+                                chime_trigger **ret_trigger, char *errbuf,
+                                size_t errbuf_len) {
+  chime_cron *cron = NULL;
+  int r = chime_cron_from_unix(expression, &cron, NULL, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  if (chime_cron_zone_name(cron) != NULL) {
+    chime_cron_free(cron);
+    return chime_trigger_cron_new(group, name, expression, zone, ret_trigger,
+                                  errbuf, errbuf_len);
+  }
+  chime_cron_free(cron);
+  const char *z = zone != NULL ? zone : "UTC";
+  size_t n = strlen("CRON_TZ= ") + strlen(z) + strlen(expression) + 1;
+  char *text = malloc(n);
+  if (text == NULL)
+    return CHIME_ENOMEM;
+  snprintf(text, n, "CRON_TZ=%s %s", z, expression);
+  r = chime_trigger_cron_new(group, name, text, z, ret_trigger, errbuf,
+                             errbuf_len);
+  free(text);
+  return r;
 }
 
 int chime_trigger_calendar_interval_new(const char *group, const char *name,
@@ -196,6 +237,7 @@ static chime_cron *cron_copy(const chime_cron *cron, bool *ok) {
   }
   *c = *cron;
   c->text = chime__dup_text(cron->text, ok);
+  c->zone = chime__dup_text(cron->zone, ok);
   return c;
 }
 

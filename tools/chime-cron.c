@@ -1,9 +1,10 @@
 /*
  * chime-cron.c: a command-line tool that prints the next fire times of a
- * Quartz cron expression in a time zone, using only the public API.
+ * Quartz cron expression (or, with --unix, a Unix crontab expression) in a
+ * time zone, using only the public API.
  *
- *   chime-cron [--tz ZONE] [--after TIME] [--count N] [--format iso|ms]
- *              [--explain] EXPR
+ *   chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]
+ *              [--format iso|ms] [--explain] EXPR
  *
  * TIME is epoch milliseconds or ISO-8601 ("2026-03-08T01:30:00Z", with an
  * offset, or with neither: wall-clock time in ZONE).  Exit status: 0 on
@@ -25,11 +26,13 @@
 #define MAX_EXPR (CHIME_CRON_MAX_LEN + 1)
 
 static void usage(FILE *out) {
-  fputs("usage: chime-cron [--tz ZONE] [--after TIME] [--count N]\n"
+  fputs("usage: chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]\n"
         "                  [--format iso|ms] [--explain] EXPR\n"
         "Prints the next N (default 10) fire times of the Quartz cron\n"
         "expression EXPR (\"sec min hour day-of-month month day-of-week "
         "[year]\")\nin ZONE (default UTC), after TIME (default now).\n"
+        "  --unix          EXPR is Unix cron (\"min hour day-of-month month\n"
+        "                  day-of-week\", @daily..., CRON_TZ=Zone prefix)\n"
         "  --tz ZONE       IANA zone (Europe/Berlin), UTC, or an offset "
         "(GMT+8)\n"
         "  --after TIME    epoch milliseconds, or ISO-8601: "
@@ -165,6 +168,7 @@ typedef struct options {
   long count;
   bool ms;
   bool explain;
+  bool unix_dialect;
   char expr[MAX_EXPR];
 } options;
 
@@ -192,12 +196,13 @@ static int parse_args(int argc, char **argv, options *o) {
       {"count", required_argument, NULL, 'n'},
       {"format", required_argument, NULL, 'f'},
       {"explain", no_argument, NULL, 'e'},
+      {"unix", no_argument, NULL, 'u'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   int c;
   char *end;
-  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehV", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehuV", longopts, NULL)) != -1) {
     switch (c) {
     case 't':
       o->tz = optarg;
@@ -207,6 +212,9 @@ static int parse_args(int argc, char **argv, options *o) {
       break;
     case 'e':
       o->explain = true;
+      break;
+    case 'u':
+      o->unix_dialect = true;
       break;
     case 'h':
       usage(stdout);
@@ -277,17 +285,57 @@ static int print_fires(const chime_cron *cron, const chime_zone *zone,
   return 0;
 }
 
+/* Compiles the expression in the dialect asked for; prints errors. */
+static int compile_expr(const options *o, chime_cron **ret_cron) {
+  char err[256];
+  int col = 0;
+  int r =
+      o->unix_dialect
+          ? chime_cron_from_unix(o->expr, ret_cron, &col, err, sizeof err)
+          : chime_cron_from_string(o->expr, ret_cron, &col, err, sizeof err);
+  if (r != 0) {
+    fprintf(stderr, "chime-cron: %s\n  %s\n  %*s^\n",
+            err[0] != '\0' ? err : chime_strerror(r), o->expr,
+            col > 0 ? col - 1 : 0, "");
+    return 1;
+  }
+  return 0;
+}
+
+/*
+ * The zone: --tz, else a Unix expression's CRON_TZ=, else UTC; --tz and
+ * CRON_TZ= must agree.  Returns an exit status, or -1 to go on.
+ */
+static int pick_zone(const options *o, const chime_cron *cron,
+                     const chime_zone **ret_zone) {
+  const char *prefix = chime_cron_zone_name(cron);
+  const char *name = o->tz != NULL ? o->tz : prefix != NULL ? prefix : "UTC";
+  if (o->tz != NULL && prefix != NULL && strcmp(o->tz, prefix) != 0) {
+    fprintf(stderr, "chime-cron: --tz %s disagrees with CRON_TZ=%s\n", o->tz,
+            prefix);
+    return 1;
+  }
+  int r = chime_zone_get(name, ret_zone);
+  if (r != 0) {
+    fprintf(stderr, "chime-cron: time zone '%s': %s\n", name,
+            chime_strerror(r));
+    return 1;
+  }
+  return -1;
+}
+
 int main(int argc, char **argv) {
-  options o = {.tz = "UTC", .count = 10};
+  options o = {.count = 10};
   int status = parse_args(argc, argv, &o);
   if (status >= 0)
     return status;
-  const chime_zone *zone;
-  int r = chime_zone_get(o.tz, &zone);
-  if (r != 0) {
-    fprintf(stderr, "chime-cron: time zone '%s': %s\n", o.tz,
-            chime_strerror(r));
+  chime_cron *cron;
+  if (compile_expr(&o, &cron) != 0)
     return 1;
+  const chime_zone *zone;
+  if ((status = pick_zone(&o, cron, &zone)) >= 0) {
+    chime_cron_free(cron);
+    return status;
   }
   int64_t after = now_ms();
   if (o.after != NULL && !parse_time(o.after, zone, &after)) {
@@ -295,17 +343,8 @@ int main(int argc, char **argv) {
             "chime-cron: --after '%s' is neither epoch milliseconds "
             "nor ISO-8601 (2026-03-08T01:30:00Z)\n",
             o.after);
+    chime_cron_free(cron);
     return 2;
-  }
-  chime_cron *cron;
-  char err[256];
-  int col = 0;
-  r = chime_cron_from_string(o.expr, &cron, &col, err, sizeof err);
-  if (r != 0) {
-    fprintf(stderr, "chime-cron: %s\n  %s\n  %*s^\n",
-            err[0] != '\0' ? err : chime_strerror(r), o.expr,
-            col > 0 ? col - 1 : 0, "");
-    return 1;
   }
   if (o.explain) {
     char *text;

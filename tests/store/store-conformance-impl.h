@@ -66,5 +66,7 @@ int sc_complete(chime_store *st, const chime_fire *fire);
 
 /* The tests of store-conformance-fire.c. */
 extern CU_TestInfo sc_fire_tests[];
+/* The tests of store-conformance-time.c. */
+extern CU_TestInfo sc_time_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */
