@@ -718,6 +718,46 @@ CHIME_EXTERN int chime_trigger_set_start_ms(chime_trigger *trigger,
 CHIME_EXTERN int chime_trigger_set_end_ms(chime_trigger *trigger,
                                           int64_t end_ms);
 
+/* Largest jitter window: one week. */
+#define CHIME_JITTER_MAX_MS INT64_C(604800000)
+
+/*
+ * chime_trigger_set_jitter_ms: spreads the trigger's fires over a window
+ * of jitter_ms: every fire moves by the same offset in [0, jitter_ms),
+ * derived from the trigger's key alone (chime_jitter_offset_ms), so it is
+ * the same on every node and after every restart (systemd's
+ * FixedRandomDelay) and a schedule stays predictable.  The schedule and
+ * its calendar see the unmoved times; the trigger's next and previous fire
+ * times, and its fires are the moved ones.  0
+ * (the default) turns it off.  Not for simple triggers (move their start).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, a simple trigger, jitter_ms
+ * negative or above CHIME_JITTER_MAX_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_jitter_ms(chime_trigger *trigger,
+                                             int64_t jitter_ms);
+
+/*
+ * chime_trigger_get_jitter_ms: the jitter window as set.
+ * Returns: the window in ms; 0 for none or a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t chime_trigger_get_jitter_ms(const chime_trigger *trigger);
+
+/*
+ * chime_jitter_offset_ms: the offset a trigger with key (group, name) and
+ * jitter window jitter_ms moves its fires by: FNV-1a 64 over the bytes of
+ * group, one 0x00 byte and the bytes of name, modulo jitter_ms.
+ * Returns: the offset in [0, jitter_ms); 0 when jitter_ms <= 0 or a name
+ * is NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_jitter_offset_ms(const char *group, const char *name,
+                                            int64_t jitter_ms);
+
 /*
  * chime_trigger_set_priority: among triggers due at the same time, higher
  * priorities are claimed first (default 5).

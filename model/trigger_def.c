@@ -347,6 +347,21 @@ int chime_trigger_set_priority(chime_trigger *t, int priority) {
   return 0;
 }
 
+/* The offset comes from the key, fixed at construction. */
+int chime_trigger_set_jitter_ms(chime_trigger *t, int64_t jitter_ms) {
+  if (!t || t->schedule.kind == CHIME_TRIGGER_SIMPLE || jitter_ms < 0 ||
+      jitter_ms > CHIME_JITTER_MAX_MS)
+    return CHIME_EINVAL;
+  t->schedule.jitter_ms = jitter_ms;
+  t->schedule.jitter_offset_ms =
+      chime_jitter_offset_ms(t->group, t->name, jitter_ms);
+  return 0;
+}
+
+int64_t chime_trigger_get_jitter_ms(const chime_trigger *t) {
+  return t ? t->schedule.jitter_ms : 0;
+}
+
 int chime_trigger_set_misfire(chime_trigger *t, chime_misfire misfire) {
   if (!t || !chime__misfire_valid(t->schedule.kind, misfire))
     return CHIME_EINVAL;

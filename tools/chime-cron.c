@@ -4,7 +4,7 @@
  * time zone, using only the public API.
  *
  *   chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]
- *              [--format iso|ms] [--explain] EXPR
+ *              [--format iso|ms] [--explain] [--jitter MS --key G.N] EXPR
  *
  * TIME is epoch milliseconds or ISO-8601 ("2026-03-08T01:30:00Z", with an
  * offset, or with neither: wall-clock time in ZONE).  Exit status: 0 on
@@ -27,7 +27,8 @@
 
 static void usage(FILE *out) {
   fputs("usage: chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]\n"
-        "                  [--format iso|ms] [--explain] EXPR\n"
+        "                  [--format iso|ms] [--explain] "
+        "[--jitter MS --key G.N] EXPR\n"
         "Prints the next N (default 10) fire times of the Quartz cron\n"
         "expression EXPR (\"sec min hour day-of-month month day-of-week "
         "[year]\")\nin ZONE (default UTC), after TIME (default now).\n"
@@ -43,6 +44,8 @@ static void usage(FILE *out) {
         "  --format F      iso (default: ISO-8601 with the zone's offset) "
         "or ms\n"
         "  --explain       print a description of the expression first\n"
+        "  --jitter MS     move every time by the trigger's deterministic\n"
+        "  --key G.N       jitter offset in [0, MS) for trigger key G.N\n"
         "  --help          print this help\n"
         "  --version       print the version of chime-cron and libchime\n",
         out);
@@ -169,6 +172,8 @@ typedef struct options {
   bool ms;
   bool explain;
   bool unix_dialect;
+  long long jitter_ms;
+  const char *key;
   char expr[MAX_EXPR];
 } options;
 
@@ -197,12 +202,15 @@ static int parse_args(int argc, char **argv, options *o) {
       {"format", required_argument, NULL, 'f'},
       {"explain", no_argument, NULL, 'e'},
       {"unix", no_argument, NULL, 'u'},
+      {"jitter", required_argument, NULL, 'j'},
+      {"key", required_argument, NULL, 'k'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   int c;
   char *end;
-  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehuV", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehuj:k:V", longopts, NULL)) !=
+         -1) {
     switch (c) {
     case 't':
       o->tz = optarg;
@@ -215,6 +223,18 @@ static int parse_args(int argc, char **argv, options *o) {
       break;
     case 'u':
       o->unix_dialect = true;
+      break;
+    case 'j':
+      o->jitter_ms = strtoll(optarg, &end, 10);
+      if (*end != '\0' || o->jitter_ms < 0 ||
+          o->jitter_ms > CHIME_JITTER_MAX_MS) {
+        fprintf(stderr, "chime-cron: --jitter must be 0-%lld ms\n",
+                (long long)CHIME_JITTER_MAX_MS);
+        return 2;
+      }
+      break;
+    case 'k':
+      o->key = optarg;
       break;
     case 'h':
       usage(stdout);
@@ -241,6 +261,11 @@ static int parse_args(int argc, char **argv, options *o) {
       return 2;
     }
   }
+  if ((o->jitter_ms > 0) != (o->key != NULL) ||
+      (o->key != NULL && strchr(o->key, '.') == NULL)) {
+    fprintf(stderr, "chime-cron: --jitter and --key GROUP.NAME go together\n");
+    return 2;
+  }
   if (optind >= argc) {
     fprintf(stderr, "chime-cron: an expression is required\n");
     usage(stderr);
@@ -260,10 +285,27 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The jitter offset of --key GROUP.NAME (split at its first dot), as a
+ * trigger with that key and window moves its fires.
+ */
+static int64_t jitter_offset(const options *o) {
+  if (o->key == NULL)
+    return 0;
+  const char *dot = strchr(o->key, '.');
+  char group[CHIME_MAX_NAME_LEN + 1];
+  size_t n = (size_t)(dot - o->key);
+  if (n > CHIME_MAX_NAME_LEN)
+    n = CHIME_MAX_NAME_LEN;
+  memcpy(group, o->key, n);
+  group[n] = '\0';
+  return chime_jitter_offset_ms(group, dot + 1, o->jitter_ms);
+}
+
 /* Prints the fire times; returns the exit status. */
 static int print_fires(const chime_cron *cron, const chime_zone *zone,
                        const options *o, int64_t after) {
-  int64_t t = after;
+  int64_t d = jitter_offset(o), t = after - d;
   for (long i = 0; i < o->count; i++) {
     int64_t next;
     int r = chime_cron_next(cron, zone, t, &next);
@@ -277,9 +319,9 @@ static int print_fires(const chime_cron *cron, const chime_zone *zone,
       return 1;
     }
     if (o->ms)
-      printf("%" PRId64 "\n", next);
+      printf("%" PRId64 "\n", next + d);
     else
-      print_iso(zone, next);
+      print_iso(zone, next + d);
     t = next;
   }
   return 0;

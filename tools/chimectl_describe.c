@@ -129,5 +129,13 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
     size_t l = strlen(buf);
     snprintf(buf + l, sizeof buf - l, ", except calendar %s", t->calendar_name);
   }
+  if (t->jitter_ms > 0) {
+    /* The fire times shown (next, prev) are already the moved ones. */
+    size_t l = strlen(buf);
+    snprintf(buf + l, sizeof buf - l,
+             ", jittered +%" PRId64 ".%03ds (window %" PRId64 ".%03ds)",
+             t->jitter_offset_ms / 1000, (int)(t->jitter_offset_ms % 1000),
+             t->jitter_ms / 1000, (int)(t->jitter_ms % 1000));
+  }
   return strdup(buf);
 }

@@ -97,6 +97,11 @@ check("--unix --tz disagreeing with CRON_TZ=",
       stderr_has="disagrees")
 check("five fields without --unix are Quartz's (an error)", ["30 2 * * 1-5"], 1, "",
       stderr_has="field is missing")
+check("--jitter moves every time by the key's offset (FNV-1a 64 mod window)",
+      ["--unix", "--after", "0", "--count", "2", "--format", "ms", "--jitter", "600000",
+       "--key", "etl.cal", "0 2 * * *"], 0, lines("7235068", "93635068"))
+check("--jitter needs --key", ["--jitter", "1000", "0 0 2 * * ?"], 2, "",
+      stderr_has="go together")
 check("--unix rejects six fields", ["--unix", "0 30 2 * * 1-5"], 1, "",
       stderr_has="column 12: a Unix expression has 5 fields")
 check("--help", ["--help"], 0, stdout_has="usage: chime-cron")

@@ -81,6 +81,16 @@ def helper(mode, url):
         sys.exit(1)
 
 
+def ctypes_free_jitter_offset(group, name, window):
+    """chime_jitter_offset_ms as docs/recurrence.md states it (FNV-1a 64
+    over group, 0x00, name; modulo the window), computed here without the
+    library, so the test also pins the documented formula."""
+    h = 14695981039346656037
+    for b in group.encode() + b"\0" + name.encode():
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+    return h % window
+
+
 def triggers():
     rc, data = js(["triggers"])
     return {f"{t['group']}.{t['name']}": t for t in data or []}
@@ -174,6 +184,9 @@ def main():
     check("triggers json cron", cron.get("kind") == "cron" and cron.get("priority") == 7
           and cron.get("misfire") == "do-nothing" and cron.get("zone") == "Asia/Shanghai"
           and cron.get("next_utc", "").endswith("18:00:00Z") and cron.get("prev") is None, cron)
+    off = ctypes_free_jitter_offset("etl", "cal", 600000)
+    check("triggers jitter shown", "every 2 days of the calendar, jittered +%d.%03ds (window 600.000s)"
+          % (off // 1000, off % 1000) in t["etl.cal"].get("schedule", ""), t["etl.cal"])
     check("triggers json states", t["etl.cal"]["state"] == "blocked"
           and t["ops.claimed"]["state"] == "acquired" and t["ops.late"]["state"] == "waiting", t)
     rc, sh = js(["--tz", "Asia/Shanghai", "triggers", "rep"])

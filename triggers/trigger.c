@@ -61,6 +61,17 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
                        "misfire instruction %d is not valid for a %s "
                        "trigger",
                        (int)s->misfire, kind_name(s->kind));
+  if (s->jitter_ms < 0 || s->jitter_ms > CHIME_JITTER_MAX_MS ||
+      s->jitter_offset_ms < 0 ||
+      (s->jitter_ms > 0 && s->jitter_offset_ms >= s->jitter_ms) ||
+      (s->jitter_ms == 0 && s->jitter_offset_ms != 0))
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "jitter %lld ms (offset %lld) is outside 0-%lld ms",
+                       (long long)s->jitter_ms, (long long)s->jitter_offset_ms,
+                       (long long)CHIME_JITTER_MAX_MS);
+  if (s->kind == CHIME_TRIGGER_SIMPLE && s->jitter_ms != 0)
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "a simple trigger has no jitter (move its start)");
   switch (s->kind) {
   case CHIME_TRIGGER_SIMPLE:
     return chime__simple_check(s, errbuf, errbuf_len);
@@ -176,7 +187,7 @@ int chime__trigger_first_fire(const chime_schedule *s, chime_fire_state *ret) {
     rc = skip_excluded(s, &st, t, &t);
   if (rc != 0)
     return rc;
-  st.next_fire_ms = t;
+  st.next_fire_ms = t + s->jitter_offset_ms;
   *ret = st;
   return 0;
 }
@@ -191,13 +202,13 @@ int chime__trigger_fire_after(const chime_schedule *s,
     chime__trigger_state_init(s, &init);
     st = &init;
   }
-  int64_t t;
-  int rc = raw_after(s, st, after_ms, &t);
+  int64_t t, d = s->jitter_offset_ms;
+  int rc = raw_after(s, st, after_ms - d, &t);
   if (rc == 0)
     rc = skip_excluded(s, st, t, &t);
   if (rc != 0)
     return rc;
-  *ret_ms = t;
+  *ret_ms = t + d;
   return 0;
 }
 
@@ -219,6 +230,8 @@ int chime__trigger_final_fire(const chime_schedule *s,
     *ret_ms = chime__daily_final(s);
     break;
   }
+  if (*ret_ms != CHIME_NO_FIRE)
+    *ret_ms += s->jitter_offset_ms;
   return 0;
 }
 
@@ -227,10 +240,12 @@ void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st) {
   st->times_triggered++;
   st->prev_fire_ms = st->next_fire_ms;
   if (st->next_fire_ms != CHIME_NO_FIRE) {
-    int rc = raw_after(s, st, st->next_fire_ms, &t);
+    int rc = raw_after(s, st, st->next_fire_ms - s->jitter_offset_ms, &t);
     if (rc == 0)
       rc = skip_excluded(s, st, t, &t);
-    if (rc != 0)
+    if (rc == 0)
+      t += s->jitter_offset_ms;
+    else
       t = CHIME_NO_FIRE;
   }
   st->next_fire_ms = t;

@@ -137,19 +137,20 @@ typedef struct chime__mysql_admin_trigger {
   chime_misfire misfire;
   int priority;
   int64_t start_ms, end_ms;
-  int64_t interval_ms;                /* simple */
-  int32_t repeat_count;               /* simple, daily: as defined */
-  int32_t interval;                   /* calendar-interval, daily */
-  chime_interval_unit unit;           /* calendar-interval, daily */
-  bool preserve_hour_of_day;          /* calendar-interval */
-  int32_t day_start_s, day_end_s;     /* daily: the window */
-  unsigned days_of_week;              /* daily: bit 0 Sunday ... bit 6 */
-  int64_t next_fire_ms, prev_fire_ms; /* CHIME_NO_FIRE_MS: none */
-  int32_t state_repeat_count;         /* fire state: repeats so far */
-  const char *state;                  /* "WAITING", "PAUSED", ... */
-  const char *owner;                  /* the claiming node, NULL: none */
-  int64_t claim_fire_id;              /* 0: none */
-  chime_trigger *record;              /* private: the strings' owner */
+  int64_t interval_ms;                 /* simple */
+  int32_t repeat_count;                /* simple, daily: as defined */
+  int32_t interval;                    /* calendar-interval, daily */
+  chime_interval_unit unit;            /* calendar-interval, daily */
+  bool preserve_hour_of_day;           /* calendar-interval */
+  int32_t day_start_s, day_end_s;      /* daily: the window */
+  unsigned days_of_week;               /* daily: bit 0 Sunday ... bit 6 */
+  int64_t jitter_ms, jitter_offset_ms; /* the window, the key's offset */
+  int64_t next_fire_ms, prev_fire_ms;  /* CHIME_NO_FIRE_MS: none */
+  int32_t state_repeat_count;          /* fire state: repeats so far */
+  const char *state;                   /* "WAITING", "PAUSED", ... */
+  const char *owner;                   /* the claiming node, NULL: none */
+  int64_t claim_fire_id;               /* 0: none */
+  chime_trigger *record;               /* private: the strings' owner */
 } chime__mysql_admin_trigger;
 
 /* Decodes row i of a chime__mysql_admin_trigger_query result.

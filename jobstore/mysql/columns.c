@@ -125,6 +125,8 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   s->misfire = (chime_misfire)COL(MISFIRE);
   s->priority = (int)COL(PRIORITY);
   row_kind(r, i, s);
+  s->jitter_ms = COL(JITTER_MS);
+  s->jitter_offset_ms = chime_jitter_offset_ms(t->group, t->name, s->jitter_ms);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
   t->state.prev_fire_ms = COL(PREV_FIRE_MS);
   t->state.times_triggered = COL(TIMES_TRIGGERED);
@@ -235,6 +237,7 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   TEXT(STATE, chime__mysql_state_name(t->store_state));
   INT(RECOVERING, 0);
   TEXT(JOB_TYPE, job_type);
+  INT(JITTER_MS, sc->jitter_ms);
 #undef TEXT
 #undef INT
 }

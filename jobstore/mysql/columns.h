@@ -57,6 +57,7 @@
   NEXT(CLAIM_FIRE_ID, claim_fire_id)                                           \
   NEXT(RECOVERING, recovering)                                                 \
   NEXT(RECOVER_SCHEDULED_MS, recover_scheduled_ms)                             \
+  NEXT(JITTER_MS, jitter_ms)                                                   \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */

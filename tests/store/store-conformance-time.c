@@ -2,10 +2,12 @@
  * store-conformance-time.c: the job store conformance suite, part three:
  * the time features of issue 23 as a store keeps them.  A Unix cron
  * trigger keeps its dialect and zone when stored and read back, and fires
- * at the times chime_cron_next gives.
+ * at the times chime_cron_next gives.  A jittered trigger keeps its window
+ * and fires at its schedule's times moved by its key's offset.
  */
 #include "store-conformance-impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* 2030-01-01 (a Tuesday) 02:30 in Paris (UTC+1) is 01:30Z. */
@@ -71,7 +73,72 @@ static void test_store_unix_cron_zone_rules(void) {
   sc_close(st);
 }
 
+/* A daily 02:00 cron moved by the key's offset in [0, 10 min). */
+static void test_store_jitter(void) {
+  const int64_t j = 10 * MINUTE;
+  int64_t d = chime_jitter_offset_ms("tg", "jit", j);
+  CU_ASSERT(d >= 0 && d < j);
+  /* Stable: the documented hash (FNV-1a 64 of "tg" 0x00 "jit" mod J). */
+  CU_ASSERT_EQUAL(d, chime_jitter_offset_ms("tg", "jit", j));
+  CU_ASSERT_NOT_EQUAL(d, chime_jitter_offset_ms("tg", "jit2", j));
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  chime_trigger *t = sc_cron("tg", "jit", "g", "j", "0 0 2 * * ?", T0);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, CHIME_JITTER_MAX_MS + 1),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_jitter_ms(t, j), 0);
+  CU_ASSERT_EQUAL(chime_trigger_get_jitter_ms(t), j);
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  t = sc_get(st, "tg", "jit");
+  CU_ASSERT_EQUAL(chime_trigger_get_jitter_ms(t), j);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(t), T0 + 2 * HOUR + d);
+  chime_trigger_free(t);
+  /* Not due before its moved time; fired at it, the next is a day on. */
+  chime_fire **fires;
+  if (d > 0) {
+    CU_ASSERT_EQUAL(
+        sc_acquire(st, T0 + 2 * HOUR, T0 + 2 * HOUR + d - 1, 10, NULL, &fires),
+        0);
+    free(fires);
+  }
+  chime_fire *f = sc_fire_next(st, T0 + 2 * HOUR + d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, T0 + 2 * HOUR + d);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
+                  T0 + DAY + 2 * HOUR + d);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "jit"), T0 + DAY + 2 * HOUR + d);
+  /* A simple trigger takes no jitter. */
+  t = sc_simple("tg", "s", "g", "j", T0, MINUTE, 1);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, j), CHIME_EINVAL);
+  chime_trigger_free(t);
+  sc_close(st);
+}
+
+/* A thousand "every day at 02:00" triggers spread over the window. */
+static void test_store_jitter_spreads(void) {
+  const int64_t j = HOUR;
+  int buckets[6] = {0};
+  char name[32];
+  for (int i = 0; i < 1200; i++) {
+    snprintf(name, sizeof name, "tenant-%d", i);
+    int64_t d = chime_jitter_offset_ms("nightly", name, j);
+    CU_ASSERT_FATAL(d >= 0 && d < j);
+    buckets[d / (10 * MINUTE)]++;
+  }
+  /* 200 expected per 10 minutes; a fair hash stays well inside 100-300. */
+  for (int b = 0; b < 6; b++)
+    CU_ASSERT(buckets[b] > 100 && buckets[b] < 300);
+}
+
 CU_TestInfo sc_time_tests[] = {
+    {"jitter: stored, moved fires, stable offset", test_store_jitter},
+    {"jitter: spreads a herd over the window", test_store_jitter_spreads},
     {"unix cron: stored, read back, fired", test_store_unix_cron_round_trip},
     {"unix cron: CRON_TZ= prefix and zone", test_store_unix_cron_zone_rules},
     CU_TEST_INFO_NULL,

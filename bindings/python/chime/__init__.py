@@ -34,7 +34,7 @@ from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_TRIGGER_FIRED, EVENT_TRIGGER_MISFIRED)
 from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
                        DailyTimeInterval, Job, Misfire, Simple, Trigger,
-                       TriggerState, Unit, ms_to_datetime, to_ms)
+                       TriggerState, Unit, UnixCron, ms_to_datetime, to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
-from .cron import cron_next, describe_cron  # noqa: E402
+from .cron import cron_next, describe_cron, jitter_offset_ms  # noqa: E402

@@ -170,6 +170,38 @@ class CronHelpers(unittest.TestCase):
         with self.assertRaises(chime.UnknownZone):
             chime.cron_next("* * * * * ?", tz="Nowhere/Land")
 
+    def test_unix_cron(self):
+        after = datetime.datetime(2026, 3, 27, tzinfo=datetime.timezone.utc)
+        times = chime.cron_next("30 2 * * 1-5", tz="Europe/Paris", unix=True,
+                                after=after, count=2)
+        self.assertEqual([chime.ms_to_datetime(t).strftime("%d %H:%M")
+                          for t in times], ["27 01:30", "30 00:30"])
+        # CRON_TZ= names the zone; the dialect is chosen, never guessed.
+        self.assertEqual(chime.cron_next("CRON_TZ=America/New_York @daily",
+                                         unix=True, after=after, count=1),
+                         [1774584000000])
+        self.assertEqual(chime.describe_cron("0 0 13 * 5", unix=True),
+                         "at 00:00:00, on day 13 of the month or on Friday")
+        with self.assertRaises(chime.ParseError):
+            chime.cron_next("30 2 * * 1-5")
+        t = chime.UnixCron("30 2 * * 1-5", tz="Europe/Paris", group="g",
+                           name="u")
+        self.assertEqual(t.key, ("g", "u"))
+        with self.assertRaises(chime.ParseError):
+            chime.UnixCron("0 30 2 * * 1-5")
+
+    def test_jitter(self):
+        off = chime.jitter_offset_ms("etl", "cal", 600000)
+        self.assertEqual(off, 35068)  # FNV-1a 64 of "etl" 0x00 "cal" mod J
+        self.assertEqual(chime.cron_next("0 2 * * *", unix=True, after=0,
+                                         count=2, jitter_ms=600000,
+                                         key=("etl", "cal")),
+                         [7235068, 93635068])
+        t = chime.Cron("0 0 2 * * ?", jitter_ms=600000)
+        self.assertEqual(t.jitter_ms, 600000)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Simple(interval_ms=10, jitter_ms=1000)
+
 
 class MemoryScheduler(unittest.TestCase):
     def setUp(self):
