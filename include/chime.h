@@ -307,6 +307,71 @@ CHIME_EXTERN const char *chime_cron_to_string(const chime_cron *cron);
  */
 CHIME_EXTERN void chime_cron_free(chime_cron *cron);
 
+/* ------------------------------------------------------ recurrence rules */
+
+/*
+ * An RFC 5545 recurrence: DTSTART (with a TZID zone, a Z for UTC, or
+ * neither: UTC), an RRULE (FREQ SECONDLY..YEARLY, INTERVAL, COUNT or
+ * UNTIL, BYSECOND..BYMONTH, BYDAY with ordinals, BYMONTHDAY, BYYEARDAY,
+ * BYWEEKNO, BYSETPOS, WKST), EXDATE and RDATE lines, separated by newlines
+ * or spaces as python-dateutil's rrulestr reads them.  DTSTART is the first
+ * instance.  A wall time a DST gap skips takes the offset before the gap
+ * (it moves forward by the gap); a repeated wall time is its first pass
+ * (RFC 5545 3.3.5).  Immutable once compiled.
+ */
+typedef struct chime_rrule chime_rrule;
+
+/* Longest recurrence text accepted, in bytes. */
+#define CHIME_RRULE_MAX_LEN 4096
+
+/*
+ * chime_rrule_from_string: parses a recurrence, e.g.
+ * "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR".
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_EPARSE (errbuf says
+ * which line and why); CHIME_EUNKNOWNZONE; CHIME_ELIMIT (too long, too
+ * many dates); CHIME_ENOMEM.
+ * Ownership: *ret_rule belongs to the caller, freed with chime_rrule_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_rrule_from_string(const char *text,
+                                         chime_rrule **ret_rule, char *errbuf,
+                                         size_t errbuf_len);
+
+/*
+ * chime_rrule_next: the first instance strictly after after_ms.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENEVERFIRES (none: COUNT
+ * or UNTIL reached, every date excluded).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_rrule_next(const chime_rrule *rule, int64_t after_ms,
+                                  int64_t *ret_next_ms);
+
+/*
+ * chime_rrule_zone: DTSTART's zone (UTC when it names none).
+ * Returns: the zone; NULL for a NULL rule.
+ * Ownership: borrowed, lives until the process exits.
+ * Thread: any.
+ */
+CHIME_EXTERN const chime_zone *chime_rrule_zone(const chime_rrule *rule);
+
+/*
+ * chime_rrule_to_string: the text as it was given.
+ * Returns: the text; NULL for a NULL rule.
+ * Ownership: borrowed, lives as long as rule.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_rrule_to_string(const chime_rrule *rule);
+
+/*
+ * chime_rrule_free: releases a recurrence.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes rule back from the caller.
+ * Thread: any, once no other thread uses it.
+ */
+CHIME_EXTERN void chime_rrule_free(chime_rrule *rule);
+
 /* --------------------------------------------------------------- triggers */
 
 /* The four kinds of trigger, as in Quartz. */

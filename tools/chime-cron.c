@@ -3,7 +3,7 @@
  * Quartz cron expression (or, with --unix, a Unix crontab expression) in a
  * time zone, using only the public API.
  *
- *   chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]
+ *   chime-cron [--unix | --rrule] [--tz ZONE] [--after TIME] [--count N]
  *              [--format iso|ms] [--explain] [--jitter MS --key G.N] EXPR
  *
  * TIME is epoch milliseconds or ISO-8601 ("2026-03-08T01:30:00Z", with an
@@ -26,29 +26,33 @@
 #define MAX_EXPR (CHIME_CRON_MAX_LEN + 1)
 
 static void usage(FILE *out) {
-  fputs("usage: chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]\n"
-        "                  [--format iso|ms] [--explain] "
-        "[--jitter MS --key G.N] EXPR\n"
-        "Prints the next N (default 10) fire times of the Quartz cron\n"
-        "expression EXPR (\"sec min hour day-of-month month day-of-week "
-        "[year]\")\nin ZONE (default UTC), after TIME (default now).\n"
-        "  --unix          EXPR is Unix cron (\"min hour day-of-month month\n"
-        "                  day-of-week\", @daily..., CRON_TZ=Zone prefix)\n"
-        "  --tz ZONE       IANA zone (Europe/Berlin), UTC, or an offset "
-        "(GMT+8)\n"
-        "  --after TIME    epoch milliseconds, or ISO-8601: "
-        "2026-03-08T01:30:00Z,\n"
-        "                  2026-03-08T01:30:00-05:00, or 2026-03-08T01:30 "
-        "(in ZONE)\n"
-        "  --count N       how many fire times (1-100000)\n"
-        "  --format F      iso (default: ISO-8601 with the zone's offset) "
-        "or ms\n"
-        "  --explain       print a description of the expression first\n"
-        "  --jitter MS     move every time by the trigger's deterministic\n"
-        "  --key G.N       jitter offset in [0, MS) for trigger key G.N\n"
-        "  --help          print this help\n"
-        "  --version       print the version of chime-cron and libchime\n",
-        out);
+  fputs(
+      "usage: chime-cron [--unix] [--tz ZONE] [--after TIME] [--count N]\n"
+      "                  [--format iso|ms] [--explain] "
+      "[--jitter MS --key G.N] EXPR\n"
+      "Prints the next N (default 10) fire times of the Quartz cron\n"
+      "expression EXPR (\"sec min hour day-of-month month day-of-week "
+      "[year]\")\nin ZONE (default UTC), after TIME (default now).\n"
+      "  --rrule         EXPR is an RFC 5545 recurrence: \"DTSTART;TZID=Zone:\n"
+      "                  YYYYMMDDTHHMMSS RRULE:...\" (EXDATE, RDATE too); its\n"
+      "                  zone is TZID's (--tz only shows times in another)\n"
+      "  --unix          EXPR is Unix cron (\"min hour day-of-month month\n"
+      "                  day-of-week\", @daily..., CRON_TZ=Zone prefix)\n"
+      "  --tz ZONE       IANA zone (Europe/Berlin), UTC, or an offset "
+      "(GMT+8)\n"
+      "  --after TIME    epoch milliseconds, or ISO-8601: "
+      "2026-03-08T01:30:00Z,\n"
+      "                  2026-03-08T01:30:00-05:00, or 2026-03-08T01:30 "
+      "(in ZONE)\n"
+      "  --count N       how many fire times (1-100000)\n"
+      "  --format F      iso (default: ISO-8601 with the zone's offset) "
+      "or ms\n"
+      "  --explain       print a description of the expression first\n"
+      "  --jitter MS     move every time by the trigger's deterministic\n"
+      "  --key G.N       jitter offset in [0, MS) for trigger key G.N\n"
+      "  --help          print this help\n"
+      "  --version       print the version of chime-cron and libchime\n",
+      out);
 }
 
 /* Prints t_ms as ISO-8601 in zone, with the offset in force then. */
@@ -172,6 +176,7 @@ typedef struct options {
   bool ms;
   bool explain;
   bool unix_dialect;
+  bool rrule;
   long long jitter_ms;
   const char *key;
   char expr[MAX_EXPR];
@@ -202,6 +207,7 @@ static int parse_args(int argc, char **argv, options *o) {
       {"format", required_argument, NULL, 'f'},
       {"explain", no_argument, NULL, 'e'},
       {"unix", no_argument, NULL, 'u'},
+      {"rrule", no_argument, NULL, 'r'},
       {"jitter", required_argument, NULL, 'j'},
       {"key", required_argument, NULL, 'k'},
       {"help", no_argument, NULL, 'h'},
@@ -209,7 +215,7 @@ static int parse_args(int argc, char **argv, options *o) {
       {NULL, 0, NULL, 0}};
   int c;
   char *end;
-  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehuj:k:V", longopts, NULL)) !=
+  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehurj:k:V", longopts, NULL)) !=
          -1) {
     switch (c) {
     case 't':
@@ -223,6 +229,9 @@ static int parse_args(int argc, char **argv, options *o) {
       break;
     case 'u':
       o->unix_dialect = true;
+      break;
+    case 'r':
+      o->rrule = true;
       break;
     case 'j':
       o->jitter_ms = strtoll(optarg, &end, 10);
@@ -260,6 +269,10 @@ static int parse_args(int argc, char **argv, options *o) {
       usage(stderr);
       return 2;
     }
+  }
+  if (o->rrule && o->unix_dialect) {
+    fprintf(stderr, "chime-cron: --rrule and --unix exclude each other\n");
+    return 2;
   }
   if ((o->jitter_ms > 0) != (o->key != NULL) ||
       (o->key != NULL && strchr(o->key, '.') == NULL)) {
@@ -327,6 +340,49 @@ static int print_fires(const chime_cron *cron, const chime_zone *zone,
   return 0;
 }
 
+/* Prints the instances of a recurrence (--rrule); returns the status. */
+static int print_rrule(const options *o) {
+  chime_rrule *rule;
+  char err[256];
+  int r = chime_rrule_from_string(o->expr, &rule, err, sizeof err);
+  if (r != 0) {
+    fprintf(stderr, "chime-cron: %s\n", err[0] ? err : chime_strerror(r));
+    return 1;
+  }
+  const chime_zone *zone = chime_rrule_zone(rule);
+  if (o->tz != NULL && (r = chime_zone_get(o->tz, &zone)) != 0) {
+    fprintf(stderr, "chime-cron: time zone '%s': %s\n", o->tz,
+            chime_strerror(r));
+    chime_rrule_free(rule);
+    return 1;
+  }
+  int64_t after = now_ms();
+  if (o->after != NULL && !parse_time(o->after, zone, &after)) {
+    fprintf(stderr,
+            "chime-cron: --after '%s' is neither epoch milliseconds "
+            "nor ISO-8601\n",
+            o->after);
+    chime_rrule_free(rule);
+    return 2;
+  }
+  int64_t d = jitter_offset(o), t = after - d;
+  for (long i = 0; i < o->count; i++) {
+    int64_t next;
+    if (chime_rrule_next(rule, t, &next) != 0) {
+      fprintf(stderr, "chime-cron: the recurrence %s after this\n",
+              i == 0 ? "never fires" : "fires no more");
+      break;
+    }
+    if (o->ms)
+      printf("%" PRId64 "\n", next + d);
+    else
+      print_iso(zone, next + d);
+    t = next;
+  }
+  chime_rrule_free(rule);
+  return 0;
+}
+
 /* Compiles the expression in the dialect asked for; prints errors. */
 static int compile_expr(const options *o, chime_cron **ret_cron) {
   char err[256];
@@ -371,6 +427,8 @@ int main(int argc, char **argv) {
   int status = parse_args(argc, argv, &o);
   if (status >= 0)
     return status;
+  if (o.rrule)
+    return print_rrule(&o);
   chime_cron *cron;
   if (compile_expr(&o, &cron) != 0)
     return 1;

@@ -102,6 +102,17 @@ check("--jitter moves every time by the key's offset (FNV-1a 64 mod window)",
        "--key", "etl.cal", "0 2 * * *"], 0, lines("7235068", "93635068"))
 check("--jitter needs --key", ["--jitter", "1000", "0 0 2 * * ?"], 2, "",
       stderr_has="go together")
+check("--rrule: DTSTART first, then the last Friday of each month",
+      ["--rrule", "--after", "2026-01-01T00:00Z", "--count", "3",
+       "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR"], 0,
+      lines("2026-01-05T09:00:00+01:00", "2026-01-30T09:00:00+01:00",
+            "2026-02-27T09:00:00+01:00"))
+check("--rrule lines separated by a newline, --format ms",
+      ["--rrule", "--after", "1769760000000", "--count", "1", "--format", "ms",
+       "DTSTART;TZID=Europe/Paris:20260105T090000\nRRULE:FREQ=MONTHLY;BYDAY=-1FR"], 0,
+      lines("1772179200000"))
+check("--rrule without DTSTART", ["--rrule", "RRULE:FREQ=DAILY"], 1, "",
+      stderr_has="DTSTART is required")
 check("--unix rejects six fields", ["--unix", "0 30 2 * * 1-5"], 1, "",
       stderr_has="column 12: a Unix expression has 5 fields")
 check("--help", ["--help"], 0, stdout_has="usage: chime-cron")
