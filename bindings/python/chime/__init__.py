@@ -37,4 +37,5 @@ from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
                        TriggerState, Unit, UnixCron, ms_to_datetime, to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
-from .cron import cron_next, describe_cron, jitter_offset_ms  # noqa: E402
+from .cron import (cron_next, describe_cron, jitter_offset_ms,  # noqa: E402
+                   rrule_next)

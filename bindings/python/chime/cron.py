@@ -30,6 +30,29 @@ def _compile(expression, unix=False):
     return cron
 
 
+def rrule_next(text: str, after: Any = None, count: int = 1) -> Any:
+    """The next count instances (epoch ms) strictly after after (epoch ms or
+    datetime; default now) of an RFC 5545 recurrence ("DTSTART;TZID=Zone:
+    YYYYMMDDTHHMMSS RRULE:..."; DTSTART is the first instance); fewer when
+    it ends."""
+    errbuf = ctypes.create_string_buffer(512)
+    rule = ctypes.c_void_p()
+    check_buf(_L.chime_rrule_from_string(_lib.enc(text), ctypes.byref(rule),
+                                         errbuf, len(errbuf)), errbuf)
+    t = to_ms(after) if after is not None else int(time.time() * 1000)
+    out = []
+    try:
+        nxt = ctypes.c_int64()
+        for _ in range(count):
+            if _L.chime_rrule_next(rule, t, ctypes.byref(nxt)) != 0:
+                break
+            t = nxt.value
+            out.append(t)
+    finally:
+        _L.chime_rrule_free(rule)
+    return out
+
+
 def jitter_offset_ms(group: str, name: str, jitter_ms: int) -> int:
     """The offset in [0, jitter_ms) a trigger with key (group, name) moves
     its fires by (chime_jitter_offset_ms)."""

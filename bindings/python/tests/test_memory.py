@@ -190,6 +190,14 @@ class CronHelpers(unittest.TestCase):
         with self.assertRaises(chime.ParseError):
             chime.UnixCron("0 30 2 * * 1-5")
 
+    def test_rrule(self):
+        text = ("DTSTART;TZID=Europe/Paris:20260105T090000 "
+                "RRULE:FREQ=MONTHLY;BYDAY=-1FR")
+        self.assertEqual(chime.rrule_next(text, after=0, count=3),
+                         [1767600000000, 1769760000000, 1772179200000])
+        with self.assertRaises(chime.ParseError):
+            chime.rrule_next("RRULE:FREQ=DAILY")
+
     def test_jitter(self):
         off = chime.jitter_offset_ms("etl", "cal", 600000)
         self.assertEqual(off, 35068)  # FNV-1a 64 of "etl" 0x00 "cal" mod J
