@@ -376,10 +376,11 @@ CHIME_EXTERN void chime_rrule_free(chime_rrule *rule);
 
 /* The four kinds of trigger, as in Quartz. */
 typedef enum chime_trigger_kind {
-  CHIME_TRIGGER_SIMPLE = 1,             /* start, interval, repeat count */
-  CHIME_TRIGGER_CRON = 2,               /* a cron expression in a zone */
-  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,  /* every N units of the calendar */
-  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4 /* an interval inside a daily window */
+  CHIME_TRIGGER_SIMPLE = 1,              /* start, interval, repeat count */
+  CHIME_TRIGGER_CRON = 2,                /* a cron expression in a zone */
+  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,   /* every N units of the calendar */
+  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4, /* an interval inside a daily window */
+  CHIME_TRIGGER_RECURRENCE = 5           /* an RFC 5545 recurrence (RRULE) */
 } chime_trigger_kind;
 
 /*
@@ -700,6 +701,24 @@ CHIME_EXTERN int chime_trigger_unix_cron_new(const char *group,
                                              const char *zone,
                                              chime_trigger **ret_trigger,
                                              char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_trigger_recurrence_new: fires at the instances of an RFC 5545
+ * recurrence (chime_rrule_from_string: DTSTART;TZID=..., RRULE:...,
+ * EXDATE, RDATE), in DTSTART's zone, from the trigger's start time on (by
+ * default the time it is added) up to its end time.  Misfire instructions
+ * as for calendar-interval triggers (SMART, IGNORE, FIRE_NOW, DO_NOTHING).
+ * Returns: 0; CHIME_EINVAL (NULL argument, invalid key); CHIME_EPARSE
+ * (errbuf says why); CHIME_EUNKNOWNZONE; CHIME_ELIMIT; CHIME_ENOMEM.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_trigger_recurrence_new(const char *group,
+                                              const char *name,
+                                              const char *recurrence,
+                                              chime_trigger **ret_trigger,
+                                              char *errbuf, size_t errbuf_len);
 
 /*
  * chime_trigger_calendar_interval_new: fires at start, then every interval

@@ -55,8 +55,9 @@ struct chime_trigger {
   void *data;
   size_t data_len;
   char *zone_name;         /* cron, calendar-interval, daily */
-  char *cron_text;         /* cron */
+  char *cron_text;         /* cron: the expression; recurrence: its text */
   chime_cron *cron;        /* owned, compiled from cron_text */
+  chime_rrule *rrule;      /* recurrence: owned, compiled from cron_text */
   bool start_set;          /* start_ms given; otherwise "now" when scheduled */
   chime_schedule schedule; /* zone and cron point into this record */
   chime_fire_state state;

@@ -156,6 +156,33 @@ int chime_trigger_unix_cron_new(const char *group, const char *name,
   return r;
 }
 
+int chime_trigger_recurrence_new(const char *group, const char *name,
+                                 const char *recurrence,
+                                 chime_trigger **ret_trigger, char *errbuf,
+                                 size_t errbuf_len) {
+  chime_rrule *rule = NULL;
+  int r = chime_rrule_from_string(recurrence, &rule, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  chime_trigger *t;
+  r = trigger_alloc(group, name, CHIME_TRIGGER_RECURRENCE,
+                    chime_zone_get_name(chime_rrule_zone(rule)), &t, errbuf,
+                    errbuf_len);
+  if (r < 0) {
+    chime_rrule_free(rule);
+    return r;
+  }
+  t->rrule = rule;
+  t->schedule.u.rrule.rule = rule;
+  t->cron_text = strdup(recurrence);
+  if (!t->cron_text) {
+    chime_trigger_free(t);
+    return CHIME_ENOMEM;
+  }
+  *ret_trigger = t;
+  return 0;
+}
+
 int chime_trigger_calendar_interval_new(const char *group, const char *name,
                                         int32_t interval,
                                         chime_interval_unit unit,
@@ -223,6 +250,7 @@ void chime_trigger_free(chime_trigger *t) {
   free(t->zone_name);
   free(t->cron_text);
   chime_cron_free(t->cron);
+  chime_rrule_free(t->rrule);
   free(t);
 }
 
@@ -264,6 +292,12 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
   c->cron = cron_copy(t->cron, &ok);
   if (c->schedule.kind == CHIME_TRIGGER_CRON)
     c->schedule.u.cron.cron = c->cron;
+  c->rrule = NULL;
+  if (t->rrule != NULL && ok &&
+      chime_rrule_from_string(t->cron_text, &c->rrule, NULL, 0) != 0)
+    ok = false;
+  if (c->schedule.kind == CHIME_TRIGGER_RECURRENCE)
+    c->schedule.u.rrule.rule = c->rrule;
   if (!ok) {
     chime_trigger_free(c);
     return NULL;

@@ -28,6 +28,8 @@ static const char *kind_name(chime_trigger_kind kind) {
     return "calendar-interval";
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return "daily-time-interval";
+  case CHIME_TRIGGER_RECURRENCE:
+    return "recurrence";
   }
   return "unknown";
 }
@@ -38,8 +40,7 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
     errbuf[0] = '\0';
   if (s == NULL)
     return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "schedule is NULL");
-  if (s->kind < CHIME_TRIGGER_SIMPLE ||
-      s->kind > CHIME_TRIGGER_DAILY_TIME_INTERVAL)
+  if (s->kind < CHIME_TRIGGER_SIMPLE || s->kind > CHIME_TRIGGER_RECURRENCE)
     return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
                        "unknown trigger kind %d", (int)s->kind);
   if (!in_range(s->start_ms))
@@ -81,6 +82,8 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
     return chime__calint_check(s, errbuf, errbuf_len);
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return chime__daily_check(s, errbuf, errbuf_len);
+  case CHIME_TRIGGER_RECURRENCE:
+    return chime__rrule_check(s, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }
@@ -97,6 +100,8 @@ static int raw_after(const chime_schedule *s, const chime_fire_state *st,
     return chime__calint_after(s, after_ms, false, ret_ms);
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return chime__daily_after(s, st, after_ms, ret_ms);
+  case CHIME_TRIGGER_RECURRENCE:
+    return chime__rrule_after(s, after_ms, ret_ms);
   }
   return CHIME_EINVAL;
 }
@@ -228,6 +233,9 @@ int chime__trigger_final_fire(const chime_schedule *s,
     break;
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     *ret_ms = chime__daily_final(s);
+    break;
+  case CHIME_TRIGGER_RECURRENCE:
+    *ret_ms = chime__rrule_final(s);
     break;
   }
   if (*ret_ms != CHIME_NO_FIRE)

@@ -120,6 +120,9 @@ typedef struct chime_schedule {
       const chime_cron *cron; /* borrowed, required */
     } cron;
     struct {
+      const chime_rrule *rule; /* borrowed, required */
+    } rrule;
+    struct {
       int32_t interval;              /* 1 .. CHIME__CALINT_MAX_INTERVAL */
       chime_interval_unit unit;      /* MILLISECOND .. YEAR */
       bool preserve_hour_of_day;     /* Quartz's
@@ -240,6 +243,11 @@ int chime__cron_check(const chime_schedule *s, char *errbuf, size_t len);
 int chime__cron_after(const chime_schedule *s, int64_t after_ms,
                       int64_t *ret_ms);
 int64_t chime__cron_final(const chime_schedule *s);
+
+int chime__rrule_check(const chime_schedule *s, char *errbuf, size_t len);
+int chime__rrule_after(const chime_schedule *s, int64_t after_ms,
+                       int64_t *ret_ms);
+int64_t chime__rrule_final(const chime_schedule *s);
 
 int chime__calint_check(const chime_schedule *s, char *errbuf, size_t len);
 /* ignore_end: Quartz's getFireTimeAfter(after, ignoreEndTime). */

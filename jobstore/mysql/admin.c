@@ -199,6 +199,7 @@ static void view_kind(const chime_schedule *s, chime__mysql_admin_trigger *v) {
     v->repeat_count = s->u.simple.repeat_count;
     break;
   case CHIME_TRIGGER_CRON:
+  case CHIME_TRIGGER_RECURRENCE:
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
     v->interval = s->u.calint.interval;

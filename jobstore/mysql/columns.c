@@ -59,6 +59,7 @@ static void row_kind(const chime__mysql_rows *r, size_t i, chime_schedule *s) {
     s->u.simple.repeat_count = (int32_t)COL(REPEAT_COUNT);
     break;
   case CHIME_TRIGGER_CRON:
+  case CHIME_TRIGGER_RECURRENCE:
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
     s->u.calint.interval = (int32_t)COL(INTERVAL_N);
@@ -89,6 +90,12 @@ static int resolve(chime_trigger *t) {
              ? chime_cron_from_string(t->cron_text, &t->cron, NULL, NULL, 0)
              : CHIME_EFORMAT;
     s->u.cron.cron = t->cron;
+  }
+  if (rc == 0 && s->kind == CHIME_TRIGGER_RECURRENCE) {
+    rc = t->cron_text
+             ? chime_rrule_from_string(t->cron_text, &t->rrule, NULL, 0)
+             : CHIME_EFORMAT;
+    s->u.rrule.rule = t->rrule;
   }
   return rc == CHIME_ENOMEM || rc == 0 ? rc : CHIME_EFORMAT;
 }

@@ -136,7 +136,47 @@ static void test_store_jitter_spreads(void) {
     CU_ASSERT(buckets[b] > 100 && buckets[b] < 300);
 }
 
+/*
+ * A recurrence trigger: the last Friday of each month at 09:00 Paris.  T0
+ * is 2030-01-01; the last Fridays are 2030-01-25 and 2030-02-22 (08:00Z).
+ */
+static void test_store_recurrence(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_recurrence_new("tg", "rr",
+                                   "DTSTART;TZID=Europe/Paris:20260105T090000\n"
+                                   "RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+                                   &t, err, sizeof err),
+      0);
+  CU_ASSERT_EQUAL(chime_trigger_get_kind(t), CHIME_TRIGGER_RECURRENCE);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  const int64_t jan25 = T0 + 24 * DAY + 8 * HOUR;
+  const int64_t feb22 = T0 + 52 * DAY + 8 * HOUR;
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "rr"), jan25);
+  chime_fire *f = sc_fire_next(st, jan25);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, jan25);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger), feb22);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "rr"), feb22);
+  CU_ASSERT_EQUAL(chime_trigger_recurrence_new("tg", "bad", "RRULE:FREQ=DAILY",
+                                               &t, err, sizeof err),
+                  CHIME_EPARSE);
+  sc_close(st);
+}
+
 CU_TestInfo sc_time_tests[] = {
+    {"recurrence: stored, read back, fired", test_store_recurrence},
     {"jitter: stored, moved fires, stable offset", test_store_jitter},
     {"jitter: spreads a herd over the window", test_store_jitter_spreads},
     {"unix cron: stored, read back, fired", test_store_unix_cron_round_trip},

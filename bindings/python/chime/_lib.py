@@ -107,6 +107,7 @@ _PROTOTYPES = [
     ("chime_trigger_unix_cron_new", _i,
      [_cp, _cp, _cp, _cp, _pvp, _cp, _sz]),
     ("chime_trigger_set_jitter_ms", _i, [_vp, _i64]),
+    ("chime_trigger_recurrence_new", _i, [_cp, _cp, _cp, _pvp, _cp, _sz]),
     ("chime_trigger_get_jitter_ms", _i64, [_vp]),
     ("chime_trigger_calendar_interval_new", _i,
      [_cp, _cp, _i32, _i, _cp, _pvp, _cp, _sz]),

@@ -315,6 +315,23 @@ class UnixCron(Trigger):
         self._finish(code, *common)
 
 
+class Recurrence(Trigger):
+    """Fires at the instances of an RFC 5545 recurrence ("DTSTART;TZID=
+    Zone:YYYYMMDDTHHMMSS RRULE:..."; EXDATE and RDATE lines too), in
+    DTSTART's zone, from the trigger's start on."""
+
+    kind = TriggerKind.RECURRENCE
+
+    def __init__(self, recurrence, group=None, name=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.recurrence = recurrence
+        code = _L.chime_trigger_recurrence_new(
+            _lib.enc(self.group), _lib.enc(self.name), _lib.enc(recurrence),
+            ctypes.byref(self._ptr), self._errbuf, len(self._errbuf))
+        self._finish(code, *common)
+
+
 class Simple(Trigger):
     """Fires at start, then every interval_ms, repeat more times
     (FOREVER, the default: indefinitely)."""

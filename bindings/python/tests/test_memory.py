@@ -197,6 +197,11 @@ class CronHelpers(unittest.TestCase):
                          [1767600000000, 1769760000000, 1772179200000])
         with self.assertRaises(chime.ParseError):
             chime.rrule_next("RRULE:FREQ=DAILY")
+        t = chime.Recurrence(text, group="g", name="r", misfire="do_nothing")
+        self.assertEqual((t.key, t.kind), (("g", "r"),
+                                           chime.TriggerKind.RECURRENCE))
+        with self.assertRaises(chime.ParseError):
+            chime.Recurrence("RRULE:FREQ=DAILY")
 
     def test_jitter(self):
         off = chime.jitter_offset_ms("etl", "cal", 600000)
