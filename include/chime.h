@@ -1476,6 +1476,46 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
                                             const chime_trigger *trigger,
                                             int64_t *ret_first_fire_ms);
 
+/* The group of the one-shot triggers a backfill creates, and their
+ * priority (below the default 5, so live fires due with them go first). */
+#define CHIME_BACKFILL_GROUP "chime.backfill"
+#define CHIME_BACKFILL_PRIORITY 1
+
+/*
+ * chime_scheduler_backfill: runs the fires of the trigger (group, name) in
+ * [from_ms, to_ms] again, each as a durable one-shot trigger in group
+ * CHIME_BACKFILL_GROUP with its original scheduled time (misfire IGNORE:
+ * it fires at once, on exactly one node of the cluster, and the job's
+ * context says chime_ctx_is_backfill; history shows the group).  They are
+ * throttled by taking priority CHIME_BACKFILL_PRIORITY and at most one
+ * worker each.  Concurrent backfills of the same range (threads, nodes)
+ * create each fire once; a backfill asked again after its fires ran runs
+ * them again.  The trigger's calendar is not consulted.  At most
+ * max_fires are created; *ret_created (may be NULL) says how many.
+ * Returns: 0; CHIME_ENOTFOUND (no such trigger); CHIME_ELIMIT (more than
+ * max_fires in the range: the first max_fires are created); CHIME_EINVAL
+ * (NULL argument, from_ms > to_ms, max_fires 0).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_backfill(chime_scheduler *scheduler,
+                                          const char *group, const char *name,
+                                          int64_t from_ms, int64_t to_ms,
+                                          size_t max_fires,
+                                          size_t *ret_created);
+
+/*
+ * chime_scheduler_backfill_cancel: removes the backfill fires of trigger
+ * (group, name) that have not fired yet (a running one finishes).
+ * Returns: 0; CHIME_EINVAL (NULL argument); a store error.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
+                                                 const char *group,
+                                                 const char *name,
+                                                 size_t *ret_removed);
+
 /*
  * chime_scheduler_get_trigger: a copy of the stored trigger with its state
  * (next and previous fire, times triggered, status).
@@ -1808,6 +1848,15 @@ CHIME_EXTERN bool chime_ctx_is_recovering(const chime_ctx *ctx);
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_is_backfill: whether this fire is one of a backfill
+ * (chime_scheduler_backfill): its scheduled time is the original one.
+ * Returns: true for a backfill fire; false otherwise or for NULL.
+ * Ownership: none.
+ * Thread: the job's worker, during the job.
+ */
+CHIME_EXTERN bool chime_ctx_is_backfill(const chime_ctx *ctx);
 
 /*
  * chime_ctx_get_data: the run's data: the trigger's when it has some (or the

@@ -38,5 +38,6 @@ from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
                        to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
+BACKFILL_GROUP = "chime.backfill"  # CHIME_BACKFILL_GROUP
 from .cron import (cron_next, describe_cron, jitter_offset_ms,  # noqa: E402
                    rrule_next)

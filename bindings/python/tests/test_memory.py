@@ -239,6 +239,46 @@ class MemoryScheduler(unittest.TestCase):
             chime.Scheduler(url="nosuch://x")
         self.assertIn(cm.exception.code, (-20, -16))
 
+    def test_backfill(self):
+        rec = Recorder()
+
+        @self.sched.job("bf-type")
+        def run(ctx):
+            rec.add((ctx.scheduled_ms, ctx.backfill, ctx.trigger_key))
+
+        now = int(time.time() * 1000)
+        hour = 3600000
+        job = chime.Job("grp", "bf", "bf-type", durable=True)
+        trig = chime.Cron("0 0 * * * ?", group="tg", name="hourly",
+                          start=now - 10 * hour)
+        self.sched.schedule(job, trig)
+        top = now - now % hour
+        want = [top - k * hour for k in range(5, 0, -1)]
+        self.assertEqual(self.sched.backfill("tg", "hourly", want[0],
+                                             want[-1]), 5)
+        # Asked again before it ran: each fire exists once.
+        self.assertEqual(self.sched.backfill("tg", "hourly", want[0],
+                                             want[-1]), 5)
+        self.assertEqual(len(self.sched.list_triggers(chime.BACKFILL_GROUP)), 5)
+        self.sched.start()
+        self.assertTrue(rec.wait(5))
+        self.assertTrue(wait_for(lambda: not self.sched.list_triggers(
+            chime.BACKFILL_GROUP)))
+        runs = sorted(r for r in rec.runs if r[1])
+        self.assertEqual([r[0] for r in runs], want)
+        self.assertTrue(all(r[2][0] == chime.BACKFILL_GROUP for r in runs))
+        with self.assertRaises(chime.NotFound):
+            self.sched.backfill("tg", "nosuch", 0, now)
+
+    def test_backfill_cancel(self):
+        job = chime.Job("grp", "bf2", "bf-type", durable=True)
+        trig = chime.Cron("0 * * * * ?", group="tg", name="minutely",
+                          start=0)
+        self.sched.schedule(job, trig)
+        self.assertEqual(self.sched.backfill("tg", "minutely", 0, 599999), 10)
+        self.assertEqual(self.sched.backfill_cancel("tg", "minutely"), 10)
+        self.assertEqual(self.sched.list_triggers(chime.BACKFILL_GROUP), [])
+
     def test_schedule_and_run_with_context(self):
         rec = Recorder()
         start = int(time.time() * 1000) + 200
