@@ -20,49 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "bf-<FNV-1a 64 of group 0x00 name, hex>-" : the prefix of a trigger's
- * backfill names (keys are at most CHIME_MAX_NAME_LEN, so a hash). */
-static void name_prefix(const char *group, const char *name, char *buf,
-                        size_t len) {
-  uint64_t h = UINT64_C(14695981039346656037);
-  for (const char *p = group; *p; p++)
-    h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
-  h *= UINT64_C(1099511628211);
-  for (const char *p = name; *p; p++)
-    h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
-  snprintf(buf, len, "bf-%016" PRIx64 "-", h);
-}
-
-/* The one-shot trigger that runs t's fire at scheduled_ms again. */
-static int make_fire(const chime_trigger *t, int64_t scheduled_ms,
-                     const char *prefix, chime_trigger **ret) {
-  char name[64];
-  snprintf(name, sizeof name, "%s%" PRId64, prefix, scheduled_ms);
-  chime_trigger *b = NULL;
-  int r =
-      chime_trigger_simple_new(CHIME_BACKFILL_GROUP, name, 0, 0, &b, NULL, 0);
-  if (r == 0)
-    r = chime_trigger_set_job(b, t->job_group, t->job_name);
-  if (r == 0)
-    r = chime_trigger_set_start_ms(b, scheduled_ms);
-  if (r == 0)
-    r = chime_trigger_set_misfire(b, CHIME_MISFIRE_IGNORE);
-  if (r == 0)
-    r = chime_trigger_set_priority(b, CHIME_BACKFILL_PRIORITY);
-  if (r == 0 && t->data_len > 0)
-    r = chime_trigger_set_data(b, t->data, t->data_len);
-  char desc[CHIME_MAX_NAME_LEN * 2 + 32];
-  snprintf(desc, sizeof desc, "backfill of %s.%s", t->group, t->name);
-  if (r == 0)
-    r = chime_trigger_set_description(b, desc);
-  if (r < 0) {
-    chime_trigger_free(b);
-    return r;
-  }
-  *ret = b;
-  return 0;
-}
-
 int chime_scheduler_backfill(chime_scheduler *scheduler, const char *group,
                              const char *name, int64_t from_ms, int64_t to_ms,
                              size_t max_fires, size_t *ret_created) {
@@ -73,21 +30,16 @@ int chime_scheduler_backfill(chime_scheduler *scheduler, const char *group,
   int r = chime_scheduler_get_trigger(scheduler, group, name, &t);
   if (r < 0)
     return r;
-  /* Calendars are not consulted: the copy's calendar is not resolved. */
-  t->schedule.calendar = NULL;
-  char prefix[48];
-  name_prefix(group, name, prefix, sizeof prefix);
   size_t created = 0;
   int64_t at = from_ms - 1, next;
-  while (r == 0 &&
-         chime__trigger_fire_after(&t->schedule, NULL, at, &next) == 0 &&
+  while (r == 0 && chime_trigger_fire_time_after(t, at, &next) == 0 &&
          next <= to_ms) {
     if (created == max_fires) {
       r = CHIME_ELIMIT;
       break;
     }
     chime_trigger *b = NULL;
-    r = make_fire(t, next, prefix, &b);
+    r = chime_trigger_backfill_new(t, next, &b);
     if (r == 0)
       r = chime_scheduler_schedule_with(scheduler, NULL, b,
                                         CHIME_SCHEDULE_IF_ABSENT, NULL);
@@ -108,7 +60,7 @@ int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
   if (scheduler == NULL || group == NULL || name == NULL)
     return CHIME_EINVAL;
   char prefix[48];
-  name_prefix(group, name, prefix, sizeof prefix);
+  chime__backfill_prefix(group, name, prefix, sizeof prefix);
   chime_key *keys = NULL;
   size_t n = 0, removed = 0;
   int r = chime_scheduler_list_triggers(scheduler, CHIME_MATCH_EQUALS,

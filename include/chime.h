@@ -1482,6 +1482,35 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
 #define CHIME_BACKFILL_PRIORITY 1
 
 /*
+ * chime_trigger_fire_time_after: the first fire time of trigger's schedule
+ * strictly after after_ms (its jitter applied, its calendar not consulted;
+ * cron and recurrence triggers, and triggers without a start time, are
+ * not bounded by their start: what a backfill needs).
+ * Returns: 0; CHIME_EINVAL (NULL argument, an invalid schedule);
+ * CHIME_ENEVERFIRES (none).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_fire_time_after(const chime_trigger *trigger,
+                                               int64_t after_ms,
+                                               int64_t *ret_ms);
+
+/*
+ * chime_trigger_backfill_new: the one-shot trigger that runs trigger's fire
+ * at scheduled_ms again (what chime_scheduler_backfill stores): in group
+ * CHIME_BACKFILL_GROUP, named "bf-<hash of trigger's key>-<scheduled_ms>"
+ * (the same name on every node), for trigger's job and with its data,
+ * starting at scheduled_ms with misfire IGNORE and priority
+ * CHIME_BACKFILL_PRIORITY.
+ * Returns: 0; CHIME_EINVAL (NULL argument, no job named); CHIME_ENOMEM.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_backfill_new(const chime_trigger *trigger,
+                                            int64_t scheduled_ms,
+                                            chime_trigger **ret_trigger);
+
+/*
  * chime_scheduler_backfill: runs the fires of the trigger (group, name) in
  * [from_ms, to_ms] again, each as a durable one-shot trigger in group
  * CHIME_BACKFILL_GROUP with its original scheduled time (misfire IGNORE:

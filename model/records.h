@@ -77,6 +77,11 @@ int chime__name_check(const char *value, const char *what, char *errbuf,
  * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__key_check(const char *group, const char *name);
 
+/* chime__backfill_prefix: "bf-<FNV-1a 64 of group 0x00 name, hex>-", the
+ * start of every backfill trigger name of trigger (group, name). */
+void chime__backfill_prefix(const char *group, const char *name, char *buf,
+                            size_t len);
+
 /* chime__job_check: a job definition as the stores accept it (key, type,
  * concurrency, data size).  Returns: 0; CHIME_EINVAL; CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);

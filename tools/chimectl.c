@@ -27,7 +27,9 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
-      "  explain G.N                   why a trigger is not firing\n\n"
+      "  explain G.N                   why a trigger is not firing\n"
+      "  backfill G.N --from TIME --to TIME   run the trigger's fires of a "
+      "past range again\n\n"
       "Options:\n"
       "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]"
       "\n"
@@ -105,7 +107,18 @@ static int build_url(ctl *c, const char *url, const char *pw) {
   return r < 0 ? ctl_fail(r, "out of memory") : 0;
 }
 
-enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };
+enum {
+  O_URL = 256,
+  O_PWFILE,
+  O_SCHED,
+  O_TZ,
+  O_JOB,
+  O_SINCE,
+  O_LIMIT,
+  O_DATA,
+  O_FROM,
+  O_TO
+};
 
 static int dispatch(ctl *c, const char *cmd) {
   if (strcmp(cmd, "schema") == 0)
@@ -126,6 +139,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_delete(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
+  if (strcmp(cmd, "backfill") == 0)
+    return ctl_cmd_backfill(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -147,6 +162,8 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"failed", no_argument, NULL, 'f'},
       {"limit", required_argument, NULL, O_LIMIT},
       {"data", required_argument, NULL, O_DATA},
+      {"from", required_argument, NULL, O_FROM},
+      {"to", required_argument, NULL, O_TO},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -187,6 +204,12 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       break;
     case O_DATA:
       c->data = optarg;
+      break;
+    case O_FROM:
+      c->from = optarg;
+      break;
+    case O_TO:
+      c->to = optarg;
       break;
     case O_LIMIT: {
       char *end;

@@ -43,6 +43,8 @@ typedef struct ctl {
   bool failed;       /* history --failed */
   long limit;        /* history --limit N */
   const char *data;  /* fire --data JSON */
+  const char *from;  /* backfill --from TIME */
+  const char *to;    /* backfill --to TIME */
   int argc;          /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
@@ -129,6 +131,7 @@ int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
+int ctl_cmd_backfill(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);

@@ -365,3 +365,12 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
                                    errbuf_len);
   return r;
 }
+
+int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
+                                             const chime_trigger *trigger,
+                                             char *errbuf, size_t errbuf_len) {
+  assert(a && trigger);
+  int r = a->store->ops->trigger_add(a->store, NULL, trigger, false, NULL,
+                                     errbuf, errbuf_len);
+  return r == CHIME_EEXISTS ? 1 : r;
+}

@@ -214,4 +214,11 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
                                 const chime_trigger *trigger, char *errbuf,
                                 size_t errbuf_len);
 
+/* Adds trigger (for a stored job) unless a trigger has its key: chimectl
+ * backfill.  Returns: 0 (added); 1 (its key existed: left as it is); the
+ * store's errors, errbuf says why. */
+int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
+                                             const chime_trigger *trigger,
+                                             char *errbuf, size_t errbuf_len);
+
 #endif /* CHIME_JOBSTORE_MYSQL_ADMIN_H */
