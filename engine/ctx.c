@@ -87,6 +87,11 @@ bool chime_ctx_is_recovering(const chime_ctx *ctx) {
   return ctx && ctx->fire->recovering;
 }
 
+/* A backfill fire's trigger lives in CHIME_BACKFILL_GROUP (backfill.c). */
+bool chime_ctx_is_backfill(const chime_ctx *ctx) {
+  return ctx && strcmp(ctx->fire->trigger->group, CHIME_BACKFILL_GROUP) == 0;
+}
+
 int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx) {
   return ctx ? ctx->fire->trigger->state.times_triggered : 0;
 }

@@ -233,6 +233,44 @@ CHIME_EXTERN int chime_cron_from_string(const char *expr, chime_cron **ret_cron,
                                         size_t errbuf_len);
 
 /*
+ * chime_cron_from_unix: parses and compiles a Unix (crontab) expression:
+ * "min hour day-of-month month day-of-week" with * , - / names (JAN-DEC,
+ * SUN-SAT), 0 or 7 for Sunday, or one of @yearly, @annually, @monthly,
+ * @weekly, @daily, @midnight, @hourly; an optional "CRON_TZ=Zone " (or
+ * "TZ=Zone ") prefix names the zone (chime_cron_zone_name).  It fires at
+ * second 0; when both day fields are restricted (neither is every value) a
+ * day matches when either field matches, as crontab(5) says.  The dialect
+ * is never guessed from the field count: chime_cron_from_string reads
+ * Quartz's dialect unless the text starts with a CRON_TZ= or TZ= prefix.
+ * Returns: 0; CHIME_EINVAL (NULL expression or ret_cron); CHIME_EPARSE
+ * (*reterr_column and errbuf as for chime_cron_from_string); CHIME_ELIMIT
+ * (longer than CHIME_CRON_MAX_LEN); CHIME_ENOMEM.
+ * Ownership: *ret_cron belongs to the caller, freed with chime_cron_free().
+ * errbuf is the caller's; it is always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_cron_from_unix(const char *expr, chime_cron **ret_cron,
+                                      int *reterr_column, char *errbuf,
+                                      size_t errbuf_len);
+
+/*
+ * chime_cron_is_unix: whether cron was compiled in the Unix dialect.
+ * Returns: true for a Unix expression; false otherwise or for NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN bool chime_cron_is_unix(const chime_cron *cron);
+
+/*
+ * chime_cron_zone_name: the zone a Unix expression's CRON_TZ= (or TZ=)
+ * prefix names, unchecked.
+ * Returns: the name; NULL without a prefix or for a NULL cron.
+ * Ownership: borrowed, lives as long as cron.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_cron_zone_name(const chime_cron *cron);
+
+/*
  * chime_cron_next: the first fire time strictly after after_ms, with the
  * expression's fields read as wall-clock time in zone.  Wall-clock times a
  * DST gap skips do not fire.  In the repeated hour of a DST fall-back an
@@ -271,14 +309,80 @@ CHIME_EXTERN const char *chime_cron_to_string(const chime_cron *cron);
  */
 CHIME_EXTERN void chime_cron_free(chime_cron *cron);
 
+/* ------------------------------------------------------ recurrence rules */
+
+/*
+ * An RFC 5545 recurrence: DTSTART (with a TZID zone, a Z for UTC, or
+ * neither: UTC), an RRULE (FREQ SECONDLY..YEARLY, INTERVAL, COUNT or
+ * UNTIL, BYSECOND..BYMONTH, BYDAY with ordinals, BYMONTHDAY, BYYEARDAY,
+ * BYWEEKNO, BYSETPOS, WKST), EXDATE and RDATE lines, separated by newlines
+ * or spaces as python-dateutil's rrulestr reads them.  DTSTART is the first
+ * instance.  A wall time a DST gap skips takes the offset before the gap
+ * (it moves forward by the gap); a repeated wall time is its first pass
+ * (RFC 5545 3.3.5).  Immutable once compiled.
+ */
+typedef struct chime_rrule chime_rrule;
+
+/* Longest recurrence text accepted, in bytes. */
+#define CHIME_RRULE_MAX_LEN 4096
+
+/*
+ * chime_rrule_from_string: parses a recurrence, e.g.
+ * "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR".
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_EPARSE (errbuf says
+ * which line and why); CHIME_EUNKNOWNZONE; CHIME_ELIMIT (too long, too
+ * many dates); CHIME_ENOMEM.
+ * Ownership: *ret_rule belongs to the caller, freed with chime_rrule_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_rrule_from_string(const char *text,
+                                         chime_rrule **ret_rule, char *errbuf,
+                                         size_t errbuf_len);
+
+/*
+ * chime_rrule_next: the first instance strictly after after_ms.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENEVERFIRES (none: COUNT
+ * or UNTIL reached, every date excluded).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_rrule_next(const chime_rrule *rule, int64_t after_ms,
+                                  int64_t *ret_next_ms);
+
+/*
+ * chime_rrule_zone: DTSTART's zone (UTC when it names none).
+ * Returns: the zone; NULL for a NULL rule.
+ * Ownership: borrowed, lives until the process exits.
+ * Thread: any.
+ */
+CHIME_EXTERN const chime_zone *chime_rrule_zone(const chime_rrule *rule);
+
+/*
+ * chime_rrule_to_string: the text as it was given.
+ * Returns: the text; NULL for a NULL rule.
+ * Ownership: borrowed, lives as long as rule.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_rrule_to_string(const chime_rrule *rule);
+
+/*
+ * chime_rrule_free: releases a recurrence.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes rule back from the caller.
+ * Thread: any, once no other thread uses it.
+ */
+CHIME_EXTERN void chime_rrule_free(chime_rrule *rule);
+
 /* --------------------------------------------------------------- triggers */
 
 /* The four kinds of trigger, as in Quartz. */
 typedef enum chime_trigger_kind {
-  CHIME_TRIGGER_SIMPLE = 1,             /* start, interval, repeat count */
-  CHIME_TRIGGER_CRON = 2,               /* a cron expression in a zone */
-  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,  /* every N units of the calendar */
-  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4 /* an interval inside a daily window */
+  CHIME_TRIGGER_SIMPLE = 1,              /* start, interval, repeat count */
+  CHIME_TRIGGER_CRON = 2,                /* a cron expression in a zone */
+  CHIME_TRIGGER_CALENDAR_INTERVAL = 3,   /* every N units of the calendar */
+  CHIME_TRIGGER_DAILY_TIME_INTERVAL = 4, /* an interval inside a daily window */
+  CHIME_TRIGGER_RECURRENCE = 5           /* an RFC 5545 recurrence (RRULE) */
 } chime_trigger_kind;
 
 /*
@@ -639,6 +743,44 @@ CHIME_EXTERN int chime_trigger_cron_new(const char *group, const char *name,
                                         char *errbuf, size_t errbuf_len);
 
 /*
+ * chime_trigger_unix_cron_new: fires when the Unix (crontab) expression
+ * matches (chime_cron_from_unix), read as wall-clock time in zone; zone
+ * NULL takes the expression's CRON_TZ= zone, else "UTC".  The trigger keeps
+ * the expression with a "CRON_TZ=<zone> " prefix, which marks it as Unix
+ * wherever it is read back (stores, chimectl).  chime_trigger_cron_new also
+ * takes a text with a CRON_TZ= prefix, as a Unix expression. Returns: 0;
+ * CHIME_EINVAL (NULL argument, invalid key, zone and CRON_TZ= disagree);
+ * CHIME_EPARSE; CHIME_EUNKNOWNZONE; CHIME_ELIMIT; CHIME_ENOMEM. errbuf (may be
+ * NULL) says what is wrong. Ownership: *ret_trigger is the caller's, freed with
+ * chime_trigger_free(). errbuf is the caller's; always NUL-terminated when
+ * errbuf_len > 0. Thread: any.
+ */
+CHIME_EXTERN int chime_trigger_unix_cron_new(const char *group,
+                                             const char *name,
+                                             const char *expression,
+                                             const char *zone,
+                                             chime_trigger **ret_trigger,
+                                             char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_trigger_recurrence_new: fires at the instances of an RFC 5545
+ * recurrence (chime_rrule_from_string: DTSTART;TZID=..., RRULE:...,
+ * EXDATE, RDATE), in DTSTART's zone, from the trigger's start time on (by
+ * default the time it is added) up to its end time.  Misfire instructions
+ * as for calendar-interval triggers (SMART, IGNORE, FIRE_NOW, DO_NOTHING).
+ * Returns: 0; CHIME_EINVAL (NULL argument, invalid key); CHIME_EPARSE
+ * (errbuf says why); CHIME_EUNKNOWNZONE; CHIME_ELIMIT; CHIME_ENOMEM.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * errbuf is the caller's; always NUL-terminated when errbuf_len > 0.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_trigger_recurrence_new(const char *group,
+                                              const char *name,
+                                              const char *recurrence,
+                                              chime_trigger **ret_trigger,
+                                              char *errbuf, size_t errbuf_len);
+
+/*
  * chime_trigger_calendar_interval_new: fires at start, then every interval
  * units of the calendar in zone (NULL: "UTC"): a month later is the same
  * day of the month, a day later the same wall-clock time.
@@ -719,6 +861,46 @@ CHIME_EXTERN int chime_trigger_set_start_ms(chime_trigger *trigger,
  */
 CHIME_EXTERN int chime_trigger_set_end_ms(chime_trigger *trigger,
                                           int64_t end_ms);
+
+/* Largest jitter window: one week. */
+#define CHIME_JITTER_MAX_MS INT64_C(604800000)
+
+/*
+ * chime_trigger_set_jitter_ms: spreads the trigger's fires over a window
+ * of jitter_ms: every fire moves by the same offset in [0, jitter_ms),
+ * derived from the trigger's key alone (chime_jitter_offset_ms), so it is
+ * the same on every node and after every restart (systemd's
+ * FixedRandomDelay) and a schedule stays predictable.  The schedule and
+ * its calendar see the unmoved times; the trigger's next and previous fire
+ * times, and its fires are the moved ones.  0
+ * (the default) turns it off.  Not for simple triggers (move their start).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, a simple trigger, jitter_ms
+ * negative or above CHIME_JITTER_MAX_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_jitter_ms(chime_trigger *trigger,
+                                             int64_t jitter_ms);
+
+/*
+ * chime_trigger_get_jitter_ms: the jitter window as set.
+ * Returns: the window in ms; 0 for none or a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t chime_trigger_get_jitter_ms(const chime_trigger *trigger);
+
+/*
+ * chime_jitter_offset_ms: the offset a trigger with key (group, name) and
+ * jitter window jitter_ms moves its fires by: FNV-1a 64 over the bytes of
+ * group, one 0x00 byte and the bytes of name, modulo jitter_ms.
+ * Returns: the offset in [0, jitter_ms); 0 when jitter_ms <= 0 or a name
+ * is NULL.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int64_t chime_jitter_offset_ms(const char *group, const char *name,
+                                            int64_t jitter_ms);
 
 /*
  * chime_trigger_set_priority: among triggers due at the same time, higher
@@ -1482,6 +1664,75 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
                                             const chime_trigger *trigger,
                                             int64_t *ret_first_fire_ms);
 
+/* The group of the one-shot triggers a backfill creates, and their
+ * priority (below the default 5, so live fires due with them go first). */
+#define CHIME_BACKFILL_GROUP "chime.backfill"
+#define CHIME_BACKFILL_PRIORITY 1
+
+/*
+ * chime_trigger_fire_time_after: the first fire time of trigger's schedule
+ * strictly after after_ms (its jitter applied, its calendar not consulted;
+ * cron and recurrence triggers, and triggers without a start time, are
+ * not bounded by their start: what a backfill needs).
+ * Returns: 0; CHIME_EINVAL (NULL argument, an invalid schedule);
+ * CHIME_ENEVERFIRES (none).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_fire_time_after(const chime_trigger *trigger,
+                                               int64_t after_ms,
+                                               int64_t *ret_ms);
+
+/*
+ * chime_trigger_backfill_new: the one-shot trigger that runs trigger's fire
+ * at scheduled_ms again (what chime_scheduler_backfill stores): in group
+ * CHIME_BACKFILL_GROUP, named "bf-<hash of trigger's key>-<scheduled_ms>"
+ * (the same name on every node), for trigger's job and with its data,
+ * starting at scheduled_ms with misfire IGNORE and priority
+ * CHIME_BACKFILL_PRIORITY.
+ * Returns: 0; CHIME_EINVAL (NULL argument, no job named); CHIME_ENOMEM.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_backfill_new(const chime_trigger *trigger,
+                                            int64_t scheduled_ms,
+                                            chime_trigger **ret_trigger);
+
+/*
+ * chime_scheduler_backfill: runs the fires of the trigger (group, name) in
+ * [from_ms, to_ms] again, each as a durable one-shot trigger in group
+ * CHIME_BACKFILL_GROUP with its original scheduled time (misfire IGNORE:
+ * it fires at once, on exactly one node of the cluster, and the job's
+ * context says chime_ctx_is_backfill; history shows the group).  They are
+ * throttled by taking priority CHIME_BACKFILL_PRIORITY and at most one
+ * worker each.  Concurrent backfills of the same range (threads, nodes)
+ * create each fire once; a backfill asked again after its fires ran runs
+ * them again.  The trigger's calendar is not consulted.  At most
+ * max_fires are created; *ret_created (may be NULL) says how many.
+ * Returns: 0; CHIME_ENOTFOUND (no such trigger); CHIME_ELIMIT (more than
+ * max_fires in the range: the first max_fires are created); CHIME_EINVAL
+ * (NULL argument, from_ms > to_ms, max_fires 0).
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_backfill(chime_scheduler *scheduler,
+                                          const char *group, const char *name,
+                                          int64_t from_ms, int64_t to_ms,
+                                          size_t max_fires,
+                                          size_t *ret_created);
+
+/*
+ * chime_scheduler_backfill_cancel: removes the backfill fires of trigger
+ * (group, name) that have not fired yet (a running one finishes).
+ * Returns: 0; CHIME_EINVAL (NULL argument); a store error.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
+                                                 const char *group,
+                                                 const char *name,
+                                                 size_t *ret_removed);
+
 /*
  * chime_scheduler_get_trigger: a copy of the stored trigger with its state
  * (next and previous fire, times triggered, status).
@@ -2053,6 +2304,15 @@ CHIME_EXTERN bool chime_ctx_is_recovering(const chime_ctx *ctx);
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN int64_t chime_ctx_get_times_triggered(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_is_backfill: whether this fire is one of a backfill
+ * (chime_scheduler_backfill): its scheduled time is the original one.
+ * Returns: true for a backfill fire; false otherwise or for NULL.
+ * Ownership: none.
+ * Thread: the job's worker, during the job.
+ */
+CHIME_EXTERN bool chime_ctx_is_backfill(const chime_ctx *ctx);
 
 /*
  * chime_ctx_get_data: the run's data: the trigger's when it has some (or the

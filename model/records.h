@@ -57,8 +57,9 @@ struct chime_trigger {
   void *data;
   size_t data_len;
   char *zone_name;         /* cron, calendar-interval, daily */
-  char *cron_text;         /* cron */
+  char *cron_text;         /* cron: the expression; recurrence: its text */
   chime_cron *cron;        /* owned, compiled from cron_text */
+  chime_rrule *rrule;      /* recurrence: owned, compiled from cron_text */
   bool start_set;          /* start_ms given; otherwise "now" when scheduled */
   chime_schedule schedule; /* zone and cron point into this record */
   chime_fire_state state;
@@ -93,6 +94,11 @@ static inline bool chime__concurrency_exclusive(chime_concurrency c) {
   return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP ||
          c == CHIME_CONCURRENCY_REPLACE;
 }
+
+/* chime__backfill_prefix: "bf-<FNV-1a 64 of group 0x00 name, hex>-", the
+ * start of every backfill trigger name of trigger (group, name). */
+void chime__backfill_prefix(const char *group, const char *name, char *buf,
+                            size_t len);
 
 /* chime__job_check: a job definition as the stores accept it (key, type,
  * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;

@@ -4,6 +4,7 @@
  * store runs before it keeps one (start time, calendar, validation, first
  * fire).  The time math itself lives in triggers/.
  */
+#include "core/errbuf.h"
 #include "core/utf8.h"
 #include "model/records.h"
 
@@ -11,6 +12,7 @@
 #include "triggers/misfire.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,8 +100,17 @@ int chime_trigger_cron_new(const char *group, const char *name,
   int r = chime_cron_from_string(expression, &cron, NULL, errbuf, errbuf_len);
   if (r < 0)
     return r;
-  r = trigger_alloc(group, name, CHIME_TRIGGER_CRON, zone, &t, errbuf,
-                    errbuf_len);
+  /* A CRON_TZ= prefix names the zone; an explicit zone must agree. */
+  const char *prefix_zone = chime_cron_zone_name(cron);
+  if (zone != NULL && prefix_zone != NULL && strcmp(zone, prefix_zone) != 0) {
+    r = chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                    "zone %s disagrees with the expression's CRON_TZ=%s", zone,
+                    prefix_zone);
+    chime_cron_free(cron);
+    return r;
+  }
+  r = trigger_alloc(group, name, CHIME_TRIGGER_CRON,
+                    zone != NULL ? zone : prefix_zone, &t, errbuf, errbuf_len);
   if (r < 0) {
     chime_cron_free(cron);
     return r;
@@ -111,6 +122,63 @@ int chime_trigger_cron_new(const char *group, const char *name,
     return CHIME_ENOMEM;
   }
   t->schedule.u.cron.cron = cron;
+  *ret_trigger = t;
+  return 0;
+}
+
+/*
+ * A Unix expression is kept with a CRON_TZ= prefix naming the trigger's
+ * zone, so that chime_cron_from_string reads it back as Unix.
+ */
+int chime_trigger_unix_cron_new(const char *group, const char *name,
+                                const char *expression, const char *zone,
+                                chime_trigger **ret_trigger, char *errbuf,
+                                size_t errbuf_len) {
+  chime_cron *cron = NULL;
+  int r = chime_cron_from_unix(expression, &cron, NULL, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  if (chime_cron_zone_name(cron) != NULL) {
+    chime_cron_free(cron);
+    return chime_trigger_cron_new(group, name, expression, zone, ret_trigger,
+                                  errbuf, errbuf_len);
+  }
+  chime_cron_free(cron);
+  const char *z = zone != NULL ? zone : "UTC";
+  size_t n = strlen("CRON_TZ= ") + strlen(z) + strlen(expression) + 1;
+  char *text = malloc(n);
+  if (text == NULL)
+    return CHIME_ENOMEM;
+  snprintf(text, n, "CRON_TZ=%s %s", z, expression);
+  r = chime_trigger_cron_new(group, name, text, z, ret_trigger, errbuf,
+                             errbuf_len);
+  free(text);
+  return r;
+}
+
+int chime_trigger_recurrence_new(const char *group, const char *name,
+                                 const char *recurrence,
+                                 chime_trigger **ret_trigger, char *errbuf,
+                                 size_t errbuf_len) {
+  chime_rrule *rule = NULL;
+  int r = chime_rrule_from_string(recurrence, &rule, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  chime_trigger *t;
+  r = trigger_alloc(group, name, CHIME_TRIGGER_RECURRENCE,
+                    chime_zone_get_name(chime_rrule_zone(rule)), &t, errbuf,
+                    errbuf_len);
+  if (r < 0) {
+    chime_rrule_free(rule);
+    return r;
+  }
+  t->rrule = rule;
+  t->schedule.u.rrule.rule = rule;
+  t->cron_text = strdup(recurrence);
+  if (!t->cron_text) {
+    chime_trigger_free(t);
+    return CHIME_ENOMEM;
+  }
   *ret_trigger = t;
   return 0;
 }
@@ -182,6 +250,7 @@ void chime_trigger_free(chime_trigger *t) {
   free(t->zone_name);
   free(t->cron_text);
   chime_cron_free(t->cron);
+  chime_rrule_free(t->rrule);
   free(t);
 }
 
@@ -196,6 +265,7 @@ static chime_cron *cron_copy(const chime_cron *cron, bool *ok) {
   }
   *c = *cron;
   c->text = chime__dup_text(cron->text, ok);
+  c->zone = chime__dup_text(cron->zone, ok);
   return c;
 }
 
@@ -222,6 +292,12 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
   c->cron = cron_copy(t->cron, &ok);
   if (c->schedule.kind == CHIME_TRIGGER_CRON)
     c->schedule.u.cron.cron = c->cron;
+  c->rrule = NULL;
+  if (t->rrule != NULL && ok &&
+      chime_rrule_from_string(t->cron_text, &c->rrule, NULL, 0) != 0)
+    ok = false;
+  if (c->schedule.kind == CHIME_TRIGGER_RECURRENCE)
+    c->schedule.u.rrule.rule = c->rrule;
   if (!ok) {
     chime_trigger_free(c);
     return NULL;
@@ -314,6 +390,21 @@ int chime_trigger_set_priority(chime_trigger *t, int priority) {
     return CHIME_EINVAL;
   t->schedule.priority = priority;
   return 0;
+}
+
+/* The offset comes from the key, fixed at construction. */
+int chime_trigger_set_jitter_ms(chime_trigger *t, int64_t jitter_ms) {
+  if (!t || t->schedule.kind == CHIME_TRIGGER_SIMPLE || jitter_ms < 0 ||
+      jitter_ms > CHIME_JITTER_MAX_MS)
+    return CHIME_EINVAL;
+  t->schedule.jitter_ms = jitter_ms;
+  t->schedule.jitter_offset_ms =
+      chime_jitter_offset_ms(t->group, t->name, jitter_ms);
+  return 0;
+}
+
+int64_t chime_trigger_get_jitter_ms(const chime_trigger *t) {
+  return t ? t->schedule.jitter_ms : 0;
 }
 
 int chime_trigger_set_misfire(chime_trigger *t, chime_misfire misfire) {

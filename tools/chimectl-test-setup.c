@@ -104,6 +104,7 @@ static int fill_store(const char *url, int64_t *ret_now) {
   }
   chime_trigger_set_priority(t[0], 7);
   chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
+  chime_trigger_set_jitter_ms(t[2], 600000); /* shown as "jittered +..." */
   chime_trigger_set_start_ms(t[4], now - 600000);
   chime_trigger_set_start_ms(t[5], now + 600000);
   chime_trigger_set_start_ms(t[6], now + 600000);

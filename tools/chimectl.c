@@ -39,6 +39,8 @@ static void usage(FILE *out) {
       "token\n"
       "  lease release NAME [--yes]    end a held lease now (an operator's "
       "release)\n"
+      "  backfill G.N --from TIME --to TIME   run the trigger's fires of a "
+      "past range again\n"
       "  running                       the fires claimed or running now\n"
       "  events                        node starts and the fires their deaths "
       "ended\n\n"
@@ -57,7 +59,18 @@ static void usage(FILE *out) {
         out);
 }
 
-enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_JOB, O_SINCE, O_LIMIT, O_DATA };
+enum {
+  O_URL = 256,
+  O_PWFILE,
+  O_SCHED,
+  O_TZ,
+  O_JOB,
+  O_SINCE,
+  O_LIMIT,
+  O_DATA,
+  O_FROM,
+  O_TO
+};
 
 static int dispatch(ctl *c, const char *cmd) {
   if (strcmp(cmd, "schema") == 0)
@@ -92,6 +105,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_running(c);
   if (strcmp(cmd, "events") == 0)
     return ctl_cmd_events(c);
+  if (strcmp(cmd, "backfill") == 0)
+    return ctl_cmd_backfill(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -113,6 +128,8 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"failed", no_argument, NULL, 'f'},
       {"limit", required_argument, NULL, O_LIMIT},
       {"data", required_argument, NULL, O_DATA},
+      {"from", required_argument, NULL, O_FROM},
+      {"to", required_argument, NULL, O_TO},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -153,6 +170,12 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       break;
     case O_DATA:
       c->data = optarg;
+      break;
+    case O_FROM:
+      c->from = optarg;
+      break;
+    case O_TO:
+      c->to = optarg;
       break;
     case O_LIMIT: {
       char *end;

@@ -47,6 +47,8 @@ typedef struct ctl {
   const char *data;    /* fire --data JSON */
   const char *outcome; /* history: only this outcome (chime-web's filter) */
   long offset;         /* history: rows skipped (chime-web's pages) */
+  const char *from;    /* backfill --from TIME */
+  const char *to;      /* backfill --to TIME */
   int argc;            /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
@@ -213,6 +215,7 @@ int ctl_cmd_lease(ctl *c);
 int ctl_cmd_running(ctl *c);
 int ctl_cmd_events(ctl *c);
 int ctl_cmd_cancel(ctl *c);
+int ctl_cmd_backfill(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);

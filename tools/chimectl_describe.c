@@ -15,7 +15,8 @@ const char *ctl_kind_name(chime_trigger_kind k) {
       [CHIME_TRIGGER_SIMPLE] = "simple",
       [CHIME_TRIGGER_CRON] = "cron",
       [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
-      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval"};
+      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval",
+      [CHIME_TRIGGER_RECURRENCE] = "recurrence"};
   return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k]
                                                                   : "unknown";
 }
@@ -85,6 +86,10 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
     }
     break;
   }
+  case CHIME_TRIGGER_RECURRENCE:
+    snprintf(buf, sizeof buf, "recurrence %s",
+             t->cron_text ? t->cron_text : "?");
+    break;
   case CHIME_TRIGGER_SIMPLE:
     if (t->repeat_count == 0) {
       snprintf(buf, sizeof buf, "once");
@@ -128,6 +133,14 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
   if (t->calendar_name) {
     size_t l = strlen(buf);
     snprintf(buf + l, sizeof buf - l, ", except calendar %s", t->calendar_name);
+  }
+  if (t->jitter_ms > 0) {
+    /* The fire times shown (next, prev) are already the moved ones. */
+    size_t l = strlen(buf);
+    snprintf(buf + l, sizeof buf - l,
+             ", jittered +%" PRId64 ".%03ds (window %" PRId64 ".%03ds)",
+             t->jitter_offset_ms / 1000, (int)(t->jitter_offset_ms % 1000),
+             t->jitter_ms / 1000, (int)(t->jitter_ms % 1000));
   }
   return strdup(buf);
 }

@@ -78,6 +78,43 @@ check("bad expression names field and column", ["0 0 0 ? * FOO"], 1,
 check("missing field", ["0 0 12 * *"], 1, "", stderr_has="day-of-week field")
 check("unknown zone", ["--tz", "Mars/Olympus_Mons", "0 0 12 * * ?"], 1, "",
       stderr_has="unknown time zone")
+
+# Unix cron: chosen with --unix, never guessed from the field count.
+check("--unix weekdays at 02:30 in --tz",
+      ["--unix", "--tz", "Europe/Paris", "--after", "2026-03-27T00:00Z", "--count", "3",
+       "30 2 * * 1-5"], 0,
+      lines("2026-03-27T02:30:00+01:00", "2026-03-30T02:30:00+02:00",
+            "2026-03-31T02:30:00+02:00"))
+check("--unix CRON_TZ= prefix names the zone, --format ms",
+      ["--unix", "--after", "2026-03-27T00:00Z", "--count", "2", "--format", "ms",
+       "CRON_TZ=America/New_York @daily"], 0, lines("1774584000000", "1774670400000"))
+check("--unix day fields OR-ed", ["--unix", "--explain", "--after", "0", "--count", "2",
+                                  "0 0 13 * 5"], 0,
+      lines("at 00:00:00, on day 13 of the month or on Friday",
+            "1970-01-02T00:00:00+00:00", "1970-01-09T00:00:00+00:00"))
+check("--unix --tz disagreeing with CRON_TZ=",
+      ["--unix", "--tz", "UTC", "CRON_TZ=Europe/Paris 0 0 * * *"], 1, "",
+      stderr_has="disagrees")
+check("five fields without --unix are Quartz's (an error)", ["30 2 * * 1-5"], 1, "",
+      stderr_has="field is missing")
+check("--jitter moves every time by the key's offset (FNV-1a 64 mod window)",
+      ["--unix", "--after", "0", "--count", "2", "--format", "ms", "--jitter", "600000",
+       "--key", "etl.cal", "0 2 * * *"], 0, lines("7235068", "93635068"))
+check("--jitter needs --key", ["--jitter", "1000", "0 0 2 * * ?"], 2, "",
+      stderr_has="go together")
+check("--rrule: DTSTART first, then the last Friday of each month",
+      ["--rrule", "--after", "2026-01-01T00:00Z", "--count", "3",
+       "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR"], 0,
+      lines("2026-01-05T09:00:00+01:00", "2026-01-30T09:00:00+01:00",
+            "2026-02-27T09:00:00+01:00"))
+check("--rrule lines separated by a newline, --format ms",
+      ["--rrule", "--after", "1769760000000", "--count", "1", "--format", "ms",
+       "DTSTART;TZID=Europe/Paris:20260105T090000\nRRULE:FREQ=MONTHLY;BYDAY=-1FR"], 0,
+      lines("1772179200000"))
+check("--rrule without DTSTART", ["--rrule", "RRULE:FREQ=DAILY"], 1, "",
+      stderr_has="DTSTART is required")
+check("--unix rejects six fields", ["--unix", "0 30 2 * * 1-5"], 1, "",
+      stderr_has="column 12: a Unix expression has 5 fields")
 check("--help", ["--help"], 0, stdout_has="usage: chime-cron")
 check("bad --count", ["--count", "0", "0 0 12 * * ?"], 2, "", stderr_has="--count")
 check("bad --format", ["--format", "xml", "0 0 12 * * ?"], 2, "", stderr_has="--format")

@@ -6,6 +6,7 @@ checks tables, JSON and exit codes.
 usage: test-chimectl.py PATH-TO-chimectl PATH-TO-chimectl-test-setup
 """
 import json
+import time
 import os
 import subprocess
 import sys
@@ -85,6 +86,16 @@ def helper(mode, url):
     if p.returncode != 0:
         print(f"FAIL helper {mode}: {p.stderr}")
         sys.exit(1)
+
+
+def ctypes_free_jitter_offset(group, name, window):
+    """chime_jitter_offset_ms as docs/recurrence.md states it (FNV-1a 64
+    over group, 0x00, name; modulo the window), computed here without the
+    library, so the test also pins the documented formula."""
+    h = 14695981039346656037
+    for b in group.encode() + b"\0" + name.encode():
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+    return h % window
 
 
 def triggers():
@@ -180,6 +191,24 @@ def main():
     check("triggers json cron", cron.get("kind") == "cron" and cron.get("priority") == 7
           and cron.get("misfire") == "do-nothing" and cron.get("zone") == "Asia/Shanghai"
           and cron.get("next_utc", "").endswith("18:00:00Z") and cron.get("prev") is None, cron)
+    off = ctypes_free_jitter_offset("etl", "cal", 600000)
+    check("triggers jitter shown", "every 2 days of the calendar, jittered +%d.%03ds (window 600.000s)"
+          % (off // 1000, off % 1000) in t["etl.cal"].get("schedule", ""), t["etl.cal"])
+    # backfill: the daily 02:00 Shanghai cron's fires of three past days,
+    # created once (asked twice), as one-shot triggers of chime.backfill.
+    now_ms = int(time.time() * 1000)
+    frm, to = str(now_ms - 3 * 86400000), str(now_ms)
+    rc, bf = js(["backfill", "rep.daily-cron", "--from", frm, "--to", to])
+    check("backfill created", rc == 0 and bf.get("created") == 3, bf)
+    rc, bf = js(["backfill", "rep.daily-cron", "--from", frm, "--to", to])
+    check("backfill once", rc == 0 and bf.get("created") == 0
+          and bf.get("existed") == 3, bf)
+    bft = [k for k in triggers() if k.startswith("chime.backfill.")]
+    check("backfill triggers", len(bft) == 3, bft)
+    expect("backfill usage", ["backfill", "rep.daily-cron"], 2)
+    for k in bft:
+        run(["delete", "trigger", k, "--yes"])
+    t = triggers()
     check("triggers json states", t["etl.cal"]["state"] == "blocked"
           and t["ops.claimed"]["state"] == "acquired" and t["ops.late"]["state"] == "waiting", t)
     rc, sh = js(["--tz", "Asia/Shanghai", "triggers", "rep"])

@@ -13,6 +13,7 @@
 
 #include "chime.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +30,9 @@
 
 /* Which of the two day fields decides the day (the other one is '?'). */
 typedef enum chime_cron_day_mode {
-  CHIME_CRON_BY_DOM = 0, /* day-of-month decides */
-  CHIME_CRON_BY_DOW = 1  /* day-of-week decides */
+  CHIME_CRON_BY_DOM = 0,   /* day-of-month decides */
+  CHIME_CRON_BY_DOW = 1,   /* day-of-week decides */
+  CHIME_CRON_BY_EITHER = 2 /* Unix: a day either field matches */
 } chime_cron_day_mode;
 
 /* Forms of the day-of-month field. */
@@ -70,9 +72,33 @@ struct chime_cron {
   uint8_t dow_day;    /* nL and n#k: the weekday, 0 (Sunday) - 6 */
   uint8_t dow_nth;    /* n#k: k (1-5) */
   bool hour_all;      /* every hour matches (the DST overlap rule) */
+  bool unix_dialect;  /* parsed as Unix cron (cron_unix.c) */
   uint64_t years[CHIME_CRON_YEAR_WORDS];
   char *text;
+  char *zone; /* a Unix expression's CRON_TZ zone name, or NULL */
 };
+
+/* ASCII helpers both parsers share. */
+static inline char chime__cron_upper(char c) {
+  return (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
+}
+static inline bool chime__cron_is_alpha(char c) {
+  c = chime__cron_upper(c);
+  return c >= 'A' && c <= 'Z';
+}
+static inline bool chime__cron_is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/*
+ * chime__cron_vfail: records a parse error at 1-based column col: the
+ * column in *reterr_column and "<field> field, column <col>: <message>"
+ * (or "column <col>: ..." when field is NULL) in errbuf, both optional.
+ * Returns: CHIME_EPARSE.  Thread: any.
+ */
+int chime__cron_vfail(int *reterr_column, char *errbuf, size_t errbuf_len,
+                      const char *field, size_t col, const char *fmt,
+                      va_list ap);
 
 /*
  * chime__cron_parse: compiles expr (NUL-terminated, at most
@@ -82,6 +108,18 @@ struct chime_cron {
  */
 int chime__cron_parse(const char *expr, chime_cron *ret, int *reterr_column,
                       char *errbuf, size_t errbuf_len);
+
+/*
+ * chime__cron_parse_unix: compiles a Unix expression (an optional
+ * "CRON_TZ=Zone " or "TZ=Zone " prefix, then a macro or five fields) into
+ * *ret, every member but text and zone; the prefix's zone name, if any, is
+ * expr[*ret_zone_at ..] for *ret_zone_len bytes (0 without a prefix).
+ * Returns: 0; CHIME_EPARSE with *reterr_column (1-based) and a message
+ * (both optional).  Thread: any.
+ */
+int chime__cron_parse_unix(const char *expr, chime_cron *ret,
+                           size_t *ret_zone_at, size_t *ret_zone_len,
+                           int *reterr_column, char *errbuf, size_t errbuf_len);
 
 /*
  * chime__cron_day_mask: the days of month (year, month) that the day fields

@@ -203,9 +203,11 @@ int chime_cron_describe(const chime_cron *cron, char **ret_text) {
   t->buf[0] = '\0';
   add_time(t, cron);
   add(t, ", ");
-  if (cron->day_mode == CHIME_CRON_BY_DOM)
+  if (cron->day_mode != CHIME_CRON_BY_DOW)
     add_dom(t, cron);
-  else
+  if (cron->day_mode == CHIME_CRON_BY_EITHER)
+    add(t, " or ");
+  if (cron->day_mode != CHIME_CRON_BY_DOM)
     add_dow(t, cron);
   uint64_t months = cron->months;
   values vs;

@@ -84,6 +84,11 @@ static uint32_t dow_mask(const chime_cron *cron, int w1, int nd) {
  */
 uint32_t chime__cron_day_mask(const chime_cron *cron, int64_t year, int month) {
   int nd = chime__days_in_month(year, month);
+  if (cron->day_mode == CHIME_CRON_BY_EITHER) {
+    int w1 = chime__weekday_from_days(chime__days_from_civil(year, month, 1));
+    return dow_mask(cron, w1, nd) |
+           (cron->dom & (((UINT32_C(1) << nd) - 1) << 1));
+  }
   if (cron->day_mode == CHIME_CRON_BY_DOW) {
     int w1 = chime__weekday_from_days(chime__days_from_civil(year, month, 1));
     return dow_mask(cron, w1, nd);

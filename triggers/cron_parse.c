@@ -58,19 +58,12 @@ static int fail(parser *p, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int fail(parser *p, size_t pos, const char *fmt, ...) {
-  if (p->reterr_column != NULL)
-    *p->reterr_column = (int)pos + 1;
-  if (p->errbuf != NULL && p->errbuf_len > 0) {
-    int n = snprintf(p->errbuf, p->errbuf_len,
-                     "%s field, column %zu: ", specs[p->field].name, pos + 1);
-    if (n >= 0 && (size_t)n < p->errbuf_len) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(p->errbuf + n, p->errbuf_len - (size_t)n, fmt, ap);
-      va_end(ap);
-    }
-  }
-  return CHIME_EPARSE;
+  va_list ap;
+  va_start(ap, fmt);
+  int r = chime__cron_vfail(p->reterr_column, p->errbuf, p->errbuf_len,
+                            specs[p->field].name, pos + 1, fmt, ap);
+  va_end(ap);
+  return r;
 }
 
 /* A character for a message: itself in quotes, or its byte value. */
@@ -88,16 +81,9 @@ static shown show(char c) {
   return s;
 }
 
-static char upper(char c) {
-  return (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
-}
-static bool is_alpha(char c) {
-  c = upper(c);
-  return c >= 'A' && c <= 'Z';
-}
-static bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+#define upper chime__cron_upper
+#define is_alpha chime__cron_is_alpha
+#define is_digit chime__cron_is_digit
 
 /* The character at the cursor, or NUL at the end of the field. */
 static char peek(const parser *p) {

@@ -28,6 +28,8 @@ static const char *kind_name(chime_trigger_kind kind) {
     return "calendar-interval";
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return "daily-time-interval";
+  case CHIME_TRIGGER_RECURRENCE:
+    return "recurrence";
   }
   return "unknown";
 }
@@ -38,8 +40,7 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
     errbuf[0] = '\0';
   if (s == NULL)
     return chime__errf(errbuf, errbuf_len, CHIME_EINVAL, "schedule is NULL");
-  if (s->kind < CHIME_TRIGGER_SIMPLE ||
-      s->kind > CHIME_TRIGGER_DAILY_TIME_INTERVAL)
+  if (s->kind < CHIME_TRIGGER_SIMPLE || s->kind > CHIME_TRIGGER_RECURRENCE)
     return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
                        "unknown trigger kind %d", (int)s->kind);
   if (!in_range(s->start_ms))
@@ -61,6 +62,17 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
                        "misfire instruction %d is not valid for a %s "
                        "trigger",
                        (int)s->misfire, kind_name(s->kind));
+  if (s->jitter_ms < 0 || s->jitter_ms > CHIME_JITTER_MAX_MS ||
+      s->jitter_offset_ms < 0 ||
+      (s->jitter_ms > 0 && s->jitter_offset_ms >= s->jitter_ms) ||
+      (s->jitter_ms == 0 && s->jitter_offset_ms != 0))
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "jitter %lld ms (offset %lld) is outside 0-%lld ms",
+                       (long long)s->jitter_ms, (long long)s->jitter_offset_ms,
+                       (long long)CHIME_JITTER_MAX_MS);
+  if (s->kind == CHIME_TRIGGER_SIMPLE && s->jitter_ms != 0)
+    return chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
+                       "a simple trigger has no jitter (move its start)");
   switch (s->kind) {
   case CHIME_TRIGGER_SIMPLE:
     return chime__simple_check(s, errbuf, errbuf_len);
@@ -70,6 +82,8 @@ int chime__schedule_validate(const chime_schedule *s, char *errbuf,
     return chime__calint_check(s, errbuf, errbuf_len);
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return chime__daily_check(s, errbuf, errbuf_len);
+  case CHIME_TRIGGER_RECURRENCE:
+    return chime__rrule_check(s, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }
@@ -86,6 +100,8 @@ static int raw_after(const chime_schedule *s, const chime_fire_state *st,
     return chime__calint_after(s, after_ms, false, ret_ms);
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     return chime__daily_after(s, st, after_ms, ret_ms);
+  case CHIME_TRIGGER_RECURRENCE:
+    return chime__rrule_after(s, after_ms, ret_ms);
   }
   return CHIME_EINVAL;
 }
@@ -176,7 +192,7 @@ int chime__trigger_first_fire(const chime_schedule *s, chime_fire_state *ret) {
     rc = skip_excluded(s, &st, t, &t);
   if (rc != 0)
     return rc;
-  st.next_fire_ms = t;
+  st.next_fire_ms = t + s->jitter_offset_ms;
   *ret = st;
   return 0;
 }
@@ -191,13 +207,13 @@ int chime__trigger_fire_after(const chime_schedule *s,
     chime__trigger_state_init(s, &init);
     st = &init;
   }
-  int64_t t;
-  int rc = raw_after(s, st, after_ms, &t);
+  int64_t t, d = s->jitter_offset_ms;
+  int rc = raw_after(s, st, after_ms - d, &t);
   if (rc == 0)
     rc = skip_excluded(s, st, t, &t);
   if (rc != 0)
     return rc;
-  *ret_ms = t;
+  *ret_ms = t + d;
   return 0;
 }
 
@@ -218,7 +234,12 @@ int chime__trigger_final_fire(const chime_schedule *s,
   case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
     *ret_ms = chime__daily_final(s);
     break;
+  case CHIME_TRIGGER_RECURRENCE:
+    *ret_ms = chime__rrule_final(s);
+    break;
   }
+  if (*ret_ms != CHIME_NO_FIRE)
+    *ret_ms += s->jitter_offset_ms;
   return 0;
 }
 
@@ -227,10 +248,12 @@ void chime__trigger_triggered(const chime_schedule *s, chime_fire_state *st) {
   st->times_triggered++;
   st->prev_fire_ms = st->next_fire_ms;
   if (st->next_fire_ms != CHIME_NO_FIRE) {
-    int rc = raw_after(s, st, st->next_fire_ms, &t);
+    int rc = raw_after(s, st, st->next_fire_ms - s->jitter_offset_ms, &t);
     if (rc == 0)
       rc = skip_excluded(s, st, t, &t);
-    if (rc != 0)
+    if (rc == 0)
+      t += s->jitter_offset_ms;
+    else
       t = CHIME_NO_FIRE;
   }
   st->next_fire_ms = t;

@@ -37,6 +37,12 @@
  *   - Instants are limited to years 1-9999 (CHIME__TRIGGER_MIN_MS and
  *     CHIME__TRIGGER_MAX_MS).
  *
+ * Jitter: a schedule with jitter_offset_ms d fires at every time its kind
+ * gives, moved d later; the kind and the calendar see the unmoved times
+ * (fire_after(x) is the kind's first time after x - d, plus d), and the
+ * fire state holds the moved ones.  The end time bounds the unmoved times.
+ * A simple trigger has no jitter (its times are its own start's).
+ *
  * End times: a simple and a calendar-interval trigger never fire at or
  * after end_ms (except at the start itself when start_ms == end_ms); a cron
  * and a daily-time-interval trigger may fire at end_ms exactly (as in
@@ -102,6 +108,8 @@ typedef struct chime_schedule {
   int priority;                   /* carried, never interpreted here */
   const chime_calendar *calendar; /* excluded times are skipped; may be NULL */
   const chime_zone *zone;         /* required for cron, calint, daily */
+  int64_t jitter_ms;              /* J: 0 (none) .. CHIME_JITTER_MAX_MS */
+  int64_t jitter_offset_ms;       /* in [0, J): chime_jitter_offset_ms(key) */
   union {
     struct {
       int64_t interval_ms;  /* >= 1; 0 allowed when repeat_count == 0 */
@@ -111,6 +119,9 @@ typedef struct chime_schedule {
     struct {
       const chime_cron *cron; /* borrowed, required */
     } cron;
+    struct {
+      const chime_rrule *rule; /* borrowed, required */
+    } rrule;
     struct {
       int32_t interval;              /* 1 .. CHIME__CALINT_MAX_INTERVAL */
       chime_interval_unit unit;      /* MILLISECOND .. YEAR */
@@ -243,6 +254,11 @@ int chime__cron_check(const chime_schedule *s, char *errbuf, size_t len);
 int chime__cron_after(const chime_schedule *s, int64_t after_ms,
                       int64_t *ret_ms);
 int64_t chime__cron_final(const chime_schedule *s);
+
+int chime__rrule_check(const chime_schedule *s, char *errbuf, size_t len);
+int chime__rrule_after(const chime_schedule *s, int64_t after_ms,
+                       int64_t *ret_ms);
+int64_t chime__rrule_final(const chime_schedule *s);
 
 int chime__calint_check(const chime_schedule *s, char *errbuf, size_t len);
 /* ignore_end: Quartz's getFireTimeAfter(after, ignoreEndTime). */

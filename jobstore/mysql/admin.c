@@ -207,6 +207,7 @@ static void view_kind(const chime_schedule *s, chime__mysql_admin_trigger *v) {
     v->repeat_count = s->u.simple.repeat_count;
     break;
   case CHIME_TRIGGER_CRON:
+  case CHIME_TRIGGER_RECURRENCE:
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
     v->interval = s->u.calint.interval;
@@ -247,6 +248,8 @@ int chime__mysql_admin_trigger_decode(const chime__mysql_rows *rows, size_t i,
       .priority = t->schedule.priority,
       .start_ms = t->schedule.start_ms,
       .end_ms = t->schedule.end_ms,
+      .jitter_ms = t->schedule.jitter_ms,
+      .jitter_offset_ms = t->schedule.jitter_offset_ms,
       .next_fire_ms = t->state.next_fire_ms,
       .prev_fire_ms = t->state.prev_fire_ms,
       .state_repeat_count = t->state.repeat_count,
@@ -413,4 +416,13 @@ int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
                                  size_t *ret_count) {
   assert(a);
   return a->store->ops->interrupt(a->store, group, name, fire_id, ret_count);
+}
+
+int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
+                                             const chime_trigger *trigger,
+                                             char *errbuf, size_t errbuf_len) {
+  assert(a && trigger);
+  int r = a->store->ops->trigger_add(a->store, NULL, trigger, false, NULL,
+                                     errbuf, errbuf_len);
+  return r == CHIME_EEXISTS ? 1 : r;
 }

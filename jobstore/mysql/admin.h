@@ -147,19 +147,20 @@ typedef struct chime__mysql_admin_trigger {
   chime_misfire misfire;
   int priority;
   int64_t start_ms, end_ms;
-  int64_t interval_ms;                /* simple */
-  int32_t repeat_count;               /* simple, daily: as defined */
-  int32_t interval;                   /* calendar-interval, daily */
-  chime_interval_unit unit;           /* calendar-interval, daily */
-  bool preserve_hour_of_day;          /* calendar-interval */
-  int32_t day_start_s, day_end_s;     /* daily: the window */
-  unsigned days_of_week;              /* daily: bit 0 Sunday ... bit 6 */
-  int64_t next_fire_ms, prev_fire_ms; /* CHIME_NO_FIRE_MS: none */
-  int32_t state_repeat_count;         /* fire state: repeats so far */
-  const char *state;                  /* "WAITING", "PAUSED", ... */
-  const char *owner;                  /* the claiming node, NULL: none */
-  int64_t claim_fire_id;              /* 0: none */
-  chime_trigger *record;              /* private: the strings' owner */
+  int64_t interval_ms;                 /* simple */
+  int32_t repeat_count;                /* simple, daily: as defined */
+  int32_t interval;                    /* calendar-interval, daily */
+  chime_interval_unit unit;            /* calendar-interval, daily */
+  bool preserve_hour_of_day;           /* calendar-interval */
+  int32_t day_start_s, day_end_s;      /* daily: the window */
+  unsigned days_of_week;               /* daily: bit 0 Sunday ... bit 6 */
+  int64_t jitter_ms, jitter_offset_ms; /* the window, the key's offset */
+  int64_t next_fire_ms, prev_fire_ms;  /* CHIME_NO_FIRE_MS: none */
+  int32_t state_repeat_count;          /* fire state: repeats so far */
+  const char *state;                   /* "WAITING", "PAUSED", ... */
+  const char *owner;                   /* the claiming node, NULL: none */
+  int64_t claim_fire_id;               /* 0: none */
+  chime_trigger *record;               /* private: the strings' owner */
 } chime__mysql_admin_trigger;
 
 /* Decodes row i of a chime__mysql_admin_trigger_query result.
@@ -250,5 +251,12 @@ int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
 int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
                                 const chime_trigger *trigger, char *errbuf,
                                 size_t errbuf_len);
+
+/* Adds trigger (for a stored job) unless a trigger has its key: chimectl
+ * backfill.  Returns: 0 (added); 1 (its key existed: left as it is); the
+ * store's errors, errbuf says why. */
+int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
+                                             const chime_trigger *trigger,
+                                             char *errbuf, size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_ADMIN_H */

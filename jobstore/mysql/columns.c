@@ -59,6 +59,7 @@ static void row_kind(const chime__mysql_rows *r, size_t i, chime_schedule *s) {
     s->u.simple.repeat_count = (int32_t)COL(REPEAT_COUNT);
     break;
   case CHIME_TRIGGER_CRON:
+  case CHIME_TRIGGER_RECURRENCE:
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
     s->u.calint.interval = (int32_t)COL(INTERVAL_N);
@@ -89,6 +90,12 @@ static int resolve(chime_trigger *t) {
              ? chime_cron_from_string(t->cron_text, &t->cron, NULL, NULL, 0)
              : CHIME_EFORMAT;
     s->u.cron.cron = t->cron;
+  }
+  if (rc == 0 && s->kind == CHIME_TRIGGER_RECURRENCE) {
+    rc = t->cron_text
+             ? chime_rrule_from_string(t->cron_text, &t->rrule, NULL, 0)
+             : CHIME_EFORMAT;
+    s->u.rrule.rule = t->rrule;
   }
   return rc == CHIME_ENOMEM || rc == 0 ? rc : CHIME_EFORMAT;
 }
@@ -126,6 +133,8 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   s->priority = (int)COL(PRIORITY);
   row_kind(r, i, s);
   t->timeout_ms = COL(TIMEOUT_MS);
+  s->jitter_ms = COL(JITTER_MS);
+  s->jitter_offset_ms = chime_jitter_offset_ms(t->group, t->name, s->jitter_ms);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
   t->state.prev_fire_ms = COL(PREV_FIRE_MS);
   t->state.times_triggered = COL(TIMES_TRIGGERED);
@@ -239,6 +248,7 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   INT(RECOVERING, 0);
   TEXT(JOB_TYPE, job_type);
   INT(TIMEOUT_MS, t->timeout_ms);
+  INT(JITTER_MS, sc->jitter_ms);
 #undef TEXT
 #undef INT
 }

@@ -58,6 +58,7 @@
   NEXT(RECOVERING, recovering)                                                 \
   NEXT(RECOVER_SCHEDULED_MS, recover_scheduled_ms)                             \
   NEXT(TIMEOUT_MS, timeout_ms)                                                 \
+  NEXT(JITTER_MS, jitter_ms)                                                   \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */

@@ -72,5 +72,7 @@ extern CU_TestInfo sc_fire_tests[];
 extern CU_TestInfo sc_lease_tests[];
 /* The tests of store-conformance-policies.c. */
 extern CU_TestInfo sc_policy_tests[];
+/* The tests of store-conformance-time.c. */
+extern CU_TestInfo sc_time_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -772,6 +772,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_lease_tests[i];
   for (size_t i = 0; sc_policy_tests[i].pName; i++)
     all[n++] = sc_policy_tests[i];
+  for (size_t i = 0; sc_time_tests[i].pName; i++)
+    all[n++] = sc_time_tests[i];
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }

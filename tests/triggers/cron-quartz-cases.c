@@ -2,7 +2,9 @@
  * cron-quartz-cases.c: replays every case Quartz 2.3.2 computed
  * (tests/data/cron/cases.tsv, format in tests/data/cron/README.md): each
  * fire time must match exactly and each INVALID expression must be
- * rejected.  A failing row prints its id.
+ * rejected.  A failing row prints its id.  The same replay runs the Unix
+ * dialect's corpus from python3-croniter (tests/data/cron/unix-croniter.tsv,
+ * made by gen_unix_corpus.py beside it).
  */
 #include "chime.h"
 #include "harness.h"
@@ -20,6 +22,7 @@ typedef struct tsv_case {
   char *id, *expr, *zone, *expected;
   int64_t after_ms;
   int count;
+  bool unix_dialect; /* compile with chime_cron_from_unix */
 } tsv_case;
 
 /* Splits a line at tabs into at most n fields; returns how many. */
@@ -61,7 +64,9 @@ static int run_case(const tsv_case *c) {
   chime_cron *cron = NULL;
   char err[256];
   int col = 0;
-  int r = chime_cron_from_string(c->expr, &cron, &col, err, sizeof err);
+  int r = c->unix_dialect
+              ? chime_cron_from_unix(c->expr, &cron, &col, err, sizeof err)
+              : chime_cron_from_string(c->expr, &cron, &col, err, sizeof err);
   if (nwant < 0) {
     chime_cron_free(cron);
     if (r == CHIME_EPARSE)
@@ -106,7 +111,7 @@ static int run_case(const tsv_case *c) {
 }
 
 /* Replays every case of a conformance file; returns the failures. */
-static int run_file(const char *name, int *ret_cases) {
+static int run_file(const char *name, bool unix_dialect, int *ret_cases) {
   FILE *f = fopen(chime_test_data_path(name), "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   static char line[16384];
@@ -126,7 +131,8 @@ static int run_file(const char *name, int *ret_cases) {
                   .zone = fields[2],
                   .after_ms = strtoll(fields[3], NULL, 10),
                   .count = (int)strtol(fields[4], NULL, 10),
-                  .expected = fields[5]};
+                  .expected = fields[5],
+                  .unix_dialect = unix_dialect};
     failures += run_case(&c);
     cases++;
   }
@@ -137,7 +143,14 @@ static int run_file(const char *name, int *ret_cases) {
 
 void test_cron_quartz_conformance(void) {
   int cases = 0;
-  int failures = run_file("cron/cases.tsv", &cases);
+  int failures = run_file("cron/cases.tsv", false, &cases);
   CU_ASSERT_EQUAL(failures, 0);
   CU_ASSERT(cases > 600);
+}
+
+void test_cron_unix_conformance(void) {
+  int cases = 0;
+  int failures = run_file("cron/unix-croniter.tsv", true, &cases);
+  CU_ASSERT_EQUAL(failures, 0);
+  CU_ASSERT(cases >= 300);
 }

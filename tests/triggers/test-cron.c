@@ -488,6 +488,7 @@ static void test_cron_strictly_after_with_milliseconds(void) {
 
 static CU_TestInfo cron_tests[] = {
     {"Quartz conformance (cases.tsv)", test_cron_quartz_conformance},
+    {"Unix conformance (unix-croniter.tsv)", test_cron_unix_conformance},
     {"overlap: every hour fires in both passes",
      test_cron_overlap_fires_both_passes_for_every_hour},
     {"overlap: other hours fire in the first pass",

@@ -10,6 +10,7 @@
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
 void test_cron_quartz_conformance(void);
+void test_cron_unix_conformance(void);
 void test_cron_errors_name_field_and_column(void);
 void test_cron_limits_and_arguments(void);
 void test_cron_round_trip_and_case(void);

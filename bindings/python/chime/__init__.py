@@ -36,8 +36,11 @@ from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_SCHEDULER_STARTED, EVENT_TRIGGER_COMPLETED,
                         EVENT_TRIGGER_FIRED, EVENT_TRIGGER_MISFIRED)
 from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
-                       DailyTimeInterval, Job, Misfire, Simple, Trigger,
-                       TriggerState, Unit, ms_to_datetime, to_ms)
+                       DailyTimeInterval, Job, Misfire, Recurrence, Simple,
+                       Trigger, TriggerState, Unit, UnixCron, ms_to_datetime,
+                       to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
-from .cron import cron_next, describe_cron  # noqa: E402
+BACKFILL_GROUP = "chime.backfill"  # CHIME_BACKFILL_GROUP
+from .cron import (cron_next, describe_cron, jitter_offset_ms,  # noqa: E402
+                   rrule_next)

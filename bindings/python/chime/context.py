@@ -94,6 +94,12 @@ class JobContext:
                                                  int(timeout_ms))) == 1
 
     @property
+    def backfill(self) -> bool:
+        """Whether this fire is one of a backfill (its scheduled time is
+        the original one)."""
+        return bool(_L.chime_ctx_is_backfill(self._p()))
+
+    @property
     def recovering(self) -> bool:
         """True when this run re-runs a fire whose node died."""
         return bool(_L.chime_ctx_is_recovering(self._p()))

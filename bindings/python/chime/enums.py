@@ -14,6 +14,7 @@ class TriggerKind(enum.IntEnum):
     CRON = 2
     CALENDAR_INTERVAL = 3
     DAILY_TIME_INTERVAL = 4
+    RECURRENCE = 5
 
 
 class SchedulerState(enum.IntEnum):

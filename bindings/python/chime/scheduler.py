@@ -27,7 +27,7 @@ from .errors import (InvalidArgument, StateError, check, check_buf,
                      check_sched, error_for)
 from .lease import Lease, LeaseSection
 from .lease import acquire as acquire_lease
-from .triggers import Job, TriggerState, to_bytes
+from .triggers import Job, TriggerState, to_bytes, to_ms
 
 _L = _lib.lib
 _live = weakref.WeakSet()
@@ -532,6 +532,25 @@ class Scheduler:
             self._p(), _lib.enc(group), _lib.enc(name),
             trigger._for_job(job_group, job_name), ctypes.byref(first)))
         return first.value
+
+    def backfill(self, group: str, name: str, start: Any, end: Any,
+                 max_fires: int = 100000) -> int:
+        """Runs the fires of trigger (group, name) in [start, end] (epoch
+        ms or datetimes) again, each once in the cluster with its original
+        scheduled time (ctx.backfill is true); returns how many."""
+        n = ctypes.c_size_t()
+        self._check(_L.chime_scheduler_backfill(
+            self._p(), _lib.enc(group), _lib.enc(name), to_ms(start),
+            to_ms(end), int(max_fires), ctypes.byref(n)))
+        return n.value
+
+    def backfill_cancel(self, group: str, name: str) -> int:
+        """Removes the backfill fires of (group, name) not yet run;
+        returns how many."""
+        n = ctypes.c_size_t()
+        self._check(_L.chime_scheduler_backfill_cancel(
+            self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(n)))
+        return n.value
 
     def unschedule(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)

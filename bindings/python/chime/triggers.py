@@ -5,7 +5,9 @@ expression, zone or interval raises at once (ParseError, UnknownZone,
 InvalidArgument); Scheduler.schedule() then names the job and copies it
 into the store.  Common options of every kind: group, name (default: a
 fresh unique name), start and end (epoch ms or an aware datetime),
-priority, misfire (a Misfire or its name), calendar, description, data.
+priority, misfire (a Misfire or its name), calendar, description, data,
+jitter_ms (every kind but Simple: fires move by the key's fixed offset in
+[0, jitter_ms), chime_trigger_set_jitter_ms).
 """
 
 from __future__ import annotations
@@ -223,7 +225,7 @@ class Trigger:
         self._free_fn = _L.chime_trigger_free
 
     def _finish(self, code, start, end, priority, misfire, calendar,
-                description, data):
+                description, data, jitter_ms=None):
         check_buf(code, self._errbuf)
         p = self._ptr
         if start is not None:
@@ -245,6 +247,15 @@ class Trigger:
         data = to_bytes(data)
         if data is not None:
             check(_L.chime_trigger_set_data(p, data, len(data)))
+        if jitter_ms is not None:
+            check(_L.chime_trigger_set_jitter_ms(p, int(jitter_ms)),
+                  "jitter of %d ms: 0 up to one week, and not for a simple "
+                  "trigger" % int(jitter_ms))
+
+    @property
+    def jitter_ms(self) -> int:
+        """The jitter window (0: none)."""
+        return _L.chime_trigger_get_jitter_ms(self._ptr)
 
     @property
     def key(self) -> Tuple[str, str]:
@@ -278,7 +289,7 @@ class Trigger:
 
 
 _COMMON = ("start", "end", "priority", "misfire", "calendar", "description",
-           "data")
+           "data", "jitter_ms")
 
 
 def _common(kw):
@@ -302,6 +313,41 @@ class Cron(Trigger):
             _lib.enc(self.group), _lib.enc(self.name), _lib.enc(expression),
             _lib.enc(tz), ctypes.byref(self._ptr), self._errbuf,
             len(self._errbuf))
+        self._finish(code, *common)
+
+
+class UnixCron(Trigger):
+    """Fires when a Unix (crontab) expression matches: five fields, the
+    @hourly.. macros, an optional CRON_TZ=Zone prefix; read in zone tz
+    (None: the prefix's zone, else UTC)."""
+
+    kind = TriggerKind.CRON
+
+    def __init__(self, expression, tz=None, group=None, name=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.expression, self.tz = expression, tz
+        code = _L.chime_trigger_unix_cron_new(
+            _lib.enc(self.group), _lib.enc(self.name), _lib.enc(expression),
+            _lib.enc(tz), ctypes.byref(self._ptr), self._errbuf,
+            len(self._errbuf))
+        self._finish(code, *common)
+
+
+class Recurrence(Trigger):
+    """Fires at the instances of an RFC 5545 recurrence ("DTSTART;TZID=
+    Zone:YYYYMMDDTHHMMSS RRULE:..."; EXDATE and RDATE lines too), in
+    DTSTART's zone, from the trigger's start on."""
+
+    kind = TriggerKind.RECURRENCE
+
+    def __init__(self, recurrence, group=None, name=None, **kw):
+        common = _common(kw)
+        self._init_common(group, name)
+        self.recurrence = recurrence
+        code = _L.chime_trigger_recurrence_new(
+            _lib.enc(self.group), _lib.enc(self.name), _lib.enc(recurrence),
+            ctypes.byref(self._ptr), self._errbuf, len(self._errbuf))
         self._finish(code, *common)
 
 

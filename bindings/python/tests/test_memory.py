@@ -170,6 +170,51 @@ class CronHelpers(unittest.TestCase):
         with self.assertRaises(chime.UnknownZone):
             chime.cron_next("* * * * * ?", tz="Nowhere/Land")
 
+    def test_unix_cron(self):
+        after = datetime.datetime(2026, 3, 27, tzinfo=datetime.timezone.utc)
+        times = chime.cron_next("30 2 * * 1-5", tz="Europe/Paris", unix=True,
+                                after=after, count=2)
+        self.assertEqual([chime.ms_to_datetime(t).strftime("%d %H:%M")
+                          for t in times], ["27 01:30", "30 00:30"])
+        # CRON_TZ= names the zone; the dialect is chosen, never guessed.
+        self.assertEqual(chime.cron_next("CRON_TZ=America/New_York @daily",
+                                         unix=True, after=after, count=1),
+                         [1774584000000])
+        self.assertEqual(chime.describe_cron("0 0 13 * 5", unix=True),
+                         "at 00:00:00, on day 13 of the month or on Friday")
+        with self.assertRaises(chime.ParseError):
+            chime.cron_next("30 2 * * 1-5")
+        t = chime.UnixCron("30 2 * * 1-5", tz="Europe/Paris", group="g",
+                           name="u")
+        self.assertEqual(t.key, ("g", "u"))
+        with self.assertRaises(chime.ParseError):
+            chime.UnixCron("0 30 2 * * 1-5")
+
+    def test_rrule(self):
+        text = ("DTSTART;TZID=Europe/Paris:20260105T090000 "
+                "RRULE:FREQ=MONTHLY;BYDAY=-1FR")
+        self.assertEqual(chime.rrule_next(text, after=0, count=3),
+                         [1767600000000, 1769760000000, 1772179200000])
+        with self.assertRaises(chime.ParseError):
+            chime.rrule_next("RRULE:FREQ=DAILY")
+        t = chime.Recurrence(text, group="g", name="r", misfire="do_nothing")
+        self.assertEqual((t.key, t.kind), (("g", "r"),
+                                           chime.TriggerKind.RECURRENCE))
+        with self.assertRaises(chime.ParseError):
+            chime.Recurrence("RRULE:FREQ=DAILY")
+
+    def test_jitter(self):
+        off = chime.jitter_offset_ms("etl", "cal", 600000)
+        self.assertEqual(off, 35068)  # FNV-1a 64 of "etl" 0x00 "cal" mod J
+        self.assertEqual(chime.cron_next("0 2 * * *", unix=True, after=0,
+                                         count=2, jitter_ms=600000,
+                                         key=("etl", "cal")),
+                         [7235068, 93635068])
+        t = chime.Cron("0 0 2 * * ?", jitter_ms=600000)
+        self.assertEqual(t.jitter_ms, 600000)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Simple(interval_ms=10, jitter_ms=1000)
+
 
 class MemoryScheduler(unittest.TestCase):
     def setUp(self):
@@ -193,6 +238,46 @@ class MemoryScheduler(unittest.TestCase):
         with self.assertRaises(chime.Error) as cm:
             chime.Scheduler(url="nosuch://x")
         self.assertIn(cm.exception.code, (-20, -16))
+
+    def test_backfill(self):
+        rec = Recorder()
+
+        @self.sched.job("bf-type")
+        def run(ctx):
+            rec.add((ctx.scheduled_ms, ctx.backfill, ctx.trigger_key))
+
+        now = int(time.time() * 1000)
+        hour = 3600000
+        job = chime.Job("grp", "bf", "bf-type", durable=True)
+        trig = chime.Cron("0 0 * * * ?", group="tg", name="hourly",
+                          start=now - 10 * hour)
+        self.sched.schedule(job, trig)
+        top = now - now % hour
+        want = [top - k * hour for k in range(5, 0, -1)]
+        self.assertEqual(self.sched.backfill("tg", "hourly", want[0],
+                                             want[-1]), 5)
+        # Asked again before it ran: each fire exists once.
+        self.assertEqual(self.sched.backfill("tg", "hourly", want[0],
+                                             want[-1]), 5)
+        self.assertEqual(len(self.sched.list_triggers(chime.BACKFILL_GROUP)), 5)
+        self.sched.start()
+        self.assertTrue(rec.wait(5))
+        self.assertTrue(wait_for(lambda: not self.sched.list_triggers(
+            chime.BACKFILL_GROUP)))
+        runs = sorted(r for r in rec.runs if r[1])
+        self.assertEqual([r[0] for r in runs], want)
+        self.assertTrue(all(r[2][0] == chime.BACKFILL_GROUP for r in runs))
+        with self.assertRaises(chime.NotFound):
+            self.sched.backfill("tg", "nosuch", 0, now)
+
+    def test_backfill_cancel(self):
+        job = chime.Job("grp", "bf2", "bf-type", durable=True)
+        trig = chime.Cron("0 * * * * ?", group="tg", name="minutely",
+                          start=0)
+        self.sched.schedule(job, trig)
+        self.assertEqual(self.sched.backfill("tg", "minutely", 0, 599999), 10)
+        self.assertEqual(self.sched.backfill_cancel("tg", "minutely"), 10)
+        self.assertEqual(self.sched.list_triggers(chime.BACKFILL_GROUP), [])
 
     def test_schedule_and_run_with_context(self):
         rec = Recorder()

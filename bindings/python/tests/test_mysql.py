@@ -123,6 +123,67 @@ class MysqlStore(unittest.TestCase):
             for n in nodes:
                 n.close()
 
+    def test_backfill_200_fires_over_3_nodes_each_once(self):
+        # Issue 23: three nodes ask for the same backfill of 200 past
+        # minutes at once; every fire runs exactly once in the cluster,
+        # with its original scheduled time, marked as a backfill.
+        nodes = [chime.Scheduler(url=url() if i == 0 else url("")
+                                 .replace("&clear=1", ""),
+                                 name="py-backfill", instance_id=f"bf-{i}",
+                                 workers=4)
+                 for i in range(3)]
+        lock = threading.Lock()
+        runs = []
+        try:
+            for i, n in enumerate(nodes):
+                def run(ctx, i=i):
+                    with lock:
+                        runs.append((ctx.scheduled_ms, ctx.backfill, i))
+                n.register("bf-type", run)
+            minute = 60000
+            now = int(time.time() * 1000)
+            top = now - now % minute
+            first = top - 200 * minute
+            nodes[0].schedule(
+                chime.Job("app", "bf", "bf-type", durable=True),
+                chime.Cron("0 * * * * ?", group="app", name="minutely",
+                           start=first, misfire="do_nothing"))
+            counts, errors = [], []
+            gate = threading.Barrier(3)
+
+            def ask(i):
+                try:
+                    gate.wait()
+                    counts.append(nodes[i].backfill(
+                        "app", "minutely", first, top - minute))
+                except Exception as e:  # pragma: no cover
+                    errors.append(e)
+
+            threads = [threading.Thread(target=ask, args=(i,))
+                       for i in range(3)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [])
+            self.assertEqual(counts, [200, 200, 200])
+            for n in nodes:
+                n.start()
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                with lock:
+                    if sum(1 for r in runs if r[1]) >= 200:
+                        break
+                time.sleep(0.1)
+            with lock:
+                done = sorted(r[0] for r in runs if r[1])
+                by_node = {r[2] for r in runs if r[1]}
+            self.assertEqual(done, [first + k * minute for k in range(200)])
+            self.assertTrue(len(by_node) >= 2, by_node)
+        finally:
+            for n in nodes:
+                n.close()
+
     def test_wrong_password_is_auth_error(self):
         base = os.environ["CHIME_TEST_MYSQL_URL"]
         scheme, rest = base.split("://", 1)

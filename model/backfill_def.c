@@ -1,0 +1,76 @@
+/*
+ * backfill_def.c: the one-shot trigger that runs a past fire of a trigger
+ * again (chime_trigger_backfill_new), shared by the scheduler's backfill
+ * (engine/backfill.c) and chimectl: in group CHIME_BACKFILL_GROUP, named
+ * "bf-<hash of the key>-<scheduled ms>" so that every node and tool names
+ * the same fire the same way (the key makes it exactly once), starting at
+ * the original time with misfire IGNORE and priority
+ * CHIME_BACKFILL_PRIORITY.  Also the search of a trigger's fire times
+ * (chime_trigger_fire_time_after), without its calendar.
+ */
+#include "model/records.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* "bf-<FNV-1a 64 of group 0x00 name, hex>-" : the prefix of a trigger's
+ * backfill names (keys are at most CHIME_MAX_NAME_LEN, so a hash). */
+void chime__backfill_prefix(const char *group, const char *name, char *buf,
+                            size_t len) {
+  uint64_t h = UINT64_C(14695981039346656037);
+  for (const char *p = group; *p; p++)
+    h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+  h *= UINT64_C(1099511628211);
+  for (const char *p = name; *p; p++)
+    h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+  snprintf(buf, len, "bf-%016" PRIx64 "-", h);
+}
+
+/* chime_trigger_backfill_new (chime.h). */
+int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
+                               chime_trigger **ret) {
+  if (t == NULL || ret == NULL || t->job_group == NULL)
+    return CHIME_EINVAL;
+  char prefix[48], name[80];
+  chime__backfill_prefix(t->group, t->name, prefix, sizeof prefix);
+  snprintf(name, sizeof name, "%s%" PRId64, prefix, scheduled_ms);
+  chime_trigger *b = NULL;
+  int r =
+      chime_trigger_simple_new(CHIME_BACKFILL_GROUP, name, 0, 0, &b, NULL, 0);
+  if (r == 0)
+    r = chime_trigger_set_job(b, t->job_group, t->job_name);
+  if (r == 0)
+    r = chime_trigger_set_start_ms(b, scheduled_ms);
+  if (r == 0)
+    r = chime_trigger_set_misfire(b, CHIME_MISFIRE_IGNORE);
+  if (r == 0)
+    r = chime_trigger_set_priority(b, CHIME_BACKFILL_PRIORITY);
+  if (r == 0 && t->data_len > 0)
+    r = chime_trigger_set_data(b, t->data, t->data_len);
+  char desc[CHIME_MAX_NAME_LEN * 2 + 32];
+  snprintf(desc, sizeof desc, "backfill of %s.%s", t->group, t->name);
+  if (r == 0)
+    r = chime_trigger_set_description(b, desc);
+  if (r < 0) {
+    chime_trigger_free(b);
+    return r;
+  }
+  *ret = b;
+  return 0;
+}
+
+/* chime_trigger_fire_time_after (chime.h): the schedule alone. */
+int chime_trigger_fire_time_after(const chime_trigger *t, int64_t after_ms,
+                                  int64_t *ret_ms) {
+  if (t == NULL || ret_ms == NULL)
+    return CHIME_EINVAL;
+  chime_schedule s = t->schedule;
+  s.calendar = NULL;
+  /* A cron or recurrence schedule's times do not depend on its start, so
+   * a backfill may ask for times before it (the trigger was added after
+   * the outage); the other kinds count from their start. */
+  if (!t->start_set || s.kind == CHIME_TRIGGER_CRON ||
+      s.kind == CHIME_TRIGGER_RECURRENCE)
+    s.start_ms = CHIME__TRIGGER_MIN_MS;
+  return chime__trigger_fire_after(&s, NULL, after_ms, ret_ms);
+}

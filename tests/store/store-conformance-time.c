@@ -1,0 +1,185 @@
+/*
+ * store-conformance-time.c: the job store conformance suite, part three:
+ * the time features of issue 23 as a store keeps them.  A Unix cron
+ * trigger keeps its dialect and zone when stored and read back, and fires
+ * at the times chime_cron_next gives.  A jittered trigger keeps its window
+ * and fires at its schedule's times moved by its key's offset.
+ */
+#include "store-conformance-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* 2030-01-01 (a Tuesday) 02:30 in Paris (UTC+1) is 01:30Z. */
+static void test_store_unix_cron_round_trip(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_unix_cron_new("tg", "unix", "30 2 * * 1-5", "Europe/Paris",
+                                  &t, err, sizeof err),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "unix"), T0 + HOUR + 30 * MINUTE);
+  chime_fire *f = sc_fire_next(st, T0 + HOUR + 30 * MINUTE);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
+                  T0 + DAY + HOUR + 30 * MINUTE);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  /* Friday 2030-01-04 is followed by Monday 2030-01-07. */
+  for (int i = 1; i <= 3; i++) {
+    int64_t now = T0 + i * DAY + HOUR + 30 * MINUTE;
+    f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(f->scheduled_ms, now);
+    CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+    chime__fire_free(f);
+  }
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "unix"), T0 + 6 * DAY + HOUR + 30 * MINUTE);
+  sc_close(st);
+}
+
+/* A Quartz expression with a CRON_TZ= prefix is Unix; zones must agree. */
+static void test_store_unix_cron_zone_rules(void) {
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL(chime_trigger_cron_new("tg", "x",
+                                         "CRON_TZ=Asia/Tokyo 0 9 * * *", "UTC",
+                                         &t, err, sizeof err),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(t);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("tg", "x",
+                                               "CRON_TZ=Asia/Tokyo 0 9 * * *",
+                                               NULL, &t, err, sizeof err),
+                        0);
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  /* 09:00 in Tokyo (UTC+9) is 00:00Z: T0 itself, then a day later. */
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "x"), T0);
+  CU_ASSERT_EQUAL(chime_trigger_unix_cron_new("tg", "y", "0 9 * * * *", NULL,
+                                              &t, err, sizeof err),
+                  CHIME_EPARSE);
+  sc_close(st);
+}
+
+/* A daily 02:00 cron moved by the key's offset in [0, 10 min). */
+static void test_store_jitter(void) {
+  const int64_t j = 10 * MINUTE;
+  int64_t d = chime_jitter_offset_ms("tg", "jit", j);
+  CU_ASSERT(d >= 0 && d < j);
+  /* Stable: the documented hash (FNV-1a 64 of "tg" 0x00 "jit" mod J). */
+  CU_ASSERT_EQUAL(d, chime_jitter_offset_ms("tg", "jit", j));
+  CU_ASSERT_NOT_EQUAL(d, chime_jitter_offset_ms("tg", "jit2", j));
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  chime_trigger *t = sc_cron("tg", "jit", "g", "j", "0 0 2 * * ?", T0);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, CHIME_JITTER_MAX_MS + 1),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_jitter_ms(t, j), 0);
+  CU_ASSERT_EQUAL(chime_trigger_get_jitter_ms(t), j);
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  t = sc_get(st, "tg", "jit");
+  CU_ASSERT_EQUAL(chime_trigger_get_jitter_ms(t), j);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(t), T0 + 2 * HOUR + d);
+  chime_trigger_free(t);
+  /* Not due before its moved time; fired at it, the next is a day on. */
+  chime_fire **fires;
+  if (d > 0) {
+    CU_ASSERT_EQUAL(
+        sc_acquire(st, T0 + 2 * HOUR, T0 + 2 * HOUR + d - 1, 10, NULL, &fires),
+        0);
+    free(fires);
+  }
+  chime_fire *f = sc_fire_next(st, T0 + 2 * HOUR + d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, T0 + 2 * HOUR + d);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger),
+                  T0 + DAY + 2 * HOUR + d);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "jit"), T0 + DAY + 2 * HOUR + d);
+  /* A simple trigger takes no jitter. */
+  t = sc_simple("tg", "s", "g", "j", T0, MINUTE, 1);
+  CU_ASSERT_EQUAL(chime_trigger_set_jitter_ms(t, j), CHIME_EINVAL);
+  chime_trigger_free(t);
+  sc_close(st);
+}
+
+/* A thousand "every day at 02:00" triggers spread over the window. */
+static void test_store_jitter_spreads(void) {
+  const int64_t j = HOUR;
+  int buckets[6] = {0};
+  char name[32];
+  for (int i = 0; i < 1200; i++) {
+    snprintf(name, sizeof name, "tenant-%d", i);
+    int64_t d = chime_jitter_offset_ms("nightly", name, j);
+    CU_ASSERT_FATAL(d >= 0 && d < j);
+    buckets[d / (10 * MINUTE)]++;
+  }
+  /* 200 expected per 10 minutes; a fair hash stays well inside 100-300. */
+  for (int b = 0; b < 6; b++)
+    CU_ASSERT(buckets[b] > 100 && buckets[b] < 300);
+}
+
+/*
+ * A recurrence trigger: the last Friday of each month at 09:00 Paris.  T0
+ * is 2030-01-01; the last Fridays are 2030-01-25 and 2030-02-22 (08:00Z).
+ */
+static void test_store_recurrence(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  chime_trigger *t = NULL;
+  char err[256] = "";
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_recurrence_new("tg", "rr",
+                                   "DTSTART;TZID=Europe/Paris:20260105T090000\n"
+                                   "RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+                                   &t, err, sizeof err),
+      0);
+  CU_ASSERT_EQUAL(chime_trigger_get_kind(t), CHIME_TRIGGER_RECURRENCE);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  const int64_t jan25 = T0 + 24 * DAY + 8 * HOUR;
+  const int64_t feb22 = T0 + 52 * DAY + 8 * HOUR;
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "rr"), jan25);
+  chime_fire *f = sc_fire_next(st, jan25);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, jan25);
+  CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(f->trigger), feb22);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "rr"), feb22);
+  CU_ASSERT_EQUAL(chime_trigger_recurrence_new("tg", "bad", "RRULE:FREQ=DAILY",
+                                               &t, err, sizeof err),
+                  CHIME_EPARSE);
+  sc_close(st);
+}
+
+CU_TestInfo sc_time_tests[] = {
+    {"recurrence: stored, read back, fired", test_store_recurrence},
+    {"jitter: stored, moved fires, stable offset", test_store_jitter},
+    {"jitter: spreads a herd over the window", test_store_jitter_spreads},
+    {"unix cron: stored, read back, fired", test_store_unix_cron_round_trip},
+    {"unix cron: CRON_TZ= prefix and zone", test_store_unix_cron_zone_rules},
+    CU_TEST_INFO_NULL,
+};

@@ -1,0 +1,186 @@
+/*
+ * test-rrule.c: RFC 5545 recurrences (chime_rrule).  The corpus
+ * tests/data/rrule/rrule-dateutil.tsv (made by gen_rrule_corpus.py beside
+ * it, from python3-dateutil's rrule) is replayed in full: each case's
+ * instances after after_ms must match exactly.  Hand cases pin what the
+ * corpus cannot: DTSTART is the first instance, the DST rule of RFC 5545
+ * 3.3.5, and the parser's errors.
+ */
+#include "chime.h"
+#include "harness.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIRES 64
+
+/* Replays one case; prints and returns 1 when it fails. */
+static int run_case(char **f) {
+  const char *id = f[0], *text = f[1], *expected = f[4];
+  int64_t t = strtoll(f[2], NULL, 10);
+  int count = (int)strtol(f[3], NULL, 10);
+  int64_t want[MAX_FIRES];
+  int nwant = 0;
+  for (const char *s = expected;
+       strcmp(expected, "NONE") != 0 && *s != '\0' && nwant < MAX_FIRES;) {
+    char *end;
+    want[nwant++] = strtoll(s, &end, 10);
+    s = end;
+    while (*s == ' ')
+      s++;
+  }
+  chime_rrule *rule = NULL;
+  char err[256];
+  int r = chime_rrule_from_string(text, &rule, err, sizeof err);
+  if (r != 0) {
+    printf("\n  case %s: rejected: %s", id, err);
+    return 1;
+  }
+  int failed = 0;
+  for (int i = 0; i < count && !failed; i++) {
+    int64_t next = 0;
+    r = chime_rrule_next(rule, t, &next);
+    if (i >= nwant) {
+      if (r != CHIME_ENEVERFIRES) {
+        printf("\n  case %s: instance %d: want none, got %" PRId64, id, i,
+               next);
+        failed = 1;
+      }
+      break;
+    }
+    if (r != 0 || next != want[i]) {
+      printf("\n  case %s (%s): instance %d after %" PRId64 ": want %" PRId64
+             ", got %" PRId64 " (%d)",
+             id, text, i, t, want[i], next, r);
+      failed = 1;
+    }
+    t = next;
+  }
+  chime_rrule_free(rule);
+  return failed;
+}
+
+static void test_rrule_dateutil_corpus(void) {
+  FILE *f = fopen(chime_test_data_path("rrule/rrule-dateutil.tsv"), "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static char line[16384];
+  int failures = 0, cases = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '#' || line[0] == '\0')
+      continue;
+    char *fields[5];
+    int k = 0;
+    for (char *p = line; k < 5; k++) {
+      fields[k] = p;
+      char *tab = strchr(p, '\t');
+      if (tab == NULL) {
+        k++;
+        break;
+      }
+      *tab = '\0';
+      p = tab + 1;
+    }
+    if (k != 5) {
+      printf("\n  malformed line %s", line);
+      failures++;
+      continue;
+    }
+    failures += run_case(fields);
+    cases++;
+  }
+  fclose(f);
+  CU_ASSERT_EQUAL(failures, 0);
+  CU_ASSERT(cases >= 500);
+}
+
+/* The first instances of text after after_ms, in *out; returns how many. */
+static int first(const char *text, int64_t after_ms, int64_t *out, int n) {
+  chime_rrule *rule = NULL;
+  char err[256];
+  int r = chime_rrule_from_string(text, &rule, err, sizeof err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  int k = 0;
+  for (; k < n && chime_rrule_next(rule, after_ms, &out[k]) == 0; k++)
+    after_ms = out[k];
+  chime_rrule_free(rule);
+  return k;
+}
+
+/* DTSTART is the first instance even where the rule does not match it. */
+static void test_rrule_dtstart_first(void) {
+  int64_t t[3];
+  /* 2026-01-05 is a Monday; the last Friday of January is the 30th. */
+  CU_ASSERT_EQUAL(first("DTSTART;TZID=Europe/Paris:20260105T090000\n"
+                        "RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+                        0, t, 3),
+                  3);
+  CU_ASSERT_EQUAL(t[0], INT64_C(1767600000000)); /* 2026-01-05T08:00Z */
+  CU_ASSERT_EQUAL(t[1], INT64_C(1769760000000)); /* 2026-01-30T08:00Z */
+  CU_ASSERT_EQUAL(t[2], INT64_C(1772179200000)); /* 2026-02-27T08:00Z */
+  /* COUNT counts DTSTART. */
+  CU_ASSERT_EQUAL(first("DTSTART:20260105T090000Z RRULE:FREQ=MONTHLY;"
+                        "BYDAY=-1FR;COUNT=2",
+                        0, t, 3),
+                  2);
+}
+
+/* RFC 5545 3.3.5: a gap time moves forward, a repeated time is its first. */
+static void test_rrule_dst(void) {
+  int64_t t[2];
+  /* 2026-03-29 02:30 does not exist in Paris: 03:30 CEST = 01:30Z. */
+  CU_ASSERT_EQUAL(first("DTSTART;TZID=Europe/Paris:20260328T023000 "
+                        "RRULE:FREQ=DAILY;COUNT=2",
+                        INT64_C(1774661400000), t, 1),
+                  1);
+  CU_ASSERT_EQUAL(t[0], INT64_C(1774747800000));
+  /* 2026-10-25 02:30 happens twice: the first pass, 00:30Z. */
+  CU_ASSERT_EQUAL(first("DTSTART;TZID=Europe/Paris:20261024T023000 "
+                        "RRULE:FREQ=DAILY;COUNT=2",
+                        INT64_C(1792801800000), t, 1),
+                  1);
+  CU_ASSERT_EQUAL(t[0], INT64_C(1792888200000));
+}
+
+static void test_rrule_errors(void) {
+  chime_rrule *rule = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL(
+      chime_rrule_from_string("RRULE:FREQ=DAILY", &rule, err, sizeof err),
+      CHIME_EPARSE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "DTSTART is required"));
+  CU_ASSERT_EQUAL(chime_rrule_from_string("DTSTART:2026 RRULE:FREQ=DAILY",
+                                          &rule, err, sizeof err),
+                  CHIME_EPARSE);
+  CU_ASSERT_EQUAL(
+      chime_rrule_from_string("DTSTART:20260101T000000Z RRULE:FREQ=SOMETIMES",
+                              &rule, err, sizeof err),
+      CHIME_EPARSE);
+  CU_ASSERT_EQUAL(chime_rrule_from_string(
+                      "DTSTART;TZID=Mars/Base:20260101T000000 RRULE:FREQ=DAILY",
+                      &rule, err, sizeof err),
+                  CHIME_EUNKNOWNZONE);
+  CU_ASSERT_EQUAL(chime_rrule_from_string(NULL, &rule, err, sizeof err),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(rule);
+  CU_ASSERT_EQUAL(chime_rrule_next(NULL, 0, NULL), CHIME_EINVAL);
+  chime_rrule_free(NULL);
+}
+
+static CU_TestInfo rrule_tests[] = {
+    {"python-dateutil corpus (rrule-dateutil.tsv)", test_rrule_dateutil_corpus},
+    {"DTSTART is the first instance", test_rrule_dtstart_first},
+    {"DST: gap moves forward, repeat is its first pass", test_rrule_dst},
+    {"errors", test_rrule_errors},
+    CU_TEST_INFO_NULL,
+};
+
+int main(void) {
+  CU_SuiteInfo suites[] = {
+      {.pName = "triggers/rrule", .pTests = rrule_tests},
+      CU_SUITE_INFO_NULL,
+  };
+  return chime_test_main(suites);
+}
