@@ -177,9 +177,9 @@ class MysqlStore(unittest.TestCase):
                 time.sleep(0.1)
             with lock:
                 done = sorted(r[0] for r in runs if r[1])
-                by_node = {r[2] for r in runs if r[1]}
+            # Each fire exactly once, at its original time.  Which nodes ran
+            # them is the claim race's choice: one node may win them all.
             self.assertEqual(done, [first + k * minute for k in range(200)])
-            self.assertTrue(len(by_node) >= 2, by_node)
         finally:
             for n in nodes:
                 n.close()
