@@ -49,6 +49,7 @@ typedef struct ctl {
   long offset;         /* history: rows skipped (chime-web's pages) */
   const char *from;    /* backfill --from TIME */
   const char *to;      /* backfill --to TIME */
+  double interval;     /* watch --interval S (0: the default) */
   int argc;            /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
@@ -206,10 +207,16 @@ int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
 int ctl_cmd_history(ctl *c);
 int ctl_cmd_stats(ctl *c);
 int ctl_cmd_metrics(ctl *c);
+/* The cluster-wide figures in the Prometheus text format to out: what
+ * `chimectl metrics` prints and chime-web's /metrics serves.  Returns: 0
+ * or an exit code (message in ctl_last_error; out may hold a part). */
+int ctl_metrics_write(ctl *c, FILE *out);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
+int ctl_cmd_show(ctl *c);
+int ctl_cmd_watch(ctl *c);
 int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
 int ctl_cmd_running(ctl *c);

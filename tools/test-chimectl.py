@@ -8,6 +8,7 @@ usage: test-chimectl.py PATH-TO-chimectl PATH-TO-chimectl-test-setup
 import json
 import time
 import os
+import shlex
 import subprocess
 import sys
 import urllib.parse
@@ -101,6 +102,81 @@ def ctypes_free_jitter_offset(group, name, window):
 def triggers():
     rc, data = js(["triggers"])
     return {f"{t['group']}.{t['name']}": t for t in data or []}
+
+
+def show_checks():
+    """show (issue 17): one trigger or one job, text and JSON."""
+    expect("show trigger", ["show", "rep.daily-cron"], 0,
+           has=["0 0 2 * * ?", "at 02:00:00, every day", "Asia/Shanghai",
+                "do-nothing", "rep.daily"])
+    rc, s = js(["show", "rep.daily-cron"])
+    check("show trigger json", rc == 0 and s["expression"] == "0 0 2 * * ?"
+          and s["job"] == "rep.daily" and s["zone"] == "Asia/Shanghai"
+          and s["misfire"] == "do-nothing" and s["priority"] == 7
+          and s["state"] == "waiting" and s["calendar"] is None
+          and len(s["next"]) == 5 and s["next"][0].endswith("18:00:00Z")
+          and s["next"][1] > s["next"][0], s)
+    rc, s = js(["show", "trigger", "etl.cal"])
+    check("show jitter", rc == 0 and s["jitter"] == "600.000s"
+          and "jittered" in s["schedule"] and s["expression"] is None, s)
+    rc, f = js(["fire", "rep.daily", "--data", '{"k": [1, 2]}'])
+    rc, s = js(["show", f["trigger"]]) if rc == 0 else (rc, None)
+    check("show data", rc == 0 and s["data"] == {"k": [1, 2]}, s)
+    run(["delete", "trigger", f["trigger"], "--yes"])
+    expect("show job", ["show", "etl.load"], 0,
+           has=["forbid", "etl.cal", "etl.window"])
+    rc, s = js(["show", "job", "etl.load"])
+    check("show job json", rc == 0 and s["job"] == "etl.load"
+          and s["concurrency"] == "forbid" and s["durable"] is True
+          and s["triggers"] == ["etl.cal", "etl.window"], s)
+    expect("show unknown", ["show", "no.such"], 3, err_has=["no trigger or job no.such"])
+    expect("show job of a trigger", ["show", "job", "rep.daily-cron"], 3)
+    expect("show trigger of a job", ["show", "trigger", "etl.load"], 3)
+    for bad in (["show"], ["show", "nodot"], ["show", "calendar", "a.b"]):
+        expect("show usage " + " ".join(bad[1:]), bad, 2)
+
+
+def watch_checks():
+    """watch (issue 17) under tmux: the frame, a refresh after a change,
+    q."""
+    sock = "chimectl-test-%d" % os.getpid()
+    tmux = ["tmux", "-f", "/dev/null", "-L", sock]
+    cmd = " ".join(shlex.quote(a) for a in [
+        CTL, "--url", URL, "--scheduler", "ctltest", "watch", "--interval", "0.3"])
+    expect("watch usage", ["watch", "x"], 2)
+    expect("watch bad interval", ["watch", "--interval", "0"], 2)
+
+    def pane():
+        p = subprocess.run(tmux + ["capture-pane", "-p", "-t", "w"],
+                           capture_output=True, text=True)
+        return p.stdout
+
+    def wait_for(cond, secs=15):
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            text = pane()
+            if cond(text):
+                return True, text
+            time.sleep(0.1)
+        return False, pane()
+    try:
+        subprocess.run(tmux + ["new-session", "-d", "-s", "w", "-x", "200", "-y", "50",
+                               "TZ=UTC " + cmd + "; echo WATCH-EXIT=$?; sleep 60"],
+                       check=True, timeout=30)
+        ok, text = wait_for(lambda t: "Recent outcomes" in t)
+        check("watch frame", ok and all(h in text for h in (
+            "Nodes (3)", "live-node", "dead-node", "Running (1)", "900001",
+            "etl.window", "Recent outcomes (3)", "disk full")), text)
+        helper("finish", URL)  # fire 900001 ends: history row 104
+        ok, text = wait_for(lambda t: "Running (0)" in t and "Recent outcomes (4)" in t)
+        check("watch refreshes", ok and "etl.window" in text.split("Recent outcomes")[1], text)
+        subprocess.run(tmux + ["send-keys", "-t", "w", "q"], check=True, timeout=30)
+        ok, text = wait_for(lambda t: "WATCH-EXIT=" in t)
+        check("watch q quits", ok and "WATCH-EXIT=0" in text, text)
+    except (OSError, subprocess.SubprocessError) as e:
+        check("watch under tmux", False, repr(e))
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
 
 
 def main():
@@ -290,6 +366,7 @@ def main():
         rc, e = js(["explain", key])
         check("explain json " + key, rc == 0 and (reason is None or e["reason"] == reason), e)
     expect("explain unknown", ["explain", "no.such"], 3, err_has=["no trigger no.such"])
+    show_checks()
 
     # pause / resume
     expect("pause trigger", ["pause", "trigger", "rep.hourly"], 0, has=["paused"])
@@ -381,6 +458,8 @@ def main():
     expect("lease release again", ["lease", "release", "nightly", "--yes"], 3, err_has=["no held lease"])
     expect("lease bad usage", ["lease", "take", "nightly"], 2)
     expect("leases bad usage", ["leases", "x"], 2)
+
+    watch_checks()
 
     if PASSWORD:
         check("password never printed", not any(PASSWORD in o for o in outputs))
