@@ -25,6 +25,7 @@ from .enums import (Concurrency, EventKind, LogLevel, Outcome,
                     SchedulerState, TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
+from .history import HistoryRecord
 from .lease import Lease, LeaseSection
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
