@@ -5,10 +5,11 @@
  * and times; chimectl_db.c opens the store and runs read-only SQL;
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
- * chimectl_explain.c and chimectl_leases.c hold the command groups.  Everything
- * it knows of the store comes from the store's admin interface
- * (jobstore/mysql/admin.h): the same rules, the same URL parser, the same lease
- * rule.
+ * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
+ * chimectl_metrics.c, chimectl_show.c and chimectl_watch.c hold the command
+ * groups.  Everything it knows of the store comes from the store's admin
+ * interface (jobstore/mysql/admin.h): the same rules, the same URL parser,
+ * the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
  * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as

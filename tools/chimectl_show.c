@@ -2,9 +2,9 @@
  * chimectl_show.c: `chimectl show [trigger|job] G.N`: everything about one
  * trigger (its expression as written, the schedule in words, data, zone,
  * calendar, misfire policy, jitter, state, the next five fire times) or
- * one job (its definition and its triggers), as "field: value" lines or
- * one JSON object.  Without the word, a trigger G.N is shown when there
- * is one, else the job G.N.
+ * one job (its definition and its triggers), as aligned "field value"
+ * lines or one JSON object.  Without the word, a trigger G.N is shown when
+ * there is one, else the job G.N.
  */
 #include "chimectl.h"
 
@@ -50,13 +50,10 @@ static void raw(shower *s, const char *key, const char *value) {
 
 /* Data as stored: JSON text as itself in --json, else as a string. */
 static void data_field(shower *s, const char *data) {
-  if (!s->json || !data || !ctl_json_is_valid(data)) {
+  if (data && ctl_json_is_valid(data))
+    raw(s, "data", data);
+  else
     field(s, "data", data);
-    return;
-  }
-  fputs(s->n ? ", \"data\": " : "{\"data\": ", stdout);
-  fputs(data, stdout);
-  s->n++;
 }
 
 /* A list: JSON array, or the text's first item on the line and the rest

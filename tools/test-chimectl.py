@@ -350,7 +350,11 @@ def main():
     check("metrics lateness", val("chime_cluster_fire_lateness_seconds_count") == 3
           and val("chime_cluster_fire_lateness_seconds_bucket", le="0.01") == 3
           and val("chime_cluster_fire_lateness_seconds_bucket", le="0.005") == 0, fams)
-    check("metrics triggers and fires", val("chime_cluster_triggers", state="WAITING") == 5
+    # As many as the listing says (the backfill's triggers above, of group
+    # "chime.backfill", cannot be deleted by G.N and stay WAITING).
+    waiting = sum(1 for x in triggers().values() if x["state"] == "waiting")
+    check("metrics triggers and fires", waiting >= 5
+          and val("chime_cluster_triggers", state="WAITING") == waiting
           and val("chime_cluster_fires", state="EXECUTING") == 1, fams)
     check("metrics nodes", val("chime_cluster_nodes") == 3
           and val("chime_cluster_node_checkin_age_seconds", node="dead-node") > 3000, fams)
