@@ -36,6 +36,22 @@ class HistoryRecord(NamedTuple):
     message: Optional[str]
     recovering: bool
 
+    @property
+    def job_group(self) -> str:
+        return self.job_key[0]
+
+    @property
+    def job_name(self) -> str:
+        return self.job_key[1]
+
+    @property
+    def trigger_group(self) -> str:
+        return self.trigger_key[0]
+
+    @property
+    def trigger_name(self) -> str:
+        return self.trigger_key[1]
+
 
 def _key(value: Any, what: str) -> Tuple[Optional[str], Optional[str]]:
     """(group, name) from None, "GROUP.NAME", a pair or an object with .key

@@ -154,6 +154,8 @@ class History(unittest.TestCase):
             self.assertIsInstance(r, chime.HistoryRecord)
             self.assertEqual(r.outcome, chime.Outcome.FAILED)
             self.assertEqual(r.trigger_key, ("t", "bad"))
+            self.assertEqual((r.job_group, r.job_name), ("g", "bad"))
+            self.assertEqual((r.trigger_group, r.trigger_name), ("t", "bad"))
             self.assertEqual(r.node, "py-hist")
             self.assertEqual(r.error, -23)  # CHIME_EJOBFAILED
             self.assertIn("boom", r.message or "")
