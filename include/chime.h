@@ -1666,7 +1666,7 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
 
 /* The group of the one-shot triggers a backfill creates, and their
  * priority (below the default 5, so live fires due with them go first). */
-#define CHIME_BACKFILL_GROUP "chime.backfill"
+#define CHIME_BACKFILL_GROUP "CHIME_BACKFILL"
 #define CHIME_BACKFILL_PRIORITY 1
 
 /*

@@ -7,6 +7,9 @@
  *                                   a node dead by the lease rule only,
  *                                   an ended trigger, history rows and
  *                                   leases (one held, one run out)
+ *   chimectl-test-setup finish URL  ends the running fire 900001: its
+ *                                   fired row goes, history row 104
+ *                                   (what watch's refresh shows)
  *   chimectl-test-setup newer URL   records schema version 99
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
@@ -188,9 +191,26 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   return bad;
 }
 
+/* The live node's running fire ends (OK, as history row 104). */
+static int finish(MYSQL *db, const char *p) {
+  return sql(db,
+             "DELETE FROM %sfired WHERE sched_name = '" SCHED
+             "' AND fire_id = 900001",
+             p) ||
+         sql(db,
+             "INSERT INTO %shistory (sched_name, fire_id, trigger_group, "
+             "trigger_name, job_group, job_name, scheduled_ms, node, "
+             "outcome, error_code, error_text, started_ms, duration_ms, "
+             "finished_ms) SELECT '" SCHED "', 104, 'etl', 'window', 'etl', "
+             "'load', m - 5000, 'live-node', 'OK', 0, NULL, m - 5000, 5000, "
+             "m FROM (SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) "
+             "AS m) now",
+             p);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: chimectl-test-setup setup|newer|drop URL\n");
+    fprintf(stderr, "usage: chimectl-test-setup setup|finish|newer|drop URL\n");
     return 2;
   }
   char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
@@ -210,6 +230,8 @@ int main(int argc, char **argv) {
   int bad = 0;
   if (strcmp(argv[1], "setup") == 0) {
     bad = setup(argv[2], db, p);
+  } else if (strcmp(argv[1], "finish") == 0) {
+    bad = finish(db, p);
   } else if (strcmp(argv[1], "newer") == 0) {
     bad = sql(db,
               "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "

@@ -35,6 +35,13 @@ static void usage(FILE *out) {
       "  cancel job G.N | fire ID      ask running fires to stop, on any "
       "node\n"
       "  explain G.N                   why a trigger is not firing\n"
+      "  show [trigger|job] G.N        one trigger (expression, schedule, "
+      "data,\n"
+      "                                next 5 fires) or one job and its "
+      "triggers\n"
+      "  watch [--interval S]          a live view of nodes, running fires "
+      "and\n"
+      "                                recent outcomes (q quits)\n"
       "  leases                        named leases: holder, since, expires, "
       "token\n"
       "  lease release NAME [--yes]    end a held lease now (an operator's "
@@ -69,7 +76,8 @@ enum {
   O_LIMIT,
   O_DATA,
   O_FROM,
-  O_TO
+  O_TO,
+  O_INTERVAL
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -97,6 +105,10 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_cancel(c);
   if (strcmp(cmd, "explain") == 0)
     return ctl_cmd_explain(c);
+  if (strcmp(cmd, "show") == 0)
+    return ctl_cmd_show(c);
+  if (strcmp(cmd, "watch") == 0)
+    return ctl_cmd_watch(c);
   if (strcmp(cmd, "leases") == 0)
     return ctl_cmd_leases(c);
   if (strcmp(cmd, "lease") == 0)
@@ -130,6 +142,7 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"data", required_argument, NULL, O_DATA},
       {"from", required_argument, NULL, O_FROM},
       {"to", required_argument, NULL, O_TO},
+      {"interval", required_argument, NULL, O_INTERVAL},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -177,6 +190,16 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     case O_TO:
       c->to = optarg;
       break;
+    case O_INTERVAL: {
+      char *end;
+      c->interval = strtod(optarg, &end);
+      if (*end || end == optarg || !(c->interval >= 0.1) ||
+          c->interval > 3600) {
+        fprintf(stderr, "chimectl: --interval wants seconds 0.1-3600\n");
+        return CTL_USAGE;
+      }
+      break;
+    }
     case O_LIMIT: {
       char *end;
       c->limit = strtol(optarg, &end, 10);

@@ -5,10 +5,11 @@
  * and times; chimectl_db.c opens the store and runs read-only SQL;
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
- * chimectl_explain.c and chimectl_leases.c hold the command groups.  Everything
- * it knows of the store comes from the store's admin interface
- * (jobstore/mysql/admin.h): the same rules, the same URL parser, the same lease
- * rule.
+ * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
+ * chimectl_metrics.c, chimectl_show.c and chimectl_watch.c hold the command
+ * groups.  Everything it knows of the store comes from the store's admin
+ * interface (jobstore/mysql/admin.h): the same rules, the same URL parser,
+ * the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
  * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as
@@ -49,6 +50,7 @@ typedef struct ctl {
   long offset;         /* history: rows skipped (chime-web's pages) */
   const char *from;    /* backfill --from TIME */
   const char *to;      /* backfill --to TIME */
+  double interval;     /* watch --interval S (0: the default) */
   int argc;            /* the command's arguments, after the command word */
   char **argv;
   char node[64];             /* chimectl's own instance id */
@@ -206,10 +208,16 @@ int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
 int ctl_cmd_history(ctl *c);
 int ctl_cmd_stats(ctl *c);
 int ctl_cmd_metrics(ctl *c);
+/* The cluster-wide figures in the Prometheus text format to out: what
+ * `chimectl metrics` prints and chime-web's /metrics serves.  Returns: 0
+ * or an exit code (message in ctl_last_error; out may hold a part). */
+int ctl_metrics_write(ctl *c, FILE *out);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
 int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
+int ctl_cmd_show(ctl *c);
+int ctl_cmd_watch(ctl *c);
 int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
 int ctl_cmd_running(ctl *c);

@@ -6,7 +6,8 @@
  * tables say about the whole cluster: the runs the history holds (within
  * its retention) by job and outcome and their lateness, the triggers and
  * claimed fires by state, and each node's check-in age.  Every series has
- * the label scheduler="NAME".
+ * the label scheduler="NAME".  chime-web's /metrics serves the same
+ * figures (ctl_metrics_write), so a scrape of either reads one set.
  */
 #include "chimectl.h"
 
@@ -22,30 +23,31 @@ static const int64_t bucket_ms[] = {1,    5,     10,    25,    50,
 #define NBUCKETS (sizeof bucket_ms / sizeof bucket_ms[0])
 
 /* A label value, escaped as the exposition format asks. */
-static void put_label(const char *v) {
-  putchar('"');
+static void put_label(FILE *o, const char *v) {
+  fputc('"', o);
   for (; v && *v; v++) {
     if (*v == '\\' || *v == '"')
-      printf("\\%c", *v);
+      fprintf(o, "\\%c", *v);
     else if (*v == '\n')
-      fputs("\\n", stdout);
+      fputs("\\n", o);
     else
-      putchar(*v);
+      fputc(*v, o);
   }
-  putchar('"');
+  fputc('"', o);
 }
 
-static void head(const char *name, const char *help, const char *type) {
-  printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+static void head(FILE *o, const char *name, const char *help,
+                 const char *type) {
+  fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void series(const ctl *c, const char *name) {
-  printf("%s{scheduler=", name);
-  put_label(c->sched);
+static void series(FILE *o, const ctl *c, const char *name) {
+  fprintf(o, "%s{scheduler=", name);
+  put_label(o, c->sched);
 }
 
 /* chime_cluster_runs{job,outcome} from the history. */
-static int runs(ctl *c) {
+static int runs(ctl *c, FILE *o) {
   const char *args[] = {c->sched};
   chime__mysql_rows rows = {0};
   int r = ctl_query(c,
@@ -55,7 +57,7 @@ static int runs(ctl *c) {
                     args, 1, &rows);
   if (r)
     return r;
-  head("chime_cluster_runs",
+  head(o, "chime_cluster_runs",
        "Runs the history table holds (within its retention), by job and "
        "outcome.",
        "gauge");
@@ -63,12 +65,12 @@ static int runs(ctl *c) {
     char job[400];
     snprintf(job, sizeof job, "%s.%s", chime__mysql_rows_text(&rows, i, 0),
              chime__mysql_rows_text(&rows, i, 1));
-    series(c, "chime_cluster_runs");
-    fputs(",job=", stdout);
-    put_label(job);
-    fputs(",outcome=", stdout);
-    put_label(chime__mysql_rows_text(&rows, i, 2));
-    printf("} %s\n", chime__mysql_rows_text(&rows, i, 3));
+    series(o, c, "chime_cluster_runs");
+    fputs(",job=", o);
+    put_label(o, job);
+    fputs(",outcome=", o);
+    put_label(o, chime__mysql_rows_text(&rows, i, 2));
+    fprintf(o, "} %s\n", chime__mysql_rows_text(&rows, i, 3));
   }
   chime__mysql_rows_free(&rows);
   return 0;
@@ -76,7 +78,7 @@ static int runs(ctl *c) {
 
 /* chime_cluster_fire_lateness_seconds: started - scheduled of the history's
  * runs, as a histogram. */
-static int lateness(ctl *c) {
+static int lateness(ctl *c, FILE *o) {
   char sql[2048];
   size_t k = (size_t)snprintf(sql, sizeof sql,
                               "SELECT COUNT(*), COALESCE(SUM(late), 0)");
@@ -92,27 +94,27 @@ static int lateness(ctl *c) {
   int r = ctl_query(c, sql, args, 1, &rows);
   if (r)
     return r;
-  head("chime_cluster_fire_lateness_seconds",
+  head(o, "chime_cluster_fire_lateness_seconds",
        "How late the history's runs started after their scheduled time.",
        "histogram");
   for (size_t b = 0; b <= NBUCKETS; b++) {
-    series(c, "chime_cluster_fire_lateness_seconds_bucket");
+    series(o, c, "chime_cluster_fire_lateness_seconds_bucket");
     if (b < NBUCKETS)
-      printf(",le=\"%g\"} %s\n", (double)bucket_ms[b] / 1000.0,
-             chime__mysql_rows_text(&rows, 0, 2 + b));
+      fprintf(o, ",le=\"%g\"} %s\n", (double)bucket_ms[b] / 1000.0,
+              chime__mysql_rows_text(&rows, 0, 2 + b));
     else
-      printf(",le=\"+Inf\"} %s\n", chime__mysql_rows_text(&rows, 0, 0));
+      fprintf(o, ",le=\"+Inf\"} %s\n", chime__mysql_rows_text(&rows, 0, 0));
   }
-  series(c, "chime_cluster_fire_lateness_seconds_sum");
-  printf("} %.3f\n", (double)chime__mysql_rows_int64(&rows, 0, 1) / 1000.0);
-  series(c, "chime_cluster_fire_lateness_seconds_count");
-  printf("} %s\n", chime__mysql_rows_text(&rows, 0, 0));
+  series(o, c, "chime_cluster_fire_lateness_seconds_sum");
+  fprintf(o, "} %.3f\n", (double)chime__mysql_rows_int64(&rows, 0, 1) / 1000.0);
+  series(o, c, "chime_cluster_fire_lateness_seconds_count");
+  fprintf(o, "} %s\n", chime__mysql_rows_text(&rows, 0, 0));
   chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* A gauge by state: SELECT state, COUNT(*) of one table. */
-static int by_state(ctl *c, const char *table, const char *name,
+static int by_state(ctl *c, FILE *o, const char *table, const char *name,
                     const char *help) {
   char sql[256];
   snprintf(sql, sizeof sql,
@@ -124,19 +126,19 @@ static int by_state(ctl *c, const char *table, const char *name,
   int r = ctl_query(c, sql, args, 1, &rows);
   if (r)
     return r;
-  head(name, help, "gauge");
+  head(o, name, help, "gauge");
   for (size_t i = 0; i < rows.nrows; i++) {
-    series(c, name);
-    fputs(",state=", stdout);
-    put_label(chime__mysql_rows_text(&rows, i, 0));
-    printf("} %s\n", chime__mysql_rows_text(&rows, i, 1));
+    series(o, c, name);
+    fputs(",state=", o);
+    put_label(o, chime__mysql_rows_text(&rows, i, 0));
+    fprintf(o, "} %s\n", chime__mysql_rows_text(&rows, i, 1));
   }
   chime__mysql_rows_free(&rows);
   return 0;
 }
 
 /* chime_cluster_nodes and each node's check-in age. */
-static int nodes(ctl *c) {
+static int nodes(ctl *c, FILE *o) {
   /* Not chimectl's own session, which the store registers too. */
   const char *args[] = {c->sched, c->node};
   chime__mysql_rows rows = {0};
@@ -147,22 +149,37 @@ static int nodes(ctl *c) {
   if (r)
     return r;
   int64_t now = ctl_now(c);
-  head("chime_cluster_nodes", "Nodes registered (alive or not recovered yet).",
-       "gauge");
-  series(c, "chime_cluster_nodes");
-  printf("} %zu\n", rows.nrows);
-  head("chime_cluster_node_checkin_age_seconds",
+  head(o, "chime_cluster_nodes",
+       "Nodes registered (alive or not recovered yet).", "gauge");
+  series(o, c, "chime_cluster_nodes");
+  fprintf(o, "} %zu\n", rows.nrows);
+  head(o, "chime_cluster_node_checkin_age_seconds",
        "Seconds since each node's last check-in, by the database's clock.",
        "gauge");
   for (size_t i = 0; i < rows.nrows; i++) {
-    series(c, "chime_cluster_node_checkin_age_seconds");
-    fputs(",node=", stdout);
-    put_label(chime__mysql_rows_text(&rows, i, 0));
-    printf("} %.3f\n",
-           (double)(now - chime__mysql_rows_int64(&rows, i, 1)) / 1000.0);
+    series(o, c, "chime_cluster_node_checkin_age_seconds");
+    fputs(",node=", o);
+    put_label(o, chime__mysql_rows_text(&rows, i, 0));
+    fprintf(o, "} %.3f\n",
+            (double)(now - chime__mysql_rows_int64(&rows, i, 1)) / 1000.0);
   }
   chime__mysql_rows_free(&rows);
   return 0;
+}
+
+int ctl_metrics_write(ctl *c, FILE *o) {
+  int r = runs(c, o);
+  if (r == 0)
+    r = lateness(c, o);
+  if (r == 0)
+    r = by_state(c, o, "triggers", "chime_cluster_triggers",
+                 "Triggers by state.");
+  if (r == 0)
+    r = by_state(c, o, "fired", "chime_cluster_fires",
+                 "Claimed fires by state (ACQUIRED, EXECUTING).");
+  if (r == 0)
+    r = nodes(c, o);
+  return r;
 }
 
 int ctl_cmd_metrics(ctl *c) {
@@ -171,16 +188,5 @@ int ctl_cmd_metrics(ctl *c) {
     return CTL_USAGE;
   }
   int r = ctl_open(c, NULL);
-  if (r == 0)
-    r = runs(c);
-  if (r == 0)
-    r = lateness(c);
-  if (r == 0)
-    r = by_state(c, "triggers", "chime_cluster_triggers", "Triggers by state.");
-  if (r == 0)
-    r = by_state(c, "fired", "chime_cluster_fires",
-                 "Claimed fires by state (ACQUIRED, EXECUTING).");
-  if (r == 0)
-    r = nodes(c);
-  return r;
+  return r ? r : ctl_metrics_write(c, stdout);
 }

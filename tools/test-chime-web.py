@@ -264,6 +264,20 @@ try:
     check("chime-web survived the bad input",
           http(WEB_URL, "/api/nodes")[0] == 200)
 
+    # ---- /metrics: the figures of chimectl metrics (one set), parsed
+    try:  # Debian's python3-prometheus-client
+        from prometheus_client.parser import text_string_to_metric_families
+    except ImportError:
+        sys.path.append("/usr/lib/python3/dist-packages")
+        from prometheus_client.parser import text_string_to_metric_families
+    st, body = http(WEB_URL, "/metrics")
+    fams = {f.name: f for f in text_string_to_metric_families(body)} if st == 200 else {}
+    check("/metrics is chimectl metrics' set", st == 200
+          and fams["chime_store_up"].samples[0].value == 1
+          and {"chime_cluster_runs", "chime_cluster_fire_lateness_seconds",
+               "chime_cluster_triggers", "chime_cluster_nodes"} <= set(fams)
+          and fams["chime_cluster_nodes"].samples[0].value >= 2, body[:2000])
+
     # ---- escaping: text from the URL and from the database
     st, _ = http(WEB_URL, "/api/resume", b"what=group&target=nothing-here",
                  dict(bearer, **{"X-Forwarded-For": "<img src=x id=pwn>"}))

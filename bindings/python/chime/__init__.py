@@ -25,6 +25,7 @@ from .enums import (Concurrency, EventKind, LogLevel, Outcome,
                     SchedulerState, TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
+from .history import HistoryRecord
 from .lease import Lease, LeaseSection
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
@@ -41,6 +42,6 @@ from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
                        to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
-BACKFILL_GROUP = "chime.backfill"  # CHIME_BACKFILL_GROUP
+BACKFILL_GROUP = "CHIME_BACKFILL"  # CHIME_BACKFILL_GROUP
 from .cron import (cron_next, describe_cron, jitter_offset_ms,  # noqa: E402
                    rrule_next)

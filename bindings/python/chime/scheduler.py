@@ -25,6 +25,8 @@ from .enums import (EVENT_ALL, EventKind, LogLevel, Outcome, SchedulerState,
 from .log import c_level_for, log_to_logging, record_to_logging
 from .errors import (InvalidArgument, StateError, check, check_buf,
                      check_sched, error_for)
+from . import history as _history
+from .history import HistoryRecord
 from .lease import Lease, LeaseSection
 from .lease import acquire as acquire_lease
 from .triggers import Job, TriggerState, to_bytes, to_ms
@@ -419,6 +421,20 @@ class Scheduler:
                                              _lib.enc(name), int(outcome))
         finally:
             _L.chime_metrics_free(snap)
+
+    def history(self, job: Any = None, trigger: Any = None,
+                outcome: Any = None, since: Any = None, until: Any = None,
+                before_id: int = 0, limit: int = 100) -> List[HistoryRecord]:
+        """One page of the cluster's recorded runs, newest first
+        (chime_scheduler_history): the MySQL store's history table, the
+        memory store's last 1,000 runs.  job, trigger: "GROUP.NAME", a
+        (group, name) pair or a Job; outcome: a chime.Outcome or its name;
+        since, until: started in [since, until) (epoch ms or datetime);
+        before_id: 0 for the newest page, then the last record's id;
+        limit: 1 to 1000.  Raises InvalidArgument for bad filters,
+        chime.Error for the store's errors."""
+        return _history.read(self._p(), self._check, job, trigger, outcome,
+                             since, until, before_id, limit)
 
     # -------------------------------------------------------------- jobs
 

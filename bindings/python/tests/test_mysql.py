@@ -47,6 +47,21 @@ class MysqlStore(unittest.TestCase):
             self.assertTrue(done.wait(30))
             with self.assertRaises(chime.AlreadyExists):
                 s.add_job(chime.Job("g", "j", "py-mysql", durable=True))
+            # The history table through the API (issue 17); the second
+            # run's record follows its end: wait for it.
+            deadline = time.monotonic() + 30
+            while len(s.history(job="g.j")) < 2 and \
+                    time.monotonic() < deadline:
+                time.sleep(0.05)
+            hist = s.history(job=("g", "j"))
+            failed = s.history(trigger="g.t", outcome=chime.Outcome.FAILED)
+        self.assertEqual([h.outcome for h in hist],
+                         [chime.Outcome.OK, chime.Outcome.FAILED])
+        self.assertEqual([h.fire_id for h in hist],
+                         [seen[1][1], seen[0][1]])
+        self.assertEqual([h.fire_id for h in failed], [seen[0][1]])
+        self.assertIn("first run fails", failed[0].message)
+        self.assertEqual(hist[0].trigger_key, ("g", "t"))
         self.assertEqual([r[0] for r in seen], [("g", "t")] * 2)
         self.assertEqual([r[2] for r in seen], [{"n": 7}] * 2)
         self.assertTrue(all(r[3] for r in seen))

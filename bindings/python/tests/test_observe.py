@@ -60,35 +60,49 @@ def samples(text):
     return out
 
 
+def register_ok_and_bad(sched):
+    """Job types "ok" (passes) and "bad" (raises "boom")."""
+    @sched.job("ok")
+    def ok(ctx):
+        pass
+
+    @sched.job("bad")
+    def bad(ctx):
+        raise RuntimeError("boom")
+
+
+def run_ok_and_bad(sched, ok_repeat, bad_repeat):
+    """Runs job g.ok (trigger t.ok, passes) 1 + ok_repeat times and g.bad
+    (t.bad, raises "boom") 1 + bad_repeat times, 20 ms apart, then shuts
+    sched down.  Returns whether every run ended in time."""
+    done = threading.Event()
+    count = [0]
+    register_ok_and_bad(sched)
+
+    def listener(ev):
+        if ev.kind == chime.EventKind.JOB_WAS_EXECUTED:
+            count[0] += 1
+            if count[0] >= 2 + ok_repeat + bad_repeat:
+                done.set()
+
+    sched.add_listener(listener)
+    sched.schedule(chime.Job("g", "ok", "ok"),
+                   chime.Simple(interval_ms=20, repeat=ok_repeat,
+                                group="t", name="ok"))
+    sched.schedule(chime.Job("g", "bad", "bad"),
+                   chime.Simple(interval_ms=20, repeat=bad_repeat,
+                                group="t", name="bad"))
+    sched.start()
+    ended = done.wait(WAIT_S)
+    sched.shutdown(wait=True)
+    return ended
+
+
 class Metrics(unittest.TestCase):
     def test_prometheus_text_parses_and_counts_runs(self):
         with chime.Scheduler(workers=4, instance_id="py-node",
                              log=False) as sched:
-            done = threading.Event()
-            count = [0]
-
-            @sched.job("ok")
-            def ok(ctx):
-                pass
-
-            @sched.job("bad")
-            def bad(ctx):
-                raise RuntimeError("boom")
-
-            def listener(ev):
-                if ev.kind == chime.EventKind.JOB_WAS_EXECUTED:
-                    count[0] += 1
-                    if count[0] >= 4:
-                        done.set()
-
-            sched.add_listener(listener)
-            sched.schedule(chime.Job("g", "ok", "ok"),
-                           chime.Simple(interval_ms=20, repeat=1))
-            sched.schedule(chime.Job("g", "bad", "bad"),
-                           chime.Simple(interval_ms=20, repeat=1))
-            sched.start()
-            self.assertTrue(done.wait(WAIT_S))
-            sched.shutdown(wait=True)
+            self.assertTrue(run_ok_and_bad(sched, ok_repeat=1, bad_repeat=1))
             text = sched.metrics_text()
             self.assertEqual(sched.runs("g", "ok", chime.Outcome.OK), 2)
             self.assertEqual(sched.runs("g", "bad", chime.Outcome.FAILED), 2)
@@ -121,6 +135,58 @@ class Metrics(unittest.TestCase):
                          sorted(v for _, v in buckets))
 
 
+class History(unittest.TestCase):
+    def test_history_filters_and_pages(self):
+        with chime.Scheduler(workers=2, instance_id="py-hist",
+                             log=False) as sched:
+            before = int(time.time() * 1000)
+            self.assertTrue(run_ok_and_bad(sched, ok_repeat=2, bad_repeat=1))
+            # The run's record is written after its listener: wait for it.
+            self.assertTrue(wait_for(lambda: len(sched.history()) == 5))
+            runs = sched.history()
+            self.assertEqual(sorted(r.job_key for r in runs),
+                             [("g", "bad")] * 2 + [("g", "ok")] * 3)
+            ids = [r.id for r in runs]
+            self.assertEqual(ids, sorted(ids, reverse=True))  # newest first
+            bad_runs = sched.history(job="g.bad")
+            self.assertEqual(len(bad_runs), 2)
+            r = bad_runs[0]
+            self.assertIsInstance(r, chime.HistoryRecord)
+            self.assertEqual(r.outcome, chime.Outcome.FAILED)
+            self.assertEqual(r.trigger_key, ("t", "bad"))
+            self.assertEqual((r.job_group, r.job_name), ("g", "bad"))
+            self.assertEqual((r.trigger_group, r.trigger_name), ("t", "bad"))
+            self.assertEqual(r.node, "py-hist")
+            self.assertEqual(r.error, -23)  # CHIME_EJOBFAILED
+            self.assertIn("boom", r.message or "")
+            self.assertGreater(r.fire_id, 0)
+            self.assertFalse(r.recovering)
+            self.assertLessEqual(r.scheduled_ms, r.started_ms)
+            self.assertLessEqual(r.started_ms, r.finished_ms)
+            self.assertEqual(len(sched.history(trigger=("t", "ok"))), 3)
+            self.assertEqual(len(sched.history(outcome="failed")), 2)
+            self.assertEqual(
+                len(sched.history(job=chime.Job("g", "ok", "ok"),
+                                  outcome=chime.Outcome.OK)), 3)
+            self.assertEqual(len(sched.history(since=before)), 5)
+            self.assertEqual(sched.history(until=before), [])
+            self.assertEqual(sched.history(since=runs[0].started_ms + 1), [])
+            # Paging: two at a time, by the last record's id.
+            pages, cursor = [], 0
+            while True:
+                page = sched.history(before_id=cursor, limit=2)
+                if not page:
+                    break
+                pages.append(page)
+                cursor = page[-1].id
+            self.assertEqual([len(p) for p in pages], [2, 2, 1])
+            self.assertEqual([r.id for p in pages for r in p], ids)
+            for bad_args in ({"job": "nodot"}, {"outcome": "bogus"},
+                             {"limit": 0}, {"limit": 1001}):
+                with self.assertRaises(chime.InvalidArgument, msg=bad_args):
+                    sched.history(**bad_args)
+
+
 class StructuredLog(unittest.TestCase):
     def test_misfire_reaches_logging_with_extra_fields(self):
         log = logging.getLogger("chime")
@@ -134,14 +200,7 @@ class StructuredLog(unittest.TestCase):
             sched = chime.Scheduler(instance_id="py-log-node",
                                     misfire_threshold_ms=100)
             try:
-                @sched.job("ok")
-                def ok(ctx):
-                    pass
-
-                @sched.job("bad")
-                def bad(ctx):
-                    raise RuntimeError("boom")
-
+                register_ok_and_bad(sched)
                 sched.add_listener(events.append,
                                    chime.EventKind.TRIGGER_MISFIRED)
                 start = int(time.time() * 1000) + 50

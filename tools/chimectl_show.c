@@ -1,0 +1,228 @@
+/*
+ * chimectl_show.c: `chimectl show [trigger|job] G.N`: everything about one
+ * trigger (its expression as written, the schedule in words, data, zone,
+ * calendar, misfire policy, jitter, state, the next five fire times) or
+ * one job (its definition and its triggers), as aligned "field value"
+ * lines or one JSON object.  Without the word, a trigger G.N is shown when
+ * there is one, else the job G.N.
+ */
+#include "chimectl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEXT_TIMES 5
+
+/* One object printed field by field: text lines or JSON members. */
+typedef struct shower {
+  bool json;
+  int n; /* fields written */
+} shower;
+
+static void field(shower *s, const char *key, const char *value) {
+  if (s->json) {
+    fputs(s->n ? ", " : "{", stdout);
+    ctl_json_string(key);
+    fputs(": ", stdout);
+    if (value)
+      ctl_json_string(value);
+    else
+      fputs("null", stdout);
+  } else {
+    printf("%-12s %s\n", key, value ? value : "-");
+  }
+  s->n++;
+}
+
+/* A field whose text is its JSON value too (a number, true, false). */
+static void raw(shower *s, const char *key, const char *value) {
+  if (!s->json || !value) {
+    field(s, key, value);
+    return;
+  }
+  fputs(s->n ? ", " : "{", stdout);
+  ctl_json_string(key);
+  printf(": %s", value);
+  s->n++;
+}
+
+/* Data as stored: JSON text as itself in --json, else as a string. */
+static void data_field(shower *s, const char *data) {
+  if (data && ctl_json_is_valid(data))
+    raw(s, "data", data);
+  else
+    field(s, "data", data);
+}
+
+/* A list: JSON array, or the text's first item on the line and the rest
+ * under it. */
+static void list(shower *s, const char *key, char **items, size_t n) {
+  if (s->json) {
+    fputs(s->n ? ", " : "{", stdout);
+    ctl_json_string(key);
+    fputs(": [", stdout);
+    for (size_t i = 0; i < n; i++) {
+      fputs(i ? ", " : "", stdout);
+      ctl_json_string(items[i]);
+    }
+    fputs("]", stdout);
+  } else if (n == 0) {
+    printf("%-12s -\n", key);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      printf("%-12s %s\n", i ? "" : key, items[i]);
+  }
+  s->n++;
+}
+
+static void end(shower *s) {
+  if (s->json)
+    fputs(s->n ? "}\n" : "{}\n", stdout);
+}
+
+static int show_trigger(ctl *c, const chime__mysql_rows *rows,
+                        const char *data) {
+  chime__mysql_admin_trigger t;
+  int r = chime__mysql_admin_trigger_decode(rows, 0, &t);
+  if (r < 0)
+    return ctl_fail(r, "cannot read trigger: %s", chime_strerror(r));
+  char key[400], job[400], state[24], jitter[64], times[512], prio[16];
+  snprintf(key, sizeof key, "%s.%s", t.group, t.name);
+  snprintf(job, sizeof job, "%s.%s", t.job_group, t.job_name);
+  ctl_lower(t.state, state, sizeof state);
+  snprintf(jitter, sizeof jitter, "%" PRId64 ".%03ds", t.jitter_ms / 1000,
+           (int)(t.jitter_ms % 1000));
+  ctl_next_times(&t, c->zone, NEXT_TIMES, times, sizeof times);
+  snprintf(prio, sizeof prio, "%d", t.priority);
+  char *words = ctl_describe_trigger(&t);
+  /* ctl_next_times separates the times with ", " (a time has none). */
+  char *next[NEXT_TIMES];
+  size_t nnext = 0;
+  for (char *p = times; *p && nnext < NEXT_TIMES;) {
+    next[nnext++] = p;
+    char *sep = strstr(p, ", ");
+    if (!sep)
+      break;
+    *sep = '\0';
+    p = sep + 2;
+  }
+  shower s = {.json = c->json};
+  field(&s, "trigger", key);
+  field(&s, "job", job);
+  field(&s, "kind", ctl_kind_name(t.kind));
+  field(&s, "expression", t.cron_text); /* as written; others have none */
+  field(&s, "schedule", words ? words : "?");
+  field(&s, "description", t.description);
+  data_field(&s, data);
+  field(&s, "zone", t.zone_name ? t.zone_name : "UTC");
+  field(&s, "calendar", t.calendar_name);
+  field(&s, "misfire", ctl_misfire_name(t.misfire));
+  field(&s, "jitter", t.jitter_ms > 0 ? jitter : NULL);
+  raw(&s, "priority", prio);
+  field(&s, "state", state);
+  field(&s, "owner", t.owner);
+  list(&s, "next", next, nnext);
+  end(&s);
+  free(words);
+  chime__mysql_admin_trigger_clear(&t);
+  return 0;
+}
+
+/* The job's definition (row `row` of the jobs listing jobs, its data
+ * data) and its triggers. */
+static int show_job(ctl *c, const ctl_table *jobs, size_t row,
+                    const char *data) {
+  char *const *cell = jobs->cells + row * jobs->ncols;
+  const char *args[] = {c->sched, cell[0], cell[1]};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c,
+                    "SELECT CONCAT(trigger_group, '.', trigger_name) FROM "
+                    "{P}triggers WHERE sched_name = ? AND job_group = ? AND "
+                    "job_name = ? ORDER BY trigger_group, trigger_name",
+                    args, 3, &rows);
+  if (r)
+    return r;
+  char **keys = calloc(rows.nrows + 1, sizeof *keys);
+  if (!keys) {
+    chime__mysql_rows_free(&rows);
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < rows.nrows; i++)
+    keys[i] = (char *)chime__mysql_rows_text(&rows, i, 0);
+  char key[520];
+  snprintf(key, sizeof key, "%s.%s", cell[0], cell[1]);
+  shower s = {.json = c->json};
+  field(&s, "job", key);
+  /* The listing's columns after group and name, but its trigger count:
+   * the triggers are listed. */
+  for (size_t k = 2; k < jobs->ncols; k++) {
+    if (strcmp(jobs->heads[k], "triggers") == 0)
+      continue;
+    if (jobs->numeric[k])
+      raw(&s, jobs->heads[k], cell[k]);
+    else
+      field(&s, jobs->heads[k], cell[k]);
+  }
+  data_field(&s, data);
+  list(&s, "triggers", keys, rows.nrows);
+  end(&s);
+  free(keys);
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+int ctl_cmd_show(ctl *c) {
+  const char *what = c->argc == 2 ? c->argv[0] : NULL;
+  if (c->argc < 1 || c->argc > 2 ||
+      (what && strcmp(what, "trigger") && strcmp(what, "job")))
+    return ctl_usage("usage: chimectl show [trigger|job] GROUP.NAME");
+  const char *key = c->argv[c->argc - 1];
+  char group[256], name[256];
+  int r = ctl_split_key(key, group, name, sizeof group);
+  if (r)
+    return r;
+  const char *args[] = {c->sched, group, name};
+  chime__mysql_rows rows = {0}, data = {0};
+  if (!what || strcmp(what, "trigger") == 0) {
+    r = ctl_query_triggers(
+        c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
+        &rows);
+    if (r == 0 && rows.nrows == 1)
+      r = ctl_query(c,
+                    "SELECT data FROM {P}triggers WHERE sched_name = ? AND "
+                    "trigger_group = ? AND trigger_name = ?",
+                    args, 3, &data);
+    if (r == 0 && rows.nrows == 1)
+      r = show_trigger(c, &rows,
+                       data.nrows ? chime__mysql_rows_text(&data, 0, 0) : NULL);
+    bool found = rows.nrows == 1;
+    chime__mysql_rows_free(&rows);
+    chime__mysql_rows_free(&data);
+    if (r || found)
+      return r;
+  }
+  ctl_table jobs;
+  if ((r = ctl_jobs_table(c, group, &jobs)))
+    return r;
+  size_t row = 0;
+  while (row < jobs.nrows && (strcmp(jobs.cells[row * jobs.ncols], group) ||
+                              strcmp(jobs.cells[row * jobs.ncols + 1], name)))
+    row++;
+  if (row == jobs.nrows || (what && strcmp(what, "job"))) {
+    ctl_table_free(&jobs);
+    return ctl_fail(CHIME_ENOTFOUND, "no %s %s", what ? what : "trigger or job",
+                    key);
+  }
+  r = ctl_query(c,
+                "SELECT data FROM {P}jobs WHERE sched_name = ? AND job_group "
+                "= ? AND job_name = ?",
+                args, 3, &data);
+  if (r == 0)
+    r = show_job(c, &jobs, row,
+                 data.nrows ? chime__mysql_rows_text(&data, 0, 0) : NULL);
+  chime__mysql_rows_free(&data);
+  ctl_table_free(&jobs);
+  return r;
+}
