@@ -694,6 +694,47 @@ CHIME_EXTERN int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms);
  */
 CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 
+/* The most attempts a retry policy allows (the first run included). */
+#define CHIME_MAX_RETRY_ATTEMPTS 1000
+
+/*
+ * chime_job_set_retry: the job's retry policy (XXL-JOB's
+ * executorFailRetryCount, Kubernetes' backoffLimit, with back-off).  A run
+ * that fails (an error, or TIMED_OUT; not one cancelled by an operator,
+ * not a MISSED fire) is run again until max_attempts runs were made (the
+ * first included: 0 or 1, the default, for no retries).  Attempt n + 1 is
+ * due initial_delay_ms * multiplier^(n - 1) after attempt n failed, at
+ * most max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
+ * [0, jitter_ms).  The multiplier is kept to a thousandth.  The policy is
+ * stored with the job, so every node applies it.
+ * Returns: 0; CHIME_EINVAL (NULL job, max_attempts negative or over
+ * CHIME_MAX_RETRY_ATTEMPTS, a delay or jitter negative or over
+ * CHIME_MAX_TIMEOUT_MS, multiplier not finite or outside [1, 1000]); the
+ * job is unchanged on error.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_retry(chime_job *job, int max_attempts,
+                                     int64_t initial_delay_ms,
+                                     double multiplier, int64_t max_delay_ms,
+                                     int64_t jitter_ms);
+
+/*
+ * chime_job_get_retry_max_attempts, chime_job_get_retry_initial_delay_ms,
+ * chime_job_get_retry_multiplier, chime_job_get_retry_max_delay_ms,
+ * chime_job_get_retry_jitter_ms: the retry policy as chime_job_set_retry
+ * left it.
+ * Returns: the value; for a NULL job the default (0 attempts, 0 ms, a
+ * multiplier of 1).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_get_retry_max_attempts(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_initial_delay_ms(const chime_job *job);
+CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
+
 /* --------------------------------------------------------------- triggers */
 
 /*

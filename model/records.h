@@ -33,6 +33,13 @@ struct chime_job {
   bool persist_data;
   int64_t timeout_ms;           /* run policies: 0 for none */
   int64_t starting_deadline_ms; /* run policies: 0 for none */
+  /* Retries (chime_job_set_retry); max_attempts 0 or 1: none.  The
+   * multiplier is kept in thousandths so both stores hold it exactly. */
+  int64_t retry_max_attempts;
+  int64_t retry_initial_delay_ms;
+  int64_t retry_multiplier_milli;
+  int64_t retry_max_delay_ms;
+  int64_t retry_jitter_ms;
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -104,6 +111,19 @@ void chime__backfill_prefix(const char *group, const char *name, char *buf,
  * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;
  * CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);
+
+/* chime__job_retry_check: the job's retry policy is within the limits of
+ * chime_job_set_retry.  Returns: 0; CHIME_EINVAL. */
+int chime__job_retry_check(const chime_job *job);
+
+/* chime__retry_wanted: a failed attempt (1 for the first run) of job is
+ * followed by another one. */
+bool chime__retry_wanted(const chime_job *job, int attempt);
+
+/* chime__retry_delay_ms: how long after attempt (>= 1) failed the next
+ * one is due: the back-off of the job's policy plus the jitter derived
+ * from seed (the failed fire's id: the same on every node). */
+int64_t chime__retry_delay_ms(const chime_job *job, int attempt, uint64_t seed);
 
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is
  * the original's (borrowed). */

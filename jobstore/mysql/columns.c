@@ -174,6 +174,11 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->persist_data = COL(PERSIST_DATA) != 0;
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
+  j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
+  j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
+  j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
+  j->retry_max_delay_ms = COL(RETRY_MAX_DELAY_MS);
+  j->retry_jitter_ms = COL(RETRY_JITTER_MS);
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;

@@ -74,7 +74,12 @@
   NEXT(PERSIST_DATA, persist_data)                                             \
   NEXT(PAUSED, paused)                                                         \
   NEXT(TIMEOUT_MS, timeout_ms)                                                 \
-  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)                             \
+  NEXT(RETRY_MAX_ATTEMPTS, retry_max_attempts)                                 \
+  NEXT(RETRY_INITIAL_DELAY_MS, retry_initial_delay_ms)                         \
+  NEXT(RETRY_MULTIPLIER_MILLI, retry_multiplier_milli)                         \
+  NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
+  NEXT(RETRY_JITTER_MS, retry_jitter_ms)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -110,7 +115,7 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _STARTING_DEADLINE_MS. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _RETRY_JITTER_MS. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT

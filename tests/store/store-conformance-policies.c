@@ -212,6 +212,44 @@ static void test_store_replace(void) {
   sc_close(st);
 }
 
+/* A job's retry policy is stored with it, reaches the engine with its
+ * fires, and a policy out of range is refused by the store too. */
+static void test_store_job_retry_kept(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "r", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 4, 1500, 2.5, 60000, 250), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 4);
+  CU_ASSERT_EQUAL(chime_job_get_retry_initial_delay_ms(back), 1500);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 2.5, 1e-9);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_delay_ms(back), 60000);
+  CU_ASSERT_EQUAL(chime_job_get_retry_jitter_ms(back), 250);
+  chime_job_free(back);
+  chime_trigger *trig = sc_simple("t", "r", "g", "r", T0, MINUTE, 5);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
+                  0);
+  chime_trigger_free(trig);
+  chime_fire *f = sc_fire_next(st, T0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(f->job), 4);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(f->job), 2.5, 1e-9);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  /* Replacing the job changes it; an invalid one is refused. */
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 0, 0, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 0);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 1.0, 1e-9);
+  chime_job_free(back);
+  job->retry_jitter_ms = -1;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), CHIME_EINVAL);
+  chime_job_free(job);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
@@ -219,5 +257,6 @@ CU_TestInfo sc_policy_tests[] = {
      test_store_interrupt},
     {"timeouts (job, trigger) and starting deadlines are kept",
      test_store_job_timeout_kept},
+    {"a job's retry policy is kept", test_store_job_retry_kept},
     CU_TEST_INFO_NULL,
 };

@@ -36,8 +36,8 @@ from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_SCHEDULER_STARTED, EVENT_TRIGGER_COMPLETED,
                         EVENT_TRIGGER_FIRED, EVENT_TRIGGER_MISFIRED)
 from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
-                       DailyTimeInterval, Job, Misfire, Recurrence, Simple,
-                       Trigger, TriggerState, Unit, UnixCron, ms_to_datetime,
+                       DailyTimeInterval, Job, Misfire, Recurrence, Retry,
+                       Simple, Trigger, TriggerState, Unit, UnixCron, ms_to_datetime,
                        to_ms)
 
 __version__ = _lib.dec(_lib.lib.chime_version())
