@@ -2308,9 +2308,19 @@ CHIME_EXTERN const char *chime_ctx_get_trigger_group(const chime_ctx *ctx);
 CHIME_EXTERN const char *chime_ctx_get_trigger_name(const chime_ctx *ctx);
 
 /*
+ * chime_ctx_get_attempt: which attempt of its fire this run is: 1 for a
+ * normal run, n for the (n - 1)th retry of a failed run
+ * (chime_job_set_retry).
+ * Returns: the attempt (>= 1); 0 for a NULL ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int chime_ctx_get_attempt(const chime_ctx *ctx);
+
+/*
  * chime_ctx_get_scheduled_ms: the time the fire was scheduled for (for a
- * recovered fire: the original); chime_ctx_get_fire_ms: the time the run
- * started, by the store's clock; chime_ctx_get_prev_fire_ms,
+ * recovered fire or a retry: the original); chime_ctx_get_fire_ms: the time the
+ * run started, by the store's clock; chime_ctx_get_prev_fire_ms,
  * chime_ctx_get_next_fire_ms: the trigger's previous and next fire times.
  * Returns: the instant; CHIME_NO_FIRE_MS when there is none.
  * Ownership: none.

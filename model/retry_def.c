@@ -7,7 +7,9 @@
  */
 #include "model/records.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 
 /* The multiplier as stored: thousandths, rounded; 0 (a zeroed job) means
  * 1, no growth. */
@@ -105,4 +107,27 @@ int64_t chime__retry_delay_ms(const chime_job *job, int attempt,
   if (job->retry_jitter_ms > 0)
     delay += (int64_t)(mix(seed) % (uint64_t)job->retry_jitter_ms);
   return delay;
+}
+
+int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
+                             int attempt, int64_t scheduled_ms, int64_t at_ms,
+                             chime_trigger **ret) {
+  if (t == NULL || ret == NULL || fire_id <= 0 || attempt < 1)
+    return CHIME_EINVAL;
+  /* Fire ids are unique in the cluster: one retry per failed fire. */
+  char name[48], desc[CHIME_MAX_NAME_LEN * 2 + 48];
+  snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
+  snprintf(desc, sizeof desc, "attempt %d of %s.%s", attempt + 1, t->group,
+           t->name);
+  chime_trigger *rt = NULL;
+  int r = chime__trigger_one_shot_new(t, CHIME__RETRY_GROUP, name, at_ms,
+                                      CHIME_MISFIRE_FIRE_NOW,
+                                      chime_trigger_get_priority(t), desc, &rt);
+  if (r < 0)
+    return r;
+  rt->timeout_ms = t->timeout_ms;
+  rt->retry_attempt = attempt + 1;
+  rt->retry_scheduled_ms = scheduled_ms;
+  *ret = rt;
+  return 0;
 }

@@ -59,6 +59,8 @@
   NEXT(RECOVER_SCHEDULED_MS, recover_scheduled_ms)                             \
   NEXT(TIMEOUT_MS, timeout_ms)                                                 \
   NEXT(JITTER_MS, jitter_ms)                                                   \
+  NEXT(RETRY_ATTEMPT, retry_attempt)                                           \
+  NEXT(RETRY_SCHEDULED_MS, retry_scheduled_ms)                                 \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */

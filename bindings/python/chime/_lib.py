@@ -244,6 +244,7 @@ _PROTOTYPES = [
     ("chime_ctx_get_trigger_group", _cp, [_vp]),
     ("chime_ctx_get_trigger_name", _cp, [_vp]),
     ("chime_ctx_get_scheduled_ms", _i64, [_vp]),
+    ("chime_ctx_get_attempt", _i, [_vp]),
     ("chime_ctx_get_fire_ms", _i64, [_vp]),
     ("chime_ctx_get_prev_fire_ms", _i64, [_vp]),
     ("chime_ctx_get_next_fire_ms", _i64, [_vp]),
