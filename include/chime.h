@@ -2123,6 +2123,7 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
   XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")       \
   XX(JOB_MISSED, 13, "a worker, instead of a job past its starting deadline")  \
+  XX(JOB_RETRIES_EXHAUSTED, 14, "a worker, after the last attempt failed")     \
   XX(FIRE_NODE_DIED, 16, "the loop thread of the node that recovered it")      \
   XX(NODE_DEAD, 17, "the loop thread of the node that declared it dead")       \
   XX(NODE_FENCED, 18, "the loop thread of the node that fenced itself")        \

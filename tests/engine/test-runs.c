@@ -50,6 +50,10 @@ typedef struct seen {
   int missed; /* JOB_MISSED */
   int missed_error;
   int64_t busy_lag[8]; /* fire_ms - scheduled_ms of the first busy runs */
+  int failing_runs;    /* runs of the failing job, and what they saw: */
+  int attempts[4];
+  int64_t failing_scheduled[4], failing_fire_ms[4], failing_ids[4];
+  int exhausted; /* JOB_RETRIES_EXHAUSTED */
 } seen;
 
 static seen S;
@@ -63,6 +67,7 @@ static void seen_reset(void) {
   S.release = false;
   S.busy_runs = S.busy_active = S.busy_max_active = 0;
   S.missed = S.missed_error = 0;
+  S.failing_runs = S.exhausted = 0;
   pthread_mutex_unlock(&S.mu);
 }
 
@@ -136,6 +141,21 @@ static void busy_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&S.mu);
 }
 
+/* Fails every time, recording each attempt. */
+static void failing_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  pthread_mutex_lock(&S.mu);
+  if (S.failing_runs < 4) {
+    S.attempts[S.failing_runs] = chime_ctx_get_attempt(ctx);
+    S.failing_scheduled[S.failing_runs] = chime_ctx_get_scheduled_ms(ctx);
+    S.failing_fire_ms[S.failing_runs] = chime_ctx_get_fire_ms(ctx);
+    S.failing_ids[S.failing_runs] = chime_ctx_get_fire_id(ctx);
+  }
+  pthread_mutex_unlock(&S.mu);
+  chime_ctx_fail(ctx, "failing on purpose");
+  bump(&S.failing_runs);
+}
+
 static bool listener(const chime_event *ev, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&S.mu);
@@ -147,6 +167,9 @@ static bool listener(const chime_event *ev, void *user_data) {
     S.was_executed++;
     break;
   }
+  case CHIME_EVENT_JOB_RETRIES_EXHAUSTED:
+    S.exhausted++;
+    break;
   case CHIME_EVENT_JOB_MISSED:
     S.missed_error = chime_event_get_error(ev);
     S.missed++;
@@ -196,6 +219,9 @@ static chime_scheduler *node(const char *url, const char *id, unsigned workers,
                     0);
     CU_ASSERT_EQUAL(
         chime_scheduler_register_job_type(s, "busy", busy_job, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "failing", failing_job,
+                                                      NULL, NULL),
+                    0);
   }
   CU_ASSERT_EQUAL(
       chime_scheduler_add_listener(s, CHIME_EVENT_ALL, listener, NULL, NULL),
@@ -592,7 +618,41 @@ static void test_runs_interrupt_across_nodes(void) {
 }
 #endif
 
+/* A failing job of 3 attempts (300 ms, then 600 ms apart) runs 3 times,
+ * attempts 1, 2, 3 of the same scheduled time, each its own fire, no
+ * sooner than its back-off; JOB_RETRIES_EXHAUSTED is raised once. */
+static void test_runs_retries(void) {
+  seen_reset();
+  chime_scheduler *s = node(store_url, NULL, 2, true);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "f", "failing", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, 300, 2.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
+  chime_job_free(job);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "f", NULL, 0), 0);
+  CU_ASSERT_TRUE_FATAL(wait_for(&S.exhausted, 1));
+  CU_ASSERT_TRUE(wait_for(&S.failing_runs, 3));
+  pthread_mutex_lock(&S.mu);
+  CU_ASSERT_EQUAL(S.failing_runs, 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(S.attempts[i], i + 1);
+    CU_ASSERT_EQUAL(S.failing_scheduled[i], S.failing_scheduled[0]);
+  }
+  CU_ASSERT(S.failing_ids[0] != S.failing_ids[1]);
+  CU_ASSERT(S.failing_ids[1] != S.failing_ids[2]);
+  CU_ASSERT(S.failing_fire_ms[1] - S.failing_fire_ms[0] >= 300);
+  CU_ASSERT(S.failing_fire_ms[2] - S.failing_fire_ms[1] >= 600);
+  pthread_mutex_unlock(&S.mu);
+  /* No fourth attempt, and the event came once. */
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(S.failing_runs, 3);
+  CU_ASSERT_EQUAL(S.exhausted, 1);
+  chime_scheduler_free(s);
+}
+
 static CU_TestInfo runs_tests[] = {
+    {"a failing job is retried, then JOB_RETRIES_EXHAUSTED", test_runs_retries},
     {"job timeout setter and storage", test_runs_job_timeout_setter},
     {"interrupt arguments", test_runs_interrupt_arguments},
     {"interrupt by job key", test_runs_interrupt_by_key},
