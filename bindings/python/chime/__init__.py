@@ -29,6 +29,7 @@ from .lease import Lease, LeaseSection
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
 from .scheduler import EVENT_JOB_CANCEL_IGNORED, EVENT_JOB_MISSED  # noqa
+from .scheduler import EVENT_JOB_RETRIES_EXHAUSTED  # noqa
 from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_JOB_TO_BE_EXECUTED, EVENT_JOB_VETOED,
                         EVENT_JOB_WAS_EXECUTED, EVENT_SCHEDULER_ERROR,

@@ -123,7 +123,28 @@ class Policies(unittest.TestCase):
             with self.assertRaises(chime.InvalidArgument):
                 chime.Job("g", "r", "polite", retry=bad)
 
+    def test_retries_run(self):
+        attempts, scheduled = [], []
+        exhausted = threading.Event()
+
+        @self.sched.job("failing")
+        def failing(ctx):
+            attempts.append(ctx.attempt)
+            scheduled.append(ctx.scheduled_ms)
+            raise RuntimeError("failing on purpose")
+
+        self.sched.add_listener(lambda ev: exhausted.set(),
+                                chime.EVENT_JOB_RETRIES_EXHAUSTED)
+        self.sched.add_job(chime.Job("g", "f", "failing", durable=True,
+                                     retry=chime.Retry(3,
+                                                       initial_delay_ms=100)))
+        self.sched.trigger_job("g", "f")
+        self.assertTrue(exhausted.wait(WAIT_S))
+        self.assertEqual(attempts, [1, 2, 3])
+        self.assertEqual(len(set(scheduled)), 1)
+
     def test_event_kind(self):
+        self.assertEqual(int(chime.EVENT_JOB_RETRIES_EXHAUSTED), 1 << 14)
         self.assertEqual(int(chime.EVENT_JOB_CANCEL_IGNORED), 1 << 12)
         self.assertEqual(int(chime.EVENT_JOB_MISSED), 1 << 13)
         self.assertTrue(chime.EVENT_ALL & chime.EVENT_JOB_CANCEL_IGNORED)
