@@ -64,7 +64,11 @@ const char *chime_ctx_get_trigger_name(const chime_ctx *ctx) {
 }
 
 int64_t chime_ctx_get_scheduled_ms(const chime_ctx *ctx) {
-  return ctx ? ctx->fire->scheduled_ms : CHIME_NO_FIRE_MS;
+  return ctx ? chime__fire_original_ms(ctx->fire) : CHIME_NO_FIRE_MS;
+}
+
+int chime_ctx_get_attempt(const chime_ctx *ctx) {
+  return ctx ? chime__run_attempt(ctx->fire->trigger) : 0;
 }
 
 int64_t chime_ctx_get_fire_ms(const chime_ctx *ctx) {

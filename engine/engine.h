@@ -462,7 +462,7 @@ typedef struct chime__done {
   chime_run_result out;
   char *message;
   void *data;
-  bool forbid;
+  bool forbid; /* its completion wakes the loop (workers.c, wakes_loop) */
   struct chime__done *next;
 } chime__done;
 

@@ -121,6 +121,28 @@ static bool missed(chime_ctx *ctx, chime_run_result *out) {
   return true;
 }
 
+/* Whether a run's completion wakes the loop: it may unblock a FORBID
+ * job's due triggers, or store a retry due sooner than the loop's timer
+ * (a store does not tell the loop of the triggers it adds). */
+static bool wakes_loop(const chime_job *job) {
+  return chime__concurrency_exclusive(job->concurrency) ||
+         job->retry_max_attempts > 1;
+}
+
+/* What the completion of a run does about retries (jobstore/retry.c
+ * decides the same way when it stores the retry): nothing, store one, or
+ * nothing because the job's last attempt failed. */
+typedef enum { RETRY_NONE, RETRY_STORED, RETRY_EXHAUSTED } retry_verdict;
+
+static retry_verdict retry_verdict_of(const chime_fire *fire,
+                                      const chime_run_result *out) {
+  if (!chime__outcome_retryable(out) || fire->job->retry_max_attempts < 2)
+    return RETRY_NONE;
+  return chime__retry_wanted(fire->job, chime__run_attempt(fire->trigger))
+             ? RETRY_STORED
+             : RETRY_EXHAUSTED;
+}
+
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
  * job, then completion here or by the completer.  Returns whether the fire
  * was completed here. */
@@ -166,6 +188,9 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     chime_outcome outcome = out.error ? CHIME_OUTCOME_FAILED : CHIME_OUTCOME_OK;
     if (out.status)
       (void)chime_outcome_from_string(out.status, &outcome);
+    retry_verdict verdict = retry_verdict_of(fire, &out);
+    if (verdict == RETRY_STORED)
+      outcome = CHIME_OUTCOME_RETRIED;
     chime__metrics_run(&s->metrics, fire->job->group, fire->job->name, outcome);
     if (out.error)
       chime__run_failed(s, fire, out.error, out.message);
@@ -173,6 +198,9 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
                 out.message);
     chime__emit(s, CHIME_EVENT_TRIGGER_COMPLETED, &ctx, NULL, NULL, out.error,
                 out.message);
+    if (verdict == RETRY_EXHAUSTED)
+      chime__emit(s, CHIME_EVENT_JOB_RETRIES_EXHAUSTED, &ctx, NULL, NULL,
+                  out.error, out.message);
   }
   /* The store's clock follows the database's and may step back when the
    * offset is measured again (a database restart): a run never lasts less
@@ -208,7 +236,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->out = out;
     d->message = ctx.fail_message;
     d->data = ctx.data;
-    d->forbid = chime__concurrency_exclusive(fire->job->concurrency);
+    d->forbid = wakes_loop(fire->job);
     ctx.fail_message = NULL;
     ctx.data = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
@@ -240,7 +268,7 @@ static void *worker_main(void *arg) {
     s->q_len--;
     assert(fire && fire->job);
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
-    bool forbid = chime__concurrency_exclusive(fire->job->concurrency);
+    bool forbid = wakes_loop(fire->job);
     chime__mu_unlock(s);
     bool completed = run_fire(s, fire, type);
     if (!completed)

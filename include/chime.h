@@ -694,6 +694,47 @@ CHIME_EXTERN int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms);
  */
 CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 
+/* The most attempts a retry policy allows (the first run included). */
+#define CHIME_MAX_RETRY_ATTEMPTS 1000
+
+/*
+ * chime_job_set_retry: the job's retry policy (XXL-JOB's
+ * executorFailRetryCount, Kubernetes' backoffLimit, with back-off).  A run
+ * that fails (an error, or TIMED_OUT; not one cancelled by an operator,
+ * not a MISSED fire) is run again until max_attempts runs were made (the
+ * first included: 0 or 1, the default, for no retries).  Attempt n + 1 is
+ * due initial_delay_ms * multiplier^(n - 1) after attempt n failed, at
+ * most max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
+ * [0, jitter_ms).  The multiplier is kept to a thousandth.  The policy is
+ * stored with the job, so every node applies it.
+ * Returns: 0; CHIME_EINVAL (NULL job, max_attempts negative or over
+ * CHIME_MAX_RETRY_ATTEMPTS, a delay or jitter negative or over
+ * CHIME_MAX_TIMEOUT_MS, multiplier not finite or outside [1, 1000]); the
+ * job is unchanged on error.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_retry(chime_job *job, int max_attempts,
+                                     int64_t initial_delay_ms,
+                                     double multiplier, int64_t max_delay_ms,
+                                     int64_t jitter_ms);
+
+/*
+ * chime_job_get_retry_max_attempts, chime_job_get_retry_initial_delay_ms,
+ * chime_job_get_retry_multiplier, chime_job_get_retry_max_delay_ms,
+ * chime_job_get_retry_jitter_ms: the retry policy as chime_job_set_retry
+ * left it.
+ * Returns: the value; for a NULL job the default (0 attempts, 0 ms, a
+ * multiplier of 1).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_get_retry_max_attempts(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_initial_delay_ms(const chime_job *job);
+CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
+CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
+
 /* --------------------------------------------------------------- triggers */
 
 /*
@@ -2082,6 +2123,7 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(SCHEDULER_ERROR, 11, "the thread whose store call failed")                \
   XX(JOB_CANCEL_IGNORED, 12, "the loop thread: a cancelled run goes on")       \
   XX(JOB_MISSED, 13, "a worker, instead of a job past its starting deadline")  \
+  XX(JOB_RETRIES_EXHAUSTED, 14, "a worker, after the last attempt failed")     \
   XX(FIRE_NODE_DIED, 16, "the loop thread of the node that recovered it")      \
   XX(NODE_DEAD, 17, "the loop thread of the node that declared it dead")       \
   XX(NODE_FENCED, 18, "the loop thread of the node that fenced itself")        \
@@ -2267,9 +2309,19 @@ CHIME_EXTERN const char *chime_ctx_get_trigger_group(const chime_ctx *ctx);
 CHIME_EXTERN const char *chime_ctx_get_trigger_name(const chime_ctx *ctx);
 
 /*
+ * chime_ctx_get_attempt: which attempt of its fire this run is: 1 for a
+ * normal run, n for the (n - 1)th retry of a failed run
+ * (chime_job_set_retry).
+ * Returns: the attempt (>= 1); 0 for a NULL ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int chime_ctx_get_attempt(const chime_ctx *ctx);
+
+/*
  * chime_ctx_get_scheduled_ms: the time the fire was scheduled for (for a
- * recovered fire: the original); chime_ctx_get_fire_ms: the time the run
- * started, by the store's clock; chime_ctx_get_prev_fire_ms,
+ * recovered fire or a retry: the original); chime_ctx_get_fire_ms: the time the
+ * run started, by the store's clock; chime_ctx_get_prev_fire_ms,
  * chime_ctx_get_next_fire_ms: the trigger's previous and next fire times.
  * Returns: the instant; CHIME_NO_FIRE_MS when there is none.
  * Ownership: none.

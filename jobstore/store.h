@@ -346,6 +346,23 @@ struct chime_store_ops {
  * when set, is within CHIME_MAX_DATA_LEN and present. */
 bool chime__outcome_valid(const chime_run_result *outcome);
 
+/* chime__outcome_retryable: whether outcome is a failure that may be retried
+ * (an error, TIMED_OUT included, but not CANCELLED or MISSED). */
+bool chime__outcome_retryable(const chime_run_result *outcome);
+
+/*
+ * chime__retry_for: the retry trigger a completion of fire with outcome
+ * must store (jobstore/retry.c), firing at now_ms plus the job's back-off,
+ * or *ret NULL when the run succeeded, was cancelled or has no attempts
+ * left.  Returns: 0; CHIME_ENOMEM.  Ownership: *ret is the caller's.
+ */
+int chime__retry_for(const chime_fire *fire, const chime_run_result *outcome,
+                     int64_t now_ms, chime_trigger **ret);
+
+/* chime__fire_original_ms: the time fire was first scheduled for (a
+ * retry's is its first attempt's). */
+int64_t chime__fire_original_ms(const chime_fire *fire);
+
 /* Whether interrupt() may take its arguments: a valid job key and fire_id
  * 0, or NULL group and name and fire_id > 0. */
 bool chime__interrupt_args_valid(const char *group, const char *name,

@@ -26,6 +26,34 @@ void chime__backfill_prefix(const char *group, const char *name, char *buf,
   snprintf(buf, len, "bf-%016" PRIx64 "-", h);
 }
 
+int chime__trigger_one_shot_new(const chime_trigger *t, const char *group,
+                                const char *name, int64_t start_ms,
+                                chime_misfire misfire, int priority,
+                                const char *description, chime_trigger **ret) {
+  if (t == NULL || ret == NULL || t->job_group == NULL)
+    return CHIME_EINVAL;
+  chime_trigger *b = NULL;
+  int r = chime_trigger_simple_new(group, name, 0, 0, &b, NULL, 0);
+  if (r == 0)
+    r = chime_trigger_set_job(b, t->job_group, t->job_name);
+  if (r == 0)
+    r = chime_trigger_set_start_ms(b, start_ms);
+  if (r == 0)
+    r = chime_trigger_set_misfire(b, misfire);
+  if (r == 0)
+    r = chime_trigger_set_priority(b, priority);
+  if (r == 0 && t->data_len > 0)
+    r = chime_trigger_set_data(b, t->data, t->data_len);
+  if (r == 0)
+    r = chime_trigger_set_description(b, description);
+  if (r < 0) {
+    chime_trigger_free(b);
+    return r;
+  }
+  *ret = b;
+  return 0;
+}
+
 /* chime_trigger_backfill_new (chime.h). */
 int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
                                chime_trigger **ret) {
@@ -34,29 +62,11 @@ int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
   char prefix[48], name[80];
   chime__backfill_prefix(t->group, t->name, prefix, sizeof prefix);
   snprintf(name, sizeof name, "%s%" PRId64, prefix, scheduled_ms);
-  chime_trigger *b = NULL;
-  int r =
-      chime_trigger_simple_new(CHIME_BACKFILL_GROUP, name, 0, 0, &b, NULL, 0);
-  if (r == 0)
-    r = chime_trigger_set_job(b, t->job_group, t->job_name);
-  if (r == 0)
-    r = chime_trigger_set_start_ms(b, scheduled_ms);
-  if (r == 0)
-    r = chime_trigger_set_misfire(b, CHIME_MISFIRE_IGNORE);
-  if (r == 0)
-    r = chime_trigger_set_priority(b, CHIME_BACKFILL_PRIORITY);
-  if (r == 0 && t->data_len > 0)
-    r = chime_trigger_set_data(b, t->data, t->data_len);
   char desc[CHIME_MAX_NAME_LEN * 2 + 32];
   snprintf(desc, sizeof desc, "backfill of %s.%s", t->group, t->name);
-  if (r == 0)
-    r = chime_trigger_set_description(b, desc);
-  if (r < 0) {
-    chime_trigger_free(b);
-    return r;
-  }
-  *ret = b;
-  return 0;
+  return chime__trigger_one_shot_new(t, CHIME_BACKFILL_GROUP, name,
+                                     scheduled_ms, CHIME_MISFIRE_IGNORE,
+                                     CHIME_BACKFILL_PRIORITY, desc, ret);
 }
 
 /* chime_trigger_fire_time_after (chime.h): the schedule alone. */

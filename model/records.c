@@ -105,7 +105,7 @@ int chime__job_check(const chime_job *job) {
       job->starting_deadline_ms < 0 ||
       job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS)
     return CHIME_EINVAL;
-  return 0;
+  return chime__job_retry_check(job);
 }
 
 /* Replaces *slot with a copy of [data, data + len). */

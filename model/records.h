@@ -33,6 +33,13 @@ struct chime_job {
   bool persist_data;
   int64_t timeout_ms;           /* run policies: 0 for none */
   int64_t starting_deadline_ms; /* run policies: 0 for none */
+  /* Retries (chime_job_set_retry); max_attempts 0 or 1: none.  The
+   * multiplier is kept in thousandths so both stores hold it exactly. */
+  int64_t retry_max_attempts;
+  int64_t retry_initial_delay_ms;
+  int64_t retry_multiplier_milli;
+  int64_t retry_max_delay_ms;
+  int64_t retry_jitter_ms;
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -68,6 +75,10 @@ struct chime_trigger {
    * the copy it hands to the engine (0: none). */
   int64_t misfired_ms;
   int64_t timeout_ms; /* run policies: 0 for the job's */
+  /* A retry's trigger (chime__trigger_retry_new): the attempt it runs and
+   * the failed run's original scheduled time; 0 for any other trigger. */
+  int64_t retry_attempt;
+  int64_t retry_scheduled_ms;
 };
 
 /*
@@ -100,10 +111,54 @@ static inline bool chime__concurrency_exclusive(chime_concurrency c) {
 void chime__backfill_prefix(const char *group, const char *name, char *buf,
                             size_t len);
 
+/*
+ * chime__trigger_one_shot_new: a trigger of group/name firing once at
+ * start_ms for t's job, with t's data, misfire policy and priority as
+ * given: the shape shared by backfill and retry triggers.
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.  Ownership: *ret is the caller's.
+ */
+int chime__trigger_one_shot_new(const chime_trigger *t, const char *group,
+                                const char *name, int64_t start_ms,
+                                chime_misfire misfire, int priority,
+                                const char *description, chime_trigger **ret);
+
+/* The group of the one-shot triggers that run retries. */
+#define CHIME__RETRY_GROUP "chime.retry"
+
+/*
+ * chime__trigger_retry_new: the durable retry of fire fire_id of trigger t
+ * (which ran attempt `attempt`, originally scheduled at scheduled_ms): in
+ * group CHIME__RETRY_GROUP, named from the fire id (so it is created once),
+ * firing at at_ms with misfire FIRE_NOW, carrying t's data, and
+ * retry_attempt attempt + 1.  Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
+ */
+int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
+                             int attempt, int64_t scheduled_ms, int64_t at_ms,
+                             chime_trigger **ret);
+
+/* chime__run_attempt: the attempt a fire of trigger t runs (1, or a
+ * retry's number). */
+static inline int chime__run_attempt(const chime_trigger *t) {
+  return t && t->retry_attempt > 1 ? (int)t->retry_attempt : 1;
+}
+
 /* chime__job_check: a job definition as the stores accept it (key, type,
  * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;
  * CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);
+
+/* chime__job_retry_check: the job's retry policy is within the limits of
+ * chime_job_set_retry.  Returns: 0; CHIME_EINVAL. */
+int chime__job_retry_check(const chime_job *job);
+
+/* chime__retry_wanted: a failed attempt (1 for the first run) of job is
+ * followed by another one. */
+bool chime__retry_wanted(const chime_job *job, int attempt);
+
+/* chime__retry_delay_ms: how long after attempt (>= 1) failed the next
+ * one is due: the back-off of the job's policy plus the jitter derived
+ * from seed (the failed fire's id: the same on every node). */
+int64_t chime__retry_delay_ms(const chime_job *job, int attempt, uint64_t seed);
 
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is
  * the original's (borrowed). */

@@ -294,8 +294,13 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
     mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
     if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
       chime__mem_trigger_delete(s, mt, true);
+    chime_trigger *retry = NULL;
+    r = chime__retry_for(fire, outcome, s->base.ops->now(&s->base), &retry);
+    bool retried = retry != NULL;
+    if (retry)
+      r = chime__mem_retry_insert(s, retry);
     if (fire->job && fire->trigger)
-      chime__mem_history_record(s, fire, outcome);
+      chime__mem_history_record(s, fire, outcome, retried && r == 0);
     fire_delete(s, rec);
   }
   chime__mem_unlock(s);

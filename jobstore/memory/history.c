@@ -22,7 +22,7 @@ void chime__mem_history_free(mem_store *s) {
 }
 
 void chime__mem_history_record(mem_store *s, const chime_fire *fire,
-                               const chime_run_result *outcome) {
+                               const chime_run_result *outcome, bool retried) {
   assert(fire && fire->trigger && fire->job);
   if (!s->history) {
     s->history = calloc(CHIME__MEM_HISTORY_CAP, sizeof *s->history);
@@ -34,7 +34,7 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   chime__history_entry_clear(e);
   e->id = ++s->history_next_id;
   e->fire_id = fire->fire_id;
-  e->scheduled_ms = fire->scheduled_ms;
+  e->scheduled_ms = chime__fire_original_ms(fire);
   e->started_ms = outcome ? outcome->started_ms : 0;
   e->finished_ms = outcome ? outcome->finished_ms : 0;
   e->error = outcome ? outcome->error : 0;
@@ -44,7 +44,7 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   e->trigger_group = dup_or_null(fire->trigger->group);
   e->trigger_name = dup_or_null(fire->trigger->name);
   e->node = dup_or_null(s->node ? s->node : "");
-  e->outcome = dup_or_null(e->error ? "FAILED" : "OK");
+  e->outcome = dup_or_null(retried ? "RETRIED" : e->error ? "FAILED" : "OK");
   e->message = outcome ? dup_or_null(outcome->message) : NULL;
 }
 

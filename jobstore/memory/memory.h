@@ -181,7 +181,7 @@ typedef struct mem_store {
 
 /* Records a completed run.  Lock held. */
 void chime__mem_history_record(mem_store *s, const chime_fire *fire,
-                               const chime_run_result *outcome);
+                               const chime_run_result *outcome, bool retried);
 /* The history_list op. */
 int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
                             chime_history_entry **ret_entries,
@@ -299,6 +299,11 @@ bool chime__mem_misfired(const mem_store *s, const mem_trigger *mt,
 /* Asserts the invariants (the top of this file) of a settled trigger
  * entry; nothing when NDEBUG is defined. */
 void chime__mem_trigger_check(const mem_trigger *mt);
+
+/* chime__mem_retry_insert: stores retry trigger t (owned) under the lock
+ * a completion holds; nothing when its job is gone or it exists already.
+ * Returns: 0; CHIME_ENOMEM. */
+int chime__mem_retry_insert(mem_store *s, chime_trigger *t);
 
 int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                            const chime_trigger *trigger, bool replace,

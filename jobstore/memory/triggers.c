@@ -240,6 +240,23 @@ static int trigger_store(mem_store *s, chime_job *job, mem_job *mj,
   return r;
 }
 
+int chime__mem_retry_insert(mem_store *s, chime_trigger *t) {
+  MEM_ASSERT_LOCKED(s);
+  mem_job *mj = chime__mem_job_find(s, t->job_group, t->job_name);
+  mem_calendar *mc = NULL;
+  /* The job is gone (nothing to retry) or the retry exists (never twice). */
+  if (!mj || chime__mem_trigger_find(s, t->group, t->name)) {
+    chime_trigger_free(t);
+    return 0;
+  }
+  int r = trigger_resolve(s, t, &mc, NULL, 0);
+  if (r < 0) {
+    chime_trigger_free(t);
+    return r;
+  }
+  return trigger_insert(s, mj, t, mc);
+}
+
 int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                            const chime_trigger *trigger, bool replace,
                            int64_t *ret_first_fire_ms, char *errbuf,

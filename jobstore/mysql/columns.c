@@ -133,6 +133,8 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   s->priority = (int)COL(PRIORITY);
   row_kind(r, i, s);
   t->timeout_ms = COL(TIMEOUT_MS);
+  t->retry_attempt = COL(RETRY_ATTEMPT);
+  t->retry_scheduled_ms = COL(RETRY_SCHEDULED_MS);
   s->jitter_ms = COL(JITTER_MS);
   s->jitter_offset_ms = chime_jitter_offset_ms(t->group, t->name, s->jitter_ms);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
@@ -174,6 +176,11 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->persist_data = COL(PERSIST_DATA) != 0;
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
+  j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
+  j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
+  j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
+  j->retry_max_delay_ms = COL(RETRY_MAX_DELAY_MS);
+  j->retry_jitter_ms = COL(RETRY_JITTER_MS);
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;
@@ -248,6 +255,8 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   INT(RECOVERING, 0);
   TEXT(JOB_TYPE, job_type);
   INT(TIMEOUT_MS, t->timeout_ms);
+  INT(RETRY_ATTEMPT, t->retry_attempt);
+  INT(RETRY_SCHEDULED_MS, t->retry_scheduled_ms);
   INT(JITTER_MS, sc->jitter_ms);
 #undef TEXT
 #undef INT

@@ -59,6 +59,8 @@
   NEXT(RECOVER_SCHEDULED_MS, recover_scheduled_ms)                             \
   NEXT(TIMEOUT_MS, timeout_ms)                                                 \
   NEXT(JITTER_MS, jitter_ms)                                                   \
+  NEXT(RETRY_ATTEMPT, retry_attempt)                                           \
+  NEXT(RETRY_SCHEDULED_MS, retry_scheduled_ms)                                 \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
@@ -74,7 +76,12 @@
   NEXT(PERSIST_DATA, persist_data)                                             \
   NEXT(PAUSED, paused)                                                         \
   NEXT(TIMEOUT_MS, timeout_ms)                                                 \
-  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)                             \
+  NEXT(RETRY_MAX_ATTEMPTS, retry_max_attempts)                                 \
+  NEXT(RETRY_INITIAL_DELAY_MS, retry_initial_delay_ms)                         \
+  NEXT(RETRY_MULTIPLIER_MILLI, retry_multiplier_milli)                         \
+  NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
+  NEXT(RETRY_JITTER_MS, retry_jitter_ms)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -110,7 +117,7 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _STARTING_DEADLINE_MS. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _RETRY_JITTER_MS. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT

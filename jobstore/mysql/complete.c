@@ -54,7 +54,8 @@ struct chime__mysql_completion {
   const chime_run_result *outcome;
   int64_t now;
   int result;
-  size_t row; /* its fired row in the batch's result; SIZE_MAX: none */
+  size_t row;   /* its fired row in the batch's result; SIZE_MAX: none */
+  bool retried; /* this attempt's transaction stores a retry of the fire */
   bool finished;
   /* Its thread waits on this, so a finished batch wakes only its own
    * threads and the next writer, not every waiting worker. */
@@ -226,6 +227,33 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
   return r;
 }
 
+/* Stores the retry of each failed fire whose job wants another attempt
+ * (jobstore/retry.c), after unblock_jobs so a FORBID job's retry waits
+ * rather than starting BLOCKED.  The name comes from the fire id, and a
+ * fire is completed once, so no retry is stored twice. */
+static int store_retries(chime__mysql_tx *tx, const batch *b) {
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < b->n; i++) {
+    chime__mysql_completion *d = b->reqs[i];
+    chime_trigger *t = NULL;
+    d->retried = false;
+    if (writes(d))
+      r = chime__retry_for(d->fire, d->outcome, d->now, &t);
+    if (r == 0 && t)
+      r = chime__trigger_prepare(t, NULL, d->now, NULL, 0);
+    if (r == 0 && t) {
+      chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+      t->store_state = CHIME_STATE_WAITING;
+      chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job->type, a);
+      r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
+                            CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
+      d->retried = r == 0;
+    }
+    chime_trigger_free(t);
+  }
+  return r;
+}
+
 /* One multi-row INSERT of the batch's history. */
 static int write_history(chime__mysql_tx *tx, const batch *b) {
   if (b->history == HISTORY_NONE)
@@ -261,15 +289,19 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
           &sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
     }
     chime__mysql_sqlbuf_sql(&sql, ",");
+    const chime_trigger *ft = d->fire->trigger;
     chime__mysql_sqlbuf_int(
-        &sql, chime__mysql_rows_int64(&b->fired, d->row,
-                                      CHIME__FIRED_COL_SCHEDULED_MS));
+        &sql, ft && ft->retry_scheduled_ms > 0
+                  ? ft->retry_scheduled_ms
+                  : chime__mysql_rows_int64(&b->fired, d->row,
+                                            CHIME__FIRED_COL_SCHEDULED_MS));
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_text(&sql, tx->s->node);
     chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_text(&sql, o && o->status ? o->status
-                                   : code         ? "FAILED"
-                                                  : "OK");
+    chime__mysql_sqlbuf_text(&sql, d->retried       ? "RETRIED"
+                                   : o && o->status ? o->status
+                                   : code           ? "FAILED"
+                                                    : "OK");
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, code);
     chime__mysql_sqlbuf_sql(&sql, ",");
@@ -317,6 +349,8 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
     r = unblock_jobs(tx, b);
   if (r == 0)
     r = remove_completed(tx, b);
+  if (r == 0)
+    r = store_retries(tx, b);
   if (r == 0)
     r = write_history(tx, b);
   return r;

@@ -127,12 +127,32 @@ static int copy_fire_data(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   return r;
 }
 
+/* A recovered retry attempt keeps its attempt number and original time:
+ * they are on its (completed, not yet removed) retry trigger, which *ret
+ * keeps loaded while args point into it. */
+static int keep_retry(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                      size_t i, chime__mysql_arg *args, chime_trigger **ret) {
+  int r = chime__mysql_trigger_load(
+      tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
+      chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_NAME), false, ret);
+  if (r == CHIME_ENOTFOUND)
+    return 0;
+  if (r == 0 && *ret && (*ret)->retry_attempt > 0) {
+    args[CHIME__TRIG_ARG(RETRY_ATTEMPT)] =
+        chime__mysql_arg_int((*ret)->retry_attempt);
+    args[CHIME__TRIG_ARG(RETRY_SCHEDULED_MS)] =
+        chime__mysql_arg_int((*ret)->retry_scheduled_ms);
+  }
+  return r;
+}
+
 /* Inserts the one-shot recovery trigger of fired row i (its job exists). */
 static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
                    const chime_job *job) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
   char name[64];
-  chime_trigger *t = NULL;
+  chime_trigger *t = NULL, *retry = NULL;
+  chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
   snprintf(name, sizeof name, "recover-%lld", (long long)COL(ID));
   int r = chime_trigger_simple_new(RECOVERY_GROUP, name, 0, 0, &t, NULL, 0);
   if (r == 0)
@@ -147,16 +167,19 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
     r = chime__trigger_prepare(t, NULL, chime__mysql_now(&tx->s->base), NULL,
                                0);
   if (r == 0) {
-    chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
     chime__mysql_trigger_to_args(tx->s->sched, t, job->type, a);
     a[CHIME__TRIG_ARG(RECOVERING)] = chime__mysql_arg_int(1);
     a[CHIME__TRIG_ARG(RECOVER_SCHEDULED_MS)] =
         chime__mysql_arg_int(COL(SCHEDULED_MS));
+    r = keep_retry(tx, fr, i, a, &retry);
+  }
+  if (r == 0) {
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                           CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
   }
 #undef COL
   chime_trigger_free(t);
+  chime_trigger_free(retry);
   return r;
 }
 

@@ -59,17 +59,26 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->concurrency),
                           chime__mysql_arg_int(j->persist_data),
                           chime__mysql_arg_int(j->timeout_ms),
-                          chime__mysql_arg_int(j->starting_deadline_ms)};
+                          chime__mysql_arg_int(j->starting_deadline_ms),
+                          chime__mysql_arg_int(j->retry_max_attempts),
+                          chime__mysql_arg_int(j->retry_initial_delay_ms),
+                          chime__mysql_arg_int(j->retry_multiplier_milli),
+                          chime__mysql_arg_int(j->retry_max_delay_ms),
+                          chime__mysql_arg_int(j->retry_jitter_ms)};
+  enum { NF = sizeof f / sizeof f[0] };
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);
-  if (!exists) {
-    chime__mysql_arg a[] = {k[0], k[1], k[2], f[0], f[1], f[2],
-                            f[3], f[4], f[5], f[6], f[7], f[8]};
-    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, 12, NULL, NULL);
-  }
-  chime__mysql_arg a[] = {f[0], f[1], f[2], f[3], f[4], f[5],
-                          f[6], f[7], f[8], k[0], k[1], k[2]};
-  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, 12, NULL, NULL);
+  /* INSERT takes the key first, UPDATE last. */
+  chime__mysql_arg a[NF + 3];
+  size_t at = exists ? NF : 0;
+  for (size_t i = 0; i < 3; i++)
+    a[at + i] = k[i];
+  at = exists ? 0 : 3;
+  for (size_t i = 0; i < NF; i++)
+    a[at + i] = f[i];
+  if (!exists)
+    return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, NF + 3, NULL, NULL);
+  int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, NF + 3, NULL, NULL);
   chime__mysql_arg t[] = {chime__mysql_arg_text(j->type), k[0], k[1], k[2]};
   return r < 0 ? r
                : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 4, NULL, NULL);

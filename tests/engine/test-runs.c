@@ -50,6 +50,10 @@ typedef struct seen {
   int missed; /* JOB_MISSED */
   int missed_error;
   int64_t busy_lag[8]; /* fire_ms - scheduled_ms of the first busy runs */
+  int failing_runs;    /* runs of the failing job, and what they saw: */
+  int attempts[4];
+  int64_t failing_scheduled[4], failing_fire_ms[4], failing_ids[4];
+  int exhausted; /* JOB_RETRIES_EXHAUSTED */
 } seen;
 
 static seen S;
@@ -63,6 +67,7 @@ static void seen_reset(void) {
   S.release = false;
   S.busy_runs = S.busy_active = S.busy_max_active = 0;
   S.missed = S.missed_error = 0;
+  S.failing_runs = S.exhausted = 0;
   pthread_mutex_unlock(&S.mu);
 }
 
@@ -136,6 +141,21 @@ static void busy_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&S.mu);
 }
 
+/* Fails every time, recording each attempt. */
+static void failing_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  pthread_mutex_lock(&S.mu);
+  if (S.failing_runs < 4) {
+    S.attempts[S.failing_runs] = chime_ctx_get_attempt(ctx);
+    S.failing_scheduled[S.failing_runs] = chime_ctx_get_scheduled_ms(ctx);
+    S.failing_fire_ms[S.failing_runs] = chime_ctx_get_fire_ms(ctx);
+    S.failing_ids[S.failing_runs] = chime_ctx_get_fire_id(ctx);
+  }
+  pthread_mutex_unlock(&S.mu);
+  chime_ctx_fail(ctx, "failing on purpose");
+  bump(&S.failing_runs);
+}
+
 static bool listener(const chime_event *ev, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&S.mu);
@@ -147,6 +167,9 @@ static bool listener(const chime_event *ev, void *user_data) {
     S.was_executed++;
     break;
   }
+  case CHIME_EVENT_JOB_RETRIES_EXHAUSTED:
+    S.exhausted++;
+    break;
   case CHIME_EVENT_JOB_MISSED:
     S.missed_error = chime_event_get_error(ev);
     S.missed++;
@@ -196,12 +219,28 @@ static chime_scheduler *node(const char *url, const char *id, unsigned workers,
                     0);
     CU_ASSERT_EQUAL(
         chime_scheduler_register_job_type(s, "busy", busy_job, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "failing", failing_job,
+                                                      NULL, NULL),
+                    0);
   }
   CU_ASSERT_EQUAL(
       chime_scheduler_add_listener(s, CHIME_EVENT_ALL, listener, NULL, NULL),
       0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   return s;
+}
+
+/* Adds the durable failing job g.f of max_attempts, delay_ms apart at
+ * first, doubling. */
+static void add_failing_job(chime_scheduler *s, int max_attempts,
+                            int64_t delay_ms) {
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "f", "failing", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, max_attempts, delay_ms, 2.0, 0, 0),
+                  0);
+  CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
+  chime_job_free(job);
 }
 
 /* Adds the durable job g.name of type with timeout_ms (0: none). */
@@ -565,14 +604,20 @@ static long missed_rows(const char *job_name) {
 /* An interrupt issued on node A reaches a run on node B (which alone runs
  * the job type) within about one check-in interval of B; history says
  * CANCELLED. */
+/* The store URL of a second node: without clear=1, which would empty the
+ * tables the first node uses. */
+static void second_node_url(char *url, size_t len) {
+  snprintf(url, len, "%s", store_url);
+  char *clear = strstr(url, "clear=1&");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(clear);
+  memmove(clear, clear + 8, strlen(clear + 8) + 1);
+}
+
 static void test_runs_interrupt_across_nodes(void) {
   seen_reset();
   chime_scheduler *a = node(store_url, "runs-a", 1, false);
   char url_b[2100];
-  snprintf(url_b, sizeof url_b, "%s", store_url);
-  char *clear = strstr(url_b, "clear=1&");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(clear);
-  memmove(clear, clear + 8, strlen(clear + 8) + 1); /* B must not empty it */
+  second_node_url(url_b, sizeof url_b);
   chime_scheduler *b = node(url_b, "runs-b", 1, true);
   add_job(a, "p", "polite", 0);
   run_now(a, "p", 1);
@@ -590,9 +635,68 @@ static void test_runs_interrupt_across_nodes(void) {
   chime_scheduler_free(b);
   chime_scheduler_free(a);
 }
+
+/* Node A runs attempt 1, which fails, and is shut down before the retry is
+ * due; node B, started afterwards, runs attempt 2 from the store: the
+ * retry is durable.  History: RETRIED (A), FAILED (B). */
+static void test_runs_retry_on_other_node(void) {
+  seen_reset();
+  chime_scheduler *a = node(store_url, "runs-a", 1, true);
+  add_failing_job(a, 2, 3000);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(a, "g", "f", NULL, 0), 0);
+  CU_ASSERT_TRUE_FATAL(wait_for(&S.failing_runs, 1));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, true), 0);
+  chime_scheduler_free(a);
+  CU_ASSERT_EQUAL(S.exhausted, 0);
+  char url_b[2100];
+  second_node_url(url_b, sizeof url_b);
+  chime_scheduler *b = node(url_b, "runs-b", 1, true);
+  CU_ASSERT_TRUE(wait_for(&S.exhausted, 1));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, true), 0);
+  chime_scheduler_free(b);
+  CU_ASSERT_EQUAL_FATAL(S.failing_runs, 2);
+  CU_ASSERT_EQUAL(S.attempts[1], 2);
+  CU_ASSERT_EQUAL(S.failing_scheduled[1], S.failing_scheduled[0]);
+  CU_ASSERT(S.failing_fire_ms[1] - S.failing_fire_ms[0] >= 3000);
+  char outcome[32] = "";
+  int code = 0;
+  CU_ASSERT_TRUE(history_of(S.failing_ids[0], outcome, sizeof outcome, &code));
+  CU_ASSERT_STRING_EQUAL(outcome, "RETRIED");
+  CU_ASSERT_TRUE(history_of(S.failing_ids[1], outcome, sizeof outcome, &code));
+  CU_ASSERT_STRING_EQUAL(outcome, "FAILED");
+}
 #endif
 
+/* A failing job of 3 attempts (300 ms, then 600 ms apart) runs 3 times,
+ * attempts 1, 2, 3 of the same scheduled time, each its own fire, no
+ * sooner than its back-off; JOB_RETRIES_EXHAUSTED is raised once. */
+static void test_runs_retries(void) {
+  seen_reset();
+  chime_scheduler *s = node(store_url, NULL, 2, true);
+  add_failing_job(s, 3, 300);
+  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "f", NULL, 0), 0);
+  CU_ASSERT_TRUE_FATAL(wait_for(&S.exhausted, 1));
+  CU_ASSERT_TRUE(wait_for(&S.failing_runs, 3));
+  pthread_mutex_lock(&S.mu);
+  CU_ASSERT_EQUAL(S.failing_runs, 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(S.attempts[i], i + 1);
+    CU_ASSERT_EQUAL(S.failing_scheduled[i], S.failing_scheduled[0]);
+  }
+  CU_ASSERT(S.failing_ids[0] != S.failing_ids[1]);
+  CU_ASSERT(S.failing_ids[1] != S.failing_ids[2]);
+  CU_ASSERT(S.failing_fire_ms[1] - S.failing_fire_ms[0] >= 300);
+  CU_ASSERT(S.failing_fire_ms[2] - S.failing_fire_ms[1] >= 600);
+  pthread_mutex_unlock(&S.mu);
+  /* No fourth attempt, and the event came once. */
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(S.failing_runs, 3);
+  CU_ASSERT_EQUAL(S.exhausted, 1);
+  chime_scheduler_free(s);
+}
+
 static CU_TestInfo runs_tests[] = {
+    {"a failing job is retried, then JOB_RETRIES_EXHAUSTED", test_runs_retries},
     {"job timeout setter and storage", test_runs_job_timeout_setter},
     {"interrupt arguments", test_runs_interrupt_arguments},
     {"interrupt by job key", test_runs_interrupt_by_key},
@@ -610,6 +714,8 @@ static CU_TestInfo runs_tests[] = {
 #ifdef CHIME_TEST_MYSQL
     {"an interrupt reaches a run on another node",
      test_runs_interrupt_across_nodes},
+    {"a retry runs on another node after the first is gone",
+     test_runs_retry_on_other_node},
 #endif
     CU_TEST_INFO_NULL,
 };

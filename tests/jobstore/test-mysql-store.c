@@ -512,7 +512,10 @@ static void test_mysql_store_recovers_dead_node(void) {
   /* Alive: nothing to do. */
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
   CU_ASSERT_EQUAL(recovered, 0);
-  /* Its check-in goes stale. */
+  /* Its check-in goes stale.  The rerun fire was a retry's second attempt
+   * (as the completion of a failed first one writes it). */
+  sql(db, "UPDATE mst_a_triggers SET retry_attempt = 2, retry_scheduled_ms = "
+          "1000 WHERE trigger_name = 'rerun'");
   sql(db, "UPDATE mst_a_nodes SET last_checkin_ms = 0 WHERE sched_name = "
           "'mst' AND instance_id = 'dead'");
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
@@ -538,6 +541,9 @@ static void test_mysql_store_recovers_dead_node(void) {
     CU_ASSERT_STRING_EQUAL(chime_job_get_name(fires[0]->job), "rerun");
     CU_ASSERT_TRUE(fires[0]->recovering);
     CU_ASSERT_EQUAL(fires[0]->scheduled_ms, T0);
+    /* A recovered retry keeps its attempt and original time. */
+    CU_ASSERT_EQUAL(chime__run_attempt(fires[0]->trigger), 2);
+    CU_ASSERT_EQUAL(chime__fire_original_ms(fires[0]), 1000);
   }
   for (size_t i = 0; i < n; i++)
     chime__fire_free(fires[i]);

@@ -7,6 +7,7 @@
 
 #include "model/records.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The ids interrupted() lists (count of them in *n; the caller frees). */
@@ -212,12 +213,160 @@ static void test_store_replace(void) {
   sc_close(st);
 }
 
+/* A job's retry policy is stored with it, reaches the engine with its
+ * fires, and a policy out of range is refused by the store too. */
+static void test_store_job_retry_kept(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "r", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 4, 1500, 2.5, 60000, 250), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 4);
+  CU_ASSERT_EQUAL(chime_job_get_retry_initial_delay_ms(back), 1500);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 2.5, 1e-9);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_delay_ms(back), 60000);
+  CU_ASSERT_EQUAL(chime_job_get_retry_jitter_ms(back), 250);
+  chime_job_free(back);
+  chime_trigger *trig = sc_simple("t", "r", "g", "r", T0, MINUTE, 5);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
+                  0);
+  chime_trigger_free(trig);
+  chime_fire *f = sc_fire_next(st, T0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(f->job), 4);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(f->job), 2.5, 1e-9);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  /* Replacing the job changes it; an invalid one is refused. */
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 0, 0, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 0);
+  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 1.0, 1e-9);
+  chime_job_free(back);
+  job->retry_jitter_ms = -1;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), CHIME_EINVAL);
+  chime_job_free(job);
+  sc_close(st);
+}
+
+/* Completes f as a failed run. */
+static int fail_run(chime_store *st, const chime_fire *f) {
+  int64_t now = st->ops->now(st);
+  chime_run_result o = {.error = CHIME_EINTERNAL,
+                        .message = "failed on purpose",
+                        .started_ms = now,
+                        .finished_ms = now};
+  return st->ops->complete(st, f, &o);
+}
+
+/* The retry trigger the failure of fire_id left; NULL when none. */
+static chime_trigger *retry_of(chime_store *st, int64_t fire_id) {
+  char name[48];
+  snprintf(name, sizeof name, "retry-%lld", (long long)fire_id);
+  chime_trigger *t = NULL;
+  int r = st->ops->trigger_get(st, CHIME__RETRY_GROUP, name, &t);
+  CU_ASSERT(r == 0 || r == CHIME_ENOTFOUND);
+  return r == 0 ? t : NULL;
+}
+
+/* A failing job of 3 attempts runs 3 times: each retry is a durable fire
+ * of its own (distinct fire ids), due no earlier than its back-off after
+ * the failure, with the next attempt number and the original scheduled
+ * time; the last failure leaves no retry.  History: RETRIED, RETRIED,
+ * FAILED. */
+static void test_store_retry_runs(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "r", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, 2 * SEC, 2.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  int64_t start = st->ops->now(st);
+  chime_trigger *trig = sc_simple("t", "r", "g", "r", start, 0, 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_data(trig, "abc", 3), 0);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
+                  0);
+  chime_trigger_free(trig);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 1);
+  CU_ASSERT_EQUAL(chime__fire_original_ms(f), start);
+  int64_t ids[3] = {f->fire_id, 0, 0};
+  for (int attempt = 2; attempt <= 3; attempt++) {
+    int64_t before = st->ops->now(st);
+    CU_ASSERT_EQUAL_FATAL(fail_run(st, f), 0);
+    int64_t after = st->ops->now(st);
+    chime__fire_free(f);
+    chime_trigger *rt = retry_of(st, ids[attempt - 2]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+    int64_t delay = attempt == 2 ? 2 * SEC : 4 * SEC;
+    int64_t due = rt->state.next_fire_ms;
+    CU_ASSERT(due >= before + delay && due <= after + delay);
+    CU_ASSERT_EQUAL(rt->retry_attempt, attempt);
+    CU_ASSERT_EQUAL(rt->retry_scheduled_ms, start);
+    CU_ASSERT_EQUAL(rt->data_len, 3);
+    chime_trigger_free(rt);
+    /* Not before its delay. */
+    CU_ASSERT_PTR_NULL(sc_fire_next(st, due - 1));
+    f = sc_fire_next(st, due);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), attempt);
+    CU_ASSERT_EQUAL(chime__fire_original_ms(f), start);
+    CU_ASSERT_EQUAL(f->trigger->data_len, 3);
+    ids[attempt - 1] = f->fire_id;
+    CU_ASSERT(f->fire_id != ids[attempt - 2]);
+  }
+  CU_ASSERT_EQUAL(fail_run(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NULL(retry_of(st, ids[2]));
+  chime_history_filter hf = {.job_group = "g", .job_name = "r", .limit = 10};
+  chime_history_entry *h = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  for (size_t i = 0; i < n; i++) {
+    const char *want = h[i].fire_id == ids[2] ? "FAILED" : "RETRIED";
+    CU_ASSERT_STRING_EQUAL(h[i].outcome, want);
+    CU_ASSERT_EQUAL(h[i].scheduled_ms, start);
+  }
+  chime__history_entries_free(h, n);
+  sc_close(st);
+}
+
+/* A cancelled run is not retried; a successful one neither. */
+static void test_store_retry_not_cancelled(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "c", "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, SEC, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  int64_t start = st->ops->now(st);
+  sc_add_simple(st, "t", "c", "g", "c", start, HOUR, 1);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  chime_run_result o = {.error = CHIME_ECANCELLED, .status = "CANCELLED"};
+  CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
+  CU_ASSERT_PTR_NULL(retry_of(st, f->fire_id));
+  chime__fire_free(f);
+  f = sc_fire_next(st, start + HOUR);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  CU_ASSERT_PTR_NULL(retry_of(st, f->fire_id));
+  chime__fire_free(f);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"a failing job of 3 attempts runs 3 times", test_store_retry_runs},
+    {"cancelled and successful runs are not retried",
+     test_store_retry_not_cancelled},
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
     {"timeouts (job, trigger) and starting deadlines are kept",
      test_store_job_timeout_kept},
+    {"a job's retry policy is kept", test_store_job_retry_kept},
     CU_TEST_INFO_NULL,
 };

@@ -48,8 +48,14 @@ class JobContext:
                                          self.trigger_name))
 
     @property
+    def attempt(self) -> int:
+        """Which attempt of its fire this run is: 1, or n for a retry."""
+        return _L.chime_ctx_get_attempt(self._p())
+
+    @property
     def scheduled_ms(self) -> int:
-        """When the fire was scheduled for (a recovered fire: the original)."""
+        """When the fire was scheduled for (a recovered fire or a retry:
+        the original)."""
         return _L.chime_ctx_get_scheduled_ms(self._p())
 
     @property

@@ -59,6 +59,7 @@ class EventKind(enum.IntEnum):
     SCHEDULER_ERROR = 1 << 11
     JOB_CANCEL_IGNORED = 1 << 12
     JOB_MISSED = 1 << 13
+    JOB_RETRIES_EXHAUSTED = 1 << 14
     FIRE_NODE_DIED = 1 << 16
     NODE_DEAD = 1 << 17
     NODE_FENCED = 1 << 18

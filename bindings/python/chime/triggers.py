@@ -136,6 +136,37 @@ def _days_mask(days):
     return mask
 
 
+class Retry:
+    """A job's retry policy (chime_job_set_retry): max_attempts counts every
+    run, the first included (0 or 1: none); attempt n + 1 is due
+    min(initial_delay_ms * multiplier ** (n - 1), max_delay_ms) plus a
+    jitter in [0, jitter_ms) after attempt n failed (max_delay_ms 0: no
+    cap)."""
+
+    def __init__(self, max_attempts, initial_delay_ms=0, multiplier=1.0,
+                 max_delay_ms=0, jitter_ms=0):
+        self.max_attempts = max_attempts
+        self.initial_delay_ms = initial_delay_ms
+        self.multiplier = multiplier
+        self.max_delay_ms = max_delay_ms
+        self.jitter_ms = jitter_ms
+
+    def _apply(self, job_ptr):
+        check(_L.chime_job_set_retry(
+            job_ptr, int(self.max_attempts), int(self.initial_delay_ms),
+            float(self.multiplier), int(self.max_delay_ms),
+            int(self.jitter_ms)))
+
+    def __eq__(self, other):
+        return isinstance(other, Retry) and vars(self) == vars(other)
+
+    def __repr__(self):
+        return ("Retry(%r, initial_delay_ms=%r, multiplier=%r, "
+                "max_delay_ms=%r, jitter_ms=%r)" % (
+                    self.max_attempts, self.initial_delay_ms,
+                    self.multiplier, self.max_delay_ms, self.jitter_ms))
+
+
 class Job:
     """A job definition (chime_job): key, type and flags.  data: bytes,
     str, or any JSON-serialisable value."""
@@ -143,7 +174,8 @@ class Job:
     def __init__(self, group, name, type, data=None, description=None,
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
-                 timeout_ms=0, concurrency=None, starting_deadline_ms=0):
+                 timeout_ms=0, concurrency=None, starting_deadline_ms=0,
+                 retry=None):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -155,6 +187,7 @@ class Job:
         self.persist_data = persist_data
         self.timeout_ms = timeout_ms
         self.starting_deadline_ms = starting_deadline_ms
+        self.retry = retry  # a Retry, or None for no retries
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -190,6 +223,8 @@ class Job:
             check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
             check(_L.chime_job_set_starting_deadline_ms(
                 ptr, int(self.starting_deadline_ms)))
+            if self.retry is not None:
+                self.retry._apply(ptr)
         except BaseException:
             owned.free()
             raise

@@ -101,7 +101,50 @@ class Policies(unittest.TestCase):
             chime.Job("g", "d", "polite", starting_deadline_ms=-1)
         self.assertEqual(chime.Missed.code, -26)
 
+    def test_retry_policy(self):
+        retry = chime.Retry(4, initial_delay_ms=100, multiplier=2.0,
+                            max_delay_ms=1000, jitter_ms=50)
+        job = chime.Job("g", "r", "polite", retry=retry)
+        self.assertEqual(job.retry, retry)
+        built = job._build()
+        try:
+            L = chime._lib.lib
+            self.assertEqual(L.chime_job_get_retry_max_attempts(built.ptr), 4)
+            self.assertEqual(
+                L.chime_job_get_retry_initial_delay_ms(built.ptr), 100)
+            self.assertEqual(L.chime_job_get_retry_multiplier(built.ptr), 2.0)
+            self.assertEqual(L.chime_job_get_retry_max_delay_ms(built.ptr),
+                             1000)
+            self.assertEqual(L.chime_job_get_retry_jitter_ms(built.ptr), 50)
+        finally:
+            built.free()
+        for bad in (chime.Retry(-1), chime.Retry(2, multiplier=0.5),
+                    chime.Retry(2, jitter_ms=-1)):
+            with self.assertRaises(chime.InvalidArgument):
+                chime.Job("g", "r", "polite", retry=bad)
+
+    def test_retries_run(self):
+        attempts, scheduled = [], []
+        exhausted = threading.Event()
+
+        @self.sched.job("failing")
+        def failing(ctx):
+            attempts.append(ctx.attempt)
+            scheduled.append(ctx.scheduled_ms)
+            raise RuntimeError("failing on purpose")
+
+        self.sched.add_listener(lambda ev: exhausted.set(),
+                                chime.EVENT_JOB_RETRIES_EXHAUSTED)
+        self.sched.add_job(chime.Job("g", "f", "failing", durable=True,
+                                     retry=chime.Retry(3,
+                                                       initial_delay_ms=100)))
+        self.sched.trigger_job("g", "f")
+        self.assertTrue(exhausted.wait(WAIT_S))
+        self.assertEqual(attempts, [1, 2, 3])
+        self.assertEqual(len(set(scheduled)), 1)
+
     def test_event_kind(self):
+        self.assertEqual(int(chime.EVENT_JOB_RETRIES_EXHAUSTED), 1 << 14)
         self.assertEqual(int(chime.EVENT_JOB_CANCEL_IGNORED), 1 << 12)
         self.assertEqual(int(chime.EVENT_JOB_MISSED), 1 << 13)
         self.assertTrue(chime.EVENT_ALL & chime.EVENT_JOB_CANCEL_IGNORED)
