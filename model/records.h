@@ -123,7 +123,7 @@ int chime__trigger_one_shot_new(const chime_trigger *t, const char *group,
                                 const char *description, chime_trigger **ret);
 
 /* The group of the one-shot triggers that run retries. */
-#define CHIME__RETRY_GROUP "chime.retry"
+#define CHIME__RETRY_GROUP "CHIME_RETRY"
 
 /*
  * chime__trigger_retry_new: the durable retry of fire fire_id of trigger t

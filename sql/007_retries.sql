@@ -3,7 +3,7 @@
 -- applies it.  retry_max_attempts: 0 or 1 for none, otherwise the runs made
 -- at most, the first included.  retry_multiplier_milli: the back-off
 -- multiplier in thousandths (1000: constant delay).  triggers.retry_attempt
--- and retry_scheduled_ms: on a retry's one-shot trigger (group chime.retry),
+-- and retry_scheduled_ms: on a retry's one-shot trigger (group CHIME_RETRY),
 -- the attempt it runs and the failed run's original scheduled time; 0 on
 -- every other trigger.
 ALTER TABLE {P}jobs ADD COLUMN retry_max_attempts BIGINT NOT NULL DEFAULT 0;
