@@ -22,6 +22,15 @@ const char *chime_test_mysql_url(void) {
   return url;
 }
 
+int chime_test_mysql_url_with(char *buf, size_t len, const char *params) {
+  const char *base = chime_test_mysql_url();
+  if (!base)
+    return 1;
+  int n =
+      snprintf(buf, len, "%s%c%s", base, strchr(base, '?') ? '&' : '?', params);
+  return n > 0 && (size_t)n < len ? 0 : 1;
+}
+
 MYSQL *chime_test_mysql_open(void) {
   char err[512];
   chime__mysql_url *url = NULL;

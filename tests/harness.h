@@ -33,6 +33,14 @@ const char *chime_test_data_path(const char *name);
 const char *chime_test_mysql_url(void);
 
 /*
+ * chime_test_mysql_url_with: writes into buf (len bytes) the test database's
+ * URL with params ("k=v&k=v") appended.  Returns: 0, or 1 when the URL is
+ * not set (a CUnit failure is recorded) or does not fit: a suite's init
+ * function can return it as it is.
+ */
+int chime_test_mysql_url_with(char *buf, size_t len, const char *params);
+
+/*
  * chime_test_mysql_open: a connection to the test database.  When the
  * database is unreachable it records a CUnit failure with the reason and
  * how to start the server (never a skip), and returns NULL: callers assert

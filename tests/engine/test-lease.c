@@ -335,13 +335,8 @@ static CU_TestInfo lease_tests[] = {
 
 #ifdef CHIME_TEST_MYSQL
 static int init_url(void) {
-  const char *base = chime_test_mysql_url();
-  if (!base)
-    return 1;
-  int n = snprintf(store_url, sizeof store_url,
-                   "%s%cauto_create=1&prefix=chime_le_", base,
-                   strchr(base, '?') ? '&' : '?');
-  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+  return chime_test_mysql_url_with(store_url, sizeof store_url,
+                                   "auto_create=1&prefix=chime_le_");
 }
 
 int main(void) {

@@ -724,13 +724,8 @@ static int init(void) {
   pthread_mutex_init(&S.mu, NULL);
   pthread_cond_init(&S.cv, NULL);
 #ifdef CHIME_TEST_MYSQL
-  const char *base = chime_test_mysql_url();
-  if (!base)
-    return 1;
-  int n = snprintf(store_url, sizeof store_url,
-                   "%s%cauto_create=1&clear=1&prefix=chime_er_", base,
-                   strchr(base, '?') ? '&' : '?');
-  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+  return chime_test_mysql_url_with(store_url, sizeof store_url,
+                                   "auto_create=1&clear=1&prefix=chime_er_");
 #else
   return 0;
 #endif

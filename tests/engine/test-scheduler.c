@@ -1357,13 +1357,8 @@ static CU_TestInfo scheduler_tests[] = {
 #ifdef CHIME_TEST_MYSQL
 /* The suite's store URL: the test database, own prefix, emptied on open. */
 static int init_url(void) {
-  const char *base = chime_test_mysql_url();
-  if (!base)
-    return 1;
-  int n = snprintf(store_url, sizeof store_url,
-                   "%s%cauto_create=1&clear=1&prefix=chime_es_", base,
-                   strchr(base, '?') ? '&' : '?');
-  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+  return chime_test_mysql_url_with(store_url, sizeof store_url,
+                                   "auto_create=1&clear=1&prefix=chime_es_");
 }
 
 int main(void) {

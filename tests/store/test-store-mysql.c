@@ -17,13 +17,8 @@
 static char store_url[2048];
 
 static int init_url(void) {
-  const char *base = chime_test_mysql_url();
-  if (!base)
-    return 1;
-  int n = snprintf(store_url, sizeof store_url,
-                   "%s%cauto_create=1&clear=1&prefix=chime_sc_", base,
-                   strchr(base, '?') ? '&' : '?');
-  return n > 0 && (size_t)n < sizeof store_url ? 0 : 1;
+  return chime_test_mysql_url_with(store_url, sizeof store_url,
+                                   "auto_create=1&clear=1&prefix=chime_sc_");
 }
 
 int main(void) {
