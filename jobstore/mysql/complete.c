@@ -103,6 +103,88 @@ static void owned_ids(chime__mysql_sqlbuf *sql, const batch *b) {
   chime__mysql_sqlbuf_sql(sql, ")");
 }
 
+/* The times a completion's history row carries: when its run started and
+ * finished (the completion's own time when the run did not say). */
+static int64_t run_finished_ms(const chime__mysql_completion *d) {
+  const chime_run_result *o = d->outcome;
+  return o && o->finished_ms ? o->finished_ms : d->now;
+}
+
+static int64_t run_started_ms(const chime__mysql_completion *d) {
+  return d->outcome ? d->outcome->started_ms : run_finished_ms(d);
+}
+
+/*
+ * Retrying after a lost COMMIT reply, a fired row that is gone was deleted
+ * either by that COMMIT or by someone else while this node was cut off: a
+ * survivor that recovered the fire, an operator who cancelled it
+ * (chime__mysql_fire_finish, which writes a history row of its own).  Only
+ * the history tells which: the COMMIT wrote this run's own row (this node,
+ * the run's start and end, its error code).  A completion whose row is
+ * there is done (result 0); any other stays CHIME_ENOTOWNER, with one
+ * exception: a batch written without history (HISTORY_NONE) leaves no row
+ * of its own, so there a fire that nobody else recorded either is counted
+ * as completed by the COMMIT.  The history is read by its (sched_name,
+ * finished_ms) index from the earliest time another node could have ended
+ * one of these fires (no earlier than it was due, less a clock margin).
+ */
+static int find_own_commit(chime__mysql_tx *tx, batch *b) {
+  int64_t from = INT64_MAX;
+  for (size_t i = 0; i < b->n; i++) {
+    const chime__mysql_completion *d = b->reqs[i];
+    if (d->row != SIZE_MAX)
+      continue;
+    int64_t t = run_finished_ms(d);
+    if (d->fire->scheduled_ms - 60000 < t)
+      t = d->fire->scheduled_ms - 60000;
+    if (t < from)
+      from = t;
+  }
+  assert(from != INT64_MAX);
+  chime__mysql_sqlbuf sql;
+  chime__mysql_sqlbuf_init(&sql, tx);
+  chime__mysql_sqlbuf_sql(&sql, "SELECT fire_id, node, error_code, started_ms, "
+                                "finished_ms FROM {P}history WHERE "
+                                "sched_name = ");
+  chime__mysql_sqlbuf_text(&sql, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&sql, " AND finished_ms >= ");
+  chime__mysql_sqlbuf_int(&sql, from);
+  chime__mysql_sqlbuf_sql(&sql, " AND fire_id IN (0");
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->reqs[i]->row != SIZE_MAX)
+      continue;
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
+  }
+  chime__mysql_sqlbuf_sql(&sql, ")");
+  chime__mysql_rows h;
+  int r = chime__mysql_sqlbuf_run(&sql, &h, NULL);
+  if (r < 0)
+    return r;
+  assert(h.nrows == 0 || h.ncols == 5);
+  for (size_t i = 0; i < b->n; i++) {
+    chime__mysql_completion *d = b->reqs[i];
+    if (d->row != SIZE_MAX)
+      continue;
+    bool recorded = false, own = false;
+    for (size_t row = 0; row < h.nrows; row++) {
+      if (chime__mysql_rows_int64(&h, row, 0) != d->fire->fire_id)
+        continue;
+      recorded = true;
+      own = own ||
+            (strcmp(chime__mysql_rows_text(&h, row, 1), tx->s->node) == 0 &&
+             chime__mysql_rows_int64(&h, row, 2) ==
+                 (d->outcome ? d->outcome->error : 0) &&
+             chime__mysql_rows_int64(&h, row, 3) == run_started_ms(d) &&
+             chime__mysql_rows_int64(&h, row, 4) == run_finished_ms(d));
+    }
+    if (own || (!recorded && b->history == HISTORY_NONE))
+      d->result = 0;
+  }
+  chime__mysql_rows_free(&h);
+  return 0;
+}
+
 /* Locks the batch's fired rows and decides, per fire, whether this node
  * still runs it.  COL_TRIGGER_STATE is the trigger's state (NULL when it is
  * gone), read without locking the trigger: a subquery of a locking read does
@@ -131,11 +213,10 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
     return r;
   assert(b->fired.nrows <= b->n);
   assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
+  bool gone = false;
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_completion *d = b->reqs[i];
-    /* Retrying after a lost COMMIT reply, a fired row that is gone was
-     * deleted by that COMMIT: completed, not taken over. */
-    d->result = tx->commit_lost ? 0 : CHIME_ENOTOWNER;
+    d->result = CHIME_ENOTOWNER;
     d->row = SIZE_MAX;
     for (size_t row = 0; row < b->fired.nrows; row++) {
       if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) !=
@@ -150,8 +231,9 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
       }
       break;
     }
+    gone = gone || d->row == SIZE_MAX;
   }
-  return 0;
+  return tx->commit_lost && gone ? find_own_commit(tx, b) : 0;
 }
 
 /* Saves the job data a run set, when its job keeps data. */
@@ -273,8 +355,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
       continue;
     const chime_run_result *o = d->outcome;
     int code = o ? o->error : 0;
-    int64_t fin = o && o->finished_ms ? o->finished_ms : d->now;
-    int64_t started = o ? o->started_ms : fin;
+    int64_t fin = run_finished_ms(d), started = run_started_ms(d);
     chime__mysql_sqlbuf_sql(&sql, first ? "(" : ",(");
     first = false;
     chime__mysql_sqlbuf_text(&sql, tx->s->sched);

@@ -126,7 +126,9 @@ struct chime__mysql_tx {
   bool commit_sent;    /* this attempt sent its COMMIT */
   /* An earlier attempt lost its connection after sending COMMIT, so it
    * may have committed: a retry that finds its effect (CHIME_EEXISTS,
-   * CHIME_ENOTFOUND) reports success (tx.c). */
+   * CHIME_ENOTFOUND) reports success (tx.c); a completion that finds its
+   * fired row gone asks the history whether its COMMIT or another node
+   * ended the fire (complete.c). */
   bool commit_lost;
   char *errbuf; /* where messages go, may be NULL */
   size_t errbuf_len;

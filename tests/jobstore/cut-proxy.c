@@ -1,9 +1,10 @@
 /*
  * cut-proxy.c: see cut-proxy.h.  One thread polls the listening socket and
  * both ends of every connection, forwarding what it reads; the first
- * connection's client bytes are searched for the text (a statement arrives
- * whole in one read on loopback, and the client waits for its reply, so
- * one read holds it).
+ * connection's client bytes (every connection's, after cut_proxy_cut_next)
+ * are searched for the text (a statement arrives whole in one read on
+ * loopback, and the client waits for its reply, so one read holds it).
+ * text, any_text and refuse are under mu.
  */
 #include "cut-proxy.h"
 
@@ -30,7 +31,10 @@ struct cut_proxy {
   unsigned port;
   char host[256];
   char service[16];
-  char *text;
+  pthread_mutex_t mu;
+  char *text;     /* cut the first connection at it; NULL: never */
+  char *any_text; /* cut any connection at it; NULL: none */
+  bool refuse;
   pair pairs[MAX_PAIRS];
   int npairs;
   atomic_int accepted;
@@ -75,8 +79,24 @@ static bool write_all(int fd, const char *buf, size_t len) {
   return true;
 }
 
+/* Whether the client bytes buf[0 .. n) of pair i are to be cut. */
+static bool cuts(cut_proxy *p, int i, const char *buf, size_t n) {
+  pthread_mutex_lock(&p->mu);
+  const char *text = p->any_text ? p->any_text : i == 0 ? p->text : NULL;
+  bool hit =
+      text && !atomic_load(&p->cut) && memmem(buf, n, text, strlen(text));
+  if (hit) {
+    atomic_store(&p->cut, true);
+    p->refuse = p->refuse || p->any_text;
+    free(p->any_text);
+    p->any_text = NULL;
+  }
+  pthread_mutex_unlock(&p->mu);
+  return hit;
+}
+
 /* Forwards what fd of pair i has; closes the pair when a side ends or the
- * first connection sends the text. */
+ * client sends the text. */
 static void forward(cut_proxy *p, int i, bool from_client) {
   pair *q = &p->pairs[i];
   char buf[65536];
@@ -85,9 +105,7 @@ static void forward(cut_proxy *p, int i, bool from_client) {
     close_pair(q);
     return;
   }
-  if (from_client && i == 0 && !atomic_load(&p->cut) &&
-      memmem(buf, (size_t)n, p->text, strlen(p->text))) {
-    atomic_store(&p->cut, true);
+  if (from_client && cuts(p, i, buf, (size_t)n)) {
     close_pair(q);
     return;
   }
@@ -99,7 +117,10 @@ static void accept_one(cut_proxy *p) {
   int c = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (c < 0)
     return;
-  int s = p->npairs < MAX_PAIRS ? dial(p) : -1;
+  pthread_mutex_lock(&p->mu);
+  bool refuse = p->refuse;
+  pthread_mutex_unlock(&p->mu);
+  int s = p->npairs < MAX_PAIRS && !refuse ? dial(p) : -1;
   if (s < 0) {
     close(c);
     return;
@@ -140,10 +161,11 @@ static void *run(void *arg) {
 
 cut_proxy *cut_proxy_start(const char *host, unsigned port, const char *text) {
   cut_proxy *p = calloc(1, sizeof *p);
-  if (!p || !(p->text = strdup(text))) {
+  if (!p || (text && !(p->text = strdup(text)))) {
     free(p);
     return NULL;
   }
+  pthread_mutex_init(&p->mu, NULL);
   snprintf(p->host, sizeof p->host, "%s", host);
   snprintf(p->service, sizeof p->service, "%u", port);
   struct sockaddr_in a = {.sin_family = AF_INET,
@@ -169,6 +191,20 @@ unsigned cut_proxy_port(const cut_proxy *p) {
   return p->port;
 }
 
+void cut_proxy_cut_next(cut_proxy *p, const char *text) {
+  pthread_mutex_lock(&p->mu);
+  free(p->any_text);
+  p->any_text = strdup(text);
+  atomic_store(&p->cut, false);
+  pthread_mutex_unlock(&p->mu);
+}
+
+void cut_proxy_refuse(cut_proxy *p, bool refuse) {
+  pthread_mutex_lock(&p->mu);
+  p->refuse = refuse;
+  pthread_mutex_unlock(&p->mu);
+}
+
 bool cut_proxy_did_cut(cut_proxy *p) {
   return atomic_load(&p->cut);
 }
@@ -185,6 +221,8 @@ void cut_proxy_stop(cut_proxy *p) {
   for (int i = 0; i < p->npairs; i++)
     close_pair(&p->pairs[i]);
   close(p->listen_fd);
+  pthread_mutex_destroy(&p->mu);
+  free(p->any_text);
   free(p->text);
   free(p);
 }

@@ -17,14 +17,26 @@
 typedef struct cut_proxy cut_proxy;
 
 /* Starts a proxy on a free loopback port to host:port that cuts its first
- * connection when the client sends text.  Returns: the proxy, or NULL (a
- * message on stderr).  Ownership: free it with cut_proxy_stop. */
+ * connection when the client sends text (NULL: it cuts nothing until
+ * cut_proxy_cut_next).  Returns: the proxy, or NULL (a message on stderr).
+ * Ownership: free it with cut_proxy_stop. */
 cut_proxy *cut_proxy_start(const char *host, unsigned port, const char *text);
+
+/* From now on, cuts the next statement holding text on any connection (the
+ * statement never reaches the server), once, and from that moment refuses
+ * new connections until cut_proxy_refuse(p, false), so that the test acts
+ * before the client reconnects; cut_proxy_did_cut tells. */
+void cut_proxy_cut_next(cut_proxy *p, const char *text);
+
+/* While refuse is true, new connections are closed at once (the database
+ * unreachable); existing ones go on. */
+void cut_proxy_refuse(cut_proxy *p, bool refuse);
 
 /* The loopback port the proxy listens on. */
 unsigned cut_proxy_port(const cut_proxy *p);
 
-/* Whether the first connection was cut; how many were accepted. */
+/* Whether a connection was cut (since the last cut_proxy_cut_next); how
+ * many were accepted (refused ones not counted). */
 bool cut_proxy_did_cut(cut_proxy *p);
 int cut_proxy_accepted(cut_proxy *p);
 

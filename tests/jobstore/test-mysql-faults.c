@@ -488,6 +488,70 @@ static void test_mysql_faults_lost_commit_reply_is_success(void) {
   mysql_close(db);
 }
 
+/* Finding 6, the other side: a completion loses its connection just as it
+ * sends COMMIT, which never reaches the server (a proxy cuts it); while
+ * the node is cut off, a survivor declares it dead and recovers the fire.
+ * The completion's retry finds the fired row gone: that is a takeover
+ * (CHIME_ENOTOWNER), not its own COMMIT (before, it reported success and
+ * the run counted twice: here and in the recovery's rerun). */
+static void test_mysql_faults_lost_commit_after_takeover_is_refused(void) {
+  MYSQL *db = admin();
+  chime__mysql_url *u = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_parse(chime_test_mysql_url(), &u, NULL, 0), 0);
+  cut_proxy *proxy = cut_proxy_start(u->host, u->port, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(proxy);
+  char url[1024], err[512];
+  snprintf(url, sizeof url,
+           "mysql://%s:%s@127.0.0.1:%u/" DB "?prefix=mf_r_&auto_create=1&"
+           "clear=1",
+           u->user, u->password, cut_proxy_port(proxy));
+  chime__mysql_url_free(u);
+  chime_store *a = NULL, *b = NULL;
+  CU_ASSERT_EQUAL_FATAL(open_url(url, "node-a", 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      open_as("prefix=mf_r_", "node-b", 2, &b, err, sizeof err), 0);
+  add_job_trigger(a, "rerun", false, true);
+  chime_fire **fires = claim_all(a, 1);
+  completer c = {.st = a,
+                 .fire = fires[0],
+                 .out = {.started_ms = T0, .finished_ms = T0 + 5}};
+  cut_proxy_cut_next(proxy, "COMMIT");
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&c.thread, NULL, complete_thread, &c),
+                        0);
+  for (int i = 0; i < 3000 && !cut_proxy_did_cut(proxy); i++)
+    nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+  CU_ASSERT_TRUE(cut_proxy_did_cut(proxy));
+  /* Node A is cut off (the proxy refuses it now); its lease ends and B
+   * recovers its fire (waiting, if need be, until the server has rolled
+   * back A's cut transaction). */
+  sql(db, "UPDATE mf_r_nodes SET last_checkin_ms = 0 WHERE instance_id = "
+          "'node-a'");
+  int64_t now = b->ops->now(b);
+  size_t recovered = 0;
+  CU_ASSERT_EQUAL(b->ops->checkin(b, now, NULL), 0);
+  CU_ASSERT_EQUAL(b->ops->recover_dead_nodes(b, now, &recovered), 0);
+  CU_ASSERT_EQUAL(recovered, 1);
+  cut_proxy_refuse(proxy, false);
+  pthread_join(c.thread, NULL);
+  CU_ASSERT_EQUAL(c.result, CHIME_ENOTOWNER);
+  /* The recovery's row only, and its rerun waiting to be claimed. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_r_history"), 1);
+  CU_ASSERT_EQUAL(query_int(db,
+                            "SELECT COUNT(*) FROM mf_r_history WHERE outcome = "
+                            "'REQUEUED'"),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mf_r_triggers WHERE "
+                                "trigger_group = 'CHIME_RECOVERING'"),
+                  1);
+  free_fires(fires, 1);
+  a->ops->free(a);
+  b->ops->free(b);
+  cut_proxy_stop(proxy);
+  drop_prefix(db, "mf_r_");
+  mysql_close(db);
+}
+
 /* Finding 6: opening the store when the connection is lost after it was
  * made (here: cut by a proxy just as the schema step sends its first
  * statement) opens it again and succeeds; before, opening failed with
@@ -827,6 +891,8 @@ static CU_TestInfo tests[] = {
      test_mysql_faults_trailing_spaces_are_distinct_keys},
     {"finding 6: a lost COMMIT reply is the call's success",
      test_mysql_faults_lost_commit_reply_is_success},
+    {"finding 6: a lost COMMIT after a takeover is refused",
+     test_mysql_faults_lost_commit_after_takeover_is_refused},
     {"finding 6: opening retries a connection lost after it connected",
      test_mysql_faults_open_retries_a_lost_connection},
     {"finding 4: another node's locks never fence this one",
