@@ -242,15 +242,10 @@ static void test_mysql_alerts_database_stopped(void) {
 }
 
 static int init_urls(void) {
-  const char *base = chime_test_mysql_url();
-  if (!base)
-    return 1;
-  char sep = strchr(base, '?') ? '&' : '?';
-  snprintf(url_clear, sizeof url_clear,
-           "%s%cprefix=chime_al_&auto_create=1&clear=1", base, sep);
-  snprintf(url_keep, sizeof url_keep, "%s%cprefix=chime_al_&auto_create=1",
-           base, sep);
-  return 0;
+  return chime_test_mysql_url_with(url_clear, sizeof url_clear,
+                                   "prefix=chime_al_&auto_create=1&clear=1") ||
+         chime_test_mysql_url_with(url_keep, sizeof url_keep,
+                                   "prefix=chime_al_&auto_create=1");
 }
 
 static CU_TestInfo tests[] = {

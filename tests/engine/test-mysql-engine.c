@@ -78,10 +78,11 @@ static void reset_seen(void) {
 /* A started scheduler on the test database; clear deletes old rows. */
 static chime_scheduler *start(bool clear) {
   char url[1024];
-  const char *base = chime_test_mysql_url();
-  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url, "%s%cprefix=chime_me_&auto_create=1%s", base,
-           strchr(base, '?') ? '&' : '?', clear ? "&clear=1" : "");
+  CU_ASSERT_EQUAL_FATAL(
+      chime_test_mysql_url_with(url, sizeof url,
+                                clear ? "prefix=chime_me_&auto_create=1&clear=1"
+                                      : "prefix=chime_me_&auto_create=1"),
+      0);
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);

@@ -61,10 +61,10 @@ static int compare(const void *a, const void *b) {
 
 static chime_scheduler *start(void) {
   char url[1024];
-  const char *base = chime_test_mysql_url();
-  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url, "%s%cprefix=chime_mr_&auto_create=1&clear=1", base,
-           strchr(base, '?') ? '&' : '?');
+  CU_ASSERT_EQUAL_FATAL(
+      chime_test_mysql_url_with(url, sizeof url,
+                                "prefix=chime_mr_&auto_create=1&clear=1"),
+      0);
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);

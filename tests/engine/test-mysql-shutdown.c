@@ -69,10 +69,11 @@ static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
 
 static chime_scheduler *node(const char *id, seen *w, bool clear) {
   char url[1024];
-  const char *base = chime_test_mysql_url();
-  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url, "%s%cprefix=chime_sd_&auto_create=1%s", base,
-           strchr(base, '?') ? '&' : '?', clear ? "&clear=1" : "");
+  CU_ASSERT_EQUAL_FATAL(
+      chime_test_mysql_url_with(url, sizeof url,
+                                clear ? "prefix=chime_sd_&auto_create=1&clear=1"
+                                      : "prefix=chime_sd_&auto_create=1"),
+      0);
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);

@@ -194,10 +194,10 @@ static chime_scheduler *start(const char *url_or_null) {
   if (url_or_null) {
     snprintf(url, sizeof url, "%s", url_or_null);
   } else {
-    const char *base = chime_test_mysql_url();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-    snprintf(url, sizeof url, "%s%cprefix=chime_tx_&auto_create=1&clear=1",
-             base, strchr(base, '?') ? '&' : '?');
+    CU_ASSERT_EQUAL_FATAL(
+        chime_test_mysql_url_with(url, sizeof url,
+                                  "prefix=chime_tx_&auto_create=1&clear=1"),
+        0);
   }
   chime_config *cfg = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
@@ -367,11 +367,13 @@ static void test_mysql_tx_bad_arguments(void) {
  * waited for the stopped node's locks would fail, not hang). */
 static chime_store *open_node(const char *node, bool clear) {
   char url[1024];
-  const char *base = chime_test_mysql_url();
-  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-  snprintf(url, sizeof url,
-           "%s%cprefix=chime_txs_&auto_create=1&lock_wait_timeout_s=2%s", base,
-           strchr(base, '?') ? '&' : '?', clear ? "&clear=1" : "");
+  CU_ASSERT_EQUAL_FATAL(
+      chime_test_mysql_url_with(
+          url, sizeof url,
+          clear
+              ? "prefix=chime_txs_&auto_create=1&lock_wait_timeout_s=2&clear=1"
+              : "prefix=chime_txs_&auto_create=1&lock_wait_timeout_s=2"),
+      0);
   chime_store_options o = {.scheduler_name = "txs",
                            .instance_id = node,
                            .misfire_threshold_ms = 60000,

@@ -27,17 +27,40 @@
 #define DB "chime_mft"
 #define T0 INT64_C(1893456000000) /* 2030-01-01T00:00:00Z */
 
-/* The test server's URL for database DB and extra parameters. */
-static const char *url_for(const char *params) {
-  static char buf[1024];
+/* The test server's URL, parsed (free it with chime__mysql_url_free). */
+static chime__mysql_url *test_server(void) {
   chime__mysql_url *u = NULL;
   const char *text = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   CU_ASSERT_EQUAL_FATAL(chime__mysql_url_parse(text, &u, NULL, 0), 0);
+  return u;
+}
+
+/* The URL of database DB on the test server, reached through a proxy on
+ * loopback port proxy_port (0: directly), with extra parameters (may be
+ * NULL).  Static storage: valid until the next call. */
+static const char *url_via(unsigned proxy_port, const char *params) {
+  static char buf[1024];
+  chime__mysql_url *u = test_server();
   snprintf(buf, sizeof buf, "mysql://%s:%s@%s:%u/%s%s%s", u->user, u->password,
-           u->host, u->port, DB, params ? "?" : "", params ? params : "");
+           proxy_port ? "127.0.0.1" : u->host,
+           proxy_port ? proxy_port : u->port, DB, params ? "?" : "",
+           params ? params : "");
   chime__mysql_url_free(u);
   return buf;
+}
+
+static const char *url_for(const char *params) {
+  return url_via(0, params);
+}
+
+/* A cut proxy (cut-proxy.h) in front of the test server. */
+static cut_proxy *proxy_start(const char *text) {
+  chime__mysql_url *u = test_server();
+  cut_proxy *proxy = cut_proxy_start(u->host, u->port, text);
+  chime__mysql_url_free(u);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(proxy);
+  return proxy;
 }
 
 static void sql(MYSQL *db, const char *text) {
@@ -496,19 +519,13 @@ static void test_mysql_faults_lost_commit_reply_is_success(void) {
  * the run counted twice: here and in the recovery's rerun). */
 static void test_mysql_faults_lost_commit_after_takeover_is_refused(void) {
   MYSQL *db = admin();
-  chime__mysql_url *u = NULL;
-  CU_ASSERT_EQUAL_FATAL(
-      chime__mysql_url_parse(chime_test_mysql_url(), &u, NULL, 0), 0);
-  cut_proxy *proxy = cut_proxy_start(u->host, u->port, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(proxy);
-  char url[1024], err[512];
-  snprintf(url, sizeof url,
-           "mysql://%s:%s@127.0.0.1:%u/" DB "?prefix=mf_r_&auto_create=1&"
-           "clear=1",
-           u->user, u->password, cut_proxy_port(proxy));
-  chime__mysql_url_free(u);
+  cut_proxy *proxy = proxy_start(NULL);
+  char err[512];
   chime_store *a = NULL, *b = NULL;
-  CU_ASSERT_EQUAL_FATAL(open_url(url, "node-a", 2, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(open_url(url_via(cut_proxy_port(proxy),
+                                         "prefix=mf_r_&auto_create=1&clear=1"),
+                                 "node-a", 2, &a, err, sizeof err),
+                        0);
   CU_ASSERT_EQUAL_FATAL(
       open_as("prefix=mf_r_", "node-b", 2, &b, err, sizeof err), 0);
   add_job_trigger(a, "rerun", false, true);
@@ -558,19 +575,13 @@ static void test_mysql_faults_lost_commit_after_takeover_is_refused(void) {
  * CHIME_ECONNECT and a node could not start. */
 static void test_mysql_faults_open_retries_a_lost_connection(void) {
   MYSQL *db = admin();
-  chime__mysql_url *u = NULL;
-  CU_ASSERT_EQUAL_FATAL(
-      chime__mysql_url_parse(chime_test_mysql_url(), &u, NULL, 0), 0);
-  cut_proxy *proxy = cut_proxy_start(u->host, u->port, "schema_version");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(proxy);
-  char url[1024];
-  snprintf(url, sizeof url,
-           "mysql://%s:%s@127.0.0.1:%u/" DB "?prefix=mf_o_&auto_create=1",
-           u->user, u->password, cut_proxy_port(proxy));
-  chime__mysql_url_free(u);
+  cut_proxy *proxy = proxy_start("schema_version");
   chime_store *st = NULL;
   char err[512];
-  CU_ASSERT_EQUAL(open_url(url, "node-o", 2, &st, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(
+      open_url(url_via(cut_proxy_port(proxy), "prefix=mf_o_&auto_create=1"),
+               "node-o", 2, &st, err, sizeof err),
+      0);
   CU_ASSERT_TRUE(cut_proxy_did_cut(proxy));
   CU_ASSERT(cut_proxy_accepted(proxy) >= 2);
   if (st)
