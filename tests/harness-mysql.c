@@ -31,6 +31,20 @@ int chime_test_mysql_url_with(char *buf, size_t len, const char *params) {
   return n > 0 && (size_t)n < len ? 0 : 1;
 }
 
+chime_config *chime_test_mysql_config(const char *params,
+                                      const char *instance_id) {
+  char url[1024];
+  CU_ASSERT_EQUAL_FATAL(chime_test_mysql_url_with(url, sizeof url, params), 0);
+  chime_config *cfg = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
+  if (chime_config_set_store_url(cfg, url) != 0 ||
+      chime_config_set_instance_id(cfg, instance_id) != 0) {
+    chime_config_free(cfg);
+    CU_FAIL_FATAL("the test database's configuration was refused");
+  }
+  return cfg;
+}
+
 MYSQL *chime_test_mysql_open(void) {
   char err[512];
   chime__mysql_url *url = NULL;

@@ -40,3 +40,33 @@ const char *chime_test_data_path(const char *name) {
   snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data", name);
   return path;
 }
+
+chime_scheduler *chime_test_scheduler_new(chime_config *cfg) {
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  if (r != 0)
+    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  return s;
+}
+
+void chime_test_need_dev(void) {
+  const char *dev = getenv("CHIME_DEV");
+  if (!dev || !*dev) {
+    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
+                    "CHIME_DEV=/path/to/dev\n");
+    CU_FAIL_FATAL("CHIME_DEV is not set");
+  }
+}
+
+int chime_test_dev_run(const char *command) {
+  const char *dev = getenv("CHIME_DEV");
+  char cmd[4096];
+  if (!dev || !*dev ||
+      snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", dev, command) >=
+          (int)sizeof cmd)
+    return -1;
+  return system(cmd);
+}

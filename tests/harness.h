@@ -5,6 +5,8 @@
 #ifndef CHIME_TESTS_HARNESS_H
 #define CHIME_TESTS_HARNESS_H
 
+#include "chime.h"
+
 #include <CUnit/CUnit.h>
 
 /*
@@ -21,6 +23,28 @@ int chime_test_main(CU_SuiteInfo *suites);
  * buffer overwritten by the next call.
  */
 const char *chime_test_data_path(const char *name);
+
+/*
+ * chime_test_scheduler_new: chime_scheduler_new(cfg), then frees cfg.  When
+ * it fails, prints the error's name and detail and fails the test (fatal).
+ * Returns: the scheduler (not started).
+ */
+chime_scheduler *chime_test_scheduler_new(chime_config *cfg);
+
+/*
+ * chime_test_need_dev: for tests that stop or restart the database with
+ * ./dev (CHIME_DEV): when CHIME_DEV is not set, says how to run the test
+ * and fails it (fatal).  Call it first, on the test's thread.
+ */
+void chime_test_need_dev(void);
+
+/*
+ * chime_test_dev_run: runs "$CHIME_DEV command" (db-down, db-up,
+ * db-restart), its output discarded.  Returns: its exit status as
+ * system() gives it, -1 when CHIME_DEV is not set.  Thread: any (it
+ * records nothing in CUnit).
+ */
+int chime_test_dev_run(const char *command);
 
 #ifdef CHIME_TEST_MYSQL
 #include <mysql.h>
@@ -39,6 +63,15 @@ const char *chime_test_mysql_url(void);
  * function can return it as it is.
  */
 int chime_test_mysql_url_with(char *buf, size_t len, const char *params);
+
+/*
+ * chime_test_mysql_config: a new configuration whose store is the test
+ * database with params appended (as chime_test_mysql_url_with) and whose
+ * instance id is instance_id; fails the test (fatal) when it cannot.
+ * Ownership: the caller's (chime_config_free, or chime_test_scheduler_new).
+ */
+chime_config *chime_test_mysql_config(const char *params,
+                                      const char *instance_id);
 
 /*
  * chime_test_mysql_open: a connection to the test database.  When the

@@ -18,12 +18,7 @@
 volatile sig_atomic_t bench_interrupted;
 
 static void test_bench_db_status_survives_a_restart(void) {
-  const char *dev = getenv("CHIME_DEV");
-  if (!dev || !*dev) {
-    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
-                    "CHIME_DEV=/path/to/dev\n");
-    CU_FAIL_FATAL("CHIME_DEV is not set");
-  }
+  chime_test_need_dev();
   const char *text = chime_test_mysql_url();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   chime__mysql_url *url = NULL;
@@ -31,9 +26,7 @@ static void test_bench_db_status_survives_a_restart(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   int64_t before = -1, after = -1;
   CU_ASSERT_EQUAL(bench_db_status(db, "Uptime", &before), 0);
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' db-restart >/dev/null 2>&1", dev);
-  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_test_dev_run("db-restart"), 0);
   CU_ASSERT_EQUAL(bench_db_status(db, "Uptime", &after), 0);
   CU_ASSERT(after >= 0);
   mysql_close(db);

@@ -62,7 +62,6 @@ typedef struct host {
   bool measuring;
   bool stop;
   int outage_status;
-  const char *dev;
   pthread_t outage;
 } host;
 
@@ -109,12 +108,9 @@ static void on_tick(uv_timer_t *t) {
 /* Off the loop: stops MariaDB, waits OUTAGE_MS, starts it again. */
 static void *outage_main(void *arg) {
   host *h = arg;
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "'%s' db-down >/dev/null 2>&1", h->dev);
-  int a = system(cmd);
+  int a = chime_test_dev_run("db-down");
   sleep_ms(OUTAGE_MS);
-  snprintf(cmd, sizeof cmd, "'%s' db-up >/dev/null 2>&1", h->dev);
-  int b = system(cmd);
+  int b = chime_test_dev_run("db-up");
   h->outage_status = a != 0 ? a : b;
   uv_async_send(&h->outage_done);
   return NULL;
@@ -126,26 +122,14 @@ static void on_outage_done(uv_async_t *a) {
 }
 
 static chime_scheduler *make(void) {
-  char url[1024];
-  CU_ASSERT_EQUAL_FATAL(
-      chime_test_mysql_url_with(url, sizeof url,
-                                "prefix=chime_as_&auto_create=1&clear=1"),
-      0);
-  chime_config *cfg = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, "stall-node"), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_config *cfg = chime_test_mysql_config(
+      "prefix=chime_as_&auto_create=1&clear=1", "stall-node");
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   chime_job *job = NULL;
   chime_trigger *t = NULL;
+  char err[512];
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "load", "record", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "load", 50,
                                                  CHIME_REPEAT_INDEFINITELY, &t,
@@ -167,12 +151,8 @@ static bool run_until_runs(host *h, int n, int timeout_ms) {
 }
 
 static void test_attach_stall_host_timer_on_time_while_db_down(void) {
-  host h = {.dev = getenv("CHIME_DEV")};
-  if (!h.dev || !*h.dev) {
-    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
-                    "CHIME_DEV=/path/to/dev\n");
-    CU_FAIL_FATAL("CHIME_DEV is not set");
-  }
+  chime_test_need_dev();
+  host h = {0};
   chime_scheduler *s = make();
   CU_ASSERT_EQUAL_FATAL(uv_loop_init(&h.loop), 0);
   uv_timer_init(&h.loop, &h.tick);

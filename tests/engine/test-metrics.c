@@ -145,13 +145,7 @@ static chime_scheduler *make(int64_t misfire_threshold_ms) {
       chime_config_set_misfire_threshold_ms(cfg, misfire_threshold_ms), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_config_set_log_record(cfg, log_record, NULL, CHIME_LOG_INFO), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "ok", ok_job, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(

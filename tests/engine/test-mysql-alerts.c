@@ -199,20 +199,8 @@ static void test_mysql_alerts_node_killed(void) {
   chime_scheduler_free(s);
 }
 
-static int dev(const char *what) {
-  const char *d = getenv("CHIME_DEV");
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", d, what);
-  return system(cmd);
-}
-
 static void test_mysql_alerts_database_stopped(void) {
-  const char *d = getenv("CHIME_DEV");
-  if (!d || !*d) {
-    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
-                    "CHIME_DEV=/path/to/dev\n");
-    CU_FAIL_FATAL("CHIME_DEV is not set");
-  }
+  chime_test_need_dev();
   memset(&seen, 0, sizeof seen);
   chime_scheduler *s = node(url_clear, "outage-alert-node");
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -220,14 +208,14 @@ static void test_mysql_alerts_database_stopped(void) {
       chime_scheduler_add_listener(s, CHIME_EVENT_ALL, listener, NULL, NULL),
       0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
-  CU_ASSERT_EQUAL(dev("db-down"), 0);
+  CU_ASSERT_EQUAL(chime_test_dev_run("db-down"), 0);
   bool began = wait_for(&seen.began, 1);
   bool fenced = wait_for(&seen.fenced, 1);
   chime_metrics *m = NULL;
   CU_ASSERT_EQUAL(chime_scheduler_metrics(s, &m), 0);
   CU_ASSERT_EQUAL(chime_metrics_get_gauge(m, CHIME_GAUGE_STORE_DOWN), 1.0);
   chime_metrics_free(m);
-  CU_ASSERT_EQUAL(dev("db-up"), 0);
+  CU_ASSERT_EQUAL(chime_test_dev_run("db-up"), 0);
   CU_ASSERT_TRUE(began);
   CU_ASSERT_TRUE(fenced);
   CU_ASSERT_TRUE(wait_for(&seen.ended, 1));

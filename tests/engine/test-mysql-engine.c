@@ -77,26 +77,14 @@ static void reset_seen(void) {
 
 /* A started scheduler on the test database; clear deletes old rows. */
 static chime_scheduler *start(bool clear) {
-  char url[1024];
-  CU_ASSERT_EQUAL_FATAL(
-      chime_test_mysql_url_with(url, sizeof url,
-                                clear ? "prefix=chime_me_&auto_create=1&clear=1"
-                                      : "prefix=chime_me_&auto_create=1"),
-      0);
-  chime_config *cfg = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
+  chime_config *cfg =
+      chime_test_mysql_config(clear ? "prefix=chime_me_&auto_create=1&clear=1"
+                                    : "prefix=chime_me_&auto_create=1",
+                              "engine-node");
   CU_ASSERT_EQUAL_FATAL(chime_config_set_scheduler_name(cfg, "engine"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, "engine-node"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_misfire_threshold_ms(cfg, 500), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  chime_config_free(cfg);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);

@@ -83,43 +83,19 @@ static void probe_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&mu);
 }
 
-static int dev(const char *what) {
-  const char *d = getenv("CHIME_DEV");
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", d, what);
-  return system(cmd);
-}
-
 static void test_mysql_outage_check_owned_cannot_tell(void) {
-  const char *d = getenv("CHIME_DEV");
-  if (!d || !*d) {
-    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
-                    "CHIME_DEV=/path/to/dev\n");
-    CU_FAIL_FATAL("CHIME_DEV is not set");
-  }
-  char url[1024];
-  CU_ASSERT_EQUAL_FATAL(
-      chime_test_mysql_url_with(url, sizeof url,
-                                "prefix=chime_mo_&auto_create=1&clear=1"),
-      0);
-  chime_config *cfg = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, "outage-node"), 0);
+  chime_test_need_dev();
+  chime_config *cfg = chime_test_mysql_config(
+      "prefix=chime_mo_&auto_create=1&clear=1", "outage-node");
   CU_ASSERT_EQUAL_FATAL(chime_config_set_checkin_interval_ms(cfg, 1000), 0);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "probe", probe_job, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   chime_job *job = NULL;
   chime_trigger *t = NULL;
+  char err[512];
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "probe", "probe", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("g", "probe", 0, 0, &t, err, sizeof err), 0);
@@ -134,13 +110,13 @@ static void test_mysql_outage_check_owned_cannot_tell(void) {
   CU_ASSERT(started);
   CU_ASSERT_EQUAL(probe.before, 1);
   /* The database goes away under the running job. */
-  CU_ASSERT_EQUAL(dev("db-down"), 0);
+  CU_ASSERT_EQUAL(chime_test_dev_run("db-down"), 0);
   pthread_mutex_lock(&mu);
   probe.go = true;
   pthread_cond_broadcast(&cond);
   bool done = wait_flag(&probe.done, 60000);
   pthread_mutex_unlock(&mu);
-  CU_ASSERT_EQUAL(dev("db-up"), 0);
+  CU_ASSERT_EQUAL(chime_test_dev_run("db-up"), 0);
   CU_ASSERT_FATAL(done);
   fprintf(stderr,
           "during the outage: check_owned %s in %lld ms, "

@@ -60,23 +60,10 @@ static int compare(const void *a, const void *b) {
 }
 
 static chime_scheduler *start(void) {
-  char url[1024];
-  CU_ASSERT_EQUAL_FATAL(
-      chime_test_mysql_url_with(url, sizeof url,
-                                "prefix=chime_mr_&auto_create=1&clear=1"),
-      0);
-  chime_config *cfg = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, "restart-node"), 0);
+  chime_config *cfg = chime_test_mysql_config(
+      "prefix=chime_mr_&auto_create=1&clear=1", "restart-node");
   CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
@@ -84,12 +71,7 @@ static chime_scheduler *start(void) {
 }
 
 static void test_mysql_restart_loses_and_doubles_nothing(void) {
-  const char *dev = getenv("CHIME_DEV");
-  if (!dev || !*dev) {
-    fprintf(stderr, "CHIME_DEV is not set: run through ./dev test, or set "
-                    "CHIME_DEV=/path/to/dev\n");
-    CU_FAIL_FATAL("CHIME_DEV is not set");
-  }
+  chime_test_need_dev();
   chime_scheduler *s = start();
   chime_job *job = NULL;
   chime_trigger *t = NULL;
@@ -107,9 +89,7 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
   chime_trigger_free(t);
   sleep_ms(1500);
   CU_ASSERT(runs() >= 3);
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "'%s' db-restart >/dev/null 2>&1", dev);
-  CU_ASSERT_EQUAL(system(cmd), 0);
+  CU_ASSERT_EQUAL(chime_test_dev_run("db-restart"), 0);
   int before = runs();
   /* Fires resume once the store reconnected. */
   for (int64_t end = wall_ms() + 30000;

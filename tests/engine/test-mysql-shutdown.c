@@ -68,24 +68,12 @@ static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
 }
 
 static chime_scheduler *node(const char *id, seen *w, bool clear) {
-  char url[1024];
-  CU_ASSERT_EQUAL_FATAL(
-      chime_test_mysql_url_with(url, sizeof url,
-                                clear ? "prefix=chime_sd_&auto_create=1&clear=1"
-                                      : "prefix=chime_sd_&auto_create=1"),
-      0);
-  chime_config *cfg = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_store_url(cfg, url), 0);
+  chime_config *cfg =
+      chime_test_mysql_config(clear ? "prefix=chime_sd_&auto_create=1&clear=1"
+                                    : "prefix=chime_sd_&auto_create=1",
+                              id);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_scheduler_name(cfg, "sd"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_config_set_instance_id(cfg, id), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "ping", ping, w, NULL), 0);
   return s;

@@ -724,13 +724,7 @@ static chime_scheduler *start_node(const char *params, const char *node) {
   CU_ASSERT_EQUAL_FATAL(chime_config_set_idle_wait_ms(cfg, 200), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_config_set_log(cfg, count_fences, NULL, CHIME_LOG_DEBUG), 0);
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  if (r != 0)
-    fprintf(stderr, "chime_scheduler_new: %s: %s\n", chime_err_name(r), err);
-  chime_config_free(cfg);
-  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(
