@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test-deb.sh DIR: the Debian packages in DIR (./dev deb) unpacked into a
-# throwaway root and used as a user would: chime-cron --version and --help,
-# chimectl --version, a program compiled with `pkg-config --cflags --libs
-# chime` (the root as pkg-config's sysroot) and run, the Python package
-# imported and running a job, the man pages rendering.  Exits non-zero on
+# throwaway root and used as a user would: chime-cron, chimectl and
+# chime-web answer --version and --help, chime-cron computes, a program
+# compiled with `pkg-config --cflags --libs chime` (the root as
+# pkg-config's sysroot) runs, the Python package runs a job, the man pages
+# render.  Exits non-zero on
 # the first failure.  (dpkg -x, not apt-get install: the test machine is
 # shared; on a clean system `apt-get install ./build-deb/*.deb` does the
 # same for real.)
@@ -33,8 +34,12 @@ ok "chime-cron --help"
 [ "$("$ROOT/usr/bin/chime-cron" --count 1 --after 0 --format ms '0 0 * * * ?')" = 3600000 ] ||
   fail "chime-cron computes"
 ok "chime-cron computes a fire time"
-v=$("$ROOT/usr/bin/chimectl" --version) || fail "chimectl --version"
-ok "chimectl --version: $v"
+for tool in chimectl chime-web; do
+  v=$("$ROOT/usr/bin/$tool" --version) || fail "$tool --version"
+  ok "$tool --version: $v"
+  "$ROOT/usr/bin/$tool" --help >/dev/null || fail "$tool --help"
+  ok "$tool --help"
+done
 
 export PKG_CONFIG_SYSROOT_DIR="$ROOT"
 export PKG_CONFIG_LIBDIR="$LIBDIR/pkgconfig:/usr/lib/$MULTIARCH/pkgconfig:/usr/share/pkgconfig"
