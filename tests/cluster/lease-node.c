@@ -117,8 +117,8 @@ int main(int argc, char **argv) {
     bad |= run_sql(db, sql);
     r = chime_lease_release(l);
     snprintf(sql, sizeof sql,
-             "UPDATE cl_sections SET release_rc = %d WHERE token = %lld AND "
-             "holder = '%s'",
+             "UPDATE cl_sections SET release_rc = %d, released_ms = " NOW_MS
+             " WHERE token = %lld AND holder = '%s'",
              r, token, holder);
     bad |= run_sql(db, sql);
     chime_lease_free(l);
