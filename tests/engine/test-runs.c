@@ -189,6 +189,8 @@ static bool listener(const chime_event *ev, void *user_data) {
 static char store_url[2048] = "memory:";
 /* The grace of the next node(): wide, so that no polite run is reported. */
 static int64_t grace_ms = 60000;
+/* The check-in interval of the next node(). */
+static int64_t checkin_ms = 200;
 
 /* A started scheduler on url with both job types and the listener. */
 static chime_scheduler *node(const char *url, const char *id, unsigned workers,
@@ -197,7 +199,7 @@ static chime_scheduler *node(const char *url, const char *id, unsigned workers,
   CU_ASSERT_EQUAL_FATAL(chime_config_new(&cfg), 0);
   CU_ASSERT_EQUAL(chime_config_set_store_url(cfg, url), 0);
   CU_ASSERT_EQUAL(chime_config_set_workers(cfg, workers), 0);
-  CU_ASSERT_EQUAL(chime_config_set_checkin_interval_ms(cfg, 200), 0);
+  CU_ASSERT_EQUAL(chime_config_set_checkin_interval_ms(cfg, checkin_ms), 0);
   CU_ASSERT_EQUAL(chime_config_set_cancel_grace_ms(cfg, grace_ms), 0);
   CU_ASSERT_EQUAL(chime_config_set_cancel_grace_ms(cfg, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_cancel_grace_ms(NULL, 0), CHIME_EINVAL);
@@ -484,10 +486,15 @@ static void test_runs_starting_deadline(void) {
 }
 
 /* REPLACE: the next fire cancels the running one (a polite job that would
- * wait 30 s), then runs; runs never overlap. */
+ * wait 30 s), then runs; runs never overlap.  On the node running it the
+ * cancellation is at once: with a check-in of 20 s, the first run ends
+ * (fire 500 ms after it started) well before any check-in. */
 static void test_runs_replace(void) {
   seen_reset();
+  checkin_ms = 20000;
   chime_scheduler *s = node(store_url, NULL, 4, true);
+  checkin_ms = 200;
+  int64_t t0 = mono_ms();
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "rep", "polite", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_REPLACE), 0);
@@ -502,6 +509,7 @@ static void test_runs_replace(void) {
   chime_job_free(job);
   CU_ASSERT_TRUE(wait_for(&S.started, 2));
   CU_ASSERT_TRUE(wait_for(&S.was_executed, 1));
+  CU_ASSERT(mono_ms() - t0 < 10000);
   CU_ASSERT_EQUAL(S.told, 1);
   CU_ASSERT_EQUAL(S.last_error, CHIME_ECANCELLED);
   /* The second run started only after the first returned. */
