@@ -334,15 +334,23 @@ static void test_store_retry_runs(void) {
   sc_close(st);
 }
 
-/* A cancelled run is not retried; a successful one neither. */
-static void test_store_retry_not_cancelled(void) {
-  chime_store *st = sc_open();
-  chime_job *job = sc_job("g", "c", "x", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, SEC, 1.0, 0, 0), 0);
+/* Adds job g.name retried up to attempts times, 1 s apart, with trigger
+ * t.name from the store's now (interval, repeat); returns that now. */
+static int64_t add_retry_job(chime_store *st, const char *name, int attempts,
+                             int64_t interval, int32_t repeat) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, attempts, SEC, 1.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   int64_t start = st->ops->now(st);
-  sc_add_simple(st, "t", "c", "g", "c", start, HOUR, 1);
+  sc_add_simple(st, "t", name, "g", name, start, interval, repeat);
+  return start;
+}
+
+/* A cancelled run is not retried; a successful one neither. */
+static void test_store_retry_not_cancelled(void) {
+  chime_store *st = sc_open();
+  int64_t start = add_retry_job(st, "c", 3, HOUR, 1);
   chime_fire *f = sc_fire_next(st, start);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   chime_run_result o = {.error = CHIME_ECANCELLED, .status = "CANCELLED"};
@@ -357,7 +365,39 @@ static void test_store_retry_not_cancelled(void) {
   sc_close(st);
 }
 
+/* The retry of a job paused while its run failed starts PAUSED and is not
+ * claimed when due, as any trigger of a paused job; resuming the job lets
+ * it run. */
+static void test_store_retry_of_paused_job(void) {
+  chime_store *st = sc_open();
+  int64_t start = add_retry_job(st, "p", 2, 0, 0);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(st->ops->pause_job(st, "g", "p"), 0);
+  CU_ASSERT_EQUAL_FATAL(fail_run(st, f), 0);
+  char name[48];
+  snprintf(name, sizeof name, "retry-%lld", (long long)f->fire_id);
+  chime_trigger *rt = retry_of(st, f->fire_id);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+  int64_t due = rt->state.next_fire_ms;
+  CU_ASSERT_EQUAL(rt->store_state, CHIME_STATE_PAUSED);
+  chime_trigger_free(rt);
+  CU_ASSERT_EQUAL(sc_status(st, CHIME__RETRY_GROUP, name),
+                  CHIME_TRIGGER_PAUSED);
+  CU_ASSERT_PTR_NULL(sc_fire_next(st, due + SEC));
+  CU_ASSERT_EQUAL(st->ops->resume_job(st, "g", "p"), 0);
+  f = sc_fire_next(st, due + SEC);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 2);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"the retry of a paused job waits for its resume",
+     test_store_retry_of_paused_job},
     {"a failing job of 3 attempts runs 3 times", test_store_retry_runs},
     {"cancelled and successful runs are not retried",
      test_store_retry_not_cancelled},
