@@ -102,10 +102,13 @@ static void run_verdict(chime_ctx *ctx, chime_run_result *out) {
   out->message = ctx->fail_message;
 }
 
-/* Whether the fire starts past its job's starting deadline: then it is not
- * run, and out says MISSED (the message in ctx, as a failure's). */
+/* Whether the fire starts past its starting deadline (its trigger's, or
+ * else its job's): then it is not run, and out says MISSED (the message in
+ * ctx, as a failure's). */
 static bool missed(chime_ctx *ctx, chime_run_result *out) {
-  int64_t deadline = ctx->fire->job->starting_deadline_ms;
+  int64_t deadline = ctx->fire->trigger->starting_deadline_ms > 0
+                         ? ctx->fire->trigger->starting_deadline_ms
+                         : ctx->fire->job->starting_deadline_ms;
   int64_t late = ctx->fire_ms - ctx->fire->scheduled_ms;
   if (deadline <= 0 || late <= deadline)
     return false;

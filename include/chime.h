@@ -1046,6 +1046,29 @@ CHIME_EXTERN int chime_trigger_set_timeout_ms(chime_trigger *trigger,
 CHIME_EXTERN int64_t chime_trigger_get_timeout_ms(const chime_trigger *trigger);
 
 /*
+ * chime_trigger_set_starting_deadline_ms: how late a fire of this trigger
+ * may start, overriding its job's (chime_job_set_starting_deadline_ms); 0
+ * (the default): the job's.  A fire that cannot start within ms of its
+ * scheduled time is not run: it is recorded MISSED (CHIME_EMISSED).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_starting_deadline_ms(chime_trigger *trigger,
+                                                        int64_t ms);
+
+/*
+ * chime_trigger_get_starting_deadline_ms: the starting deadline
+ * chime_trigger_set_starting_deadline_ms left.
+ * Returns: the deadline in ms; 0 (the job's) for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t
+chime_trigger_get_starting_deadline_ms(const chime_trigger *trigger);
+
+/*
  * chime_trigger_get_kind: the kind the constructor made.
  * Returns: the kind; 0 for a NULL trigger.
  * Ownership: none.

@@ -74,7 +74,8 @@ struct chime_trigger {
   /* Not stored: the fire time a store's misfire scan found missed, set on
    * the copy it hands to the engine (0: none). */
   int64_t misfired_ms;
-  int64_t timeout_ms; /* run policies: 0 for the job's */
+  int64_t timeout_ms;           /* run policies: 0 for the job's */
+  int64_t starting_deadline_ms; /* run policies: 0 for the job's */
   /* A retry's trigger (chime__trigger_retry_new): the attempt it runs and
    * the failed run's original scheduled time; 0 for any other trigger. */
   int64_t retry_attempt;

@@ -255,6 +255,8 @@ int chime__mysql_admin_trigger_decode(const chime__mysql_rows *rows, size_t i,
       .state_repeat_count = t->state.repeat_count,
       .state = chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_STATE),
       .owner = chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_OWNER),
+      .timeout_ms = t->timeout_ms,
+      .starting_deadline_ms = t->starting_deadline_ms,
       .record = t,
   };
   if (!chime__mysql_rows_is_null(rows, i, CHIME__TRIG_COL_CLAIM_FIRE_ID))

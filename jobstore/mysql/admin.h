@@ -160,6 +160,8 @@ typedef struct chime__mysql_admin_trigger {
   const char *state;                   /* "WAITING", "PAUSED", ... */
   const char *owner;                   /* the claiming node, NULL: none */
   int64_t claim_fire_id;               /* 0: none */
+  int64_t timeout_ms;                  /* 0: the job's */
+  int64_t starting_deadline_ms;        /* 0: the job's */
   chime_trigger *record;               /* private: the strings' owner */
 } chime__mysql_admin_trigger;
 

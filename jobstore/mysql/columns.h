@@ -61,6 +61,7 @@
   NEXT(JITTER_MS, jitter_ms)                                                   \
   NEXT(RETRY_ATTEMPT, retry_attempt)                                           \
   NEXT(RETRY_SCHEDULED_MS, retry_scheduled_ms)                                 \
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)                             \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */

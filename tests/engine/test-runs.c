@@ -379,6 +379,10 @@ static void test_runs_trigger_timeout(void) {
   CU_ASSERT_EQUAL(chime_trigger_get_timeout_ms(t), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(t, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(NULL, 1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_starting_deadline_ms(t, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_set_starting_deadline_ms(NULL, 1),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_trigger_get_starting_deadline_ms(NULL), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(t, 250), 0);
   CU_ASSERT_EQUAL(chime_trigger_get_timeout_ms(t), 250);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "tt"), 0);
@@ -439,23 +443,24 @@ static long skipped_rows(const char *job_name);
 static long missed_rows(const char *job_name);
 #endif
 
-/* A fire that can start only after its job's starting deadline is not run:
+/* A fire that can start only after its starting deadline is not run:
  * MISSED.  The trigger started 5 s ago, so its first fire is 5 s late (well
  * inside the misfire threshold, whose meaning is unchanged); a job with a
- * deadline of a minute runs the same fire. */
+ * deadline of a minute runs the same fire, unless its trigger's deadline
+ * (1 s) overrides the job's. */
 static void test_runs_starting_deadline(void) {
   seen_reset();
   chime_scheduler *s = node(store_url, NULL, 2, true);
   const struct {
     const char *name;
-    int64_t deadline_ms;
-  } jobs[] = {{"tight", 1000}, {"loose", 60000}};
+    int64_t deadline_ms, trigger_deadline_ms;
+  } jobs[] = {{"tight", 1000, 0}, {"loose", 60000, 0}, {"trig", 60000, 1000}};
   /* The store's clock is this host's (memory) or its database's, on this
    * host too: 5 s is far more than their difference. */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     chime_job *job = NULL;
     CU_ASSERT_EQUAL_FATAL(
         chime_job_new("g", jobs[i].name, "busy", &job, NULL, 0), 0);
@@ -468,19 +473,25 @@ static void test_runs_starting_deadline(void) {
         chime_trigger_simple_new("g", jobs[i].name, 1000, 0, &t, NULL, 0), 0);
     CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", jobs[i].name), 0);
     CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, now - 5000), 0);
+    CU_ASSERT_EQUAL(
+        chime_trigger_set_starting_deadline_ms(t, jobs[i].trigger_deadline_ms),
+        0);
+    CU_ASSERT_EQUAL(chime_trigger_get_starting_deadline_ms(t),
+                    jobs[i].trigger_deadline_ms);
     CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
     chime_trigger_free(t);
     chime_job_free(job);
   }
-  CU_ASSERT_TRUE(wait_for(&S.missed, 1));
+  CU_ASSERT_TRUE(wait_for(&S.missed, 2));
   CU_ASSERT_TRUE(wait_for(&S.busy_runs, 1));
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
-  CU_ASSERT_EQUAL(S.missed, 1);
+  CU_ASSERT_EQUAL(S.missed, 2);
   CU_ASSERT_EQUAL(S.missed_error, CHIME_EMISSED);
   CU_ASSERT_EQUAL(S.busy_runs, 1);
 #ifdef CHIME_TEST_MYSQL
   CU_ASSERT_EQUAL(missed_rows("tight"), 1);
   CU_ASSERT_EQUAL(missed_rows("loose"), 0);
+  CU_ASSERT_EQUAL(missed_rows("trig"), 1);
 #endif
   chime_scheduler_free(s);
 }

@@ -91,12 +91,14 @@ static void test_store_job_timeout_kept(void) {
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_trigger *trig = sc_simple("t", "a", "g", "j", T0, MINUTE, 5);
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(trig, 900), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_starting_deadline_ms(trig, 300), 0);
   CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
                   0);
   chime_trigger_free(trig);
   chime_trigger *tback = sc_get(st, "t", "a");
   CU_ASSERT_PTR_NOT_NULL_FATAL(tback);
   CU_ASSERT_EQUAL(tback->timeout_ms, 900);
+  CU_ASSERT_EQUAL(tback->starting_deadline_ms, 300);
   chime_trigger_free(tback);
   chime_job *back = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &back), 0);
@@ -109,6 +111,7 @@ static void test_store_job_timeout_kept(void) {
   CU_ASSERT_EQUAL(f->job->timeout_ms, 2500);
   CU_ASSERT_EQUAL(f->job->starting_deadline_ms, 700);
   CU_ASSERT_EQUAL(f->trigger->timeout_ms, 900);
+  CU_ASSERT_EQUAL(f->trigger->starting_deadline_ms, 300);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   /* Replacing the job changes it; an invalid one is refused. */
@@ -405,7 +408,7 @@ CU_TestInfo sc_policy_tests[] = {
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
-    {"timeouts (job, trigger) and starting deadlines are kept",
+    {"timeouts and starting deadlines (job, trigger) are kept",
      test_store_job_timeout_kept},
     {"a job's retry policy is kept", test_store_job_retry_kept},
     CU_TEST_INFO_NULL,

@@ -141,6 +141,8 @@ _PROTOTYPES = [
     ("chime_trigger_set_priority", _i, [_vp, _i]),
     ("chime_trigger_set_timeout_ms", _i, [_vp, _i64]),
     ("chime_trigger_get_timeout_ms", _i64, [_vp]),
+    ("chime_trigger_set_starting_deadline_ms", _i, [_vp, _i64]),
+    ("chime_trigger_get_starting_deadline_ms", _i64, [_vp]),
     ("chime_trigger_set_misfire", _i, [_vp, _i]),
     ("chime_trigger_set_calendar", _i, [_vp, _cp]),
     ("chime_trigger_set_description", _i, [_vp, _cp]),

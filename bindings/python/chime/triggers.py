@@ -306,6 +306,17 @@ class Trigger:
     def timeout_ms(self) -> int:
         return _L.chime_trigger_get_timeout_ms(self._ptr)
 
+    def set_starting_deadline_ms(self, ms: int) -> "Trigger":
+        """How late a fire of this trigger may start, overriding the job's
+        (chime_trigger_set_starting_deadline_ms); 0: the job's.  A fire
+        later than that is not run: MISSED.  Returns self."""
+        check(_L.chime_trigger_set_starting_deadline_ms(self._ptr, int(ms)))
+        return self
+
+    @property
+    def starting_deadline_ms(self) -> int:
+        return _L.chime_trigger_get_starting_deadline_ms(self._ptr)
+
     def _for_job(self, group, name):
         """The C trigger, pointed at job (group, name)."""
         check(_L.chime_trigger_set_job(self._ptr, _lib.enc(group),
