@@ -592,6 +592,32 @@ CHIME_EXTERN int chime_job_set_requests_recovery(chime_job *job, bool yes);
 CHIME_EXTERN int chime_job_set_concurrency(chime_job *job,
                                            chime_concurrency concurrency);
 
+/* The largest cap chime_job_set_queue_cap takes. */
+#define CHIME_MAX_QUEUE_CAP 1000000
+
+/*
+ * chime_job_set_queue_cap: the cap on the queue of a FORBID_QUEUE job: at
+ * most cap fires of each of its triggers wait, in order, behind a run
+ * (0, the default: no cap, as Quartz).  When a run ends and a trigger has
+ * more fire times due than the cap, the oldest beyond it are dropped and
+ * recorded SKIPPED in the history (as FORBID_SKIP records its drops), so
+ * the job works through at most cap fires late.  Ignored under another
+ * concurrency policy.
+ * Returns: 0; CHIME_EINVAL (NULL job, cap negative or over
+ * CHIME_MAX_QUEUE_CAP).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_queue_cap(chime_job *job, int64_t cap);
+
+/*
+ * chime_job_get_queue_cap: the cap chime_job_set_queue_cap left.
+ * Returns: the cap; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_queue_cap(const chime_job *job);
+
 /*
  * chime_job_set_persist_data: whether data a run sets with
  * chime_ctx_set_job_data() is saved after the run (Quartz's

@@ -192,20 +192,25 @@ static void block_job(mem_store *s, mem_job *mj) {
   }
 }
 
-/* A FORBID_SKIP job drops the fire times its triggers missed while it ran
- * (the memory store keeps no history to record them in), at most this many
- * per trigger and completion.  A paused trigger keeps its missed time for
- * its misfire instruction, as under FORBID. */
+/* A FORBID_SKIP job drops the fire times its triggers missed while it ran,
+ * a FORBID_QUEUE job with a cap those beyond the cap (the memory store
+ * keeps no history to record them in), at most this many per trigger and
+ * completion.  A paused trigger keeps its missed time for its misfire
+ * instruction, as under FORBID. */
 #define MEM_SKIP_MAX INT64_C(1000000)
 static void unblock_job(mem_store *s, mem_job *mj) {
   MEM_ASSERT_LOCKED(s);
   assert(mj->nexecuting == 0);
-  bool skip = mj->j->concurrency == CHIME_CONCURRENCY_FORBID_SKIP;
-  int64_t now = skip ? s->base.ops->now(&s->base) : 0;
+  int64_t keep = chime__queue_keep(mj->j);
+  int64_t now = keep >= 0 ? s->base.ops->now(&s->base) : 0;
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
-    if (skip && mt->t->store_state == CHIME_STATE_BLOCKED)
-      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now,
-                                 MEM_SKIP_MAX, NULL, NULL);
+    int64_t drop = 0;
+    if (keep >= 0 && mt->t->store_state == CHIME_STATE_BLOCKED)
+      drop = chime__trigger_queue_excess(&mt->t->schedule, &mt->t->state, now,
+                                         keep, MEM_SKIP_MAX);
+    if (drop > 0)
+      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now, drop,
+                                 NULL, NULL);
     if (mt->t->store_state == CHIME_STATE_BLOCKED)
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
     else if (mt->t->store_state == CHIME_STATE_PAUSED_BLOCKED)

@@ -177,6 +177,7 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->persist_data = COL(PERSIST_DATA) != 0;
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
+  j->queue_cap = COL(QUEUE_CAP);
   j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
   j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
   j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);

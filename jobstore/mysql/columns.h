@@ -82,7 +82,8 @@
   NEXT(RETRY_INITIAL_DELAY_MS, retry_initial_delay_ms)                         \
   NEXT(RETRY_MULTIPLIER_MILLI, retry_multiplier_milli)                         \
   NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
-  NEXT(RETRY_JITTER_MS, retry_jitter_ms)
+  NEXT(RETRY_JITTER_MS, retry_jitter_ms)                                       \
+  NEXT(QUEUE_CAP, queue_cap)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The ids interrupted() lists (count of them in *n; the caller frees). */
 static int64_t *flagged(chime_store *st, size_t *n) {
@@ -133,6 +134,8 @@ static chime_fire *fire_late_job(chime_store *st, const char *name,
                                  chime_concurrency c, int64_t now) {
   chime_job *job = sc_job("g", name, "x", true);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, c), 0);
+  if (strcmp(name, "capped") == 0)
+    CU_ASSERT_EQUAL(chime_job_set_queue_cap(job, 2), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
@@ -180,6 +183,53 @@ static void test_store_forbid_skip(void) {
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "skip", &back), 0);
   CU_ASSERT_EQUAL(back->concurrency, CHIME_CONCURRENCY_FORBID_SKIP);
   back->concurrency = (chime_concurrency)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  sc_close(st);
+}
+
+/* A FORBID_QUEUE job with a cap of 2: when its run ends, the trigger's due
+ * times beyond the 2 latest are dropped (9 or 10 are due: the run took
+ * 10 s of schedule), recorded SKIPPED where the store keeps history; the
+ * cap is kept with the job and checked. */
+static void test_store_forbid_queue_cap(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *f =
+      fire_late_job(st, "capped", CHIME_CONCURRENCY_FORBID_QUEUE, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "capped"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  chime_trigger *t = sc_get(st, "t", "capped");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  int64_t next = t->state.next_fire_ms;
+  CU_ASSERT(next == now - 2 * SEC || next == now - SEC);
+  int64_t dropped = t->state.times_triggered - 1;
+  CU_ASSERT(dropped == 7 || dropped == 8);
+  chime_trigger_free(t);
+  /* The two kept run in order. */
+  f = sc_fire_next(st, st->ops->now(st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, next);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  if (strcmp(st->ops->name, "memory") != 0) {
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = "capped", .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    size_t skipped = 0;
+    for (size_t i = 0; i < n; i++)
+      skipped += strcmp(h[i].outcome, "SKIPPED") == 0;
+    CU_ASSERT_EQUAL(skipped, (size_t)dropped);
+    chime__history_entries_free(h, n);
+  }
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "capped", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_queue_cap(back), 2);
+  back->queue_cap = -1;
   CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
   chime_job_free(back);
   sc_close(st);
@@ -406,6 +456,8 @@ CU_TestInfo sc_policy_tests[] = {
      test_store_retry_not_cancelled},
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
+    {"FORBID_QUEUE with a cap drops the oldest beyond it",
+     test_store_forbid_queue_cap},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
     {"timeouts and starting deadlines (job, trigger) are kept",

@@ -114,6 +114,8 @@ _PROTOTYPES = [
     ("chime_job_get_timeout_ms", _i64, [_vp]),
     ("chime_job_set_starting_deadline_ms", _i, [_vp, _i64]),
     ("chime_job_get_starting_deadline_ms", _i64, [_vp]),
+    ("chime_job_set_queue_cap", _i, [_vp, _i64]),
+    ("chime_job_get_queue_cap", _i64, [_vp]),
     ("chime_job_set_retry", _i,
      [_vp, _i, _i64, _c.c_double, _i64, _i64]),
     ("chime_job_get_retry_max_attempts", _i, [_vp]),

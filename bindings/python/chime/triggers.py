@@ -175,7 +175,7 @@ class Job:
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
                  timeout_ms=0, concurrency=None, starting_deadline_ms=0,
-                 retry=None):
+                 retry=None, queue_cap=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -188,6 +188,8 @@ class Job:
         self.timeout_ms = timeout_ms
         self.starting_deadline_ms = starting_deadline_ms
         self.retry = retry  # a Retry, or None for no retries
+        # FORBID_QUEUE: at most this many fires of a trigger wait (0: any).
+        self.queue_cap = queue_cap
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -223,6 +225,7 @@ class Job:
             check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
             check(_L.chime_job_set_starting_deadline_ms(
                 ptr, int(self.starting_deadline_ms)))
+            check(_L.chime_job_set_queue_cap(ptr, int(self.queue_cap)))
             if self.retry is not None:
                 self.retry._apply(ptr)
         except BaseException:

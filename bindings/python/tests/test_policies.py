@@ -102,6 +102,19 @@ class Policies(unittest.TestCase):
             chime.Job("g", "d", "polite", starting_deadline_ms=-1)
         self.assertEqual(chime.Missed.code, -26)
 
+    def test_queue_cap(self):
+        job = chime.Job("g", "q", "polite", durable=True, queue_cap=3,
+                        concurrency=chime.Concurrency.FORBID_QUEUE)
+        built = job._build()
+        try:
+            self.assertEqual(
+                chime._lib.lib.chime_job_get_queue_cap(built.ptr), 3)
+        finally:
+            built.free()
+        self.sched.add_job(job)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "q", "polite", queue_cap=-1)
+
     def test_trigger_starting_deadline(self):
         """A trigger's starting deadline overrides its job's: a fire 5 s
         late is MISSED under the trigger's 1 s, not the job's minute."""
