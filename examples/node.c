@@ -15,7 +15,9 @@
  *   E  trigger  scheduled_ms  fire_id  node  start_ms  end_ms  recovering owned
  *
  * "S" when the run starts, "E" when it ends.  The job sleeps for the number
- * of milliseconds in its job data.  Every job of the load requests
+ * of milliseconds in its job data (without --table, in
+ * chime_ctx_wait_cancelled: an interrupt, `chimectl cancel` or chime-web's
+ * cancel button, ends the sleep at once).  Every job of the load requests
  * recovery.  Times are the system's real-time clock.
  *
  * How the end is recorded is the point of the cluster tests:
@@ -141,7 +143,7 @@ static void load(chime_ctx *ctx, void *user_data) {
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
     if (ms > 0)
-      sleep_ms(ms);
+      chime_ctx_wait_cancelled(ctx, ms);
     bool owned = chime_ctx_is_still_owned(ctx);
     record(n, ctx, 'E', start, real_ms(), owned);
     return;

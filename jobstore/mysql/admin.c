@@ -381,38 +381,6 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
   return r;
 }
 
-typedef struct cancel_op {
-  int64_t id;
-  const char *text;
-} cancel_op;
-
-static int cancel_fn(chime__mysql_tx *tx, void *arg) {
-  cancel_op *op = arg;
-  chime__mysql_rows fr;
-  int r = chime__mysql_fired_get(tx, op->id, &fr);
-  if (r < 0)
-    return r;
-  if (fr.nrows == 0 ||
-      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
-             "EXECUTING") != 0)
-    r = CHIME_ENOTFOUND;
-  else
-    r = chime__mysql_fire_finish(tx, &fr, 0, "CANCELLED", op->text);
-  chime__mysql_rows_free(&fr);
-  return r;
-}
-
-int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
-                                   const char *text, char *errbuf,
-                                   size_t errbuf_len) {
-  assert(a && text);
-  if (fire_id <= 0)
-    return chime__record_err(errbuf, errbuf_len, CHIME_ENOTFOUND,
-                             "no fire %lld", (long long)fire_id);
-  cancel_op op = {.id = fire_id, .text = text};
-  return chime__mysql_tx_run(a->s, cancel_fn, NULL, &op, errbuf, errbuf_len);
-}
-
 int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,
                                  const char *name, int64_t fire_id,
                                  size_t *ret_count) {

@@ -225,19 +225,6 @@ int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
                                 int64_t *ret_due_ms, char *errbuf,
                                 size_t errbuf_len);
 
-/*
- * chime__mysql_admin_cancel_fire: ends running fire fire_id as an
- * operator's cancel: its history row says CANCELLED with text, its fired
- * row goes (a FORBID job is unblocked), so the node running it no longer
- * owns it: chime_ctx_is_still_owned() answers false and its completion is
- * refused (the fencing rule).  The job itself runs on until it asks.
- * Returns: 0; CHIME_ENOTFOUND (no such fire executing); the store's
- * errors, errbuf says why.
- */
-int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
-                                   const char *text, char *errbuf,
-                                   size_t errbuf_len);
-
 /* chime__mysql_admin_interrupt: asks the running fires of job (group,
  * name), or the one fire fire_id (> 0; group and name NULL), to stop, on
  * whichever node runs them (chime_scheduler_interrupt's store step: the

@@ -564,10 +564,11 @@ static void test_mysql_store_recovers_dead_node(void) {
   mysql_close(db);
 }
 
-/* An operator's cancel (chime-web, admin.h) ends a running fire: history
- * CANCELLED, the fired row gone, the node's ownership and completion
- * refused; a fire not running is not found. */
-static void test_mysql_store_admin_cancels_fire(void) {
+/* An operator's cancel (chimectl cancel, chime-web, admin.h) interrupts a
+ * running fire: the node running it finds it flagged at its next check-in
+ * (interrupted), the fire stays its own until its run returns; a fire not
+ * running is not flagged. */
+static void test_mysql_store_admin_interrupts_fire(void) {
   MYSQL *db = admin();
   char u[1024], plain[1024], err[512];
   snprintf(u, sizeof u, "%s",
@@ -590,26 +591,30 @@ static void test_mysql_store_admin_cancels_fire(void) {
       chime__mysql_admin_open(plain, NULL, "mst", "ops", &a, err, sizeof err),
       0);
   int64_t id = fires[0]->fire_id;
-  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, id, "cancelled by test",
-                                                 err, sizeof err),
-                  0);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_history WHERE "
-                                "outcome = 'CANCELLED' AND error_text = "
-                                "'cancelled by test'"),
-                  1);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_fired"), 0);
-  /* Not running any more, or never: not found. */
-  CU_ASSERT_EQUAL(
-      chime__mysql_admin_cancel_fire(a, id, "again", err, sizeof err),
-      CHIME_ENOTFOUND);
-  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, 0, "none", err, sizeof err),
-                  CHIME_ENOTFOUND);
-  /* The node lost it: its ownership check and completion say so. */
-  bool owned = true;
+  size_t count = 0;
+  CU_ASSERT_EQUAL(chime__mysql_admin_interrupt(a, NULL, NULL, id, &count), 0);
+  CU_ASSERT_EQUAL(count, 1);
+  int64_t *ids = NULL;
+  size_t nids = 0;
+  CU_ASSERT_EQUAL(st->ops->interrupted(st, &ids, &nids), 0);
+  CU_ASSERT_EQUAL_FATAL(nids, 1);
+  CU_ASSERT_EQUAL(ids[0], id);
+  free(ids);
+  /* Still the node's: its run records the outcome when it returns. */
+  bool owned = false;
   CU_ASSERT_EQUAL(st->ops->still_owned(st, id, &owned), 0);
-  CU_ASSERT_FALSE(owned);
-  chime_run_result out = {.started_ms = T0, .finished_ms = T0};
-  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), CHIME_ENOTOWNER);
+  CU_ASSERT_TRUE(owned);
+  chime_run_result out = {.error = CHIME_ECANCELLED,
+                          .status = "CANCELLED",
+                          .started_ms = T0,
+                          .finished_ms = T0};
+  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_history WHERE "
+                                "outcome = 'CANCELLED'"),
+                  1);
+  /* Not running any more: nothing to flag. */
+  CU_ASSERT_EQUAL(chime__mysql_admin_interrupt(a, NULL, NULL, id, &count), 0);
+  CU_ASSERT_EQUAL(count, 0);
   chime__fire_free(fires[0]);
   free(fires);
   chime__mysql_admin_free(a);
@@ -772,8 +777,8 @@ static CU_TestInfo tests[] = {
     {"typed row accessors", test_mysql_store_typed_rows},
     {"chimectl's liveness rule is the store's",
      test_mysql_store_admin_lease_rule},
-    {"an operator's cancel ends a running fire",
-     test_mysql_store_admin_cancels_fire},
+    {"an operator's cancel interrupts a running fire",
+     test_mysql_store_admin_interrupts_fire},
     CU_TEST_INFO_NULL,
 };
 
