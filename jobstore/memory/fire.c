@@ -296,14 +296,16 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
      * while this fire ran): its count does not include this fire. */
     if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
       unblock_job(s, mj);
-    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
-    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
-      chime__mem_trigger_delete(s, mt, true);
+    /* The retry first: it keeps a non-durable job whose last trigger
+     * completed (the job of a one-shot trigger) from being removed. */
     chime_trigger *retry = NULL;
     r = chime__retry_for(fire, outcome, s->base.ops->now(&s->base), &retry);
     bool retried = retry != NULL;
     if (retry)
       r = chime__mem_retry_insert(s, retry);
+    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
+    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
+      chime__mem_trigger_delete(s, mt, true);
     if (fire->job && fire->trigger)
       chime__mem_history_record(s, fire, outcome, retried && r == 0);
     fire_delete(s, rec);

@@ -351,10 +351,12 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
     r = delete_fired(tx, b);
   if (r == 0)
     r = unblock_jobs(tx, b);
-  if (r == 0)
-    r = remove_completed(tx, b);
+  /* The retry first: it keeps a non-durable job whose last trigger
+   * completed (the job of a one-shot trigger) from being removed. */
   if (r == 0)
     r = store_retries(tx, b);
+  if (r == 0)
+    r = remove_completed(tx, b);
   if (r == 0)
     r = write_history(tx, b);
   return r;

@@ -448,7 +448,43 @@ static void test_store_retry_of_paused_job(void) {
   sc_close(st);
 }
 
+/* A job that is not durable, fired by a one-shot trigger, keeps living for
+ * its retry (its trigger completed with the failed run), then goes with
+ * the retry's last run. */
+static void test_store_retry_of_one_shot(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "once", "x", false);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+  int64_t start = st->ops->now(st);
+  chime_trigger *t = sc_simple("t", "once", "g", "once", start, 0, 0);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, job, t, false, NULL, NULL, 0), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL_FATAL(fail_run(st, f), 0);
+  chime_trigger *rt = retry_of(st, f->fire_id);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+  int64_t due = rt->state.next_fire_ms;
+  chime_trigger_free(rt);
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "once", &back), 0);
+  chime_job_free(back);
+  f = sc_fire_next(st, due);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 2);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  back = NULL;
+  CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "once", &back), CHIME_ENOTFOUND);
+  chime_job_free(back);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"a one-shot job that is not durable lives for its retry",
+     test_store_retry_of_one_shot},
     {"the retry of a paused job waits for its resume",
      test_store_retry_of_paused_job},
     {"a failing job of 3 attempts runs 3 times", test_store_retry_runs},
