@@ -217,14 +217,20 @@ static void policy(chime_ctx *ctx, void *user_data) {
                n->id, start, attempt);
   if (len > 0 && (size_t)len < sizeof line)
     (void)!write(n->pol_fd, line, (size_t)len);
+  /* The job data is bytes, not a string: copied to be read as text. */
   size_t dlen = 0;
   const char *data = chime_ctx_get_job_data(ctx, &dlen);
-  bool fail = data && dlen == 4 && memcmp(data, "fail", 4) == 0;
+  char text[32] = "0";
+  if (data && dlen > 0 && dlen < sizeof text) {
+    memcpy(text, data, dlen);
+    text[dlen] = '\0';
+  }
+  bool fail = strcmp(text, "fail") == 0;
   int told = 0;
   if (fail && attempt == 1)
     chime_ctx_fail(ctx, "the first attempt fails on purpose");
   else if (!fail)
-    told = chime_ctx_wait_cancelled(ctx, strtoll(data ? data : "0", NULL, 10));
+    told = chime_ctx_wait_cancelled(ctx, strtoll(text, NULL, 10));
   len = snprintf(
       line, sizeof line,
       "F\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64 "\t%" PRId64 "\t%d\t%d\n",

@@ -401,11 +401,13 @@ def run_policies(c):
                     c.base + sep + "prefix=" + c.prefix, "--scheduler",
                     "cluster", "cancel", "fire", str(polite["fire"])],
                    check=True, capture_output=True)
+    t1 = now_ms()  # the interrupt is in the store: issued
     told = wait_policy(c, lambda r: r["kind"] == "F" and r["fire"] ==
                        polite["fire"], "end of the interrupted run")
-    latency = told["end"] - t0
-    log(f"chimectl cancel fire {polite['fire']} (on {polite['node']}): the run "
-        f"returned {latency} ms later, told={told['told']}")
+    latency = told["end"] - t1
+    log(f"chimectl cancel fire {polite['fire']} (on {polite['node']}) took "
+        f"{t1 - t0} ms; the run returned {latency} ms after, "
+        f"told={told['told']}")
     # (a) The first attempt of retry fails; once its retry is stored, its
     # node is killed: another node runs attempt 2.
     first = wait_policy(c, lambda r: r["kind"] == "F" and r["job"] == "retry",
