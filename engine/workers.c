@@ -139,7 +139,7 @@ typedef enum { RETRY_NONE, RETRY_STORED, RETRY_EXHAUSTED } retry_verdict;
 
 static retry_verdict retry_verdict_of(const chime_fire *fire,
                                       const chime_run_result *out) {
-  if (!chime__outcome_retryable(out) || fire->job->retry_max_attempts < 2)
+  if (!chime__job_retries(fire->job, out) || fire->job->retry_max_attempts < 2)
     return RETRY_NONE;
   return chime__retry_wanted(fire->job, chime__run_attempt(fire->trigger))
              ? RETRY_STORED

@@ -761,6 +761,26 @@ CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
 CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
 CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
 
+/*
+ * chime_job_set_retry_timed_out: whether a run that timed out (TIMED_OUT,
+ * chime_job_set_timeout_ms) is retried by the job's retry policy like any
+ * failed run (true, the default) or not (false: it is recorded TIMED_OUT
+ * and not retried).
+ * Returns: 0; CHIME_EINVAL (NULL job).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
+
+/*
+ * chime_job_get_retry_timed_out: the flag chime_job_set_retry_timed_out
+ * left.
+ * Returns: the flag; true (the default) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
+
 /* --------------------------------------------------------------- triggers */
 
 /*

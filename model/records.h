@@ -41,6 +41,7 @@ struct chime_job {
   int64_t retry_multiplier_milli;
   int64_t retry_max_delay_ms;
   int64_t retry_jitter_ms;
+  bool retry_timed_out; /* a TIMED_OUT run is retried (default true) */
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */

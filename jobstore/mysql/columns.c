@@ -178,6 +178,7 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   j->queue_cap = COL(QUEUE_CAP);
+  j->retry_timed_out = COL(RETRY_TIMED_OUT) != 0;
   j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
   j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
   j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);

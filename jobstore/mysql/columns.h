@@ -83,7 +83,8 @@
   NEXT(RETRY_MULTIPLIER_MILLI, retry_multiplier_milli)                         \
   NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
   NEXT(RETRY_JITTER_MS, retry_jitter_ms)                                       \
-  NEXT(QUEUE_CAP, queue_cap)
+  NEXT(QUEUE_CAP, queue_cap)                                                   \
+  NEXT(RETRY_TIMED_OUT, retry_timed_out)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */

@@ -482,7 +482,40 @@ static void test_store_retry_of_one_shot(void) {
   sc_close(st);
 }
 
+/* A timed-out run is retried unless its job says not to
+ * (chime_job_set_retry_timed_out, kept by the store). */
+static void test_store_retry_timed_out(void) {
+  chime_store *st = sc_open();
+  for (int retried = 0; retried < 2; retried++) {
+    const char *name = retried ? "to-yes" : "to-no";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_TRUE(chime_job_get_retry_timed_out(job));
+    CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+    CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(job, retried), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    chime_job *back = NULL;
+    CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", name, &back), 0);
+    CU_ASSERT_EQUAL(chime_job_get_retry_timed_out(back), retried);
+    chime_job_free(back);
+    int64_t start = st->ops->now(st);
+    sc_add_simple(st, "t", name, "g", name, start, 0, 0);
+    chime_fire *f = sc_fire_next(st, start);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    chime_run_result o = {.error = CHIME_ETIMEDOUT, .status = "TIMED_OUT"};
+    CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
+    chime_trigger *rt = retry_of(st, f->fire_id);
+    CU_ASSERT_EQUAL(rt != NULL, retried);
+    chime_trigger_free(rt);
+    chime__fire_free(f);
+  }
+  CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(NULL, true), CHIME_EINVAL);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"a timed-out run is retried unless the job says not",
+     test_store_retry_timed_out},
     {"a one-shot job that is not durable lives for its retry",
      test_store_retry_of_one_shot},
     {"the retry of a paused job waits for its resume",

@@ -123,6 +123,8 @@ _PROTOTYPES = [
     ("chime_job_get_retry_multiplier", _c.c_double, [_vp]),
     ("chime_job_get_retry_max_delay_ms", _i64, [_vp]),
     ("chime_job_get_retry_jitter_ms", _i64, [_vp]),
+    ("chime_job_set_retry_timed_out", _i, [_vp, _b]),
+    ("chime_job_get_retry_timed_out", _b, [_vp]),
     ("chime_job_get_data", _vp, [_vp, _c.POINTER(_sz)]),
     ("chime_trigger_simple_new", _i,
      [_cp, _cp, _i64, _i32, _pvp, _cp, _sz]),

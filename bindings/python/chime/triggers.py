@@ -144,8 +144,11 @@ class Retry:
     cap)."""
 
     def __init__(self, max_attempts, initial_delay_ms=0, multiplier=1.0,
-                 max_delay_ms=0, jitter_ms=0):
+                 max_delay_ms=0, jitter_ms=0, timed_out=True):
         self.max_attempts = max_attempts
+        # Whether a run that timed out is retried too
+        # (chime_job_set_retry_timed_out).
+        self.timed_out = timed_out
         self.initial_delay_ms = initial_delay_ms
         self.multiplier = multiplier
         self.max_delay_ms = max_delay_ms
@@ -156,6 +159,7 @@ class Retry:
             job_ptr, int(self.max_attempts), int(self.initial_delay_ms),
             float(self.multiplier), int(self.max_delay_ms),
             int(self.jitter_ms)))
+        check(_L.chime_job_set_retry_timed_out(job_ptr, bool(self.timed_out)))
 
     def __eq__(self, other):
         return isinstance(other, Retry) and vars(self) == vars(other)

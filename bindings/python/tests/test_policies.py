@@ -102,6 +102,16 @@ class Policies(unittest.TestCase):
             chime.Job("g", "d", "polite", starting_deadline_ms=-1)
         self.assertEqual(chime.Missed.code, -26)
 
+    def test_retry_timed_out(self):
+        job = chime.Job("g", "rt", "polite",
+                        retry=chime.Retry(3, 100, timed_out=False))
+        built = job._build()
+        try:
+            self.assertFalse(
+                chime._lib.lib.chime_job_get_retry_timed_out(built.ptr))
+        finally:
+            built.free()
+
     def test_queue_cap(self):
         job = chime.Job("g", "q", "polite", durable=True, queue_cap=3,
                         concurrency=chime.Concurrency.FORBID_QUEUE)
