@@ -529,6 +529,13 @@ bool chime__runs_wait(chime_scheduler *s, chime__run *run, int64_t timeout_ms);
 /* chime__runs_wake: wakes every waiting run (the jobs were told to stop:
  * shutdown).  mu not held.  Thread: any. */
 void chime__runs_wake(chime_scheduler *s);
+/* chime__runs_replacing: whether a run of a REPLACE job that was not told
+ * yet is going on this node; *ret_due is then the earliest next fire time
+ * (the store's clock) of the triggers that fired them, INT64_MAX when none
+ * fires again.  The loop polls the store while it is true, so that a fire
+ * due for such a job cancels the run at once (loop.c).  mu not held.
+ * Thread: any. */
+bool chime__runs_replacing(chime_scheduler *s, int64_t *ret_due);
 /* chime__runs_poll: at each check-in, reads which of this node's fires
  * were interrupted elsewhere (the store's interrupted) and tells their
  * runs, then reports each run that ignored its cancellation for longer

@@ -424,6 +424,18 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
   return delay < s->cfg.idle_wait_ms ? delay : s->cfg.idle_wait_ms;
 }
 
+/* delay_ms, shortened to the time left until the next trigger of a REPLACE
+ * run on this node comes due (its run is cancelled at that tick: REPLACE
+ * on one node is at once, not at the next check-in); -1 stays "no timer"
+ * unless such a trigger is coming. */
+static int64_t replace_delay(chime_scheduler *s, int64_t now,
+                             int64_t delay_ms) {
+  int64_t due;
+  if (!chime__runs_replacing(s, &due) || due == INT64_MAX || due <= now)
+    return delay_ms;
+  return delay_ms < 0 || due - now < delay_ms ? due - now : delay_ms;
+}
+
 /* Claims a batch due by now + batch window and fires it when due, or arms
  * the fire timer for the next due trigger. */
 static void claim(chime_scheduler *s, int64_t now) {
@@ -444,7 +456,12 @@ static void claim(chime_scheduler *s, int64_t now) {
   s->loop_starved = free_workers == 0;
   chime__mu_unlock(s);
   if (free_workers == 0) {
-    uv_timer_stop(&s->fire_timer); /* the next finishing run wakes the loop */
+    /* The next finishing run wakes the loop, or a REPLACE run's next fire. */
+    int64_t delay = replace_delay(s, now, -1);
+    if (delay < 0)
+      uv_timer_stop(&s->fire_timer);
+    else
+      arm(s, delay);
     return;
   }
   size_t max = chime__config_batch_size(&s->cfg);
@@ -470,7 +487,7 @@ static void claim(chime_scheduler *s, int64_t now) {
   chime__metrics_add(&s->metrics, CHIME_METRIC_FIRES_CLAIMED, n);
   if (n == 0) {
     free(fires);
-    int64_t delay = idle_delay(s, now, &types);
+    int64_t delay = replace_delay(s, now, idle_delay(s, now, &types));
     chime__log(s, CHIME_LOG_DEBUG, "nothing due at %lld: sleeping %lld ms",
                (long long)now, (long long)delay);
     arm(s, delay);
@@ -520,6 +537,9 @@ static void loop_tick(chime_scheduler *s) {
   }
   chime_store *st = s->store;
   int64_t now = st->ops->now(st);
+  int64_t replace_due;
+  if (chime__runs_replacing(s, &replace_due))
+    chime__runs_poll(s); /* a fire of a REPLACE job running here came due */
   if (s->batch_count > 0) {
     if (s->batch_earliest > now) {
       arm(s, s->batch_earliest - now);

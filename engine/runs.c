@@ -48,6 +48,9 @@ void chime__run_begin(chime_scheduler *s, chime__run *run,
   if (s->runs)
     s->runs->prev = run;
   s->runs = run;
+  /* The loop arms its timer for this run's replacing fire (loop.c). */
+  if (fire->job->concurrency == CHIME_CONCURRENCY_REPLACE)
+    chime__loop_post(s, CHIME__CMD_WAKE);
   chime__mu_unlock(s);
 }
 
@@ -105,6 +108,25 @@ size_t chime__runs_cancel(chime_scheduler *s, const char *group,
     pthread_cond_broadcast(&s->cond);
   chime__mu_unlock(s);
   return told;
+}
+
+bool chime__runs_replacing(chime_scheduler *s, int64_t *ret_due) {
+  assert(ret_due);
+  bool any = false;
+  int64_t due = INT64_MAX;
+  chime__mu_lock(s);
+  for (chime__run *r = s->runs; r; r = r->next) {
+    if (r->fire->job->concurrency != CHIME_CONCURRENCY_REPLACE ||
+        atomic_load(&r->why) != CHIME__CANCEL_NONE)
+      continue;
+    any = true;
+    int64_t next = r->fire->trigger->state.next_fire_ms;
+    if (next != CHIME_NO_FIRE && next < due)
+      due = next;
+  }
+  chime__mu_unlock(s);
+  *ret_due = due;
+  return any;
 }
 
 void chime__runs_wake(chime_scheduler *s) {

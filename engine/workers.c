@@ -102,10 +102,13 @@ static void run_verdict(chime_ctx *ctx, chime_run_result *out) {
   out->message = ctx->fail_message;
 }
 
-/* Whether the fire starts past its job's starting deadline: then it is not
- * run, and out says MISSED (the message in ctx, as a failure's). */
+/* Whether the fire starts past its starting deadline (its trigger's, or
+ * else its job's): then it is not run, and out says MISSED (the message in
+ * ctx, as a failure's). */
 static bool missed(chime_ctx *ctx, chime_run_result *out) {
-  int64_t deadline = ctx->fire->job->starting_deadline_ms;
+  int64_t deadline = ctx->fire->trigger->starting_deadline_ms > 0
+                         ? ctx->fire->trigger->starting_deadline_ms
+                         : ctx->fire->job->starting_deadline_ms;
   int64_t late = ctx->fire_ms - ctx->fire->scheduled_ms;
   if (deadline <= 0 || late <= deadline)
     return false;
@@ -136,7 +139,7 @@ typedef enum { RETRY_NONE, RETRY_STORED, RETRY_EXHAUSTED } retry_verdict;
 
 static retry_verdict retry_verdict_of(const chime_fire *fire,
                                       const chime_run_result *out) {
-  if (!chime__outcome_retryable(out) || fire->job->retry_max_attempts < 2)
+  if (!chime__job_retries(fire->job, out) || fire->job->retry_max_attempts < 2)
     return RETRY_NONE;
   return chime__retry_wanted(fire->job, chime__run_attempt(fire->trigger))
              ? RETRY_STORED

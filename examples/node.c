@@ -6,6 +6,7 @@
  * test load, starting at a given time.
  *
  *   chime-node URL ID RESULTS_DIR [--schedule START_MS] [--table TABLE]
+ *              [--policies START_MS]
  *
  * The "load" job records each run in RESULTS_DIR/ID.log, one line per
  * event, written with a single append (so a kill -9 never leaves half a
@@ -15,7 +16,9 @@
  *   E  trigger  scheduled_ms  fire_id  node  start_ms  end_ms  recovering owned
  *
  * "S" when the run starts, "E" when it ends.  The job sleeps for the number
- * of milliseconds in its job data.  Every job of the load requests
+ * of milliseconds in its job data (without --table, in
+ * chime_ctx_wait_cancelled: an interrupt, `chimectl cancel` or chime-web's
+ * cancel button, ends the sleep at once).  Every job of the load requests
  * recovery.  Times are the system's real-time clock.
  *
  * How the end is recorded is the point of the cluster tests:
@@ -31,6 +34,17 @@
  *     what chime_ctx_is_still_owned() said just before (0: the node had
  *     lost the fire to a recovery).  A pause between that check and the
  *     write leaves a run recorded twice: the window the tests document.
+ *
+ * With --policies it (re)creates the run-policy load instead (group
+ * "pol", job type "policy", none requesting recovery; the cluster test
+ * "policies"): replace (REPLACE, every 500 ms, a run wants 1.2 s), skip
+ * (FORBID_SKIP, every 250 ms, 700 ms), retry (once at START_MS + 1.5 s; its
+ * first attempt fails, retried once 2.5 s later) and polite (once at
+ * START_MS + 1 s, waits up to 20 s for an interrupt).  The policy job waits
+ * in chime_ctx_wait_cancelled and records to RESULTS_DIR/ID.pol:
+ *
+ *   B  job  scheduled_ms  fire_id  node  start_ms  0       attempt  0
+ *   F  job  scheduled_ms  fire_id  node  start_ms  end_ms  attempt  told
  *
  * Exit status: 0 after a signal; 3 when the instance id is taken by a live
  * node (CHIME_EDUPNODE); 1 on other errors.
@@ -50,7 +64,8 @@
 #include <unistd.h>
 
 typedef struct node {
-  int fd; /* the results file */
+  int fd;     /* the results file */
+  int pol_fd; /* the policy load's results file */
   const char *id;
   const char *table; /* NULL: the "E" line goes to the file */
 } node;
@@ -141,7 +156,7 @@ static void load(chime_ctx *ctx, void *user_data) {
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
     if (ms > 0)
-      sleep_ms(ms);
+      chime_ctx_wait_cancelled(ctx, ms);
     bool owned = chime_ctx_is_still_owned(ctx);
     record(n, ctx, 'E', start, real_ms(), owned);
     return;
@@ -168,6 +183,97 @@ static void log_line(void *user_data, chime_log_level level,
           names[level], message);
 }
 
+/* Schedules job with its trigger t from start, replacing an earlier job
+ * of its key, unless building them failed (r < 0: returned); frees both. */
+static int schedule_anew(chime_scheduler *s, chime_job *job, chime_trigger *t,
+                         int64_t start, int r) {
+  const char *group = chime_job_get_group(job), *name = chime_job_get_name(job);
+  if (r == 0)
+    r = chime_trigger_set_job(t, group, name);
+  if (r == 0)
+    r = chime_trigger_set_start_ms(t, start);
+  if (r == 0)
+    r = chime_scheduler_remove_job(s, group, name);
+  if (r == CHIME_ENOTFOUND)
+    r = 0;
+  if (r == 0)
+    r = chime_scheduler_schedule(s, job, t, NULL);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  return r;
+}
+
+/* The policy load's job (see the top). */
+static void policy(chime_ctx *ctx, void *user_data) {
+  node *n = user_data;
+  int64_t start = real_ms();
+  const char *job = chime_ctx_get_job_name(ctx);
+  int attempt = chime_ctx_get_attempt(ctx);
+  char line[512];
+  int len =
+      snprintf(line, sizeof line,
+               "B\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64 "\t0\t%d\t0\n",
+               job, chime_ctx_get_scheduled_ms(ctx), chime_ctx_get_fire_id(ctx),
+               n->id, start, attempt);
+  if (len > 0 && (size_t)len < sizeof line)
+    (void)!write(n->pol_fd, line, (size_t)len);
+  /* The job data is bytes, not a string: copied to be read as text. */
+  size_t dlen = 0;
+  const char *data = chime_ctx_get_job_data(ctx, &dlen);
+  char text[32] = "0";
+  if (data && dlen > 0 && dlen < sizeof text) {
+    memcpy(text, data, dlen);
+    text[dlen] = '\0';
+  }
+  bool fail = strcmp(text, "fail") == 0;
+  int told = 0;
+  if (fail && attempt == 1)
+    chime_ctx_fail(ctx, "the first attempt fails on purpose");
+  else if (!fail)
+    told = chime_ctx_wait_cancelled(ctx, strtoll(text, NULL, 10));
+  len = snprintf(
+      line, sizeof line,
+      "F\t%s\t%" PRId64 "\t%" PRId64 "\t%s\t%" PRId64 "\t%" PRId64 "\t%d\t%d\n",
+      job, chime_ctx_get_scheduled_ms(ctx), chime_ctx_get_fire_id(ctx), n->id,
+      start, real_ms(), attempt, told == 1);
+  if (len > 0 && (size_t)len < sizeof line)
+    (void)!write(n->pol_fd, line, (size_t)len);
+}
+
+/* One job of the policy load: its policy and one simple trigger of every_ms
+ * (0: once) from start. */
+static int add_policy(chime_scheduler *s, const char *name, const char *data,
+                      chime_concurrency c, int64_t every_ms, int64_t start) {
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  int r = chime_job_new("pol", name, "policy", &job, NULL, 0);
+  if (r == 0)
+    r = chime_job_set_data(job, data, strlen(data));
+  if (r == 0)
+    r = chime_job_set_concurrency(job, c);
+  if (r == 0 && strcmp(data, "fail") == 0)
+    r = chime_job_set_retry(job, 2, 2500, 1.0, 0, 0);
+  if (r == 0)
+    r = chime_trigger_simple_new("pol", name, every_ms,
+                                 every_ms ? CHIME_REPEAT_INDEFINITELY : 0, &t,
+                                 NULL, 0);
+  return schedule_anew(s, job, t, start, r);
+}
+
+static int schedule_policies(chime_scheduler *s, int64_t start) {
+  int r =
+      add_policy(s, "replace", "1200", CHIME_CONCURRENCY_REPLACE, 500, start);
+  if (r == 0)
+    r = add_policy(s, "skip", "700", CHIME_CONCURRENCY_FORBID_SKIP, 250, start);
+  if (r == 0)
+    r = add_policy(s, "polite", "20000", CHIME_CONCURRENCY_ALLOW, 0,
+                   start + 1000);
+  if (r == 0)
+    r = add_policy(s, "retry", "fail", CHIME_CONCURRENCY_ALLOW, 0,
+                   start + 1500);
+  return r;
+}
+
 /* One job of the load and its trigger (replacing an earlier one). */
 static int add(chime_scheduler *s, const char *name, const char *sleep,
                bool forbid, int64_t every_ms, const char *cron, int64_t start) {
@@ -187,19 +293,7 @@ static int add(chime_scheduler *s, const char *name, const char *sleep,
              : chime_trigger_simple_new("load", name, every_ms,
                                         CHIME_REPEAT_INDEFINITELY, &t, err,
                                         sizeof err);
-  if (r == 0)
-    r = chime_trigger_set_job(t, "load", name);
-  if (r == 0)
-    r = chime_trigger_set_start_ms(t, start);
-  if (r == 0)
-    r = chime_scheduler_remove_job(s, "load", name);
-  if (r == CHIME_ENOTFOUND)
-    r = 0;
-  if (r == 0)
-    r = chime_scheduler_schedule(s, job, t, NULL);
-  chime_job_free(job);
-  chime_trigger_free(t);
-  return r;
+  return schedule_anew(s, job, t, start, r);
 }
 
 /* The test load: simple triggers of 300, 500 and 2000 ms (the last one's
@@ -225,13 +319,13 @@ int main(int argc, char **argv) {
   }
   if (argc == 2 && strcmp(argv[1], "--help") == 0) {
     printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
-           "[--table TABLE]\n"
+           "[--table TABLE] [--policies START_MS]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
   }
-  node n = {.fd = -1};
-  const char *schedule = NULL;
+  node n = {.fd = -1, .pol_fd = -1};
+  const char *schedule = NULL, *policies = NULL;
   bool usage = argc < 4;
   for (int i = 4; !usage && i < argc; i += 2) {
     if (i + 1 >= argc)
@@ -240,6 +334,8 @@ int main(int argc, char **argv) {
       schedule = argv[i + 1];
     else if (strcmp(argv[i], "--table") == 0)
       n.table = argv[i + 1];
+    else if (strcmp(argv[i], "--policies") == 0)
+      policies = argv[i + 1];
     else
       usage = true;
   }
@@ -258,7 +354,9 @@ int main(int argc, char **argv) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.log", argv[3], argv[2]);
   n.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (n.fd < 0) {
+  snprintf(path, sizeof path, "%s/%s.pol", argv[3], argv[2]);
+  n.pol_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (n.fd < 0 || n.pol_fd < 0) {
     fprintf(stderr, "chime-node %s: cannot open %s\n", n.id, path);
     return 1;
   }
@@ -285,11 +383,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "chime-node %s: %s (%s)\n", n.id,
             err[0] ? err : chime_strerror(r), chime_err_name(r));
     close(n.fd);
+    close(n.pol_fd);
     return r == CHIME_EDUPNODE ? 3 : 1;
   }
   r = chime_scheduler_register_job_type(s, "load", load, &n, NULL);
+  if (r == 0)
+    r = chime_scheduler_register_job_type(s, "policy", policy, &n, NULL);
   if (r == 0 && schedule)
     r = schedule_load(s, strtoll(schedule, NULL, 10));
+  if (r == 0 && policies)
+    r = schedule_policies(s, strtoll(policies, NULL, 10));
   if (r == 0)
     r = chime_scheduler_start(s);
   if (r < 0) {
@@ -297,6 +400,7 @@ int main(int argc, char **argv) {
             chime_err_name(r));
     chime_scheduler_free(s);
     close(n.fd);
+    close(n.pol_fd);
     return 1;
   }
   printf("ready %s\n", n.id);
@@ -307,5 +411,6 @@ int main(int argc, char **argv) {
   chime_scheduler_shutdown(s, true);
   chime_scheduler_free(s);
   close(n.fd);
+  close(n.pol_fd);
   return 0;
 }

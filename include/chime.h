@@ -592,6 +592,32 @@ CHIME_EXTERN int chime_job_set_requests_recovery(chime_job *job, bool yes);
 CHIME_EXTERN int chime_job_set_concurrency(chime_job *job,
                                            chime_concurrency concurrency);
 
+/* The largest cap chime_job_set_queue_cap takes. */
+#define CHIME_MAX_QUEUE_CAP 1000000
+
+/*
+ * chime_job_set_queue_cap: the cap on the queue of a FORBID_QUEUE job: at
+ * most cap fires of each of its triggers wait, in order, behind a run
+ * (0, the default: no cap, as Quartz).  When a run ends and a trigger has
+ * more fire times due than the cap, the oldest beyond it are dropped and
+ * recorded SKIPPED in the history (as FORBID_SKIP records its drops), so
+ * the job works through at most cap fires late.  Ignored under another
+ * concurrency policy.
+ * Returns: 0; CHIME_EINVAL (NULL job, cap negative or over
+ * CHIME_MAX_QUEUE_CAP).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_queue_cap(chime_job *job, int64_t cap);
+
+/*
+ * chime_job_get_queue_cap: the cap chime_job_set_queue_cap left.
+ * Returns: the cap; 0 (none) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int64_t chime_job_get_queue_cap(const chime_job *job);
+
 /*
  * chime_job_set_persist_data: whether data a run sets with
  * chime_ctx_set_job_data() is saved after the run (Quartz's
@@ -734,6 +760,26 @@ CHIME_EXTERN int64_t chime_job_get_retry_initial_delay_ms(const chime_job *job);
 CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
 CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
 CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
+
+/*
+ * chime_job_set_retry_timed_out: whether a run that timed out (TIMED_OUT,
+ * chime_job_set_timeout_ms) is retried by the job's retry policy like any
+ * failed run (true, the default) or not (false: it is recorded TIMED_OUT
+ * and not retried).
+ * Returns: 0; CHIME_EINVAL (NULL job).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
+
+/*
+ * chime_job_get_retry_timed_out: the flag chime_job_set_retry_timed_out
+ * left.
+ * Returns: the flag; true (the default) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
 
 /* --------------------------------------------------------------- triggers */
 
@@ -1044,6 +1090,29 @@ CHIME_EXTERN int chime_trigger_set_timeout_ms(chime_trigger *trigger,
  * Thread: any, one thread per trigger object.
  */
 CHIME_EXTERN int64_t chime_trigger_get_timeout_ms(const chime_trigger *trigger);
+
+/*
+ * chime_trigger_set_starting_deadline_ms: how late a fire of this trigger
+ * may start, overriding its job's (chime_job_set_starting_deadline_ms); 0
+ * (the default): the job's.  A fire that cannot start within ms of its
+ * scheduled time is not run: it is recorded MISSED (CHIME_EMISSED).
+ * Returns: 0; CHIME_EINVAL (NULL trigger, ms negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_starting_deadline_ms(chime_trigger *trigger,
+                                                        int64_t ms);
+
+/*
+ * chime_trigger_get_starting_deadline_ms: the starting deadline
+ * chime_trigger_set_starting_deadline_ms left.
+ * Returns: the deadline in ms; 0 (the job's) for a NULL trigger.
+ * Ownership: none.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int64_t
+chime_trigger_get_starting_deadline_ms(const chime_trigger *trigger);
 
 /*
  * chime_trigger_get_kind: the kind the constructor made.

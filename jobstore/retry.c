@@ -19,10 +19,15 @@ bool chime__outcome_retryable(const chime_run_result *outcome) {
          !status_is(outcome, "MISSED");
 }
 
+bool chime__job_retries(const chime_job *job, const chime_run_result *outcome) {
+  return chime__outcome_retryable(outcome) &&
+         (job->retry_timed_out || !status_is(outcome, "TIMED_OUT"));
+}
+
 int chime__retry_for(const chime_fire *fire, const chime_run_result *outcome,
                      int64_t now_ms, chime_trigger **ret) {
   *ret = NULL;
-  if (!fire->job || !fire->trigger || !chime__outcome_retryable(outcome))
+  if (!fire->job || !fire->trigger || !chime__job_retries(fire->job, outcome))
     return 0;
   int attempt = chime__run_attempt(fire->trigger);
   if (!chime__retry_wanted(fire->job, attempt))

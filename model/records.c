@@ -103,7 +103,8 @@ int chime__job_check(const chime_job *job) {
     return CHIME_ELIMIT;
   if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS ||
       job->starting_deadline_ms < 0 ||
-      job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS)
+      job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS || job->queue_cap < 0 ||
+      job->queue_cap > CHIME_MAX_QUEUE_CAP)
     return CHIME_EINVAL;
   return chime__job_retry_check(job);
 }
@@ -185,6 +186,7 @@ int chime_job_new(const char *group, const char *name, const char *type,
   job->name = strdup(name);
   job->type = strdup(type);
   job->concurrency = CHIME_CONCURRENCY_ALLOW;
+  job->retry_timed_out = true;
   if (!job->group || !job->name || !job->type) {
     chime_job_free(job);
     return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
@@ -285,6 +287,28 @@ int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms) {
 
 int64_t chime_job_get_starting_deadline_ms(const chime_job *job) {
   return job ? job->starting_deadline_ms : 0;
+}
+
+int chime_job_set_retry_timed_out(chime_job *job, bool yes) {
+  if (!job)
+    return CHIME_EINVAL;
+  job->retry_timed_out = yes;
+  return 0;
+}
+
+bool chime_job_get_retry_timed_out(const chime_job *job) {
+  return job ? job->retry_timed_out : true;
+}
+
+int chime_job_set_queue_cap(chime_job *job, int64_t cap) {
+  if (!job || cap < 0 || cap > CHIME_MAX_QUEUE_CAP)
+    return CHIME_EINVAL;
+  job->queue_cap = cap;
+  return 0;
+}
+
+int64_t chime_job_get_queue_cap(const chime_job *job) {
+  return job ? job->queue_cap : 0;
 }
 
 const char *chime_job_get_group(const chime_job *job) {

@@ -33,6 +33,7 @@ struct chime_job {
   bool persist_data;
   int64_t timeout_ms;           /* run policies: 0 for none */
   int64_t starting_deadline_ms; /* run policies: 0 for none */
+  int64_t queue_cap;            /* FORBID_QUEUE: 0 for none */
   /* Retries (chime_job_set_retry); max_attempts 0 or 1: none.  The
    * multiplier is kept in thousandths so both stores hold it exactly. */
   int64_t retry_max_attempts;
@@ -40,6 +41,7 @@ struct chime_job {
   int64_t retry_multiplier_milli;
   int64_t retry_max_delay_ms;
   int64_t retry_jitter_ms;
+  bool retry_timed_out; /* a TIMED_OUT run is retried (default true) */
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -74,7 +76,8 @@ struct chime_trigger {
   /* Not stored: the fire time a store's misfire scan found missed, set on
    * the copy it hands to the engine (0: none). */
   int64_t misfired_ms;
-  int64_t timeout_ms; /* run policies: 0 for the job's */
+  int64_t timeout_ms;           /* run policies: 0 for the job's */
+  int64_t starting_deadline_ms; /* run policies: 0 for the job's */
   /* A retry's trigger (chime__trigger_retry_new): the attempt it runs and
    * the failed run's original scheduled time; 0 for any other trigger. */
   int64_t retry_attempt;
@@ -100,6 +103,16 @@ int chime__key_check(const char *group, const char *name);
 static inline bool chime__concurrency_valid(chime_concurrency c) {
   return c == CHIME_CONCURRENCY_ALLOW || c == CHIME_CONCURRENCY_FORBID ||
          c == CHIME_CONCURRENCY_FORBID_SKIP || c == CHIME_CONCURRENCY_REPLACE;
+}
+/* chime__queue_keep: how many due fire times of each trigger a job keeps
+ * when its run ends: 0 under FORBID_SKIP (all missed ones are dropped),
+ * the cap of a capped FORBID_QUEUE, or -1: all (nothing is dropped). */
+static inline int64_t chime__queue_keep(const chime_job *job) {
+  if (job->concurrency == CHIME_CONCURRENCY_FORBID_SKIP)
+    return 0;
+  if (job->concurrency == CHIME_CONCURRENCY_FORBID_QUEUE && job->queue_cap > 0)
+    return job->queue_cap;
+  return -1;
 }
 static inline bool chime__concurrency_exclusive(chime_concurrency c) {
   return c == CHIME_CONCURRENCY_FORBID || c == CHIME_CONCURRENCY_FORBID_SKIP ||

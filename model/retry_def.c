@@ -126,6 +126,7 @@ int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
   if (r < 0)
     return r;
   rt->timeout_ms = t->timeout_ms;
+  rt->starting_deadline_ms = t->starting_deadline_ms;
   rt->retry_attempt = attempt + 1;
   rt->retry_scheduled_ms = scheduled_ms;
   *ret = rt;

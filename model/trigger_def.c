@@ -385,6 +385,17 @@ int64_t chime_trigger_get_timeout_ms(const chime_trigger *t) {
   return t ? t->timeout_ms : 0;
 }
 
+int chime_trigger_set_starting_deadline_ms(chime_trigger *t, int64_t ms) {
+  if (!t || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  t->starting_deadline_ms = ms;
+  return 0;
+}
+
+int64_t chime_trigger_get_starting_deadline_ms(const chime_trigger *t) {
+  return t ? t->starting_deadline_ms : 0;
+}
+
 int chime_trigger_set_priority(chime_trigger *t, int priority) {
   if (!t)
     return CHIME_EINVAL;

@@ -63,6 +63,10 @@ static int add(chime__mysql_admin *a, const char *jg, const char *jn,
   int r = chime_job_new(jg, jn, type, &job, NULL, 0);
   if (r == 0 && forbid)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
+  if (r == 0 && forbid) /* run policies `show job` prints */
+    r = chime_job_set_timeout_ms(job, 3600000);
+  if (r == 0 && forbid)
+    r = chime_job_set_starting_deadline_ms(job, 120000);
   if (r == 0)
     r = chime_job_set_durable(job, true);
   if (r == 0 && t)
@@ -108,6 +112,7 @@ static int fill_store(const char *url, int64_t *ret_now) {
   chime_trigger_set_priority(t[0], 7);
   chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
   chime_trigger_set_jitter_ms(t[2], 600000); /* shown as "jittered +..." */
+  chime_trigger_set_starting_deadline_ms(t[2], 45000); /* over the job's */
   chime_trigger_set_start_ms(t[4], now - 600000);
   chime_trigger_set_start_ms(t[5], now + 600000);
   chime_trigger_set_start_ms(t[6], now + 600000);

@@ -189,10 +189,12 @@ int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg);
 int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
                  size_t len, int64_t *ret_due_ms);
 int ctl_delete_key(ctl *c, bool is_job, const char *key);
-/* Ends running fire fire_id (decimal text) as CANCELLED for who: its node
- * loses it (chime_ctx_is_still_owned() says false, its completion is
- * refused).  Returns: 0 or an exit code (CTL_NOTFOUND: not running). */
-int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who);
+/* Interrupts running fire fire_id (decimal text), as `chimectl cancel
+ * fire` and chime_scheduler_interrupt_fire do: the store flags it, the
+ * node running it tells the run at its next check-in, and the run is
+ * recorded CANCELLED when it returns.  Returns: 0 or an exit code
+ * (CTL_USAGE: not a fire id; CTL_NOTFOUND: not running). */
+int ctl_cancel_fire(ctl *c, const char *fire_id);
 
 /* ----------------------------------------------------------- commands */
 

@@ -1,9 +1,10 @@
 /*
- * chimectl_cancel.c: `chimectl cancel job GROUP.NAME | fire ID`: asks the
- * running fires of a job, or one fire, to stop, through the store's admin
- * interface (the step chime_scheduler_interrupt takes): the node running
- * each fire notices at its next check-in, the job sees
- * chime_ctx_is_cancelled(), and the run is recorded CANCELLED.
+ * chimectl_cancel.c: `chimectl cancel job GROUP.NAME | fire ID`, and
+ * chime-web's cancel button (ctl_cancel_fire): asks the running fires of a
+ * job, or one fire, to stop, through the store's admin interface (the step
+ * chime_scheduler_interrupt takes): the node running each fire notices at
+ * its next check-in, the job sees chime_ctx_is_cancelled(), and the run is
+ * recorded CANCELLED when it returns.  Both tools cancel the same way.
  */
 #include "chimectl.h"
 
@@ -19,17 +20,48 @@ static int usage(void) {
   return CTL_USAGE;
 }
 
-/* A positive fire id from text.  Returns: 0 or CTL_USAGE (printed). */
+/* A positive fire id from text.  Returns: 0 or CTL_USAGE (in
+ * ctl_last_error). */
 static int parse_fire_id(const char *text, int64_t *ret_id) {
   char *end = NULL;
   errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno || end == text || *end || v <= 0) {
-    fprintf(stderr, "chimectl: fire id %s is not a positive number\n", text);
-    return CTL_USAGE;
-  }
+  long long v = strtoll(text ? text : "", &end, 10);
+  if (!text || errno || end == text || *end || v <= 0)
+    return ctl_usage("fire id %s is not a positive number", text ? text : "");
   *ret_id = (int64_t)v;
   return 0;
+}
+
+int ctl_cancel_fire(ctl *c, const char *fire_id) {
+  int64_t id = 0;
+  size_t n = 0;
+  int r = parse_fire_id(fire_id, &id);
+  if (r == 0)
+    r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  r = chime__mysql_admin_interrupt(c->admin, NULL, NULL, id, &n);
+  if (r < 0)
+    return ctl_fail(r, "cannot cancel fire %s: %s", fire_id, chime_strerror(r));
+  return n == 0 ? ctl_fail(CHIME_ENOTFOUND, "no fire %s is running", fire_id)
+                : 0;
+}
+
+/* Interrupts the running fires of job key; *ret_count how many. */
+static int cancel_job(ctl *c, const char *key, size_t *ret_count) {
+  char group[256], name[256];
+  int r = ctl_split_key(key, group, name, sizeof group);
+  if (r == 0)
+    r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
+    return r == CHIME_ENOTFOUND
+               ? ctl_fail(r, "no job %s", key)
+               : ctl_fail(r, "job %s: %s", key, chime_strerror(r));
+  r = chime__mysql_admin_interrupt(c->admin, group, name, 0, ret_count);
+  return r < 0 ? ctl_fail(r, "cannot cancel job %s: %s", key, chime_strerror(r))
+               : 0;
 }
 
 int ctl_cmd_cancel(ctl *c) {
@@ -38,26 +70,11 @@ int ctl_cmd_cancel(ctl *c) {
   bool by_job = strcmp(c->argv[0], "job") == 0;
   if (!by_job && strcmp(c->argv[0], "fire") != 0)
     return usage();
-  char group[256], name[256];
-  int64_t fire_id = 0;
-  int r = by_job ? ctl_split_key(c->argv[1], group, name, sizeof group)
-                 : parse_fire_id(c->argv[1], &fire_id);
+  size_t n = 1; /* a fire: one asked */
+  int r =
+      by_job ? cancel_job(c, c->argv[1], &n) : ctl_cancel_fire(c, c->argv[1]);
   if (r)
     return r;
-  if ((r = ctl_open(c, NULL)))
-    return r;
-  if (by_job && (r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
-    return r == CHIME_ENOTFOUND
-               ? ctl_fail(r, "no job %s", c->argv[1])
-               : ctl_fail(r, "job %s: %s", c->argv[1], chime_strerror(r));
-  size_t n = 0;
-  r = chime__mysql_admin_interrupt(c->admin, by_job ? group : NULL,
-                                   by_job ? name : NULL, fire_id, &n);
-  if (r < 0)
-    return ctl_fail(r, "cannot cancel %s %s: %s", c->argv[0], c->argv[1],
-                    chime_strerror(r));
-  if (!by_job && n == 0)
-    return ctl_fail(CHIME_ENOTFOUND, "no fire %s is running", c->argv[1]);
   if (c->json) {
     fputs("{\"ok\": true, \"action\": \"cancelled\", \"what\": ", stdout);
     ctl_json_string(c->argv[0]);

@@ -2,9 +2,8 @@
  * chimectl_running.c: the cluster's activity as the operators' pages show
  * it: the fires claimed or running now (`chimectl running`), the last
  * hour minute by minute (fires, failures, lateness), node events
- * (`chimectl events`), and the cancel of a running fire.  Each is one SELECT on
- * the store's tables (docs/schema.md) or one admin action; live and dead are
- * the store's own rule.
+ * (`chimectl events`).  Each is one SELECT on the store's tables
+ * (docs/schema.md); live and dead are the store's own rule.
  */
 #include "chimectl.h"
 
@@ -110,25 +109,6 @@ int ctl_events_table(ctl *c, ctl_table *t) {
       "{P}history WHERE sched_name = ? AND error_code = CAST(? AS SIGNED)) "
       "e ORDER BY t DESC LIMIT 100",
       args, 4, t);
-}
-
-int ctl_cancel_fire(ctl *c, const char *fire_id, const char *who) {
-  char *end;
-  long long id = strtoll(fire_id ? fire_id : "", &end, 10);
-  if (!fire_id || end == fire_id || *end || id <= 0)
-    return ctl_usage("'%s' is not a fire id", fire_id ? fire_id : "");
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char text[300], err[512] = "";
-  snprintf(text, sizeof text, "cancelled by %s", who ? who : "an operator");
-  r = chime__mysql_admin_cancel_fire(c->admin, (int64_t)id, text, err,
-                                     sizeof err);
-  if (r == CHIME_ENOTFOUND)
-    return ctl_fail(r, "no running fire %lld", id);
-  return r < 0 ? ctl_fail(r, "cannot cancel fire %lld: %s", id,
-                          err[0] ? err : chime_strerror(r))
-               : 0;
 }
 
 /* `chimectl running` and `chimectl events`: the tables above, printed. */

@@ -1,8 +1,9 @@
 /*
  * chimectl_show.c: `chimectl show [trigger|job] G.N`: everything about one
  * trigger (its expression as written, the schedule in words, data, zone,
- * calendar, misfire policy, jitter, state, the next five fire times) or
- * one job (its definition and its triggers), as aligned "field value"
+ * calendar, misfire policy, jitter, its timeout and starting deadline,
+ * state, the next five fire times) or one job (its definition, run
+ * policies and its triggers), as aligned "field value"
  * lines or one JSON object.  Without the word, a trigger G.N is shown when
  * there is one, else the job G.N.
  */
@@ -82,6 +83,14 @@ static void end(shower *s) {
     fputs(s->n ? "}\n" : "{}\n", stdout);
 }
 
+/* A time in ms as its JSON number, or "-" (null) when 0: none, or for a
+ * trigger its job's. */
+static void ms_field(shower *s, const char *key, int64_t ms) {
+  char text[32];
+  snprintf(text, sizeof text, "%" PRId64, ms);
+  raw(s, key, ms > 0 ? text : NULL);
+}
+
 static int show_trigger(ctl *c, const chime__mysql_rows *rows,
                         const char *data) {
   chime__mysql_admin_trigger t;
@@ -121,6 +130,8 @@ static int show_trigger(ctl *c, const chime__mysql_rows *rows,
   field(&s, "misfire", ctl_misfire_name(t.misfire));
   field(&s, "jitter", t.jitter_ms > 0 ? jitter : NULL);
   raw(&s, "priority", prio);
+  ms_field(&s, "timeout_ms", t.timeout_ms);
+  ms_field(&s, "deadline_ms", t.starting_deadline_ms);
   field(&s, "state", state);
   field(&s, "owner", t.owner);
   list(&s, "next", next, nnext);
@@ -136,12 +147,21 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row,
                     const char *data) {
   char *const *cell = jobs->cells + row * jobs->ncols;
   const char *args[] = {c->sched, cell[0], cell[1]};
-  chime__mysql_rows rows = {0};
+  chime__mysql_rows rows = {0}, policy = {0};
   int r = ctl_query(c,
-                    "SELECT CONCAT(trigger_group, '.', trigger_name) FROM "
-                    "{P}triggers WHERE sched_name = ? AND job_group = ? AND "
-                    "job_name = ? ORDER BY trigger_group, trigger_name",
-                    args, 3, &rows);
+                    "SELECT timeout_ms, starting_deadline_ms FROM {P}jobs "
+                    "WHERE sched_name = ? AND job_group = ? AND job_name = ?",
+                    args, 3, &policy);
+  if (r)
+    return r;
+  int64_t timeout = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 0) : 0;
+  int64_t deadline = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 1) : 0;
+  chime__mysql_rows_free(&policy);
+  r = ctl_query(c,
+                "SELECT CONCAT(trigger_group, '.', trigger_name) FROM "
+                "{P}triggers WHERE sched_name = ? AND job_group = ? AND "
+                "job_name = ? ORDER BY trigger_group, trigger_name",
+                args, 3, &rows);
   if (r)
     return r;
   char **keys = calloc(rows.nrows + 1, sizeof *keys);
@@ -165,6 +185,8 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row,
     else
       field(&s, jobs->heads[k], cell[k]);
   }
+  ms_field(&s, "timeout_ms", timeout);
+  ms_field(&s, "deadline_ms", deadline);
   data_field(&s, data);
   list(&s, "triggers", keys, rows.nrows);
   end(&s);

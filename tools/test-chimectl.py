@@ -119,6 +119,10 @@ def show_checks():
     rc, s = js(["show", "trigger", "etl.cal"])
     check("show jitter", rc == 0 and s["jitter"] == "600.000s"
           and "jittered" in s["schedule"] and s["expression"] is None, s)
+    # Run policies (issue 14): the trigger's starting deadline overrides
+    # its job's; 0 (the job's) is null.
+    check("show trigger deadline", rc == 0 and s["deadline_ms"] == 45000
+          and s["timeout_ms"] is None, s)
     rc, f = js(["fire", "rep.daily", "--data", '{"k": [1, 2]}'])
     rc, s = js(["show", f["trigger"]]) if rc == 0 else (rc, None)
     check("show data", rc == 0 and s["data"] == {"k": [1, 2]}, s)
@@ -128,6 +132,7 @@ def show_checks():
     rc, s = js(["show", "job", "etl.load"])
     check("show job json", rc == 0 and s["job"] == "etl.load"
           and s["concurrency"] == "forbid" and s["durable"] is True
+          and s["timeout_ms"] == 3600000 and s["deadline_ms"] == 120000
           and s["triggers"] == ["etl.cal", "etl.window"], s)
     expect("show unknown", ["show", "no.such"], 3, err_has=["no trigger or job no.such"])
     expect("show job of a trigger", ["show", "job", "rep.daily-cron"], 3)

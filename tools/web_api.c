@@ -219,8 +219,9 @@ int web_api_action(web_page *p, const char *action, const char *who, char *msg,
     const char *id = need(p, "fire", msg, msg_len);
     if (!id)
       return 400;
-    if ((e = ctl_cancel_fire(p->c, id, who)) == 0) {
-      snprintf(msg, msg_len, "cancelled fire %s", id);
+    if ((e = ctl_cancel_fire(p->c, id)) == 0) {
+      snprintf(msg, msg_len,
+               "cancelled fire %s: its node stops it at its next check-in", id);
       web_log(p->w, "%s cancelled fire %s", who, id);
     }
   } else {

@@ -275,6 +275,15 @@ void chime__trigger_skip_before(const chime_schedule *s, chime_fire_state *st,
     *ret_skipped = n;
 }
 
+int64_t chime__trigger_queue_excess(const chime_schedule *s,
+                                    const chime_fire_state *st, int64_t now_ms,
+                                    int64_t keep, int64_t max) {
+  chime_fire_state probe = *st;
+  int64_t due = 0;
+  chime__trigger_skip_before(s, &probe, now_ms, max, &due, NULL);
+  return due > keep ? due - keep : 0;
+}
+
 bool chime__trigger_may_fire_again(const chime_fire_state *st) {
   return st != NULL && st->next_fire_ms != CHIME_NO_FIRE;
 }

@@ -232,6 +232,16 @@ void chime__trigger_skip_before(const chime_schedule *s, chime_fire_state *st,
                                 int64_t now_ms, int64_t max,
                                 int64_t *ret_skipped, int64_t *ret_first_ms);
 
+/*
+ * chime__trigger_queue_excess: how many of the fire times before now_ms
+ * (at most max counted) exceed keep: the ones a job's queue drops
+ * (chime__queue_keep) so that at most keep stay due.  st is not changed.
+ * Thread: any.
+ */
+int64_t chime__trigger_queue_excess(const chime_schedule *s,
+                                    const chime_fire_state *st, int64_t now_ms,
+                                    int64_t keep, int64_t max);
+
 /* chime__trigger_may_fire_again: whether st has a next fire time. */
 bool chime__trigger_may_fire_again(const chime_fire_state *st);
 

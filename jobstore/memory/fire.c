@@ -192,20 +192,25 @@ static void block_job(mem_store *s, mem_job *mj) {
   }
 }
 
-/* A FORBID_SKIP job drops the fire times its triggers missed while it ran
- * (the memory store keeps no history to record them in), at most this many
- * per trigger and completion.  A paused trigger keeps its missed time for
- * its misfire instruction, as under FORBID. */
+/* A FORBID_SKIP job drops the fire times its triggers missed while it ran,
+ * a FORBID_QUEUE job with a cap those beyond the cap (the memory store
+ * keeps no history to record them in), at most this many per trigger and
+ * completion.  A paused trigger keeps its missed time for its misfire
+ * instruction, as under FORBID. */
 #define MEM_SKIP_MAX INT64_C(1000000)
 static void unblock_job(mem_store *s, mem_job *mj) {
   MEM_ASSERT_LOCKED(s);
   assert(mj->nexecuting == 0);
-  bool skip = mj->j->concurrency == CHIME_CONCURRENCY_FORBID_SKIP;
-  int64_t now = skip ? s->base.ops->now(&s->base) : 0;
+  int64_t keep = chime__queue_keep(mj->j);
+  int64_t now = keep >= 0 ? s->base.ops->now(&s->base) : 0;
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
-    if (skip && mt->t->store_state == CHIME_STATE_BLOCKED)
-      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now,
-                                 MEM_SKIP_MAX, NULL, NULL);
+    int64_t drop = 0;
+    if (keep >= 0 && mt->t->store_state == CHIME_STATE_BLOCKED)
+      drop = chime__trigger_queue_excess(&mt->t->schedule, &mt->t->state, now,
+                                         keep, MEM_SKIP_MAX);
+    if (drop > 0)
+      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now, drop,
+                                 NULL, NULL);
     if (mt->t->store_state == CHIME_STATE_BLOCKED)
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
     else if (mt->t->store_state == CHIME_STATE_PAUSED_BLOCKED)
@@ -291,14 +296,16 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
      * while this fire ran): its count does not include this fire. */
     if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
       unblock_job(s, mj);
-    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
-    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
-      chime__mem_trigger_delete(s, mt, true);
+    /* The retry first: it keeps a non-durable job whose last trigger
+     * completed (the job of a one-shot trigger) from being removed. */
     chime_trigger *retry = NULL;
     r = chime__retry_for(fire, outcome, s->base.ops->now(&s->base), &retry);
     bool retried = retry != NULL;
     if (retry)
       r = chime__mem_retry_insert(s, retry);
+    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
+    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
+      chime__mem_trigger_delete(s, mt, true);
     if (fire->job && fire->trigger)
       chime__mem_history_record(s, fire, outcome, retried && r == 0);
     fire_delete(s, rec);

@@ -255,6 +255,8 @@ int chime__mysql_admin_trigger_decode(const chime__mysql_rows *rows, size_t i,
       .state_repeat_count = t->state.repeat_count,
       .state = chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_STATE),
       .owner = chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_OWNER),
+      .timeout_ms = t->timeout_ms,
+      .starting_deadline_ms = t->starting_deadline_ms,
       .record = t,
   };
   if (!chime__mysql_rows_is_null(rows, i, CHIME__TRIG_COL_CLAIM_FIRE_ID))
@@ -377,38 +379,6 @@ int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
     r = a->store->ops->trigger_add(a->store, NULL, trigger, true, NULL, errbuf,
                                    errbuf_len);
   return r;
-}
-
-typedef struct cancel_op {
-  int64_t id;
-  const char *text;
-} cancel_op;
-
-static int cancel_fn(chime__mysql_tx *tx, void *arg) {
-  cancel_op *op = arg;
-  chime__mysql_rows fr;
-  int r = chime__mysql_fired_get(tx, op->id, &fr);
-  if (r < 0)
-    return r;
-  if (fr.nrows == 0 ||
-      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
-             "EXECUTING") != 0)
-    r = CHIME_ENOTFOUND;
-  else
-    r = chime__mysql_fire_finish(tx, &fr, 0, "CANCELLED", op->text);
-  chime__mysql_rows_free(&fr);
-  return r;
-}
-
-int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
-                                   const char *text, char *errbuf,
-                                   size_t errbuf_len) {
-  assert(a && text);
-  if (fire_id <= 0)
-    return chime__record_err(errbuf, errbuf_len, CHIME_ENOTFOUND,
-                             "no fire %lld", (long long)fire_id);
-  cancel_op op = {.id = fire_id, .text = text};
-  return chime__mysql_tx_run(a->s, cancel_fn, NULL, &op, errbuf, errbuf_len);
 }
 
 int chime__mysql_admin_interrupt(chime__mysql_admin *a, const char *group,

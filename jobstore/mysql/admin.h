@@ -160,6 +160,8 @@ typedef struct chime__mysql_admin_trigger {
   const char *state;                   /* "WAITING", "PAUSED", ... */
   const char *owner;                   /* the claiming node, NULL: none */
   int64_t claim_fire_id;               /* 0: none */
+  int64_t timeout_ms;                  /* 0: the job's */
+  int64_t starting_deadline_ms;        /* 0: the job's */
   chime_trigger *record;               /* private: the strings' owner */
 } chime__mysql_admin_trigger;
 
@@ -222,19 +224,6 @@ int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
                                 const char *tag, char *ret_key, size_t key_len,
                                 int64_t *ret_due_ms, char *errbuf,
                                 size_t errbuf_len);
-
-/*
- * chime__mysql_admin_cancel_fire: ends running fire fire_id as an
- * operator's cancel: its history row says CANCELLED with text, its fired
- * row goes (a FORBID job is unblocked), so the node running it no longer
- * owns it: chime_ctx_is_still_owned() answers false and its completion is
- * refused (the fencing rule).  The job itself runs on until it asks.
- * Returns: 0; CHIME_ENOTFOUND (no such fire executing); the store's
- * errors, errbuf says why.
- */
-int chime__mysql_admin_cancel_fire(chime__mysql_admin *a, int64_t fire_id,
-                                   const char *text, char *errbuf,
-                                   size_t errbuf_len);
 
 /* chime__mysql_admin_interrupt: asks the running fires of job (group,
  * name), or the one fire fire_id (> 0; group and name NULL), to stop, on

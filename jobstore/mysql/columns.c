@@ -133,6 +133,7 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   s->priority = (int)COL(PRIORITY);
   row_kind(r, i, s);
   t->timeout_ms = COL(TIMEOUT_MS);
+  t->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   t->retry_attempt = COL(RETRY_ATTEMPT);
   t->retry_scheduled_ms = COL(RETRY_SCHEDULED_MS);
   s->jitter_ms = COL(JITTER_MS);
@@ -176,6 +177,8 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->persist_data = COL(PERSIST_DATA) != 0;
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
+  j->queue_cap = COL(QUEUE_CAP);
+  j->retry_timed_out = COL(RETRY_TIMED_OUT) != 0;
   j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
   j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
   j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
@@ -255,6 +258,7 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   INT(RECOVERING, 0);
   TEXT(JOB_TYPE, job_type);
   INT(TIMEOUT_MS, t->timeout_ms);
+  INT(STARTING_DEADLINE_MS, t->starting_deadline_ms);
   INT(RETRY_ATTEMPT, t->retry_attempt);
   INT(RETRY_SCHEDULED_MS, t->retry_scheduled_ms);
   INT(JITTER_MS, sc->jitter_ms);

@@ -61,6 +61,7 @@
   NEXT(JITTER_MS, jitter_ms)                                                   \
   NEXT(RETRY_ATTEMPT, retry_attempt)                                           \
   NEXT(RETRY_SCHEDULED_MS, retry_scheduled_ms)                                 \
+  NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)                             \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
@@ -81,7 +82,9 @@
   NEXT(RETRY_INITIAL_DELAY_MS, retry_initial_delay_ms)                         \
   NEXT(RETRY_MULTIPLIER_MILLI, retry_multiplier_milli)                         \
   NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
-  NEXT(RETRY_JITTER_MS, retry_jitter_ms)
+  NEXT(RETRY_JITTER_MS, retry_jitter_ms)                                       \
+  NEXT(QUEUE_CAP, queue_cap)                                                   \
+  NEXT(RETRY_TIMED_OUT, retry_timed_out)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */

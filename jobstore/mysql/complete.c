@@ -311,8 +311,10 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
 
 /* Stores the retry of each failed fire whose job wants another attempt
  * (jobstore/retry.c), after unblock_jobs so a FORBID job's retry waits
- * rather than starting BLOCKED.  The name comes from the fire id, and a
- * fire is completed once, so no retry is stored twice. */
+ * rather than starting BLOCKED.  It starts as any new trigger of its job
+ * does (PAUSED while the job or group CHIME_RETRY is paused, as in the
+ * memory store); none for a job removed meanwhile.  The name comes from
+ * the fire id, and a fire is completed once, so no retry is stored twice. */
 static int store_retries(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
@@ -323,9 +325,11 @@ static int store_retries(chime__mysql_tx *tx, const batch *b) {
       r = chime__retry_for(d->fire, d->outcome, d->now, &t);
     if (r == 0 && t)
       r = chime__trigger_prepare(t, NULL, d->now, NULL, 0);
-    if (r == 0 && t) {
+    bool job = false;
+    if (r == 0 && t)
+      r = chime__mysql_trigger_start_state(tx, t, &job, &t->store_state);
+    if (r == 0 && t && job) {
       chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
-      t->store_state = CHIME_STATE_WAITING;
       chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job->type, a);
       r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                             CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
@@ -428,10 +432,12 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
     r = delete_fired(tx, b);
   if (r == 0)
     r = unblock_jobs(tx, b);
-  if (r == 0)
-    r = remove_completed(tx, b);
+  /* The retry first: it keeps a non-durable job whose last trigger
+   * completed (the job of a one-shot trigger) from being removed. */
   if (r == 0)
     r = store_retries(tx, b);
+  if (r == 0)
+    r = remove_completed(tx, b);
   if (r == 0)
     r = write_history(tx, b);
   return r;

@@ -83,6 +83,14 @@ int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
                              chime_fire ***ret_fires, size_t *ret_count);
 int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count);
 
+/* chime__mysql_trigger_start_state: the state a new trigger t (prepared)
+ * starts in, following its job's pause and block and the paused groups,
+ * as trigger_add's (the job row locked); *ret_job whether its job exists.
+ * Returns: 0; a statement's error.  Thread: tx's. */
+int chime__mysql_trigger_start_state(chime__mysql_tx *tx,
+                                     const chime_trigger *t, bool *ret_job,
+                                     chime_store_state *ret_state);
+
 /* fire.c, complete.c. */
 int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
                       int64_t now_ms);

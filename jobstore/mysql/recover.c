@@ -183,6 +183,50 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   return r;
 }
 
+/* A lost run of a job that does not request recovery counts as a failed
+ * attempt (XXL-JOB's failover retry): with attempts left, *ret is its
+ * retry trigger, made as a failure's completion makes it (the attempt after
+ * the lost one, the original time, the fire's data), NULL otherwise. */
+static int retry_of_lost(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                         size_t i, chime_job *job, chime_trigger **ret) {
+  chime_trigger *orig = NULL;
+  *ret = NULL;
+  int r = chime__mysql_trigger_load(
+      tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
+      chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_NAME), false,
+      &orig);
+  if (r == CHIME_ENOTFOUND || !orig)
+    return r == CHIME_ENOTFOUND ? 0 : r;
+  chime_fire f = {
+      .fire_id = chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID),
+      .scheduled_ms =
+          chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_SCHEDULED_MS),
+      .job = job,
+      .trigger = orig};
+  chime_run_result lost = {.error = CHIME_ENOTOWNER, .status = "FAILED"};
+  int64_t now = chime__mysql_now(&tx->s->base);
+  r = chime__retry_for(&f, &lost, now, ret);
+  if (r == 0 && *ret)
+    r = chime__trigger_prepare(*ret, NULL, now, NULL, 0);
+  chime_trigger_free(orig);
+  return r;
+}
+
+/* Stores retry (of a lost run, its fire ended) as the completion stores a
+ * failure's. */
+static int store_retry(chime__mysql_tx *tx, chime_trigger *retry,
+                       const chime_job *job) {
+  bool exists = false;
+  int r =
+      chime__mysql_trigger_start_state(tx, retry, &exists, &retry->store_state);
+  if (r < 0 || !exists)
+    return r;
+  chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+  chime__mysql_trigger_to_args(tx->s->sched, retry, job->type, a);
+  return chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
+                           CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
+}
+
 int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                              size_t i, const char *outcome, const char *text) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
@@ -233,10 +277,20 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
       chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_REQUESTS_RECOVERY) &&
       job->requests_recovery;
 #undef TEXT
-  r = rerun ? requeue(tx, fr, i, job) : 0;
+  chime_trigger *retry = NULL;
+  r = rerun ? requeue(tx, fr, i, job)
+      : job ? retry_of_lost(tx, fr, i, job, &retry)
+            : 0;
   if (r == 0)
-    r = chime__mysql_fire_finish(tx, fr, i, rerun ? "REQUEUED" : "FAILED",
+    r = chime__mysql_fire_finish(tx, fr, i,
+                                 rerun   ? "REQUEUED"
+                                 : retry ? "RETRIED"
+                                         : "FAILED",
                                  text);
+  /* After the fire ended: a FORBID job is no longer blocked by it. */
+  if (r == 0 && retry)
+    r = store_retry(tx, retry, job);
+  chime_trigger_free(retry);
   if (r == 0 && op && tx->s->on_recovery)
     note_ended(op, fr, i, rerun);
   chime_job_free(job);

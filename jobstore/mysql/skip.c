@@ -1,10 +1,11 @@
 /*
- * mysql/skip.c: FORBID_SKIP (chime_concurrency): when a run of such a job
- * completes and its triggers are unblocked, each fire time they missed
- * while it ran is dropped (counted as triggered) and recorded SKIPPED in
- * the history, in the completion's transaction, so that no due fire is
- * lost silently and the next run starts at the trigger's next time after
- * the run instead of working through a backlog.
+ * mysql/skip.c: FORBID_SKIP and a capped FORBID_QUEUE (chime_concurrency,
+ * chime_job_set_queue_cap): when a run of such a job completes and its
+ * triggers are unblocked, each fire time they missed while it ran
+ * (FORBID_SKIP), or each beyond the cap, oldest first (FORBID_QUEUE), is
+ * dropped (counted as triggered) and recorded SKIPPED in the history, in
+ * the completion's transaction, so that no due fire is lost silently and
+ * the job does not work through an ever-growing backlog.
  *
  * Threads: the completion's (tx is its transaction).
  */
@@ -48,13 +49,24 @@ static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
   chime__mysql_sqlbuf_sql(b, ")");
 }
 
-/* Drops trigger t's missed times before now and records them. */
-static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
+/* Drops trigger t's times before now but the last keep and records them. */
+static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
+                        int64_t keep) {
   chime_calendar *cal = NULL;
   int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
+  int64_t drop =
+      chime__trigger_queue_excess(&t->schedule, &t->state, now, keep, SKIP_MAX);
+  char why[96];
+  if (keep == 0)
+    snprintf(why, sizeof why, "%s",
+             "due while the job's previous run was going (FORBID_SKIP)");
+  else
+    snprintf(why, sizeof why,
+             "beyond the FORBID_QUEUE cap of %lld waiting fire(s)",
+             (long long)keep);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}history (sched_name, fire_id, "
@@ -63,23 +75,20 @@ static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
                               "error_code, error_text, started_ms, "
                               "duration_ms, recovering, finished_ms) VALUES ");
   int64_t rows = 0, total = 0;
-  while (rows < SKIP_ROWS - 1 && t->state.next_fire_ms != CHIME_NO_FIRE &&
-         t->state.next_fire_ms < now) {
-    skip_row(&b, tx, t, t->state.next_fire_ms, now,
-             "due while the job's previous run was going (FORBID_SKIP)",
-             rows == 0);
+  while (rows < SKIP_ROWS - 1 && drop > 0) {
+    skip_row(&b, tx, t, t->state.next_fire_ms, now, why, rows == 0);
     chime__trigger_triggered(&t->schedule, &t->state);
     rows++;
+    drop--;
   }
   int64_t first_rest = t->state.next_fire_ms;
-  chime__trigger_skip_before(&t->schedule, &t->state, now, SKIP_MAX, &total,
-                             &first_rest);
+  if (drop > 0)
+    chime__trigger_skip_before(&t->schedule, &t->state, now, drop, &total,
+                               &first_rest);
   if (total > 0) {
-    char text[128];
-    snprintf(text, sizeof text,
-             "this and %lld more fire time(s) due while the job's previous "
-             "run was going (FORBID_SKIP)",
-             (long long)(total - 1));
+    char text[192];
+    snprintf(text, sizeof text, "this and %lld more fire time(s) %s",
+             (long long)(total - 1), why);
     skip_row(&b, tx, t, first_rest, now, text, rows == 0);
     rows++;
   }
@@ -100,6 +109,7 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL
+                              ", j.concurrency, j.queue_cap"
                               " FROM {P}triggers t JOIN {P}jobs j ON "
                               "j.sched_name = t.sched_name AND j.job_group = "
                               "t.job_group AND j.job_name = t.job_name WHERE "
@@ -109,8 +119,11 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf_text(&b, group);
   chime__mysql_sqlbuf_sql(&b, " AND t.job_name = ");
   chime__mysql_sqlbuf_text(&b, name);
-  chime__mysql_sqlbuf_sql(&b, " AND j.concurrency = ");
+  chime__mysql_sqlbuf_sql(&b, " AND (j.concurrency = ");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_SKIP);
+  chime__mysql_sqlbuf_sql(&b, " OR (j.queue_cap > 0 AND j.concurrency = ");
+  chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_QUEUE);
+  chime__mysql_sqlbuf_sql(&b, "))");
   chime__mysql_sqlbuf_sql(&b, " AND t.state = 'WAITING' AND t.next_fire_ms < ");
   chime__mysql_sqlbuf_int(&b, now);
   chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <> ");
@@ -122,7 +135,12 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
     chime_trigger *t = NULL;
     if ((r = chime__mysql_trigger_from_row(&rows, i, &t)) < 0)
       break;
-    r = skip_trigger(tx, t, now);
+    chime_job policy = {
+        .concurrency = (chime_concurrency)chime__mysql_rows_int64(
+            &rows, i, CHIME__TRIG_COL_COUNT),
+        .queue_cap =
+            chime__mysql_rows_int64(&rows, i, CHIME__TRIG_COL_COUNT + 1)};
+    r = skip_trigger(tx, t, now, chime__queue_keep(&policy));
     chime_trigger_free(t);
   }
   chime__mysql_rows_free(&rows);

@@ -76,14 +76,16 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "description, data, durable, requests_recovery, concurrency, "
         "persist_data, paused, timeout_ms, starting_deadline_ms, "
         "retry_max_attempts, retry_initial_delay_ms, retry_multiplier_milli, "
-        "retry_max_delay_ms, retry_jitter_ms) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?)",
+        "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?)",
     [CHIME__Q_JOB_UPDATE] =
         "UPDATE {P}jobs SET job_type = ?, description = ?, data = ?, "
         "durable = ?, requests_recovery = ?, concurrency = ?, persist_data = ?"
         ", timeout_ms = ?, starting_deadline_ms = ?, retry_max_attempts = ?"
         ", retry_initial_delay_ms = ?, retry_multiplier_milli = ?"
-        ", retry_max_delay_ms = ?, retry_jitter_ms = ? WHERE " JOB_KEY,
+        ", retry_max_delay_ms = ?, retry_jitter_ms = ?, queue_cap = ?"
+        ", retry_timed_out = ? "
+        "WHERE " JOB_KEY,
     [CHIME__Q_JOB_DELETE] = "DELETE FROM {P}jobs WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_TYPE] =
         "UPDATE {P}triggers SET job_type = ? WHERE " JOB_KEY,

@@ -64,7 +64,9 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->retry_initial_delay_ms),
                           chime__mysql_arg_int(j->retry_multiplier_milli),
                           chime__mysql_arg_int(j->retry_max_delay_ms),
-                          chime__mysql_arg_int(j->retry_jitter_ms)};
+                          chime__mysql_arg_int(j->retry_jitter_ms),
+                          chime__mysql_arg_int(j->queue_cap),
+                          chime__mysql_arg_int(j->retry_timed_out)};
   enum { NF = sizeof f / sizeof f[0] };
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);

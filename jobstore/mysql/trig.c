@@ -96,6 +96,18 @@ static chime_store_state start_state(const chime_trigger *t,
   return st;
 }
 
+int chime__mysql_trigger_start_state(chime__mysql_tx *tx,
+                                     const chime_trigger *t, bool *ret_job,
+                                     chime_store_state *ret_state) {
+  chime_job *job = NULL;
+  job_facts f = {0};
+  int r = job_facts_load(tx, t, &job, &f);
+  *ret_job = job != NULL;
+  *ret_state = start_state(t, &f);
+  chime_job_free(job);
+  return r;
+}
+
 /* Checks the key against an existing trigger; fills in a replacement's
  * job.  *ret_old is the existing trigger or NULL. */
 static int add_old(chime__mysql_tx *tx, add_op *op, chime_trigger **ret_old) {

@@ -6,7 +6,14 @@ over what the jobs recorded.
 
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
-           stop-plain
+           stop-plain, policies
+
+policies runs the run-policy load of examples/node.c instead (its own
+checker, check_policies): an interrupt by `chimectl cancel` reaching a run
+within 1.5 s, a retry running on another node after the node of the failed
+first attempt was killed, and REPLACE and FORBID_SKIP holding across the
+three nodes (never two runs of a job at once; every due fire run or
+recorded SKIPPED/MISSED in the history).  It needs CHIMECTL (chimectl).
 
 The nodes' jobs record their end exactly once, through transactional
 completion (examples/node.c --table): a row in the table PREFIXresults
@@ -109,7 +116,8 @@ class Cluster:
     def spawn(self, node, extra="", schedule=False):
         args = [self.node_exe, self.url(extra), node, self.dir]
         if schedule:
-            args += ["--schedule", str(self.start_ms)]
+            args += ["--policies" if self.fault == "policies" else
+                     "--schedule", str(self.start_ms)]
         if self.table:
             args += ["--table", self.table]
         err = open(os.path.join(self.dir, f"{node}.err"), "ab")
@@ -176,23 +184,26 @@ class Cluster:
             shutil.rmtree(self.dir, ignore_errors=True)
         return status
 
+    def lines(self, ext):
+        """The tab-split lines of every node's ID.ext results file."""
+        for n in NODES:
+            path = os.path.join(self.dir, f"{n}.{ext}")
+            if os.path.exists(path):
+                with open(path) as f:
+                    for line in f:
+                        yield line.rstrip("\n").split("\t")
+
     def records(self, with_table=True):
         """Every run recorded: the nodes' files (S lines, and the E lines of
         the plain job or of a run that lost its fire) and the committed rows
         of the results table (owned E records)."""
         rows = []
-        for n in NODES:
-            path = os.path.join(self.dir, f"{n}.log")
-            if not os.path.exists(path):
-                continue
-            with open(path) as f:
-                for line in f:
-                    k, trig, sched, fid, node, start, end, rec, owned = \
-                        line.rstrip("\n").split("\t")
-                    rows.append(dict(kind=k, trigger=trig, sched=int(sched),
-                                     fire=int(fid), node=node, start=int(start),
-                                     end=int(end), recovering=rec == "1",
-                                     owned=owned == "1"))
+        for k, trig, sched, fid, node, start, end, rec, owned in \
+                self.lines("log"):
+            rows.append(dict(kind=k, trigger=trig, sched=int(sched),
+                             fire=int(fid), node=node, start=int(start),
+                             end=int(end), recovering=rec == "1",
+                             owned=owned == "1"))
         if self.table and with_table:
             for trig, sched, fid, node, start, end, rec in mariadb(
                     self.base, "SELECT trigger_name, scheduled_ms, fire_id, "
@@ -331,14 +342,144 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
     log(f"checker: {expected} expected fires, {runs} owned runs "
         f"(per node {by_node}), recoveries {recoveries} ms, "
         f"{doubles_tolerated} double(s) tolerated")
+    return verdict(c, failures, "checker")
+
+
+def verdict(c, failures, name):
+    """Logs the failures (and the nodes' stderr) or OK; the exit status."""
     if failures:
         for f in failures[:40]:
             log("FAIL " + f)
         for n in NODES:
             print(f"--- stderr of {n}:\n{c.stderr_of(n)}", flush=True)
         return 1
-    log("checker: OK")
+    log(f"{name}: OK")
     return 0
+
+
+# The policy load's periods (ms), examples/node.c --policies.
+POLICY_PERIODS = {"replace": 500, "skip": 250}
+INTERRUPT_LIMIT_MS = 1500  # the issue's bound for `chimectl cancel`
+
+
+def policy_records(c):
+    """The policy job's B (begin) and F (finish) lines of every node."""
+    return [dict(kind=k, job=job, sched=int(sched), fire=int(fid), node=node,
+                 start=int(start), end=int(end), attempt=int(attempt),
+                 told=told == "1")
+            for k, job, sched, fid, node, start, end, attempt, told
+            in c.lines("pol")]
+
+
+def wait_policy(c, pred, what, timeout_s=15):
+    """The first policy record matching pred, waiting for it."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        for r in policy_records(c):
+            if pred(r):
+                return r
+        time.sleep(0.02)
+    raise SystemExit(f"no {what} in time")
+
+
+def history(c, where):
+    """(fire_id, scheduled_ms, outcome) rows of the cluster's history."""
+    return [(int(f), int(s), o) for f, s, o in mariadb(
+        c.base, f"SELECT fire_id, scheduled_ms, outcome FROM {c.prefix}history"
+        f" WHERE sched_name = 'cluster' AND job_group = 'pol' AND {where}")]
+
+
+def run_policies(c):
+    """The policies scenario's steps; returns the measured interrupt
+    latency and the retry's (killed node, first fire id)."""
+    # (c) An interrupt by chimectl reaches the polite run wherever it runs.
+    polite = wait_policy(c, lambda r: r["kind"] == "B" and r["job"] == "polite",
+                         "polite run")
+    sep = "&" if "?" in c.base else "?"
+    t0 = now_ms()
+    subprocess.run([os.environ["CHIMECTL"], "--url",
+                    c.base + sep + "prefix=" + c.prefix, "--scheduler",
+                    "cluster", "cancel", "fire", str(polite["fire"])],
+                   check=True, capture_output=True)
+    t1 = now_ms()  # the interrupt is in the store: issued
+    told = wait_policy(c, lambda r: r["kind"] == "F" and r["fire"] ==
+                       polite["fire"], "end of the interrupted run")
+    latency = told["end"] - t1
+    log(f"chimectl cancel fire {polite['fire']} (on {polite['node']}) took "
+        f"{t1 - t0} ms; the run returned {latency} ms after, "
+        f"told={told['told']}")
+    # (a) The first attempt of retry fails; once its retry is stored, its
+    # node is killed: another node runs attempt 2.
+    first = wait_policy(c, lambda r: r["kind"] == "F" and r["job"] == "retry",
+                        "failed first attempt")
+    deadline = time.time() + 10
+    while not mariadb(c.base, f"SELECT 1 FROM {c.prefix}triggers WHERE "
+                      "sched_name = 'cluster' AND trigger_group = "
+                      "'CHIME_RETRY' AND job_group = 'pol'"):
+        if time.time() > deadline:
+            raise SystemExit("the failed attempt stored no retry")
+        time.sleep(0.02)
+    victim = first["node"]
+    c.procs[victim].kill()
+    c.killed[victim] = now_ms()
+    c.procs[victim].wait()
+    log(f"killed {victim} (kill -9) after attempt 1 of retry failed there")
+    wait_policy(c, lambda r: r["kind"] == "F" and r["job"] == "retry"
+                and r["attempt"] == 2, "second attempt", timeout_s=20)
+    c.sleep_until(now_ms() + 2000)
+    return latency, told["told"], victim, first
+
+
+def check_policies(c, latency, told, victim, first):
+    rows = policy_records(c)
+    failures = []
+    if not told or latency > INTERRUPT_LIMIT_MS:
+        failures.append(f"interrupt: told={told} after {latency} ms "
+                        f"(limit {INTERRUPT_LIMIT_MS})")
+    seconds = [r for r in rows if r["job"] == "retry" and r["kind"] == "B"
+               and r["attempt"] == 2]
+    if len(seconds) != 1 or seconds[0]["node"] == victim or \
+            seconds[0]["sched"] != first["sched"] or \
+            seconds[0]["fire"] == first["fire"]:
+        failures.append(f"retry: attempt 2 runs {seconds} (attempt 1 fire "
+                        f"{first['fire']} on {victim})")
+    outcomes = {f: o for f, _, o in history(c, "job_name = 'retry'")}
+    if outcomes.get(first["fire"]) != "RETRIED" or \
+            (seconds and outcomes.get(seconds[0]["fire"]) != "OK"):
+        failures.append(f"retry: history {outcomes}")
+    last = c.stop_ms - GRACE_MS
+    for job, period in POLICY_PERIODS.items():
+        begins = sorted((r for r in rows if r["kind"] == "B"
+                         and r["job"] == job), key=lambda r: r["start"])
+        ends = {r["fire"]: r["end"] for r in rows
+                if r["kind"] == "F" and r["job"] == job}
+        # A run of the killed node ends at the kill, at the latest.
+        spans = [(b["start"], ends.get(b["fire"], c.killed.get(b["node"],
+                                                               c.stop_ms)), b)
+                 for b in begins]
+        for (s1, e1, a), (s2, _, b) in zip(spans, spans[1:]):
+            if s2 < e1:
+                failures.append(f"{job}: runs overlap: fire {a['fire']} on "
+                                f"{a['node']} and {b['fire']} on {b['node']}")
+        ran = {b["sched"] for b in begins}
+        dropped = {s for _, s, o in history(
+            c, f"job_name = '{job}' AND outcome IN ('SKIPPED', 'MISSED')")}
+        nodes = {b["node"] for b in begins}
+        t, due = c.start_ms, 0
+        while t <= last:
+            due += 1
+            if t not in ran and t not in dropped:
+                failures.append(f"{job}: the fire due at {t} was neither run "
+                                "nor recorded SKIPPED/MISSED")
+            t += period
+        log(f"{job}: {due} due fires, {len(ran & set(range(c.start_ms, last + 1)))}"
+            f" run (on {sorted(nodes)}), {len(dropped)} recorded "
+            "SKIPPED/MISSED")
+        cancelled = [f for f, _, o in history(
+            c, f"job_name = '{job}' AND outcome = 'CANCELLED'")]
+        if job == "replace" and not cancelled:
+            failures.append("replace: no run was cancelled by the next")
+    return verdict(c, failures, "policies checker")
 
 
 def kill_connections(base):
@@ -363,6 +504,17 @@ def main():
     on_time_nodes = None
     tolerated = None
     extras = {}
+    if fault == "policies":
+        c.plain = True  # the policy job records in files only
+        try:
+            c.start_all()
+            c.sleep_until(c.start_ms)
+            measured = run_policies(c)
+            c.sleep_until(max(now_ms(), c.start_ms + 9000))
+            c.stop_all()
+            return c.finish(check_policies(c, *measured))
+        finally:
+            c.kill_left()
     if fault == "skew":
         extras = {"n2": "&test_clock_offset_ms=-180000",
                   "n3": "&test_clock_offset_ms=240000"}

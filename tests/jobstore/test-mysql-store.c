@@ -28,6 +28,7 @@
 
 #define DB "chime_mst"
 #define T0 INT64_C(1893456000000) /* 2030-01-01T00:00:00Z */
+#define T0_TEXT "1893456000000"
 
 /* The test server's URL for database db and extra parameters. */
 static const char *url_for(const char *db, const char *password,
@@ -464,6 +465,8 @@ static void add_job_trigger(chime_store *st, const char *name, bool recover) {
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", name, "t", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
+  if (strcmp(name, "retried") == 0) /* 3 attempts, 5 s apart */
+    CU_ASSERT_EQUAL_FATAL(chime_job_set_retry(job, 3, 5000, 1.0, 0, 0), 0);
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);
@@ -492,20 +495,21 @@ static void test_mysql_store_recovers_dead_node(void) {
   add_job_trigger(a, "rerun", true);
   add_job_trigger(a, "plain", false);
   add_job_trigger(a, "claimed", false);
-  /* The doomed node claims all three and starts two. */
+  add_job_trigger(a, "retried", false);
+  /* The doomed node claims all four and starts three. */
   chime_fire **fires = NULL;
   size_t n = 0;
-  CU_ASSERT_EQUAL_FATAL(dead->ops->acquire(dead, T0, T0, 3, NULL, &fires, &n),
+  CU_ASSERT_EQUAL_FATAL(dead->ops->acquire(dead, T0, T0, 4, NULL, &fires, &n),
                         0);
-  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT_EQUAL_FATAL(n, 4);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (strcmp(chime_trigger_get_name(fires[i]->trigger), "claimed") != 0)
       fires[k++] = fires[i];
     else
       chime__fire_free(fires[i]);
-  CU_ASSERT_EQUAL_FATAL(k, 2);
-  CU_ASSERT_EQUAL_FATAL(dead->ops->fire(dead, fires, 2, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(k, 3);
+  CU_ASSERT_EQUAL_FATAL(dead->ops->fire(dead, fires, 3, T0), 0);
   CU_ASSERT_EQUAL(dead->ops->checkin(dead, T0, NULL), 0);
   CU_ASSERT_EQUAL(a->ops->checkin(a, T0, NULL), 0);
   size_t recovered = 99;
@@ -519,16 +523,27 @@ static void test_mysql_store_recovers_dead_node(void) {
   sql(db, "UPDATE mst_a_nodes SET last_checkin_ms = 0 WHERE sched_name = "
           "'mst' AND instance_id = 'dead'");
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
-  CU_ASSERT_EQUAL(recovered, 3);
+  CU_ASSERT_EQUAL(recovered, 4);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_nodes WHERE "
                                 "instance_id = 'dead'"),
                   0);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_history WHERE "
                                 "job_name = 'plain' AND outcome = 'FAILED'"),
                   1);
+  /* A lost run of a job with retries left is a failed attempt: RETRIED,
+   * and its retry (attempt 2, the original time) waits its back-off. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_history WHERE "
+                                "job_name = 'retried' AND outcome = "
+                                "'RETRIED'"),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_a_triggers WHERE "
+                                "trigger_group = 'CHIME_RETRY' AND "
+                                "job_name = 'retried' AND retry_attempt = 2 "
+                                "AND retry_scheduled_ms = " T0_TEXT),
+                  1);
   /* Fencing: the dead node's late completions are refused. */
   chime_run_result out = {.started_ms = T0, .finished_ms = T0};
-  for (size_t i = 0; i < 2; i++) {
+  for (size_t i = 0; i < 3; i++) {
     CU_ASSERT_EQUAL(dead->ops->complete(dead, fires[i], &out), CHIME_ENOTOWNER);
     chime__fire_free(fires[i]);
   }
@@ -551,6 +566,7 @@ static void test_mysql_store_recovers_dead_node(void) {
   chime_trigger_status status;
   CU_ASSERT_EQUAL(a->ops->trigger_status(a, "tg", "claimed", &status), 0);
   CU_ASSERT_EQUAL(status, CHIME_TRIGGER_NORMAL);
+  /* (The retry, due at the store's now + 5 s, is misfired at T0.) */
   CU_ASSERT_EQUAL_FATAL(a->ops->acquire(a, T0, T0, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
   for (size_t i = 0; i < n; i++) {
@@ -564,10 +580,11 @@ static void test_mysql_store_recovers_dead_node(void) {
   mysql_close(db);
 }
 
-/* An operator's cancel (chime-web, admin.h) ends a running fire: history
- * CANCELLED, the fired row gone, the node's ownership and completion
- * refused; a fire not running is not found. */
-static void test_mysql_store_admin_cancels_fire(void) {
+/* An operator's cancel (chimectl cancel, chime-web, admin.h) interrupts a
+ * running fire: the node running it finds it flagged at its next check-in
+ * (interrupted), the fire stays its own until its run returns; a fire not
+ * running is not flagged. */
+static void test_mysql_store_admin_interrupts_fire(void) {
   MYSQL *db = admin();
   char u[1024], plain[1024], err[512];
   snprintf(u, sizeof u, "%s",
@@ -590,26 +607,30 @@ static void test_mysql_store_admin_cancels_fire(void) {
       chime__mysql_admin_open(plain, NULL, "mst", "ops", &a, err, sizeof err),
       0);
   int64_t id = fires[0]->fire_id;
-  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, id, "cancelled by test",
-                                                 err, sizeof err),
-                  0);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_history WHERE "
-                                "outcome = 'CANCELLED' AND error_text = "
-                                "'cancelled by test'"),
-                  1);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_fired"), 0);
-  /* Not running any more, or never: not found. */
-  CU_ASSERT_EQUAL(
-      chime__mysql_admin_cancel_fire(a, id, "again", err, sizeof err),
-      CHIME_ENOTFOUND);
-  CU_ASSERT_EQUAL(chime__mysql_admin_cancel_fire(a, 0, "none", err, sizeof err),
-                  CHIME_ENOTFOUND);
-  /* The node lost it: its ownership check and completion say so. */
-  bool owned = true;
+  size_t count = 0;
+  CU_ASSERT_EQUAL(chime__mysql_admin_interrupt(a, NULL, NULL, id, &count), 0);
+  CU_ASSERT_EQUAL(count, 1);
+  int64_t *ids = NULL;
+  size_t nids = 0;
+  CU_ASSERT_EQUAL(st->ops->interrupted(st, &ids, &nids), 0);
+  CU_ASSERT_EQUAL_FATAL(nids, 1);
+  CU_ASSERT_EQUAL(ids[0], id);
+  free(ids);
+  /* Still the node's: its run records the outcome when it returns. */
+  bool owned = false;
   CU_ASSERT_EQUAL(st->ops->still_owned(st, id, &owned), 0);
-  CU_ASSERT_FALSE(owned);
-  chime_run_result out = {.started_ms = T0, .finished_ms = T0};
-  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), CHIME_ENOTOWNER);
+  CU_ASSERT_TRUE(owned);
+  chime_run_result out = {.error = CHIME_ECANCELLED,
+                          .status = "CANCELLED",
+                          .started_ms = T0,
+                          .finished_ms = T0};
+  CU_ASSERT_EQUAL(st->ops->complete(st, fires[0], &out), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_c_history WHERE "
+                                "outcome = 'CANCELLED'"),
+                  1);
+  /* Not running any more: nothing to flag. */
+  CU_ASSERT_EQUAL(chime__mysql_admin_interrupt(a, NULL, NULL, id, &count), 0);
+  CU_ASSERT_EQUAL(count, 0);
   chime__fire_free(fires[0]);
   free(fires);
   chime__mysql_admin_free(a);
@@ -772,8 +793,8 @@ static CU_TestInfo tests[] = {
     {"typed row accessors", test_mysql_store_typed_rows},
     {"chimectl's liveness rule is the store's",
      test_mysql_store_admin_lease_rule},
-    {"an operator's cancel ends a running fire",
-     test_mysql_store_admin_cancels_fire},
+    {"an operator's cancel interrupts a running fire",
+     test_mysql_store_admin_interrupts_fire},
     CU_TEST_INFO_NULL,
 };
 

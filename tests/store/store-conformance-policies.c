@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The ids interrupted() lists (count of them in *n; the caller frees). */
 static int64_t *flagged(chime_store *st, size_t *n) {
@@ -91,12 +92,14 @@ static void test_store_job_timeout_kept(void) {
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_trigger *trig = sc_simple("t", "a", "g", "j", T0, MINUTE, 5);
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(trig, 900), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_starting_deadline_ms(trig, 300), 0);
   CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
                   0);
   chime_trigger_free(trig);
   chime_trigger *tback = sc_get(st, "t", "a");
   CU_ASSERT_PTR_NOT_NULL_FATAL(tback);
   CU_ASSERT_EQUAL(tback->timeout_ms, 900);
+  CU_ASSERT_EQUAL(tback->starting_deadline_ms, 300);
   chime_trigger_free(tback);
   chime_job *back = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "j", &back), 0);
@@ -109,6 +112,7 @@ static void test_store_job_timeout_kept(void) {
   CU_ASSERT_EQUAL(f->job->timeout_ms, 2500);
   CU_ASSERT_EQUAL(f->job->starting_deadline_ms, 700);
   CU_ASSERT_EQUAL(f->trigger->timeout_ms, 900);
+  CU_ASSERT_EQUAL(f->trigger->starting_deadline_ms, 300);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   /* Replacing the job changes it; an invalid one is refused. */
@@ -130,6 +134,8 @@ static chime_fire *fire_late_job(chime_store *st, const char *name,
                                  chime_concurrency c, int64_t now) {
   chime_job *job = sc_job("g", name, "x", true);
   CU_ASSERT_EQUAL(chime_job_set_concurrency(job, c), 0);
+  if (strcmp(name, "capped") == 0)
+    CU_ASSERT_EQUAL(chime_job_set_queue_cap(job, 2), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
@@ -177,6 +183,53 @@ static void test_store_forbid_skip(void) {
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "skip", &back), 0);
   CU_ASSERT_EQUAL(back->concurrency, CHIME_CONCURRENCY_FORBID_SKIP);
   back->concurrency = (chime_concurrency)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  sc_close(st);
+}
+
+/* A FORBID_QUEUE job with a cap of 2: when its run ends, the trigger's due
+ * times beyond the 2 latest are dropped (9 or 10 are due: the run took
+ * 10 s of schedule), recorded SKIPPED where the store keeps history; the
+ * cap is kept with the job and checked. */
+static void test_store_forbid_queue_cap(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *f =
+      fire_late_job(st, "capped", CHIME_CONCURRENCY_FORBID_QUEUE, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "capped"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  chime_trigger *t = sc_get(st, "t", "capped");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  int64_t next = t->state.next_fire_ms;
+  CU_ASSERT(next == now - 2 * SEC || next == now - SEC);
+  int64_t dropped = t->state.times_triggered - 1;
+  CU_ASSERT(dropped == 7 || dropped == 8);
+  chime_trigger_free(t);
+  /* The two kept run in order. */
+  f = sc_fire_next(st, st->ops->now(st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, next);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  if (strcmp(st->ops->name, "memory") != 0) {
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = "capped", .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    size_t skipped = 0;
+    for (size_t i = 0; i < n; i++)
+      skipped += strcmp(h[i].outcome, "SKIPPED") == 0;
+    CU_ASSERT_EQUAL(skipped, (size_t)dropped);
+    chime__history_entries_free(h, n);
+  }
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "capped", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_queue_cap(back), 2);
+  back->queue_cap = -1;
   CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
   chime_job_free(back);
   sc_close(st);
@@ -334,15 +387,23 @@ static void test_store_retry_runs(void) {
   sc_close(st);
 }
 
-/* A cancelled run is not retried; a successful one neither. */
-static void test_store_retry_not_cancelled(void) {
-  chime_store *st = sc_open();
-  chime_job *job = sc_job("g", "c", "x", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, SEC, 1.0, 0, 0), 0);
+/* Adds job g.name retried up to attempts times, 1 s apart, with trigger
+ * t.name from the store's now (interval, repeat); returns that now. */
+static int64_t add_retry_job(chime_store *st, const char *name, int attempts,
+                             int64_t interval, int32_t repeat) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, attempts, SEC, 1.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   int64_t start = st->ops->now(st);
-  sc_add_simple(st, "t", "c", "g", "c", start, HOUR, 1);
+  sc_add_simple(st, "t", name, "g", name, start, interval, repeat);
+  return start;
+}
+
+/* A cancelled run is not retried; a successful one neither. */
+static void test_store_retry_not_cancelled(void) {
+  chime_store *st = sc_open();
+  int64_t start = add_retry_job(st, "c", 3, HOUR, 1);
   chime_fire *f = sc_fire_next(st, start);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   chime_run_result o = {.error = CHIME_ECANCELLED, .status = "CANCELLED"};
@@ -357,15 +418,118 @@ static void test_store_retry_not_cancelled(void) {
   sc_close(st);
 }
 
+/* The retry of a job paused while its run failed starts PAUSED and is not
+ * claimed when due, as any trigger of a paused job; resuming the job lets
+ * it run. */
+static void test_store_retry_of_paused_job(void) {
+  chime_store *st = sc_open();
+  int64_t start = add_retry_job(st, "p", 2, 0, 0);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(st->ops->pause_job(st, "g", "p"), 0);
+  CU_ASSERT_EQUAL_FATAL(fail_run(st, f), 0);
+  char name[48];
+  snprintf(name, sizeof name, "retry-%lld", (long long)f->fire_id);
+  chime_trigger *rt = retry_of(st, f->fire_id);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+  int64_t due = rt->state.next_fire_ms;
+  CU_ASSERT_EQUAL(rt->store_state, CHIME_STATE_PAUSED);
+  chime_trigger_free(rt);
+  CU_ASSERT_EQUAL(sc_status(st, CHIME__RETRY_GROUP, name),
+                  CHIME_TRIGGER_PAUSED);
+  CU_ASSERT_PTR_NULL(sc_fire_next(st, due + SEC));
+  CU_ASSERT_EQUAL(st->ops->resume_job(st, "g", "p"), 0);
+  f = sc_fire_next(st, due + SEC);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 2);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  sc_close(st);
+}
+
+/* A job that is not durable, fired by a one-shot trigger, keeps living for
+ * its retry (its trigger completed with the failed run), then goes with
+ * the retry's last run. */
+static void test_store_retry_of_one_shot(void) {
+  chime_store *st = sc_open();
+  chime_job *job = sc_job("g", "once", "x", false);
+  CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+  int64_t start = st->ops->now(st);
+  chime_trigger *t = sc_simple("t", "once", "g", "once", start, 0, 0);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, job, t, false, NULL, NULL, 0), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+  chime_fire *f = sc_fire_next(st, start);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL_FATAL(fail_run(st, f), 0);
+  chime_trigger *rt = retry_of(st, f->fire_id);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+  int64_t due = rt->state.next_fire_ms;
+  chime_trigger_free(rt);
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "once", &back), 0);
+  chime_job_free(back);
+  f = sc_fire_next(st, due);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 2);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  back = NULL;
+  CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "once", &back), CHIME_ENOTFOUND);
+  chime_job_free(back);
+  sc_close(st);
+}
+
+/* A timed-out run is retried unless its job says not to
+ * (chime_job_set_retry_timed_out, kept by the store). */
+static void test_store_retry_timed_out(void) {
+  chime_store *st = sc_open();
+  for (int retried = 0; retried < 2; retried++) {
+    const char *name = retried ? "to-yes" : "to-no";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_TRUE(chime_job_get_retry_timed_out(job));
+    CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+    CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(job, retried), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    chime_job *back = NULL;
+    CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", name, &back), 0);
+    CU_ASSERT_EQUAL(chime_job_get_retry_timed_out(back), retried);
+    chime_job_free(back);
+    int64_t start = st->ops->now(st);
+    sc_add_simple(st, "t", name, "g", name, start, 0, 0);
+    chime_fire *f = sc_fire_next(st, start);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    chime_run_result o = {.error = CHIME_ETIMEDOUT, .status = "TIMED_OUT"};
+    CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
+    chime_trigger *rt = retry_of(st, f->fire_id);
+    CU_ASSERT_EQUAL(rt != NULL, retried);
+    chime_trigger_free(rt);
+    chime__fire_free(f);
+  }
+  CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(NULL, true), CHIME_EINVAL);
+  sc_close(st);
+}
+
 CU_TestInfo sc_policy_tests[] = {
+    {"a timed-out run is retried unless the job says not",
+     test_store_retry_timed_out},
+    {"a one-shot job that is not durable lives for its retry",
+     test_store_retry_of_one_shot},
+    {"the retry of a paused job waits for its resume",
+     test_store_retry_of_paused_job},
     {"a failing job of 3 attempts runs 3 times", test_store_retry_runs},
     {"cancelled and successful runs are not retried",
      test_store_retry_not_cancelled},
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
+    {"FORBID_QUEUE with a cap drops the oldest beyond it",
+     test_store_forbid_queue_cap},
     {"interrupt flags executing fires; interrupted lists them",
      test_store_interrupt},
-    {"timeouts (job, trigger) and starting deadlines are kept",
+    {"timeouts and starting deadlines (job, trigger) are kept",
      test_store_job_timeout_kept},
     {"a job's retry policy is kept", test_store_job_retry_kept},
     CU_TEST_INFO_NULL,

@@ -144,8 +144,11 @@ class Retry:
     cap)."""
 
     def __init__(self, max_attempts, initial_delay_ms=0, multiplier=1.0,
-                 max_delay_ms=0, jitter_ms=0):
+                 max_delay_ms=0, jitter_ms=0, timed_out=True):
         self.max_attempts = max_attempts
+        # Whether a run that timed out is retried too
+        # (chime_job_set_retry_timed_out).
+        self.timed_out = timed_out
         self.initial_delay_ms = initial_delay_ms
         self.multiplier = multiplier
         self.max_delay_ms = max_delay_ms
@@ -156,6 +159,7 @@ class Retry:
             job_ptr, int(self.max_attempts), int(self.initial_delay_ms),
             float(self.multiplier), int(self.max_delay_ms),
             int(self.jitter_ms)))
+        check(_L.chime_job_set_retry_timed_out(job_ptr, bool(self.timed_out)))
 
     def __eq__(self, other):
         return isinstance(other, Retry) and vars(self) == vars(other)
@@ -175,7 +179,7 @@ class Job:
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
                  timeout_ms=0, concurrency=None, starting_deadline_ms=0,
-                 retry=None):
+                 retry=None, queue_cap=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -188,6 +192,8 @@ class Job:
         self.timeout_ms = timeout_ms
         self.starting_deadline_ms = starting_deadline_ms
         self.retry = retry  # a Retry, or None for no retries
+        # FORBID_QUEUE: at most this many fires of a trigger wait (0: any).
+        self.queue_cap = queue_cap
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -223,6 +229,7 @@ class Job:
             check(_L.chime_job_set_timeout_ms(ptr, int(self.timeout_ms)))
             check(_L.chime_job_set_starting_deadline_ms(
                 ptr, int(self.starting_deadline_ms)))
+            check(_L.chime_job_set_queue_cap(ptr, int(self.queue_cap)))
             if self.retry is not None:
                 self.retry._apply(ptr)
         except BaseException:
@@ -305,6 +312,17 @@ class Trigger:
     @property
     def timeout_ms(self) -> int:
         return _L.chime_trigger_get_timeout_ms(self._ptr)
+
+    def set_starting_deadline_ms(self, ms: int) -> "Trigger":
+        """How late a fire of this trigger may start, overriding the job's
+        (chime_trigger_set_starting_deadline_ms); 0: the job's.  A fire
+        later than that is not run: MISSED.  Returns self."""
+        check(_L.chime_trigger_set_starting_deadline_ms(self._ptr, int(ms)))
+        return self
+
+    @property
+    def starting_deadline_ms(self) -> int:
+        return _L.chime_trigger_get_starting_deadline_ms(self._ptr)
 
     def _for_job(self, group, name):
         """The C trigger, pointed at job (group, name)."""

@@ -6,6 +6,7 @@ Every wait is on a threading.Event with a generous deadline.
 """
 
 import threading
+import time
 import unittest
 
 import chime
@@ -100,6 +101,47 @@ class Policies(unittest.TestCase):
         with self.assertRaises(chime.InvalidArgument):
             chime.Job("g", "d", "polite", starting_deadline_ms=-1)
         self.assertEqual(chime.Missed.code, -26)
+
+    def test_retry_timed_out(self):
+        job = chime.Job("g", "rt", "polite",
+                        retry=chime.Retry(3, 100, timed_out=False))
+        built = job._build()
+        try:
+            self.assertFalse(
+                chime._lib.lib.chime_job_get_retry_timed_out(built.ptr))
+        finally:
+            built.free()
+
+    def test_queue_cap(self):
+        job = chime.Job("g", "q", "polite", durable=True, queue_cap=3,
+                        concurrency=chime.Concurrency.FORBID_QUEUE)
+        built = job._build()
+        try:
+            self.assertEqual(
+                chime._lib.lib.chime_job_get_queue_cap(built.ptr), 3)
+        finally:
+            built.free()
+        self.sched.add_job(job)
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "q", "polite", queue_cap=-1)
+
+    def test_trigger_starting_deadline(self):
+        """A trigger's starting deadline overrides its job's: a fire 5 s
+        late is MISSED under the trigger's 1 s, not the job's minute."""
+        missed = threading.Event()
+        self.sched.add_listener(lambda ev: missed.set(),
+                                chime.EVENT_JOB_MISSED)
+        self.sched.add_job(chime.Job("g", "td", "polite", durable=True,
+                                     starting_deadline_ms=60000))
+        t = chime.Simple(interval_ms=1000, repeat=0, name="td-late",
+                         start=int(time.time() * 1000) - 5000)
+        self.assertIs(t.set_starting_deadline_ms(1000), t)
+        self.assertEqual(t.starting_deadline_ms, 1000)
+        with self.assertRaises(chime.InvalidArgument):
+            t.set_starting_deadline_ms(-1)
+        self.sched.schedule(("g", "td"), t)
+        self.assertTrue(missed.wait(WAIT_S))
+        self.assertFalse(self.started.is_set())
 
     def test_retry_policy(self):
         retry = chime.Retry(4, initial_delay_ms=100, multiplier=2.0,
