@@ -1,4 +1,4 @@
--- 009_policies2.sql (issue 14, run policies): a starting deadline per
+-- 008_run_policies2.sql (issue 14, run policies): a starting deadline per
 -- trigger, and the cap on a FORBID_QUEUE job's queue.
 -- triggers.starting_deadline_ms: 0 for the job's, otherwise how late after
 -- its scheduled time a fire of this trigger may start (later ones are not
