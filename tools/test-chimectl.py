@@ -5,11 +5,13 @@ checks tables, JSON and exit codes.
 
 usage: test-chimectl.py PATH-TO-chimectl PATH-TO-chimectl-test-setup
 """
+import datetime
 import json
 import time
 import os
 import shlex
 import subprocess
+import zoneinfo
 import sys
 import urllib.parse
 
@@ -119,6 +121,21 @@ def show_checks():
     rc, s = js(["show", "trigger", "etl.cal"])
     check("show jitter", rc == 0 and s["jitter"] == "600.000s"
           and "jittered" in s["schedule"] and s["expression"] is None, s)
+    # A jittered recurrence (the last Friday of each month, 09:00 Paris):
+    # every listed time is an instance moved by the key's jitter offset.
+    rc, s = js(["show", "ops.rrule"])
+    off = ctypes_free_jitter_offset("ops", "rrule", 600000)
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    times = [datetime.datetime.fromisoformat(x.replace("Z", "+00:00"))
+             for x in (s or {}).get("next", [])]
+    # (shown to the second: an instance's whole seconds plus off's)
+    plain = [(t - datetime.timedelta(seconds=off // 1000)).astimezone(paris)
+             for t in times]
+    check("show lists jittered recurrence times", rc == 0 and len(plain) == 5
+          and all(p.weekday() == 4 and (p.hour, p.minute, p.second) == (9, 0, 0)
+                  and (p + datetime.timedelta(days=7)).month != p.month
+                  for p in plain)
+          and len({(p.year, p.month) for p in plain}) == 5, s)
     rc, f = js(["fire", "rep.daily", "--data", '{"k": [1, 2]}'])
     rc, s = js(["show", f["trigger"]]) if rc == 0 else (rc, None)
     check("show data", rc == 0 and s["data"] == {"k": [1, 2]}, s)
