@@ -163,7 +163,9 @@ static void test_rrule_errors(void) {
                       &rule, err, sizeof err),
                   CHIME_EUNKNOWNZONE);
   /* What RFC 5545 forbids is an error, not read some other way. */
-  static const char *const forbidden[][2] = {
+  static const struct {
+    const char *rule, *says;
+  } forbidden[] = {
       {"FREQ=DAILY;COUNT=2;UNTIL=20270101T000000Z", "COUNT and UNTIL"},
       {"FREQ=MONTHLY;BYWEEKNO=3", "BYWEEKNO"},
       {"FREQ=WEEKLY;BYDAY=2MO", "ordinal"},
@@ -180,13 +182,10 @@ static void test_rrule_errors(void) {
   for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++) {
     char text[256];
     snprintf(text, sizeof text, "DTSTART:20260101T000000Z RRULE:%s",
-             forbidden[i][0]);
+             forbidden[i].rule);
     CU_ASSERT_EQUAL(chime_rrule_from_string(text, &rule, err, sizeof err),
                     CHIME_EPARSE);
-    if (strstr(err, forbidden[i][1]) == NULL)
-      printf("\n  %s: error '%s' does not say '%s'", text, err,
-             forbidden[i][1]);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, forbidden[i][1]));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, forbidden[i].says));
   }
   CU_ASSERT_EQUAL(chime_rrule_from_string(NULL, &rule, err, sizeof err),
                   CHIME_EINVAL);
