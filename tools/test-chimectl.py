@@ -301,6 +301,24 @@ def main():
     expect("backfill usage", ["backfill", "rep.daily-cron"], 2)
     for k in bft:  # addressable by G.N: the group has no dot
         expect("backfill trigger deleted", ["delete", "trigger", k, "--yes"], 0)
+    # --pace: released an hour apart from now (no node runs them here);
+    # --cancel removes them.
+    rc, bf = js(["backfill", "rep.daily-cron", "--from", frm, "--to", to,
+                 "--pace", "3600000"])
+    check("backfill paced", rc == 0 and bf.get("created") == 3, bf)
+    nexts = sorted(int(v["next_ms"])
+                   for k, v in triggers().items()
+                   if k.startswith("CHIME_BACKFILL."))
+    check("backfill paced an hour apart", len(nexts) == 3 and
+          [b - a for a, b in zip(nexts, nexts[1:])] == [3600000] * 2, nexts)
+    expect("backfill pace usage", ["backfill", "rep.daily-cron", "--from",
+                                   frm, "--to", to, "--pace", "-1"], 2)
+    expect("backfill cancel usage", ["backfill", "rep.daily-cron", "--cancel",
+                                     "--from", frm], 2)
+    rc, bf = js(["backfill", "rep.daily-cron", "--cancel"])
+    check("backfill cancelled", rc == 0 and bf.get("removed") == 3, bf)
+    check("backfill cancel left none", not [
+        k for k in triggers() if k.startswith("CHIME_BACKFILL.")])
     t = triggers()
     check("triggers json states", t["etl.cal"]["state"] == "blocked"
           and t["ops.claimed"]["state"] == "acquired" and t["ops.late"]["state"] == "waiting", t)
