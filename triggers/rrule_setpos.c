@@ -12,6 +12,45 @@
 
 #define SEC_PER_DAY INT64_C(86400)
 #define MAX_PERIOD_CANDIDATES 1000000 /* a bound, not a limit in practice */
+/* Periods with candidates but no BYSETPOS pick before the search gives up
+ * (only WEEKLY, MONTHLY and YEARLY periods hold varying numbers of
+ * candidates: 100000 of them span centuries). */
+#define MAX_PERIODS 100000
+
+/* How many of a mask's values (0: every one of the range's n). */
+static int64_t values(uint64_t mask, int n) {
+  int64_t k = 0;
+  for (int v = 0; v < 64; v++)
+    k += (int64_t)(mask >> v & 1);
+  return mask == 0 ? n : k;
+}
+
+/* The most candidates one period can hold. */
+static int64_t most_per_period(const chime__rr_spec *r) {
+  static const int64_t days[] = {366, 31, 7, 1};
+  int64_t sec = values(r->seconds, 60), min = values(r->minutes, 60);
+  switch (r->freq) {
+  case CHIME__RR_SECONDLY:
+    return 1;
+  case CHIME__RR_MINUTELY:
+    return sec;
+  case CHIME__RR_HOURLY:
+    return min * sec;
+  default:
+    return days[r->freq] * values(r->hours, 24) * min * sec;
+  }
+}
+
+/* Whether some BYSETPOS entry can ever pick (a period never holds more
+ * than most_per_period candidates: BYSETPOS=2 of a SECONDLY rule never
+ * does, and must not be searched for second by second). */
+static bool can_pick(const chime__rr_spec *r) {
+  int64_t most = most_per_period(r);
+  for (size_t i = 0; i < r->nsetpos; i++)
+    if ((r->setpos[i] > 0 ? r->setpos[i] : -r->setpos[i]) <= most)
+      return true;
+  return false;
+}
 
 /* The period holding local second t: [*ret_start, *ret_end). */
 static void period_of(const chime__rr_spec *r, int64_t t, int64_t *ret_start,
@@ -69,11 +108,15 @@ bool chime__rr_next_instance(chime__rr_search *s, int64_t from, int64_t *ret) {
   const chime__rr_spec *r = s->spec;
   if (r->nsetpos == 0)
     return chime__rr_next_candidate(s, from, INT64_MAX, ret);
+  if (!can_pick(r))
+    return false;
   int64_t t = from, *c = NULL;
   size_t cap = 0;
   bool found = false;
-  for (int64_t first;
-       !found && chime__rr_next_candidate(s, t, INT64_MAX, &first);) {
+  for (int64_t first, periods = 0;
+       !found && periods < MAX_PERIODS &&
+       chime__rr_next_candidate(s, t, INT64_MAX, &first);
+       periods++) {
     int64_t start, end;
     period_of(r, first, &start, &end);
     size_t n = 0;
