@@ -174,6 +174,7 @@ static void test_rrule_errors(void) {
       {"FREQ=MONTHLY;BYMONTHDAY=0", "BYMONTHDAY"},
       {"FREQ=DAILY;BYHOUR=24", "BYHOUR"},
       {"FREQ=DAILY;INTERVAL=0", "INTERVAL"},
+      {"FREQ=SECONDLY;COUNT=100001", "1..100000"},
       {"FREQ=DAILY;BYDAY=XX", "BYDAY"},
       {"FREQ=DAILY;FREQ=WEEKLY", "twice"},
       {"FREQ=DAILY;COLOR=RED", "unknown part"},
