@@ -9,9 +9,13 @@
  * backfills of the same range (other threads or nodes) create each fire
  * once.  The fires take priority CHIME_BACKFILL_PRIORITY, below the
  * default, so live fires due at the same time are claimed first, and at
- * most as many run at once as there are workers.  Cancelling removes the
- * backfill triggers that have not fired yet.
+ * most as many run at once as there are workers.  Paced (pace_ms > 0),
+ * the k-th fire is released at now + k * pace_ms: the store holds the
+ * release times, so the pace holds across the cluster and restarts, and
+ * the fire still reports its original time.  Cancelling removes the
+ * backfill triggers that have not fired yet: a paced backfill's rest.
  */
+#include "core/clock.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
@@ -23,9 +27,19 @@
 int chime_scheduler_backfill(chime_scheduler *scheduler, const char *group,
                              const char *name, int64_t from_ms, int64_t to_ms,
                              size_t max_fires, size_t *ret_created) {
+  return chime_scheduler_backfill_paced(scheduler, group, name, from_ms, to_ms,
+                                        max_fires, 0, ret_created);
+}
+
+int chime_scheduler_backfill_paced(chime_scheduler *scheduler,
+                                   const char *group, const char *name,
+                                   int64_t from_ms, int64_t to_ms,
+                                   size_t max_fires, int64_t pace_ms,
+                                   size_t *ret_created) {
   if (scheduler == NULL || group == NULL || name == NULL || from_ms > to_ms ||
-      max_fires == 0)
+      max_fires == 0 || pace_ms < 0 || pace_ms > CHIME_BACKFILL_MAX_PACE_MS)
     return CHIME_EINVAL;
+  int64_t release = pace_ms > 0 ? chime__wall_ms() : 0; /* 0: its own time */
   chime_trigger *t = NULL;
   int r = chime_scheduler_get_trigger(scheduler, group, name, &t);
   if (r < 0)
@@ -39,13 +53,14 @@ int chime_scheduler_backfill(chime_scheduler *scheduler, const char *group,
       break;
     }
     chime_trigger *b = NULL;
-    r = chime_trigger_backfill_new(t, next, &b);
+    r = chime_trigger_backfill_paced_new(t, next, release, &b);
     if (r == 0)
       r = chime_scheduler_schedule_with(scheduler, NULL, b,
                                         CHIME_SCHEDULE_IF_ABSENT, NULL);
     chime_trigger_free(b);
     if (r == 0)
       created++;
+    release += pace_ms;
     at = next;
   }
   chime_trigger_free(t);

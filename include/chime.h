@@ -1809,6 +1809,20 @@ CHIME_EXTERN int chime_trigger_backfill_new(const chime_trigger *trigger,
                                             chime_trigger **ret_trigger);
 
 /*
+ * chime_trigger_backfill_paced_new: chime_trigger_backfill_new, released
+ * (fired) at release_ms when that is later than scheduled_ms; the fire
+ * still reports scheduled_ms as its scheduled time (context, history).
+ * What chime_scheduler_backfill_paced stores, and chimectl backfill --pace.
+ * Returns: as chime_trigger_backfill_new.
+ * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_trigger_backfill_paced_new(const chime_trigger *trigger,
+                                                  int64_t scheduled_ms,
+                                                  int64_t release_ms,
+                                                  chime_trigger **ret_trigger);
+
+/*
  * chime_scheduler_backfill: runs the fires of the trigger (group, name) in
  * [from_ms, to_ms] again, each as a durable one-shot trigger in group
  * CHIME_BACKFILL_GROUP with its original scheduled time (misfire IGNORE:
@@ -1830,6 +1844,29 @@ CHIME_EXTERN int chime_scheduler_backfill(chime_scheduler *scheduler,
                                           int64_t from_ms, int64_t to_ms,
                                           size_t max_fires,
                                           size_t *ret_created);
+
+/* The longest pace between a paced backfill's fires (a day). */
+#define CHIME_BACKFILL_MAX_PACE_MS INT64_C(86400000)
+
+/*
+ * chime_scheduler_backfill_paced: chime_scheduler_backfill, throttled to a
+ * pace: the k-th fire of the range (k = 0, 1, ...) is released no earlier
+ * than now + k * pace_ms, so at most one fire per pace_ms starts, across
+ * the whole cluster (the release times are the stored triggers' own, so
+ * the pace survives restarts), and chime_scheduler_backfill_cancel stops
+ * the rest.  Each fire still reports its original scheduled time
+ * (chime_ctx_get_scheduled_ms, the history).  pace_ms 0 is
+ * chime_scheduler_backfill.
+ * Returns: as chime_scheduler_backfill; CHIME_EINVAL also for pace_ms
+ * outside 0..CHIME_BACKFILL_MAX_PACE_MS.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int
+chime_scheduler_backfill_paced(chime_scheduler *scheduler, const char *group,
+                               const char *name, int64_t from_ms, int64_t to_ms,
+                               size_t max_fires, int64_t pace_ms,
+                               size_t *ret_created);
 
 /*
  * chime_scheduler_backfill_cancel: removes the backfill fires of trigger

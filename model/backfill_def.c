@@ -84,3 +84,23 @@ int chime_trigger_fire_time_after(const chime_trigger *t, int64_t after_ms,
     s.start_ms = CHIME__TRIGGER_MIN_MS;
   return chime__trigger_fire_after(&s, NULL, after_ms, ret_ms);
 }
+
+/* chime_trigger_backfill_paced_new (chime.h): released at release_ms, the
+ * fire still stands for scheduled_ms (the original time a retry keeps too:
+ * context and history report it). */
+int chime_trigger_backfill_paced_new(const chime_trigger *t,
+                                     int64_t scheduled_ms, int64_t release_ms,
+                                     chime_trigger **ret) {
+  chime_trigger *b = NULL;
+  int r = chime_trigger_backfill_new(t, scheduled_ms, &b);
+  if (r == 0 && release_ms > scheduled_ms) {
+    r = chime_trigger_set_start_ms(b, release_ms);
+    b->retry_scheduled_ms = scheduled_ms;
+  }
+  if (r < 0) {
+    chime_trigger_free(b);
+    return r;
+  }
+  *ret = b;
+  return 0;
+}

@@ -6,6 +6,8 @@
  *   chime-cron [--unix | --rrule] [--tz ZONE] [--after TIME] [--count N]
  *              [--format iso|ms] [--explain] [--jitter MS --key G.N] EXPR
  *
+ * Options may come before or after EXPR (chime-cron --unix '30 2 * * 1-5'
+ * --tz America/New_York); EXPR's words may also be given unquoted.
  * TIME is epoch milliseconds or ISO-8601 ("2026-03-08T01:30:00Z", with an
  * offset, or with neither: wall-clock time in ZONE).  Exit status: 0 on
  * success (also when the expression stops firing: stderr says so), 1 for a
@@ -215,7 +217,7 @@ static int parse_args(int argc, char **argv, options *o) {
       {NULL, 0, NULL, 0}};
   int c;
   char *end;
-  while ((c = getopt_long(argc, argv, "+t:a:n:f:ehurj:k:V", longopts, NULL)) !=
+  while ((c = getopt_long(argc, argv, "t:a:n:f:ehurj:k:V", longopts, NULL)) !=
          -1) {
     switch (c) {
     case 't':

@@ -89,7 +89,7 @@ static int fill_store(const char *url, int64_t *ret_now) {
     return fail("opening the store", r, err);
   int64_t now = chime__mysql_admin_now(s);
   *ret_now = now;
-  chime_trigger *t[7] = {NULL};
+  chime_trigger *t[8] = {NULL};
   int e = 0;
   e |= chime_trigger_cron_new("rep", "daily-cron", "0 0 2 * * ?",
                               "Asia/Shanghai", &t[0], NULL, 0);
@@ -105,6 +105,11 @@ static int fill_store(const char *url, int64_t *ret_now) {
                                 CHIME_REPEAT_INDEFINITELY, &t[5], NULL, 0);
   e |= chime_trigger_simple_new("ops", "ended", 600000,
                                 CHIME_REPEAT_INDEFINITELY, &t[6], NULL, 0);
+  /* A jittered recurrence: show lists its jittered times (issue 23). */
+  e |= chime_trigger_recurrence_new(
+      "ops", "rrule",
+      "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+      &t[7], NULL, 0);
   if (e) {
     chime__mysql_admin_free(s);
     return fail("building triggers", CHIME_EINVAL, NULL);
@@ -113,6 +118,7 @@ static int fill_store(const char *url, int64_t *ret_now) {
   chime_trigger_set_misfire(t[0], CHIME_MISFIRE_DO_NOTHING);
   chime_trigger_set_jitter_ms(t[2], 600000); /* shown as "jittered +..." */
   chime_trigger_set_starting_deadline_ms(t[2], 45000); /* over the job's */
+  chime_trigger_set_jitter_ms(t[7], 600000);
   chime_trigger_set_start_ms(t[4], now - 600000);
   chime_trigger_set_start_ms(t[5], now + 600000);
   chime_trigger_set_start_ms(t[6], now + 600000);
@@ -123,6 +129,7 @@ static int fill_store(const char *url, int64_t *ret_now) {
   bad |= add(s, "ops", "late", "ops", false, t[4]);
   bad |= add(s, "ops", "claimed", "ops", false, t[5]);
   bad |= add(s, "ops", "ended", "ops", false, t[6]);
+  bad |= add(s, "ops", "late", "ops", false, t[7]);
   chime__mysql_admin_free(s);
   return bad ? 1 : 0;
 }

@@ -46,8 +46,9 @@ static void usage(FILE *out) {
       "token\n"
       "  lease release NAME [--yes]    end a held lease now (an operator's "
       "release)\n"
-      "  backfill G.N --from TIME --to TIME   run the trigger's fires of a "
-      "past range again\n"
+      "  backfill G.N --from TIME --to TIME [--pace MS]   run the trigger's "
+      "fires of a past range again (one per MS)\n"
+      "  backfill G.N --cancel         remove its backfill fires not run yet\n"
       "  running                       the fires claimed or running now\n"
       "  events                        node starts and the fires their deaths "
       "ended\n\n"
@@ -77,7 +78,9 @@ enum {
   O_DATA,
   O_FROM,
   O_TO,
-  O_INTERVAL
+  O_INTERVAL,
+  O_PACE,
+  O_CANCEL
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -143,6 +146,8 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"from", required_argument, NULL, O_FROM},
       {"to", required_argument, NULL, O_TO},
       {"interval", required_argument, NULL, O_INTERVAL},
+      {"pace", required_argument, NULL, O_PACE},
+      {"cancel", no_argument, NULL, O_CANCEL},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -189,6 +194,20 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       break;
     case O_TO:
       c->to = optarg;
+      break;
+    case O_PACE: {
+      char *end;
+      c->pace_ms = strtoll(optarg, &end, 10);
+      if (*end || end == optarg || c->pace_ms < 0 ||
+          c->pace_ms > CHIME_BACKFILL_MAX_PACE_MS) {
+        fprintf(stderr, "chimectl: --pace wants milliseconds 0-%lld\n",
+                (long long)CHIME_BACKFILL_MAX_PACE_MS);
+        return CTL_USAGE;
+      }
+      break;
+    }
+    case O_CANCEL:
+      c->cancel = true;
       break;
     case O_INTERVAL: {
       char *end;

@@ -50,6 +50,8 @@ typedef struct ctl {
   long offset;         /* history: rows skipped (chime-web's pages) */
   const char *from;    /* backfill --from TIME */
   const char *to;      /* backfill --to TIME */
+  long long pace_ms;   /* backfill --pace MS (0: all at once) */
+  bool cancel;         /* backfill --cancel */
   double interval;     /* watch --interval S (0: the default) */
   int argc;            /* the command's arguments, after the command word */
   char **argv;

@@ -148,15 +148,13 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
 void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
                     int n, char *buf, size_t len) {
   int64_t at = t->next_fire_ms;
-  const chime_zone *z = NULL;
-  if (t->kind == CHIME_TRIGGER_CRON &&
-      chime_zone_get(t->zone_name ? t->zone_name : "UTC", &z) < 0)
-    z = NULL;
-  /* Only cron and simple schedules are stepped here, and a calendar's
-   * exclusions would need the calendar: such a trigger shows its next. */
-  bool step = !t->calendar_name &&
-              ((t->kind == CHIME_TRIGGER_CRON && z) ||
-               (t->kind == CHIME_TRIGGER_SIMPLE && t->interval_ms > 0));
+  /* Cron and recurrence times (jitter applied, as the trigger fires) and
+   * simple steps are listed; a calendar's exclusions would need the
+   * calendar: such a trigger shows its next. */
+  bool step =
+      !t->calendar_name && t->record &&
+      (t->kind == CHIME_TRIGGER_CRON || t->kind == CHIME_TRIGGER_RECURRENCE ||
+       (t->kind == CHIME_TRIGGER_SIMPLE && t->interval_ms > 0));
   size_t k = 0;
   buf[0] = '\0';
   for (int i = 0;
@@ -171,7 +169,7 @@ void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
       if (t->repeat_count >= 0 &&
           t->state_repeat_count + i + 1 > t->repeat_count)
         break;
-    } else if (chime_cron_next(t->cron, z, at, &at) < 0) {
+    } else if (chime_trigger_fire_time_after(t->record, at, &at) < 0) {
       break;
     }
   }

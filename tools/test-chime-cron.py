@@ -111,6 +111,14 @@ check("--rrule lines separated by a newline, --format ms",
       ["--rrule", "--after", "1769760000000", "--count", "1", "--format", "ms",
        "DTSTART;TZID=Europe/Paris:20260105T090000\nRRULE:FREQ=MONTHLY;BYDAY=-1FR"], 0,
       lines("1772179200000"))
+check("options after the expression (the issue's commands verbatim)",
+      ["--unix", "30 2 * * 1-5", "--tz", "America/New_York", "--after",
+       "2026-03-06T00:00:00Z", "--count", "2"], 0,
+      lines("2026-03-06T02:30:00-05:00", "2026-03-09T02:30:00-04:00"))
+check("--rrule verbatim, options after it",
+      ["--rrule", "DTSTART;TZID=Europe/Paris:20260105T090000 RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+       "--after", "2026-01-01T00:00Z", "--count", "2", "--format", "ms"], 0,
+      lines("1767600000000", "1769760000000"))
 check("--rrule without DTSTART", ["--rrule", "RRULE:FREQ=DAILY"], 1, "",
       stderr_has="DTSTART is required")
 check("--unix rejects six fields", ["--unix", "0 30 2 * * 1-5"], 1, "",

@@ -5,11 +5,13 @@ checks tables, JSON and exit codes.
 
 usage: test-chimectl.py PATH-TO-chimectl PATH-TO-chimectl-test-setup
 """
+import datetime
 import json
 import time
 import os
 import shlex
 import subprocess
+import zoneinfo
 import sys
 import urllib.parse
 
@@ -123,6 +125,21 @@ def show_checks():
     # its job's; 0 (the job's) is null.
     check("show trigger deadline", rc == 0 and s["deadline_ms"] == 45000
           and s["timeout_ms"] is None, s)
+    # A jittered recurrence (the last Friday of each month, 09:00 Paris):
+    # every listed time is an instance moved by the key's jitter offset.
+    rc, s = js(["show", "ops.rrule"])
+    off = ctypes_free_jitter_offset("ops", "rrule", 600000)
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    times = [datetime.datetime.fromisoformat(x.replace("Z", "+00:00"))
+             for x in (s or {}).get("next", [])]
+    # (shown to the second: an instance's whole seconds plus off's)
+    plain = [(t - datetime.timedelta(seconds=off // 1000)).astimezone(paris)
+             for t in times]
+    check("show lists jittered recurrence times", rc == 0 and len(plain) == 5
+          and all(p.weekday() == 4 and (p.hour, p.minute, p.second) == (9, 0, 0)
+                  and (p + datetime.timedelta(days=7)).month != p.month
+                  for p in plain)
+          and len({(p.year, p.month) for p in plain}) == 5, s)
     rc, f = js(["fire", "rep.daily", "--data", '{"k": [1, 2]}'])
     rc, s = js(["show", f["trigger"]]) if rc == 0 else (rc, None)
     check("show data", rc == 0 and s["data"] == {"k": [1, 2]}, s)
@@ -289,6 +306,24 @@ def main():
     expect("backfill usage", ["backfill", "rep.daily-cron"], 2)
     for k in bft:  # addressable by G.N: the group has no dot
         expect("backfill trigger deleted", ["delete", "trigger", k, "--yes"], 0)
+    # --pace: released an hour apart from now (no node runs them here);
+    # --cancel removes them.
+    rc, bf = js(["backfill", "rep.daily-cron", "--from", frm, "--to", to,
+                 "--pace", "3600000"])
+    check("backfill paced", rc == 0 and bf.get("created") == 3, bf)
+    nexts = sorted(int(v["next_ms"])
+                   for k, v in triggers().items()
+                   if k.startswith("CHIME_BACKFILL."))
+    check("backfill paced an hour apart", len(nexts) == 3 and
+          [b - a for a, b in zip(nexts, nexts[1:])] == [3600000] * 2, nexts)
+    expect("backfill pace usage", ["backfill", "rep.daily-cron", "--from",
+                                   frm, "--to", to, "--pace", "-1"], 2)
+    expect("backfill cancel usage", ["backfill", "rep.daily-cron", "--cancel",
+                                     "--from", frm], 2)
+    rc, bf = js(["backfill", "rep.daily-cron", "--cancel"])
+    check("backfill cancelled", rc == 0 and bf.get("removed") == 3, bf)
+    check("backfill cancel left none", not [
+        k for k in triggers() if k.startswith("CHIME_BACKFILL.")])
     t = triggers()
     check("triggers json states", t["etl.cal"]["state"] == "blocked"
           and t["ops.claimed"]["state"] == "acquired" and t["ops.late"]["state"] == "waiting", t)

@@ -1,36 +1,41 @@
 /*
  * rrule.c: RFC 5545 recurrence rules (the public chime_rrule).  The text
  * is the lines rrulestr reads (DTSTART[;TZID=Zone]:..., RRULE:...,
- * EXDATE..., RDATE...), separated by newlines or spaces.  libical expands
- * the rule in wall-clock time (a floating DTSTART: no zone reaches it);
- * chime maps each wall-clock time to an instant in the rule's zone with
- * its own zone code, as RFC 5545 section 3.3.5 says: a time a DST gap skips
- * takes the offset before the gap (it moves forward by the gap's length),
- * a repeated time is its first pass.  UNTIL is applied here, on instants.
- * DTSTART is always the first instance (RFC 5545 3.8.5.3).  libical was
- * chosen over an own expansion: it is Debian's well-kept implementation of
- * every BY* part, BYSETPOS and WKST, and the zone math stays chime's
+ * EXDATE..., RDATE...), separated by newlines or spaces.  The rule is
+ * expanded in wall-clock time by chime's own code (rrule_parse.c,
+ * rrule_match.c, rrule_setpos.c); this file maps each wall-clock time to
+ * an instant in the rule's zone as RFC 5545 section 3.3.5 says: a time a
+ * DST gap skips takes the offset before the gap (it moves forward by the
+ * gap's length), a repeated time is its first pass.  UNTIL, EXDATE and
+ * RDATE are applied here, on instants.  DTSTART is always the first
+ * instance (RFC 5545 3.8.5.3), and COUNT counts it.
+ *
+ * Why not libical: Debian's libical 3.0.16 expands BYWEEKNO, BYYEARDAY
+ * with BYMONTH, BYMONTHDAY outside MONTHLY, BYMONTH with WEEKLY, HOURLY or
+ * MINUTELY, and HOURLY or MINUTELY with BYHOUR or INTERVAL differently
+ * from the RFC and python-dateutil, and it searches instance by instance
+ * (a far-future answer of a SECONDLY rule walked every second).  chime's
+ * expansion passes the whole dateutil corpus and skips whole periods
  * (docs/recurrence.md).
  */
 #include "core/errbuf.h"
 #include "triggers/civil.h"
+#include "triggers/rrule_impl.h"
 #include "triggers/tz.h"
 
-#include <libical/ical.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* A rule never searches more instances than this for one answer. */
-#define MAX_STEPS 2000000
 #define MAX_DATES 256
 
 struct chime_rrule {
   char *text;
   const chime_zone *zone;
-  struct icalrecurrencetype rule; /* UNTIL cleared: until_ms applies */
+  chime__rr_spec rule;
   bool has_rule;
-  bool dtstart_in_rule; /* libical's first instance is DTSTART */
+  bool dtstart_in_rule; /* the rule's own first instance is DTSTART */
   int64_t until_ms;     /* INT64_MAX: none */
   chime_civil dtstart;
   int64_t dtstart_ms;
@@ -49,42 +54,6 @@ static int64_t instant_of(const chime_zone *zone, const chime_civil *civ) {
   int64_t local = chime__civil_to_ms(civ);
   int32_t before = chime_zone_get_offset_at(zone, local - 2 * CHIME_MS_PER_DAY);
   return local - (int64_t)before * 1000;
-}
-
-/* Parses "YYYYMMDDTHHMMSS[Z]" (or a date "YYYYMMDD") into civ. */
-static bool parse_stamp(const char *s, size_t n, chime_civil *civ,
-                        bool *ret_utc) {
-  int v[6] = {0};
-  static const int width[6] = {4, 2, 2, 2, 2, 2};
-  size_t p = 0;
-  *ret_utc = false;
-  for (int f = 0; f < 6; f++) {
-    if (f == 3) {
-      if (p == n)
-        break; /* a date: midnight */
-      if (s[p] != 'T')
-        return false;
-      p++;
-    }
-    for (int k = 0; k < width[f]; k++, p++) {
-      if (p >= n || s[p] < '0' || s[p] > '9')
-        return false;
-      v[f] = v[f] * 10 + (s[p] - '0');
-    }
-  }
-  if (p < n && s[p] == 'Z')
-    *ret_utc = true, p++;
-  if (p != n || v[1] < 1 || v[1] > 12 || v[2] < 1 ||
-      v[2] > chime__days_in_month(v[0], v[1]) || v[3] > 23 || v[4] > 59 ||
-      v[5] > 60)
-    return false;
-  *civ = (chime_civil){.year = v[0],
-                       .month = v[1],
-                       .day = v[2],
-                       .hour = v[3],
-                       .minute = v[4],
-                       .second = v[5] > 59 ? 59 : v[5]};
-  return true;
 }
 
 /* A line's name, parameters (";TZID=..."), and value after ':'. */
@@ -156,7 +125,7 @@ static int parse_dates(const line *l, const chime_zone *zone, int64_t *out,
       e = end;
     chime_civil civ;
     bool utc;
-    if (!parse_stamp(p, (size_t)(e - p), &civ, &utc))
+    if (!chime__rr_parse_stamp(p, (size_t)(e - p), false, &civ, &utc))
       return chime__errf(errbuf, errbuf_len, CHIME_EPARSE,
                          "%.*s: bad date-time '%.*s' (YYYYMMDDTHHMMSS[Z])",
                          (int)l->name_len, l->name, (int)(e - p), p);
@@ -174,35 +143,17 @@ static int cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Reads RRULE's value with libical; UNTIL is kept aside, on instants. */
+/* Reads RRULE's value; UNTIL is kept aside, on instants. */
 static int parse_rule(chime_rrule *r, const line *l, char *errbuf,
                       size_t errbuf_len) {
-  char *v = strndup(l->value, l->value_len);
-  if (v == NULL)
-    return CHIME_ENOMEM;
-  icalerror_clear_errno();
-  r->rule = icalrecurrencetype_from_string(v);
-  bool bad = r->rule.freq == ICAL_NO_RECURRENCE || icalerrno != ICAL_NO_ERROR;
-  if (bad) {
-    int rc = chime__errf(errbuf, errbuf_len, CHIME_EPARSE,
-                         "RRULE: cannot read '%s'", v);
-    free(v);
+  int rc = chime__rr_parse(l->value, l->value_len, &r->dtstart, &r->rule,
+                           errbuf, errbuf_len);
+  if (rc < 0)
     return rc;
-  }
-  free(v);
   r->has_rule = true;
-  if (!icaltime_is_null_time(r->rule.until)) {
-    struct icaltimetype u = r->rule.until;
-    chime_civil civ = {.year = u.year,
-                       .month = u.month,
-                       .day = u.day,
-                       .hour = u.is_date ? 23 : u.hour,
-                       .minute = u.is_date ? 59 : u.minute,
-                       .second = u.is_date ? 59 : u.second};
-    r->until_ms = icaltime_is_utc(u) ? chime__civil_to_ms(&civ)
-                                     : instant_of(r->zone, &civ);
-    r->rule.until = icaltime_null_time();
-  }
+  if (r->rule.has_until)
+    r->until_ms = r->rule.until_utc ? chime__civil_to_ms(&r->rule.until)
+                                    : instant_of(r->zone, &r->rule.until);
   return 0;
 }
 
@@ -231,7 +182,8 @@ static int parse_text(chime_rrule *r, const char *text, char *errbuf,
     if (rc < 0)
       return rc;
     bool utc;
-    if (!parse_stamp(lines[i].value, lines[i].value_len, &r->dtstart, &utc))
+    if (!chime__rr_parse_stamp(lines[i].value, lines[i].value_len, false,
+                               &r->dtstart, &utc))
       return chime__errf(errbuf, errbuf_len, CHIME_EPARSE,
                          "DTSTART: bad date-time '%.*s'",
                          (int)lines[i].value_len, lines[i].value);
@@ -271,16 +223,9 @@ static int parse_text(chime_rrule *r, const char *text, char *errbuf,
   return 0;
 }
 
-/* DTSTART as libical's iterator wants it: floating, wall clock. */
-static struct icaltimetype ical_start(const chime_rrule *r) {
-  struct icaltimetype start = icaltime_null_time();
-  start.year = (int)r->dtstart.year;
-  start.month = r->dtstart.month;
-  start.day = r->dtstart.day;
-  start.hour = r->dtstart.hour;
-  start.minute = r->dtstart.minute;
-  start.second = r->dtstart.second;
-  return start;
+/* DTSTART in local seconds. */
+static int64_t dtstart_local(const chime_rrule *r) {
+  return chime__floor_div(chime__civil_to_ms(&r->dtstart), 1000);
 }
 
 /*
@@ -288,13 +233,12 @@ static struct icaltimetype ical_start(const chime_rrule *r) {
  * is an extra instance (RFC 5545: always the first) that COUNT counts.
  */
 static bool first_is_dtstart(const chime_rrule *r) {
-  struct icaltimetype start = ical_start(r);
-  icalrecur_iterator *it = icalrecur_iterator_new(r->rule, start);
-  if (it == NULL)
-    return false;
-  struct icaltimetype t = icalrecur_iterator_next(it);
-  icalrecur_iterator_free(it);
-  return !icaltime_is_null_time(t) && icaltime_compare(t, start) == 0;
+  chime__rr_search s;
+  int64_t start = dtstart_local(r), t;
+  chime__rr_search_init(&s, &r->rule, start);
+  bool yes = chime__rr_next_instance(&s, start, &t) && t == start;
+  chime__rr_search_free(&s);
+  return yes;
 }
 
 /* chime_rrule_from_string (chime.h). */
@@ -328,6 +272,24 @@ static bool excluded(const chime_rrule *r, int64_t t) {
   return bsearch(&t, r->exdates, r->nex, sizeof t, cmp_i64) != NULL;
 }
 
+/*
+ * The local second to search from for instances after instant after_ms
+ * without COUNT: its wall-clock time less the largest offset change around
+ * it (a wall time near a DST change may map to an instant after after_ms).
+ */
+static int64_t search_start(const chime_rrule *r, int64_t after_ms) {
+  int32_t low = INT32_MAX;
+  for (int k = -2; k <= 2; k += 2) {
+    int32_t off =
+        chime_zone_get_offset_at(r->zone, after_ms + k * CHIME_MS_PER_DAY);
+    if (off < low)
+      low = off;
+  }
+  int64_t from = chime__floor_div(after_ms, 1000) + low - 3600;
+  int64_t start = dtstart_local(r);
+  return from > start ? from : start;
+}
+
 /* The first rule instance after after_ms (DTSTART included), or none. */
 static int next_of_rule(const chime_rrule *r, int64_t after_ms,
                         int64_t *ret_ms) {
@@ -337,38 +299,21 @@ static int next_of_rule(const chime_rrule *r, int64_t after_ms,
   }
   if (!r->has_rule)
     return CHIME_ENEVERFIRES;
-  struct icaltimetype start = ical_start(r);
-  /* COUNT counts DTSTART even where the rule does not yield it. */
-  long limit =
-      r->rule.count > 0 && !r->dtstart_in_rule ? r->rule.count - 1 : MAX_STEPS;
-  icalrecur_iterator *it = icalrecur_iterator_new(r->rule, start);
-  if (it == NULL)
-    return CHIME_ENEVERFIRES;
-  /* Without COUNT the search may start near after_ms instead of DTSTART
-   * (two days early: a wall time is never two days from its instant). */
-  if (r->rule.count == 0 && after_ms - 2 * CHIME_MS_PER_DAY > r->dtstart_ms) {
-    chime_civil civ;
-    chime__zone_to_local(r->zone, after_ms - 2 * CHIME_MS_PER_DAY, &civ, NULL);
-    struct icaltimetype from = start;
-    from.year = (int)civ.year;
-    from.month = civ.month;
-    from.day = civ.day;
-    from.hour = civ.hour;
-    from.minute = civ.minute;
-    from.second = civ.second;
-    icalrecur_iterator_set_start(it, from);
-  }
+  /* COUNT counts from DTSTART, and counts DTSTART where the rule does not
+   * yield it; without COUNT the search starts near after_ms. */
+  int64_t count = r->rule.count, limit = count;
+  if (count > 0 && !r->dtstart_in_rule)
+    limit = count - 1;
+  int64_t from = count > 0 ? dtstart_local(r) : search_start(r, after_ms);
+  chime__rr_search s;
+  chime__rr_search_init(&s, &r->rule, from);
   int rc = CHIME_ENEVERFIRES;
-  for (long i = 0; i < MAX_STEPS && i < limit; i++) {
-    struct icaltimetype t = icalrecur_iterator_next(it);
-    if (icaltime_is_null_time(t) || t.year > 9999)
-      break;
-    chime_civil civ = {.year = t.year,
-                       .month = t.month,
-                       .day = t.day,
-                       .hour = t.hour,
-                       .minute = t.minute,
-                       .second = t.second};
+  int64_t local;
+  for (int64_t n = 0;
+       (count == 0 || n < limit) && chime__rr_next_instance(&s, from, &local);
+       n++) {
+    chime_civil civ;
+    chime__civil_from_ms(local * 1000, &civ);
     int64_t ms = instant_of(r->zone, &civ);
     if (ms > r->until_ms)
       break;
@@ -377,8 +322,9 @@ static int next_of_rule(const chime_rrule *r, int64_t after_ms,
       rc = 0;
       break;
     }
+    from = local + 1;
   }
-  icalrecur_iterator_free(it);
+  chime__rr_search_free(&s);
   return rc;
 }
 

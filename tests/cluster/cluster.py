@@ -6,7 +6,7 @@ over what the jobs recorded.
 
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
-           stop-plain, policies
+           stop-plain, policies, backfill
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -24,8 +24,14 @@ chime_ctx_is_still_owned()): it shows the at-least-once window of a job
 whose effect lives outside the database, and tolerates a fire run twice
 only where the stopped node's completion of that fire was refused.
 
+backfill is no fault: while the three nodes run their load, `chimectl
+backfill load.cron` asks for the 200 past fires of the cron trigger; the
+checker wants each of them run exactly once (with its original scheduled
+time) among the three nodes, and recorded in the history under
+CHIME_BACKFILL.
+
 Environment: CHIME_TEST_MYSQL_URL (the database), CHIME_NODE (the chime-node
-program), CHIME_DEV (./dev, for db-restart, with CHIME_DB_DIR/CHIME_DB_PORT),
+program), CHIMECTL (chimectl, for policies and backfill), CHIME_DEV (./dev, for db-restart, with CHIME_DB_DIR/CHIME_DB_PORT),
 CHIME_RECOVERY_LIMIT_MS (default 3000: the longest allowed time from the kill
 to the recovered run starting).
 
@@ -249,8 +255,10 @@ def refused_fires(c, node):
 
 
 def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
-          tolerated=None):
-    """on_time_nodes: the nodes on_time_ms applies to (None: all), and
+          tolerated=None, also_expected=()):
+    """also_expected: (trigger, scheduled_ms) fires that must have run besides
+    the load's own (a backfill's).
+    on_time_nodes: the nodes on_time_ms applies to (None: all), and
     then not to the FORBID job, whose next run waits by design for its run
     on a stopped node to be recovered.
     tolerated: fire ids whose double run (that fire and its recovered run)
@@ -290,6 +298,10 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
             if not ends.get((trig, t)):
                 failures.append(f"missing: {trig} at {t}")
             t += period
+    for trig, t in also_expected:
+        expected += 1
+        if not ends.get((trig, t)):
+            failures.append(f"missing: {trig} at {t}")
     # Runs cut short: killed (a start with no end) or lost (owned 0).
     starts = {(r["node"], r["fire"]): r for r in rows if r["kind"] == "S"}
     finished = {}
@@ -495,6 +507,58 @@ def kill_connections(base):
     return len(ids)
 
 
+BACKFILL_FIRES = 200
+
+
+def backfill(c):
+    """Backfills the cron trigger's 200 fires before the load started, with
+    chimectl, while the nodes run; waits for every one to be recorded.
+    Returns the fires the checker must find, or None on a failure."""
+    first = c.start_ms - BACKFILL_FIRES * 1000  # cron fires every second
+    last = c.start_ms - 1000
+    out = subprocess.run(
+        [os.environ["CHIMECTL"], "--url", c.url(""), "--scheduler", "cluster",
+         "backfill", "load.cron", "--from", str(first), "--to", str(last)],
+        capture_output=True, text=True)
+    log(f"chimectl backfill: {out.stdout.strip()} {out.stderr.strip()}")
+    if out.returncode != 0 or f"{BACKFILL_FIRES} fires created" not in out.stdout:
+        log(f"FAIL chimectl backfill (status {out.returncode})")
+        return None
+    count = (f"SELECT COUNT(*) FROM {c.table} WHERE trigger_name = 'cron' "
+             f"AND scheduled_ms BETWEEN {first} AND {last}")
+    deadline = time.time() + 90  # wide: a loaded machine
+    while (done := int(mariadb(c.base, count)[0][0])) < BACKFILL_FIRES:
+        if time.time() > deadline:
+            log(f"FAIL only {done} of {BACKFILL_FIRES} backfill fires ran")
+            return None
+        time.sleep(0.2)
+    log(f"all {BACKFILL_FIRES} backfill fires recorded")
+    return [("cron", t) for t in range(first, last + 1, 1000)]
+
+
+def check_backfill_history(c, fires):
+    """Each backfill fire is in the history once, under CHIME_BACKFILL, with
+    its original scheduled time; and more than one node ran them."""
+    lo, hi = fires[0][1], fires[-1][1]
+    rows = mariadb(c.base, "SELECT scheduled_ms, COUNT(*), MIN(trigger_group),"
+                   f" MIN(outcome) FROM {c.prefix}history WHERE sched_name ="
+                   f" 'cluster' AND job_name = 'cron' AND scheduled_ms BETWEEN"
+                   f" {lo} AND {hi} GROUP BY scheduled_ms")
+    bad = [r for r in rows if r[1:] != ["1", "CHIME_BACKFILL", "OK"]]
+    nodes = mariadb(c.base, f"SELECT node, COUNT(*) FROM {c.table} WHERE "
+                    f"trigger_name = 'cron' AND scheduled_ms BETWEEN {lo} AND"
+                    f" {hi} GROUP BY node")
+    log(f"backfill fires per node: {dict((n, int(k)) for n, k in nodes)}")
+    if len(rows) != len(fires) or bad:
+        log(f"FAIL history: {len(rows)} backfill fires of {len(fires)}, "
+            f"wrong: {bad[:5]}")
+        return 1
+    if len(nodes) < 2:
+        log("FAIL one node ran every backfill fire")
+        return 1
+    return 0
+
+
 def main():
     fault = sys.argv[1] if len(sys.argv) > 1 else "none"
     plain = fault.endswith("-plain")
@@ -597,6 +661,14 @@ def main():
             c.sleep_until(now_ms() + 3000)
         elif fault == "none":
             c.sleep_until(now_ms() + 6000)
+        elif fault == "backfill":
+            also_expected = backfill(c)
+            if also_expected is None:
+                return 1
+            c.sleep_until(now_ms() + 4000)  # live fires go on meanwhile
+            c.stop_all()
+            status = check(c, also_expected=also_expected)
+            return c.finish(status or check_backfill_history(c, also_expected))
         else:
             raise SystemExit(f"unknown fault {fault}")
         c.stop_all()

@@ -162,6 +162,32 @@ static void test_rrule_errors(void) {
                       "DTSTART;TZID=Mars/Base:20260101T000000 RRULE:FREQ=DAILY",
                       &rule, err, sizeof err),
                   CHIME_EUNKNOWNZONE);
+  /* What RFC 5545 forbids is an error, not read some other way. */
+  static const struct {
+    const char *rule, *says;
+  } forbidden[] = {
+      {"FREQ=DAILY;COUNT=2;UNTIL=20270101T000000Z", "COUNT and UNTIL"},
+      {"FREQ=MONTHLY;BYWEEKNO=3", "BYWEEKNO"},
+      {"FREQ=WEEKLY;BYDAY=2MO", "ordinal"},
+      {"FREQ=WEEKLY;BYMONTHDAY=3", "BYMONTHDAY"},
+      {"FREQ=DAILY;BYYEARDAY=3", "BYYEARDAY"},
+      {"FREQ=MONTHLY;BYMONTHDAY=0", "BYMONTHDAY"},
+      {"FREQ=DAILY;BYHOUR=24", "BYHOUR"},
+      {"FREQ=DAILY;INTERVAL=0", "INTERVAL"},
+      {"FREQ=SECONDLY;COUNT=100001", "1..100000"},
+      {"FREQ=DAILY;BYDAY=XX", "BYDAY"},
+      {"FREQ=DAILY;FREQ=WEEKLY", "twice"},
+      {"FREQ=DAILY;COLOR=RED", "unknown part"},
+      {"INTERVAL=2", "FREQ is required"},
+  };
+  for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "DTSTART:20260101T000000Z RRULE:%s",
+             forbidden[i].rule);
+    CU_ASSERT_EQUAL(chime_rrule_from_string(text, &rule, err, sizeof err),
+                    CHIME_EPARSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, forbidden[i].says));
+  }
   CU_ASSERT_EQUAL(chime_rrule_from_string(NULL, &rule, err, sizeof err),
                   CHIME_EINVAL);
   CU_ASSERT_PTR_NULL(rule);
@@ -169,11 +195,75 @@ static void test_rrule_errors(void) {
   chime_rrule_free(NULL);
 }
 
+/*
+ * A far-future answer skips whole periods: a SECONDLY rule that matches one
+ * second a year, asked 374 years after DTSTART, answers at once (a walk
+ * second by second would take billions of steps).
+ */
+static void test_rrule_far_future(void) {
+  int64_t t[2];
+  /* Paris 2400-01-01T00:00 is 13569462000000; 2400-12-25T07:00+01:00. */
+  CU_ASSERT_EQUAL(first("DTSTART;TZID=Europe/Paris:20260105T090000 "
+                        "RRULE:FREQ=SECONDLY;BYMONTH=12;BYMONTHDAY=25;"
+                        "BYHOUR=7;BYMINUTE=0;BYSECOND=0",
+                        INT64_C(13569462000000), t, 2),
+                  2);
+  CU_ASSERT_EQUAL(t[0], INT64_C(13600504800000));
+  CU_ASSERT_EQUAL(t[1], INT64_C(13600504800000) + 365 * INT64_C(86400000));
+}
+
+/* A rule that never matches again answers "no next fire", not a hang. */
+static void test_rrule_never_again(void) {
+  static const char *const never[] = {
+      /* February never has a 30th. */
+      "DTSTART:20260101T000000Z RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30",
+      /* Every other second from an even one: never an odd second. */
+      "DTSTART:20260101T000000Z RRULE:FREQ=SECONDLY;INTERVAL=2;BYSECOND=1",
+      /* 2025 + 4k is never a leap year. */
+      "DTSTART:20250301T000000Z RRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=2;"
+      "BYMONTHDAY=29",
+      /* Hours 0, 6, 12 and 18 every day, read only at 7. */
+      "DTSTART:20260101T000000Z RRULE:FREQ=HOURLY;INTERVAL=6;BYHOUR=7",
+      /* A SECONDLY period holds one instance: never a second (found by
+       * fuzz-rrule: the search walked every 21 seconds for 2800 years). */
+      "DTSTART:20240102T000000Z RRULE:FREQ=SECONDLY;INTERVAL=21;BYSETPOS=2",
+      /* Week 53 never falls in June. */
+      "DTSTART:20260101T000000Z RRULE:FREQ=YEARLY;BYWEEKNO=53;BYMONTH=6",
+  };
+  for (size_t i = 0; i < sizeof never / sizeof never[0]; i++) {
+    chime_rrule *rule = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(
+        chime_rrule_from_string(never[i], &rule, err, sizeof err), 0);
+    int64_t next = 0;
+    /* DTSTART itself is the one instance (RFC 5545), then none. */
+    CU_ASSERT_EQUAL(chime_rrule_next(rule, INT64_C(1767225600000), &next),
+                    CHIME_ENEVERFIRES);
+    chime_rrule_free(rule);
+  }
+}
+
+/* BYSETPOS picks by position in each period: the last work day of the
+ * month, and the first and last of a quarter's work days. */
+static void test_rrule_setpos(void) {
+  int64_t t[3];
+  CU_ASSERT_EQUAL(first("DTSTART:20260130T170000Z RRULE:FREQ=MONTHLY;"
+                        "BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1",
+                        INT64_C(1769792400000), t, 3),
+                  3);
+  CU_ASSERT_EQUAL(t[0], INT64_C(1772211600000)); /* Fri 2026-02-27 17:00Z */
+  CU_ASSERT_EQUAL(t[1], INT64_C(1774976400000)); /* Tue 2026-03-31 17:00Z */
+  CU_ASSERT_EQUAL(t[2], INT64_C(1777568400000)); /* Thu 2026-04-30 17:00Z */
+}
+
 static CU_TestInfo rrule_tests[] = {
     {"python-dateutil corpus (rrule-dateutil.tsv)", test_rrule_dateutil_corpus},
     {"DTSTART is the first instance", test_rrule_dtstart_first},
     {"DST: gap moves forward, repeat is its first pass", test_rrule_dst},
     {"errors", test_rrule_errors},
+    {"a far-future answer skips whole periods", test_rrule_far_future},
+    {"a rule that never matches again: no next fire", test_rrule_never_again},
+    {"BYSETPOS", test_rrule_setpos},
     CU_TEST_INFO_NULL,
 };
 

@@ -277,6 +277,8 @@ _PROTOTYPES = [
     ("chime_ctx_is_backfill", _b, [_vp]),
     ("chime_scheduler_backfill", _i,
      [_vp, _cp, _cp, _i64, _i64, _sz, _c.POINTER(_sz)]),
+    ("chime_scheduler_backfill_paced", _i,
+     [_vp, _cp, _cp, _i64, _i64, _sz, _i64, _c.POINTER(_sz)]),
     ("chime_scheduler_backfill_cancel", _i,
      [_vp, _cp, _cp, _c.POINTER(_sz)]),
     ("chime_ctx_get_times_triggered", _i64, [_vp]),

@@ -551,14 +551,17 @@ class Scheduler:
         return first.value
 
     def backfill(self, group: str, name: str, start: Any, end: Any,
-                 max_fires: int = 100000) -> int:
+                 max_fires: int = 100000, pace_ms: int = 0) -> int:
         """Runs the fires of trigger (group, name) in [start, end] (epoch
         ms or datetimes) again, each once in the cluster with its original
-        scheduled time (ctx.backfill is true); returns how many."""
+        scheduled time (ctx.backfill is true); returns how many.  With
+        pace_ms, the k-th fire is released k * pace_ms from now (at most
+        one per pace_ms starts in the cluster; backfill_cancel stops the
+        rest)."""
         n = ctypes.c_size_t()
-        self._check(_L.chime_scheduler_backfill(
+        self._check(_L.chime_scheduler_backfill_paced(
             self._p(), _lib.enc(group), _lib.enc(name), to_ms(start),
-            to_ms(end), int(max_fires), ctypes.byref(n)))
+            to_ms(end), int(max_fires), int(pace_ms), ctypes.byref(n)))
         return n.value
 
     def backfill_cancel(self, group: str, name: str) -> int:

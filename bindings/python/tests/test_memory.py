@@ -279,6 +279,35 @@ class MemoryScheduler(unittest.TestCase):
         self.assertEqual(self.sched.backfill_cancel("tg", "minutely"), 10)
         self.assertEqual(self.sched.list_triggers(chime.BACKFILL_GROUP), [])
 
+    def test_backfill_paced_then_cancelled(self):
+        # One fire a minute: the first runs at once, with its original
+        # time; the cancel removes the nine not released yet.
+        rec = Recorder()
+
+        @self.sched.job("bf-paced")
+        def run(ctx):
+            rec.add((ctx.scheduled_ms, ctx.backfill))
+
+        job = chime.Job("grp", "bf3", "bf-paced", durable=True)
+        trig = chime.Cron("0 * * * * ?", group="tg", name="paced",
+                          start=4102444800000)  # never by itself here
+        self.sched.schedule(job, trig)
+        with self.assertRaises(chime.InvalidArgument):
+            self.sched.backfill("tg", "paced", 0, 599999, pace_ms=-1)
+        self.assertEqual(self.sched.backfill("tg", "paced", 60000, 659999,
+                                             pace_ms=60000), 10)
+        nexts = sorted(self.sched.trigger_info(*k)["next_fire_ms"]
+                       for k in self.sched.list_triggers(chime.BACKFILL_GROUP))
+        self.assertEqual([b - a for a, b in zip(nexts, nexts[1:])],
+                         [60000] * 9)
+        self.sched.start()
+        self.assertTrue(rec.wait(1))
+        # The first fire done (its one-shot trigger gone), the rest waits.
+        self.assertTrue(wait_for(lambda: len(self.sched.list_triggers(
+            chime.BACKFILL_GROUP)) == 9))
+        self.assertEqual(self.sched.backfill_cancel("tg", "paced"), 9)
+        self.assertEqual(rec.runs, [(60000, True)])
+
     def test_schedule_and_run_with_context(self):
         rec = Recorder()
         start = int(time.time() * 1000) + 200
