@@ -150,6 +150,10 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
                      chime_jobtype *type) {
   assert(chime__on_worker(s) && !chime__mu_held(s));
   assert(!type || strcmp(type->name, fire->job->type) == 0);
+  if (type && chime__fire_splits(fire)) {
+    chime__shards_split(s, fire); /* its shards run as fires of their own */
+    return true;
+  }
   chime_store *st = s->store;
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
@@ -211,6 +215,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
+  out.checkpointed = ctx.checkpointed;
   chime__done *d = NULL;
   if (atomic_load(&s->abandoned)) {
     /* chime_scheduler_shutdown_within gave up on this run: its fire is
