@@ -13,10 +13,15 @@ history table.
                                        last checkpoint; none lost, none run
                                        again after it completed
 
+The spread test also asks chimectl (CHIMECTL) for the fire's shards
+(`chimectl shards`) and why the job requiring the tag "gpu" that no node
+has does not run (`chimectl explain`).
+
 Environment: CHIME_TEST_MYSQL_URL, CHIME_SHARD_NODE (the shard-node
-program).  Python 3 standard library only.
+program), CHIMECTL.  Python 3 standard library only.
 """
 import collections
+import json
 import os
 import signal
 import subprocess
@@ -188,6 +193,7 @@ class Batch:
                                f"{late}")
         log(f"shards per node: {dict(per_node)}")
         if victim is None:
+            bad += self.check_chimectl(parent)
             for n in NODES:
                 if not 8 <= per_node[n] <= 12:
                     bad.append(f"node {n} ran {per_node[n]} shards (8-12)")
@@ -227,6 +233,33 @@ class Batch:
             bad.append("no recovered shard resumed from a checkpoint")
         log(f"{len(unfinished)} shard(s) of {victim} recovered, {resumed} "
             "resumed from a checkpoint")
+        return bad
+
+
+    def chimectl(self, *args):
+        env = dict(os.environ, CHIME_URL=self.url(),
+                   CHIME_SCHEDULER="shards")
+        p = subprocess.run([os.environ["CHIMECTL"], "--json"] + list(args),
+                           capture_output=True, text=True, env=env)
+        if p.returncode != 0:
+            return None, f"chimectl {' '.join(args)}: {p.stderr.strip()}"
+        return json.loads(p.stdout), None
+
+    def check_chimectl(self, parent):
+        bad = []
+        rows, err = self.chimectl("shards", parent)
+        if err:
+            return [err]
+        done = [r for r in rows if r["state"] == "done" and
+                r["outcome"] == "OK"]
+        if len(done) != SHARDS or len(rows) != SHARDS:
+            bad.append(f"chimectl shards: {len(rows)} rows, {len(done)} done "
+                       f"OK (want {SHARDS})")
+        why, err = self.chimectl("explain", "batch.gpu")
+        if err:
+            return bad + [err]
+        if why.get("reason") != "no_tag" or "tag gpu" not in why["message"]:
+            bad.append(f"chimectl explain batch.gpu: {why}")
         return bad
 
 

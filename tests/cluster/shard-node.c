@@ -10,7 +10,9 @@
  * writes a checkpoint (the steps done) after each, and resumes after the
  * last checkpoint when it is a recovered run.  With --schedule it also
  * adds the job batch.work, sharded SHARDS ways, and a one-shot trigger
- * at START_MS (a replaced earlier one is dropped).  Every line of LOG is
+ * at START_MS (a replaced earlier one is dropped), and the job batch.gpu
+ * requiring the tag "gpu", which no node has (its trigger waits: chimectl
+ * explain says why).  Every line of LOG is
  * written with one write(2), so a killed node leaves whole lines:
  *   S index fire_id shard_fire_id start_ms resumed_from recovering
  *   C index fire_id steps_done        (a checkpoint written)
@@ -102,6 +104,26 @@ static int schedule(chime_scheduler *s, int64_t start, int shards) {
     r = chime_trigger_set_start_ms(t, start);
   if (r == 0)
     r = chime_scheduler_remove_job(s, "batch", "work");
+  if (r == CHIME_ENOTFOUND)
+    r = 0;
+  if (r == 0)
+    r = chime_scheduler_schedule(s, job, t, NULL);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  job = NULL;
+  t = NULL;
+  if (r == 0)
+    r = chime_job_new("batch", "gpu", "batch-work", &job, err, sizeof err);
+  if (r == 0)
+    r = chime_job_add_required_tag(job, "gpu");
+  if (r == 0)
+    r = chime_trigger_simple_new("batch", "gpu", 0, 0, &t, err, sizeof err);
+  if (r == 0)
+    r = chime_trigger_set_job(t, "batch", "gpu");
+  if (r == 0)
+    r = chime_trigger_set_start_ms(t, start);
+  if (r == 0)
+    r = chime_scheduler_remove_job(s, "batch", "gpu");
   if (r == CHIME_ENOTFOUND)
     r = 0;
   if (r == 0)
