@@ -12,6 +12,12 @@ history table.
                                        on the survivors, resuming from their
                                        last checkpoint; none lost, none run
                                        again after it completed
+    python3 shard-cluster.py bench [SHARDS [WORKERS [STEPS]]]
+                                       the bench (docs/performance.md): the
+                                       batch's wall time on one node and on
+                                       three (default 60 shards of 10 steps
+                                       of 20 ms, 2 workers per node), and
+                                       their ratio
 
 The spread test also asks chimectl (CHIMECTL) for the fire's shards
 (`chimectl shards`) and why the job requiring the tag "gpu" that no node
@@ -79,11 +85,12 @@ class Batch:
         sep = "&" if "?" in self.base else "?"
         return self.base + sep + "prefix=" + PREFIX + "&auto_create=1"
 
-    def start(self, node, schedule=None):
+    def start(self, node, schedule=None, workers=4, steps=STEPS,
+              shards=SHARDS):
         args = [self.exe, self.url(), node, self.logfile(node), "--workers",
-                "4", "--steps", str(STEPS)]
+                str(workers), "--steps", str(steps)]
         if schedule:
-            args += ["--schedule", str(schedule), str(SHARDS)]
+            args += ["--schedule", str(schedule), str(shards)]
         err = open(os.path.join(self.dir, f"{node}.err"), "ab")
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
         line = p.stdout.readline().decode()
@@ -147,6 +154,25 @@ class Batch:
         self.start(NODES[0], schedule=now_ms() + LEAD_MS)
         for n in NODES[1:]:
             self.start(n)
+        return self.batch()
+
+    def wall_ms(self, nodes, shards, workers, steps):
+        """One timed batch on `nodes` nodes: the sharded fire's duration
+        (split to last shard), from its history row."""
+        drop_tables(self.base)
+        self.procs = {}
+        for i, n in enumerate(NODES[:nodes]):
+            self.start(n, schedule=now_ms() + LEAD_MS if i == 0 else None,
+                       workers=workers, steps=steps, shards=shards)
+        whole = self.wait_whole(limit_s=600)
+        self.stop_all()
+        if not whole or whole[1] != "OK":
+            raise SystemExit(f"the batch on {nodes} node(s) did not complete")
+        rows = mariadb(self.base, f"SELECT duration_ms FROM {PREFIX}history "
+                       f"WHERE fire_id = {whole[0]}")
+        return int(rows[0][0])
+
+    def batch(self):
         victim, killed_at = None, None
         if self.scenario == "kill":
             victim = NODES[1]
@@ -263,8 +289,24 @@ class Batch:
         return bad
 
 
+def bench(args):
+    shards, workers, steps = (list(map(int, args)) + [60, 2, 10][len(args):])
+    b = Batch("bench")
+    try:
+        one = b.wall_ms(1, shards, workers, steps)
+        three = b.wall_ms(3, shards, workers, steps)
+    finally:
+        b.stop_all()
+    print(f"shards={shards} shard_ms={steps * 20} workers_per_node={workers} "
+          f"wall_ms_1_node={one} wall_ms_3_nodes={three} "
+          f"ratio={three / one:.2f}", flush=True)
+    return 0
+
+
 def main():
     scenario = sys.argv[1] if len(sys.argv) > 1 else "spread"
+    if scenario == "bench":
+        return bench(sys.argv[2:])
     if scenario not in ("spread", "kill"):
         raise SystemExit(__doc__)
     b = Batch(scenario)
