@@ -258,9 +258,10 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
 }
 
 /* A shard waiting this long is claimed past the fair share: its share's
- * node did not come for it (busy, slow, dead, or not polling). */
+ * node did not come for it (busy, slow, dead, or not polling).  Longer
+ * than a node's lease, so that a loaded node keeps its share. */
 static int64_t steal_after_ms(const chime__mysql_tx *tx) {
-  return 2 * tx->s->checkin_interval_ms;
+  return 3 * tx->s->checkin_interval_ms;
 }
 
 /* Whether this node takes shard trigger t (of job j) now: its sharded

@@ -198,12 +198,15 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   return r;
 }
 
-int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                             size_t i, const char *outcome, const char *text) {
+int chime__mysql_fire_record(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, int code,
+                             const char *text, int64_t started_ms) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
 #define TEXT(id)                                                               \
   chime__mysql_arg_text(chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id))
   int64_t now = chime__mysql_now(&tx->s->base);
+  if (started_ms > now)
+    started_ms = now;
   chime__mysql_arg h[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_int(COL(ID)),
                           TEXT(TRIGGER_GROUP),
@@ -213,16 +216,22 @@ int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                           chime__mysql_arg_int(COL(SCHEDULED_MS)),
                           TEXT(NODE),
                           chime__mysql_arg_text(outcome),
-                          chime__mysql_arg_int(CHIME_ENOTOWNER),
+                          chime__mysql_arg_int(code),
                           chime__mysql_arg_text(text),
-                          chime__mysql_arg_int(now),
-                          chime__mysql_arg_int(0),
+                          chime__mysql_arg_int(started_ms),
+                          chime__mysql_arg_int(now - started_ms),
                           chime__mysql_arg_int(COL(RECOVERING)),
                           chime__mysql_arg_int(now)};
 #undef TEXT
 #undef COL
   int r = chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 15, NULL, NULL);
   return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
+}
+
+int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, const char *text) {
+  return chime__mysql_fire_record(tx, fr, i, outcome, CHIME_ENOTOWNER, text,
+                                  chime__mysql_now(&tx->s->base));
 }
 
 /* Handles fired row i of the dead node (op, when not NULL, notes an

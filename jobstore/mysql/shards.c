@@ -17,7 +17,7 @@
  * Spread: a node may claim a shard of a sharded fire while the shards it
  * holds and has run of that fire are fewer than its fair share,
  * ceil(total / live capable nodes); past that, only a shard that waited
- * longer than two check-in intervals (a share another node did not come
+ * longer than three check-in intervals (a share another node did not come
  * for).  Nodes polling together so each take their share, and a slow or
  * dead node's share still gets done.
  *
@@ -46,30 +46,17 @@
 
 /* ----------------------------------------------------------------- tags */
 
-/* Appends "REPLACE(" per tag of list to b, then expr, then each tag's
- * ", ',tag,', ',')": expr with every tag of list taken out. */
-static void strip_tags(chime__mysql_sqlbuf *b, const char *list,
-                       const char *expr) {
-  size_t n = 0;
-  for (const char *p = list; p && *p; n++) {
-    chime__mysql_sqlbuf_sql(b, "REPLACE(");
-    p += strcspn(p, ",");
-    p += *p == ',';
-  }
-  chime__mysql_sqlbuf_sql(b, expr);
-  for (const char *p = list; p && *p;) {
-    size_t k = strcspn(p, ",");
-    char tag[CHIME_MAX_TAG_LEN + 3];
-    if (k > CHIME_MAX_TAG_LEN)
-      k = CHIME_MAX_TAG_LEN;
-    snprintf(tag, sizeof tag, ",%.*s,", (int)k, p);
-    chime__mysql_sqlbuf_sql(b, ", ");
-    chime__mysql_sqlbuf_text(b, tag);
-    chime__mysql_sqlbuf_sql(b, ", ',')");
-    p += strcspn(p, ",");
-    p += *p == ',';
-  }
-  (void)n;
+/* The next tag of the comma-separated list at *p as ",tag," in buf
+ * (CHIME_MAX_TAG_LEN + 3 bytes), *p moved past it; false at the end. */
+static bool next_tag(const char **p, char *buf) {
+  if (!*p || !**p)
+    return false;
+  size_t k = strcspn(*p, ",");
+  snprintf(buf, CHIME_MAX_TAG_LEN + 3, ",%.*s,",
+           (int)(k > CHIME_MAX_TAG_LEN ? CHIME_MAX_TAG_LEN : k), *p);
+  *p += k;
+  *p += **p == ',';
+  return true;
 }
 
 void chime__mysql_sqlbuf_tags(chime__mysql_sqlbuf *b, const char *tags) {
@@ -77,25 +64,28 @@ void chime__mysql_sqlbuf_tags(chime__mysql_sqlbuf *b, const char *tags) {
     chime__mysql_sqlbuf_sql(b, " AND job_tags = ''");
     return;
   }
-  /* Every required tag is one of ours: taking ours out leaves ",". */
+  /* Every required tag is one of ours: taking each of ours out of
+   * ",a,b," (one REPLACE per tag) leaves ",". */
+  char tag[CHIME_MAX_TAG_LEN + 3];
   chime__mysql_sqlbuf_sql(b, " AND (job_tags = '' OR ");
-  strip_tags(b, tags, "CONCAT(',', job_tags, ',')");
+  for (const char *p = tags; next_tag(&p, tag);)
+    chime__mysql_sqlbuf_sql(b, "REPLACE(");
+  chime__mysql_sqlbuf_sql(b, "CONCAT(',', job_tags, ',')");
+  for (const char *p = tags; next_tag(&p, tag);) {
+    chime__mysql_sqlbuf_sql(b, ", ");
+    chime__mysql_sqlbuf_text(b, tag);
+    chime__mysql_sqlbuf_sql(b, ", ',')");
+  }
   chime__mysql_sqlbuf_sql(b, " = ',')");
 }
 
 /* " AND <nodes row n covers required>": each required tag in n.tags. */
 static void nodes_cover(chime__mysql_sqlbuf *b, const char *required) {
-  for (const char *p = required; p && *p;) {
-    size_t k = strcspn(p, ",");
-    char tag[CHIME_MAX_TAG_LEN + 3];
-    if (k > CHIME_MAX_TAG_LEN)
-      k = CHIME_MAX_TAG_LEN;
-    snprintf(tag, sizeof tag, ",%.*s,", (int)k, p);
+  char tag[CHIME_MAX_TAG_LEN + 3];
+  for (const char *p = required; next_tag(&p, tag);) {
     chime__mysql_sqlbuf_sql(b, " AND LOCATE(");
     chime__mysql_sqlbuf_text(b, tag);
     chime__mysql_sqlbuf_sql(b, ", CONCAT(',', n.tags, ',')) > 0");
-    p += k;
-    p += *p == ',';
   }
 }
 
@@ -235,34 +225,6 @@ int chime__mysql_shard_room(chime__mysql_tx *tx, const chime_job *job,
 
 /* ----------------------------------------------------------- completion */
 
-/* Writes the sharded fire's history row (fired row 0 of fr). */
-static int whole_history(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                         int error, const char *message) {
-#define COL(id) chime__mysql_rows_int64(fr, 0, CHIME__FIRED_COL_##id)
-#define TEXT(id)                                                               \
-  chime__mysql_arg_text(chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_##id))
-  int64_t now = chime__mysql_now(&tx->s->base);
-  int64_t started = COL(SPLIT_MS) < now ? COL(SPLIT_MS) : now;
-  chime__mysql_arg h[] = {chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_int(COL(ID)),
-                          TEXT(TRIGGER_GROUP),
-                          TEXT(TRIGGER_NAME),
-                          TEXT(JOB_GROUP),
-                          TEXT(JOB_NAME),
-                          chime__mysql_arg_int(COL(SCHEDULED_MS)),
-                          TEXT(NODE),
-                          chime__mysql_arg_text(error ? "FAILED" : "OK"),
-                          chime__mysql_arg_int(error),
-                          chime__mysql_arg_text(message),
-                          chime__mysql_arg_int(started),
-                          chime__mysql_arg_int(now - started),
-                          chime__mysql_arg_int(COL(RECOVERING)),
-                          chime__mysql_arg_int(now)};
-#undef TEXT
-#undef COL
-  return chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 15, NULL, NULL);
-}
-
 /* Copies what on_shards_done needs of the ended sharded fire. */
 static int note_done(chime__mysql_shards_done *dl, const chime__mysql_rows *fr,
                      int error, const char *message) {
@@ -332,9 +294,9 @@ int chime__mysql_shard_ended(chime__mysql_tx *tx, int64_t parent, int index,
              chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_FAILED_LIST));
     chime__shards_message(msg, sizeof msg, total, nfailed, list);
     int error = nfailed ? CHIME_EJOBFAILED : 0;
-    r = whole_history(tx, &fr, error, msg);
-    if (r == 0)
-      r = chime__mysql_fire_end(tx, &fr, 0);
+    int64_t split = chime__mysql_rows_int64(&fr, 0, CHIME__FIRED_COL_SPLIT_MS);
+    r = chime__mysql_fire_record(tx, &fr, 0, error ? "FAILED" : "OK", error,
+                                 msg, split);
     if (r == 0 && dl)
       r = note_done(dl, &fr, error, msg);
   }

@@ -16,8 +16,9 @@ history table.
                                        the bench (docs/performance.md): the
                                        batch's wall time on one node and on
                                        three (default 60 shards of 10 steps
-                                       of 20 ms, 2 workers per node), and
-                                       their ratio
+                                       of 20 ms, a checkpoint after 5 and
+                                       10, 2 workers per node), and their
+                                       ratio
 
 The spread test also asks chimectl (CHIMECTL) for the fire's shards
 (`chimectl shards`) and why the job requiring the tag "gpu" that no node
@@ -36,6 +37,9 @@ import tempfile
 import time
 import urllib.parse
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import mariadb, now_ms  # noqa: E402 (the fault tests' helpers)
+
 NODES = ["n1", "n2", "n3"]
 SHARDS = 30
 STEPS = 10
@@ -43,24 +47,8 @@ PREFIX = "sh_"
 LEAD_MS = 2500  # the batch starts this long after the first node
 
 
-def now_ms():
-    return int(time.time() * 1000)
-
-
 def log(msg):
     print(f"{now_ms()} shards: {msg}", flush=True)
-
-
-def mariadb(base, query):
-    u = urllib.parse.urlsplit(base)
-    args = ["mariadb", "-h", u.hostname, "-P", str(u.port or 3306),
-            "-u", urllib.parse.unquote(u.username or ""),
-            "-p" + urllib.parse.unquote(u.password or ""),
-            "--protocol=tcp", "-N", "-B", u.path.lstrip("/") or "mysql",
-            "-e", query]
-    out = subprocess.run(args, capture_output=True, text=True,
-                         check=True).stdout
-    return [line.split("\t") for line in out.splitlines()]
 
 
 def drop_tables(base):
@@ -86,9 +74,10 @@ class Batch:
         return self.base + sep + "prefix=" + PREFIX + "&auto_create=1"
 
     def start(self, node, schedule=None, workers=4, steps=STEPS,
-              shards=SHARDS):
+              shards=SHARDS, every=1):
         args = [self.exe, self.url(), node, self.logfile(node), "--workers",
-                str(workers), "--steps", str(steps)]
+                str(workers), "--steps", str(steps), "--checkpoint-every",
+                str(every)]
         if schedule:
             args += ["--schedule", str(schedule), str(shards)]
         err = open(os.path.join(self.dir, f"{node}.err"), "ab")
@@ -163,7 +152,8 @@ class Batch:
         self.procs = {}
         for i, n in enumerate(NODES[:nodes]):
             self.start(n, schedule=now_ms() + LEAD_MS if i == 0 else None,
-                       workers=workers, steps=steps, shards=shards)
+                       workers=workers, steps=steps, shards=shards,
+                       every=steps // 2 or 1)
         whole = self.wait_whole(limit_s=600)
         self.stop_all()
         if not whole or whole[1] != "OK":

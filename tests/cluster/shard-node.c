@@ -2,12 +2,13 @@
  * shard-node.c: one node of the sharded-batch cluster test and bench
  * (shard-cluster.py, bench/shards.py; docs/batch.md).
  *
- *   shard-node URL ID LOG [--workers N] [--steps N] [--schedule START_MS
- *              SHARDS]
+ *   shard-node URL ID LOG [--workers N] [--steps N] [--checkpoint-every K]
+ *              [--schedule START_MS SHARDS]
  *
  * Registers the job type "batch-work": a shard does N steps of 20 ms
  * (sleeping: the work waits, as a batch waiting on a database does),
- * writes a checkpoint (the steps done) after each, and resumes after the
+ * writes a checkpoint (the steps done) after every K (default 1), and
+ * resumes after the
  * last checkpoint when it is a recovered run.  With --schedule it also
  * adds the job batch.work, sharded SHARDS ways, and a one-shot trigger
  * at START_MS (a replaced earlier one is dropped), and the job batch.gpu
@@ -37,6 +38,7 @@
 typedef struct node {
   int fd;
   int steps;
+  int every; /* a checkpoint after every this many steps */
 } node;
 
 static int64_t real_ms(void) {
@@ -77,6 +79,8 @@ static void work(chime_ctx *ctx, void *user_data) {
   int r = 0;
   for (; done < n->steps; done++) {
     nanosleep(&(struct timespec){.tv_nsec = STEP_MS * 1000000L}, NULL);
+    if ((done + 1) % n->every != 0)
+      continue;
     char text[16];
     int k = snprintf(text, sizeof text, "%d", done + 1);
     if ((r = chime_ctx_checkpoint(ctx, text, (size_t)k)) < 0)
@@ -138,10 +142,10 @@ static int schedule(chime_scheduler *s, int64_t start, int shards) {
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: shard-node URL ID LOG [--workers N] [--steps N] "
-                    "[--schedule START_MS SHARDS]\n");
+                    "[--checkpoint-every K] [--schedule START_MS SHARDS]\n");
     return 1;
   }
-  node n = {.steps = 10};
+  node n = {.steps = 10, .every = 1};
   unsigned workers = 4;
   int64_t start = 0;
   int shards = 0;
@@ -150,6 +154,9 @@ int main(int argc, char **argv) {
       workers = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       n.steps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--checkpoint-every") == 0 && i + 1 < argc) {
+      n.every = atoi(argv[++i]);
+      n.every = n.every < 1 ? 1 : n.every;
     } else if (strcmp(argv[i], "--schedule") == 0 && i + 2 < argc) {
       start = strtoll(argv[++i], NULL, 10);
       shards = atoi(argv[++i]);
