@@ -150,10 +150,6 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
                      chime_jobtype *type) {
   assert(chime__on_worker(s) && !chime__mu_held(s));
   assert(!type || strcmp(type->name, fire->job->type) == 0);
-  if (type && chime__fire_splits(fire)) {
-    chime__shards_split(s, fire); /* its shards run as fires of their own */
-    return true;
-  }
   chime_store *st = s->store;
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
@@ -176,6 +172,11 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     out.message = "vetoed by a listener";
     chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
                        CHIME_OUTCOME_SKIPPED);
+  } else if (chime__fire_splits(fire)) {
+    /* Its shards run as fires of their own (engine/shards.c). */
+    chime__ctx_clear(&ctx);
+    chime__shards_split(s, fire);
+    return true;
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
     chime__metrics_run_started(s, fire, ctx.fire_ms);
