@@ -69,6 +69,8 @@ void chime__on_shards_done(void *user_data, const chime_shards_done *done) {
   chime__emit_alert(s, CHIME_EVENT_SHARDED_FIRE_DONE,
                     done->error ? CHIME_LOG_WARN : CHIME_LOG_INFO, NULL, &a,
                     done->error, msg);
+  /* Its end may have unblocked a FORBID job's due triggers. */
+  chime__loop_wake(s);
 }
 
 int chime_ctx_get_shard(const chime_ctx *ctx, int *ret_index, int *ret_total) {
