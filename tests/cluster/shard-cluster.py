@@ -187,11 +187,11 @@ class Batch:
         rows = mariadb(self.base, "SELECT shard_index, node, outcome, "
                        f"finished_ms, fire_id FROM {PREFIX}history WHERE "
                        f"shard_parent = {parent}")
-        ok = collections.defaultdict(list)
+        ok = collections.defaultdict(list)  # index -> [(finished, fire id)]
         per_node = collections.Counter()
         for index, node, outcome, fin, fire in rows:
             if outcome == "OK":
-                ok[int(index)].append(int(fin))
+                ok[int(index)].append((int(fin), fire))
                 per_node[node] += 1
         for i in range(SHARDS):
             if len(ok[i]) != 1:
@@ -201,9 +201,13 @@ class Batch:
             for ln in self.lines(n):
                 if ln[0] == "S" and ln[3] == parent:
                     starts[int(ln[1])].append((int(ln[4]), n, ln))
+        # A run of a completed shard that started after its completion (the
+        # completing run itself excepted: history times are the database's
+        # clock, the logs' the node's, a few ms apart).
         for i, runs in starts.items():
             if len(ok[i]) == 1:
-                late = [r for r in runs if r[0] > ok[i][0]]
+                fin, fire = ok[i][0]
+                late = [r for r in runs if r[0] > fin and r[2][2] != fire]
                 if late:
                     bad.append(f"shard {i} ran again after it completed: "
                                f"{late}")
