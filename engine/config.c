@@ -52,7 +52,8 @@ void chime__config_clear(struct chime_config *cfg) {
   free(cfg->store_url);
   free(cfg->scheduler_name);
   free(cfg->instance_id);
-  cfg->store_url = cfg->scheduler_name = cfg->instance_id = NULL;
+  free(cfg->tags);
+  cfg->store_url = cfg->scheduler_name = cfg->instance_id = cfg->tags = NULL;
 }
 
 void chime_config_free(chime_config *config) {
@@ -70,12 +71,17 @@ int chime__config_copy(struct chime_config *dst, const chime_config *src) {
   dst->store_url = dup_text(src->store_url);
   dst->scheduler_name = dup_text(src->scheduler_name);
   dst->instance_id = src->instance_id ? dup_text(src->instance_id) : NULL;
+  dst->tags = src->tags ? dup_text(src->tags) : NULL;
   if (!dst->store_url || !dst->scheduler_name ||
-      (src->instance_id && !dst->instance_id)) {
+      (src->instance_id && !dst->instance_id) || (src->tags && !dst->tags)) {
     chime__config_clear(dst);
     return CHIME_ENOMEM;
   }
   return 0;
+}
+
+int chime_config_add_tag(chime_config *config, const char *tag) {
+  return config ? chime__tags_add(&config->tags, tag) : CHIME_EINVAL;
 }
 
 unsigned chime__config_batch_size(const struct chime_config *cfg) {

@@ -28,6 +28,8 @@ void chime__ctx_clear(chime_ctx *ctx) {
   ctx->tx = NULL;
   free(ctx->data);
   free(ctx->fail_message);
+  free(ctx->checkpoint);
+  ctx->checkpoint = NULL;
   ctx->data = NULL;
   ctx->fail_message = NULL;
 }

@@ -99,6 +99,7 @@ struct chime_config {
   chime_log_record_fn log_record; /* structured (log.c) */
   void *log_record_user_data;
   chime_log_level log_record_level;
+  char *tags; /* chime_config_add_tag: sorted, comma-separated, or NULL */
 };
 
 /* A registered job type.  refs: the registry's (while current) plus one per
@@ -254,6 +255,13 @@ struct chime_ctx {
   bool completed;
   bool tx_over;
   chime__run *run; /* NULL for a misfire event's context */
+  /* Checkpoints (shards.c): the last one read or written (malloc'd), and
+   * whether the run touched one (its completion then deletes it). */
+  void *checkpoint;
+  size_t checkpoint_len;
+  bool checkpoint_loaded;
+  bool checkpoint_exists;
+  bool checkpointed;
 };
 
 /* What an alert event names (alerts.c); strings borrowed for the call. */
@@ -278,6 +286,16 @@ struct chime_event {
   /* Alert events (alerts.c); a ctx event takes them from its fire. */
   const chime__alert *alert;
 };
+
+/* ---- shards.c */
+
+/* chime__shards_split: runs fire, a sharded fire (chime__fire_splits), on
+ * a worker: the store splits it into its shards, which the cluster's
+ * nodes claim like any fire.  Wakes the loop to claim them.  mu not
+ * held. */
+void chime__shards_split(chime_scheduler *s, chime_fire *fire);
+/* The store's on_shards_done: emits SHARDED_FIRE_DONE. */
+void chime__on_shards_done(void *user_data, const chime_shards_done *done);
 
 /* ---- config.c */
 

@@ -78,6 +78,9 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .log_level = chime__log_level_max(&s->cfg),
       .on_recovery = chime__on_recovery, /* alerts.c */
       .recovery_user_data = s,
+      .tags = s->cfg.tags,
+      .on_shards_done = chime__on_shards_done, /* shards.c */
+      .shards_user_data = s,
   };
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }

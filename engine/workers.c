@@ -175,6 +175,11 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     out.message = "vetoed by a listener";
     chime__metrics_run(&s->metrics, fire->job->group, fire->job->name,
                        CHIME_OUTCOME_SKIPPED);
+  } else if (chime__fire_splits(fire)) {
+    /* Its shards run as fires of their own (engine/shards.c). */
+    chime__ctx_clear(&ctx);
+    chime__shards_split(s, fire);
+    return true;
   } else {
     chime__emit(s, CHIME_EVENT_JOB_TO_BE_EXECUTED, &ctx, NULL, NULL, 0, NULL);
     chime__metrics_run_started(s, fire, ctx.fire_ms);
@@ -214,6 +219,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   out.set_data = ctx.set_data;
   out.data = ctx.data;
   out.data_len = ctx.data_len;
+  out.checkpointed = ctx.checkpointed;
   chime__done *d = NULL;
   if (atomic_load(&s->abandoned)) {
     /* chime_scheduler_shutdown_within gave up on this run: its fire is

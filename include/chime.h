@@ -781,6 +781,69 @@ CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
  */
 CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
 
+/* Sharded jobs (docs/batch.md). */
+#define CHIME_SHARDS_BROADCAST (-1) /* one shard per live capable node */
+#define CHIME_MAX_SHARDS 10000
+#define CHIME_MAX_TAGS 16
+#define CHIME_MAX_TAG_LEN 64
+
+/*
+ * chime_job_set_shards: makes every fire of the job a sharded fire
+ * (XXL-JOB's sharding broadcast, ElasticJob's sharding items): when it
+ * fires, it is split into count shards, each a fire of its own (own fire
+ * id, fenced, retried per the job's retry policy, recovered on a survivor
+ * when its node dies: always, whatever chime_job_set_requests_recovery
+ * says), spread over the live nodes that can run the job; the fire as a
+ * whole completes when every shard has.  count 0 (the default) turns
+ * sharding off; CHIME_SHARDS_BROADCAST makes one shard per live node that
+ * has the job's required tags, counted when the fire runs.  params (NULL
+ * for none) gives shards a parameter each, as "0=Beijing,1=Shanghai": an
+ * index below count, '=', a text without ',' or '='; a shard without one
+ * has none (chime_ctx_get_shard_param).
+ * Returns: 0; CHIME_EINVAL (NULL job, count below CHIME_SHARDS_BROADCAST
+ * or over CHIME_MAX_SHARDS, params malformed, given with count 0, or
+ * longer than CHIME_MAX_DESCRIPTION_LEN); CHIME_ENOMEM.  The job is
+ * unchanged on error.
+ * Ownership: params is copied.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_shards(chime_job *job, int count,
+                                      const char *params);
+
+/*
+ * chime_job_get_shard_count, chime_job_get_shard_params: the sharding as
+ * chime_job_set_shards left it.
+ * Returns: the count (0: not sharded; CHIME_SHARDS_BROADCAST) and the
+ * parameter list (NULL when none); 0 and NULL for a NULL job.
+ * Ownership: the string is borrowed until the job changes or is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_get_shard_count(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_shard_params(const chime_job *job);
+
+/*
+ * chime_job_add_required_tag: only nodes that declared tag
+ * (chime_config_add_tag) claim the job's fires and shards (Quartz.NET's
+ * node affinity).  A tag is 1 to CHIME_MAX_TAG_LEN characters of
+ * [A-Za-z0-9_.:-]; a job requires at most CHIME_MAX_TAGS; adding a tag
+ * twice is a no-op.  With no live node having them, its fires wait
+ * (`chimectl explain` says so).
+ * Returns: 0; CHIME_EINVAL (NULL job, a bad tag); CHIME_ELIMIT (too many
+ * tags); CHIME_ENOMEM.
+ * Ownership: tag is copied.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_add_required_tag(chime_job *job, const char *tag);
+
+/*
+ * chime_job_get_required_tags: the job's required tags, sorted and
+ * comma-separated ("gpu,ssd").
+ * Returns: the list; NULL when there are none or for a NULL job.
+ * Ownership: borrowed until the job changes or is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const char *chime_job_get_required_tags(const chime_job *job);
+
 /* --------------------------------------------------------------- triggers */
 
 /*
@@ -1338,6 +1401,20 @@ CHIME_EXTERN int chime_config_set_misfire_threshold_ms(chime_config *config,
  */
 CHIME_EXTERN int chime_config_set_checkin_interval_ms(chime_config *config,
                                                       int64_t ms);
+
+/*
+ * chime_config_add_tag: a tag this node declares (for instance "gpu" or
+ * "zone:eu"): it claims the fires and shards of jobs that require it
+ * (chime_job_add_required_tag), and the others' whose tags it all has.  A
+ * tag is 1 to CHIME_MAX_TAG_LEN characters of [A-Za-z0-9_.:-]; at most
+ * CHIME_MAX_TAGS per node; adding one twice is a no-op.  A clustered store
+ * records a node's tags with its check-in (chimectl nodes, explain).
+ * Returns: 0; CHIME_EINVAL (NULL config, a bad tag); CHIME_ELIMIT (too
+ * many tags); CHIME_ENOMEM.
+ * Ownership: tag is copied.
+ * Thread: any, one thread per config object.
+ */
+CHIME_EXTERN int chime_config_add_tag(chime_config *config, const char *tag);
 
 /*
  * chime_config_set_cancel_grace_ms: how long a run told to stop (an
@@ -2235,7 +2312,8 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(NODE_FENCED, 18, "the loop thread of the node that fenced itself")        \
   XX(STORE_OUTAGE_BEGAN, 19, "the thread whose store call found it down")      \
   XX(STORE_OUTAGE_ENDED, 20, "the loop thread, at the first good check-in")    \
-  XX(COMPLETION_REFUSED, 21, "the thread whose completion was refused")
+  XX(COMPLETION_REFUSED, 21, "the thread whose completion was refused")        \
+  XX(SHARDED_FIRE_DONE, 22, "the thread that completed its last shard")
 
 /* What a listener hears about: one bit per kind. */
 typedef enum chime_event_kind {
@@ -2445,6 +2523,70 @@ CHIME_EXTERN int64_t chime_ctx_get_next_fire_ms(const chime_ctx *ctx);
  * Thread: the worker running the job, or the listener's.
  */
 CHIME_EXTERN int64_t chime_ctx_get_fire_id(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_shard: which shard of a sharded fire this run is
+ * (chime_job_set_shards): *ret_index (may be NULL) in [0, total) and
+ * *ret_total (may be NULL); 0 and 1 for a run that is not a shard.
+ * Returns: 1 for a shard; 0 otherwise; CHIME_EINVAL for NULL ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int chime_ctx_get_shard(const chime_ctx *ctx, int *ret_index,
+                                     int *ret_total);
+
+/*
+ * chime_ctx_get_shard_param: this shard's parameter ("Beijing" for shard 0
+ * of a job sharded with "0=Beijing,1=Shanghai").
+ * Returns: the text; NULL when the shard has none, or the run is no shard.
+ * Ownership: borrowed for the run.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN const char *chime_ctx_get_shard_param(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_get_shard_fire_id: the id of the sharded fire this shard is
+ * part of, the same for all its shards (chime_ctx_get_fire_id is the
+ * shard's own, which fences it); for a run that is not a shard, its own
+ * fire id.  All shards also share chime_ctx_get_scheduled_ms.
+ * Returns: the id; 0 for NULL ctx.
+ * Ownership: none.
+ * Thread: the worker running the job, or the listener's.
+ */
+CHIME_EXTERN int64_t chime_ctx_get_shard_fire_id(const chime_ctx *ctx);
+
+/*
+ * chime_ctx_checkpoint: records durably how far this run (or shard) got
+ * (len bytes, at most CHIME_MAX_DATA_LEN; the last call wins).  When the
+ * run's node dies and a survivor runs it again, that run starts with the
+ * last checkpoint (chime_ctx_checkpoint_get), so a batch resumes instead of
+ * restarting.  Fenced: once another node took the fire over, nothing is
+ * written.  A checkpoint ends with its run (it is deleted when the run
+ * completes, whatever its outcome; a retry starts afresh).  Writes to the
+ * store: call it every few thousand rows, not every row.
+ * Returns: 0; CHIME_EINVAL (NULL ctx, a listener's ctx, NULL data with
+ * len > 0); CHIME_ELIMIT (len over CHIME_MAX_DATA_LEN); CHIME_ENOTOWNER
+ * (the fire is no longer this node's: stop); the store's errors
+ * (CHIME_ECONNECT, ...).
+ * Ownership: data is copied.
+ * Thread: the worker running the job.
+ */
+CHIME_EXTERN int chime_ctx_checkpoint(chime_ctx *ctx, const void *data,
+                                      size_t len);
+
+/*
+ * chime_ctx_checkpoint_get: the last checkpoint of this run: what
+ * chime_ctx_checkpoint last wrote in this run or, for a run recovered after
+ * its node died, in the run it continues.
+ * Returns: 1 with *ret_data and *ret_len set; 0 when there is none
+ * (*ret_data NULL, *ret_len 0); CHIME_EINVAL (NULL argument, a listener's
+ * ctx); the store's errors.
+ * Ownership: *ret_data is borrowed for the run (until the next
+ * chime_ctx_checkpoint).
+ * Thread: the worker running the job.
+ */
+CHIME_EXTERN int chime_ctx_checkpoint_get(chime_ctx *ctx, const void **ret_data,
+                                          size_t *ret_len);
 
 /*
  * chime_ctx_is_recovering: whether this run re-runs a fire whose node died.

@@ -66,6 +66,25 @@ typedef struct chime_recovery {
 } chime_recovery;
 typedef void (*chime_recovery_fn)(void *user_data, const chime_recovery *rec);
 
+/* A sharded fire whose last shard completed (its history row written),
+ * told after the completion committed.  Strings borrowed for the call.
+ * error: 0, or CHIME_EJOBFAILED when a shard failed (message says which).
+ * Thread: the completion's. */
+typedef struct chime_shards_done {
+  int64_t fire_id;
+  int64_t scheduled_ms;
+  const char *trigger_group;
+  const char *trigger_name;
+  const char *job_group;
+  const char *job_name;
+  int total;
+  int failed;
+  int error;
+  const char *message;
+} chime_shards_done;
+typedef void (*chime_shards_done_fn)(void *user_data,
+                                     const chime_shards_done *done);
+
 /* What a store is opened with. */
 typedef struct chime_store_options {
   const char *scheduler_name;   /* cluster name */
@@ -79,6 +98,9 @@ typedef struct chime_store_options {
   int64_t test_clock_offset_ms;  /* tests only: skews this node's clock */
   chime_recovery_fn on_recovery; /* may be NULL (clustered stores) */
   void *recovery_user_data;
+  const char *tags;                    /* this node's: "a,b" sorted, or NULL */
+  chime_shards_done_fn on_shards_done; /* may be NULL */
+  void *shards_user_data;
 } chime_store_options;
 
 /* The states of a claimed fire. */
@@ -151,6 +173,7 @@ typedef struct chime_run_result {
   bool set_data; /* the run set new job data */
   const void *data;
   size_t data_len;
+  bool checkpointed; /* the run wrote or read a checkpoint: delete it */
 } chime_run_result;
 
 /* One acquisition of a named lease, in the store's clock. */
@@ -340,7 +363,72 @@ struct chime_store_ops {
   int (*interrupt)(chime_store *store, const char *group, const char *name,
                    int64_t fire_id, size_t *ret_count);
   int (*interrupted)(chime_store *store, int64_t **ret_ids, size_t *ret_count);
+
+  /* Sharded fires (docs/batch.md).  shard_split turns fire, an EXECUTING
+   * fire of this node whose job is sharded (fire->job->shard_count != 0)
+   * and which is no shard itself, into its shards: one shard trigger per
+   * shard (chime__trigger_shard_new), due now, and the fire stays until
+   * its last shard completed; then the store records the fire as a whole
+   * in history and calls options.on_shards_done.  The count is the job's,
+   * or for CHIME_SHARDS_BROADCAST the live nodes whose tags cover the
+   * job's (at least 1: this one).  *ret_total (may be NULL) is the count.
+   * CHIME_ENOTOWNER: the fire is not this node's any more.
+   * Completion of a shard: a shard fire (trigger->shard_parent > 0) is
+   * complete()d like any fire; when it succeeded, failed for good or was
+   * cancelled (not when a retry was stored) its sharded fire has one
+   * shard fewer to wait for.  A shard never blocks its job (the sharded
+   * fire does, for a FORBID job) and is always recovered.
+   * Acquire claims only triggers whose job's required tags options.tags
+   * cover, and spreads shards: see each store. */
+  int (*shard_split)(chime_store *store, const chime_fire *fire,
+                     int *ret_total);
+  /* Checkpoints (chime_ctx_checkpoint).  A run's checkpoint is keyed by
+   * its run id, chime__fire_run_id.  checkpoint_set replaces it, only
+   * while fire is EXECUTING on this node (CHIME_ENOTOWNER otherwise,
+   * nothing written).  checkpoint_get: *ret_data malloc'd, the caller's;
+   * CHIME_ENOTFOUND when there is none.  complete() deletes the
+   * checkpoint when outcome->checkpointed or fire->recovering. */
+  int (*checkpoint_set)(chime_store *store, const chime_fire *fire,
+                        const void *data, size_t len);
+  int (*checkpoint_get)(chime_store *store, const chime_fire *fire,
+                        void **ret_data, size_t *ret_len);
 };
+
+/* chime__fire_run_id: the key of a fire's checkpoint: the first fire of
+ * the run it continues (a recovered run's origin), else its own id. */
+static inline int64_t chime__fire_run_id(const chime_fire *fire) {
+  return fire->trigger && fire->trigger->origin_fire_id > 0
+             ? fire->trigger->origin_fire_id
+             : fire->fire_id;
+}
+
+/* chime__fire_splits: whether running fire means splitting it into
+ * shards (its job is sharded and it is no shard itself). */
+static inline bool chime__fire_splits(const chime_fire *fire) {
+  return fire->job && fire->job->shard_count != 0 && fire->trigger &&
+         fire->trigger->shard_parent == 0;
+}
+
+/* chime__shard_triggers: the total shard triggers of sharded fire fire,
+ * prepared and due at now_ms, in *ret (an array of total).
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.  Ownership: the caller's, freed
+ * with chime__shard_triggers_free (which takes NULL entries). */
+int chime__shard_triggers(const chime_fire *fire, int total, int64_t now_ms,
+                          chime_trigger ***ret);
+void chime__shard_triggers_free(chime_trigger **ts, int n);
+
+/* chime__shard_job: what a shard's fire makes of its job's copy: it
+ * blocks nothing (its sharded fire does) and is always recovered. */
+static inline void chime__shard_job(chime_job *job) {
+  job->concurrency = CHIME_CONCURRENCY_ALLOW;
+  job->requests_recovery = true;
+}
+
+/* chime__shards_message: the message of a sharded fire of total shards of
+ * which failed failed, their indexes in the comma-separated list indexes
+ * (NULL: not kept), into buf. */
+void chime__shards_message(char *buf, size_t len, int total, int failed,
+                           const char *indexes);
 
 /* Whether complete() may take outcome (NULL is fine): its new job data,
  * when set, is within CHIME_MAX_DATA_LEN and present. */

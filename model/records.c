@@ -203,6 +203,8 @@ void chime_job_free(chime_job *job) {
   free(job->type);
   free(job->description);
   free(job->data);
+  free(job->shard_params);
+  free(job->required_tags);
   free(job);
 }
 
@@ -220,6 +222,8 @@ chime_job *chime__job_copy(const chime_job *job) {
   c->type = chime__dup_text(job->type, &ok);
   c->description = chime__dup_text(job->description, &ok);
   c->data = chime__dup_bytes(job->data, job->data_len, &ok);
+  c->shard_params = chime__dup_text(job->shard_params, &ok);
+  c->required_tags = chime__dup_text(job->required_tags, &ok);
   if (!ok) {
     chime_job_free(c);
     return NULL;

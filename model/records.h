@@ -42,6 +42,12 @@ struct chime_job {
   int64_t retry_max_delay_ms;
   int64_t retry_jitter_ms;
   bool retry_timed_out; /* a TIMED_OUT run is retried (default true) */
+  /* Sharding (chime_job_set_shards): 0 for none, CHIME_SHARDS_BROADCAST,
+   * or the shard count; shard_params "0=a,1=b" or NULL.  required_tags
+   * (chime_job_add_required_tag): sorted, comma-separated, or NULL. */
+  int32_t shard_count;
+  char *shard_params;
+  char *required_tags;
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -82,6 +88,16 @@ struct chime_trigger {
    * the failed run's original scheduled time; 0 for any other trigger. */
   int64_t retry_attempt;
   int64_t retry_scheduled_ms;
+  /* A shard's trigger (chime__trigger_shard_new): the sharded fire it
+   * belongs to (0 for any other trigger), its index, the count and its
+   * parameter (NULL: none).  origin_fire_id: the first fire of the run a
+   * recovered run continues (its checkpoint's key), 0 when it is the
+   * fire's own. */
+  int64_t shard_parent;
+  int32_t shard_index;
+  int32_t shard_total;
+  char *shard_param;
+  int64_t origin_fire_id;
 };
 
 /*
@@ -154,6 +170,35 @@ int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
 static inline int chime__run_attempt(const chime_trigger *t) {
   return t && t->retry_attempt > 1 ? (int)t->retry_attempt : 1;
 }
+
+/* The group of the one-shot triggers of the shards of sharded fires. */
+#define CHIME__SHARD_GROUP "CHIME_SHARD"
+
+/*
+ * chime__trigger_shard_new: shard index of total of the sharded fire
+ * fire_id of trigger t (scheduled at scheduled_ms): in group
+ * CHIME__SHARD_GROUP, named "<fire id>.<index>", due at at_ms with misfire
+ * IGNORE (a shard is never skipped), carrying t's data, priority and
+ * timeout, and the parameter param (NULL: none).
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.  Ownership: *ret is the caller's.
+ */
+int chime__trigger_shard_new(const chime_trigger *t, int64_t fire_id,
+                             int64_t scheduled_ms, int index, int total,
+                             const char *param, int64_t at_ms,
+                             chime_trigger **ret);
+
+/* chime__shard_param: the parameter of shard index in params ("0=a,1=b",
+ * may be NULL), copied into buf (len bytes); false when it has none. */
+bool chime__shard_param(const char *params, int index, char *buf, size_t len);
+
+/* chime__tags_cover: whether every tag of required (a sorted,
+ * comma-separated list, NULL or "" for none) is in have (the same form). */
+bool chime__tags_cover(const char *have, const char *required);
+
+/* chime__tags_add: adds tag (checked: 1 to CHIME_MAX_TAG_LEN of
+ * [A-Za-z0-9_.:-]) to the sorted list *list, at most CHIME_MAX_TAGS.
+ * Returns: 0; CHIME_EINVAL; CHIME_ELIMIT; CHIME_ENOMEM. */
+int chime__tags_add(char **list, const char *tag);
 
 /* chime__job_check: a job definition as the stores accept it (key, type,
  * concurrency, data size, run policies).  Returns: 0; CHIME_EINVAL;

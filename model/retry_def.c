@@ -129,6 +129,15 @@ int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
   rt->starting_deadline_ms = t->starting_deadline_ms;
   rt->retry_attempt = attempt + 1;
   rt->retry_scheduled_ms = scheduled_ms;
+  /* A shard's retry is the same shard again (retries apply per shard). */
+  rt->shard_parent = t->shard_parent;
+  rt->shard_index = t->shard_index;
+  rt->shard_total = t->shard_total;
+  if (t->shard_param && (r = chime__set_text(&rt->shard_param, t->shard_param,
+                                             CHIME_MAX_DESCRIPTION_LEN)) < 0) {
+    chime_trigger_free(rt);
+    return r;
+  }
   *ret = rt;
   return 0;
 }

@@ -249,6 +249,7 @@ void chime_trigger_free(chime_trigger *t) {
   free(t->data);
   free(t->zone_name);
   free(t->cron_text);
+  free(t->shard_param);
   chime_cron_free(t->cron);
   chime_rrule_free(t->rrule);
   free(t);
@@ -287,6 +288,7 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
   c->description = chime__dup_text(t->description, &ok);
   c->calendar_name = chime__dup_text(t->calendar_name, &ok);
   c->data = chime__dup_bytes(t->data, t->data_len, &ok);
+  c->shard_param = chime__dup_text(t->shard_param, &ok);
   c->zone_name = chime__dup_text(t->zone_name, &ok);
   c->cron_text = chime__dup_text(t->cron_text, &ok);
   c->cron = cron_copy(t->cron, &ok);

@@ -141,19 +141,26 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   if (bad)
     return bad;
   const char *w = "sched_name = '" SCHED "'";
+  /* Named, so that columns later migrations add keep their defaults. */
+#define NODE_COLS                                                              \
+  "(sched_name, instance_id, host, pid, started_ms, last_checkin_ms, "         \
+  "checkin_interval_ms, version)"
   /* A live node running etl.load (FORBID): etl.cal is blocked. */
   bad |= sql(db,
-             "INSERT INTO %snodes VALUES ('" SCHED "', 'live-node', 'hostA', "
+             "INSERT INTO %snodes " NODE_COLS " VALUES ('" SCHED
+             "', 'live-node', 'hostA', "
              "4242, %" PRId64 ", %" PRId64 ", 3600000, '0.1.0')",
              p, now - 60000, now);
   bad |= sql(db,
-             "INSERT INTO %snodes VALUES ('" SCHED "', 'dead-node', 'hostB', "
+             "INSERT INTO %snodes " NODE_COLS " VALUES ('" SCHED
+             "', 'dead-node', 'hostB', "
              "77, %" PRId64 ", %" PRId64 ", 7500, '0.1.0')",
              p, now - 7200000, now - 3600000);
   /* Dead by the store's lease rule (2 check-in intervals, no grace), which
    * chimectl follows: a rule with a grace would call it live. */
   bad |= sql(db,
-             "INSERT INTO %snodes VALUES ('" SCHED "', 'late-node', 'hostC', "
+             "INSERT INTO %snodes " NODE_COLS " VALUES ('" SCHED
+             "', 'late-node', 'hostC', "
              "78, %" PRId64 ", %" PRId64 ", 10000, '0.1.0')",
              p, now - 7200000, now - 25000);
   bad |= sql(db,

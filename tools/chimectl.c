@@ -50,6 +50,8 @@ static void usage(FILE *out) {
       "fires of a past range again (one per MS)\n"
       "  backfill G.N --cancel         remove its backfill fires not run yet\n"
       "  running                       the fires claimed or running now\n"
+      "  shards FIRE_ID                a sharded fire's shards: node, "
+      "progress, outcome\n"
       "  events                        node starts and the fires their deaths "
       "ended\n\n"
       "Options:\n",
@@ -118,6 +120,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_lease(c);
   if (strcmp(cmd, "running") == 0)
     return ctl_cmd_running(c);
+  if (strcmp(cmd, "shards") == 0)
+    return ctl_cmd_shards(c);
   if (strcmp(cmd, "events") == 0)
     return ctl_cmd_events(c);
   if (strcmp(cmd, "backfill") == 0)

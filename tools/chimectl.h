@@ -6,7 +6,8 @@
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
- * chimectl_metrics.c, chimectl_show.c and chimectl_watch.c hold the command
+ * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
+ * chimectl_shards.c hold the command
  * groups.  Everything it knows of the store comes from the store's admin
  * interface (jobstore/mysql/admin.h): the same rules, the same URL parser,
  * the same lease rule.
@@ -168,6 +169,14 @@ int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
 int ctl_history_table(ctl *c, ctl_table *t);
 /* The fires claimed or running now (chimectl_running.c). */
 int ctl_running_table(ctl *c, ctl_table *t);
+/* Runs sql (args of n) and copies its rows, every cell as text, into t
+ * (initialised with heads and numeric columns).  Returns: 0 or an exit
+ * code (t freed then). */
+int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
+                   ctl_table *t);
+/* The shards of sharded fire fire_id (chimectl_shards.c). */
+int ctl_shards_table(ctl *c, const char *fire_id, ctl_table *t);
+int ctl_cmd_shards(ctl *c);
 /* Per minute of the last hour: fires, failures, mean and worst lateness. */
 int ctl_activity_table(ctl *c, ctl_table *t);
 /* Node events, newest first: joins (a nodes row's start) and deaths (the

@@ -177,9 +177,42 @@ static int why_state(explain *e, const chime__mysql_admin_trigger *t,
   return 0;
 }
 
+/* The first tag the trigger's job requires that no live node has, in
+ * buf (empty when every tag has a node).  Returns: 0 or an exit code. */
+static int missing_tag(explain *e, const chime__mysql_admin_trigger *t,
+                       char *buf, size_t len) {
+  chime__mysql_rows rows = {0};
+  const char *key[] = {e->c->sched, t->group, t->name};
+  buf[0] = '\0';
+  int r = ctl_query(e->c,
+                    "SELECT job_tags FROM {P}triggers WHERE sched_name = ? "
+                    "AND trigger_group = ? AND trigger_name = ?",
+                    key, 3, &rows);
+  char tags[1200] = "";
+  if (r == 0 && rows.nrows > 0)
+    snprintf(tags, sizeof tags, "%s", chime__mysql_rows_text(&rows, 0, 0));
+  chime__mysql_rows_free(&rows);
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT COUNT(*) FROM {P}nodes n WHERE n.sched_name = ? AND %s "
+           "AND LOCATE(CONCAT(',', ?, ','), CONCAT(',', n.tags, ',')) > 0",
+           chime__mysql_admin_node_live_sql());
+  for (char *p = tags, *next; r == 0 && *p && !buf[0]; p = next) {
+    next = p + strcspn(p, ",");
+    if (*next)
+      *next++ = '\0';
+    const char *args[] = {e->c->sched, p};
+    if ((r = ctl_query(e->c, sql, args, 2, &rows)) == 0 && rows.nrows > 0 &&
+        chime__mysql_rows_int64(&rows, 0, 0) == 0)
+      snprintf(buf, len, "%s", p);
+    chime__mysql_rows_free(&rows);
+  }
+  return r;
+}
+
 static int analyse(explain *e, const chime__mysql_admin_trigger *t,
                    int64_t now) {
-  char when[48], late[32];
+  char when[48], late[32], tag[CHIME_MAX_TAG_LEN + 1];
   int64_t next = t->next_fire_ms;
   ctl_format_time(next, e->c->zone, when, sizeof when);
   bool done;
@@ -200,6 +233,13 @@ static int analyse(explain *e, const chime__mysql_admin_trigger *t,
         "misfired: due at %s, %s late; waiting for a node's "
         "misfire scan (policy %s)",
         when, late, ctl_misfire_name(t->misfire));
+  } else if (next <= now && (code = missing_tag(e, t, tag, sizeof tag))) {
+    return code;
+  } else if (next <= now && tag[0]) {
+    ctl_format_age(now - next, late, sizeof late);
+    say(e, "no_tag",
+        "due at %s (%s ago): no live node with tag %s (its job requires it)",
+        when, late, tag);
   } else if (next <= now) {
     ctl_format_age(now - next, late, sizeof late);
     say(e, "overdue",

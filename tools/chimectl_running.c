@@ -12,10 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs sql (args of n) and copies its rows, every cell as text, into t
- * (initialised with heads and num).  Returns: 0 or an exit code. */
-static int rows_table(ctl *c, const char *sql, const char *const *args,
-                      size_t n, ctl_table *t) {
+int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
+                   ctl_table *t) {
   chime__mysql_rows rows = {0};
   int r = ctl_query(c, sql, args, n, &rows);
   const char *cells[16];
@@ -53,7 +51,7 @@ int ctl_running_table(ctl *c, ctl_table *t) {
            "FROM {P}fired f WHERE f.sched_name = ? ORDER BY f.fire_id",
            chime__mysql_admin_node_live_sql());
   const char *args[] = {c->sched};
-  if ((r = rows_table(c, sql, args, 1, t)))
+  if ((r = ctl_rows_table(c, sql, args, 1, t)))
     return r;
   /* "since": the claim's time for people, in the chosen zone. */
   for (size_t i = 0; i < t->nrows; i++) {
@@ -79,7 +77,7 @@ int ctl_activity_table(ctl *c, ctl_table *t) {
   ctl_table_init(t, heads, num, 5);
   /* One row per minute that had fires; lateness is start - schedule. */
   const char *args[] = {c->sched};
-  return rows_table(
+  return ctl_rows_table(
       c,
       "SELECT FLOOR(started_ms / 60000) * 60000 AS m, COUNT(*), "
       "SUM(outcome NOT IN ('OK', 'REQUEUED')), "
@@ -99,7 +97,7 @@ int ctl_events_table(ctl *c, ctl_table *t) {
   const char *args[] = {c->sched, c->node, c->sched, code};
   /* A node's start is its row's; a death shows in the fires its recovery
    * ended (outcome REQUEUED or FAILED, the node lost them); a cancel too. */
-  return rows_table(
+  return ctl_rows_table(
       c,
       "SELECT * FROM (SELECT started_ms AS t, instance_id, 'started', "
       "CONCAT('host ', host, ', pid ', pid, ', version ', version) FROM "

@@ -46,6 +46,8 @@ void chime__mem_fire_record_free(void *fire, void *unused) {
     return;
   free(f->key);
   free(f->job_key);
+  chime__fire_free(f->whole);
+  free(f->failed_list);
   free(f);
 }
 
@@ -58,6 +60,10 @@ static mem_fire *fire_find(mem_store *s, int64_t id) {
   return f;
 }
 
+mem_fire *chime__mem_fire_find(mem_store *s, int64_t id) {
+  return fire_find(s, id);
+}
+
 /* Deletes a fire record that holds no claim. */
 static void fire_delete(mem_store *s, mem_fire *f) {
   MEM_ASSERT_LOCKED(s);
@@ -66,6 +72,10 @@ static void fire_delete(mem_store *s, mem_fire *f) {
   assert(gone == f);
   (void)gone;
   chime__mem_fire_record_free(f, NULL);
+}
+
+void chime__mem_fire_delete(mem_store *s, mem_fire *f) {
+  fire_delete(s, f);
 }
 
 /* Claims mt: a fire record and the engine's chime_fire.  Returns NULL on
@@ -117,7 +127,11 @@ static bool passed_over(const mem_store *s, const mem_trigger *mt,
                         int64_t now_ms) {
   MEM_ASSERT_LOCKED(s);
   const mem_job *mj = mt->job;
-  if (chime__concurrency_exclusive(mj->j->concurrency) &&
+  if (!chime__tags_cover(s->tags, mj->j->required_tags))
+    return true;
+  /* A shard runs beside its siblings: its sharded fire blocks the job. */
+  if (mt->t->shard_parent == 0 &&
+      chime__concurrency_exclusive(mj->j->concurrency) &&
       (mj->nclaims > 0 || mj->nexecuting > 0))
     return true;
   return chime__mem_misfired(s, mt, now_ms);
@@ -184,6 +198,8 @@ static void block_job(mem_store *s, mem_job *mj) {
   MEM_ASSERT_LOCKED(s);
   assert(mj->nexecuting > 0);
   for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+    if (mt->t->shard_parent > 0)
+      continue; /* shards run beside their sharded fire */
     if (mt->t->store_state == CHIME_STATE_WAITING ||
         mt->t->store_state == CHIME_STATE_ACQUIRED)
       (void)chime__mem_set_state(s, mt, CHIME_STATE_BLOCKED);
@@ -242,10 +258,13 @@ static int fire_one(mem_store *s, chime_fire *f) {
   }
   chime_job_free(f->job);
   f->job = job;
+  if (mt->t->shard_parent > 0)
+    chime__shard_job(job);
   chime__mem_drop_claim(mt);
   chime__trigger_triggered(&mt->t->schedule, &mt->t->state);
   rec->phase = CHIME_FIRE_EXECUTING;
-  rec->forbid = chime__concurrency_exclusive(mj->j->concurrency);
+  rec->forbid = chime__concurrency_exclusive(mj->j->concurrency) &&
+                mt->t->shard_parent == 0;
   if (rec->forbid) {
     mj->nexecuting++;
     block_job(s, mj);
@@ -286,32 +305,47 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
   mem_fire *rec = fire_find(s, fire->fire_id);
   mem_job *mj =
       rec ? chime__mem_map_get(&s->jobs, rec->job_key, rec->job_key_len) : NULL;
-  if (!rec || rec->phase != CHIME_FIRE_EXECUTING)
+  if (!rec || rec->phase != CHIME_FIRE_EXECUTING || rec->whole)
     r = CHIME_ENOTOWNER;
   else if (mj && outcome && outcome->set_data && mj->j->persist_data)
     r = chime__set_bytes(&mj->j->data, &mj->j->data_len, outcome->data,
                          outcome->data_len);
+  mem_shards_done done = {0};
   if (r == 0) {
-    /* mj may be a new job under the same key (the old one was removed
-     * while this fire ran): its count does not include this fire. */
-    if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
-      unblock_job(s, mj);
     /* The retry first: it keeps a non-durable job whose last trigger
-     * completed (the job of a one-shot trigger) from being removed. */
+     * completed (the job of a one-shot trigger) from being removed by
+     * chime__mem_fire_end; a FORBID job's retry starts BLOCKED and is
+     * unblocked there with the job's other triggers. */
     chime_trigger *retry = NULL;
     r = chime__retry_for(fire, outcome, s->base.ops->now(&s->base), &retry);
     bool retried = retry != NULL;
     if (retry)
       r = chime__mem_retry_insert(s, retry);
-    mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
-    if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
-      chime__mem_trigger_delete(s, mt, true);
+    chime__mem_fire_end(s, rec);
     if (fire->job && fire->trigger)
       chime__mem_history_record(s, fire, outcome, retried && r == 0);
+    if ((outcome && outcome->checkpointed) || fire->recovering)
+      chime__mem_checkpoint_drop(s, chime__fire_run_id(fire));
     fire_delete(s, rec);
+    if (r == 0 && !retried && fire->trigger && fire->trigger->shard_parent > 0)
+      chime__mem_shard_end(s, fire, outcome, &done);
   }
   chime__mem_unlock(s);
+  chime__mem_shards_tell(s, &done);
   return r;
+}
+
+void chime__mem_fire_end(mem_store *s, mem_fire *rec) {
+  MEM_ASSERT_LOCKED(s);
+  assert(rec->phase == CHIME_FIRE_EXECUTING);
+  mem_job *mj = chime__mem_map_get(&s->jobs, rec->job_key, rec->job_key_len);
+  /* mj may be a new job under the same key (the old one was removed
+   * while this fire ran): its count does not include this fire. */
+  if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
+    unblock_job(s, mj);
+  mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
+  if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
+    chime__mem_trigger_delete(s, mt, true);
 }
 
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
@@ -341,7 +375,7 @@ int chime__mem_still_owned(chime_store *store, int64_t fire_id,
     return CHIME_EINVAL;
   chime__mem_lock(s);
   mem_fire *rec = fire_find(s, fire_id);
-  *ret_owned = rec && rec->phase == CHIME_FIRE_EXECUTING;
+  *ret_owned = rec && rec->phase == CHIME_FIRE_EXECUTING && !rec->whole;
   chime__mem_unlock(s);
   return 0;
 }

@@ -15,6 +15,7 @@
  *   misfires.c   the misfire scan;
  *   leases.c     named leases (store.h's lease_*).
  *   interrupt.c  flagging executing fires to be cancelled.
+ *   shards.c     sharded fires (split, a shard's end) and checkpoints.
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -143,6 +144,12 @@ struct mem_fire {
   size_t job_key_len;
   bool forbid; /* EXECUTING: it blocks its job */
   bool cancel; /* EXECUTING: interrupt() asked its run to stop */
+  /* A sharded fire split into shards (shards.c): a copy of the fire for
+   * its history row, the shards not finished yet, those that failed. */
+  chime_fire *whole;
+  int64_t split_ms;
+  int shards_total, shards_left, shards_failed;
+  char *failed_list; /* "3,7": the failed indexes, as far as they fit */
 };
 
 /* A binary min-heap of WAITING triggers of one job type. */
@@ -172,7 +179,46 @@ typedef struct mem_store {
   chime_history_entry *history; /* history.c: ring of CHIME__MEM_HISTORY_CAP */
   int64_t history_next_id;      /* the last id written */
   mem_map leases;               /* lease name -> mem_lease (leases.c) */
+  char *tags;                   /* this node's tags (options.tags) */
+  mem_map checkpoints;          /* run id -> mem_checkpoint (shards.c) */
+  chime_shards_done_fn on_shards_done;
+  void *shards_user_data;
 } mem_store;
+
+/* ------------------------------------------------------------ shards.c */
+
+/* A sharded fire that finished, to tell on_shards_done after unlocking. */
+typedef struct mem_shards_done {
+  chime_fire *whole; /* owned; NULL: none */
+  chime_shards_done info;
+  char message[160];
+} mem_shards_done;
+
+/* A completion of shard fire (not retried: retried false) under the lock:
+ * its sharded fire has one shard fewer; when that was the last, the
+ * sharded fire is recorded and ended, and *done says so.  Lock held. */
+void chime__mem_shard_end(mem_store *s, const chime_fire *fire,
+                          const chime_run_result *outcome,
+                          mem_shards_done *done);
+/* Tells on_shards_done, then frees done's copy.  Lock not held. */
+void chime__mem_shards_tell(mem_store *s, mem_shards_done *done);
+/* Deletes the checkpoint of run id run_id, if any.  Lock held. */
+void chime__mem_checkpoint_drop(mem_store *s, int64_t run_id);
+/* Frees every checkpoint (the store is being freed).  Lock held. */
+void chime__mem_checkpoints_free(mem_store *s);
+int chime__mem_shard_split(chime_store *store, const chime_fire *fire,
+                           int *ret_total);
+int chime__mem_checkpoint_set(chime_store *store, const chime_fire *fire,
+                              const void *data, size_t len);
+int chime__mem_checkpoint_get(chime_store *store, const chime_fire *fire,
+                              void **ret_data, size_t *ret_len);
+/* Ends an EXECUTING fire record: unblocks its FORBID job, deletes its
+ * trigger when COMPLETE (fire.c).  Lock held. */
+void chime__mem_fire_end(mem_store *s, mem_fire *rec);
+/* The fire record of id, or NULL (fire.c).  Lock held. */
+mem_fire *chime__mem_fire_find(mem_store *s, int64_t id);
+/* Deletes a fire record that holds no claim (fire.c).  Lock held. */
+void chime__mem_fire_delete(mem_store *s, mem_fire *f);
 
 /* ----------------------------------------------------------- history.c */
 

@@ -46,8 +46,9 @@ static void resume_one(mem_store *s, mem_trigger *mt) {
   if (st != CHIME_STATE_PAUSED && st != CHIME_STATE_PAUSED_BLOCKED)
     return;
   (void)chime__mem_set_state(s, mt,
-                             mt->job->nexecuting > 0 ? CHIME_STATE_BLOCKED
-                                                     : CHIME_STATE_WAITING);
+                             mt->job->nexecuting > 0 && mt->t->shard_parent == 0
+                                 ? CHIME_STATE_BLOCKED
+                                 : CHIME_STATE_WAITING);
 }
 
 /* Applies fn to every trigger whose group matches (all when match is

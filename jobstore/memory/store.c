@@ -78,9 +78,11 @@ static void mem_free(chime_store *store) {
   chime__mem_paused_free(s);
   chime__mem_leases_free(s);
   chime__mem_history_free(s);
+  chime__mem_checkpoints_free(s);
   chime__mem_unlock(s);
   pthread_mutex_destroy(&s->lock);
   free(s->node);
+  free(s->tags);
   free(s);
 }
 
@@ -165,6 +167,9 @@ static const chime_store_ops memory_ops = {
     .history_list = chime__mem_history_list,
     .interrupt = chime__mem_interrupt,
     .interrupted = chime__mem_interrupted,
+    .shard_split = chime__mem_shard_split,
+    .checkpoint_set = chime__mem_checkpoint_set,
+    .checkpoint_get = chime__mem_checkpoint_get,
 };
 
 int chime__memory_store_open(const chime_store_options *options,
@@ -184,10 +189,13 @@ int chime__memory_store_open(const chime_store_options *options,
     s->clock_offset_ms = options->test_clock_offset_ms;
     if (options->misfire_threshold_ms > 0)
       s->misfire_threshold_ms = options->misfire_threshold_ms;
-    if (options->instance_id && !(s->node = strdup(options->instance_id))) {
+    if ((options->instance_id && !(s->node = strdup(options->instance_id))) ||
+        (options->tags && !(s->tags = strdup(options->tags)))) {
       mem_free(&s->base);
       return CHIME_ENOMEM;
     }
+    s->on_shards_done = options->on_shards_done;
+    s->shards_user_data = options->shards_user_data;
   }
   *ret_store = &s->base;
   return 0;

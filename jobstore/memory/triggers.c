@@ -178,7 +178,8 @@ static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
   mj->triggers = mt;
   mj->ntriggers++;
   bool paused = mj->paused || chime__mem_group_paused(s, t->group);
-  bool blocked = mj->nexecuting > 0;
+  /* A shard's trigger is never blocked: its sharded fire blocks the job. */
+  bool blocked = mj->nexecuting > 0 && t->shard_parent == 0;
   chime_store_state state =
       paused ? (blocked ? CHIME_STATE_PAUSED_BLOCKED : CHIME_STATE_PAUSED)
              : (blocked ? CHIME_STATE_BLOCKED : CHIME_STATE_WAITING);

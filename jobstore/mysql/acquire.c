@@ -19,6 +19,7 @@
 
 #include "jobstore/mysql/batch.h"
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
@@ -36,6 +37,13 @@ typedef struct acq_job {
   bool skip;    /* a FORBID job with fires elsewhere */
 } acq_job;
 
+/* The sharded fires whose shards this batch claims, with how many more
+ * this node may take (chime__mysql_shard_room). */
+typedef struct acq_parent {
+  int64_t fire_id;
+  int room;
+} acq_parent;
+
 typedef struct acq_op {
   int64_t now, nlt;
   size_t max;
@@ -45,6 +53,8 @@ typedef struct acq_op {
   size_t n;
   acq_job *jobs;
   size_t njobs, jobs_cap;
+  acq_parent *parents; /* one per row at most, like jobs */
+  size_t nparents;
   /* The claims of an attempt that failed: a lost connection may have lost
    * the reply to a COMMIT that happened.  A retry of acquire releases
    * them; a retry of acquire_due finds them fired and hands them out. */
@@ -71,6 +81,7 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
   chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
   chime__mysql_sqlbuf_sql(&b, " OR misfire = 1)");
   chime__mysql_sqlbuf_types(&b, op->types);
+  chime__mysql_sqlbuf_tags(&b, tx->s->tags);
   chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
                               "trigger_group, trigger_name LIMIT ");
   chime__mysql_sqlbuf_int(&b, (int64_t)op->max);
@@ -106,6 +117,7 @@ static void acq_reset(void *arg) {
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   op->njobs = 0;
+  op->nparents = 0;
 }
 
 /* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
@@ -245,15 +257,57 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
   return 0;
 }
 
+/* A shard waiting this long is claimed past the fair share: its share's
+ * node did not come for it (busy, slow, dead, or not polling).  Longer
+ * than a node's lease, so that a loaded node keeps its share. */
+static int64_t steal_after_ms(const chime__mysql_tx *tx) {
+  return 3 * tx->s->checkin_interval_ms;
+}
+
+/* Whether this node takes shard trigger t (of job j) now: its sharded
+ * fire's fair share has room (shards.c), or it waited long enough. */
+static int shard_wanted(chime__mysql_tx *tx, acq_op *op, const chime_job *j,
+                        const chime_trigger *t, bool *ret) {
+  if (op->now - t->state.next_fire_ms > steal_after_ms(tx)) {
+    *ret = true;
+    return 0;
+  }
+  acq_parent *p = NULL;
+  for (size_t k = 0; k < op->nparents && !p; k++)
+    if (op->parents[k].fire_id == t->shard_parent)
+      p = &op->parents[k];
+  if (!p) {
+    assert(op->nparents < op->jobs_cap);
+    p = &op->parents[op->nparents];
+    p->fire_id = t->shard_parent;
+    int r = chime__mysql_shard_room(tx, j, t->shard_parent, &p->room);
+    if (r < 0)
+      return r;
+    op->nparents++;
+  }
+  *ret = p->room > 0;
+  if (*ret)
+    p->room--;
+  return 0;
+}
+
 /* Claims the trigger of row i.  *ret_fire is NULL when it is passed over. */
 static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
                  size_t i, chime_fire **ret_fire) {
   chime_trigger *t;
   acq_job *aj = NULL;
+  bool wanted = true;
   *ret_fire = NULL;
   int r = chime__mysql_trigger_from_row(rows, i, &t);
-  if (r == 0 && (r = acq_job_for(tx, op, t, &aj)) == 0 &&
-      (aj->skip || aj->claimed)) {
+  if (r == 0)
+    r = acq_job_for(tx, op, t, &aj);
+  /* A shard runs beside its siblings (its sharded fire blocks a FORBID
+   * job), but each node takes its share. */
+  if (r == 0 && t->shard_parent > 0)
+    r = shard_wanted(tx, op, aj->job, t, &wanted);
+  else if (r == 0)
+    wanted = !aj->skip && !aj->claimed;
+  if (r == 0 && !wanted) {
     chime_trigger_free(t);
     return 0;
   }
@@ -285,7 +339,11 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
   f->trigger = t;
   f->phase = CHIME_FIRE_ACQUIRED;
   f->recovering = recovering;
-  aj->claimed = chime__concurrency_exclusive(j->concurrency);
+  if (t->shard_parent > 0) {
+    chime__shard_job(f->job);
+  } else {
+    aj->claimed = chime__concurrency_exclusive(j->concurrency);
+  }
   *ret_fire = f;
   return 0;
 }
@@ -375,12 +433,15 @@ static int acquire_fn(chime__mysql_tx *tx, void *arg) {
   assert(op->n == 0 && op->njobs == 0);
   if (r == 0 && rows.nrows > 0) {
     acq_job *jobs = realloc(op->jobs, rows.nrows * sizeof *jobs);
-    if (jobs) {
+    acq_parent *ps = realloc(op->parents, rows.nrows * sizeof *ps);
+    if (jobs)
       op->jobs = jobs;
+    if (ps)
+      op->parents = ps;
+    if (jobs && ps)
       op->jobs_cap = rows.nrows;
-    }
     op->out = calloc(rows.nrows, sizeof *op->out);
-    if (!op->out || !jobs)
+    if (!op->out || !jobs || !ps)
       r = CHIME_ENOMEM;
   }
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
@@ -411,6 +472,7 @@ static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   free(op->jobs);
+  free(op->parents);
   free_fires(op->prev, op->nprev);
   if (r < 0) {
     free_fires(op->out, op->n);

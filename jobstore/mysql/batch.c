@@ -40,8 +40,8 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
   chime__mysql_sqlbuf_sql(b, executing ? ",'EXECUTING'" : ",'ACQUIRED'");
   int64_t flags[] = {chime__concurrency_exclusive(f->job->concurrency),
                      f->job->requests_recovery, f->recovering,
-                     t->schedule.priority};
-  for (size_t k = 0; k < 4; k++) {
+                     t->schedule.priority, t->shard_parent};
+  for (size_t k = 0; k < 5; k++) {
     chime__mysql_sqlbuf_sql(b, ",");
     chime__mysql_sqlbuf_int(b, flags[k]);
   }
@@ -105,7 +105,7 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
       &b, "INSERT INTO {P}fired (sched_name, trigger_group, "
           "trigger_name, job_group, job_name, scheduled_ms, "
           "acquired_ms, node, state, forbid, requests_recovery, "
-          "recovering, priority) VALUES ");
+          "recovering, priority, shard_parent) VALUES ");
   for (size_t i = 0; i < n; i++) {
     if (i)
       chime__mysql_sqlbuf_sql(&b, ",");

@@ -119,6 +119,7 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->data = cell_bytes(r, i, CHIME__TRIG_COL_DATA, &t->data_len, &ok);
   t->zone_name = TEXT(ZONE_NAME);
   t->cron_text = TEXT(CRON_TEXT);
+  t->shard_param = TEXT(SHARD_PARAM);
   if (!ok) {
     chime_trigger_free(t);
     return CHIME_ENOMEM;
@@ -136,6 +137,10 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   t->retry_attempt = COL(RETRY_ATTEMPT);
   t->retry_scheduled_ms = COL(RETRY_SCHEDULED_MS);
+  t->shard_parent = COL(SHARD_PARENT);
+  t->shard_index = (int32_t)COL(SHARD_INDEX);
+  t->shard_total = (int32_t)COL(SHARD_TOTAL);
+  t->origin_fire_id = COL(ORIGIN_FIRE_ID);
   s->jitter_ms = COL(JITTER_MS);
   s->jitter_offset_ms = chime_jitter_offset_ms(t->group, t->name, s->jitter_ms);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
@@ -184,6 +189,13 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
   j->retry_max_delay_ms = COL(RETRY_MAX_DELAY_MS);
   j->retry_jitter_ms = COL(RETRY_JITTER_MS);
+  j->shard_count = (int32_t)COL(SHARD_COUNT);
+  j->shard_params = TEXT(SHARD_PARAMS);
+  j->required_tags = TEXT(REQUIRED_TAGS);
+  if (j->required_tags && !*j->required_tags) {
+    free(j->required_tags); /* '' in the table: none */
+    j->required_tags = NULL;
+  }
   if (!ok) {
     chime_job_free(j);
     return CHIME_ENOMEM;
@@ -198,8 +210,8 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
 }
 
 void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
-                                  const char *job_type, chime__mysql_arg *a) {
-  assert(sched && t && job_type && a);
+                                  const chime_job *job, chime__mysql_arg *a) {
+  assert(sched && t && job && job->type && a);
   const chime_schedule *sc = &t->schedule;
   int64_t interval_ms = 0, repeat = 0, n = 0, unit = 0, ph = 0, sd = 0;
   int64_t ds = 0, de = 0, days = 0;
@@ -256,7 +268,13 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   INT(STATE_REPEAT_COUNT, t->state.repeat_count);
   TEXT(STATE, chime__mysql_state_name(t->store_state));
   INT(RECOVERING, 0);
-  TEXT(JOB_TYPE, job_type);
+  TEXT(JOB_TYPE, job->type);
+  TEXT(JOB_TAGS, job->required_tags ? job->required_tags : "");
+  INT(SHARD_PARENT, t->shard_parent);
+  INT(SHARD_INDEX, t->shard_index);
+  INT(SHARD_TOTAL, t->shard_total);
+  TEXT(SHARD_PARAM, t->shard_param);
+  INT(ORIGIN_FIRE_ID, t->origin_fire_id);
   INT(TIMEOUT_MS, t->timeout_ms);
   INT(STARTING_DEADLINE_MS, t->starting_deadline_ms);
   INT(RETRY_ATTEMPT, t->retry_attempt);

@@ -62,6 +62,12 @@
   NEXT(RETRY_ATTEMPT, retry_attempt)                                           \
   NEXT(RETRY_SCHEDULED_MS, retry_scheduled_ms)                                 \
   NEXT(STARTING_DEADLINE_MS, starting_deadline_ms)                             \
+  NEXT(SHARD_PARENT, shard_parent)                                             \
+  NEXT(SHARD_INDEX, shard_index)                                               \
+  NEXT(SHARD_TOTAL, shard_total)                                               \
+  NEXT(SHARD_PARAM, shard_param)                                               \
+  NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
+  NEXT(JOB_TAGS, job_tags)                                                     \
   NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
@@ -84,7 +90,10 @@
   NEXT(RETRY_MAX_DELAY_MS, retry_max_delay_ms)                                 \
   NEXT(RETRY_JITTER_MS, retry_jitter_ms)                                       \
   NEXT(QUEUE_CAP, queue_cap)                                                   \
-  NEXT(RETRY_TIMED_OUT, retry_timed_out)
+  NEXT(RETRY_TIMED_OUT, retry_timed_out)                                       \
+  NEXT(SHARD_COUNT, shard_count)                                               \
+  NEXT(SHARD_PARAMS, shard_params)                                             \
+  NEXT(REQUIRED_TAGS, required_tags)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -100,7 +109,13 @@
   NEXT(FORBID, forbid)                                                         \
   NEXT(REQUESTS_RECOVERY, requests_recovery)                                   \
   NEXT(RECOVERING, recovering)                                                 \
-  NEXT(PRIORITY, priority)
+  NEXT(PRIORITY, priority)                                                     \
+  NEXT(SHARD_PARENT, shard_parent)                                             \
+  NEXT(SHARDS_TOTAL, shards_total)                                             \
+  NEXT(SHARDS_LEFT, shards_left)                                               \
+  NEXT(SHARDS_FAILED, shards_failed)                                           \
+  NEXT(FAILED_LIST, failed_list)                                               \
+  NEXT(SPLIT_MS, split_ms)
 
 /* The generators: positions, "a, b, c", "t.a, t.b, t.c" and "?,?,?". */
 #define CHIME__TRIG_COL_ENUM_(id, name) CHIME__TRIG_COL_##id,
@@ -120,12 +135,12 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _RETRY_JITTER_MS. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _REQUIRED_TAGS. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT
 };
-/* Positions in a fired row: CHIME__FIRED_COL_ID ... _PRIORITY. */
+/* Positions in a fired row: CHIME__FIRED_COL_ID ... _SPLIT_MS. */
 enum {
   CHIME__MYSQL_FIRED_COLUMNS(CHIME__FIRED_COL_ENUM_, CHIME__FIRED_COL_ENUM_)
       CHIME__FIRED_COL_COUNT
@@ -172,9 +187,9 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
                               chime_job **ret, bool *ret_paused);
 
 /* Fills args[0 .. CHIME__MYSQL_TRIGGER_INSERT_ARGS) for
- * CHIME__Q_TRIG_INSERT of trigger t of scheduler sched, its job of type
- * job_type, unclaimed.  The arguments borrow from t. */
+ * CHIME__Q_TRIG_INSERT of trigger t of scheduler sched, of job (its type
+ * and required tags), unclaimed.  The arguments borrow from t and job. */
 void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
-                                  const char *job_type, chime__mysql_arg *args);
+                                  const chime_job *job, chime__mysql_arg *args);
 
 #endif /* CHIME_JOBSTORE_MYSQL_COLUMNS_H */

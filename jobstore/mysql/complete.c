@@ -35,6 +35,7 @@
 
 #include "core/utf8.h"
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
@@ -77,11 +78,13 @@ typedef struct batch {
   size_t n;
   history_mode history;
   chime__mysql_rows fired;
+  chime__mysql_shards_done done; /* sharded fires this batch ended */
 } batch;
 
 static void batch_reset(void *arg) {
   batch *b = arg;
   chime__mysql_rows_free(&b->fired);
+  chime__mysql_shards_done_clear(&b->done);
 }
 
 /* Whether completion d writes its rows in this attempt: it succeeds, and
@@ -330,7 +333,7 @@ static int store_retries(chime__mysql_tx *tx, const batch *b) {
       r = chime__mysql_trigger_start_state(tx, t, &job, &t->store_state);
     if (r == 0 && t && job) {
       chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
-      chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job->type, a);
+      chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job, a);
       r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                             CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
       d->retried = r == 0;
@@ -351,7 +354,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
                           "trigger_group, trigger_name, job_group, job_name, "
                           "scheduled_ms, node, outcome, error_code, "
                           "error_text, started_ms, duration_ms, recovering, "
-                          "finished_ms) VALUES ");
+                          "finished_ms, shard_parent, shard_index) VALUES ");
   bool first = true;
   for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
@@ -403,11 +406,15 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     } else {
       chime__mysql_sqlbuf_text(&sql, NULL);
     }
+    bool shard = ft && ft->shard_parent > 0;
     int64_t nums[] = {
-        started, fin - started,
+        started,
+        fin - started,
         chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
-        fin};
-    for (size_t k = 0; k < 4; k++) {
+        fin,
+        shard ? ft->shard_parent : 0,
+        shard ? ft->shard_index : -1};
+    for (size_t k = 0; k < 6; k++) {
       chime__mysql_sqlbuf_sql(&sql, ",");
       chime__mysql_sqlbuf_int(&sql, nums[k]);
     }
@@ -418,6 +425,71 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
     return 0;
   }
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+}
+
+/* Deletes the checkpoints of the runs that wrote or read one, or were
+ * recovered (and may have found one): a checkpoint ends with its run. */
+static int drop_checkpoints(chime__mysql_tx *tx, const batch *b) {
+  chime__mysql_sqlbuf sql;
+  bool any = false;
+  for (size_t i = 0; i < b->n; i++) {
+    const chime__mysql_completion *d = b->reqs[i];
+    if (!writes(d) ||
+        !((d->outcome && d->outcome->checkpointed) || d->fire->recovering))
+      continue;
+    if (!any) {
+      chime__mysql_sqlbuf_init(&sql, tx);
+      chime__mysql_sqlbuf_sql(&sql, "DELETE FROM {P}checkpoints WHERE "
+                                    "sched_name = ");
+      chime__mysql_sqlbuf_text(&sql, tx->s->sched);
+      chime__mysql_sqlbuf_sql(&sql, " AND run_id IN (0");
+      any = true;
+    }
+    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_int(&sql, chime__fire_run_id(d->fire));
+  }
+  if (!any)
+    return 0;
+  chime__mysql_sqlbuf_sql(&sql, ")");
+  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+}
+
+/* A shard that ended for good in this batch. */
+typedef struct shard_done {
+  int64_t parent;
+  int index;
+  bool failed;
+} shard_done;
+
+static int by_parent(const void *a, const void *b) {
+  const shard_done *x = a, *y = b;
+  return (x->parent > y->parent) - (x->parent < y->parent);
+}
+
+/* Counts down the sharded fires of the shards the batch ended (not those
+ * retried), in fire id order so that two batches lock them in one order. */
+static int end_shards(chime__mysql_tx *tx, batch *b) {
+  shard_done *ends = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    const chime__mysql_completion *d = b->reqs[i];
+    const chime_trigger *t = d->fire->trigger;
+    if (!writes(d) || d->retried || !t || t->shard_parent <= 0)
+      continue;
+    if (!ends && !(ends = calloc(b->n, sizeof *ends)))
+      return CHIME_ENOMEM;
+    ends[n++] = (shard_done){.parent = t->shard_parent,
+                             .index = t->shard_index,
+                             .failed = d->outcome && d->outcome->error != 0};
+  }
+  if (n > 1)
+    qsort(ends, n, sizeof *ends, by_parent);
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < n; i++)
+    r = chime__mysql_shard_ended(tx, ends[i].parent, ends[i].index,
+                                 ends[i].failed, &b->done);
+  free(ends);
+  return r;
 }
 
 static int batch_fn(chime__mysql_tx *tx, void *arg) {
@@ -440,6 +512,10 @@ static int batch_fn(chime__mysql_tx *tx, void *arg) {
     r = remove_completed(tx, b);
   if (r == 0)
     r = write_history(tx, b);
+  if (r == 0)
+    r = drop_checkpoints(tx, b);
+  if (r == 0)
+    r = end_shards(tx, b);
   return r;
 }
 
@@ -453,7 +529,10 @@ static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
   int r;
   for (;;) {
     r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
-    batch_reset(&b);
+    chime__mysql_rows_free(&b.fired);
+    if (r == 0)
+      chime__mysql_shards_tell(s, &b.done); /* committed */
+    chime__mysql_shards_done_clear(&b.done);
     if (r == 0 || r == CHIME_ECONNECT || r == CHIME_ENOMEM || n > 1 ||
         b.history == HISTORY_NONE)
       break;

@@ -137,8 +137,10 @@ static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c,
                                res->trigger->job_name, &j);
   if (r == 0 && !(res->job = chime__job_copy(j)))
     r = CHIME_ENOMEM;
+  if (r == 0 && res->trigger->shard_parent > 0)
+    chime__shard_job(res->job);
   if (r == 0)
-    r = chime__mysql_fire_bookkeeping(tx, c, res->trigger, j);
+    r = chime__mysql_fire_bookkeeping(tx, c, res->trigger, res->job);
   if (r == 0)
     res->result = 0;
   return r;

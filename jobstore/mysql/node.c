@@ -104,8 +104,9 @@ int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host) {
                           chime__mysql_arg_int((int64_t)getpid()),
                           chime__mysql_arg_int(chime__mysql_now(&s->base)),
                           chime__mysql_arg_int(s->checkin_interval_ms),
-                          chime__mysql_arg_text(CHIME_VERSION_STRING)};
-  return chime__mysql_exec(tx, CHIME__Q_NODE_UPSERT, a, 7, NULL, NULL);
+                          chime__mysql_arg_text(CHIME_VERSION_STRING),
+                          chime__mysql_arg_text(s->tags ? s->tags : "")};
+  return chime__mysql_exec(tx, CHIME__Q_NODE_UPSERT, a, 8, NULL, NULL);
 }
 
 int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,

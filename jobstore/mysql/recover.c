@@ -11,7 +11,8 @@
  * fire whose job requests recovery it inserts a one-shot recovery trigger
  * (group CHIME_RECOVERING, name "recover-<fire id>", fires at once,
  * misfire IGNORE, recovering = 1, the original scheduled time and the
- * fired trigger's data), which
+ * fired trigger's data; a shard's place and the run's checkpoint key,
+ * keep_run; a shard is recovered whatever its job says), which
  * acquire hands out as a fire with recovering set and that scheduled
  * time; the other EXECUTING fires are recorded in history as FAILED
  * ("node died"); blocked FORBID jobs are unblocked, COMPLETE triggers
@@ -127,21 +128,35 @@ static int copy_fire_data(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   return r;
 }
 
-/* A recovered retry attempt keeps its attempt number and original time:
- * they are on its (completed, not yet removed) retry trigger, which *ret
- * keeps loaded while args point into it. */
-static int keep_retry(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                      size_t i, chime__mysql_arg *args, chime_trigger **ret) {
+/* A recovered run continues the run that died: it keeps a retry
+ * attempt's number and original time, a shard's place in its sharded fire
+ * (both on its completed, not yet removed one-shot trigger, which *ret
+ * keeps loaded while args point into it), and the run id its checkpoint
+ * is kept under (the origin of the run, else the dead fire's id). */
+static int keep_run(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
+                    chime__mysql_arg *args, chime_trigger **ret) {
+  int64_t fire_id = chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID);
+  args[CHIME__TRIG_ARG(ORIGIN_FIRE_ID)] = chime__mysql_arg_int(fire_id);
   int r = chime__mysql_trigger_load(
       tx, chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
       chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_TRIGGER_NAME), false, ret);
   if (r == CHIME_ENOTFOUND)
     return 0;
-  if (r == 0 && *ret && (*ret)->retry_attempt > 0) {
+  const chime_trigger *t = *ret;
+  if (r == 0 && t && t->origin_fire_id > 0)
+    args[CHIME__TRIG_ARG(ORIGIN_FIRE_ID)] =
+        chime__mysql_arg_int(t->origin_fire_id);
+  if (r == 0 && t && (t->retry_attempt > 0 || t->shard_parent > 0)) {
     args[CHIME__TRIG_ARG(RETRY_ATTEMPT)] =
-        chime__mysql_arg_int((*ret)->retry_attempt);
+        chime__mysql_arg_int(t->retry_attempt);
     args[CHIME__TRIG_ARG(RETRY_SCHEDULED_MS)] =
-        chime__mysql_arg_int((*ret)->retry_scheduled_ms);
+        chime__mysql_arg_int(t->retry_scheduled_ms);
+  }
+  if (r == 0 && t && t->shard_parent > 0) {
+    args[CHIME__TRIG_ARG(SHARD_PARENT)] = chime__mysql_arg_int(t->shard_parent);
+    args[CHIME__TRIG_ARG(SHARD_INDEX)] = chime__mysql_arg_int(t->shard_index);
+    args[CHIME__TRIG_ARG(SHARD_TOTAL)] = chime__mysql_arg_int(t->shard_total);
+    args[CHIME__TRIG_ARG(SHARD_PARAM)] = chime__mysql_arg_text(t->shard_param);
   }
   return r;
 }
@@ -167,11 +182,11 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
     r = chime__trigger_prepare(t, NULL, chime__mysql_now(&tx->s->base), NULL,
                                0);
   if (r == 0) {
-    chime__mysql_trigger_to_args(tx->s->sched, t, job->type, a);
+    chime__mysql_trigger_to_args(tx->s->sched, t, job, a);
     a[CHIME__TRIG_ARG(RECOVERING)] = chime__mysql_arg_int(1);
     a[CHIME__TRIG_ARG(RECOVER_SCHEDULED_MS)] =
         chime__mysql_arg_int(COL(SCHEDULED_MS));
-    r = keep_retry(tx, fr, i, a, &retry);
+    r = keep_run(tx, fr, i, a, &retry);
   }
   if (r == 0) {
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
@@ -222,17 +237,20 @@ static int store_retry(chime__mysql_tx *tx, chime_trigger *retry,
   if (r < 0 || !exists)
     return r;
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
-  chime__mysql_trigger_to_args(tx->s->sched, retry, job->type, a);
+  chime__mysql_trigger_to_args(tx->s->sched, retry, job, a);
   return chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                            CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
 }
 
-int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                             size_t i, const char *outcome, const char *text) {
+int chime__mysql_fire_record(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, int code,
+                             const char *text, int64_t started_ms) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
 #define TEXT(id)                                                               \
   chime__mysql_arg_text(chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id))
   int64_t now = chime__mysql_now(&tx->s->base);
+  if (started_ms > now)
+    started_ms = now;
   chime__mysql_arg h[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_int(COL(ID)),
                           TEXT(TRIGGER_GROUP),
@@ -242,16 +260,22 @@ int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                           chime__mysql_arg_int(COL(SCHEDULED_MS)),
                           TEXT(NODE),
                           chime__mysql_arg_text(outcome),
-                          chime__mysql_arg_int(CHIME_ENOTOWNER),
+                          chime__mysql_arg_int(code),
                           chime__mysql_arg_text(text),
-                          chime__mysql_arg_int(now),
-                          chime__mysql_arg_int(0),
+                          chime__mysql_arg_int(started_ms),
+                          chime__mysql_arg_int(now - started_ms),
                           chime__mysql_arg_int(COL(RECOVERING)),
                           chime__mysql_arg_int(now)};
 #undef TEXT
 #undef COL
   int r = chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 15, NULL, NULL);
   return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
+}
+
+int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, const char *text) {
+  return chime__mysql_fire_record(tx, fr, i, outcome, CHIME_ENOTOWNER, text,
+                                  chime__mysql_now(&tx->s->base));
 }
 
 /* Handles fired row i of the dead node (op, when not NULL, notes an
@@ -272,10 +296,12 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
     return r;
   char text[300];
   snprintf(text, sizeof text, "node %s died while the job ran", TEXT(NODE));
+  /* A shard is always run again: its sharded fire waits for it. */
   bool rerun =
       job &&
-      chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_REQUESTS_RECOVERY) &&
-      job->requests_recovery;
+      (chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_SHARD_PARENT) > 0 ||
+       (chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_REQUESTS_RECOVERY) &&
+        job->requests_recovery));
 #undef TEXT
   chime_trigger *retry = NULL;
   r = rerun ? requeue(tx, fr, i, job)

@@ -76,19 +76,20 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "description, data, durable, requests_recovery, concurrency, "
         "persist_data, paused, timeout_ms, starting_deadline_ms, "
         "retry_max_attempts, retry_initial_delay_ms, retry_multiplier_milli, "
-        "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?)",
+        "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out, "
+        "shard_count, shard_params, required_tags) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?)",
     [CHIME__Q_JOB_UPDATE] =
         "UPDATE {P}jobs SET job_type = ?, description = ?, data = ?, "
         "durable = ?, requests_recovery = ?, concurrency = ?, persist_data = ?"
         ", timeout_ms = ?, starting_deadline_ms = ?, retry_max_attempts = ?"
         ", retry_initial_delay_ms = ?, retry_multiplier_milli = ?"
         ", retry_max_delay_ms = ?, retry_jitter_ms = ?, queue_cap = ?"
-        ", retry_timed_out = ? "
-        "WHERE " JOB_KEY,
+        ", retry_timed_out = ?, shard_count = ?, shard_params = ?"
+        ", required_tags = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_DELETE] = "DELETE FROM {P}jobs WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_TYPE] =
-        "UPDATE {P}triggers SET job_type = ? WHERE " JOB_KEY,
+        "UPDATE {P}triggers SET job_type = ?, job_tags = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_DATA] = "UPDATE {P}jobs SET data = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_PAUSED] = "UPDATE {P}jobs SET paused = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_HAS_TRIGGERS] =
@@ -174,8 +175,8 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "SELECT 1 FROM {P}fired WHERE fire_id = ? AND "
         "sched_name = ? AND node = ? AND state = 'EXECUTING'",
     [CHIME__Q_FIRED_OF_NODE] =
-        "SELECT " F " FROM {P}fired WHERE sched_name = ? AND node = ? ORDER BY "
-        "fire_id FOR UPDATE",
+        "SELECT " F " FROM {P}fired WHERE sched_name = ? AND node = ? AND "
+        "state <> 'SHARDED' ORDER BY fire_id FOR UPDATE",
     [CHIME__Q_TRIG_UNCLAIM] =
         "UPDATE {P}triggers SET state = IF(next_fire_ms = " NO_FIRE ", "
         "'COMPLETE', 'WAITING'), owner = NULL, claim_fire_id = NULL "
@@ -199,10 +200,11 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
                               "finished_ms < ? LIMIT 1000",
     [CHIME__Q_NODE_UPSERT] =
         "INSERT INTO {P}nodes (sched_name, instance_id, host, pid, "
-        "started_ms, last_checkin_ms, checkin_interval_ms, version) VALUES "
-        "(?,?,?,?,?," NOW_MS
-        ",?,?) ON DUPLICATE KEY UPDATE last_checkin_ms = " NOW_MS
-        ", checkin_interval_ms = VALUES(checkin_interval_ms)",
+        "started_ms, last_checkin_ms, checkin_interval_ms, version, tags) "
+        "VALUES (?,?,?,?,?," NOW_MS
+        ",?,?,?) ON DUPLICATE KEY UPDATE last_checkin_ms = " NOW_MS
+        ", checkin_interval_ms = VALUES(checkin_interval_ms), tags = "
+        "VALUES(tags)",
     /* The database's clock, when the first lease of another node runs
      * out, and the earliest next fire of a WAITING trigger, which tells
      * an idle node of changes made elsewhere (one index lookup on
@@ -285,6 +287,17 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_LEASE_EXPIRE] =
         "UPDATE {P}leases SET expires_ms = " NOW_MS ", released = 1 WHERE "
         "sched_name = ? AND lease_name = ? AND expires_ms > " NOW_MS,
+    /* A run's checkpoint (shards.c), written only while its fired row is
+     * this node's and EXECUTING (the SELECT locks it in share mode). */
+    [CHIME__Q_CHECKPOINT_SET] =
+        "INSERT INTO {P}checkpoints (sched_name, run_id, fire_id, node, data, "
+        "updated_ms) SELECT ?, ?, ?, ?, ?, ? FROM {P}fired WHERE fire_id = ? "
+        "AND sched_name = ? AND node = ? AND state = 'EXECUTING' "
+        "LOCK IN SHARE MODE ON DUPLICATE KEY UPDATE fire_id = "
+        "VALUES(fire_id), node = VALUES(node), data = VALUES(data), "
+        "updated_ms = VALUES(updated_ms)",
+    [CHIME__Q_CHECKPOINT_GET] =
+        "SELECT data FROM {P}checkpoints WHERE sched_name = ? AND run_id = ?",
 };
 
 char *chime__mysql_subst_prefix(const char *text, const char *prefix) {

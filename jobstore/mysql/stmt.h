@@ -96,6 +96,8 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LEASE_RELEASE,
   CHIME__Q_LEASE_HELD,
   CHIME__Q_LEASE_EXPIRE,
+  CHIME__Q_CHECKPOINT_SET,
+  CHIME__Q_CHECKPOINT_GET,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 

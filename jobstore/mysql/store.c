@@ -16,6 +16,7 @@
  * store; tx.h says how the ops share it in between.
  */
 #include "jobstore/mysql/ops.h"
+#include "jobstore/mysql/shards.h"
 
 #include "core/clock.h"
 #include "jobstore/mysql/conn.h"
@@ -53,6 +54,7 @@ static void store_free(chime_store *store) {
   chime__mysql_url_free(s->url);
   free(s->sched);
   free(s->node);
+  free(s->tags);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
@@ -111,6 +113,9 @@ static const chime_store_ops mysql_ops = {
     .history_list = chime__mysql_history_list,
     .interrupt = chime__mysql_interrupt,
     .interrupted = chime__mysql_interrupted,
+    .shard_split = chime__mysql_shard_split,
+    .checkpoint_set = chime__mysql_checkpoint_set,
+    .checkpoint_get = chime__mysql_checkpoint_get,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {
@@ -275,6 +280,10 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
   s->log_level = o ? o->log_level : CHIME_LOG_ERROR;
   s->on_recovery = o ? o->on_recovery : NULL;
   s->recovery_user_data = o ? o->recovery_user_data : NULL;
+  if (o && o->tags && !(s->tags = strdup(o->tags)))
+    return CHIME_ENOMEM;
+  s->on_shards_done = o ? o->on_shards_done : NULL;
+  s->shards_user_data = o ? o->shards_user_data : NULL;
   s->nconns = o && o->connections ? o->connections : 2;
   if (s->nconns > MAX_CONNECTIONS)
     s->nconns = MAX_CONNECTIONS;

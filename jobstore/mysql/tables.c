@@ -51,6 +51,7 @@ int chime__mysql_job_load(chime__mysql_tx *tx, const char *group,
 int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                            bool exists) {
   assert(j && j->group && j->name && j->type);
+  const char *tags = j->required_tags ? j->required_tags : "";
   chime__mysql_arg f[] = {chime__mysql_arg_text(j->type),
                           chime__mysql_arg_text(j->description),
                           chime__mysql_arg_bytes(j->data, j->data_len),
@@ -66,7 +67,10 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->retry_max_delay_ms),
                           chime__mysql_arg_int(j->retry_jitter_ms),
                           chime__mysql_arg_int(j->queue_cap),
-                          chime__mysql_arg_int(j->retry_timed_out)};
+                          chime__mysql_arg_int(j->retry_timed_out),
+                          chime__mysql_arg_int(j->shard_count),
+                          chime__mysql_arg_text(j->shard_params),
+                          chime__mysql_arg_text(tags)};
   enum { NF = sizeof f / sizeof f[0] };
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);
@@ -81,9 +85,10 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
   if (!exists)
     return chime__mysql_exec(tx, CHIME__Q_JOB_INSERT, a, NF + 3, NULL, NULL);
   int r = chime__mysql_exec(tx, CHIME__Q_JOB_UPDATE, a, NF + 3, NULL, NULL);
-  chime__mysql_arg t[] = {chime__mysql_arg_text(j->type), k[0], k[1], k[2]};
+  chime__mysql_arg t[] = {chime__mysql_arg_text(j->type),
+                          chime__mysql_arg_text(tags), k[0], k[1], k[2]};
   return r < 0 ? r
-               : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 4, NULL, NULL);
+               : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 5, NULL, NULL);
 }
 
 int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,

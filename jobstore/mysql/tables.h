@@ -89,6 +89,12 @@ int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
 int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                              size_t i, const char *outcome, const char *text);
 
+/* The same with the history row's error code and start time (started_ms,
+ * at most now): a sharded fire's end (shards.c). */
+int chime__mysql_fire_record(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                             size_t i, const char *outcome, int code,
+                             const char *text, int64_t started_ms);
+
 /* Whether a remembered paused matcher (paused_groups) covers group. */
 int chime__mysql_group_paused(chime__mysql_tx *tx, const char *group,
                               bool *ret);

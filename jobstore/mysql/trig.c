@@ -31,6 +31,7 @@ typedef struct add_op {
 /* What adding a trigger needs to know of its job. */
 typedef struct job_facts {
   char *type;
+  char *tags;   /* the job's required tags, or NULL */
   bool paused;  /* the job is paused, or the trigger's group is */
   bool blocked; /* a fire of the FORBID job executes */
 } job_facts;
@@ -76,8 +77,10 @@ static int add_job(chime__mysql_tx *tx, add_op *op, job_facts *f) {
   else if (!op->job && !cur)
     r = chime__record_err(op->errbuf, op->errbuf_len, CHIME_ENOTFOUND,
                           "no job %s.%s", op->t->job_group, op->t->job_name);
-  const char *type = op->job ? op->job->type : cur ? cur->type : NULL;
-  if (r == 0 && !(f->type = strdup(type)))
+  const chime_job *j = op->job ? op->job : cur;
+  if (r == 0 && !(f->type = strdup(j->type)))
+    r = CHIME_ENOMEM;
+  if (r == 0 && j->required_tags && !(f->tags = strdup(j->required_tags)))
     r = CHIME_ENOMEM;
   if (r == 0 && op->job)
     r = chime__mysql_job_write(tx, op->job, cur != NULL);
@@ -163,7 +166,8 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
                                     false);
   if (r == 0) {
     t->store_state = start_state(t, &facts);
-    chime__mysql_trigger_to_args(tx->s->sched, t, facts.type, a);
+    chime_job j = {.type = facts.type, .required_tags = facts.tags};
+    chime__mysql_trigger_to_args(tx->s->sched, t, &j, a);
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                           CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
   }
@@ -177,6 +181,7 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
   chime__calendar_unref(cal);
   chime_trigger_free(old);
   free(facts.type);
+  free(facts.tags);
   return r;
 }
 

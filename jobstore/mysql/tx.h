@@ -86,6 +86,9 @@ struct chime__mysql_store {
   chime_log_level log_level;
   chime_recovery_fn on_recovery; /* recover.c; may be NULL */
   void *recovery_user_data;
+  char *tags;                          /* this node's (options.tags), or NULL */
+  chime_shards_done_fn on_shards_done; /* shards.c; may be NULL */
+  void *shards_user_data;
   pthread_mutex_t lock; /* the pool and the back-off jitter */
   pthread_cond_t freed; /* a pool connection was given back */
   chime__mysql_conn *conns;

@@ -78,8 +78,9 @@ static MYSQL *admin(void) {
 
 /* Every table of the schema this library writes. */
 static const char *const tables[] = {
-    "schema_version", "jobs",  "triggers", "calendars",     "paused_groups",
-    "fired",          "nodes", "history",  "node_sessions", "leases"};
+    "schema_version", "jobs",   "triggers",   "calendars",
+    "paused_groups",  "fired",  "nodes",      "history",
+    "node_sessions",  "leases", "checkpoints"};
 #define NTABLES (sizeof tables / sizeof tables[0])
 
 /* Drops the tables of prefix in chime_mst. */
@@ -773,6 +774,102 @@ static void test_mysql_store_admin_lease_rule(void) {
   CU_ASSERT_STRING_EQUAL(chime__mysql_admin_node_live_sql(), want);
 }
 
+/* A dead node's shard runs again on a survivor as the same shard, from
+ * its checkpoint; the dead node can write no checkpoint any more. */
+static void test_mysql_store_recovers_shard_checkpoint(void) {
+  MYSQL *db = admin();
+  const char *url = url_for(DB, NULL, "prefix=mst_s_&auto_create=1&clear=1");
+  char u[1024], err[512];
+  snprintf(u, sizeof u, "%s", url);
+  chime_store *a, *dead;
+  chime_store_options o = {.scheduler_name = "mst",
+                           .instance_id = "dead",
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000,
+                           .connections = 1};
+  CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, &a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &dead, err, sizeof err), 0);
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "s", "t", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_shards(job, 2, "1=second"), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tg", "s", 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "s"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      a->ops->trigger_add(a, job, t, false, NULL, err, sizeof err), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+  /* a splits the fire; the doomed node takes both shards. */
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, T0, 1, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL_FATAL(a->ops->shard_split(a, fires[0], NULL), 0);
+  int64_t whole = fires[0]->fire_id;
+  chime__fire_free(fires[0]);
+  free(fires);
+  int64_t now = dead->ops->now(dead);
+  CU_ASSERT_EQUAL_FATAL(
+      dead->ops->acquire_due(dead, now + 10 * 60000, 5, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  chime_fire *s1 = fires[0]->trigger->shard_index == 1 ? fires[0] : fires[1];
+  CU_ASSERT_EQUAL(dead->ops->checkpoint_set(dead, s1, "row 3000", 8), 0);
+  CU_ASSERT_EQUAL(dead->ops->checkin(dead, now, NULL), 0);
+  CU_ASSERT_EQUAL(a->ops->checkin(a, now, NULL), 0);
+  sql(db, "UPDATE mst_s_nodes SET last_checkin_ms = 0 WHERE sched_name = "
+          "'mst' AND instance_id = 'dead'");
+  size_t recovered = 0;
+  CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, now, &recovered), 0);
+  CU_ASSERT_EQUAL(recovered, 2);
+  /* Fenced: the dead node's checkpoint and completion are refused. */
+  CU_ASSERT_EQUAL(dead->ops->checkpoint_set(dead, s1, "row 4000", 8),
+                  CHIME_ENOTOWNER);
+  chime_run_result out = {.started_ms = T0, .finished_ms = T0};
+  CU_ASSERT_EQUAL(dead->ops->complete(dead, s1, &out), CHIME_ENOTOWNER);
+  for (size_t i = 0; i < 2; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+  /* Both shards run again on a, as shards of the same fire; shard 1 from
+   * the dead run's checkpoint (though its job does not request recovery). */
+  now = a->ops->now(a);
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, now, 5, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  for (size_t i = 0; i < n; i++) {
+    const chime_trigger *rt = fires[i]->trigger;
+    CU_ASSERT_TRUE(fires[i]->recovering);
+    CU_ASSERT_EQUAL(rt->shard_parent, whole);
+    CU_ASSERT_EQUAL(rt->shard_total, 2);
+    CU_ASSERT_EQUAL(chime__fire_original_ms(fires[i]), T0);
+    void *data = NULL;
+    size_t len = 0;
+    int r = a->ops->checkpoint_get(a, fires[i], &data, &len);
+    if (rt->shard_index == 1) {
+      CU_ASSERT_STRING_EQUAL(rt->shard_param ? rt->shard_param : "", "second");
+      CU_ASSERT_EQUAL(r, 0);
+      CU_ASSERT(len == 8 && data && memcmp(data, "row 3000", 8) == 0);
+    } else {
+      CU_ASSERT_EQUAL(r, CHIME_ENOTFOUND);
+    }
+    free(data);
+    CU_ASSERT_EQUAL(a->ops->complete(a, fires[i], &out), 0);
+    chime__fire_free(fires[i]);
+  }
+  free(fires);
+  /* The fire as a whole is done; the checkpoint ended with its run. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_s_history WHERE "
+                                "shard_parent = 0 AND outcome = 'OK' AND "
+                                "job_name = 's'"),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_s_checkpoints"), 0);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_s_fired"), 0);
+  a->ops->free(a);
+  dead->ops->free(dead);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"schema created on first open, then reused",
      test_mysql_store_schema_created_then_reused},
@@ -786,6 +883,8 @@ static CU_TestInfo tests[] = {
      test_mysql_store_clock_cancels_skew},
     {"triggers persist across a reopen",
      test_mysql_store_persists_across_reopen},
+    {"a dead node's shard runs again from its checkpoint, fenced",
+     test_mysql_store_recovers_shard_checkpoint},
     {"a dead node's fires are recovered, failed or released",
      test_mysql_store_recovers_dead_node},
     {"a lock-wait timeout is retried", test_mysql_store_retries_lock_wait},

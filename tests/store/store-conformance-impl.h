@@ -74,5 +74,7 @@ extern CU_TestInfo sc_lease_tests[];
 extern CU_TestInfo sc_policy_tests[];
 /* The tests of store-conformance-time.c. */
 extern CU_TestInfo sc_time_tests[];
+/* The tests of store-conformance-shards.c. */
+extern CU_TestInfo sc_shard_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

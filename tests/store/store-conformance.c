@@ -761,7 +761,7 @@ static CU_TestInfo definition_tests[] = {
 };
 
 CU_TestInfo *chime_store_conformance_tests(const char *url) {
-  static CU_TestInfo all[64];
+  static CU_TestInfo all[96];
   size_t n = 0;
   sc_url = url;
   for (size_t i = 0; definition_tests[i].pName; i++)
@@ -774,6 +774,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_policy_tests[i];
   for (size_t i = 0; sc_time_tests[i].pName; i++)
     all[n++] = sc_time_tests[i];
+  for (size_t i = 0; sc_shard_tests[i].pName; i++)
+    all[n++] = sc_shard_tests[i];
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }

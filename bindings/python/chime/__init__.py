@@ -31,6 +31,7 @@ from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
 from .scheduler import EVENT_JOB_CANCEL_IGNORED, EVENT_JOB_MISSED  # noqa
 from .scheduler import EVENT_JOB_RETRIES_EXHAUSTED  # noqa
+from .scheduler import EVENT_SHARDED_FIRE_DONE  # noqa
 from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_JOB_TO_BE_EXECUTED, EVENT_JOB_VETOED,
                         EVENT_JOB_WAS_EXECUTED, EVENT_SCHEDULER_ERROR,
@@ -38,7 +39,8 @@ from .scheduler import (EVENT_ALL, EVENT_JOB_ADDED, EVENT_JOB_REMOVED,
                         EVENT_SCHEDULER_STARTED, EVENT_TRIGGER_COMPLETED,
                         EVENT_TRIGGER_FIRED, EVENT_TRIGGER_MISFIRED)
 from .triggers import (DEFAULT_GROUP, FOREVER, CalendarInterval, Cron,
-                       DailyTimeInterval, Job, Misfire, Recurrence, Retry,
+                       SHARDS_BROADCAST, DailyTimeInterval, Job, Misfire,
+                       Recurrence, Retry,
                        Simple, Trigger, TriggerState, Unit, UnixCron, ms_to_datetime,
                        to_ms)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import datetime
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from . import _lib
 from .errors import InvalidArgument, StateError, Unsupported, check, error_for
@@ -51,6 +51,44 @@ class JobContext:
     def attempt(self) -> int:
         """Which attempt of its fire this run is: 1, or n for a retry."""
         return _L.chime_ctx_get_attempt(self._p())
+
+    @property
+    def shard(self) -> Optional[Tuple[int, int]]:
+        """(index, total) of this run's shard of a sharded fire; None for
+        a run that is no shard (docs/batch.md)."""
+        index, total = ctypes.c_int(), ctypes.c_int()
+        if check(_L.chime_ctx_get_shard(self._p(), ctypes.byref(index),
+                                        ctypes.byref(total))) == 0:
+            return None
+        return (index.value, total.value)
+
+    @property
+    def shard_param(self) -> Optional[str]:
+        """This shard's parameter ("0=Beijing" gives shard 0 "Beijing")."""
+        p = _L.chime_ctx_get_shard_param(self._p())
+        return _lib.dec(p) if p is not None else None
+
+    @property
+    def shard_fire_id(self) -> int:
+        """The id of the sharded fire, shared by its shards (fire_id is the
+        shard's own); a run that is no shard: its fire id."""
+        return _L.chime_ctx_get_shard_fire_id(self._p())
+
+    def checkpoint(self, data: Any) -> None:
+        """Records durably how far this run got (bytes, str or JSON value);
+        a run recovered after its node died starts with it.  Raises
+        NotOwner once another node took the fire over."""
+        raw = to_bytes(data) or b""
+        check(_L.chime_ctx_checkpoint(self._p(), raw, len(raw)))
+
+    def last_checkpoint(self) -> Optional[bytes]:
+        """The last checkpoint of this run (or of the run it continues);
+        None when there is none."""
+        ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
+        if check(_L.chime_ctx_checkpoint_get(self._p(), ctypes.byref(ptr),
+                                             ctypes.byref(n))) == 0:
+            return None
+        return _lib.read_bytes(ptr.value, n.value) if n.value else b""
 
     @property
     def scheduled_ms(self) -> int:

@@ -66,6 +66,7 @@ class EventKind(enum.IntEnum):
     STORE_OUTAGE_BEGAN = 1 << 19
     STORE_OUTAGE_ENDED = 1 << 20
     COMPLETION_REFUSED = 1 << 21
+    SHARDED_FIRE_DONE = 1 << 22
 
 
 class Outcome(enum.IntEnum):

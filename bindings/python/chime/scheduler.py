@@ -16,7 +16,8 @@ import ctypes
 import threading
 import traceback
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Tuple,
+                    Union)
 
 from . import _lib
 from .context import JobContext
@@ -60,6 +61,7 @@ EVENT_SCHEDULER_ERROR = EventKind.SCHEDULER_ERROR
 EVENT_JOB_CANCEL_IGNORED = EventKind.JOB_CANCEL_IGNORED
 EVENT_JOB_MISSED = EventKind.JOB_MISSED
 EVENT_JOB_RETRIES_EXHAUSTED = EventKind.JOB_RETRIES_EXHAUSTED
+EVENT_SHARDED_FIRE_DONE = EventKind.SHARDED_FIRE_DONE
 
 
 class Event:
@@ -151,6 +153,7 @@ class Scheduler:
                  misfire_threshold_ms: Optional[int] = None,
                  checkin_interval_ms: Optional[int] = None,
                  cancel_grace_ms: Optional[int] = None,
+                 tags: Iterable[str] = (),
                  log: Union[Callable[[int, str], Any], bool, None] = None,
                  log_level: Optional[int] = None) -> None:
         self._ptr = None
@@ -180,6 +183,10 @@ class Scheduler:
                      _L.chime_config_set_cancel_grace_ms)):
                 if value is not None:
                     check(setter(cfg, int(value)))
+            for tag in tags:
+                check(_L.chime_config_add_tag(cfg, _lib.enc(tag)),
+                      "node tag %r: 1 to 64 of [A-Za-z0-9_.:-], at most 16"
+                      % (tag,))
             structured = log is None
             if log is None:
                 log = log_to_logging

@@ -171,6 +171,10 @@ class Retry:
                     self.multiplier, self.max_delay_ms, self.jitter_ms))
 
 
+# Job(shards=SHARDS_BROADCAST): one shard per live node that can run it.
+SHARDS_BROADCAST = -1
+
+
 class Job:
     """A job definition (chime_job): key, type and flags.  data: bytes,
     str, or any JSON-serialisable value."""
@@ -179,7 +183,8 @@ class Job:
                  durable=False, requests_recovery=False,
                  forbid_concurrency=False, persist_data=False,
                  timeout_ms=0, concurrency=None, starting_deadline_ms=0,
-                 retry=None, queue_cap=0):
+                 retry=None, queue_cap=0, shards=0, shard_params=None,
+                 required_tags=()):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -194,6 +199,11 @@ class Job:
         self.retry = retry  # a Retry, or None for no retries
         # FORBID_QUEUE: at most this many fires of a trigger wait (0: any).
         self.queue_cap = queue_cap
+        # Sharding (docs/batch.md): a count, SHARDS_BROADCAST, or 0; the
+        # parameters as "0=a,1=b" or a dict {index: text}.
+        self.shards = shards
+        self.shard_params = shard_params
+        self.required_tags = tuple(required_tags)
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -232,6 +242,20 @@ class Job:
             check(_L.chime_job_set_queue_cap(ptr, int(self.queue_cap)))
             if self.retry is not None:
                 self.retry._apply(ptr)
+            params = self.shard_params
+            if isinstance(params, dict):
+                params = ",".join("%d=%s" % (int(k), v)
+                                  for k, v in sorted(params.items()))
+            if self.shards or params:
+                check(_L.chime_job_set_shards(
+                    ptr, int(self.shards),
+                    _lib.enc(params) if params else None),
+                    "shards of job %r/%r: a count from -1 (broadcast) to "
+                    "10000, parameters as '0=a,1=b'" % (self.group, self.name))
+            for tag in self.required_tags:
+                check(_L.chime_job_add_required_tag(ptr, _lib.enc(tag)),
+                      "tag %r of job %r/%r: 1 to 64 of [A-Za-z0-9_.:-], at "
+                      "most 16" % (tag, self.group, self.name))
         except BaseException:
             owned.free()
             raise

@@ -1,0 +1,222 @@
+/*
+ * shard-node.c: one node of the sharded-batch cluster test and bench
+ * (shard-cluster.py, bench/shards.py; docs/batch.md).
+ *
+ *   shard-node URL ID LOG [--workers N] [--steps N] [--checkpoint-every K]
+ *              [--schedule START_MS SHARDS]
+ *
+ * Registers the job type "batch-work": a shard does N steps of 20 ms
+ * (sleeping: the work waits, as a batch waiting on a database does),
+ * writes a checkpoint (the steps done) after every K (default 1), and
+ * resumes after the
+ * last checkpoint when it is a recovered run.  With --schedule it also
+ * adds the job batch.work, sharded SHARDS ways, and a one-shot trigger
+ * at START_MS (a replaced earlier one is dropped), and the job batch.gpu
+ * requiring the tag "gpu", which no node has (its trigger waits: chimectl
+ * explain says why).  Every line of LOG is
+ * written with one write(2), so a killed node leaves whole lines:
+ *   S index fire_id shard_fire_id start_ms resumed_from recovering
+ *   C index fire_id steps_done        (a checkpoint written)
+ *   E index fire_id end_ms outcome    (the job returned: OK or an error)
+ * Runs until SIGTERM or SIGINT, then shuts down waiting for its jobs.
+ */
+#include <chime.h>
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STEP_MS 20
+
+typedef struct node {
+  int fd;
+  int steps;
+  int every; /* a checkpoint after every this many steps */
+} node;
+
+static int64_t real_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void line(node *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void line(node *n, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (len > 0 && (size_t)len < sizeof buf && write(n->fd, buf, (size_t)len))
+    return;
+}
+
+static void work(chime_ctx *ctx, void *user_data) {
+  node *n = user_data;
+  int index = 0, total = 1;
+  chime_ctx_get_shard(ctx, &index, &total);
+  int64_t fire = chime_ctx_get_fire_id(ctx);
+  const void *cp = NULL;
+  size_t len = 0;
+  int done = 0;
+  if (chime_ctx_checkpoint_get(ctx, &cp, &len) == 1 && len > 0 && len < 16) {
+    char text[16];
+    memcpy(text, cp, len);
+    text[len] = '\0';
+    done = atoi(text);
+  }
+  line(n, "S %d %" PRId64 " %" PRId64 " %" PRId64 " %d %d\n", index, fire,
+       chime_ctx_get_shard_fire_id(ctx), real_ms(), done,
+       chime_ctx_is_recovering(ctx) ? 1 : 0);
+  int r = 0;
+  for (; done < n->steps; done++) {
+    nanosleep(&(struct timespec){.tv_nsec = STEP_MS * 1000000L}, NULL);
+    if ((done + 1) % n->every != 0)
+      continue;
+    char text[16];
+    int k = snprintf(text, sizeof text, "%d", done + 1);
+    if ((r = chime_ctx_checkpoint(ctx, text, (size_t)k)) < 0)
+      break;
+    line(n, "C %d %" PRId64 " %d\n", index, fire, done + 1);
+  }
+  if (r < 0)
+    chime_ctx_fail(ctx, chime_err_name(r));
+  line(n, "E %d %" PRId64 " %" PRId64 " %s\n", index, fire, real_ms(),
+       r < 0 ? chime_err_name(r) : "OK");
+}
+
+static int schedule(chime_scheduler *s, int64_t start, int shards) {
+  char err[256] = "";
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  int r = chime_job_new("batch", "work", "batch-work", &job, err, sizeof err);
+  if (r == 0)
+    r = chime_job_set_shards(job, shards, NULL);
+  if (r == 0)
+    r = chime_trigger_simple_new("batch", "once", 0, 0, &t, err, sizeof err);
+  if (r == 0)
+    r = chime_trigger_set_job(t, "batch", "work");
+  if (r == 0)
+    r = chime_trigger_set_start_ms(t, start);
+  if (r == 0)
+    r = chime_scheduler_remove_job(s, "batch", "work");
+  if (r == CHIME_ENOTFOUND)
+    r = 0;
+  if (r == 0)
+    r = chime_scheduler_schedule(s, job, t, NULL);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  job = NULL;
+  t = NULL;
+  if (r == 0)
+    r = chime_job_new("batch", "gpu", "batch-work", &job, err, sizeof err);
+  if (r == 0)
+    r = chime_job_add_required_tag(job, "gpu");
+  if (r == 0)
+    r = chime_trigger_simple_new("batch", "gpu", 0, 0, &t, err, sizeof err);
+  if (r == 0)
+    r = chime_trigger_set_job(t, "batch", "gpu");
+  if (r == 0)
+    r = chime_trigger_set_start_ms(t, start);
+  if (r == 0)
+    r = chime_scheduler_remove_job(s, "batch", "gpu");
+  if (r == CHIME_ENOTFOUND)
+    r = 0;
+  if (r == 0)
+    r = chime_scheduler_schedule(s, job, t, NULL);
+  if (r < 0)
+    fprintf(stderr, "shard-node: schedule: %s %s\n", chime_err_name(r), err);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: shard-node URL ID LOG [--workers N] [--steps N] "
+                    "[--checkpoint-every K] [--schedule START_MS SHARDS]\n");
+    return 1;
+  }
+  node n = {.steps = 10, .every = 1};
+  unsigned workers = 4;
+  int64_t start = 0;
+  int shards = 0;
+  for (int i = 4; i < argc; i++) {
+    if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+      workers = (unsigned)strtoul(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
+      n.steps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--checkpoint-every") == 0 && i + 1 < argc) {
+      n.every = atoi(argv[++i]);
+      n.every = n.every < 1 ? 1 : n.every;
+    } else if (strcmp(argv[i], "--schedule") == 0 && i + 2 < argc) {
+      start = strtoll(argv[++i], NULL, 10);
+      shards = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "shard-node: unknown argument %s\n", argv[i]);
+      return 1;
+    }
+  }
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  n.fd = open(argv[3], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (n.fd < 0) {
+    fprintf(stderr, "shard-node: cannot open %s\n", argv[3]);
+    return 1;
+  }
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  char err[512] = "";
+  int r = chime_config_new(&cfg);
+  if (r == 0)
+    r = chime_config_set_store_url(cfg, argv[1]);
+  if (r == 0)
+    r = chime_config_set_scheduler_name(cfg, "shards");
+  if (r == 0)
+    r = chime_config_set_instance_id(cfg, argv[2]);
+  if (r == 0)
+    r = chime_config_set_workers(cfg, workers);
+  /* Nodes notice the shards another node split within this. */
+  if (r == 0)
+    r = chime_config_set_idle_wait_ms(cfg, 100);
+  if (r == 0)
+    r = chime_config_set_checkin_interval_ms(cfg, 500);
+  if (r == 0)
+    r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  if (r < 0) {
+    fprintf(stderr, "shard-node %s: %s (%s)\n", argv[2],
+            err[0] ? err : chime_strerror(r), chime_err_name(r));
+    return 1;
+  }
+  r = chime_scheduler_register_job_type(s, "batch-work", work, &n, NULL);
+  if (r == 0 && shards > 0)
+    r = schedule(s, start, shards);
+  if (r == 0)
+    r = chime_scheduler_start(s);
+  if (r < 0) {
+    fprintf(stderr, "shard-node %s: %s (%s)\n", argv[2],
+            chime_scheduler_errmsg(s), chime_err_name(r));
+    chime_scheduler_free(s);
+    return 1;
+  }
+  printf("ready %s\n", argv[2]);
+  fflush(stdout);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  chime_scheduler_shutdown(s, true);
+  chime_scheduler_free(s);
+  close(n.fd);
+  return 0;
+}
