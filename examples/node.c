@@ -146,8 +146,8 @@ static void load(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
   int64_t start = real_ms();
   record(n, ctx, 'S', start, 0, true);
-  size_t len = 0;
-  const char *data = chime_ctx_get_job_data(ctx, &len);
+  size_t len = 0; /* the run's length: a manual fire's data, or the job's */
+  const char *data = chime_ctx_get_data(ctx, &len);
   char text[32] = "0";
   if (data && len > 0 && len < sizeof text) {
     memcpy(text, data, len);

@@ -356,36 +356,33 @@ try:
         "SELECT COUNT(*) FROM {P}history WHERE job_name = 's500' AND "
         "trigger_group = 'MANUAL_TRIGGER'")[0][0] != "0")
 
-    # ---- cancel a running fire (load.long runs 1.2 s every 2 s).  The
-    # button interrupts the run, as `chimectl cancel fire` does: its node
-    # tells it at its next check-in and records it CANCELLED when it
-    # returns; a run that ended before that check-in stays OK, so the
-    # next one is tried.
+    # ---- cancel a running fire.  The button interrupts the run, as
+    # `chimectl cancel fire` does: its node tells it at its next check-in
+    # (1 s) and records it CANCELLED when it returns.  The run cancelled is
+    # a fire of load.long made to last 60 s (its data is the run's length),
+    # so the interrupt lands however late the check-in is under load.
     def outcome_of(fire):
         rows = sql("SELECT outcome FROM {P}history WHERE fire_id = %s" % fire)
         return rows[0][0] if rows else None
 
+    def manual_long():
+        rows = sql("SELECT fire_id FROM {P}fired WHERE job_name = 'long' AND "
+                   "trigger_group = 'MANUAL_TRIGGER' AND state = 'EXECUTING'")
+        return rows[0][0] if rows else None
+
+    st, body = http(WEB_URL, "/api/fire", b"job=load.long&data=60000", bearer,
+                    "POST")
+    check("cancel: a 60 s run of load.long was fired", st == 200, body)
+    wait("cancel: the 60 s run started", lambda: manual_long() is not None)
+    fire = manual_long()
     cancelled = None
-    end = time.monotonic() + 30
-    while not cancelled and time.monotonic() < end:
+    if fire:
         load("/jobs")
-        rows = driver.find_elements(
-            By.CSS_SELECTOR, "#running tr[data-fire] button[data-action='cancel']")
-        for b in rows:
-            tr = b.find_element(By.XPATH, "./ancestor::tr")
-            if "load.long" not in tr.text:
-                continue
-            fire = tr.get_attribute("data-fire")
-            b.click()
-            driver.switch_to.alert.accept()
-            if f"cancelled fire {fire}" in message():
-                wait("cancel: fire %s ended" % fire,
-                     lambda: outcome_of(fire) is not None)
-                if outcome_of(fire) == "CANCELLED":
-                    cancelled = fire
-            break
-        if not cancelled:
-            time.sleep(0.3)
+        click_action(f"#running tr[data-fire='{fire}']", "cancel")
+        if f"cancelled fire {fire}" in message():
+            wait("cancel: fire %s ended" % fire,
+                 lambda: outcome_of(fire) is not None)
+            cancelled = fire if outcome_of(fire) == "CANCELLED" else None
     check("cancel: the page says so, the database has the fire CANCELLED",
           cancelled)
     if cancelled:
