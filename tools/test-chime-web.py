@@ -337,21 +337,22 @@ try:
     click_action(row, "pause")
     wait("pause: the database has load.cron paused",
          lambda: trigger_state("load.cron") == "PAUSED")
-    check("pause: the page says so", "paused trigger load.cron" in message()
-          and "paused" in driver.find_element(By.CSS_SELECTOR,
-                                              row + " td.state").text)
+    # The page shows an action's message once its request returned: wait.
+    wait("pause: the page says so", lambda: "paused trigger load.cron" in
+         message() and "paused" in text_of(By.CSS_SELECTOR, row + " td.state"))
     check("pause: the page explains it", "paused" in driver.find_element(
         By.CSS_SELECTOR, row + " td.why").text)
     click_action(row, "resume")
     wait("resume: the database has load.cron no longer paused",
          lambda: trigger_state("load.cron") not in (None, "PAUSED"))
-    check("resume: the page says so", "resumed trigger load.cron" in message())
+    wait("resume: the page says so",
+         lambda: "resumed trigger load.cron" in message())
 
     # ---- fire now
     load("/jobs")
     click_action("tr[data-job='load.s500']", "fire")
-    check("fire now: the page says so", "fired job load.s500" in message(),
-          message())
+    wait("fire now: the page says so",
+         lambda: "fired job load.s500" in message())
     wait("fire now: the database has the manual fire's history", lambda: sql(
         "SELECT COUNT(*) FROM {P}history WHERE job_name = 's500' AND "
         "trigger_group = 'MANUAL_TRIGGER'")[0][0] != "0")
@@ -379,11 +380,13 @@ try:
     if fire:
         load("/jobs")
         click_action(f"#running tr[data-fire='{fire}']", "cancel")
-        if f"cancelled fire {fire}" in message():
+        # The page writes its message when the request returns.
+        if wait("cancel: the page says so",
+                lambda: f"cancelled fire {fire}" in message()):
             wait("cancel: fire %s ended" % fire,
                  lambda: outcome_of(fire) is not None)
             cancelled = fire if outcome_of(fire) == "CANCELLED" else None
-    check("cancel: the page says so, the database has the fire CANCELLED",
+    check("cancel: the database has the fire CANCELLED",
           cancelled)
     if cancelled:
         check("cancel: the fire left the running table", sql(
@@ -401,8 +404,8 @@ try:
     click_action("tr[data-trigger='load.forbid']", "delete")
     wait("delete: the database lost the trigger",
          lambda: trigger_state("load.forbid") is None)
-    check("delete: the page says so",
-          "deleted trigger load.forbid" in message())
+    wait("delete: the page says so",
+         lambda: "deleted trigger load.forbid" in message())
 
     # ---- the events page shows the actions, escaped
     body = page("/events", ["cancelled fire", "paused trigger load.cron"])
