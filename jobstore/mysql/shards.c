@@ -327,6 +327,33 @@ void chime__mysql_shards_tell(chime__mysql_store *s,
   chime__mysql_shards_done_clear(dl);
 }
 
+int chime__mysql_shards_end_removed(chime__mysql_tx *tx, bool by_job,
+                                    const char *group, const char *name) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_FIRED_COLS_SQL
+                              " FROM {P}fired WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, by_job ? " AND job_group = "
+                                     : " AND trigger_group = ");
+  chime__mysql_sqlbuf_text(&b, group);
+  chime__mysql_sqlbuf_sql(&b,
+                          by_job ? " AND job_name = " : " AND trigger_name = ");
+  chime__mysql_sqlbuf_text(&b, name);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'SHARDED' FOR UPDATE");
+  chime__mysql_rows fr;
+  int r = chime__mysql_sqlbuf_run(&b, &fr, NULL);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; r == 0 && i < fr.nrows; i++)
+    r = chime__mysql_fire_record(
+        tx, &fr, i, "CANCELLED", CHIME_ECANCELLED,
+        by_job ? "job removed" : "trigger removed",
+        chime__mysql_rows_int64(&fr, i, CHIME__FIRED_COL_SPLIT_MS));
+  chime__mysql_rows_free(&fr);
+  return r;
+}
+
 /* ---------------------------------------------------------- checkpoints */
 
 typedef struct ckpt_op {
