@@ -44,7 +44,11 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   e->trigger_group = dup_or_null(fire->trigger->group);
   e->trigger_name = dup_or_null(fire->trigger->name);
   e->node = dup_or_null(s->node ? s->node : "");
-  e->outcome = dup_or_null(retried ? "RETRIED" : e->error ? "FAILED" : "OK");
+  /* The outcome's status when it names one (store.h), as MySQL's. */
+  e->outcome = dup_or_null(retried                      ? "RETRIED"
+                           : outcome && outcome->status ? outcome->status
+                           : e->error                   ? "FAILED"
+                                                        : "OK");
   e->message = outcome ? dup_or_null(outcome->message) : NULL;
 }
 

@@ -115,8 +115,13 @@ int chime__mem_job_remove(chime_store *store, const char *group,
     return r;
   chime__mem_lock(s);
   mem_job *mj = chime__mem_job_find(s, group, name);
-  if (mj)
+  if (mj) {
     chime__mem_job_delete(s, mj);
+    /* Its shards went with its triggers: its sharded fires end here. */
+    char key[MEM_KEY_MAX];
+    size_t len = chime__mem_key(key, sizeof key, group, name);
+    chime__mem_shards_end_removed(s, key, len, true);
+  }
   chime__mem_unlock(s);
   return mj ? 0 : CHIME_ENOTFOUND;
 }

@@ -200,6 +200,13 @@ typedef struct mem_shards_done {
 void chime__mem_shard_end(mem_store *s, const chime_fire *fire,
                           const chime_run_result *outcome,
                           mem_shards_done *done);
+/* Ends the waiting sharded fires of a removed job (by_job: key is the
+ * job's key bytes) or trigger (its key bytes): a CANCELLED history row
+ * each ("job removed"), then ended as a completed fire, so a FORBID job
+ * re-added under the key is not blocked.  Their shards still out find the
+ * fire gone.  Lock held. */
+void chime__mem_shards_end_removed(mem_store *s, const char *key,
+                                   size_t key_len, bool by_job);
 /* Tells on_shards_done, then frees done's copy.  Lock not held. */
 void chime__mem_shards_tell(mem_store *s, mem_shards_done *done);
 /* Deletes the checkpoint of run id run_id, if any.  Lock held. */

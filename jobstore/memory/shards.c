@@ -222,6 +222,63 @@ void chime__mem_shard_end(mem_store *s, const chime_fire *fire,
   chime__mem_fire_delete(s, rec);
 }
 
+/* Collects the waiting sharded fires whose job's (by_job) or trigger's key
+ * is the one sought. */
+typedef struct removed_scan {
+  const char *key;
+  size_t key_len;
+  bool by_job;
+  mem_fire **found;
+  size_t n, cap;
+  bool nomem;
+} removed_scan;
+
+static void scan_removed(void *value, void *arg) {
+  mem_fire *rec = value;
+  removed_scan *sc = arg;
+  const char *k = sc->by_job ? rec->job_key : rec->key;
+  size_t len = sc->by_job ? rec->job_key_len : rec->key_len;
+  if (!rec->whole || len != sc->key_len || memcmp(k, sc->key, len) != 0)
+    return;
+  if (sc->n == sc->cap) {
+    size_t cap = sc->cap ? sc->cap * 2 : 4;
+    mem_fire **f = realloc(sc->found, cap * sizeof *f);
+    if (!f) {
+      sc->nomem = true;
+      return;
+    }
+    sc->found = f;
+    sc->cap = cap;
+  }
+  sc->found[sc->n++] = rec;
+}
+
+void chime__mem_shards_end_removed(mem_store *s, const char *key,
+                                   size_t key_len, bool by_job) {
+  MEM_ASSERT_LOCKED(s);
+  removed_scan sc = {.key = key, .key_len = key_len, .by_job = by_job};
+  chime__mem_map_each(&s->fires, scan_removed, &sc);
+  const char *msg = by_job ? "job removed" : "trigger removed";
+  int64_t now = s->base.ops->now(&s->base);
+  for (size_t i = 0; i < sc.n; i++) {
+    mem_fire *rec = sc.found[i];
+    chime_run_result out = {.error = CHIME_ECANCELLED,
+                            .status = "CANCELLED",
+                            .message = msg,
+                            .started_ms = rec->split_ms,
+                            .finished_ms =
+                                now < rec->split_ms ? rec->split_ms : now};
+    chime__mem_history_record(s, rec->whole, &out, false);
+    chime__fire_free(rec->whole);
+    rec->whole = NULL;
+    free(rec->failed_list);
+    rec->failed_list = NULL;
+    chime__mem_fire_end(s, rec);
+    chime__mem_fire_delete(s, rec);
+  }
+  free(sc.found);
+}
+
 void chime__mem_shards_tell(mem_store *s, mem_shards_done *done) {
   assert(!chime__mem_locked(s));
   if (done->whole && s->on_shards_done)

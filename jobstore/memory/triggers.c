@@ -310,8 +310,12 @@ int chime__mem_trigger_remove(chime_store *store, const char *group,
     return r;
   chime__mem_lock(s);
   mem_trigger *mt = chime__mem_trigger_find(s, group, name);
-  if (mt)
+  if (mt) {
     chime__mem_trigger_delete(s, mt, true);
+    char key[MEM_KEY_MAX];
+    size_t len = chime__mem_key(key, sizeof key, group, name);
+    chime__mem_shards_end_removed(s, key, len, false);
+  }
   chime__mem_unlock(s);
   return mt ? 0 : CHIME_ENOTFOUND;
 }

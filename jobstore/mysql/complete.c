@@ -665,13 +665,18 @@ void chime__mysql_complete_many(chime_store *store,
 }
 
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
-                             const chime_run_result *outcome) {
+                             const chime_run_result *outcome,
+                             chime__mysql_shards_done *ended) {
   assert(tx && fire && fire->fire_id > 0 && chime__outcome_valid(outcome));
   chime__mysql_completion d = {
       .fire = fire, .outcome = outcome, .now = chime__mysql_now(&tx->s->base)};
   chime__mysql_completion *reqs[1] = {&d};
   batch b = {.reqs = reqs, .n = 1};
   int r = batch_fn(tx, &b);
+  if (r == 0 && d.result == 0) { /* the caller tells them after its COMMIT */
+    *ended = b.done;
+    b.done = (chime__mysql_shards_done){0};
+  }
   batch_reset(&b);
   return r < 0 ? r : d.result;
 }

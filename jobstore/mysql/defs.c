@@ -10,6 +10,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
@@ -64,6 +65,9 @@ static int job_remove_fn(chime__mysql_tx *tx, void *arg) {
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE_OF_JOB, a, 3, NULL, NULL);
   if (r == 0)
     r = chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, a, 3, &n, NULL);
+  /* Its shards went with its triggers: its sharded fires end here. */
+  if (r == 0)
+    r = chime__mysql_shards_end_removed(tx, true, op->group, op->name);
   return r;
 }
 
@@ -276,8 +280,11 @@ static int trigger_remove_fn(chime__mysql_tx *tx, void *arg) {
   int r = chime__mysql_trigger_load(tx, op->group, op->name, true, &op->out);
   if (r < 0 || !op->out)
     return r < 0 ? r : CHIME_ENOTFOUND;
-  return chime__mysql_trigger_delete(
-      tx, op->group, op->name, op->out->job_group, op->out->job_name, true);
+  r = chime__mysql_trigger_delete(tx, op->group, op->name, op->out->job_group,
+                                  op->out->job_name, true);
+  return r < 0
+             ? r
+             : chime__mysql_shards_end_removed(tx, false, op->group, op->name);
 }
 
 int chime__mysql_trigger_remove(chime_store *store, const char *group,

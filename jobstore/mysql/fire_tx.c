@@ -15,7 +15,9 @@
  *   - commit runs complete's steps for this one fire on the connection
  *     (chime__mysql_complete_in, complete.c: the fired row checked again
  *     under the lock, job data, fired row deleted, FORBID unblocked, a
- *     COMPLETE trigger removed, history) and then COMMIT: both or neither.
+ *     COMPLETE trigger removed, history, a shard counted down) and then
+ *     COMMIT: both or neither.  A sharded fire its last shard ended is told
+ *     (SHARDED_FIRE_DONE) after the COMMIT, as complete.c does.
  *
  * Nothing here is retried: the job's statements are not ours to re-run.
  * Only begin reconnects a lost connection once (nothing was sent yet).
@@ -25,6 +27,7 @@
  */
 #include "jobstore/mysql/ops.h"
 
+#include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
@@ -190,8 +193,9 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
                    : chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT,
                                        "the transaction's connection was "
                                        "lost: nothing was written");
+  chime__mysql_shards_done ended = {0};
   if (r == 0)
-    r = chime__mysql_complete_in(&t->tx, t->fire, outcome);
+    r = chime__mysql_complete_in(&t->tx, t->fire, outcome, &ended);
   if (r == CHIME_ENOTOWNER)
     chime__record_err(errbuf, errbuf_len, r,
                       "fire %lld was taken over by another node: nothing of "
@@ -206,6 +210,9 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
   chime__mysql_store *s = t->s;
   int64_t fire_id = t->fire->fire_id;
   finish(t, r < 0);
+  if (r == 0)
+    chime__mysql_shards_tell(s, &ended); /* committed */
+  chime__mysql_shards_done_clear(&ended);
   /* The connection was lost before the COMMIT (a survivor ended this
    * node's sessions to recover it, or the server went away): nothing was
    * written.  Say whether the fire is gone to another node. */

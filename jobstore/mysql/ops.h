@@ -101,10 +101,14 @@ void chime__mysql_complete_many(chime_store *store,
                                 const chime_run_result *const *outcomes,
                                 size_t count, int *ret_results);
 /* complete.c: complete's steps for one fire inside the caller's
- * transaction tx (the job's own, fire_tx.c), without committing.
+ * transaction tx (the job's own, fire_tx.c), without committing.  A
+ * sharded fire its shard's completion ended is noted in ended (shards.h),
+ * for the caller to tell after its COMMIT (chime__mysql_shards_tell).
  * Returns: 0; CHIME_ENOTOWNER (nothing written); a statement's error. */
+struct chime__mysql_shards_done;
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
-                             const chime_run_result *outcome);
+                             const chime_run_result *outcome,
+                             struct chime__mysql_shards_done *ended);
 
 /* fire_tx.c: transactional completion (store.h's fire_tx_*). */
 int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,

@@ -265,10 +265,14 @@ int chime__mysql_fire_record(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                           chime__mysql_arg_int(started_ms),
                           chime__mysql_arg_int(now - started_ms),
                           chime__mysql_arg_int(COL(RECOVERING)),
-                          chime__mysql_arg_int(now)};
+                          chime__mysql_arg_int(now),
+                          chime__mysql_arg_int(COL(SHARD_PARENT)),
+                          chime__mysql_arg_text(tx->s->sched),
+                          TEXT(TRIGGER_GROUP),
+                          TEXT(TRIGGER_NAME)};
 #undef TEXT
 #undef COL
-  int r = chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 15, NULL, NULL);
+  int r = chime__mysql_exec(tx, CHIME__Q_HISTORY_INSERT, h, 19, NULL, NULL);
   return r < 0 ? r : chime__mysql_fire_end(tx, fr, i);
 }
 

@@ -327,6 +327,50 @@ void chime__mysql_shards_tell(chime__mysql_store *s,
   chime__mysql_shards_done_clear(dl);
 }
 
+/* Ends sharded fire id, locked now, if it still waits for its shards. */
+static int end_removed(chime__mysql_tx *tx, int64_t id, const char *why) {
+  chime__mysql_rows fr;
+  int r = chime__mysql_fired_get(tx, id, &fr);
+  if (r < 0)
+    return r;
+  if (fr.nrows == 1 &&
+      strcmp(chime__mysql_rows_text(&fr, 0, CHIME__FIRED_COL_STATE),
+             "SHARDED") == 0)
+    r = chime__mysql_fire_record(
+        tx, &fr, 0, "CANCELLED", CHIME_ECANCELLED, why,
+        chime__mysql_rows_int64(&fr, 0, CHIME__FIRED_COL_SPLIT_MS));
+  chime__mysql_rows_free(&fr);
+  return r;
+}
+
+int chime__mysql_shards_end_removed(chime__mysql_tx *tx, bool by_job,
+                                    const char *group, const char *name) {
+  /* Found without locks (fired has no index by trigger, and a locking
+   * scan would wait for every fire a job's own transaction holds), then
+   * locked one by one by primary key. */
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT fire_id FROM {P}fired WHERE "
+                              "sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, by_job ? " AND job_group = "
+                                     : " AND trigger_group = ");
+  chime__mysql_sqlbuf_text(&b, group);
+  chime__mysql_sqlbuf_sql(&b,
+                          by_job ? " AND job_name = " : " AND trigger_name = ");
+  chime__mysql_sqlbuf_text(&b, name);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'SHARDED'");
+  chime__mysql_rows ids;
+  int r = chime__mysql_sqlbuf_run(&b, &ids, NULL);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; r == 0 && i < ids.nrows; i++)
+    r = end_removed(tx, chime__mysql_rows_int64(&ids, i, 0),
+                    by_job ? "job removed" : "trigger removed");
+  chime__mysql_rows_free(&ids);
+  return r;
+}
+
 /* ---------------------------------------------------------- checkpoints */
 
 typedef struct ckpt_op {

@@ -45,6 +45,17 @@ typedef struct chime__mysql_shards_done {
 int chime__mysql_shard_ended(chime__mysql_tx *tx, int64_t parent, int index,
                              bool failed, chime__mysql_shards_done *dl);
 
+/*
+ * chime__mysql_shards_end_removed: in tx, ends the waiting (SHARDED)
+ * sharded fires of the job (by_job) or trigger group.name being removed:
+ * a CANCELLED history row each ("job removed"), then ended as a completed
+ * fire (a FORBID job re-added under the key is not blocked).  Shards still
+ * running find their fire gone when they complete.
+ * Returns: 0; CHIME_ENOMEM; a statement error.
+ */
+int chime__mysql_shards_end_removed(chime__mysql_tx *tx, bool by_job,
+                                    const char *group, const char *name);
+
 /* Calls on_shards_done for each noted end (after the commit), then clears
  * dl; chime__mysql_shards_done_clear only clears it (a retry). */
 void chime__mysql_shards_tell(chime__mysql_store *s,

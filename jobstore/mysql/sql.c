@@ -191,11 +191,17 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "UPDATE {P}triggers SET next_fire_ms = ?, prev_fire_ms = ?, "
         "times_triggered = ?, state_start_ms = ?, state_repeat_count = ?, "
         "state = ?, owner = NULL, claim_fire_id = NULL WHERE " SCHED_KEY,
+    /* A shard's row (shard_parent > 0) takes its index from its trigger,
+     * still there while its fire ends. */
     [CHIME__Q_HISTORY_INSERT] =
         "INSERT INTO {P}history (sched_name, fire_id, trigger_group, "
         "trigger_name, job_group, job_name, scheduled_ms, node, outcome, "
         "error_code, error_text, started_ms, duration_ms, recovering, "
-        "finished_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "finished_ms, shard_parent, shard_index) SELECT "
+        "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, f.p, IF(f.p > 0, COALESCE((SELECT "
+        "t.shard_index FROM {P}triggers t WHERE t.sched_name = f.s AND "
+        "t.trigger_group = f.g AND t.trigger_name = f.n AND t.shard_parent "
+        "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
     [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
                               "finished_ms < ? LIMIT 1000",
     [CHIME__Q_NODE_UPSERT] =

@@ -85,7 +85,9 @@ int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
 
 /* Ends fired row i of fr (chime__mysql_fire_end) and writes its history
  * with outcome and text, error code CHIME_ENOTOWNER: the node that ran it
- * lost it (recovery of a dead node's fires, an operator's cancel). */
+ * lost it (recovery of a dead node's fires, an operator's cancel).  A
+ * shard's row carries its place (shard_parent, shard_index), as a shard's
+ * completion writes it, so `chimectl shards` shows the run that died. */
 int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                              size_t i, const char *outcome, const char *text);
 

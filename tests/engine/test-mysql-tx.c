@@ -8,10 +8,11 @@
  * job worked (its session ended and its fired row given to another node,
  * as a survivor's recovery does) fails at commit as a whole: no effect, no
  * completion; begin on a fire that is not this node's is refused; the
- * memory store says CHIME_EUNSUPPORTED.  And, on the store directly: a node
- * that stops (checks in no more) inside such a transaction, holding its
- * fired row and an uncommitted row, does not block a survivor's recovery:
- * the survivor ends its sessions first (prefix chime_txs_).
+ * memory store says CHIME_EUNSUPPORTED; the last shard of a sharded fire
+ * committing so ends the fire and tells SHARDED_FIRE_DONE.  And, on the store
+ * directly: a node that stops (checks in no more) inside such a transaction,
+ * holding its fired row and an uncommitted row, does not block a survivor's
+ * recovery: the survivor ends its sessions first (prefix chime_txs_).
  */
 #include "chime-mysql.h"
 #include "chime.h"
@@ -39,7 +40,9 @@ typedef struct seen {
   bool ready; /* the job waits for go */
   bool go;
   bool done;
-  int was_executed; /* JOB_WAS_EXECUTED events */
+  int was_executed;     /* JOB_WAS_EXECUTED events */
+  int shards_run;       /* shards of "txshard" committed */
+  int64_t sharded_done; /* the fire id of SHARDED_FIRE_DONE, 0 before */
 } seen;
 
 static seen st;
@@ -58,6 +61,8 @@ static void reset(void) {
   st.affected = 0;
   st.ready = st.go = st.done = false;
   st.was_executed = 0;
+  st.shards_run = 0;
+  st.sharded_done = 0;
   pthread_mutex_unlock(&st.mu);
 }
 
@@ -151,13 +156,29 @@ static void tx_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&st.mu);
 }
 
+/* A shard of a sharded job that completes through its own transaction. */
+static void shard_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  chime_mysql_tx *tx = NULL;
+  int r = chime_mysql_tx_begin(ctx, &tx);
+  if (r == 0)
+    r = chime_mysql_tx_commit(tx);
+  pthread_mutex_lock(&st.mu);
+  st.shards_run += r == 0;
+  pthread_mutex_unlock(&st.mu);
+}
+
 static bool on_event(const chime_event *ev, void *user_data) {
   (void)user_data;
-  if (chime_event_get_kind(ev) == CHIME_EVENT_JOB_WAS_EXECUTED) {
-    pthread_mutex_lock(&st.mu);
+  pthread_mutex_lock(&st.mu);
+  if (chime_event_get_kind(ev) == CHIME_EVENT_JOB_WAS_EXECUTED)
     st.was_executed++;
-    pthread_mutex_unlock(&st.mu);
+  if (chime_event_get_kind(ev) == CHIME_EVENT_SHARDED_FIRE_DONE) {
+    st.sharded_done = chime_event_get_fire_id(ev);
+    st.done = true;
+    pthread_cond_broadcast(&st.cond);
   }
+  pthread_mutex_unlock(&st.mu);
   return false;
 }
 
@@ -209,7 +230,14 @@ static chime_scheduler *start(const char *url_or_null) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "tx", tx_job, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "txshard", shard_job, NULL, NULL),
+      0);
+  CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED, on_event,
+                                   NULL, NULL),
+      0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_add_listener(s, CHIME_EVENT_SHARDED_FIRE_DONE, on_event,
                                    NULL, NULL),
       0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
@@ -332,6 +360,38 @@ static void test_mysql_tx_begin_refused_when_not_owned(void) {
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 0);
   CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  mysql_close(db);
+}
+
+/* Every shard commits through its own transaction: the last one's commit
+ * ends the sharded fire (its history row) and tells SHARDED_FIRE_DONE. */
+static void test_mysql_tx_last_shard_tells_done(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(
+      chime_job_new("tx", "sharded", "txshard", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_shards(job, 3, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_simple_new("tx", "sharded", 0, 0, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", "sharded"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(st.shards_run, 3);
+  CU_ASSERT(st.sharded_done > 0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            HISTORY " AND outcome = 'OK' AND shard_index "
+                                    "= -1",
+                            st.sharded_done),
+                  1);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.sharded_done), 0);
   mysql_close(db);
 }
 
@@ -573,6 +633,8 @@ static CU_TestInfo tests[] = {
      test_mysql_tx_fenced_commit_fails_whole},
     {"begin is refused on a fire not owned",
      test_mysql_tx_begin_refused_when_not_owned},
+    {"the last shard's commit tells SHARDED_FIRE_DONE",
+     test_mysql_tx_last_shard_tells_done},
     {"the memory store says unsupported",
      test_mysql_tx_memory_store_unsupported},
     {"bad arguments", test_mysql_tx_bad_arguments},

@@ -775,7 +775,8 @@ static void test_mysql_store_admin_lease_rule(void) {
 }
 
 /* A dead node's shard runs again on a survivor as the same shard, from
- * its checkpoint; the dead node can write no checkpoint any more. */
+ * its checkpoint (the dead run's REQUEUED history row names its shard);
+ * the dead node can write no checkpoint any more. */
 static void test_mysql_store_recovers_shard_checkpoint(void) {
   MYSQL *db = admin();
   const char *url = url_for(DB, NULL, "prefix=mst_s_&auto_create=1&clear=1");
@@ -824,6 +825,15 @@ static void test_mysql_store_recovers_shard_checkpoint(void) {
   size_t recovered = 0;
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, now, &recovered), 0);
   CU_ASSERT_EQUAL(recovered, 2);
+  /* Each dead run's REQUEUED row names its shard (chimectl shards shows
+   * it beside the run on the survivor). */
+  char q[256];
+  snprintf(q, sizeof q,
+           "SELECT COUNT(*) * 10 + SUM(shard_index) FROM mst_s_history "
+           "WHERE outcome = 'REQUEUED' AND node = 'dead' AND shard_parent = "
+           "%lld",
+           (long long)whole);
+  CU_ASSERT_EQUAL(query_int(db, q), 21); /* shards 0 and 1 */
   /* Fenced: the dead node's checkpoint and completion are refused. */
   CU_ASSERT_EQUAL(dead->ops->checkpoint_set(dead, s1, "row 4000", 8),
                   CHIME_ENOTOWNER);

@@ -194,18 +194,39 @@ static void test_store_shard_split(void) {
 
 /* A FORBID job: its sharded fire blocks the job's next fire until its last
  * shard completed, not its shards. */
-static void test_store_shard_forbid(void) {
-  chime_store *st = open_node("node-a", NULL, NULL, true);
-  chime_job *job = sc_job("g", "f", "x", true);
-  CU_ASSERT_EQUAL_FATAL(chime_job_set_shards(job, 3, NULL), 0);
+/* Adds FORBID job g.name sharded count ways, with a trigger t.name every
+ * minute from start. */
+static void add_forbid(chime_store *st, const char *name, int count,
+                       int64_t start) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_shards(job, count, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID), 0);
   CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
-  sc_add_simple(st, "t", "f", "g", "f", T0, MINUTE, 5);
+  sc_add_simple(st, "t", name, "g", name, start, MINUTE, 5);
+}
+
+/* add_forbid's job, its fire at T0 split: the sharded fire. */
+static chime_fire *split_forbid(chime_store *st, const char *name, int count) {
+  add_forbid(st, name, count, T0);
   chime_fire *whole = sc_fire_next(st, T0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
   CU_ASSERT_EQUAL_FATAL(st->ops->shard_split(st, whole, NULL), 0);
+  return whole;
+}
+
+/* The FORBID job's trigger t.name is not blocked: it fires at T0 + 1 min. */
+static void fires_unblocked(chime_store *st, const char *name) {
+  CU_ASSERT_EQUAL(sc_status(st, "t", name), CHIME_TRIGGER_NORMAL);
+  chime_fire *next = sc_fire_next(st, T0 + MINUTE);
+  CU_ASSERT_PTR_NOT_NULL(next);
+  chime__fire_free(next);
+}
+
+static void test_store_shard_forbid(void) {
+  chime_store *st = open_node("node-a", NULL, NULL, true);
+  chime_fire *whole = split_forbid(st, "f", 3);
   chime_fire **fires = NULL;
   size_t n = take(st, 10, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 3);
@@ -214,11 +235,63 @@ static void test_store_shard_forbid(void) {
   CU_ASSERT_PTR_NULL(sc_fire_next(st, T0 + MINUTE));
   for (size_t i = 0; i < n; i++)
     CU_ASSERT_EQUAL(complete_with(st, fires[i], 0), 0);
-  CU_ASSERT_EQUAL(sc_status(st, "t", "f"), CHIME_TRIGGER_NORMAL);
-  chime_fire *next = sc_fire_next(st, T0 + MINUTE);
-  CU_ASSERT_PTR_NOT_NULL(next);
-  chime__fire_free(next);
+  fires_unblocked(st, "f");
   sc_fires_free(fires, n);
+  chime__fire_free(whole);
+  sc_close(st);
+}
+
+/* The history row of sharded fire id of job g.name: its outcome and
+ * message ("" when none) in out (n bytes); false when there is none. */
+static bool whole_row(chime_store *st, const char *name, int64_t id, char *out,
+                      size_t n) {
+  chime_history_entry *e = NULL;
+  size_t ne = history_of(st, name, &e);
+  bool found = false;
+  for (size_t i = 0; i < ne; i++)
+    if (e[i].fire_id == id && !found) {
+      found = true;
+      snprintf(out, n, "%s %s", e[i].outcome, e[i].message ? e[i].message : "");
+    }
+  chime__history_entries_free(e, ne);
+  return found;
+}
+
+/* Removing a FORBID job while its sharded fire waits ends the fire (a
+ * CANCELLED history row, "job removed"): the job re-added under its key
+ * is not blocked, and a shard still running finds its fire gone. */
+static void test_store_shards_job_removed(void) {
+  heard h = {0};
+  chime_store *st = open_node("node-a", NULL, &h, true);
+  chime_fire *whole = split_forbid(st, "r", 3);
+  chime_fire **fires = NULL;
+  size_t n = take(st, 1, &fires); /* one shard runs, two wait */
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_remove(st, "g", "r"), 0);
+  char row[200] = "";
+  CU_ASSERT_TRUE(whole_row(st, "r", whole->fire_id, row, sizeof row));
+  CU_ASSERT_STRING_EQUAL(row, "CANCELLED job removed");
+  (void)complete_with(st, fires[0], 0);
+  CU_ASSERT_EQUAL(h.calls, 0);
+  /* Re-added, the FORBID job fires: nothing of the old fire blocks it. */
+  add_forbid(st, "r", 3, T0 + MINUTE);
+  fires_unblocked(st, "r");
+  sc_fires_free(fires, n);
+  chime__fire_free(whole);
+  sc_close(st);
+}
+
+/* Removing the trigger of a waiting sharded fire ends it too. */
+static void test_store_shards_trigger_removed(void) {
+  chime_store *st = open_node("node-a", NULL, NULL, true);
+  chime_fire *whole = split_forbid(st, "u", 2);
+  CU_ASSERT_EQUAL_FATAL(st->ops->trigger_remove(st, "t", "u"), 0);
+  char row[200] = "";
+  CU_ASSERT_TRUE(whole_row(st, "u", whole->fire_id, row, sizeof row));
+  CU_ASSERT_STRING_EQUAL(row, "CANCELLED trigger removed");
+  /* A new trigger of the FORBID job is not blocked. */
+  sc_add_simple(st, "t", "u2", "g", "u", T0 + MINUTE, MINUTE, 5);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "u2"), CHIME_TRIGGER_NORMAL);
   chime__fire_free(whole);
   sc_close(st);
 }
@@ -431,6 +504,10 @@ CU_TestInfo sc_shard_tests[] = {
      test_store_shard_split},
     {"a FORBID job's sharded fire blocks it until its last shard",
      test_store_shard_forbid},
+    {"removing the job ends its waiting sharded fire",
+     test_store_shards_job_removed},
+    {"removing the trigger ends its waiting sharded fire",
+     test_store_shards_trigger_removed},
     {"shards acquired concurrently are claimed once each",
      test_store_shards_claimed_once},
     {"nodes polling together take their share of shards",
