@@ -37,6 +37,7 @@ int chime_config_new(chime_config **ret_config) {
   c->idle_wait_ms = 30000;
   c->batch_size = 0;
   c->batch_window_ms = 0;
+  c->claim_ahead_ms = CHIME__CLAIM_AHEAD_MS;
   c->misfire_threshold_ms = 60000;
   c->checkin_interval_ms = 1000;
   c->cancel_grace_ms = CHIME__CANCEL_GRACE_MS;
@@ -166,6 +167,13 @@ int chime_config_set_batch_window_ms(chime_config *config, int64_t ms) {
   if (!config || ms < 0 || ms > CHIME__MAX_WAIT_MS)
     return CHIME_EINVAL;
   config->batch_window_ms = ms;
+  return 0;
+}
+
+int chime_config_set_claim_ahead_ms(chime_config *config, int64_t ms) {
+  if (!config || ms < 0 || ms > CHIME__MAX_CLAIM_AHEAD_MS)
+    return CHIME_EINVAL;
+  config->claim_ahead_ms = ms;
   return 0;
 }
 

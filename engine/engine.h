@@ -82,6 +82,13 @@
  * (CHIME_EVENT_JOB_CANCEL_IGNORED), by default. */
 #define CHIME__CANCEL_GRACE_MS INT64_C(5000)
 
+/* Without a batch window, fires due this soon are claimed (and fired in the
+ * store) with those due now; a worker starts each at its time (loop.c).
+ * The default covers a claim's own commit on a busy database, so that runs
+ * start on time rather than a commit late. */
+#define CHIME__CLAIM_AHEAD_MS INT64_C(20)
+#define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
+
 struct chime_config {
   char *store_url;
   char *scheduler_name;
@@ -90,6 +97,7 @@ struct chime_config {
   int64_t idle_wait_ms;
   unsigned batch_size; /* 0: the worker count */
   int64_t batch_window_ms;
+  int64_t claim_ahead_ms; /* used when batch_window_ms is 0 */
   int64_t misfire_threshold_ms;
   int64_t checkin_interval_ms;
   int64_t cancel_grace_ms;

@@ -24,8 +24,9 @@
  * fires the pending batch when its time has come, or claims a new batch of
  * at most min(batch size, free workers) fires due by now + batch window,
  * or sleeps until the next due trigger.  With no batch window (the
- * default) claims are fired as they are made (store acquire_due) and no
- * batch is ever pending.
+ * default) claims are fired as they are made (store acquire_due), those
+ * due within the claim-ahead time too (their workers start them at their
+ * time), and no batch is ever pending.
  *
  * Threads and locks (engine.h): the loop's thread owns the handles, the
  * pending batch and every loop_* field, and touches them without a lock.
@@ -49,6 +50,14 @@
 #include <time.h>
 
 static void loop_tick(chime_scheduler *s);
+
+/* How long before its time a fire is claimed: the batch window, or
+ * without one the claim-ahead time (the claim fires it at once and a worker
+ * starts it at its time, workers.c). */
+static int64_t claim_lead_ms(const chime_scheduler *s) {
+  return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
+                                    : s->cfg.claim_ahead_ms;
+}
 static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 
 bool chime__on_loop(const chime_scheduler *s) {
@@ -315,7 +324,7 @@ static void notice_changes(chime_scheduler *s) {
     return;
   uv_update_time(s->loop);
   uint64_t due_in = uv_timer_get_due_in(&s->fire_timer);
-  int64_t delay = next - s->cfg.batch_window_ms - st->ops->now(st);
+  int64_t delay = next - claim_lead_ms(s) - st->ops->now(st);
   if (delay < 0 || (uint64_t)delay < due_in) {
     chime__log(s, CHIME_LOG_DEBUG,
                "a trigger due at %lld was scheduled or resumed elsewhere: "
@@ -418,7 +427,7 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
       return 0;
     return misfire_period(s);
   }
-  int64_t delay = next - s->cfg.batch_window_ms - now;
+  int64_t delay = next - claim_lead_ms(s) - now;
   if (delay <= 0)
     return CHIME__BACKOFF_MS; /* due but not claimable yet (blocked, raced) */
   return delay < s->cfg.idle_wait_ms ? delay : s->cfg.idle_wait_ms;
@@ -471,13 +480,15 @@ static void claim(chime_scheduler *s, int64_t now) {
   chime_store *st = s->store;
   chime_fire **fires = NULL;
   size_t n = 0;
-  /* Without a batch window every claim is due now: claiming and firing is
-   * one step (one transaction in the MySQL store). */
+  /* Without a batch window claiming and firing is one step (one
+   * transaction in the MySQL store), also for fires due within the
+   * claim-ahead time: their workers start them at their time. */
   bool ahead = s->cfg.batch_window_ms > 0;
   uint64_t t0 = chime__metrics_now_us();
   int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
                                    &types, &fires, &n)
-                : st->ops->acquire_due(st, now, max, &types, &fires, &n);
+                : st->ops->acquire_due(st, now, now + s->cfg.claim_ahead_ms,
+                                       max, &types, &fires, &n);
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");

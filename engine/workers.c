@@ -261,6 +261,22 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   return true;
 }
 
+/* A fire claimed ahead of its time (chime_config_set_claim_ahead_ms) starts
+ * at its time, on the store's clock (the one the claim compared with).  A
+ * recovered or late fire does not wait; none waits longer than the
+ * claim-ahead time, also when the store's clock steps back meanwhile (its
+ * offset measured again). */
+static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
+  chime_store *st = s->store;
+  int64_t left = s->cfg.claim_ahead_ms, early;
+  while (left > 0 && (early = fire->scheduled_ms - st->ops->now(st)) > 0) {
+    if (early > left)
+      early = left;
+    chime__sleep_ms(early);
+    left -= early;
+  }
+}
+
 static void *worker_main(void *arg) {
   chime_scheduler *s = arg;
   tls_worker_of = s;
@@ -279,6 +295,7 @@ static void *worker_main(void *arg) {
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
     bool forbid = wakes_loop(fire->job);
     chime__mu_unlock(s);
+    wait_for_time(s, fire);
     bool completed = run_fire(s, fire, type);
     if (!completed)
       forbid = false; /* the completer wakes the loop after the commit */

@@ -1382,6 +1382,23 @@ CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
                                                   int64_t ms);
 
 /*
+ * chime_config_set_claim_ahead_ms: with no batch window, how long before
+ * their time fires are claimed and fired (0 to 1000, default 20): the claim
+ * commits ahead, and a worker starts each run at its scheduled time, so
+ * that runs start on time rather than one claim transaction late.  A fire
+ * claimed ahead is the node's from its claim: pausing its trigger or job in
+ * those milliseconds does not stop it, and a node that dies before the run
+ * starts leaves it to recovery like a running fire.  0: claim fires only
+ * once they are due.  Ignored while a batch window is set (claims are then
+ * fired at their time by a second transaction).
+ * Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
+CHIME_EXTERN int chime_config_set_claim_ahead_ms(chime_config *config,
+                                                 int64_t ms);
+
+/*
  * chime_config_set_misfire_threshold_ms: a fire later than this is a
  * misfire, handled by its trigger's misfire instruction (1 ms to a day).
  * Returns: 0; CHIME_EINVAL (NULL config, out of range).

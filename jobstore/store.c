@@ -35,12 +35,14 @@ bool chime__type_set_has(const chime_type_set *set, const char *type) {
                  compare_name) != NULL;
 }
 
-int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+int chime__store_acquire_due(chime_store *store, int64_t now_ms,
+                             int64_t no_later_than_ms, size_t max,
                              const chime_type_set *types,
                              chime_fire ***ret_fires, size_t *ret_count) {
   chime_fire **fires = NULL;
   size_t n = 0;
-  int r = store->ops->acquire(store, now_ms, now_ms, max, types, &fires, &n);
+  int r = store->ops->acquire(store, now_ms, no_later_than_ms, max, types,
+                              &fires, &n);
   if (r < 0)
     return r;
   if (n > 0 && (r = store->ops->fire(store, fires, n, now_ms)) < 0) {

@@ -257,11 +257,13 @@ struct chime_store_ops {
                  chime_fire ***ret_fires, size_t *ret_count);
   int (*fire)(chime_store *store, chime_fire **fires, size_t count,
               int64_t now_ms);
-  /* acquire_due: acquire (with no_later_than_ms = now_ms) and fire in one
-   * step: every returned fire is EXECUTING with result 0.  The engine uses
-   * it when it claims nothing ahead of time (batch window 0); a store
-   * without a faster way uses chime__store_acquire_due. */
-  int (*acquire_due)(chime_store *store, int64_t now_ms, size_t max,
+  /* acquire_due: acquire and fire in one step: every returned fire is
+   * EXECUTING with result 0, also those due after now_ms (up to
+   * no_later_than_ms: the engine starts their runs at their time).  The
+   * engine uses it when it has no batch window; a store without a faster
+   * way uses chime__store_acquire_due. */
+  int (*acquire_due)(chime_store *store, int64_t now_ms,
+                     int64_t no_later_than_ms, size_t max,
                      const chime_type_set *types, chime_fire ***ret_fires,
                      size_t *ret_count);
   int (*complete)(chime_store *store, const chime_fire *fire,
@@ -462,7 +464,8 @@ bool chime__interrupt_args_valid(const char *group, const char *name,
                                  int64_t fire_id);
 
 /* acquire_due as acquire, then fire (the fires fire refuses are dropped). */
-int chime__store_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+int chime__store_acquire_due(chime_store *store, int64_t now_ms,
+                             int64_t no_later_than_ms, size_t max,
                              const chime_type_set *types,
                              chime_fire ***ret_fires, size_t *ret_count);
 

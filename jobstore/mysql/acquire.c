@@ -5,10 +5,11 @@
  *     wait for each other), inserts their fired rows, whose AUTO_INCREMENT
  *     ids are the fire ids, and marks the triggers ACQUIRED by this node
  *     for that fire id (mysql/fire.c fires them later);
- *   - acquire_due does the same for triggers due now and fires them in the
- *     same transaction: the fired rows are inserted EXECUTING and the
- *     triggers get their next fire time at once, so the common case costs
- *     one transaction instead of two and never passes through ACQUIRED;
+ *   - acquire_due does the same and fires them in the same transaction
+ *     (those due a little later too: the engine starts them on time): the
+ *     fired rows are inserted EXECUTING and the triggers get their next
+ *     fire time at once, so the common case costs one transaction instead
+ *     of two and never passes through ACQUIRED;
  *   - release returns unfired claims.
  * A FORBID job: its row is locked (SKIP LOCKED: a row another session
  * holds passes the job over this time), and none of its triggers is
@@ -492,11 +493,12 @@ int chime__mysql_acquire(chime_store *store, int64_t now_ms,
   return run_acquire(store, &op, ret_fires, ret_count);
 }
 
-int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+int chime__mysql_acquire_due(chime_store *store, int64_t now_ms,
+                             int64_t no_later_than_ms, size_t max,
                              const chime_type_set *types,
                              chime_fire ***ret_fires, size_t *ret_count) {
   acq_op op = {.now = now_ms,
-               .nlt = now_ms,
+               .nlt = no_later_than_ms,
                .max = max,
                .types = types,
                .fire_now = true};

@@ -78,7 +78,8 @@ int chime__mysql_acquire(chime_store *store, int64_t now_ms,
                          int64_t no_later_than_ms, size_t max,
                          const chime_type_set *types, chime_fire ***ret_fires,
                          size_t *ret_count);
-int chime__mysql_acquire_due(chime_store *store, int64_t now_ms, size_t max,
+int chime__mysql_acquire_due(chime_store *store, int64_t now_ms,
+                             int64_t no_later_than_ms, size_t max,
                              const chime_type_set *types,
                              chime_fire ***ret_fires, size_t *ret_count);
 int chime__mysql_release(chime_store *store, chime_fire **fires, size_t count);

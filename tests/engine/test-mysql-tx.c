@@ -464,7 +464,8 @@ static void test_mysql_tx_stopped_node_sessions_ended(void) {
   chime_fire **fires = NULL;
   size_t n = 0;
   CU_ASSERT_EQUAL_FATAL(
-      victim->ops->acquire_due(victim, now + 10, 1, NULL, &fires, &n), 0);
+      victim->ops->acquire_due(victim, now + 10, now + 10, 1, NULL, &fires, &n),
+      0);
   CU_ASSERT_EQUAL_FATAL(n, 1);
   /* The victim's job: inside its transaction, a row written. */
   chime_store_tx *tx = NULL;

@@ -194,7 +194,8 @@ typedef struct opts {
   unsigned workers;
   int64_t idle_wait_ms;
   int64_t misfire_ms;
-  const char *name; /* the scheduler's (cluster's) name; NULL: "chime" */
+  const char *name;       /* the scheduler's (cluster's) name; NULL: "chime" */
+  int64_t claim_ahead_ms; /* 0: the default */
 } opts;
 
 static void log_stderr(void *user_data, chime_log_level level,
@@ -222,6 +223,8 @@ static chime_scheduler *make(rec *r, opts o) {
                     0);
   if (o.name)
     CU_ASSERT_EQUAL(chime_config_set_scheduler_name(cfg, o.name), 0);
+  if (o.claim_ahead_ms)
+    CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(cfg, o.claim_ahead_ms), 0);
   if (getenv("CHIME_TEST_VERBOSE"))
     chime_config_set_log(cfg, log_stderr, NULL, CHIME_LOG_DEBUG);
   chime_scheduler *s = NULL;
@@ -345,6 +348,30 @@ static void test_scheduler_simple_repeat_then_gone(void) {
   CU_ASSERT_EQUAL(r.runs, 4);
   for (int i = 1; i < 4; i++)
     CU_ASSERT_EQUAL(r.sched[i] - r.sched[i - 1], 100);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* A fire claimed ahead (chime_config_set_claim_ahead_ms) is the node's from
+ * its claim: pausing the trigger after the claim does not stop it; and its
+ * run starts at its time, not at the claim. */
+static void test_scheduler_claim_ahead_runs_on_time(void) {
+  rec r;
+  rec_init(&r);
+  chime_scheduler *s = make(&r, (opts){.claim_ahead_ms = 1000});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  int64_t due = wall_ms() + 1500;
+  add_simple(s, "ahead", "j", due, 0, 0, CHIME_MISFIRE_SMART);
+  /* Claimed at due - 1000; paused 700 ms later, still before its time. */
+  sleep_ms((int)(due - 300 - wall_ms()));
+  CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "ahead"), 0);
+  CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL_FATAL(r.runs, 1);
+  CU_ASSERT_EQUAL(r.sched[0], due);
+  CU_ASSERT(r.start[0] >= due);
+  CU_ASSERT(r.start[0] < due + 1000);
   chime_scheduler_free(s);
   rec_fini(&r);
 }
@@ -881,6 +908,10 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_EQUAL(chime_config_set_batch_size(c, 1001), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_batch_size(c, 0), 0);
   CU_ASSERT_EQUAL(chime_config_set_batch_window_ms(c, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(c, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(c, 1001), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(c, 0), 0);
+  CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(NULL, 5), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(c, 0), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_checkin_interval_ms(c, -5), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_log(c, NULL, NULL, (chime_log_level)9),
@@ -1313,6 +1344,8 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_cron_fires_each_second_once},
     {"simple repeat 3 fires 4 times then is gone",
      test_scheduler_simple_repeat_then_gone},
+    {"a fire claimed ahead runs at its time, paused or not",
+     test_scheduler_claim_ahead_runs_on_time},
     {"FORBID job never overlaps", test_scheduler_forbid_never_overlaps},
     {"shutdown(wait) lets a running job finish",
      test_scheduler_shutdown_waits_for_running_job},

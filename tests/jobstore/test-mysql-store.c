@@ -806,15 +806,17 @@ static void test_mysql_store_recovers_shard_checkpoint(void) {
   /* a splits the fire; the doomed node takes both shards. */
   chime_fire **fires = NULL;
   size_t n = 0;
-  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, T0, 1, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, T0, T0, 1, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL_FATAL(n, 1);
   CU_ASSERT_EQUAL_FATAL(a->ops->shard_split(a, fires[0], NULL), 0);
   int64_t whole = fires[0]->fire_id;
   chime__fire_free(fires[0]);
   free(fires);
   int64_t now = dead->ops->now(dead);
-  CU_ASSERT_EQUAL_FATAL(
-      dead->ops->acquire_due(dead, now + 10 * 60000, 5, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(dead->ops->acquire_due(dead, now + 10 * 60000,
+                                               now + 10 * 60000, 5, NULL,
+                                               &fires, &n),
+                        0);
   CU_ASSERT_EQUAL_FATAL(n, 2);
   chime_fire *s1 = fires[0]->trigger->shard_index == 1 ? fires[0] : fires[1];
   CU_ASSERT_EQUAL(dead->ops->checkpoint_set(dead, s1, "row 3000", 8), 0);
@@ -845,7 +847,8 @@ static void test_mysql_store_recovers_shard_checkpoint(void) {
   /* Both shards run again on a, as shards of the same fire; shard 1 from
    * the dead run's checkpoint (though its job does not request recovery). */
   now = a->ops->now(a);
-  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, now, 5, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(a->ops->acquire_due(a, now, now, 5, NULL, &fires, &n),
+                        0);
   CU_ASSERT_EQUAL_FATAL(n, 2);
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *rt = fires[i]->trigger;

@@ -402,7 +402,8 @@ static void test_store_acquire_due(void) {
   sc_add_simple(st, "tg", "later", "g", "j", T0 + SEC, 0, 0);
   add_prio(st, "forbid-a", "f", T0, 9, 1);
   add_prio(st, "forbid-b", "f", T0, 1, 0);
-  CU_ASSERT_EQUAL_FATAL(st->ops->acquire_due(st, T0, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->acquire_due(st, T0, T0, 10, NULL, &fires, &n),
+                        0);
   CU_ASSERT_EQUAL_FATAL(n, 3); /* every, once, one FORBID; not later */
   for (size_t i = 0; i < n; i++) {
     CU_ASSERT_EQUAL(fires[i]->phase, CHIME_FIRE_EXECUTING);
@@ -417,7 +418,7 @@ static void test_store_acquire_due(void) {
   CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-b"), CHIME_TRIGGER_BLOCKED);
   chime_fire **again = NULL;
   size_t m = 9;
-  CU_ASSERT_EQUAL(st->ops->acquire_due(st, T0, 10, NULL, &again, &m), 0);
+  CU_ASSERT_EQUAL(st->ops->acquire_due(st, T0, T0, 10, NULL, &again, &m), 0);
   CU_ASSERT_EQUAL(m, 0);
   free(again);
   for (size_t i = 0; i < n; i++)
@@ -428,8 +429,31 @@ static void test_store_acquire_due(void) {
   CU_ASSERT_EQUAL(sc_status(st, "tg", "forbid-b"), CHIME_TRIGGER_NORMAL);
   /* The other FORBID trigger now, and later's time. */
   CU_ASSERT_EQUAL_FATAL(
-      st->ops->acquire_due(st, T0 + SEC, 10, NULL, &fires, &n), 0);
+      st->ops->acquire_due(st, T0 + SEC, T0 + SEC, 10, NULL, &fires, &n), 0);
   CU_ASSERT_EQUAL(n, 2);
+  sc_fires_free(fires, n);
+  sc_close(st);
+}
+
+/* acquire_due claims ahead: a fire due within no_later_than_ms is claimed
+ * and fired at once, with its own scheduled time (the engine starts it
+ * then); one due after it is left. */
+static void test_store_acquire_due_ahead(void) {
+  chime_store *st = sc_open();
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  sc_add_job(st, "g", "j", "t", true);
+  sc_add_simple(st, "tg", "soon", "g", "j", T0 + 15, MINUTE, 1);
+  sc_add_simple(st, "tg", "after", "g", "j", T0 + 30, 0, 0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->acquire_due(st, T0, T0 + 20, 10, NULL, &fires, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  CU_ASSERT_EQUAL(fires[0]->phase, CHIME_FIRE_EXECUTING);
+  CU_ASSERT_EQUAL(fires[0]->scheduled_ms, T0 + 15);
+  CU_ASSERT_STRING_EQUAL(fires[0]->trigger->name, "soon");
+  CU_ASSERT_EQUAL(sc_next(st, "tg", "soon"), T0 + 15 + MINUTE);
+  CU_ASSERT_EQUAL(sc_status(st, "tg", "after"), CHIME_TRIGGER_NORMAL);
+  CU_ASSERT_EQUAL(sc_complete(st, fires[0]), 0);
   sc_fires_free(fires, n);
   sc_close(st);
 }
@@ -898,6 +922,8 @@ CU_TestInfo sc_fire_tests[] = {
      test_store_fire_simple_repeat},
     {"fire refuses lost claims", test_store_fire_lost_claims},
     {"acquire_due claims and fires in one step", test_store_acquire_due},
+    {"acquire_due claims ahead with the fire's own time",
+     test_store_acquire_due_ahead},
     {"complete and still_owned fence fires", test_store_complete_fencing},
     {"job data persisted after a run", test_store_persist_data},
     {"FORBID jobs block and unblock", test_store_forbid_blocks},

@@ -88,8 +88,8 @@ static size_t take(chime_store *st, size_t max, chime_fire ***ret) {
   int64_t now = st->ops->now(st);
   chime_fire **fires = NULL;
   size_t n = 0;
-  CU_ASSERT_EQUAL_FATAL(st->ops->acquire_due(st, now, max, NULL, &fires, &n),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->acquire_due(st, now, now, max, NULL, &fires, &n), 0);
   *ret = fires;
   return n;
 }
@@ -310,7 +310,7 @@ static void *grab(void *p) {
     chime_fire **fires = NULL;
     size_t n = 0;
     int64_t now = g->st->ops->now(g->st);
-    if (g->st->ops->acquire_due(g->st, now, 3, NULL, &fires, &n) != 0)
+    if (g->st->ops->acquire_due(g->st, now, now, 3, NULL, &fires, &n) != 0)
       n = 0;
     idle = n ? 0 : idle + 1;
     for (size_t i = 0; i < n && g->n < 64; i++) {
