@@ -109,6 +109,14 @@ int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
 /* The same for the trigger rows "WHERE where" (admin.h's trigger query). */
 int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
                        size_t nargs, chime__mysql_rows *ret);
+/* The trigger group.name of c's scheduler, decoded from *rows into *ret;
+ * key is how the user named it, for the messages.  *ret borrows from
+ * *rows: the caller clears *ret (chime__mysql_admin_trigger_clear), then
+ * frees *rows.  Returns: 0 or an exit code (message printed: "no trigger
+ * KEY" when there is none; *rows freed). */
+int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
+                       const char *key, chime__mysql_rows *rows,
+                       chime__mysql_admin_trigger *ret);
 /* The database clock now. */
 int64_t ctl_now(ctl *c);
 /* Splits "GROUP.NAME" at its first dot into buffers of len bytes.

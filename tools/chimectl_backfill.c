@@ -128,22 +128,12 @@ int ctl_cmd_backfill(ctl *c) {
     fprintf(stderr, "chimectl: --from and --to want times, from <= to\n");
     return CTL_USAGE;
   }
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched, group, name};
-  if ((r = ctl_query_triggers(c,
-                              "sched_name = ? AND trigger_group = ? AND "
-                              "trigger_name = ?",
-                              args, 3, &rows)))
-    return r;
+  chime__mysql_rows rows;
   chime__mysql_admin_trigger tr;
-  if (rows.nrows == 0) {
-    r = ctl_fail(CHIME_ENOTFOUND, "no trigger %s", c->argv[0]);
-  } else if ((r = chime__mysql_admin_trigger_decode(&rows, 0, &tr)) < 0) {
-    r = ctl_fail(r, "cannot read trigger %s", c->argv[0]);
-  } else {
-    r = c->cancel ? cancel(c, tr.record) : create(c, tr.record, from, to, now);
-    chime__mysql_admin_trigger_clear(&tr);
-  }
+  if ((r = ctl_trigger_by_key(c, group, name, c->argv[0], &rows, &tr)))
+    return r;
+  r = c->cancel ? cancel(c, tr.record) : create(c, tr.record, from, to, now);
+  chime__mysql_admin_trigger_clear(&tr);
   chime__mysql_rows_free(&rows);
   return r;
 }

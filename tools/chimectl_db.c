@@ -160,6 +160,25 @@ int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
   return r < 0 ? query_failed(r, err) : 0;
 }
 
+int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
+                       const char *key, chime__mysql_rows *rows,
+                       chime__mysql_admin_trigger *ret) {
+  const char *args[] = {c->sched, group, name};
+  *rows = (chime__mysql_rows){0};
+  int r = ctl_query_triggers(
+      c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
+      rows);
+  if (r)
+    return r;
+  if (rows->nrows == 0)
+    r = ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
+  else if ((r = chime__mysql_admin_trigger_decode(rows, 0, ret)) < 0)
+    r = ctl_fail(r, "cannot read trigger %s", key);
+  if (r)
+    chime__mysql_rows_free(rows);
+  return r;
+}
+
 int64_t ctl_now(ctl *c) {
   return c->admin ? chime__mysql_admin_now(c->admin) : 0;
 }

@@ -260,22 +260,10 @@ int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret) {
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched, group, name};
-  if ((r = ctl_query_triggers(c,
-                              "sched_name = ? AND trigger_group = ? AND "
-                              "trigger_name = ?",
-                              args, 3, &rows)))
-    return r;
-  if (rows.nrows == 0) {
-    chime__mysql_rows_free(&rows);
-    return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
-  }
+  chime__mysql_rows rows;
   chime__mysql_admin_trigger t;
-  if ((r = chime__mysql_admin_trigger_decode(&rows, 0, &t)) < 0) {
-    chime__mysql_rows_free(&rows);
-    return ctl_fail(r, "cannot read trigger %s", key);
-  }
+  if ((r = ctl_trigger_by_key(c, group, name, key, &rows, &t)))
+    return r;
   explain e = {.c = c};
   r = analyse(&e, &t, ctl_now(c));
   snprintf(ret->state, sizeof ret->state, "%s", t.state);
