@@ -218,6 +218,7 @@ int chime_lease_extend(chime_lease *lease, int64_t at_most_ms) {
  * failed try: the database may be back) until stopped or refused. */
 static void *keep_alive_main(void *arg) {
   chime_lease *l = arg;
+  pthread_setname_np(pthread_self(), "chime-lease");
   pthread_mutex_lock(&l->mu);
   int64_t period = l->at_most_ms / 3 > 0 ? l->at_most_ms / 3 : 1;
   int64_t next = chime__mono_ms() + period;

@@ -166,6 +166,7 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
   s->reserved -= dropped;
   assert(s->running <= s->reserved && s->reserved <= s->cfg.workers);
   chime__mu_unlock(s);
+  chime__workers_wake(s, n - dropped);
   for (size_t i = 0; i < n; i++) {
     if (!b[i])
       continue;
@@ -659,6 +660,7 @@ void chime__loop_enter(chime_scheduler *s) {
 
 void *chime__loop_thread(void *arg) {
   chime_scheduler *s = arg;
+  pthread_setname_np(pthread_self(), "chime-loop");
   chime__loop_enter(s);
   uv_run(s->loop, UV_RUN_DEFAULT);
   /* Nothing is left on the loop: the handles were closed at shutdown. */
