@@ -480,19 +480,26 @@ static void add_job_trigger(chime_store *st, const char *name, bool recover) {
   chime_job_free(job);
 }
 
-static void test_mysql_store_recovers_dead_node(void) {
-  MYSQL *db = admin();
-  const char *url = url_for(DB, NULL, "prefix=mst_a_&auto_create=1&clear=1");
-  char u[1024], err[512];
-  snprintf(u, sizeof u, "%s", url);
-  chime_store *a, *dead;
+/* Opens two stores on fresh tables of prefix: *a, a survivor, and *dead,
+ * the node instance "dead" whose fires the tests have recovered. */
+static void open_survivor_and_doomed(const char *prefix, chime_store **a,
+                                     chime_store **dead) {
+  char params[128], u[1024], err[512];
+  snprintf(params, sizeof params, "prefix=%s&auto_create=1&clear=1", prefix);
+  snprintf(u, sizeof u, "%s", url_for(DB, NULL, params));
   chime_store_options o = {.scheduler_name = "mst",
                            .instance_id = "dead",
                            .misfire_threshold_ms = 60000,
                            .checkin_interval_ms = 1000,
                            .connections = 1};
-  CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, &a, err, sizeof err), 0);
-  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &dead, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, a, err, sizeof err), 0);
+  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, dead, err, sizeof err), 0);
+}
+
+static void test_mysql_store_recovers_dead_node(void) {
+  MYSQL *db = admin();
+  chime_store *a, *dead;
+  open_survivor_and_doomed("mst_a_", &a, &dead);
   add_job_trigger(a, "rerun", true);
   add_job_trigger(a, "plain", false);
   add_job_trigger(a, "claimed", false);
@@ -779,17 +786,9 @@ static void test_mysql_store_admin_lease_rule(void) {
  * the dead node can write no checkpoint any more. */
 static void test_mysql_store_recovers_shard_checkpoint(void) {
   MYSQL *db = admin();
-  const char *url = url_for(DB, NULL, "prefix=mst_s_&auto_create=1&clear=1");
-  char u[1024], err[512];
-  snprintf(u, sizeof u, "%s", url);
+  char err[512];
   chime_store *a, *dead;
-  chime_store_options o = {.scheduler_name = "mst",
-                           .instance_id = "dead",
-                           .misfire_threshold_ms = 60000,
-                           .checkin_interval_ms = 1000,
-                           .connections = 1};
-  CU_ASSERT_EQUAL_FATAL(open_store(u, NULL, &a, err, sizeof err), 0);
-  CU_ASSERT_EQUAL_FATAL(open_store(u, &o, &dead, err, sizeof err), 0);
+  open_survivor_and_doomed("mst_s_", &a, &dead);
   chime_job *job = NULL;
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "s", "t", &job, NULL, 0), 0);
