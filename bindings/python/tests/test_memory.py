@@ -141,6 +141,13 @@ class BadValues(unittest.TestCase):
         with self.assertRaises(OverflowError):
             chime.Scheduler(idle_wait_ms=2**64)
 
+    def test_claim_ahead_range(self):
+        chime.Scheduler(claim_ahead_ms=0).close()
+        chime.Scheduler(claim_ahead_ms=1000).close()
+        for bad in (-1, 1001):
+            with self.assertRaises(chime.InvalidArgument):
+                chime.Scheduler(claim_ahead_ms=bad)
+
     def test_latin1_description_clear_error(self):
         with self.assertRaises(chime.InvalidArgument) as cm:
             chime.Job("g", "j", "t", description=b"caf\xe9")
