@@ -472,12 +472,8 @@ void chime__store_answered(chime_scheduler *s);
 
 /* Starts cfg.workers threads.  Returns: 0; CHIME_ENOMEM.  mu not held. */
 int chime__workers_start(chime_scheduler *s);
-/* Queues a fired fire for a worker (a reserved one).  mu held.  The
- * caller then wakes that many workers with chime__workers_wake. */
+/* Hands a fired fire to a worker (a reserved one).  mu held. */
 void chime__workers_push(chime_scheduler *s, chime_fire *fire);
-/* Wakes up to n workers for the fires just pushed.  mu not held: a worker
- * woken while the pusher still holds mu would only block on it again. */
-void chime__workers_wake(chime_scheduler *s, size_t n);
 /* Lets the workers drain their queue and exit, then joins them. */
 void chime__workers_stop(chime_scheduler *s);
 /* Whether the calling thread is one of s's workers. */

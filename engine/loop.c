@@ -166,7 +166,6 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
   s->reserved -= dropped;
   assert(s->running <= s->reserved && s->reserved <= s->cfg.workers);
   chime__mu_unlock(s);
-  chime__workers_wake(s, n - dropped);
   for (size_t i = 0; i < n; i++) {
     if (!b[i])
       continue;

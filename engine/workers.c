@@ -46,14 +46,7 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
   s->q_len++;
   s->running++;
   assert(s->q_len <= s->running && s->running <= s->reserved);
-}
-
-void chime__workers_wake(chime_scheduler *s, size_t n) {
-  assert(!chime__mu_held(s));
-  /* A worker checks the queue under mu before it waits, so a signal
-   * after the push, outside mu, is never lost. */
-  for (size_t i = 0; i < n; i++)
-    pthread_cond_signal(&s->work_cond);
+  pthread_cond_signal(&s->work_cond);
 }
 
 /* Completes the fire in the store; a refusal (fencing) is a warning.  A
@@ -154,11 +147,10 @@ static retry_verdict retry_verdict_of(const chime_fire *fire,
 }
 
 /* Runs one fired fire of job type (NULL: not registered): listeners, the
- * job, then completion here, or *ret_done for the completer (the caller
- * queues it, completer.c, in the critical section it enters anyway after a
- * run).  Returns whether the fire was completed here. */
-static bool run_fire(chime_scheduler *s, chime_fire *fire, chime_jobtype *type,
-                     chime__done **ret_done) {
+ * job, then completion here or by the completer.  Returns whether the fire
+ * was completed here. */
+static bool run_fire(chime_scheduler *s, chime_fire *fire,
+                     chime_jobtype *type) {
   assert(chime__on_worker(s) && !chime__mu_held(s));
   assert(!type || strcmp(type->name, fire->job->type) == 0);
   chime_store *st = s->store;
@@ -257,7 +249,9 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire, chime_jobtype *type,
     ctx.fail_message = NULL;
     ctx.data = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
-    *ret_done = d;
+    chime__mu_lock(s);
+    chime__completer_push(s, d);
+    chime__mu_unlock(s);
     return false;
   }
   /* The store completes inline (or no memory for a done). */
@@ -303,13 +297,10 @@ static void *worker_main(void *arg) {
     bool forbid = wakes_loop(fire->job);
     chime__mu_unlock(s);
     wait_for_time(s, fire);
-    chime__done *done = NULL;
-    bool completed = run_fire(s, fire, type, &done);
+    bool completed = run_fire(s, fire, type);
     if (!completed)
       forbid = false; /* the completer wakes the loop after the commit */
     chime__mu_lock(s);
-    if (done)
-      chime__completer_push(s, done);
     chime_jobtype *unused = chime__registry_release_locked(type);
     if (unused) { /* re-registered while it ran: its destroy runs now */
       chime__mu_unlock(s);
