@@ -50,6 +50,7 @@
 #include <time.h>
 
 static void loop_tick(chime_scheduler *s);
+static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 
 /* How long before its time a fire is claimed: the batch window, or
  * without one the claim-ahead time (the claim fires it at once and a worker
@@ -58,7 +59,6 @@ static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;
 }
-static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 
 bool chime__on_loop(const chime_scheduler *s) {
   return atomic_load_explicit(&((chime_scheduler *)s)->loop_thread,
