@@ -93,50 +93,43 @@ static void work(chime_ctx *ctx, void *user_data) {
        r < 0 ? chime_err_name(r) : "OK");
 }
 
-static int schedule(chime_scheduler *s, int64_t start, int shards) {
+/* (Re)schedules job batch.NAME with one one-shot trigger batch.TRIGGER at
+ * start: sharded in shards when shards is not 0, needing node tag when
+ * set. */
+static int schedule_one(chime_scheduler *s, const char *name,
+                        const char *trigger, int64_t start, int shards,
+                        const char *tag) {
   char err[256] = "";
   chime_job *job = NULL;
   chime_trigger *t = NULL;
-  int r = chime_job_new("batch", "work", "batch-work", &job, err, sizeof err);
-  if (r == 0)
+  int r = chime_job_new("batch", name, "batch-work", &job, err, sizeof err);
+  if (r == 0 && shards != 0)
     r = chime_job_set_shards(job, shards, NULL);
+  if (r == 0 && tag)
+    r = chime_job_add_required_tag(job, tag);
   if (r == 0)
-    r = chime_trigger_simple_new("batch", "once", 0, 0, &t, err, sizeof err);
+    r = chime_trigger_simple_new("batch", trigger, 0, 0, &t, err, sizeof err);
   if (r == 0)
-    r = chime_trigger_set_job(t, "batch", "work");
-  if (r == 0)
-    r = chime_trigger_set_start_ms(t, start);
-  if (r == 0)
-    r = chime_scheduler_remove_job(s, "batch", "work");
-  if (r == CHIME_ENOTFOUND)
-    r = 0;
-  if (r == 0)
-    r = chime_scheduler_schedule(s, job, t, NULL);
-  chime_job_free(job);
-  chime_trigger_free(t);
-  job = NULL;
-  t = NULL;
-  if (r == 0)
-    r = chime_job_new("batch", "gpu", "batch-work", &job, err, sizeof err);
-  if (r == 0)
-    r = chime_job_add_required_tag(job, "gpu");
-  if (r == 0)
-    r = chime_trigger_simple_new("batch", "gpu", 0, 0, &t, err, sizeof err);
-  if (r == 0)
-    r = chime_trigger_set_job(t, "batch", "gpu");
+    r = chime_trigger_set_job(t, "batch", name);
   if (r == 0)
     r = chime_trigger_set_start_ms(t, start);
   if (r == 0)
-    r = chime_scheduler_remove_job(s, "batch", "gpu");
+    r = chime_scheduler_remove_job(s, "batch", name);
   if (r == CHIME_ENOTFOUND)
     r = 0;
   if (r == 0)
     r = chime_scheduler_schedule(s, job, t, NULL);
   if (r < 0)
-    fprintf(stderr, "shard-node: schedule: %s %s\n", chime_err_name(r), err);
+    fprintf(stderr, "shard-node: schedule %s: %s %s\n", name, chime_err_name(r),
+            err);
   chime_job_free(job);
   chime_trigger_free(t);
   return r;
+}
+
+static int schedule(chime_scheduler *s, int64_t start, int shards) {
+  int r = schedule_one(s, "work", "once", start, shards, NULL);
+  return r < 0 ? r : schedule_one(s, "gpu", "gpu", start, 0, "gpu");
 }
 
 int main(int argc, char **argv) {
