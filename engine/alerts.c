@@ -91,10 +91,8 @@ void chime__store_answered(chime_scheduler *s) {
                     0, "store outage ended: the database answers again");
 }
 
-void chime__on_recovery(void *user_data, const chime_recovery *rec) {
-  chime_scheduler *s = user_data;
-  assert(rec && rec->node);
-  chime__alert a = {
+chime__alert chime__recovery_alert(const chime_recovery *rec) {
+  return (chime__alert){
       .trigger_group = rec->trigger_group,
       .trigger_name = rec->trigger_name,
       .job_group = rec->job_group,
@@ -103,6 +101,12 @@ void chime__on_recovery(void *user_data, const chime_recovery *rec) {
       .node = rec->node,
       .misfire_policy = -1,
   };
+}
+
+void chime__on_recovery(void *user_data, const chime_recovery *rec) {
+  chime_scheduler *s = user_data;
+  assert(rec && rec->node);
+  chime__alert a = chime__recovery_alert(rec);
   char msg[512];
   if (rec->fire_id == 0) {
     chime__metrics_add(&s->metrics, CHIME_METRIC_NODES_DEAD, 1);

@@ -184,8 +184,15 @@ bool chime_ctx_is_cancelled(const chime_ctx *ctx) {
   assert(!ctx || CTX_VALID(ctx));
   if (!ctx || !ctx->fire || !ctx->fire->job)
     return false;
-  return atomic_load(&ctx->sched->cancelled) ||
-         (ctx->run && chime__run_why(ctx->run) != CHIME__CANCEL_NONE);
+  if (ctx->run && chime__run_why(ctx->run) != CHIME__CANCEL_NONE)
+    return true;
+  if (!atomic_load(&ctx->sched->cancelled))
+    return false;
+  /* The job now knows its node is stopping: if it returns, its run was
+   * cut short (workers.c). */
+  if (ctx->run)
+    atomic_store(&ctx->run->saw_stop, true);
+  return true;
 }
 
 int chime_ctx_wait_cancelled(chime_ctx *ctx, int64_t timeout_ms) {

@@ -1633,10 +1633,13 @@ CHIME_EXTERN int chime_scheduler_start(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
 
 /*
- * chime_scheduler_shutdown: stops firing for good, releases the claims of
+ * chime_scheduler_shutdown: stops claiming for good, releases the claims of
  * fires that have not started, and, when wait_for_jobs, returns only after
- * every running job returned (otherwise those runs finish in the
- * background and chime_scheduler_free waits for them).  Idempotent.
+ * every running job returned and its completion was written (otherwise
+ * those runs finish in the background and chime_scheduler_free waits for
+ * them).  A stopping node is not a dead one: until its last run's
+ * completion is written it goes on checking in, so no other node of a
+ * cluster takes over a fire it still runs (docs/cluster.md).  Idempotent.
  * Returns: 0; CHIME_EINVAL (NULL).
  * Ownership: none.
  * Thread: any; a job may shut down its own scheduler, but does not wait
@@ -1647,19 +1650,33 @@ CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
 
 /*
  * chime_scheduler_shutdown_within: chime_scheduler_shutdown with a deadline.
- * It stops firing for good, releases the claims of fires that have not
- * started, tells the running jobs to stop (chime_ctx_is_cancelled() turns
- * true for them), and waits at most deadline_ms for them to return and for
- * their completions to be written.  When the deadline passes first, the
- * unfinished fires are left to recovery exactly as if the node had died:
- * the node no longer checks in and never completes them, even when a job
- * returns later (a clustered store's survivors recover them once the
- * node's lease ran out; see docs/cluster.md).  chime_scheduler_free()
- * still waits for those jobs to return.  deadline_ms 0 waits for nothing.
+ * It stops claiming for good, releases the claims of fires that have not
+ * started (a fire claimed ahead of its time is not started either), tells
+ * the running jobs to stop (chime_ctx_is_cancelled() turns true for them),
+ * and waits at most deadline_ms for them to return and for their
+ * completions to be written, checking in meanwhile (its fires stay its
+ * own).  A run that returns after it was told (chime_ctx_is_cancelled() or
+ * chime_ctx_wait_cancelled() said so) was cut short: it is not recorded
+ * OK but handed to the cluster, which runs it again on another node when
+ * its job requests recovery, or records it CANCELLED ("cut short by the
+ * shutdown").  A job that never asked ran to its end and is completed as
+ * usual.  When the deadline passes first, the node hands every fire it
+ * still holds to the cluster at once, in one transaction (the same way:
+ * run again elsewhere, or recorded), logs each, leaves the cluster, and
+ * never completes them, even when a job returns later.  This call and
+ * chime_scheduler_free() then return within deadline_ms plus about a
+ * second (the hand-over waits for the database at most 1 s), also
+ * when a job ignores the cancellation: its thread is left running until
+ * the job returns (chime then frees what is left) or the process exits.
+ * The host must then not free or unload anything such a job still uses
+ * (its user_data, the library), and should exit the process soon; see
+ * docs/embedding.md "Teardown".  deadline_ms 0 waits for nothing.
+ * Without a clustered store (memory) a cut run is recorded CANCELLED.
  * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
- * passed; fires left to recovery); CHIME_EINVAL (NULL, deadline_ms
+ * passed; fires handed to the cluster); CHIME_EINVAL (NULL, deadline_ms
  * negative or over 86 400 000); CHIME_ESTATE (called by a job of this
- * scheduler: it cannot wait for itself; the shutdown is done all the same).
+ * scheduler: it cannot wait for itself; the shutdown is done all the same,
+ * and the node checks in until its last run returned).
  * Ownership: none.
  * Thread: any, but one of the scheduler's own jobs (CHIME_ESTATE).
  */
@@ -1669,6 +1686,9 @@ CHIME_EXTERN int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
 /*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
  * frees everything; calls the destroy functions of job types and listeners.
+ * After a chime_scheduler_shutdown_within() whose deadline passed, it does
+ * not wait for jobs that ignore the cancellation: it returns, and the last
+ * of them to return frees the rest (see chime_scheduler_shutdown_within).
  * NULL is allowed.
  * Returns: nothing.
  * Ownership: takes scheduler back from the caller; every pointer borrowed

@@ -119,8 +119,9 @@ typedef struct chime_fire {
   int64_t fire_id;
   int64_t scheduled_ms;
   chime_fire_phase phase;
-  bool recovering; /* re-run of a dead node's fire */
-  int result;      /* fire(): 0, or why it must not run */
+  bool recovering;         /* re-run of a dead node's fire */
+  int result;              /* fire(): 0, or why it must not run */
+  int64_t claimed_mono_ms; /* the engine's: when its claim began */
   chime_job *job;
   chime_trigger *trigger;
 } chime_fire;
@@ -297,6 +298,19 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* hand_over (may be NULL: a store no other process shares): a stopping
+   * node gives the cluster the fires it still holds, at once and in one
+   * transaction, as recovery of a dead node would (claims returned;
+   * executing fires run again elsewhere when their job requests recovery,
+   * else recorded, CANCELLED "cut short by its shutdown" or RETRIED),
+   * rather than leaving them until its lease runs out.  Each executing
+   * fire it ended is told to each (may be NULL) after the commit.  It
+   * waits for a connection and the database at most about budget_ms.
+   * Its completions that come later are refused (fencing).  The node
+   * leaves the cluster with it (its row removed): it is the last thing a
+   * stopping node's loop does. */
+  int (*hand_over)(chime_store *store, int64_t budget_ms,
+                   chime_recovery_fn each, void *user_data, size_t *ret_handed);
   /* checkin_next_due (may be NULL: a store only this process changes):
    * the earliest next fire of any WAITING trigger of the scheduler (of
    * any job type) as the last successful checkin read it, INT64_MAX when

@@ -54,6 +54,9 @@ static void use_errbuf(chime_store_tx *t, char *errbuf, size_t len) {
  * gives the connection back and frees t. */
 static void finish(chime_store_tx *t, bool rollback) {
   chime__mysql_conn *c = t->c;
+  pthread_mutex_lock(&t->s->lock);
+  c->job_session = 0;
+  pthread_mutex_unlock(&t->s->lock);
   if (c->db) {
     bool broken = chime__mysql_lost(mysql_errno(c->db));
     if (rollback && !broken && mysql_real_query(c->db, "ROLLBACK", 8) != 0)
@@ -120,6 +123,9 @@ int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
     finish(t, true);
     return r;
   }
+  pthread_mutex_lock(&s->lock);
+  t->c->job_session = mysql_thread_id(t->c->db);
+  pthread_mutex_unlock(&s->lock);
   *ret_tx = t;
   return 0;
 }

@@ -166,6 +166,9 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
  * (the fired rows of this node), as a survivor would, in tx: called when
  * the id is claimed with no live node holding it.  Sets *ret_fires to how
  * many there were. */
+int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
+                           chime_recovery_fn each, void *user_data,
+                           size_t *ret_handed);
 int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the

@@ -112,6 +112,10 @@ typedef struct chime__mysql_conn {
   bool was_open;   /* opened before: a new open is a reconnect (logs) */
   bool galera;     /* its member runs Galera (conn.c) */
   size_t member;   /* its member's index in the URL's host list */
+  /* A job's completion transaction holds it (fire_tx.c): its session's
+   * server id, else 0.  Guarded by the store's lock: a stopping node's
+   * hand-over ends such sessions of jobs past their deadline (recover.c). */
+  unsigned long job_session;
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */

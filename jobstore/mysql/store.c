@@ -101,6 +101,7 @@ static const chime_store_ops mysql_ops = {
     .checkin = chime__mysql_checkin,
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
+    .hand_over = chime__mysql_hand_over,
     .fire_tx_begin = chime__mysql_fire_tx_begin,
     .fire_tx_handle = chime__mysql_fire_tx_handle,
     .fire_tx_execute = chime__mysql_fire_tx_execute,
