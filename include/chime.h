@@ -2137,7 +2137,9 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
  *
  * Each acquisition has a fencing token (chime_lease_token), strictly
  * greater than every earlier token of that name across the cluster, also
- * after release or expiry: pass it to what the holder writes, which then
+ * after release or expiry, and also after the leases table was emptied or
+ * restored from an older backup (a token is at least the store's clock in
+ * milliseconds times 1000, so tokens are large numbers): pass it to what the holder writes, which then
  * refuses a write carrying a smaller token than one it has seen (a holder
  * paused past at_most_ms and come back is stale).
  *
@@ -2193,7 +2195,8 @@ chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
 /*
  * chime_lease_token: the fencing token of this acquisition: >= 1, strictly
  * greater than the token of every earlier acquisition of the same name in
- * the same store (cluster).
+ * the same store (cluster), whatever the leases table holds: at least the
+ * store's clock (epoch milliseconds) times 1000 at the acquisition.
  * Returns: the token; 0 for a NULL lease.
  * Ownership: none.
  * Thread: any.
@@ -2665,14 +2668,17 @@ CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
                                         size_t len);
 
 /*
- * chime_ctx_is_still_owned: whether this node still holds the fire.  False
- * only once another node took it over (this node's lease lapsed and a
- * survivor recovered the fire); when the store cannot tell (the database
- * is unreachable), true, with a warning logged: use chime_ctx_check_owned
- * to tell "cannot tell" apart.  Queries the store, for at most about one
- * check-in interval.
- * Returns: false when the fire was taken over, or for a NULL or misfire
- * event's ctx; true otherwise.
+ * chime_ctx_is_still_owned: whether the store confirms that this node
+ * still holds the fire.  Conservative: false once another node took it
+ * over (this node's lease lapsed and a survivor recovered the fire), and
+ * false too when the store cannot tell (the database is unreachable or
+ * busy; a warning is logged).  Before an irreversible step prefer
+ * chime_ctx_check_owned, whose three answers let the job decide what an
+ * outage means for it.  Queries the store, for at most about one check-in
+ * interval.
+ * Returns: true when the store confirmed the fire is this node's; false
+ * when it was taken over, when the store cannot tell, or for a NULL or
+ * misfire event's ctx.
  * Ownership: none.
  * Thread: the worker running the job.
  */
