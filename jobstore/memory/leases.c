@@ -3,9 +3,9 @@
  * threads of one process.  A lease entry (mem_lease) is kept per name
  * after release and expiry, so that the name's next token is greater
  * than this one's; it is also at least now * CHIME__LEASE_TOKENS_PER_MS
- * (store.h), as the MySQL store's: tokens only grow.  The clock is the store's (the process's,
- * with the test offset): a lease is held while expires_ms is later than
- * now and it was not released.
+ * (store.h), as the MySQL store's: tokens only grow.  The clock is the store's
+ * (the process's, with the test offset): a lease is held while expires_ms is
+ * later than now and it was not released.
  *
  * Locks: each operation takes the store's lock once (memory.h).
  */
