@@ -1280,7 +1280,9 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   scheduler name "chime" (nodes with one name on one database form one
  *     cluster);
  *   instance id: host name + 64 random bits (OpenSSL), unless set;
- *   workers 32 (1 to 1024);
+ *   workers 32 (1 to 1024; with the MySQL store a node opens workers + 3
+ *     database connections, 35 by default: count them against the
+ *     server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
  *   batch size: the worker count (1 to 1000 triggers claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1343,7 +1345,8 @@ CHIME_EXTERN int chime_config_set_instance_id(chime_config *config,
 
 /*
  * chime_config_set_workers: the number of worker threads that run jobs (1
- * to 1024).
+ * to 1024; default 32).  With the MySQL store each node opens this many
+ * database connections plus 3 (the loop, callers, the completer).
  * Returns: 0; CHIME_EINVAL (NULL config, out of range).
  * Ownership: none.
  * Thread: any, one thread per configuration.
@@ -1754,7 +1757,9 @@ CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
  * chime_scheduler_trigger_job: fires the job once now, on whichever node
  * claims it (Quartz's triggerJob), through a one-off trigger in the group
  * "MANUAL_TRIGGER"; data (may be NULL) overrides the job's data for that
- * run.
+ * run.  Not idempotent: each call stores a new one-off trigger under a
+ * random name, so a call retried after an error whose effect is unknown
+ * (a lost connection, a timeout) may run the job twice.
  * Returns: 0; CHIME_ENOTFOUND (no such job); CHIME_EINVAL (NULL data with
  * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN).
  * Ownership: data is copied.
@@ -2139,9 +2144,9 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
  * greater than every earlier token of that name across the cluster, also
  * after release or expiry, and also after the leases table was emptied or
  * restored from an older backup (a token is at least the store's clock in
- * milliseconds times 1000, so tokens are large numbers): pass it to what the holder writes, which then
- * refuses a write carrying a smaller token than one it has seen (a holder
- * paused past at_most_ms and come back is stale).
+ * milliseconds times 1000, so tokens are large numbers): pass it to what the
+ * holder writes, which then refuses a write carrying a smaller token than one
+ * it has seen (a holder paused past at_most_ms and come back is stale).
  *
  * Leases need no trigger, no job type and no started scheduler: a
  * scheduler that was only created (chime_scheduler_new) and never started
@@ -2317,7 +2322,7 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(JOB_VETOED, 2, "a worker, instead of the job")                            \
   XX(JOB_WAS_EXECUTED, 3, "a worker, after the job (error if it failed)")      \
   XX(TRIGGER_COMPLETED, 4, "a worker, after the job")                          \
-  XX(TRIGGER_MISFIRED, 5, "the loop thread (attached: the host loop's)")       \
+  XX(TRIGGER_MISFIRED, 5, "the loop thread (chime's own, attached or not)")    \
   XX(SCHEDULER_STARTED, 6, "the caller of chime_scheduler_start or attach")    \
   XX(SCHEDULER_STANDBY, 7, "the caller of chime_scheduler_standby")            \
   XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
@@ -2751,7 +2756,7 @@ CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
   XX(FAILED, 1, "the job failed, or could not run, or its node died")          \
   XX(TIMED_OUT, 2, "the run passed its time limit")                            \
   XX(CANCELLED, 3, "the run was cancelled")                                    \
-  XX(SKIPPED, 4, "the fire was skipped (a listener vetoed it)")                \
+  XX(SKIPPED, 4, "not run: vetoed, FORBID_SKIP, or over the queue cap")        \
   XX(MISSED, 5, "the fire time was missed and not made up")                    \
   XX(RECOVERED, 6, "a dead node's fire, run again by a survivor")              \
   XX(REQUEUED, 7, "a dead node's fire, put back to run again")                 \
