@@ -1618,8 +1618,8 @@ CHIME_EXTERN int chime_scheduler_register_job_type(chime_scheduler *scheduler,
  * scheduler's own thread and worker pool.  Triggers whose time passed while
  * in standby are handled by their misfire instruction.  Starting a started
  * scheduler does nothing.
- * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN; CHIME_ESTATE (already
- * firing on a host loop: see chime-uv.h); CHIME_ENOMEM (no threads);
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN; CHIME_ESTATE (attached
+ * and already started: see chime-uv.h); CHIME_ENOMEM (no threads);
  * CHIME_EINTERNAL (libuv refused).
  * Ownership: none.
  * Thread: any.
