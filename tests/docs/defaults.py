@@ -176,8 +176,45 @@ def check_watch_default(vals):
         vals["watch_interval_s"] = float(m.group(1))
 
 
+# The pages that list the store URL's keys, and the keys each may leave
+# out (test-only ones).
+URL_KEY_PAGES = [
+    ("docs/schema.md", r"^\| `(\w+)` \|", set()),
+    ("docs/man/chime-store.7.scd", r"^\*(\w+)=", {"test_clock_offset_ms"}),
+    ("README.md", r"`(\w+)=", {"test_clock_offset_ms"}),
+]
+
+
+def check_url_keys():
+    """Every key the store accepts (jobstore/mysql/store.c's table) is on
+    each page that lists them, and no page lists a key it refuses."""
+    with open(os.path.join(SOURCE, "jobstore", "mysql", "store.c"), encoding="utf-8") as f:
+        keys = set(re.findall(r'^\s+\{"(\w+)", KIND_\w+\},', f.read(), re.M))
+    fails = []
+    if len(keys) < 5:
+        return ["FAIL jobstore/mysql/store.c: cannot read its table of URL keys"]
+    for page, pattern, optional in URL_KEY_PAGES:
+        with open(os.path.join(SOURCE, page), encoding="utf-8") as f:
+            text = f.read()
+        if page == "docs/schema.md":  # only its table of URL parameters
+            a = text.index("## Store URL parameters")
+            text = text[a:text.index("\n## ", a + 1)]
+        if page == "README.md":
+            a = text.index("Stores: `memory:`")
+            text = text[a:text.index("\n\n", a)]
+        listed = set(re.findall(pattern, text, re.M))
+        for k in sorted(keys - listed - optional):
+            fails.append("FAIL %s: does not list the store URL key %s" % (page, k))
+        for k in sorted(listed - keys):
+            fails.append("FAIL %s: lists a store URL key the store refuses: %s" % (page, k))
+        if not fails:
+            print("ok   %s: lists every store URL key" % page)
+    return fails
+
+
 def main():
     vals, failures = code_values()
+    failures += check_url_keys()
     check_watch_default(vals)
     # The trim interval: "once a minute" is what the pages say.
     if vals.get("history_trim_every_ms") != 60000:
