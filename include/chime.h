@@ -1280,9 +1280,10 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   scheduler name "chime" (nodes with one name on one database form one
  *     cluster);
  *   instance id: host name + 64 random bits (OpenSSL), unless set;
- *   workers 32 (1 to 1024; with the MySQL store a node opens workers + 3
- *     database connections, 35 by default: count them against the
- *     server's max_connections);
+ *   workers 32 (1 to 1024; with the MySQL store a node opens, as it needs
+ *     them, up to workers + 4 database connections (a pool of workers + 3,
+ *     at most 64, and one for check-ins), 36 by default: count them
+ *     against the server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
  *   batch size: the worker count (1 to 1000 triggers claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1345,8 +1346,9 @@ CHIME_EXTERN int chime_config_set_instance_id(chime_config *config,
 
 /*
  * chime_config_set_workers: the number of worker threads that run jobs (1
- * to 1024; default 32).  With the MySQL store each node opens this many
- * database connections plus 3 (the loop, callers, the completer).
+ * to 1024; default 32).  With the MySQL store each node opens, as it needs
+ * them, up to this many database connections plus 4 (the loop, callers,
+ * the completer, check-ins; the pool of workers + 3 is capped at 64).
  * Returns: 0; CHIME_EINVAL (NULL config, out of range).
  * Ownership: none.
  * Thread: any, one thread per configuration.

@@ -72,7 +72,7 @@ static int store_defaults(void) {
     return 1;
   }
   chime__mysql_store *st = (chime__mysql_store *)s->store;
-  put("connections", (int64_t)st->nconns);
+  put("pool_connections", (int64_t)st->nconns);
   put("history_retention_ms", st->history_retention_ms);
   put("lock_wait_timeout_s", st->lock_wait_s);
   put("io_timeout_s_one_host", st->io_timeout_s);

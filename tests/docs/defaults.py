@@ -43,14 +43,23 @@ CLAIMS = [
     # The engine's configuration.
     ("docs/embedding.md", r"`chime_config_set_workers` \(threads that run jobs, default (\d+)\)",
      [(1, "workers", int)]),
-    ("docs/embedding.md", r"its worker count plus (\d+) connections",
-     [(1, "connection_overhead", int)]),
-    ("docs/embedding.md", r"(\d+) with the default (\d+) workers",
+    ("docs/embedding.md", r"pool of its worker count plus (\d+) connections",
+     [(1, "pool_overhead", int)]),
+    ("docs/embedding.md", r"\(workers asking .*?; at most (\d+)\)", [(1, "pool_max", int)]),
+    ("docs/embedding.md", r"up to (\d+) with the default (\d+) workers",
      [(1, "connections", int), (2, "workers", int)]),
-    ("include/chime.h", r"workers (\d+) \(1 to 1024; with the MySQL store a node opens workers \+ (\d+) database connections, (\d+) by default",
-     [(1, "workers", int), (2, "connection_overhead", int), (3, "connections", int)]),
-    ("docs/man/chime-scheduler.3.scd", r"workers (\d+) \(1 to 1024; with the MySQL store a node opens workers \+ (\d+) database connections, (\d+) by default",
-     [(1, "workers", int), (2, "connection_overhead", int), (3, "connections", int)]),
+    ("docs/architecture.md", r"pool of `workers \+ (\d+)` connections .*?; at most (\d+),",
+     [(1, "pool_overhead", int), (2, "pool_max", int)]),
+    ("include/chime.h", r"workers (\d+) \(1 to 1024; with the MySQL store a node opens, as it needs them, up to workers \+ (\d+) database connections \(a pool of workers \+ (\d+), at most (\d+), and one for check-ins\), (\d+) by default",
+     [(1, "workers", int), (2, "connection_overhead", int), (3, "pool_overhead", int),
+      (4, "pool_max", int), (5, "connections", int)]),
+    ("docs/man/chime-scheduler.3.scd", r"workers (\d+) \(1 to 1024; with the MySQL store a node opens, as it needs them, up to workers \+ (\d+) database connections \(a pool of workers \+ (\d+), at most (\d+), and one for check-ins\), (\d+) by default",
+     [(1, "workers", int), (2, "connection_overhead", int), (3, "pool_overhead", int),
+      (4, "pool_max", int), (5, "connections", int)]),
+    ("include/chime.h", r"up to this many database connections plus (\d+) \(.*?the pool of workers \+ (\d+) is capped at (\d+)\)",
+     [(1, "connection_overhead", int), (2, "pool_overhead", int), (3, "pool_max", int)]),
+    ("docs/man/chime-scheduler.3.scd", r"up to this many database connections plus (\d+) \(.*?the pool of workers \+ (\d+) is capped at (\d+)\)",
+     [(1, "connection_overhead", int), (2, "pool_overhead", int), (3, "pool_max", int)]),
     ("include/chime.h", r"run jobs \(1 to 1024; default (\d+)\)", [(1, "workers", int)]),
     ("docs/man/chime-scheduler.3.scd", r"run jobs \(1 to 1024; default (\d+)\)",
      [(1, "workers", int)]),
@@ -146,7 +155,10 @@ def code_values():
     if p.returncode != 0:
         problems.append("FAIL %s exits %d: %s" % (os.path.basename(DEFAULTS),
                                                   p.returncode, p.stderr.strip()))
-    if "workers" in vals and "connections" in vals:
+    if "workers" in vals and "pool_connections" in vals:
+        vals["pool_overhead"] = vals["pool_connections"] - vals["workers"]
+        # The pool and the heartbeat connection (jobstore/mysql/tx.h).
+        vals["connections"] = vals["pool_connections"] + 1
         vals["connection_overhead"] = vals["connections"] - vals["workers"]
 
     def source_define(path, name):
@@ -157,6 +169,7 @@ def code_values():
     vals["io_timeout_s_several_hosts"] = source_define(
         "jobstore/mysql/store.c", "DEFAULT_MEMBER_IO_TIMEOUT_S")
     vals["history_trim_every_ms"] = source_define("jobstore/mysql/maint.c", "TRIM_EVERY_MS")
+    vals["pool_max"] = source_define("jobstore/mysql/store.c", "MAX_CONNECTIONS")
 
     def help_default(exe, pattern, key, convert=int):
         h = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
