@@ -2751,7 +2751,11 @@ CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
 /*
  * How a run ended, as the history and the metrics name it (the text is the
  * history table's outcome column).  One list generates chime_outcome and
- * chime_outcome_to_string.
+ * chime_outcome_to_string.  SKIPPED, a fire that never ran, is recorded in
+ * the history (fire id 0) for a fire time a FORBID_SKIP job dropped while
+ * a run was going and for one beyond a FORBID_QUEUE job's queue cap; the
+ * metrics count as SKIPPED a fire a TRIGGER_FIRED listener vetoed (whose
+ * history row says OK, with the text "vetoed by a listener").
  */
 #define CHIME_OUTCOME_MAP(XX)                                                  \
   XX(OK, 0, "the job returned without failing")                                \
