@@ -15,6 +15,7 @@
 #include "jobstore/store.h"
 
 #include <inttypes.h>
+#include <mysql.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,5 +99,6 @@ int main(void) {
   int r = engine_defaults();
   if (r == 0)
     r = store_defaults();
+  mysql_library_end(); /* Connector/C's one-time allocations */
   return r;
 }
