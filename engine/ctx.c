@@ -159,9 +159,11 @@ int chime_ctx_check_owned(chime_ctx *ctx) {
 bool chime_ctx_is_still_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
     return false;
-  /* False only when another node took the fire over: "cannot tell" (an
-   * outage) is not "lost", and chime_ctx_check_owned tells them apart. */
-  return chime_ctx_check_owned(ctx) != 0;
+  /* Conservative: true only when the store said the fire is this node's.
+   * "Cannot tell" (an outage) is false, as "taken over" is: a caller about
+   * to do something irreversible must not read an outage as "go ahead".
+   * chime_ctx_check_owned tells the two apart. */
+  return chime_ctx_check_owned(ctx) == 1;
 }
 
 int chime_ctx_fail(chime_ctx *ctx, const char *message) {

@@ -37,9 +37,10 @@
  *     lost connection) is tried again without the sleep.  When the fire
  *     was taken over, the "E" line goes to the file with owned 0.
  *   - without it, at least once: an "E" line in the file whose owned is
- *     what chime_ctx_is_still_owned() said just before (0: the node had
- *     lost the fire to a recovery).  A pause between that check and the
- *     write leaves a run recorded twice: the window the tests document.
+ *     whether chime_ctx_check_owned() said, just before, that the fire
+ *     was not taken over (0: the node had lost it to a recovery).  A pause
+ * between that check and the write leaves a run recorded twice: the window the
+ * tests document.
  *
  * With --policies it (re)creates the run-policy load instead (group
  * "pol", job type "policy", none requesting recovery; the cluster test
@@ -163,10 +164,14 @@ static void load(chime_ctx *ctx, void *user_data) {
   if (!n->table) {
     /* Told to stop (an interrupt, or its node's shutdown_within): the run
      * was cut short, and is recorded as not done (its node's shutdown
-     * hands the fire over to run again elsewhere). */
+     * hands the fire over to run again elsewhere).  Otherwise the three
+     * answers: 1 ours, 0 taken over by a recovery, < 0 the store cannot
+     * tell now (an outage).  Only "taken over" is recorded as lost: during
+     * an outage the fire is still this node's until a survivor recovers
+     * it, and the completion then says which. */
     int told = ms > 0 ? chime_ctx_wait_cancelled(ctx, ms) : 0;
-    bool owned = told != 1 && chime_ctx_is_still_owned(ctx);
-    record(n, ctx, 'E', start, real_ms(), owned);
+    int owned = told == 1 ? 0 : chime_ctx_check_owned(ctx);
+    record(n, ctx, 'E', start, real_ms(), owned != 0);
     return;
   }
   int r = end_in_tx(n, ctx, start, ms);

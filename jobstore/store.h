@@ -177,6 +177,14 @@ typedef struct chime_run_result {
   bool checkpointed; /* the run wrote or read a checkpoint: delete it */
 } chime_run_result;
 
+/* Lease tokens are tied to the store's clock: an acquisition's token is
+ * the greater of the name's last token + 1 and now (epoch ms) times this,
+ * so that a token never goes back, even when the leases table was emptied
+ * or restored from an older backup (docs/leases.md, docs/operations.md):
+ * up to this many acquisitions of one name per millisecond, on average,
+ * keep every token below the next millisecond's floor. */
+#define CHIME__LEASE_TOKENS_PER_MS 1000
+
 /* One acquisition of a named lease, in the store's clock. */
 typedef struct chime_lease_info {
   int64_t token; /* the fencing token: grows with every acquisition */
@@ -345,9 +353,10 @@ struct chime_store_ops {
   /* Named leases (include/chime.h: chime_lease_*), decided by the store's
    * own clock only (the database's NOW for MySQL, never a node's).  A name
    * is free when it was never taken or its expires_ms is not later than
-   * now.  lease_acquire takes a free name: token = the name's last token
-   * + 1 (1 the first time: tokens only grow, also across release and
-   * expiry), expires_ms = now + at_most_ms, kept at least until now +
+   * now.  lease_acquire takes a free name: token = the greater of the
+   * name's last token + 1 and now * CHIME__LEASE_TOKENS_PER_MS (tokens
+   * only grow, also across release, expiry and a lost leases row),
+   * expires_ms = now + at_most_ms, kept at least until now +
    * at_least_ms; the holder is this store's node.  CHIME_EBUSY when the
    * name is held, *ret then describing the holder's lease.
    * lease_extend: expires_ms = now + at_most_ms for (name, token) while it

@@ -35,6 +35,9 @@
 #define LEASE_FREE "expires_ms <= " NOW_MS
 #define LEASE_KEY "sched_name = ? AND lease_name = ? AND token = ?"
 #define LEASE_HELD "released = 0 AND expires_ms > " NOW_MS
+/* The least token of an acquisition now (store.h). */
+#define LEASE_FLOOR                                                            \
+  "(" NOW_MS " * " CHIME__MYSQL_STR(CHIME__LEASE_TOKENS_PER_MS) ")"
 /* Pausing and resuming (store.h's pause_one and resume_one). */
 #define PAUSE_SET                                                              \
   "UPDATE {P}triggers SET owner = NULL, claim_fire_id = NULL, state = CASE "   \
@@ -259,9 +262,10 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_LEASE_TAKE] =
         "INSERT INTO {P}leases (sched_name, lease_name, token, holder_node, "
         "holder_host, holder_pid, claim, acquired_ms, expires_ms, "
-        "least_until_ms, released, extensions) VALUES (?,?,1,?,?,?,?," NOW_MS
-        "," NOW_MS " + ?," NOW_MS " + ?,0,0) ON DUPLICATE KEY UPDATE token = "
-        "IF(" LEASE_FREE ", token + 1, token), holder_node = IF(" LEASE_FREE
+        "least_until_ms, released, extensions) VALUES (?,?," LEASE_FLOOR
+        ",?,?,?,?," NOW_MS "," NOW_MS " + ?," NOW_MS " + ?,0,0) ON DUPLICATE "
+        "KEY UPDATE token = IF(" LEASE_FREE ", GREATEST(token + 1, " LEASE_FLOOR
+        "), token), holder_node = IF(" LEASE_FREE
         ", VALUES(holder_node), holder_node), holder_host = IF(" LEASE_FREE
         ", VALUES(holder_host), holder_host), holder_pid = IF(" LEASE_FREE
         ", VALUES(holder_pid), holder_pid), claim = IF(" LEASE_FREE

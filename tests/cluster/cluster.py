@@ -20,7 +20,7 @@ completion (examples/node.c --table): a row in the table PREFIXresults
 (cl_results) of the test database, committed with the fire's completion; the checker reads it
 with the mariadb client (the URL's credentials).  stop-plain runs the stop
 fault with the plain job (the end recorded in the file after asking
-chime_ctx_is_still_owned()): it shows the at-least-once window of a job
+chime_ctx_check_owned()): it shows the at-least-once window of a job
 whose effect lives outside the database, and tolerates a fire run twice
 only where the stopped node's completion of that fire was refused.
 

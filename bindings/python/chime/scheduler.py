@@ -503,7 +503,9 @@ class Scheduler:
     def trigger_job(self, group: Any, name: Optional[str] = None,
                     data: Any = None) -> None:
         """Fires the job once now; data (bytes, str, JSON value) overrides
-        the job's data for that run."""
+        the job's data for that run.  Not idempotent: each call stores a
+        one-off trigger under a random name, so retrying a call whose
+        effect is unknown (a lost connection) may run the job twice."""
         group, name = _job_key(group, name)
         raw = to_bytes(data)
         self._check(_L.chime_scheduler_trigger_job(
