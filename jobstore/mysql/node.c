@@ -20,9 +20,13 @@
  * CHIME__MYSQL_NODE_LIVE_SQL) has not run out by the database's clock;
  * recover.c declares nodes dead by the same macro.  Two stores of one
  * process may share an id (the store tests simulate several nodes that
- * way); two processes may not.
+ * way); two processes may not, even with one host name and one pid (two
+ * containers on the host's network, each its own pid 1): a row is this
+ * process's only when this process claimed it (held_rows).
  *
- * Threads: claim runs while the store opens, leave while it is freed;
+ * Threads: held_mu guards held_rows (any thread opening or freeing a
+ * store; taken for a moment, never across a round trip).  Claim runs
+ * while the store opens, leave while it is freed;
  * each is one transaction (tx.h); checkin runs in the store's check-in,
  * on the heartbeat connection (maint.c).
  */
@@ -32,6 +36,7 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +51,82 @@ typedef struct claim_op {
   char other_host[256];
   int64_t other_pid;
 } claim_op;
+
+/* The rows this process holds, by scheduler, id and started_ms: a live
+ * row naming this host and pid is this process's only when it is listed
+ * here.  Two containers sharing the host's name (host networking) both
+ * run as pid 1, say: host and pid alone cannot tell them apart.  Under
+ * held_mu; an entry lives while a store of this process holds the row. */
+typedef struct held_row {
+  struct held_row *next;
+  char *sched, *node;
+  int64_t started_ms;
+  unsigned stores;
+} held_row;
+
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static held_row *held_rows;
+
+/* The entry of sched/node/started_ms, or NULL.  held_mu held. */
+static held_row *held_find(const char *sched, const char *node,
+                           int64_t started_ms) {
+  for (held_row *h = held_rows; h; h = h->next)
+    if (h->started_ms == started_ms && strcmp(h->sched, sched) == 0 &&
+        strcmp(h->node, node) == 0)
+      return h;
+  return NULL;
+}
+
+static bool held_by_process(const char *sched, const char *node,
+                            int64_t started_ms) {
+  pthread_mutex_lock(&held_mu);
+  bool yes = held_find(sched, node, started_ms) != NULL;
+  pthread_mutex_unlock(&held_mu);
+  return yes;
+}
+
+/* Counts one more store of this process holding the row.  Returns: 0;
+ * CHIME_ENOMEM. */
+static int held_add(const char *sched, const char *node, int64_t started_ms) {
+  pthread_mutex_lock(&held_mu);
+  held_row *h = held_find(sched, node, started_ms);
+  int r = 0;
+  if (h) {
+    h->stores++;
+  } else if ((h = calloc(1, sizeof *h)) && (h->sched = strdup(sched)) &&
+             (h->node = strdup(node))) {
+    h->started_ms = started_ms;
+    h->stores = 1;
+    h->next = held_rows;
+    held_rows = h;
+  } else {
+    if (h)
+      free(h->sched);
+    free(h);
+    r = CHIME_ENOMEM;
+  }
+  pthread_mutex_unlock(&held_mu);
+  return r;
+}
+
+static void held_drop(const char *sched, const char *node, int64_t started_ms) {
+  pthread_mutex_lock(&held_mu);
+  for (held_row **p = &held_rows; *p; p = &(*p)->next) {
+    held_row *h = *p;
+    if (h->started_ms != started_ms || strcmp(h->sched, sched) != 0 ||
+        strcmp(h->node, node) != 0)
+      continue;
+    assert(h->stores > 0);
+    if (--h->stores == 0) {
+      *p = h->next;
+      free(h->sched);
+      free(h->node);
+      free(h);
+    }
+    break;
+  }
+  pthread_mutex_unlock(&held_mu);
+}
 
 /* The arguments host, pid, started, interval, version, tags. */
 #define NODE_ROW_ARGS(s, host, started)                                        \
@@ -98,12 +179,14 @@ static int claim_fn(chime__mysql_tx *tx, void *arg) {
   if (live) {
     const char *h = chime__mysql_rows_text(&rows, 0, 0);
     int64_t pid = chime__mysql_rows_int64(&rows, 0, 1);
-    if (strcmp(h, op->host) != 0 || pid != (int64_t)getpid()) {
+    int64_t started = chime__mysql_rows_int64(&rows, 0, 2);
+    if (strcmp(h, op->host) != 0 || pid != (int64_t)getpid() ||
+        !held_by_process(s->sched, s->node, started)) {
       op->taken = true;
       snprintf(op->other_host, sizeof op->other_host, "%s", h);
       op->other_pid = pid;
     } else {
-      op->started_ms = chime__mysql_rows_int64(&rows, 0, 2);
+      op->started_ms = started;
     }
   }
   chime__mysql_rows_free(&rows);
@@ -171,7 +254,7 @@ int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
   snprintf(s->node_host, sizeof s->node_host, "%s", op.host);
   s->node_pid = (int64_t)getpid();
   s->node_started_ms = op.started_ms;
-  return 0;
+  return held_add(s->sched, s->node, op.started_ms);
 }
 
 /* The row of this node names host/pid/started (or is gone: *ret_gone). */
@@ -269,6 +352,7 @@ static int leave_fn(chime__mysql_tx *tx, void *arg) {
 
 void chime__mysql_node_leave(chime__mysql_store *s) {
   assert(s && s->node_claimed);
+  held_drop(s->sched, s->node, s->node_started_ms);
   int r = chime__mysql_tx_run(s, leave_fn, NULL, NULL, NULL, 0);
   if (r < 0)
     chime__mysql_log(s, CHIME_LOG_WARN,

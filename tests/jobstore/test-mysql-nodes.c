@@ -8,6 +8,8 @@
  *     the id is claimed again after this process was paused past its
  *     lease) is told so by its next check-in (CHIME_EDUPNODE, one ERROR
  *     line) and, closing, leaves the other process's row alone;
+ *   - a live row naming this host and pid that this process did not claim
+ *     (two containers, each pid 1, on the host's network) is refused;
  *   - a scheduler in that situation fences itself at its next check-in and
  *     claims nothing from then on.
  * Tables with the prefix mnd_ in the test database.  The children are
@@ -277,6 +279,27 @@ static void test_mysql_nodes_removed_row_put_back(void) {
   st->ops->free(st);
 }
 
+/* A live row naming this host and this pid is not this process's unless
+ * this process claimed it: two containers on the host's network, each
+ * running as pid 1, have one host name and one pid. */
+static void test_mysql_nodes_same_host_and_pid_refused(void) {
+  chime_store *a = NULL, *b = NULL;
+  CU_ASSERT_EQUAL_FATAL(open_node("pid-one", &a), 0);
+  /* Now the row is another process's of the same host and pid. */
+  sql("UPDATE mnd_nodes SET started_ms = started_ms - 1 WHERE sched_name = "
+      "'" SCHED "' AND instance_id = 'pid-one'");
+  CU_ASSERT_EQUAL(open_node("pid-one", &b), CHIME_EDUPNODE);
+  CU_ASSERT_PTR_NULL(b);
+  if (b)
+    b->ops->free(b);
+  CU_ASSERT_EQUAL(a->ops->checkin(a, a->ops->now(a), NULL), CHIME_EDUPNODE);
+  a->ops->free(a);
+  CU_ASSERT_EQUAL(query_int("SELECT COUNT(*) FROM mnd_nodes WHERE "
+                            "instance_id = 'pid-one'"),
+                  1);
+  sql("DELETE FROM mnd_nodes WHERE instance_id = 'pid-one'");
+}
+
 /* ------------------------------------------- a scheduler that lost its id */
 
 static void tick_job(chime_ctx *ctx, void *user_data) {
@@ -359,6 +382,8 @@ static CU_TestInfo tests[] = {
      test_mysql_nodes_lost_id_checkin_refused},
     {"a row removed by a survivor is put back",
      test_mysql_nodes_removed_row_put_back},
+    {"one host name and pid, two processes: refused",
+     test_mysql_nodes_same_host_and_pid_refused},
     {"a scheduler whose id was taken over fences itself",
      test_mysql_nodes_lost_id_fences_scheduler},
     CU_TEST_INFO_NULL,
