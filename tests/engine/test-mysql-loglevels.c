@@ -4,8 +4,9 @@
  *   - a node killed (SIGKILL) while its job, which requests recovery,
  *     runs: the survivor recovers the fire and runs it again, logging
  *     warnings but no ERROR line;
- *   - replicas starting together, each scheduling the same jobs with
- *     CHIME_SCHEDULE_IF_ABSENT at the same moment: every call returns 0,
+ *   - replicas starting together (created and started at once), each
+ *     scheduling the same jobs with CHIME_SCHEDULE_IF_ABSENT at the same
+ *     moment: every call returns 0,
  *     one copy is stored, and no node logs an ERROR line (the duplicate
  *     keys they meet are answers, not failures).
  * The doomed node is a child process (fork, first, before this process
@@ -183,16 +184,31 @@ static void test_mysql_loglevels_recovery_no_error(void) {
 
 static pthread_barrier_t barrier;
 
+static void noop_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+}
+
 typedef struct replica {
+  const char *id;
   chime_scheduler *s;
+  int started;
   int results[JOBS];
 } replica;
 
-/* A replica's start-up: the same JOBS jobs as every other, at once. */
+/* A replica's start-up, at the same moment as every other's: create,
+ * start, schedule the same JOBS jobs as every other. */
 static void *replica_main(void *arg) {
   replica *r = arg;
   pthread_barrier_wait(&barrier);
-  for (int j = 0; j < JOBS; j++) {
+  r->s = node(url_keep, r->id);
+  r->started = !r->s ? -1
+               : chime_scheduler_register_job_type(r->s, "noop", noop_job, NULL,
+                                                   NULL) < 0
+                   ? -1
+                   : chime_scheduler_start(r->s);
+  pthread_barrier_wait(&barrier);
+  for (int j = 0; j < JOBS && r->s; j++) {
     char name[32];
     snprintf(name, sizeof name, "report-%d", j);
     chime_job *job = NULL;
@@ -213,41 +229,37 @@ static void *replica_main(void *arg) {
   return NULL;
 }
 
-static void noop_job(chime_ctx *ctx, void *user_data) {
-  (void)ctx;
-  (void)user_data;
-}
-
 static void test_mysql_loglevels_schedule_if_absent_no_error(void) {
   static const char *const ids[REPLICAS] = {"mll-r0", "mll-r1", "mll-r2",
                                             "mll-r3", "mll-r4", "mll-r5",
                                             "mll-r6", "mll-r7"};
+  /* A clean slate first (clear=1 empties the scheduler's rows). */
+  chime_scheduler *first = node(url_clear, "mll-clear");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+  chime_scheduler_free(first);
+  int before = error_count();
   replica reps[REPLICAS];
   memset(reps, 0, sizeof reps);
-  for (int i = 0; i < REPLICAS; i++) {
-    reps[i].s = node(i == 0 ? url_clear : url_keep, ids[i]);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(reps[i].s);
-    CU_ASSERT_EQUAL_FATAL(chime_scheduler_register_job_type(
-                              reps[i].s, "noop", noop_job, NULL, NULL),
-                          0);
-  }
-  int before = error_count();
   pthread_barrier_init(&barrier, NULL, REPLICAS);
   pthread_t th[REPLICAS];
-  for (int i = 0; i < REPLICAS; i++)
+  for (int i = 0; i < REPLICAS; i++) {
+    reps[i].id = ids[i];
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, replica_main, &reps[i]),
                           0);
+  }
   for (int i = 0; i < REPLICAS; i++)
     pthread_join(th[i], NULL);
   pthread_barrier_destroy(&barrier);
-  for (int i = 0; i < REPLICAS; i++)
+  for (int i = 0; i < REPLICAS; i++) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reps[i].s);
+    CU_ASSERT_EQUAL(reps[i].started, 0);
     for (int j = 0; j < JOBS; j++) {
       if (reps[i].results[j] != 0)
         fprintf(stderr, "%s, job %d: %s\n", ids[i], j,
                 chime_err_name(reps[i].results[j]));
       CU_ASSERT_EQUAL(reps[i].results[j], 0);
     }
-  CU_ASSERT_EQUAL(error_count(), before);
+  }
   /* One copy of each job. */
   chime_key *keys = NULL;
   size_t nkeys = 0;
@@ -256,8 +268,10 @@ static void test_mysql_loglevels_schedule_if_absent_no_error(void) {
       0);
   CU_ASSERT_EQUAL(nkeys, JOBS);
   chime_keys_free(keys, nkeys);
-  for (int i = 0; i < REPLICAS; i++)
+  for (int i = 0; i < REPLICAS; i++) {
+    CU_ASSERT_EQUAL(chime_scheduler_shutdown(reps[i].s, true), 0);
     chime_scheduler_free(reps[i].s);
+  }
   CU_ASSERT_EQUAL(error_count(), before);
 }
 
