@@ -126,6 +126,10 @@ void chime__on_recovery(void *user_data, const chime_recovery *rec) {
            rec->node,
            rec->requeued ? "it runs again (the job requests recovery)"
                          : "recorded as failed");
-  chime__emit_alert(s, CHIME_EVENT_FIRE_NODE_DIED, CHIME_LOG_ERROR, NULL, &a,
+  /* A fire run again is a fail-over that worked (the node's death was
+   * said at WARN); a fire recorded as failed is work nobody will redo
+   * unless an operator does. */
+  chime__emit_alert(s, CHIME_EVENT_FIRE_NODE_DIED,
+                    rec->requeued ? CHIME_LOG_WARN : CHIME_LOG_ERROR, NULL, &a,
                     CHIME_ENOTOWNER, msg);
 }

@@ -348,6 +348,12 @@ static void on_checkin_timer(uv_timer_t *t) {
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "checking in");
+    /* Another process holds this node's instance id (the store said so):
+     * fenced at once, as after a lost lease, until a check-in succeeds. */
+    if (r == CHIME_EDUPNODE) {
+      s->loop_checkin_ok_ms = INT64_MIN / 2;
+      fenced(s);
+    }
     return;
   }
   chime__metrics_checkin_ok(&s->metrics, started);

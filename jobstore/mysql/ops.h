@@ -176,9 +176,13 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
  * has it, errbuf says which); a transaction error. */
 int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
                             size_t errbuf_len);
-/* Inserts or stamps this node's row (check-in time: the database's now)
- * as running on host (NULL: this machine), in tx. */
-int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host);
+/* Stamps this node's check-in time (the database's now) in tx, only on a
+ * row that still names this process; puts the row back when a survivor
+ * removed it (this node was found dead).  Returns: 0; CHIME_EDUPNODE
+ * (another process holds the id now: logged at ERROR once, and this store
+ * must claim nothing until a check-in succeeds again); a statement's
+ * error. */
+int chime__mysql_node_checkin(chime__mysql_tx *tx);
 /* Removes this node's row when it holds no fires (a clean close);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);

@@ -207,13 +207,27 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
     [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
                               "finished_ms < ? LIMIT 1000",
-    [CHIME__Q_NODE_UPSERT] =
+    /* node.c: the row of a new instance id.  A plain INSERT: of two
+     * processes claiming one new id at once, the primary key lets one in
+     * and refuses the other (duplicate key), whatever the timing
+     * (scheduler, node, host, pid, started, interval, version, tags). */
+    [CHIME__Q_NODE_INSERT] =
         "INSERT INTO {P}nodes (sched_name, instance_id, host, pid, "
         "started_ms, last_checkin_ms, checkin_interval_ms, version, tags) "
-        "VALUES (?,?,?,?,?," NOW_MS
-        ",?,?,?) ON DUPLICATE KEY UPDATE last_checkin_ms = " NOW_MS
-        ", checkin_interval_ms = VALUES(checkin_interval_ms), tags = "
-        "VALUES(tags)",
+        "VALUES (?,?,?,?,?," NOW_MS ",?,?,?)",
+    /* node.c: an id whose row this process holds locked (a dead earlier
+     * run's, or its own) now names this process (host, pid, started,
+     * interval, version, tags, scheduler, node). */
+    [CHIME__Q_NODE_TAKE] =
+        "UPDATE {P}nodes SET host = ?, pid = ?, started_ms = ?, "
+        "last_checkin_ms = " NOW_MS ", checkin_interval_ms = ?, version = ?, "
+        "tags = ? WHERE sched_name = ? AND instance_id = ?",
+    /* node.c: a check-in, only while the row still names this process
+     * (interval, tags, scheduler, node, host, pid, started). */
+    [CHIME__Q_NODE_STAMP] =
+        "UPDATE {P}nodes SET last_checkin_ms = " NOW_MS
+        ", checkin_interval_ms = ?, tags = ? WHERE sched_name = ? AND "
+        "instance_id = ? AND host = ? AND pid = ? AND started_ms = ?",
     /* The database's clock, when the first lease of another node runs
      * out, and the earliest next fire of a WAITING trigger, which tells
      * an idle node of changes made elsewhere (one index lookup on
@@ -223,17 +237,23 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
             "MIN(t.next_fire_ms) FROM {P}triggers t WHERE t.sched_name = ? AND "
             "t.state = 'WAITING') FROM {P}nodes WHERE sched_name = ? AND "
             "instance_id <> ?",
-    /* node.c: the live row of an instance id, if any, locked (scheduler,
-     * instance id). */
-    [CHIME__Q_NODE_LIVE_LOCK] =
-        "SELECT host, pid FROM {P}nodes WHERE sched_name = ? AND instance_id "
-        "= ? AND " NODE_LIVE("") " FOR UPDATE",
-    /* node.c: removes this node's row when it holds no fires (scheduler,
-     * node, scheduler, node). */
+    /* node.c: the row of an instance id, live or not, locked: a second
+     * claimer waits for the first one's commit and then sees its row
+     * (scheduler, instance id). */
+    [CHIME__Q_NODE_LOCK] = "SELECT host, pid, started_ms, " NODE_LIVE(
+        "") " FROM {P}nodes WHERE sched_name = ? AND instance_id = ? FOR "
+            "UPDATE",
+    /* node.c: whom the row of an instance id names (scheduler, id). */
+    [CHIME__Q_NODE_HOLDER] =
+        "SELECT host, pid, started_ms FROM {P}nodes WHERE sched_name = ? "
+        "AND instance_id = ?",
+    /* node.c: removes this node's row when it holds no fires and still
+     * names this process (scheduler, node, host, pid, started, scheduler,
+     * node). */
     [CHIME__Q_NODE_LEAVE] =
         "DELETE FROM {P}nodes WHERE sched_name = ? AND instance_id = ? AND "
-        "NOT EXISTS (SELECT 1 FROM {P}fired WHERE sched_name = ? AND node = "
-        "?)",
+        "host = ? AND pid = ? AND started_ms = ? AND NOT EXISTS (SELECT 1 "
+        "FROM {P}fired WHERE sched_name = ? AND node = ?)",
     /* recover.c: the dead nodes as this node sees them: their lease ran
      * out, this node's own lease has not (a node cut off from the
      * database, or stalled, never judges others when it comes back), and

@@ -199,6 +199,17 @@ static int check_params(const chime__mysql_store *s, char *errbuf,
                                "store URL parameter %s is empty: it names "
                                "the server's socket file",
                                p->key);
+    /* The client library uses a socket only for the host localhost: with
+     * any other host it would connect by TCP and ignore the path. */
+    if (known_params[k].kind == KIND_PATH &&
+        strcmp(s->url->hosts[0].host, "localhost") != 0)
+      return chime__record_err(
+          errbuf, errbuf_len, CHIME_EINVAL,
+          "store URL parameter %s names a Unix socket, which is used only "
+          "with the host localhost; with host '%.64s' the connection would "
+          "be TCP and the socket ignored: write "
+          "mysql://USER:PASSWORD@localhost/DATABASE?%s=PATH, or drop %s",
+          p->key, s->url->hosts[0].host, p->key, p->key);
   }
   return 0;
 }

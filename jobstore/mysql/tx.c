@@ -371,7 +371,9 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
       r = chime__mysql_conn_open(s, tx.c, why, sizeof why);
       if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
         if (chime__mono_ms() >= deadline) {
-          chime__mysql_log(s, CHIME_LOG_ERROR, "giving up reconnecting: %s",
+          /* WARN: the call fails with CHIME_ECONNECT, and the outage is
+           * said at ERROR once (the engine's "store outage began"). */
+          chime__mysql_log(s, CHIME_LOG_WARN, "giving up reconnecting: %s",
                            why);
           chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT, "%s", why);
           r = CHIME_ECONNECT;

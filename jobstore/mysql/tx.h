@@ -29,8 +29,8 @@
  *     a thread that finds its member failed moves them on by a
  *     compare-and-swap, so many connections failing at once move once.
  *   - The rest of the handle is set at open and read-only afterwards, but
- *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
- *     through checkin) and node_claimed (open and free).
+ *     for trimmed_ms, checkin_next_due and node_lost (the engine's loop
+ *     thread only, through checkin) and node_claimed (open and free).
  */
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
@@ -109,6 +109,13 @@ struct chime__mysql_store {
   int64_t id_step;
   uint64_t jitter;   /* back-off jitter state, under lock */
   bool node_claimed; /* the nodes row is ours (node.c) */
+  /* Whom this store's nodes row names (node.c: set by the claim; the
+   * check-in and the leave act only on a row that still names it), and
+   * whether the last check-in found the row naming another process. */
+  char node_host[256];
+  int64_t node_pid;
+  int64_t node_started_ms;
+  bool node_lost;
   /* Completions queue up here and are written in batches by one of the
    * waiting threads at a time (complete.c), under done_mu. */
   pthread_mutex_t done_mu;
