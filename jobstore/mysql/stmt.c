@@ -58,8 +58,13 @@ int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
   tx->last_errno = err;
   if (tx->errbuf && tx->errbuf_len)
     snprintf(tx->errbuf, tx->errbuf_len, "MySQL error %u: %s", err, msg);
-  if (err != ER_LOCK_DEADLOCK && err != ER_LOCK_WAIT_TIMEOUT &&
-      err != CR_SERVER_GONE_ERROR && err != CR_SERVER_LOST)
+  /* A read-only server is left for the next member, logged once per
+   * fail-over by the retry (tx.c): here only at DEBUG. */
+  if (chime__mysql_read_only_error(err))
+    chime__mysql_log(tx->s, CHIME_LOG_DEBUG, "MySQL error %u: %s (in: %.120s)",
+                     err, msg, sql);
+  else if (err != ER_LOCK_DEADLOCK && err != ER_LOCK_WAIT_TIMEOUT &&
+           err != CR_SERVER_GONE_ERROR && err != CR_SERVER_LOST)
     chime__mysql_log(tx->s, CHIME_LOG_ERROR, "MySQL error %u: %s (in: %.120s)",
                      err, msg, sql);
   if (err == ER_DUP_ENTRY)
