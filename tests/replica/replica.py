@@ -7,12 +7,17 @@
                                        CHIME_TEST_MYSQL_URL listing the
                                        read-only replica first
     python3 replica.py failover        cluster checker across a fail-over
+    python3 replica.py failover-gap    the same with GAP_S seconds between
+                                       the demotion and the promotion
 
 failover: tests/cluster/cluster.py's three chime-node processes and load
 (triggers every 300, 400, 500 ms, 1 s and 2 s), every node's URL listing the
 primary r1 first, then the replica r2.  Two seconds into the load,
 `./dev replica-promote` fails over (r1 set read_only, r2 applies the rest of
-r1's binlog, stops replicating and takes writes).  Then:
+r1's binlog, stops replicating and takes writes); failover-gap waits GAP_S
+seconds between the demotion and the rest, as an automatic fail-over takes
+time to decide: no server takes writes meanwhile, every node fences itself
+(no check-in for a lease) and must come back.  Then:
   - the checker, reading the new primary (r2), wants every fire run once:
     none twice, none lost, a run cut short recovered;
   - fires resume on r2 within RESUME_LIMIT_MS of the promotion: every run
@@ -35,6 +40,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import cluster  # noqa: E402  (the checker and the node harness)
 
 RESUME_LIMIT_MS = 5000  # issue 30: fires resume within a few seconds
+GAP_S = 3  # failover-gap: longer than a lease (2 check-ins)
 
 
 def dev(*args):
@@ -103,17 +109,17 @@ def check_logs(c, new_port):
     return failures
 
 
-def run_failover():
+def run_failover(gap_s):
     both = dev("replica-url")
     c = ReplicaCluster(both, dev("replica-url", "1"))
     try:
         c.start_all()
         c.sleep_until(c.start_ms + 2000)
         demoted_ms = cluster.now_ms()
-        dev("replica-promote")
+        dev("replica-promote", str(gap_s))
         promoted_ms = cluster.now_ms()
-        cluster.log(f"failed over to r2 (promotion took "
-                    f"{promoted_ms - demoted_ms} ms)")
+        cluster.log(f"failed over to r2 ({promoted_ms - demoted_ms} ms "
+                    f"from the demotion to the promotion)")
         new_primary = dev("replica-url", "2")
         c.base = new_primary  # the checker reads the new primary
         c.sleep_until(promoted_ms + 7000)
@@ -141,7 +147,9 @@ def main():
         env = dict(os.environ, CHIME_TEST_MYSQL_URL=replica_first)
         return subprocess.run([sys.argv[2]], env=env).returncode
     if what == "failover":
-        return run_failover()
+        return run_failover(0)
+    if what == "failover-gap":
+        return run_failover(GAP_S)
     raise SystemExit(f"unknown run {what}")
 
 
