@@ -9,6 +9,9 @@
     python3 replica.py failover        cluster checker across a fail-over
     python3 replica.py failover-gap    the same with GAP_S seconds between
                                        the demotion and the promotion
+    python3 replica.py single-host     the same load on r1 alone: r1 is
+                                       set read-only for GAP_S seconds,
+                                       then writable again
 
 failover: tests/cluster/cluster.py's three chime-node processes and load
 (triggers every 300, 400, 500 ms, 1 s and 2 s), every node's URL listing the
@@ -25,6 +28,10 @@ time to decide: no server takes writes meanwhile, every node fences itself
     scheduled time or the promotion, whichever is later;
   - every node moved to r2 ("moved to database member"), said once that r1
     is read-only (WARN), and logged no read-only error at ERROR.
+single-host: one host in the URL (a name a fail-over tool moves, or a
+demotion undone by hand): nodes must reconnect until the server takes
+writes again and resume within RESUME_LIMIT_MS of that, with the same
+checks (but the move).
 
 Environment: CHIME_DEV (./dev, with CHIME_DB_DIR/CHIME_DB_PORT), CHIME_NODE
 (the chime-node program).  Never skips: without ./dev or a pair that comes
@@ -99,7 +106,8 @@ def check_logs(c, new_port):
     failures = []
     for n in cluster.NODES:
         err = c.stderr_of(n)
-        if f"moved to database member 127.0.0.1:{new_port}" not in err:
+        if new_port and \
+                f"moved to database member 127.0.0.1:{new_port}" not in err:
             failures.append(f"{n} did not move to the new primary")
         warns = len(re.findall(r" WARN: database member \S+ is read-only", err))
         if warns > 1:
@@ -109,24 +117,30 @@ def check_logs(c, new_port):
     return failures
 
 
-def run_failover(gap_s):
-    both = dev("replica-url")
-    c = ReplicaCluster(both, dev("replica-url", "1"))
+def run_failover(gap_s, single=False):
+    r1 = dev("replica-url", "1")
+    c = ReplicaCluster(r1 if single else dev("replica-url"), r1)
     try:
         c.start_all()
         c.sleep_until(c.start_ms + 2000)
         demoted_ms = cluster.now_ms()
-        dev("replica-promote", str(gap_s))
+        if single:
+            dev("replica-read-only", "1", "on")
+            c.sleep_until(demoted_ms + gap_s * 1000)
+            dev("replica-read-only", "1", "off")
+            new_primary = None
+        else:
+            dev("replica-promote", str(gap_s))
+            new_primary = dev("replica-url", "2")
+            c.base = new_primary  # the checker reads the new primary
         promoted_ms = cluster.now_ms()
-        cluster.log(f"failed over to r2 ({promoted_ms - demoted_ms} ms "
-                    f"from the demotion to the promotion)")
-        new_primary = dev("replica-url", "2")
-        c.base = new_primary  # the checker reads the new primary
+        cluster.log(f"{'r1 writable again' if single else 'failed over to r2'}"
+                    f" ({promoted_ms - demoted_ms} ms after the demotion)")
         c.sleep_until(promoted_ms + 7000)
         c.stop_all()
         status = cluster.check(c)
         failures = check_resumed(c, demoted_ms, promoted_ms)
-        failures += check_logs(c, port_of(new_primary))
+        failures += check_logs(c, new_primary and port_of(new_primary))
         if failures and status == 0:
             status = cluster.verdict(c, failures, "fail-over checks")
         elif not failures:
@@ -150,6 +164,8 @@ def main():
         return run_failover(0)
     if what == "failover-gap":
         return run_failover(GAP_S)
+    if what == "single-host":
+        return run_failover(GAP_S, single=True)
     raise SystemExit(f"unknown run {what}")
 
 
