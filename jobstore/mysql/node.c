@@ -337,9 +337,8 @@ held:
   return r;
 }
 
-static int leave_fn(chime__mysql_tx *tx, void *arg) {
+int chime__mysql_node_leave_tx(chime__mysql_tx *tx) {
   chime__mysql_store *s = tx->s;
-  (void)arg;
   chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node),
                           chime__mysql_arg_text(s->node_host),
@@ -348,6 +347,11 @@ static int leave_fn(chime__mysql_tx *tx, void *arg) {
                           chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node)};
   return chime__mysql_exec(tx, CHIME__Q_NODE_LEAVE, a, 7, NULL, NULL);
+}
+
+static int leave_fn(chime__mysql_tx *tx, void *arg) {
+  (void)arg;
+  return chime__mysql_node_leave_tx(tx);
 }
 
 void chime__mysql_node_leave(chime__mysql_store *s) {

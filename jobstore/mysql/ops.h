@@ -186,6 +186,9 @@ int chime__mysql_node_checkin(chime__mysql_tx *tx);
 /* Removes this node's row when it holds no fires (a clean close);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);
+/* The same step inside tx (the hand-over of a stopping node, recover.c):
+ * removes this process's row of its id when it holds no fires. */
+int chime__mysql_node_leave_tx(chime__mysql_tx *tx);
 /* This machine's name (len bytes, NUL-terminated), or "unknown". */
 void chime__mysql_host_name(char *buf, size_t len);
 

@@ -444,11 +444,8 @@ static int hand_over_fn(chime__mysql_tx *tx, void *arg) {
   /* The node checks out with it: its loop checks in no more, and a
    * process started at once under its id (a restart) finds it free even
    * while this one still has a job that ignored its deadline. */
-  chime__mysql_arg l[] = {
-      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(tx->s->node),
-      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(tx->s->node)};
   if (r == 0)
-    r = chime__mysql_exec(tx, CHIME__Q_NODE_LEAVE, l, 4, NULL, NULL);
+    r = chime__mysql_node_leave_tx(tx);
   return r;
 }
 
