@@ -500,7 +500,9 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
  * recorded SKIPPED in the history; the trigger goes on from its next time
  * after the run.  REPLACE: a fire due while a run is going cancels that
  * run (chime_ctx_is_cancelled(), within a check-in interval; recorded
- * CANCELLED) and starts when it returns. */
+ * CANCELLED) and starts when it returns; of the fires that came due while
+ * the run went on (it ignored its cancellation), only the newest starts,
+ * the older ones are dropped and recorded SKIPPED in the history. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
   CHIME_CONCURRENCY_FORBID = 1,

@@ -209,7 +209,8 @@ static void block_job(mem_store *s, mem_job *mj) {
 }
 
 /* A FORBID_SKIP job drops the fire times its triggers missed while it ran,
- * a FORBID_QUEUE job with a cap those beyond the cap (the memory store
+ * a REPLACE job all of them but the newest, a FORBID_QUEUE job with a cap
+ * those beyond the cap (the memory store
  * keeps no history to record them in), at most this many per trigger and
  * completion.  A paused trigger keeps its missed time for its misfire
  * instruction, as under FORBID. */
