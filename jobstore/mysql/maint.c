@@ -63,6 +63,7 @@ int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
 
 typedef struct due_op {
   const chime_type_set *types;
+  int64_t after;
   bool found;
   int64_t ms;
 } due_op;
@@ -75,6 +76,10 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
                               "sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING'");
+  if (op->after != INT64_MIN) {
+    chime__mysql_sqlbuf_sql(&b, " AND next_fire_ms > ");
+    chime__mysql_sqlbuf_int(&b, op->after);
+  }
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -88,13 +93,15 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
-                          int64_t *ret_ms) {
+                          int64_t after_ms, int64_t *ret_ms) {
   if (!ret_ms)
     return CHIME_EINVAL;
   if (types && types->count == 0)
     return CHIME_ENOTFOUND;
-  due_op op = {.types = types};
-  /* One plain SELECT: no transaction needed (the heartbeat connection). */
+  due_op op = {.types = types, .after = after_ms};
+  /* One plain SELECT: no transaction needed (the heartbeat connection); a
+   * consistent read, so a row another session holds is read, never waited
+   * for. */
   int r = chime__mysql_tx_run_beat(chime__mysql_store_of(store), due_fn, &op);
   if (r < 0)
     return r;

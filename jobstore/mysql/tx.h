@@ -89,6 +89,8 @@ struct chime__mysql_store {
   char *tags;                          /* this node's (options.tags), or NULL */
   chime_shards_done_fn on_shards_done; /* shards.c; may be NULL */
   void *shards_user_data;
+  chime_lock_wait_fn on_lock_wait; /* tx.c: counts a lock wait; may be NULL */
+  void *lock_wait_user_data;
   pthread_mutex_t lock; /* the pool and the back-off jitter */
   pthread_cond_t freed; /* a pool connection was given back */
   chime__mysql_conn *conns;
@@ -135,6 +137,9 @@ struct chime__mysql_tx {
   bool commit_lost;
   char *errbuf; /* where messages go, may be NULL */
   size_t errbuf_len;
+  /* The rows the last lock wait timeout waited for: the table, the
+   * statement's WHERE and its arguments (stmt.c), for the warning. */
+  char waited[320];
 };
 
 typedef int (*chime__mysql_tx_fn)(chime__mysql_tx *tx, void *arg);
