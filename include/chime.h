@@ -2826,8 +2826,9 @@ typedef enum chime_metric {
  * MySQL URL's lock_wait_timeout_s, 1 s by default) for a row another
  * session held: a DBA's SELECT ... FOR UPDATE, a stuck client.  Each wait
  * is also logged at WARN naming the table and the row's key ("waited 1 s
- * for a row another session holds: chime_triggers (sched_name,
- * trigger_group, trigger_name) = ('s', 'g', 'n') ...").  The claim, the
+ * for a row another session holds (MySQL error 1205): chime_triggers where
+ * sched_name = ? AND trigger_group = ? AND trigger_name = ? with ('s',
+ * 'g', 'n'); trying again").  The claim, the
  * misfire scan and the other statements of the scheduler loop never wait
  * for such a row: they skip it (SKIP LOCKED), so one held row delays only
  * its own trigger; what does wait is a call that needs that very row

@@ -13,6 +13,7 @@
  */
 #include "jobstore/mysql/ops.h"
 
+#include "core/clock.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -113,12 +114,20 @@ int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
 
 /* -------------------------------------------------------------- misfires */
 
+/* Jobs whose triggers were left BLOCKED that one misfire scan unblocks at
+ * most. */
+#define UNBLOCK_BATCH 20
+/* How long after the last trigger row an unblock passed over the scans
+ * look for triggers left BLOCKED when they find none. */
+#define UNBLOCK_LOOK_MS INT64_C(60000)
+
 typedef struct misfire_op {
   int64_t now;
   size_t max;
   chime_trigger **done;
   size_t n;
   bool more;
+  size_t unblocked; /* jobs found left BLOCKED (their rows may be held) */
 } misfire_op;
 
 static void misfire_reset(void *arg) {
@@ -127,6 +136,7 @@ static void misfire_reset(void *arg) {
     chime_trigger_free(op->done[i]);
   op->n = 0;
   op->more = false;
+  op->unblocked = 0;
 }
 
 /* Applies the misfire instruction of t at now and stores it. */
@@ -172,6 +182,12 @@ static int misfire_fn(chime__mysql_tx *tx, void *arg) {
     r = misfire_one(tx, t, op->now);
   }
   chime__mysql_rows_free(&rows);
+  /* Triggers a completion left BLOCKED because another session held their
+   * rows (tables.c): unblocked here once free, until none is left. */
+  size_t found = 0;
+  if (r == 0 && atomic_load(&tx->s->unblock_held_ms) != 0 &&
+      (r = chime__mysql_unblock_orphans(tx, UNBLOCK_BATCH, &found)) == 0)
+    op->unblocked = found;
   return r;
 }
 
@@ -179,8 +195,14 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                chime_misfire_fn on_misfire, void *user_data,
                                size_t *ret_handled, bool *ret_more) {
   misfire_op op = {.now = now_ms, .max = max};
-  int r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), misfire_fn,
-                                  misfire_reset, &op);
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  int64_t held = atomic_load(&s->unblock_held_ms);
+  int r = chime__mysql_tx_run_hot(s, misfire_fn, misfire_reset, &op);
+  /* None left a minute after the last one was passed over (its
+   * completion has long committed): stop looking. */
+  if (r == 0 && held != 0 && op.unblocked == 0 &&
+      chime__mono_ms() - held > UNBLOCK_LOOK_MS)
+    atomic_compare_exchange_strong(&s->unblock_held_ms, &held, 0);
   for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
     on_misfire(user_data, op.done[i]);
   size_t n = op.n;

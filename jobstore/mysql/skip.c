@@ -136,7 +136,10 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf_int(&b, now);
   chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <> ");
   chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE");
+  /* A row another session holds keeps its missed times this time (they
+   * are dropped at a later completion, or its misfire instruction applies)
+   * rather than hold up this completion and the others of its batch. */
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {

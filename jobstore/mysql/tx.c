@@ -50,8 +50,10 @@
 static void lock_waited(chime__mysql_tx *tx, const char *then) {
   chime__mysql_store *s = tx->s;
   chime__mysql_log(
-      s, CHIME_LOG_WARN, "waited %ld s for a row another session holds: %s; %s",
-      s->lock_wait_s, tx->waited[0] ? tx->waited : "(unknown)", then);
+      s, CHIME_LOG_WARN,
+      "waited %ld s for a row another session holds (MySQL error %u): %s; %s",
+      s->lock_wait_s, (unsigned)ER_LOCK_WAIT_TIMEOUT,
+      tx->waited[0] ? tx->waited : "(unknown)", then);
   tx->waited[0] = '\0';
   if (s->on_lock_wait)
     s->on_lock_wait(s->lock_wait_user_data);

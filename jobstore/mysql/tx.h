@@ -111,6 +111,10 @@ struct chime__mysql_store {
   int64_t id_step;
   uint64_t jitter;   /* back-off jitter state, under lock */
   bool node_claimed; /* the nodes row is ours (node.c) */
+  /* When (monotonic ms) an unblock last passed over a trigger row another
+   * session held, 0: never.  The misfire scan looks for triggers left
+   * BLOCKED from then until it found none for a minute (tables.c). */
+  _Atomic int64_t unblock_held_ms;
   /* Completions queue up here and are written in batches by one of the
    * waiting threads at a time (complete.c), under done_mu. */
   pthread_mutex_t done_mu;

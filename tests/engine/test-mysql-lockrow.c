@@ -5,7 +5,10 @@
  *   - five triggers every 200 ms keep firing on time for about 15 s while a
  *     plain connection of the test holds a sixth trigger's row FOR UPDATE
  *     and that trigger is overdue past its misfire threshold (the loop
- *     backed off a whole misfire period, here 3 s, between claims);
+ *     backed off a whole misfire period, here 3 s, between claims), also
+ *     when the held trigger's FORBID job has a second trigger whose fires
+ *     and completions block and unblock the held one (they waited for it,
+ *     and held up every claim and completion of the batch meanwhile);
  *   - a statement that does need the held row (pausing that trigger) is
  *     logged at WARN naming the row and counted (CHIME_METRIC_LOCK_WAITS)
  *     while it waits, and goes through once the row is released.
@@ -40,6 +43,9 @@ typedef struct seen {
   int64_t lateness[MAX_RUNS]; /* fire_ms - scheduled_ms, free triggers */
   int warned;                 /* WARN lines naming the held trigger */
   char warning[512];
+  int left_blocked; /* WARN lines: held trigger left blocked */
+  int gate_runs;    /* runs of the gated trigger "first" */
+  bool gate_open;   /* they may return */
 } seen;
 
 static seen S = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -72,12 +78,29 @@ static void record(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&S.mu);
 }
 
+/* Trigger "first" waits until the test opens the gate; the others are
+ * recorded. */
+static void gated(chime_ctx *ctx, void *user_data) {
+  if (strcmp(chime_ctx_get_trigger_name(ctx), "first") != 0) {
+    record(ctx, user_data);
+    return;
+  }
+  pthread_mutex_lock(&S.mu);
+  S.gate_runs++;
+  pthread_cond_broadcast(&S.cv);
+  while (!S.gate_open)
+    pthread_cond_wait(&S.cv, &S.mu);
+  pthread_mutex_unlock(&S.mu);
+}
+
 static void on_log(void *user_data, chime_log_level level,
                    const char *message) {
   (void)user_data;
   if (level != CHIME_LOG_WARN || !strstr(message, "held"))
     return;
   pthread_mutex_lock(&S.mu);
+  if (strstr(message, "left blocked"))
+    S.left_blocked++;
   if (S.warned++ == 0)
     snprintf(S.warning, sizeof S.warning, "%s", message);
   pthread_cond_broadcast(&S.cv);
@@ -111,23 +134,41 @@ static chime_scheduler *node(void) {
   chime_scheduler *s = chime_test_scheduler_new(cfg);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "gated", gated, NULL, NULL), 0);
   return s;
 }
 
-static void schedule(chime_scheduler *s, const char *name, int64_t start_ms) {
+/* Trigger triggers.name every 200 ms for job jobs.job (of concurrency c). */
+static void schedule_for(chime_scheduler *s, const char *name,
+                         const char *job_name, chime_concurrency c,
+                         int64_t start_ms) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_job_new("jobs", job_name,
+                    strcmp(job_name, "gate") == 0 ? "gated" : "record", &job,
+                    NULL, 0),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_job_set_concurrency(job, c), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("triggers", name, INTERVAL_MS,
                                                  CHIME_REPEAT_INDEFINITELY, &t,
                                                  NULL, 0),
                         0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", name), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", job_name), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start_ms), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  /* The job is added with its first trigger. */
+  chime_job *known = NULL;
+  bool added = chime_scheduler_get_job(s, "jobs", job_name, &known) == 0;
+  chime_job_free(known);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_schedule(s, added ? NULL : job, t, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
+}
+
+static void schedule(chime_scheduler *s, const char *name, int64_t start_ms) {
+  schedule_for(s, name, name, CHIME_CONCURRENCY_ALLOW, start_ms);
 }
 
 /* Another session locks trigger triggers.held's row and keeps it. */
@@ -153,11 +194,23 @@ static void release_row(MYSQL *db) {
 
 /* Five triggers every 200 ms beside a held one, due at the same time and
  * overdue past its threshold after 3 s: for 15 s every fire of the five
- * starts well under a second late; the held one never runs. */
-static void test_lockrow_others_on_time(void) {
+ * starts well under a second late; the held one never runs.  forbid: the
+ * held trigger's job is FORBID and has a second trigger, "sibling", whose
+ * fires block (and whose completions unblock) the job's other triggers,
+ * the held one among them: they pass it over rather than wait for it, and
+ * the sibling fires on time too. */
+static void others_on_time(bool forbid) {
+  pthread_mutex_lock(&S.mu);
+  S.n = S.held_runs = 0;
+  pthread_mutex_unlock(&S.mu);
   chime_scheduler *s = node();
   int64_t start = wall_ms() + 1000;
-  schedule(s, "held", start);
+  if (forbid) {
+    schedule_for(s, "held", "shared", CHIME_CONCURRENCY_FORBID, start);
+    schedule_for(s, "sibling", "shared", CHIME_CONCURRENCY_FORBID, start);
+  } else {
+    schedule(s, "held", start);
+  }
   char name[16];
   for (int i = 0; i < FREE_TRIGGERS; i++) {
     snprintf(name, sizeof name, "free-%d", i);
@@ -166,7 +219,7 @@ static void test_lockrow_others_on_time(void) {
   MYSQL *holder = hold_row();
   int64_t t0 = mono_ms();
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
-  int expect = FREE_TRIGGERS * (WATCH_MS / INTERVAL_MS);
+  int expect = (FREE_TRIGGERS + forbid) * (WATCH_MS / INTERVAL_MS);
   CU_ASSERT_TRUE(wait_for(&S.n, expect));
   CU_ASSERT(mono_ms() - t0 < WATCH_MS + 5000);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
@@ -179,13 +232,23 @@ static void test_lockrow_others_on_time(void) {
       worst = S.lateness[i];
     late += S.lateness[i] >= 1000;
   }
-  printf("\n%d fires of %d free triggers beside a held row: the latest "
+  printf("\n%d fires of %d free triggers beside a held row%s: the latest "
          "started %lld ms late, %d of them 1 s late or more\n",
-         S.n, FREE_TRIGGERS, (long long)worst, late);
+         S.n, FREE_TRIGGERS + forbid,
+         forbid ? " (its job FORBID, with a sibling)" : "", (long long)worst,
+         late);
   CU_ASSERT_EQUAL(late, 0);
   CU_ASSERT_EQUAL(S.held_runs, 0);
   pthread_mutex_unlock(&S.mu);
   chime_scheduler_free(s);
+}
+
+static void test_lockrow_others_on_time(void) {
+  others_on_time(false);
+}
+
+static void test_lockrow_forbid_sibling_on_time(void) {
+  others_on_time(true);
 }
 
 typedef struct pause_call {
@@ -230,9 +293,41 @@ static void test_lockrow_wait_logged_and_counted(void) {
   chime_scheduler_free(s);
 }
 
+/* A FORBID job's trigger whose row another session takes while the job
+ * runs (the trigger BLOCKED): the run's completion passes it over (WARN:
+ * left blocked) instead of waiting, and once the row is free the misfire
+ * scan unblocks it and it fires. */
+static void test_lockrow_left_blocked_unblocked(void) {
+  pthread_mutex_lock(&S.mu);
+  S.n = S.held_runs = S.warned = S.left_blocked = S.gate_runs = 0;
+  S.gate_open = false;
+  pthread_mutex_unlock(&S.mu);
+  chime_scheduler *s = node();
+  int64_t start = wall_ms() + 500;
+  schedule_for(s, "first", "gate", CHIME_CONCURRENCY_FORBID, start);
+  schedule_for(s, "held", "gate", CHIME_CONCURRENCY_FORBID, start + 1000);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_TRUE_FATAL(wait_for(&S.gate_runs, 1));
+  MYSQL *holder = hold_row();
+  pthread_mutex_lock(&S.mu);
+  S.gate_open = true;
+  pthread_cond_broadcast(&S.cv);
+  pthread_mutex_unlock(&S.mu);
+  CU_ASSERT_TRUE(wait_for(&S.left_blocked, 1));
+  CU_ASSERT_EQUAL(S.held_runs, 0);
+  release_row(holder);
+  CU_ASSERT_TRUE(wait_for(&S.held_runs, 1));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  chime_scheduler_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"a held trigger row leaves the other triggers on time",
      test_lockrow_others_on_time},
+    {"a held row of a FORBID job's trigger delays no other trigger",
+     test_lockrow_forbid_sibling_on_time},
+    {"a trigger left blocked behind a held row is unblocked once free",
+     test_lockrow_left_blocked_unblocked},
     {"a wait for a held row is logged with the row and counted",
      test_lockrow_wait_logged_and_counted},
     CU_TEST_INFO_NULL,
