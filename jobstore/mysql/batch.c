@@ -254,7 +254,7 @@ static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c,
     return CHIME_ENOMEM;
   c->cals = cals;
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, name, &cal);
   if (r == CHIME_ENOTFOUND)
     return 0;
   if (r < 0)

@@ -142,7 +142,7 @@ static void misfire_reset(void *arg) {
 /* Applies the misfire instruction of t at now and stores it. */
 static int misfire_one(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, t->calendar_name, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;

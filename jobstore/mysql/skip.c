@@ -55,7 +55,7 @@ static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
 static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
                         int64_t keep, chime_concurrency concurrency) {
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, t->calendar_name, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;

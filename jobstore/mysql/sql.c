@@ -157,6 +157,9 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_CAL_GET] =
         "SELECT definition FROM {P}calendars WHERE sched_name = ? "
         "AND calendar_name = ? LOCK IN SHARE MODE",
+    /* Not locked: the claims, fires and scans (tables.c). */
+    [CHIME__Q_CAL_READ] = "SELECT definition FROM {P}calendars WHERE "
+                          "sched_name = ? AND calendar_name = ?",
     [CHIME__Q_CAL_GET_LOCK] =
         "SELECT definition FROM {P}calendars WHERE sched_name "
         "= ? AND calendar_name = ? FOR UPDATE",

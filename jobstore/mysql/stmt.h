@@ -68,6 +68,7 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_PG_CLEAR,
   CHIME__Q_JOBS_UNPAUSE,
   CHIME__Q_CAL_GET,
+  CHIME__Q_CAL_READ,
   CHIME__Q_CAL_GET_LOCK,
   CHIME__Q_CAL_INSERT,
   CHIME__Q_CAL_UPDATE,

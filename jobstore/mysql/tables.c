@@ -230,16 +230,15 @@ int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
   return r;
 }
 
-int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
-                               chime_calendar **ret) {
+static int calendar_get(chime__mysql_tx *tx, const char *name,
+                        chime__mysql_stmt_id id, chime_calendar **ret) {
   *ret = NULL;
   if (!name)
     return 0;
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_text(name)};
   chime__mysql_rows rows;
-  int r = chime__mysql_query(
-      tx, lock ? CHIME__Q_CAL_GET_LOCK : CHIME__Q_CAL_GET, a, 2, &rows);
+  int r = chime__mysql_query(tx, id, a, 2, &rows);
   if (r == 0 && rows.nrows == 0)
     r = CHIME_ENOTFOUND;
   else if (r == 0)
@@ -247,6 +246,17 @@ int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
                                     NULL, 0);
   chime__mysql_rows_free(&rows);
   return r;
+}
+
+int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
+                               chime_calendar **ret) {
+  return calendar_get(tx, name, lock ? CHIME__Q_CAL_GET_LOCK : CHIME__Q_CAL_GET,
+                      ret);
+}
+
+int chime__mysql_calendar_read(chime__mysql_tx *tx, const char *name,
+                               chime_calendar **ret) {
+  return calendar_get(tx, name, CHIME__Q_CAL_READ, ret);
 }
 
 int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,

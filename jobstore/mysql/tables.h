@@ -54,6 +54,15 @@ int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
 int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
                                  size_t *ret_found);
 
+/* chime__mysql_calendar_read: loads calendar name (*ret NULL when name is
+ * NULL) without locking its row, for the claims, fires, misfire scans and
+ * completions, whose triggers' rows are locked: a calendar row another
+ * session holds must not hold them up, and a change of the calendar
+ * (calendar.c) locks those triggers' rows, so it waits for them and
+ * recomputes their fire times after.  Returns: 0; CHIME_ENOTFOUND;
+ * errors. */
+int chime__mysql_calendar_read(chime__mysql_tx *tx, const char *name,
+                               chime_calendar **ret);
 /* Loads calendar name (*ret NULL when name is NULL), its row locked when
  * lock, shared otherwise.  Returns: 0; CHIME_ENOTFOUND; errors. */
 int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,

@@ -9,6 +9,9 @@
  *     when the held trigger's FORBID job has a second trigger whose fires
  *     and completions block and unblock the held one (they waited for it,
  *     and held up every claim and completion of the batch meanwhile);
+ *   - a held row of a FORBID job's trigger left blocked by a completion is
+ *     unblocked once free; a held calendar row holds up no fire of the
+ *     triggers using it (they read it without locking it);
  *   - a statement that does need the held row (pausing that trigger) is
  *     logged at WARN naming the row and counted (CHIME_METRIC_LOCK_WAITS)
  *     while it waits, and goes through once the row is released.
@@ -171,20 +174,26 @@ static void schedule(chime_scheduler *s, const char *name, int64_t start_ms) {
   schedule_for(s, name, name, CHIME_CONCURRENCY_ALLOW, start_ms);
 }
 
-/* Another session locks trigger triggers.held's row and keeps it. */
-static MYSQL *hold_row(void) {
+/* Another session locks the row select (a SELECT ... FOR UPDATE) finds and
+ * keeps it. */
+static MYSQL *hold(const char *select) {
   MYSQL *db = chime_test_mysql_open();
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   CU_ASSERT_EQUAL_FATAL(mysql_query(db, "START TRANSACTION"), 0);
-  int r = mysql_query(db, "SELECT * FROM chime_lr_triggers WHERE sched_name = "
-                          "'lockrow' AND trigger_group = 'triggers' AND "
-                          "trigger_name = 'held' FOR UPDATE");
+  int r = mysql_query(db, select);
   CU_ASSERT_EQUAL_FATAL(r, 0);
   MYSQL_RES *res = mysql_store_result(db);
   CU_ASSERT_PTR_NOT_NULL_FATAL(res);
   CU_ASSERT_EQUAL(mysql_num_rows(res), 1);
   mysql_free_result(res);
   return db;
+}
+
+/* Another session locks trigger triggers.held's row and keeps it. */
+static MYSQL *hold_row(void) {
+  return hold("SELECT * FROM chime_lr_triggers WHERE sched_name = 'lockrow' "
+              "AND trigger_group = 'triggers' AND trigger_name = 'held' FOR "
+              "UPDATE");
 }
 
 static void release_row(MYSQL *db) {
@@ -321,6 +330,56 @@ static void test_lockrow_left_blocked_unblocked(void) {
   chime_scheduler_free(s);
 }
 
+/* Three triggers every 200 ms with a calendar whose row another session
+ * holds (an operator editing it by hand): every fire reads the calendar,
+ * none waits for its row. */
+static void test_lockrow_held_calendar(void) {
+  pthread_mutex_lock(&S.mu);
+  S.n = S.held_runs = 0;
+  pthread_mutex_unlock(&S.mu);
+  chime_scheduler *s = node();
+  chime_calendar *cal = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_calendar_from_string("chime-calendar 1\nholiday dates=2001-01-01\n",
+                                 &cal, NULL, 0),
+      0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_add_calendar(s, "cal", cal, false, false), 0);
+  chime_calendar_free(cal);
+  int64_t start = wall_ms() + 1000;
+  char name[16];
+  for (int i = 0; i < 3; i++) {
+    chime_job *job = NULL;
+    chime_trigger *t = NULL;
+    snprintf(name, sizeof name, "cal-%d", i);
+    CU_ASSERT_EQUAL_FATAL(chime_job_new("jobs", name, "record", &job, NULL, 0),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(
+        chime_trigger_simple_new("triggers", name, INTERVAL_MS,
+                                 CHIME_REPEAT_INDEFINITELY, &t, NULL, 0),
+        0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", name), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_calendar(t, "cal"), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+    chime_job_free(job);
+    chime_trigger_free(t);
+  }
+  MYSQL *holder = hold("SELECT * FROM chime_lr_calendars WHERE sched_name = "
+                       "'lockrow' AND calendar_name = 'cal' FOR UPDATE");
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_TRUE(wait_for(&S.n, 3 * 25));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  release_row(holder);
+  pthread_mutex_lock(&S.mu);
+  int late = 0;
+  for (int i = 0; i < S.n && i < MAX_RUNS; i++)
+    late += S.lateness[i] >= 1000;
+  CU_ASSERT_EQUAL(late, 0);
+  pthread_mutex_unlock(&S.mu);
+  chime_scheduler_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"a held trigger row leaves the other triggers on time",
      test_lockrow_others_on_time},
@@ -328,6 +387,7 @@ static CU_TestInfo tests[] = {
      test_lockrow_forbid_sibling_on_time},
     {"a trigger left blocked behind a held row is unblocked once free",
      test_lockrow_left_blocked_unblocked},
+    {"a held calendar row holds up no fire", test_lockrow_held_calendar},
     {"a wait for a held row is logged with the row and counted",
      test_lockrow_wait_logged_and_counted},
     CU_TEST_INFO_NULL,
