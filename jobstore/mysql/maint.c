@@ -1,11 +1,12 @@
 /*
  * mysql/maint.c: the rest of the MySQL store's protocol: still_owned,
  * next_due, the misfire scan (small batches with SKIP LOCKED, oldest
- * first) and check-in (on the heartbeat connection: the nodes row stamped
- * with the database's time, the clock offset measured again and the time
- * until another node's lease runs out read in the same two statements; old
- * history is trimmed once a minute).  Recovery of dead nodes is in
- * recover.c.
+ * first; it also unblocks the triggers a completion left BLOCKED because
+ * another session held their rows) and check-in (on the heartbeat connection:
+ * the nodes row stamped with the database's time, the clock offset measured
+ * again and the time until another node's lease runs out read in the same two
+ * statements; old history is trimmed once a minute).  Recovery of dead nodes is
+ * in recover.c.
  *
  * Threads: checkin and next_due run on the heartbeat connection, under
  * beat_lock (tx.h); trimmed_ms is touched by checkin only, which the

@@ -200,8 +200,10 @@ int chime__mysql_job_block(chime__mysql_tx *tx, const char *group,
                           NULL);
 }
 
-int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
-                             const char *name) {
+/* log: say which rows were passed over (the misfire scan's second tries
+ * do not repeat it). */
+static int job_unblock(chime__mysql_tx *tx, const char *group, const char *name,
+                       bool log) {
   bool busy;
   int r =
       chime__mysql_key_has_row(tx, CHIME__Q_JOB_EXECUTING, group, name, &busy);
@@ -212,7 +214,14 @@ int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
       "state = CASE WHEN next_fire_ms = " NO_FIRE_SQL
       " THEN 'COMPLETE' WHEN state = 'BLOCKED' THEN 'WAITING' ELSE "
       "'PAUSED' END",
-      "left blocked until it is free (the misfire scan unblocks it then)");
+      log ? "left blocked until it is free (the misfire scan unblocks it "
+            "then)"
+          : NULL);
+}
+
+int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
+                             const char *name) {
+  return job_unblock(tx, group, name, true);
 }
 
 int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
@@ -224,8 +233,8 @@ int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
   assert(r < 0 || rows.nrows == 0 || rows.ncols == 2);
   *ret_found = r == 0 ? rows.nrows : 0;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = chime__mysql_job_unblock(tx, chime__mysql_rows_text(&rows, i, 0),
-                                 chime__mysql_rows_text(&rows, i, 1));
+    r = job_unblock(tx, chime__mysql_rows_text(&rows, i, 0),
+                    chime__mysql_rows_text(&rows, i, 1), false);
   chime__mysql_rows_free(&rows);
   return r;
 }
