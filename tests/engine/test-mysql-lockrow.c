@@ -23,6 +23,7 @@
 #include "chime.h"
 #include "harness.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -125,9 +126,12 @@ static bool wait_for(const int *counter, int n) {
 }
 
 /* A scheduler on the test database, not started yet. */
-static chime_scheduler *node(void) {
-  chime_config *cfg = chime_test_mysql_config(
-      "prefix=chime_lr_&auto_create=1&clear=1", "lockrow-node");
+static chime_scheduler *node_of(const char *id) {
+  bool first = strcmp(id, "lockrow-node") == 0;
+  chime_config *cfg =
+      chime_test_mysql_config(first ? "prefix=chime_lr_&auto_create=1&clear=1"
+                                    : "prefix=chime_lr_&auto_create=1",
+                              id);
   CU_ASSERT_EQUAL_FATAL(chime_config_set_scheduler_name(cfg, "lockrow"), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_config_set_misfire_threshold_ms(cfg, THRESHOLD_MS), 0);
@@ -140,6 +144,11 @@ static chime_scheduler *node(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "gated", gated, NULL, NULL), 0);
   return s;
+}
+
+/* The first node (it empties the tables). */
+static chime_scheduler *node(void) {
+  return node_of("lockrow-node");
 }
 
 /* Trigger triggers.name every 200 ms for job jobs.job (of concurrency c). */
@@ -208,11 +217,15 @@ static void release_row(MYSQL *db) {
  * fires block (and whose completions unblock) the job's other triggers,
  * the held one among them: they pass it over rather than wait for it, and
  * the sibling fires on time too. */
-static void others_on_time(bool forbid) {
+static void others_on_time(bool forbid, int nodes) {
   pthread_mutex_lock(&S.mu);
   S.n = S.held_runs = 0;
   pthread_mutex_unlock(&S.mu);
   chime_scheduler *s = node();
+  chime_scheduler *more[2] = {NULL, NULL};
+  assert(nodes >= 1 && nodes <= 3);
+  for (int i = 0; i + 1 < nodes; i++)
+    more[i] = node_of(i == 0 ? "lockrow-node-2" : "lockrow-node-3");
   int64_t start = wall_ms() + 1000;
   if (forbid) {
     schedule_for(s, "held", "shared", CHIME_CONCURRENCY_FORBID, start);
@@ -228,9 +241,13 @@ static void others_on_time(bool forbid) {
   MYSQL *holder = hold_row();
   int64_t t0 = mono_ms();
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  for (int i = 0; i + 1 < nodes; i++)
+    CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(more[i]), 0);
   int expect = (FREE_TRIGGERS + forbid) * (WATCH_MS / INTERVAL_MS);
   CU_ASSERT_TRUE(wait_for(&S.n, expect));
   CU_ASSERT(mono_ms() - t0 < WATCH_MS + 5000);
+  for (int i = 0; i + 1 < nodes; i++)
+    CU_ASSERT_EQUAL(chime_scheduler_shutdown(more[i], true), 0);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
   release_row(holder);
   pthread_mutex_lock(&S.mu);
@@ -241,23 +258,30 @@ static void others_on_time(bool forbid) {
       worst = S.lateness[i];
     late += S.lateness[i] >= 1000;
   }
-  printf("\n%d fires of %d free triggers beside a held row%s: the latest "
-         "started %lld ms late, %d of them 1 s late or more\n",
+  printf("\n%d fires of %d free triggers beside a held row%s, %d node(s): "
+         "the latest started %lld ms late, %d of them 1 s late or more\n",
          S.n, FREE_TRIGGERS + forbid,
-         forbid ? " (its job FORBID, with a sibling)" : "", (long long)worst,
-         late);
+         forbid ? " (its job FORBID, with a sibling)" : "", nodes,
+         (long long)worst, late);
   CU_ASSERT_EQUAL(late, 0);
   CU_ASSERT_EQUAL(S.held_runs, 0);
   pthread_mutex_unlock(&S.mu);
+  for (int i = 0; i + 1 < nodes; i++)
+    chime_scheduler_free(more[i]);
   chime_scheduler_free(s);
 }
 
 static void test_lockrow_others_on_time(void) {
-  others_on_time(false);
+  others_on_time(false, 1);
 }
 
 static void test_lockrow_forbid_sibling_on_time(void) {
-  others_on_time(true);
+  others_on_time(true, 1);
+}
+
+/* The set-up: three nodes. */
+static void test_lockrow_three_nodes(void) {
+  others_on_time(false, 3);
 }
 
 typedef struct pause_call {
@@ -383,6 +407,8 @@ static void test_lockrow_held_calendar(void) {
 static CU_TestInfo tests[] = {
     {"a held trigger row leaves the other triggers on time",
      test_lockrow_others_on_time},
+    {"three nodes: a held trigger row leaves the others on time",
+     test_lockrow_three_nodes},
     {"a held row of a FORBID job's trigger delays no other trigger",
      test_lockrow_forbid_sibling_on_time},
     {"a trigger left blocked behind a held row is unblocked once free",
