@@ -97,10 +97,8 @@ void chime__on_lock_wait(void *user_data) {
   chime__metrics_add(&s->metrics, CHIME_METRIC_LOCK_WAITS, 1);
 }
 
-void chime__on_recovery(void *user_data, const chime_recovery *rec) {
-  chime_scheduler *s = user_data;
-  assert(rec && rec->node);
-  chime__alert a = {
+chime__alert chime__recovery_alert(const chime_recovery *rec) {
+  return (chime__alert){
       .trigger_group = rec->trigger_group,
       .trigger_name = rec->trigger_name,
       .job_group = rec->job_group,
@@ -109,6 +107,12 @@ void chime__on_recovery(void *user_data, const chime_recovery *rec) {
       .node = rec->node,
       .misfire_policy = -1,
   };
+}
+
+void chime__on_recovery(void *user_data, const chime_recovery *rec) {
+  chime_scheduler *s = user_data;
+  assert(rec && rec->node);
+  chime__alert a = chime__recovery_alert(rec);
   char msg[512];
   if (rec->fire_id == 0) {
     chime__metrics_add(&s->metrics, CHIME_METRIC_NODES_DEAD, 1);
@@ -128,6 +132,10 @@ void chime__on_recovery(void *user_data, const chime_recovery *rec) {
            rec->node,
            rec->requeued ? "it runs again (the job requests recovery)"
                          : "recorded as failed");
-  chime__emit_alert(s, CHIME_EVENT_FIRE_NODE_DIED, CHIME_LOG_ERROR, NULL, &a,
+  /* A fire run again is a fail-over that worked (the node's death was
+   * said at WARN); a fire recorded as failed is work nobody will redo
+   * unless an operator does. */
+  chime__emit_alert(s, CHIME_EVENT_FIRE_NODE_DIED,
+                    rec->requeued ? CHIME_LOG_WARN : CHIME_LOG_ERROR, NULL, &a,
                     CHIME_ENOTOWNER, msg);
 }

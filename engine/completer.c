@@ -139,7 +139,7 @@ static void *completer_main(void *arg) {
     }
     chime__mu_lock(s);
     s->done_writing = 0;
-    pthread_cond_broadcast(&s->cond);
+    chime__stop_progress(s); /* broadcasts cond */
     /* A FORBID job's other triggers may be due now that it is unblocked. */
     if (forbid)
       chime__loop_post(s, CHIME__CMD_WAKE);

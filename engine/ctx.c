@@ -159,9 +159,11 @@ int chime_ctx_check_owned(chime_ctx *ctx) {
 bool chime_ctx_is_still_owned(chime_ctx *ctx) {
   if (!ctx || !ctx->fire->job)
     return false;
-  /* False only when another node took the fire over: "cannot tell" (an
-   * outage) is not "lost", and chime_ctx_check_owned tells them apart. */
-  return chime_ctx_check_owned(ctx) != 0;
+  /* Conservative: true only when the store said the fire is this node's.
+   * "Cannot tell" (an outage) is false, as "taken over" is: a caller about
+   * to do something irreversible must not read an outage as "go ahead".
+   * chime_ctx_check_owned tells the two apart. */
+  return chime_ctx_check_owned(ctx) == 1;
 }
 
 int chime_ctx_fail(chime_ctx *ctx, const char *message) {
@@ -184,8 +186,15 @@ bool chime_ctx_is_cancelled(const chime_ctx *ctx) {
   assert(!ctx || CTX_VALID(ctx));
   if (!ctx || !ctx->fire || !ctx->fire->job)
     return false;
-  return atomic_load(&ctx->sched->cancelled) ||
-         (ctx->run && chime__run_why(ctx->run) != CHIME__CANCEL_NONE);
+  if (ctx->run && chime__run_why(ctx->run) != CHIME__CANCEL_NONE)
+    return true;
+  if (!atomic_load(&ctx->sched->cancelled))
+    return false;
+  /* The job now knows its node is stopping: if it returns, its run was
+   * cut short (workers.c). */
+  if (ctx->run)
+    atomic_store(&ctx->run->saw_stop, true);
+  return true;
 }
 
 int chime_ctx_wait_cancelled(chime_ctx *ctx, int64_t timeout_ms) {

@@ -75,6 +75,10 @@
 /* Dead-node recovery runs this long after another node's lease ran out
  * (the store's check-in says when that is). */
 #define CHIME__RECOVER_MARGIN_MS 10
+/* A worker that starts a fire this long past the claim-ahead time after
+ * it was handed it asks the store whether the fire is still this node's
+ * (workers.c, taken_over_meanwhile): a pause may have let it be taken. */
+#define CHIME__START_CHECK_MS INT64_C(250)
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
@@ -223,6 +227,20 @@ struct chime_scheduler {
   atomic_bool cancelled;
   atomic_bool abandoned;
 
+  /* Stopping (mu; docs/embedding.md "Teardown"): a shut-down node's loop
+   * keeps checking in, claiming nothing, until its runs returned and their
+   * completions committed, or until the shutdown gives up waiting
+   * (loop_close); it then hands what the node still holds to the cluster
+   * (handover.c) and closes.  cut_runs: runs cut short by the shutdown,
+   * left for that hand-over rather than completed.  workers_alive: worker
+   * threads not yet exited; orphaned: chime_scheduler_free returned
+   * leaving workers whose jobs ignored a missed deadline, and the last of
+   * them to exit frees the scheduler. */
+  bool loop_close;
+  unsigned cut_runs;
+  unsigned workers_alive;
+  bool orphaned;
+
   /* Metrics (metrics.h): atomics, any thread, no lock. */
   chime__metrics metrics;
   /* The runs in progress (mu; runs.c), for cancellation. */
@@ -246,6 +264,7 @@ typedef struct chime__run {
   atomic_int why;               /* chime__cancel_why; set once */
   _Atomic int64_t cancelled_ms; /* monotonic, when why was set */
   atomic_bool reported;         /* JOB_CANCEL_IGNORED emitted (set under mu) */
+  atomic_bool saw_stop; /* the job was told of its scheduler's shutdown */
   struct chime__run *prev, *next; /* mu: s->runs */
 } chime__run;
 
@@ -481,8 +500,12 @@ void chime__store_answered(chime_scheduler *s);
 int chime__workers_start(chime_scheduler *s);
 /* Hands a fired fire to a worker (a reserved one).  mu held. */
 void chime__workers_push(chime_scheduler *s, chime_fire *fire);
-/* Lets the workers drain their queue and exit, then joins them. */
-void chime__workers_stop(chime_scheduler *s);
+/* Lets the workers drain their queue and exit, then joins them, and stops
+ * the completer.  After a missed shutdown deadline (s->abandoned) it does
+ * not wait for workers whose jobs still run: it detaches them and returns
+ * false (chime_scheduler_free leaves the rest of the teardown to the last
+ * of them); true when every worker was joined.  mu not held. */
+bool chime__workers_stop(chime_scheduler *s);
 /* Whether the calling thread is one of s's workers. */
 bool chime__on_worker(const chime_scheduler *s);
 
@@ -517,6 +540,39 @@ void chime__completer_push(chime_scheduler *s, chime__done *d);
 /* Lets the completer write everything queued, then joins it.  The workers
  * have stopped.  mu not held. */
 void chime__completer_stop(chime_scheduler *s);
+
+/* chime__recovery_alert: the alert naming what rec tells of (alerts.c). */
+chime__alert chime__recovery_alert(const chime_recovery *rec);
+
+/* ---- handover.c and the end of a shutdown */
+
+/* The store waits for the database at most this long to take a stopping
+ * node's fires (chime__hand_over): the margin a shutdown_within deadline
+ * can run over (docs/embedding.md "Teardown"). */
+#define CHIME__HAND_OVER_BUDGET_MS INT64_C(1000)
+
+/* chime__hand_over: gives the store's cluster the fires this stopping
+ * node still holds (cut runs, and after a missed deadline the runs still
+ * going and the completions not written), logging each.  Loop thread, at
+ * the end of a shutdown; mu not held. */
+void chime__hand_over(chime_scheduler *s);
+
+/* chime__stop_settled: whether a shut-down scheduler has no run going and
+ * no completion unwritten, so its loop may close.  mu held. */
+static inline bool chime__stop_settled(const chime_scheduler *s) {
+  return s->running == 0 && s->done_queued == 0 && s->done_writing == 0;
+}
+
+/* chime__stop_progress: called by a worker or the completer under mu when
+ * a run or a completion ended: wakes whoever waits for a stopping
+ * scheduler's runs, and its loop when it may close now. */
+void chime__stop_progress(chime_scheduler *s);
+
+/* chime__scheduler_release: frees what is left of a scheduler whose
+ * chime_scheduler_free returned (its workers gone, every thread joined or
+ * exiting).  Called by chime_scheduler_free, or by the last orphaned
+ * worker. */
+void chime__scheduler_release(chime_scheduler *s);
 
 /* ---- loop.c */
 

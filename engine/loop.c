@@ -348,13 +348,20 @@ static void on_checkin_timer(uv_timer_t *t) {
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "checking in");
+    /* Another process holds this node's instance id (the store said so):
+     * fenced at once, as after a lost lease, until a check-in succeeds. */
+    if (r == CHIME_EDUPNODE) {
+      s->loop_checkin_ok_ms = INT64_MIN / 2;
+      fenced(s);
+    }
     return;
   }
   chime__metrics_checkin_ok(&s->metrics, started);
   chime__store_answered(s);
   /* Look for dead nodes when the first lease of another node runs out
-   * unless it checks in before (the next check-in moves the timer). */
-  if (recover_in >= 0)
+   * unless it checks in before (the next check-in moves the timer).  A
+   * stopping node recovers nobody. */
+  if (recover_in >= 0 && s->loop_mode == CHIME_SCHEDULER_STARTED)
     uv_timer_start(&s->recover_timer, on_recover_timer,
                    (uint64_t)recover_in + CHIME__RECOVER_MARGIN_MS, 0);
   else
@@ -389,7 +396,8 @@ static void on_recover_timer(uv_timer_t *t) {
   chime_scheduler *s = t->data;
   assert(chime__on_loop(s) && !chime__mu_held(s));
   chime_store *st = s->store;
-  if (fenced(s) || chime__mono_ms() - s->loop_healthy_since < lease_ms(s))
+  if (s->loop_mode != CHIME_SCHEDULER_STARTED || fenced(s) ||
+      chime__mono_ms() - s->loop_healthy_since < lease_ms(s))
     return;
   /* A recovery holds this loop for a while (under load a second or more:
    * a few statements per fire, the dead node's sessions ended, a durable
@@ -507,6 +515,7 @@ static void claim(chime_scheduler *s, int64_t now) {
    * transaction in the MySQL store), also for fires due within the
    * claim-ahead time: their workers start them at their time. */
   bool ahead = s->cfg.batch_window_ms > 0;
+  int64_t claim_began = chime__mono_ms(); /* workers.c: a pause since? */
   uint64_t t0 = chime__metrics_now_us();
   int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
                                    &types, &fires, &n)
@@ -528,6 +537,8 @@ static void claim(chime_scheduler *s, int64_t now) {
     return;
   }
   assert(n <= max && fires);
+  for (size_t i = 0; i < n; i++)
+    fires[i]->claimed_mono_ms = claim_began;
   chime__mu_lock(s);
   s->reserved += (unsigned)n;
   /* Only this thread reserves, so the workers found free are still free. */
@@ -632,7 +643,24 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
   uv_timer_stop(&s->misfire_timer);
   s->loop_mode = mode;
   if (mode == CHIME_SCHEDULER_SHUTDOWN)
-    close_handles(s);
+    uv_timer_stop(&s->recover_timer);
+}
+
+/* A stopping node's loop goes on checking in (its fires stay its own)
+ * until its runs returned and their completions committed, or until the
+ * shutdown stopped waiting for them (loop_close); then it hands over what
+ * the node still holds and closes. */
+static void close_when_settled(chime_scheduler *s) {
+  assert(chime__on_loop(s) && s->loop_mode == CHIME_SCHEDULER_SHUTDOWN);
+  chime__mu_lock(s);
+  bool close = s->loop_close || chime__stop_settled(s);
+  bool left = s->cut_runs > 0 || atomic_load(&s->abandoned);
+  chime__mu_unlock(s);
+  if (!close)
+    return;
+  if (left)
+    chime__hand_over(s);
+  close_handles(s);
 }
 
 static void on_async(uv_async_t *h) {
@@ -647,6 +675,8 @@ static void on_async(uv_async_t *h) {
     apply_mode(s, state);
   if (cmds & CHIME__CMD_WAKE)
     loop_tick(s);
+  if (s->loop_mode == CHIME_SCHEDULER_SHUTDOWN)
+    close_when_settled(s);
 }
 
 int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {

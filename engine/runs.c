@@ -42,6 +42,7 @@ void chime__run_begin(chime_scheduler *s, chime__run *run,
       timeout > 0 ? run->started_mono_ms + timeout : INT64_MAX;
   atomic_init(&run->why, CHIME__CANCEL_NONE);
   atomic_init(&run->cancelled_ms, 0);
+  atomic_init(&run->saw_stop, false);
   atomic_init(&run->reported, false);
   chime__mu_lock(s);
   run->next = s->runs;
@@ -158,8 +159,12 @@ bool chime__runs_wait(chime_scheduler *s, chime__run *run, int64_t timeout_ms) {
                           memory_order_relaxed);
   }
   chime__mu_unlock(s);
-  return atomic_load(&s->cancelled) ||
-         chime__run_why(run) != CHIME__CANCEL_NONE;
+  if (chime__run_why(run) != CHIME__CANCEL_NONE)
+    return true;
+  if (!atomic_load(&s->cancelled))
+    return false;
+  atomic_store(&run->saw_stop, true); /* told: see chime_ctx_is_cancelled */
+  return true;
 }
 
 /* A run that ignored its cancellation, copied for reporting after mu. */

@@ -250,12 +250,14 @@ static int shutdown_until(chime_scheduler *s, int64_t deadline);
  * until deadline (chime__mono_ms; -1: none).  Returns: 0; CHIME_ESTATE (on
  * a worker: it cannot wait for itself); CHIME_ETIMEDOUT. */
 static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
-  if (chime__on_worker(s)) {
+  if (chime__on_worker(s) || chime__on_loop(s)) {
     chime__log(s, CHIME_LOG_WARN,
-               "a job cannot wait for itself: shutdown "
-               "does not wait for running jobs");
+               "a job or listener cannot wait for its own scheduler: "
+               "shutdown does not wait for running jobs");
     return CHIME_ESTATE;
   }
+  if (atomic_load(&s->abandoned))
+    return CHIME_ETIMEDOUT; /* an earlier shutdown_within gave up */
   int r = 0;
   chime__mu_lock(s);
   while (r == 0 &&
@@ -289,9 +291,17 @@ static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
   if (r == CHIME_ETIMEDOUT)
     chime__log(s, CHIME_LOG_WARN,
                "shutdown deadline passed with %u job(s) running and %u "
-               "completion(s) unwritten: their fires are left to recovery",
+               "completion(s) unwritten: their fires are handed to the "
+               "cluster",
                left_running, left_done);
   return r;
+}
+
+void chime__stop_progress(chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  pthread_cond_broadcast(&s->cond);
+  if (s->state == CHIME_SCHEDULER_SHUTDOWN && chime__stop_settled(s))
+    chime__loop_post(s, CHIME__CMD_MODE); /* it may close now */
 }
 
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
@@ -328,7 +338,13 @@ int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
 }
 
 /* The shutdown: deadline -2 waits for nothing, -1 for every run, else
- * until that chime__mono_ms(). */
+ * until that chime__mono_ms().  The loop stops claiming at once but goes
+ * on checking in while runs go on, so that no other node takes their
+ * fires (loop.c, close_when_settled); once this call stopped waiting (the
+ * runs done, or the deadline passed) the loop hands over what is left and
+ * closes, and this call joins it.  Without waiting (-2, or from a job or
+ * listener) the loop closes by itself when the last run's completion
+ * committed; chime_scheduler_free joins it. */
 static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   chime__mu_lock(s);
   bool first = s->state != CHIME_SCHEDULER_SHUTDOWN;
@@ -339,11 +355,17 @@ static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   bool emit = first || !s->shutdown_emitted;
   s->shutdown_emitted = true;
   chime__mu_unlock(s);
-  join_loop(s);
   int r = 0;
   if (deadline != -2)
     r = wait_for_runs(s, deadline);
-  if (deadline == -1 && r == CHIME_ESTATE)
+  if (deadline != -2 && r != CHIME_ESTATE) {
+    chime__mu_lock(s);
+    s->loop_close = true;
+    chime__loop_post(s, CHIME__CMD_MODE);
+    chime__mu_unlock(s);
+    join_loop(s);
+  }
+  if (deadline == -1 && (r == CHIME_ESTATE || r == CHIME_ETIMEDOUT))
     r = 0; /* chime_scheduler_shutdown: logged, as it always was */
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
@@ -430,7 +452,27 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   while (s->handles_open)
     chime__mu_wait(s, &s->cond);
   chime__mu_unlock(s);
-  chime__workers_stop(s);
+  if (!chime__workers_stop(s)) {
+    /* Jobs that ignored a missed shutdown_within deadline still run, their
+     * fires handed over: the deadline bounds this call, so the last of
+     * their workers to return frees the rest (docs/embedding.md). */
+    chime__mu_lock(s);
+    bool later = s->workers_alive > 0;
+    s->orphaned = later;
+    unsigned n = s->workers_alive;
+    chime__mu_unlock(s);
+    if (later) {
+      chime__log(s, CHIME_LOG_WARN,
+                 "%u job(s) ignored the shutdown deadline and still run: "
+                 "their threads are left to finish or end with the process",
+                 n);
+      return;
+    }
+  }
+  chime__scheduler_release(s);
+}
+
+void chime__scheduler_release(chime_scheduler *s) {
   /* Every claim was released or completed, every run returned. */
   assert(s->running == 0 && s->reserved == 0 && s->q_len == 0);
   assert(s->batch_count == 0 && !s->async_live && !s->handles_open);

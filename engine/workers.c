@@ -42,6 +42,8 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
   assert(fire && fire->result == 0 && fire->job && fire->trigger);
   assert(s->nworkers == s->cfg.workers && !s->workers_stop);
   assert(s->q_len < s->cfg.workers);
+  if (fire->claimed_mono_ms == 0)
+    fire->claimed_mono_ms = chime__mono_ms();
   s->queue[(s->q_head + s->q_len) % s->cfg.workers] = fire;
   s->q_len++;
   s->running++;
@@ -75,12 +77,43 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__report_error(s, r, "completing a fire");
 }
 
+/* Leaves fire, not completed, for the hand-over of a stopping node
+ * (handover.c), saying why, and frees it. */
+static void leave_for_hand_over(chime_scheduler *s, chime_fire *fire,
+                                const char *why) {
+  chime__log(s, CHIME_LOG_INFO,
+             "fire %lld of trigger %s.%s %s left for the hand-over to the "
+             "cluster",
+             (long long)fire->fire_id, fire->trigger->group,
+             fire->trigger->name, why);
+  chime__mu_lock(s);
+  s->cut_runs++;
+  chime__mu_unlock(s);
+  chime__fire_free(fire);
+}
+
+/* Whether a run that returned was cut short by its scheduler's shutdown:
+ * the job was told of it (chime_ctx_is_cancelled, chime_ctx_wait_cancelled
+ * answered yes) and did not complete its fire in its own transaction.  Its
+ * fire is then not completed here but handed to the cluster (handover.c),
+ * which runs it again when the job requests recovery; a job that never
+ * asked ran to its end.  Without a cluster to hand it to (a store without
+ * hand_over) it is completed CANCELLED. */
+static bool cut_by_shutdown(const chime_ctx *ctx) {
+  return ctx->run && atomic_load(&ctx->run->saw_stop) && !ctx->completed;
+}
+
 /* The outcome of a run that returned: failed (chime_ctx_fail), or told to
  * stop (TIMED_OUT, CANCELLED) whatever it says, with how long it went on
  * after it was told when it was reported for ignoring it. */
 static void run_verdict(chime_ctx *ctx, chime_run_result *out) {
   chime__cancel_why why = chime__run_why(ctx->run);
-  if (why != CHIME__CANCEL_NONE) {
+  if (why == CHIME__CANCEL_NONE && cut_by_shutdown(ctx)) {
+    out->error = CHIME_ECANCELLED;
+    out->status = "CANCELLED";
+    out->message = "cut short by the shutdown of its node";
+    return;
+  } else if (why != CHIME__CANCEL_NONE) {
     bool timeout = why == CHIME__CANCEL_TIMEOUT;
     int64_t late = chime__mono_ms() - atomic_load(&ctx->run->cancelled_ms);
     char msg[160];
@@ -157,6 +190,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   chime_ctx ctx = {.sched = s, .fire = fire};
   ctx.fire_ms = st->ops->now(st);
   chime_run_result out = {.started_ms = ctx.fire_ms};
+  bool cut = false; /* cut short by the shutdown, left for the hand-over */
   if (!type) {
     /* Never claimed by design (acquire filters on the registered types);
      * kept as a defence. */
@@ -191,12 +225,14 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_RUN_DURATION, t0);
     chime__ctx_tx_end(&ctx);
     run_verdict(&ctx, &out);
+    cut = out.error == CHIME_ECANCELLED && cut_by_shutdown(&ctx) &&
+          st->ops->hand_over;
     ctx.run = NULL;
     chime__run_end(s, &run);
     chime_outcome outcome = out.error ? CHIME_OUTCOME_FAILED : CHIME_OUTCOME_OK;
     if (out.status)
       (void)chime_outcome_from_string(out.status, &outcome);
-    retry_verdict verdict = retry_verdict_of(fire, &out);
+    retry_verdict verdict = cut ? RETRY_NONE : retry_verdict_of(fire, &out);
     if (verdict == RETRY_STORED)
       outcome = CHIME_OUTCOME_RETRIED;
     chime__metrics_run(&s->metrics, fire->job->group, fire->job->name, outcome);
@@ -221,6 +257,11 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   out.data_len = ctx.data_len;
   out.checkpointed = ctx.checkpointed;
   chime__done *d = NULL;
+  if (cut && !atomic_load(&s->abandoned)) {
+    chime__ctx_clear(&ctx);
+    leave_for_hand_over(s, fire, "was cut short by the shutdown:");
+    return true;
+  }
   if (atomic_load(&s->abandoned)) {
     /* chime_scheduler_shutdown_within gave up on this run: its fire is
      * left to recovery, as if the node had died. */
@@ -277,6 +318,58 @@ static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
   }
 }
 
+/* After the scheduler was told to stop, a fire not yet started is not
+ * started: a shutdown_within cancels the runs (so a new one would be cut
+ * at once), and past its deadline the node's fires were handed over.  It
+ * is left for the hand-over (or, without one, completed CANCELLED as a
+ * cut run is). */
+static bool start_refused(chime_scheduler *s, chime_fire *fire) {
+  if (!atomic_load(&s->cancelled) && !atomic_load(&s->abandoned))
+    return false;
+  chime_store *st = s->store;
+  if (st->ops->hand_over || atomic_load(&s->abandoned)) {
+    leave_for_hand_over(s, fire, "not started: its node is stopping;");
+    return true;
+  }
+  int64_t now = st->ops->now(st);
+  chime_run_result out = {.started_ms = now,
+                          .finished_ms = now,
+                          .error = CHIME_ECANCELLED,
+                          .status = "CANCELLED",
+                          .message = "not started: its node was stopping"};
+  complete_fire(s, fire, &out);
+  chime__fire_free(fire);
+  return true;
+}
+
+/* A fire claimed a while ago (a pause of the process, or a worker that
+ * started late) may have been taken over meanwhile: its node's lease could
+ * have run out and a survivor recovered it.  Before starting it, a worker
+ * asks the store whether it still holds it, unless it starts within the
+ * claim-ahead time (or batch window) and a margin of the start of its
+ * claim (the normal case: no extra statement).  Returns whether the fire was
+ * dropped (not ours). */
+static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
+  int64_t waited = chime__mono_ms() - fire->claimed_mono_ms;
+  int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
+                                            : s->cfg.claim_ahead_ms;
+  if (waited <= lead + CHIME__START_CHECK_MS)
+    return false;
+  chime_store *st = s->store;
+  bool owned = true;
+  int r = st->ops->still_owned(st, fire->fire_id, &owned);
+  if (r < 0 || owned)
+    return false; /* cannot tell: run it, as before any pause */
+  chime__log(s, CHIME_LOG_WARN,
+             "fire %lld of trigger %s.%s was taken over by another node "
+             "while this one waited %lld ms to start it (a pause?): not run",
+             (long long)fire->fire_id, fire->trigger->group,
+             fire->trigger->name, (long long)waited);
+  chime__metrics_add(&s->metrics, CHIME_METRIC_FENCING_REFUSALS, 1);
+  chime__fire_free(fire);
+  return true;
+}
+
 static void *worker_main(void *arg) {
   chime_scheduler *s = arg;
   pthread_setname_np(pthread_self(), "chime-worker");
@@ -297,7 +390,8 @@ static void *worker_main(void *arg) {
     bool forbid = wakes_loop(fire->job);
     chime__mu_unlock(s);
     wait_for_time(s, fire);
-    bool completed = run_fire(s, fire, type);
+    bool completed = start_refused(s, fire) || taken_over_meanwhile(s, fire) ||
+                     run_fire(s, fire, type);
     if (!completed)
       forbid = false; /* the completer wakes the loop after the commit */
     chime__mu_lock(s);
@@ -311,7 +405,7 @@ static void *worker_main(void *arg) {
     s->running--;
     s->reserved--;
     assert(s->q_len <= s->running && s->running <= s->reserved);
-    pthread_cond_broadcast(&s->cond);
+    chime__stop_progress(s); /* broadcasts cond */
     /* Wake the loop when it waits for free workers and a quarter of a
      * batch is free (claiming for each worker as it frees would make
      * batches of one), or when the completion may have unblocked a FORBID
@@ -324,7 +418,12 @@ static void *worker_main(void *arg) {
       chime__loop_post(s, CHIME__CMD_WAKE);
     }
   }
+  assert(s->workers_alive > 0);
+  bool last_orphan = --s->workers_alive == 0 && s->orphaned;
+  pthread_cond_broadcast(&s->cond);
   chime__mu_unlock(s);
+  if (last_orphan)
+    chime__scheduler_release(s); /* chime_scheduler_free returned */
   return NULL;
 }
 
@@ -341,7 +440,13 @@ int chime__workers_start(chime_scheduler *s) {
   if (!s->queue || !s->workers)
     return CHIME_ENOMEM;
   for (unsigned i = 0; i < n; i++) {
+    chime__mu_lock(s);
+    s->workers_alive++;
+    chime__mu_unlock(s);
     if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
+      chime__mu_lock(s);
+      s->workers_alive--;
+      chime__mu_unlock(s);
       chime__workers_stop(s);
       s->workers_stop = false; /* a later start may try again */
       return CHIME_ENOMEM;
@@ -357,17 +462,28 @@ int chime__workers_start(chime_scheduler *s) {
   return 0;
 }
 
-void chime__workers_stop(chime_scheduler *s) {
+bool chime__workers_stop(chime_scheduler *s) {
   assert(!chime__on_worker(s));
   chime__mu_lock(s);
   s->workers_stop = true;
   pthread_cond_broadcast(&s->work_cond);
+  /* Past a missed deadline, the workers still running a job are not
+   * waited for: the others exit at once (the queue drains without
+   * running anything, start_refused). */
+  bool abandoned = atomic_load(&s->abandoned);
+  while (s->workers_alive > (abandoned ? s->running : 0))
+    chime__mu_wait(s, &s->cond);
+  bool orphans = s->workers_alive > 0;
   chime__mu_unlock(s);
   for (unsigned i = 0; i < s->nworkers; i++)
-    pthread_join(s->workers[i], NULL);
+    if (orphans)
+      pthread_detach(s->workers[i]); /* the last one releases s */
+    else
+      pthread_join(s->workers[i], NULL);
   s->nworkers = 0;
   /* The workers drain the queue before they exit; the completer writes
    * what they handed it. */
-  assert(s->q_len == 0);
+  assert(orphans || s->q_len == 0);
   chime__completer_stop(s);
+  return !orphans;
 }

@@ -6,7 +6,13 @@
  * test load, starting at a given time.
  *
  *   chime-node URL ID RESULTS_DIR [--schedule START_MS] [--table TABLE]
- *              [--policies START_MS]
+ *              [--policies START_MS] [--load demo|rolling]
+ *              [--deadline MS] [--claim-ahead MS]
+ *
+ * On SIGTERM or SIGINT it stops as docs/embedding.md says: with --deadline,
+ * chime_scheduler_shutdown_within(MS) (runs told to stop, what is left at
+ * the deadline handed to the cluster), else chime_scheduler_shutdown(true)
+ * (waits for every run); then chime_scheduler_free.
  *
  * The "load" job records each run in RESULTS_DIR/ID.log, one line per
  * event, written with a single append (so a kill -9 never leaves half a
@@ -31,9 +37,10 @@
  *     lost connection) is tried again without the sleep.  When the fire
  *     was taken over, the "E" line goes to the file with owned 0.
  *   - without it, at least once: an "E" line in the file whose owned is
- *     what chime_ctx_is_still_owned() said just before (0: the node had
- *     lost the fire to a recovery).  A pause between that check and the
- *     write leaves a run recorded twice: the window the tests document.
+ *     whether chime_ctx_check_owned() said, just before, that the fire
+ *     was not taken over (0: the node had lost it to a recovery).  A pause
+ * between that check and the write leaves a run recorded twice: the window the
+ * tests document.
  *
  * With --policies it (re)creates the run-policy load instead (group
  * "pol", job type "policy", none requesting recovery; the cluster test
@@ -155,10 +162,16 @@ static void load(chime_ctx *ctx, void *user_data) {
   }
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
-    if (ms > 0)
-      chime_ctx_wait_cancelled(ctx, ms);
-    bool owned = chime_ctx_is_still_owned(ctx);
-    record(n, ctx, 'E', start, real_ms(), owned);
+    /* Told to stop (an interrupt, or its node's shutdown_within): the run
+     * was cut short, and is recorded as not done (its node's shutdown
+     * hands the fire over to run again elsewhere).  Otherwise the three
+     * answers: 1 ours, 0 taken over by a recovery, < 0 the store cannot
+     * tell now (an outage).  Only "taken over" is recorded as lost: during
+     * an outage the fire is still this node's until a survivor recovers
+     * it, and the completion then says which. */
+    int told = ms > 0 ? chime_ctx_wait_cancelled(ctx, ms) : 0;
+    int owned = told == 1 ? 0 : chime_ctx_check_owned(ctx);
+    record(n, ctx, 'E', start, real_ms(), owned != 0);
     return;
   }
   int r = end_in_tx(n, ctx, start, ms);
@@ -298,8 +311,11 @@ static int add(chime_scheduler *s, const char *name, const char *sleep,
 
 /* The test load: simple triggers of 300, 500 and 2000 ms (the last one's
  * run takes 1.2 s: the one the fault tests kill), a cron every second and
- * a FORBID job every 400 ms whose run takes 150 ms. */
-static int schedule_load(chime_scheduler *s, int64_t start) {
+ * a FORBID job every 400 ms whose run takes 150 ms.  The rolling load (the
+ * rolling-restart test) adds runs of 4 s every 5 s and of 8 s every 10 s,
+ * longer than a node's lease, so that every restart stops a node with
+ * runs going on. */
+static int schedule_load(chime_scheduler *s, int64_t start, bool rolling) {
   int r = add(s, "s300", "0", false, 300, NULL, start);
   if (r == 0)
     r = add(s, "s500", "50", false, 500, NULL, start);
@@ -309,6 +325,10 @@ static int schedule_load(chime_scheduler *s, int64_t start) {
     r = add(s, "cron", "0", false, 0, "* * * * * ?", start);
   if (r == 0)
     r = add(s, "forbid", "150", true, 400, NULL, start);
+  if (r == 0 && rolling)
+    r = add(s, "r4s", "4000", false, 5000, NULL, start);
+  if (r == 0 && rolling)
+    r = add(s, "r8s", "8000", false, 10000, NULL, start);
   return r;
 }
 
@@ -319,13 +339,15 @@ int main(int argc, char **argv) {
   }
   if (argc == 2 && strcmp(argv[1], "--help") == 0) {
     printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
-           "[--table TABLE] [--policies START_MS]\n"
+           "[--table TABLE] [--policies START_MS] [--load demo|rolling] "
+           "[--deadline MS] [--claim-ahead MS]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
   }
   node n = {.fd = -1, .pol_fd = -1};
-  const char *schedule = NULL, *policies = NULL;
+  const char *schedule = NULL, *policies = NULL, *load_name = "demo";
+  int64_t deadline_ms = -1, claim_ahead_ms = -1;
   bool usage = argc < 4;
   for (int i = 4; !usage && i < argc; i += 2) {
     if (i + 1 >= argc)
@@ -336,12 +358,21 @@ int main(int argc, char **argv) {
       n.table = argv[i + 1];
     else if (strcmp(argv[i], "--policies") == 0)
       policies = argv[i + 1];
+    else if (strcmp(argv[i], "--load") == 0)
+      load_name = argv[i + 1];
+    else if (strcmp(argv[i], "--deadline") == 0)
+      deadline_ms = strtoll(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--claim-ahead") == 0)
+      claim_ahead_ms = strtoll(argv[i + 1], NULL, 10);
     else
       usage = true;
   }
+  if (strcmp(load_name, "demo") != 0 && strcmp(load_name, "rolling") != 0)
+    usage = true;
   if (usage) {
     fprintf(stderr, "usage: chime-node URL ID RESULTS_DIR [--schedule "
-                    "START_MS] [--table TABLE]\n");
+                    "START_MS] [--table TABLE] [--policies START_MS] [--load "
+                    "demo|rolling] [--deadline MS] [--claim-ahead MS]\n");
     return 1;
   }
   sigset_t stop;
@@ -374,6 +405,8 @@ int main(int argc, char **argv) {
     r = chime_config_set_workers(cfg, 4);
   if (r == 0)
     r = chime_config_set_idle_wait_ms(cfg, 1000);
+  if (r == 0 && claim_ahead_ms >= 0)
+    r = chime_config_set_claim_ahead_ms(cfg, claim_ahead_ms);
   if (r == 0)
     r = chime_config_set_log(cfg, log_line, &n, CHIME_LOG_INFO);
   if (r == 0)
@@ -390,7 +423,8 @@ int main(int argc, char **argv) {
   if (r == 0)
     r = chime_scheduler_register_job_type(s, "policy", policy, &n, NULL);
   if (r == 0 && schedule)
-    r = schedule_load(s, strtoll(schedule, NULL, 10));
+    r = schedule_load(s, strtoll(schedule, NULL, 10),
+                      strcmp(load_name, "rolling") == 0);
   if (r == 0 && policies)
     r = schedule_policies(s, strtoll(policies, NULL, 10));
   if (r == 0)
@@ -408,8 +442,14 @@ int main(int argc, char **argv) {
   int sig = 0;
   sigwait(&stop, &sig);
   fprintf(stderr, "chime-node %s: signal %d, shutting down\n", n.id, sig);
-  chime_scheduler_shutdown(s, true);
+  if (deadline_ms >= 0)
+    r = chime_scheduler_shutdown_within(s, deadline_ms);
+  else
+    r = chime_scheduler_shutdown(s, true);
+  if (r < 0)
+    fprintf(stderr, "chime-node %s: %s\n", n.id, chime_scheduler_errmsg(s));
   chime_scheduler_free(s);
+  fprintf(stderr, "%" PRId64 " chime-node %s: stopped\n", real_ms(), n.id);
   close(n.fd);
   close(n.pol_fd);
   return 0;

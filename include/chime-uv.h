@@ -34,8 +34,9 @@ extern "C" {
 #endif
 
 /*
- * chime_scheduler_attach: starts firing with the scheduler's handles on
- * loop (instead of chime_scheduler_start's own thread).  The detail of a
+ * chime_scheduler_attach: starts firing, the scheduler's life tied to
+ * loop's (instead of chime_scheduler_start); chime's own thread does the
+ * work, nothing runs on loop.  The detail of a
  * failure is chime_scheduler_errmsg(scheduler).
  * Returns: 0; CHIME_EINVAL (NULL scheduler or loop); CHIME_ESTATE (already
  * started or attached); CHIME_ESHUTDOWN; CHIME_ENOMEM (no worker threads);

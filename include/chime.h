@@ -1282,7 +1282,10 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *   scheduler name "chime" (nodes with one name on one database form one
  *     cluster);
  *   instance id: host name + 64 random bits (OpenSSL), unless set;
- *   workers 32 (1 to 1024);
+ *   workers 32 (1 to 1024; with the MySQL store a node opens, as it needs
+ *     them, up to workers + 4 database connections (a pool of workers + 3,
+ *     at most 64, and one for check-ins), 36 by default: count them
+ *     against the server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
  *   batch size: the worker count (1 to 1000 triggers claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1345,7 +1348,9 @@ CHIME_EXTERN int chime_config_set_instance_id(chime_config *config,
 
 /*
  * chime_config_set_workers: the number of worker threads that run jobs (1
- * to 1024).
+ * to 1024; default 32).  With the MySQL store each node opens, as it needs
+ * them, up to this many database connections plus 4 (the loop, callers,
+ * the completer, check-ins; the pool of workers + 3 is capped at 64).
  * Returns: 0; CHIME_EINVAL (NULL config, out of range).
  * Ownership: none.
  * Thread: any, one thread per configuration.
@@ -1617,8 +1622,8 @@ CHIME_EXTERN int chime_scheduler_register_job_type(chime_scheduler *scheduler,
  * scheduler's own thread and worker pool.  Triggers whose time passed while
  * in standby are handled by their misfire instruction.  Starting a started
  * scheduler does nothing.
- * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN; CHIME_ESTATE (already
- * firing on a host loop: see chime-uv.h); CHIME_ENOMEM (no threads);
+ * Returns: 0; CHIME_EINVAL (NULL); CHIME_ESHUTDOWN; CHIME_ESTATE (attached
+ * and already started: see chime-uv.h); CHIME_ENOMEM (no threads);
  * CHIME_EINTERNAL (libuv refused).
  * Ownership: none.
  * Thread: any.
@@ -1635,10 +1640,13 @@ CHIME_EXTERN int chime_scheduler_start(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
 
 /*
- * chime_scheduler_shutdown: stops firing for good, releases the claims of
+ * chime_scheduler_shutdown: stops claiming for good, releases the claims of
  * fires that have not started, and, when wait_for_jobs, returns only after
- * every running job returned (otherwise those runs finish in the
- * background and chime_scheduler_free waits for them).  Idempotent.
+ * every running job returned and its completion was written (otherwise
+ * those runs finish in the background and chime_scheduler_free waits for
+ * them).  A stopping node is not a dead one: until its last run's
+ * completion is written it goes on checking in, so no other node of a
+ * cluster takes over a fire it still runs (docs/cluster.md).  Idempotent.
  * Returns: 0; CHIME_EINVAL (NULL).
  * Ownership: none.
  * Thread: any; a job may shut down its own scheduler, but does not wait
@@ -1649,19 +1657,33 @@ CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
 
 /*
  * chime_scheduler_shutdown_within: chime_scheduler_shutdown with a deadline.
- * It stops firing for good, releases the claims of fires that have not
- * started, tells the running jobs to stop (chime_ctx_is_cancelled() turns
- * true for them), and waits at most deadline_ms for them to return and for
- * their completions to be written.  When the deadline passes first, the
- * unfinished fires are left to recovery exactly as if the node had died:
- * the node no longer checks in and never completes them, even when a job
- * returns later (a clustered store's survivors recover them once the
- * node's lease ran out; see docs/cluster.md).  chime_scheduler_free()
- * still waits for those jobs to return.  deadline_ms 0 waits for nothing.
+ * It stops claiming for good, releases the claims of fires that have not
+ * started (a fire claimed ahead of its time is not started either), tells
+ * the running jobs to stop (chime_ctx_is_cancelled() turns true for them),
+ * and waits at most deadline_ms for them to return and for their
+ * completions to be written, checking in meanwhile (its fires stay its
+ * own).  A run that returns after it was told (chime_ctx_is_cancelled() or
+ * chime_ctx_wait_cancelled() said so) was cut short: it is not recorded
+ * OK but handed to the cluster, which runs it again on another node when
+ * its job requests recovery, or records it CANCELLED ("cut short by the
+ * shutdown").  A job that never asked ran to its end and is completed as
+ * usual.  When the deadline passes first, the node hands every fire it
+ * still holds to the cluster at once, in one transaction (the same way:
+ * run again elsewhere, or recorded), logs each, leaves the cluster, and
+ * never completes them, even when a job returns later.  This call and
+ * chime_scheduler_free() then return within deadline_ms plus about a
+ * second (the hand-over waits for the database at most 1 s), also
+ * when a job ignores the cancellation: its thread is left running until
+ * the job returns (chime then frees what is left) or the process exits.
+ * The host must then not free or unload anything such a job still uses
+ * (its user_data, the library), and should exit the process soon; see
+ * docs/embedding.md "Teardown".  deadline_ms 0 waits for nothing.
+ * Without a clustered store (memory) a cut run is recorded CANCELLED.
  * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
- * passed; fires left to recovery); CHIME_EINVAL (NULL, deadline_ms
+ * passed; fires handed to the cluster); CHIME_EINVAL (NULL, deadline_ms
  * negative or over 86 400 000); CHIME_ESTATE (called by a job of this
- * scheduler: it cannot wait for itself; the shutdown is done all the same).
+ * scheduler: it cannot wait for itself; the shutdown is done all the same,
+ * and the node checks in until its last run returned).
  * Ownership: none.
  * Thread: any, but one of the scheduler's own jobs (CHIME_ESTATE).
  */
@@ -1671,6 +1693,9 @@ CHIME_EXTERN int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
 /*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
  * frees everything; calls the destroy functions of job types and listeners.
+ * After a chime_scheduler_shutdown_within() whose deadline passed, it does
+ * not wait for jobs that ignore the cancellation: it returns, and the last
+ * of them to return frees the rest (see chime_scheduler_shutdown_within).
  * NULL is allowed.
  * Returns: nothing.
  * Ownership: takes scheduler back from the caller; every pointer borrowed
@@ -1756,7 +1781,9 @@ CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
  * chime_scheduler_trigger_job: fires the job once now, on whichever node
  * claims it (Quartz's triggerJob), through a one-off trigger in the group
  * "MANUAL_TRIGGER"; data (may be NULL) overrides the job's data for that
- * run.
+ * run.  Not idempotent: each call stores a new one-off trigger under a
+ * random name, so a call retried after an error whose effect is unknown
+ * (a lost connection, a timeout) may run the job twice.
  * Returns: 0; CHIME_ENOTFOUND (no such job); CHIME_EINVAL (NULL data with
  * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN).
  * Ownership: data is copied.
@@ -2139,9 +2166,11 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
  *
  * Each acquisition has a fencing token (chime_lease_token), strictly
  * greater than every earlier token of that name across the cluster, also
- * after release or expiry: pass it to what the holder writes, which then
- * refuses a write carrying a smaller token than one it has seen (a holder
- * paused past at_most_ms and come back is stale).
+ * after release or expiry, and also after the leases table was emptied or
+ * restored from an older backup (a token is at least the store's clock in
+ * milliseconds times 1000, so tokens are large numbers): pass it to what the
+ * holder writes, which then refuses a write carrying a smaller token than one
+ * it has seen (a holder paused past at_most_ms and come back is stale).
  *
  * Leases need no trigger, no job type and no started scheduler: a
  * scheduler that was only created (chime_scheduler_new) and never started
@@ -2195,7 +2224,8 @@ chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
 /*
  * chime_lease_token: the fencing token of this acquisition: >= 1, strictly
  * greater than the token of every earlier acquisition of the same name in
- * the same store (cluster).
+ * the same store (cluster), whatever the leases table holds: at least the
+ * store's clock (epoch milliseconds) times 1000 at the acquisition.
  * Returns: the token; 0 for a NULL lease.
  * Ownership: none.
  * Thread: any.
@@ -2316,7 +2346,7 @@ CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
   XX(JOB_VETOED, 2, "a worker, instead of the job")                            \
   XX(JOB_WAS_EXECUTED, 3, "a worker, after the job (error if it failed)")      \
   XX(TRIGGER_COMPLETED, 4, "a worker, after the job")                          \
-  XX(TRIGGER_MISFIRED, 5, "the loop thread (attached: the host loop's)")       \
+  XX(TRIGGER_MISFIRED, 5, "the loop thread (chime's own, attached or not)")    \
   XX(SCHEDULER_STARTED, 6, "the caller of chime_scheduler_start or attach")    \
   XX(SCHEDULER_STANDBY, 7, "the caller of chime_scheduler_standby")            \
   XX(SCHEDULER_SHUTDOWN, 8, "the caller of chime_scheduler_shutdown")          \
@@ -2667,14 +2697,17 @@ CHIME_EXTERN int chime_ctx_set_job_data(chime_ctx *ctx, const void *data,
                                         size_t len);
 
 /*
- * chime_ctx_is_still_owned: whether this node still holds the fire.  False
- * only once another node took it over (this node's lease lapsed and a
- * survivor recovered the fire); when the store cannot tell (the database
- * is unreachable), true, with a warning logged: use chime_ctx_check_owned
- * to tell "cannot tell" apart.  Queries the store, for at most about one
- * check-in interval.
- * Returns: false when the fire was taken over, or for a NULL or misfire
- * event's ctx; true otherwise.
+ * chime_ctx_is_still_owned: whether the store confirms that this node
+ * still holds the fire.  Conservative: false once another node took it
+ * over (this node's lease lapsed and a survivor recovered the fire), and
+ * false too when the store cannot tell (the database is unreachable or
+ * busy; a warning is logged).  Before an irreversible step prefer
+ * chime_ctx_check_owned, whose three answers let the job decide what an
+ * outage means for it.  Queries the store, for at most about one check-in
+ * interval.
+ * Returns: true when the store confirmed the fire is this node's; false
+ * when it was taken over, when the store cannot tell, or for a NULL or
+ * misfire event's ctx.
  * Ownership: none.
  * Thread: the worker running the job.
  */
@@ -2740,14 +2773,18 @@ CHIME_EXTERN int chime_ctx_fail(chime_ctx *ctx, const char *message);
 /*
  * How a run ended, as the history and the metrics name it (the text is the
  * history table's outcome column).  One list generates chime_outcome and
- * chime_outcome_to_string.
+ * chime_outcome_to_string.  SKIPPED, a fire that never ran, is recorded in
+ * the history (fire id 0) for a fire time a FORBID_SKIP job dropped while
+ * a run was going and for one beyond a FORBID_QUEUE job's queue cap; the
+ * metrics count as SKIPPED a fire a TRIGGER_FIRED listener vetoed (whose
+ * history row says OK, with the text "vetoed by a listener").
  */
 #define CHIME_OUTCOME_MAP(XX)                                                  \
   XX(OK, 0, "the job returned without failing")                                \
   XX(FAILED, 1, "the job failed, or could not run, or its node died")          \
   XX(TIMED_OUT, 2, "the run passed its time limit")                            \
   XX(CANCELLED, 3, "the run was cancelled")                                    \
-  XX(SKIPPED, 4, "the fire was skipped (a listener vetoed it)")                \
+  XX(SKIPPED, 4, "not run: vetoed, FORBID_SKIP, or over the queue cap")        \
   XX(MISSED, 5, "the fire time was missed and not made up")                    \
   XX(RECOVERED, 6, "a dead node's fire, run again by a survivor")              \
   XX(REQUEUED, 7, "a dead node's fire, put back to run again")                 \

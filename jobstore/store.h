@@ -126,8 +126,9 @@ typedef struct chime_fire {
   int64_t fire_id;
   int64_t scheduled_ms;
   chime_fire_phase phase;
-  bool recovering; /* re-run of a dead node's fire */
-  int result;      /* fire(): 0, or why it must not run */
+  bool recovering;         /* re-run of a dead node's fire */
+  int result;              /* fire(): 0, or why it must not run */
+  int64_t claimed_mono_ms; /* the engine's: when its claim began */
   chime_job *job;
   chime_trigger *trigger;
 } chime_fire;
@@ -182,6 +183,14 @@ typedef struct chime_run_result {
   size_t data_len;
   bool checkpointed; /* the run wrote or read a checkpoint: delete it */
 } chime_run_result;
+
+/* Lease tokens are tied to the store's clock: an acquisition's token is
+ * the greater of the name's last token + 1 and now (epoch ms) times this,
+ * so that a token never goes back, even when the leases table was emptied
+ * or restored from an older backup (docs/leases.md, docs/operations.md):
+ * up to this many acquisitions of one name per millisecond, on average,
+ * keep every token below the next millisecond's floor. */
+#define CHIME__LEASE_TOKENS_PER_MS 1000
 
 /* One acquisition of a named lease, in the store's clock. */
 typedef struct chime_lease_info {
@@ -308,6 +317,19 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* hand_over (may be NULL: a store no other process shares): a stopping
+   * node gives the cluster the fires it still holds, at once and in one
+   * transaction, as recovery of a dead node would (claims returned;
+   * executing fires run again elsewhere when their job requests recovery,
+   * else recorded, CANCELLED "cut short by its shutdown" or RETRIED),
+   * rather than leaving them until its lease runs out.  Each executing
+   * fire it ended is told to each (may be NULL) after the commit.  It
+   * waits for a connection and the database at most about budget_ms.
+   * Its completions that come later are refused (fencing).  The node
+   * leaves the cluster with it (its row removed): it is the last thing a
+   * stopping node's loop does. */
+  int (*hand_over)(chime_store *store, int64_t budget_ms,
+                   chime_recovery_fn each, void *user_data, size_t *ret_handed);
   /* checkin_next_due (may be NULL: a store only this process changes):
    * the earliest next fire of any WAITING trigger of the scheduler (of
    * any job type) as the last successful checkin read it, INT64_MAX when
@@ -342,9 +364,10 @@ struct chime_store_ops {
   /* Named leases (include/chime.h: chime_lease_*), decided by the store's
    * own clock only (the database's NOW for MySQL, never a node's).  A name
    * is free when it was never taken or its expires_ms is not later than
-   * now.  lease_acquire takes a free name: token = the name's last token
-   * + 1 (1 the first time: tokens only grow, also across release and
-   * expiry), expires_ms = now + at_most_ms, kept at least until now +
+   * now.  lease_acquire takes a free name: token = the greater of the
+   * name's last token + 1 and now * CHIME__LEASE_TOKENS_PER_MS (tokens
+   * only grow, also across release, expiry and a lost leases row),
+   * expires_ms = now + at_most_ms, kept at least until now +
    * at_least_ms; the holder is this store's node.  CHIME_EBUSY when the
    * name is held, *ret then describing the holder's lease.
    * lease_extend: expires_ms = now + at_most_ms for (name, token) while it

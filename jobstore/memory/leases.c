@@ -1,10 +1,11 @@
 /*
  * leases.c: named leases in the memory store (store.h's lease_*), for the
  * threads of one process.  A lease entry (mem_lease) is kept per name
- * after release and expiry, so that the name's next token is this one's
- * plus one: tokens only grow.  The clock is the store's (the process's,
- * with the test offset): a lease is held while expires_ms is later than
- * now and it was not released.
+ * after release and expiry, so that the name's next token is greater
+ * than this one's; it is also at least now * CHIME__LEASE_TOKENS_PER_MS
+ * (store.h), as the MySQL store's: tokens only grow.  The clock is the store's
+ * (the process's, with the test offset): a lease is held while expires_ms is
+ * later than now and it was not released.
  *
  * Locks: each operation takes the store's lock once (memory.h).
  */
@@ -50,7 +51,8 @@ int chime__mem_lease_acquire(chime_store *store, const char *name,
   if (l->token > 0 && l->expires_ms > now) {
     r = CHIME_EBUSY; /* held, or released but kept for its at_least */
   } else {
-    l->token++;
+    int64_t floor = now > 0 ? now * CHIME__LEASE_TOKENS_PER_MS : 1;
+    l->token = l->token + 1 > floor ? l->token + 1 : floor;
     l->acquired_ms = now;
     l->expires_ms = now + at_most_ms;
     l->least_until_ms = now + at_least_ms;

@@ -69,6 +69,19 @@ int chime__mysql_admin_open(const char *url, const char *extra,
                             chime__mysql_admin **ret, char *errbuf,
                             size_t errbuf_len) {
   assert(url && ret);
+  chime__mysql_url *u = NULL;
+  int r = chime__mysql_url_parse(url, &u, errbuf, errbuf_len);
+  if (r < 0)
+    return r;
+  const char *clear = chime__mysql_url_param(u, "clear");
+  bool wipes = clear && (strcmp(clear, "1") == 0 || strcmp(clear, "true") == 0);
+  chime__mysql_url_free(u);
+  if (wipes) {
+    snprintf(errbuf, errbuf_len,
+             "the URL says clear=1, which would delete every row of the "
+             "cluster: remove it");
+    return CHIME_EINVAL;
+  }
   char *joined = NULL;
   if (extra) {
     size_t len = strlen(url) + strlen(extra) + 2;
@@ -83,8 +96,8 @@ int chime__mysql_admin_open(const char *url, const char *extra,
                            .connections = 1,
                            .checkin_interval_ms = CHIME__MYSQL_ADMIN_CHECKIN_MS,
                            .log_level = CHIME_LOG_ERROR};
-  int r = a ? chime__mysql_store_open(url, &o, &a->store, errbuf, errbuf_len)
-            : CHIME_ENOMEM;
+  r = a ? chime__mysql_store_open(url, &o, &a->store, errbuf, errbuf_len)
+        : CHIME_ENOMEM;
   free(joined);
   if (r < 0) {
     free(a);

@@ -66,8 +66,11 @@ int chime__mysql_admin_schema_version(const char *url, long *ret_version,
  * chime__mysql_admin_open: opens the store of URL url (with extra, e.g.
  * "auto_create=1", appended to its parameters when not NULL) for
  * scheduler sched as node instance_id, with one connection and no log.
- * Returns: 0; chime__store_open's errors (CHIME_EURL, CHIME_ECONNECT,
- * CHIME_EAUTH, CHIME_ESCHEMA, ...), errbuf says why.
+ * An operator's url may not say clear=1 (it would delete every row of the
+ * cluster at open, a test's or demo's URL pasted into a tool); extra may.
+ * Returns: 0; CHIME_EINVAL (clear=1 in url); chime__store_open's errors
+ * (CHIME_EURL, CHIME_ECONNECT, CHIME_EAUTH, CHIME_ESCHEMA, ...), errbuf
+ * says why.
  * Ownership: *ret is the caller's, freed with chime__mysql_admin_free.
  */
 int chime__mysql_admin_open(const char *url, const char *extra,

@@ -537,7 +537,7 @@ static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
         b.history == HISTORY_NONE)
       break;
     b.history++;
-    chime__mysql_log(s, CHIME_LOG_ERROR,
+    chime__mysql_log(s, CHIME_LOG_WARN,
                      "the completion of fire %lld was refused (%s): writing "
                      "it again %s",
                      (long long)reqs[0]->fire->fire_id, chime_err_name(r),

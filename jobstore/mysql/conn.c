@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int connect_host(const chime__mysql_url *url, size_t member,
                         unsigned connect_timeout_s, unsigned io_timeout_s,
@@ -42,6 +43,10 @@ int chime__mysql_error_code(unsigned mysql_errno) {
   case CR_SERVER_LOST:
   case CR_SERVER_LOST_EXTENDED:
   case ER_CON_COUNT_ERROR:
+  /* A read-only server (a replica, a demoted primary): not usable for
+   * now; the store moves to the next member of the URL (tx.c). */
+  case ER_OPTION_PREVENTS_STATEMENT:
+  case ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION:
     return CHIME_ECONNECT;
   case ER_ACCESS_DENIED_ERROR:
   case ER_DBACCESS_DENIED_ERROR:
@@ -61,6 +66,38 @@ int chime__mysql_connect(const chime__mysql_url *url,
                          char *errbuf, size_t errbuf_len) {
   return chime__mysql_connect_io(url, connect_timeout_s, 0, ret_conn, errbuf,
                                  errbuf_len);
+}
+
+/*
+ * Whether the server behind conn takes writes: a server whose read_only
+ * (any value but OFF: MariaDB 11 adds NO_LOCK and NO_LOCK_NO_ADMIN) or
+ * innodb_read_only is set is a replica, or a primary demoted by a
+ * fail-over; chime never writes there, whatever its user's privileges
+ * (a user with READ_ONLY ADMIN or SUPER could), so it is passed over like
+ * a member that does not answer.  A server that cannot answer the
+ * question counts as writable (its statements would say otherwise).
+ */
+static bool writable(MYSQL *conn, char *why, size_t why_len) {
+  static const char q[] =
+      "SELECT @@global.read_only, @@global.innodb_read_only";
+  if (mysql_real_query(conn, q, sizeof q - 1) != 0)
+    return true;
+  MYSQL_RES *res = mysql_store_result(conn);
+  if (!res)
+    return true;
+  MYSQL_ROW row = mysql_fetch_row(res);
+  static const char *const names[] = {"read_only", "innodb_read_only"};
+  bool ok = true;
+  for (unsigned i = 0; row && ok && i < 2 && i < mysql_num_fields(res); i++) {
+    const char *v = row[i];
+    if (v && strcmp(v, "0") != 0 && strcasecmp(v, "OFF") != 0) {
+      snprintf(why, why_len, "read-only (%s %s)", names[i],
+               strcmp(v, "1") == 0 ? "ON" : v);
+      ok = false;
+    }
+  }
+  mysql_free_result(res);
+  return ok;
 }
 
 /*
@@ -125,7 +162,8 @@ int chime__mysql_connect_member(const chime__mysql_url *url, size_t first,
     bool galera = false;
     r = connect_host(url, m, connect_timeout_s, io_timeout_s, &conn, one,
                      sizeof one);
-    if (r == 0 && !member_ready(conn, &galera, why, sizeof why)) {
+    if (r == 0 && (!writable(conn, why, sizeof why) ||
+                   !member_ready(conn, &galera, why, sizeof why))) {
       mysql_close(conn);
       conn = NULL;
       chime__mysql_url_member(url, m, one, sizeof one);

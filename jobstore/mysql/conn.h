@@ -44,10 +44,12 @@ typedef struct chime__mysql_member_info {
 /*
  * chime__mysql_connect_member: chime__mysql_connect_io over the URL's host
  * list, trying the members in turn from index first (modulo their count).
- * A member that answers but is not ready for clients (a Galera member
- * whose wsrep_ready is not ON or whose wsrep_cluster_status is not
- * Primary: it left the primary component, or is still joining) is passed
- * over like one that does not answer.  info (may be NULL) receives the
+ * A member that answers but is not ready for clients is passed over like
+ * one that does not answer: a read-only server (@@read_only or
+ * @@innodb_read_only set: a replica, or a primary demoted by a
+ * fail-over), or a Galera member whose wsrep_ready is not ON or whose
+ * wsrep_cluster_status is not Primary (it left the primary component, or
+ * is still joining).  info (may be NULL) receives the
  * member used and whether it runs Galera.
  * Returns: 0; the error of the last member tried (CHIME_ECONNECT when it
  * was not ready), errbuf naming every member's failure briefly.

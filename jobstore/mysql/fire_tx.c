@@ -21,6 +21,10 @@
  *
  * Nothing here is retried: the job's statements are not ours to re-run.
  * Only begin reconnects a lost connection once (nothing was sent yet).
+ * A statement refused by a read-only server (a primary demoted by a
+ * fail-over) closes the connection when the transaction ends, and the
+ * member is left (tx.c): the job's next begin opens on the next member
+ * that takes writes.
  *
  * Threads: a transaction belongs to the worker that began it; the pool's
  * lock is taken only to take and give back the connection (tx.h).
@@ -54,8 +58,17 @@ static void use_errbuf(chime_store_tx *t, char *errbuf, size_t len) {
  * gives the connection back and frees t. */
 static void finish(chime_store_tx *t, bool rollback) {
   chime__mysql_conn *c = t->c;
+  pthread_mutex_lock(&t->s->lock);
+  c->job_session = 0;
+  pthread_mutex_unlock(&t->s->lock);
   if (c->db) {
-    bool broken = chime__mysql_lost(mysql_errno(c->db));
+    /* A statement refused as read-only: the member was demoted (a
+     * fail-over); the connection is closed and the next opens on the
+     * next member that takes writes. */
+    bool read_only = chime__mysql_read_only_error(t->tx.last_errno);
+    if (read_only)
+      chime__mysql_leave_read_only(t->s, c, t->tx.last_errno);
+    bool broken = read_only || chime__mysql_lost(mysql_errno(c->db));
     if (rollback && !broken && mysql_real_query(c->db, "ROLLBACK", 8) != 0)
       broken = true;
     if (broken)
@@ -114,12 +127,17 @@ int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
     r = lock_fire(t);
     if (r == 0 || !chime__mysql_lost(t->tx.last_errno))
       break;
+    if (chime__mysql_read_only_error(t->tx.last_errno))
+      chime__mysql_leave_read_only(s, t->c, t->tx.last_errno);
     chime__mysql_conn_reset(t->c, true); /* lost: once more */
   }
   if (r < 0) {
     finish(t, true);
     return r;
   }
+  pthread_mutex_lock(&s->lock);
+  t->c->job_session = mysql_thread_id(t->c->db);
+  pthread_mutex_unlock(&s->lock);
   *ret_tx = t;
   return 0;
 }

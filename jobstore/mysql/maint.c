@@ -255,7 +255,7 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
                      ? INT64_MAX
                      : chime__mysql_rows_int64(&rows, 0, 2);
   chime__mysql_rows_free(&rows);
-  return chime__mysql_node_upsert(tx, NULL);
+  return chime__mysql_node_checkin(tx);
 }
 
 static int trim_fn(chime__mysql_tx *tx, void *arg) {

@@ -166,6 +166,9 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
  * (the fired rows of this node), as a survivor would, in tx: called when
  * the id is claimed with no live node holding it.  Sets *ret_fires to how
  * many there were. */
+int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
+                           chime_recovery_fn each, void *user_data,
+                           size_t *ret_handed);
 int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the
@@ -173,12 +176,19 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
  * has it, errbuf says which); a transaction error. */
 int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
                             size_t errbuf_len);
-/* Inserts or stamps this node's row (check-in time: the database's now)
- * as running on host (NULL: this machine), in tx. */
-int chime__mysql_node_upsert(chime__mysql_tx *tx, const char *host);
+/* Stamps this node's check-in time (the database's now) in tx, only on a
+ * row that still names this process; puts the row back when a survivor
+ * removed it (this node was found dead).  Returns: 0; CHIME_EDUPNODE
+ * (another process holds the id now: logged at ERROR once, and this store
+ * must claim nothing until a check-in succeeds again); a statement's
+ * error. */
+int chime__mysql_node_checkin(chime__mysql_tx *tx);
 /* Removes this node's row when it holds no fires (a clean close);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);
+/* The same step inside tx (the hand-over of a stopping node, recover.c):
+ * removes this process's row of its id when it holds no fires. */
+int chime__mysql_node_leave_tx(chime__mysql_tx *tx);
 /* This machine's name (len bytes, NUL-terminated), or "unknown". */
 void chime__mysql_host_name(char *buf, size_t len);
 

@@ -35,6 +35,7 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <mysqld_error.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ typedef struct rec_op {
   const char *node;
   size_t fires;
   bool declared;     /* this node declared it dead (its row deleted) */
+  bool note;         /* keep each ended fire in ended */
   ended_fire *ended; /* when the store has on_recovery */
   size_t nended;
 } rec_op;
@@ -86,12 +88,9 @@ static void note_ended(rec_op *op, const chime__mysql_rows *fr, size_t i,
   }
 }
 
-/* Tells on_recovery what the committed recovery of op->node did. */
-static void tell_recovery(chime__mysql_store *s, const rec_op *op) {
-  if (!s->on_recovery)
-    return;
-  chime_recovery node = {.node = op->node};
-  s->on_recovery(s->recovery_user_data, &node);
+/* Tells fn each executing fire op ended. */
+static void tell_ended(const rec_op *op, chime_recovery_fn fn,
+                       void *user_data) {
   for (size_t i = 0; i < op->nended; i++) {
     const ended_fire *e = &op->ended[i];
     chime_recovery r = {.node = op->node,
@@ -101,8 +100,17 @@ static void tell_recovery(chime__mysql_store *s, const rec_op *op) {
                         .job_group = e->keys[2],
                         .job_name = e->keys[3],
                         .requeued = e->requeued};
-    s->on_recovery(s->recovery_user_data, &r);
+    fn(user_data, &r);
   }
+}
+
+/* Tells on_recovery what the committed recovery of op->node did. */
+static void tell_recovery(chime__mysql_store *s, const rec_op *op) {
+  if (!s->on_recovery)
+    return;
+  chime_recovery node = {.node = op->node};
+  s->on_recovery(s->recovery_user_data, &node);
+  tell_ended(op, s->on_recovery, s->recovery_user_data);
 }
 
 /* The recovered run carries its fire's data (Quartz keeps it too): the
@@ -282,10 +290,25 @@ int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
                                   chime__mysql_now(&tx->s->base));
 }
 
-/* Handles fired row i of the dead node (op, when not NULL, notes an
- * executing fire it ended). */
+/* Why a node's executing fires end without it: it died (recovery of a
+ * dead node, or of an id's earlier run), or it is stopping and hands them
+ * over (chime__mysql_hand_over).  The history text says which; a fire that
+ * is not run again is FAILED when its node died, CANCELLED when its node
+ * cut it short. */
+typedef struct lost_why {
+  const char *text_fmt; /* printf format with the node's name */
+  const char *dropped;  /* the outcome of a fire that is not run again */
+} lost_why;
+
+static const lost_why node_died = {"node %s died while the job ran", "FAILED"};
+static const lost_why node_stopped = {
+    "node %s stopped before the run ended (cut short by its shutdown)",
+    "CANCELLED"};
+
+/* Handles fired row i of a node that died or stopped (op, when not NULL,
+ * notes an executing fire it ended). */
 static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
-                        size_t i, rec_op *op) {
+                        size_t i, rec_op *op, const lost_why *why) {
 #define TEXT(id) chime__mysql_rows_text(fr, i, CHIME__FIRED_COL_##id)
   const char *state = TEXT(STATE);
   assert(strcmp(state, "ACQUIRED") == 0 || strcmp(state, "EXECUTING") == 0);
@@ -299,7 +322,7 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   char text[300];
-  snprintf(text, sizeof text, "node %s died while the job ran", TEXT(NODE));
+  snprintf(text, sizeof text, why->text_fmt, TEXT(NODE));
   /* A shard is always run again: its sharded fire waits for it. */
   bool rerun =
       job &&
@@ -315,13 +338,13 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
     r = chime__mysql_fire_finish(tx, fr, i,
                                  rerun   ? "REQUEUED"
                                  : retry ? "RETRIED"
-                                         : "FAILED",
+                                         : why->dropped,
                                  text);
   /* After the fire ended: a FORBID job is no longer blocked by it. */
   if (r == 0 && retry)
     r = store_retry(tx, retry, job);
   chime_trigger_free(retry);
-  if (r == 0 && op && tx->s->on_recovery)
+  if (r == 0 && op && op->note)
     note_ended(op, fr, i, rerun);
   chime_job_free(job);
   return r;
@@ -347,7 +370,7 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
     return r;
   assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, op);
+    r = recover_fire(tx, &rows, i, op, &node_died);
   op->fires = rows.nrows;
   chime__mysql_rows_free(&rows);
   if (r == 0)
@@ -370,9 +393,73 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
     return r;
   assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, NULL);
+    r = recover_fire(tx, &rows, i, NULL, &node_died);
   *ret_fires = rows.nrows;
   chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* A job past its node's shutdown deadline may still hold its fire's row
+ * in its own completion transaction (fire_tx.c): its session is ended
+ * first, as a dead node's are (sessions.c), so the hand-over does not wait
+ * for it; the job's commit then fails and nothing of it is kept. */
+static int end_job_sessions(chime__mysql_tx *tx) {
+  chime__mysql_store *s = tx->s;
+  unsigned long ids[64];
+  size_t n = 0;
+  pthread_mutex_lock(&s->lock);
+  for (size_t i = 0; i < s->nconns && n < 64; i++)
+    if (s->conns[i].job_session && &s->conns[i] != tx->c)
+      ids[n++] = s->conns[i].job_session;
+  pthread_mutex_unlock(&s->lock);
+  for (size_t i = 0; i < n; i++) {
+    char kill[64];
+    snprintf(kill, sizeof kill, "KILL CONNECTION %lu", ids[i]);
+    if (mysql_real_query(tx->c->db, kill, (unsigned long)strlen(kill)) != 0 &&
+        mysql_errno(tx->c->db) != ER_NO_SUCH_THREAD)
+      return chime__mysql_fail(tx, mysql_errno(tx->c->db),
+                               mysql_error(tx->c->db), kill);
+  }
+  return 0;
+}
+
+static int hand_over_fn(chime__mysql_tx *tx, void *arg) {
+  rec_op *op = arg;
+  int k = end_job_sessions(tx);
+  if (k < 0)
+    return k;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(tx->s->node)};
+  chime__mysql_rows rows;
+  op->fires = 0;
+  ended_reset(op); /* a retried transaction starts again */
+  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows);
+  if (r < 0)
+    return r;
+  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = recover_fire(tx, &rows, i, op, &node_stopped);
+  op->fires = rows.nrows;
+  chime__mysql_rows_free(&rows);
+  /* The node checks out with it: its loop checks in no more, and a
+   * process started at once under its id (a restart) finds it free even
+   * while this one still has a job that ignored its deadline. */
+  if (r == 0)
+    r = chime__mysql_node_leave_tx(tx);
+  return r;
+}
+
+int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
+                           chime_recovery_fn each, void *user_data,
+                           size_t *ret_handed) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  rec_op op = {.node = s->node, .note = true};
+  int r = chime__mysql_tx_run_within(s, hand_over_fn, &op, budget_ms);
+  if (r == 0 && each)
+    tell_ended(&op, each, user_data);
+  if (ret_handed)
+    *ret_handed = r == 0 ? op.fires : 0;
+  ended_reset(&op);
   return r;
 }
 
@@ -427,7 +514,8 @@ int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,
   int r = chime__mysql_tx_run_hot(s, dead_fn, dead_reset, &dead);
   size_t total = 0;
   for (size_t i = 0; r == 0 && i < dead.nrows; i++) {
-    rec_op op = {.node = chime__mysql_rows_text(&dead, i, 0)};
+    rec_op op = {.node = chime__mysql_rows_text(&dead, i, 0),
+                 .note = s->on_recovery != NULL};
     assert(op.node && strcmp(op.node, s->node) != 0);
     /* Its open transactions would hold its fires' locks (sessions.c).
      * Recovery goes on without it (it may then wait for those locks). */

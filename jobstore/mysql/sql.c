@@ -35,6 +35,9 @@
 #define LEASE_FREE "expires_ms <= " NOW_MS
 #define LEASE_KEY "sched_name = ? AND lease_name = ? AND token = ?"
 #define LEASE_HELD "released = 0 AND expires_ms > " NOW_MS
+/* The least token of an acquisition now (store.h). */
+#define LEASE_FLOOR                                                            \
+  "(" NOW_MS " * " CHIME__MYSQL_STR(CHIME__LEASE_TOKENS_PER_MS) ")"
 /* Pausing and resuming (store.h's pause_one and resume_one). */
 #define PAUSE_SET                                                              \
   "UPDATE {P}triggers SET owner = NULL, claim_fire_id = NULL, state = CASE "   \
@@ -207,13 +210,27 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
     [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
                               "finished_ms < ? LIMIT 1000",
-    [CHIME__Q_NODE_UPSERT] =
+    /* node.c: the row of a new instance id.  A plain INSERT: of two
+     * processes claiming one new id at once, the primary key lets one in
+     * and refuses the other (duplicate key), whatever the timing
+     * (scheduler, node, host, pid, started, interval, version, tags). */
+    [CHIME__Q_NODE_INSERT] =
         "INSERT INTO {P}nodes (sched_name, instance_id, host, pid, "
         "started_ms, last_checkin_ms, checkin_interval_ms, version, tags) "
-        "VALUES (?,?,?,?,?," NOW_MS
-        ",?,?,?) ON DUPLICATE KEY UPDATE last_checkin_ms = " NOW_MS
-        ", checkin_interval_ms = VALUES(checkin_interval_ms), tags = "
-        "VALUES(tags)",
+        "VALUES (?,?,?,?,?," NOW_MS ",?,?,?)",
+    /* node.c: an id whose row this process holds locked (a dead earlier
+     * run's, or its own) now names this process (host, pid, started,
+     * interval, version, tags, scheduler, node). */
+    [CHIME__Q_NODE_TAKE] =
+        "UPDATE {P}nodes SET host = ?, pid = ?, started_ms = ?, "
+        "last_checkin_ms = " NOW_MS ", checkin_interval_ms = ?, version = ?, "
+        "tags = ? WHERE sched_name = ? AND instance_id = ?",
+    /* node.c: a check-in, only while the row still names this process
+     * (interval, tags, scheduler, node, host, pid, started). */
+    [CHIME__Q_NODE_STAMP] =
+        "UPDATE {P}nodes SET last_checkin_ms = " NOW_MS
+        ", checkin_interval_ms = ?, tags = ? WHERE sched_name = ? AND "
+        "instance_id = ? AND host = ? AND pid = ? AND started_ms = ?",
     /* The database's clock, when the first lease of another node runs
      * out, and the earliest next fire of a WAITING trigger, which tells
      * an idle node of changes made elsewhere (one index lookup on
@@ -223,17 +240,23 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
             "MIN(t.next_fire_ms) FROM {P}triggers t WHERE t.sched_name = ? AND "
             "t.state = 'WAITING') FROM {P}nodes WHERE sched_name = ? AND "
             "instance_id <> ?",
-    /* node.c: the live row of an instance id, if any, locked (scheduler,
-     * instance id). */
-    [CHIME__Q_NODE_LIVE_LOCK] =
-        "SELECT host, pid FROM {P}nodes WHERE sched_name = ? AND instance_id "
-        "= ? AND " NODE_LIVE("") " FOR UPDATE",
-    /* node.c: removes this node's row when it holds no fires (scheduler,
-     * node, scheduler, node). */
+    /* node.c: the row of an instance id, live or not, locked: a second
+     * claimer waits for the first one's commit and then sees its row
+     * (scheduler, instance id). */
+    [CHIME__Q_NODE_LOCK] = "SELECT host, pid, started_ms, " NODE_LIVE(
+        "") " FROM {P}nodes WHERE sched_name = ? AND instance_id = ? FOR "
+            "UPDATE",
+    /* node.c: whom the row of an instance id names (scheduler, id). */
+    [CHIME__Q_NODE_HOLDER] =
+        "SELECT host, pid, started_ms FROM {P}nodes WHERE sched_name = ? "
+        "AND instance_id = ?",
+    /* node.c: removes this node's row when it holds no fires and still
+     * names this process (scheduler, node, host, pid, started, scheduler,
+     * node). */
     [CHIME__Q_NODE_LEAVE] =
         "DELETE FROM {P}nodes WHERE sched_name = ? AND instance_id = ? AND "
-        "NOT EXISTS (SELECT 1 FROM {P}fired WHERE sched_name = ? AND node = "
-        "?)",
+        "host = ? AND pid = ? AND started_ms = ? AND NOT EXISTS (SELECT 1 "
+        "FROM {P}fired WHERE sched_name = ? AND node = ?)",
     /* recover.c: the dead nodes as this node sees them: their lease ran
      * out, this node's own lease has not (a node cut off from the
      * database, or stalled, never judges others when it comes back), and
@@ -262,9 +285,10 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_LEASE_TAKE] =
         "INSERT INTO {P}leases (sched_name, lease_name, token, holder_node, "
         "holder_host, holder_pid, claim, acquired_ms, expires_ms, "
-        "least_until_ms, released, extensions) VALUES (?,?,1,?,?,?,?," NOW_MS
-        "," NOW_MS " + ?," NOW_MS " + ?,0,0) ON DUPLICATE KEY UPDATE token = "
-        "IF(" LEASE_FREE ", token + 1, token), holder_node = IF(" LEASE_FREE
+        "least_until_ms, released, extensions) VALUES (?,?," LEASE_FLOOR
+        ",?,?,?,?," NOW_MS "," NOW_MS " + ?," NOW_MS " + ?,0,0) ON DUPLICATE "
+        "KEY UPDATE token = IF(" LEASE_FREE ", GREATEST(token + 1, " LEASE_FLOOR
+        "), token), holder_node = IF(" LEASE_FREE
         ", VALUES(holder_node), holder_node), holder_host = IF(" LEASE_FREE
         ", VALUES(holder_host), holder_host), holder_pid = IF(" LEASE_FREE
         ", VALUES(holder_pid), holder_pid), claim = IF(" LEASE_FREE

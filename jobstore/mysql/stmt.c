@@ -110,10 +110,19 @@ int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
     describe_wait(tx, sql);
   if (tx->errbuf && tx->errbuf_len)
     snprintf(tx->errbuf, tx->errbuf_len, "MySQL error %u: %s", err, msg);
+  /* Not ERROR, which operators page on: a duplicate key is an answer the
+   * caller acts on (CHIME_EEXISTS: a job scheduled by several replicas at
+   * once, an instance id claimed at once), a read-only server is left for
+   * the next member, logged once per fail-over by the retry (tx.c), and
+   * any other refusal is reported by the layer that knows whether it
+   * matters (the engine's step, at ERROR; an API call's return code). */
   if (err != ER_LOCK_DEADLOCK && err != ER_LOCK_WAIT_TIMEOUT &&
       err != CR_SERVER_GONE_ERROR && err != CR_SERVER_LOST)
-    chime__mysql_log(tx->s, CHIME_LOG_ERROR, "MySQL error %u: %s (in: %.120s)",
-                     err, msg, sql);
+    chime__mysql_log(tx->s,
+                     err == ER_DUP_ENTRY || chime__mysql_read_only_error(err)
+                         ? CHIME_LOG_DEBUG
+                         : CHIME_LOG_WARN,
+                     "MySQL error %u: %s (in: %.120s)", err, msg, sql);
   if (err == ER_DUP_ENTRY)
     return CHIME_EEXISTS;
   int r = chime__mysql_error_code(err);

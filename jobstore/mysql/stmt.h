@@ -82,8 +82,11 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_TRIG_SET_FIRE_STATE,
   CHIME__Q_HISTORY_INSERT,
   CHIME__Q_HISTORY_TRIM,
-  CHIME__Q_NODE_UPSERT,
-  CHIME__Q_NODE_LIVE_LOCK,
+  CHIME__Q_NODE_INSERT,
+  CHIME__Q_NODE_TAKE,
+  CHIME__Q_NODE_STAMP,
+  CHIME__Q_NODE_LOCK,
+  CHIME__Q_NODE_HOLDER,
   CHIME__Q_NODE_LEAVE,
   CHIME__Q_NODES_LEASE,
   CHIME__Q_NODES_DEAD,
@@ -112,6 +115,10 @@ typedef struct chime__mysql_conn {
   bool was_open;   /* opened before: a new open is a reconnect (logs) */
   bool galera;     /* its member runs Galera (conn.c) */
   size_t member;   /* its member's index in the URL's host list */
+  /* A job's completion transaction holds it (fire_tx.c): its session's
+   * server id, else 0.  Guarded by the store's lock: a stopping node's
+   * hand-over ends such sessions of jobs past their deadline (recover.c). */
+  unsigned long job_session;
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */

@@ -101,6 +101,7 @@ static const chime_store_ops mysql_ops = {
     .checkin = chime__mysql_checkin,
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
+    .hand_over = chime__mysql_hand_over,
     .fire_tx_begin = chime__mysql_fire_tx_begin,
     .fire_tx_handle = chime__mysql_fire_tx_handle,
     .fire_tx_execute = chime__mysql_fire_tx_execute,
@@ -198,6 +199,17 @@ static int check_params(const chime__mysql_store *s, char *errbuf,
                                "store URL parameter %s is empty: it names "
                                "the server's socket file",
                                p->key);
+    /* The client library uses a socket only for the host localhost: with
+     * any other host it would connect by TCP and ignore the path. */
+    if (known_params[k].kind == KIND_PATH &&
+        strcmp(s->url->hosts[0].host, "localhost") != 0)
+      return chime__record_err(
+          errbuf, errbuf_len, CHIME_EINVAL,
+          "store URL parameter %s names a Unix socket, which is used only "
+          "with the host localhost; with host '%.64s' the connection would "
+          "be TCP and the socket ignored: write "
+          "mysql://USER:PASSWORD@localhost/DATABASE?%s=PATH, or drop %s",
+          p->key, s->url->hosts[0].host, p->key, p->key);
   }
   return 0;
 }

@@ -254,6 +254,10 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
     chime__mysql_log(s, CHIME_LOG_WARN, "moved to database member %s:%u",
                      chime__mysql_url_host(s->url, info.member),
                      chime__mysql_url_port(s->url, info.member));
+  /* A member found read-only takes writes again (connect_member checked):
+   * the next time it turns read-only is a new fail-over, logged again. */
+  size_t warned = info.member + 1;
+  atomic_compare_exchange_strong(&s->read_only_warned, &warned, 0);
   for (size_t i = 0; i < sizeof session_sql / sizeof session_sql[0]; i++) {
     if (mysql_real_query(db, session_sql[i],
                          (unsigned long)strlen(session_sql[i])) != 0) {
@@ -292,15 +296,22 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
   return 0;
 }
 
-/* A lost connection, or (ER_UNKNOWN_COM_ERROR, "WSREP has not yet
- * prepared node for application use") a Galera member that left the
- * primary component: either way the connection is closed and the next
- * one opens on the next member. */
+bool chime__mysql_read_only_error(unsigned e) {
+  return e == ER_OPTION_PREVENTS_STATEMENT ||
+         e == ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION;
+}
+
+/* A lost connection; (ER_UNKNOWN_COM_ERROR, "WSREP has not yet prepared
+ * node for application use") a Galera member that left the primary
+ * component; or a server that turned read-only (a primary demoted by a
+ * fail-over: 1290, 1792): each time the connection is closed and the
+ * next one opens on the next member that answers and takes writes. */
 static bool lost(unsigned e) {
   return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST ||
          e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
          e == ER_CONNECTION_KILLED || e == CR_SERVER_LOST_EXTENDED ||
-         e == ER_SERVER_SHUTDOWN || e == ER_UNKNOWN_COM_ERROR;
+         e == ER_SERVER_SHUTDOWN || e == ER_UNKNOWN_COM_ERROR ||
+         chime__mysql_read_only_error(e);
 }
 
 /* c's member failed it: new connections start from the next member
@@ -310,6 +321,24 @@ static void leave_member(chime__mysql_store *s, const chime__mysql_conn *c) {
   if (s->url->nhosts > 1)
     atomic_compare_exchange_strong(&s->member, &was,
                                    (c->member + 1) % s->url->nhosts);
+}
+
+void chime__mysql_leave_read_only(chime__mysql_store *s,
+                                  const chime__mysql_conn *c, unsigned e) {
+  assert(s && c && chime__mysql_read_only_error(e));
+  size_t m = c->member;
+  if (atomic_exchange(&s->read_only_warned, m + 1) != m + 1)
+    chime__mysql_log(
+        s, CHIME_LOG_WARN,
+        "database member %s:%u is read-only (MySQL error %u): %s",
+        chime__mysql_url_host(s->url, m), chime__mysql_url_port(s->url, m), e,
+        s->url->nhosts > 1 ? "moving to the next member that takes writes"
+                           : "reconnecting until it takes writes");
+  else
+    chime__mysql_log(
+        s, CHIME_LOG_DEBUG, "closed a connection to read-only member %s:%u",
+        chime__mysql_url_host(s->url, m), chime__mysql_url_port(s->url, m));
+  leave_member(s, c);
 }
 
 /* A jittered back-off: base * 2^attempt, capped, plus up to half again. */
@@ -388,7 +417,9 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
       r = chime__mysql_conn_open(s, tx.c, why, sizeof why);
       if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
         if (chime__mono_ms() >= deadline) {
-          chime__mysql_log(s, CHIME_LOG_ERROR, "giving up reconnecting: %s",
+          /* WARN: the call fails with CHIME_ECONNECT, and the outage is
+           * said at ERROR once (the engine's "store outage began"). */
+          chime__mysql_log(s, CHIME_LOG_WARN, "giving up reconnecting: %s",
                            why);
           chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT, "%s", why);
           r = CHIME_ECONNECT;
@@ -425,9 +456,14 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
      * connected to Primary Component") was cut off from the cluster: its
      * fate is the cluster's to tell, as for a COMMIT whose reply is lost. */
     bool cut_off = e == ER_ERROR_DURING_COMMIT && tx.c->galera;
-    if (lost(e) || cut_off ||
-        (tx.c->db && mysql_errno(tx.c->db) != 0 &&
-         lost(mysql_errno(tx.c->db)))) {
+    if (chime__mysql_read_only_error(e)) {
+      /* Refused, not lost: nothing of the transaction was written (a
+       * refused COMMIT rolls it back), so its retry needs no look-up. */
+      chime__mysql_leave_read_only(s, tx.c, e);
+      chime__mysql_conn_reset(tx.c, true);
+    } else if (lost(e) || cut_off ||
+               (tx.c->db && mysql_errno(tx.c->db) != 0 &&
+                lost(mysql_errno(tx.c->db)))) {
       if (tx.commit_sent)
         tx.commit_lost = true;
       chime__mysql_log(s, CHIME_LOG_WARN,

@@ -29,8 +29,8 @@
  *     a thread that finds its member failed moves them on by a
  *     compare-and-swap, so many connections failing at once move once.
  *   - The rest of the handle is set at open and read-only afterwards, but
- *     for trimmed_ms and checkin_next_due (the engine's loop thread only,
- *     through checkin) and node_claimed (open and free).
+ *     for trimmed_ms, checkin_next_due and node_lost (the engine's loop
+ *     thread only, through checkin) and node_claimed (open and free).
  */
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
@@ -74,6 +74,10 @@ struct chime__mysql_store {
    * the last connection opened on; moved on when a member is lost. */
   _Atomic size_t member;
   _Atomic size_t announced; /* the member last logged as moved to */
+  /* 1 + the member last logged as found read-only (0: none): one WARN per
+   * fail-over, however many connections meet it; cleared when a
+   * connection opens on that member again (it takes writes again). */
+  _Atomic size_t read_only_warned;
   /* Tests only: moves both of this node's clocks as the store reads them
    * (a step at run time is a step of the node's clocks, as libfaketime
    * makes one). */
@@ -111,6 +115,13 @@ struct chime__mysql_store {
   int64_t id_step;
   uint64_t jitter;   /* back-off jitter state, under lock */
   bool node_claimed; /* the nodes row is ours (node.c) */
+  /* Whom this store's nodes row names (node.c: set by the claim; the
+   * check-in and the leave act only on a row that still names it), and
+   * whether the last check-in found the row naming another process. */
+  char node_host[256];
+  int64_t node_pid;
+  int64_t node_started_ms;
+  bool node_lost;
   /* When (monotonic ms) an unblock last passed over a trigger row another
    * session held, 0: never.  The misfire scan looks for triggers left
    * BLOCKED from then until it found none for a minute (tables.c). */
@@ -186,8 +197,24 @@ int chime__mysql_tx_run_within(chime__mysql_store *s, chime__mysql_tx_fn fn,
 chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s);
 void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c);
 
-/* Whether a MySQL error number means the connection is lost. */
+/* Whether a MySQL error number means the connection is lost, or its
+ * server is read-only (chime__mysql_read_only_error): either way the
+ * connection is closed and the next one opens on the next member. */
 bool chime__mysql_lost(unsigned mysql_errno);
+
+/* Whether a MySQL error number says the server is read-only:
+ * ER_OPTION_PREVENTS_STATEMENT (1290, --read-only) or
+ * ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792).  The statement was
+ * refused: nothing of it (a refused COMMIT: nothing of its transaction)
+ * was written. */
+bool chime__mysql_read_only_error(unsigned mysql_errno);
+
+/* c's member refused a statement as read-only (error e): logs it at WARN
+ * once per member and fail-over, and makes new connections start from
+ * the next member of the URL.  The caller closes c.  Thread: the one
+ * holding c. */
+void chime__mysql_leave_read_only(chime__mysql_store *s,
+                                  const chime__mysql_conn *c, unsigned e);
 
 /* Like chime__mysql_tx_run on the heartbeat connection, under beat_lock:
  * each statement of fn commits by itself, so fn must need no transaction.

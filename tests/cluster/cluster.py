@@ -6,7 +6,7 @@ over what the jobs recorded.
 
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
-           stop-plain, policies, backfill
+           stop-plain, policies, backfill, rolling, stop-ahead
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -20,9 +20,26 @@ completion (examples/node.c --table): a row in the table PREFIXresults
 (cl_results) of the test database, committed with the fire's completion; the checker reads it
 with the mariadb client (the URL's credentials).  stop-plain runs the stop
 fault with the plain job (the end recorded in the file after asking
-chime_ctx_is_still_owned()): it shows the at-least-once window of a job
+chime_ctx_check_owned()): it shows the at-least-once window of a job
 whose effect lives outside the database, and tolerates a fire run twice
 only where the stopped node's completion of that fire was refused.
+
+rolling is a rolling restart, as every deploy does one: the three nodes
+run the rolling load (examples/node.c --load rolling: the demo's load plus
+runs of 4 s and 8 s, longer than a lease) and each node in turn gets
+SIGTERM and is started again under its id, first stopping gracefully
+(shutdown_within 10 s, longer than any run), then with a deadline shorter
+than the longest run (2.5 s).  The checker wants no fire run twice (two
+owned ends; a graceful stop must keep its fires, so nobody recovers them),
+none lost, every run cut at a deadline run again on another node, each
+stop to return within its deadline and a margin, and each restart under
+the same id to be accepted at once.
+
+stop-ahead: the nodes claim fires 1 s ahead of their time
+(--claim-ahead 1000); a node is stopped (SIGSTOP) right after it claimed a
+fire and before the run started, for 5 s: a survivor recovers the fire and
+runs it; when the stopped node continues, its worker must ask whether the
+fire is still its own before starting it, and not run it.
 
 backfill is no fault: while the three nodes run their load, `chimectl
 backfill load.cron` asks for the 200 past fires of the cron trigger; the
@@ -55,6 +72,10 @@ import urllib.parse
 NODES = ["n1", "n2", "n3"]
 # The load examples/node.c schedules: trigger -> period (ms).
 PERIODS = {"s300": 300, "s500": 500, "long": 2000, "cron": 1000, "forbid": 400}
+# The rolling load adds runs longer than a lease (--load rolling).
+ROLLING_PERIODS = dict(PERIODS, r4s=5000, r8s=10000)
+ROLLING_DEADLINES_MS = (10000, 2500)  # graceful, then shorter than r8s
+STOP_MARGIN_MS = 2500  # a stop returns within its deadline and this
 GRACE_MS = 3000  # expected times this close to the stop are not required
 LEAD_MS = 2000  # the load starts this long after the harness starts
 
@@ -95,8 +116,14 @@ class Cluster:
         self.errs = {}
         self.start_ms = (now_ms() // 1000 + 1) * 1000 + LEAD_MS
         self.killed = {}  # node -> kill time
+        self.cut = set()  # nodes stopped past their deadline (rolling)
         self.stop_ms = None
         self.prefix = "cl_"
+        self.periods = ROLLING_PERIODS if fault == "rolling" else PERIODS
+        self.node_args = (["--load", "rolling", "--deadline", "10000"]
+                          if fault == "rolling" else
+                          ["--claim-ahead", "1000"] if fault == "stop-ahead"
+                          else [])
 
     @property
     def table(self):
@@ -126,6 +153,7 @@ class Cluster:
                      "--schedule", str(self.start_ms)]
         if self.table:
             args += ["--table", self.table]
+        args += self.node_args
         err = open(os.path.join(self.dir, f"{node}.err"), "ab")
         return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
 
@@ -291,7 +319,7 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
                                 + ", ".join(g["node"] for g in got))
     last = c.stop_ms - GRACE_MS
     expected = 0
-    for trig, period in PERIODS.items():
+    for trig, period in c.periods.items():
         t = c.start_ms
         while t <= last:
             expected += 1
@@ -314,12 +342,15 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
         e = finished.get(key)
         if e and e["owned"]:
             continue
-        if not e and s["node"] not in c.killed:
+        if not e and s["node"] not in c.killed and s["node"] not in c.cut:
             failures.append(f"run of {s['trigger']} at {s['sched']} on "
                             f"{s['node']} never ended")
             continue
+        # Recovered elsewhere: by another node, or (rolling) by the same
+        # id's next process, which may be the one a hand-over reached.
         rec = [g for g in ends.get((s["trigger"], s["sched"]), [])
-               if g["recovering"] and g["node"] != s["node"]]
+               if g["recovering"] and (g["node"] != s["node"]
+                                       or s["node"] in c.cut)]
         if not rec:
             failures.append(f"not recovered: {s['trigger']} at {s['sched']} "
                             f"(fire {s['fire']} on {s['node']})")
@@ -355,6 +386,89 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
         f"(per node {by_node}), recoveries {recoveries} ms, "
         f"{doubles_tolerated} double(s) tolerated")
     return verdict(c, failures, "checker")
+
+
+def stop_ahead(c):
+    """Stops a node that holds a fire claimed ahead of its time (see the
+    top); the failures seen."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        rows = mariadb(c.base, "SELECT f.fire_id, f.node, f.scheduled_ms - "
+                       "(UNIX_TIMESTAMP(NOW(3)) * 1000) FROM "
+                       f"{c.prefix}fired f WHERE f.sched_name = 'cluster' AND "
+                       "f.state = 'EXECUTING' AND f.trigger_group = 'load' "
+                       "ORDER BY 3 DESC LIMIT 1")
+        if rows and int(float(rows[0][2])) > 400:
+            fire, victim = int(rows[0][0]), rows[0][1]
+            break
+        time.sleep(0.02)
+    else:
+        return ["no fire was claimed ahead of its time"]
+    p = c.procs[victim]
+    p.send_signal(signal.SIGSTOP)
+    c.stopped = victim
+    log(f"stopped {victim} (SIGSTOP) holding fire {fire}, claimed "
+        f"{rows[0][2]} ms ahead of its time")
+    time.sleep(5)
+    p.send_signal(signal.SIGCONT)
+    log(f"continued {victim}")
+    c.sleep_until(now_ms() + 4000)
+    ran = [r for r in c.records(with_table=False)
+           if r["kind"] == "S" and r["fire"] == fire and r["node"] == victim]
+    if ran:
+        return [f"{victim} started fire {fire} after it was taken over"]
+    if f"fire {fire} of trigger" not in c.stderr_of(victim):
+        return [f"{victim} did not log that fire {fire} was taken over"]
+    return []
+
+
+def rolling(c):
+    """Restarts each node in turn, gracefully then past a deadline (see the
+    top); the failures seen on the way."""
+    failures = []
+    # A node's deadline is the one it was started with: the first pass
+    # stops the nodes started with the first deadline and starts them with
+    # the next; the last pass starts them graceful again.
+    nexts = list(ROLLING_DEADLINES_MS[1:]) + [ROLLING_DEADLINES_MS[0]]
+    for deadline, then in zip(ROLLING_DEADLINES_MS, nexts):
+        c.node_args = ["--load", "rolling", "--deadline", str(then)]
+        for n in NODES:
+            # Stop it right after it started a long run (4 or 8 s), so that
+            # a graceful stop has one to keep and a short deadline one to
+            # cut; within 15 s one comes to every node.
+            end = now_ms() + 15000
+            while now_ms() < end and not any(
+                    r["node"] == n and r["kind"] == "S"
+                    and r["trigger"] in ("r4s", "r8s")
+                    and now_ms() - r["start"] < 1000
+                    for r in c.records(with_table=False)):
+                time.sleep(0.05)
+            p = c.procs[n]
+            t0 = now_ms()
+            p.terminate()
+            try:
+                p.wait(timeout=(deadline + 20000) / 1000)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            took = now_ms() - t0
+            log(f"{n} stopped in {took} ms (deadline {deadline} ms, status "
+                f"{p.returncode})")
+            if p.returncode != 0:
+                failures.append(f"{n} exited with {p.returncode}")
+            if took > deadline + STOP_MARGIN_MS:
+                failures.append(f"{n} took {took} ms to stop (deadline "
+                                f"{deadline} ms)")
+            if "handed to the cluster" in c.stderr_of(n).split(
+                    "signal 15, shutting down")[-1]:
+                c.cut.add(n)
+            # Started again at once under its id: a stopped node left.
+            c.start(n, "")
+            log(f"{n} started again")
+            time.sleep(1.5)
+    if not c.cut:
+        failures.append("no stop past its deadline cut a run short")
+    return failures
 
 
 def verdict(c, failures, name):
@@ -661,6 +775,14 @@ def main():
             c.sleep_until(now_ms() + 3000)
         elif fault == "none":
             c.sleep_until(now_ms() + 6000)
+        elif fault in ("stop-ahead", "rolling"):
+            failures = stop_ahead(c) if fault == "stop-ahead" else rolling(c)
+            c.sleep_until(now_ms() + 4000)
+            c.stop_all()
+            status = check(c)
+            for f in failures:
+                log("FAIL " + f)
+            return 1 if failures else c.finish(status)
         elif fault == "backfill":
             also_expected = backfill(c)
             if also_expected is None:

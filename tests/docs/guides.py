@@ -2,8 +2,10 @@
 """guides.py: the guides' code compiles and runs (as curl does with the
 examples of its documentation).
 
-Every fenced block of docs/*.md whose info string is exactly "c" or
-"python" is a complete program: it is written to a temporary directory,
+Every fenced block of README.md, CONTRIBUTING.md and docs/*.md whose info
+string is exactly "c" or "python", and every C block of a man page's
+EXAMPLE section (docs/man/*.scd, a fenced block with "int main"), is a
+complete program: it is written to a temporary directory,
 a C block compiled against this build (its include directories and
 libchime.so, with libuv from pkg-config, -Wall -Wextra -Werror), and each
 program is run with a 120 s limit; it must exit 0.  Blocks that are not
@@ -23,8 +25,14 @@ SOURCE, BUILD, CC, SANITIZE = sys.argv[1:5]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.M | re.S)
 
 
+def pages():
+    yield os.path.join(SOURCE, "README.md")
+    yield os.path.join(SOURCE, "CONTRIBUTING.md")
+    yield from sorted(glob.glob(os.path.join(SOURCE, "docs", "*.md")))
+
+
 def blocks():
-    for path in sorted(glob.glob(os.path.join(SOURCE, "docs", "*.md"))):
+    for path in pages():
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for m in FENCE.finditer(text):
@@ -32,6 +40,20 @@ def blocks():
             if lang in ("c", "python"):
                 line = text.count("\n", 0, m.start()) + 1
                 yield os.path.relpath(path, SOURCE), line, lang, m.group(2)
+    # The man pages' examples: scdoc's fenced blocks have no info string;
+    # in an EXAMPLE section, one with a main() is a complete C program.
+    for path in sorted(glob.glob(os.path.join(SOURCE, "docs", "man", "*.scd"))):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        start = text.find("\n# EXAMPLE")
+        if start < 0:
+            continue
+        end = text.find("\n# ", start + 1)
+        section = text[start:end if end > 0 else len(text)]
+        for m in FENCE.finditer(section):
+            if "int main" in m.group(2):
+                line = text.count("\n", 0, start + m.start()) + 1
+                yield os.path.relpath(path, SOURCE), line, "c", m.group(2)
 
 
 def run(args, **kw):
@@ -85,7 +107,7 @@ def main():
         else:
             print("ok   %s" % where)
     if len(found) < 2:
-        print("FAIL only %d runnable block(s) found in docs/*.md" % len(found))
+        print("FAIL only %d runnable block(s) found in the docs" % len(found))
         failures += 1
     print("guides: %d block(s), %d failure(s)" % (len(found), failures))
     return 1 if failures else 0

@@ -311,6 +311,29 @@ static void test_lease_two_nodes_skewed(void) {
   chime_scheduler_free(a);
   chime_scheduler_free(b);
 }
+
+/* A restore that recreates the leases table empty (or loads an older
+ * copy of it) must not send tokens back: the next acquisition's token is
+ * still greater than every one handed out before (issue 29). */
+static void test_lease_tokens_survive_lost_rows(void) {
+  chime_scheduler *s = sched();
+  chime_lease *a = NULL, *b = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &a), 0);
+  int64_t before = chime_lease_token(a);
+  CU_ASSERT_EQUAL(chime_lease_release(a), 0);
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  CU_ASSERT_EQUAL(mysql_query(db, "DELETE FROM chime_le_leases WHERE "
+                                  "lease_name = 'restored'"),
+                  0);
+  CU_ASSERT_EQUAL(mysql_affected_rows(db), 1);
+  mysql_close(db);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &b), 0);
+  CU_ASSERT(chime_lease_token(b) > before);
+  chime_lease_free(a);
+  chime_lease_free(b);
+  chime_scheduler_free(s);
+}
 #endif
 
 static CU_TestInfo lease_tests[] = {
@@ -323,6 +346,8 @@ static CU_TestInfo lease_tests[] = {
     {"after shutdown", test_lease_after_shutdown},
 #ifdef CHIME_TEST_MYSQL
     {"two nodes, one clock ten minutes off", test_lease_two_nodes_skewed},
+    {"tokens never go back when the rows are lost",
+     test_lease_tokens_survive_lost_rows},
 #endif
     CU_TEST_INFO_NULL,
 };

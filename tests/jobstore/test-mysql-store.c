@@ -182,6 +182,8 @@ static void test_mysql_store_url_parameters_checked(void) {
       {__LINE__, "auto_create=1&migrate=2", "migrate"},
       {__LINE__, "auto_create=1&clear=on", "clear"},
       {__LINE__, "auto_create=1&socket=", "socket"},
+      /* Issue 30, fault 7: a socket with a TCP host was ignored. */
+      {__LINE__, "auto_create=1&socket=/tmp/chime-none.sock", "localhost"},
       {__LINE__, "auto_create=1&lock_wait_timeout_s=0", "lock_wait_timeout_s"},
       {__LINE__, "auto_create=1&lock_wait_timeout_s=ten",
        "lock_wait_timeout_s"},

@@ -181,9 +181,10 @@ class JobContext:
         check(_L.chime_ctx_set_job_data(self._p(), raw, len(raw)))
 
     def still_owned(self) -> bool:
-        """Whether this node still holds the fire: False only once another
-        node took it over; True also when the store cannot tell (use
-        check_owned to tell that apart)."""
+        """Whether the store confirms that this node still holds the fire.
+        Conservative: False once another node took it over, and False too
+        when the store cannot tell (database unreachable or busy).  Before
+        an irreversible step use check_owned, which tells the two apart."""
         return bool(_L.chime_ctx_is_still_owned(self._p()))
 
     def check_owned(self) -> Optional[bool]:

@@ -24,8 +24,8 @@ from .context import JobContext
 from .enums import (EVENT_ALL, EventKind, LogLevel, Outcome, SchedulerState,
                     TriggerKind)
 from .log import c_level_for, log_to_logging, record_to_logging
-from .errors import (InvalidArgument, StateError, check, check_buf,
-                     check_sched, error_for)
+from .errors import (InvalidArgument, StateError, TimedOut, check,
+                     check_buf, check_sched, error_for)
 from . import history as _history
 from .history import HistoryRecord
 from .lease import Lease, LeaseSection
@@ -34,6 +34,9 @@ from .triggers import Job, TriggerState, to_bytes, to_ms
 
 _L = _lib.lib
 _live = weakref.WeakSet()
+# The callbacks of schedulers whose shutdown deadline passed with jobs still
+# running: kept for the life of the process (those jobs may return late).
+_abandoned_callbacks: List[list] = []
 # Set while this thread runs a callback from the library (job, listener,
 # log): such a thread must not wait for or free its own scheduler.
 _in_worker = threading.local()
@@ -261,15 +264,27 @@ class Scheduler:
 
     def shutdown_within(self, deadline_ms: int) -> None:
         """Shuts down, telling running jobs to stop (ctx.cancelled) and
-        waiting at most deadline_ms for them; raises TimedOut (the
-        fires left to recovery) when they did not return in time."""
+        waiting at most deadline_ms for them while the node keeps checking
+        in; a job that returns because it was told is cut short (run again
+        on another node when it requests recovery, else recorded
+        CANCELLED).  Raises TimedOut when they did not return in time: the
+        node then handed their fires to the cluster, and close() returns
+        without waiting for them (their threads end with the process)."""
         if getattr(_in_worker, "active", False):
             raise StateError(-9, "a job cannot wait for its own scheduler")
-        self._check(_L.chime_scheduler_shutdown_within(self._p(),
-                                                       int(deadline_ms)))
+        try:
+            self._check(_L.chime_scheduler_shutdown_within(self._p(),
+                                                           int(deadline_ms)))
+        except TimedOut:
+            # Jobs still running use the callbacks after close(): they
+            # must outlive this object (chime_scheduler_free's contract).
+            _abandoned_callbacks.append(self._callbacks)
+            raise
 
     def shutdown(self, wait: bool = True) -> None:
-        """Stops firing for good; wait: return after running jobs return."""
+        """Stops claiming for good; wait: return after running jobs return.
+        The node keeps checking in until they did, so no other node runs
+        their fires again."""
         if self._ptr:
             if wait and getattr(_in_worker, "active", False):
                 raise StateError(-9, "a job cannot shut down its "
@@ -488,7 +503,9 @@ class Scheduler:
     def trigger_job(self, group: Any, name: Optional[str] = None,
                     data: Any = None) -> None:
         """Fires the job once now; data (bytes, str, JSON value) overrides
-        the job's data for that run."""
+        the job's data for that run.  Not idempotent: each call stores a
+        one-off trigger under a random name, so retrying a call whose
+        effect is unknown (a lost connection) may run the job twice."""
         group, name = _job_key(group, name)
         raw = to_bytes(data)
         self._check(_L.chime_scheduler_trigger_job(
