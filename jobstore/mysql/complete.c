@@ -612,14 +612,20 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   s->done_tail = &d;
   s->done_queued++;
   /* Wait for a batch holding d, or write the queue when nobody does. */
+  bool wrote = false;
   while (!d.finished) {
-    if (s->done_busy)
+    if (s->done_busy) {
       pthread_cond_wait(&d.wake, &s->done_mu);
-    else
+    } else {
       write_some(s);
+      wrote = true;
+    }
   }
   pthread_mutex_unlock(&s->done_mu);
   pthread_cond_destroy(&d.wake);
+  /* The writer trims the history it grows, its answers handed out. */
+  if (wrote)
+    chime__mysql_retain_after_complete(s);
   return d.result;
 }
 
@@ -662,6 +668,9 @@ void chime__mysql_complete_many(chime_store *store,
       k++;
     }
   }
+  /* The answers are written: trim the history they grew (retain.c). */
+  if (count > 0)
+    chime__mysql_retain_after_complete(s);
 }
 
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,

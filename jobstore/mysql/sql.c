@@ -205,8 +205,6 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "t.shard_index FROM {P}triggers t WHERE t.sched_name = f.s AND "
         "t.trigger_group = f.g AND t.trigger_name = f.n AND t.shard_parent "
         "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
-    [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
-                              "finished_ms < ? LIMIT 1000",
     /* node.c: the row of a new instance id.  A plain INSERT: of two
      * processes claiming one new id at once, the primary key lets one in
      * and refuses the other (duplicate key), whatever the timing
