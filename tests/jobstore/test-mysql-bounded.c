@@ -351,7 +351,36 @@ static void test_bounded_sweep_other_tables(void) {
   mysql_close(db);
 }
 
+/* Migration 010 adds jobs.history_level; run again after it was cut short
+ * (the column there, the version not recorded) it completes, and a job's
+ * level is kept. */
+static void test_bounded_migration_010_reruns(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  chime_store *st = open_store("prefix=mbd_d_&auto_create=1&clear=1");
+  st->ops->free(st);
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT MAX(version) FROM mbd_d_schema_version"), 10);
+  sql(db, "DELETE FROM mbd_d_schema_version WHERE version = 10");
+  st = open_store("prefix=mbd_d_&migrate=1");
+  CU_ASSERT_EQUAL(
+      query_int(db, "SELECT MAX(version) FROM mbd_d_schema_version"), 10);
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "quiet", "t", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(job, CHIME_HISTORY_NONE), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  chime_job_free(job);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT history_level FROM mbd_d_jobs WHERE "
+                                "job_name = 'quiet'"),
+                  CHIME_HISTORY_NONE);
+  st->ops->free(st);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
+    {"migration 010 completes when run again",
+     test_bounded_migration_010_reruns},
     {"a history backlog is deleted in a few steps (issue 34)",
      test_bounded_history_backlog_in_steps},
     {"history_max_rows keeps the newest rows", test_bounded_history_max_rows},
