@@ -238,7 +238,7 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
   /* An idle node keeps the tables bounded (retain.c); a busy one does it
    * on its completing thread, off this loop. */
   if (r == 0)
-    r = chime__mysql_retain_checkin(s);
+    chime__mysql_retain_checkin(s);
   return r;
 }
 

@@ -196,13 +196,13 @@ void chime__mysql_host_name(char *buf, size_t len);
  * step (a batch of history deletions; the sweep of the other tables when
  * sweep is set or it is due) unless another thread runs one (CHIME_EBUSY);
  * *ret_deleted (may be NULL) counts the rows deleted.  after_complete: the
- * completing thread's step, when due (failures logged).  checkin: an idle
- * node's step, when no completion stepped lately.  Returns: 0; a
+ * completing thread's step, when due; checkin: an idle node's step, when
+ * no completion stepped lately (both log their failures).  Returns: 0; a
  * transaction's error.  Thread: any. */
 int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
                              size_t *ret_deleted);
 void chime__mysql_retain_after_complete(chime__mysql_store *s);
-int chime__mysql_retain_checkin(chime__mysql_store *s);
+void chime__mysql_retain_checkin(chime__mysql_store *s);
 
 /* lease.c: named leases (store.h's lease_*). */
 int chime__mysql_lease_acquire(chime_store *store, const char *name,

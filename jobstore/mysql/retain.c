@@ -283,12 +283,15 @@ void chime__mysql_retain_after_complete(chime__mysql_store *s) {
                      chime_strerror(r));
 }
 
-int chime__mysql_retain_checkin(chime__mysql_store *s) {
+void chime__mysql_retain_checkin(chime__mysql_store *s) {
   int64_t last = atomic_load(&s->retained_mono_ms);
   int64_t wait =
       atomic_load(&s->history_backlog) ? 2 * TRIM_EVERY_MS : IDLE_EVERY_MS;
   if (last != 0 && chime__mono_ms() - last < wait)
-    return 0;
+    return;
+  /* A failure is the trim's, not the check-in's: logged, never fencing. */
   int r = chime__mysql_retain_step(s, false, NULL);
-  return r == CHIME_EBUSY ? 0 : r;
+  if (r < 0 && r != CHIME_EBUSY)
+    chime__mysql_log(s, CHIME_LOG_WARN, "could not trim the history: %s",
+                     chime_strerror(r));
 }
