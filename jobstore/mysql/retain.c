@@ -99,8 +99,9 @@ static int count_cut(chime__mysql_tx *tx, int64_t max_rows, int64_t *ret_cut) {
 
 /* One batch: rows past retention first, oldest first, by the (scheduler,
  * finished_ms) index; then, with room left, the rows past the count, by
- * the same index (ids follow finish times closely), so neither scans
- * another scheduler's rows. */
+ * the primary key from its start (no sort: a backlog of any size costs
+ * a batch's rows; another scheduler's rows below the cut are passed
+ * over). */
 static int trim_fn(chime__mysql_tx *tx, void *arg) {
   trim_op *op = arg;
   chime__mysql_sqlbuf b;
@@ -126,7 +127,7 @@ static int trim_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND id <= ");
   chime__mysql_sqlbuf_int(&b, cut);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY finished_ms LIMIT ");
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY id LIMIT ");
   chime__mysql_sqlbuf_int(&b, (int64_t)(TRIM_BATCH - n));
   uint64_t m = 0;
   r = chime__mysql_sqlbuf_run(&b, NULL, &m);
