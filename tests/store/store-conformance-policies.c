@@ -276,6 +276,35 @@ static void test_store_history_level(void) {
   CU_ASSERT_EQUAL(run_with_level(st, "h-failures", CHIME_HISTORY_FAILURES, now),
                   1);
   CU_ASSERT_EQUAL(run_with_level(st, "h-none", CHIME_HISTORY_NONE, now), 0);
+  /* The fire times a FORBID_SKIP run dropped are SKIPPED rows (where the
+   * store keeps them: not the memory store) at FAILURES, none at NONE. */
+  static const chime_history_level skip_levels[] = {CHIME_HISTORY_FAILURES,
+                                                    CHIME_HISTORY_NONE};
+  for (size_t k = 0; k < 2; k++) {
+    const char *name = k == 0 ? "h-skip-failures" : "h-skip-none";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_EQUAL(
+        chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID_SKIP), 0);
+    CU_ASSERT_EQUAL(chime_job_set_history_level(job, skip_levels[k]), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->job->name, name);
+    CU_ASSERT_EQUAL(sc_complete(st, f), 0); /* OK: no row at either */
+    chime__fire_free(f);
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = name, .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    bool keeps = strcmp(st->ops->name, "memory") != 0 && k == 0;
+    CU_ASSERT(keeps ? n >= 8 : n == 0);
+    for (size_t i = 0; i < n; i++)
+      CU_ASSERT_STRING_EQUAL(h[i].outcome, "SKIPPED");
+    chime__history_entries_free(h, n);
+  }
   chime_job *back = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "h-failures", &back), 0);
   CU_ASSERT_EQUAL(chime_job_get_history_level(back), CHIME_HISTORY_FAILURES);
