@@ -36,8 +36,6 @@
 #include "model/records.h"
 
 #include <assert.h>
-#include <stdio.h>
-#include <string.h>
 
 /* History rows deleted per transaction at most. */
 #define TRIM_BATCH 1000
@@ -66,10 +64,6 @@ typedef struct trim_op {
   int64_t max_rows;  /* 0: no bound by count */
   uint64_t deleted;
 } trim_op;
-
-static void trim_reset(void *arg) {
-  ((trim_op *)arg)->deleted = 0;
-}
 
 /* The newest history id less history_max_rows ids (ids grow by
  * auto_increment_increment: a Galera cluster spaces them by its size), in
@@ -230,10 +224,6 @@ typedef struct sweep_op {
   uint64_t n[4];
 } sweep_op;
 
-static void sweep_reset(void *arg) {
-  memset(arg, 0, sizeof(sweep_op));
-}
-
 static int sweep_fn(chime__mysql_tx *tx, void *arg) {
   sweep_op *op = arg;
   int r = sweep_sessions(tx, &op->n[0]);
@@ -246,6 +236,13 @@ static int sweep_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
+/* How long a step may wait for a connection and the database: short,
+ * whoever steps (a completer, the loop) has other work; a step that cannot
+ * run now runs at the next turn. */
+static int64_t step_budget_ms(const chime__mysql_store *s) {
+  return s->checkin_interval_ms >= 1000 ? s->checkin_interval_ms / 2 : 500;
+}
+
 int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
                              size_t *ret_deleted) {
   bool idle = false;
@@ -256,14 +253,15 @@ int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
   trim_op op = {.cutoff_ms =
                     chime__mysql_now(&s->base) - s->history_retention_ms,
                 .max_rows = s->history_max_rows};
-  int r = chime__mysql_tx_run_hot(s, trim_fn, trim_reset, &op);
+  /* trim_fn and sweep_fn assign their results: re-runnable as they are. */
+  int r = chime__mysql_tx_run_within(s, trim_fn, &op, step_budget_ms(s));
   size_t deleted = r == 0 ? (size_t)op.deleted : 0;
   atomic_store(&s->history_backlog, r == 0 && op.deleted >= TRIM_BATCH);
   int64_t swept = atomic_load(&s->swept_mono_ms);
   if (r == 0 && (sweep || swept == 0 || mono - swept >= SWEEP_EVERY_MS)) {
     atomic_store(&s->swept_mono_ms, mono);
     sweep_op so = {{0}};
-    r = chime__mysql_tx_run_hot(s, sweep_fn, sweep_reset, &so);
+    r = chime__mysql_tx_run_within(s, sweep_fn, &so, step_budget_ms(s));
     for (size_t i = 0; r == 0 && i < 4; i++)
       deleted += (size_t)so.n[i];
   }
@@ -273,15 +271,23 @@ int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
   return r;
 }
 
+/* Logs a step's failure: at DEBUG when it only found no connection or no
+ * database (busy, or an outage the completions and check-ins report). */
+static void log_failure(chime__mysql_store *s, int r) {
+  if (r < 0)
+    chime__mysql_log(s,
+                     r == CHIME_EBUSY || r == CHIME_ECONNECT ? CHIME_LOG_DEBUG
+                                                             : CHIME_LOG_WARN,
+                     "could not trim the tables that grow: %s",
+                     chime_strerror(r));
+}
+
 void chime__mysql_retain_after_complete(chime__mysql_store *s) {
   int64_t last = atomic_load(&s->retained_mono_ms);
   if (!atomic_load(&s->history_backlog) &&
       chime__mono_ms() - last < TRIM_EVERY_MS)
     return;
-  int r = chime__mysql_retain_step(s, false, NULL);
-  if (r < 0 && r != CHIME_EBUSY)
-    chime__mysql_log(s, CHIME_LOG_WARN, "could not trim the history: %s",
-                     chime_strerror(r));
+  log_failure(s, chime__mysql_retain_step(s, false, NULL));
 }
 
 void chime__mysql_retain_checkin(chime__mysql_store *s) {
@@ -291,8 +297,5 @@ void chime__mysql_retain_checkin(chime__mysql_store *s) {
   if (last != 0 && chime__mono_ms() - last < wait)
     return;
   /* A failure is the trim's, not the check-in's: logged, never fencing. */
-  int r = chime__mysql_retain_step(s, false, NULL);
-  if (r < 0 && r != CHIME_EBUSY)
-    chime__mysql_log(s, CHIME_LOG_WARN, "could not trim the history: %s",
-                     chime_strerror(r));
+  log_failure(s, chime__mysql_retain_step(s, false, NULL));
 }
