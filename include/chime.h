@@ -500,7 +500,9 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
  * recorded SKIPPED in the history; the trigger goes on from its next time
  * after the run.  REPLACE: a fire due while a run is going cancels that
  * run (chime_ctx_is_cancelled(), within a check-in interval; recorded
- * CANCELLED) and starts when it returns. */
+ * CANCELLED) and starts when it returns; of the fires that came due while
+ * the run went on (it ignored its cancellation), only the newest starts,
+ * the older ones are dropped and recorded SKIPPED in the history. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
   CHIME_CONCURRENCY_FORBID = 1,
@@ -2879,14 +2881,37 @@ CHIME_EXTERN int chime_outcome_from_string(const char *text,
   XX(RECONNECTS, 9, "chime_store_reconnects_total",                            \
      "Store outages that ended: the store answered again.")                    \
   XX(NODES_DEAD, 10, "chime_nodes_declared_dead_total",                        \
-     "Other nodes this node declared dead and recovered.")
+     "Other nodes this node declared dead and recovered.")                     \
+  XX(LOCK_WAITS, 11, "chime_store_lock_waits_total",                           \
+     "Store statements that waited out the lock wait timeout for a row "       \
+     "another session held (each logged at WARN with the row).")
 
 typedef enum chime_metric {
 #define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
   CHIME_METRIC_MAP(CHIME_XX_METRIC)
 #undef CHIME_XX_METRIC
 } chime_metric;
-#define CHIME_METRIC_COUNT 11
+#define CHIME_METRIC_COUNT 12
+
+/*
+ * CHIME_METRIC_LOCK_WAITS (chime_store_lock_waits_total): how many times a
+ * statement of this node's store waited a whole lock wait timeout (the
+ * MySQL URL's lock_wait_timeout_s, 1 s by default) for a row another
+ * session held: a DBA's SELECT ... FOR UPDATE, a stuck client.  Each wait
+ * is also logged at WARN naming the table and the row's key ("waited 1 s
+ * for a row another session holds (MySQL error 1205): chime_triggers where
+ * sched_name = ? AND trigger_group = ? AND trigger_name = ? with ('s',
+ * 'g', 'n'); trying again").  The claim, the
+ * misfire scan and the other statements of the scheduler loop never wait
+ * for such a row: they skip it (SKIP LOCKED), so one held row delays only
+ * its own trigger; what does wait is a call that needs that very row
+ * (pausing or changing that trigger, completing a run of its job).  Always
+ * 0 on the memory store.
+ * Returns: (a counter of chime_metrics_get_counter) the count since
+ * chime_scheduler_new.
+ * Ownership: none (read from a snapshot).
+ * Thread: counted on the thread that waited; read on any.
+ */
 
 /* The gauges: what is true at the moment of the snapshot. */
 #define CHIME_GAUGE_MAP(XX)                                                    \

@@ -122,11 +122,15 @@ static inline bool chime__concurrency_valid(chime_concurrency c) {
          c == CHIME_CONCURRENCY_FORBID_SKIP || c == CHIME_CONCURRENCY_REPLACE;
 }
 /* chime__queue_keep: how many due fire times of each trigger a job keeps
- * when its run ends: 0 under FORBID_SKIP (all missed ones are dropped),
- * the cap of a capped FORBID_QUEUE, or -1: all (nothing is dropped). */
+ * when its run ends: 0 under FORBID_SKIP (all missed ones are dropped), 1
+ * under REPLACE (the newest replaces the run that held them all up: the
+ * older ones are dropped, not replayed), the cap of a capped FORBID_QUEUE,
+ * or -1: all (nothing is dropped). */
 static inline int64_t chime__queue_keep(const chime_job *job) {
   if (job->concurrency == CHIME_CONCURRENCY_FORBID_SKIP)
     return 0;
+  if (job->concurrency == CHIME_CONCURRENCY_REPLACE)
+    return 1;
   if (job->concurrency == CHIME_CONCURRENCY_FORBID_QUEUE && job->queue_cap > 0)
     return job->queue_cap;
   return -1;

@@ -442,7 +442,7 @@ int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
-                        int64_t *ret_ms);
+                        int64_t after_ms, int64_t *ret_ms);
 void chime__mem_fire_record_free(void *fire, void *unused);
 /* Asserts the invariants of a fire record; nothing when NDEBUG is
  * defined. */

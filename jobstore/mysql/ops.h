@@ -129,7 +129,7 @@ void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
                              bool *ret_owned);
 int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
-                          int64_t *ret_ms);
+                          int64_t after_ms, int64_t *ret_ms);
 int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                chime_misfire_fn on_misfire, void *user_data,
                                size_t *ret_handled, bool *ret_more);

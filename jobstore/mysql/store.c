@@ -317,6 +317,8 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
     return CHIME_ENOMEM;
   s->on_shards_done = o ? o->on_shards_done : NULL;
   s->shards_user_data = o ? o->shards_user_data : NULL;
+  s->on_lock_wait = o ? o->on_lock_wait : NULL;
+  s->lock_wait_user_data = o ? o->lock_wait_user_data : NULL;
   s->nconns = o && o->connections ? o->connections : 2;
   if (s->nconns > MAX_CONNECTIONS)
     s->nconns = MAX_CONNECTIONS;

@@ -95,6 +95,8 @@ struct chime__mysql_store {
   char *tags;                          /* this node's (options.tags), or NULL */
   chime_shards_done_fn on_shards_done; /* shards.c; may be NULL */
   void *shards_user_data;
+  chime_lock_wait_fn on_lock_wait; /* tx.c: counts a lock wait; may be NULL */
+  void *lock_wait_user_data;
   pthread_mutex_t lock; /* the pool and the back-off jitter */
   pthread_cond_t freed; /* a pool connection was given back */
   chime__mysql_conn *conns;
@@ -128,6 +130,10 @@ struct chime__mysql_store {
   int64_t node_pid;
   int64_t node_started_ms;
   bool node_lost;
+  /* When (monotonic ms) an unblock last passed over a trigger row another
+   * session held, 0: never.  The misfire scan looks for triggers left
+   * BLOCKED from then until it found none for a minute (tables.c). */
+  _Atomic int64_t unblock_held_ms;
   /* Completions queue up here and are written in batches by one of the
    * waiting threads at a time (complete.c), under done_mu. */
   pthread_mutex_t done_mu;
@@ -154,6 +160,9 @@ struct chime__mysql_tx {
   bool commit_lost;
   char *errbuf; /* where messages go, may be NULL */
   size_t errbuf_len;
+  /* The rows the last lock wait timeout waited for: the table, the
+   * statement's WHERE and its arguments (stmt.c), for the warning. */
+  char waited[320];
 };
 
 typedef int (*chime__mysql_tx_fn)(chime__mysql_tx *tx, void *arg);

@@ -351,6 +351,59 @@ static void test_store_replace(void) {
   sc_close(st);
 }
 
+/* A REPLACE job whose run held its trigger up for 10 s of schedule (the
+ * run ignored its cancellation): when the run ends, only the newest due
+ * time stays due (it replaces the run); the older ones (8 or 9) are
+ * dropped, recorded SKIPPED where the store keeps history, not replayed
+ * (issue 30, fault 6). */
+static void test_store_replace_drops_pileup(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *f = fire_late_job(st, "piled", CHIME_CONCURRENCY_REPLACE, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "piled"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  int64_t done = st->ops->now(st);
+  chime_trigger *t = sc_get(st, "t", "piled");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  int64_t next = t->state.next_fire_ms;
+  /* The newest time due at the completion: within a second before it. */
+  CU_ASSERT(next < done && next >= now - SEC);
+  int64_t dropped = t->state.times_triggered - 1;
+  CU_ASSERT(dropped == 8 || dropped == 9);
+  chime_trigger_free(t);
+  /* One fire follows, then the trigger is on time again: nothing more is
+   * due. */
+  f = sc_fire_next(st, st->ops->now(st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, next);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  t = sc_get(st, "t", "piled");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT(t->state.next_fire_ms > now - SEC);
+  chime_trigger_free(t);
+  if (strcmp(st->ops->name, "memory") != 0) {
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = "piled", .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    size_t skipped = 0;
+    for (size_t i = 0; i < n; i++)
+      if (strcmp(h[i].outcome, "SKIPPED") == 0) {
+        skipped++;
+        CU_ASSERT_PTR_NOT_NULL(h[i].message);
+        if (h[i].message)
+          CU_ASSERT_PTR_NOT_NULL(strstr(h[i].message, "REPLACE"));
+      }
+    CU_ASSERT_EQUAL(skipped, (size_t)dropped);
+    chime__history_entries_free(h, n);
+  }
+  sc_close(st);
+}
+
 /* A job's retry policy is stored with it, reaches the engine with its
  * fires, and a policy out of range is refused by the store too. */
 static void test_store_job_retry_kept(void) {
@@ -609,6 +662,8 @@ CU_TestInfo sc_policy_tests[] = {
     {"cancelled and successful runs are not retried",
      test_store_retry_not_cancelled},
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
+    {"REPLACE drops the fires piled up behind a run",
+     test_store_replace_drops_pileup},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"FORBID_QUEUE with a cap drops the oldest beyond it",
      test_store_forbid_queue_cap},
