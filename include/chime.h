@@ -511,6 +511,20 @@ typedef enum chime_concurrency {
   CHIME_CONCURRENCY_REPLACE = 3
 } chime_concurrency;
 
+/* Which runs of a job the store records in its history
+ * (chime_job_set_history_level).  ALL (the default): every run.
+ * FAILURES: every run whose outcome is not OK (FAILED, RETRIED, TIMED_OUT,
+ * CANCELLED, MISSED, SKIPPED, ...).  NONE: no run.  Whatever the level, a
+ * fire that another node ended (its node died, it was handed over by a
+ * stopping node, an operator cancelled it) is recorded (DESIGN.md
+ * promise 2), and so is every run of a sharded job (the spread of its
+ * shards over the nodes counts them). */
+typedef enum chime_history_level {
+  CHIME_HISTORY_ALL = 0,
+  CHIME_HISTORY_FAILURES = 1,
+  CHIME_HISTORY_NONE = 2
+} chime_history_level;
+
 /*
  * A job definition (Quartz's JobDetail): a key (group + name), the job type
  * (the name a node registered a function under), a description, data bytes
@@ -782,6 +796,28 @@ CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
  * Thread: any, one thread per job object.
  */
 CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
+
+/*
+ * chime_job_set_history_level: which of the job's runs are recorded in the
+ * store's history (chime_history_level: CHIME_HISTORY_ALL, the default;
+ * CHIME_HISTORY_FAILURES; CHIME_HISTORY_NONE), so that a frequent job
+ * whose runs need no record costs no history rows (docs/schema.md,
+ * "Bounded tables").  Stored with the job: every node honours it.
+ * Returns: 0; CHIME_EINVAL (NULL job, a level outside the enum).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_history_level(chime_job *job,
+                                             chime_history_level level);
+
+/*
+ * chime_job_get_history_level: the level chime_job_set_history_level left.
+ * Returns: the level; CHIME_HISTORY_ALL (the default) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN chime_history_level
+chime_job_get_history_level(const chime_job *job);
 
 /* Sharded jobs (docs/batch.md). */
 #define CHIME_SHARDS_BROADCAST (-1) /* one shard per live capable node */

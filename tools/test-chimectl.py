@@ -150,6 +150,7 @@ def show_checks():
     check("show job json", rc == 0 and s["job"] == "etl.load"
           and s["concurrency"] == "forbid" and s["durable"] is True
           and s["timeout_ms"] == 3600000 and s["deadline_ms"] == 120000
+          and s["history"] == "all"
           and s["triggers"] == ["etl.cal", "etl.window"], s)
     expect("show unknown", ["show", "no.such"], 3, err_has=["no trigger or job no.such"])
     expect("show job of a trigger", ["show", "job", "rep.daily-cron"], 3)

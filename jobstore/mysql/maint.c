@@ -5,12 +5,12 @@
  * another session held their rows) and check-in (on the heartbeat connection:
  * the nodes row stamped with the database's time, the clock offset measured
  * again and the time until another node's lease runs out read in the same two
- * statements; old history is trimmed once a minute).  Recovery of dead nodes is
- * in recover.c.
+ * statements; an idle node then trims the tables that grow: retain.c).
+ * Recovery of dead nodes is in recover.c.
  *
  * Threads: checkin and next_due run on the heartbeat connection, under
- * beat_lock (tx.h); trimmed_ms is touched by checkin only, which the
- * engine calls from its loop thread, one call at a time.
+ * beat_lock (tx.h); the engine calls checkin from its loop thread, one
+ * call at a time.
  */
 #include "jobstore/mysql/ops.h"
 
@@ -221,9 +221,6 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 
 /* ---------------------------------------------------------------- checkin */
 
-/* History is trimmed at most this often. */
-#define TRIM_EVERY_MS 60000
-
 typedef struct checkin_op {
   int64_t recover_in; /* -1: no other node */
   int64_t next_due;   /* INT64_MAX: no WAITING trigger */
@@ -258,15 +255,6 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   return chime__mysql_node_checkin(tx);
 }
 
-static int trim_fn(chime__mysql_tx *tx, void *arg) {
-  (void)arg;
-  chime__mysql_store *s = tx->s;
-  chime__mysql_arg h[] = {chime__mysql_arg_text(s->sched),
-                          chime__mysql_arg_int(chime__mysql_now(&s->base) -
-                                               s->history_retention_ms)};
-  return chime__mysql_exec(tx, CHIME__Q_HISTORY_TRIM, h, 2, NULL, NULL);
-}
-
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms) {
   chime__mysql_store *s = chime__mysql_store_of(store);
@@ -276,11 +264,11 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
     *ret_recover_in_ms = op.recover_in;
   if (r == 0)
     s->checkin_next_due = op.next_due;
-  if (r == 0 &&
-      (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
-    s->trimmed_ms = now_ms;
-    r = chime__mysql_tx_run(s, trim_fn, NULL, NULL, NULL, 0);
-  }
+  (void)now_ms;
+  /* An idle node keeps the tables bounded (retain.c); a busy one does it
+   * on its completing thread, off this loop. */
+  if (r == 0)
+    chime__mysql_retain_checkin(s);
   return r;
 }
 

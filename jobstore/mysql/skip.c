@@ -51,9 +51,11 @@ static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
   chime__mysql_sqlbuf_sql(b, ")");
 }
 
-/* Drops trigger t's times before now but the last keep and records them. */
+/* Drops trigger t's times before now but the last keep and records them
+ * unless record is false (the job's history level records no SKIPPED). */
 static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
-                        int64_t keep, chime_concurrency concurrency) {
+                        int64_t keep, chime_concurrency concurrency,
+                        bool record) {
   chime_calendar *cal = NULL;
   int r = chime__mysql_calendar_read(tx, t->calendar_name, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
@@ -100,13 +102,13 @@ static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
   }
   t->schedule.calendar = NULL;
   chime__calendar_unref(cal);
-  if (rows == 0) {
+  if (rows == 0 || !record)
     chime__mysql_sqlbuf_free(&b);
+  if (rows == 0)
     return 0;
-  }
   if (!chime__trigger_may_fire_again(&t->state))
     t->store_state = CHIME_STATE_COMPLETE;
-  r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  r = record ? chime__mysql_sqlbuf_run(&b, NULL, NULL) : 0;
   return r < 0 ? r : chime__mysql_trigger_save_state(tx, t);
 }
 
@@ -115,7 +117,8 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL
-                              ", j.concurrency, j.queue_cap"
+                              ", j.concurrency, j.queue_cap, "
+                              "j.history_level"
                               " FROM {P}triggers t JOIN {P}jobs j ON "
                               "j.sched_name = t.sched_name AND j.job_group = "
                               "t.job_group AND j.job_name = t.job_name WHERE "
@@ -150,9 +153,11 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
         .concurrency = (chime_concurrency)chime__mysql_rows_int64(
             &rows, i, CHIME__TRIG_COL_COUNT),
         .queue_cap =
-            chime__mysql_rows_int64(&rows, i, CHIME__TRIG_COL_COUNT + 1)};
-    r = skip_trigger(tx, t, now, chime__queue_keep(&policy),
-                     policy.concurrency);
+            chime__mysql_rows_int64(&rows, i, CHIME__TRIG_COL_COUNT + 1),
+        .history_level = (chime_history_level)chime__mysql_rows_int64(
+            &rows, i, CHIME__TRIG_COL_COUNT + 2)};
+    r = skip_trigger(tx, t, now, chime__queue_keep(&policy), policy.concurrency,
+                     chime__history_wanted(&policy, false));
     chime_trigger_free(t);
   }
   chime__mysql_rows_free(&rows);

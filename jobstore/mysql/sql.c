@@ -80,8 +80,8 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "persist_data, paused, timeout_ms, starting_deadline_ms, "
         "retry_max_attempts, retry_initial_delay_ms, retry_multiplier_milli, "
         "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out, "
-        "shard_count, shard_params, required_tags) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "shard_count, shard_params, required_tags, history_level) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [CHIME__Q_JOB_UPDATE] =
         "UPDATE {P}jobs SET job_type = ?, description = ?, data = ?, "
         "durable = ?, requests_recovery = ?, concurrency = ?, persist_data = ?"
@@ -89,7 +89,7 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         ", retry_initial_delay_ms = ?, retry_multiplier_milli = ?"
         ", retry_max_delay_ms = ?, retry_jitter_ms = ?, queue_cap = ?"
         ", retry_timed_out = ?, shard_count = ?, shard_params = ?"
-        ", required_tags = ? WHERE " JOB_KEY,
+        ", required_tags = ?, history_level = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_DELETE] = "DELETE FROM {P}jobs WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_TYPE] =
         "UPDATE {P}triggers SET job_type = ?, job_tags = ? WHERE " JOB_KEY,
@@ -208,8 +208,6 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "t.shard_index FROM {P}triggers t WHERE t.sched_name = f.s AND "
         "t.trigger_group = f.g AND t.trigger_name = f.n AND t.shard_parent "
         "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
-    [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
-                              "finished_ms < ? LIMIT 1000",
     /* node.c: the row of a new instance id.  A plain INSERT: of two
      * processes claiming one new id at once, the primary key lets one in
      * and refuses the other (duplicate key), whatever the timing

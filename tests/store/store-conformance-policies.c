@@ -235,6 +235,91 @@ static void test_store_forbid_queue_cap(void) {
   sc_close(st);
 }
 
+/* Runs job name (history level level) twice, OK then failed, and returns
+ * how many history rows it got, checking their outcomes. */
+static size_t run_with_level(chime_store *st, const char *name,
+                             chime_history_level level, int64_t now) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(job, level), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 1);
+  chime_run_result ok = {.started_ms = now, .finished_ms = now};
+  chime_run_result failed = {.started_ms = now,
+                             .finished_ms = now,
+                             .error = CHIME_EJOBFAILED,
+                             .message = "it failed"};
+  for (int i = 0; i < 2; i++) {
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->job->name, name);
+    CU_ASSERT_EQUAL(f->job->history_level, level);
+    CU_ASSERT_EQUAL(st->ops->complete(st, f, i == 0 ? &ok : &failed), 0);
+    chime__fire_free(f);
+  }
+  chime_history_filter hf = {.job_group = "g", .job_name = name, .limit = 10};
+  chime_history_entry *h = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+  for (size_t i = 0; i < n; i++)
+    CU_ASSERT_STRING_EQUAL(h[i].outcome, i == 0 ? "FAILED" : "OK");
+  chime__history_entries_free(h, n);
+  return n;
+}
+
+/* Issue 34: a job's history level says which runs are recorded (ALL: both,
+ * FAILURES: the failed one, NONE: neither), and is kept with the job. */
+static void test_store_history_level(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-all", CHIME_HISTORY_ALL, now), 2);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-failures", CHIME_HISTORY_FAILURES, now),
+                  1);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-none", CHIME_HISTORY_NONE, now), 0);
+  /* The fire times a FORBID_SKIP run dropped are SKIPPED rows (where the
+   * store keeps them: not the memory store) at FAILURES, none at NONE. */
+  static const chime_history_level skip_levels[] = {CHIME_HISTORY_FAILURES,
+                                                    CHIME_HISTORY_NONE};
+  for (size_t k = 0; k < 2; k++) {
+    const char *name = k == 0 ? "h-skip-failures" : "h-skip-none";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_EQUAL(
+        chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID_SKIP), 0);
+    CU_ASSERT_EQUAL(chime_job_set_history_level(job, skip_levels[k]), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->job->name, name);
+    CU_ASSERT_EQUAL(sc_complete(st, f), 0); /* OK: no row at either */
+    chime__fire_free(f);
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = name, .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    bool keeps = strcmp(st->ops->name, "memory") != 0 && k == 0;
+    CU_ASSERT(keeps ? n >= 8 : n == 0);
+    for (size_t i = 0; i < n; i++)
+      CU_ASSERT_STRING_EQUAL(h[i].outcome, "SKIPPED");
+    chime__history_entries_free(h, n);
+  }
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "h-failures", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(back), CHIME_HISTORY_FAILURES);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(back, (chime_history_level)3),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(back), CHIME_HISTORY_FAILURES);
+  back->history_level = (chime_history_level)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(NULL), CHIME_HISTORY_ALL);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(NULL, CHIME_HISTORY_NONE),
+                  CHIME_EINVAL);
+  sc_close(st);
+}
+
 /* A REPLACE job's run counts as interrupted once its blocked trigger comes
  * due; not before, and never another policy's. */
 static void test_store_replace(void) {
@@ -587,5 +672,7 @@ CU_TestInfo sc_policy_tests[] = {
     {"timeouts and starting deadlines (job, trigger) are kept",
      test_store_job_timeout_kept},
     {"a job's retry policy is kept", test_store_job_retry_kept},
+    {"a job's history level says which runs are recorded (issue 34)",
+     test_store_history_level},
     CU_TEST_INFO_NULL,
 };
