@@ -220,6 +220,9 @@ typedef struct ctl_explanation {
   char state[24];  /* the trigger's state */
   char reason[24]; /* "paused", "due", ... */
   char msg[1024];  /* the sentence */
+  size_t hint_at;  /* where in msg the advice in chimectl's terms begins
+                      (" (resume with 'chimectl resume ...')"), strlen(msg)
+                      when none: chime-web gives its own */
   int64_t next_ms; /* CHIME_NO_FIRE_MS: none */
 } ctl_explanation;
 int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);

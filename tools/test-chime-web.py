@@ -340,8 +340,9 @@ try:
     # The page shows an action's message once its request returned: wait.
     wait("pause: the page says so", lambda: "paused trigger load.cron" in
          message() and "paused" in text_of(By.CSS_SELECTOR, row + " td.state"))
-    check("pause: the page explains it", "paused" in driver.find_element(
-        By.CSS_SELECTOR, row + " td.why").text)
+    why = driver.find_element(By.CSS_SELECTOR, row + " td.why").text
+    check("pause: the page explains it in its own terms", "paused" in why
+          and "resume button" in why and "chimectl" not in why, why)
     click_action(row, "resume")
     wait("resume: the database has load.cron no longer paused",
          lambda: trigger_state("load.cron") not in (None, "PAUSED"))

@@ -443,7 +443,8 @@ def main():
     # pause / resume
     expect("pause trigger", ["pause", "trigger", "rep.hourly"], 0, has=["paused"])
     check("paused trigger state", triggers()["rep.hourly"]["state"] == "paused")
-    expect("explain paused", ["explain", "rep.hourly"], 0, has=["paused"])
+    expect("explain paused", ["explain", "rep.hourly"], 0,
+           has=["paused", "resume with 'chimectl resume ...'"])
     expect("resume trigger", ["resume", "trigger", "rep.hourly"], 0)
     check("resumed trigger state", triggers()["rep.hourly"]["state"] == "waiting")
     rc, r = js(["pause", "job", "rep.daily"])
