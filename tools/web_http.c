@@ -182,6 +182,16 @@ static bool origin_ok(const web *w, const char *origin, const char *host) {
   return (host && strcasecmp(a, host) == 0) || host_listed(w, h);
 }
 
+/* A header's value to quote in a message: at most len - 1 bytes, each
+ * byte that is not printable ASCII as '?'.  Returns: out. */
+static const char *printable(const char *value, char *out, size_t len) {
+  snprintf(out, len, "%s", value ? value : "");
+  for (char *c = out; *c; c++)
+    if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+      *c = '?';
+  return out;
+}
+
 int web_allow_host(web *w, const char *name) {
   char h[256];
   if (w->nallowed_hosts == WEB_MAX_ALLOWED_HOSTS)
@@ -616,24 +626,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
     web_reply r = {0};
     if (!host_ok(w, host)) {
       char shown[101];
-      snprintf(shown, sizeof shown, "%s", host ? host : "");
-      for (char *c = shown; *c; c++)
-        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-          *c = '?';
       web_reply_error(&r, json, 421,
                       "this server does not answer to Host '%s' "
                       "(chime-web --allowed-host NAME adds a name)",
-                      shown);
+                      printable(host, shown, sizeof shown));
       return send_reply(conn, &r, NULL);
     }
     if (!get && origin && !origin_ok(w, origin, host)) {
       char shown[101];
-      snprintf(shown, sizeof shown, "%s", origin);
-      for (char *c = shown; *c; c++)
-        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-          *c = '?';
       web_reply_error(&r, json, 403,
-                      "refused: a request from another origin (%s)", shown);
+                      "refused: a request from another origin (%s)",
+                      printable(origin, shown, sizeof shown));
       return send_reply(conn, &r, NULL);
     }
     request *req = calloc(1, sizeof *req);
