@@ -137,6 +137,16 @@ CLAIMS = [
     ("docs/man/chime-cron.1.scd", r"How many fire times, 1 to 100000\. Default: (\d+)\.",
      [(1, "cron_count", int)]),
     ("docs/man/chime-web.1.scd", r"The TCP port \(default (\d+);", [(1, "web_port", int)]),
+    ("docs/man/chime-web.1.scd", r"at most (\d+) connections are open at once and (\d+) of one client address",
+     [(1, "web_max_connections", int), (2, "web_max_per_client", int)]),
+    ("docs/man/chime-web.1.scd", r"must arrive within (\d+ s) of its connection's start",
+     [(1, "web_request_ms", dur)]),
+    ("docs/man/chime-web.1.scd", r"sends or reads nothing for (\d+) s is closed",
+     [(1, "web_idle_s", int)]),
+    ("docs/operations.md", r"at most (\d+) connections at once and (\d+) of one address",
+     [(1, "web_max_connections", int), (2, "web_max_per_client", int)]),
+    ("docs/operations.md", r"a request must arrive within (\d+ s), and an idle connection is closed after (\d+) s",
+     [(1, "web_request_ms", dur), (2, "web_idle_s", int)]),
     ("README.md", r"`--count N` \(default (\d+)\)", [(1, "cron_count", int)]),
     ("docs/cron.md", r"prints the next N fire times \(default (\d+)\)", [(1, "cron_count", int)]),
     ("docs/operations.md", r"listens on 127\.0\.0\.1 \(port (\d+)\)", [(1, "web_port", int)]),
@@ -185,6 +195,15 @@ def code_values():
     with open(os.path.join(SOURCE, "tools", "chime-web.c"), encoding="utf-8") as f:
         m = re.search(r"\.port = (\d+)\}", f.read())
     vals["web_port"] = int(m.group(1)) if m else None
+    # Its connection limits and timeouts (tools/web.h).
+    with open(os.path.join(SOURCE, "tools", "web.h"), encoding="utf-8") as f:
+        web_h = f.read()
+    for key, macro in (("web_max_connections", "WEB_MAX_CONNECTIONS"),
+                       ("web_max_per_client", "WEB_MAX_PER_CLIENT"),
+                       ("web_request_ms", "WEB_REQUEST_MS"),
+                       ("web_idle_s", "WEB_IDLE_S")):
+        m = re.search(r"^#define %s (\d+)$" % macro, web_h, re.M)
+        vals[key] = int(m.group(1)) if m else None
     help_default(CHIMECTL, r"\(default: \$CHIME_SCHEDULER or (\w+)\)", "scheduler_name", str)
     help_default(CHIMECTL, r"last run, next fire \(default: last (\d+ h)\)", "stats_window_ms", dur)
     return vals, problems
