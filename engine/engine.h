@@ -218,6 +218,10 @@ struct chime_scheduler {
   unsigned done_writing; /* taken by the completer, not written yet */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+  /* Zone reloads (zones.c): the zone cache's generation up to which this
+   * scheduler's store was recomputed.  Any thread; two threads racing
+   * only repeat an idempotent recompute. */
+  _Atomic uint64_t zones_gen;
 
   /* chime_scheduler_shutdown_within: the jobs were told to stop
    * (chime_ctx_is_cancelled); the deadline passed, so nothing unfinished
@@ -568,6 +572,14 @@ void chime__stop_progress(chime_scheduler *s);
 void chime__scheduler_release(chime_scheduler *s);
 
 /* ---- loop.c */
+
+/* chime__zones_sync (zones.c): checks the zone files (every one read
+ * again when force, else only those whose stat changed) and recomputes
+ * this scheduler's triggers in the zones whose rules changed since it last
+ * did; *ret_zones (may be NULL) receives how many zones those were.
+ * Returns: 0; CHIME_ENOMEM; the store's error (the zones stay pending).
+ * Thread: any, mu not held. */
+int chime__zones_sync(chime_scheduler *s, bool force, size_t *ret_zones);
 
 /* chime__loop_init: initialises the handles on loop (mu not held).
  * Returns: 0; CHIME_EINTERNAL (libuv refused). */

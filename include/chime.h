@@ -2124,6 +2124,27 @@ CHIME_EXTERN int chime_scheduler_pause_all(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
 
 /*
+ * chime_scheduler_reload_zones: reads again the zoneinfo file of every
+ * time zone the process has loaded and, for each zone whose rules changed
+ * (a tzdata update), recomputes the next fire of this scheduler's triggers
+ * in that zone (cron, calendar-interval, daily-time-interval, recurrence)
+ * from their previous fire with the new rules; a fire the new rules put in
+ * the past is due at once and its misfire instruction applies.  A trigger
+ * claimed or firing right now computes its next fire with the new rules
+ * when it fires.  Without this call a running scheduler notices a changed
+ * file at its next check-in (the file's inode, size and modification time
+ * are compared every check-in interval); every node of a cluster does so
+ * on its own, and the recompute is idempotent, so nodes agree once each
+ * has read the same file (docs/operations.md, "tzdata updates").
+ * Returns: how many zones' rules changed since this scheduler last
+ * recomputed (0: none); CHIME_ESHUTDOWN; CHIME_ENOMEM; a store error
+ * (then the next check-in tries again).
+ * Ownership: none.
+ * Thread: any but a job's or a listener's (it waits for the store).
+ */
+CHIME_EXTERN int chime_scheduler_reload_zones(chime_scheduler *scheduler);
+
+/*
  * chime_scheduler_add_calendar: keeps calendar under name for the triggers
  * that name it.  replace: overwrite an existing one; update_triggers: also
  * recompute the next fire of the triggers that use it.

@@ -306,6 +306,19 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* recompute_zones (may be NULL: no trigger kept across a reload): the
+   * rules of the zones named changed (triggers/tz_load.c reloaded them):
+   * each trigger in one of them that is not claimed (WAITING, PAUSED,
+   * BLOCKED, PAUSED_BLOCKED) gets its next fire recomputed with the new
+   * rules (chime__trigger_refire_after_change), under the same locks as
+   * any change of a trigger; claimed ones compute their next fire with
+   * the new rules when they fire.  Rows another transaction holds are
+   * skipped (SKIP LOCKED): whoever holds them computes with its own
+   * rules, and every node recomputes once it reloaded (engine/zones.c).
+   * *ret_recomputed (may be NULL) counts the triggers whose next fire
+   * moved. */
+  int (*recompute_zones)(chime_store *store, const char *const *zones,
+                         size_t count, size_t *ret_recomputed);
   /* hand_over (may be NULL: a store no other process shares): a stopping
    * node gives the cluster the fires it still holds, at once and in one
    * transaction, as recovery of a dead node would (claims returned;

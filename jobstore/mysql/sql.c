@@ -117,6 +117,15 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_TRIG_OF_CALENDAR] =
         "SELECT " T " FROM {P}triggers WHERE sched_name = "
         "? AND calendar_name = ? FOR UPDATE",
+    /* recompute_zones (zones.c): the next batch of unclaimed triggers in
+     * a zone, after the cursor (group, name), in key order. */
+    [CHIME__Q_TRIG_OF_ZONE] =
+        "SELECT " T " FROM {P}triggers WHERE sched_name = ? AND "
+        "(trigger_group > ? OR (trigger_group = ? AND trigger_name > ?)) "
+        "AND zone_name = ? AND state IN ('WAITING', 'PAUSED', 'BLOCKED', "
+        "'PAUSED_BLOCKED') ORDER BY trigger_group, trigger_name "
+        "LIMIT " CHIME__MYSQL_STR(
+            CHIME__MYSQL_ZONE_BATCH) " FOR UPDATE SKIP LOCKED",
     [CHIME__Q_TRIG_CALENDAR_USED] =
         "SELECT 1 FROM {P}triggers WHERE sched_name = ? "
         "AND calendar_name = ? LIMIT 1",

@@ -1,0 +1,129 @@
+/*
+ * mysql/zones.c: reloaded zone rules in the MySQL store (store.h's
+ * recompute_zones): every unclaimed trigger of the scheduler in a zone
+ * whose rules changed gets its next fire recomputed with the new rules.
+ *
+ * Why this is enough for the cluster to agree: a trigger row names its
+ * zone, and every computation of a next fire (fire, misfire, resume)
+ * resolves the name through the process's zone cache, whose newest object
+ * for a name has the newest rules this host has read.  A node that has not
+ * noticed the new file yet computes with the old rules; once it notices
+ * (engine/zones.c, at its check-ins), it recomputes too.  The recompute
+ * starts from the trigger's previous fire (chime__trigger_refire_after_
+ * change), never from "now" or from the old next fire, so it is
+ * idempotent: several nodes doing it, in any order and at any time, write
+ * the same time.
+ *
+ * Locks: batches of CHIME__MYSQL_ZONE_BATCH triggers, each one transaction that
+ * locks the rows it changes (FOR UPDATE SKIP LOCKED: a row being claimed or
+ * fired is skipped, and whoever holds it computes its next fire itself),
+ * walking the primary key so that each row is looked at once.  Claimed rows
+ * (ACQUIRED, EXECUTING) are not selected: they compute their next fire
+ * when they fire.  Threads: any (tx.h); the engine calls it on its loop.
+ */
+#include "jobstore/mysql/ops.h"
+
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/stmt.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+#include "triggers/calendar.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct zone_op {
+  const char *zone;
+  char *after_group, *after_name; /* the cursor: the last row looked at */
+  size_t seen;                    /* rows this batch looked at */
+  size_t moved;                   /* triggers whose next fire moved */
+} zone_op;
+
+static void zone_reset(void *arg) {
+  zone_op *op = arg;
+  op->seen = 0;
+}
+
+static int recompute_row(chime__mysql_tx *tx, chime__mysql_rows *rows, size_t i,
+                         bool *ret_moved) {
+  chime_trigger *t;
+  int r = chime__mysql_trigger_from_row(rows, i, &t);
+  if (r < 0)
+    return r == CHIME_ENOMEM ? r : 0; /* a broken row stays as it is */
+  chime_calendar *cal = NULL;
+  if (t->calendar_name &&
+      (r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal)) < 0) {
+    chime_trigger_free(t);
+    return r == CHIME_ENOTFOUND ? 0 : r;
+  }
+  t->schedule.calendar = cal;
+  r = chime__mysql_trigger_recompute(tx, t, ret_moved);
+  t->schedule.calendar = NULL;
+  chime__calendar_unref(cal);
+  chime_trigger_free(t);
+  return r;
+}
+
+static int zone_batch_fn(chime__mysql_tx *tx, void *arg) {
+  zone_op *op = arg;
+  const char *g = op->after_group ? op->after_group : "";
+  const char *n = op->after_name ? op->after_name : "";
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(g), chime__mysql_arg_text(g),
+                          chime__mysql_arg_text(n),
+                          chime__mysql_arg_text(op->zone)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_TRIG_OF_ZONE, a, 5, &rows);
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
+  size_t moved = 0;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    bool m = false;
+    r = recompute_row(tx, &rows, i, &m);
+    moved += m;
+  }
+  if (r == 0 && rows.nrows > 0) {
+    size_t last = rows.nrows - 1;
+    char *lg =
+        strdup(chime__mysql_rows_text(&rows, last, CHIME__TRIG_COL_GROUP));
+    char *ln =
+        strdup(chime__mysql_rows_text(&rows, last, CHIME__TRIG_COL_NAME));
+    if (!lg || !ln) {
+      free(lg);
+      free(ln);
+      r = CHIME_ENOMEM;
+    } else {
+      free(op->after_group);
+      free(op->after_name);
+      op->after_group = lg;
+      op->after_name = ln;
+    }
+  }
+  if (r == 0) {
+    op->seen = rows.nrows;
+    op->moved += moved;
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
+                                 size_t count, size_t *ret_recomputed) {
+  if (count > 0 && !zones)
+    return CHIME_EINVAL;
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  size_t moved = 0;
+  int r = 0;
+  for (size_t z = 0; r == 0 && z < count; z++) {
+    zone_op op = {.zone = zones[z]};
+    do {
+      r = chime__mysql_tx_run(s, zone_batch_fn, zone_reset, &op, NULL, 0);
+    } while (r == 0 && op.seen == CHIME__MYSQL_ZONE_BATCH);
+    moved += op.moved;
+    free(op.after_group);
+    free(op.after_name);
+  }
+  if (r == 0 && ret_recomputed)
+    *ret_recomputed = moved;
+  return r;
+}
