@@ -98,6 +98,10 @@ int chime__zone_check(bool force, size_t *ret_changed, size_t *ret_failed);
 int chime__zone_changed_since(uint64_t since, char ***ret_names,
                               size_t *ret_count, uint64_t *ret_gen);
 
+/* chime__zone_generation: the current generation (0: nothing reloaded).
+ * Thread: any. */
+uint64_t chime__zone_generation(void);
+
 /* Frees what chime__zone_changed_since returned. */
 void chime__zone_names_free(char **names, size_t count);
 

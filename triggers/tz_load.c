@@ -410,6 +410,13 @@ int chime__zone_changed_since(uint64_t since, char ***ret_names,
   return 0;
 }
 
+uint64_t chime__zone_generation(void) {
+  pthread_mutex_lock(&cache_lock);
+  uint64_t gen = zone_gen;
+  pthread_mutex_unlock(&cache_lock);
+  return gen;
+}
+
 void chime__zone_names_free(char **names, size_t count) {
   for (size_t i = 0; names != NULL && i < count; i++)
     free(names[i]);
