@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,10 +53,10 @@ static void put32(uint8_t **p, uint32_t v) {
     *(*p)++ = (uint8_t)(v >> (8 * i));
 }
 
-/* A TZif version 2 image of one fixed offset (whole hours east of UTC)
- * named "TST": no transitions, one type, and the footer "<TST>-H".
+/* A TZif version 2 image of one fixed offset (seconds east of UTC, >= 0)
+ * named "TST": no transitions, one type, and the footer "<TST>-h:mm:ss".
  * Returns its length. */
-static size_t tzif_fixed(int hours, uint8_t *buf) {
+static size_t tzif_seconds(int secs, uint8_t *buf) {
   uint8_t *p = buf;
   for (int part = 0; part < 2; part++) {
     memcpy(p, "TZif2", 5);
@@ -67,29 +69,38 @@ static size_t tzif_fixed(int hours, uint8_t *buf) {
     put32(&p, 0);
     put32(&p, 1);
     put32(&p, 4);
-    put32(&p, (uint32_t)(hours * 3600));
+    put32(&p, (uint32_t)secs);
     *p++ = 0; /* isdst */
     *p++ = 0; /* abbreviation index */
     memcpy(p, "TST", 4);
     p += 4;
   }
-  p += (size_t)sprintf((char *)p, "\n<TST>%d\n", -hours);
+  p += (size_t)sprintf((char *)p, "\n<TST>-%d:%02d:%02d\n", secs / 3600,
+                       secs / 60 % 60, secs % 60);
   return (size_t)(p - buf);
 }
 
-/* Writes the zone file as a package does: a new file renamed over the old
- * one (a new inode). */
-static void zone_replace(int hours) {
+static size_t tzif_fixed(int hours, uint8_t *buf) {
+  return tzif_seconds(hours * 3600, buf);
+}
+
+/* Writes zone file name as a package does: a new file renamed over the
+ * old one (a new inode), of offset secs. */
+static void zone_replace_named(const char *name, int secs) {
   uint8_t buf[256];
-  size_t len = tzif_fixed(hours, buf);
+  size_t len = tzif_seconds(secs, buf);
   char path[512], tmp[512];
-  snprintf(path, sizeof path, "%s/" ZONE, dir);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s/Test/.Zone.tmp", dir);
   FILE *f = fopen(tmp, "wb");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL(fwrite(buf, 1, len, f), len);
   CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
   CU_ASSERT_EQUAL_FATAL(rename(tmp, path), 0);
+}
+
+static void zone_replace(int hours) {
+  zone_replace_named(ZONE, hours * 3600);
 }
 
 /* Rewrites the zone file in place, same size, then sets its modification
@@ -302,15 +313,213 @@ static void test_zone_change_moves_next_fire(void) {
   CU_ASSERT_EQUAL(chime__zone_check(false, NULL, NULL), 0);
 }
 
+#ifdef CHIME_TEST_MYSQL
+/*
+ * Two nodes in two processes, each with its own zone cache: this one and
+ * a copy of this program started with --node (node_main).  A cron trigger
+ * fires every 2 local seconds in "Test/Seconds", whose offset moves from 0
+ * to +1 s: its fires move from even to odd UTC seconds.  Only the other
+ * node runs the job, so it computes each next fire with the rules its own
+ * cache read before the change, and appends the scheduled time of every
+ * run to a file; this node sees the change too and recomputes the stored
+ * next fire once.  Once each node had a check-in to notice the new file,
+ * every fire is at an odd second: had the other node kept the old rules,
+ * the fire after each of its runs would be at an even one.
+ */
+#define SEC_ZONE "Test/Seconds"
+#define PARAMS2 "prefix=chime_ez2_"
+
+static void file_in_dir(char *buf, size_t len, const char *name) {
+  snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void rec(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  char path[300], line[32];
+  file_in_dir(path, sizeof path, "fires.txt");
+  int n = snprintf(line, sizeof line, "%lld\n",
+                   (long long)chime_ctx_get_scheduled_ms(ctx));
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+  if (fd >= 0) {
+    if (write(fd, line, (size_t)n) != n)
+      fprintf(stderr, "fires.txt: short write\n");
+    close(fd);
+  }
+}
+
+/* The scheduled times in fires.txt (at most max). */
+static int read_fires(int64_t *out, int max) {
+  char path[300];
+  file_in_dir(path, sizeof path, "fires.txt");
+  FILE *f = fopen(path, "r");
+  int n = 0;
+  long long v;
+  while (f && n < max && fscanf(f, "%lld", &v) == 1)
+    out[n++] = v;
+  if (f)
+    fclose(f);
+  return n;
+}
+
+/* A node; only the one of id "zones-b" runs the job. */
+static chime_scheduler *node_new(const char *url, const char *id) {
+  chime_config *cfg = NULL;
+  chime_scheduler *s = NULL;
+  if (chime_config_new(&cfg) != 0)
+    return NULL;
+  chime_config_set_store_url(cfg, url);
+  chime_config_set_instance_id(cfg, id);
+  chime_config_set_checkin_interval_ms(cfg, 300);
+  chime_config_set_idle_wait_ms(cfg, 200);
+  if (getenv("CHIME_TEST_VERBOSE"))
+    chime_config_set_log(cfg, log_stderr, (void *)id, CHIME_LOG_INFO);
+  char err[256];
+  int r = chime_scheduler_new(cfg, &s, err, sizeof err);
+  chime_config_free(cfg);
+  if (r != 0) {
+    fprintf(stderr, "%s: %s\n", id, err);
+    return NULL;
+  }
+  if (strcmp(id, "zones-b") == 0)
+    chime_scheduler_register_job_type(s, "rec", rec, NULL, NULL);
+  return s;
+}
+
+/* The other node's process: runs until the file "stop" appears. */
+static int node_main(const char *d) {
+  snprintf(dir, sizeof dir, "%s", d);
+  const char *base = getenv("CHIME_TEST_MYSQL_URL");
+  char url[2048], stop[300];
+  if (!base || chime__zone_set_dir(dir) != 0)
+    return 2;
+  snprintf(url, sizeof url, "%s%s" PARAMS2, base,
+           strchr(base, '?') ? "&" : "?");
+  chime_scheduler *s = node_new(url, "zones-b");
+  if (!s || chime_scheduler_start(s) != 0)
+    return 3;
+  file_in_dir(stop, sizeof stop, "stop");
+  for (int64_t end = mono_ms() + 120000;
+       access(stop, F_OK) != 0 && mono_ms() < end;)
+    sleep_ms(50);
+  chime_scheduler_free(s);
+  mysql_library_end();
+  return 0;
+}
+
+static void test_zone_change_agreed_across_processes(void) {
+  zone_replace_named(SEC_ZONE, 0);
+  char url[2048];
+  CU_ASSERT_EQUAL_FATAL(chime_test_mysql_url_with(
+                            url, sizeof url, PARAMS2 "&auto_create=1&clear=1"),
+                        0);
+  chime_scheduler *a = node_new(url, "zones-a");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("zones", "sec", "rec", &job, err, 256),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("zones", "sec", "0/2 * * * * ?",
+                                               SEC_ZONE, &t, err, sizeof err),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "zones", "sec"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(a, job, t, NULL), 0);
+  chime_job_free(job);
+  chime_trigger_free(t);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(a), 0);
+
+  char self[512];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  CU_ASSERT_FATAL(len > 0);
+  self[len] = '\0';
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    execl(self, self, "--node", dir, (char *)NULL);
+    _exit(127);
+  }
+
+  enum { MAX = 256 };
+  static int64_t fires[MAX];
+  int n = 0;
+  /* The old rules: even seconds. */
+  for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end;) {
+    if ((n = read_fires(fires, MAX)) >= 3)
+      break;
+    sleep_ms(100);
+  }
+  CU_ASSERT(n >= 3);
+  for (int i = 0; i < n; i++)
+    CU_ASSERT_EQUAL(fires[i] / 1000 % 2, 0);
+
+  zone_replace_named(SEC_ZONE, 1);
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  /* Each node checks in every 300 ms: 2 s are wide. */
+  int64_t settled = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + 2000;
+  int after = 0;
+  for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end && after < 4;) {
+    sleep_ms(100);
+    n = read_fires(fires, MAX);
+    after = 0;
+    for (int i = 0; i < n; i++)
+      after += fires[i] > settled;
+  }
+  CU_ASSERT(after >= 4);
+  int even = 0;
+  for (int i = 0; i < n; i++)
+    if (fires[i] > settled && fires[i] / 1000 % 2 == 0) {
+      fprintf(stderr, "fire at %lld: an even second\n", (long long)fires[i]);
+      even++;
+    }
+  CU_ASSERT_EQUAL(even, 0);
+  CU_ASSERT_EQUAL(next_fire(a, "sec") / 1000 % 2, 1);
+
+  char stop[300];
+  file_in_dir(stop, sizeof stop, "stop");
+  FILE *f = fopen(stop, "w");
+  CU_ASSERT_PTR_NOT_NULL(f);
+  if (f)
+    fclose(f);
+  int status = -1;
+  for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end;) {
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      break;
+    sleep_ms(50);
+  }
+  if (!WIFEXITED(status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  chime_scheduler_free(a);
+  unlink(stop);
+  file_in_dir(stop, sizeof stop, "fires.txt");
+  unlink(stop);
+  file_in_dir(stop, sizeof stop, SEC_ZONE);
+  unlink(stop);
+}
+#endif
+
 static CU_TestInfo tests[] = {
     {"the zone cache reloads a changed file and keeps the old zone",
      test_zone_cache_reload},
     {"a zone's new rules move its triggers' next fire on every node",
      test_zone_change_moves_next_fire},
+#ifdef CHIME_TEST_MYSQL
+    {"nodes in two processes agree on a zone's new rules",
+     test_zone_change_agreed_across_processes},
+#endif
     CU_TEST_INFO_NULL,
 };
 
-int main(void) {
+int main(int argc, char **argv) {
+#ifdef CHIME_TEST_MYSQL
+  if (argc == 3 && strcmp(argv[1], "--node") == 0)
+    return node_main(argv[2]);
+#endif
+  (void)argc;
+  (void)argv;
   CU_SuiteInfo suites[] = {
 #ifdef CHIME_TEST_MYSQL
     {.pName = "engine/zones-mysql",
