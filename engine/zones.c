@@ -7,8 +7,9 @@
  * (store.h's recompute_zones), then moves the generation on.
  *
  * When: at every successful check-in of the loop (loop.c), so a node
- * notices a new file within one check-in interval at the cost of one
- * stat() per zone it has loaded; and at once on
+ * notices a new file within one check-in interval (or a second, when the
+ * interval is shorter: CHECK_EVERY_MS) at the cost of one stat() per zone
+ * it has loaded; and at once on
  * chime_scheduler_reload_zones, which also reads every file again (a file
  * rewritten in place within the same second, with the same size, keeps its
  * stat).  Why at check-in and not in the database: a node's rules come from
@@ -23,13 +24,29 @@
  * generation is an atomic, and the zone cache and the store lock for
  * themselves.
  */
+#include "core/clock.h"
 #include "engine/engine.h"
 
 #include "triggers/tz.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Check-ins look at the files at most once per CHECK_EVERY_MS in the
+ * process (several schedulers, or a check-in interval of a few ms, need no
+ * more); each still recomputes what another's check found. */
+#define CHECK_EVERY_MS 1000
+static _Atomic int64_t last_check_ms = INT64_MIN / 2;
+
+/* Whether a check-in should stat the files now (and claims the slot). */
+static bool check_due(void) {
+  int64_t now = chime__mono_ms();
+  int64_t last = atomic_load(&last_check_ms);
+  return now - last >= CHECK_EVERY_MS &&
+         atomic_compare_exchange_strong(&last_check_ms, &last, now);
+}
 
 /* The generation only moves forward, whichever thread finishes last. */
 static void gen_advance(chime_scheduler *s, uint64_t gen) {
@@ -53,7 +70,8 @@ static void names_text(char **names, size_t n, char *buf, size_t len) {
 int chime__zones_sync(chime_scheduler *s, bool force, size_t *ret_zones) {
   assert(s && !chime__mu_held(s));
   size_t changed = 0, failed = 0;
-  int r = chime__zone_check(force, &changed, &failed);
+  int r =
+      force || check_due() ? chime__zone_check(force, &changed, &failed) : 0;
   if (r < 0)
     return r;
   if (failed > 0)

@@ -48,55 +48,11 @@ static void sleep_ms(int ms) {
   }
 }
 
-static void put32(uint8_t **p, uint32_t v) {
-  for (int i = 3; i >= 0; i--)
-    *(*p)++ = (uint8_t)(v >> (8 * i));
-}
-
-/* A TZif version 2 image of one fixed offset (seconds east of UTC, >= 0)
- * named "TST": no transitions, one type, and the footer "<TST>-h:mm:ss".
- * Returns its length. */
-static size_t tzif_seconds(int secs, uint8_t *buf) {
-  uint8_t *p = buf;
-  for (int part = 0; part < 2; part++) {
-    memcpy(p, "TZif2", 5);
-    memset(p + 5, 0, 15);
-    p += 20;
-    /* isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt */
-    put32(&p, 0);
-    put32(&p, 0);
-    put32(&p, 0);
-    put32(&p, 0);
-    put32(&p, 1);
-    put32(&p, 4);
-    put32(&p, (uint32_t)secs);
-    *p++ = 0; /* isdst */
-    *p++ = 0; /* abbreviation index */
-    memcpy(p, "TST", 4);
-    p += 4;
-  }
-  p += (size_t)sprintf((char *)p, "\n<TST>-%d:%02d:%02d\n", secs / 3600,
-                       secs / 60 % 60, secs % 60);
-  return (size_t)(p - buf);
-}
-
-static size_t tzif_fixed(int hours, uint8_t *buf) {
-  return tzif_seconds(hours * 3600, buf);
-}
-
-/* Writes zone file name as a package does: a new file renamed over the
- * old one (a new inode), of offset secs. */
+/* Writes zone file name (offset secs) as a package does (a new inode). */
 static void zone_replace_named(const char *name, int secs) {
-  uint8_t buf[256];
-  size_t len = tzif_seconds(secs, buf);
-  char path[512], tmp[512];
+  char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s/Test/.Zone.tmp", dir);
-  FILE *f = fopen(tmp, "wb");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_EQUAL(fwrite(buf, 1, len, f), len);
-  CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-  CU_ASSERT_EQUAL_FATAL(rename(tmp, path), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_test_write_zone(path, secs), 0);
 }
 
 static void zone_replace(int hours) {
@@ -107,7 +63,7 @@ static void zone_replace(int hours) {
  * time back: only a forced re-read can notice. */
 static void zone_rewrite_unseen(int hours) {
   uint8_t buf[256];
-  size_t len = tzif_fixed(hours, buf);
+  size_t len = chime_test_tzif_fixed(hours * 3600, buf);
   char path[512];
   snprintf(path, sizeof path, "%s/" ZONE, dir);
   struct stat before;
