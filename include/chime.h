@@ -2132,10 +2132,11 @@ CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
  * the past is due at once and its misfire instruction applies.  A trigger
  * claimed or firing right now computes its next fire with the new rules
  * when it fires.  Without this call a running scheduler notices a changed
- * file at its next check-in (the file's inode, size and modification time
- * are compared every check-in interval); every node of a cluster does so
- * on its own, and the recompute is idempotent, so nodes agree once each
- * has read the same file (docs/operations.md, "tzdata updates").
+ * file at its check-ins (the file's inode, size and modification time are
+ * compared every check-in interval, at most once a second); every node of
+ * a cluster does so on its own, and the recompute is idempotent, so nodes
+ * agree once each has read the same file (docs/operations.md, "tzdata
+ * updates").
  * Returns: how many zones' rules changed since this scheduler last
  * recomputed (0: none); CHIME_ESHUTDOWN; CHIME_ENOMEM; a store error
  * (then the next check-in tries again).
