@@ -2128,7 +2128,8 @@ CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
  * time zone the process has loaded and, for each zone whose rules changed
  * (a tzdata update), recomputes the next fire of this scheduler's triggers
  * in that zone (cron, calendar-interval, daily-time-interval, recurrence)
- * from their previous fire with the new rules; a fire the new rules put in
+ * or naming a calendar that reads time in it, from their previous fire
+ * with the new rules; a fire the new rules put in
  * the past is due at once and its misfire instruction applies.  A trigger
  * claimed or firing right now computes its next fire with the new rules
  * when it fires.  Without this call a running scheduler notices a changed

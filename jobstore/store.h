@@ -308,8 +308,9 @@ struct chime_store_ops {
                             size_t *ret_recovered);
   /* recompute_zones (may be NULL: no trigger kept across a reload): the
    * rules of the zones named changed (triggers/tz_load.c reloaded them):
-   * each trigger in one of them that is not claimed (WAITING, PAUSED,
-   * BLOCKED, PAUSED_BLOCKED) gets its next fire recomputed with the new
+   * each trigger in one of them, or naming a calendar that reads time in
+   * one of them (rebuilt with the new rules), that is not claimed (WAITING,
+   * PAUSED, BLOCKED, PAUSED_BLOCKED) gets its next fire recomputed with the new
    * rules (chime__trigger_refire_after_change), under the same locks as
    * any change of a trigger; claimed ones compute their next fire with
    * the new rules when they fire.  Rows another transaction holds are

@@ -14,6 +14,10 @@
  * idempotent: several nodes doing it, in any order and at any time, write
  * the same time.
  *
+ * Calendars: a calendar reading wall-clock time in a changed zone (its
+ * text names the zone, and every load resolves it to the newest object)
+ * has the triggers naming it recomputed the same way.
+ *
  * Locks: batches of CHIME__MYSQL_ZONE_BATCH triggers, each one transaction that
  * locks the rows it changes (FOR UPDATE SKIP LOCKED: a row being claimed or
  * fired is skipped, and whoever holds it computes its next fire itself),
@@ -34,7 +38,8 @@
 #include <string.h>
 
 typedef struct zone_op {
-  const char *zone;
+  chime__mysql_stmt_id query;     /* CHIME__Q_TRIG_OF_ZONE or _OF_CAL_BATCH */
+  const char *zone;               /* the zone or calendar name */
   char *after_group, *after_name; /* the cursor: the last row looked at */
   size_t seen;                    /* rows this batch looked at */
   size_t moved;                   /* triggers whose next fire moved */
@@ -74,7 +79,7 @@ static int zone_batch_fn(chime__mysql_tx *tx, void *arg) {
                           chime__mysql_arg_text(n),
                           chime__mysql_arg_text(op->zone)};
   chime__mysql_rows rows;
-  int r = chime__mysql_query(tx, CHIME__Q_TRIG_OF_ZONE, a, 5, &rows);
+  int r = chime__mysql_query(tx, op->query, a, 5, &rows);
   assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
   size_t moved = 0;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
@@ -107,6 +112,61 @@ static int zone_batch_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
+/* The calendars that read time in a changed zone. */
+typedef struct cal_scan {
+  const char *const *zones;
+  size_t count;
+  char **names;
+  size_t n;
+} cal_scan;
+
+static void cal_scan_reset(void *arg) {
+  cal_scan *c = arg;
+  for (size_t i = 0; i < c->n; i++)
+    free(c->names[i]);
+  free(c->names);
+  c->names = NULL;
+  c->n = 0;
+}
+
+static int cal_scan_fn(chime__mysql_tx *tx, void *arg) {
+  cal_scan *c = arg;
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_CAL_LIST, a, 1, &rows);
+  if (r == 0 && rows.nrows > 0 &&
+      !(c->names = calloc(rows.nrows, sizeof *c->names)))
+    r = CHIME_ENOMEM;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    chime_calendar *cal = NULL;
+    const char *text = chime__mysql_rows_text(&rows, i, 1);
+    /* A calendar that no longer parses is left as it is. */
+    if (!text || chime__calendar_from_string(text, &cal, NULL, 0) < 0)
+      continue;
+    if (chime__calendar_uses_zone(cal, c->zones, c->count) &&
+        !(c->names[c->n++] = strdup(chime__mysql_rows_text(&rows, i, 0))))
+      r = CHIME_ENOMEM;
+    chime__calendar_unref(cal);
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* Recomputes, in batches, the unclaimed triggers where query's column is
+ * name; adds how many moved to *moved. */
+static int recompute_where(chime__mysql_store *s, chime__mysql_stmt_id query,
+                           const char *name, size_t *moved) {
+  zone_op op = {.query = query, .zone = name};
+  int r;
+  do {
+    r = chime__mysql_tx_run(s, zone_batch_fn, zone_reset, &op, NULL, 0);
+  } while (r == 0 && op.seen == CHIME__MYSQL_ZONE_BATCH);
+  *moved += op.moved;
+  free(op.after_group);
+  free(op.after_name);
+  return r;
+}
+
 int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
                                  size_t count, size_t *ret_recomputed) {
   if (count > 0 && !zones)
@@ -114,15 +174,14 @@ int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
   chime__mysql_store *s = chime__mysql_store_of(store);
   size_t moved = 0;
   int r = 0;
-  for (size_t z = 0; r == 0 && z < count; z++) {
-    zone_op op = {.zone = zones[z]};
-    do {
-      r = chime__mysql_tx_run(s, zone_batch_fn, zone_reset, &op, NULL, 0);
-    } while (r == 0 && op.seen == CHIME__MYSQL_ZONE_BATCH);
-    moved += op.moved;
-    free(op.after_group);
-    free(op.after_name);
-  }
+  for (size_t z = 0; r == 0 && z < count; z++)
+    r = recompute_where(s, CHIME__Q_TRIG_OF_ZONE, zones[z], &moved);
+  cal_scan c = {.zones = zones, .count = count};
+  if (r == 0 && count > 0)
+    r = chime__mysql_tx_run(s, cal_scan_fn, cal_scan_reset, &c, NULL, 0);
+  for (size_t i = 0; r == 0 && i < c.n; i++)
+    r = recompute_where(s, CHIME__Q_TRIG_OF_CAL_BATCH, c.names[i], &moved);
+  cal_scan_reset(&c);
   if (r == 0 && ret_recomputed)
     *ret_recomputed = moved;
   return r;

@@ -8,6 +8,7 @@
 #include "store-conformance-impl.h"
 
 #include "harness.h"
+#include "triggers/calendar.h"
 #include "triggers/tz.h"
 
 #include <stdio.h>
@@ -184,7 +185,9 @@ static void test_store_recurrence(void) {
  * "Conf/Zone", +01:00 then +02:00 (a temporary zoneinfo folder), moves
  * from 08:00Z to 07:00Z when WAITING or PAUSED; a claimed trigger keeps
  * the fire it was claimed for and computes its next one with the new
- * rules; a second recompute changes nothing (idempotent). */
+ * rules; an hourly UTC cron whose calendar (in Conf/Zone) excludes local
+ * times before 09:00 moves the same way; a second recompute changes
+ * nothing (idempotent). */
 static void test_store_zone_rules_reloaded(void) {
   char dir[] = "/tmp/chime-sc-zones-XXXXXX", sub[64], path[96];
   CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
@@ -198,16 +201,30 @@ static void test_store_zone_rules_reloaded(void) {
   CU_ASSERT_EQUAL(chime__zone_check(false, NULL, NULL), 0);
   chime_store *st = sc_open();
   sc_add_job(st, "g", "j", "t", true);
-  const char *exprs[][2] = {
-      {"w", "0 0 9 * * ?"}, {"p", "0 0 9 * * ?"}, {"a", "0 0 6 * * ?"}};
-  for (int i = 0; i < 3; i++) {
+  const chime_zone *zone = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_zone_get("Conf/Zone", &zone), 0);
+  chime_calendar_opts copts = {.zone = zone};
+  chime_calendar *cal = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(&copts, 0, 9 * 3600000 - 1,
+                                                  false, &cal, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->calendar_add(st, "mornings", cal, false, false), 0);
+  chime__calendar_unref(cal);
+  const char *exprs[][3] = {{"w", "0 0 9 * * ?", "Conf/Zone"},
+                            {"p", "0 0 9 * * ?", "Conf/Zone"},
+                            {"a", "0 0 6 * * ?", "Conf/Zone"},
+                            {"c", "0 0 * * * ?", "UTC"}};
+  for (int i = 0; i < 4; i++) {
     chime_trigger *t = NULL;
     char err[256] = "";
     CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("zt", exprs[i][0], exprs[i][1],
-                                                 "Conf/Zone", &t, err,
+                                                 exprs[i][2], &t, err,
                                                  sizeof err),
                           0);
     CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+    if (i == 3)
+      CU_ASSERT_EQUAL_FATAL(chime_trigger_set_calendar(t, "mornings"), 0);
     CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
     CU_ASSERT_EQUAL_FATAL(
         st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
@@ -215,6 +232,7 @@ static void test_store_zone_rules_reloaded(void) {
   }
   CU_ASSERT_EQUAL(sc_next(st, "zt", "w"), T0 + 8 * HOUR);
   CU_ASSERT_EQUAL(sc_next(st, "zt", "a"), T0 + 5 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "c"), T0 + 8 * HOUR);
   CU_ASSERT_EQUAL(st->ops->pause_trigger(st, "zt", "p"), 0);
   chime_fire **claimed;
   size_t n = sc_acquire(st, T0 + 5 * HOUR, T0 + 5 * HOUR, 1, NULL, &claimed);
@@ -234,7 +252,8 @@ static void test_store_zone_rules_reloaded(void) {
   CU_ASSERT_EQUAL(
       st->ops->recompute_zones(st, (const char *const *)names, nnames, &moved),
       0);
-  CU_ASSERT_EQUAL(moved, 2);
+  CU_ASSERT_EQUAL(moved, 3);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "c"), T0 + 7 * HOUR);
   CU_ASSERT_EQUAL(sc_next(st, "zt", "w"), T0 + 7 * HOUR);
   CU_ASSERT_EQUAL(sc_next(st, "zt", "p"), T0 + 7 * HOUR);
   CU_ASSERT_EQUAL(sc_status(st, "zt", "p"), CHIME_TRIGGER_PAUSED);
