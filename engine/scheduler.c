@@ -481,6 +481,7 @@ void chime__scheduler_release(chime_scheduler *s) {
   chime__registry_clear(s);
   chime__listeners_clear(s);
   chime__metrics_clear(&s->metrics);
+  chime__zones_free(s);
   if (s->store)
     s->store->ops->free(s->store);
   free(s->queue);

@@ -391,7 +391,9 @@ bool chime__mem_recompute(mem_store *s, mem_trigger *mt);
 /* ------------------------------------------------------------- zones.c */
 
 int chime__mem_recompute_zones(chime_store *store, const char *const *zones,
-                               size_t count, size_t *ret_recomputed);
+                               size_t count, size_t max,
+                               chime_zones_cursor **cursor,
+                               size_t *ret_recomputed);
 
 /* -------------------------------------------------------------- lists.c */
 

@@ -124,8 +124,15 @@ static void zone_changed(void *value, void *arg) {
 }
 
 int chime__mem_recompute_zones(chime_store *store, const char *const *zones,
-                               size_t count, size_t *ret_recomputed) {
+                               size_t count, size_t max,
+                               chime_zones_cursor **cursor,
+                               size_t *ret_recomputed) {
   mem_store *s = (mem_store *)store;
+  (void)max; /* one pass under the lock: no step to stop at */
+  if (cursor) {
+    chime__zones_cursor_free(*cursor);
+    *cursor = NULL;
+  }
   if (count > 0 && !zones)
     return CHIME_EINVAL;
   zone_arg a = {.s = s, .zones = zones, .count = count};

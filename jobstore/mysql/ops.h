@@ -51,7 +51,9 @@ int chime__mysql_trigger_replace(chime_store *store, const char *group,
 
 /* zones.c: reloaded zone rules. */
 int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
-                                 size_t count, size_t *ret_recomputed);
+                                 size_t count, size_t max,
+                                 chime_zones_cursor **cursor,
+                                 size_t *ret_recomputed);
 
 /* calendar.c: calendars. */
 int chime__mysql_calendar_add(chime_store *store, const char *name,

@@ -37,17 +37,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One batch: its rows after (after_group, after_name) where the query's
+ * column is name; the key of its last row goes to next_* (taken into the
+ * cursor only once the batch committed). */
 typedef struct zone_op {
-  chime__mysql_stmt_id query;     /* CHIME__Q_TRIG_OF_ZONE or _OF_CAL_BATCH */
-  const char *zone;               /* the zone or calendar name */
-  char *after_group, *after_name; /* the cursor: the last row looked at */
-  size_t seen;                    /* rows this batch looked at */
-  size_t moved;                   /* triggers whose next fire moved */
+  chime__mysql_stmt_id query; /* CHIME__Q_TRIG_OF_ZONE or _OF_CAL_BATCH */
+  const char *name;           /* the zone or calendar name */
+  const char *after_group, *after_name; /* borrowed; NULL: from the start */
+  char *next_group, *next_name;         /* owned */
+  size_t seen;                          /* rows the batch looked at */
+  size_t moved;                         /* triggers whose next fire moved */
 } zone_op;
 
 static void zone_reset(void *arg) {
   zone_op *op = arg;
-  op->seen = 0;
+  free(op->next_group);
+  free(op->next_name);
+  op->next_group = op->next_name = NULL;
+  op->seen = op->moved = 0;
 }
 
 static int recompute_row(chime__mysql_tx *tx, chime__mysql_rows *rows, size_t i,
@@ -77,7 +84,7 @@ static int zone_batch_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_text(g), chime__mysql_arg_text(g),
                           chime__mysql_arg_text(n),
-                          chime__mysql_arg_text(op->zone)};
+                          chime__mysql_arg_text(op->name)};
   chime__mysql_rows rows;
   int r = chime__mysql_query(tx, op->query, a, 5, &rows);
   assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
@@ -98,15 +105,13 @@ static int zone_batch_fn(chime__mysql_tx *tx, void *arg) {
       free(ln);
       r = CHIME_ENOMEM;
     } else {
-      free(op->after_group);
-      free(op->after_name);
-      op->after_group = lg;
-      op->after_name = ln;
+      op->next_group = lg;
+      op->next_name = ln;
     }
   }
   if (r == 0) {
     op->seen = rows.nrows;
-    op->moved += moved;
+    op->moved = moved;
   }
   chime__mysql_rows_free(&rows);
   return r;
@@ -152,37 +157,88 @@ static int cal_scan_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
-/* Recomputes, in batches, the unclaimed triggers where query's column is
- * name; adds how many moved to *moved. */
-static int recompute_where(chime__mysql_store *s, chime__mysql_stmt_id query,
-                           const char *name, size_t *moved) {
-  zone_op op = {.query = query, .zone = name};
-  int r;
-  do {
-    r = chime__mysql_tx_run(s, zone_batch_fn, zone_reset, &op, NULL, 0);
-  } while (r == 0 && op.seen == CHIME__MYSQL_ZONE_BATCH);
-  *moved += op.moved;
-  free(op.after_group);
-  free(op.after_name);
-  return r;
+/* The zone or calendar the cursor is at, and its query; false when done.
+ * A cursor past the zones learns the calendars first (one transaction). */
+static int cursor_at(chime__mysql_store *s, chime_zones_cursor *c,
+                     const char *const *zones, size_t count,
+                     chime__mysql_stmt_id *ret_query, const char **ret_name) {
+  if (!c->calendars && c->zone < count) {
+    *ret_query = CHIME__Q_TRIG_OF_ZONE;
+    *ret_name = zones[c->zone];
+    return 1;
+  }
+  if (!c->calendars) {
+    cal_scan scan = {.zones = zones, .count = count};
+    int r = chime__mysql_tx_run_hot(s, cal_scan_fn, cal_scan_reset, &scan);
+    if (r < 0) {
+      cal_scan_reset(&scan);
+      return r;
+    }
+    c->cals = scan.names;
+    c->ncals = scan.n;
+    c->cal = 0;
+    c->calendars = true;
+  }
+  if (c->cal >= c->ncals)
+    return 0;
+  *ret_query = CHIME__Q_TRIG_OF_CAL_BATCH;
+  *ret_name = c->cals[c->cal];
+  return 1;
 }
 
 int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
-                                 size_t count, size_t *ret_recomputed) {
-  if (count > 0 && !zones)
+                                 size_t count, size_t max,
+                                 chime_zones_cursor **cursor,
+                                 size_t *ret_recomputed) {
+  assert(cursor);
+  chime_zones_cursor *c = *cursor;
+  *cursor = NULL;
+  if (count > 0 && !zones) {
+    chime__zones_cursor_free(c);
     return CHIME_EINVAL;
+  }
+  if (!c && !(c = calloc(1, sizeof *c)))
+    return CHIME_ENOMEM;
   chime__mysql_store *s = chime__mysql_store_of(store);
-  size_t moved = 0;
-  int r = 0;
-  for (size_t z = 0; r == 0 && z < count; z++)
-    r = recompute_where(s, CHIME__Q_TRIG_OF_ZONE, zones[z], &moved);
-  cal_scan c = {.zones = zones, .count = count};
-  if (r == 0 && count > 0)
-    r = chime__mysql_tx_run(s, cal_scan_fn, cal_scan_reset, &c, NULL, 0);
-  for (size_t i = 0; r == 0 && i < c.n; i++)
-    r = recompute_where(s, CHIME__Q_TRIG_OF_CAL_BATCH, c.names[i], &moved);
-  cal_scan_reset(&c);
-  if (r == 0 && ret_recomputed)
+  size_t looked = 0, moved = 0;
+  int r;
+  for (;;) {
+    chime__mysql_stmt_id query;
+    const char *name;
+    if ((r = cursor_at(s, c, zones, count, &query, &name)) <= 0)
+      break;
+    if (max > 0 && looked >= max)
+      break; /* r == 1: more to do */
+    zone_op op = {.query = query,
+                  .name = name,
+                  .after_group = c->after_group,
+                  .after_name = c->after_name};
+    r = chime__mysql_tx_run_hot(s, zone_batch_fn, zone_reset, &op);
+    if (r < 0) {
+      zone_reset(&op);
+      break;
+    }
+    looked += op.seen;
+    moved += op.moved;
+    free(c->after_group);
+    free(c->after_name);
+    c->after_group = op.next_group;
+    c->after_name = op.next_name;
+    if (op.seen < CHIME__MYSQL_ZONE_BATCH) { /* this one is done */
+      free(c->after_group);
+      free(c->after_name);
+      c->after_group = c->after_name = NULL;
+      if (c->calendars)
+        c->cal++;
+      else
+        c->zone++;
+    }
+  }
+  if (r == 1)
+    *cursor = c;
+  else
+    chime__zones_cursor_free(c);
+  if (r >= 0 && ret_recomputed)
     *ret_recomputed = moved;
   return r;
 }
