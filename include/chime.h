@@ -176,7 +176,10 @@ typedef struct chime_zone chime_zone;
 
 /*
  * chime_zone_get: finds a time zone by name, loading and caching it on first
- * use.
+ * use.  When the zone's file changed since (a tzdata update, noticed by
+ * chime_scheduler_reload_zones or a running scheduler's check-in), a later
+ * call returns a new zone with the new rules; a zone returned before keeps
+ * its old rules and stays valid.
  * Returns: 0; CHIME_EINVAL (NULL or empty name); CHIME_EUNKNOWNZONE (no such
  * zone: never a silent UTC); CHIME_EFORMAT (the zone file is damaged);
  * CHIME_EIO (the zone file could not be read); CHIME_ENOMEM.
