@@ -372,6 +372,9 @@ static void on_checkin_timer(uv_timer_t *t) {
     s->loop_healthy_since = started;
   s->loop_checkin_ok_ms = started;
   chime__runs_poll(s); /* interrupts from other nodes, ignored ones */
+  /* Zone files changed under a running node (tzdata): zones.c. */
+  if ((r = chime__zones_tick(s)) < 0)
+    chime__report_error(s, r, "recomputing triggers after a zone update");
   if (s->loop_fenced) {
     s->loop_fenced = false;
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");

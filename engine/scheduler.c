@@ -22,6 +22,8 @@
 #include "chime-uv.h"
 #include "core/clock.h"
 #include "engine/engine.h"
+
+#include "triggers/tz.h"
 #include "model/records.h"
 
 #include <assert.h>
@@ -110,6 +112,8 @@ int chime_scheduler_new(const chime_config *config,
                              "cannot create the scheduler's locks");
   }
   s->serial = atomic_fetch_add(&next_serial, 1);
+  /* Its store computes with the zones' newest rules from here (zones.c). */
+  atomic_init(&s->zones_gen, chime__zone_generation());
   s->state = CHIME_SCHEDULER_STANDBY;
   atomic_init(&s->listeners, NULL);
   atomic_init(&s->manual_seq, 0);
@@ -479,6 +483,7 @@ void chime__scheduler_release(chime_scheduler *s) {
   chime__registry_clear(s);
   chime__listeners_clear(s);
   chime__metrics_clear(&s->metrics);
+  chime__zones_free(s);
   if (s->store)
     s->store->ops->free(s->store);
   free(s->queue);

@@ -176,7 +176,10 @@ typedef struct chime_zone chime_zone;
 
 /*
  * chime_zone_get: finds a time zone by name, loading and caching it on first
- * use.
+ * use.  When the zone's file changed since (a tzdata update, noticed by
+ * chime_scheduler_reload_zones or a running scheduler's check-in), a later
+ * call returns a new zone with the new rules; a zone returned before keeps
+ * its old rules and stays valid.
  * Returns: 0; CHIME_EINVAL (NULL or empty name); CHIME_EUNKNOWNZONE (no such
  * zone: never a silent UTC); CHIME_EFORMAT (the zone file is damaged);
  * CHIME_EIO (the zone file could not be read); CHIME_ENOMEM.
@@ -2160,6 +2163,29 @@ CHIME_EXTERN int chime_scheduler_resume_triggers(chime_scheduler *scheduler,
  */
 CHIME_EXTERN int chime_scheduler_pause_all(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
+
+/*
+ * chime_scheduler_reload_zones: reads again the zoneinfo file of every
+ * time zone the process has loaded and, for each zone whose rules changed
+ * (a tzdata update), recomputes the next fire of this scheduler's triggers
+ * in that zone (cron, calendar-interval, daily-time-interval, recurrence)
+ * or naming a calendar that reads time in it, from their previous fire
+ * with the new rules; a fire the new rules put in
+ * the past is due at once and its misfire instruction applies.  A trigger
+ * claimed or firing right now computes its next fire with the new rules
+ * when it fires.  Without this call a running scheduler notices a changed
+ * file at its check-ins (the file's inode, size and modification time are
+ * compared every check-in interval, at most once a second); every node of
+ * a cluster does so on its own, and the recompute is idempotent, so nodes
+ * agree once each has read the same file (docs/operations.md, "tzdata
+ * updates").
+ * Returns: how many zones' rules changed since this scheduler last
+ * recomputed (0: none); CHIME_ESHUTDOWN; CHIME_ENOMEM; a store error
+ * (then the next check-in tries again).
+ * Ownership: none.
+ * Thread: any but a job's or a listener's (it waits for the store).
+ */
+CHIME_EXTERN int chime_scheduler_reload_zones(chime_scheduler *scheduler);
 
 /*
  * chime_scheduler_add_calendar: keeps calendar under name for the triggers

@@ -145,6 +145,20 @@ bool chime__type_set_has(const chime_type_set *set, const char *type);
 
 /* Called by scan_misfires for each trigger whose misfire was handled:
  * trigger shows the state after the instruction. */
+/* Where a store's recompute_zones stopped (store.h's contract): the zone
+ * or calendar it was at, and the last trigger key done there. */
+typedef struct chime_zones_cursor {
+  size_t zone;       /* index in the zones given */
+  bool calendars;    /* past the zones: at the calendars' triggers */
+  char **cals;       /* the calendars reading time in those zones */
+  size_t ncals, cal; /* how many, and the index at */
+  char *after_group; /* the last trigger key looked at, or NULL */
+  char *after_name;
+} chime_zones_cursor;
+
+/* Frees a cursor of recompute_zones (NULL allowed).  store.c. */
+void chime__zones_cursor_free(chime_zones_cursor *cursor);
+
 typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
 /* What history_list returns runs for (NULL / 0: any). */
@@ -317,6 +331,26 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* recompute_zones (may be NULL: no trigger kept across a reload): the
+   * rules of the zones named changed (triggers/tz_load.c reloaded them):
+   * each trigger in one of them, or naming a calendar that reads time in
+   * one of them (rebuilt with the new rules), that is not claimed
+   * (WAITING, PAUSED, BLOCKED, PAUSED_BLOCKED) gets its next fire
+   * recomputed with the new rules (chime__trigger_refire_after_change),
+   * under the same locks as any change of a trigger; claimed ones compute
+   * their next fire with the new rules when they fire.  Rows another
+   * transaction holds are skipped (SKIP LOCKED): whoever holds them
+   * computes with its own rules, and every node recomputes once it
+   * reloaded (engine/zones.c).  In steps: a call looks at about max
+   * triggers at most (0: no limit; a store may do more at once) and keeps
+   * its place in *cursor (NULL to begin).  Returns: 0, done (*cursor freed
+   * and NULL); 1, more to do (call again with the same zones and cursor);
+   * or an error (*cursor freed and NULL).  *ret_recomputed (may be NULL)
+   * counts the triggers whose next fire moved in this call. */
+  int (*recompute_zones)(chime_store *store, const char *const *zones,
+                         size_t count, size_t max,
+                         struct chime_zones_cursor **cursor,
+                         size_t *ret_recomputed);
   /* hand_over (may be NULL: a store no other process shares): a stopping
    * node gives the cluster the fires it still holds, at once and in one
    * transaction, as recovery of a dead node would (claims returned;

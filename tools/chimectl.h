@@ -268,6 +268,7 @@ int ctl_cmd_show(ctl *c);
 int ctl_cmd_watch(ctl *c);
 int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
+int ctl_cmd_zones(ctl *c);
 int ctl_cmd_running(ctl *c);
 int ctl_cmd_events(ctl *c);
 int ctl_cmd_cancel(ctl *c);

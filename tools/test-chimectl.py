@@ -518,6 +518,21 @@ def main():
     expect("delete unknown", ["delete", "trigger", "ops.late", "--yes"], 3)
     expect("delete bad usage", ["delete", "calendar", "x.y", "--yes"], 2)
 
+    # zones (the setup's triggers name Asia/Shanghai, Europe/Berlin, UTC and,
+    # through its TZID, Europe/Paris); nothing changed, so nothing moves.
+    expect("zones", ["zones"], 0, has=["ZONE", "Asia/Shanghai", "+08:00"])
+    rc, zs = js(["zones"])
+    zn = {z["zone"]: z for z in zs} if rc == 0 else {}
+    check("zones json", rc == 0 and zn["Asia/Shanghai"]["triggers"] >= 1
+          and zn["Asia/Shanghai"]["offset_now"] == "+08:00", zs)
+    rc, zr = js(["zones", "reload"])
+    check("zones reload", rc == 0 and zr["zones"] == len(zs) and zr["recomputed"] == 0, zr)
+    expect("zones reload one", ["zones", "reload", "Asia/Shanghai"], 0,
+           has=["reloaded 1 zone(s)", "0 trigger(s) moved"])
+    expect("zones reload unknown", ["zones", "reload", "Nope/Nowhere"], 3,
+           err_has=["Nope/Nowhere"])
+    expect("zones bad usage", ["zones", "list"], 2)
+
     # leases
     expect("leases", ["leases"], 0, has=["nightly", "live-node", "hostA", "4242", "held", "old", "free"])
     rc, ls = js(["leases"])

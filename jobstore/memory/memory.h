@@ -9,6 +9,7 @@
  *   triggers.c   trigger entries, their state changes, and the trigger
  *                operations;
  *   calendars.c  calendars and what a changed calendar does to triggers;
+ *   zones.c      what reloaded zone rules do to triggers;
  *   lists.c      key lists (jobs, triggers, the triggers of a job);
  *   pause.c      pausing and resuming, and the remembered paused groups;
  *   fire.c       the firing protocol (acquire, fire, complete, release);
@@ -384,6 +385,16 @@ int chime__mem_calendar_remove(chime_store *store, const char *name);
 int chime__mem_calendar_get(chime_store *store, const char *name,
                             chime_calendar **ret_calendar);
 void chime__mem_calendar_free(void *calendar, void *unused);
+/* Recomputes an unclaimed trigger's next fire after its calendar or its
+ * zone's rules changed; returns whether it moved.  Lock held. */
+bool chime__mem_recompute(mem_store *s, mem_trigger *mt);
+
+/* ------------------------------------------------------------- zones.c */
+
+int chime__mem_recompute_zones(chime_store *store, const char *const *zones,
+                               size_t count, size_t max,
+                               chime_zones_cursor **cursor,
+                               size_t *ret_recomputed);
 
 /* -------------------------------------------------------------- lists.c */
 

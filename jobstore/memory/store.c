@@ -166,6 +166,7 @@ static const chime_store_ops memory_ops = {
     .scan_misfires = chime__mem_scan_misfires,
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
+    .recompute_zones = chime__mem_recompute_zones,
     .fire_tx_begin = mem_fire_tx_begin,
     .lease_acquire = chime__mem_lease_acquire,
     .lease_extend = chime__mem_lease_extend,

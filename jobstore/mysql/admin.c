@@ -352,6 +352,17 @@ int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause) {
                : a->store->ops->resume_all(a->store);
 }
 
+int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
+                                       const char *const *zones, size_t count,
+                                       size_t *ret_recomputed) {
+  assert(a);
+  chime_zones_cursor *cursor = NULL; /* no limit: done in one call */
+  int r = a->store->ops->recompute_zones(a->store, zones, count, 0, &cursor,
+                                         ret_recomputed);
+  assert(r != 1 && cursor == NULL);
+  return r;
+}
+
 int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
                                   const char *name) {
   assert(a);

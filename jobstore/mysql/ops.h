@@ -49,6 +49,12 @@ int chime__mysql_trigger_replace(chime_store *store, const char *group,
                                  int64_t *ret_first_fire_ms, char *errbuf,
                                  size_t errbuf_len);
 
+/* zones.c: reloaded zone rules. */
+int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
+                                 size_t count, size_t max,
+                                 chime_zones_cursor **cursor,
+                                 size_t *ret_recomputed);
+
 /* calendar.c: calendars. */
 int chime__mysql_calendar_add(chime_store *store, const char *name,
                               const chime_calendar *calendar, bool replace,

@@ -52,6 +52,14 @@
   "AND f.state = 'EXECUTING' AND f.forbid = 1) THEN 'BLOCKED' ELSE "           \
   "'WAITING' END WHERE "
 
+/* recompute_zones (zones.c): a batch of triggers where column = ?. */
+#define TRIG_UNCLAIMED_AFTER(column)                                           \
+  "SELECT " T " FROM {P}triggers WHERE sched_name = ? AND (trigger_group > "   \
+  "? OR (trigger_group = ? AND trigger_name > ?)) AND " column " = ? AND "     \
+  "state IN ('WAITING', 'PAUSED', 'BLOCKED', 'PAUSED_BLOCKED') ORDER BY "      \
+  "trigger_group, trigger_name LIMIT " CHIME__MYSQL_STR(                       \
+      CHIME__MYSQL_ZONE_BATCH) " FOR UPDATE SKIP LOCKED"
+
 static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_JOB_LOCK] =
         "SELECT durable FROM {P}jobs WHERE " JOB_KEY " FOR UPDATE",
@@ -117,6 +125,13 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_TRIG_OF_CALENDAR] =
         "SELECT " T " FROM {P}triggers WHERE sched_name = "
         "? AND calendar_name = ? FOR UPDATE",
+    /* recompute_zones (zones.c): the next batch of unclaimed triggers in
+     * a zone, or naming a calendar, after the cursor (group, name), in key
+     * order. */
+    [CHIME__Q_TRIG_OF_ZONE] = TRIG_UNCLAIMED_AFTER("zone_name"),
+    [CHIME__Q_TRIG_OF_CAL_BATCH] = TRIG_UNCLAIMED_AFTER("calendar_name"),
+    [CHIME__Q_CAL_LIST] = "SELECT calendar_name, definition FROM "
+                          "{P}calendars WHERE sched_name = ?",
     [CHIME__Q_TRIG_CALENDAR_USED] =
         "SELECT 1 FROM {P}triggers WHERE sched_name = ? "
         "AND calendar_name = ? LIMIT 1",

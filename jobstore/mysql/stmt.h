@@ -53,6 +53,9 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_TRIG_STATUS,
   CHIME__Q_TRIG_OF_CALENDAR,
   CHIME__Q_TRIG_CALENDAR_USED,
+  CHIME__Q_TRIG_OF_ZONE,
+  CHIME__Q_TRIG_OF_CAL_BATCH,
+  CHIME__Q_CAL_LIST,
   CHIME__Q_PAUSE_KEY,
   CHIME__Q_PAUSE_JOB,
   CHIME__Q_PAUSE_LIKE,
@@ -127,6 +130,9 @@ typedef struct chime__mysql_conn {
 
 #define CHIME__MYSQL_STR_(x) #x
 #define CHIME__MYSQL_STR(x) CHIME__MYSQL_STR_(x)
+
+/* Triggers recomputed per transaction after a zone reload (zones.c). */
+#define CHIME__MYSQL_ZONE_BATCH 200
 /*
  * The lease rule of jobstore/store.h in SQL, for the nodes row whose
  * columns are prefixed with a (e.g. "d." or ""): the instant its lease

@@ -102,6 +102,7 @@ static const chime_store_ops mysql_ops = {
     .still_owned = chime__mysql_still_owned,
     .next_due = chime__mysql_next_due,
     .scan_misfires = chime__mysql_scan_misfires,
+    .recompute_zones = chime__mysql_recompute_zones,
     .checkin = chime__mysql_checkin,
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,

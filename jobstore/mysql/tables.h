@@ -72,6 +72,14 @@ int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
 int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,
                               const char *name, bool lock, chime_trigger **ret);
 
+/* Recomputes an unclaimed trigger's next fire after its calendar was
+ * replaced or its zone's rules were reloaded (t's schedule has the new
+ * calendar and zone), and writes it when it changed (*ret_moved, may be
+ * NULL, says so); claimed, complete and broken triggers are left alone.
+ * The row must be locked.  calendar.c. */
+int chime__mysql_trigger_recompute(chime__mysql_tx *tx, chime_trigger *t,
+                                   bool *ret_moved);
+
 /* Writes a trigger's fire state and store state, dropping any claim. */
 int chime__mysql_trigger_save_state(chime__mysql_tx *tx,
                                     const chime_trigger *t);

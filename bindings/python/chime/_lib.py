@@ -219,6 +219,7 @@ _PROTOTYPES = [
     ("chime_scheduler_resume_triggers", _i, [_vp, _i, _cp]),
     ("chime_scheduler_pause_all", _i, [_vp]),
     ("chime_scheduler_resume_all", _i, [_vp]),
+    ("chime_scheduler_reload_zones", _i, [_vp]),
     ("chime_scheduler_add_calendar", _i, [_vp, _cp, _vp, _b, _b]),
     ("chime_scheduler_remove_calendar", _i, [_vp, _cp]),
     ("chime_scheduler_add_listener", _i, [_vp, _u, LISTENER_FN, _vp, _vp]),
