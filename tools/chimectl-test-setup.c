@@ -256,7 +256,10 @@ int main(int argc, char **argv) {
               "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
               "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)",
               p) ||
-          sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
+          sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms) VALUES "
+              "(99, 0)",
+              p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
         "fired", "triggers", "jobs",           "calendars", "paused_groups",

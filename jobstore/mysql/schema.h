@@ -15,6 +15,23 @@
 extern const char *const *const chime__mysql_migrations[];
 /* Their number: the schema version this library writes. */
 extern const size_t chime__mysql_migration_count;
+/* Per migration, the oldest schema version whose nodes can serve a schema
+ * at that version (recorded in schema_version.compatible_with; a node
+ * accepts a newer schema whose value is at most its own version). */
+extern const long chime__mysql_migration_compat[];
+
+/*
+ * chime__mysql_migration_statements: the statements of migration n
+ * (1-based), the table prefix substituted, in order: what the store runs
+ * one by one (tests use it to build a schema at an older version, or to
+ * cut a migration short).  Every statement is repeatable: a migration
+ * interrupted after any of them completes when it is run again.
+ * Returns: 0; CHIME_ENOMEM.  Thread: any.  Ownership: *ret_stmts is the
+ * caller's (chime__mysql_migration_statements_free).
+ */
+int chime__mysql_migration_statements(const char *prefix, size_t n,
+                                      char ***ret_stmts, size_t *ret_count);
+void chime__mysql_migration_statements_free(char **stmts, size_t count);
 
 /*
  * chime__mysql_schema_version: the version recorded in the schema_version
