@@ -2,11 +2,19 @@
  * mysql/schema.c: the MySQL store's schema: at open it reads the version
  * from the schema_version table and creates the schema (URL parameter
  * auto_create=1) when there is none, applies the newer migrations
- * (migrate=1) when it is older, and refuses to start (CHIME_ESCHEMA, with
- * a message saying what to do) when it is missing, older without migrate,
- * or newer than this library.  The migrations are sql/NNN_*.sql, embedded
- * at build time by sql/embed.py; creation and migration run under a named
- * lock (GET_LOCK) so that nodes starting together do it once.
+ * (migrate=1) when it is older, serves it when it is newer but says it is
+ * compatible with this library's version (schema_version.compatible_with),
+ * and refuses to start (CHIME_ESCHEMA, with a message saying what to do)
+ * when it is missing, older without migrate, or newer and not compatible.
+ * The migrations are sql/NNN_*.sql, embedded at build time by
+ * sql/embed.py; creation and migration run under a named lock (GET_LOCK)
+ * so that nodes starting together do it once.
+ *
+ * Migrations run statement by statement.  Every statement is repeatable
+ * (IF NOT EXISTS ...): MySQL DDL is not transactional, and a migration
+ * cut short completes when it is run again.  A statement never waits in a
+ * table's metadata-lock queue, where it would hold up every node's
+ * statements on that table (run_ddl).
  *
  * Thread: the one opening the store, on the connection it opened; the
  * schema lock is the server's (a named lock), no mutex of this process.

@@ -45,10 +45,13 @@ int chime__mysql_schema_version(MYSQL *db, const char *prefix, long *ret,
 /*
  * chime__mysql_schema_settle: creates the schema (URL parameter
  * auto_create=1) when there is none, applies the newer migrations
- * (migrate=1) when it is older, and refuses (CHIME_ESCHEMA, errbuf saying
- * what to do) when it is missing, older without migrate, or newer than
- * this library.  Creation and migration run under a named lock, so nodes
- * starting together do it once.  db is the connection store.c opened.
+ * (migrate=1) when it is older, accepts a newer one whose newest row says
+ * it is compatible with this library's version, and refuses
+ * (CHIME_ESCHEMA, errbuf saying what to do) when it is missing, older
+ * without migrate, or newer and not compatible.  Creation and migration
+ * run under a named lock, so nodes starting together do it once; a
+ * migration statement never queues for a table's metadata lock for more
+ * than a second.  db is the connection store.c opened.
  */
 int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
                                size_t errbuf_len);
