@@ -557,6 +557,15 @@ static int runs_of(const char *trigger, int64_t *sched, int max) {
   return c;
 }
 
+static int recovered_runs(void) {
+  int c = 0;
+  pthread_mutex_lock(&seen.mu);
+  for (int i = 0; i < seen.n; i++)
+    c += seen.r[i].recovering;
+  pthread_mutex_unlock(&seen.mu);
+  return c;
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
@@ -585,7 +594,7 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   build_at(db, "mup_d_", k);
   int64_t t0 =
       query_int(db, "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)") +
-      1000;
+      500;
   fill(db, k, t0);
   pthread_mutex_lock(&seen.mu);
   seen.n = 0;
@@ -599,9 +608,20 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "record", record, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
-  /* Until t0 + 1.2 s: 5 fire times of each periodic trigger. */
-  while (wall_ms() < t0 + 1200 + 100)
-    sleep_ms(50);
+  /* Until each periodic trigger ran 4 times and the dead node's fire was
+   * recovered (or 20 s). */
+  for (int64_t end = wall_ms() + 20000; wall_ms() < end; sleep_ms(20)) {
+    static const char *const periodic[] = {"t_wait", "t_rec", "t_acq",
+                                           "t_blocked"};
+    int64_t sched[MAX_RUNS];
+    int least = MAX_RUNS;
+    for (size_t i = 0; i < 4; i++) {
+      int n = runs_of(periodic[i], sched, MAX_RUNS);
+      least = n < least ? n : least;
+    }
+    if (least >= 4 && recovered_runs() >= 1)
+      break;
+  }
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(
       query_int(db, "SELECT MAX(version) FROM mup_d_schema_version"),
