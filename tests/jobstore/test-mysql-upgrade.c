@@ -10,10 +10,12 @@
  *     long transaction blocks the migration, which completes after it;
  *   - a schema at each earlier version, holding every kind of row that
  *     version has (jobs; WAITING, BLOCKED, PAUSED and ACQUIRED triggers; a
- *     dead node with EXECUTING fires, sessions, a lease, a checkpoint;
- *     history; paused groups), is migrated by a node of this library, which
- *     fires every trigger on, recovers the dead node's fires, and neither
- *     doubles nor loses a fire;
+ *     dead node with EXECUTING fires, sessions, a lease, a checkpoint, a
+ *     sharded fire with one shard done and one running; history; paused
+ *     groups), written with that version's columns, is migrated by a node
+ *     of this library, which fires every trigger on, recovers the dead
+ *     node's fires (the shard, the checkpoint), and neither doubles nor
+ *     loses a fire;
  *   - a node serves a newer schema that says it is compatible with its
  *     version, and refuses one that does not.
  * Tables: prefixes mup_*_ in the test database.
@@ -419,6 +421,7 @@ typedef struct run {
   int64_t fire_id;
   bool recovering;
   bool checkpoint_seen;
+  int shard; /* the shard's index, -1 for a run that is none */
 } run;
 
 static struct {
@@ -436,6 +439,9 @@ static void record(chime_ctx *ctx, void *user_data) {
   one.sched = chime_ctx_get_scheduled_ms(ctx);
   one.fire_id = chime_ctx_get_fire_id(ctx);
   one.recovering = chime_ctx_is_recovering(ctx);
+  int index = 0, total = 0;
+  one.shard =
+      chime_ctx_get_shard(ctx, &index, &total) == 1 && total == 2 ? index : -1;
   const void *data = NULL;
   size_t len = 0;
   if (one.recovering && chime_ctx_checkpoint_get(ctx, &data, &len) == 1 &&
@@ -538,10 +544,50 @@ static void fill(MYSQL *db, size_t k, int64_t t0) {
          "expires_ms, least_until_ms, released, extensions) VALUES ('up', "
          "'nightly', 7, '" DEAD "', 'old-host', 1, 1, 0, %lld, 0, 0, 0)",
          (long long)(t0 - 5000));
-  if (k >= 9)
+  if (k >= 9) {
     sqlf(db, "INSERT INTO mup_d_checkpoints (sched_name, run_id, fire_id, "
              "node, data, updated_ms) VALUES ('up', 101, 101, '" DEAD
              "', 'cp', 0)");
+    /* A sharded fire (110) of two shards, split by the dead node: shard 0
+     * done (its history row), shard 1 (fire 111) running on the dead node
+     * when it died. */
+    insert_job(db, "j_shard", 0, 0);
+    sqlf(db, "UPDATE mup_d_jobs SET shard_count = 2 WHERE job_name = "
+             "'j_shard'");
+    insert_trigger(db, "t_shard", "j_shard", t0 + 3600000, "WAITING", NULL, 0);
+    insert_fired(db, 110, "t_shard", "j_shard", t0 - 2000, "SHARDED", 0, 0);
+    sqlf(db,
+         "UPDATE mup_d_fired SET shards_total = 2, shards_left = 1, split_ms "
+         "= %lld WHERE fire_id = 110",
+         (long long)(t0 - 2000));
+    sqlf(db,
+         "INSERT INTO mup_d_history (sched_name, fire_id, trigger_group, "
+         "trigger_name, job_group, job_name, scheduled_ms, node, outcome, "
+         "error_code, error_text, started_ms, duration_ms, recovering, "
+         "finished_ms, shard_parent, shard_index) VALUES ('up', 109, "
+         "'CHIME_SHARD', '110.0', 'g', 'j_shard', %lld, '" DEAD "', 'OK', 0, "
+         "NULL, %lld, 1, 0, %lld, 110, 0)",
+         (long long)(t0 - 2000), (long long)(t0 - 1900),
+         (long long)(t0 - 1899));
+    sqlf(db,
+         "INSERT INTO mup_d_triggers (sched_name, trigger_group, "
+         "trigger_name, job_group, job_name, job_type, kind, start_set, "
+         "start_ms, end_ms, misfire, priority, interval_ms, repeat_count, "
+         "next_fire_ms, prev_fire_ms, times_triggered, state_start_ms, "
+         "state_repeat_count, state, retry_scheduled_ms, shard_parent, "
+         "shard_index, shard_total) VALUES ('up', 'CHIME_SHARD', '110.1', "
+         "'g', 'j_shard', 'record', 1, 1, %lld, 9223372036854775807, 1, 5, 0, "
+         "0, -9223372036854775808, %lld, 1, %lld, 0, 'COMPLETE', %lld, 110, "
+         "1, 2)",
+         (long long)(t0 - 1900), (long long)(t0 - 1900), (long long)(t0 - 1900),
+         (long long)(t0 - 2000));
+    sqlf(db,
+         "INSERT INTO mup_d_fired (fire_id, sched_name, trigger_group, "
+         "trigger_name, job_group, job_name, scheduled_ms, acquired_ms, "
+         "node, state, shard_parent) VALUES (111, 'up', 'CHIME_SHARD', "
+         "'110.1', 'g', 'j_shard', %lld, %lld, '" DEAD "', 'EXECUTING', 110)",
+         (long long)(t0 - 2000), (long long)(t0 - 1900));
+  }
 }
 
 static int runs_of(const char *trigger, int64_t *sched, int max) {
@@ -619,7 +665,7 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
       int n = runs_of(periodic[i], sched, MAX_RUNS);
       least = n < least ? n : least;
     }
-    if (least >= 4 && recovered_runs() >= 1)
+    if (least >= 4 && recovered_runs() >= (k >= 9 ? 2 : 1))
       break;
   }
   chime_scheduler_free(s);
@@ -635,11 +681,16 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   /* The dead node's fires: the one of a recoverable job run again, once,
    * with its original time (and its checkpoint where the schema had
    * them); the other recorded failed. */
-  int recovered = 0, with_checkpoint = 0;
+  int recovered = 0, with_checkpoint = 0, shards = 0;
   pthread_mutex_lock(&seen.mu);
   for (int i = 0; i < seen.n; i++) {
     if (!seen.r[i].recovering)
       continue;
+    if (strcmp(seen.r[i].job, "j_shard") == 0) {
+      CU_ASSERT_EQUAL(seen.r[i].shard, 1);
+      shards++;
+      continue;
+    }
     recovered++;
     CU_ASSERT_STRING_EQUAL(seen.r[i].job, "j_recover");
     CU_ASSERT_EQUAL(seen.r[i].sched, t0 - 1000);
@@ -653,8 +704,18 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   }
   pthread_mutex_unlock(&seen.mu);
   CU_ASSERT_EQUAL(recovered, 1);
-  if (k >= 9)
+  if (k >= 9) {
     CU_ASSERT_EQUAL(with_checkpoint, 1);
+    /* The dead node's shard run again, once; with it the sharded fire
+     * ended (its history row, its fired row gone). */
+    CU_ASSERT_EQUAL(shards, 1);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                                  "fire_id = 110 AND outcome = 'OK'"),
+                    1LL);
+    CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_fired WHERE "
+                                  "fire_id IN (110, 111)"),
+                    0LL);
+  }
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
                                 "fire_id = 102 AND outcome = 'FAILED'"),
                   1LL);
@@ -670,7 +731,8 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
                   1LL);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_paused_groups"),
                   1LL);
-  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_jobs"), 4LL);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_jobs"),
+                  k >= 9 ? 5LL : 4LL);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_triggers WHERE "
                                 "trigger_group = 'g' AND state = 'PAUSED'"),
                   1LL);
