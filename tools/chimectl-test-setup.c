@@ -11,6 +11,8 @@
  *                                   fired row goes, history row 104
  *                                   (what watch's refresh shows)
  *   chimectl-test-setup newer URL   records schema version 99
+ *   chimectl-test-setup compatible URL  records the next schema version,
+ *                                   compatible with the current one
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
@@ -229,7 +231,9 @@ static int finish(MYSQL *db, const char *p) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: chimectl-test-setup setup|finish|newer|drop URL\n");
+    fprintf(stderr,
+            "usage: chimectl-test-setup setup|finish|newer|compatible|drop "
+            "URL\n");
     return 2;
   }
   char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
@@ -260,10 +264,17 @@ int main(int argc, char **argv) {
               "INSERT INTO %sschema_version (version, applied_ms) VALUES "
               "(99, 0)",
               p);
+  } else if (strcmp(argv[1], "compatible") == 0) {
+    bad = sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms, "
+              "compatible_with) SELECT MAX(version) + 1, 0, MAX(version) "
+              "FROM %sschema_version",
+              p, p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
-        "fired", "triggers", "jobs",           "calendars", "paused_groups",
-        "nodes", "history",  "schema_version", "leases"};
+        "fired",         "triggers",      "jobs",       "calendars",
+        "paused_groups", "nodes",         "history",    "schema_version",
+        "leases",        "node_sessions", "checkpoints"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

@@ -171,6 +171,18 @@ static int compat_column(chime__mysql_store *s, MYSQL *db, long *ret,
   return query_long(db, sql, ret, NULL, errbuf, errbuf_len);
 }
 
+int chime__mysql_schema_compat(MYSQL *db, const char *prefix, long version,
+                               long *ret, char *errbuf, size_t errbuf_len) {
+  assert(db && prefix && strlen(prefix) <= CHIME__MYSQL_PREFIX_MAX);
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "SELECT compatible_with FROM %sschema_version WHERE version = %ld",
+           prefix, version);
+  unsigned no_column = ER_BAD_FIELD_ERROR;
+  int r = query_long(db, sql, ret, &no_column, errbuf, errbuf_len);
+  return r < 0 ? r : 0;
+}
+
 /* Sets the session's metadata-lock wait (whole seconds: MariaDB takes no
  * fraction). */
 static int set_lock_wait(MYSQL *db, long seconds, char *errbuf,
@@ -277,16 +289,12 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
   if (v > known) {
     /* A newer schema this library can still serve (its migrations since
      * ours only added what we need not know): run on it. */
-    char sql[200];
-    snprintf(sql, sizeof sql,
-             "SELECT compatible_with FROM %sschema_version WHERE version = %ld",
-             s->prefix, v);
-    unsigned no_column = ER_BAD_FIELD_ERROR;
     long compat = 0;
-    int r = query_long(db, sql, &compat, &no_column, errbuf, errbuf_len);
+    int r = chime__mysql_schema_compat(db, s->prefix, v, &compat, errbuf,
+                                       errbuf_len);
     if (r < 0)
       return r;
-    if (r == 0 && compat >= 1 && compat <= known) {
+    if (compat >= 1 && compat <= known) {
       chime__mysql_log(s, CHIME_LOG_INFO,
                        "the schema has version %ld, newer than this "
                        "library's %ld but compatible with it back to %ld: "

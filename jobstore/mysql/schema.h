@@ -43,6 +43,16 @@ int chime__mysql_schema_version(MYSQL *db, const char *prefix, long *ret,
                                 char *errbuf, size_t errbuf_len);
 
 /*
+ * chime__mysql_schema_compat: the compatible_with of schema version
+ * version's row on db (the oldest version whose nodes can serve it), 0
+ * when there is no such row or the schema predates the column.
+ * Returns: 0; CHIME_ESTORE and the other mapped errors, errbuf saying why.
+ * Thread: the one holding db.
+ */
+int chime__mysql_schema_compat(MYSQL *db, const char *prefix, long version,
+                               long *ret, char *errbuf, size_t errbuf_len);
+
+/*
  * chime__mysql_schema_settle: creates the schema (URL parameter
  * auto_create=1) when there is none, applies the newer migrations
  * (migrate=1) when it is older, accepts a newer one whose newest row says
