@@ -122,7 +122,7 @@ static char *dump(MYSQL *db, const char *prefix) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(out);
   for (size_t i = 0; i < n; i++) {
     char q[160];
-    snprintf(q, sizeof q, "SHOW CREATE TABLE %s", names[i]);
+    snprintf(q, sizeof q, "SHOW CREATE TABLE %.95s", names[i]);
     CU_ASSERT_EQUAL_FATAL(mysql_query(db, q), 0);
     MYSQL_RES *res = mysql_store_result(db);
     MYSQL_ROW row = mysql_fetch_row(res);
@@ -202,6 +202,192 @@ static int open_store(const char *params, char *err, size_t err_len) {
 
 /* ------------------------------------------------------------ interrupted */
 
+/* The cases run in a few threads (each on its own connection and prefix):
+ * DDL waits mostly for the server's log flushes, which threads share.  A
+ * worker touches no CUnit state: it writes what went wrong into its
+ * report, which the test's thread asserts on. */
+#define WORKERS 3
+
+typedef struct icase {
+  size_t n, i, total; /* migration n stopped after statement i of total */
+} icase;
+
+typedef struct iworker {
+  pthread_t th;
+  char prefix[16];
+  char url[1024];
+  MYSQL *conn;
+  const char *want;
+  struct ishared *shared;
+  int failures;
+  int cases;
+  char report[2048];
+} iworker;
+
+typedef struct ishared {
+  pthread_mutex_t mu;
+  icase *cases;
+  size_t ncases, next;
+} ishared;
+
+/* Runs a statement on a worker's connection.  Returns: 0, -1 (reported). */
+static int wsql(iworker *w, MYSQL *db, const char *fmt, ...) {
+  char q[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(q, sizeof q, fmt, ap);
+  va_end(ap);
+  if (mysql_query(db, q) != 0) {
+    snprintf(w->report, sizeof w->report, "%.1000s: %s", q, mysql_error(db));
+    return -1;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  if (res)
+    mysql_free_result(res);
+  return 0;
+}
+
+/* The worker's tables dropped, then the schema at version n - 1 and the
+ * first i statements of migration n.  Returns: 0, -1 (reported). */
+static int wprepare(iworker *w, MYSQL *db, const icase *c) {
+  char q[512], drop[4096] = "";
+  snprintf(q, sizeof q,
+           "SELECT table_name FROM information_schema.tables WHERE "
+           "table_schema = DATABASE() AND LEFT(table_name, %zu) = '%s'",
+           strlen(w->prefix), w->prefix);
+  if (mysql_query(db, q) != 0)
+    return wsql(w, db, "%s", q);
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row;
+  while (res && (row = mysql_fetch_row(res))) {
+    size_t l = strlen(drop);
+    snprintf(drop + l, sizeof drop - l, "%s%s", l ? ", " : "", row[0]);
+  }
+  if (res)
+    mysql_free_result(res);
+  if (drop[0] && wsql(w, db, "DROP TABLE %s", drop) < 0)
+    return -1;
+  for (size_t n = 1; n <= c->n; n++) {
+    char **stmts;
+    size_t total;
+    if (chime__mysql_migration_statements(w->prefix, n, &stmts, &total) < 0) {
+      snprintf(w->report, sizeof w->report, "out of memory");
+      return -1;
+    }
+    size_t upto = n < c->n ? total : c->i;
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < upto; i++)
+      r = wsql(w, db, "%s", stmts[i]);
+    chime__mysql_migration_statements_free(stmts, total);
+    if (r < 0)
+      return r;
+    if (n < c->n && wsql(w, db,
+                         "INSERT INTO %sschema_version (version, "
+                         "applied_ms) VALUES (%zu, 0)",
+                         w->prefix, n) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* The schema of prefix as dump() writes it, without CUnit.  Returns: a
+ * malloc'd text, NULL (reported). */
+static char *wdump(iworker *w, MYSQL *db) {
+  char q[512];
+  snprintf(q, sizeof q,
+           "SELECT table_name FROM information_schema.tables WHERE "
+           "table_schema = DATABASE() AND LEFT(table_name, %zu) = '%s' ORDER "
+           "BY table_name",
+           strlen(w->prefix), w->prefix);
+  char names[32][96];
+  size_t n = 0;
+  if (mysql_query(db, q) != 0) {
+    wsql(w, db, "%s", q);
+    return NULL;
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row;
+  while (res && (row = mysql_fetch_row(res)) && n < 32)
+    snprintf(names[n++], 96, "%s", row[0]);
+  if (res)
+    mysql_free_result(res);
+  size_t cap = 65536, len = 0, plen = strlen(w->prefix);
+  char *out = calloc(1, cap);
+  for (size_t k = 0; out && k < n; k++) {
+    snprintf(q, sizeof q, "SHOW CREATE TABLE %.95s", names[k]);
+    if (mysql_query(db, q) != 0 || !(res = mysql_store_result(db))) {
+      wsql(w, db, "%s", q);
+      free(out);
+      return NULL;
+    }
+    row = mysql_fetch_row(res);
+    for (const char *p = row ? row[1] : ""; *p && len + 2 < cap;) {
+      if (strncmp(p, w->prefix, plen) == 0) {
+        out[len++] = 'P';
+        out[len++] = '_';
+        p += plen;
+      } else if (strncmp(p, " AUTO_INCREMENT=", 16) == 0) {
+        p += 16;
+        while (*p >= '0' && *p <= '9')
+          p++;
+      } else {
+        out[len++] = *p++;
+      }
+    }
+    if (len + 1 < cap)
+      out[len++] = '\n';
+    mysql_free_result(res);
+  }
+  return out;
+}
+
+static void *interrupted_worker(void *arg) {
+  iworker *w = arg;
+  chime_store_options o = {.scheduler_name = "mup",
+                           .instance_id = w->prefix,
+                           .misfire_threshold_ms = 60000,
+                           .checkin_interval_ms = 1000,
+                           .connections = 1};
+  for (;;) {
+    pthread_mutex_lock(&w->shared->mu);
+    icase c = {0};
+    bool more = w->shared->next < w->shared->ncases;
+    if (more)
+      c = w->shared->cases[w->shared->next++];
+    pthread_mutex_unlock(&w->shared->mu);
+    if (!more)
+      break;
+    w->cases++;
+    if (wprepare(w, w->conn, &c) < 0) {
+      w->failures++;
+      break;
+    }
+    chime_store *st = NULL;
+    char err[512] = "";
+    int r = chime__store_open(w->url, &o, &st, err, sizeof err);
+    if (st)
+      st->ops->free(st);
+    char *got = r == 0 ? wdump(w, w->conn) : NULL;
+    if (r != 0)
+      snprintf(w->report, sizeof w->report,
+               "migration %zu stopped after statement %zu of %zu: migrate=1 "
+               "failed: %s: %s",
+               c.n, c.i, c.total, chime_err_name(r), err);
+    else if (got && strcmp(got, w->want) != 0)
+      snprintf(w->report, sizeof w->report,
+               "migration %zu stopped after statement %zu of %zu: the schema "
+               "differs from a fresh one:\n%.1800s",
+               c.n, c.i, c.total, got);
+    bool bad = r != 0 || !got || strcmp(got, w->want) != 0;
+    free(got);
+    if (bad) {
+      w->failures++;
+      break;
+    }
+  }
+  return NULL;
+}
+
 /* Issue 34: MySQL DDL is not transactional, so a migration cut short
  * leaves its first statements applied.  Before, running it again failed
  * for ever (MySQL error 1060: Duplicate column name 'cancel_requested');
@@ -214,38 +400,51 @@ static void test_upgrade_interrupted_migration_completes(void) {
   CU_ASSERT_EQUAL_FATAL(
       open_store("prefix=mup_r_&auto_create=1", err, sizeof err), 0);
   char *want = dump(db, "mup_r_");
-  size_t latest = chime__mysql_migration_count;
-  size_t cases = 0;
+  size_t latest = chime__mysql_migration_count, ncases = 0;
+  for (size_t n = 1; n <= latest; n++)
+    ncases += statement_count(n);
+  ishared shared = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                    .cases = calloc(ncases, sizeof(icase)),
+                    .ncases = ncases};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(shared.cases);
+  size_t k = 0;
   for (size_t n = 1; n <= latest; n++) {
     size_t total = statement_count(n);
-    for (size_t i = 1; i <= total; i++) {
-      drop_all(db, "mup_i_");
-      build_at(db, "mup_i_", n - 1);
-      apply_part(db, "mup_i_", n, i);
-      /* auto_create for a first migration cut short (no version yet). */
-      int r =
-          open_store("prefix=mup_i_&migrate=1&auto_create=1", err, sizeof err);
-      if (r != 0)
-        fprintf(stderr, "migration %zu stopped after statement %zu of %zu\n", n,
-                i, total);
-      CU_ASSERT_EQUAL(r, 0);
-      CU_ASSERT_EQUAL(query_int(db, "SELECT MAX(version) FROM "
-                                    "mup_i_schema_version"),
-                      (long long)latest);
-      char *got = dump(db, "mup_i_");
-      if (strcmp(got, want) != 0)
-        fprintf(stderr,
-                "migration %zu stopped after statement %zu: schema "
-                "differs:\n%s\nwanted:\n%s\n",
-                n, i, got, want);
-      CU_ASSERT_STRING_EQUAL(got, want);
-      free(got);
-      cases++;
-    }
+    for (size_t i = 1; i <= total; i++)
+      shared.cases[k++] = (icase){n, i, total};
   }
-  CU_ASSERT(cases >= latest);
+  iworker w[WORKERS];
+  memset(w, 0, sizeof w);
+  for (int j = 0; j < WORKERS; j++) {
+    snprintf(w[j].prefix, sizeof w[j].prefix, "mup_i%d_", j);
+    /* auto_create for a first migration cut short (no version yet). */
+    char params[128];
+    snprintf(params, sizeof params, "prefix=%s&migrate=1&auto_create=1",
+             w[j].prefix);
+    CU_ASSERT_EQUAL_FATAL(
+        chime_test_mysql_url_with(w[j].url, sizeof w[j].url, params), 0);
+    w[j].conn = admin();
+    w[j].want = want;
+    w[j].shared = &shared;
+    CU_ASSERT_EQUAL_FATAL(
+        pthread_create(&w[j].th, NULL, interrupted_worker, &w[j]), 0);
+  }
+  int cases = 0;
+  for (int j = 0; j < WORKERS; j++) {
+    pthread_join(w[j].th, NULL);
+    if (w[j].failures)
+      fprintf(stderr, "%s\nwanted:\n%.1800s\n", w[j].report, want);
+    CU_ASSERT_EQUAL(w[j].failures, 0);
+    cases += w[j].cases;
+  }
+  fprintf(stderr, "%d cases of %zu migrations\n", cases, latest);
+  CU_ASSERT_EQUAL(cases, (int)ncases);
+  free(shared.cases);
   free(want);
-  drop_all(db, "mup_i_");
+  for (int j = 0; j < WORKERS; j++) {
+    drop_all(db, w[j].prefix);
+    mysql_close(w[j].conn);
+  }
   drop_all(db, "mup_r_");
   mysql_close(db);
 }
