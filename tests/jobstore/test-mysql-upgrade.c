@@ -489,6 +489,8 @@ static void *migrate_thread(void *arg) {
   return NULL;
 }
 
+#define BULK_TRIGGERS 100000
+
 /* The latest migration that adds an index to the triggers table (the table
  * every fire writes): its number, the index's name in *ret_index. */
 static size_t triggers_index_migration(char *ret_index, size_t len) {
@@ -518,8 +520,9 @@ static size_t triggers_index_migration(char *ret_index, size_t len) {
  * session in a long transaction on it), every node's statements on that
  * table queued behind it and the cluster stopped firing (0 of 178 fires
  * due in 28 s started on time).  Now a node firing every 200 ms stays on
- * time (under 1 s late) while the migration waits, and the migration
- * completes once the blocker ends.  The migration re-run here is the
+ * time (under 1 s late) while the migration waits, and while it builds
+ * its index over a table of 100,000 triggers once the blocker ended; the
+ * migration completes.  The migration re-run here is the
  * latest one that indexes the triggers table, its index dropped and its
  * version rows deleted (every statement is repeatable). */
 static void test_upgrade_lock_wait_keeps_firing(void) {
@@ -550,7 +553,23 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
-  sleep_ms(1000);
+  /* A table of 100,000 triggers (of another cluster: this node's
+   * statements pass them over by their index), which the migration's index
+   * is built over, online. */
+  int64_t t_fill = wall_ms();
+  sqlf(db,
+       "INSERT INTO mup_l_triggers (sched_name, trigger_group, trigger_name, "
+       "job_group, job_name, job_type, kind, start_set, start_ms, end_ms, "
+       "misfire, priority, interval_ms, repeat_count, next_fire_ms, "
+       "prev_fire_ms, times_triggered, state_start_ms, state_repeat_count, "
+       "state) SELECT 'mup-bulk', 'bulk', CONCAT('b', seq), 'bulk', 'j', "
+       "'measure', 1, 1, 0, 9223372036854775807, 0, 5, 60000, -1, "
+       "4102444800000 + seq, -9223372036854775808, 0, 0, -1, 'WAITING' FROM "
+       "seq_1_to_%d",
+       BULK_TRIGGERS);
+  fprintf(stderr, "lock wait: %d triggers written in %lld ms\n", BULK_TRIGGERS,
+          (long long)(wall_ms() - t_fill));
+  sleep_ms(500);
   /* The schema as before migration m. */
   sqlf(db, "DROP INDEX %s ON mup_l_triggers", index);
   sqlf(db, "DELETE FROM mup_l_schema_version WHERE version >= %zu", m);
@@ -572,6 +591,7 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
   CU_ASSERT_FALSE(mg.done); /* it waits for the blocker */
   pthread_mutex_unlock(&mg.mu);
   sqlf(blocker, "COMMIT");
+  int64_t t_free = wall_ms();
   bool done = false;
   for (int64_t end = wall_ms() + 20000; !done && wall_ms() < end;) {
     sleep_ms(50);
@@ -580,6 +600,8 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
     pthread_mutex_unlock(&mg.mu);
   }
   CU_ASSERT_TRUE_FATAL(done);
+  fprintf(stderr, "lock wait: the migration ended %lld ms after the blocker\n",
+          (long long)(wall_ms() - t_free));
   pthread_join(th, NULL);
   CU_ASSERT_EQUAL(mg.r, 0);
   sleep_ms(600);
