@@ -140,13 +140,15 @@ void chime__mysql_migration_statements_free(char **stmts, size_t count) {
   free(stmts);
 }
 
-/* One integer from a query (0 when it gives no row or NULL); with
- * ret_errno set, a failure with that server error is *ret_errno instead. */
+/* One integer from a query (0 when it gives no row or NULL).  Returns: 0;
+ * 1 (and 0) when the query fails with server error *tolerated (when not
+ * NULL); the mapped error of any other failure. */
 static int query_long(MYSQL *db, const char *sql, long *ret,
-                      unsigned *ret_errno, char *errbuf, size_t errbuf_len) {
+                      const unsigned *tolerated, char *errbuf,
+                      size_t errbuf_len) {
   *ret = 0;
   if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
-    if (ret_errno && mysql_errno(db) == *ret_errno)
+    if (tolerated && mysql_errno(db) == *tolerated)
       return 1;
     return db_fail(db, "schema query failed", errbuf, errbuf_len);
   }
