@@ -193,6 +193,8 @@ struct chime_scheduler {
   bool loop_fenced;           /* loop thread: lease lost, not claiming */
   int64_t loop_seen_next_due; /* loop thread: the last check-in's
                                  checkin_next_due (notice_changes) */
+  int64_t loop_idle_scan_ms;  /* loop thread: monotonic time of the idle
+                                 loop's last misfire scan (idle_delay) */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
@@ -485,6 +487,11 @@ void chime__store_failed(chime_scheduler *s, int code);
  * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
  * user_data is the scheduler.  The loop thread. */
 void chime__on_recovery(void *user_data, const chime_recovery *rec);
+/* chime__on_lock_wait: the store's on_lock_wait (user_data the
+ * scheduler): a statement waited a lock wait timeout for a row another
+ * session holds; counts CHIME_METRIC_LOCK_WAITS (the store logged it).
+ * Thread: the waiting statement's. */
+void chime__on_lock_wait(void *user_data);
 void chime__store_answered(chime_scheduler *s);
 
 /* ---- workers.c */

@@ -81,6 +81,8 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .tags = s->cfg.tags,
       .on_shards_done = chime__on_shards_done, /* shards.c */
       .shards_user_data = s,
+      .on_lock_wait = chime__on_lock_wait, /* alerts.c */
+      .lock_wait_user_data = s,
   };
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }

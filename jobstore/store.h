@@ -85,6 +85,11 @@ typedef struct chime_shards_done {
 typedef void (*chime_shards_done_fn)(void *user_data,
                                      const chime_shards_done *done);
 
+/* Called by a clustered store each time one of its statements waited a
+ * whole lock wait timeout for a row another session held (after logging
+ * it at WARN with the row).  Thread: the waiting statement's. */
+typedef void (*chime_lock_wait_fn)(void *user_data);
+
 /* What a store is opened with. */
 typedef struct chime_store_options {
   const char *scheduler_name;   /* cluster name */
@@ -101,6 +106,8 @@ typedef struct chime_store_options {
   const char *tags;                    /* this node's: "a,b" sorted, or NULL */
   chime_shards_done_fn on_shards_done; /* may be NULL */
   void *shards_user_data;
+  chime_lock_wait_fn on_lock_wait; /* may be NULL (clustered stores) */
+  void *lock_wait_user_data;
 } chime_store_options;
 
 /* The states of a claimed fire. */
@@ -290,10 +297,14 @@ struct chime_store_ops {
                         int *ret_results);
   /* Whether this node still holds the executing fire. */
   int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
-  /* The earliest next fire of a WAITING trigger of one of types (misfired
-   * ones included); CHIME_ENOTFOUND when there is none. */
+  /* The earliest next fire later than after_ms of a WAITING trigger of
+   * one of types (after_ms INT64_MIN: any, misfired ones included);
+   * CHIME_ENOTFOUND when there is none.  A plain read: it never waits for
+   * a row another session holds, and counts such a row too (acquire and
+   * the misfire scan skip it: the engine then looks past the due ones
+   * with after_ms, so that one held row delays only its own trigger). */
   int (*next_due)(chime_store *store, const chime_type_set *types,
-                  int64_t *ret_ms);
+                  int64_t after_ms, int64_t *ret_ms);
 
   /* Maintenance, called on the engine's timers. */
   int (*scan_misfires)(chime_store *store, int64_t now_ms, size_t max,

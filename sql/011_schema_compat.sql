@@ -4,7 +4,6 @@
 -- (docs/operations.md, "Rolling upgrades").  compatible_with: that
 -- version, written when the migration is applied (sql/embed.py computes
 -- it from the "chime-compat: additive" lines); 0 on the rows of the
--- migrations applied before this one.  (Numbered 011: 010 is left to a
--- parallel branch; the version is the position, sql/embed.py.)
+-- migrations applied before this one.
 -- chime-compat: additive
 ALTER TABLE {P}schema_version ADD COLUMN IF NOT EXISTS compatible_with INT NOT NULL DEFAULT 0;

@@ -116,6 +116,8 @@ _PROTOTYPES = [
     ("chime_job_get_starting_deadline_ms", _i64, [_vp]),
     ("chime_job_set_queue_cap", _i, [_vp, _i64]),
     ("chime_job_get_queue_cap", _i64, [_vp]),
+    ("chime_job_set_history_level", _i, [_vp, _i]),
+    ("chime_job_get_history_level", _i, [_vp]),
     ("chime_job_set_retry", _i,
      [_vp, _i, _i64, _c.c_double, _i64, _i64]),
     ("chime_job_get_retry_max_attempts", _i, [_vp]),
