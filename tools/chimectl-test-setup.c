@@ -19,6 +19,8 @@
  *   chimectl-test-setup unstats URL deletes them again (watch's checks
  *                                   count the history)
  *   chimectl-test-setup newer URL   records schema version 99
+ *   chimectl-test-setup compatible URL  records the next schema version,
+ *                                   compatible with the current one
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
@@ -284,7 +286,7 @@ static int finish(MYSQL *db, const char *p) {
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: chimectl-test-setup "
-                    "setup|finish|stats|unstats|newer|drop URL\n");
+                    "setup|finish|stats|unstats|newer|compatible|drop URL\n");
     return 2;
   }
   char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
@@ -318,11 +320,21 @@ int main(int argc, char **argv) {
               "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
               "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)",
               p) ||
-          sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
+          sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms) VALUES "
+              "(99, 0)",
+              p);
+  } else if (strcmp(argv[1], "compatible") == 0) {
+    bad = sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms, "
+              "compatible_with) SELECT MAX(version) + 1, 0, MAX(version) "
+              "FROM %sschema_version",
+              p, p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
-        "fired", "triggers", "jobs",           "calendars", "paused_groups",
-        "nodes", "history",  "schema_version", "leases"};
+        "fired",         "triggers",      "jobs",       "calendars",
+        "paused_groups", "nodes",         "history",    "schema_version",
+        "leases",        "node_sessions", "checkpoints"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

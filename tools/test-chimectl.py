@@ -228,6 +228,17 @@ def main():
     expect("schema version newer", ["schema", "version"], 5, err_has=["newer"], url=URL2)
     expect("schema migrate newer", ["schema", "migrate"], 5, err_has=["refusing to downgrade"], url=URL2)
     expect("nodes on newer", ["nodes"], 5, err_has=["newer"], url=URL2)
+    # A newer schema that says it is compatible with this chimectl's
+    # version (a rolling upgrade, docs/operations.md): served, nothing to
+    # migrate.
+    helper("drop", URL2)
+    expect("schema init for compatible", ["schema", "init"], 0, has=["created"], url=URL2)
+    helper("compatible", URL2)
+    expect("schema version compatible", ["schema", "version"], 0, has=["newer, compatible"], url=URL2)
+    rc, v = js(["schema", "version"], url=URL2)
+    check("schema version compatible json", rc == 0 and v and v["state"] == "compatible", v)
+    expect("schema migrate compatible", ["schema", "migrate"], 0, has=["nothing to migrate"], url=URL2)
+    expect("nodes on compatible", ["nodes"], 0, url=URL2)
 
     helper("setup", URL)
 

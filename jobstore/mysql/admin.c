@@ -44,7 +44,16 @@ int chime__mysql_admin_connect(const chime__mysql_url *url,
 int chime__mysql_admin_schema_version(const char *text, long *ret_version,
                                       long *ret_latest, char *errbuf,
                                       size_t errbuf_len) {
-  assert(text && ret_version && ret_latest);
+  long compat;
+  return chime__mysql_admin_schema_state(text, ret_version, ret_latest, &compat,
+                                         errbuf, errbuf_len);
+}
+
+int chime__mysql_admin_schema_state(const char *text, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len) {
+  assert(text && ret_version && ret_latest && ret_compat);
+  *ret_compat = 0;
   chime__mysql_url *url = NULL;
   char prefix[CHIME__MYSQL_PREFIX_MAX + 1];
   MYSQL *db = NULL;
@@ -57,6 +66,9 @@ int chime__mysql_admin_schema_version(const char *text, long *ret_version,
   if (r == 0)
     r = chime__mysql_schema_version(db, prefix, ret_version, errbuf,
                                     errbuf_len);
+  if (r == 0 && *ret_version > (long)chime__mysql_migration_count)
+    r = chime__mysql_schema_compat(db, prefix, *ret_version, ret_compat, errbuf,
+                                   errbuf_len);
   if (db)
     mysql_close(db);
   chime__mysql_url_free(url);

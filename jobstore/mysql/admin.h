@@ -60,6 +60,16 @@ int chime__mysql_admin_schema_version(const char *url, long *ret_version,
                                       long *ret_latest, char *errbuf,
                                       size_t errbuf_len);
 
+/*
+ * chime__mysql_admin_schema_state: chime__mysql_admin_schema_version, and
+ * for a schema newer than this library the oldest version whose nodes can
+ * serve it (its compatible_with: docs/operations.md, "Rolling upgrades"),
+ * 0 otherwise.  Returns: as chime__mysql_admin_schema_version.
+ */
+int chime__mysql_admin_schema_state(const char *url, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len);
+
 /* ------------------------------------------------ an operator's store */
 
 /*
