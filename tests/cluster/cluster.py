@@ -483,7 +483,7 @@ def rolling(c):
             # Started again at once under its id: a stopped node left.
             c.start(n, "")
             log(f"{n} started again")
-            time.sleep(1.5)
+            time.sleep(0.5)
     if not c.cut:
         failures.append("no stop past its deadline cut a run short")
     return failures

@@ -2,7 +2,7 @@
  * test-mysql-lockrow.c: one trigger row locked by another session (a DBA's
  * SELECT ... FOR UPDATE, a stuck client) costs only that row (issue 30,
  * fault 3), on the throwaway MariaDB (table prefix chime_lr_):
- *   - five triggers every 200 ms keep firing on time for about 15 s while a
+ *   - five triggers every 200 ms keep firing on time for about 8 s while a
  *     plain connection of the test holds a sixth trigger's row FOR UPDATE
  *     and that trigger is overdue past its misfire threshold (the loop
  *     backed off a whole misfire period, here 3 s, between claims), also
@@ -36,7 +36,7 @@
 /* The free triggers, their interval, and how long the test watches them. */
 #define FREE_TRIGGERS 5
 #define INTERVAL_MS 200
-#define WATCH_MS 15000
+#define WATCH_MS 8000
 #define THRESHOLD_MS 3000
 
 typedef struct seen {
@@ -211,7 +211,7 @@ static void release_row(MYSQL *db) {
 }
 
 /* Five triggers every 200 ms beside a held one, due at the same time and
- * overdue past its threshold after 3 s: for 15 s every fire of the five
+ * overdue past its threshold after 3 s: for 8 s every fire of the five
  * starts well under a second late; the held one never runs.  forbid: the
  * held trigger's job is FORBID and has a second trigger, "sibling", whose
  * fires block (and whose completions unblock) the job's other triggers,
