@@ -50,7 +50,7 @@ static const char usage_text[] =
     "a metric grows: the samples fall in thirds (the first, the warm-up, is\n"
     "not judged); a metric grows when every sample of the last third\n"
     "exceeds every sample of the middle third by more than its slack: 100\n"
-    "rows and 16 MiB (each table), 4 MiB of RSS and 1 thread (each node\n"
+    "rows and 8 MiB (each table), 4 MiB of RSS and 1 thread (each node\n"
     "process, from 30 s after its start), 100 ms (p99 lateness), 20 points\n"
     "(the database's CPU); when a node's connections or sockets exceed its\n"
     "store's pool (W + 3, at most 64); and when a sample after the first\n"
