@@ -241,7 +241,7 @@ static int apply(bench_opts *o, int c, const char *arg) {
     o->soak_minutes = (int)v;
     return 0;
   case OPT_RATE:
-    if (number(name, arg, 100, 1000000, &v) < 0)
+    if (number(name, arg, 20, 1000000, &v) < 0)
       return -1;
     o->rate = (long)v;
     return 0;
