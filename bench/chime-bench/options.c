@@ -53,8 +53,9 @@ static const char usage_text[] =
     "rows and 8 MiB (each table), 4 MiB of RSS and 1 thread (each node\n"
     "process, from 30 s after its start), 100 ms (p99 lateness), 20 points\n"
     "(the database's CPU); when a node's connections or sockets exceed its\n"
-    "store's pool (W + 3, at most 64); and when a sample after the first\n"
-    "third has a p99 lateness over L ms (default 1000).\n"
+    "store's (a pool of W + 3, at most 64, and a heartbeat); and when a\n"
+    "sample after the first third whose period saw no kill has a p99\n"
+    "lateness over L ms (default 1000).\n"
     "Exit status: 0 the run worked, 1 set-up error, 2 duplicate or lost "
     "fires,\n3 the soak saw a metric grow.\n";
 

@@ -83,6 +83,7 @@ typedef struct sample {
   int64_t rows[SOAK_TABLES], est_rows[SOAK_TABLES], bytes[SOAK_TABLES];
   node_sample node[BENCH_MAX_NODES];
   int64_t fires, p50, p99, max;
+  int kills;             /* nodes killed in the sample's period */
   int64_t db_cpu_tenths; /* -1: unknown */
 } sample;
 
@@ -98,7 +99,7 @@ typedef struct soak {
   sample *samples;
   size_t nsamples;
   int64_t db_ticks, db_wall_ms, start_ms;
-  int kills;
+  int kills, kills_in_period;
   long n_simple, n_cron;
 } soak;
 
@@ -300,9 +301,9 @@ static void print_sample(const soak *k, const sample *sm) {
   fprintf(stderr,
           "soak\tt_s=%" PRId64 "\tfires=%" PRId64 "\tfires_per_s=%.1f"
           "\tlate_p50_ms=%" PRId64 "\tlate_p99_ms=%" PRId64
-          "\tlate_max_ms=%" PRId64 "\n",
+          "\tlate_max_ms=%" PRId64 "\tkills=%d\n",
           sm->t_s, sm->fires, (double)sm->fires / k->o->sample_s, sm->p50,
-          sm->p99, sm->max);
+          sm->p99, sm->max, sm->kills);
   if (sm->db_cpu_tenths >= 0)
     fprintf(stderr, "soak\tt_s=%" PRId64 "\tdb_cpu_pct=%.1f\n", sm->t_s,
             (double)sm->db_cpu_tenths / 10.0);
@@ -313,7 +314,9 @@ static void print_sample(const soak *k, const sample *sm) {
 static int take_sample(soak *k) {
   sample *sm = &k->samples[k->nsamples];
   *sm = (sample){.t_s = (bench_real_ms() - k->start_ms + 500) / 1000,
+                 .kills = k->kills_in_period,
                  .db_cpu_tenths = -1};
+  k->kills_in_period = 0;
   int64_t now = bench_real_ms();
   if (k->db_pid > 0) {
     int64_t ticks = bench_proc_cpu_ticks(k->db_pid);
@@ -355,6 +358,7 @@ static int kill_and_restart(soak *k, int i) {
   bench_node *n = &k->nodes[i];
   bench_nodes_kill(n);
   k->kills++;
+  k->kills_in_period++;
   fprintf(stderr, "chime-bench: soak: killed %s (SIGKILL) at t_s=%" PRId64 "\n",
           n->id, (bench_real_ms() - k->start_ms) / 1000);
   take_runs(k, i);
@@ -442,13 +446,14 @@ static int64_t fig_conns(const sample *sm, int i, int inc) {
   return ns ? ns->conns : BENCH_NO_SAMPLE;
 }
 
-/* The connections a node may hold: the store's pool, a connection per
- * worker and three, at most 64 (engine/scheduler.c, jobstore/mysql/
- * store.c), opened when needed and kept: a burst (the recovery after a
+/* The connections a node may hold (docs/architecture.md, "Store
+ * connections"): the store's pool, a connection per worker and three, at
+ * most 64 (engine/scheduler.c, jobstore/mysql/store.c), opened when needed
+ * and kept, and the heartbeat connection.  A burst (the recovery after a
  * kill) raises a node's count towards it in a step, so the count is judged
- * against the pool's size, not by soak-judge.c's rule. */
+ * against this bound, not by soak-judge.c's rule. */
 static int64_t pool_size(const bench_opts *o) {
-  return o->workers + 3 > 64 ? 64 : (int64_t)o->workers + 3;
+  return (o->workers + 3 > 64 ? 64 : (int64_t)o->workers + 3) + 1;
 }
 
 static void over_pool(const soak *k, verdict *v, int i, int inc,
@@ -464,8 +469,9 @@ static void over_pool(const soak *k, verdict *v, int i, int inc,
     return;
   }
   snprintf(metric, sizeof metric, "%s#%d.%s", k->nodes[i].id, inc, what);
-  snprintf(why, sizeof why, "%" PRId64 " at most, the pool holds %" PRId64,
-           most, pool_size(k->o));
+  snprintf(why, sizeof why,
+           "%" PRId64 " at most, the store holds %" PRId64 " at most", most,
+           pool_size(k->o));
   judged(v, metric, most > pool_size(k->o), why);
 }
 
@@ -510,13 +516,20 @@ static void judge(const soak *k, verdict *v) {
   bench_series s = series(k, values, fig_p99, 0, 0);
   judged(v, "late_p99_ms", bench_judge_grows(&s, P99_SLACK_MS, why, sizeof why),
          why);
-  int64_t worst = -1;
-  for (size_t i = k->nsamples / 3; i < k->nsamples; i++)
-    if (values[i] != BENCH_NO_SAMPLE && values[i] > worst)
-      worst = values[i];
+  /* A period that saw a kill is not held to the bound: the dead node's
+   * claimed fires wait for its lease to run out, late by design. */
+  int64_t worst = -1, worst_kill = -1;
+  for (size_t i = k->nsamples / 3; i < k->nsamples; i++) {
+    if (values[i] == BENCH_NO_SAMPLE)
+      continue;
+    int64_t *w = k->samples[i].kills ? &worst_kill : &worst;
+    if (values[i] > *w)
+      *w = values[i];
+  }
   snprintf(why, sizeof why,
-           "largest %" PRId64 " after the first third (bound %" PRId64 ")",
-           worst, k->o->max_p99_ms);
+           "largest %" PRId64 " after the first third in a period without a "
+           "kill (bound %" PRId64 "), %" PRId64 " in one with a kill",
+           worst, k->o->max_p99_ms, worst_kill);
   judged(v, "late_p99_bound", worst > k->o->max_p99_ms, why);
   fprintf(stderr, "chime-bench: soak: late_p99_ms %s\n", why);
   if (k->db_pid > 0) {
@@ -530,13 +543,14 @@ static void judge(const soak *k, verdict *v) {
 /* The summary line (stdout). */
 static void print_summary(const soak *k, const verdict *v) {
   const bench_opts *o = k->o;
-  int64_t fires = 0, p99 = -1, rss = 0, threads = 0, conns = 0;
+  int64_t fires = 0, p99 = -1, p99_kill = -1, rss = 0, threads = 0, conns = 0;
   size_t n = k->nsamples;
   for (size_t s = 0; s < n; s++) {
     const sample *sm = &k->samples[s];
     fires += sm->fires;
-    if (s >= n / 3 && sm->p99 > p99)
-      p99 = sm->p99;
+    int64_t *w = sm->kills ? &p99_kill : &p99;
+    if (s >= n / 3 && sm->p99 > *w)
+      *w = sm->p99;
     for (int i = 0; i < o->nodes; i++) {
       if (sm->node[i].rss_kib > rss)
         rss = sm->node[i].rss_kib;
@@ -560,14 +574,14 @@ static void print_summary(const soak *k, const verdict *v) {
   printf(
       "chime-bench-soak\tnodes=%d\tminutes=%d\trate=%ld\tretention_ms=%" PRId64
       "\tkill_every_s=%d\tkills=%d\tsamples=%zu\tfires=%" PRId64
-      "\tfires_per_s=%.1f\tlate_p99_ms=%" PRId64 "\thistory_rows=%" PRId64
-      "\thistory_bytes=%" PRId64 "\tfired_rows=%" PRId64
-      "\ttables_rows=%" PRId64 "\ttables_bytes=%" PRId64
+      "\tfires_per_s=%.1f\tlate_p99_ms=%" PRId64 "\tlate_p99_kill_ms=%" PRId64
+      "\thistory_rows=%" PRId64 "\thistory_bytes=%" PRId64
+      "\tfired_rows=%" PRId64 "\ttables_rows=%" PRId64 "\ttables_bytes=%" PRId64
       "\tnode_rss_max_kib=%" PRId64 "\tnode_threads_max=%" PRId64
       "\tnode_conns_max=%" PRId64,
       o->nodes, o->soak_minutes, o->rate, o->retention_ms, o->kill_every_s,
       k->kills, n, fires, n ? (double)fires / ((double)n * o->sample_s) : 0.0,
-      p99, last ? last->rows[8] : -1, last ? last->bytes[8] : -1,
+      p99, p99_kill, last ? last->rows[8] : -1, last ? last->bytes[8] : -1,
       last ? last->rows[5] : -1, rows, bytes, rss, threads, conns);
   int64_t med = nc ? bench_median(cpu, 0, nc) : -1;
   if (k->db_pid > 0 && med >= 0)
