@@ -3,7 +3,8 @@
  * metrics, logged with its fields and raised as a listener event at once:
  * a completion refused (fencing), this node fencing itself, a store outage
  * beginning and ending, and (recovery) a node declared dead and the fires
- * that failed with it.  Plus the count and lateness of a run's start.
+ * that failed with it.  Plus the count and lateness of a run's start, and
+ * the count of the store's lock waits (the store logs each).
  *
  * Threads: any (each names its caller in engine.h); never with s->mu held.
  */
@@ -89,6 +90,11 @@ void chime__store_answered(chime_scheduler *s) {
   chime__alert a = {.misfire_policy = -1};
   chime__emit_alert(s, CHIME_EVENT_STORE_OUTAGE_ENDED, CHIME_LOG_WARN, NULL, &a,
                     0, "store outage ended: the database answers again");
+}
+
+void chime__on_lock_wait(void *user_data) {
+  chime_scheduler *s = user_data;
+  chime__metrics_add(&s->metrics, CHIME_METRIC_LOCK_WAITS, 1);
 }
 
 chime__alert chime__recovery_alert(const chime_recovery *rec) {

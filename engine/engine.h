@@ -193,6 +193,8 @@ struct chime_scheduler {
   bool loop_fenced;           /* loop thread: lease lost, not claiming */
   int64_t loop_seen_next_due; /* loop thread: the last check-in's
                                  checkin_next_due (notice_changes) */
+  int64_t loop_idle_scan_ms;  /* loop thread: monotonic time of the idle
+                                 loop's last misfire scan (idle_delay) */
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
@@ -218,6 +220,18 @@ struct chime_scheduler {
   unsigned done_writing; /* taken by the completer, not written yet */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+  /* Zone reloads (zones.c): the zone cache's generation up to which this
+   * scheduler's store was recomputed.  Any thread; two threads racing
+   * only repeat an idempotent recompute. */
+  _Atomic uint64_t zones_gen;
+  /* A recompute pass under way at check-ins (zones.c; loop thread): the
+   * zones, the generation they bring the store to, where the store
+   * stopped, and how many next fires moved so far. */
+  char **loop_zones;
+  size_t loop_nzones;
+  uint64_t loop_zones_gen;
+  struct chime_zones_cursor *loop_zones_cursor;
+  size_t loop_zones_moved;
 
   /* chime_scheduler_shutdown_within: the jobs were told to stop
    * (chime_ctx_is_cancelled); the deadline passed, so nothing unfinished
@@ -485,6 +499,11 @@ void chime__store_failed(chime_scheduler *s, int code);
  * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
  * user_data is the scheduler.  The loop thread. */
 void chime__on_recovery(void *user_data, const chime_recovery *rec);
+/* chime__on_lock_wait: the store's on_lock_wait (user_data the
+ * scheduler): a statement waited a lock wait timeout for a row another
+ * session holds; counts CHIME_METRIC_LOCK_WAITS (the store logged it).
+ * Thread: the waiting statement's. */
+void chime__on_lock_wait(void *user_data);
 void chime__store_answered(chime_scheduler *s);
 
 /* ---- workers.c */
@@ -568,6 +587,21 @@ void chime__stop_progress(chime_scheduler *s);
 void chime__scheduler_release(chime_scheduler *s);
 
 /* ---- loop.c */
+
+/* chime__zones_sync (zones.c): checks the zone files (every one read
+ * again when force, else only those whose stat changed) and recomputes
+ * this scheduler's triggers in the zones whose rules changed since it last
+ * did; *ret_zones (may be NULL) receives how many zones those were.
+ * Returns: 0; CHIME_ENOMEM; the store's error (the zones stay pending).
+ * Thread: any, mu not held. */
+int chime__zones_sync(chime_scheduler *s, bool force, size_t *ret_zones);
+/* chime__zones_tick: the check-in's step of the same (zones.c): a pass
+ * over the changed zones in steps of about CHIME__ZONES_PER_CHECKIN
+ * triggers per call.  Returns: 0; CHIME_ENOMEM; the store's error (the
+ * pass starts again at the next call).  Loop thread, mu not held. */
+int chime__zones_tick(chime_scheduler *s);
+/* chime__zones_free: frees the pass under way (the scheduler's end). */
+void chime__zones_free(chime_scheduler *s);
 
 /* chime__loop_init: initialises the handles on loop (mu not held).
  * Returns: 0; CHIME_EINTERNAL (libuv refused). */

@@ -372,6 +372,9 @@ static void on_checkin_timer(uv_timer_t *t) {
     s->loop_healthy_since = started;
   s->loop_checkin_ok_ms = started;
   chime__runs_poll(s); /* interrupts from other nodes, ignored ones */
+  /* Zone files changed under a running node (tzdata): zones.c. */
+  if ((r = chime__zones_tick(s)) < 0)
+    chime__report_error(s, r, "recomputing triggers after a zone update");
   if (s->loop_fenced) {
     s->loop_fenced = false;
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");
@@ -414,31 +417,54 @@ static void on_recover_timer(uv_timer_t *t) {
   }
 }
 
-/* How long to sleep when nothing was claimed. */
+/* How long to sleep when nothing was claimed.  A trigger that is due but
+ * was not claimed is one whose row another session holds (a DBA's SELECT
+ * ... FOR UPDATE, a stuck client, another node's claim under way: acquire
+ * and the misfire scan skip such rows), or a misfired one the scan did not
+ * handle for that reason: the loop neither polls nor backs off for it, it
+ * sleeps until the first trigger after the due ones, so that one held row
+ * delays only its own trigger.  It looks again within a misfire period at
+ * most, when the row may be free. */
 static int64_t idle_delay(chime_scheduler *s, int64_t now,
                           const chime_type_set *types) {
   assert(chime__on_loop(s) && types->count > 0);
   chime_store *st = s->store;
   int64_t next;
-  int r = st->ops->next_due(st, types, &next);
+  int r = st->ops->next_due(st, types, INT64_MIN, &next);
   if (r == CHIME_ENOTFOUND)
     return s->cfg.idle_wait_ms;
   if (r < 0) {
     chime__report_error(s, r, "looking for the next due trigger");
     return CHIME__RETRY_MS;
   }
-  if (next <= now - s->cfg.misfire_threshold_ms) {
+  int64_t mono = chime__mono_ms();
+  if (next <= now - s->cfg.misfire_threshold_ms &&
+      mono - s->loop_idle_scan_ms >= misfire_period(s)) {
     /* Overdue: apply its misfire instruction now rather than at the next
-     * periodic scan. */
+     * periodic scan (once a misfire period: a held row stays overdue). */
+    s->loop_idle_scan_ms = mono;
     bool more;
     if (misfire_scan(s, now, &more) > 0)
       return 0;
-    return misfire_period(s);
   }
-  int64_t delay = next - claim_lead_ms(s) - now;
+  int64_t lead = claim_lead_ms(s);
+  int64_t cap = s->cfg.idle_wait_ms;
+  if (next - lead - now <= 0) {
+    /* Due, not claimed: look past it (and past every other due one). */
+    if (cap > misfire_period(s))
+      cap = misfire_period(s);
+    r = st->ops->next_due(st, types, now + lead, &next);
+    if (r == CHIME_ENOTFOUND)
+      return cap;
+    if (r < 0) {
+      chime__report_error(s, r, "looking for the next due trigger");
+      return CHIME__RETRY_MS;
+    }
+  }
+  int64_t delay = next - lead - now;
   if (delay <= 0)
-    return CHIME__BACKOFF_MS; /* due but not claimable yet (blocked, raced) */
-  return delay < s->cfg.idle_wait_ms ? delay : s->cfg.idle_wait_ms;
+    return CHIME__BACKOFF_MS; /* came due meanwhile */
+  return delay < cap ? delay : cap;
 }
 
 /* delay_ms, shortened to the time left until the next trigger of a REPLACE

@@ -22,6 +22,8 @@
 #include "chime-uv.h"
 #include "core/clock.h"
 #include "engine/engine.h"
+
+#include "triggers/tz.h"
 #include "model/records.h"
 
 #include <assert.h>
@@ -81,6 +83,8 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
       .tags = s->cfg.tags,
       .on_shards_done = chime__on_shards_done, /* shards.c */
       .shards_user_data = s,
+      .on_lock_wait = chime__on_lock_wait, /* alerts.c */
+      .lock_wait_user_data = s,
   };
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }
@@ -108,6 +112,8 @@ int chime_scheduler_new(const chime_config *config,
                              "cannot create the scheduler's locks");
   }
   s->serial = atomic_fetch_add(&next_serial, 1);
+  /* Its store computes with the zones' newest rules from here (zones.c). */
+  atomic_init(&s->zones_gen, chime__zone_generation());
   s->state = CHIME_SCHEDULER_STANDBY;
   atomic_init(&s->listeners, NULL);
   atomic_init(&s->manual_seq, 0);
@@ -477,6 +483,7 @@ void chime__scheduler_release(chime_scheduler *s) {
   chime__registry_clear(s);
   chime__listeners_clear(s);
   chime__metrics_clear(&s->metrics);
+  chime__zones_free(s);
   if (s->store)
     s->store->ops->free(s->store);
   free(s->queue);

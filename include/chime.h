@@ -176,7 +176,10 @@ typedef struct chime_zone chime_zone;
 
 /*
  * chime_zone_get: finds a time zone by name, loading and caching it on first
- * use.
+ * use.  When the zone's file changed since (a tzdata update, noticed by
+ * chime_scheduler_reload_zones or a running scheduler's check-in), a later
+ * call returns a new zone with the new rules; a zone returned before keeps
+ * its old rules and stays valid.
  * Returns: 0; CHIME_EINVAL (NULL or empty name); CHIME_EUNKNOWNZONE (no such
  * zone: never a silent UTC); CHIME_EFORMAT (the zone file is damaged);
  * CHIME_EIO (the zone file could not be read); CHIME_ENOMEM.
@@ -500,7 +503,9 @@ CHIME_EXTERN void chime_calendar_free(chime_calendar *calendar);
  * recorded SKIPPED in the history; the trigger goes on from its next time
  * after the run.  REPLACE: a fire due while a run is going cancels that
  * run (chime_ctx_is_cancelled(), within a check-in interval; recorded
- * CANCELLED) and starts when it returns. */
+ * CANCELLED) and starts when it returns; of the fires that came due while
+ * the run went on (it ignored its cancellation), only the newest starts,
+ * the older ones are dropped and recorded SKIPPED in the history. */
 typedef enum chime_concurrency {
   CHIME_CONCURRENCY_ALLOW = 0,
   CHIME_CONCURRENCY_FORBID = 1,
@@ -508,6 +513,20 @@ typedef enum chime_concurrency {
   CHIME_CONCURRENCY_FORBID_SKIP = 2,
   CHIME_CONCURRENCY_REPLACE = 3
 } chime_concurrency;
+
+/* Which runs of a job the store records in its history
+ * (chime_job_set_history_level).  ALL (the default): every run.
+ * FAILURES: every run whose outcome is not OK (FAILED, RETRIED, TIMED_OUT,
+ * CANCELLED, MISSED, SKIPPED, ...).  NONE: no run.  Whatever the level, a
+ * fire that another node ended (its node died, it was handed over by a
+ * stopping node, an operator cancelled it) is recorded (DESIGN.md
+ * promise 2), and so is every run of a sharded job (the spread of its
+ * shards over the nodes counts them). */
+typedef enum chime_history_level {
+  CHIME_HISTORY_ALL = 0,
+  CHIME_HISTORY_FAILURES = 1,
+  CHIME_HISTORY_NONE = 2
+} chime_history_level;
 
 /*
  * A job definition (Quartz's JobDetail): a key (group + name), the job type
@@ -780,6 +799,28 @@ CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
  * Thread: any, one thread per job object.
  */
 CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
+
+/*
+ * chime_job_set_history_level: which of the job's runs are recorded in the
+ * store's history (chime_history_level: CHIME_HISTORY_ALL, the default;
+ * CHIME_HISTORY_FAILURES; CHIME_HISTORY_NONE), so that a frequent job
+ * whose runs need no record costs no history rows (docs/schema.md,
+ * "Bounded tables").  Stored with the job: every node honours it.
+ * Returns: 0; CHIME_EINVAL (NULL job, a level outside the enum).
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_history_level(chime_job *job,
+                                             chime_history_level level);
+
+/*
+ * chime_job_get_history_level: the level chime_job_set_history_level left.
+ * Returns: the level; CHIME_HISTORY_ALL (the default) for a NULL job.
+ * Ownership: none.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN chime_history_level
+chime_job_get_history_level(const chime_job *job);
 
 /* Sharded jobs (docs/batch.md). */
 #define CHIME_SHARDS_BROADCAST (-1) /* one shard per live capable node */
@@ -2124,6 +2165,29 @@ CHIME_EXTERN int chime_scheduler_pause_all(chime_scheduler *scheduler);
 CHIME_EXTERN int chime_scheduler_resume_all(chime_scheduler *scheduler);
 
 /*
+ * chime_scheduler_reload_zones: reads again the zoneinfo file of every
+ * time zone the process has loaded and, for each zone whose rules changed
+ * (a tzdata update), recomputes the next fire of this scheduler's triggers
+ * in that zone (cron, calendar-interval, daily-time-interval, recurrence)
+ * or naming a calendar that reads time in it, from their previous fire
+ * with the new rules; a fire the new rules put in
+ * the past is due at once and its misfire instruction applies.  A trigger
+ * claimed or firing right now computes its next fire with the new rules
+ * when it fires.  Without this call a running scheduler notices a changed
+ * file at its check-ins (the file's inode, size and modification time are
+ * compared every check-in interval, at most once a second); every node of
+ * a cluster does so on its own, and the recompute is idempotent, so nodes
+ * agree once each has read the same file (docs/operations.md, "tzdata
+ * updates").
+ * Returns: how many zones' rules changed since this scheduler last
+ * recomputed (0: none); CHIME_ESHUTDOWN; CHIME_ENOMEM; a store error
+ * (then the next check-in tries again).
+ * Ownership: none.
+ * Thread: any but a job's or a listener's (it waits for the store).
+ */
+CHIME_EXTERN int chime_scheduler_reload_zones(chime_scheduler *scheduler);
+
+/*
  * chime_scheduler_add_calendar: keeps calendar under name for the triggers
  * that name it.  replace: overwrite an existing one; update_triggers: also
  * recompute the next fire of the triggers that use it.
@@ -2843,14 +2907,37 @@ CHIME_EXTERN int chime_outcome_from_string(const char *text,
   XX(RECONNECTS, 9, "chime_store_reconnects_total",                            \
      "Store outages that ended: the store answered again.")                    \
   XX(NODES_DEAD, 10, "chime_nodes_declared_dead_total",                        \
-     "Other nodes this node declared dead and recovered.")
+     "Other nodes this node declared dead and recovered.")                     \
+  XX(LOCK_WAITS, 11, "chime_store_lock_waits_total",                           \
+     "Store statements that waited out the lock wait timeout for a row "       \
+     "another session held (each logged at WARN with the row).")
 
 typedef enum chime_metric {
 #define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
   CHIME_METRIC_MAP(CHIME_XX_METRIC)
 #undef CHIME_XX_METRIC
 } chime_metric;
-#define CHIME_METRIC_COUNT 11
+#define CHIME_METRIC_COUNT 12
+
+/*
+ * CHIME_METRIC_LOCK_WAITS (chime_store_lock_waits_total): how many times a
+ * statement of this node's store waited a whole lock wait timeout (the
+ * MySQL URL's lock_wait_timeout_s, 1 s by default) for a row another
+ * session held: a DBA's SELECT ... FOR UPDATE, a stuck client.  Each wait
+ * is also logged at WARN naming the table and the row's key ("waited 1 s
+ * for a row another session holds (MySQL error 1205): chime_triggers where
+ * sched_name = ? AND trigger_group = ? AND trigger_name = ? with ('s',
+ * 'g', 'n'); trying again").  The claim, the
+ * misfire scan and the other statements of the scheduler loop never wait
+ * for such a row: they skip it (SKIP LOCKED), so one held row delays only
+ * its own trigger; what does wait is a call that needs that very row
+ * (pausing or changing that trigger, completing a run of its job).  Always
+ * 0 on the memory store.
+ * Returns: (a counter of chime_metrics_get_counter) the count since
+ * chime_scheduler_new.
+ * Ownership: none (read from a snapshot).
+ * Thread: counted on the thread that waited; read on any.
+ */
 
 /* The gauges: what is true at the moment of the snapshot. */
 #define CHIME_GAUGE_MAP(XX)                                                    \

@@ -163,3 +163,14 @@ void chime__history_entries_free(chime_history_entry *entries, size_t count) {
     chime__history_entry_clear(&entries[i]);
   free(entries);
 }
+
+void chime__zones_cursor_free(chime_zones_cursor *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->ncals; i++)
+    free(c->cals[i]);
+  free(c->cals);
+  free(c->after_group);
+  free(c->after_name);
+  free(c);
+}

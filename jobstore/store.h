@@ -85,6 +85,11 @@ typedef struct chime_shards_done {
 typedef void (*chime_shards_done_fn)(void *user_data,
                                      const chime_shards_done *done);
 
+/* Called by a clustered store each time one of its statements waited a
+ * whole lock wait timeout for a row another session held (after logging
+ * it at WARN with the row).  Thread: the waiting statement's. */
+typedef void (*chime_lock_wait_fn)(void *user_data);
+
 /* What a store is opened with. */
 typedef struct chime_store_options {
   const char *scheduler_name;   /* cluster name */
@@ -101,6 +106,8 @@ typedef struct chime_store_options {
   const char *tags;                    /* this node's: "a,b" sorted, or NULL */
   chime_shards_done_fn on_shards_done; /* may be NULL */
   void *shards_user_data;
+  chime_lock_wait_fn on_lock_wait; /* may be NULL (clustered stores) */
+  void *lock_wait_user_data;
 } chime_store_options;
 
 /* The states of a claimed fire. */
@@ -138,6 +145,20 @@ bool chime__type_set_has(const chime_type_set *set, const char *type);
 
 /* Called by scan_misfires for each trigger whose misfire was handled:
  * trigger shows the state after the instruction. */
+/* Where a store's recompute_zones stopped (store.h's contract): the zone
+ * or calendar it was at, and the last trigger key done there. */
+typedef struct chime_zones_cursor {
+  size_t zone;       /* index in the zones given */
+  bool calendars;    /* past the zones: at the calendars' triggers */
+  char **cals;       /* the calendars reading time in those zones */
+  size_t ncals, cal; /* how many, and the index at */
+  char *after_group; /* the last trigger key looked at, or NULL */
+  char *after_name;
+} chime_zones_cursor;
+
+/* Frees a cursor of recompute_zones (NULL allowed).  store.c. */
+void chime__zones_cursor_free(chime_zones_cursor *cursor);
+
 typedef void (*chime_misfire_fn)(void *user_data, const chime_trigger *trigger);
 
 /* What history_list returns runs for (NULL / 0: any). */
@@ -290,10 +311,14 @@ struct chime_store_ops {
                         int *ret_results);
   /* Whether this node still holds the executing fire. */
   int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
-  /* The earliest next fire of a WAITING trigger of one of types (misfired
-   * ones included); CHIME_ENOTFOUND when there is none. */
+  /* The earliest next fire later than after_ms of a WAITING trigger of
+   * one of types (after_ms INT64_MIN: any, misfired ones included);
+   * CHIME_ENOTFOUND when there is none.  A plain read: it never waits for
+   * a row another session holds, and counts such a row too (acquire and
+   * the misfire scan skip it: the engine then looks past the due ones
+   * with after_ms, so that one held row delays only its own trigger). */
   int (*next_due)(chime_store *store, const chime_type_set *types,
-                  int64_t *ret_ms);
+                  int64_t after_ms, int64_t *ret_ms);
 
   /* Maintenance, called on the engine's timers. */
   int (*scan_misfires)(chime_store *store, int64_t now_ms, size_t max,
@@ -306,6 +331,26 @@ struct chime_store_ops {
                  int64_t *ret_recover_in_ms);
   int (*recover_dead_nodes)(chime_store *store, int64_t now_ms,
                             size_t *ret_recovered);
+  /* recompute_zones (may be NULL: no trigger kept across a reload): the
+   * rules of the zones named changed (triggers/tz_load.c reloaded them):
+   * each trigger in one of them, or naming a calendar that reads time in
+   * one of them (rebuilt with the new rules), that is not claimed
+   * (WAITING, PAUSED, BLOCKED, PAUSED_BLOCKED) gets its next fire
+   * recomputed with the new rules (chime__trigger_refire_after_change),
+   * under the same locks as any change of a trigger; claimed ones compute
+   * their next fire with the new rules when they fire.  Rows another
+   * transaction holds are skipped (SKIP LOCKED): whoever holds them
+   * computes with its own rules, and every node recomputes once it
+   * reloaded (engine/zones.c).  In steps: a call looks at about max
+   * triggers at most (0: no limit; a store may do more at once) and keeps
+   * its place in *cursor (NULL to begin).  Returns: 0, done (*cursor freed
+   * and NULL); 1, more to do (call again with the same zones and cursor);
+   * or an error (*cursor freed and NULL).  *ret_recomputed (may be NULL)
+   * counts the triggers whose next fire moved in this call. */
+  int (*recompute_zones)(chime_store *store, const char *const *zones,
+                         size_t count, size_t max,
+                         struct chime_zones_cursor **cursor,
+                         size_t *ret_recomputed);
   /* hand_over (may be NULL: a store no other process shares): a stopping
    * node gives the cluster the fires it still holds, at once and in one
    * transaction, as recovery of a dead node would (claims returned;

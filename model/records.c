@@ -104,7 +104,8 @@ int chime__job_check(const chime_job *job) {
   if (job->timeout_ms < 0 || job->timeout_ms > CHIME_MAX_TIMEOUT_MS ||
       job->starting_deadline_ms < 0 ||
       job->starting_deadline_ms > CHIME_MAX_TIMEOUT_MS || job->queue_cap < 0 ||
-      job->queue_cap > CHIME_MAX_QUEUE_CAP)
+      job->queue_cap > CHIME_MAX_QUEUE_CAP ||
+      (unsigned)job->history_level > CHIME_HISTORY_NONE)
     return CHIME_EINVAL;
   return chime__job_retry_check(job);
 }
@@ -302,6 +303,23 @@ int chime_job_set_retry_timed_out(chime_job *job, bool yes) {
 
 bool chime_job_get_retry_timed_out(const chime_job *job) {
   return job ? job->retry_timed_out : true;
+}
+
+int chime_job_set_history_level(chime_job *job, chime_history_level level) {
+  if (!job || (level != CHIME_HISTORY_ALL && level != CHIME_HISTORY_FAILURES &&
+               level != CHIME_HISTORY_NONE))
+    return CHIME_EINVAL;
+  job->history_level = level;
+  return 0;
+}
+
+chime_history_level chime_job_get_history_level(const chime_job *job) {
+  return job ? job->history_level : CHIME_HISTORY_ALL;
+}
+
+bool chime__history_wanted(const chime_job *job, bool ok) {
+  chime_history_level level = job ? job->history_level : CHIME_HISTORY_ALL;
+  return level == CHIME_HISTORY_ALL || (level == CHIME_HISTORY_FAILURES && !ok);
 }
 
 int chime_job_set_queue_cap(chime_job *job, int64_t cap) {

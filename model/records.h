@@ -42,6 +42,7 @@ struct chime_job {
   int64_t retry_max_delay_ms;
   int64_t retry_jitter_ms;
   bool retry_timed_out; /* a TIMED_OUT run is retried (default true) */
+  chime_history_level history_level; /* which runs history records */
   /* Sharding (chime_job_set_shards): 0 for none, CHIME_SHARDS_BROADCAST,
    * or the shard count; shard_params "0=a,1=b" or NULL.  required_tags
    * (chime_job_add_required_tag): sorted, comma-separated, or NULL. */
@@ -121,11 +122,15 @@ static inline bool chime__concurrency_valid(chime_concurrency c) {
          c == CHIME_CONCURRENCY_FORBID_SKIP || c == CHIME_CONCURRENCY_REPLACE;
 }
 /* chime__queue_keep: how many due fire times of each trigger a job keeps
- * when its run ends: 0 under FORBID_SKIP (all missed ones are dropped),
- * the cap of a capped FORBID_QUEUE, or -1: all (nothing is dropped). */
+ * when its run ends: 0 under FORBID_SKIP (all missed ones are dropped), 1
+ * under REPLACE (the newest replaces the run that held them all up: the
+ * older ones are dropped, not replayed), the cap of a capped FORBID_QUEUE,
+ * or -1: all (nothing is dropped). */
 static inline int64_t chime__queue_keep(const chime_job *job) {
   if (job->concurrency == CHIME_CONCURRENCY_FORBID_SKIP)
     return 0;
+  if (job->concurrency == CHIME_CONCURRENCY_REPLACE)
+    return 1;
   if (job->concurrency == CHIME_CONCURRENCY_FORBID_QUEUE && job->queue_cap > 0)
     return job->queue_cap;
   return -1;
@@ -150,6 +155,11 @@ int chime__trigger_one_shot_new(const chime_trigger *t, const char *group,
                                 const char *name, int64_t start_ms,
                                 chime_misfire misfire, int priority,
                                 const char *description, chime_trigger **ret);
+
+/* chime__history_wanted: whether a run of job whose outcome is OK (ok) or
+ * not is recorded in the history under the job's history level (NULL job:
+ * every run).  Both stores ask it before they write a run's row. */
+bool chime__history_wanted(const chime_job *job, bool ok);
 
 /* The group of the one-shot triggers that run retries. */
 #define CHIME__RETRY_GROUP "CHIME_RETRY"

@@ -9,7 +9,7 @@
 -- scheduled time is not run and is recorded MISSED.  triggers.timeout_ms:
 -- 0 for the job's, otherwise the timeout of the runs this trigger fires.
 
-ALTER TABLE {P}fired ADD COLUMN cancel_requested TINYINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN timeout_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN starting_deadline_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}triggers ADD COLUMN timeout_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}fired ADD COLUMN IF NOT EXISTS cancel_requested TINYINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS timeout_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS starting_deadline_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}triggers ADD COLUMN IF NOT EXISTS timeout_ms BIGINT NOT NULL DEFAULT 0;

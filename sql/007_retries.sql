@@ -6,10 +6,10 @@
 -- and retry_scheduled_ms: on a retry's one-shot trigger (group CHIME_RETRY),
 -- the attempt it runs and the failed run's original scheduled time; 0 on
 -- every other trigger.
-ALTER TABLE {P}jobs ADD COLUMN retry_max_attempts BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN retry_initial_delay_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN retry_multiplier_milli BIGINT NOT NULL DEFAULT 1000;
-ALTER TABLE {P}jobs ADD COLUMN retry_max_delay_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN retry_jitter_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}triggers ADD COLUMN retry_attempt BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}triggers ADD COLUMN retry_scheduled_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_max_attempts BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_initial_delay_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_multiplier_milli BIGINT NOT NULL DEFAULT 1000;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_max_delay_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_jitter_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}triggers ADD COLUMN IF NOT EXISTS retry_attempt BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}triggers ADD COLUMN IF NOT EXISTS retry_scheduled_ms BIGINT NOT NULL DEFAULT 0;

@@ -6,6 +6,6 @@
 -- fire times of each trigger of the job wait behind a run; the older ones
 -- are recorded SKIPPED.  jobs.retry_timed_out: 1 (the default) when a run
 -- that timed out is retried by the retry policy, 0 when it is not.
-ALTER TABLE {P}triggers ADD COLUMN starting_deadline_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN queue_cap BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE {P}jobs ADD COLUMN retry_timed_out TINYINT NOT NULL DEFAULT 1;
+ALTER TABLE {P}triggers ADD COLUMN IF NOT EXISTS starting_deadline_ms BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS queue_cap BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE {P}jobs ADD COLUMN IF NOT EXISTS retry_timed_out TINYINT NOT NULL DEFAULT 1;

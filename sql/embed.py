@@ -2,7 +2,13 @@
 """embed.py: turns the numbered migrations sql/NNN_*.sql into a C file
 (chime__mysql_migrations[]: per migration, in order, a NULL-terminated
 array of its lines, since ISO C limits the length of one string literal)
-so that the library needs no files at run time.
+so that the library needs no files at run time, and
+chime__mysql_migration_compat[]: per migration, the oldest schema version
+whose nodes can serve a schema at this one.  A migration whose file has the
+line "-- chime-compat: additive" (it only adds tables, indexes and columns
+that are nullable or have a default, whose default means what a node that
+does not know them does) keeps the previous one's; any other is its own
+version (docs/operations.md, "Rolling upgrades").
 Usage: embed.py OUTPUT.c INPUT.sql...
 """
 import os
@@ -38,17 +44,24 @@ def main():
              " edit. */",
              "#include <stddef.h>", "",
              "extern const char *const *const chime__mysql_migrations[];",
-             "extern const size_t chime__mysql_migration_count;", ""]
+             "extern const size_t chime__mysql_migration_count;",
+             "extern const long chime__mysql_migration_compat[];", ""]
+    compat = []
     for i, path in enumerate(inputs, 1):
         with open(path, encoding="utf-8") as f:
-            parts.append("static const char *const migration_%03d[] = {" % i)
-            parts.append(c_lines(f.read()))
-            parts.append("};")
+            text = f.read()
+        additive = re.search(r"^-- chime-compat: additive$", text, re.M)
+        compat.append(compat[-1] if additive and compat else i)
+        parts.append("static const char *const migration_%03d[] = {" % i)
+        parts.append(c_lines(text))
+        parts.append("};")
     parts.append("const char *const *const chime__mysql_migrations[] = {")
     for i in range(1, len(inputs) + 1):
         parts.append("    migration_%03d," % i)
     parts.append("};")
     parts.append("const size_t chime__mysql_migration_count = %d;" % len(inputs))
+    parts.append("const long chime__mysql_migration_compat[] = {%s};"
+                 % ", ".join(str(c) for c in compat))
     with open(output, "w", encoding="utf-8") as f:
         f.write("\n".join(parts) + "\n")
 

@@ -6,6 +6,7 @@
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int chime_test_main(CU_SuiteInfo *suites) {
   if (CU_initialize_registry() != CUE_SUCCESS) {
@@ -69,4 +70,48 @@ int chime_test_dev_run(const char *command) {
           (int)sizeof cmd)
     return -1;
   return system(cmd);
+}
+
+static void put32(unsigned char **p, unsigned long v) {
+  for (int i = 3; i >= 0; i--)
+    *(*p)++ = (unsigned char)(v >> (8 * i));
+}
+
+size_t chime_test_tzif_fixed(int secs, unsigned char *buf) {
+  unsigned char *p = buf;
+  for (int part = 0; part < 2; part++) {
+    memcpy(p, "TZif2", 5);
+    memset(p + 5, 0, 15);
+    p += 20;
+    /* isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt */
+    put32(&p, 0);
+    put32(&p, 0);
+    put32(&p, 0);
+    put32(&p, 0);
+    put32(&p, 1);
+    put32(&p, 4);
+    put32(&p, (unsigned long)secs);
+    *p++ = 0; /* isdst */
+    *p++ = 0; /* abbreviation index */
+    memcpy(p, "TST", 4);
+    p += 4;
+  }
+  p += (size_t)sprintf((char *)p, "\n<TST>-%d:%02d:%02d\n", secs / 3600,
+                       secs / 60 % 60, secs % 60);
+  return (size_t)(p - buf);
+}
+
+int chime_test_write_zone(const char *path, int secs) {
+  unsigned char buf[256];
+  size_t len = chime_test_tzif_fixed(secs, buf);
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    return -1;
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return -1;
+  size_t n = fwrite(buf, 1, len, f);
+  if (fclose(f) != 0 || n != len || rename(tmp, path) != 0)
+    return -1;
+  return 0;
 }

@@ -46,6 +46,21 @@ void chime_test_need_dev(void);
  */
 int chime_test_dev_run(const char *command);
 
+/*
+ * chime_test_tzif_fixed: writes into buf (at least 128 bytes) a TZif
+ * version 2 image of one fixed offset, secs (>= 0, < 24 h) east of UTC,
+ * named "TST": no transitions, one type, the footer "<TST>-h:mm:ss".
+ * Returns its length.
+ */
+size_t chime_test_tzif_fixed(int secs, unsigned char *buf);
+
+/*
+ * chime_test_write_zone: writes path as a tzdata package does: a new file
+ * (chime_test_tzif_fixed(secs)) renamed over the old one, so a new inode.
+ * Returns: 0, or -1 with errno set.
+ */
+int chime_test_write_zone(const char *path, int secs);
+
 #ifdef CHIME_TEST_MYSQL
 #include <mysql.h>
 

@@ -25,6 +25,9 @@ static void usage(FILE *out) {
       "  --listen ADDR        the IP address to listen on (default "
       "127.0.0.1)\n"
       "  --port N             the TCP port (default 8470; 0: any free one)\n"
+      "  --allowed-host NAME  a name the pages are asked for by (the Host\n"
+      "                       header; repeatable): the listen address, and\n"
+      "                       on loopback localhost, are always allowed\n"
       "  --token-file F       the operator token (its first line): actions\n"
       "                       need it; without it the pages are read-only\n"
       "  --help               print this help\n"
@@ -35,7 +38,16 @@ static void usage(FILE *out) {
       out);
 }
 
-enum { O_URL = 256, O_PWFILE, O_SCHED, O_TZ, O_LISTEN, O_PORT, O_TOKEN };
+enum {
+  O_URL = 256,
+  O_PWFILE,
+  O_SCHED,
+  O_TZ,
+  O_LISTEN,
+  O_PORT,
+  O_TOKEN,
+  O_ALLOWED_HOST
+};
 
 typedef struct options {
   const char *url, *pwfile, *listen, *token_file;
@@ -43,7 +55,8 @@ typedef struct options {
 } options;
 
 /* Returns: 0, or an exit code (-1 for --help or --version, printed). */
-static int parse_options(int argc, char **argv, ctl *c, options *o) {
+static int parse_options(int argc, char **argv, web *w, options *o) {
+  ctl *c = &w->base;
   static const struct option opts[] = {
       {"url", required_argument, NULL, O_URL},
       {"password-file", required_argument, NULL, O_PWFILE},
@@ -52,6 +65,7 @@ static int parse_options(int argc, char **argv, ctl *c, options *o) {
       {"listen", required_argument, NULL, O_LISTEN},
       {"port", required_argument, NULL, O_PORT},
       {"token-file", required_argument, NULL, O_TOKEN},
+      {"allowed-host", required_argument, NULL, O_ALLOWED_HOST},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -85,6 +99,12 @@ static int parse_options(int argc, char **argv, ctl *c, options *o) {
     case O_TOKEN:
       o->token_file = optarg;
       break;
+    case O_ALLOWED_HOST: {
+      int r = web_allow_host(w, optarg);
+      if (r)
+        return r;
+      break;
+    }
     case 'h':
       usage(stdout);
       return -1;
@@ -123,7 +143,7 @@ int main(int argc, char **argv) {
   w.base.sched = getenv("CHIME_SCHEDULER");
   w.base.zone = getenv("TZ");
   w.base.limit = 50;
-  int r = parse_options(argc, argv, &w.base, &o);
+  int r = parse_options(argc, argv, &w, &o);
   if (r)
     return r < 0 ? CTL_OK : r;
   if (o.token_file && (r = read_token(o.token_file, token, sizeof token)))

@@ -10,7 +10,17 @@
  *   chimectl-test-setup finish URL  ends the running fire 900001: its
  *                                   fired row goes, history row 104
  *                                   (what watch's refresh shows)
+ *   chimectl-test-setup stats URL   history rows of job st.sync that
+ *                                   stats must tell apart: scheduled
+ *                                   runs (late 20, 40, 30 ms, one of them
+ *                                   FAILED), a backfill, a fire-now, a
+ *                                   retry, and a run a dead node lost
+ *                                   (REQUEUED) that its recovery ran OK
+ *   chimectl-test-setup unstats URL deletes them again (watch's checks
+ *                                   count the history)
  *   chimectl-test-setup newer URL   records schema version 99
+ *   chimectl-test-setup compatible URL  records the next schema version,
+ *                                   compatible with the current one
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
@@ -24,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SCHED "ctltest"
 
@@ -210,6 +221,51 @@ static int setup(const char *url, MYSQL *db, const char *p) {
   return bad;
 }
 
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Job st.sync's history (see the usage above), 5 hours ago (inside
+ * stats' default window, outside --since -90m). */
+static int stats_rows(MYSQL *db, const char *p) {
+  static const struct {
+    const char *fire, *group, *trigger, *outcome;
+    int64_t scheduled_ago_ms, late_ms; /* scheduled: now - 5 h - ago */
+    int recovering;
+  } rows[] = {
+      {"201", "st", "every", "OK", 0, 20, 0},
+      {"202", "st", "every", "OK", -60000, 40, 0},
+      {"203", CHIME_BACKFILL_GROUP, "bf-1", "OK", INT64_C(30) * 86400000,
+       INT64_C(30) * 86400000 + 5, 0},
+      {"204", "MANUAL_TRIGGER", "m-1", "OK", -120000, 3000000, 0},
+      {"205", "st", "every", "REQUEUED", -180000, 30, 0},
+      {"206", "CHIME_RECOVERING", "recover-205", "OK", -180000, 45000, 1},
+      {"207", "st", "every", "FAILED", -240000, 30, 0},
+      {"208", "CHIME_RETRY", "retry-207", "OK", -240000, 60000, 0},
+  };
+  int bad = 0;
+  int64_t base = now_ms() - INT64_C(5) * 3600000;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    int64_t scheduled = base - rows[i].scheduled_ago_ms;
+    int64_t started = scheduled + rows[i].late_ms;
+    bad |= sql(
+        db,
+        "INSERT INTO %shistory (sched_name, fire_id, trigger_group, "
+        "trigger_name, job_group, job_name, scheduled_ms, node, "
+        "outcome, error_code, error_text, started_ms, duration_ms, "
+        "finished_ms, recovering) VALUES ('" SCHED "', %s, '%s', '%s', "
+        "'st', 'sync', %" PRId64 ", '%s', '%s', %d, NULL, %" PRId64
+        ", 100, %" PRId64 ", %d)",
+        p, rows[i].fire, rows[i].group, rows[i].trigger, scheduled,
+        strcmp(rows[i].outcome, "REQUEUED") == 0 ? "dead-node" : "live-node",
+        rows[i].outcome, strcmp(rows[i].outcome, "FAILED") == 0 ? -23 : 0,
+        started, started + 100, rows[i].recovering);
+  }
+  return bad;
+}
+
 /* The live node's running fire ends (OK, as history row 104). */
 static int finish(MYSQL *db, const char *p) {
   return sql(db,
@@ -229,7 +285,8 @@ static int finish(MYSQL *db, const char *p) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: chimectl-test-setup setup|finish|newer|drop URL\n");
+    fprintf(stderr, "usage: chimectl-test-setup "
+                    "setup|finish|stats|unstats|newer|compatible|drop URL\n");
     return 2;
   }
   char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
@@ -251,16 +308,33 @@ int main(int argc, char **argv) {
     bad = setup(argv[2], db, p);
   } else if (strcmp(argv[1], "finish") == 0) {
     bad = finish(db, p);
+  } else if (strcmp(argv[1], "stats") == 0) {
+    bad = stats_rows(db, p);
+  } else if (strcmp(argv[1], "unstats") == 0) {
+    bad = sql(db,
+              "DELETE FROM %shistory WHERE sched_name = '" SCHED
+              "' AND job_group = 'st' AND job_name = 'sync'",
+              p);
   } else if (strcmp(argv[1], "newer") == 0) {
     bad = sql(db,
               "CREATE TABLE IF NOT EXISTS %sschema_version (version INT "
               "NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL)",
               p) ||
-          sql(db, "INSERT INTO %sschema_version VALUES (99, 0)", p);
+          sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms) VALUES "
+              "(99, 0)",
+              p);
+  } else if (strcmp(argv[1], "compatible") == 0) {
+    bad = sql(db,
+              "INSERT INTO %sschema_version (version, applied_ms, "
+              "compatible_with) SELECT MAX(version) + 1, 0, MAX(version) "
+              "FROM %sschema_version",
+              p, p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
-        "fired", "triggers", "jobs",           "calendars", "paused_groups",
-        "nodes", "history",  "schema_version", "leases"};
+        "fired",         "triggers",      "jobs",       "calendars",
+        "paused_groups", "nodes",         "history",    "schema_version",
+        "leases",        "node_sessions", "checkpoints"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

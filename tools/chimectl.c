@@ -53,7 +53,13 @@ static void usage(FILE *out) {
       "  shards FIRE_ID                a sharded fire's shards: node, "
       "progress, outcome\n"
       "  events                        node starts and the fires their deaths "
-      "ended\n\n"
+      "ended\n"
+      "  zones [reload [ZONE...]]      the zones triggers use, with their "
+      "offset now;\n"
+      "                                reload: recompute their next fires "
+      "with this\n"
+      "                                host's zoneinfo (after a tzdata "
+      "update)\n\n"
       "Options:\n",
       out);
   fputs(ctl_options_help, out);
@@ -126,6 +132,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_events(c);
   if (strcmp(cmd, "backfill") == 0)
     return ctl_cmd_backfill(c);
+  if (strcmp(cmd, "zones") == 0)
+    return ctl_cmd_zones(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;

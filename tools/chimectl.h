@@ -84,6 +84,30 @@ extern bool ctl_quiet;
 /* The name messages begin with ("chimectl"). */
 extern const char *ctl_program;
 
+/* ----------------------------------------------------------- history rules */
+
+/* The one rule, in SQL over a history row, of what the statistics (stats,
+ * metrics, chime-web's charts) count.
+ *
+ * A *scheduled run* is a run of a schedule's own fire, the only kind whose
+ * lateness (started - scheduled) says how punctual the cluster is: not a
+ * fire-now (group MANUAL_TRIGGER), a backfill (CHIME_BACKFILL_GROUP: its
+ * scheduled time is long past by design), a retry (CHIME_RETRY: it keeps
+ * the failed run's scheduled time, so its lateness is the back-off) nor a
+ * recovery (CHIME_RECOVERING, recovering = 1: the original scheduled time,
+ * so its lateness is the time the dead node took to be found).  The first
+ * run of a fire that was later retried or recovered stays a scheduled run.
+ *
+ * A *failure* is a run whose outcome is neither OK nor REQUEUED: a
+ * REQUEUED row is a dead node's record of a run that was put back and run
+ * again elsewhere, whose own row is the outcome; such runs are counted
+ * apart as *recovered*, never as runs or failures. */
+#define CTL_SCHEDULED_RUN_SQL                                                  \
+  "(trigger_group NOT IN ('MANUAL_TRIGGER', '" CHIME_BACKFILL_GROUP "', "      \
+  "'CHIME_RETRY', 'CHIME_RECOVERING') AND recovering = 0)"
+#define CTL_FAILURE_SQL "(outcome NOT IN ('OK', 'REQUEUED'))"
+#define CTL_REQUEUED_SQL "(outcome = 'REQUEUED')"
+
 /* ----------------------------------------------------------- database */
 
 /* The help of the options every tool on the store takes (--url,
@@ -196,6 +220,9 @@ typedef struct ctl_explanation {
   char state[24];  /* the trigger's state */
   char reason[24]; /* "paused", "due", ... */
   char msg[1024];  /* the sentence */
+  size_t hint_at;  /* where in msg the advice in chimectl's terms begins
+                      (" (resume with 'chimectl resume ...')"), strlen(msg)
+                      when none: chime-web gives its own */
   int64_t next_ms; /* CHIME_NO_FIRE_MS: none */
 } ctl_explanation;
 int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);
@@ -241,6 +268,7 @@ int ctl_cmd_show(ctl *c);
 int ctl_cmd_watch(ctl *c);
 int ctl_cmd_leases(ctl *c);
 int ctl_cmd_lease(ctl *c);
+int ctl_cmd_zones(ctl *c);
 int ctl_cmd_running(ctl *c);
 int ctl_cmd_events(ctl *c);
 int ctl_cmd_cancel(ctl *c);

@@ -20,6 +20,7 @@ typedef struct explain {
   ctl *c;
   char reason[24];
   char msg[1024];
+  size_t hint_at; /* where chimectl's advice begins in msg */
 } explain;
 
 static void say(explain *e, const char *reason, const char *fmt, ...)
@@ -34,6 +35,15 @@ static void say(explain *e, const char *reason, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
+  e->hint_at = strlen(e->msg);
+}
+
+/* Appends advice in chimectl's terms to the sentence (chime-web leaves it
+ * out and says it in its own). */
+static void hint(explain *e, const char *advice) {
+  size_t n = strlen(e->msg);
+  snprintf(e->msg + n, sizeof e->msg - n, " (%s)", advice);
+  e->hint_at = n;
 }
 
 /* Whether node is live: 1, 0 (dead or unknown), or an exit code < 0. */
@@ -159,8 +169,10 @@ static int why_state(explain *e, const chime__mysql_admin_trigger *t,
     char why[512];
     int code =
         why_paused(e, t->group, t->job_group, t->job_name, why, sizeof why);
-    if (code == 0)
-      say(e, "paused", "paused: %s (resume with 'chimectl resume ...')", why);
+    if (code == 0) {
+      say(e, "paused", "paused: %s", why);
+      hint(e, "resume with 'chimectl resume ...'");
+    }
     return code;
   }
   if (strcmp(st, "BLOCKED") == 0)
@@ -269,6 +281,7 @@ int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret) {
   snprintf(ret->state, sizeof ret->state, "%s", t.state);
   snprintf(ret->reason, sizeof ret->reason, "%s", e.reason);
   snprintf(ret->msg, sizeof ret->msg, "%s", e.msg);
+  ret->hint_at = e.hint_at <= strlen(ret->msg) ? e.hint_at : strlen(ret->msg);
   ret->next_ms = t.next_fire_ms;
   chime__mysql_admin_trigger_clear(&t);
   chime__mysql_rows_free(&rows);

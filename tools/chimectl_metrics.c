@@ -77,7 +77,8 @@ static int runs(ctl *c, FILE *o) {
 }
 
 /* chime_cluster_fire_lateness_seconds: started - scheduled of the history's
- * runs, as a histogram. */
+ * scheduled runs (CTL_SCHEDULED_RUN_SQL: no fire-now, backfill, retry or
+ * recovery), as a histogram. */
 static int lateness(ctl *c, FILE *o) {
   char sql[2048];
   size_t k = (size_t)snprintf(sql, sizeof sql,
@@ -88,14 +89,16 @@ static int lateness(ctl *c, FILE *o) {
                           bucket_ms[b]);
   snprintf(sql + k, sizeof sql - k,
            " FROM (SELECT GREATEST(started_ms - scheduled_ms, 0) AS late "
-           "FROM {P}history WHERE sched_name = ?) h");
+           "FROM {P}history WHERE sched_name = ? AND " CTL_SCHEDULED_RUN_SQL
+           ") h");
   const char *args[] = {c->sched};
   chime__mysql_rows rows = {0};
   int r = ctl_query(c, sql, args, 1, &rows);
   if (r)
     return r;
   head(o, "chime_cluster_fire_lateness_seconds",
-       "How late the history's runs started after their scheduled time.",
+       "How late the history's scheduled runs (no fire-now, backfill, retry "
+       "or recovery) started after their scheduled time.",
        "histogram");
   for (size_t b = 0; b <= NBUCKETS; b++) {
     series(o, c, "chime_cluster_fire_lateness_seconds_bucket");

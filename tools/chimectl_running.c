@@ -75,14 +75,17 @@ int ctl_activity_table(ctl *c, ctl_table *t) {
                                       "late_avg_ms", "late_max_ms"};
   static const bool num[] = {true, true, true, true, true};
   ctl_table_init(t, heads, num, 5);
-  /* One row per minute that had fires; lateness is start - schedule. */
+  /* One row per minute that had fires; lateness is start - schedule, of
+   * the scheduled runs only; failures and lateness by chimectl.h's rule. */
   const char *args[] = {c->sched};
   return ctl_rows_table(
       c,
       "SELECT FLOOR(started_ms / 60000) * 60000 AS m, COUNT(*), "
-      "SUM(outcome NOT IN ('OK', 'REQUEUED')), "
-      "CAST(AVG(GREATEST(started_ms - scheduled_ms, 0)) AS SIGNED), "
-      "MAX(GREATEST(started_ms - scheduled_ms, 0)) FROM {P}history WHERE "
+      "SUM(" CTL_FAILURE_SQL "), "
+      "CAST(AVG(CASE WHEN " CTL_SCHEDULED_RUN_SQL " THEN GREATEST(started_ms "
+      "- scheduled_ms, 0) END) AS SIGNED), "
+      "MAX(CASE WHEN " CTL_SCHEDULED_RUN_SQL " THEN GREATEST(started_ms - "
+      "scheduled_ms, 0) END) FROM {P}history WHERE "
       "sched_name = ? AND started_ms >= CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS "
       "SIGNED) - 3600000 GROUP BY m ORDER BY m",
       args, 1, t);

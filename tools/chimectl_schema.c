@@ -3,7 +3,9 @@
  * is read over a plain connection (a database without a schema cannot be
  * opened as a store); init and migrate open the store with auto_create=1
  * or migrate=1, so the library's own embedded migrations run, under its
- * schema lock.  A schema newer than this build is never touched.
+ * schema lock.  A schema newer than this build is never touched; one that
+ * says it is compatible with this build is reported so (state
+ * "compatible"), and needs no migration.
  */
 #include "chimectl.h"
 
@@ -11,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads the schema version (0: none) and the one this chimectl writes.
+/* Reads the schema version (0: none), the one this chimectl writes, and
+ * for a newer schema the oldest version it is compatible with.
  * Returns: 0 or an exit code. */
-static int read_version(ctl *c, long *ret, long *ret_known) {
+static int read_version(ctl *c, long *ret, long *ret_known, long *ret_compat) {
   char err[1024] = "";
-  int r = chime__mysql_admin_schema_version(c->url, ret, ret_known, err,
-                                            sizeof err);
+  int r = chime__mysql_admin_schema_state(c->url, ret, ret_known, ret_compat,
+                                          err, sizeof err);
   return r < 0 ? ctl_fail(r, "%s", err[0] ? err : chime_strerror(r)) : 0;
 }
 
@@ -50,11 +53,20 @@ int ctl_cmd_schema(ctl *c) {
             what);
     return CTL_USAGE;
   }
-  long v = 0, known = 0;
-  int r = read_version(c, &v, &known);
+  long v = 0, known = 0, compat = 0;
+  int r = read_version(c, &v, &known, &compat);
   if (r)
     return r;
   char msg[256];
+  /* A newer schema that says it is compatible with this chimectl: the
+   * nodes of this release serve it, and there is nothing to migrate. */
+  if (v > known && compat >= 1 && compat <= known && !init) {
+    snprintf(msg, sizeof msg,
+             "schema version %ld (this chimectl: %ld): newer, compatible "
+             "with this chimectl%s",
+             v, known, migrate ? ": nothing to migrate" : "");
+    return report(c, v, known, "compatible", msg);
+  }
   if (v > known)
     return ctl_fail(CHIME_ESCHEMA,
                     "the schema has version %ld, newer than this chimectl "

@@ -3,7 +3,7 @@
  * trigger (its expression as written, the schedule in words, data, zone,
  * calendar, misfire policy, jitter, its timeout and starting deadline,
  * state, the next five fire times) or one job (its definition, run
- * policies and its triggers), as aligned "field value"
+ * policies, history level and its triggers), as aligned "field value"
  * lines or one JSON object.  Without the word, a trigger G.N is shown when
  * there is one, else the job G.N.
  */
@@ -149,13 +149,15 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row,
   const char *args[] = {c->sched, cell[0], cell[1]};
   chime__mysql_rows rows = {0}, policy = {0};
   int r = ctl_query(c,
-                    "SELECT timeout_ms, starting_deadline_ms FROM {P}jobs "
-                    "WHERE sched_name = ? AND job_group = ? AND job_name = ?",
+                    "SELECT timeout_ms, starting_deadline_ms, history_level "
+                    "FROM {P}jobs WHERE sched_name = ? AND job_group = ? AND "
+                    "job_name = ?",
                     args, 3, &policy);
   if (r)
     return r;
   int64_t timeout = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 0) : 0;
   int64_t deadline = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 1) : 0;
+  int64_t level = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 2) : 0;
   chime__mysql_rows_free(&policy);
   r = ctl_query(c,
                 "SELECT CONCAT(trigger_group, '.', trigger_name) FROM "
@@ -187,6 +189,11 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row,
   }
   ms_field(&s, "timeout_ms", timeout);
   ms_field(&s, "deadline_ms", deadline);
+  /* Which runs history records (chime_job_set_history_level). */
+  field(&s, "history",
+        level == CHIME_HISTORY_FAILURES ? "failures"
+        : level == CHIME_HISTORY_NONE   ? "none"
+                                        : "all");
   data_field(&s, data);
   list(&s, "triggers", keys, rows.nrows);
   end(&s);

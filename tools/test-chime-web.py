@@ -16,10 +16,13 @@ usage: test-chime-web.py CHIME-WEB CHIME-NODE [SCREENSHOT.png]
 import json
 import os
 import re
+import select
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -120,9 +123,9 @@ tmp = tempfile.mkdtemp(prefix="chime-web-test-")
 driver = None
 
 
-def start_web(token_file):
+def start_web(token_file, extra=()):
     p = subprocess.Popen([WEB, "--url", URL, "--scheduler", "cluster",
-                          "--port", "0", "--tz", "UTC"]
+                          "--port", "0", "--tz", "UTC"] + list(extra)
                          + (["--token-file", token_file] if token_file else []),
                          stderr=subprocess.PIPE, text=True)
     procs.append(p)
@@ -141,6 +144,74 @@ def http(base, path, data=None, headers=None, method=None):
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
+
+
+def http_or_error(base, path):
+    """http(), a refused or dropped connection as status None."""
+    try:
+        return http(base, path)
+    except (OSError, urllib.error.URLError) as e:
+        return None, repr(e)
+
+
+class Trickler:
+    """Slow clients: n connections from address source, each sending a
+    request line, then a header byte every half second, never ending its
+    headers (a slowloris)."""
+
+    def __init__(self, port, n, source="127.0.0.1"):
+        self.socks, self.stop = [], threading.Event()
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((source, 0))
+            s.settimeout(10)
+            s.connect(("127.0.0.1", port))
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            except OSError:
+                pass  # refused already: counted by closed()
+            self.socks.append(s)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.wait(0.5):
+            for s in self.socks:
+                try:
+                    s.send(b"a")
+                except OSError:
+                    pass
+
+    def closed(self):
+        """How many of the connections the server has closed."""
+        n = 0
+        for s in self.socks:
+            try:
+                r, _, _ = select.select([s], [], [], 0)
+                if r and s.recv(4096, socket.MSG_PEEK) == b"":
+                    n += 1
+            except OSError:
+                n += 1
+        return n
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        for s in self.socks:
+            s.close()
+
+
+def prompt_requests(base, what, n=5, within=5.0):
+    """n requests one after the other: each answered 200 within `within`
+    seconds (they take milliseconds; the margin is for a loaded
+    machine)."""
+    got = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        st, body = http_or_error(base, "/api/nodes")
+        got.append((st, round(time.monotonic() - t0, 2),
+                    body[:80] if st != 200 else ""))
+    check(what, all(st == 200 and dt < within for st, dt, _ in got), got)
 
 
 def console_errors():
@@ -202,7 +273,7 @@ try:
     token_file = os.path.join(tmp, "token")
     with open(token_file, "w") as f:
         f.write(TOKEN + "\n")
-    WEB_URL = start_web(token_file)
+    WEB_URL = start_web(token_file, ["--allowed-host", "Chime.Example."])
     bearer = {"Authorization": "Bearer " + TOKEN}
     wait("the API sees two live nodes", lambda: sum(
         1 for n in json.loads(http(WEB_URL, "/api/nodes")[1])
@@ -263,6 +334,63 @@ try:
           sql("SELECT COUNT(*) FROM {P}jobs") == njobs)
     check("chime-web survived the bad input",
           http(WEB_URL, "/api/nodes")[0] == 200)
+
+    # ---- the Host header (issue 35: DNS rebinding): a page of another
+    # site, its name rebound to 127.0.0.1, asks with its own name as Host
+    port = int(WEB_URL.rsplit(":", 1)[1])
+    for host in ("evil.example", "evil.example:%d" % port, "127.0.0.1.evil.example",
+                 "", "[::2]:%d" % port, "a b"):
+        st, body = http(WEB_URL, "/api/jobs", headers={"Host": host})
+        check(f"Host {host!r} is refused (421), nothing read",
+              st == 421 and "load" not in body and "Host" in body,
+              f"got {st} {body[:200]!r}")
+    st, body = http(WEB_URL, "/", headers={"Host": "evil.example"})
+    check("a page for Host evil.example is refused too", st == 421, st)
+    for host in ("127.0.0.1:%d" % port, "localhost:%d" % port, "LOCALHOST",
+                 "[::1]:%d" % port, "chime.example", "chime.example.:443"):
+        st, body = http(WEB_URL, "/api/jobs", headers={"Host": host})
+        check(f"Host {host!r} is answered", st == 200 and "load" in body,
+              f"got {st} {body[:200]!r}")
+    # ---- Origin on a write: another origin's form or script is refused
+    # even with valid credentials; this server's own origin is not
+    for origin in ("http://evil.example", "http://127.0.0.1:%d" % (port + 1),
+                   "null", "http://127.0.0.1:%d.evil.example" % port):
+        st, body = http(WEB_URL, "/api/pause", b"what=all",
+                        dict(bearer, Origin=origin), "POST")
+        check(f"a write from Origin {origin!r} is refused (403)",
+              st == 403 and "origin" in body, f"got {st} {body[:200]!r}")
+    st, body = http(WEB_URL, "/login", b"token=" + TOKEN.encode(),
+                    {"Origin": "http://evil.example"}, "POST")
+    check("a sign-in from another origin is refused", st == 403, st)
+    check("the cross-origin writes wrote nothing",
+          sql("SELECT COUNT(*) FROM {P}triggers WHERE state LIKE 'PAUSED%'")
+          == [["0"]])
+    for origin in ("http://127.0.0.1:%d" % port, "https://chime.example"):
+        st, body = http(WEB_URL, "/api/resume",
+                        b"what=group&target=nothing-here",
+                        dict(bearer, Origin=origin), "POST")
+        check(f"a write from this server's Origin {origin!r} is done",
+              st == 200, f"got {st} {body[:200]!r}")
+
+    # ---- slow clients (issue 35): 70 connections trickling their headers
+    # do not keep 5 real requests out, from the same address or another;
+    # the server closes them once their request is late, and one address
+    # holds at most WEB_MAX_PER_CLIENT (128) connections
+    slow = Trickler(port, 70)
+    try:
+        prompt_requests(WEB_URL, "70 slow clients: 5 requests answered at once")
+        wait("the 70 slow clients are closed though they keep sending",
+             lambda: slow.closed() == 70, timeout=60)
+    finally:
+        slow.close()
+    slow = Trickler(port, 150, source="127.0.0.2")
+    try:
+        wait("150 slow clients of one address: the 22 past 128 refused",
+             lambda: slow.closed() >= 22, timeout=8)
+        prompt_requests(WEB_URL, "150 slow clients of another address: 5 "
+                        "requests answered at once")
+    finally:
+        slow.close()
 
     # ---- /metrics: the figures of chimectl metrics (one set), parsed
     try:  # Debian's python3-prometheus-client
@@ -340,8 +468,9 @@ try:
     # The page shows an action's message once its request returned: wait.
     wait("pause: the page says so", lambda: "paused trigger load.cron" in
          message() and "paused" in text_of(By.CSS_SELECTOR, row + " td.state"))
-    check("pause: the page explains it", "paused" in driver.find_element(
-        By.CSS_SELECTOR, row + " td.why").text)
+    why = driver.find_element(By.CSS_SELECTOR, row + " td.why").text
+    check("pause: the page explains it in its own terms", "paused" in why
+          and "resume button" in why and "chimectl" not in why, why)
     click_action(row, "resume")
     wait("resume: the database has load.cron no longer paused",
          lambda: trigger_state("load.cron") not in (None, "PAUSED"))

@@ -1,9 +1,11 @@
 /*
  * web.h: the pieces of chime-web, the operators' dashboard: an HTTP server
- * (libmicrohttpd, one thread) over chimectl's queries and actions
+ * (libmicrohttpd, run by one thread of its own) over chimectl's queries and
+ * actions
  * (chimectl.h: the same library, no second copy).  chime-web.c parses the
  * options and runs the server; web_http.c routes requests, checks their
- * parameters, the operator's session and the CSRF token; web_pages.c
+ * parameters, the Host and Origin, the operator's session and the CSRF
+ * token, and closes clients too slow to send a request; web_pages.c
  * renders the pages; web_api.c answers /api/ and /metrics and runs the
  * actions; web_out.c decodes parameters, builds responses and escapes;
  * web_assets.c holds the built-in style sheet and script.
@@ -32,6 +34,18 @@
 #define WEB_MAX_SESSIONS 32
 /* Action log lines kept for the events page. */
 #define WEB_LOG_LINES 50
+/* Connections open at once, and of one client address (a proxy in front
+ * counts as one client); more are closed at once. */
+#define WEB_MAX_CONNECTIONS 512
+#define WEB_MAX_PER_CLIENT 128
+/* A request (its line, headers and body) arrives within this long of the
+ * connection's start or of its previous answer, else the connection is
+ * closed: a client that trickles its headers holds its place no longer. */
+#define WEB_REQUEST_MS 10000
+/* A connection that sends or takes nothing for this long is closed. */
+#define WEB_IDLE_S 15
+/* --allowed-host names at most. */
+#define WEB_MAX_ALLOWED_HOSTS 16
 
 typedef struct web_session {
   char id[33];   /* cookie value, hex */
@@ -49,6 +63,15 @@ typedef struct web {
   size_t nsessions;
   char log[WEB_LOG_LINES][360]; /* the actions, newest last */
   size_t nlog;
+  /* The names a request's Host may give (set before serving, then read
+   * only): the --allowed-host names, lower case, and, set by web_serve,
+   * the listen address as a Host gives it ("127.0.0.1", "[::1]"), whether
+   * it is a loopback (then localhost, 127.0.0.1 and [::1] too) or a
+   * wildcard address (then any IP address and localhost). */
+  char allowed_hosts[WEB_MAX_ALLOWED_HOSTS][254];
+  size_t nallowed_hosts;
+  char listen_host[48];
+  bool loopback, wildcard;
 } web;
 
 /* One request's parameters, decoded: the query (GET) or the form (POST). */
@@ -165,6 +188,11 @@ extern const char web_asset_css[];
 extern const char web_asset_js[];
 
 /* ----------------------------------------------------------- server */
+
+/* Adds name (a DNS name or an IP address, no port) to the Host names w
+ * answers (--allowed-host).  Returns: 0, or CTL_USAGE with a message
+ * printed. */
+int web_allow_host(web *w, const char *name);
 
 /* Serves w on address (IPv4 or IPv6) and port (0: any, printed) until
  * SIGINT or SIGTERM, checking the operator's store in meanwhile

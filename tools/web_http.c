@@ -1,7 +1,6 @@
 /*
- * web_http.c: chime-web's HTTP side on libmicrohttpd: one internal thread
- * answers every request in turn (so the one store connection and the
- * session table need no lock).  Requests are routed by method and path;
+ * web_http.c: chime-web's HTTP side on libmicrohttpd: one thread (below)
+ * answers every request in turn.  Requests are routed by method and path;
  * GET parameters are checked against each route's names, POST bodies are
  * read up to WEB_MAX_BODY and decoded here.  Writes need the operator's
  * session cookie and its CSRF token (a browser), or the operator token as
@@ -9,17 +8,38 @@
  * refused.  Every answer carries headers that keep the page from being
  * framed or sniffed, and a content security policy that allows only the
  * built-in assets.
+ *
+ * Before any of that, as soon as a request's headers are in: its Host
+ * must name this server (web.h: the listen address, the loopback names,
+ * --allowed-host; else 421), so a page of another site whose name was
+ * rebound to this address (DNS rebinding) reads nothing; and a request
+ * that may change something (any method but GET and HEAD) that carries an
+ * Origin must come from this server's own origin (else 403).
+ *
+ * Threads: one thread of ours (serve_loop) runs the daemon (libmicrohttpd
+ * without a thread of its own, on epoll) and answers every request in
+ * turn, so the one store connection and the session table need no other
+ * lock than w->lock, which the main thread's check-ins share.  That
+ * thread also keeps the open connections' list (conn_state: notified by
+ * the daemon) and closes (shutdown) every connection whose request has
+ * not all arrived within WEB_REQUEST_MS: with the daemon's own limits
+ * (WEB_MAX_CONNECTIONS, WEB_MAX_PER_CLIENT, WEB_IDLE_S) clients that
+ * trickle their headers cannot hold the places real requests need.
  */
 #include "web.h"
 
 #include <microhttpd.h>
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,6 +70,205 @@ static long long now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------- host and origin */
+
+/* The canonical text of a host name: lower case, no final dot, an IP
+ * address as inet_ntop writes it (IPv6 in brackets).  Returns: whether
+ * name (len bytes) is a well-formed host name or IP address. */
+static bool canonical_host(const char *name, size_t len, char *out,
+                           size_t out_len) {
+  char buf[256];
+  if (len && name[len - 1] == '.')
+    len--;
+  if (len == 0 || len >= sizeof buf || len >= out_len)
+    return false;
+  memcpy(buf, name, len);
+  buf[len] = '\0';
+  unsigned char a[16];
+  if (buf[0] == '[') {
+    if (buf[len - 1] != ']')
+      return false;
+    buf[len - 1] = '\0';
+    char t[INET6_ADDRSTRLEN];
+    if (inet_pton(AF_INET6, buf + 1, a) != 1 ||
+        !inet_ntop(AF_INET6, a, t, sizeof t))
+      return false;
+    return (size_t)snprintf(out, out_len, "[%s]", t) < out_len;
+  }
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)buf[i];
+    if (!isalnum(ch) && ch != '-' && ch != '.' && ch != '_')
+      return false;
+    out[i] = (char)tolower(ch);
+  }
+  out[len] = '\0';
+  return true;
+}
+
+/* Whether canonical host name h is an IP address. */
+static bool is_ip(const char *h) {
+  unsigned char a[4];
+  return h[0] == '[' || inet_pton(AF_INET, h, a) == 1;
+}
+
+/* Splits an authority, "host[:port]" or "[v6][:port]": *ret_len the
+ * host's length (brackets included).  Returns: whether it is well formed. */
+static bool split_authority(const char *a, size_t *ret_len) {
+  size_t n;
+  if (a[0] == '[') {
+    const char *end = strchr(a, ']');
+    if (!end)
+      return false;
+    n = (size_t)(end - a) + 1;
+  } else {
+    n = strcspn(a, ":");
+  }
+  const char *rest = a + n;
+  if (*rest == ':') {
+    size_t digits = strspn(rest + 1, "0123456789");
+    if (digits == 0 || digits > 5 || rest[1 + digits])
+      return false;
+  } else if (*rest) {
+    return false;
+  }
+  *ret_len = n;
+  return n > 0;
+}
+
+/* Whether canonical host name h is an --allowed-host name. */
+static bool host_listed(const web *w, const char *h) {
+  for (size_t i = 0; i < w->nallowed_hosts; i++)
+    if (strcmp(h, w->allowed_hosts[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Whether a Host header names this server (its port is not compared). */
+static bool host_ok(const web *w, const char *host) {
+  size_t n;
+  char h[256];
+  if (!host || !split_authority(host, &n) ||
+      !canonical_host(host, n, h, sizeof h))
+    return false;
+  if (host_listed(w, h) || strcmp(h, w->listen_host) == 0)
+    return true;
+  if ((w->loopback || w->wildcard) &&
+      (strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
+       strcmp(h, "[::1]") == 0))
+    return true;
+  /* Bound to every address: any of them (an address is never rebound). */
+  return w->wildcard && is_ip(h);
+}
+
+/* Whether a request's Origin is this server's own: the page's origin is
+ * the Host it was asked for (checked before), or an --allowed-host name
+ * (a proxy in front that rewrites Host).  "null" and any other are not. */
+static bool origin_ok(const web *w, const char *origin, const char *host) {
+  const char *a = strncmp(origin, "http://", 7) == 0    ? origin + 7
+                  : strncmp(origin, "https://", 8) == 0 ? origin + 8
+                                                        : NULL;
+  size_t n;
+  char h[256];
+  if (!a || !split_authority(a, &n) || !canonical_host(a, n, h, sizeof h))
+    return false;
+  return (host && strcasecmp(a, host) == 0) || host_listed(w, h);
+}
+
+/* A header's value to quote in a message: at most len - 1 bytes, each
+ * byte that is not printable ASCII as '?'.  Returns: out. */
+static const char *printable(const char *value, char *out, size_t len) {
+  snprintf(out, len, "%s", value ? value : "");
+  for (char *c = out; *c; c++)
+    if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+      *c = '?';
+  return out;
+}
+
+int web_allow_host(web *w, const char *name) {
+  char h[256];
+  if (w->nallowed_hosts == WEB_MAX_ALLOWED_HOSTS)
+    return ctl_usage("--allowed-host: at most %d names", WEB_MAX_ALLOWED_HOSTS);
+  if (!canonical_host(name, strlen(name), h, sizeof w->allowed_hosts[0]))
+    return ctl_usage("--allowed-host '%.100s' is not a host name or IP "
+                     "address (no port, IPv6 in brackets)",
+                     name);
+  memcpy(w->allowed_hosts[w->nallowed_hosts++], h, strlen(h) + 1);
+  return 0;
+}
+
+/* ------------------------------------------------------- connections */
+
+/* An open connection (the serving thread's only): its socket, and since
+ * when its current request has been arriving. */
+typedef struct conn_state {
+  struct conn_state *prev, *next;
+  int fd;
+  long long since_ms; /* monotonic: accepted, or its previous answer done */
+  bool received;      /* its current request is all in */
+  bool closed;        /* shut down for being too slow */
+} conn_state;
+
+/* The server: the daemon and its connections. */
+typedef struct server {
+  struct MHD_Daemon *d;
+  conn_state *conns;
+  atomic_bool stop;
+} server;
+
+static void notify_connection(void *cls, struct MHD_Connection *conn,
+                              void **socket_context,
+                              enum MHD_ConnectionNotificationCode code) {
+  server *s = cls;
+  conn_state *cs = *socket_context;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || !(cs = calloc(1, sizeof *cs)))
+      return; /* untracked: the daemon's idle timeout still applies */
+    cs->fd = ci->connect_fd;
+    cs->since_ms = mono_ms();
+    cs->next = s->conns;
+    if (s->conns)
+      s->conns->prev = cs;
+    s->conns = cs;
+    *socket_context = cs;
+  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && cs) {
+    if (cs->prev)
+      cs->prev->next = cs->next;
+    else
+      s->conns = cs->next;
+    if (cs->next)
+      cs->next->prev = cs->prev;
+    free(cs);
+    *socket_context = NULL;
+  }
+}
+
+static conn_state *conn_state_of(struct MHD_Connection *conn) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? ci->socket_context : NULL;
+}
+
+/* Shuts down every connection whose request has been arriving for longer
+ * than WEB_REQUEST_MS; the daemon then sees its end and closes it.  On
+ * the serving thread, so no connection closes meanwhile (its socket
+ * stays open until the daemon's CLOSED notice, which comes after). */
+static void close_slow(server *s) {
+  long long now = mono_ms();
+  for (conn_state *cs = s->conns; cs; cs = cs->next)
+    if (!cs->received && !cs->closed && now - cs->since_ms > WEB_REQUEST_MS) {
+      shutdown(cs->fd, SHUT_RDWR);
+      cs->closed = true;
+    }
 }
 
 /* 16 random bytes as 32 hex digits. */
@@ -395,7 +614,31 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
   (void)version;
   web *w = cls;
   bool post = strcmp(method, "POST") == 0;
+  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
   if (!*con_cls) { /* the headers: state for the body to come */
+    /* Another site's page, through a name rebound to this address, or a
+     * form of another origin: refused before anything is read. */
+    const char *host =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+    const char *origin =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+    bool json = strncmp(url, "/api/", 5) == 0;
+    web_reply r = {0};
+    if (!host_ok(w, host)) {
+      char shown[101];
+      web_reply_error(&r, json, 421,
+                      "this server does not answer to Host '%s' "
+                      "(chime-web --allowed-host NAME adds a name)",
+                      printable(host, shown, sizeof shown));
+      return send_reply(conn, &r, NULL);
+    }
+    if (!get && origin && !origin_ok(w, origin, host)) {
+      char shown[101];
+      web_reply_error(&r, json, 403,
+                      "refused: a request from another origin (%s)",
+                      printable(origin, shown, sizeof shown));
+      return send_reply(conn, &r, NULL);
+    }
     request *req = calloc(1, sizeof *req);
     if (!req)
       return MHD_NO;
@@ -418,6 +661,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
     *upload_data_size = 0;
     return MHD_YES;
   }
+  conn_state *cs = conn_state_of(conn);
+  if (cs) /* all in: no longer subject to WEB_REQUEST_MS */
+    cs->received = true;
   pthread_mutex_lock(&w->lock);
   handler_ctx h = {.w = w, .conn = conn, .url = url};
   web_reply r = {0};
@@ -427,7 +673,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
       rt = &routes[i];
   const char *api = strncmp(url, "/api/", 5) == 0 ? url + 5 : NULL;
   const char *action = api && is_action(api) ? api : NULL;
-  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
   const char *allow = NULL;
   MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_arg, &h);
   if (strlen(url) > 200) {
@@ -465,13 +710,54 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code) {
   (void)cls;
-  (void)conn;
   (void)code;
+  conn_state *cs = conn_state_of(conn);
+  if (cs) { /* the next request on this connection starts arriving now */
+    cs->received = false;
+    cs->since_ms = mono_ms();
+  }
   request *req = *con_cls;
   if (req)
     free(req->body);
   free(req);
   *con_cls = NULL;
+}
+
+/* The serving thread: runs the daemon until s->stop, closing the
+ * connections too slow to send their request (at least every 250 ms). */
+static void *serve_loop(void *arg) {
+  server *s = arg;
+  const union MHD_DaemonInfo *di =
+      MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+  struct pollfd pfd = {.fd = di ? di->epoll_fd : -1, .events = POLLIN};
+  while (!atomic_load(&s->stop)) {
+    MHD_UNSIGNED_LONG_LONG wait = 250;
+    if (MHD_get_timeout(s->d, &wait) != MHD_YES || wait > 250)
+      wait = 250;
+    poll(&pfd, 1, (int)wait);
+    MHD_run(s->d);
+    close_slow(s);
+  }
+  return NULL;
+}
+
+/* Sets what w answers to for its listen address (web.h): the address as
+ * a Host gives it, and whether it is a loopback or wildcard address. */
+static void listen_names(web *w, const struct sockaddr *sa) {
+  char t[INET6_ADDRSTRLEN] = "";
+  if (sa->sa_family == AF_INET6) {
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    w->loopback = IN6_IS_ADDR_LOOPBACK(a);
+    w->wildcard = IN6_IS_ADDR_UNSPECIFIED(a);
+    inet_ntop(AF_INET6, a, t, sizeof t);
+    snprintf(w->listen_host, sizeof w->listen_host, "[%s]", t);
+  } else {
+    const struct in_addr *a = &((const struct sockaddr_in *)sa)->sin_addr;
+    w->loopback = (ntohl(a->s_addr) >> 24) == 127;
+    w->wildcard = a->s_addr == htonl(INADDR_ANY);
+    inet_ntop(AF_INET, a, t, sizeof t);
+    snprintf(w->listen_host, sizeof w->listen_host, "%s", t);
+  }
 }
 
 int web_serve(web *w, const char *address, unsigned port) {
@@ -480,7 +766,9 @@ int web_serve(web *w, const char *address, unsigned port) {
   struct sockaddr_in sa4 = {.sin_family = AF_INET,
                             .sin_port = htons((uint16_t)port)};
   const struct sockaddr *sa = (const struct sockaddr *)&sa4;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+  /* No thread of the daemon's own: serve_loop runs it (on epoll, so the
+   * number of connections is not bound by select's FD_SETSIZE). */
+  unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
   if (inet_pton(AF_INET6, address, &sa6.sin6_addr) == 1) {
     sa = (const struct sockaddr *)&sa6;
     flags |= MHD_USE_IPv6;
@@ -488,23 +776,34 @@ int web_serve(web *w, const char *address, unsigned port) {
     fprintf(stderr, "chime-web: --listen '%s' is not an IP address\n", address);
     return CTL_USAGE;
   }
-  /* The daemon's thread inherits the mask: the signals come to sigwait. */
+  listen_names(w, sa);
+  /* The serving thread inherits the mask: the signals come to sigwait. */
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  struct MHD_Daemon *d = MHD_start_daemon(
+  static server s; /* the callbacks' until the daemon stops */
+  s.d = MHD_start_daemon(
       flags, (uint16_t)port, NULL, NULL, handle, w, MHD_OPTION_SOCK_ADDR, sa,
       MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-      MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_NOTIFY_CONNECTION, notify_connection, &s,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_MAX_CONNECTIONS,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_MAX_PER_CLIENT,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_IDLE_S,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_END);
-  if (!d) {
+  if (!s.d) {
     fprintf(stderr, "chime-web: cannot listen on %s port %u\n", address, port);
     return CTL_FAILED;
   }
+  pthread_t loop;
+  if (pthread_create(&loop, NULL, serve_loop, &s) != 0) {
+    MHD_stop_daemon(s.d);
+    fprintf(stderr, "chime-web: cannot start the serving thread\n");
+    return CTL_FAILED;
+  }
   const union MHD_DaemonInfo *di =
-      MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+      MHD_get_daemon_info(s.d, MHD_DAEMON_INFO_BIND_PORT);
   fprintf(stderr, "chime-web: listening on http://%s%s%s:%u/ (%s)\n",
           sa == (const struct sockaddr *)&sa6 ? "[" : "", address,
           sa == (const struct sockaddr *)&sa6 ? "]" : "", di ? di->port : port,
@@ -521,6 +820,8 @@ int web_serve(web *w, const char *address, unsigned port) {
     if (r < 0)
       fprintf(stderr, "chime-web: check-in failed: %s\n", chime_strerror(r));
   }
-  MHD_stop_daemon(d);
+  atomic_store(&s.stop, true);
+  pthread_join(loop, NULL);
+  MHD_stop_daemon(s.d);
   return CTL_OK;
 }

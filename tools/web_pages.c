@@ -335,9 +335,17 @@ int web_page_triggers(web_page *p, web_reply *r) {
     if (strcmp(state, "waiting") != 0 ||
         !*web_cell(&t, i, 13)) { /* not firing: explain's answer */
       ctl_explanation x;
-      if (ctl_explain_key(p->c, key, &x) == 0)
+      if (ctl_explain_key(p->c, key, &x) == 0) {
+        /* explain's sentence without its chimectl advice, said here in
+         * the console's terms: the button beside it. */
+        x.msg[x.hint_at] = '\0';
         web_html(o, x.msg);
-      else
+        if (strcmp(x.reason, "paused") == 0)
+          fputs(p->ses        ? " (the resume button beside resumes it)"
+                : p->w->token ? " (an operator resumes it after signing in)"
+                              : " (read-only: this console cannot resume it)",
+                o);
+      } else
         web_html(o, ctl_last_error);
     }
     fputs("</td><td class=\"acts\">", o);

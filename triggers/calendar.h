@@ -257,4 +257,19 @@ int chime__calendar_to_string(const chime_calendar *cal, char **ret_text);
 int chime__calendar_from_string(const char *text, chime_calendar **ret_cal,
                                 char *errbuf, size_t errbuf_len);
 
+/*
+ * chime__calendar_uses_zone: whether cal or one of its bases reads
+ * wall-clock time in a zone named in names[0..count).  Thread: any.
+ */
+bool chime__calendar_uses_zone(const chime_calendar *cal,
+                               const char *const *names, size_t count);
+
+/*
+ * chime__calendar_reload: cal rebuilt from its text, with the newest
+ * objects of its zones (after their rules were reloaded: tz.h).
+ * Returns: chime__calendar_from_string's codes.
+ * Ownership: *ret_cal holds one reference.  Thread: any.
+ */
+int chime__calendar_reload(const chime_calendar *cal, chime_calendar **ret_cal);
+
 #endif /* CHIME_TRIGGERS_CALENDAR_H */

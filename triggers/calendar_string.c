@@ -165,3 +165,33 @@ int chime__calendar_to_string(const chime_calendar *cal, char **ret_text) {
   *ret_text = b.p;
   return 0;
 }
+
+/*
+ * Reloaded zone rules (tz_load.c): a calendar holds the zone objects it
+ * was built with, so one reading wall-clock time in a zone whose rules
+ * changed is rebuilt from its text, which looks its zones up by name and
+ * so finds the newest objects.
+ */
+bool chime__calendar_uses_zone(const chime_calendar *cal,
+                               const char *const *names, size_t count) {
+  for (; cal != NULL; cal = chime__calendar_base(cal)) {
+    const char *zone = chime_zone_get_name(chime__calendar_zone(cal));
+    for (size_t i = 0; zone != NULL && i < count; i++)
+      if (strcmp(zone, names[i]) == 0)
+        return true;
+  }
+  return false;
+}
+
+int chime__calendar_reload(const chime_calendar *cal,
+                           chime_calendar **ret_cal) {
+  if (cal == NULL || ret_cal == NULL)
+    return CHIME_EINVAL;
+  char *text = NULL;
+  int rc = chime__calendar_to_string(cal, &text);
+  if (rc == 0) {
+    rc = chime__calendar_from_string(text, ret_cal, NULL, 0);
+    chime_free(text);
+  }
+  return rc;
+}

@@ -14,6 +14,8 @@
 #include "triggers/trigger.h"
 #include "triggers/misfire.h"
 
+#include <assert.h>
+
 static bool in_range(int64_t t) {
   return t >= CHIME__TRIGGER_MIN_MS && t <= CHIME__TRIGGER_MAX_MS;
 }
@@ -286,4 +288,13 @@ int64_t chime__trigger_queue_excess(const chime_schedule *s,
 
 bool chime__trigger_may_fire_again(const chime_fire_state *st) {
   return st != NULL && st->next_fire_ms != CHIME_NO_FIRE;
+}
+
+int chime__trigger_refire_after_change(const chime_schedule *s,
+                                       const chime_fire_state *st,
+                                       int64_t *ret_ms) {
+  assert(s && st && ret_ms);
+  int64_t after =
+      st->prev_fire_ms != CHIME_NO_FIRE ? st->prev_fire_ms : st->start_ms - 1;
+  return chime__trigger_fire_after(s, st, after, ret_ms);
 }

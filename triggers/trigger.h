@@ -242,6 +242,21 @@ int64_t chime__trigger_queue_excess(const chime_schedule *s,
                                     const chime_fire_state *st, int64_t now_ms,
                                     int64_t keep, int64_t max);
 
+/*
+ * chime__trigger_refire_after_change: the next fire of a trigger whose
+ * definition changed under it (its calendar was replaced, its zone's rules
+ * were reloaded): the first included fire time after its previous fire, or
+ * from its start when it never fired (Quartz's updateWithNewCalendar).
+ * Why from the previous fire and not from now: a fire the new rules move
+ * into the past is not lost but due at once, and the misfire policy
+ * decides (the stores' misfire scan); and the answer does not depend on
+ * when or how often it is asked, so every node that recomputes agrees.
+ * Returns: as chime__trigger_fire_after.  Thread: any.
+ */
+int chime__trigger_refire_after_change(const chime_schedule *s,
+                                       const chime_fire_state *st,
+                                       int64_t *ret_ms);
+
 /* chime__trigger_may_fire_again: whether st has a next fire time. */
 bool chime__trigger_may_fire_again(const chime_fire_state *st);
 

@@ -12,6 +12,7 @@
 #include "chime.h"
 #include "triggers/civil.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,5 +62,54 @@ int chime__zone_from_tzif(const char *name, const uint8_t *data, size_t len,
 
 /* Frees a zone made by chime__zone_from_tzif (never a cached one). */
 void chime__zone_free(chime_zone *zone);
+
+/*
+ * Reloading zones whose file changed (tz_load.c says how).  A reload never
+ * changes a zone object: the cache hands out a new one for the name from
+ * then on, and the old one stays valid for whoever still borrows it.
+ */
+
+/*
+ * chime__zone_set_dir: the zoneinfo folder that later loads and checks
+ * read (NULL: the build's CHIME_ZONEINFO_DIR).  For tests, which need a
+ * folder they can write; zones already cached keep their names.
+ * Returns: 0; CHIME_ENOMEM.  Thread: any.
+ */
+int chime__zone_set_dir(const char *dir);
+
+/*
+ * chime__zone_check: stats the file of every cached file zone (when force,
+ * reads every one) and reloads those whose bytes changed.  *ret_changed
+ * (may be NULL) receives how many zones changed, *ret_failed (may be NULL)
+ * how many files could not be read or parsed (those keep their old rules).
+ * Returns: 0; CHIME_ENOMEM.  Thread: any (takes the cache's lock; does
+ * file I/O).
+ */
+int chime__zone_check(bool force, size_t *ret_changed, size_t *ret_failed);
+
+/*
+ * chime__zone_changed_since: the names of the zones whose rules changed in
+ * a generation after `since` (0: since the process started), and the
+ * current generation, to pass as `since` next time.
+ * Returns: 0; CHIME_ENOMEM.  Thread: any.
+ * Ownership: *ret_names is the caller's (chime__zone_names_free); NULL
+ * when *ret_count is 0.
+ */
+int chime__zone_changed_since(uint64_t since, char ***ret_names,
+                              size_t *ret_count, uint64_t *ret_gen);
+
+/* chime__zone_generation: the current generation (0: nothing reloaded).
+ * Thread: any. */
+uint64_t chime__zone_generation(void);
+
+/* Frees what chime__zone_changed_since returned. */
+void chime__zone_names_free(char **names, size_t count);
+
+/*
+ * chime__zone_fingerprint: a 64-bit fingerprint of the bytes zone name was
+ * last read from (0 for a fixed offset), loading it when not cached.
+ * Returns: 0; chime_zone_get's errors.  Thread: any.
+ */
+int chime__zone_fingerprint(const char *name, uint64_t *ret_fingerprint);
 
 #endif /* CHIME_TRIGGERS_TZ_H */

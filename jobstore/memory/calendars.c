@@ -24,25 +24,22 @@ void chime__mem_calendar_free(void *calendar, void *unused) {
 }
 
 /*
- * Recomputes a trigger's next fire after its calendar changed: the first
- * included time after its previous fire (after its start when it never
- * fired), as Quartz's updateWithNewCalendar; late results are left to the
- * misfire scan.  A trigger that can no longer fire becomes COMPLETE (and
- * stays, as after a misfire).  Claimed, complete and broken triggers are
- * left alone.
+ * Recomputes a trigger's next fire after its calendar changed or its
+ * zone's rules were reloaded (chime__trigger_refire_after_change: after
+ * its previous fire, as Quartz's updateWithNewCalendar); late results are
+ * left to the misfire scan.  A trigger that can no longer fire becomes
+ * COMPLETE (and stays, as after a misfire).  Claimed, complete and broken
+ * triggers are left alone.  Returns whether the next fire moved.
  */
-static void recompute(mem_store *s, mem_trigger *mt) {
+bool chime__mem_recompute(mem_store *s, mem_trigger *mt) {
   MEM_ASSERT_LOCKED(s);
   chime_trigger *t = mt->t;
   chime_store_state state = t->store_state;
   if (state == CHIME_STATE_ACQUIRED || state == CHIME_STATE_COMPLETE ||
       state == CHIME_STATE_ERROR)
-    return;
-  int64_t after = t->state.prev_fire_ms != CHIME_NO_FIRE
-                      ? t->state.prev_fire_ms
-                      : t->state.start_ms - 1;
-  int64_t next;
-  int r = chime__trigger_fire_after(&t->schedule, &t->state, after, &next);
+    return false;
+  int64_t before = t->state.next_fire_ms, next;
+  int r = chime__trigger_refire_after_change(&t->schedule, &t->state, &next);
   chime__mem_heap_remove(mt);
   if (r == CHIME_ENEVERFIRES) {
     t->state.next_fire_ms = CHIME_NO_FIRE;
@@ -53,6 +50,7 @@ static void recompute(mem_store *s, mem_trigger *mt) {
     t->state.next_fire_ms = next;
   }
   (void)chime__mem_set_state(s, mt, state);
+  return t->state.next_fire_ms != before;
 }
 
 typedef struct cal_arg {
@@ -70,7 +68,7 @@ static void calendar_changed(void *value, void *arg) {
   a->users++;
   mt->t->schedule.calendar = a->mc->cal;
   if (a->update)
-    recompute(a->s, mt);
+    (void)chime__mem_recompute(a->s, mt);
 }
 
 int chime__mem_calendar_add(chime_store *store, const char *name,

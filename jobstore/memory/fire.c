@@ -209,7 +209,8 @@ static void block_job(mem_store *s, mem_job *mj) {
 }
 
 /* A FORBID_SKIP job drops the fire times its triggers missed while it ran,
- * a FORBID_QUEUE job with a cap those beyond the cap (the memory store
+ * a REPLACE job all of them but the newest, a FORBID_QUEUE job with a cap
+ * those beyond the cap (the memory store
  * keeps no history to record them in), at most this many per trigger and
  * completion.  A paused trigger keeps its missed time for its misfire
  * instruction, as under FORBID. */
@@ -381,7 +382,7 @@ int chime__mem_still_owned(chime_store *store, int64_t fire_id,
 }
 
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
-                        int64_t *ret_ms) {
+                        int64_t after_ms, int64_t *ret_ms) {
   mem_store *s = (mem_store *)store;
   size_t n;
   bool ok;
@@ -390,7 +391,18 @@ int chime__mem_next_due(chime_store *store, const chime_type_set *types,
   chime__mem_lock(s);
   mem_heap **hs = chime__mem_heaps_of(s, types, &n, &ok);
   mem_trigger *mt = chime__mem_first_due(hs, n);
+  /* Those due by after_ms are held out of their heaps for the look past
+   * them (few: due triggers are claimed or scanned for misfires). */
+  mem_held held = {0};
+  while (ok && mt && after_ms != INT64_MIN &&
+         mt->t->state.next_fire_ms <= after_ms) {
+    if (!chime__mem_hold(&held, mt))
+      ok = false;
+    else
+      mt = chime__mem_first_due(hs, n);
+  }
   int64_t due = mt ? mt->t->state.next_fire_ms : 0;
+  chime__mem_unhold(s, &held);
   chime__mem_unlock(s);
   free(hs);
   if (!ok)

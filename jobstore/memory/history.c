@@ -1,8 +1,9 @@
 /*
  * memory/history.c: the memory store's history: the last
  * CHIME__MEM_HISTORY_CAP completed runs in a ring (the oldest is dropped
- * when it is full: the memory store's retention), listed newest first
- * with the MySQL store's filters.  Guarded by the store's lock.
+ * when it is full: the memory store's retention), the runs each job's
+ * history level records, listed newest first with the MySQL store's
+ * filters.  Guarded by the store's lock.
  */
 #include "jobstore/memory/memory.h"
 
@@ -24,6 +25,13 @@ void chime__mem_history_free(mem_store *s) {
 void chime__mem_history_record(mem_store *s, const chime_fire *fire,
                                const chime_run_result *outcome, bool retried) {
   assert(fire && fire->trigger && fire->job);
+  /* The job's history level (as the MySQL store's completion; a sharded
+   * job's runs always). */
+  bool ok = !retried && !(outcome && outcome->error) &&
+            !(outcome && outcome->status && strcmp(outcome->status, "OK") != 0);
+  if (fire->trigger->shard_parent == 0 && fire->job->shard_count == 0 &&
+      !chime__history_wanted(fire->job, ok))
+    return;
   if (!s->history) {
     s->history = calloc(CHIME__MEM_HISTORY_CAP, sizeof *s->history);
     if (!s->history)

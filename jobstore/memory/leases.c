@@ -5,16 +5,21 @@
  * than this one's; it is also at least now * CHIME__LEASE_TOKENS_PER_MS
  * (store.h), as the MySQL store's: tokens only grow.  The clock is the store's
  * (the process's, with the test offset): a lease is held while expires_ms is
- * later than now and it was not released.
+ * later than now and it was not released.  An entry whose lease ran out
+ * more than CHIME__MEM_LEASE_KEEP_MS ago is dropped by the check-in's
+ * sweep (chime__mem_leases_sweep): the name's next token starts from the
+ * clock, above the old one, so the map stays bounded by the names in use.
  *
  * Locks: each operation takes the store's lock once (memory.h).
  */
 #include "jobstore/memory/memory.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct mem_lease {
+  char *name; /* its key, for the sweep */
   int64_t token;
   int64_t acquired_ms, expires_ms, least_until_ms;
   bool released;
@@ -42,7 +47,13 @@ int chime__mem_lease_acquire(chime_store *store, const char *name,
   int r = 0;
   if (!l) {
     l = calloc(1, sizeof *l);
+    if (l && !(l->name = strdup(name))) {
+      free(l);
+      l = NULL;
+    }
     if (!l || chime__mem_map_put(&s->leases, name, strlen(name), l) < 0) {
+      if (l)
+        free(l->name);
       free(l);
       chime__mem_unlock(s);
       return CHIME_ENOMEM;
@@ -113,7 +124,28 @@ int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
 
 static void lease_entry_free(void *value, void *unused) {
   (void)unused;
-  free(value);
+  mem_lease *l = value;
+  free(l->name);
+  free(l);
+}
+
+size_t chime__mem_leases_sweep(mem_store *s, int64_t now) {
+  MEM_ASSERT_LOCKED(s);
+  bool ok = true;
+  void **all = chime__mem_map_values(&s->leases, &ok);
+  size_t n = s->leases.count, dropped = 0;
+  for (size_t i = 0; all && i < n; i++) {
+    mem_lease *l = all[i];
+    if (l->expires_ms >= now - CHIME__MEM_LEASE_KEEP_MS)
+      continue;
+    void *gone = chime__mem_map_del(&s->leases, l->name, strlen(l->name));
+    assert(gone == l);
+    (void)gone;
+    lease_entry_free(l, NULL);
+    dropped++;
+  }
+  free(all);
+  return dropped;
 }
 
 void chime__mem_leases_free(mem_store *s) {

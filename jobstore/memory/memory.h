@@ -9,6 +9,7 @@
  *   triggers.c   trigger entries, their state changes, and the trigger
  *                operations;
  *   calendars.c  calendars and what a changed calendar does to triggers;
+ *   zones.c      what reloaded zone rules do to triggers;
  *   lists.c      key lists (jobs, triggers, the triggers of a job);
  *   pause.c      pausing and resuming, and the remembered paused groups;
  *   fire.c       the firing protocol (acquire, fire, complete, release);
@@ -179,6 +180,7 @@ typedef struct mem_store {
   chime_history_entry *history; /* history.c: ring of CHIME__MEM_HISTORY_CAP */
   int64_t history_next_id;      /* the last id written */
   mem_map leases;               /* lease name -> mem_lease (leases.c) */
+  int64_t leases_swept_ms;      /* the check-in's last sweep (store time) */
   char *tags;                   /* this node's tags (options.tags) */
   mem_map checkpoints;          /* run id -> mem_checkpoint (shards.c) */
   chime_shards_done_fn on_shards_done;
@@ -383,6 +385,16 @@ int chime__mem_calendar_remove(chime_store *store, const char *name);
 int chime__mem_calendar_get(chime_store *store, const char *name,
                             chime_calendar **ret_calendar);
 void chime__mem_calendar_free(void *calendar, void *unused);
+/* Recomputes an unclaimed trigger's next fire after its calendar or its
+ * zone's rules changed; returns whether it moved.  Lock held. */
+bool chime__mem_recompute(mem_store *s, mem_trigger *mt);
+
+/* ------------------------------------------------------------- zones.c */
+
+int chime__mem_recompute_zones(chime_store *store, const char *const *zones,
+                               size_t count, size_t max,
+                               chime_zones_cursor **cursor,
+                               size_t *ret_recomputed);
 
 /* -------------------------------------------------------------- lists.c */
 
@@ -441,7 +453,7 @@ int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
 int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
-                        int64_t *ret_ms);
+                        int64_t after_ms, int64_t *ret_ms);
 void chime__mem_fire_record_free(void *fire, void *unused);
 /* Asserts the invariants of a fire record; nothing when NDEBUG is
  * defined. */
@@ -466,5 +478,11 @@ int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
                           bool *ret_held);
 /* Frees every lease entry (the store is being freed, its lock held). */
 void chime__mem_leases_free(mem_store *s);
+/* A lease entry is kept this long after its lease ran out (as the MySQL
+ * store's rows: docs/schema.md, "Bounded tables"). */
+#define CHIME__MEM_LEASE_KEEP_MS INT64_C(86400000)
+/* Drops the entries whose lease ran out before now -
+ * CHIME__MEM_LEASE_KEEP_MS; returns how many.  The store's lock held. */
+size_t chime__mem_leases_sweep(mem_store *s, int64_t now);
 
 #endif /* CHIME_JOBSTORE_MEMORY_MEMORY_H */

@@ -95,8 +95,15 @@ static int64_t mem_now(chime_store *store) {
 
 static int mem_checkin(chime_store *store, int64_t now_ms,
                        int64_t *ret_recover_in_ms) {
-  (void)store;
-  (void)now_ms;
+  mem_store *s = (mem_store *)store;
+  /* Lease names no longer used are dropped, once a minute: the store's
+   * memory stays bounded (DESIGN.md promise 11). */
+  chime__mem_lock(s);
+  if (now_ms - s->leases_swept_ms >= 60000) {
+    s->leases_swept_ms = now_ms;
+    (void)chime__mem_leases_sweep(s, now_ms);
+  }
+  chime__mem_unlock(s);
   if (ret_recover_in_ms)
     *ret_recover_in_ms = -1; /* one process: no other node */
   return 0;
@@ -159,6 +166,7 @@ static const chime_store_ops memory_ops = {
     .scan_misfires = chime__mem_scan_misfires,
     .checkin = mem_checkin,
     .recover_dead_nodes = mem_recover,
+    .recompute_zones = chime__mem_recompute_zones,
     .fire_tx_begin = mem_fire_tx_begin,
     .lease_acquire = chime__mem_lease_acquire,
     .lease_extend = chime__mem_lease_extend,

@@ -44,7 +44,16 @@ int chime__mysql_admin_connect(const chime__mysql_url *url,
 int chime__mysql_admin_schema_version(const char *text, long *ret_version,
                                       long *ret_latest, char *errbuf,
                                       size_t errbuf_len) {
-  assert(text && ret_version && ret_latest);
+  long compat;
+  return chime__mysql_admin_schema_state(text, ret_version, ret_latest, &compat,
+                                         errbuf, errbuf_len);
+}
+
+int chime__mysql_admin_schema_state(const char *text, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len) {
+  assert(text && ret_version && ret_latest && ret_compat);
+  *ret_compat = 0;
   chime__mysql_url *url = NULL;
   char prefix[CHIME__MYSQL_PREFIX_MAX + 1];
   MYSQL *db = NULL;
@@ -57,6 +66,9 @@ int chime__mysql_admin_schema_version(const char *text, long *ret_version,
   if (r == 0)
     r = chime__mysql_schema_version(db, prefix, ret_version, errbuf,
                                     errbuf_len);
+  if (r == 0 && *ret_version > (long)chime__mysql_migration_count)
+    r = chime__mysql_schema_compat(db, prefix, *ret_version, ret_compat, errbuf,
+                                   errbuf_len);
   if (db)
     mysql_close(db);
   chime__mysql_url_free(url);
@@ -350,6 +362,17 @@ int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause) {
   assert(a);
   return pause ? a->store->ops->pause_all(a->store)
                : a->store->ops->resume_all(a->store);
+}
+
+int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
+                                       const char *const *zones, size_t count,
+                                       size_t *ret_recomputed) {
+  assert(a);
+  chime_zones_cursor *cursor = NULL; /* no limit: done in one call */
+  int r = a->store->ops->recompute_zones(a->store, zones, count, 0, &cursor,
+                                         ret_recomputed);
+  assert(r != 1 && cursor == NULL);
+  return r;
 }
 
 int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,

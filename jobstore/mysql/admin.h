@@ -60,6 +60,16 @@ int chime__mysql_admin_schema_version(const char *url, long *ret_version,
                                       long *ret_latest, char *errbuf,
                                       size_t errbuf_len);
 
+/*
+ * chime__mysql_admin_schema_state: chime__mysql_admin_schema_version, and
+ * for a schema newer than this library the oldest version whose nodes can
+ * serve it (its compatible_with: docs/operations.md, "Rolling upgrades"),
+ * 0 otherwise.  Returns: as chime__mysql_admin_schema_version.
+ */
+int chime__mysql_admin_schema_state(const char *url, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len);
+
 /* ------------------------------------------------ an operator's store */
 
 /*
@@ -198,6 +208,15 @@ int chime__mysql_admin_pause_job(chime__mysql_admin *a, const char *group,
 int chime__mysql_admin_pause_group(chime__mysql_admin *a, chime_match match,
                                    const char *pattern, bool pause);
 int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause);
+
+/* chime__mysql_admin_recompute_zones: the store's recompute_zones with the
+ * rules this process reads now (the tool's own host's zoneinfo): the next
+ * fire of every unclaimed trigger in the zones named.  *ret_recomputed
+ * (may be NULL) counts those that moved.  Returns: 0; the store's
+ * errors. */
+int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
+                                       const char *const *zones, size_t count,
+                                       size_t *ret_recomputed);
 
 /* Deletes a job with its triggers, or a trigger (and a non-durable job
  * left without triggers).  Returns: 0; CHIME_ENOTFOUND; the store's

@@ -184,11 +184,8 @@ int chime__mysql_jobs_block(chime__mysql_tx *tx, const chime_job *const *jobs,
     for (size_t k = 0; k < i && !seen; k++)
       seen = strcmp(jobs[k]->group, j->group) == 0 &&
              strcmp(jobs[k]->name, j->name) == 0;
-    chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                            chime__mysql_arg_text(j->group),
-                            chime__mysql_arg_text(j->name)};
     if (!seen)
-      r = chime__mysql_exec(tx, CHIME__Q_BLOCK_JOB, a, 3, NULL, NULL);
+      r = chime__mysql_job_block(tx, j->group, j->name);
   }
   return r;
 }
@@ -257,7 +254,7 @@ static int cache_calendar(chime__mysql_tx *tx, chime__mysql_cache *c,
     return CHIME_ENOMEM;
   c->cals = cals;
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, name, &cal);
   if (r == CHIME_ENOTFOUND)
     return 0;
   if (r < 0)

@@ -27,23 +27,16 @@ typedef struct cal_op {
   chime_calendar *out;
 } cal_op;
 
-/* Recomputes a trigger's next fire after its calendar changed (the memory
- * store's recompute). */
-static int recompute(chime__mysql_tx *tx, chime_trigger *t,
-                     const chime_calendar *cal) {
-  assert(cal && !t->schedule.calendar);
-  assert(t->calendar_name);
+int chime__mysql_trigger_recompute(chime__mysql_tx *tx, chime_trigger *t,
+                                   bool *ret_moved) {
   chime_store_state state = t->store_state;
+  if (ret_moved)
+    *ret_moved = false;
   if (state == CHIME_STATE_ACQUIRED || state == CHIME_STATE_COMPLETE ||
       state == CHIME_STATE_ERROR)
     return 0;
-  t->schedule.calendar = cal;
-  int64_t after = t->state.prev_fire_ms != CHIME_NO_FIRE
-                      ? t->state.prev_fire_ms
-                      : t->state.start_ms - 1;
-  int64_t next;
-  int r = chime__trigger_fire_after(&t->schedule, &t->state, after, &next);
-  t->schedule.calendar = NULL;
+  int64_t before = t->state.next_fire_ms, next;
+  int r = chime__trigger_refire_after_change(&t->schedule, &t->state, &next);
   if (r == CHIME_ENEVERFIRES) {
     t->state.next_fire_ms = CHIME_NO_FIRE;
     t->store_state = CHIME_STATE_COMPLETE;
@@ -52,7 +45,22 @@ static int recompute(chime__mysql_tx *tx, chime_trigger *t,
   } else {
     t->state.next_fire_ms = next;
   }
+  if (t->store_state == state && t->state.next_fire_ms == before)
+    return 0;
+  if (ret_moved)
+    *ret_moved = true;
   return chime__mysql_trigger_save_state(tx, t);
+}
+
+/* Recomputes a trigger's next fire after its calendar changed. */
+static int recompute(chime__mysql_tx *tx, chime_trigger *t,
+                     const chime_calendar *cal) {
+  assert(cal && !t->schedule.calendar);
+  assert(t->calendar_name);
+  t->schedule.calendar = cal;
+  int r = chime__mysql_trigger_recompute(tx, t, NULL);
+  t->schedule.calendar = NULL;
+  return r;
 }
 
 static int update_triggers(chime__mysql_tx *tx, cal_op *op) {

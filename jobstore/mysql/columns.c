@@ -192,6 +192,7 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->shard_count = (int32_t)COL(SHARD_COUNT);
   j->shard_params = TEXT(SHARD_PARAMS);
   j->required_tags = TEXT(REQUIRED_TAGS);
+  j->history_level = (chime_history_level)COL(HISTORY_LEVEL);
   if (j->required_tags && !*j->required_tags) {
     free(j->required_tags); /* '' in the table: none */
     j->required_tags = NULL;

@@ -93,7 +93,8 @@
   NEXT(RETRY_TIMED_OUT, retry_timed_out)                                       \
   NEXT(SHARD_COUNT, shard_count)                                               \
   NEXT(SHARD_PARAMS, shard_params)                                             \
-  NEXT(REQUIRED_TAGS, required_tags)
+  NEXT(REQUIRED_TAGS, required_tags)                                           \
+  NEXT(HISTORY_LEVEL, history_level)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */
@@ -135,7 +136,7 @@ enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
 };
-/* Positions in a job row: CHIME__JOB_COL_GROUP ... _REQUIRED_TAGS. */
+/* Positions in a job row: CHIME__JOB_COL_GROUP ... _HISTORY_LEVEL. */
 enum {
   CHIME__MYSQL_JOB_COLUMNS(CHIME__JOB_COL_ENUM_, CHIME__JOB_COL_ENUM_)
       CHIME__JOB_COL_COUNT

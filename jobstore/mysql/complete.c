@@ -117,6 +117,20 @@ static int64_t run_started_ms(const chime__mysql_completion *d) {
   return d->outcome ? d->outcome->started_ms : run_finished_ms(d);
 }
 
+/* Whether completion d's run gets a history row under its job's history
+ * level: a run that ended OK only at CHIME_HISTORY_ALL, any other at
+ * ALL and FAILURES.  A sharded job's runs always do (the spread of a
+ * sharded fire over nodes counts its shards' rows, shards.c). */
+static bool records(const chime__mysql_completion *d) {
+  const chime_run_result *o = d->outcome;
+  const chime_trigger *t = d->fire->trigger;
+  bool ok = !d->retried && !(o && o->error) &&
+            !(o && o->status && strcmp(o->status, "OK") != 0);
+  const chime_job *j = d->fire->job;
+  return (t && t->shard_parent > 0) || (j && j->shard_count != 0) ||
+         chime__history_wanted(j, ok);
+}
+
 /*
  * Retrying after a lost COMMIT reply, a fired row that is gone was deleted
  * either by that COMMIT or by someone else while this node was cut off: a
@@ -125,11 +139,13 @@ static int64_t run_started_ms(const chime__mysql_completion *d) {
  * the history tells which: the COMMIT wrote this run's own row (this node,
  * the run's start and end, its error code).  A completion whose row is
  * there is done (result 0); any other stays CHIME_ENOTOWNER, with one
- * exception: a batch written without history (HISTORY_NONE) leaves no row
- * of its own, so there a fire that nobody else recorded either is counted
- * as completed by the COMMIT.  The history is read by its (sched_name,
- * finished_ms) index from the earliest time another node could have ended
- * one of these fires (no earlier than it was due, less a clock margin).
+ * exception: a batch written without history (HISTORY_NONE), or a run its
+ * job's history level does not record, leaves no row of its own, so there
+ * a fire that nobody else recorded either (a node that ends another's fire
+ * records it whatever the level) is counted as completed by the COMMIT.  The
+ * history is read by its (sched_name, finished_ms) index from the earliest time
+ * another node could have ended one of these fires (no earlier than it was due,
+ * less a clock margin).
  */
 static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   int64_t from = INT64_MAX;
@@ -181,7 +197,7 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
              chime__mysql_rows_int64(&h, row, 3) == run_started_ms(d) &&
              chime__mysql_rows_int64(&h, row, 4) == run_finished_ms(d));
     }
-    if (own || (!recorded && b->history == HISTORY_NONE))
+    if (own || (!recorded && (b->history == HISTORY_NONE || !records(d))))
       d->result = 0;
   }
   chime__mysql_rows_free(&h);
@@ -358,7 +374,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
   bool first = true;
   for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (!writes(d))
+    if (!writes(d) || !records(d))
       continue;
     const chime_run_result *o = d->outcome;
     int code = o ? o->error : 0;
@@ -612,14 +628,20 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   s->done_tail = &d;
   s->done_queued++;
   /* Wait for a batch holding d, or write the queue when nobody does. */
+  bool wrote = false;
   while (!d.finished) {
-    if (s->done_busy)
+    if (s->done_busy) {
       pthread_cond_wait(&d.wake, &s->done_mu);
-    else
+    } else {
       write_some(s);
+      wrote = true;
+    }
   }
   pthread_mutex_unlock(&s->done_mu);
   pthread_cond_destroy(&d.wake);
+  /* The writer trims the history it grows, its answers handed out. */
+  if (wrote)
+    chime__mysql_retain_after_complete(s);
   return d.result;
 }
 
@@ -662,6 +684,9 @@ void chime__mysql_complete_many(chime_store *store,
       k++;
     }
   }
+  /* The answers are written: trim the history they grew (retain.c). */
+  if (count > 0)
+    chime__mysql_retain_after_complete(s);
 }
 
 int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,

@@ -1,18 +1,20 @@
 /*
  * mysql/maint.c: the rest of the MySQL store's protocol: still_owned,
  * next_due, the misfire scan (small batches with SKIP LOCKED, oldest
- * first) and check-in (on the heartbeat connection: the nodes row stamped
- * with the database's time, the clock offset measured again and the time
- * until another node's lease runs out read in the same two statements; old
- * history is trimmed once a minute).  Recovery of dead nodes is in
- * recover.c.
+ * first; it also unblocks the triggers a completion left BLOCKED because
+ * another session held their rows) and check-in (on the heartbeat connection:
+ * the nodes row stamped with the database's time, the clock offset measured
+ * again and the time until another node's lease runs out read in the same two
+ * statements; an idle node then trims the tables that grow: retain.c).
+ * Recovery of dead nodes is in recover.c.
  *
  * Threads: checkin and next_due run on the heartbeat connection, under
- * beat_lock (tx.h); trimmed_ms is touched by checkin only, which the
- * engine calls from its loop thread, one call at a time.
+ * beat_lock (tx.h); the engine calls checkin from its loop thread, one
+ * call at a time.
  */
 #include "jobstore/mysql/ops.h"
 
+#include "core/clock.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -63,6 +65,7 @@ int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
 
 typedef struct due_op {
   const chime_type_set *types;
+  int64_t after;
   bool found;
   int64_t ms;
 } due_op;
@@ -75,6 +78,10 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
                               "sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING'");
+  if (op->after != INT64_MIN) {
+    chime__mysql_sqlbuf_sql(&b, " AND next_fire_ms > ");
+    chime__mysql_sqlbuf_int(&b, op->after);
+  }
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -88,13 +95,15 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
-                          int64_t *ret_ms) {
+                          int64_t after_ms, int64_t *ret_ms) {
   if (!ret_ms)
     return CHIME_EINVAL;
   if (types && types->count == 0)
     return CHIME_ENOTFOUND;
-  due_op op = {.types = types};
-  /* One plain SELECT: no transaction needed (the heartbeat connection). */
+  due_op op = {.types = types, .after = after_ms};
+  /* One plain SELECT: no transaction needed (the heartbeat connection); a
+   * consistent read, so a row another session holds is read, never waited
+   * for. */
   int r = chime__mysql_tx_run_beat(chime__mysql_store_of(store), due_fn, &op);
   if (r < 0)
     return r;
@@ -106,12 +115,20 @@ int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
 
 /* -------------------------------------------------------------- misfires */
 
+/* Jobs whose triggers were left BLOCKED that one misfire scan unblocks at
+ * most. */
+#define UNBLOCK_BATCH 20
+/* How long after the last trigger row an unblock passed over the scans
+ * look for triggers left BLOCKED when they find none. */
+#define UNBLOCK_LOOK_MS INT64_C(60000)
+
 typedef struct misfire_op {
   int64_t now;
   size_t max;
   chime_trigger **done;
   size_t n;
   bool more;
+  size_t unblocked; /* jobs found left BLOCKED (their rows may be held) */
 } misfire_op;
 
 static void misfire_reset(void *arg) {
@@ -120,12 +137,13 @@ static void misfire_reset(void *arg) {
     chime_trigger_free(op->done[i]);
   op->n = 0;
   op->more = false;
+  op->unblocked = 0;
 }
 
 /* Applies the misfire instruction of t at now and stores it. */
 static int misfire_one(chime__mysql_tx *tx, chime_trigger *t, int64_t now) {
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, t->calendar_name, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
@@ -165,6 +183,12 @@ static int misfire_fn(chime__mysql_tx *tx, void *arg) {
     r = misfire_one(tx, t, op->now);
   }
   chime__mysql_rows_free(&rows);
+  /* Triggers a completion left BLOCKED because another session held their
+   * rows (tables.c): unblocked here once free, until none is left. */
+  size_t found = 0;
+  if (r == 0 && atomic_load(&tx->s->unblock_held_ms) != 0 &&
+      (r = chime__mysql_unblock_orphans(tx, UNBLOCK_BATCH, &found)) == 0)
+    op->unblocked = found;
   return r;
 }
 
@@ -172,8 +196,14 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                chime_misfire_fn on_misfire, void *user_data,
                                size_t *ret_handled, bool *ret_more) {
   misfire_op op = {.now = now_ms, .max = max};
-  int r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), misfire_fn,
-                                  misfire_reset, &op);
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  int64_t held = atomic_load(&s->unblock_held_ms);
+  int r = chime__mysql_tx_run_hot(s, misfire_fn, misfire_reset, &op);
+  /* None left a minute after the last one was passed over (its
+   * completion has long committed): stop looking. */
+  if (r == 0 && held != 0 && op.unblocked == 0 &&
+      chime__mono_ms() - held > UNBLOCK_LOOK_MS)
+    atomic_compare_exchange_strong(&s->unblock_held_ms, &held, 0);
   for (size_t i = 0; r == 0 && on_misfire && i < op.n; i++)
     on_misfire(user_data, op.done[i]);
   size_t n = op.n;
@@ -190,9 +220,6 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 }
 
 /* ---------------------------------------------------------------- checkin */
-
-/* History is trimmed at most this often. */
-#define TRIM_EVERY_MS 60000
 
 typedef struct checkin_op {
   int64_t recover_in; /* -1: no other node */
@@ -228,15 +255,6 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   return chime__mysql_node_checkin(tx);
 }
 
-static int trim_fn(chime__mysql_tx *tx, void *arg) {
-  (void)arg;
-  chime__mysql_store *s = tx->s;
-  chime__mysql_arg h[] = {chime__mysql_arg_text(s->sched),
-                          chime__mysql_arg_int(chime__mysql_now(&s->base) -
-                                               s->history_retention_ms)};
-  return chime__mysql_exec(tx, CHIME__Q_HISTORY_TRIM, h, 2, NULL, NULL);
-}
-
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
                          int64_t *ret_recover_in_ms) {
   chime__mysql_store *s = chime__mysql_store_of(store);
@@ -246,11 +264,11 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
     *ret_recover_in_ms = op.recover_in;
   if (r == 0)
     s->checkin_next_due = op.next_due;
-  if (r == 0 &&
-      (s->trimmed_ms == 0 || now_ms - s->trimmed_ms >= TRIM_EVERY_MS)) {
-    s->trimmed_ms = now_ms;
-    r = chime__mysql_tx_run(s, trim_fn, NULL, NULL, NULL, 0);
-  }
+  (void)now_ms;
+  /* An idle node keeps the tables bounded (retain.c); a busy one does it
+   * on its completing thread, off this loop. */
+  if (r == 0)
+    chime__mysql_retain_checkin(s);
   return r;
 }
 

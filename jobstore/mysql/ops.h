@@ -49,6 +49,12 @@ int chime__mysql_trigger_replace(chime_store *store, const char *group,
                                  int64_t *ret_first_fire_ms, char *errbuf,
                                  size_t errbuf_len);
 
+/* zones.c: reloaded zone rules. */
+int chime__mysql_recompute_zones(chime_store *store, const char *const *zones,
+                                 size_t count, size_t max,
+                                 chime_zones_cursor **cursor,
+                                 size_t *ret_recomputed);
+
 /* calendar.c: calendars. */
 int chime__mysql_calendar_add(chime_store *store, const char *name,
                               const chime_calendar *calendar, bool replace,
@@ -129,7 +135,7 @@ void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
                              bool *ret_owned);
 int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
-                          int64_t *ret_ms);
+                          int64_t after_ms, int64_t *ret_ms);
 int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
                                chime_misfire_fn on_misfire, void *user_data,
                                size_t *ret_handled, bool *ret_more);
@@ -191,6 +197,18 @@ void chime__mysql_node_leave(chime__mysql_store *s);
 int chime__mysql_node_leave_tx(chime__mysql_tx *tx);
 /* This machine's name (len bytes, NUL-terminated), or "unknown". */
 void chime__mysql_host_name(char *buf, size_t len);
+
+/* retain.c: keeping the growing tables bounded.  retain_step runs one
+ * step (a batch of history deletions; the sweep of the other tables when
+ * sweep is set or it is due) unless another thread runs one (CHIME_EBUSY);
+ * *ret_deleted (may be NULL) counts the rows deleted.  after_complete: the
+ * completing thread's step, when due; checkin: an idle node's step, when
+ * no completion stepped lately (both log their failures).  Returns: 0; a
+ * transaction's error.  Thread: any. */
+int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
+                             size_t *ret_deleted);
+void chime__mysql_retain_after_complete(chime__mysql_store *s);
+void chime__mysql_retain_checkin(chime__mysql_store *s);
 
 /* lease.c: named leases (store.h's lease_*). */
 int chime__mysql_lease_acquire(chime_store *store, const char *name,

@@ -2,17 +2,26 @@
  * mysql/schema.c: the MySQL store's schema: at open it reads the version
  * from the schema_version table and creates the schema (URL parameter
  * auto_create=1) when there is none, applies the newer migrations
- * (migrate=1) when it is older, and refuses to start (CHIME_ESCHEMA, with
- * a message saying what to do) when it is missing, older without migrate,
- * or newer than this library.  The migrations are sql/NNN_*.sql, embedded
- * at build time by sql/embed.py; creation and migration run under a named
- * lock (GET_LOCK) so that nodes starting together do it once.
+ * (migrate=1) when it is older, serves it when it is newer but says it is
+ * compatible with this library's version (schema_version.compatible_with),
+ * and refuses to start (CHIME_ESCHEMA, with a message saying what to do)
+ * when it is missing, older without migrate, or newer and not compatible.
+ * The migrations are sql/NNN_*.sql, embedded at build time by
+ * sql/embed.py; creation and migration run under a named lock (GET_LOCK)
+ * so that nodes starting together do it once.
+ *
+ * Migrations run statement by statement.  Every statement is repeatable
+ * (IF NOT EXISTS ...): MySQL DDL is not transactional, and a migration
+ * cut short completes when it is run again.  A statement never waits in a
+ * table's metadata-lock queue, where it would hold up every node's
+ * statements on that table (run_ddl).
  *
  * Thread: the one opening the store, on the connection it opened; the
  * schema lock is the server's (a named lock), no mutex of this process.
  */
 #include "jobstore/mysql/schema.h"
 
+#include "core/clock.h"
 #include "jobstore/mysql/conn.h"
 
 #include <assert.h>
@@ -69,16 +78,16 @@ int chime__mysql_schema_version(MYSQL *db, const char *prefix, long *ret,
   return 0;
 }
 
-/* Migration n (1-based) as one text with the prefix substituted; NULL on
- * ENOMEM. */
-static char *migration_text(const chime__mysql_store *s, size_t n) {
+int chime__mysql_migration_statements(const char *prefix, size_t n,
+                                      char ***ret_stmts, size_t *ret_count) {
+  assert(prefix && n >= 1 && n <= chime__mysql_migration_count);
   const char *const *lines = chime__mysql_migrations[n - 1];
   size_t total = 1;
   for (size_t i = 0; lines[i]; i++)
     total += strlen(lines[i]);
   char *joined = malloc(total);
   if (!joined)
-    return NULL;
+    return CHIME_ENOMEM;
   size_t k = 0;
   for (size_t i = 0; lines[i]; i++) {
     size_t l = strlen(lines[i]);
@@ -86,37 +95,178 @@ static char *migration_text(const chime__mysql_store *s, size_t n) {
     k += l;
   }
   joined[k] = '\0';
-  char *text = chime__mysql_subst_prefix(joined, s->prefix);
+  char *text = chime__mysql_subst_prefix(joined, prefix);
   free(joined);
-  return text;
-}
-
-/* Applies migration number n (1-based). */
-static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
-                 size_t errbuf_len) {
-  char *text = migration_text(s, n);
   if (!text)
     return CHIME_ENOMEM;
-  int r = 0;
   /* Statements end with ";" at the end of a line. */
-  char *p = text;
-  while (r == 0 && *p) {
+  char **stmts = NULL;
+  size_t count = 0;
+  int r = 0;
+  for (char *p = text; r == 0 && *p;) {
     char *end = strstr(p, ";\n");
     size_t len = end ? (size_t)(end - p) : strlen(p);
     size_t i = 0;
     while (i < len && (p[i] == ' ' || p[i] == '\n' || p[i] == '\t'))
       i++;
-    if (i < len)
-      r = run_sql(db, p + i, len - i, errbuf, errbuf_len);
+    if (i < len) {
+      char **grown = realloc(stmts, (count + 1) * sizeof *stmts);
+      char *one = grown ? malloc(len - i + 1) : NULL;
+      if (grown)
+        stmts = grown;
+      if (!one) {
+        r = CHIME_ENOMEM;
+        break;
+      }
+      memcpy(one, p + i, len - i);
+      one[len - i] = '\0';
+      stmts[count++] = one;
+    }
     p = end ? end + 2 : p + len;
   }
   free(text);
+  if (r < 0) {
+    chime__mysql_migration_statements_free(stmts, count);
+    return r;
+  }
+  *ret_stmts = stmts;
+  *ret_count = count;
+  return 0;
+}
+
+void chime__mysql_migration_statements_free(char **stmts, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(stmts[i]);
+  free(stmts);
+}
+
+/* One integer from a query (0 when it gives no row or NULL).  Returns: 0;
+ * 1 (and 0) when the query fails with server error *tolerated (when not
+ * NULL); the mapped error of any other failure. */
+static int query_long(MYSQL *db, const char *sql, long *ret,
+                      const unsigned *tolerated, char *errbuf,
+                      size_t errbuf_len) {
+  *ret = 0;
+  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
+    if (tolerated && mysql_errno(db) == *tolerated)
+      return 1;
+    return db_fail(db, "schema query failed", errbuf, errbuf_len);
+  }
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+  if (row && row[0])
+    *ret = strtol(row[0], NULL, 10);
+  if (res)
+    mysql_free_result(res);
+  return 0;
+}
+
+/* Whether schema_version has its compatible_with column (migration 011). */
+static int compat_column(chime__mysql_store *s, MYSQL *db, long *ret,
+                         char *errbuf, size_t errbuf_len) {
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "SELECT COUNT(*) FROM information_schema.columns WHERE "
+           "table_schema = DATABASE() AND table_name = '%sschema_version' "
+           "AND column_name = 'compatible_with'",
+           s->prefix);
+  return query_long(db, sql, ret, NULL, errbuf, errbuf_len);
+}
+
+int chime__mysql_schema_compat(MYSQL *db, const char *prefix, long version,
+                               long *ret, char *errbuf, size_t errbuf_len) {
+  assert(db && prefix && strlen(prefix) <= CHIME__MYSQL_PREFIX_MAX);
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "SELECT compatible_with FROM %sschema_version WHERE version = %ld",
+           prefix, version);
+  unsigned no_column = ER_BAD_FIELD_ERROR;
+  int r = query_long(db, sql, ret, &no_column, errbuf, errbuf_len);
+  return r < 0 ? r : 0;
+}
+
+/* Sets the session's metadata-lock wait (whole seconds: MariaDB takes no
+ * fraction). */
+static int set_lock_wait(MYSQL *db, long seconds, char *errbuf,
+                         size_t errbuf_len) {
+  char sql[64];
+  snprintf(sql, sizeof sql, "SET SESSION lock_wait_timeout = %ld", seconds);
+  return run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+}
+
+/* Runs one migration statement without ever queueing long for a table's
+ * metadata lock: a DDL statement waiting for it (behind a long transaction
+ * on the table) would hold up every node's statements on that table queued
+ * behind it, so that the cluster stops firing.  Each attempt gives up at
+ * once when another session holds the table (lock_wait_timeout = 0) and is
+ * retried with back-off; after MIGRATE_NOWAIT_MS of that (a table never
+ * free for an instant), every other attempt waits one second, which is the
+ * longest any node's statement is held up; after MIGRATE_GIVE_UP_MS the
+ * migration fails (it completes when run again: every statement is
+ * idempotent). */
+#define MIGRATE_NOWAIT_MS 30000
+#define MIGRATE_GIVE_UP_MS 600000
+static int run_ddl(chime__mysql_store *s, MYSQL *db, const char *sql,
+                   char *errbuf, size_t errbuf_len) {
+  int64_t start = chime__mono_ms(), logged = start;
+  int64_t pause = 10;
+  for (unsigned attempt = 0;; attempt++) {
+    bool wait = chime__mono_ms() - start >= MIGRATE_NOWAIT_MS && attempt % 2;
+    int r = set_lock_wait(db, wait ? 1 : 0, errbuf, errbuf_len);
+    if (r < 0)
+      return r;
+    if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) == 0) {
+      MYSQL_RES *res = mysql_store_result(db);
+      if (res)
+        mysql_free_result(res);
+      return 0;
+    }
+    unsigned e = mysql_errno(db);
+    int64_t now = chime__mono_ms();
+    if ((e != ER_LOCK_WAIT_TIMEOUT && e != ER_LOCK_DEADLOCK) ||
+        now - start >= MIGRATE_GIVE_UP_MS)
+      return db_fail(db, "schema statement failed", errbuf, errbuf_len);
+    if (now - logged >= 10000) {
+      logged = now;
+      chime__mysql_log(s, CHIME_LOG_WARN,
+                       "schema migration waiting for a table that another "
+                       "session holds (a long transaction?) for %lld s",
+                       (long long)((now - start) / 1000));
+    }
+    chime__sleep_ms(pause);
+    pause = pause < 250 ? pause * 2 : 250;
+  }
+}
+
+/* Applies migration number n (1-based): every statement (each repeatable:
+ * a migration cut short completes when it is run again), then its row of
+ * schema_version. */
+static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
+                 size_t errbuf_len) {
+  char **stmts;
+  size_t count;
+  int r = chime__mysql_migration_statements(s->prefix, n, &stmts, &count);
+  if (r < 0)
+    return chime__record_err(errbuf, errbuf_len, r, "out of memory");
+  for (size_t i = 0; r == 0 && i < count; i++)
+    r = run_ddl(s, db, stmts[i], errbuf, errbuf_len);
+  chime__mysql_migration_statements_free(stmts, count);
+  long has_compat = 0;
+  if (r == 0)
+    r = compat_column(s, db, &has_compat, errbuf, errbuf_len);
   if (r == 0) {
-    char sql[200];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO %sschema_version (version, applied_ms) VALUES (%zu, "
-             "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))",
-             s->prefix, n);
+    char sql[300];
+    if (has_compat)
+      snprintf(sql, sizeof sql,
+               "INSERT IGNORE INTO %sschema_version (version, applied_ms, "
+               "compatible_with) VALUES (%zu, CAST(UNIX_TIMESTAMP(NOW(3)) * "
+               "1000 AS SIGNED), %ld)",
+               s->prefix, n, chime__mysql_migration_compat[n - 1]);
+    else
+      snprintf(sql, sizeof sql,
+               "INSERT IGNORE INTO %sschema_version (version, applied_ms) "
+               "VALUES (%zu, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))",
+               s->prefix, n);
     r = run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
   }
   return r;
@@ -132,16 +282,35 @@ static int schema_lock(chime__mysql_store *s, MYSQL *db, bool take,
   return run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
 }
 
+#define RESET_LOCK_WAIT "SET SESSION lock_wait_timeout = DEFAULT"
+
 /* Decides what to do with a schema at version v (under the lock). */
 static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
                   size_t errbuf_len) {
   long known = (long)chime__mysql_migration_count;
-  if (v > known)
+  if (v > known) {
+    /* A newer schema this library can still serve (its migrations since
+     * ours only added what we need not know): run on it. */
+    long compat = 0;
+    int r = chime__mysql_schema_compat(db, s->prefix, v, &compat, errbuf,
+                                       errbuf_len);
+    if (r < 0)
+      return r;
+    if (compat >= 1 && compat <= known) {
+      chime__mysql_log(s, CHIME_LOG_INFO,
+                       "the schema has version %ld, newer than this "
+                       "library's %ld but compatible with it back to %ld: "
+                       "serving it",
+                       v, known, compat);
+      return 0;
+    }
     return chime__record_err(
         errbuf, errbuf_len, CHIME_ESCHEMA,
         "the schema in database '%s' (prefix '%s') has version %ld, newer "
-        "than this library knows (%ld): upgrade chime",
+        "than this library knows (%ld) and not compatible with it: upgrade "
+        "chime",
         s->url->database, s->prefix, v, known);
+  }
   if (v == 0 && !param_on(s, "auto_create"))
     return chime__record_err(
         errbuf, errbuf_len, CHIME_ESCHEMA,
@@ -159,6 +328,13 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
   for (long n = v + 1; r == 0 && n <= known; n++) {
     chime__mysql_log(s, CHIME_LOG_INFO, "applying schema migration %03ld", n);
     r = apply(s, db, (size_t)n, errbuf, errbuf_len);
+  }
+  /* Back to the server's metadata-lock wait for the session's later use. */
+  if (v < known) {
+    int r2 = run_sql(db, RESET_LOCK_WAIT, strlen(RESET_LOCK_WAIT),
+                     r == 0 ? errbuf : NULL, r == 0 ? errbuf_len : 0);
+    if (r == 0)
+      r = r2;
   }
   return r;
 }

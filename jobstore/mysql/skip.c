@@ -1,11 +1,13 @@
 /*
- * mysql/skip.c: FORBID_SKIP and a capped FORBID_QUEUE (chime_concurrency,
- * chime_job_set_queue_cap): when a run of such a job completes and its
- * triggers are unblocked, each fire time they missed while it ran
- * (FORBID_SKIP), or each beyond the cap, oldest first (FORBID_QUEUE), is
- * dropped (counted as triggered) and recorded SKIPPED in the history, in
- * the completion's transaction, so that no due fire is lost silently and
- * the job does not work through an ever-growing backlog.
+ * mysql/skip.c: FORBID_SKIP, REPLACE and a capped FORBID_QUEUE
+ * (chime_concurrency, chime_job_set_queue_cap): when a run of such a job
+ * completes and its triggers are unblocked, each fire time they missed
+ * while it ran (FORBID_SKIP), each but the newest (REPLACE: the newest
+ * replaces the run that held them up, which ignored its cancellation), or
+ * each beyond the cap, oldest first (FORBID_QUEUE), is dropped (counted as
+ * triggered) and recorded SKIPPED in the history, in the completion's
+ * transaction, so that no due fire is lost silently and the job does not work
+ * through an ever-growing backlog.
  *
  * Threads: the completion's (tx is its transaction).
  */
@@ -49,20 +51,26 @@ static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
   chime__mysql_sqlbuf_sql(b, ")");
 }
 
-/* Drops trigger t's times before now but the last keep and records them. */
+/* Drops trigger t's times before now but the last keep and records them
+ * unless record is false (the job's history level records no SKIPPED). */
 static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
-                        int64_t keep) {
+                        int64_t keep, chime_concurrency concurrency,
+                        bool record) {
   chime_calendar *cal = NULL;
-  int r = chime__mysql_calendar_load(tx, t->calendar_name, false, &cal);
+  int r = chime__mysql_calendar_read(tx, t->calendar_name, &cal);
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   t->schedule.calendar = cal;
   int64_t drop =
       chime__trigger_queue_excess(&t->schedule, &t->state, now, keep, SKIP_MAX);
-  char why[96];
+  char why[128];
   if (keep == 0)
     snprintf(why, sizeof why, "%s",
              "due while the job's previous run was going (FORBID_SKIP)");
+  else if (concurrency == CHIME_CONCURRENCY_REPLACE)
+    snprintf(why, sizeof why, "%s",
+             "replaced by a newer fire: due while the job's previous run "
+             "was going (REPLACE)");
   else
     snprintf(why, sizeof why,
              "beyond the FORBID_QUEUE cap of %lld waiting fire(s)",
@@ -94,13 +102,13 @@ static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
   }
   t->schedule.calendar = NULL;
   chime__calendar_unref(cal);
-  if (rows == 0) {
+  if (rows == 0 || !record)
     chime__mysql_sqlbuf_free(&b);
+  if (rows == 0)
     return 0;
-  }
   if (!chime__trigger_may_fire_again(&t->state))
     t->store_state = CHIME_STATE_COMPLETE;
-  r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  r = record ? chime__mysql_sqlbuf_run(&b, NULL, NULL) : 0;
   return r < 0 ? r : chime__mysql_trigger_save_state(tx, t);
 }
 
@@ -109,7 +117,8 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL
-                              ", j.concurrency, j.queue_cap"
+                              ", j.concurrency, j.queue_cap, "
+                              "j.history_level"
                               " FROM {P}triggers t JOIN {P}jobs j ON "
                               "j.sched_name = t.sched_name AND j.job_group = "
                               "t.job_group AND j.job_name = t.job_name WHERE "
@@ -121,6 +130,8 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf_text(&b, name);
   chime__mysql_sqlbuf_sql(&b, " AND (j.concurrency = ");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_SKIP);
+  chime__mysql_sqlbuf_sql(&b, " OR j.concurrency = ");
+  chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_REPLACE);
   chime__mysql_sqlbuf_sql(&b, " OR (j.queue_cap > 0 AND j.concurrency = ");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_QUEUE);
   chime__mysql_sqlbuf_sql(&b, "))");
@@ -128,7 +139,10 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf_int(&b, now);
   chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <> ");
   chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE");
+  /* A row another session holds keeps its missed times this time (they
+   * are dropped at a later completion, or its misfire instruction applies)
+   * rather than hold up this completion and the others of its batch. */
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
@@ -139,8 +153,11 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
         .concurrency = (chime_concurrency)chime__mysql_rows_int64(
             &rows, i, CHIME__TRIG_COL_COUNT),
         .queue_cap =
-            chime__mysql_rows_int64(&rows, i, CHIME__TRIG_COL_COUNT + 1)};
-    r = skip_trigger(tx, t, now, chime__queue_keep(&policy));
+            chime__mysql_rows_int64(&rows, i, CHIME__TRIG_COL_COUNT + 1),
+        .history_level = (chime_history_level)chime__mysql_rows_int64(
+            &rows, i, CHIME__TRIG_COL_COUNT + 2)};
+    r = skip_trigger(tx, t, now, chime__queue_keep(&policy), policy.concurrency,
+                     chime__history_wanted(&policy, false));
     chime_trigger_free(t);
   }
   chime__mysql_rows_free(&rows);

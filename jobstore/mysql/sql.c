@@ -52,6 +52,14 @@
   "AND f.state = 'EXECUTING' AND f.forbid = 1) THEN 'BLOCKED' ELSE "           \
   "'WAITING' END WHERE "
 
+/* recompute_zones (zones.c): a batch of triggers where column = ?. */
+#define TRIG_UNCLAIMED_AFTER(column)                                           \
+  "SELECT " T " FROM {P}triggers WHERE sched_name = ? AND (trigger_group > "   \
+  "? OR (trigger_group = ? AND trigger_name > ?)) AND " column " = ? AND "     \
+  "state IN ('WAITING', 'PAUSED', 'BLOCKED', 'PAUSED_BLOCKED') ORDER BY "      \
+  "trigger_group, trigger_name LIMIT " CHIME__MYSQL_STR(                       \
+      CHIME__MYSQL_ZONE_BATCH) " FOR UPDATE SKIP LOCKED"
+
 static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_JOB_LOCK] =
         "SELECT durable FROM {P}jobs WHERE " JOB_KEY " FOR UPDATE",
@@ -80,8 +88,8 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "persist_data, paused, timeout_ms, starting_deadline_ms, "
         "retry_max_attempts, retry_initial_delay_ms, retry_multiplier_milli, "
         "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out, "
-        "shard_count, shard_params, required_tags) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "shard_count, shard_params, required_tags, history_level) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [CHIME__Q_JOB_UPDATE] =
         "UPDATE {P}jobs SET job_type = ?, description = ?, data = ?, "
         "durable = ?, requests_recovery = ?, concurrency = ?, persist_data = ?"
@@ -89,7 +97,7 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         ", retry_initial_delay_ms = ?, retry_multiplier_milli = ?"
         ", retry_max_delay_ms = ?, retry_jitter_ms = ?, queue_cap = ?"
         ", retry_timed_out = ?, shard_count = ?, shard_params = ?"
-        ", required_tags = ? WHERE " JOB_KEY,
+        ", required_tags = ?, history_level = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_DELETE] = "DELETE FROM {P}jobs WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_TYPE] =
         "UPDATE {P}triggers SET job_type = ?, job_tags = ? WHERE " JOB_KEY,
@@ -117,6 +125,13 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_TRIG_OF_CALENDAR] =
         "SELECT " T " FROM {P}triggers WHERE sched_name = "
         "? AND calendar_name = ? FOR UPDATE",
+    /* recompute_zones (zones.c): the next batch of unclaimed triggers in
+     * a zone, or naming a calendar, after the cursor (group, name), in key
+     * order. */
+    [CHIME__Q_TRIG_OF_ZONE] = TRIG_UNCLAIMED_AFTER("zone_name"),
+    [CHIME__Q_TRIG_OF_CAL_BATCH] = TRIG_UNCLAIMED_AFTER("calendar_name"),
+    [CHIME__Q_CAL_LIST] = "SELECT calendar_name, definition FROM "
+                          "{P}calendars WHERE sched_name = ?",
     [CHIME__Q_TRIG_CALENDAR_USED] =
         "SELECT 1 FROM {P}triggers WHERE sched_name = ? "
         "AND calendar_name = ? LIMIT 1",
@@ -132,15 +147,15 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
                    "t.job_name = ?",
     [CHIME__Q_RESUME_LIKE] =
         RESUME_SET "t.sched_name = ? AND t.trigger_group LIKE ? ESCAPE '!'",
-    [CHIME__Q_BLOCK_JOB] =
-        "UPDATE {P}triggers SET state = CASE state WHEN 'WAITING' "
-        "THEN 'BLOCKED' WHEN 'PAUSED' THEN 'PAUSED_BLOCKED' ELSE "
-        "state END WHERE " JOB_KEY,
-    [CHIME__Q_UNBLOCK_JOB] =
-        "UPDATE {P}triggers SET state = CASE WHEN state NOT IN ('BLOCKED', "
-        "'PAUSED_BLOCKED') THEN state WHEN next_fire_ms = " NO_FIRE " THEN "
-        "'COMPLETE' WHEN state = 'BLOCKED' THEN 'WAITING' ELSE 'PAUSED' END "
-        "WHERE " JOB_KEY,
+    /* The jobs with BLOCKED triggers and no fire executing: a completion
+     * passed over a trigger row another session held (tables.c)
+     * (scheduler, at most). */
+    [CHIME__Q_JOBS_BLOCKED_IDLE] =
+        "SELECT DISTINCT t.job_group, t.job_name FROM {P}triggers t WHERE "
+        "t.sched_name = ? AND t.state IN ('BLOCKED', 'PAUSED_BLOCKED') AND "
+        "NOT EXISTS (SELECT 1 FROM {P}fired f WHERE f.sched_name = "
+        "t.sched_name AND f.job_group = t.job_group AND f.job_name = "
+        "t.job_name AND f.state = 'EXECUTING' AND f.forbid = 1) LIMIT ?",
     [CHIME__Q_JOB_EXECUTING] =
         "SELECT 1 FROM {P}fired WHERE " JOB_KEY
         " AND state = 'EXECUTING' AND forbid = 1 LIMIT 1",
@@ -160,6 +175,9 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
     [CHIME__Q_CAL_GET] =
         "SELECT definition FROM {P}calendars WHERE sched_name = ? "
         "AND calendar_name = ? LOCK IN SHARE MODE",
+    /* Not locked: the claims, fires and scans (tables.c). */
+    [CHIME__Q_CAL_READ] = "SELECT definition FROM {P}calendars WHERE "
+                          "sched_name = ? AND calendar_name = ?",
     [CHIME__Q_CAL_GET_LOCK] =
         "SELECT definition FROM {P}calendars WHERE sched_name "
         "= ? AND calendar_name = ? FOR UPDATE",
@@ -205,8 +223,6 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "t.shard_index FROM {P}triggers t WHERE t.sched_name = f.s AND "
         "t.trigger_group = f.g AND t.trigger_name = f.n AND t.shard_parent "
         "= f.p), -1), -1) FROM (SELECT ? AS p, ? AS s, ? AS g, ? AS n) f",
-    [CHIME__Q_HISTORY_TRIM] = "DELETE FROM {P}history WHERE sched_name = ? AND "
-                              "finished_ms < ? LIMIT 1000",
     /* node.c: the row of a new instance id.  A plain INSERT: of two
      * processes claiming one new id at once, the primary key lets one in
      * and refuses the other (duplicate key), whatever the timing

@@ -52,10 +52,62 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db) {
   }
 }
 
+/* The rows a statement that timed out waiting for a lock wanted, for the
+ * warning (tx.c): "TABLE where WHERE-CLAUSE", the statement's first table
+ * and its WHERE (values inline in built statements), shortened. */
+static void describe_wait(chime__mysql_tx *tx, const char *sql) {
+  const char *table = NULL;
+  static const char *const kw[] = {" FROM ", "UPDATE ", "INTO "};
+  for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++) {
+    const char *p = strstr(sql, kw[k]);
+    if (p && (!table || p < table))
+      table = p + strlen(kw[k]);
+  }
+  size_t tlen = table ? strcspn(table, " ,()") : 0;
+  const char *where = strstr(sql, " WHERE ");
+  snprintf(tx->waited, sizeof tx->waited, "%.*s where %.200s", (int)tlen,
+           table ? table : "", where ? where + 7 : "(no WHERE)");
+}
+
+/* Appends the arguments of a prepared statement to tx->waited: " with
+ * ('a', 1, ...)", so that the warning names the row. */
+static void describe_args(chime__mysql_tx *tx, const chime__mysql_arg *args,
+                          size_t nargs) {
+  size_t len = strlen(tx->waited);
+  for (size_t i = 0; i < nargs && len + 8 < sizeof tx->waited; i++) {
+    int w = 0;
+    size_t room = sizeof tx->waited - len;
+    const char *sep = i == 0 ? " with (" : ", ";
+    switch (args[i].kind) {
+    case CHIME__MYSQL_ARG_NULL:
+      w = snprintf(tx->waited + len, room, "%sNULL", sep);
+      break;
+    case CHIME__MYSQL_ARG_INT:
+      w = snprintf(tx->waited + len, room, "%s%lld", sep, (long long)args[i].i);
+      break;
+    case CHIME__MYSQL_ARG_TEXT:
+      w = snprintf(tx->waited + len, room, "%s'%.*s'", sep,
+                   (int)(args[i].len < 64 ? args[i].len : 64),
+                   (const char *)args[i].p);
+      break;
+    case CHIME__MYSQL_ARG_BYTES:
+      w = snprintf(tx->waited + len, room, "%s(%zu bytes)", sep, args[i].len);
+      break;
+    }
+    if (w < 0 || (size_t)w >= room)
+      return; /* cut short */
+    len += (size_t)w;
+  }
+  if (nargs > 0 && len + 1 < sizeof tx->waited)
+    snprintf(tx->waited + len, sizeof tx->waited - len, ")");
+}
+
 int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
                       const char *sql) {
   assert(tx && msg && sql);
   tx->last_errno = err;
+  if (err == ER_LOCK_WAIT_TIMEOUT)
+    describe_wait(tx, sql);
   if (tx->errbuf && tx->errbuf_len)
     snprintf(tx->errbuf, tx->errbuf_len, "MySQL error %u: %s", err, msg);
   /* Not ERROR, which operators page on: a duplicate key is an answer the
@@ -158,9 +210,12 @@ static int run(chime__mysql_tx *tx, chime__mysql_stmt_id id, const char *sql,
     return r;
   }
   r = bind_args(tx, st, args, nargs, b);
-  if (r == 0 && mysql_stmt_execute(st) != 0)
+  if (r == 0 && mysql_stmt_execute(st) != 0) {
     r = chime__mysql_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st),
                           sql ? sql : tx->s->sql[id]);
+    if (tx->last_errno == ER_LOCK_WAIT_TIMEOUT)
+      describe_args(tx, args, nargs);
+  }
   free(b);
   if (r < 0 && *ret_own)
     mysql_stmt_close(st);

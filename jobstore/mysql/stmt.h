@@ -53,14 +53,16 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_TRIG_STATUS,
   CHIME__Q_TRIG_OF_CALENDAR,
   CHIME__Q_TRIG_CALENDAR_USED,
+  CHIME__Q_TRIG_OF_ZONE,
+  CHIME__Q_TRIG_OF_CAL_BATCH,
+  CHIME__Q_CAL_LIST,
   CHIME__Q_PAUSE_KEY,
   CHIME__Q_PAUSE_JOB,
   CHIME__Q_PAUSE_LIKE,
   CHIME__Q_RESUME_KEY,
   CHIME__Q_RESUME_JOB,
   CHIME__Q_RESUME_LIKE,
-  CHIME__Q_BLOCK_JOB,
-  CHIME__Q_UNBLOCK_JOB,
+  CHIME__Q_JOBS_BLOCKED_IDLE,
   CHIME__Q_JOB_EXECUTING,
   CHIME__Q_JOB_HAS_FIRES,
   CHIME__Q_PG_LIST,
@@ -69,6 +71,7 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_PG_CLEAR,
   CHIME__Q_JOBS_UNPAUSE,
   CHIME__Q_CAL_GET,
+  CHIME__Q_CAL_READ,
   CHIME__Q_CAL_GET_LOCK,
   CHIME__Q_CAL_INSERT,
   CHIME__Q_CAL_UPDATE,
@@ -81,7 +84,6 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_MISFIRED,
   CHIME__Q_TRIG_SET_FIRE_STATE,
   CHIME__Q_HISTORY_INSERT,
-  CHIME__Q_HISTORY_TRIM,
   CHIME__Q_NODE_INSERT,
   CHIME__Q_NODE_TAKE,
   CHIME__Q_NODE_STAMP,
@@ -128,6 +130,9 @@ typedef struct chime__mysql_conn {
 
 #define CHIME__MYSQL_STR_(x) #x
 #define CHIME__MYSQL_STR(x) CHIME__MYSQL_STR_(x)
+
+/* Triggers recomputed per transaction after a zone reload (zones.c). */
+#define CHIME__MYSQL_ZONE_BATCH 200
 /*
  * The lease rule of jobstore/store.h in SQL, for the nodes row whose
  * columns are prefixed with a (e.g. "d." or ""): the instant its lease

@@ -7,7 +7,8 @@
  * URL parameters read here: prefix (table prefix, default "chime_"),
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
  * scheduler's rows at open: tests and demos), history_retention_ms
- * (default 7 days), lock_wait_timeout_s (InnoDB's lock wait, default 1;
+ * (default 7 days), history_max_rows (default 1,000,000),
+ * lock_wait_timeout_s (InnoDB's lock wait, default 1;
  * a timeout is retried), test_clock_offset_ms (tests only: skews this
  * node's local clock by that many milliseconds, as a wrong system clock
  * would; the store's clock still follows the database's).
@@ -35,6 +36,9 @@
  * that waits for the cluster to drop a member is not cut short. */
 #define DEFAULT_MEMBER_IO_TIMEOUT_S 10
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
+/* At most this many history rows are kept (retain.c), whatever the
+ * retention: about 17 minutes at 1,000 fires/s (docs/schema.md). */
+#define DEFAULT_MAX_ROWS 1000000
 #define MAX_CONNECTIONS 64
 
 /* --------------------------------------------------------------- open */
@@ -98,6 +102,7 @@ static const chime_store_ops mysql_ops = {
     .still_owned = chime__mysql_still_owned,
     .next_due = chime__mysql_next_due,
     .scan_misfires = chime__mysql_scan_misfires,
+    .recompute_zones = chime__mysql_recompute_zones,
     .checkin = chime__mysql_checkin,
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
@@ -126,7 +131,14 @@ chime__mysql_store *chime__mysql_store_of(chime_store *store) {
 }
 
 /* The integer URL parameters, their ranges and what a bad one is not. */
-enum { PARAM_LOCK_WAIT, PARAM_RETENTION, PARAM_SKEW, PARAM_IO, PARAM_SYNC };
+enum {
+  PARAM_LOCK_WAIT,
+  PARAM_RETENTION,
+  PARAM_MAX_ROWS,
+  PARAM_SKEW,
+  PARAM_IO,
+  PARAM_SYNC
+};
 static const struct {
   const char *key;
   int64_t min, max;
@@ -136,6 +148,9 @@ static const struct {
                          "a number of seconds from 1 to 3600"},
     [PARAM_RETENTION] = {"history_retention_ms", 0, INT64_MAX,
                          "a non-negative number"},
+    [PARAM_MAX_ROWS] = {"history_max_rows", 0, INT64_C(1000000000000),
+                        "a number of rows from 0 (no bound by count) to "
+                        "10^12"},
     [PARAM_SKEW] = {"test_clock_offset_ms", -INT64_C(86400000),
                     INT64_C(86400000), "a number of milliseconds within a day"},
     [PARAM_IO] = {"io_timeout_s", 0, 3600,
@@ -159,6 +174,7 @@ static const struct {
     {"socket", KIND_PATH},
     {"lock_wait_timeout_s", KIND_INT},
     {"history_retention_ms", KIND_INT},
+    {"history_max_rows", KIND_INT},
     {"io_timeout_s", KIND_INT},
     {"wsrep_sync_wait", KIND_INT},
     {"test_clock_offset_ms", KIND_INT},
@@ -186,7 +202,8 @@ static int check_params(const chime__mysql_store *s, char *errbuf,
           errbuf, errbuf_len, CHIME_EINVAL,
           "store URL parameter '%.64s' is unknown (known: auto_create, "
           "migrate, clear, prefix, socket, lock_wait_timeout_s, "
-          "history_retention_ms, io_timeout_s, wsrep_sync_wait)",
+          "history_retention_ms, history_max_rows, io_timeout_s, "
+          "wsrep_sync_wait)",
           p->key);
     if (known_params[k].kind == KIND_BOOL && !bool_value_on(p->value) &&
         strcmp(p->value, "0") != 0 && strcmp(p->value, "false") != 0)
@@ -268,6 +285,11 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     return r;
   if (r > 0)
     s->history_retention_ms = v;
+  s->history_max_rows = DEFAULT_MAX_ROWS;
+  if ((r = param_int(s, PARAM_MAX_ROWS, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->history_max_rows = v;
   return 0;
 }
 
@@ -296,6 +318,8 @@ static int read_options(chime__mysql_store *s, const chime_store_options *o) {
     return CHIME_ENOMEM;
   s->on_shards_done = o ? o->on_shards_done : NULL;
   s->shards_user_data = o ? o->shards_user_data : NULL;
+  s->on_lock_wait = o ? o->on_lock_wait : NULL;
+  s->lock_wait_user_data = o ? o->lock_wait_user_data : NULL;
   s->nconns = o && o->connections ? o->connections : 2;
   if (s->nconns > MAX_CONNECTIONS)
     s->nconns = MAX_CONNECTIONS;

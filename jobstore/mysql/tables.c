@@ -5,12 +5,18 @@
  */
 #include "jobstore/mysql/tables.h"
 
+#include "core/clock.h"
 #include "jobstore/mysql/columns.h"
 #include "triggers/calendar.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* CHIME_NO_FIRE in SQL (sql.c's NO_FIRE). */
+#define NO_FIRE_SQL "-9223372036854775808"
+_Static_assert(CHIME_NO_FIRE == INT64_MIN, "NO_FIRE_SQL is INT64_MIN");
 
 void chime__mysql_key_args(const chime__mysql_tx *tx, const char *group,
                            const char *name, chime__mysql_arg a[3]) {
@@ -70,7 +76,8 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->retry_timed_out),
                           chime__mysql_arg_int(j->shard_count),
                           chime__mysql_arg_text(j->shard_params),
-                          chime__mysql_arg_text(tags)};
+                          chime__mysql_arg_text(tags),
+                          chime__mysql_arg_int(j->history_level)};
   enum { NF = sizeof f / sizeof f[0] };
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);
@@ -111,28 +118,137 @@ int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
   return chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, j, 3, NULL, NULL);
 }
 
-int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
-                             const char *name) {
-  chime__mysql_arg j[3];
+/* "FROM {P}triggers WHERE <job g.n> AND state IN (states)" into b. */
+static void job_triggers_where(chime__mysql_sqlbuf *b, const char *group,
+                               const char *name, const char *states) {
+  chime__mysql_sqlbuf_sql(b, " FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(b, b->tx->s->sched);
+  chime__mysql_sqlbuf_sql(b, " AND job_group = ");
+  chime__mysql_sqlbuf_text(b, group);
+  chime__mysql_sqlbuf_sql(b, " AND job_name = ");
+  chime__mysql_sqlbuf_text(b, name);
+  chime__mysql_sqlbuf_sql(b, " AND state IN (");
+  chime__mysql_sqlbuf_sql(b, states);
+  chime__mysql_sqlbuf_sql(b, ")");
+}
+
+/* Sets (set_sql: "state = ...") job g.n's triggers in one of states (a
+ * list of quoted names), passing over the rows another session holds (a
+ * DBA's SELECT ... FOR UPDATE, a stuck client): waiting for one would hold
+ * up the whole transaction, the claims or completions of every other
+ * trigger in it.  log_held: say at WARN which ones were passed over (read
+ * again without locking: those still in states). */
+static int job_triggers_set(chime__mysql_tx *tx, const char *group,
+                            const char *name, const char *states,
+                            const char *set_sql, const char *log_held) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_group, trigger_name");
+  job_triggers_where(&b, group, name, states);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  if (r < 0)
+    return r;
+  assert(rows.nrows == 0 || rows.ncols == 2);
+  if (rows.nrows > 0) {
+    /* By primary key: only the rows locked above. */
+    chime__mysql_sqlbuf_init(&b, tx);
+    chime__mysql_sqlbuf_sql(&b, "UPDATE {P}triggers SET ");
+    chime__mysql_sqlbuf_sql(&b, set_sql);
+    chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+    chime__mysql_sqlbuf_sql(&b, " AND (");
+    for (size_t i = 0; i < rows.nrows; i++) {
+      chime__mysql_sqlbuf_sql(&b, i ? " OR (trigger_group = "
+                                    : "(trigger_group = ");
+      chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 0));
+      chime__mysql_sqlbuf_sql(&b, " AND trigger_name = ");
+      chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 1));
+      chime__mysql_sqlbuf_sql(&b, ")");
+    }
+    chime__mysql_sqlbuf_sql(&b, ")");
+    r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  }
+  chime__mysql_rows_free(&rows);
+  if (r < 0 || !log_held)
+    return r;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_group, trigger_name");
+  job_triggers_where(&b, group, name, states);
+  if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) < 0)
+    return r;
+  if (rows.nrows > 0)
+    atomic_store(&tx->s->unblock_held_ms, chime__mono_ms());
+  for (size_t i = 0; i < rows.nrows; i++)
+    chime__mysql_log(tx->s, CHIME_LOG_WARN,
+                     "trigger %s.%s (job %s.%s): its row is held by another "
+                     "session: %s",
+                     chime__mysql_rows_text(&rows, i, 0),
+                     chime__mysql_rows_text(&rows, i, 1), group, name,
+                     log_held);
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+int chime__mysql_job_block(chime__mysql_tx *tx, const char *group,
+                           const char *name) {
+  /* A held row stays WAITING: harmless, no trigger of a job with a fire
+   * is claimed (acquire.c). */
+  return job_triggers_set(tx, group, name, "'WAITING','PAUSED'",
+                          "state = CASE state WHEN 'WAITING' THEN 'BLOCKED' "
+                          "WHEN 'PAUSED' THEN 'PAUSED_BLOCKED' ELSE state END",
+                          NULL);
+}
+
+/* log: say which rows were passed over (the misfire scan's second tries
+ * do not repeat it). */
+static int job_unblock(chime__mysql_tx *tx, const char *group, const char *name,
+                       bool log) {
   bool busy;
-  chime__mysql_key_args(tx, group, name, j);
   int r =
       chime__mysql_key_has_row(tx, CHIME__Q_JOB_EXECUTING, group, name, &busy);
   if (r < 0 || busy)
     return r;
-  return chime__mysql_exec(tx, CHIME__Q_UNBLOCK_JOB, j, 3, NULL, NULL);
+  return job_triggers_set(
+      tx, group, name, "'BLOCKED','PAUSED_BLOCKED'",
+      "state = CASE WHEN next_fire_ms = " NO_FIRE_SQL
+      " THEN 'COMPLETE' WHEN state = 'BLOCKED' THEN 'WAITING' ELSE "
+      "'PAUSED' END",
+      log ? "left blocked until it is free (the misfire scan unblocks it "
+            "then)"
+          : NULL);
 }
 
-int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
-                               chime_calendar **ret) {
+int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
+                             const char *name) {
+  return job_unblock(tx, group, name, true);
+}
+
+int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
+                                 size_t *ret_found) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_int((int64_t)max)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_JOBS_BLOCKED_IDLE, a, 2, &rows);
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == 2);
+  *ret_found = r == 0 ? rows.nrows : 0;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = job_unblock(tx, chime__mysql_rows_text(&rows, i, 0),
+                    chime__mysql_rows_text(&rows, i, 1), false);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+static int calendar_get(chime__mysql_tx *tx, const char *name,
+                        chime__mysql_stmt_id id, chime_calendar **ret) {
   *ret = NULL;
   if (!name)
     return 0;
   chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
                           chime__mysql_arg_text(name)};
   chime__mysql_rows rows;
-  int r = chime__mysql_query(
-      tx, lock ? CHIME__Q_CAL_GET_LOCK : CHIME__Q_CAL_GET, a, 2, &rows);
+  int r = chime__mysql_query(tx, id, a, 2, &rows);
   if (r == 0 && rows.nrows == 0)
     r = CHIME_ENOTFOUND;
   else if (r == 0)
@@ -140,6 +256,17 @@ int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
                                     NULL, 0);
   chime__mysql_rows_free(&rows);
   return r;
+}
+
+int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
+                               chime_calendar **ret) {
+  return calendar_get(tx, name, lock ? CHIME__Q_CAL_GET_LOCK : CHIME__Q_CAL_GET,
+                      ret);
+}
+
+int chime__mysql_calendar_read(chime__mysql_tx *tx, const char *name,
+                               chime_calendar **ret) {
+  return calendar_get(tx, name, CHIME__Q_CAL_READ, ret);
 }
 
 int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,

@@ -38,10 +38,31 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *job,
 int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
                         const char *job_name);
 
-/* Unblocks a FORBID job's triggers when none of its fires executes. */
+/* chime__mysql_job_block: a FORBID job's WAITING (PAUSED) triggers become
+ * BLOCKED (PAUSED_BLOCKED) while one of its fires executes.
+ * chime__mysql_job_unblock: back, when none of its fires executes.  Both
+ * pass over the rows another session holds (SKIP LOCKED) rather than wait
+ * for them: a held row left BLOCKED is logged at WARN and unblocked by
+ * chime__mysql_unblock_orphans (the misfire scan) once it is free. */
+int chime__mysql_job_block(chime__mysql_tx *tx, const char *group,
+                           const char *name);
 int chime__mysql_job_unblock(chime__mysql_tx *tx, const char *group,
                              const char *name);
+/* Unblocks the triggers of up to max jobs that are BLOCKED with no fire of
+ * their job executing (their rows were held when the run ended);
+ * *ret_found: how many such jobs there were. */
+int chime__mysql_unblock_orphans(chime__mysql_tx *tx, size_t max,
+                                 size_t *ret_found);
 
+/* chime__mysql_calendar_read: loads calendar name (*ret NULL when name is
+ * NULL) without locking its row, for the claims, fires, misfire scans and
+ * completions, whose triggers' rows are locked: a calendar row another
+ * session holds must not hold them up, and a change of the calendar
+ * (calendar.c) locks those triggers' rows, so it waits for them and
+ * recomputes their fire times after.  Returns: 0; CHIME_ENOTFOUND;
+ * errors. */
+int chime__mysql_calendar_read(chime__mysql_tx *tx, const char *name,
+                               chime_calendar **ret);
 /* Loads calendar name (*ret NULL when name is NULL), its row locked when
  * lock, shared otherwise.  Returns: 0; CHIME_ENOTFOUND; errors. */
 int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
@@ -50,6 +71,14 @@ int chime__mysql_calendar_load(chime__mysql_tx *tx, const char *name, bool lock,
 /* Loads trigger (group, name), locked when lock; *ret NULL when absent. */
 int chime__mysql_trigger_load(chime__mysql_tx *tx, const char *group,
                               const char *name, bool lock, chime_trigger **ret);
+
+/* Recomputes an unclaimed trigger's next fire after its calendar was
+ * replaced or its zone's rules were reloaded (t's schedule has the new
+ * calendar and zone), and writes it when it changed (*ret_moved, may be
+ * NULL, says so); claimed, complete and broken triggers are left alone.
+ * The row must be locked.  calendar.c. */
+int chime__mysql_trigger_recompute(chime__mysql_tx *tx, chime_trigger *t,
+                                   bool *ret_moved);
 
 /* Writes a trigger's fire state and store state, dropping any claim. */
 int chime__mysql_trigger_save_state(chime__mysql_tx *tx,

@@ -42,6 +42,23 @@
 /* Deadlocks and lock-wait timeouts: this many attempts. */
 #define MAX_LOCK_RETRIES 20
 
+/* A statement of tx waited a whole lock wait timeout for a row another
+ * session holds (a DBA's SELECT ... FOR UPDATE, a stuck client): logged at
+ * WARN with the rows it waited for (stmt.c) and counted (the engine's
+ * CHIME_METRIC_LOCK_WAITS).  The loop's claims and scans skip held rows
+ * (SKIP LOCKED), so what waits here needs that very row. */
+static void lock_waited(chime__mysql_tx *tx, const char *then) {
+  chime__mysql_store *s = tx->s;
+  chime__mysql_log(
+      s, CHIME_LOG_WARN,
+      "waited %ld s for a row another session holds (MySQL error %u): %s; %s",
+      s->lock_wait_s, (unsigned)ER_LOCK_WAIT_TIMEOUT,
+      tx->waited[0] ? tx->waited : "(unknown)", then);
+  tx->waited[0] = '\0';
+  if (s->on_lock_wait)
+    s->on_lock_wait(s->lock_wait_user_data);
+}
+
 void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
                       const char *fmt, ...) {
   assert(s && fmt);
@@ -460,17 +477,26 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
                chime__mono_ms() - start >= lock_budget_ms) {
       /* The loop's own work: it must get back to its check-ins rather
        * than wait out another node's locks (it tries again later). */
-      chime__mysql_log(s, CHIME_LOG_INFO,
-                       "rows locked by another session (MySQL error %u): "
-                       "trying again later",
-                       e);
+      if (e == ER_LOCK_WAIT_TIMEOUT)
+        lock_waited(&tx, "trying again later");
+      else
+        chime__mysql_log(s, CHIME_LOG_INFO,
+                         "rows locked by another session (MySQL error %u): "
+                         "trying again later",
+                         e);
       r = CHIME_EBUSY;
       break;
     } else if ((e == ER_LOCK_DEADLOCK || e == ER_LOCK_WAIT_TIMEOUT) &&
                ++lock_tries < MAX_LOCK_RETRIES) {
-      chime__mysql_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u", e);
+      if (e == ER_LOCK_WAIT_TIMEOUT)
+        lock_waited(&tx, "trying again");
+      else
+        chime__mysql_log(s, CHIME_LOG_DEBUG, "retrying after MySQL error %u",
+                         e);
       chime__sleep_ms(backoff(s, lock_tries, 2, 200));
     } else {
+      if (e == ER_LOCK_WAIT_TIMEOUT)
+        lock_waited(&tx, "giving up");
       break;
     }
     if (reset)

@@ -29,8 +29,9 @@
  *     a thread that finds its member failed moves them on by a
  *     compare-and-swap, so many connections failing at once move once.
  *   - The rest of the handle is set at open and read-only afterwards, but
- *     for trimmed_ms, checkin_next_due and node_lost (the engine's loop
- *     thread only, through checkin) and node_claimed (open and free).
+ *     for checkin_next_due and node_lost (the engine's loop thread only,
+ *     through checkin), node_claimed (open and free) and retain.c's
+ *     atomics (any thread that completes or checks in).
  */
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
@@ -65,7 +66,8 @@ struct chime__mysql_store {
   int64_t threshold_ms;
   int64_t checkin_interval_ms;
   int64_t history_retention_ms;
-  long lock_wait_s; /* innodb_lock_wait_timeout */
+  int64_t history_max_rows; /* 0: no bound by count */
+  long lock_wait_s;         /* innodb_lock_wait_timeout */
   /* Read and write timeouts of every connection (0: none; the default
    * with several hosts, so a member that hangs is left: docs/galera.md). */
   unsigned io_timeout_s;
@@ -93,6 +95,8 @@ struct chime__mysql_store {
   char *tags;                          /* this node's (options.tags), or NULL */
   chime_shards_done_fn on_shards_done; /* shards.c; may be NULL */
   void *shards_user_data;
+  chime_lock_wait_fn on_lock_wait; /* tx.c: counts a lock wait; may be NULL */
+  void *lock_wait_user_data;
   pthread_mutex_t lock; /* the pool and the back-off jitter */
   pthread_cond_t freed; /* a pool connection was given back */
   chime__mysql_conn *conns;
@@ -101,7 +105,13 @@ struct chime__mysql_store {
    * idle node's few statements are not doubled by COMMITs). */
   chime__mysql_conn beat;
   pthread_mutex_t beat_lock;
-  int64_t trimmed_ms;       /* when history was last trimmed (local) */
+  /* retain.c: one maintenance step at a time per store (retain_busy);
+   * when the last step ran and the last sweep of the other tables
+   * (monotonic ms), and whether history has rows past its bounds left. */
+  atomic_bool retain_busy;
+  _Atomic int64_t retained_mono_ms;
+  _Atomic int64_t swept_mono_ms;
+  atomic_bool history_backlog;
   int64_t checkin_next_due; /* the last check-in's earliest WAITING fire */
   /* The database clock - this node's monotonic clock (+ skew), and the
    * monotonic time of that measurement (tx.c: the store's clock). */
@@ -120,6 +130,10 @@ struct chime__mysql_store {
   int64_t node_pid;
   int64_t node_started_ms;
   bool node_lost;
+  /* When (monotonic ms) an unblock last passed over a trigger row another
+   * session held, 0: never.  The misfire scan looks for triggers left
+   * BLOCKED from then until it found none for a minute (tables.c). */
+  _Atomic int64_t unblock_held_ms;
   /* Completions queue up here and are written in batches by one of the
    * waiting threads at a time (complete.c), under done_mu. */
   pthread_mutex_t done_mu;
@@ -146,6 +160,9 @@ struct chime__mysql_tx {
   bool commit_lost;
   char *errbuf; /* where messages go, may be NULL */
   size_t errbuf_len;
+  /* The rows the last lock wait timeout waited for: the table, the
+   * statement's WHERE and its arguments (stmt.c), for the warning. */
+  char waited[320];
 };
 
 typedef int (*chime__mysql_tx_fn)(chime__mysql_tx *tx, void *arg);

@@ -6,7 +6,7 @@ over what the jobs recorded.
 
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
-           stop-plain, policies, backfill, rolling, stop-ahead
+           stop-plain, policies, backfill, rolling, stop-ahead, upgrade
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -35,6 +35,17 @@ none lost, every run cut at a deadline run again on another node, each
 stop to return within its deadline and a margin, and each restart under
 the same id to be accepted at once.
 
+upgrade is a rolling upgrade (issue 34, docs/operations.md "Rolling
+upgrades"): the three nodes start as the previous release's chime-node
+(CHIME_OLD_NODE, built from its commit by `./dev rolling-upgrade`), which
+creates its schema (tables cu_*, dropped first); then each node in turn is
+stopped (SIGTERM) and started again under its id as this release's
+(CHIME_NODE) with migrate=1: the first one migrates the schema while the
+two old nodes go on firing on it.  The checker wants no fire run twice and
+none lost, the schema at this release's version at the end, and every
+node back.  Not in ./dev test: building the old release takes about a
+minute (suite upgrade-extra).
+
 stop-ahead: the nodes claim fires 1 s ahead of their time
 (--claim-ahead 1000); a node is stopped (SIGSTOP) right after it claimed a
 fire and before the run started, for 5 s: a survivor recovers the fire and
@@ -48,7 +59,7 @@ time) among the three nodes, and recorded in the history under
 CHIME_BACKFILL.
 
 Environment: CHIME_TEST_MYSQL_URL (the database), CHIME_NODE (the chime-node
-program), CHIMECTL (chimectl, for policies and backfill), CHIME_DEV (./dev, for db-restart, with CHIME_DB_DIR/CHIME_DB_PORT),
+program), CHIME_OLD_NODE (the previous release's, for upgrade), CHIMECTL (chimectl, for policies and backfill), CHIME_DEV (./dev, for db-restart, with CHIME_DB_DIR/CHIME_DB_PORT),
 CHIME_RECOVERY_LIMIT_MS (default 3000: the longest allowed time from the kill
 to the recovered run starting).
 
@@ -155,7 +166,14 @@ class Cluster:
             args += ["--table", self.table]
         args += self.node_args
         err = open(os.path.join(self.dir, f"{node}.err"), "ab")
-        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
+        env = None
+        if self.node_exe == os.environ.get("CHIME_OLD_NODE"):
+            # meson test points LD_LIBRARY_PATH at this tree's library: the
+            # previous release's program must load its own (its RUNPATH).
+            env = dict(os.environ)
+            env.pop("LD_LIBRARY_PATH", None)
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err,
+                                env=env)
 
     def start(self, node, extra="", schedule=False):
         p = self.spawn(node, extra, schedule)
@@ -673,6 +691,65 @@ def check_backfill_history(c, fires):
     return 0
 
 
+def upgrade(c):
+    """Replaces each node of the previous release by one of this release
+    (see the top); the failures seen on the way."""
+    failures = []
+    new_exe = os.environ["CHIME_NODE"]
+    old_exe = c.node_exe
+    for i, n in enumerate(NODES):
+        # Stopped right after it started a run of the long job (1.2 s), so
+        # that its stop has a run to finish; within 10 s one comes.
+        end = now_ms() + 10000
+        while now_ms() < end and not any(
+                r["node"] == n and r["kind"] == "S" and r["trigger"] == "long"
+                and now_ms() - r["start"] < 300
+                for r in c.records(with_table=False)):
+            time.sleep(0.05)
+        p = c.procs[n]
+        t0 = now_ms()
+        p.terminate()
+        try:
+            p.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        log(f"old {n} stopped in {now_ms() - t0} ms (status {p.returncode})")
+        if p.returncode != 0:
+            failures.append(f"old {n} exited with {p.returncode}")
+        c.node_exe = new_exe
+        c.start(n, "&migrate=1")
+        version = mariadb(c.base, "SELECT MAX(version) FROM "
+                          f"{c.prefix}schema_version")[0][0]
+        log(f"{n} started again as this release (schema version {version})")
+        if i == 0:
+            c.new_version = version
+        time.sleep(2.5)
+    # The previous release knows no compatible_with: started on the
+    # migrated schema it refuses it (docs/operations.md), and fires nothing.
+    c.node_exe = old_exe
+    p = c.spawn("old")
+    c.procs["old"] = p  # killed by kill_left whatever happens
+    try:
+        p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+    err = c.stderr_of("old")
+    if p.returncode == 0 or "newer" not in err:
+        failures.append(f"an old node started on the migrated schema "
+                        f"(status {p.returncode}): {err[-400:]}")
+    else:
+        log("an old node started afterwards refuses the schema: "
+            + err.strip().splitlines()[-1])
+    del c.procs["old"]
+    c.node_exe = new_exe
+    if int(c.new_version) <= int(c.old_version):
+        failures.append(f"the schema was not migrated: version "
+                        f"{c.old_version} before, {c.new_version} after")
+    return failures
+
+
 def main():
     fault = sys.argv[1] if len(sys.argv) > 1 else "none"
     plain = fault.endswith("-plain")
@@ -693,6 +770,18 @@ def main():
             return c.finish(check_policies(c, *measured))
         finally:
             c.kill_left()
+    if fault == "upgrade":
+        c.prefix = "cu_"
+        c.node_exe = os.environ.get("CHIME_OLD_NODE", "")
+        if not c.node_exe or not os.access(c.node_exe, os.X_OK):
+            log("FAIL upgrade needs CHIME_OLD_NODE, the previous release's "
+                "chime-node: run it with ./dev rolling-upgrade")
+            return 1
+        for (table,) in mariadb(c.base, "SELECT table_name FROM "
+                                "information_schema.tables WHERE "
+                                "table_schema = DATABASE() AND "
+                                "LEFT(table_name, 3) = 'cu_'"):
+            mariadb(c.base, f"DROP TABLE {table}")
     if fault == "skew":
         extras = {"n2": "&test_clock_offset_ms=-180000",
                   "n3": "&test_clock_offset_ms=240000"}
@@ -775,6 +864,18 @@ def main():
             c.sleep_until(now_ms() + 3000)
         elif fault == "none":
             c.sleep_until(now_ms() + 6000)
+        elif fault == "upgrade":
+            c.old_version = mariadb(c.base, "SELECT MAX(version) FROM "
+                                    f"{c.prefix}schema_version")[0][0]
+            log(f"the previous release's nodes run on schema version "
+                f"{c.old_version}")
+            failures = upgrade(c)
+            c.sleep_until(now_ms() + 4000)
+            c.stop_all()
+            status = check(c)
+            for f in failures:
+                log("FAIL " + f)
+            return 1 if failures else c.finish(status)
         elif fault in ("stop-ahead", "rolling"):
             failures = stop_ahead(c) if fault == "stop-ahead" else rolling(c)
             c.sleep_until(now_ms() + 4000)

@@ -5,7 +5,7 @@
  * a fresh trigger; the MySQL store's from a scheduler opened on the
  * throwaway MariaDB (CHIME_TEST_MYSQL_URL, table prefix chime_dd_) and
  * read from its store: the connections it opened, the URL parameters'
- * defaults, the history trim statement.  Without the database it prints
+ * defaults, the history row bound.  Without the database it prints
  * what it can and exits 1 (the test then fails: never a skip).
  */
 #include "chime.h"
@@ -77,10 +77,7 @@ static int store_defaults(void) {
   put("history_retention_ms", st->history_retention_ms);
   put("lock_wait_timeout_s", st->lock_wait_s);
   put("io_timeout_s_one_host", st->io_timeout_s);
-  /* The trim statement's LIMIT: rows removed per trim. */
-  const char *trim = st->sql[CHIME__Q_HISTORY_TRIM];
-  const char *limit = trim ? strstr(trim, "LIMIT ") : NULL;
-  put("history_trim_rows", limit ? strtoll(limit + 6, NULL, 10) : -1);
+  put("history_max_rows", st->history_max_rows);
   chime_scheduler_free(s);
   /* The prefix and port when the URL names none. */
   chime__mysql_url *u = NULL;

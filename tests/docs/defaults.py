@@ -108,9 +108,8 @@ CLAIMS = [
     ("docs/schema.md", r"\| `prefix` \| [^|]* \| `(\w+)` \|", [(1, "prefix", str)]),
     ("docs/schema.md", r"\| `history_retention_ms` \| [^|]* \| (\d+) \((\d+ days)\) \|",
      [(1, "history_retention_ms", int), (2, "history_retention_ms", dur)]),
-    ("docs/schema.md", r"at most once a minute, at most (\d+) rows at a time",
-     [(1, "history_trim_rows", int)]),
-    ("docs/schema.md", r"History is trimmed at most once a minute", []),
+    ("docs/schema.md", r"\| `history_max_rows` \| [^|]* \| (\d+) \|", [(1, "history_max_rows", int)]),
+    ("docs/schema.md", r"A \*step\* deletes at most (\d+) rows", [(1, "history_trim_rows", int)]),
     ("docs/schema.md", r"\| `io_timeout_s` \| [^|]* \| (\d+) with several hosts, else (\d+) \(none\) \|",
      [(1, "io_timeout_s_several_hosts", int), (2, "io_timeout_s_one_host", int)]),
     ("docs/schema.md", r"\| `lock_wait_timeout_s` \| [^|]* \| (\d+) \|", [(1, "lock_wait_timeout_s", int)]),
@@ -118,8 +117,10 @@ CLAIMS = [
     ("docs/man/chime-store.7.scd", r"default \*chime\\_\*", []),
     ("docs/man/chime-store.7.scd", r"How long history rows are kept \(default (\d+ days)\)",
      [(1, "history_retention_ms", dur)]),
-    ("docs/man/chime-store.7.scd", r"at most once a minute, at most (\d+) rows at a time",
+    ("docs/man/chime-store.7.scd", r"as fast as they are written, (\d+) rows a transaction",
      [(1, "history_trim_rows", int)]),
+    ("docs/man/chime-store.7.scd", r"the newest \(default (\d+),", [(1, "history_max_rows", int)]),
+    ("docs/operations.md", r"its rows \(default ([\d,]+), about", [(1, "history_max_rows", lambda t: int(t.replace(",", "")))]),
     ("docs/man/chime-store.7.scd", r"\(1 to 3600; default (\d+ s),", [(1, "lock_wait_timeout_s", lambda t: dur(t) // 1000)]),
     ("docs/man/chime-store.7.scd", r"\(default (\d+) s with several hosts, none with one\)",
      [(1, "io_timeout_s_several_hosts", int)]),
@@ -136,6 +137,16 @@ CLAIMS = [
     ("docs/man/chime-cron.1.scd", r"How many fire times, 1 to 100000\. Default: (\d+)\.",
      [(1, "cron_count", int)]),
     ("docs/man/chime-web.1.scd", r"The TCP port \(default (\d+);", [(1, "web_port", int)]),
+    ("docs/man/chime-web.1.scd", r"at most (\d+) connections are open at once and (\d+) of one client address",
+     [(1, "web_max_connections", int), (2, "web_max_per_client", int)]),
+    ("docs/man/chime-web.1.scd", r"must arrive within (\d+ s) of its connection's start",
+     [(1, "web_request_ms", dur)]),
+    ("docs/man/chime-web.1.scd", r"sends or reads nothing for (\d+) s is closed",
+     [(1, "web_idle_s", int)]),
+    ("docs/operations.md", r"at most (\d+) connections at once and (\d+) of one address",
+     [(1, "web_max_connections", int), (2, "web_max_per_client", int)]),
+    ("docs/operations.md", r"a request must arrive within (\d+ s), and an idle connection is closed after (\d+) s",
+     [(1, "web_request_ms", dur), (2, "web_idle_s", int)]),
     ("README.md", r"`--count N` \(default (\d+)\)", [(1, "cron_count", int)]),
     ("docs/cron.md", r"prints the next N fire times \(default (\d+)\)", [(1, "cron_count", int)]),
     ("docs/operations.md", r"listens on 127\.0\.0\.1 \(port (\d+)\)", [(1, "web_port", int)]),
@@ -168,7 +179,7 @@ def code_values():
 
     vals["io_timeout_s_several_hosts"] = source_define(
         "jobstore/mysql/store.c", "DEFAULT_MEMBER_IO_TIMEOUT_S")
-    vals["history_trim_every_ms"] = source_define("jobstore/mysql/maint.c", "TRIM_EVERY_MS")
+    vals["history_trim_rows"] = source_define("jobstore/mysql/retain.c", "TRIM_BATCH")
     vals["pool_max"] = source_define("jobstore/mysql/store.c", "MAX_CONNECTIONS")
 
     def help_default(exe, pattern, key, convert=int):
@@ -184,6 +195,15 @@ def code_values():
     with open(os.path.join(SOURCE, "tools", "chime-web.c"), encoding="utf-8") as f:
         m = re.search(r"\.port = (\d+)\}", f.read())
     vals["web_port"] = int(m.group(1)) if m else None
+    # Its connection limits and timeouts (tools/web.h).
+    with open(os.path.join(SOURCE, "tools", "web.h"), encoding="utf-8") as f:
+        web_h = f.read()
+    for key, macro in (("web_max_connections", "WEB_MAX_CONNECTIONS"),
+                       ("web_max_per_client", "WEB_MAX_PER_CLIENT"),
+                       ("web_request_ms", "WEB_REQUEST_MS"),
+                       ("web_idle_s", "WEB_IDLE_S")):
+        m = re.search(r"^#define %s (\d+)$" % macro, web_h, re.M)
+        vals[key] = int(m.group(1)) if m else None
     help_default(CHIMECTL, r"\(default: \$CHIME_SCHEDULER or (\w+)\)", "scheduler_name", str)
     help_default(CHIMECTL, r"last run, next fire \(default: last (\d+ h)\)", "stats_window_ms", dur)
     return vals, problems
@@ -237,10 +257,6 @@ def main():
     vals, failures = code_values()
     failures += check_url_keys()
     check_watch_default(vals)
-    # The trim interval: "once a minute" is what the pages say.
-    if vals.get("history_trim_every_ms") != 60000:
-        failures.append("FAIL jobstore/mysql/maint.c: TRIM_EVERY_MS is %s, the pages "
-                        "say once a minute" % vals.get("history_trim_every_ms"))
     checked = 0
     for page, pattern, groups in CLAIMS:
         path = os.path.join(SOURCE, page)

@@ -58,6 +58,7 @@ NOT_RUN = {
     "galera-url": "needs the galera members up",
     "galera-pid": "needs the galera members up",
     "galera-extra": "the hand-run Galera suite",
+    "rolling-upgrade": "builds the previous release and runs a cluster test",
     "fuzz": "minutes of fuzzing with clang",
     "deb": "builds the Debian packages (./dev test does)",
     "deb-test": "builds and unpacks the packages (./dev test does)",

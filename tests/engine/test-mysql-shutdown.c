@@ -186,7 +186,7 @@ static int outcome_on(chime_scheduler *s, const char *node_id, char *msg,
 static void keeps_its_fire(bool within) {
   memset(&on_a, 0, sizeof on_a);
   memset(&on_b, 0, sizeof on_b);
-  on_a.sleep_ms = within ? 5000 : 6000;
+  on_a.sleep_ms = 4500; /* over twice the lease */
   chime_scheduler *a, *b;
   start_one_run(&a, &b, true);
   CU_ASSERT_EQUAL(within ? chime_scheduler_shutdown_within(a, 15000)
@@ -217,7 +217,7 @@ static void test_mysql_shutdown_within_waits_while_checking_in(void) {
 static void test_mysql_shutdown_deadline_bounds_free_and_hands_over(void) {
   memset(&on_a, 0, sizeof on_a);
   memset(&on_b, 0, sizeof on_b);
-  on_a.sleep_ms = 9000;
+  on_a.sleep_ms = 6500;
   chime_scheduler *a, *b;
   start_one_run(&a, &b, true);
   int64_t t0 = wall_ms();

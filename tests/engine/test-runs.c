@@ -54,6 +54,8 @@ typedef struct seen {
   int attempts[4];
   int64_t failing_scheduled[4], failing_fire_ms[4], failing_ids[4];
   int exhausted; /* JOB_RETRIES_EXHAUSTED */
+  int hung_runs; /* runs of the hung job; the first ignores cancellation */
+  int64_t hung_lag[64]; /* fire_ms - scheduled_ms of its runs */
 } seen;
 
 static seen S;
@@ -68,6 +70,7 @@ static void seen_reset(void) {
   S.busy_runs = S.busy_active = S.busy_max_active = 0;
   S.missed = S.missed_error = 0;
   S.failing_runs = S.exhausted = 0;
+  S.hung_runs = 0;
   pthread_mutex_unlock(&S.mu);
 }
 
@@ -121,6 +124,22 @@ static void stubborn_job(chime_ctx *ctx, void *user_data) {
     pthread_cond_wait(&S.cv, &S.mu);
   pthread_mutex_unlock(&S.mu);
   bump(&S.returned);
+}
+
+/* Its first run ignores cancellation until the test releases it; the
+ * others return at once.  Every run records its lag. */
+static void hung_job(chime_ctx *ctx, void *user_data) {
+  (void)user_data;
+  pthread_mutex_lock(&S.mu);
+  int nth = S.hung_runs;
+  if (nth < 64)
+    S.hung_lag[nth] =
+        chime_ctx_get_fire_ms(ctx) - chime_ctx_get_scheduled_ms(ctx);
+  S.hung_runs++;
+  pthread_cond_broadcast(&S.cv);
+  while (nth == 0 && !S.release)
+    pthread_cond_wait(&S.cv, &S.mu);
+  pthread_mutex_unlock(&S.mu);
 }
 
 /* Takes about a second, like the issue's FORBID job, and records its lag. */
@@ -221,6 +240,8 @@ static chime_scheduler *node(const char *url, const char *id, unsigned workers,
                     0);
     CU_ASSERT_EQUAL(
         chime_scheduler_register_job_type(s, "busy", busy_job, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(
+        chime_scheduler_register_job_type(s, "hung", hung_job, NULL, NULL), 0);
     CU_ASSERT_EQUAL(chime_scheduler_register_job_type(s, "failing", failing_job,
                                                       NULL, NULL),
                     0);
@@ -529,6 +550,61 @@ static void test_runs_replace(void) {
   chime_scheduler_free(s);
 }
 
+/* Issue 30, fault 6: a REPLACE job under a 200 ms trigger whose first run
+ * ignores its cancellation for about 4 s (until CANCEL_IGNORED, after a
+ * grace of 4 s).  About 20 fires come due meanwhile; when the run returns
+ * they must not be replayed in a burst: at most one follows at once (the
+ * newest, which replaces the hung run), the older ones are dropped
+ * (SKIPPED in the history), and the runs after it are on time.  Replayed,
+ * the first five runs after it would each start 3-4 s late. */
+static void test_runs_replace_no_burst(void) {
+  seen_reset();
+  grace_ms = 4000;
+  chime_scheduler *s = node(store_url, NULL, 4, true);
+  grace_ms = 60000;
+  chime_job *job = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "hung", "hung", &job, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_job_set_concurrency(job, CHIME_CONCURRENCY_REPLACE), 0);
+  chime_trigger *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_simple_new("g", "every-200", 200,
+                                                 CHIME_REPEAT_INDEFINITELY, &t,
+                                                 NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "hung"), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  chime_trigger_free(t);
+  chime_job_free(job);
+  /* The first run is cancelled by the next fire, ignores it, and is
+   * reported after the grace: then it returns. */
+  CU_ASSERT_TRUE_FATAL(wait_for(&S.hung_runs, 1));
+  CU_ASSERT_TRUE(wait_for(&S.ignored, 1));
+  pthread_mutex_lock(&S.mu);
+  S.release = true;
+  pthread_cond_broadcast(&S.cv);
+  pthread_mutex_unlock(&S.mu);
+  /* Six runs after it: the one that replaced it and five on schedule. */
+  CU_ASSERT_TRUE(wait_for(&S.hung_runs, 7));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  pthread_mutex_lock(&S.mu);
+  int late = 0;
+  for (int i = 1; i < 7 && i < S.hung_runs; i++) {
+    if (S.hung_lag[i] > 1000)
+      late++;
+  }
+  printf("\nREPLACE after a run that ignored its cancellation for 4 s: the "
+         "next six runs started %lld, %lld, %lld, %lld, %lld, %lld ms late\n",
+         (long long)S.hung_lag[1], (long long)S.hung_lag[2],
+         (long long)S.hung_lag[3], (long long)S.hung_lag[4],
+         (long long)S.hung_lag[5], (long long)S.hung_lag[6]);
+  pthread_mutex_unlock(&S.mu);
+  CU_ASSERT(late <= 1);
+#ifdef CHIME_TEST_MYSQL
+  /* The fires due while it hung are recorded as dropped (about 20). */
+  CU_ASSERT(skipped_rows("hung") >= 10);
+#endif
+  chime_scheduler_free(s);
+}
+
 /* The issue's case: a job of 1 s under a 250 ms trigger.  FORBID (queue)
  * builds a backlog (each run 0.75 s later than the last); FORBID_SKIP
  * drops the fires due meanwhile, so every run starts near its time and
@@ -734,6 +810,8 @@ static CU_TestInfo runs_tests[] = {
      test_runs_shutdown_wakes_waiters},
     {"FORBID_SKIP keeps a slow job on time", test_runs_forbid_skip_keeps_up},
     {"REPLACE cancels the running fire for the next", test_runs_replace},
+    {"REPLACE drops the fires piled up behind a hung run",
+     test_runs_replace_no_burst},
     {"a fire past its starting deadline is MISSED",
      test_runs_starting_deadline},
 #ifdef CHIME_TEST_MYSQL

@@ -370,7 +370,10 @@ static void test_scheduler_claim_ahead_runs_on_time(void) {
   chime_scheduler_shutdown(s, true);
   CU_ASSERT_EQUAL_FATAL(r.runs, 1);
   CU_ASSERT_EQUAL(r.sched[0], due);
-  CU_ASSERT(r.start[0] >= due);
+  /* Started at its time on the store's clock, which on MySQL is the
+   * database's measured to within a round trip: this process's clock may
+   * see it a few ms early. */
+  CU_ASSERT(r.start[0] >= due - 50);
   CU_ASSERT(r.start[0] < due + 1000);
   chime_scheduler_free(s);
   rec_fini(&r);

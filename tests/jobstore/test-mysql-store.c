@@ -151,7 +151,8 @@ static void test_mysql_store_schema_newer_refused(void) {
                  err, sizeof err),
       0);
   st->ops->free(st);
-  sql(db, "INSERT INTO mst_b_schema_version VALUES (99, 0)");
+  sql(db, "INSERT INTO mst_b_schema_version (version, applied_ms) VALUES "
+          "(99, 0)");
   CU_ASSERT_EQUAL(open_store(url_for(DB, NULL, "prefix=mst_b_&auto_create=1"),
                              NULL, &st, err, sizeof err),
                   CHIME_ESCHEMA);

@@ -201,7 +201,8 @@ static void test_store_fire_simple_repeat(void) {
   chime_job *job = NULL;
   CU_ASSERT_EQUAL(st->ops->job_get(st, "g", "j", &job), CHIME_ENOTFOUND);
   int64_t due;
-  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, &due), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, INT64_MIN, &due),
+                  CHIME_ENOTFOUND);
   sc_close(st);
 }
 
@@ -488,24 +489,39 @@ static void test_store_trigger_states(void) {
 static void test_store_next_due(void) {
   chime_store *st = sc_open();
   int64_t due = 0;
-  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, &due), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, INT64_MIN, &due),
+                  CHIME_ENOTFOUND);
   sc_add_job(st, "g", "x-job", "x", true);
   sc_add_job(st, "g", "y-job", "y", true);
   sc_add_simple(st, "tg", "x", "g", "x-job", T0 + 5 * SEC, 0, 0);
   sc_add_simple(st, "tg", "y", "g", "y-job", T0 + SEC, 0, 0);
-  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, &due), 0);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, INT64_MIN, &due), 0);
   CU_ASSERT_EQUAL(due, T0 + SEC);
-  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, &due), 0);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, INT64_MIN, &due), 0);
   CU_ASSERT_EQUAL(due, T0 + 5 * SEC);
   static const char *const type_z[] = {"z"};
   chime_type_set only_z = {type_z, 1};
-  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_z, &due), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_z, INT64_MIN, &due),
+                  CHIME_ENOTFOUND);
   CU_ASSERT_EQUAL(st->ops->pause_trigger(st, "tg", "y"), 0);
-  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, &due), 0);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, INT64_MIN, &due), 0);
   CU_ASSERT_EQUAL(due, T0 + 5 * SEC);
   /* Misfired triggers count. */
   sc_add_simple(st, "tg", "old", "g", "x-job", T0 - DAY, 0, 0);
-  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, &due), 0);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, INT64_MIN, &due), 0);
+  CU_ASSERT_EQUAL(due, T0 - DAY);
+  /* Looking past the due ones (a row held by another session, which
+   * acquire skips): the first one later than after_ms. */
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, T0 - DAY, &due), 0);
+  CU_ASSERT_EQUAL(due, T0 + 5 * SEC);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, T0, &due), 0);
+  CU_ASSERT_EQUAL(due, T0 + 5 * SEC);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, T0 + 5 * SEC, &due),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, T0 + 4 * SEC, &due), 0);
+  CU_ASSERT_EQUAL(due, T0 + 5 * SEC);
+  /* The held-out ones are back: nothing lost. */
+  CU_ASSERT_EQUAL(st->ops->next_due(st, &only_x, INT64_MIN, &due), 0);
   CU_ASSERT_EQUAL(due, T0 - DAY);
   sc_close(st);
 }

@@ -235,6 +235,91 @@ static void test_store_forbid_queue_cap(void) {
   sc_close(st);
 }
 
+/* Runs job name (history level level) twice, OK then failed, and returns
+ * how many history rows it got, checking their outcomes. */
+static size_t run_with_level(chime_store *st, const char *name,
+                             chime_history_level level, int64_t now) {
+  chime_job *job = sc_job("g", name, "x", true);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(job, level), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 1);
+  chime_run_result ok = {.started_ms = now, .finished_ms = now};
+  chime_run_result failed = {.started_ms = now,
+                             .finished_ms = now,
+                             .error = CHIME_EJOBFAILED,
+                             .message = "it failed"};
+  for (int i = 0; i < 2; i++) {
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->job->name, name);
+    CU_ASSERT_EQUAL(f->job->history_level, level);
+    CU_ASSERT_EQUAL(st->ops->complete(st, f, i == 0 ? &ok : &failed), 0);
+    chime__fire_free(f);
+  }
+  chime_history_filter hf = {.job_group = "g", .job_name = name, .limit = 10};
+  chime_history_entry *h = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+  for (size_t i = 0; i < n; i++)
+    CU_ASSERT_STRING_EQUAL(h[i].outcome, i == 0 ? "FAILED" : "OK");
+  chime__history_entries_free(h, n);
+  return n;
+}
+
+/* Issue 34: a job's history level says which runs are recorded (ALL: both,
+ * FAILURES: the failed one, NONE: neither), and is kept with the job. */
+static void test_store_history_level(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-all", CHIME_HISTORY_ALL, now), 2);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-failures", CHIME_HISTORY_FAILURES, now),
+                  1);
+  CU_ASSERT_EQUAL(run_with_level(st, "h-none", CHIME_HISTORY_NONE, now), 0);
+  /* The fire times a FORBID_SKIP run dropped are SKIPPED rows (where the
+   * store keeps them: not the memory store) at FAILURES, none at NONE. */
+  static const chime_history_level skip_levels[] = {CHIME_HISTORY_FAILURES,
+                                                    CHIME_HISTORY_NONE};
+  for (size_t k = 0; k < 2; k++) {
+    const char *name = k == 0 ? "h-skip-failures" : "h-skip-none";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_EQUAL(
+        chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID_SKIP), 0);
+    CU_ASSERT_EQUAL(chime_job_set_history_level(job, skip_levels[k]), 0);
+    CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    sc_add_simple(st, "t", name, "g", name, now - 10 * SEC, SEC, 100);
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->job->name, name);
+    CU_ASSERT_EQUAL(sc_complete(st, f), 0); /* OK: no row at either */
+    chime__fire_free(f);
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = name, .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    bool keeps = strcmp(st->ops->name, "memory") != 0 && k == 0;
+    CU_ASSERT(keeps ? n >= 8 : n == 0);
+    for (size_t i = 0; i < n; i++)
+      CU_ASSERT_STRING_EQUAL(h[i].outcome, "SKIPPED");
+    chime__history_entries_free(h, n);
+  }
+  chime_job *back = NULL;
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "h-failures", &back), 0);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(back), CHIME_HISTORY_FAILURES);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(back, (chime_history_level)3),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(back), CHIME_HISTORY_FAILURES);
+  back->history_level = (chime_history_level)7;
+  CU_ASSERT_EQUAL(st->ops->job_add(st, back, true), CHIME_EINVAL);
+  chime_job_free(back);
+  CU_ASSERT_EQUAL(chime_job_get_history_level(NULL), CHIME_HISTORY_ALL);
+  CU_ASSERT_EQUAL(chime_job_set_history_level(NULL, CHIME_HISTORY_NONE),
+                  CHIME_EINVAL);
+  sc_close(st);
+}
+
 /* A REPLACE job's run counts as interrupted once its blocked trigger comes
  * due; not before, and never another policy's. */
 static void test_store_replace(void) {
@@ -263,6 +348,59 @@ static void test_store_replace(void) {
   chime__fire_free(due);
   chime__fire_free(queue);
   chime__fire_free(later);
+  sc_close(st);
+}
+
+/* A REPLACE job whose run held its trigger up for 10 s of schedule (the
+ * run ignored its cancellation): when the run ends, only the newest due
+ * time stays due (it replaces the run); the older ones (8 or 9) are
+ * dropped, recorded SKIPPED where the store keeps history, not replayed
+ * (issue 30, fault 6). */
+static void test_store_replace_drops_pileup(void) {
+  chime_store *st = sc_open();
+  int64_t now = st->ops->now(st);
+  chime_fire *f = fire_late_job(st, "piled", CHIME_CONCURRENCY_REPLACE, now);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "piled"), CHIME_TRIGGER_BLOCKED);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  int64_t done = st->ops->now(st);
+  chime_trigger *t = sc_get(st, "t", "piled");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->store_state, CHIME_STATE_WAITING);
+  int64_t next = t->state.next_fire_ms;
+  /* The newest time due at the completion: within a second before it. */
+  CU_ASSERT(next < done && next >= now - SEC);
+  int64_t dropped = t->state.times_triggered - 1;
+  CU_ASSERT(dropped == 8 || dropped == 9);
+  chime_trigger_free(t);
+  /* One fire follows, then the trigger is on time again: nothing more is
+   * due. */
+  f = sc_fire_next(st, st->ops->now(st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->scheduled_ms, next);
+  CU_ASSERT_EQUAL(sc_complete(st, f), 0);
+  chime__fire_free(f);
+  t = sc_get(st, "t", "piled");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT(t->state.next_fire_ms > now - SEC);
+  chime_trigger_free(t);
+  if (strcmp(st->ops->name, "memory") != 0) {
+    chime_history_filter hf = {
+        .job_group = "g", .job_name = "piled", .limit = 100};
+    chime_history_entry *h = NULL;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(st->ops->history_list(st, &hf, &h, &n), 0);
+    size_t skipped = 0;
+    for (size_t i = 0; i < n; i++)
+      if (strcmp(h[i].outcome, "SKIPPED") == 0) {
+        skipped++;
+        CU_ASSERT_PTR_NOT_NULL(h[i].message);
+        if (h[i].message)
+          CU_ASSERT_PTR_NOT_NULL(strstr(h[i].message, "REPLACE"));
+      }
+    CU_ASSERT_EQUAL(skipped, (size_t)dropped);
+    chime__history_entries_free(h, n);
+  }
   sc_close(st);
 }
 
@@ -524,6 +662,8 @@ CU_TestInfo sc_policy_tests[] = {
     {"cancelled and successful runs are not retried",
      test_store_retry_not_cancelled},
     {"REPLACE: a due trigger interrupts the run", test_store_replace},
+    {"REPLACE drops the fires piled up behind a run",
+     test_store_replace_drops_pileup},
     {"FORBID_SKIP drops the times missed while it ran", test_store_forbid_skip},
     {"FORBID_QUEUE with a cap drops the oldest beyond it",
      test_store_forbid_queue_cap},
@@ -532,5 +672,7 @@ CU_TestInfo sc_policy_tests[] = {
     {"timeouts and starting deadlines (job, trigger) are kept",
      test_store_job_timeout_kept},
     {"a job's retry policy is kept", test_store_job_retry_kept},
+    {"a job's history level says which runs are recorded (issue 34)",
+     test_store_history_level},
     CU_TEST_INFO_NULL,
 };

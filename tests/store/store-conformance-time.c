@@ -7,8 +7,14 @@
  */
 #include "store-conformance-impl.h"
 
+#include "harness.h"
+#include "triggers/calendar.h"
+#include "triggers/tz.h"
+
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* 2030-01-01 (a Tuesday) 02:30 in Paris (UTC+1) is 01:30Z. */
 static void test_store_unix_cron_round_trip(void) {
@@ -175,11 +181,134 @@ static void test_store_recurrence(void) {
   sc_close(st);
 }
 
+/* Reloaded zone rules (store.h's recompute_zones): a daily 09:00 cron in
+ * "Conf/Zone", +01:00 then +02:00 (a temporary zoneinfo folder), moves
+ * from 08:00Z to 07:00Z when WAITING or PAUSED; a claimed trigger keeps
+ * the fire it was claimed for and computes its next one with the new
+ * rules; an hourly UTC cron whose calendar (in Conf/Zone) excludes local
+ * times before 09:00 moves the same way; a second recompute changes
+ * nothing (idempotent). */
+static void test_store_zone_rules_reloaded(void) {
+  char dir[] = "/tmp/chime-sc-zones-XXXXXX", sub[64], path[96];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/Conf", dir);
+  snprintf(path, sizeof path, "%s/Conf/Zone", dir);
+  CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_test_write_zone(path, 3600), 0);
+  CU_ASSERT_EQUAL_FATAL(chime__zone_set_dir(dir), 0);
+  /* A zone loaded earlier by another test (the same name, other rules)
+   * would be taken from the cache: the check reads this folder's file. */
+  CU_ASSERT_EQUAL(chime__zone_check(false, NULL, NULL), 0);
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "t", true);
+  const chime_zone *zone = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_zone_get("Conf/Zone", &zone), 0);
+  chime_calendar_opts copts = {.zone = zone};
+  chime_calendar *cal = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__calendar_daily_new(&copts, 0, 9 * 3600000 - 1,
+                                                  false, &cal, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->calendar_add(st, "mornings", cal, false, false), 0);
+  chime__calendar_unref(cal);
+  const char *exprs[][3] = {{"w", "0 0 9 * * ?", "Conf/Zone"},
+                            {"p", "0 0 9 * * ?", "Conf/Zone"},
+                            {"a", "0 0 6 * * ?", "Conf/Zone"},
+                            {"c", "0 0 * * * ?", "UTC"}};
+  for (int i = 0; i < 4; i++) {
+    chime_trigger *t = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("zt", exprs[i][0], exprs[i][1],
+                                                 exprs[i][2], &t, err,
+                                                 sizeof err),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+    if (i == 3)
+      CU_ASSERT_EQUAL_FATAL(chime_trigger_set_calendar(t, "mornings"), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err), 0);
+    chime_trigger_free(t);
+  }
+  /* More than a database batch (CHIME__MYSQL_ZONE_BATCH, 200). */
+  enum { MANY = 250 };
+  for (int i = 0; i < MANY; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "m%03d", i);
+    chime_trigger *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("zt", name, "0 0 9 * * ?",
+                                                 "Conf/Zone", &t, NULL, 0),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        st->ops->trigger_add(st, NULL, t, false, NULL, NULL, 0), 0);
+    chime_trigger_free(t);
+  }
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "w"), T0 + 8 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "a"), T0 + 5 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "c"), T0 + 8 * HOUR);
+  CU_ASSERT_EQUAL(st->ops->pause_trigger(st, "zt", "p"), 0);
+  chime_fire **claimed;
+  size_t n = sc_acquire(st, T0 + 5 * HOUR, T0 + 5 * HOUR, 1, NULL, &claimed);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+
+  uint64_t gen0 = chime__zone_generation();
+  CU_ASSERT_EQUAL_FATAL(chime_test_write_zone(path, 2 * 3600), 0);
+  size_t changed = 0;
+  CU_ASSERT_EQUAL(chime__zone_check(true, &changed, NULL), 0);
+  CU_ASSERT(changed >= 1);
+  char **names = NULL;
+  size_t nnames = 0;
+  uint64_t gen;
+  CU_ASSERT_EQUAL_FATAL(chime__zone_changed_since(gen0, &names, &nnames, &gen),
+                        0);
+  /* In steps of one trigger (a store may do more per step: the database
+   * does a batch), as the check-ins do. */
+  size_t moved = 0, total = 0;
+  chime_zones_cursor *cursor = NULL;
+  int r, steps = 0;
+  do {
+    r = st->ops->recompute_zones(st, (const char *const *)names, nnames, 1,
+                                 &cursor, &moved);
+    total += r >= 0 ? moved : 0;
+  } while (r == 1 && ++steps < 100);
+  CU_ASSERT_EQUAL(r, 0);
+  CU_ASSERT_PTR_NULL(cursor);
+  CU_ASSERT_EQUAL(total, 3 + MANY);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "m000"), T0 + 7 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "m249"), T0 + 7 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "c"), T0 + 7 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "w"), T0 + 7 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "p"), T0 + 7 * HOUR);
+  CU_ASSERT_EQUAL(sc_status(st, "zt", "p"), CHIME_TRIGGER_PAUSED);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "a"), T0 + 5 * HOUR);
+  /* Idempotent: done again (another node), nothing moves. */
+  CU_ASSERT_EQUAL(st->ops->recompute_zones(st, (const char *const *)names,
+                                           nnames, 0, &cursor, &moved),
+                  0);
+  CU_ASSERT_EQUAL(moved, 0);
+  chime__zone_names_free(names, nnames);
+  /* The claimed fire fires as claimed; its next fire has the new rules. */
+  CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, claimed, 1, T0 + 5 * HOUR), 0);
+  CU_ASSERT_EQUAL(claimed[0]->scheduled_ms, T0 + 5 * HOUR);
+  CU_ASSERT_EQUAL(sc_next(st, "zt", "a"), T0 + DAY + 4 * HOUR);
+  CU_ASSERT_EQUAL(sc_complete(st, claimed[0]), 0);
+  sc_fires_free(claimed, 1);
+  sc_close(st);
+  CU_ASSERT_EQUAL(chime__zone_set_dir(NULL), 0);
+  unlink(path);
+  rmdir(sub);
+  rmdir(dir);
+}
+
 CU_TestInfo sc_time_tests[] = {
     {"recurrence: stored, read back, fired", test_store_recurrence},
     {"jitter: stored, moved fires, stable offset", test_store_jitter},
     {"jitter: spreads a herd over the window", test_store_jitter_spreads},
     {"unix cron: stored, read back, fired", test_store_unix_cron_round_trip},
     {"unix cron: CRON_TZ= prefix and zone", test_store_unix_cron_zone_rules},
+    {"zones: reloaded rules move unclaimed triggers only",
+     test_store_zone_rules_reloaded},
     CU_TEST_INFO_NULL,
 };

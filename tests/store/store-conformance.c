@@ -592,7 +592,8 @@ static void test_store_pause_all(void) {
   CU_ASSERT_EQUAL(sc_acquire(st, T0, T0, 10, NULL, &fires), 0);
   free(fires);
   int64_t due;
-  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, &due), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->next_due(st, NULL, INT64_MIN, &due),
+                  CHIME_ENOTFOUND);
   CU_ASSERT_EQUAL(st->ops->resume_all(st), 0);
   CU_ASSERT_EQUAL(sc_status(st, "a", "t"), CHIME_TRIGGER_NORMAL);
   CU_ASSERT_EQUAL(sc_status(st, "new-group", "t"), CHIME_TRIGGER_NORMAL);

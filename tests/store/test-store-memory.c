@@ -4,6 +4,7 @@
  */
 #include "chime.h"
 #include "harness.h"
+#include "jobstore/memory/memory.h"
 #include "jobstore/store.h"
 #include "store/store-conformance.h"
 
@@ -110,7 +111,43 @@ static void test_store_memory_job_becomes_forbid(void) {
   st->ops->free(st);
 }
 
+/* Issue 34: a lease name whose lease ran out a day ago is dropped by the
+ * check-in's sweep (the map stays bounded by the names in use), one held
+ * or recent stays, and the dropped name's next token is still greater. */
+static void test_store_memory_leases_swept(void) {
+  chime_store_options o = {.misfire_threshold_ms = 60000};
+  chime_store *st = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__memory_store_open(&o, &st), 0);
+  mem_store *s = (mem_store *)st;
+  chime_lease_info old, held, again;
+  CU_ASSERT_EQUAL_FATAL(st->ops->lease_acquire(st, "old", 1000, 0, &old), 0);
+  CU_ASSERT_EQUAL(st->ops->lease_release(st, "old", old.token), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->lease_acquire(st, "held",
+                                               10 * CHIME__MEM_LEASE_KEEP_MS, 0,
+                                               &held),
+                        0);
+  int64_t now = st->ops->now(st);
+  chime__mem_lock(s);
+  CU_ASSERT_EQUAL(chime__mem_leases_sweep(s, now), 0);
+  CU_ASSERT_EQUAL(
+      chime__mem_leases_sweep(s, now + CHIME__MEM_LEASE_KEEP_MS + 2000), 1);
+  CU_ASSERT_EQUAL(s->leases.count, 1);
+  chime__mem_unlock(s);
+  /* A real sweep comes a day later: here the clock has only to move on
+   * (the next token starts from it). */
+  while (st->ops->now(st) <= old.acquired_ms) {
+  }
+  CU_ASSERT_EQUAL(st->ops->lease_acquire(st, "old", 1000, 0, &again), 0);
+  CU_ASSERT(again.token > old.token);
+  /* The check-in sweeps (its first at once): nothing is due here. */
+  CU_ASSERT_EQUAL(st->ops->checkin(st, now, NULL), 0);
+  CU_ASSERT_EQUAL(s->leases.count, 2);
+  st->ops->free(st);
+}
+
 static CU_TestInfo open_tests[] = {
+    {"lease names no longer used are swept (issue 34)",
+     test_store_memory_leases_swept},
     {"open by URL", test_store_memory_open_urls},
     {"test clock offset", test_store_memory_clock_offset},
     {"job type sets", test_store_memory_type_set},

@@ -21,7 +21,7 @@ LogLevel, Outcome.  Exceptions derive from chime.Error (see chime.errors).
 
 from . import _lib
 from .context import JobContext
-from .enums import (Concurrency, EventKind, LogLevel, Outcome,
+from .enums import (Concurrency, EventKind, HistoryLevel, LogLevel, Outcome,
                     SchedulerState, TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for

@@ -42,6 +42,14 @@ class Concurrency(enum.IntEnum):
     FORBID = 1
 
 
+class HistoryLevel(enum.IntEnum):
+    """chime_history_level: which runs of a job the store records in its
+    history (Job(history_level=...); docs/schema.md, "Bounded tables")."""
+    ALL = 0       # every run (the default)
+    FAILURES = 1  # the runs whose outcome is not OK
+    NONE = 2      # none (a fire another node ended is still recorded)
+
+
 class EventKind(enum.IntEnum):
     """chime_event_kind: one bit per kind (CHIME_EVENT_MAP in chime.h).  A
     listener's mask is an OR of kinds (an int); EVENT_ALL is every kind."""

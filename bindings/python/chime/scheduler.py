@@ -700,6 +700,13 @@ class Scheduler:
     def resume_all(self) -> None:
         self._check(_L.chime_scheduler_resume_all(self._p()))
 
+    def reload_zones(self) -> int:
+        """Reads every loaded zone's zoneinfo file again and recomputes the
+        next fires of this scheduler's triggers in the zones whose rules
+        changed (a tzdata update; a running scheduler also notices at its
+        check-ins).  Returns how many zones changed (0: none)."""
+        return self._check(_L.chime_scheduler_reload_zones(self._p()))
+
     # --------------------------------------------------------- calendars
 
     # -------------------------------------------------------------- leases

@@ -184,7 +184,7 @@ class Job:
                  forbid_concurrency=False, persist_data=False,
                  timeout_ms=0, concurrency=None, starting_deadline_ms=0,
                  retry=None, queue_cap=0, shards=0, shard_params=None,
-                 required_tags=()):
+                 required_tags=(), history_level=0):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -204,6 +204,8 @@ class Job:
         self.shards = shards
         self.shard_params = shard_params
         self.required_tags = tuple(required_tags)
+        # Which runs the history records: a chime.HistoryLevel (ALL).
+        self.history_level = history_level
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -240,6 +242,10 @@ class Job:
             check(_L.chime_job_set_starting_deadline_ms(
                 ptr, int(self.starting_deadline_ms)))
             check(_L.chime_job_set_queue_cap(ptr, int(self.queue_cap)))
+            check(_L.chime_job_set_history_level(
+                ptr, int(self.history_level)),
+                "history_level of job %r/%r: a chime.HistoryLevel (ALL, "
+                "FAILURES, NONE)" % (self.group, self.name))
             if self.retry is not None:
                 self.retry._apply(ptr)
             params = self.shard_params

@@ -457,6 +457,8 @@ class MemoryScheduler(unittest.TestCase):
         self.assertTrue(rec.wait(settled + 2))
         with self.assertRaises(chime.NotFound):
             s.pause_trigger("pg", "nope")
+        # No zone file changed: nothing to recompute.
+        self.assertEqual(s.reload_zones(), 0)
 
     def test_keys_errors_and_unschedule(self):
         s = self.sched

@@ -125,6 +125,50 @@ class Policies(unittest.TestCase):
         with self.assertRaises(chime.InvalidArgument):
             chime.Job("g", "q", "polite", queue_cap=-1)
 
+    def test_history_level(self):
+        """Issue 34: a job's history level says which runs the history
+        records: FAILURES keeps the failed run only, NONE neither."""
+        job = chime.Job("g", "h", "polite",
+                        history_level=chime.HistoryLevel.FAILURES)
+        built = job._build()
+        try:
+            self.assertEqual(
+                chime._lib.lib.chime_job_get_history_level(built.ptr),
+                int(chime.HistoryLevel.FAILURES))
+        finally:
+            built.free()
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "h", "polite", history_level=5)
+        ran = {}
+        both = threading.Event()
+
+        @self.sched.job("flaky")
+        def flaky(ctx):
+            if ctx.data == b"fail":
+                ctx.fail("it failed")
+
+        def seen(ev):
+            if ev.job_key in (("g", "f"), ("g", "n")):
+                ran[(ev.job_key, ev.error)] = True
+                if len(ran) == 4:
+                    both.set()
+
+        self.sched.add_listener(seen, chime.EVENT_JOB_WAS_EXECUTED)
+        for name, level in (("f", chime.HistoryLevel.FAILURES),
+                            ("n", chime.HistoryLevel.NONE)):
+            self.sched.add_job(chime.Job("g", name, "flaky", durable=True,
+                                         history_level=level))
+            self.sched.trigger_job("g", name, b"ok")
+            self.sched.trigger_job("g", name, b"fail")
+        self.assertTrue(both.wait(WAIT_S))
+        deadline = time.monotonic() + WAIT_S
+        while (len(self.sched.history(job="g.f")) < 1
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        outcomes = [r.outcome for r in self.sched.history(job="g.f")]
+        self.assertEqual(outcomes, [chime.Outcome.FAILED])
+        self.assertEqual(self.sched.history(job="g.n"), [])
+
     def test_trigger_starting_deadline(self):
         """A trigger's starting deadline overrides its job's: a fire 5 s
         late is MISSED under the trigger's 1 s, not the job's minute."""
