@@ -122,7 +122,8 @@ int bench_leases_main(const bench_opts *o);
 
 /* ------------------------------------------------------------- setup.c */
 
-/* Opens a scheduler (never started) on the URL plus auto_create=1 and,
+/* Opens a scheduler (never started) on the URL plus auto_create=1,
+ * migrate=1 and,
  * with fresh, clear=1 (every row of the bench's scheduler name deleted),
  * with a connection for each of `threads` threads.  NULL on failure
  * (printed). */
