@@ -56,9 +56,18 @@ typedef struct bench_opts {
   bool burst;        /* every trigger on the same instants (not spread) */
   bool spread;       /* node k starts on member k of a multi-host URL */
   int lease_clients; /* 0: not the leases mode (leases.c) */
+  /* The soak mode (soak.c); soak_minutes 0: not the soak. */
+  int soak_minutes;
+  long rate;            /* fires a second, the whole mix */
+  int64_t retention_ms; /* the store's history_retention_ms */
+  int kill_every_s;     /* 0: no kills */
+  int sample_s;         /* seconds between two samples */
+  int64_t max_p99_ms;   /* the bound on a sample's p99 lateness */
+  bool nodes_given;     /* --nodes on the command line */
   /* The hidden node mode. */
-  const char *node_id; /* NULL: the parent */
-  bool node_idle;      /* the node of the idle mode: chime's defaults */
+  const char *node_id;  /* NULL: the parent */
+  bool node_idle;       /* the node of the idle mode: chime's defaults */
+  const char *lat_file; /* the node of the soak: its lateness file */
 } bench_opts;
 
 /* ------------------------------------------------------------ options.c */
@@ -113,6 +122,13 @@ int bench_leases_main(const bench_opts *o);
 
 /* ------------------------------------------------------------- setup.c */
 
+/* Opens a scheduler (never started) on the URL plus auto_create=1,
+ * migrate=1 and,
+ * with fresh, clear=1 (every row of the bench's scheduler name deleted),
+ * with a connection for each of `threads` threads.  NULL on failure
+ * (printed). */
+chime_scheduler *bench_setup_open(const char *url, bool fresh,
+                                  unsigned threads);
 /* Creates a fresh chime schema for the bench's scheduler, the bench job and
  * `count` triggers firing every interval_ms from start_ms, and frees that
  * scheduler.  Prints how long scheduling took.  Returns 0 or -1. */
@@ -127,6 +143,17 @@ int bench_setup_results(MYSQL *db);
  * status. */
 int bench_node_main(const bench_opts *o);
 
+/* --------------------------------------------------------- soak-node.c */
+
+/* The node of the soak: the mix's jobs and a lease holder until SIGTERM.
+ * Returns the exit status. */
+int bench_soak_node_main(const bench_opts *o);
+
+/* Lateness histograms, written by the soak's nodes and read by the parent:
+ * bucket k < BENCH_LAT_BUCKETS - 1 counts runs k ms late, the last one
+ * runs later than that. */
+#define BENCH_LAT_BUCKETS 10001
+
 /* ------------------------------------------------------------- nodes.c */
 
 /* The nodes the parent started, and what it measured of them. */
@@ -139,6 +166,9 @@ typedef struct bench_node {
   int64_t cpu_ticks_at_w0;
   int64_t cpu_ticks_last; /* at W1, or just before the kill */
   int64_t hwm_kib;        /* VmHWM just before SIGTERM or the kill */
+  int64_t started_ms;     /* real time the process was started */
+  int incarnation;        /* 1 for the first process, +1 a restart */
+  char lat_path[256];     /* the soak's lateness file */
 } bench_node;
 
 /* Set by SIGINT, SIGTERM and SIGHUP in the parent. */
@@ -158,15 +188,22 @@ int bench_nodes_start(const bench_opts *o, bench_node *nodes, int n);
 int bench_nodes_wait_until(bench_node *nodes, int n, int64_t until_ms);
 /* SIGKILLs one node and reaps it. */
 void bench_nodes_kill(bench_node *node);
+/* Starts a node killed before again, under the same id, and waits until
+ * it is ready.  Returns 0 or -1 (its log printed). */
+int bench_nodes_restart(const bench_opts *o, bench_node *node);
 /* SIGTERMs every node and reaps them, SIGKILLing any that take longer than
  * timeout_ms.  Returns 0 when every node exited with status 0. */
 int bench_nodes_stop(bench_node *nodes, int n, int64_t timeout_ms);
 /* Reports the nodes' log files: keeps them when they have content. */
 void bench_nodes_logs_done(const bench_node *nodes, int n);
 
-/* /proc readings.  Both return -1 when the process cannot be read. */
+/* /proc readings.  All return -1 when the process cannot be read. */
 int64_t bench_proc_cpu_ticks(pid_t pid);
 int64_t bench_proc_hwm_kib(pid_t pid);
+/* A line "NAME: <number>" of /proc/PID/status (VmRSS, Threads). */
+int64_t bench_proc_status(pid_t pid, const char *name);
+/* The process's open sockets (its database connections). */
+int64_t bench_proc_sockets(pid_t pid);
 /* The database server's pid when it runs here, else 0. */
 pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url);
 
@@ -194,5 +231,31 @@ int bench_analyse(MYSQL *db, const bench_run *run);
  * status. */
 int bench_run_main(const bench_opts *o);
 int bench_idle_main(const bench_opts *o);
+/* The soak (soak.c); returns the exit status. */
+int bench_soak_main(const bench_opts *o);
+
+/* ---------------------------------------------------------- soak-judge.c */
+
+/* A sample the metric has no value for (a node not running, or still
+ * warming up). */
+#define BENCH_NO_SAMPLE INT64_MIN
+
+/* One metric's samples, one per sample of the run, in order (missing ones
+ * BENCH_NO_SAMPLE).  The run's samples fall in thirds by position: [0,
+ * n/3) the first (not judged: the warm-up and the retention filling up),
+ * [n/3, 2n/3) the middle, [2n/3, n) the last. */
+typedef struct bench_series {
+  const int64_t *v;
+  size_t n;
+} bench_series;
+
+/* The rule (soak-judge.c says why): true when every sample of the last
+ * third exceeds every sample of the middle third by more than slack, with
+ * the figures in why; false when not, or when a third has no sample (why
+ * then says so). */
+bool bench_judge_grows(const bench_series *s, int64_t slack, char *why,
+                       size_t why_len);
+/* The median of v[from, to); 0 when empty. */
+int64_t bench_median(const int64_t *v, size_t from, size_t to);
 
 #endif /* CHIME_BENCH_H */

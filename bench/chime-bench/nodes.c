@@ -11,6 +11,7 @@
  */
 #include "bench.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -103,7 +104,7 @@ static void show_log(const bench_node *node) {
  * only calls what is safe between fork and exec. */
 typedef struct node_exec {
   char workers[16], batch[16], work[24];
-  char *argv[16];
+  char *argv[20];
   char **envp;
   char *url_var;
 } node_exec;
@@ -129,6 +130,10 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
     x->argv[a++] = "--node-idle";
   if (o->spread)
     x->argv[a++] = "--spread";
+  if (node->lat_path[0]) {
+    x->argv[a++] = "--lat-file";
+    x->argv[a++] = (char *)node->lat_path;
+  }
   x->argv[a] = NULL;
   /* The URL holds a password: it goes through the environment, which only
    * this user can read, rather than the command line, which ps shows. */
@@ -157,7 +162,8 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
 /* In the child: wires up the fds and becomes a node.  Never returns. */
 static void exec_node(const bench_node *node, const node_exec *x, int ready_w) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  int log_fd = open(node->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  /* Appended: a node started again (the soak) keeps its earlier log. */
+  int log_fd = open(node->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
   int null_fd = open("/dev/null", O_RDWR);
   if (log_fd < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 ||
       dup2(null_fd, 1) < 0 || dup2(log_fd, 2) < 0 ||
@@ -193,6 +199,8 @@ static int spawn(const bench_opts *o, bench_node *node) {
   }
   node->pid = pid;
   node->ready_fd = fds[0];
+  node->started_ms = bench_real_ms();
+  node->incarnation++;
   remember(node);
   return 0;
 }
@@ -249,6 +257,9 @@ int bench_nodes_start(const bench_opts *o, bench_node *nodes, int n) {
     snprintf(nodes[i].id, sizeof nodes[i].id, "n%d", i + 1);
     snprintf(nodes[i].log_path, sizeof nodes[i].log_path, "%s/%s.log", log_dir,
              nodes[i].id);
+    if (o->soak_minutes > 0)
+      snprintf(nodes[i].lat_path, sizeof nodes[i].lat_path, "%s/%s.late",
+               log_dir, nodes[i].id);
   }
   /* Started together, they open the store in parallel. */
   for (int i = 0; i < n; i++)
@@ -297,6 +308,13 @@ void bench_nodes_kill(bench_node *node) {
   waitpid(node->pid, NULL, 0);
   forget(node);
   node->pid = 0;
+}
+
+int bench_nodes_restart(const bench_opts *o, bench_node *node) {
+  node->killed = false;
+  if (spawn(o, node) < 0)
+    return -1;
+  return wait_ready(node, 1);
 }
 
 int bench_nodes_stop(bench_node *nodes, int n, int64_t timeout_ms) {
@@ -408,6 +426,47 @@ int64_t bench_proc_hwm_kib(pid_t pid) {
   }
   fclose(f);
   return kib;
+}
+
+int64_t bench_proc_status(pid_t pid, const char *name) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  size_t len = strlen(name);
+  int64_t v = -1;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, name, len) == 0 && line[len] == ':') {
+      v = strtoll(line + len + 1, NULL, 10);
+      break;
+    }
+  }
+  fclose(f);
+  return v;
+}
+
+int64_t bench_proc_sockets(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+  DIR *d = opendir(path);
+  if (!d)
+    return -1;
+  int64_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char fd_path[384], target[64];
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(fd_path, sizeof fd_path, "%s/%s", path, e->d_name);
+    ssize_t len = readlink(fd_path, target, sizeof target - 1);
+    if (len > 0) {
+      target[len] = '\0';
+      n += strncmp(target, "socket:", 7) == 0;
+    }
+  }
+  closedir(d);
+  return n;
 }
 
 pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url) {

@@ -21,6 +21,10 @@ static const char usage_text[] =
     "[--spread]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
+    "       chime-bench --url URL --soak MINUTES [--rate R] [--retention-ms "
+    "T]\n"
+    "                   [--nodes N] [--kill-every SEC] [--sample-s P]\n"
+    "                   [--max-p99-ms L] [--workers W]\n"
     "       chime-bench --help | --version\n"
     "\n"
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
@@ -36,8 +40,24 @@ static const char usage_text[] =
     "--idle measures the statements per second of one idle node.\n"
     "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
     "named-lease acquire + release pairs for S seconds (default 10).\n"
+    "--soak runs N nodes (default 3, W=64) for MINUTES at R fires/s (default\n"
+    "2000) of a mix (simple and cron triggers, a FORBID job, a job with\n"
+    "retries, a sharded job, leases) with history_retention_ms=T (default\n"
+    "60000), SIGKILLs one node every SEC s (default 120, 0: never) and starts\n"
+    "it again under its id; every P s (default 60) it prints each table's\n"
+    "rows and bytes, each node's RSS, threads, connections, the p99\n"
+    "lateness and the database's CPU.  It fails (exit 3, a FAIL line) when\n"
+    "a metric grows: the samples fall in thirds (the first, the warm-up, is\n"
+    "not judged); a metric grows when every sample of the last third\n"
+    "exceeds every sample of the middle third by more than its slack: 100\n"
+    "rows and 8 MiB (each table), 4 MiB of RSS and 1 thread (each node\n"
+    "process, from 30 s after its start), 100 ms (p99 lateness), 20 points\n"
+    "(the database's CPU); when a node's connections or sockets exceed its\n"
+    "store's (a pool of W + 3, at most 64, and a heartbeat); and when a\n"
+    "sample after the first third whose period saw no kill has a p99\n"
+    "lateness over L ms (default 1000).\n"
     "Exit status: 0 the run worked, 1 set-up error, 2 duplicate or lost "
-    "fires.\n";
+    "fires,\n3 the soak saw a metric grow.\n";
 
 /* Reads a whole decimal number in [min, max]. */
 static int number(const char *name, const char *text, long long min,
@@ -86,6 +106,13 @@ enum {
   OPT_BURST,
   OPT_LEASES,
   OPT_SPREAD,
+  OPT_SOAK,
+  OPT_RATE,
+  OPT_RETENTION,
+  OPT_KILL_EVERY,
+  OPT_SAMPLE,
+  OPT_MAX_P99,
+  OPT_LAT_FILE,
   OPT_NODE,
   OPT_NODE_IDLE,
   OPT_HELP,
@@ -107,9 +134,16 @@ static const struct option long_opts[] = {
     {"burst", no_argument, NULL, OPT_BURST},
     {"leases", required_argument, NULL, OPT_LEASES},
     {"spread", no_argument, NULL, OPT_SPREAD},
+    {"soak", required_argument, NULL, OPT_SOAK},
+    {"rate", required_argument, NULL, OPT_RATE},
+    {"retention-ms", required_argument, NULL, OPT_RETENTION},
+    {"kill-every", required_argument, NULL, OPT_KILL_EVERY},
+    {"sample-s", required_argument, NULL, OPT_SAMPLE},
+    {"max-p99-ms", required_argument, NULL, OPT_MAX_P99},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
+    {"lat-file", required_argument, NULL, OPT_LAT_FILE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -131,6 +165,9 @@ static int apply(bench_opts *o, int c, const char *arg) {
   case OPT_NODE_IDLE:
     o->node_idle = true;
     return 0;
+  case OPT_LAT_FILE:
+    o->lat_file = arg;
+    return 0;
   case OPT_BURST:
     o->burst = true;
     return 0;
@@ -147,6 +184,7 @@ static int apply(bench_opts *o, int c, const char *arg) {
     if (number(name, arg, 1, BENCH_MAX_NODES, &v) < 0)
       return -1;
     o->nodes = (int)v;
+    o->nodes_given = true;
     return 0;
   case OPT_TRIGGERS:
     if (number(name, arg, 1, 10000000, &v) < 0)
@@ -198,6 +236,36 @@ static int apply(bench_opts *o, int c, const char *arg) {
       return -1;
     o->lease_clients = (int)v;
     return 0;
+  case OPT_SOAK:
+    if (number(name, arg, 1, 100000, &v) < 0)
+      return -1;
+    o->soak_minutes = (int)v;
+    return 0;
+  case OPT_RATE:
+    if (number(name, arg, 20, 1000000, &v) < 0)
+      return -1;
+    o->rate = (long)v;
+    return 0;
+  case OPT_RETENTION:
+    if (number(name, arg, 0, INT64_C(86400000) * 365, &v) < 0)
+      return -1;
+    o->retention_ms = v;
+    return 0;
+  case OPT_KILL_EVERY:
+    if (number(name, arg, 0, 86400, &v) < 0)
+      return -1;
+    o->kill_every_s = (int)v;
+    return 0;
+  case OPT_SAMPLE:
+    if (number(name, arg, 5, 3600, &v) < 0)
+      return -1;
+    o->sample_s = (int)v;
+    return 0;
+  case OPT_MAX_P99:
+    if (number(name, arg, 1, 3600000, &v) < 0)
+      return -1;
+    o->max_p99_ms = v;
+    return 0;
   default:
     fputs(usage_text, stderr);
     return -1;
@@ -212,7 +280,12 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
                     .work_ms = -1,
                     .kill_at_s = -1,
                     .warmup_s = 3,
-                    .idle_s = -1};
+                    .idle_s = -1,
+                    .rate = 2000,
+                    .retention_ms = 60000,
+                    .kill_every_s = 120,
+                    .sample_s = 60,
+                    .max_p99_ms = 1000};
   int c;
   opterr = 1;
   while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
@@ -241,6 +314,17 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
                       "window of --seconds\n");
       return -1;
     }
+  }
+  if (o->soak_minutes > 0) {
+    if (!o->nodes_given)
+      o->nodes = 3;
+    if (o->kill_every_s > 0 && o->nodes < 2) {
+      fprintf(stderr, "chime-bench: --soak kills a node: it needs --nodes 2 "
+                      "or more (or --kill-every 0)\n");
+      return -1;
+    }
+    if (o->workers == 0)
+      o->workers = 64;
   }
   if (o->work_ms < 0)
     o->work_ms = o->kill_at_s >= 0 ? 2000 : 0;

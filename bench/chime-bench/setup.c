@@ -102,15 +102,16 @@ static int schedule_all(const bench_opts *o, chime_scheduler *s, long count,
   return status;
 }
 
-/* Opens a scheduler on a fresh schema: the URL plus auto_create=1 and
- * clear=1 (which deletes the rows of this scheduler name only). */
-static chime_scheduler *open_fresh(const char *url) {
-  size_t len = strlen(url) + 32;
+chime_scheduler *bench_setup_open(const char *url, bool fresh_rows,
+                                  unsigned threads) {
+  size_t len = strlen(url) + 48;
   char *fresh = malloc(len);
   if (!fresh)
     return NULL;
-  snprintf(fresh, len, "%s%cauto_create=1&clear=1", url,
-           strchr(url, '?') ? '&' : '?');
+  /* migrate=1: a throwaway database kept from an older build holds an
+   * older schema, which the bench has no reason to refuse. */
+  snprintf(fresh, len, "%s%cauto_create=1&migrate=1%s", url,
+           strchr(url, '?') ? '&' : '?', fresh_rows ? "&clear=1" : "");
   chime_config *cfg = NULL;
   chime_scheduler *s = NULL;
   char err[512] = "";
@@ -122,7 +123,7 @@ static chime_scheduler *open_fresh(const char *url) {
   /* The store keeps a connection per worker (plus two): one for each
    * scheduling thread. */
   if (r == 0)
-    r = chime_config_set_workers(cfg, SCHEDULING_THREADS);
+    r = chime_config_set_workers(cfg, threads);
   if (r == 0)
     r = chime_scheduler_new(cfg, &s, err, sizeof err);
   chime_config_free(cfg);
@@ -137,7 +138,7 @@ static chime_scheduler *open_fresh(const char *url) {
 
 int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
                       int64_t interval_ms) {
-  chime_scheduler *s = open_fresh(o->url);
+  chime_scheduler *s = bench_setup_open(o->url, true, SCHEDULING_THREADS);
   if (!s)
     return -1;
   chime_job *job = NULL;
