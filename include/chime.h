@@ -1715,7 +1715,8 @@ CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
  * when a job ignores the cancellation: its thread is left running until
  * the job returns (chime then frees what is left) or the process exits.
  * The host must then not free or unload anything such a job still uses
- * (its user_data, the library), and should exit the process soon; see
+ * (its user_data, the log callback's, the library), and should exit the
+ * process soon; see
  * docs/embedding.md "Teardown".  deadline_ms 0 waits for nothing.
  * Without a clustered store (memory) a cut run is recorded CANCELLED.
  * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
