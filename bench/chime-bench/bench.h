@@ -123,10 +123,9 @@ int bench_leases_main(const bench_opts *o);
 /* ------------------------------------------------------------- setup.c */
 
 /* Opens a scheduler (never started) on the URL plus auto_create=1,
- * migrate=1 and,
- * with fresh, clear=1 (every row of the bench's scheduler name deleted),
- * with a connection for each of `threads` threads.  NULL on failure
- * (printed). */
+ * migrate=1 and, with fresh, clear=1 (every row of the bench's scheduler
+ * name deleted), with a connection for each of `threads` threads.  NULL on
+ * failure (printed). */
 chime_scheduler *bench_setup_open(const char *url, bool fresh,
                                   unsigned threads);
 /* Creates a fresh chime schema for the bench's scheduler, the bench job and
