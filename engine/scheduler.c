@@ -461,17 +461,21 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
      * fires handed over: the deadline bounds this call, so the last of
      * their workers to return frees the rest (docs/embedding.md). */
     chime__mu_lock(s);
-    bool later = s->workers_alive > 0;
-    s->orphaned = later;
     unsigned n = s->workers_alive;
     chime__mu_unlock(s);
-    if (later) {
+    /* Said before orphaned is set: from then on the last of them may free
+     * s at any moment. */
+    if (n > 0)
       chime__log(s, CHIME_LOG_WARN,
                  "%u job(s) ignored the shutdown deadline and still run: "
                  "their threads are left to finish or end with the process",
                  n);
-      return;
-    }
+    chime__mu_lock(s);
+    bool later = s->workers_alive > 0;
+    s->orphaned = later;
+    chime__mu_unlock(s);
+    if (later)
+      return; /* s may be gone already */
   }
   chime__scheduler_release(s);
 }
