@@ -42,8 +42,6 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
   assert(fire && fire->result == 0 && fire->job && fire->trigger);
   assert(s->nworkers == s->cfg.workers && !s->workers_stop);
   assert(s->q_len < s->cfg.workers);
-  if (fire->claimed_mono_ms == 0)
-    fire->claimed_mono_ms = chime__mono_ms();
   s->queue[(s->q_head + s->q_len) % s->cfg.workers] = fire;
   s->q_len++;
   s->running++;

@@ -128,7 +128,7 @@ typedef struct chime_fire {
   chime_fire_phase phase;
   bool recovering;         /* re-run of a dead node's fire */
   int result;              /* fire(): 0, or why it must not run */
-  int64_t claimed_mono_ms; /* the engine's: when its claim began */
+  int64_t claimed_mono_ms; /* the engine's: when its claim began (loop.c) */
   chime_job *job;
   chime_trigger *trigger;
 } chime_fire;
