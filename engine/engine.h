@@ -32,6 +32,9 @@
  * have it, can assert so (chime__mu_held). The stores' own locks (the memory
  * store's mutex, the MySQL pool's) are taken only inside store calls, so never
  * while s->mu is held.
+ *   3. s->err_mu (one per scheduler, api.c): guards the error detail
+ *      (errs).  Taken with no other lock held (so never under s->mu), and
+ *      nothing is called while it is held.
  *
  * Threads and what each owns:
  *   - the loop's thread (the scheduler thread; chime__on_loop): the handles
@@ -139,10 +142,28 @@ enum {
   CHIME__CMD_MODE = 1u << 1, /* state changed: start, standby, shutdown */
 };
 
+/* Longest message chime_scheduler_errmsg returns, with its NUL. */
+#define CHIME__ERRMSG_LEN 512
+
+/* How many threads' error detail one scheduler keeps (api.c). */
+#define CHIME__ERR_THREADS 64
+
+/* One thread's last failed call on a scheduler (api.c). */
+typedef struct chime__err_entry {
+  uint64_t thread; /* api.c's thread number */
+  uint64_t used;   /* the scheduler's err_clock when written */
+  char msg[CHIME__ERRMSG_LEN];
+} chime__err_entry;
+
 struct chime_scheduler {
   struct chime_config cfg; /* own copy; instance_id always set */
   chime_store *store;
-  uint64_t serial; /* > 0, unique in the process: names s's error detail */
+
+  /* Error detail, per thread (api.c; err_mu, the innermost lock). */
+  pthread_mutex_t err_mu;
+  chime__err_entry *errs;
+  size_t nerrs;
+  uint64_t err_clock;
 
   pthread_mutex_t mu;
   _Atomic uintptr_t mu_owner; /* chime__thread_tag() of mu's holder, or 0 */
@@ -400,9 +421,6 @@ static inline void chime__mu_wait(chime_scheduler *s, pthread_cond_t *cond) {
 }
 
 /* ---- api.c: errors and logging */
-
-/* Longest message chime_scheduler_errmsg returns, with its NUL. */
-#define CHIME__ERRMSG_LEN 512
 
 /* chime__fail: records the message (printf format) as the detail of the
  * calling thread's failed call on s (chime_scheduler_errmsg) and returns

@@ -37,12 +37,17 @@ static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Initialises the parts of s that cannot fail to be set up. */
 static int sync_init(chime_scheduler *s) {
-  if (pthread_mutex_init(&s->mu, NULL) != 0)
+  if (pthread_mutex_init(&s->err_mu, NULL) != 0)
     return CHIME_ENOMEM;
+  if (pthread_mutex_init(&s->mu, NULL) != 0) {
+    pthread_mutex_destroy(&s->err_mu);
+    return CHIME_ENOMEM;
+  }
   /* cond is waited on with a monotonic deadline (shutdown_within). */
   pthread_condattr_t attr;
   if (pthread_condattr_init(&attr) != 0) {
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -50,17 +55,20 @@ static int sync_init(chime_scheduler *s) {
   pthread_condattr_destroy(&attr);
   if (cr != 0) {
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
   if (pthread_cond_init(&s->work_cond, NULL) != 0) {
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
   if (pthread_cond_init(&s->done_cond, NULL) != 0) {
     pthread_cond_destroy(&s->work_cond);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
   return 0;
@@ -89,9 +97,6 @@ static int open_store(chime_scheduler *s, char *errbuf, size_t errbuf_len) {
   return chime__store_open(s->cfg.store_url, &o, &s->store, errbuf, errbuf_len);
 }
 
-/* Serial numbers of schedulers, for their error detail (api.c). */
-static atomic_uint_fast64_t next_serial = 1;
-
 int chime_scheduler_new(const chime_config *config,
                         chime_scheduler **ret_scheduler, char *errbuf,
                         size_t errbuf_len) {
@@ -111,7 +116,6 @@ int chime_scheduler_new(const chime_config *config,
     return chime__record_err(errbuf, errbuf_len, r,
                              "cannot create the scheduler's locks");
   }
-  s->serial = atomic_fetch_add(&next_serial, 1);
   /* Its store computes with the zones' newest rules from here (zones.c). */
   atomic_init(&s->zones_gen, chime__zone_generation());
   s->state = CHIME_SCHEDULER_STANDBY;
@@ -498,6 +502,8 @@ void chime__scheduler_release(chime_scheduler *s) {
   pthread_cond_destroy(&s->done_cond);
   pthread_cond_destroy(&s->cond);
   pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->err_mu);
+  free(s->errs);
   free(s);
 }
 

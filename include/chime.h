@@ -1621,10 +1621,11 @@ CHIME_EXTERN int chime_scheduler_new(const chime_config *config,
  * call on scheduler, e.g. "chime_scheduler_add_job: a job added without a
  * trigger must be durable", or "" when no call of this thread on it has
  * failed.  A call that succeeds leaves the detail of the last failure.
- * The detail is kept per thread and per scheduler: calls other threads make
- * on scheduler, failed or not, never change what this thread reads, and a
- * failure on another scheduler does not replace it (a thread keeps the
- * detail of at least the four schedulers it last failed on).  A failure
+ * The detail is kept with the scheduler, per thread: calls other threads
+ * make on scheduler, failed or not, never change what this thread reads,
+ * and a failure on another scheduler does not replace it, however many
+ * schedulers the thread uses (a scheduler keeps the detail of the last 64
+ * threads that failed a call on it).  A failure
  * before there is a handle (chime_scheduler_new) reports through errbuf
  * instead.
  * Returns: the message; "" for a NULL scheduler.

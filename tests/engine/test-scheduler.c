@@ -1283,6 +1283,46 @@ static void *errmsg_thread(void *arg) {
   return NULL;
 }
 
+/* One of many threads failing on one scheduler at once, each with a group
+ * of its own length (over the limit), each reading back its own detail,
+ * which says that length. */
+typedef struct errmsg_racer {
+  chime_scheduler *s;
+  char group[320];
+  char says[64]; /* what its detail must contain */
+  bool own;      /* it read its own detail every time */
+} errmsg_racer;
+
+static void *errmsg_race(void *arg) {
+  errmsg_racer *r = arg;
+  r->own = true;
+  for (int i = 0; i < 200; i++) {
+    chime_job *job = NULL;
+    if (chime_scheduler_get_job(r->s, r->group, "n", &job) != CHIME_ELIMIT ||
+        !strstr(chime_scheduler_errmsg(r->s), r->says))
+      r->own = false;
+  }
+  return NULL;
+}
+
+static void errmsg_many_threads(chime_scheduler *s) {
+  enum { THREADS = 16 };
+  static errmsg_racer racers[THREADS];
+  pthread_t th[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    racers[i] = (errmsg_racer){.s = s};
+    memset(racers[i].group, 'g', 280 + i);
+    snprintf(racers[i].says, sizeof racers[i].says, "group is %d bytes long",
+             280 + i);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, errmsg_race, &racers[i]),
+                          0);
+  }
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(th[i], NULL);
+    CU_ASSERT_TRUE(racers[i].own);
+  }
+}
+
 /* The contract of chime_scheduler_errmsg in chime.h, sentence by
  * sentence. */
 static void test_scheduler_errmsg_per_thread_and_handle(void) {
@@ -1326,18 +1366,27 @@ static void test_scheduler_errmsg_per_thread_and_handle(void) {
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2),
                          "chime_scheduler_register_job_type: job type is "
                          "empty");
-  /* The detail is kept for at least four schedulers at once. */
-  chime_scheduler *more[2] = {plain(), plain()};
-  for (int i = 0; i < 2; i++)
+  /* The detail is kept with each scheduler: a thread failing on many
+   * schedulers loses none of it (it used to keep four). */
+  enum { MANY = 9 };
+  chime_scheduler *more[MANY];
+  for (int i = 0; i < MANY; i++) {
+    more[i] = plain();
     CU_ASSERT_EQUAL(chime_scheduler_get_job(more[i], "g", "absent", NULL),
                     CHIME_EINVAL);
+  }
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
                          "chime_scheduler_add_job: NULL job");
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < MANY; i++) {
     CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(more[i]),
                            "chime_scheduler_get_job: NULL ret_job");
     chime_scheduler_free(more[i]);
   }
+  /* Many threads failing on one scheduler: each reads its own detail. */
+  errmsg_many_threads(s2);
+  CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s2),
+                         "chime_scheduler_register_job_type: job type is "
+                         "empty");
   /* The detail belongs to the scheduler: a new one (perhaps at the
    * address of a freed one) has none. */
   chime_scheduler_free(s1);
