@@ -1,0 +1,110 @@
+/*
+ * chimectl_edit.h: creating, changing and deleting jobs and triggers, and
+ * retrying a run, for chimectl (`job add|edit|delete`, `trigger
+ * add|edit|delete`, `retry`) and chime-web (its edit pages), one copy of
+ * each rule.
+ *
+ * Everything goes through the public API (chime.h): a scheduler opened on
+ * the store and never started is a client, as Quartz's is, so every check
+ * the library makes applies (a bad cron expression, an unknown zone, a
+ * job without a durable flag and no trigger, ...), its message is what the
+ * operator reads, and a definition the library refuses is not written at
+ * all.  The client is opened for one operation and freed at once, as node
+ * "<the tool's node>-client" (it claims nothing).
+ *
+ * Terms: a *setting* is an option's name without its dashes and a value,
+ * as `chimectl trigger add ... --cron EXPR` and chime-web's forms give
+ * them (the same names in both; an empty value counts as absent).
+ */
+#ifndef CHIME_TOOLS_CHIMECTL_EDIT_H
+#define CHIME_TOOLS_CHIMECTL_EDIT_H
+
+#include "chimectl.h"
+
+/* The settings of one edit. */
+#define CTL_MAX_SETTINGS 40
+typedef struct ctl_settings {
+  size_t n;
+  const char *key[CTL_MAX_SETTINGS];
+  const char *value[CTL_MAX_SETTINGS]; /* borrowed */
+} ctl_settings;
+
+/* The value of setting key, NULL when absent or empty. */
+const char *ctl_setting(const ctl_settings *s, const char *key);
+/* Adds a setting.  Returns: 0 or CTL_USAGE (too many; said why). */
+int ctl_setting_add(ctl_settings *s, const char *key, const char *value);
+
+/* The names a job's and a trigger's settings may have (NULL-terminated),
+ * and the schedule kinds (cron, unix-cron, rrule, simple,
+ * calendar-interval, daily). */
+extern const char *const ctl_job_setting_names[];
+extern const char *const ctl_trigger_setting_names[];
+extern const char *const ctl_schedule_kinds[];
+
+/* A job from settings: add (type required) or edit (the stored job with
+ * the settings applied).  Returns: 0 or an exit code (ctl_last_error). */
+int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s);
+/* A trigger from settings: add (job and a schedule required) or edit (the
+ * stored trigger with the settings applied; a schedule given replaces its
+ * schedule).  *ret_first_ms its first fire.  Returns: 0 or an exit code. */
+int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s,
+                     int64_t *ret_first_ms);
+/* Deletes a job (with its triggers) or a trigger.  Returns: 0 or an exit
+ * code (CTL_NOTFOUND). */
+int ctl_job_remove(ctl *c, const char *key);
+int ctl_trigger_remove(ctl *c, const char *key);
+
+/* The definitions the settings make (chimectl_edit_build.c): a job with
+ * key (group, name), from old (NULL: a new one); a trigger, from old (NULL:
+ * a new one; else old itself is changed and returned unless the settings
+ * give a new schedule), times relative to now_ms.  Returns: 0 or an exit
+ * code (ctl_last_error: the library's message). */
+int ctl__job_build(const char *group, const char *name, const chime_job *old,
+                   const ctl_settings *s, chime_job **ret);
+int ctl__trigger_build(const char *group, const char *name, chime_trigger *old,
+                       const ctl_settings *s, int64_t now_ms,
+                       chime_trigger **ret);
+
+/* The next fire times of the schedule in settings s (no store: the
+ * library's own parser and stepping), at most n into times (*ret_n of
+ * them, fewer when the schedule ends), after now_ms; zone (len bytes) the
+ * zone the schedule reads its times in.  Returns: 0 or an exit code
+ * (ctl_last_error: the library's message). */
+int ctl_schedule_preview(const ctl_settings *s, int64_t now_ms, int n,
+                         int64_t *times, int *ret_n, char *zone, size_t len);
+
+/* What a retry did. */
+typedef struct ctl_retried {
+  char job[2 * CHIME_MAX_NAME_LEN + 2]; /* the run's job, G.N */
+  char outcome[24];                     /* the run's outcome */
+  const char *data_from; /* "given", "the trigger's", "the job's" */
+} ctl_retried;
+
+/* The data a retry of run fire_id would use (malloc'd, NULL: the job's
+ * own) and where it comes from; the run's job and outcome.  Returns: 0
+ * or an exit code (CTL_NOTFOUND: no such run in the history). */
+int ctl_run_data(ctl *c, const char *fire_id, char **ret_data,
+                 ctl_retried *ret);
+/* Runs the job of recorded run fire_id again now (a fire-now) with data
+ * (NULL: ctl_run_data's).  A run that succeeded is refused.  Returns: 0 or
+ * an exit code. */
+int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
+                  ctl_retried *ret);
+
+/* Parses a duration: whole ms, or a number with ms, s, m, h, d or w.
+ * Returns: 0 or -1. */
+int ctl_parse_duration(const char *text, int64_t *ret_ms);
+
+/* The chimectl commands (chimectl_edit_cmd.c). */
+int ctl_cmd_job(ctl *c);
+int ctl_cmd_trigger(ctl *c);
+int ctl_cmd_retry(ctl *c);
+/* Takes the edit commands' options (--cron EXPR, ...) out of argv before
+ * the common options are parsed; *argc shrinks.  Returns: 0 or CTL_USAGE
+ * (said why: an option without its value). */
+int ctl_edit_take_options(int *argc, char **argv);
+/* Refuses settings given to a command other than job and trigger.
+ * Returns: 0 or CTL_USAGE. */
+int ctl_edit_check_command(const char *cmd);
+
+#endif /* CHIME_TOOLS_CHIMECTL_EDIT_H */
