@@ -267,3 +267,15 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
   chime_scheduler_free(sch);
   return r;
 }
+
+int ctl_job_get(ctl *c, const char *key, chime_job **ret) {
+  char g[256], n[256];
+  int r = ctl_split_key(key, g, n, sizeof g);
+  chime_scheduler *sch = NULL;
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  if ((r = chime_scheduler_get_job(sch, g, n, ret)) < 0)
+    r = client_fail(sch, r, "job", key);
+  chime_scheduler_free(sch);
+  return r;
+}

@@ -49,6 +49,9 @@ int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s);
  * schedule).  *ret_first_ms its first fire.  Returns: 0 or an exit code. */
 int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s,
                      int64_t *ret_first_ms);
+/* A copy of the stored job key (chime_job_free).  Returns: 0 or an exit
+ * code. */
+int ctl_job_get(ctl *c, const char *key, chime_job **ret);
 /* Deletes a job (with its triggers) or a trigger.  Returns: 0 or an exit
  * code (CTL_NOTFOUND). */
 int ctl_job_remove(ctl *c, const char *key);

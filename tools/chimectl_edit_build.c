@@ -530,14 +530,14 @@ static int schedule_of(const ctl_settings *s, int *ret_kind,
   return 0;
 }
 
-/* The repeat setting (empty: forever). */
+/* The repeat setting (empty: dflt; "forever" or -1: forever). */
 static int repeat_of(const ctl_settings *s, int32_t dflt, int32_t *ret) {
   const char *v = ctl_setting(s, "repeat");
   long long n = dflt;
   if (v && *v && strcasecmp(v, "forever") != 0 &&
       whole(v, CHIME_REPEAT_INDEFINITELY, INT32_MAX, &n))
     return malformed("repeat", v, "a count of repeats, or -1 (forever)");
-  if (v && (!*v || strcasecmp(v, "forever") == 0))
+  if (v && strcasecmp(v, "forever") == 0)
     n = CHIME_REPEAT_INDEFINITELY;
   *ret = (int32_t)n;
   return 0;
@@ -707,7 +707,8 @@ static int trigger_apply(chime_trigger *t, const ctl_settings *s,
   int64_t ms = chime_trigger_get_jitter_ms(t);
   if ((r = duration_setting(s, "jitter", &ms)))
     return r;
-  if (ctl_setting(s, "jitter") && (r = chime_trigger_set_jitter_ms(t, ms)) < 0)
+  if (ctl_setting(s, "jitter") && (ms || chime_trigger_get_jitter_ms(t)) &&
+      (r = chime_trigger_set_jitter_ms(t, ms)) < 0)
     return refused(r, "jitter", ctl_setting(s, "jitter"));
   ms = chime_trigger_get_timeout_ms(t);
   if ((r = duration_setting(s, "timeout", &ms)))
