@@ -92,11 +92,7 @@ static const field trigger_fields[] = {
     {"job", "job", "text", "GROUP.NAME of the job it fires", NULL},
     {"kind", "kind", "|cron|unix-cron|rrule|simple|calendar-interval|daily",
      NULL, NULL},
-    {"schedule", "schedule", "text",
-     "cron: sec min hour day month weekday [year]; unix-cron: min hour day "
-     "month weekday; rrule: DTSTART;TZID=Zone:20260105T090000 RRULE:...; "
-     "simple: 30s or once; calendar-interval: 2 months; daily: 15 minutes",
-     NULL},
+    {"schedule", "schedule", "text", NULL, NULL},
     {"zone", "zone", "text", "IANA zone, e.g. Europe/Berlin (default UTC)",
      "cron unix-cron calendar-interval daily"},
     {"repeat", "repeat", "text", "repeats after the first (empty: forever)",
@@ -154,6 +150,25 @@ static const field job_fields[] = {
     {"tags", "required tags", "text", "e.g. gpu,ssd", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+/* What a schedule looks like, per kind (edit.js shows the kind's). */
+static void schedule_hints(FILE *o) {
+  static const char *const hints[][2] = {
+      {"cron", "Quartz cron: sec min hour day-of-month month day-of-week "
+               "[year], e.g. 0 0 2 * * ?"},
+      {"unix-cron", "crontab: min hour day-of-month month day-of-week, "
+                    "e.g. 30 2 * * 1-5 (CRON_TZ=Zone prefix allowed)"},
+      {"rrule", "RFC 5545: DTSTART;TZID=Europe/Paris:20260105T090000 "
+                "RRULE:FREQ=MONTHLY;BYDAY=-1FR"},
+      {"simple", "an interval (30s, 5m, 2h, 1d) or once"},
+      {"calendar-interval", "N units of the calendar, e.g. 2 months"},
+      {"daily", "an interval inside the daily window, e.g. 15 minutes"}};
+  for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+    fprintf(o, "<small data-kinds=\"%s\">", hints[i][0]);
+    web_html(o, hints[i][1]);
+    fputs("</small>", o);
+  }
+}
+
 /* A form's rows: each field with its value from v. */
 static void form_rows(FILE *o, const field *fields, const web_vals *v) {
   for (const field *f = fields; f->name; f++) {
@@ -188,6 +203,8 @@ static void form_rows(FILE *o, const field *fields, const web_vals *v) {
       web_html(o, f->hint);
       fputs("</small>", o);
     }
+    if (strcmp(f->name, "schedule") == 0)
+      schedule_hints(o);
     fputs("</td></tr>", o);
   }
 }
@@ -405,11 +422,11 @@ int web_edit_trigger_form(web_page *p, web_reply *r, int status, bool add,
     const char *f[] = {"what", "trigger", "target", key, NULL};
     char q[600];
     snprintf(q, sizeof q, "Delete trigger %s?", key);
-    fputs("<p class=\"acts\">", o);
+    fputs("<div class=\"acts\" id=\"trigger-acts\">", o);
     web_form(p, o, "pause", f, "pause", NULL);
     web_form(p, o, "resume", f, "resume", NULL);
     web_form(p, o, "delete", f, "delete", q);
-    fputs("</p>", o);
+    fputs("</div>", o);
   }
   web_page_end(p, r);
   return status;

@@ -216,14 +216,16 @@ int web_edit_js(web_page *p, web_reply *r) {
 
 /* The edit pages' style: the form's table, the preview beside it. */
 static const char edit_css[] =
-    ".editor{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}"
-    "table.form{min-width:0;width:auto}table.form th{background:none;"
-    "white-space:nowrap}table.form input{width:26em;max-width:100%}"
-    "table.form textarea,form.edit textarea{width:26em;max-width:100%;"
-    "font:inherit}table.form small{display:block}.preview{background:#fff;"
-    "border:1px solid #e3e6ec;padding:.5em 1em;min-width:18em}.preview ol{"
+    ".editor{display:grid;grid-template-columns:minmax(0,1fr) 22em;"
+    "gap:1.5em;align-items:start}@media (max-width:800px){.editor{"
+    "grid-template-columns:minmax(0,1fr)}}table.form{min-width:0}"
+    "table.form th{background:none;white-space:nowrap;width:9em}"
+    "table.form input{width:26em;max-width:100%}table.form textarea,"
+    "form.edit textarea{width:26em;max-width:100%;font:inherit}"
+    "table.form small{display:block}.preview{background:#fff;border:1px "
+    "solid #e3e6ec;padding:.5em 1em;position:sticky;top:.5em}.preview ol{"
     "padding-left:1.5em;font-family:monospace}#save{margin:.6em 0}"
-    "a.edit{margin-right:.3em}\n";
+    "a.edit{margin-right:.3em}[hidden]{display:none!important}\n";
 
 int web_edit_css(web_page *p, web_reply *r) {
   (void)p;
