@@ -6,12 +6,18 @@ free port with an operator token, and drives headless Chromium (Debian's
 chromium and chromium-driver, python3-selenium) through every page and
 action: each page loads without console errors and shows the live data;
 pause, resume, fire now, cancel and delete take effect (checked in the
-database and on the page); writes without the token or the CSRF token are
+database and on the page); a cron trigger is created on its edit page with
+the live preview of its next fires (a bad expression shows the parser's
+message, in the preview and when saved, and writes nothing), edited and
+deleted, and a cancelled run is retried with data of its own; writes without the token or the CSRF token are
 refused; bad input gets a 4xx and writes nothing; text from the database
 and the URL is escaped.  A missing database or browser is a failure,
 never a skip.
 
 usage: test-chime-web.py CHIME-WEB CHIME-NODE [SCREENSHOT.png]
+
+SCREENSHOT.png gets the overview, SCREENSHOT-trigger.png the trigger edit
+page with its preview (the README's docs/chime-web*.png are copies).
 """
 import json
 import os

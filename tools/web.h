@@ -45,6 +45,9 @@
 #define WEB_REQUEST_MS 10000
 /* A connection that sends or takes nothing for this long is closed. */
 #define WEB_IDLE_S 15
+/* The next fires /api/preview and the trigger page show (?count= up to
+ * 50). */
+#define WEB_PREVIEW_FIRES 8
 /* --allowed-host names at most. */
 #define WEB_MAX_ALLOWED_HOSTS 16
 

@@ -373,12 +373,13 @@ static void preview_box(FILE *o, const web_vals *v) {
     fputs("<p class=\"none\">The next fires show here.</p></div>", o);
     return;
   }
-  int64_t times[8];
+  int64_t times[WEB_PREVIEW_FIRES];
   int n = 0;
   char zone[128];
   bool quiet = ctl_quiet;
   ctl_quiet = true;
-  int r = ctl_schedule_preview(&s, wall_ms(), 8, times, &n, zone, sizeof zone);
+  int r = ctl_schedule_preview(&s, wall_ms(), WEB_PREVIEW_FIRES, times, &n,
+                               zone, sizeof zone);
   ctl_quiet = quiet;
   if (r) {
     fputs("<p class=\"error\" id=\"preview-error\">", o);
@@ -632,9 +633,9 @@ int web_edit_preview(web_page *p, web_reply *r) {
       ctl_setting_add(&s, *n, v);
   }
   const char *cnt = web_param(p->q, "count");
-  long count = cnt ? strtol(cnt, NULL, 10) : 8;
+  long count = cnt ? strtol(cnt, NULL, 10) : WEB_PREVIEW_FIRES;
   if (count < 1 || count > 50)
-    count = 8;
+    count = WEB_PREVIEW_FIRES;
   int64_t times[50];
   int n = 0;
   char zone[128];
