@@ -76,6 +76,10 @@ int ctl__trigger_build(const char *group, const char *name, chime_trigger *old,
 int ctl_schedule_preview(const ctl_settings *s, int64_t now_ms, int n,
                          int64_t *times, int *ret_n, char *zone, size_t len);
 
+/* A cron or Unix cron schedule of s in words ("at 02:00:00, every day"),
+ * "" for other kinds or an expression the parser refuses. */
+void ctl_schedule_words(const ctl_settings *s, char *buf, size_t len);
+
 /* What a retry did. */
 typedef struct ctl_retried {
   char job[2 * CHIME_MAX_NAME_LEN + 2]; /* the run's job, G.N */

@@ -819,3 +819,23 @@ int ctl_schedule_preview(const ctl_settings *s, int64_t now_ms, int n,
   chime_trigger_free(t);
   return 0;
 }
+
+void ctl_schedule_words(const ctl_settings *s, char *buf, size_t len) {
+  int kind;
+  const char *text = NULL;
+  buf[0] = '\0';
+  bool quiet = ctl_quiet;
+  ctl_quiet = true;
+  int r = schedule_of(s, &kind, &text);
+  ctl_quiet = quiet;
+  if (r || kind < 0 || kind > 1) /* cron and unix-cron only */
+    return;
+  chime_cron *cron = NULL;
+  char *words = NULL;
+  r = kind == 0 ? chime_cron_from_string(text, &cron, NULL, NULL, 0)
+                : chime_cron_from_unix(text, &cron, NULL, NULL, 0);
+  if (r == 0 && chime_cron_describe(cron, &words) == 0)
+    snprintf(buf, len, "%s", words);
+  chime_free(words);
+  chime_cron_free(cron);
+}

@@ -595,8 +595,9 @@ try:
          field("schedule").get_attribute("value") == "0 0 2 * * ?" and
          field("zone").get_attribute("value") == "Europe/Berlin")
     retype("schedule", "0 30 3 * * ?")
-    wait("edit trigger: the preview follows",
-         lambda: "03:30:00+01:00" in text_of(By.ID, "preview-times"))
+    wait("edit trigger: the preview follows, in words too",
+         lambda: "03:30:00+01:00" in text_of(By.ID, "preview-times") and
+         "03:30:00" in text_of(By.ID, "preview-words"))
     if SHOT:  # the README's picture of the trigger page, with its preview
         driver.set_window_size(1200, 820)
         driver.execute_script("document.activeElement.blur();")

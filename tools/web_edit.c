@@ -387,7 +387,11 @@ static void preview_box(FILE *o, const web_vals *v) {
     fputs("</p></div>", o);
     return;
   }
-  fputs("<p>Next fires in ", o);
+  char words[512];
+  ctl_schedule_words(&s, words, sizeof words);
+  fputs("<p id=\"preview-words\">", o);
+  web_html(o, words);
+  fputs("</p><p>Next fires in ", o);
   web_html(o, zone);
   fputs(":</p><ol id=\"preview-times\">", o);
   for (int i = 0; i < n; i++) {
@@ -653,8 +657,12 @@ int web_edit_preview(web_page *p, web_reply *r) {
     fputs("}\n", r->out);
     return 200;
   }
+  char words[512];
+  ctl_schedule_words(&s, words, sizeof words);
   fputs("{\"ok\": true, \"zone\": ", r->out);
   ctl_json_string_to(r->out, zone);
+  fputs(", \"words\": ", r->out);
+  ctl_json_string_to(r->out, words);
   fputs(", \"next\": [", r->out);
   for (int i = 0; i < n; i++) {
     char t[48];
