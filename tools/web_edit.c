@@ -543,6 +543,16 @@ int web_edit_job_form(web_page *p, web_reply *r, int status, bool add,
   form_open(p, o, "job-form", "job-save", "/jobs", add, key);
   form_rows(o, job_fields, v);
   form_close(p, o, add ? "add job" : "save job");
+  if (!add && p->ses) {
+    const char *f[] = {"what", "job", "target", key, NULL};
+    char q[600];
+    snprintf(q, sizeof q, "Delete job %s and its triggers?", key);
+    fputs("<div class=\"acts\" id=\"job-acts\">", o);
+    web_form(p, o, "pause", f, "pause", NULL);
+    web_form(p, o, "resume", f, "resume", NULL);
+    web_form(p, o, "delete", f, "delete", q);
+    fputs("</div>", o);
+  }
   if (!add)
     fire_form(p, o, key, "");
   web_page_end(p, r);
