@@ -248,6 +248,21 @@ static void form_close(web_page *p, FILE *o, const char *label) {
   fputs("</form>", o);
 }
 
+/* A stored job's or trigger's pause, resume and delete (signed in). */
+static void key_acts(web_page *p, FILE *o, const char *what, const char *key) {
+  if (!p->ses)
+    return;
+  const char *f[] = {"what", what, "target", key, NULL};
+  char q[600];
+  snprintf(q, sizeof q, "Delete %s %s%s?", what, key,
+           strcmp(what, "job") == 0 ? " and its triggers" : "");
+  fprintf(o, "<div class=\"acts\" id=\"%s-acts\">", what);
+  web_form(p, o, "pause", f, "pause", NULL);
+  web_form(p, o, "resume", f, "resume", NULL);
+  web_form(p, o, "delete", f, "delete", q);
+  fputs("</div>", o);
+}
+
 static FILE *page_start(web_page *p, web_reply *r, int status,
                         const char *title) {
   if (web_reply_open(r, status, "text/html; charset=utf-8"))
@@ -423,16 +438,8 @@ int web_edit_trigger_form(web_page *p, web_reply *r, int status, bool add,
   form_close(p, o, add ? "add trigger" : "save trigger");
   preview_box(o, v);
   fputs("</div>", o);
-  if (!add && p->ses) {
-    const char *f[] = {"what", "trigger", "target", key, NULL};
-    char q[600];
-    snprintf(q, sizeof q, "Delete trigger %s?", key);
-    fputs("<div class=\"acts\" id=\"trigger-acts\">", o);
-    web_form(p, o, "pause", f, "pause", NULL);
-    web_form(p, o, "resume", f, "resume", NULL);
-    web_form(p, o, "delete", f, "delete", q);
-    fputs("</div>", o);
-  }
+  if (!add)
+    key_acts(p, o, "trigger", key);
   web_page_end(p, r);
   return status;
 }
@@ -543,16 +550,8 @@ int web_edit_job_form(web_page *p, web_reply *r, int status, bool add,
   form_open(p, o, "job-form", "job-save", "/jobs", add, key);
   form_rows(o, job_fields, v);
   form_close(p, o, add ? "add job" : "save job");
-  if (!add && p->ses) {
-    const char *f[] = {"what", "job", "target", key, NULL};
-    char q[600];
-    snprintf(q, sizeof q, "Delete job %s and its triggers?", key);
-    fputs("<div class=\"acts\" id=\"job-acts\">", o);
-    web_form(p, o, "pause", f, "pause", NULL);
-    web_form(p, o, "resume", f, "resume", NULL);
-    web_form(p, o, "delete", f, "delete", q);
-    fputs("</div>", o);
-  }
+  if (!add)
+    key_acts(p, o, "job", key);
   if (!add)
     fire_form(p, o, key, "");
   web_page_end(p, r);
