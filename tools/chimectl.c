@@ -309,9 +309,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;
   }
-  if ((r = ctl_setup(&c, url, pwfile)))
-    return r;
-  if ((r = ctl_edit_check_command(argv[optind])))
+  if ((r = ctl_edit_check_command(argv[optind])) ||
+      (r = ctl_setup(&c, url, pwfile)))
     return r;
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;
