@@ -644,6 +644,15 @@ try:
     pv = json.loads(out) if st == 200 else {}
     check("/api/preview of a Unix cron, in its zone", pv.get("ok") and
           pv["zone"] == "Asia/Tokyo" and pv["next"][0].endswith("+09:00"), out)
+    # Fire now with data, from the job's page.
+    load("/edit/job?key=load.s500")
+    check("the job's page has its settings", driver.find_element(
+        By.ID, "f-retry").get_attribute("value") == "2" and driver.find_element(
+        By.ID, "f-timeout").get_attribute("value") == "10m")
+    driver.find_element(By.ID, "f-fire-data").send_keys("5")
+    click_action("#fire-form", "fire")
+    wait("fire now with data: the page says so",
+         lambda: "fired job load.s500" in message())
     # Retry the cancelled run of load.long, with data of our own.
     def manual_runs():
         return int(sql("SELECT COUNT(*) FROM {P}history WHERE job_name = "
@@ -694,6 +703,13 @@ try:
           st == 403 and "read-only" in body)
     st, body = http(ro, "/login", b"token=" + TOKEN.encode())
     check("read-only chime-web has no sign-in", st == 403)
+    st, body = http(ro, "/edit/trigger?key=web.s")
+    check("read-only chime-web shows a trigger's page without a save button",
+          st == 200 and "web.s" in body and 'id="save"' not in body, st)
+    st, body = http(ro, "/api/trigger-save", b"mode=edit&key=web.s&priority=1",
+                    bearer)
+    check("read-only chime-web refuses an edit even with a token",
+          st == 403 and "read-only" in body)
 finally:
     if driver:
         driver.quit()
