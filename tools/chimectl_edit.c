@@ -99,9 +99,11 @@ static int keep_zone(ctl *c, const char *g, const char *n, const char *key,
   snprintf(zone, len, "%s", t.zone_name ? t.zone_name : "");
   chime__mysql_admin_trigger_clear(&t);
   chime__mysql_rows_free(&rows);
-  return zone[0] && !ctl_setting(s, "unix-cron")
-             ? ctl_setting_add(s2, "zone", zone)
-             : 0;
+  /* A Unix expression may name its own zone (CRON_TZ=). */
+  const char *ux = ctl_setting(s, "unix-cron");
+  bool named =
+      ux && (strncmp(ux, "CRON_TZ=", 8) == 0 || strncmp(ux, "TZ=", 3) == 0);
+  return zone[0] && !named ? ctl_setting_add(s2, "zone", zone) : 0;
 }
 
 int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,

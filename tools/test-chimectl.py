@@ -324,6 +324,9 @@ def edit_checks():
     expect("trigger edit bad cron", ["trigger", "edit", "ed.cron", "--cron", "61 * * * * ?"], 1,
            err_has=["second field"])
     check("a refused edit changed nothing", "11:30" in triggers()["ed.cron"]["schedule"])
+    expect("trigger edit unix", ["trigger", "edit", "ed.unix", "--unix-cron", "0 3 * * *"], 0)
+    check("a Unix expression without CRON_TZ keeps the zone",
+          triggers()["ed.unix"]["zone"] == "Asia/Tokyo", triggers()["ed.unix"])
     expect("trigger edit kind", ["trigger", "edit", "ed.simple", "--daily", "1 hour"], 0)
     check("trigger edit changed the kind", triggers()["ed.simple"]["kind"] == "daily-time-interval")
     expect("trigger edit missing", ["trigger", "edit", "ed.none", "--priority", "1"], 3)
