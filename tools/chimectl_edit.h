@@ -57,7 +57,31 @@ int ctl_job_get(ctl *c, const char *key, chime_job **ret);
 int ctl_job_remove(ctl *c, const char *key);
 int ctl_trigger_remove(ctl *c, const char *key);
 
-/* The definitions the settings make (chimectl_edit_build.c): a job with
+/* The values of settings (chimectl_edit_values.c), for the builders: a
+ * whole number in [lo, hi], a boolean, "N UNIT", a daily window "HH:MM-
+ * HH:MM", days "mon-fri", a misfire, concurrency or history name, a
+ * duration setting into *ms (empty: 0; absent: *ms kept).  Each returns 0
+ * or -1 (the parsers) or an exit code (said why). */
+int ctl__whole(const char *text, long long lo, long long hi, long long *ret);
+int ctl__boolean(const char *text, bool *ret);
+int ctl__interval_of(const char *text, int32_t *ret_n,
+                     chime_interval_unit *ret_unit);
+int ctl__between_of(const char *text, int32_t *ret_from, int32_t *ret_to);
+int ctl__days_of(const char *text, unsigned *ret);
+int ctl__misfire_of(const char *text, chime_misfire *ret);
+int ctl__concurrency_of(const char *text, chime_concurrency *ret);
+int ctl__history_of(const char *text, chime_history_level *ret);
+int ctl__duration_setting(const ctl_settings *s, const char *name, int64_t *ms);
+/* A value the library refused ("NAME 'VALUE': why"), one that is not what
+ * the setting wants, a setting the definition does not have.  Returns the
+ * exit code. */
+int ctl__refused(int r, const char *name, const char *value);
+int ctl__malformed(const char *name, const char *value, const char *want);
+int ctl__known(const ctl_settings *s, const char *const *names,
+               const char *what);
+
+/* The definitions the settings make (chimectl_edit_job.c,
+ * chimectl_edit_trigger.c): a job with
  * key (group, name), from old (NULL: a new one); a trigger, from old (NULL:
  * a new one; else old itself is changed and returned unless the settings
  * give a new schedule), times relative to now_ms.  Returns: 0 or an exit
