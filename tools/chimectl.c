@@ -5,6 +5,7 @@
  * codes to the documented exit codes.
  */
 #include "chimectl.h"
+#include "chimectl_edit.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -32,6 +33,14 @@ static void usage(FILE *out) {
       "  fire G.N [--data JSON]        run a job now on whichever node claims "
       "it\n"
       "  delete job|trigger G.N [--yes]\n"
+      "  job add G.N --type TYPE [SETTINGS] | job edit G.N SETTINGS\n"
+      "  job delete G.N [--yes]        create, change, delete a job\n"
+      "  trigger add G.N --job G.N SCHEDULE [SETTINGS]\n"
+      "  trigger edit G.N SETTINGS | trigger delete G.N [--yes]\n"
+      "  trigger preview SCHEDULE      a schedule's next 10 fires, in its "
+      "zone\n"
+      "  retry FIRE_ID [--data JSON]   run a failed or cancelled run's job "
+      "again\n"
       "  cancel job G.N | fire ID      ask running fires to stop, on any "
       "node\n"
       "  explain G.N                   why a trigger is not firing\n"
@@ -69,6 +78,26 @@ static void usage(FILE *out) {
         "  --version            print the version of chimectl and libchime\n\n"
         "TIME: epoch ms, 2026-03-08T01:30:00Z (UTC), or -30m, -2h, -1d.\n"
         "Keys G.N split at the first dot: group G, name N.\n\n"
+        "SCHEDULE (one): --cron EXPR | --unix-cron EXPR | --rrule TEXT |\n"
+        "  --simple EVERY|once [--repeat N] | --calendar-interval 'N UNIT' |\n"
+        "  --daily 'N UNIT' [--between 09:00-17:00] [--days mon-fri] "
+        "[--repeat N];\n"
+        "  --zone ZONE for cron, unix-cron, calendar-interval, daily.\n"
+        "Trigger SETTINGS: --job G.N --start TIME --end TIME --priority N\n"
+        "  --misfire NAME --calendar NAME --description TEXT --data JSON\n"
+        "  --jitter DUR --timeout DUR --deadline DUR --preserve-hour BOOL\n"
+        "  --skip-missing-hour BOOL.\n"
+        "Job SETTINGS: --type TYPE --description TEXT --data JSON --durable "
+        "BOOL\n"
+        "  --recovery BOOL --persist-data BOOL --concurrency allow|forbid|\n"
+        "  forbid-skip|replace --queue-cap N --retry ATTEMPTS --retry-delay "
+        "DUR\n"
+        "  --retry-multiplier X --retry-max-delay DUR --retry-jitter DUR\n"
+        "  --retry-timed-out BOOL --timeout DUR --deadline DUR --shards "
+        "N|broadcast\n"
+        "  --shard-params 0=a,1=b --history all|failures|none --tags a,b.\n"
+        "DUR: ms, or 500ms, 30s, 5m, 2h, 1d, 1w.  An empty value resets a "
+        "setting.\n\n"
         "Exit status: 0 ok; 1 the operation failed; 2 usage error; 3 no such\n"
         "job, trigger or object; 4 cannot connect or access denied; 5 schema\n"
         "missing or of another version.\n",
@@ -134,6 +163,12 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_backfill(c);
   if (strcmp(cmd, "zones") == 0)
     return ctl_cmd_zones(c);
+  if (strcmp(cmd, "job") == 0)
+    return ctl_cmd_job(c);
+  if (strcmp(cmd, "trigger") == 0)
+    return ctl_cmd_trigger(c);
+  if (strcmp(cmd, "retry") == 0)
+    return ctl_cmd_retry(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -263,14 +298,19 @@ int main(int argc, char **argv) {
   const char *pwfile = NULL;
   c.sched = getenv("CHIME_SCHEDULER");
   c.zone = getenv("TZ");
-  int r = parse_options(argc, argv, &c, &url, &pwfile);
+  /* The edit commands' settings first (chimectl_edit_cmd.c). */
+  int r = ctl_edit_take_options(&argc, argv);
+  if (r)
+    return r;
+  r = parse_options(argc, argv, &c, &url, &pwfile);
   if (r)
     return r < 0 ? CTL_OK : r;
   if (optind >= argc) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;
   }
-  if ((r = ctl_setup(&c, url, pwfile)))
+  if ((r = ctl_edit_check_command(argv[optind])) ||
+      (r = ctl_setup(&c, url, pwfile)))
     return r;
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;

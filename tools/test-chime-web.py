@@ -6,12 +6,18 @@ free port with an operator token, and drives headless Chromium (Debian's
 chromium and chromium-driver, python3-selenium) through every page and
 action: each page loads without console errors and shows the live data;
 pause, resume, fire now, cancel and delete take effect (checked in the
-database and on the page); writes without the token or the CSRF token are
+database and on the page); a cron trigger is created on its edit page with
+the live preview of its next fires (a bad expression shows the parser's
+message, in the preview and when saved, and writes nothing), edited and
+deleted, and a cancelled run is retried with data of its own; writes without the token or the CSRF token are
 refused; bad input gets a 4xx and writes nothing; text from the database
 and the URL is escaped.  A missing database or browser is a failure,
 never a skip.
 
 usage: test-chime-web.py CHIME-WEB CHIME-NODE [SCREENSHOT.png]
+
+SCREENSHOT.png gets the overview, SCREENSHOT-trigger.png the trigger edit
+page with its preview (the README's docs/chime-web*.png are copies).
 """
 import json
 import os
@@ -295,6 +301,16 @@ try:
         ("GET", "/api/explain", None, {}, 400),
         ("GET", "/api/explain?trigger=no.such", None, {}, 404),
         ("GET", "/api/nodes?x=1", None, {}, 400),
+        ("GET", "/edit/trigger?key=nodot", None, {}, 400),
+        ("GET", "/edit/trigger?key=no.such", None, {}, 404),
+        ("GET", "/edit/trigger?nope=1", None, {}, 400),
+        ("GET", "/edit/job?key=no.such", None, {}, 404),
+        ("GET", "/retry?fire=x", None, {}, 400),
+        ("GET", "/retry?fire=999999999", None, {}, 404),
+        ("GET", "/api/preview?bogus=1", None, {}, 400),
+        ("POST", "/api/retry", b"fire=999999999", bearer, 404),
+        ("POST", "/api/job-save", b"mode=add&key=load.s500&type=load", bearer, 422),
+        ("POST", "/api/job-save", b"mode=edit&key=load.s500&retry=-1", bearer, 400),
         ("GET", "/api/nothing", None, {}, 404),
         ("GET", "/" + "a" * 3000, None, {}, 414),
         ("GET", "/api/pause", None, {}, 405),
@@ -536,8 +552,129 @@ try:
     wait("delete: the page says so",
          lambda: "deleted trigger load.forbid" in message())
 
+    # ---- edit from the console (issue 35): a cron trigger created with
+    # the live preview, a bad expression refused with the parser's words,
+    # edited, deleted; a cancelled run retried with its data
+    def cron_text(key):
+        g, n = key.split(".", 1)
+        rows = sql("SELECT cron_text FROM {P}triggers WHERE sched_name = "
+                   f"'cluster' AND trigger_group = '{g}' AND trigger_name = '{n}'")
+        return rows[0][0] if rows else None
+
+    def field(name):
+        return driver.find_element(By.CSS_SELECTOR, f"#trigger-form [name='{name}']")
+
+    def retype(name, text):
+        e = field(name)
+        e.clear()
+        e.send_keys(text)
+
+    load("/triggers")
+    driver.find_element(By.ID, "new-trigger").click()
+    wait("new trigger: the form is shown",
+         lambda: driver.find_elements(By.ID, "trigger-form"))
+    retype("key", "web.nightly")
+    retype("job", "load.s500")
+    retype("zone", "Europe/Berlin")
+    retype("schedule", "0 0 2 * * ?")
+    wait("new trigger: the preview shows the next fires in the zone",
+         lambda: "02:00:00+01:00" in text_of(By.ID, "preview-times") and
+         "Europe/Berlin" in text_of(By.ID, "preview"))
+    retype("schedule", "0 0 2 * * FOO")
+    wait("bad cron: the preview shows the parser's message",
+         lambda: "day-of-week field, column 11" in text_of(By.ID, "preview-error"))
+    driver.find_element(By.ID, "save").click()
+    wait("bad cron: the saved form comes back with the message",
+         lambda: "unknown day name 'FOO'" in message() and
+         field("schedule").get_attribute("value") == "0 0 2 * * FOO")
+    check("bad cron: nothing written", cron_text("web.nightly") is None)
+    driver.get_log("browser")  # the 422 of the refused save is wanted
+    retype("schedule", "0 0 2 * * ?")
+    driver.find_element(By.ID, "save").click()
+    wait("new trigger: stored", lambda: cron_text("web.nightly") == "0 0 2 * * ?")
+    wait("new trigger: the page says so",
+         lambda: "added trigger web.nightly" in message())
+    check("new trigger: in the trigger's zone", sql(
+        "SELECT zone_name FROM {P}triggers WHERE trigger_name = 'nightly'")
+        == [["Europe/Berlin"]])
+    load("/triggers")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-trigger='web.nightly'] "
+                        "a[data-edit='trigger']").click()
+    wait("edit trigger: the form has its schedule",
+         lambda: driver.find_elements(By.ID, "trigger-form") and
+         field("schedule").get_attribute("value") == "0 0 2 * * ?" and
+         field("zone").get_attribute("value") == "Europe/Berlin")
+    retype("schedule", "0 30 3 * * ?")
+    wait("edit trigger: the preview follows, in words too",
+         lambda: "03:30:00+01:00" in text_of(By.ID, "preview-times") and
+         "03:30:00" in text_of(By.ID, "preview-words"))
+    if SHOT:  # the README's picture of the trigger page, with its preview
+        driver.set_window_size(1200, 820)
+        driver.execute_script("document.activeElement.blur();")
+        driver.save_screenshot(SHOT.replace(".png", "-trigger.png"))
+        driver.set_window_size(1280, 1000)
+    driver.find_element(By.ID, "save").click()
+    wait("edit trigger: stored", lambda: cron_text("web.nightly") == "0 30 3 * * ?")
+    wait("edit trigger: the page says so",
+         lambda: "changed trigger web.nightly" in message())
+    load("/edit/trigger?key=web.nightly")
+    click_action("#trigger-acts", "delete")
+    wait("delete from the edit page: gone", lambda: cron_text("web.nightly") is None)
+    # A script edits too, with the operator token; bad input writes nothing.
+    for body, want in ((b"mode=add&key=web.s&job=load.s500&kind=cron&schedule=61", 422),
+                       (b"mode=add&key=web.s&job=load.s500&kind=nope&schedule=1", 400),
+                       (b"mode=add&key=web.s&job=load.s500&bogus=1", 400),
+                       (b"mode=grow&key=web.s", 400),
+                       (b"mode=add&key=web.s&job=no.such&kind=simple&schedule=1m", 404)):
+        st, out = http(WEB_URL, "/api/trigger-save", body, bearer, "POST")
+        check(f"trigger-save {body[:40]!r} -> {want}", st == want, f"{st} {out}")
+    check("refused saves wrote nothing", cron_text("web.s") is None and
+          trigger_state("web.s") is None)
+    st, out = http(WEB_URL, "/api/trigger-save",
+                   b"mode=add&key=web.s&job=load.s500&kind=daily&schedule=1+hour"
+                   b"&between=09:00-17:00&days=mon-fri&zone=Asia/Tokyo", bearer, "POST")
+    check("trigger-save by script", st == 200 and "added trigger web.s" in out, out)
+    st, out = http(WEB_URL, "/api/job-save", b"mode=edit&key=load.s500&retry=2"
+                   b"&retry-delay=5s&timeout=10m", bearer, "POST")
+    check("job-save by script", st == 200 and sql(
+        "SELECT retry_max_attempts, timeout_ms FROM {P}jobs WHERE job_name = "
+        "'s500'") == [["2", "600000"]], out)
+    st, out = http(WEB_URL, "/api/preview?kind=unix-cron&schedule=CRON_TZ%3DAsia"
+                   "%2FTokyo%2030%202%20*%20*%201-5")
+    pv = json.loads(out) if st == 200 else {}
+    check("/api/preview of a Unix cron, in its zone", pv.get("ok") and
+          pv["zone"] == "Asia/Tokyo" and pv["next"][0].endswith("+09:00"), out)
+    # Fire now with data, from the job's page.
+    load("/edit/job?key=load.s500")
+    check("the job's page has its settings", driver.find_element(
+        By.ID, "f-retry").get_attribute("value") == "2" and driver.find_element(
+        By.ID, "f-timeout").get_attribute("value") == "10m")
+    driver.find_element(By.ID, "f-fire-data").send_keys("5")
+    click_action("#fire-form", "fire")
+    wait("fire now with data: the page says so",
+         lambda: "fired job load.s500" in message())
+    # Retry the cancelled run of load.long, with data of our own.
+    def manual_runs():
+        return int(sql("SELECT COUNT(*) FROM {P}history WHERE job_name = "
+                       "'long' AND trigger_group = 'MANUAL_TRIGGER'")[0][0])
+    if check("retry: there is a cancelled run to retry", cancelled):
+        before_runs = manual_runs()
+        load("/history?outcome=CANCELLED")
+        driver.find_element(By.CSS_SELECTOR,
+                            f"tr[data-fire='{cancelled}'] a.retry").click()
+        wait("retry: the run's page", lambda: driver.find_elements(
+            By.ID, "retry-form"))
+        data = driver.find_element(By.ID, "f-data")
+        data.clear()
+        data.send_keys("10")
+        click_action("#retry-form", "retry")
+        wait("retry: the page says so", lambda:
+             f"retried run {cancelled} (CANCELLED) of job load.long" in message())
+        wait("retry: the job ran again", lambda: manual_runs() > before_runs)
+
     # ---- the events page shows the actions, escaped
-    body = page("/events", ["cancelled fire", "paused trigger load.cron"])
+    body = page("/events", ["cancelled fire", "paused trigger load.cron",
+                            "added trigger web.nightly", "retried run"])
     check("the forwarded address is shown as text, not markup",
           "<img src=x id=pwn>" in body and
           not driver.find_elements(By.ID, "pwn"))
@@ -566,6 +703,13 @@ try:
           st == 403 and "read-only" in body)
     st, body = http(ro, "/login", b"token=" + TOKEN.encode())
     check("read-only chime-web has no sign-in", st == 403)
+    st, body = http(ro, "/edit/trigger?key=web.s")
+    check("read-only chime-web shows a trigger's page without a save button",
+          st == 200 and "web.s" in body and 'id="save"' not in body, st)
+    st, body = http(ro, "/api/trigger-save", b"mode=edit&key=web.s&priority=1",
+                    bearer)
+    check("read-only chime-web refuses an edit even with a token",
+          st == 403 and "read-only" in body)
 finally:
     if driver:
         driver.quit()

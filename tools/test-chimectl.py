@@ -101,6 +101,20 @@ def ctypes_free_jitter_offset(group, name, window):
     return h % window
 
 
+def sql_rows(query):
+    """Rows of a query on the test database (its tables), tab-separated."""
+    db = urllib.parse.urlsplit(BASE)
+    p = subprocess.run(
+        ["mysql", "-h", db.hostname, "-P", str(db.port or 3306), "-u",
+         urllib.parse.unquote(db.username), "-N", "-B", db.path.lstrip("/"),
+         "-e", query.replace("{P}", PREFIX)],
+        capture_output=True, text=True, timeout=30,
+        env=dict(os.environ, MYSQL_PWD=PASSWORD))
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr)
+    return [line.split("\t") for line in p.stdout.splitlines()]
+
+
 def triggers():
     rc, data = js(["triggers"])
     return {f"{t['group']}.{t['name']}": t for t in data or []}
@@ -200,6 +214,152 @@ def watch_checks():
         check("watch under tmux", False, repr(e))
     finally:
         subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+def edit_checks():
+    """job add|edit|delete, trigger add|edit|delete|preview, retry (issue
+    35): through the public API, every kind, the library's messages."""
+    expect("job add", ["job", "add", "ed.build", "--type", "report", "--data", '{"a": 1}',
+                       "--retry", "3", "--retry-delay", "10s", "--retry-multiplier", "2",
+                       "--concurrency", "forbid-skip", "--timeout", "1h", "--deadline", "5m",
+                       "--shards", "3", "--shard-params", "0=a,1=b", "--history", "failures",
+                       "--tags", "gpu,ssd", "--description", "builds"], 0,
+           has=["added job ed.build"])
+    rc, j = js(["show", "job", "ed.build"])
+    check("job add stored its policies", rc == 0 and j["concurrency"] == "forbid-skip"
+          and j["timeout_ms"] == 3600000 and j["deadline_ms"] == 300000
+          and j["history"] == "failures" and j["description"] == "builds"
+          and j["durable"] is True, j)
+    rows = sql_rows("SELECT retry_max_attempts, retry_initial_delay_ms, shard_count, "
+                    "required_tags FROM {P}jobs WHERE job_group = 'ed' AND job_name = 'build'")
+    check("job add: retry, shards, tags in the row", rows == [["3", "10000", "3", "gpu,ssd"]], rows)
+    expect("job add exists", ["job", "add", "ed.build", "--type", "report"], 1,
+           err_has=["exists already"])
+    expect("job add without type", ["job", "add", "ed.x"], 2, err_has=["--type"])
+    expect("job add not durable", ["job", "add", "ed.x", "--type", "t", "--durable", "false"], 1,
+           err_has=["must be durable"])
+    expect("job add bad retry", ["job", "add", "ed.x", "--type", "t", "--retry-multiplier", "0.5"],
+           1, err_has=["retry policy"])
+    expect("job add bad data", ["job", "add", "ed.x", "--type", "t", "--data", "{no"], 2,
+           err_has=["JSON"])
+    expect("job add bad duration", ["job", "add", "ed.x", "--type", "t", "--timeout", "soon"], 2,
+           err_has=["duration"])
+    check("refused jobs wrote nothing", triggers() is not None and
+          sql_rows("SELECT COUNT(*) FROM {P}jobs WHERE job_name = 'x'") == [["0"]])
+    rc, e = js(["job", "edit", "ed.build", "--timeout", "", "--tags", "", "--recovery", "yes"])
+    check("job edit json", rc == 0 and e == {"ok": True, "action": "changed", "what": "job",
+                                             "target": "ed.build"}, e)
+    rows = sql_rows("SELECT timeout_ms, requests_recovery, required_tags, retry_max_attempts "
+                    "FROM {P}jobs WHERE job_group = 'ed' AND job_name = 'build'")
+    check("job edit: reset, changed, kept", rows and rows[0][0] == "0" and rows[0][1] == "1"
+          and rows[0][2] in ("", "NULL") and rows[0][3] == "3", rows)
+    expect("job edit nothing", ["job", "edit", "ed.build"], 2, err_has=["setting"])
+    expect("job edit missing", ["job", "edit", "ed.none", "--timeout", "1s"], 3, err_has=["ed.none"])
+
+    # Triggers of every kind.
+    kinds = [
+        ("ed.cron", ["--cron", "0 15 10 ? * MON-FRI", "--zone", "Europe/Berlin"], "cron"),
+        ("ed.unix", ["--unix-cron", "CRON_TZ=Asia/Tokyo 30 2 * * 1-5"], "cron"),
+        ("ed.rrule", ["--rrule", "DTSTART;TZID=Europe/Paris:20260105T090000 "
+                      "RRULE:FREQ=MONTHLY;BYDAY=-1FR"], "recurrence"),
+        ("ed.simple", ["--simple", "30s", "--repeat", "4"], "simple"),
+        ("ed.once", ["--simple", "once", "--start", "2099-01-01T00:00:00Z"], "simple"),
+        ("ed.cal", ["--calendar-interval", "2 months", "--zone", "Asia/Shanghai",
+                    "--preserve-hour", "true"], "calendar-interval"),
+        ("ed.daily", ["--daily", "15 minutes", "--between", "09:00-17:30", "--days", "mon-fri",
+                      "--zone", "America/New_York"], "daily-time-interval"),
+    ]
+    for key, opts, kind in kinds:
+        rc, a = js(["trigger", "add", key, "--job", "ed.build"] + opts)
+        check(f"trigger add {key}", rc == 0 and a["action"] == "added" and a["first_ms"] > 0, a)
+    ts = triggers()
+    for key, opts, kind in kinds:
+        check(f"trigger {key} is a {kind} trigger", key in ts and ts[key]["kind"] == kind,
+              ts.get(key))
+    check("the cron trigger keeps its zone", ts["ed.cron"]["zone"] == "Europe/Berlin", ts["ed.cron"])
+    expect("trigger add with settings", ["trigger", "add", "ed.full", "--job", "ed.build",
+                                         "--cron", "0 0 * * * ?", "--priority", "9",
+                                         "--misfire", "do-nothing", "--data", '{"t": 2}',
+                                         "--jitter", "1m", "--timeout", "30s",
+                                         "--description", "hourly", "--end", "2099-01-01T00:00:00Z"],
+           0, has=["added trigger ed.full: first fire"])
+    rc, t = js(["show", "trigger", "ed.full"])
+    check("trigger settings stored", rc == 0 and t["priority"] == 9 and t["misfire"] == "do-nothing"
+          and t["data"] == {"t": 2} and t["timeout_ms"] == 30000 and t["description"] == "hourly", t)
+    # The library's own messages, nothing written.
+    expect("bad cron: the parser's words", ["trigger", "add", "ed.bad", "--job", "ed.build",
+                                            "--cron", "0 0 2 * * FOO"], 1,
+           err_has=["day-of-week field, column 11", "FOO"])
+    expect("unknown zone", ["trigger", "add", "ed.bad", "--job", "ed.build", "--cron",
+                            "0 * * * * ?", "--zone", "Mars/Base"], 1, err_has=["Mars/Base"])
+    expect("never fires", ["trigger", "add", "ed.bad", "--job", "ed.build", "--cron",
+                           "0 0 0 30 2 ?"], 1, err_has=["never fire"])
+    expect("unknown job", ["trigger", "add", "ed.bad", "--job", "ed.none", "--simple", "1m"], 3,
+           err_has=["ed.none"])
+    expect("two schedules", ["trigger", "add", "ed.bad", "--job", "ed.build", "--simple", "1m",
+                             "--cron", "* * * * * ?"], 2, err_has=["one schedule"])
+    expect("no schedule", ["trigger", "add", "ed.bad", "--job", "ed.build"], 2,
+           err_has=["wants a schedule"])
+    expect("a setting of another kind", ["trigger", "add", "ed.bad", "--job", "ed.build",
+                                         "--cron", "* * * * * ?", "--days", "mon"], 2,
+           err_has=["days is not a setting of a cron trigger"])
+    expect("bad misfire for the kind", ["trigger", "add", "ed.bad", "--job", "ed.build",
+                                        "--cron", "* * * * * ?", "--misfire",
+                                        "reschedule-now-existing-count"], 1, err_has=["misfire"])
+    expect("settings on another command", ["jobs", "--cron", "x"], 2, err_has=["--cron"])
+    check("refused triggers wrote nothing", "ed.bad" not in triggers())
+    # Edit: a new schedule keeps the zone; settings alone keep the schedule.
+    expect("trigger edit schedule", ["trigger", "edit", "ed.cron", "--cron", "0 30 11 ? * MON-FRI"],
+           0, has=["changed trigger ed.cron"])
+    ts = triggers()
+    check("trigger edit kept the zone and took the schedule",
+          ts["ed.cron"]["zone"] == "Europe/Berlin" and "11:30" in ts["ed.cron"]["schedule"],
+          ts["ed.cron"])
+    expect("trigger edit settings", ["trigger", "edit", "ed.cron", "--priority", "2"], 0)
+    ts = triggers()
+    check("trigger edit settings kept the schedule", ts["ed.cron"]["priority"] == 2
+          and "11:30" in ts["ed.cron"]["schedule"], ts["ed.cron"])
+    expect("trigger edit zone alone", ["trigger", "edit", "ed.cron", "--zone", "UTC"], 2,
+           err_has=["give the schedule"])
+    expect("trigger edit bad cron", ["trigger", "edit", "ed.cron", "--cron", "61 * * * * ?"], 1,
+           err_has=["second field"])
+    check("a refused edit changed nothing", "11:30" in triggers()["ed.cron"]["schedule"])
+    expect("trigger edit unix", ["trigger", "edit", "ed.unix", "--unix-cron", "0 3 * * *"], 0)
+    check("a Unix expression without CRON_TZ keeps the zone",
+          triggers()["ed.unix"]["zone"] == "Asia/Tokyo", triggers()["ed.unix"])
+    expect("trigger edit kind", ["trigger", "edit", "ed.simple", "--daily", "1 hour"], 0)
+    check("trigger edit changed the kind", triggers()["ed.simple"]["kind"] == "daily-time-interval")
+    expect("trigger edit missing", ["trigger", "edit", "ed.none", "--priority", "1"], 3)
+    # Preview: the library's next times, in the schedule's zone.
+    out = expect("trigger preview", ["trigger", "preview", "--cron", "0 0 2 * * ?", "--zone",
+                                     "Europe/Berlin"], 0, has=["02:00:00+01:00 Europe/Berlin"])
+    check("trigger preview lists 10", len(out.splitlines()) == 10, out)
+    rc, pv = js(["trigger", "preview", "--rrule", "DTSTART;TZID=Europe/Paris:20260105T090000 "
+                 "RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=3"])
+    check("trigger preview rrule json", rc == 0 and pv["zone"] == "Europe/Paris"
+          and len(pv["next_ms"]) <= 3, pv)
+    expect("trigger preview bad", ["trigger", "preview", "--unix-cron", "61 * * * *"], 1,
+           err_has=["minute"])
+    # Delete.
+    expect("trigger delete without --yes", ["trigger", "delete", "ed.once"], 2, err_has=["--yes"])
+    expect("trigger delete", ["trigger", "delete", "ed.once", "--yes"], 0,
+           has=["deleted trigger ed.once"])
+    expect("trigger delete again", ["trigger", "delete", "ed.once", "--yes"], 3)
+    # Retry: a failed run's job fired again; a run that succeeded is not.
+    expect("retry a failed run", ["retry", "102"], 0,
+           has=["retried run 102 (FAILED) of job etl.load with the job's data"])
+    check("retry fired the job", sql_rows(
+        "SELECT COUNT(*) FROM {P}triggers WHERE trigger_group = 'MANUAL_TRIGGER' "
+        "AND job_group = 'etl' AND job_name = 'load'") != [["0"]])
+    rc, rj = js(["retry", "102", "--data", '{"again": true}'])
+    check("retry json with data", rc == 0 and rj["data"] == "given" and rj["job"] == "etl.load", rj)
+    expect("retry an OK run", ["retry", "101"], 1, err_has=["succeeded"])
+    expect("retry unknown run", ["retry", "999999"], 3, err_has=["no run 999999"])
+    expect("retry bad id", ["retry", "x1"], 2)
+    expect("job delete", ["job", "delete", "ed.build", "--yes"], 0, has=["deleted job ed.build"])
+    check("job delete took its triggers", not any(k.startswith("ed.") for k in triggers()))
+    check("the client nodes are gone", sql_rows(
+        "SELECT COUNT(*) FROM {P}nodes WHERE instance_id LIKE '%-client'") == [["0"]])
 
 
 def main():
@@ -560,6 +720,7 @@ def main():
     expect("leases bad usage", ["leases", "x"], 2)
 
     watch_checks()
+    edit_checks()
 
     if PASSWORD:
         check("password never printed", not any(PASSWORD in o for o in outputs))

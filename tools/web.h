@@ -18,6 +18,7 @@
 #define CHIME_TOOLS_WEB_H
 
 #include "chimectl.h"
+#include "chimectl_edit.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -44,6 +45,9 @@
 #define WEB_REQUEST_MS 10000
 /* A connection that sends or takes nothing for this long is closed. */
 #define WEB_IDLE_S 15
+/* The next fires /api/preview and the trigger page show (?count= up to
+ * 50). */
+#define WEB_PREVIEW_FIRES 8
 /* --allowed-host names at most. */
 #define WEB_MAX_ALLOWED_HOSTS 16
 
@@ -75,7 +79,7 @@ typedef struct web {
 } web;
 
 /* One request's parameters, decoded: the query (GET) or the form (POST). */
-#define WEB_MAX_PARAMS 16
+#define WEB_MAX_PARAMS 32
 typedef struct web_params {
   size_t n;
   char key[WEB_MAX_PARAMS][32];
@@ -181,6 +185,55 @@ void web_log(web *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ----------------------------------------------------------- edits */
+
+/* A form's values (web_edit.c): settings, their text owned or borrowed. */
+typedef struct web_vals {
+  ctl_settings s;
+  char *owned[CTL_MAX_SETTINGS]; /* NULL: borrowed */
+} web_vals;
+/* Adds a setting (its text formatted and owned). */
+void web_vals_put(web_vals *v, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Adds q's parameters but those named in skip (NULL-terminated), borrowed. */
+void web_vals_from_params(web_vals *v, const web_params *q,
+                          const char *const *skip);
+void web_vals_free(web_vals *v);
+
+/* The edit pages (GET /edit/trigger?key=G.N or ?job=G.N for a new one,
+ * /edit/job?key=G.N, /retry?fire=ID), /api/preview (a schedule's next
+ * fires, JSON), /static/edit.js and /static/edit.css.  Return the HTTP status.
+ */
+int web_edit_trigger_page(web_page *p, web_reply *r);
+int web_edit_job_page(web_page *p, web_reply *r);
+int web_retry_page(web_page *p, web_reply *r);
+int web_edit_preview(web_page *p, web_reply *r);
+int web_edit_js(web_page *p, web_reply *r);
+int web_edit_css(web_page *p, web_reply *r);
+extern const char *const web_edit_preview_params[];
+/* The forms filled with v, answered with status. */
+int web_edit_trigger_form(web_page *p, web_reply *r, int status, bool add,
+                          const char *key, const web_vals *v);
+int web_edit_job_form(web_page *p, web_reply *r, int status, bool add,
+                      const char *key, const web_vals *v);
+/* The edit actions (web_edit_api.c): trigger-save, job-save, retry. */
+bool web_edit_is_action(const char *name);
+/* As web_api_action. */
+int web_edit_action(web_page *p, const char *action, const char *who, char *msg,
+                    size_t msg_len);
+/* A browser's refused save: its form again, filled as sent, with
+ * p->msg.  Returns: whether r was answered so. */
+bool web_edit_rerender(web_page *p, const char *action, int status,
+                       web_reply *r);
+/* Links: "new job|trigger" (signed in), a row's edit link, and the
+ * history table with a retry link on every run that did not succeed. */
+void web_edit_new_link(web_page *p, FILE *o, const char *what);
+void web_edit_link(web_page *p, FILE *o, const char *what, const char *key);
+void web_edit_history_table(web_page *p, FILE *o, const ctl_table *t);
 
 /* ----------------------------------------------------------- assets */
 

@@ -426,6 +426,8 @@ static const char *const history_params[] = {
     "job", "outcome", "since", "failed", "page", "msg", NULL};
 static const char *const api_params[] = {"job",  "outcome", "since",   "failed",
                                          "page", "limit",   "trigger", NULL};
+static const char *const edit_params[] = {"key", "job", "msg", NULL};
+static const char *const retry_params[] = {"fire", "msg", NULL};
 
 static const route routes[] = {
     {"/", R_PAGE, no_params, web_page_overview},
@@ -438,6 +440,13 @@ static const route routes[] = {
     {"/metrics", R_API, no_params, NULL},
     {"/static/app.css", R_ASSET, no_params, NULL},
     {"/static/app.js", R_ASSET, no_params, NULL},
+    /* The edit pages (web_edit.c). */
+    {"/edit/trigger", R_PAGE, edit_params, web_edit_trigger_page},
+    {"/edit/job", R_PAGE, edit_params, web_edit_job_page},
+    {"/retry", R_PAGE, retry_params, web_retry_page},
+    {"/api/preview", R_PAGE, web_edit_preview_params, web_edit_preview},
+    {"/static/edit.js", R_PAGE, no_params, web_edit_js},
+    {"/static/edit.css", R_PAGE, no_params, web_edit_css},
 };
 
 static const char *const actions[] = {"pause",  "resume", "fire",
@@ -447,7 +456,7 @@ static bool is_action(const char *name) {
   for (const char *const *a = actions; *a; a++)
     if (strcmp(*a, name) == 0)
       return true;
-  return false;
+  return web_edit_is_action(name);
 }
 
 /* The session of the request's cookie, NULL: none. */
@@ -552,9 +561,14 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
     who(h->conn, by, sizeof by);
     ctl c = h->w->base;
     web_page p = {.w = h->w, .c = &c, .q = &form, .ses = ses, .path = h->url};
-    st = web_api_action(&p, action, by, msg, sizeof msg);
+    st = web_edit_is_action(action)
+             ? web_edit_action(&p, action, by, msg, sizeof msg)
+             : web_api_action(&p, action, by, msg, sizeof msg);
     h->w->base.admin = c.admin;
-    if (browser && web_reply_open(r, 303, "text/plain") == 0) {
+    p.msg = msg;
+    if (browser && web_edit_rerender(&p, action, st, r)) {
+      /* the form again, with the library's message */
+    } else if (browser && web_reply_open(r, 303, "text/plain") == 0) {
       /* Back to the page, with what happened (its own escaping). */
       FILE *loc = fmemopen(r->location, sizeof r->location - 1, "w");
       if (loc) {
@@ -591,7 +605,7 @@ static void handle_get(handler_ctx *h, const route *rt, const char *api,
                 .ses = session_of(h),
                 .path = h->url,
                 .msg = web_param(&h->query, "msg")};
-  if (api)
+  if (api && !rt)
     web_api_get(&p, api, r);
   else if (rt->kind == R_ASSET &&
            web_reply_open(r, 200,

@@ -188,6 +188,7 @@ static void row_open(FILE *o, const ctl_table *t, size_t i, const char *kind,
 static void key_actions(web_page *p, FILE *o, const char *what, const char *key,
                         bool paused, const char *question) {
   const char *f[] = {"what", what, "target", key, NULL};
+  web_edit_link(p, o, what, key);
   web_form(p, o, paused ? "resume" : "pause", f, paused ? "resume" : "pause",
            NULL);
   web_form(p, o, "delete", f, "delete", question);
@@ -291,6 +292,7 @@ int web_page_triggers(web_page *p, web_reply *r) {
   FILE *o = page_open(p, r, "Triggers");
   if (!o)
     return 500;
+  web_edit_new_link(p, o, "trigger");
   ctl_table t;
   static const char *const heads[] = {
       "trigger", "state",      "job",      "schedule", "zone", "calendar",
@@ -401,6 +403,7 @@ int web_page_jobs(web_page *p, web_reply *r) {
   }
   ctl_table_free(&t); /* empty after an error */
   fputs("<h2>Jobs</h2>", o);
+  web_edit_new_link(p, o, "job");
   static const char *const heads[] = {"job",         "type",   "concurrency",
                                       "recovery",    "paused", "triggers",
                                       "description", "",       NULL};
@@ -477,7 +480,7 @@ int web_page_history(web_page *p, web_reply *r) {
   if (e) {
     failed(o, "history");
   } else {
-    web_table_html(o, &t, 9);
+    web_edit_history_table(p, o, &t);
     /* Pages: the filter kept in the links. */
     fputs("<p class=\"pages\">", o);
     for (int k = -1; k <= 1; k += 2) {

@@ -143,6 +143,8 @@ CLAIMS = [
      [(1, "web_request_ms", dur)]),
     ("docs/man/chime-web.1.scd", r"sends or reads nothing for (\d+) s is closed",
      [(1, "web_idle_s", int)]),
+    ("docs/man/chime-web.1.scd", r"\*count\* \(1-50, default (\d+)\)",
+     [(1, "web_preview_fires", int)]),
     ("docs/operations.md", r"at most (\d+) connections at once and (\d+) of one address",
      [(1, "web_max_connections", int), (2, "web_max_per_client", int)]),
     ("docs/operations.md", r"a request must arrive within (\d+ s), and an idle connection is closed after (\d+) s",
@@ -201,7 +203,8 @@ def code_values():
     for key, macro in (("web_max_connections", "WEB_MAX_CONNECTIONS"),
                        ("web_max_per_client", "WEB_MAX_PER_CLIENT"),
                        ("web_request_ms", "WEB_REQUEST_MS"),
-                       ("web_idle_s", "WEB_IDLE_S")):
+                       ("web_idle_s", "WEB_IDLE_S"),
+                       ("web_preview_fires", "WEB_PREVIEW_FIRES")):
         m = re.search(r"^#define %s (\d+)$" % macro, web_h, re.M)
         vals[key] = int(m.group(1)) if m else None
     help_default(CHIMECTL, r"\(default: \$CHIME_SCHEDULER or (\w+)\)", "scheduler_name", str)

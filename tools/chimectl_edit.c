@@ -1,0 +1,283 @@
+/*
+ * chimectl_edit.c: the edits (chimectl_edit.h) through the public API: a
+ * client scheduler (opened on the store, never started, freed after the
+ * one operation) adds, replaces, reschedules, removes and fires, so the
+ * library checks everything and writes all or nothing.
+ *
+ * A retry fires the recorded run's job now.  The history keeps no run's
+ * data (no column), so the data is the run's trigger's as stored now (a
+ * schedule's trigger keeps its data), else the job's own (a fire-now's or
+ * a retry's one-off trigger is gone once it ran); the operator may give
+ * other data.
+ */
+#include "chimectl_edit.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Opens the client.  Returns: 0 or an exit code. */
+static int client_open(ctl *c, chime_scheduler **ret) {
+  if (!c->node[0])
+    snprintf(c->node, sizeof c->node, "%s-%ld", ctl_program, (long)getpid());
+  char id[96], err[1024] = "";
+  snprintf(id, sizeof id, "%s-client", c->node);
+  chime_config *cfg = NULL;
+  int r = chime_config_new(&cfg);
+  if (!r)
+    r = chime_config_set_store_url(cfg, c->url);
+  if (!r)
+    r = chime_config_set_scheduler_name(cfg, c->sched);
+  if (!r)
+    r = chime_config_set_instance_id(cfg, id);
+  if (!r)
+    r = chime_config_set_workers(cfg, 1);
+  if (!r)
+    r = chime_scheduler_new(cfg, ret, err, sizeof err);
+  chime_config_free(cfg);
+  if (r < 0)
+    return ctl_fail(r, "%s", err[0] ? err : chime_strerror(r));
+  return 0;
+}
+
+/* A failed call on s: the library's detail, else the code's words. */
+static int client_fail(chime_scheduler *s, int r, const char *what,
+                       const char *key) {
+  const char *detail = chime_scheduler_errmsg(s);
+  if (r == CHIME_ENOTFOUND && !*detail)
+    return ctl_fail(r, "no %s %s", what, key);
+  if (r == CHIME_EEXISTS)
+    return ctl_fail(r, "%s %s exists already (edit it instead)", what, key);
+  return ctl_fail(r, "%s %s: %s", what, key,
+                  *detail ? detail : chime_strerror(r));
+}
+
+static int64_t wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s) {
+  char g[256], n[256];
+  int r = ctl_split_key(key, g, n, sizeof g);
+  chime_scheduler *sch = NULL;
+  chime_job *old = NULL, *job = NULL;
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  if (!add && (r = chime_scheduler_get_job(sch, g, n, &old)) < 0)
+    r = client_fail(sch, r, "job", key);
+  else if ((r = ctl__job_build(g, n, old, s, &job)) == 0 &&
+           (r = chime_scheduler_add_job(sch, job, !add)) < 0)
+    r = client_fail(sch, r, "job", key);
+  chime_job_free(job);
+  chime_job_free(old);
+  chime_scheduler_free(sch);
+  return r;
+}
+
+/* A new schedule for a stored trigger, given without a zone, keeps the
+ * trigger's zone (chime_trigger has no getter for it: the store's row
+ * says).  *s2 is s with the zone added when it needs one. */
+static int keep_zone(ctl *c, const char *g, const char *n, const char *key,
+                     const ctl_settings *s, ctl_settings *s2, char *zone,
+                     size_t len) {
+  *s2 = *s;
+  bool schedule = ctl_setting(s, "kind") != NULL;
+  for (int i = 0; ctl_schedule_kinds[i]; i++)
+    schedule |= ctl_setting(s, ctl_schedule_kinds[i]) != NULL;
+  if (!schedule || ctl_setting(s, "zone") || ctl_setting(s, "rrule") ||
+      ctl_setting(s, "simple"))
+    return 0;
+  chime__mysql_rows rows = {0};
+  chime__mysql_admin_trigger t;
+  int r = ctl_trigger_by_key(c, g, n, key, &rows, &t);
+  if (r)
+    return r;
+  snprintf(zone, len, "%s", t.zone_name ? t.zone_name : "");
+  chime__mysql_admin_trigger_clear(&t);
+  chime__mysql_rows_free(&rows);
+  /* A Unix expression may name its own zone (CRON_TZ=). */
+  const char *ux = ctl_setting(s, "unix-cron");
+  bool named =
+      ux && (strncmp(ux, "CRON_TZ=", 8) == 0 || strncmp(ux, "TZ=", 3) == 0);
+  return zone[0] && !named ? ctl_setting_add(s2, "zone", zone) : 0;
+}
+
+int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,
+                     int64_t *ret_first_ms) {
+  char g[256], n[256], zone[128];
+  ctl_settings s1 = *s0, *s = &s1;
+  int r = ctl_split_key(key, g, n, sizeof g);
+  chime_scheduler *sch = NULL;
+  chime_trigger *old = NULL, *t = NULL;
+  if (!r && !add)
+    r = keep_zone(c, g, n, key, s0, s, zone, sizeof zone);
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  if (!add && (r = chime_scheduler_get_trigger(sch, g, n, &old)) < 0) {
+    r = client_fail(sch, r, "trigger", key);
+  } else if ((r = ctl__trigger_build(g, n, old, s, wall_ms(), &t)) == 0) {
+    if (add && !chime_trigger_get_job_name(t))
+      r = ctl_usage("a new trigger wants its job (--job GROUP.NAME)");
+    else if (add)
+      r = chime_scheduler_schedule(sch, NULL, t, ret_first_ms);
+    else
+      r = chime_scheduler_reschedule(sch, g, n, t, ret_first_ms);
+    if (r < 0)
+      r = client_fail(sch, r, "trigger", key);
+  }
+  if (t != old)
+    chime_trigger_free(t);
+  chime_trigger_free(old);
+  chime_scheduler_free(sch);
+  return r;
+}
+
+/* Removes a job or trigger. */
+static int remove_key(ctl *c, bool job, const char *key) {
+  char g[256], n[256];
+  int r = ctl_split_key(key, g, n, sizeof g);
+  chime_scheduler *sch = NULL;
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  r = job ? chime_scheduler_remove_job(sch, g, n)
+          : chime_scheduler_unschedule(sch, g, n);
+  if (r < 0)
+    r = client_fail(sch, r, job ? "job" : "trigger", key);
+  chime_scheduler_free(sch);
+  return r;
+}
+
+int ctl_job_remove(ctl *c, const char *key) {
+  return remove_key(c, true, key);
+}
+
+int ctl_trigger_remove(ctl *c, const char *key) {
+  return remove_key(c, false, key);
+}
+
+/* ------------------------------------------------------------ retry */
+
+/* The newest history row of fire_id: job and trigger keys, outcome. */
+static int run_row(ctl *c, const char *fire_id, char *job, size_t len, char *tg,
+                   char *tn, size_t tlen, char *outcome, size_t olen) {
+  size_t digits = strspn(fire_id, "0123456789");
+  if (!digits || fire_id[digits] || digits > 18 || fire_id[0] == '0')
+    return ctl_usage("'%.40s' is not a run (the fire id history shows)",
+                     fire_id);
+  chime__mysql_rows rows = {0};
+  const char *args[] = {c->sched, fire_id};
+  int r = ctl_query(c,
+                    "SELECT job_group, job_name, trigger_group, trigger_name, "
+                    "outcome FROM {P}history WHERE sched_name = ? AND fire_id "
+                    "= CAST(? AS SIGNED) ORDER BY id DESC LIMIT 1",
+                    args, 2, &rows);
+  if (r)
+    return r;
+  if (rows.nrows == 0) {
+    chime__mysql_rows_free(&rows);
+    return ctl_fail(CHIME_ENOTFOUND, "no run %s in the history", fire_id);
+  }
+  snprintf(job, len, "%s.%s", chime__mysql_rows_text(&rows, 0, 0),
+           chime__mysql_rows_text(&rows, 0, 1));
+  snprintf(tg, tlen, "%s", chime__mysql_rows_text(&rows, 0, 2));
+  snprintf(tn, tlen, "%s", chime__mysql_rows_text(&rows, 0, 3));
+  snprintf(outcome, olen, "%s", chime__mysql_rows_text(&rows, 0, 4));
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+/* The run's data on the open client: its trigger's, else none. */
+static int trigger_data(chime_scheduler *sch, const char *tg, const char *tn,
+                        char **ret, const char **from) {
+  chime_trigger *t = NULL;
+  *ret = NULL;
+  *from = "the job's";
+  int r = chime_scheduler_get_trigger(sch, tg, tn, &t);
+  if (r == CHIME_ENOTFOUND)
+    return 0;
+  if (r < 0)
+    return client_fail(sch, r, "trigger", tn);
+  size_t len = 0;
+  const void *data = chime_trigger_get_data(t, &len);
+  if (data && len) {
+    if (!(*ret = malloc(len + 1))) {
+      chime_trigger_free(t);
+      return ctl_fail(CHIME_ENOMEM, "out of memory");
+    }
+    memcpy(*ret, data, len);
+    (*ret)[len] = '\0';
+    *from = "the trigger's";
+  }
+  chime_trigger_free(t);
+  return 0;
+}
+
+/* The run's row and, on the open client, its data. */
+static int run_data(ctl *c, chime_scheduler *sch, const char *fire_id,
+                    char **ret_data, ctl_retried *ret, char *tg, char *tn,
+                    size_t tlen) {
+  int r = run_row(c, fire_id, ret->job, sizeof ret->job, tg, tn, tlen,
+                  ret->outcome, sizeof ret->outcome);
+  if (r)
+    return r;
+  return trigger_data(sch, tg, tn, ret_data, &ret->data_from);
+}
+
+int ctl_run_data(ctl *c, const char *fire_id, char **ret_data,
+                 ctl_retried *ret) {
+  char tg[256], tn[256];
+  chime_scheduler *sch = NULL;
+  *ret_data = NULL;
+  int r = ctl_open(c, NULL);
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  r = run_data(c, sch, fire_id, ret_data, ret, tg, tn, sizeof tg);
+  chime_scheduler_free(sch);
+  return r;
+}
+
+int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
+                  ctl_retried *ret) {
+  if (data && !ctl_json_is_valid(data))
+    return ctl_usage("--data is not valid JSON");
+  char tg[256], tn[256], g[256], n[256], *stored = NULL;
+  chime_scheduler *sch = NULL;
+  int r = ctl_open(c, NULL);
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  r = run_data(c, sch, fire_id, &stored, ret, tg, tn, sizeof tg);
+  if (!r && strcmp(ret->outcome, "OK") == 0)
+    r = ctl_fail(CHIME_EINVAL,
+                 "run %s of job %s succeeded (OK): nothing to retry (fire the "
+                 "job to run it again)",
+                 fire_id, ret->job);
+  if (!r)
+    r = ctl_split_key(ret->job, g, n, sizeof g);
+  if (!r) {
+    const char *d = data ? data : stored;
+    if (data)
+      ret->data_from = "given";
+    r = chime_scheduler_trigger_job(sch, g, n, d, d ? strlen(d) : 0);
+    if (r < 0)
+      r = client_fail(sch, r, "job", ret->job);
+  }
+  free(stored);
+  chime_scheduler_free(sch);
+  return r;
+}
+
+int ctl_job_get(ctl *c, const char *key, chime_job **ret) {
+  char g[256], n[256];
+  int r = ctl_split_key(key, g, n, sizeof g);
+  chime_scheduler *sch = NULL;
+  if (r || (r = client_open(c, &sch)))
+    return r;
+  if ((r = chime_scheduler_get_job(sch, g, n, ret)) < 0)
+    r = client_fail(sch, r, "job", key);
+  chime_scheduler_free(sch);
+  return r;
+}
