@@ -263,7 +263,10 @@ def message():
 try:
     start = int(time.time() * 1000) + 1500
     env = dict(os.environ)
-    for node, extra in (("n1", ["--schedule", str(start)]), ("n2", [])):
+    # n2 adds the run-policy jobs: pol.retry's first attempt fails and is
+    # retried (the detail pages' retry chain).
+    for node, extra in (("n1", ["--schedule", str(start)]),
+                        ("n2", ["--policies", str(start)])):
         u = URL + "&auto_create=1"
         p = subprocess.Popen([NODE, u, node, tmp] + extra,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -445,6 +448,119 @@ try:
         "return window.notReloaded === true;"))
     check("read-only pages have no action buttons",
           not driver.find_elements(By.CSS_SELECTOR, "button[data-action]"))
+
+    # ---- detail pages (issue 35): a trigger, a job, a fire, a node, and
+    # their JSON twins; links between them from the list pages
+    st, body = http(WEB_URL, "/api/triggers/load.cron")
+    tj = json.loads(body) if st == 200 else {}
+    check("/api/triggers/load.cron: state, why, next fires in its zone, runs",
+          tj.get("state") == "waiting" and tj.get("zone") == "UTC"
+          and len(tj.get("next_fires", [])) == 5
+          and all(t.endswith("Z") for t in tj["next_fires"])
+          and tj.get("job") == "load.cron" and isinstance(tj.get("runs"), list)
+          and all(r["trigger"] == "load.cron" for r in tj["runs"]), body[:500])
+    wait("the retry of pol.retry ran", lambda: len(json.loads(http(
+        WEB_URL, "/api/history?job=pol.retry")[1])) >= 2)
+    st, body = http(WEB_URL, "/api/jobs/pol.retry")
+    jj = json.loads(body) if st == 200 else {}
+    runs = jj.get("runs", [])
+    check("/api/jobs/pol.retry: its runs with attempts 2 and 1",
+          st == 200 and jj.get("attempts", [])[:2] == [2, 1]
+          and runs[0]["outcome"] == "ok" and runs[1]["outcome"] != "ok"
+          and runs[0]["trigger"].startswith("CHIME_RETRY.retry-"), body[:600])
+    retry_fire = str(runs[0]["fire_id"]) if len(runs) > 1 else "0"
+    first_fire = str(runs[1]["fire_id"]) if len(runs) > 1 else "0"
+    st, body = http(WEB_URL, "/api/fires/" + retry_fire)
+    fj = json.loads(body) if st == 200 else {}
+    check("/api/fires/ID: the retry's attempt and chain",
+          fj.get("attempt") == "2" and fj.get("retry_of") == first_fire
+          and fj.get("job") == "pol.retry", body[:500])
+    st, body = http(WEB_URL, "/api/fires/" + first_fire)
+    check("/api/fires/ID: the first attempt links to its retry",
+          st == 200 and json.loads(body).get("retried_by") == retry_fire, body)
+    st, body = http(WEB_URL, "/api/nodes/n1")
+    check("/api/nodes/n1", st == 200 and json.loads(body).get("state") == "live"
+          and all(r["node"] == "n1" for r in json.loads(body)["runs"]), body[:300])
+    for path, want in (("/api/jobs/no.such", 404), ("/api/triggers/nodot", 400),
+                       ("/api/fires/abc", 400), ("/api/fires/999999999", 404),
+                       ("/api/nodes/nobody", 404), ("/jobs/no.such", 404),
+                       ("/fires/-1", 400), ("/api/jobs/load.s300?x=1", 400),
+                       ("/nodes/", 404), ("/zone?tz=Mars/Base", 400)):
+        st, body = http(WEB_URL, path)
+        check(f"GET {path} -> {want}", st == want and body.strip(), (st, body[:200]))
+    # ---- history searchable: trigger, node, outcome, time range
+    for q, key, want in (("node=n2", "node", "n2"),
+                         ("trigger=load.cron", "trigger", "load.cron"),
+                         ("outcome=OK&job=pol.retry", "outcome", "ok")):
+        st, body = http(WEB_URL, "/api/history?" + q)
+        rows = json.loads(body) if st == 200 else []
+        check(f"/api/history?{q}: every row matches", rows
+              and all(r[key] == want for r in rows), body[:300])
+    st, body = http(WEB_URL, "/api/history?until=0")
+    check("/api/history?until=0: none", st == 200 and json.loads(body) == [], body)
+    page("/nodes", ["n1", "n2", "live"])
+    driver.find_element(By.CSS_SELECTOR, "tr[data-node='n1'] a").click()
+    wait("the nodes page links to node n1's page",
+         lambda: "Node n1" in text_of(By.TAG_NAME, "h1"))
+    check("node n1's page has its runs", "Runs" in text_of(By.TAG_NAME, "main"))
+    load("/triggers")
+    driver.find_element(By.CSS_SELECTOR,
+                        "tr[data-trigger='load.cron'] td a").click()
+    wait("the triggers page links to the trigger's page",
+         lambda: "Trigger load.cron" in text_of(By.TAG_NAME, "h1"))
+    nxt = text_of(By.ID, "f-next").splitlines()
+    check("the trigger's page: its 5 next fires in its zone (UTC)",
+          len(nxt) == 5 and all(t.endswith("Z") for t in nxt), nxt)
+    check("the trigger's page says why", text_of(By.ID, "f-why") != "")
+    driver.find_element(By.CSS_SELECTOR, "#f-job a").click()
+    wait("the trigger's page links to its job",
+         lambda: "Job load.cron" in text_of(By.TAG_NAME, "h1"))
+    driver.get(WEB_URL + "/jobs/pol.retry")
+    check("the job's page shows the attempts", [
+        e.text for e in driver.find_elements(By.CSS_SELECTOR, "#runs td.attempt")
+    ][:2] == ["2", "1"])
+    driver.find_element(By.CSS_SELECTOR,
+                        f"#runs tr[data-fire='{retry_fire}'] td a").click()
+    wait("the job's page links to the fire's",
+         lambda: f"Fire {retry_fire}" in text_of(By.TAG_NAME, "h1"))
+    check("the fire's page links to the attempt before",
+          text_of(By.ID, "f-retry_of") == first_fire and
+          driver.find_element(By.CSS_SELECTOR, "#f-retry_of a")
+          .get_attribute("href").endswith("/fires/" + first_fire))
+    # ---- the search form
+    driver.get(WEB_URL + "/history")
+    driver.find_element(By.ID, "q-job").send_keys("pol.retry")
+    retry_node = runs[0]["node"] if runs else "?"
+    driver.find_element(By.ID, "q-node").send_keys(retry_node)
+    driver.find_element(By.ID, "q-go").click()
+    wait("the search form filters by job and node", lambda: "node=" +
+         retry_node in driver.current_url and len(driver.find_elements(
+             By.CSS_SELECTOR, "#runs tbody tr")) >= 1)
+    cells = [e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, "#runs tbody td:nth-child(2)")]
+    nodes = [e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, "#runs tbody td:nth-child(8)")]
+    check("the search's rows are all pol.retry's on that node",
+          cells and all(c == "pol.retry" for c in cells)
+          and all(n == retry_node for n in nodes), (cells, nodes))
+    # ---- times in the zone the operator picks (a cookie), next fires in
+    # the trigger's own zone
+    driver.get(WEB_URL + "/triggers/load.cron")
+    driver.find_element(By.ID, "tz").send_keys("Asia/Kolkata")
+    driver.find_element(By.ID, "tz-set").click()
+    wait("the zone picked: times in +05:30",
+         lambda: "+05:30" in text_of(By.ID, "updated"))
+    check("... back on the same page, next fires still in the trigger's zone",
+          "Trigger load.cron" in text_of(By.TAG_NAME, "h1") and
+          all(t.endswith("Z") for t in text_of(By.ID, "f-next").splitlines()))
+    driver.get(WEB_URL + "/history")
+    check("the history page in the picked zone",
+          "+05:30" in text_of(By.ID, "runs"))
+    driver.get(WEB_URL + "/zone?tz=&back=/history")
+    check("an empty zone goes back to the default (UTC)",
+          "+05:30" not in text_of(By.ID, "runs") and
+          text_of(By.ID, "updated").endswith("Z"))
+    check("no console errors on the detail pages", not console_errors())
 
     # ---- sign in
     driver.get(WEB_URL + "/login")

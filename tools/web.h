@@ -47,10 +47,25 @@
 /* --allowed-host names at most. */
 #define WEB_MAX_ALLOWED_HOSTS 16
 
+/* What a signed-in user may do: read-only users see what everyone sees;
+ * operators act too.  Checked on the server, for every write. */
+typedef enum { WEB_READ_ONLY, WEB_OPERATOR } web_role;
+
+/* Users at most (--users-file). */
+#define WEB_MAX_USERS 64
+/* A user: a name (for the pages and the actions' record), a role and a
+ * secret token (at least 8 bytes, unique). */
+typedef struct web_user {
+  char name[64];
+  char token[256];
+  web_role role;
+} web_user;
+
 typedef struct web_session {
   char id[33];   /* cookie value, hex */
   char csrf[33]; /* the forms' token, hex */
   long long created_ms;
+  const web_user *user; /* who signed in */
 } web_session;
 
 /* The server's state: the daemon's thread and the check-ins of the main
@@ -58,7 +73,10 @@ typedef struct web_session {
 typedef struct web {
   pthread_mutex_t lock;
   ctl base;          /* options; its admin is the one store connection */
-  const char *token; /* the operator token, NULL: read-only */
+  const char *token; /* a user's token, NULL: no users (read-only) */
+  web_user users[WEB_MAX_USERS]; /* --token-file's "operator" and
+                                    --users-file's */
+  size_t nusers;
   web_session sessions[WEB_MAX_SESSIONS];
   size_t nsessions;
   char log[WEB_LOG_LINES][360]; /* the actions, newest last */
@@ -135,6 +153,13 @@ typedef struct web_page {
   const web_session *ses; /* the operator's session, NULL: read-only */
   const char *path;
   const char *msg; /* a message to show (after an action) */
+  /* The signed-in user's name (NULL: nobody), the name the actions are
+   * recorded under; whether they may act (an operator). */
+  const char *user;
+  bool may_act;
+  /* The zone the operator picked (the chime_tz cookie), NULL: none, so
+   * times in --tz's zone and next fires in each trigger's own. */
+  const char *picked_zone;
 } web_page;
 
 /* Each renders a whole page into r (status 200, or an error page).
@@ -161,9 +186,9 @@ void web_form(web_page *p, FILE *out, const char *action,
 
 /* ----------------------------------------------------------- the API */
 
-/* Puts the history filter of p->q (job, outcome, since, failed, page,
- * limit) into p->c; *ret_page the page (from 1).  Returns: 0 or 400 with
- * msg. */
+/* Puts the history filter of p->q (job, trigger, node, outcome, since,
+ * until, failed, page, limit) into p->c; *ret_page the page (from 1).  Returns:
+ * 0 or 400 with msg. */
 int web_history_params(web_page *p, long *ret_page, char *msg, size_t len);
 
 /* GET /api/NAME: the same data as chimectl --json.  Returns the status. */
@@ -181,6 +206,56 @@ void web_log(web *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ----------------------------------------------------------- details */
+
+/* Whether path is a detail page's (/jobs/G.N, /triggers/G.N, /fires/ID,
+ * /nodes/ID) or its JSON twin's under /api/ (without "/api"). */
+bool web_detail_path(const char *path);
+/* Renders the detail page of p->path (web_detail.c).  Returns the
+ * status. */
+int web_page_detail(web_page *p, web_reply *r);
+/* The nodes' page. */
+int web_page_nodes(web_page *p, web_reply *r);
+/* GET /api/jobs/G.N, /api/triggers/G.N, /api/fires/ID, /api/nodes/ID:
+ * the detail page's data as one JSON object.  Returns the status. */
+int web_api_detail(web_page *p, const char *name, web_reply *r);
+/* A table of runs (ctl_history_table's) with their attempts (from l),
+ * each fire, job, trigger and node linking to its page. */
+void web_runs_html(FILE *out, const ctl_table *t, const ctl_retry_links *l);
+/* A link to a detail page: <a href="/KIND/KEY">KEY</a> (text escaped,
+ * KEY percent-encoded). */
+void web_link(FILE *out, const char *kind, const char *key);
+
+/* ----------------------------------------------------------- zones */
+
+/* The zone picker's page, GET /zone?tz=NAME&back=PATH: the zone checked
+ * by the library's loader, kept in the chime_tz cookie (tz empty: the
+ * cookie dropped), then back to PATH (web_zone.c). */
+int web_page_zone(web_page *p, web_reply *r);
+/* The zone of a chime_tz cookie's value when the library knows it (a
+ * name that lives as long as the process), else NULL. */
+const char *web_zone_of_cookie(const char *value);
+/* The picker's form for the page's header. */
+void web_zone_form(web_page *p, FILE *out);
+/* A safe path of ours to go back to, or "/". */
+const char *web_back_path(const char *back);
+
+/* ----------------------------------------------------------- users */
+
+/* The roles' names ("read-only", "operator"). */
+const char *web_role_name(web_role role);
+/* Adds a user.  Returns: 0, or CTL_USAGE / CTL_FAILED with a message
+ * printed (a name or token taken, a token too short, too many). */
+int web_add_user(web *w, const char *name, web_role role, const char *token);
+/* Reads --users-file (web_auth.c, format in chime-web(1)).  Returns: 0 or
+ * an exit code with the file's line in the message. */
+int web_read_users(web *w, const char *path);
+/* Whether secrets a and b are equal (and not empty), compared in a time
+ * independent of where they differ. */
+bool web_same_secret(const char *a, const char *b);
+/* The user whose token is token (compared in constant time), NULL. */
+const web_user *web_user_by_token(const web *w, const char *token);
 
 /* ----------------------------------------------------------- assets */
 
