@@ -498,6 +498,19 @@ try:
               and all(r[key] == want for r in rows), body[:300])
     st, body = http(WEB_URL, "/api/history?until=0")
     check("/api/history?until=0: none", st == 200 and json.loads(body) == [], body)
+    # A trigger of another zone (set in its row: its every-second cron
+    # fires the same there): its next fires as that zone says, by default
+    sql("UPDATE {P}triggers SET zone_name = 'Asia/Tokyo' WHERE "
+        "trigger_group = 'load' AND trigger_name = 'cron'")
+    tj = json.loads(http(WEB_URL, "/api/triggers/load.cron")[1])
+    check("a Tokyo trigger's next fires are in +09:00", tj.get("zone") ==
+          "Asia/Tokyo" and all(t.endswith("+09:00") for t in tj["next_fires"]),
+          tj.get("next_fires"))
+    load("/triggers")
+    check("... on the triggers page too (no zone picked)", "+09:00" in text_of(
+        By.CSS_SELECTOR, "tr[data-trigger='load.cron'] td.next"))
+    sql("UPDATE {P}triggers SET zone_name = 'UTC' WHERE "
+        "trigger_group = 'load' AND trigger_name = 'cron'")
     page("/nodes", ["n1", "n2", "live"])
     driver.find_element(By.CSS_SELECTOR, "tr[data-node='n1'] a").click()
     wait("the nodes page links to node n1's page",
@@ -661,7 +674,7 @@ try:
     # ---- a phone-sized screen: nothing wider than the screen but tables,
     # which scroll in their own box
     driver.set_window_size(390, 844)
-    for path in ("/", "/jobs", "/history"):
+    for path in ("/", "/jobs", "/history", "/nodes", "/triggers/load.cron"):
         driver.get(WEB_URL + path)
         check(f"page {path} fits a phone's width", driver.execute_script(
             "return document.documentElement.scrollWidth <= "
@@ -674,6 +687,80 @@ try:
         driver.set_window_size(1200, 900)
         driver.save_screenshot(SHOT)
     check("no console errors after the actions", not console_errors())
+
+    # ---- users and roles (issue 35): alice an operator, bob read-only
+    # (--users-file); every write checked on the server
+    users_file = os.path.join(tmp, "users")
+    ALICE, BOB = "alice-token-%d" % os.getpid(), "bob-token-%d" % os.getpid()
+    with open(users_file, "w") as f:
+        f.write("# NAME ROLE TOKEN\n\nalice operator %s\nbob  read-only\t%s\n"
+                % (ALICE, BOB))
+    for text, want in (("carol admin tok-123456789\n", "role"),
+                       ("carol operator short\n", "shorter"),
+                       ("carol operator\n", "NAME ROLE TOKEN"),
+                       ("a operator tok-123456789\nb read-only tok-123456789\n",
+                        "same token"),
+                       ("a operator tok-123456789\na read-only tok-987654321\n",
+                        "twice"),
+                       ("c<d operator tok-123456789\n", "user name")):
+        bad_file = os.path.join(tmp, "bad-users")
+        with open(bad_file, "w") as f:
+            f.write(text)
+        rc, out, err = run_web(["--url", URL, "--users-file", bad_file])
+        check(f"users file {text.strip()[:30]!r} is refused with a message",
+              rc in (1, 2) and want in err and ALICE not in err, err)
+    rc, out, err = run_web(["--url", URL, "--users-file", "/nonexistent"])
+    check("an unreadable users file is refused", rc == 1 and "users" in err, err)
+    roles = start_web(None, ["--users-file", users_file])
+    paused_before = sql("SELECT COUNT(*) FROM {P}triggers WHERE state LIKE "
+                        "'PAUSED%'")
+    st, body = http(roles, "/api/pause", b"what=all",
+                    {"Authorization": "Bearer " + BOB})
+    check("a read-only user's write is refused (403) on the server",
+          st == 403 and "read-only" in body and "bob" in body, (st, body))
+    check("... and nothing changed", sql(
+        "SELECT COUNT(*) FROM {P}triggers WHERE state LIKE 'PAUSED%'")
+        == paused_before)
+    st, body = http(roles, "/api/resume", b"what=group&target=nothing-here",
+                    {"Authorization": "Bearer " + ALICE})
+    check("an operator's write is done", st == 200, (st, body))
+    st, body = http(roles, "/api/pause", b"what=all",
+                    {"Authorization": "Bearer " + TOKEN})
+    check("the --token-file token of another chime-web is no user here",
+          st == 403, st)
+    def sign_in(token, name, role):
+        driver.get(roles + "/login")
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.ID, "signin").click()
+        wait(f"{name} signed in, {role}", lambda: name in text_of(
+            By.CLASS_NAME, "who") and role in text_of(By.CLASS_NAME, "who"))
+        driver.get(roles + "/triggers")
+
+    sign_in(BOB, "bob", "read-only")
+    check("a read-only user's pages have no action buttons",
+          not driver.find_elements(By.CSS_SELECTOR, "button[data-action]"))
+    # The page's own CSRF token (the sign-out form's): a valid session's
+    # write, refused for the role alone.
+    status = driver.execute_async_script(
+        "var done = arguments[0]; var c = document.querySelector("
+        "'input[name=csrf]').value; fetch('/api/pause', {method: 'POST', "
+        "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, "
+        "body: 'what=trigger&target=load.cron&csrf=' + c}).then("
+        "function (r) { done(r.status); });")
+    check("a read-only user's write from the browser is refused (403)",
+          status == 403 and trigger_state("load.cron") != "PAUSED", status)
+    driver.get_log("browser")  # that refusal is the console error wanted
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    wait("bob signed out", lambda: "sign in" in text_of(By.CLASS_NAME, "who"))
+    sign_in(ALICE, "alice", "operator")
+    click_action("tr[data-trigger='load.cron']", "pause")
+    wait("alice paused load.cron", lambda: trigger_state("load.cron") == "PAUSED")
+    wait("the action is recorded with alice's name", lambda: "alice@" in
+         http(roles, "/events")[1])
+    st, _ = http(roles, "/api/resume", b"what=trigger&target=load.cron",
+                 {"Authorization": "Bearer " + ALICE})
+    check("alice resumed load.cron", st == 200 and
+          trigger_state("load.cron") != "PAUSED")
 
     # ---- read-only mode: without --token-file no write is possible
     ro = start_web(None)
