@@ -12,6 +12,8 @@ and the URL is escaped.  A missing database or browser is a failure,
 never a skip.
 
 usage: test-chime-web.py CHIME-WEB CHIME-NODE [SCREENSHOT.png]
+(SCREENSHOT.png: the overview; SCREENSHOT-trigger.png beside it: a
+trigger's page)
 """
 import json
 import os
@@ -472,9 +474,13 @@ try:
     first_fire = str(runs[1]["fire_id"]) if len(runs) > 1 else "0"
     st, body = http(WEB_URL, "/api/fires/" + retry_fire)
     fj = json.loads(body) if st == 200 else {}
-    check("/api/fires/ID: the retry's attempt and chain",
+    check("/api/fires/ID: the retry's attempt, chain, node and outcome",
           fj.get("attempt") == "2" and fj.get("retry_of") == first_fire
-          and fj.get("job") == "pol.retry", body[:500])
+          and fj.get("retry_chain") == first_fire + " " + retry_fire
+          and fj.get("job") == "pol.retry" and fj.get("outcome") == "ok"
+          and fj.get("node") in ("n1", "n2"), body[:500])
+    check("a job no longer stored has a page by its runs",
+          jj.get("state", "").startswith("no longer stored"), jj.get("state"))
     st, body = http(WEB_URL, "/api/fires/" + first_fire)
     check("/api/fires/ID: the first attempt links to its retry",
           st == 200 and json.loads(body).get("retried_by") == retry_fire, body)
@@ -686,6 +692,10 @@ try:
     if SHOT:
         driver.set_window_size(1200, 900)
         driver.save_screenshot(SHOT)
+        # ... and a trigger's page (SCREENSHOT-trigger.png)
+        driver.get(WEB_URL + "/triggers/load.cron")
+        driver.save_screenshot(SHOT[:-4] + "-trigger.png")
+        driver.get(WEB_URL + "/")
     check("no console errors after the actions", not console_errors())
 
     # ---- users and roles (issue 35): alice an operator, bob read-only

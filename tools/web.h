@@ -223,6 +223,10 @@ int web_api_detail(web_page *p, const char *name, web_reply *r);
 /* A table of runs (ctl_history_table's) with their attempts (from l),
  * each fire, job, trigger and node linking to its page. */
 void web_runs_html(FILE *out, const ctl_table *t, const ctl_retry_links *l);
+/* The retry chains the runs of t need for their attempts, into *ret
+ * (read only when a retry's run is among them).  Returns: 0 or an exit
+ * code (message in ctl_last_error). */
+int web_runs_links(web_page *p, const ctl_table *t, ctl_retry_links *ret);
 /* A link to a detail page: <a href="/KIND/KEY">KEY</a> (text escaped,
  * KEY percent-encoded). */
 void web_link(FILE *out, const char *kind, const char *key);

@@ -48,6 +48,7 @@ typedef struct detail {
   size_t nnext;
   ctl_retry_links links;
   bool found;
+  bool gone;  /* a job no longer stored, known by its runs */
   int status; /* an error's, 0 when found */
 } detail;
 
@@ -126,15 +127,23 @@ static void detail_free(detail *d) {
   ctl_retry_links_free(&d->links);
 }
 
+int web_runs_links(web_page *p, const ctl_table *t, ctl_retry_links *ret) {
+  *ret = (ctl_retry_links){0};
+  /* Only a retry's run has an attempt past 1: without one shown, the
+   * chains are not read. */
+  for (size_t i = 0; i < t->nrows; i++)
+    if (strncmp(web_cell(t, i, 2), "CHIME_RETRY.", 12) == 0)
+      return ctl_retry_links_load(p->c, ret);
+  return 0;
+}
+
 /* The runs of the history filter set in p->c, newest first. */
 static int add_runs(detail *d, web_page *p) {
   p->c->limit = DETAIL_RUNS;
   p->c->offset = 0;
   section *s = add_section(d, "runs", "Runs", S_RUNS);
   int e = ctl_history_table(p->c, &s->t);
-  if (e == 0 && !d->links.fire)
-    e = ctl_retry_links_load(p->c, &d->links);
-  return e;
+  return e ? e : web_runs_links(p, &s->t, &d->links);
 }
 
 /* Keeps the rows of t whose column col is value. */
@@ -241,7 +250,7 @@ static int gather_job(detail *d, web_page *p, const char *key) {
         "no longer stored (deleted, or not durable and its "
         "last trigger done): its recorded runs",
         NULL);
-    d->found = true;
+    d->found = d->gone = true;
     return 0;
   }
   d->found = true;
@@ -294,9 +303,31 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
   add(d, "job", web_cell(t, 0, 1), "jobs");
   add(d, "trigger", web_cell(t, 0, 2),
       internal_group(web_cell(t, 0, 2)) ? NULL : "triggers");
+  if (run->t.nrows) { /* its newest run's (a lost run's retaker's) */
+    static const size_t cols[] = {6, 7, 3, 4, 5, 8};
+    static const char *const names[] = {"node",    "outcome",  "scheduled",
+                                        "started", "duration", "error"};
+    for (size_t k = 0; k < 6; k++)
+      add(d, names[k], web_cell(t, 0, cols[k]), k == 0 ? "nodes" : NULL);
+  } else {
+    add(d, "node", web_cell(t, 0, 3), "nodes");
+    add(d, "state", web_cell(t, 0, 4), NULL);
+    add(d, "since", web_cell(t, 0, 5), NULL);
+  }
   char n[32];
   snprintf(n, sizeof n, "%d", ctl_retry_attempt(&d->links, fire));
   add(d, "attempt", n, NULL);
+  /* The whole chain, first attempt first. */
+  int64_t first = fire;
+  for (int k = 0; k < 1000 && ctl_retry_prev(&d->links, first) > 0; k++)
+    first = ctl_retry_prev(&d->links, first);
+  char chain[600] = "";
+  size_t len = 0;
+  for (int64_t f = first; f > 0 && len + 24 < sizeof chain;
+       f = ctl_retry_next(&d->links, f))
+    len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%" PRId64,
+                            len ? " " : "", f);
+  add(d, "retry_chain", strchr(chain, ' ') ? chain : NULL, "fires");
   /* The retry chain: the attempts before and after this one. */
   int64_t prev = ctl_retry_prev(&d->links, fire);
   int64_t next = ctl_retry_next(&d->links, fire);
@@ -479,7 +510,7 @@ static void section_html(FILE *o, const section *s, const detail *d,
 /* The forms acting on what the page shows (an operator's only). */
 static void actions_html(web_page *p, FILE *o, const char *kind,
                          const char *key, const detail *d) {
-  if (!p->may_act)
+  if (!p->may_act || d->gone)
     return;
   fputs("<p class=\"acts\" id=\"actions\">", o);
   if (strcmp(kind, "triggers") == 0 || strcmp(kind, "jobs") == 0) {
@@ -522,7 +553,16 @@ int web_page_detail(web_page *p, web_reply *r) {
   fputs("<dl class=\"detail\" id=\"fields\">", o);
   for (size_t i = 0; i < d.nf; i++) {
     fprintf(o, "<dt>%s</dt><dd id=\"f-%s\">", d.f[i].name, d.f[i].name);
-    if (d.f[i].value && d.f[i].link)
+    if (d.f[i].value && d.f[i].link && strchr(d.f[i].value, ' ')) {
+      /* A list of keys (the retry chain): each its own link. */
+      char *list = strdup(d.f[i].value), *save = NULL;
+      for (char *k = list ? strtok_r(list, " ", &save) : NULL; k;
+           k = strtok_r(NULL, " ", &save)) {
+        web_link(o, d.f[i].link, k);
+        fputs(" ", o);
+      }
+      free(list);
+    } else if (d.f[i].value && d.f[i].link)
       web_link(o, d.f[i].link, d.f[i].value);
     else
       web_html(o, d.f[i].value && *d.f[i].value ? d.f[i].value : "-");
@@ -540,7 +580,8 @@ int web_page_detail(web_page *p, web_reply *r) {
   }
   fputs("</dl>", o);
   for (size_t i = 0; i < d.ns; i++)
-    if (d.s[i].kind != S_RUNNING || d.s[i].t.nrows || kind[0] != 'f')
+    if ((d.s[i].kind != S_RUNNING && d.s[i].kind != S_SHARDS) ||
+        d.s[i].t.nrows || kind[0] != 'f')
       section_html(o, &d.s[i], &d, p->c->zone);
   /* All of them, searchable, on the history page. */
   static const char *const filter[][2] = {

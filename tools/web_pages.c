@@ -471,7 +471,7 @@ int web_page_history(web_page *p, web_reply *r) {
     return web_status_of(e);
   }
   ctl_retry_links links = {0};
-  if (!e && (e = ctl_retry_links_load(p->c, &links)))
+  if (!e && (e = web_runs_links(p, &t, &links)))
     ctl_table_free(&t);
   FILE *o = page_open(p, r, "History");
   if (!o) {
