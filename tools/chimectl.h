@@ -8,9 +8,10 @@
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
  * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
  * chimectl_shards.c hold the command
- * groups.  Everything it knows of the store comes from the store's admin
- * interface (jobstore/mysql/admin.h): the same rules, the same URL parser,
- * the same lease rule.
+ * groups; chimectl_detail.c reads retry chains and shards for chime-web's
+ * pages of one fire.  Everything it knows of the store comes from the store's
+ * admin interface (jobstore/mysql/admin.h): the same rules, the same URL
+ * parser, the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
  * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as

@@ -111,7 +111,8 @@ def run_web(args):
 rc, out, err = run_web(["--version"])
 check("--version", rc == 0 and out.startswith("chime-web ") and "libchime" in out)
 rc, out, err = run_web(["--help"])
-check("--help", rc == 0 and "--token-file" in out and "--listen" in out)
+check("--help", rc == 0 and "--token-file" in out and "--listen" in out
+      and "--users-file" in out)
 for args, want in ((["--port", "70000"], "--port"), (["--bogus"], "--bogus"),
                    (["extra"], "extra"), (["--url", "http://x/"], "mysql://"),
                    (["--url", URL, "--token-file", "/nonexistent"], "token")):

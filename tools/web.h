@@ -7,12 +7,16 @@
  * parameters, the Host and Origin, the operator's session and the CSRF
  * token, and closes clients too slow to send a request; web_pages.c
  * renders the pages; web_api.c answers /api/ and /metrics and runs the
- * actions; web_out.c decodes parameters, builds responses and escapes;
- * web_assets.c holds the built-in style sheet and script.
+ * actions; web_detail.c renders the pages of one job, trigger, fire or
+ * node and their JSON twins; web_auth.c holds the users and roles;
+ * web_zone.c the operator's zone picker; web_out.c decodes parameters,
+ * builds responses and escapes; web_assets.c holds the built-in style
+ * sheet and script.
  *
  * Terms: a *response* is built in a memory stream (open_memstream); a
- * *session* is an operator's login (a random id in a cookie, with its own
- * random CSRF token that every form carries).
+ * *session* is a user's login (a random id in a cookie, with its own
+ * random CSRF token that every form carries); a *user* is a name, a role
+ * (read-only or operator) and a token.
  */
 #ifndef CHIME_TOOLS_WEB_H
 #define CHIME_TOOLS_WEB_H

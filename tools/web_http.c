@@ -2,12 +2,13 @@
  * web_http.c: chime-web's HTTP side on libmicrohttpd: one thread (below)
  * answers every request in turn.  Requests are routed by method and path;
  * GET parameters are checked against each route's names, POST bodies are
- * read up to WEB_MAX_BODY and decoded here.  Writes need the operator's
- * session cookie and its CSRF token (a browser), or the operator token as
- * "Authorization: Bearer" (a script); without --token-file every write is
- * refused.  Every answer carries headers that keep the page from being
- * framed or sniffed, and a content security policy that allows only the
- * built-in assets.
+ * read up to WEB_MAX_BODY and decoded here.  Writes need a user's
+ * session cookie and its CSRF token (a browser), or a user's token as
+ * "Authorization: Bearer" (a script), and that user must be an operator
+ * (web_auth.c); without users every write is refused.  A GET's zone is
+ * the chime_tz cookie's when the library knows it (web_zone.c).  Every answer
+ * carries headers that keep the page from being framed or sniffed, and a
+ * content security policy that allows only the built-in assets.
  *
  * Before any of that, as soon as a request's headers are in: its Host
  * must name this server (web.h: the listen address, the loopback names,

@@ -578,11 +578,11 @@ int web_page_login(web_page *p, web_reply *r) {
     return 500;
   if (!p->w->token)
     fputs("<p>This chime-web is read-only: it was started without "
-          "<code>--token-file</code>.</p>",
+          "<code>--token-file</code> or <code>--users-file</code>.</p>",
           o);
   else
     fputs("<form method=\"post\" action=\"/login\" class=\"login\"><label>"
-          "operator token <input type=\"password\" name=\"token\" "
+          "your token <input type=\"password\" name=\"token\" "
           "id=\"token\" autocomplete=\"current-password\"></label>"
           "<button id=\"signin\">sign in</button></form>",
           o);
