@@ -523,6 +523,10 @@ try:
     wait("the nodes page links to node n1's page",
          lambda: "Node n1" in text_of(By.TAG_NAME, "h1"))
     check("node n1's page has its runs", "Runs" in text_of(By.TAG_NAME, "main"))
+    load("/")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-node='n2'] a").click()
+    wait("the overview links to node n2's page",
+         lambda: "Node n2" in text_of(By.TAG_NAME, "h1"))
     load("/triggers")
     driver.find_element(By.CSS_SELECTOR,
                         "tr[data-trigger='load.cron'] td a").click()

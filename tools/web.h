@@ -219,6 +219,8 @@ bool web_detail_path(const char *path);
 /* Renders the detail page of p->path (web_detail.c).  Returns the
  * status. */
 int web_page_detail(web_page *p, web_reply *r);
+/* ctl_nodes_table's nodes as a table, each linking to its page. */
+void web_nodes_html(FILE *out, const ctl_table *t);
 /* The nodes' page. */
 int web_page_nodes(web_page *p, web_reply *r);
 /* GET /api/jobs/G.N, /api/triggers/G.N, /api/fires/ID, /api/nodes/ID:

@@ -283,7 +283,7 @@ int web_page_overview(web_page *p, web_reply *r) {
           live, nodes.nrows - live, nrun);
   activity(p, o, ctl_now(p->c));
   fputs("<h2>Nodes</h2>", o);
-  web_table_html(o, &nodes, 7);
+  web_nodes_html(o, &nodes);
   ctl_table_free(&nodes);
   return page_close(p, r);
 }
@@ -548,7 +548,10 @@ int web_page_events(web_page *p, web_reply *r) {
       web_html(o, when);
       for (size_t k = 1; k < 4; k++) {
         fputs("</td><td>", o);
-        web_html(o, web_cell(&t, i, k));
+        if (k == 1)
+          web_link(o, "nodes", web_cell(&t, i, k));
+        else
+          web_html(o, web_cell(&t, i, k));
       }
       fputs("</td></tr>", o);
     }
