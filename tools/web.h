@@ -234,7 +234,8 @@ void web_runs_html(FILE *out, const ctl_table *t, const ctl_retry_links *l);
  * code (message in ctl_last_error). */
 int web_runs_links(web_page *p, const ctl_table *t, ctl_retry_links *ret);
 /* A link to a detail page: <a href="/KIND/KEY">KEY</a> (text escaped,
- * KEY percent-encoded). */
+ * KEY percent-encoded); the text alone for a trigger of chime's own
+ * one-shot groups (a retry's, a fire-now's, ...), gone once it ran. */
 void web_link(FILE *out, const char *kind, const char *key);
 
 /* ----------------------------------------------------------- zones */

@@ -75,14 +75,6 @@ bool web_detail_path(const char *path) {
   return kind_of(path, &key) != NULL;
 }
 
-void web_link(FILE *out, const char *kind, const char *key) {
-  fprintf(out, "<a href=\"/%s/", kind);
-  web_url(out, key);
-  fputs("\">", out);
-  web_html(out, key);
-  fputs("</a>", out);
-}
-
 /* Whether a trigger's group is one of chime's own one-shots (a retry, a
  * fire-now, a shard, a recovery, a backfill), gone once it ran: no link. */
 static bool internal_group(const char *key) {
@@ -93,6 +85,18 @@ static bool internal_group(const char *key) {
     if (strncmp(key, *g, strlen(*g)) == 0)
       return true;
   return false;
+}
+
+void web_link(FILE *out, const char *kind, const char *key) {
+  if (strcmp(kind, "triggers") == 0 && internal_group(key)) {
+    web_html(out, key);
+    return;
+  }
+  fprintf(out, "<a href=\"/%s/", kind);
+  web_url(out, key);
+  fputs("\">", out);
+  web_html(out, key);
+  fputs("</a>", out);
 }
 
 /* ------------------------------------------------------------ gathering */
@@ -301,8 +305,7 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
   const ctl_table *t = run->t.nrows ? &run->t : &running->t;
   add(d, "fire", id, NULL);
   add(d, "job", web_cell(t, 0, 1), "jobs");
-  add(d, "trigger", web_cell(t, 0, 2),
-      internal_group(web_cell(t, 0, 2)) ? NULL : "triggers");
+  add(d, "trigger", web_cell(t, 0, 2), "triggers");
   if (run->t.nrows) { /* its newest run's (a lost run's retaker's) */
     static const size_t cols[] = {6, 7, 3, 4, 5, 8};
     static const char *const names[] = {"node",    "outcome",  "scheduled",
@@ -408,7 +411,7 @@ static int gather(web_page *p, const char *path, detail *d) {
 /* A cell that may link: a key of kind, or text. */
 static void cell(FILE *o, const char *kind, const char *v) {
   fputs("<td>", o);
-  if (kind && *v && !(strcmp(kind, "triggers") == 0 && internal_group(v)))
+  if (kind && *v)
     web_link(o, kind, v);
   else
     web_html(o, *v ? v : "-");

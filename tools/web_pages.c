@@ -380,7 +380,8 @@ int web_page_jobs(web_page *p, web_reply *r) {
       web_html(o, web_cell(&t, i, 0));
       fputs("\">", o);
       for (size_t k = 0; k < 6; k++) {
-        static const char *const links[] = {"fires", "jobs", NULL, "nodes"};
+        static const char *const links[] = {"fires", "jobs", "triggers",
+                                            "nodes"};
         fputs("<td>", o);
         if (k < 4 && links[k])
           web_link(o, links[k], web_cell(&t, i, k));
