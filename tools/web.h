@@ -199,7 +199,10 @@ int web_history_params(web_page *p, long *ret_page, char *msg, size_t len);
 int web_api_get(web_page *p, const char *name, web_reply *r);
 /* GET /metrics: Prometheus text. */
 int web_metrics(web_page *p, web_reply *r);
-/* POST /api/ACTION (pause, resume, fire, cancel, delete) for who; the
+/* POST /api/ACTION (pause, resume, fire, cancel, delete) for who (the
+ * signed-in user's name and the client's address, "alice@127.0.0.1";
+ * p->user is the name alone: what an action's record keeps); only an
+ * operator's request comes here (web_http.c checks the role first).  The
  * parameters are checked, nothing is written on bad input.  Returns the
  * status; msg gets what was done or why not. */
 int web_api_action(web_page *p, const char *action, const char *who, char *msg,
