@@ -1,7 +1,8 @@
 /*
  * chime-web.c: the entry point of chime-web, the operators' dashboard of
  * a chime cluster: parses the options (the store URL and password as
- * chimectl takes them, where to listen, the operator token's file) and
+ * chimectl takes them, where to listen, the operator token's file, the
+ * users' file) and
  * serves until SIGINT or SIGTERM.  It listens on 127.0.0.1 unless told
  * otherwise: put a reverse proxy with TLS in front of it
  * (docs/operations.md).
@@ -21,21 +22,24 @@ static void usage(FILE *out) {
         "Options:\n",
         out);
   fputs(ctl_options_help, out);
-  fputs(
-      "  --listen ADDR        the IP address to listen on (default "
-      "127.0.0.1)\n"
-      "  --port N             the TCP port (default 8470; 0: any free one)\n"
-      "  --allowed-host NAME  a name the pages are asked for by (the Host\n"
-      "                       header; repeatable): the listen address, and\n"
-      "                       on loopback localhost, are always allowed\n"
-      "  --token-file F       the operator token (its first line): actions\n"
-      "                       need it; without it the pages are read-only\n"
-      "  --help               print this help\n"
-      "  --version            print the version of chime-web and libchime\n\n"
-      "Exit status: 0 after SIGINT or SIGTERM; 1 cannot listen or the token\n"
-      "file is unreadable; 2 usage error; 4 cannot connect or access denied;\n"
-      "5 schema missing or of another version.\n",
-      out);
+  fputs("  --listen ADDR        the IP address to listen on (default "
+        "127.0.0.1)\n"
+        "  --port N             the TCP port (default 8470; 0: any free one)\n"
+        "  --allowed-host NAME  a name the pages are asked for by (the Host\n"
+        "                       header; repeatable): the listen address, and\n"
+        "                       on loopback localhost, are always allowed\n"
+        "  --token-file F       the operator token (its first line): user\n"
+        "                       \"operator\", who may act\n"
+        "  --users-file F       users, one a line: NAME ROLE TOKEN, ROLE\n"
+        "                       operator or read-only (see chime-web(1));\n"
+        "                       without users the pages are read-only\n"
+        "  --help               print this help\n"
+        "  --version            print the version of chime-web and libchime\n\n"
+        "Exit status: 0 after SIGINT or SIGTERM; 1 cannot listen or the token\n"
+        "or users file is unreadable; 2 usage error; 4 cannot connect or "
+        "access denied;\n"
+        "5 schema missing or of another version.\n",
+        out);
 }
 
 enum {
@@ -46,11 +50,12 @@ enum {
   O_LISTEN,
   O_PORT,
   O_TOKEN,
-  O_ALLOWED_HOST
+  O_ALLOWED_HOST,
+  O_USERS
 };
 
 typedef struct options {
-  const char *url, *pwfile, *listen, *token_file;
+  const char *url, *pwfile, *listen, *token_file, *users_file;
   long port;
 } options;
 
@@ -65,6 +70,7 @@ static int parse_options(int argc, char **argv, web *w, options *o) {
       {"listen", required_argument, NULL, O_LISTEN},
       {"port", required_argument, NULL, O_PORT},
       {"token-file", required_argument, NULL, O_TOKEN},
+      {"users-file", required_argument, NULL, O_USERS},
       {"allowed-host", required_argument, NULL, O_ALLOWED_HOST},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
@@ -98,6 +104,9 @@ static int parse_options(int argc, char **argv, web *w, options *o) {
       break;
     case O_TOKEN:
       o->token_file = optarg;
+      break;
+    case O_USERS:
+      o->users_file = optarg;
       break;
     case O_ALLOWED_HOST: {
       int r = web_allow_host(w, optarg);
@@ -146,9 +155,11 @@ int main(int argc, char **argv) {
   int r = parse_options(argc, argv, &w, &o);
   if (r)
     return r < 0 ? CTL_OK : r;
-  if (o.token_file && (r = read_token(o.token_file, token, sizeof token)))
+  if (o.token_file && ((r = read_token(o.token_file, token, sizeof token)) ||
+                       (r = web_add_user(&w, "operator", WEB_OPERATOR, token))))
     return r;
-  w.token = o.token_file ? token : NULL;
+  if (o.users_file && (r = web_read_users(&w, o.users_file)))
+    return r;
   if ((r = ctl_setup(&w.base, o.url, o.pwfile)))
     return r;
   /* Opened once at the start: a wrong URL or schema is said at once. */

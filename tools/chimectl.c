@@ -22,7 +22,9 @@ static void usage(FILE *out) {
       "  nodes                         the cluster's nodes\n"
       "  jobs [GROUP_PATTERN]          jobs (pattern: exact, abc* or *)\n"
       "  triggers [GROUP_PATTERN]      triggers with their schedules\n"
-      "  history [--job G.N] [--since TIME] [--failed] [--limit N]\n"
+      "  history [--job G.N] [--trigger G.N] [--node ID] [--outcome WORD]\n"
+      "          [--since TIME] [--until TIME] [--failed] [--limit N]\n"
+      "          [--page N]            recorded runs, newest first\n"
       "  stats [--job G.N] [--since TIME]  per job: runs, failures, lateness "
       "p50/p99,\n"
       "                                last run, next fire (default: last "
@@ -117,7 +119,12 @@ enum {
   O_TO,
   O_INTERVAL,
   O_PACE,
-  O_CANCEL
+  O_CANCEL,
+  O_TRIGGER,
+  O_NODE,
+  O_OUTCOME,
+  O_UNTIL,
+  O_PAGE
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -177,7 +184,7 @@ static int dispatch(ctl *c, const char *cmd) {
 /* Parses the options into c, url and pwfile.  Returns: 0, or an exit code
  * (-1 for --help, already printed). */
 static int parse_options(int argc, char **argv, ctl *c, const char **url,
-                         const char **pwfile) {
+                         const char **pwfile, long *page) {
   static const struct option opts[] = {
       {"url", required_argument, NULL, O_URL},
       {"password-file", required_argument, NULL, O_PWFILE},
@@ -195,6 +202,11 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"interval", required_argument, NULL, O_INTERVAL},
       {"pace", required_argument, NULL, O_PACE},
       {"cancel", no_argument, NULL, O_CANCEL},
+      {"trigger", required_argument, NULL, O_TRIGGER},
+      {"node", required_argument, NULL, O_NODE},
+      {"outcome", required_argument, NULL, O_OUTCOME},
+      {"until", required_argument, NULL, O_UNTIL},
+      {"page", required_argument, NULL, O_PAGE},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -230,6 +242,27 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     case O_SINCE:
       c->since = optarg;
       break;
+    case O_TRIGGER:
+      c->trigger = optarg;
+      break;
+    case O_NODE:
+      c->on_node = optarg;
+      break;
+    case O_OUTCOME:
+      c->outcome = optarg;
+      break;
+    case O_UNTIL:
+      c->until = optarg;
+      break;
+    case O_PAGE: {
+      char *end;
+      *page = strtol(optarg, &end, 10);
+      if (*end || end == optarg || *page < 1 || *page > 1000000) {
+        fprintf(stderr, "chimectl: --page wants a number 1-1000000\n");
+        return CTL_USAGE;
+      }
+      break;
+    }
     case 'f':
       c->failed = true;
       break;
@@ -302,9 +335,11 @@ int main(int argc, char **argv) {
   int r = ctl_edit_take_options(&argc, argv);
   if (r)
     return r;
-  r = parse_options(argc, argv, &c, &url, &pwfile);
+  long page = 1;
+  r = parse_options(argc, argv, &c, &url, &pwfile, &page);
   if (r)
     return r < 0 ? CTL_OK : r;
+  c.offset = (page - 1) * c.limit; /* --page N: the Nth --limit rows */
   if (optind >= argc) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;

@@ -8,9 +8,10 @@
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
  * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
  * chimectl_shards.c hold the command
- * groups.  Everything it knows of the store comes from the store's admin
- * interface (jobstore/mysql/admin.h): the same rules, the same URL parser,
- * the same lease rule.
+ * groups; chimectl_detail.c reads retry chains and shards for chime-web's
+ * pages of one fire.  Everything it knows of the store comes from the store's
+ * admin interface (jobstore/mysql/admin.h): the same rules, the same URL
+ * parser, the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
  * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as
@@ -48,7 +49,12 @@ typedef struct ctl {
   long limit;          /* history --limit N */
   const char *data;    /* fire --data JSON */
   const char *outcome; /* history: only this outcome (chime-web's filter) */
-  long offset;         /* history: rows skipped (chime-web's pages) */
+  long offset;         /* history: rows skipped (--page, chime-web's pages) */
+  const char *trigger; /* history --trigger GROUP.NAME */
+  const char *on_node; /* history --node ID: runs of that node only */
+  const char *until;   /* history --until TIME: started before it */
+  const char *fire_id; /* history: the runs of this fire id (decimal) */
+  bool own_zone_next;  /* triggers: next fires in each trigger's own zone */
   const char *from;    /* backfill --from TIME */
   const char *to;      /* backfill --to TIME */
   long long pace_ms;   /* backfill --pace MS (0: all at once) */
@@ -197,7 +203,8 @@ int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms);
 int ctl_nodes_table(ctl *c, ctl_table *t);
 int ctl_jobs_table(ctl *c, const char *pattern, ctl_table *t);
 int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
-/* c->job, c->since, c->failed, c->outcome, c->limit, c->offset. */
+/* c->job, c->trigger, c->on_node, c->fire_id, c->since, c->until,
+ * c->failed, c->outcome, c->limit, c->offset. */
 int ctl_history_table(ctl *c, ctl_table *t);
 /* The fires claimed or running now (chimectl_running.c). */
 int ctl_running_table(ctl *c, ctl_table *t);
@@ -214,6 +221,33 @@ int ctl_activity_table(ctl *c, ctl_table *t);
 /* Node events, newest first: joins (a nodes row's start) and deaths (the
  * fires a recovery ended). */
 int ctl_events_table(ctl *c, ctl_table *t);
+
+/* ----------------------------------------------------------- details */
+
+/* The retry chains of the recorded and running fires (chimectl_detail.c):
+ * a retry's fire runs trigger CHIME_RETRY.retry-F, F the fire it retries,
+ * so each retry fire links to its previous attempt's fire. */
+typedef struct ctl_retry_links {
+  size_t n;
+  int64_t *fire; /* a retry's fire id */
+  int64_t *prev; /* the fire it retried */
+} ctl_retry_links;
+/* Loads the links of the newest 10,000 retries.  Returns: 0 or an exit
+ * code (message in ctl_last_error; *ret empty). */
+int ctl_retry_links_load(ctl *c, ctl_retry_links *ret);
+void ctl_retry_links_free(ctl_retry_links *l);
+/* The fire that fire retried, or the retry of fire (0: none). */
+int64_t ctl_retry_prev(const ctl_retry_links *l, int64_t fire);
+int64_t ctl_retry_next(const ctl_retry_links *l, int64_t fire);
+/* The attempt fire ran: 1, or 1 + the attempts before it. */
+int ctl_retry_attempt(const ctl_retry_links *l, int64_t fire);
+/* Of a recorded fire: the sharded fire it is a shard of and its index
+ * (*ret_parent 0: not a shard).  Returns: 0 or an exit code. */
+int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
+                   int *ret_index);
+/* A retry waiting to run fire fire_id again: its trigger's next fire time
+ * (CHIME_NO_FIRE_MS: none).  Returns: 0 or an exit code. */
+int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms);
 
 /* Why a trigger is (not) firing: explain's answer. */
 typedef struct ctl_explanation {

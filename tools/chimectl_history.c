@@ -1,7 +1,9 @@
 /*
- * chimectl_history.c: `chimectl history [--job GROUP.NAME] [--since TIME]
- * [--failed] [--limit N]`: the newest recorded fires first, from the
- * store's history table (kept for history_retention_ms).
+ * chimectl_history.c: `chimectl history [--job GROUP.NAME] [--trigger
+ * GROUP.NAME] [--node ID] [--outcome WORD] [--since TIME] [--until TIME]
+ * [--failed] [--limit N] [--page N]`: the newest recorded fires first,
+ * from the store's history table (kept for history_retention_ms); the
+ * same filters search chime-web's history page.
  */
 #include "chimectl.h"
 
@@ -31,11 +33,17 @@ enum {
   H_RECOVERING
 };
 
+/* The filter's values as the query takes them (text arguments). */
+typedef struct history_filter {
+  char group[256], name[256];   /* --job */
+  char tgroup[256], tname[256]; /* --trigger */
+  char since[32], until[32];    /* epoch ms */
+} history_filter;
+
 /* The query of the options into sql, its arguments into args (*ret_n of
- * them; they point into group, name and since). */
-static void history_sql(const ctl *c, const char *group, const char *name,
-                        const char *since, char *sql, size_t len,
-                        const char **args, size_t *ret_n) {
+ * them; they point into f). */
+static void history_sql(const ctl *c, const history_filter *f, char *sql,
+                        size_t len, const char **args, size_t *ret_n) {
   size_t n = 0;
   size_t k = (size_t)snprintf(sql, len,
                               "SELECT " HISTORY_COLUMNS
@@ -44,18 +52,37 @@ static void history_sql(const ctl *c, const char *group, const char *name,
   if (c->job) {
     k += (size_t)snprintf(sql + k, len - k,
                           " AND job_group = ? AND job_name = ?");
-    args[n++] = group;
-    args[n++] = name;
+    args[n++] = f->group;
+    args[n++] = f->name;
+  }
+  if (c->trigger) {
+    k += (size_t)snprintf(sql + k, len - k,
+                          " AND trigger_group = ? AND trigger_name = ?");
+    args[n++] = f->tgroup;
+    args[n++] = f->tname;
+  }
+  if (c->on_node) {
+    k += (size_t)snprintf(sql + k, len - k, " AND node = ?");
+    args[n++] = c->on_node;
+  }
+  if (c->fire_id) {
+    k += (size_t)snprintf(sql + k, len - k, " AND fire_id = CAST(? AS SIGNED)");
+    args[n++] = c->fire_id;
   }
   if (c->since) {
     k += (size_t)snprintf(sql + k, len - k,
                           " AND started_ms >= CAST(? AS SIGNED)");
-    args[n++] = since;
+    args[n++] = f->since;
+  }
+  if (c->until) {
+    k += (size_t)snprintf(sql + k, len - k,
+                          " AND started_ms < CAST(? AS SIGNED)");
+    args[n++] = f->until;
   }
   if (c->failed)
     k += (size_t)snprintf(sql + k, len - k, " AND outcome <> 'OK'");
   if (c->outcome) {
-    k += (size_t)snprintf(sql + k, len - k, " AND outcome = ?");
+    k += (size_t)snprintf(sql + k, len - k, " AND outcome = UPPER(?)");
     args[n++] = c->outcome;
   }
   snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %ld OFFSET %ld", c->limit,
@@ -119,17 +146,32 @@ int ctl_history_table(ctl *c, ctl_table *t) {
                              false, false, true,  true,  true,  true,  true};
   ctl_table_init(t, heads, num, 14);
   t->shown = 9;
-  char group[256], name[256], since[32];
-  int64_t since_ms = 0;
-  int r = ctl_job_and_since(c, group, name, sizeof group, &since_ms);
+  history_filter f;
+  int64_t since_ms = 0, until_ms = 0;
+  int r = ctl_job_and_since(c, f.group, f.name, sizeof f.group, &since_ms);
   if (r)
     return r;
-  if (c->since)
-    snprintf(since, sizeof since, "%" PRId64, since_ms);
+  if (c->trigger &&
+      (r = ctl_split_key(c->trigger, f.tgroup, f.tname, sizeof f.tgroup)))
+    return r;
+  if (c->until && ctl_parse_time(c->until, ctl_now(c), &until_ms) < 0)
+    return ctl_usage("--until '%s' is not a time (epoch ms, "
+                     "2026-03-08T01:30:00Z, -30m, -2h, -1d)",
+                     c->until);
+  if (c->on_node && (!*c->on_node || strlen(c->on_node) > 190))
+    return ctl_usage("--node wants a node's instance id");
+  for (const char *s = c->outcome; s && *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_') ||
+        s - c->outcome >= 16)
+      return ctl_usage("--outcome '%s' is not an outcome (ok, failed, "
+                       "cancelled, timed_out, ...)",
+                       c->outcome);
+  snprintf(f.since, sizeof f.since, "%" PRId64, since_ms);
+  snprintf(f.until, sizeof f.until, "%" PRId64, until_ms);
   char sql[1024];
-  const char *args[5];
+  const char *args[10];
   size_t n;
-  history_sql(c, group, name, since, sql, sizeof sql, args, &n);
+  history_sql(c, &f, sql, sizeof sql, args, &n);
   chime__mysql_rows rows = {0};
   if ((r = ctl_query(c, sql, args, n, &rows)))
     return r;
@@ -144,7 +186,9 @@ int ctl_history_table(ctl *c, ctl_table *t) {
 int ctl_cmd_history(ctl *c) {
   if (c->argc > 0)
     return ctl_usage("usage: chimectl history [--job GROUP.NAME] "
-                     "[--since TIME] [--failed] [--limit N]");
+                     "[--trigger GROUP.NAME] [--node ID] [--outcome WORD] "
+                     "[--since TIME] [--until TIME] [--failed] [--limit N] "
+                     "[--page N]");
   ctl_table t;
   chime__mysql_rows none = {0};
   return ctl_table_done(c, &t, &none, ctl_history_table(c, &t));

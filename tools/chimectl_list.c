@@ -183,7 +183,12 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
   bool has_prev = tr.prev_fire_ms != CHIME_NO_FIRE_MS;
   char lower[24], times[400];
   ctl_lower(tr.state, lower, sizeof lower);
-  ctl_next_times(&tr, c->zone, 3, times, sizeof times);
+  /* chime-web's default: a trigger's next fires as its own zone says. */
+  const char *next_zone = c->own_zone_next && tr.zone_name && *tr.zone_name
+                              ? tr.zone_name
+                          : c->own_zone_next ? "UTC"
+                                             : c->zone;
+  ctl_next_times(&tr, next_zone, 3, times, sizeof times);
   const char *cells[] = {tr.group,
                          tr.name,
                          job,

@@ -17,7 +17,8 @@ never a skip.
 usage: test-chime-web.py CHIME-WEB CHIME-NODE [SCREENSHOT.png]
 
 SCREENSHOT.png gets the overview, SCREENSHOT-trigger.png the trigger edit
-page with its preview (the README's docs/chime-web*.png are copies).
+page with its preview, SCREENSHOT-trigger-detail.png a trigger's page (the
+README's docs/chime-web*.png are copies).
 """
 import json
 import os
@@ -115,7 +116,8 @@ def run_web(args):
 rc, out, err = run_web(["--version"])
 check("--version", rc == 0 and out.startswith("chime-web ") and "libchime" in out)
 rc, out, err = run_web(["--help"])
-check("--help", rc == 0 and "--token-file" in out and "--listen" in out)
+check("--help", rc == 0 and "--token-file" in out and "--listen" in out
+      and "--users-file" in out)
 for args, want in ((["--port", "70000"], "--port"), (["--bogus"], "--bogus"),
                    (["extra"], "extra"), (["--url", "http://x/"], "mysql://"),
                    (["--url", URL, "--token-file", "/nonexistent"], "token")):
@@ -269,7 +271,10 @@ def message():
 try:
     start = int(time.time() * 1000) + 1500
     env = dict(os.environ)
-    for node, extra in (("n1", ["--schedule", str(start)]), ("n2", [])):
+    # n2 adds the run-policy jobs: pol.retry's first attempt fails and is
+    # retried (the detail pages' retry chain).
+    for node, extra in (("n1", ["--schedule", str(start)]),
+                        ("n2", ["--policies", str(start)])):
         u = URL + "&auto_create=1"
         p = subprocess.Popen([NODE, u, node, tmp] + extra,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -461,6 +466,140 @@ try:
         "return window.notReloaded === true;"))
     check("read-only pages have no action buttons",
           not driver.find_elements(By.CSS_SELECTOR, "button[data-action]"))
+
+    # ---- detail pages (issue 35): a trigger, a job, a fire, a node, and
+    # their JSON twins; links between them from the list pages
+    st, body = http(WEB_URL, "/api/triggers/load.cron")
+    tj = json.loads(body) if st == 200 else {}
+    check("/api/triggers/load.cron: state, why, next fires in its zone, runs",
+          tj.get("state") == "waiting" and tj.get("zone") == "UTC"
+          and len(tj.get("next_fires", [])) == 5
+          and all(t.endswith("Z") for t in tj["next_fires"])
+          and tj.get("job") == "load.cron" and isinstance(tj.get("runs"), list)
+          and all(r["trigger"] == "load.cron" for r in tj["runs"]), body[:500])
+    wait("the retry of pol.retry ran", lambda: len(json.loads(http(
+        WEB_URL, "/api/history?job=pol.retry")[1])) >= 2)
+    st, body = http(WEB_URL, "/api/jobs/pol.retry")
+    jj = json.loads(body) if st == 200 else {}
+    runs = jj.get("runs", [])
+    check("/api/jobs/pol.retry: its runs with attempts 2 and 1",
+          st == 200 and jj.get("attempts", [])[:2] == [2, 1]
+          and runs[0]["outcome"] == "ok" and runs[1]["outcome"] != "ok"
+          and runs[0]["trigger"].startswith("CHIME_RETRY.retry-"), body[:600])
+    retry_fire = str(runs[0]["fire_id"]) if len(runs) > 1 else "0"
+    first_fire = str(runs[1]["fire_id"]) if len(runs) > 1 else "0"
+    st, body = http(WEB_URL, "/api/fires/" + retry_fire)
+    fj = json.loads(body) if st == 200 else {}
+    check("/api/fires/ID: the retry's attempt, chain, node and outcome",
+          fj.get("attempt") == "2" and fj.get("retry_of") == first_fire
+          and fj.get("retry_chain") == first_fire + " " + retry_fire
+          and fj.get("job") == "pol.retry" and fj.get("outcome") == "ok"
+          and fj.get("node") in ("n1", "n2"), body[:500])
+    check("a job no longer stored has a page by its runs",
+          jj.get("state", "").startswith("no longer stored"), jj.get("state"))
+    st, body = http(WEB_URL, "/api/fires/" + first_fire)
+    check("/api/fires/ID: the first attempt links to its retry",
+          st == 200 and json.loads(body).get("retried_by") == retry_fire, body)
+    st, body = http(WEB_URL, "/api/nodes/n1")
+    check("/api/nodes/n1", st == 200 and json.loads(body).get("state") == "live"
+          and all(r["node"] == "n1" for r in json.loads(body)["runs"]), body[:300])
+    for path, want in (("/api/jobs/no.such", 404), ("/api/triggers/nodot", 400),
+                       ("/api/fires/abc", 400), ("/api/fires/999999999", 404),
+                       ("/api/nodes/nobody", 404), ("/jobs/no.such", 404),
+                       ("/fires/-1", 400), ("/api/jobs/load.s300?x=1", 400),
+                       ("/nodes/", 404), ("/zone?tz=Mars/Base", 400)):
+        st, body = http(WEB_URL, path)
+        check(f"GET {path} -> {want}", st == want and body.strip(), (st, body[:200]))
+    # ---- history searchable: trigger, node, outcome, time range
+    for q, key, want in (("node=n2", "node", "n2"),
+                         ("trigger=load.cron", "trigger", "load.cron"),
+                         ("outcome=OK&job=pol.retry", "outcome", "ok")):
+        st, body = http(WEB_URL, "/api/history?" + q)
+        rows = json.loads(body) if st == 200 else []
+        check(f"/api/history?{q}: every row matches", rows
+              and all(r[key] == want for r in rows), body[:300])
+    st, body = http(WEB_URL, "/api/history?until=0")
+    check("/api/history?until=0: none", st == 200 and json.loads(body) == [], body)
+    # A trigger of another zone (set in its row: its every-second cron
+    # fires the same there): its next fires as that zone says, by default
+    sql("UPDATE {P}triggers SET zone_name = 'Asia/Tokyo' WHERE "
+        "trigger_group = 'load' AND trigger_name = 'cron'")
+    tj = json.loads(http(WEB_URL, "/api/triggers/load.cron")[1])
+    check("a Tokyo trigger's next fires are in +09:00", tj.get("zone") ==
+          "Asia/Tokyo" and all(t.endswith("+09:00") for t in tj["next_fires"]),
+          tj.get("next_fires"))
+    load("/triggers")
+    check("... on the triggers page too (no zone picked)", "+09:00" in text_of(
+        By.CSS_SELECTOR, "tr[data-trigger='load.cron'] td.next"))
+    sql("UPDATE {P}triggers SET zone_name = 'UTC' WHERE "
+        "trigger_group = 'load' AND trigger_name = 'cron'")
+    page("/nodes", ["n1", "n2", "live"])
+    driver.find_element(By.CSS_SELECTOR, "tr[data-node='n1'] a").click()
+    wait("the nodes page links to node n1's page",
+         lambda: "Node n1" in text_of(By.TAG_NAME, "h1"))
+    check("node n1's page has its runs", "Runs" in text_of(By.TAG_NAME, "main"))
+    load("/")
+    driver.find_element(By.CSS_SELECTOR, "tr[data-node='n2'] a").click()
+    wait("the overview links to node n2's page",
+         lambda: "Node n2" in text_of(By.TAG_NAME, "h1"))
+    load("/triggers")
+    driver.find_element(By.CSS_SELECTOR,
+                        "tr[data-trigger='load.cron'] td a").click()
+    wait("the triggers page links to the trigger's page",
+         lambda: "Trigger load.cron" in text_of(By.TAG_NAME, "h1"))
+    nxt = text_of(By.ID, "f-next").splitlines()
+    check("the trigger's page: its 5 next fires in its zone (UTC)",
+          len(nxt) == 5 and all(t.endswith("Z") for t in nxt), nxt)
+    check("the trigger's page says why", text_of(By.ID, "f-why") != "")
+    driver.find_element(By.CSS_SELECTOR, "#f-job a").click()
+    wait("the trigger's page links to its job",
+         lambda: "Job load.cron" in text_of(By.TAG_NAME, "h1"))
+    driver.get(WEB_URL + "/jobs/pol.retry")
+    check("the job's page shows the attempts", [
+        e.text for e in driver.find_elements(By.CSS_SELECTOR, "#runs td.attempt")
+    ][:2] == ["2", "1"])
+    driver.find_element(By.CSS_SELECTOR,
+                        f"#runs tr[data-fire='{retry_fire}'] td a").click()
+    wait("the job's page links to the fire's",
+         lambda: f"Fire {retry_fire}" in text_of(By.TAG_NAME, "h1"))
+    check("the fire's page links to the attempt before",
+          text_of(By.ID, "f-retry_of") == first_fire and
+          driver.find_element(By.CSS_SELECTOR, "#f-retry_of a")
+          .get_attribute("href").endswith("/fires/" + first_fire))
+    # ---- the search form
+    driver.get(WEB_URL + "/history")
+    driver.find_element(By.ID, "q-job").send_keys("pol.retry")
+    retry_node = runs[0]["node"] if runs else "?"
+    driver.find_element(By.ID, "q-node").send_keys(retry_node)
+    driver.find_element(By.ID, "q-go").click()
+    wait("the search form filters by job and node", lambda: "node=" +
+         retry_node in driver.current_url and len(driver.find_elements(
+             By.CSS_SELECTOR, "#runs tbody tr")) >= 1)
+    cells = [e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, "#runs tbody td:nth-child(2)")]
+    nodes = [e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, "#runs tbody td:nth-child(8)")]
+    check("the search's rows are all pol.retry's on that node",
+          cells and all(c == "pol.retry" for c in cells)
+          and all(n == retry_node for n in nodes), (cells, nodes))
+    # ---- times in the zone the operator picks (a cookie), next fires in
+    # the trigger's own zone
+    driver.get(WEB_URL + "/triggers/load.cron")
+    driver.find_element(By.ID, "tz").send_keys("Asia/Kolkata")
+    driver.find_element(By.ID, "tz-set").click()
+    wait("the zone picked: times in +05:30",
+         lambda: "+05:30" in text_of(By.ID, "updated"))
+    check("... back on the same page, next fires still in the trigger's zone",
+          "Trigger load.cron" in text_of(By.TAG_NAME, "h1") and
+          all(t.endswith("Z") for t in text_of(By.ID, "f-next").splitlines()))
+    driver.get(WEB_URL + "/history")
+    check("the history page in the picked zone",
+          "+05:30" in text_of(By.ID, "runs"))
+    driver.get(WEB_URL + "/zone?tz=&back=/history")
+    check("an empty zone goes back to the default (UTC)",
+          "+05:30" not in text_of(By.ID, "runs") and
+          text_of(By.ID, "updated").endswith("Z"))
+    check("no console errors on the detail pages", not console_errors())
 
     # ---- sign in
     driver.get(WEB_URL + "/login")
@@ -682,7 +821,7 @@ try:
     # ---- a phone-sized screen: nothing wider than the screen but tables,
     # which scroll in their own box
     driver.set_window_size(390, 844)
-    for path in ("/", "/jobs", "/history"):
+    for path in ("/", "/jobs", "/history", "/nodes", "/triggers/load.cron"):
         driver.get(WEB_URL + path)
         check(f"page {path} fits a phone's width", driver.execute_script(
             "return document.documentElement.scrollWidth <= "
@@ -694,7 +833,85 @@ try:
     if SHOT:
         driver.set_window_size(1200, 900)
         driver.save_screenshot(SHOT)
+        # ... and a trigger's page (SCREENSHOT-trigger-detail.png)
+        driver.get(WEB_URL + "/triggers/load.cron")
+        driver.save_screenshot(SHOT[:-4] + "-trigger-detail.png")
+        driver.get(WEB_URL + "/")
     check("no console errors after the actions", not console_errors())
+
+    # ---- users and roles (issue 35): alice an operator, bob read-only
+    # (--users-file); every write checked on the server
+    users_file = os.path.join(tmp, "users")
+    ALICE, BOB = "alice-token-%d" % os.getpid(), "bob-token-%d" % os.getpid()
+    with open(users_file, "w") as f:
+        f.write("# NAME ROLE TOKEN\n\nalice operator %s\nbob  read-only\t%s\n"
+                % (ALICE, BOB))
+    for text, want in (("carol admin tok-123456789\n", "role"),
+                       ("carol operator short\n", "shorter"),
+                       ("carol operator\n", "NAME ROLE TOKEN"),
+                       ("a operator tok-123456789\nb read-only tok-123456789\n",
+                        "same token"),
+                       ("a operator tok-123456789\na read-only tok-987654321\n",
+                        "twice"),
+                       ("c<d operator tok-123456789\n", "user name")):
+        bad_file = os.path.join(tmp, "bad-users")
+        with open(bad_file, "w") as f:
+            f.write(text)
+        rc, out, err = run_web(["--url", URL, "--users-file", bad_file])
+        check(f"users file {text.strip()[:30]!r} is refused with a message",
+              rc in (1, 2) and want in err and ALICE not in err, err)
+    rc, out, err = run_web(["--url", URL, "--users-file", "/nonexistent"])
+    check("an unreadable users file is refused", rc == 1 and "users" in err, err)
+    roles = start_web(None, ["--users-file", users_file])
+    paused_before = sql("SELECT COUNT(*) FROM {P}triggers WHERE state LIKE "
+                        "'PAUSED%'")
+    st, body = http(roles, "/api/pause", b"what=all",
+                    {"Authorization": "Bearer " + BOB})
+    check("a read-only user's write is refused (403) on the server",
+          st == 403 and "read-only" in body and "bob" in body, (st, body))
+    check("... and nothing changed", sql(
+        "SELECT COUNT(*) FROM {P}triggers WHERE state LIKE 'PAUSED%'")
+        == paused_before)
+    st, body = http(roles, "/api/resume", b"what=group&target=nothing-here",
+                    {"Authorization": "Bearer " + ALICE})
+    check("an operator's write is done", st == 200, (st, body))
+    st, body = http(roles, "/api/pause", b"what=all",
+                    {"Authorization": "Bearer " + TOKEN})
+    check("the --token-file token of another chime-web is no user here",
+          st == 403, st)
+    def sign_in(token, name, role):
+        driver.get(roles + "/login")
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.ID, "signin").click()
+        wait(f"{name} signed in, {role}", lambda: name in text_of(
+            By.CLASS_NAME, "who") and role in text_of(By.CLASS_NAME, "who"))
+        driver.get(roles + "/triggers")
+
+    sign_in(BOB, "bob", "read-only")
+    check("a read-only user's pages have no action buttons",
+          not driver.find_elements(By.CSS_SELECTOR, "button[data-action]"))
+    # The page's own CSRF token (the sign-out form's): a valid session's
+    # write, refused for the role alone.
+    status = driver.execute_async_script(
+        "var done = arguments[0]; var c = document.querySelector("
+        "'input[name=csrf]').value; fetch('/api/pause', {method: 'POST', "
+        "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, "
+        "body: 'what=trigger&target=load.cron&csrf=' + c}).then("
+        "function (r) { done(r.status); });")
+    check("a read-only user's write from the browser is refused (403)",
+          status == 403 and trigger_state("load.cron") != "PAUSED", status)
+    driver.get_log("browser")  # that refusal is the console error wanted
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    wait("bob signed out", lambda: "sign in" in text_of(By.CLASS_NAME, "who"))
+    sign_in(ALICE, "alice", "operator")
+    click_action("tr[data-trigger='load.cron']", "pause")
+    wait("alice paused load.cron", lambda: trigger_state("load.cron") == "PAUSED")
+    wait("the action is recorded with alice's name", lambda: "alice@" in
+         http(roles, "/events")[1])
+    st, _ = http(roles, "/api/resume", b"what=trigger&target=load.cron",
+                 {"Authorization": "Bearer " + ALICE})
+    check("alice resumed load.cron", st == 200 and
+          trigger_state("load.cron") != "PAUSED")
 
     # ---- read-only mode: without --token-file no write is possible
     ro = start_web(None)

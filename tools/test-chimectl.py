@@ -519,6 +519,20 @@ def main():
     check("history --limit", rc == 0 and len(h) == 2, h)
     expect("history bad since", ["history", "--since", "yesterday"], 2)
     expect("history bad job", ["history", "--job", "nodot"], 2)
+    # the search (issue 35): trigger, node, outcome, time range, pages
+    for args, want in ((["--outcome", "failed"], [102]),
+                       (["--until", "-90m"], [102, 101]),
+                       (["--since", "-150m", "--until", "-90m"], [102]),
+                       (["--node", "live-node", "--limit", "1", "--page", "2"], [102]),
+                       (["--node", "nobody"], []),
+                       (["--trigger", "x.y", "--outcome", "OK"], [103, 101]),
+                       (["--trigger", "x.z"], [])):
+        rc, h = js(["history"] + args)
+        check("history " + " ".join(args), rc == 0 and
+              [x["fire_id"] for x in h] == want, h)
+    for args in (["--until", "yesterday"], ["--trigger", "nodot"],
+                 ["--page", "0"], ["--outcome", "o'k"]):
+        expect("history bad " + " ".join(args), ["history"] + args, 2)
 
     # running and events (chime-web's /api/running and /api/events)
     expect("running table", ["running"], 0, has=["FIRE_ID", "live-node"])

@@ -7,12 +7,16 @@
  * parameters, the Host and Origin, the operator's session and the CSRF
  * token, and closes clients too slow to send a request; web_pages.c
  * renders the pages; web_api.c answers /api/ and /metrics and runs the
- * actions; web_out.c decodes parameters, builds responses and escapes;
- * web_assets.c holds the built-in style sheet and script.
+ * actions; web_detail.c renders the pages of one job, trigger, fire or
+ * node and their JSON twins; web_auth.c holds the users and roles;
+ * web_zone.c the operator's zone picker; web_out.c decodes parameters,
+ * builds responses and escapes; web_assets.c holds the built-in style
+ * sheet and script.
  *
  * Terms: a *response* is built in a memory stream (open_memstream); a
- * *session* is an operator's login (a random id in a cookie, with its own
- * random CSRF token that every form carries).
+ * *session* is a user's login (a random id in a cookie, with its own
+ * random CSRF token that every form carries); a *user* is a name, a role
+ * (read-only or operator) and a token.
  */
 #ifndef CHIME_TOOLS_WEB_H
 #define CHIME_TOOLS_WEB_H
@@ -51,10 +55,25 @@
 /* --allowed-host names at most. */
 #define WEB_MAX_ALLOWED_HOSTS 16
 
+/* What a signed-in user may do: read-only users see what everyone sees;
+ * operators act too.  Checked on the server, for every write. */
+typedef enum { WEB_READ_ONLY, WEB_OPERATOR } web_role;
+
+/* Users at most (--users-file). */
+#define WEB_MAX_USERS 64
+/* A user: a name (for the pages and the actions' record), a role and a
+ * secret token (at least 8 bytes, unique). */
+typedef struct web_user {
+  char name[64];
+  char token[256];
+  web_role role;
+} web_user;
+
 typedef struct web_session {
   char id[33];   /* cookie value, hex */
   char csrf[33]; /* the forms' token, hex */
   long long created_ms;
+  const web_user *user; /* who signed in */
 } web_session;
 
 /* The server's state: the daemon's thread and the check-ins of the main
@@ -62,7 +81,10 @@ typedef struct web_session {
 typedef struct web {
   pthread_mutex_t lock;
   ctl base;          /* options; its admin is the one store connection */
-  const char *token; /* the operator token, NULL: read-only */
+  const char *token; /* a user's token, NULL: no users (read-only) */
+  web_user users[WEB_MAX_USERS]; /* --token-file's "operator" and
+                                    --users-file's */
+  size_t nusers;
   web_session sessions[WEB_MAX_SESSIONS];
   size_t nsessions;
   char log[WEB_LOG_LINES][360]; /* the actions, newest last */
@@ -139,6 +161,13 @@ typedef struct web_page {
   const web_session *ses; /* the operator's session, NULL: read-only */
   const char *path;
   const char *msg; /* a message to show (after an action) */
+  /* The signed-in user's name (NULL: nobody), the name the actions are
+   * recorded under; whether they may act (an operator). */
+  const char *user;
+  bool may_act;
+  /* The zone the operator picked (the chime_tz cookie), NULL: none, so
+   * times in --tz's zone and next fires in each trigger's own. */
+  const char *picked_zone;
 } web_page;
 
 /* Each renders a whole page into r (status 200, or an error page).
@@ -165,16 +194,19 @@ void web_form(web_page *p, FILE *out, const char *action,
 
 /* ----------------------------------------------------------- the API */
 
-/* Puts the history filter of p->q (job, outcome, since, failed, page,
- * limit) into p->c; *ret_page the page (from 1).  Returns: 0 or 400 with
- * msg. */
+/* Puts the history filter of p->q (job, trigger, node, outcome, since,
+ * until, failed, page, limit) into p->c; *ret_page the page (from 1).  Returns:
+ * 0 or 400 with msg. */
 int web_history_params(web_page *p, long *ret_page, char *msg, size_t len);
 
 /* GET /api/NAME: the same data as chimectl --json.  Returns the status. */
 int web_api_get(web_page *p, const char *name, web_reply *r);
 /* GET /metrics: Prometheus text. */
 int web_metrics(web_page *p, web_reply *r);
-/* POST /api/ACTION (pause, resume, fire, cancel, delete) for who; the
+/* POST /api/ACTION (pause, resume, fire, cancel, delete) for who (the
+ * signed-in user's name and the client's address, "alice@127.0.0.1";
+ * p->user is the name alone: what an action's record keeps); only an
+ * operator's request comes here (web_http.c checks the role first).  The
  * parameters are checked, nothing is written on bad input.  Returns the
  * status; msg gets what was done or why not. */
 int web_api_action(web_page *p, const char *action, const char *who, char *msg,
@@ -229,11 +261,67 @@ int web_edit_action(web_page *p, const char *action, const char *who, char *msg,
  * p->msg.  Returns: whether r was answered so. */
 bool web_edit_rerender(web_page *p, const char *action, int status,
                        web_reply *r);
-/* Links: "new job|trigger" (signed in), a row's edit link, and the
- * history table with a retry link on every run that did not succeed. */
+/* Links: "new job|trigger" (signed in) and a row's edit link. */
 void web_edit_new_link(web_page *p, FILE *o, const char *what);
 void web_edit_link(web_page *p, FILE *o, const char *what, const char *key);
-void web_edit_history_table(web_page *p, FILE *o, const ctl_table *t);
+
+/* ----------------------------------------------------------- details */
+
+/* Whether path is a detail page's (/jobs/G.N, /triggers/G.N, /fires/ID,
+ * /nodes/ID) or its JSON twin's under /api/ (without "/api"). */
+bool web_detail_path(const char *path);
+/* Renders the detail page of p->path (web_detail.c).  Returns the
+ * status. */
+int web_page_detail(web_page *p, web_reply *r);
+/* ctl_nodes_table's nodes as a table, each linking to its page. */
+void web_nodes_html(FILE *out, const ctl_table *t);
+/* The nodes' page. */
+int web_page_nodes(web_page *p, web_reply *r);
+/* GET /api/jobs/G.N, /api/triggers/G.N, /api/fires/ID, /api/nodes/ID:
+ * the detail page's data as one JSON object.  Returns the status. */
+int web_api_detail(web_page *p, const char *name, web_reply *r);
+/* A table of runs (ctl_history_table's) with their attempts (from l),
+ * each fire, job, trigger and node linking to its page, and a retry link
+ * on each run that did not succeed. */
+void web_runs_html(FILE *out, const ctl_table *t, const ctl_retry_links *l);
+/* The retry chains the runs of t need for their attempts, into *ret
+ * (read only when a retry's run is among them).  Returns: 0 or an exit
+ * code (message in ctl_last_error). */
+int web_runs_links(web_page *p, const ctl_table *t, ctl_retry_links *ret);
+/* A link to a detail page: <a href="/KIND/KEY">KEY</a> (text escaped,
+ * KEY percent-encoded); the text alone for a trigger of chime's own
+ * one-shot groups (a retry's, a fire-now's, ...), gone once it ran. */
+void web_link(FILE *out, const char *kind, const char *key);
+
+/* ----------------------------------------------------------- zones */
+
+/* The zone picker's page, GET /zone?tz=NAME&back=PATH: the zone checked
+ * by the library's loader, kept in the chime_tz cookie (tz empty: the
+ * cookie dropped), then back to PATH (web_zone.c). */
+int web_page_zone(web_page *p, web_reply *r);
+/* The zone of a chime_tz cookie's value when the library knows it (a
+ * name that lives as long as the process), else NULL. */
+const char *web_zone_of_cookie(const char *value);
+/* The picker's form for the page's header. */
+void web_zone_form(web_page *p, FILE *out);
+/* A safe path of ours to go back to, or "/". */
+const char *web_back_path(const char *back);
+
+/* ----------------------------------------------------------- users */
+
+/* The roles' names ("read-only", "operator"). */
+const char *web_role_name(web_role role);
+/* Adds a user.  Returns: 0, or CTL_USAGE / CTL_FAILED with a message
+ * printed (a name or token taken, a token too short, too many). */
+int web_add_user(web *w, const char *name, web_role role, const char *token);
+/* Reads --users-file (web_auth.c, format in chime-web(1)).  Returns: 0 or
+ * an exit code with the file's line in the message. */
+int web_read_users(web *w, const char *path);
+/* Whether secrets a and b are equal (and not empty), compared in a time
+ * independent of where they differ. */
+bool web_same_secret(const char *a, const char *b);
+/* The user whose token is token (compared in constant time), NULL. */
+const web_user *web_user_by_token(const web *w, const char *token);
 
 /* ----------------------------------------------------------- assets */
 

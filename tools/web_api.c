@@ -28,6 +28,9 @@ int web_history_params(web_page *p, long *ret_page, char *msg, size_t len) {
   const char *job = web_param(p->q, "job"), *oc = web_param(p->q, "outcome");
   const char *since = web_param(p->q, "since"), *pg = web_param(p->q, "page");
   const char *lim = web_param(p->q, "limit"), *f = web_param(p->q, "failed");
+  const char *trig = web_param(p->q, "trigger"),
+             *node = web_param(p->q, "node");
+  const char *until = web_param(p->q, "until");
   *ret_page = 1;
   c->limit = 50;
   if (lim && number(lim, 1, 1000, &c->limit)) {
@@ -41,6 +44,9 @@ int web_history_params(web_page *p, long *ret_page, char *msg, size_t len) {
   c->offset = (*ret_page - 1) * c->limit;
   c->job = job && *job ? job : NULL;
   c->since = since && *since ? since : NULL;
+  c->trigger = trig && *trig ? trig : NULL;
+  c->on_node = node && *node ? node : NULL;
+  c->until = until && *until ? until : NULL;
   c->failed = f && (strcmp(f, "1") == 0 || strcmp(f, "true") == 0);
   if (f && !c->failed && strcmp(f, "0") != 0 && strcmp(f, "false") != 0) {
     snprintf(msg, len, "failed wants true or false");
@@ -98,13 +104,20 @@ static int explain_reply(web_page *p, web_reply *r) {
 
 int web_api_get(web_page *p, const char *name, web_reply *r) {
   ctl_table t;
+  if (strchr(name, '/')) { /* one job, trigger, fire or node */
+    if (p->q->n) {
+      web_reply_error(r, true, 400, "unknown parameter '%s' for /api/%.100s",
+                      p->q->key[0], name);
+      return 400;
+    }
+    return web_api_detail(p, name, r);
+  }
   /* Parameters a listing does not take are refused, not ignored. */
   bool history = strcmp(name, "history") == 0;
   bool explain = strcmp(name, "explain") == 0;
   for (size_t i = 0; i < p->q->n; i++)
     if ((!history && !explain) ||
-        (explain && strcmp(p->q->key[i], "trigger") != 0) ||
-        (history && strcmp(p->q->key[i], "trigger") == 0)) {
+        (explain && strcmp(p->q->key[i], "trigger") != 0)) {
       web_reply_error(r, true, 400, "unknown parameter '%s' for /api/%s",
                       p->q->key[i], name);
       return 400;

@@ -32,6 +32,12 @@ const char web_asset_css[] =
     "font:inherit;padding:.15em .6em;margin:.1em;cursor:pointer}.filter "
     "label{margin-right:.8em}.filter input{width:9em}.none,.stamp{"
     "color:#667}footer{padding:1em;color:#889;font-size:.85em}"
+    /* The detail pages' fields, the zone picker, runs' outcomes. */
+    "dl.detail{display:grid;grid-template-columns:max-content 1fr;gap:.2em "
+    "1em;background:#fff;padding:.6em;border:1px solid #e3e6ec}dl.detail dt{"
+    "color:#667}dl.detail dd{margin:0;overflow-wrap:anywhere}.zone input{"
+    "width:10em}.zone label{color:#cfd8ea}.outcome.failed,.outcome.timed_out{"
+    "color:#b42318}.outcome.ok{color:#18794e}"
     "@media (max-width:600px){th,td{padding:.25em}.who{margin-left:0}}\n";
 
 const char web_asset_js[] =

@@ -700,38 +700,3 @@ void web_edit_link(web_page *p, FILE *o, const char *what, const char *key) {
   web_url(o, key);
   fprintf(o, "\">%s</a> ", p->ses ? "edit" : "view");
 }
-
-void web_edit_history_table(web_page *p, FILE *o, const ctl_table *t) {
-  (void)p;
-  if (t->nrows == 0) {
-    fputs("<p class=\"none\">(none)</p>", o);
-    return;
-  }
-  fputs("<div class=\"scroll\"><table id=\"history\"><thead><tr>", o);
-  for (size_t i = 0; i < 9 && i < t->ncols; i++) {
-    fputs("<th>", o);
-    web_html(o, t->heads[i]);
-    fputs("</th>", o);
-  }
-  fputs("<th></th></tr></thead><tbody>", o);
-  for (size_t row = 0; row < t->nrows; row++) {
-    const char *fire = web_cell(t, row, 0), *outcome = web_cell(t, row, 7);
-    fputs("<tr data-fire=\"", o);
-    web_html(o, fire);
-    fputs("\">", o);
-    for (size_t i = 0; i < 9 && i < t->ncols; i++) {
-      fputs("<td>", o);
-      web_html(o, web_cell(t, row, i));
-      fputs("</td>", o);
-    }
-    fputs("<td>", o);
-    if (strcasecmp(outcome, "ok") != 0 &&
-        strcasecmp(outcome, "requeued") != 0) {
-      fputs("<a class=\"retry\" href=\"/retry?fire=", o);
-      web_url(o, fire);
-      fputs("\">retry</a>", o);
-    }
-    fputs("</td></tr>", o);
-  }
-  fputs("</tbody></table></div>", o);
-}

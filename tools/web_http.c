@@ -2,12 +2,13 @@
  * web_http.c: chime-web's HTTP side on libmicrohttpd: one thread (below)
  * answers every request in turn.  Requests are routed by method and path;
  * GET parameters are checked against each route's names, POST bodies are
- * read up to WEB_MAX_BODY and decoded here.  Writes need the operator's
- * session cookie and its CSRF token (a browser), or the operator token as
- * "Authorization: Bearer" (a script); without --token-file every write is
- * refused.  Every answer carries headers that keep the page from being
- * framed or sniffed, and a content security policy that allows only the
- * built-in assets.
+ * read up to WEB_MAX_BODY and decoded here.  Writes need a user's
+ * session cookie and its CSRF token (a browser), or a user's token as
+ * "Authorization: Bearer" (a script), and that user must be an operator
+ * (web_auth.c); without users every write is refused.  A GET's zone is
+ * the chime_tz cookie's when the library knows it (web_zone.c).  Every answer
+ * carries headers that keep the page from being framed or sniffed, and a
+ * content security policy that allows only the built-in assets.
  *
  * Before any of that, as soon as a request's headers are in: its Host
  * must name this server (web.h: the listen address, the loopback names,
@@ -281,25 +282,16 @@ static int random_hex(char out[33]) {
   return 0;
 }
 
-/* Compares in time independent of where they differ. */
-static bool same_secret(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  unsigned char d = la != lb;
-  for (size_t i = 0; i < la && i < lb; i++)
-    d |= (unsigned char)(a[i] ^ b[i]);
-  return d == 0 && la > 0;
-}
-
 static const web_session *find_session(web *w, const char *id) {
   long long now = now_ms();
   for (size_t i = 0; id && i < w->nsessions; i++)
-    if (same_secret(w->sessions[i].id, id) &&
+    if (web_same_secret(w->sessions[i].id, id) &&
         now - w->sessions[i].created_ms < WEB_SESSION_MS)
       return &w->sessions[i];
   return NULL;
 }
 
-static const web_session *new_session(web *w) {
+static const web_session *new_session(web *w, const web_user *u) {
   if (w->nsessions == WEB_MAX_SESSIONS) {
     memmove(&w->sessions[0], &w->sessions[1],
             (WEB_MAX_SESSIONS - 1) * sizeof w->sessions[0]);
@@ -309,6 +301,7 @@ static const web_session *new_session(web *w) {
   if (random_hex(s->id) || random_hex(s->csrf))
     return NULL;
   s->created_ms = now_ms();
+  s->user = u;
   w->nsessions++;
   return s;
 }
@@ -320,9 +313,10 @@ static void drop_session(web *w, const web_session *s) {
   w->nsessions--;
 }
 
-/* Who asks: the client's address (the proxy's behind one, with the
- * forwarded address it names). */
-static void who(struct MHD_Connection *conn, char *buf, size_t len) {
+/* Who asks: the user's name and the client's address (the proxy's behind
+ * one, with the forwarded address it names). */
+static void who(struct MHD_Connection *conn, const web_user *u, char *buf,
+                size_t len) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   char addr[INET6_ADDRSTRLEN] = "?";
@@ -335,8 +329,8 @@ static void who(struct MHD_Connection *conn, char *buf, size_t len) {
               sizeof addr);
   const char *fwd =
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
-  snprintf(buf, len, "operator@%s%s%.60s%s", addr, fwd ? " (for " : "",
-           fwd ? fwd : "", fwd ? ")" : "");
+  snprintf(buf, len, "%s@%s%s%.60s%s", u ? u->name : "?", addr,
+           fwd ? " (for " : "", fwd ? fwd : "", fwd ? ")" : "");
   for (char *p = buf; *p; p++)
     if ((unsigned char)*p < 0x20)
       *p = ' ';
@@ -423,9 +417,12 @@ typedef struct route {
 
 static const char *const no_params[] = {"msg", NULL};
 static const char *const history_params[] = {
-    "job", "outcome", "since", "failed", "page", "msg", NULL};
-static const char *const api_params[] = {"job",  "outcome", "since",   "failed",
-                                         "page", "limit",   "trigger", NULL};
+    "job",   "trigger", "node", "outcome", "since",
+    "until", "failed",  "page", "msg",     NULL};
+static const char *const zone_params[] = {"tz", "back", NULL};
+static const char *const api_params[] = {
+    "job",   "outcome", "since", "failed", "page",
+    "limit", "trigger", "node",  "until",  NULL};
 static const char *const edit_params[] = {"key", "job", "msg", NULL};
 static const char *const retry_params[] = {"fire", "msg", NULL};
 
@@ -435,6 +432,8 @@ static const route routes[] = {
     {"/jobs", R_PAGE, no_params, web_page_jobs},
     {"/history", R_PAGE, history_params, web_page_history},
     {"/events", R_PAGE, no_params, web_page_events},
+    {"/nodes", R_PAGE, no_params, web_page_nodes},
+    {"/zone", R_PAGE, zone_params, web_page_zone},
     {"/login", R_LOGIN, no_params, web_page_login},
     {"/logout", R_LOGOUT, no_params, NULL},
     {"/metrics", R_API, no_params, NULL},
@@ -452,6 +451,9 @@ static const route routes[] = {
 static const char *const actions[] = {"pause",  "resume", "fire",
                                       "cancel", "delete", NULL};
 
+/* Every detail page (/jobs/G.N, ...: web_detail.c). */
+static const route detail_route = {"/*", R_PAGE, no_params, web_page_detail};
+
 static bool is_action(const char *name) {
   for (const char *const *a = actions; *a; a++)
     if (strcmp(*a, name) == 0)
@@ -466,23 +468,17 @@ static const web_session *session_of(handler_ctx *h) {
   return find_session(h->w, id);
 }
 
-/* Whether the request carries the operator token as a bearer. */
-static bool bearer_ok(handler_ctx *h) {
+/* The user whose token the request carries as a bearer, NULL: none. */
+static const web_user *bearer_user(handler_ctx *h) {
   const char *a =
       MHD_lookup_connection_value(h->conn, MHD_HEADER_KIND, "Authorization");
-  return h->w->token && a && strncmp(a, "Bearer ", 7) == 0 &&
-         same_secret(a + 7, h->w->token);
+  return a && strncmp(a, "Bearer ", 7) == 0 ? web_user_by_token(h->w, a + 7)
+                                            : NULL;
 }
 
 /* A safe place to go back to after a browser's action: a path of ours. */
 static const char *back_of(const web_params *form) {
-  const char *b = web_param(form, "back");
-  if (!b || b[0] != '/' || b[1] == '/' || b[1] == '\\' || strlen(b) > 300)
-    return "/";
-  for (const char *p = b; *p; p++)
-    if ((unsigned char)*p < 0x21 || *p == '\\')
-      return "/";
-  return b;
+  return web_back_path(web_param(form, "back"));
 }
 
 /* A POST: login, logout, or an action. */
@@ -511,13 +507,14 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
   const web_session *ses = session_of(h);
   if (rt && rt->kind == R_LOGIN) {
     const char *tok = web_param(&form, "token");
+    const web_user *u = web_user_by_token(h->w, tok);
     if (!h->w->token) {
       web_reply_error(r, false, 403,
                       "read-only: chime-web was started "
-                      "without --token-file");
-    } else if (!tok || !same_secret(tok, h->w->token)) {
-      web_reply_error(r, false, 403, "wrong operator token");
-    } else if (!(ses = new_session(h->w))) {
+                      "without --token-file or --users-file");
+    } else if (!u) {
+      web_reply_error(r, false, 403, "wrong token");
+    } else if (!(ses = new_session(h->w, u))) {
       web_reply_error(r, false, 500, "no random bytes for a session");
     } else if (web_reply_open(r, 303, "text/plain") == 0) {
       snprintf(r->location, sizeof r->location, "/");
@@ -536,18 +533,27 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
   }
   const char *csrf = web_param(&form, "csrf");
   bool browser = csrf != NULL;
+  const web_user *u = browser ? (ses ? ses->user : NULL) : bearer_user(h);
   if (!h->w->token) {
     web_reply_error(r, !browser, 403,
-                    "read-only: chime-web was started without --token-file");
-  } else if (browser && (!ses || !same_secret(csrf, ses->csrf))) {
+                    "read-only: chime-web was started without --token-file "
+                    "or --users-file");
+  } else if (browser && (!ses || !web_same_secret(csrf, ses->csrf))) {
     web_reply_error(r, false, 403,
                     "refused: the form's CSRF token is missing, stale or not "
                     "this session's (sign in again)");
-  } else if (!browser && !bearer_ok(h)) {
+  } else if (!browser && !u) {
     web_reply_error(r, true, 403,
-                    "refused: a write needs the operator token "
+                    "refused: a write needs a user's token "
                     "(Authorization: Bearer) or a signed-in page's CSRF "
                     "token");
+  } else if (action && (!u || u->role != WEB_OPERATOR)) {
+    /* The role is the server's to check: a read-only user's form or
+     * script is refused here, whatever its page showed. */
+    web_reply_error(r, !browser, 403,
+                    "refused: user %s is read-only (an operator's token "
+                    "acts)",
+                    u ? u->name : "?");
   } else if (!action) { /* logout */
     if (ses)
       drop_session(h->w, ses);
@@ -558,9 +564,15 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
     }
   } else {
     char by[200];
-    who(h->conn, by, sizeof by);
+    who(h->conn, u, by, sizeof by);
     ctl c = h->w->base;
-    web_page p = {.w = h->w, .c = &c, .q = &form, .ses = ses, .path = h->url};
+    web_page p = {.w = h->w,
+                  .c = &c,
+                  .q = &form,
+                  .ses = ses,
+                  .path = h->url,
+                  .user = u->name,
+                  .may_act = true};
     st = web_edit_is_action(action)
              ? web_edit_action(&p, action, by, msg, sizeof msg)
              : web_api_action(&p, action, by, msg, sizeof msg);
@@ -599,12 +611,21 @@ static void handle_get(handler_ctx *h, const route *rt, const char *api,
     return;
   }
   ctl c = h->w->base;
+  const web_session *ses = session_of(h);
   web_page p = {.w = h->w,
                 .c = &c,
                 .q = &h->query,
-                .ses = session_of(h),
+                .ses = ses,
                 .path = h->url,
-                .msg = web_param(&h->query, "msg")};
+                .msg = web_param(&h->query, "msg"),
+                .user = ses ? ses->user->name : NULL,
+                .may_act = ses && ses->user->role == WEB_OPERATOR};
+  /* The operator's zone, when they picked one the library knows. */
+  p.picked_zone = web_zone_of_cookie(
+      MHD_lookup_connection_value(h->conn, MHD_COOKIE_KIND, "chime_tz"));
+  if (p.picked_zone)
+    c.zone = p.picked_zone;
+  c.own_zone_next = !p.picked_zone;
   if (api && !rt)
     web_api_get(&p, api, r);
   else if (rt->kind == R_ASSET &&
@@ -685,6 +706,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
   for (size_t i = 0; i < sizeof routes / sizeof routes[0] && !rt; i++)
     if (strcmp(routes[i].path, url) == 0)
       rt = &routes[i];
+  if (!rt && web_detail_path(url))
+    rt = &detail_route;
   const char *api = strncmp(url, "/api/", 5) == 0 ? url + 5 : NULL;
   const char *action = api && is_action(api) ? api : NULL;
   const char *allow = NULL;

@@ -32,22 +32,25 @@ void web_page_begin(web_page *p, web_reply *r, const char *title) {
         o);
   web_html(o, p->c->sched);
   fputs("</span><nav>", o);
-  static const char *const nav[][2] = {{"/", "Overview"},
-                                       {"/triggers", "Triggers"},
-                                       {"/jobs", "Jobs"},
-                                       {"/history", "History"},
-                                       {"/events", "Events"}};
+  static const char *const nav[][2] = {
+      {"/", "Overview"},   {"/triggers", "Triggers"},
+      {"/jobs", "Jobs"},   {"/history", "History"},
+      {"/nodes", "Nodes"}, {"/events", "Events"}};
   for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
     fprintf(o, "<a href=\"%s\"%s>%s</a>", nav[i][0],
             strcmp(p->path, nav[i][0]) == 0 ? " class=\"here\"" : "",
             nav[i][1]);
-  fputs("</nav><span class=\"who\">", o);
+  fputs("</nav>", o);
+  web_zone_form(p, o);
+  fputs("<span class=\"who\">", o);
   if (p->ses) {
+    fputs("<span id=\"user\">", o);
+    web_html(o, p->user);
     fprintf(o,
-            "operator <form method=\"post\" action=\"/logout\" "
+            "</span> (%s) <form method=\"post\" action=\"/logout\" "
             "class=\"inline\"><input type=\"hidden\" name=\"csrf\" "
             "value=\"%s\"><button>sign out</button></form>",
-            p->ses->csrf);
+            p->may_act ? "operator" : "read-only", p->ses->csrf);
   } else if (p->w->token) {
     fputs("read-only · <a href=\"/login\">sign in</a>", o);
   } else {
@@ -101,8 +104,8 @@ void web_table_html(FILE *out, const ctl_table *t, size_t ncols) {
 void web_form(web_page *p, FILE *out, const char *action,
               const char *const *fields, const char *label,
               const char *confirm) {
-  if (!p->ses)
-    return; /* read-only: no buttons */
+  if (!p->ses || !p->may_act)
+    return; /* read-only: no buttons (and the server refuses the write) */
   fprintf(out, "<form method=\"post\" action=\"/api/%s\" class=\"act\"",
           action);
   if (confirm) {
@@ -281,7 +284,7 @@ int web_page_overview(web_page *p, web_reply *r) {
           live, nodes.nrows - live, nrun);
   activity(p, o, ctl_now(p->c));
   fputs("<h2>Nodes</h2>", o);
-  web_table_html(o, &nodes, 7);
+  web_nodes_html(o, &nodes);
   ctl_table_free(&nodes);
   return page_close(p, r);
 }
@@ -304,7 +307,7 @@ int web_page_triggers(web_page *p, web_reply *r) {
     row_open(o, &t, i, "trigger", key, sizeof key);
     const char *state = web_cell(&t, i, 6);
     fputs("<td>", o);
-    web_html(o, key);
+    web_link(o, "triggers", key);
     if (*web_cell(&t, i, 17)) {
       fputs("<br><small>", o);
       web_html(o, web_cell(&t, i, 17));
@@ -315,7 +318,7 @@ int web_page_triggers(web_page *p, web_reply *r) {
     fputs("\">", o);
     web_html(o, state);
     fputs("</td><td>", o);
-    web_html(o, web_cell(&t, i, 2));
+    web_link(o, "jobs", web_cell(&t, i, 2));
     fputs("</td><td>", o);
     if (*web_cell(&t, i, 16)) {
       fputs("<code>", o);
@@ -343,7 +346,7 @@ int web_page_triggers(web_page *p, web_reply *r) {
         x.msg[x.hint_at] = '\0';
         web_html(o, x.msg);
         if (strcmp(x.reason, "paused") == 0)
-          fputs(p->ses        ? " (the resume button beside resumes it)"
+          fputs(p->may_act    ? " (the resume button beside resumes it)"
                 : p->w->token ? " (an operator resumes it after signing in)"
                               : " (read-only: this console cannot resume it)",
                 o);
@@ -379,8 +382,13 @@ int web_page_jobs(web_page *p, web_reply *r) {
       web_html(o, web_cell(&t, i, 0));
       fputs("\">", o);
       for (size_t k = 0; k < 6; k++) {
+        static const char *const links[] = {"fires", "jobs", "triggers",
+                                            "nodes"};
         fputs("<td>", o);
-        web_html(o, web_cell(&t, i, k));
+        if (k < 4 && links[k])
+          web_link(o, links[k], web_cell(&t, i, k));
+        else
+          web_html(o, web_cell(&t, i, k));
         if (k == 3 && strcmp(web_cell(&t, i, 10), "0") == 0)
           fputs(" (dead)", o);
         if (k == 0 && strcmp(web_cell(&t, i, 9), "1") == 0)
@@ -411,11 +419,9 @@ int web_page_jobs(web_page *p, web_reply *r) {
   for (size_t i = 0; rows && i < t.nrows; i++) {
     char key[520];
     row_open(o, &t, i, "job", key, sizeof key);
-    fputs("<td><a href=\"/history?job=", o);
-    web_url(o, key);
-    fputs("\">", o);
-    web_html(o, key);
-    fputs("</a></td>", o);
+    fputs("<td>", o);
+    web_link(o, "jobs", key);
+    fputs("</td>", o);
     static const size_t cols[] = {2, 3, 5, 7, 8, 9};
     for (size_t k = 0; k < 6; k++) {
       fputs("<td>", o);
@@ -438,6 +444,22 @@ int web_page_jobs(web_page *p, web_reply *r) {
 
 /* ------------------------------------------------------------ history */
 
+/* A text input of the history filter, its value kept. */
+static void filter_input(web_page *p, FILE *o, const char *key,
+                         const char *placeholder) {
+  const char *v = web_param(p->q, key);
+  fprintf(o, "<label>%s <input name=\"%s\" id=\"q-%s\" placeholder=\"", key,
+          key, key);
+  web_html(o, placeholder);
+  fputs("\" value=\"", o);
+  web_html(o, v ? v : "");
+  fputs("\"></label>", o);
+}
+
+/* The history filter's parameters kept in the page links. */
+static const char *const history_keys[] = {"job",     "trigger", "node",
+                                           "outcome", "since",   "until"};
+
 int web_page_history(web_page *p, web_reply *r) {
   char msg[300];
   long page = 1;
@@ -452,18 +474,24 @@ int web_page_history(web_page *p, web_reply *r) {
     web_reply_error(r, false, web_status_of(e), "%s", ctl_last_error);
     return web_status_of(e);
   }
+  ctl_retry_links links = {0};
+  if (!e && (e = web_runs_links(p, &t, &links)))
+    ctl_table_free(&t);
   FILE *o = page_open(p, r, "History");
   if (!o) {
-    ctl_table_free(&t);
+    if (!e)
+      ctl_table_free(&t);
+    ctl_retry_links_free(&links);
     return 500;
   }
-  const char *job = web_param(p->q, "job"), *oc = web_param(p->q, "outcome");
-  const char *since = web_param(p->q, "since");
-  fputs("<form method=\"get\" action=\"/history\" class=\"filter\">"
-        "<label>job <input name=\"job\" placeholder=\"GROUP.NAME\" value=\"",
+  const char *oc = web_param(p->q, "outcome");
+  fputs("<form method=\"get\" action=\"/history\" class=\"filter\" "
+        "id=\"search\">",
         o);
-  web_html(o, job ? job : "");
-  fputs("\"></label><label>outcome <select name=\"outcome\"><option "
+  filter_input(p, o, "job", "GROUP.NAME");
+  filter_input(p, o, "trigger", "GROUP.NAME");
+  filter_input(p, o, "node", "node id");
+  fputs("<label>outcome <select name=\"outcome\" id=\"q-outcome\"><option "
         "value=\"\">any</option>",
         o);
   static const char *const outcomes[] = {"OK",        "FAILED",    "REQUEUED",
@@ -472,15 +500,14 @@ int web_page_history(web_page *p, web_reply *r) {
   for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
     fprintf(o, "<option%s>%s</option>",
             oc && strcmp(oc, outcomes[i]) == 0 ? " selected" : "", outcomes[i]);
-  fputs("</select></label><label>since <input name=\"since\" "
-        "placeholder=\"-1h\" value=\"",
-        o);
-  web_html(o, since ? since : "");
-  fputs("\"></label><button>filter</button></form>", o);
+  fputs("</select></label>", o);
+  filter_input(p, o, "since", "-1h");
+  filter_input(p, o, "until", "2026-03-08T01:30Z");
+  fputs("<button id=\"q-go\">search</button></form>", o);
   if (e) {
     failed(o, "history");
   } else {
-    web_edit_history_table(p, o, &t);
+    web_runs_html(o, &t, &links);
     /* Pages: the filter kept in the links. */
     fputs("<p class=\"pages\">", o);
     for (int k = -1; k <= 1; k += 2) {
@@ -490,11 +517,11 @@ int web_page_history(web_page *p, web_reply *r) {
       }
       fprintf(o, "<a id=\"%s\" href=\"/history?page=%ld",
               k < 0 ? "prev" : "next", to);
-      const char *keys[] = {"job", "outcome", "since"};
-      for (int j = 0; j < 3; j++) {
-        const char *v = web_param(p->q, keys[j]);
+      for (size_t j = 0; j < sizeof history_keys / sizeof history_keys[0];
+           j++) {
+        const char *v = web_param(p->q, history_keys[j]);
         if (v && *v) {
-          fprintf(o, "&amp;%s=", keys[j]);
+          fprintf(o, "&amp;%s=", history_keys[j]);
           web_url(o, v);
         }
       }
@@ -503,6 +530,7 @@ int web_page_history(web_page *p, web_reply *r) {
     fprintf(o, "page %ld</p>", page);
     ctl_table_free(&t);
   }
+  ctl_retry_links_free(&links);
   return page_close(p, r);
 }
 
@@ -524,7 +552,10 @@ int web_page_events(web_page *p, web_reply *r) {
       web_html(o, when);
       for (size_t k = 1; k < 4; k++) {
         fputs("</td><td>", o);
-        web_html(o, web_cell(&t, i, k));
+        if (k == 1)
+          web_link(o, "nodes", web_cell(&t, i, k));
+        else
+          web_html(o, web_cell(&t, i, k));
       }
       fputs("</td></tr>", o);
     }
@@ -554,11 +585,11 @@ int web_page_login(web_page *p, web_reply *r) {
     return 500;
   if (!p->w->token)
     fputs("<p>This chime-web is read-only: it was started without "
-          "<code>--token-file</code>.</p>",
+          "<code>--token-file</code> or <code>--users-file</code>.</p>",
           o);
   else
     fputs("<form method=\"post\" action=\"/login\" class=\"login\"><label>"
-          "operator token <input type=\"password\" name=\"token\" "
+          "your token <input type=\"password\" name=\"token\" "
           "id=\"token\" autocomplete=\"current-password\"></label>"
           "<button id=\"signin\">sign in</button></form>",
           o);
