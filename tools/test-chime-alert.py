@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""test-chime-alert.py: runs chime-alert against the throwaway MariaDB
+(CHIME_TEST_MYSQL_URL), in tables of a prefix of its own, with a local
+HTTP receiver (and an https one) and a command sink, and checks what
+arrives: one POST per failure with the right JSON, retries through two
+500s, a dead node alerted once (and resolved), a misfire, an overdue job,
+the command's stdin and environment, and no resend after a restart.
+
+usage: test-chime-alert.py PATH-TO-chime-alert PATH-TO-chimectl
+"""
+import http.server
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+ALERT, CTL = sys.argv[1], sys.argv[2]
+BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
+if not BASE:
+    print("FAIL: CHIME_TEST_MYSQL_URL is not set (start ./dev db-up): a "
+          "missing database is never a skip")
+    sys.exit(1)
+PREFIX = "alert%d_" % os.getpid()
+SEP = "&" if "?" in BASE else "?"
+URL = BASE + SEP + "prefix=" + PREFIX
+DB = urllib.parse.urlsplit(BASE)
+SCHED = "alerttest"
+TMP = tempfile.mkdtemp(prefix="chime-alert-test-")
+STATE = os.path.join(TMP, "state")
+failures = 0
+passed = 0
+
+
+def check(name, cond, detail=""):
+    global failures, passed
+    if cond:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failures += 1
+        print(f"FAIL {name} {detail}")
+
+
+def sql(query):
+    """Runs SQL on the test database ({P}: the prefix); rows as lists."""
+    p = subprocess.run(
+        ["mysql", "-h", DB.hostname, "-P", str(DB.port or 3306), "-u",
+         urllib.parse.unquote(DB.username), "-N", "-B",
+         DB.path.lstrip("/"), "-e", query.replace("{P}", PREFIX)],
+        capture_output=True, text=True, timeout=30,
+        env=dict(os.environ, MYSQL_PWD=urllib.parse.unquote(DB.password or "")))
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr)
+    return [line.split("\t") for line in p.stdout.splitlines()]
+
+
+def now_ms():
+    return int(sql("SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)")[0][0])
+
+
+def wait(what, fn, timeout=15.0):
+    """Polls fn until it returns something true (wide margins)."""
+    end = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v or time.monotonic() > end:
+            check(what, v)
+            return v
+        time.sleep(0.05)
+
+
+class Receiver:
+    """A local webhook: records each POST; answers the statuses queued
+    (then 200)."""
+
+    def __init__(self, tls_ctx=None):
+        self.posts = []
+        self.answers = []
+        self.lock = threading.Lock()
+        rec = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(n)
+                with rec.lock:
+                    status = rec.answers.pop(0) if rec.answers else 200
+                    rec.posts.append({"path": self.path, "status": status,
+                                      "headers": dict(self.headers),
+                                      "body": body.decode()})
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls_ctx:
+            self.server.socket = tls_ctx.wrap_socket(self.server.socket,
+                                                     server_side=True)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def bodies(self, kind=None, status=200):
+        with self.lock:
+            out = [json.loads(p["body"]) for p in self.posts
+                   if status is None or p["status"] == status]
+        return [b for b in out if kind is None or b["kind"] == kind]
+
+
+def history(job, outcome="FAILED", error="disk full", fire_id=1):
+    g, n = job.split(".", 1)
+    t = now_ms()
+    sql("INSERT INTO {P}history (sched_name, fire_id, trigger_group, "
+        "trigger_name, job_group, job_name, scheduled_ms, node, outcome, "
+        "error_code, error_text, started_ms, duration_ms, recovering, "
+        f"finished_ms) VALUES ('{SCHED}', {fire_id}, '{g}', '{n}-trigger', "
+        f"'{g}', '{n}', {t - 100}, 'node-a', '{outcome}', -1, '{error}', "
+        f"{t - 90}, 80, 0, {t - 10})")
+
+
+class Alert:
+    """A running chime-alert."""
+
+    def __init__(self, *extra):
+        self.log = open(os.path.join(TMP, "alert.log"), "a")
+        self.p = subprocess.Popen(
+            [ALERT, "--url", URL, "--scheduler", SCHED, "--state", STATE,
+             "--interval", "0.1", "--retry", "0.1"] + list(extra),
+            stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        rc = self.p.wait(timeout=20)
+        self.log.close()
+        return rc
+
+
+def log_text():
+    with open(os.path.join(TMP, "alert.log")) as f:
+        return f.read()
+
+
+def usage_checks():
+    for args, words in (([], "no --webhook"), (["--webhook", "ftp://x"], "http://"),
+                        (["--command", "true", "--expect", "a.b=soon"], "duration"),
+                        (["--command", "true", "--expect", "ab=1m"], "GROUP.NAME"),
+                        (["--command", "true", "--header", "nocolon"], "Name: value"),
+                        (["--command", "true", "--interval", "0"], "--interval")):
+        p = subprocess.run([ALERT, "--url", URL] + args, capture_output=True,
+                           text=True, timeout=30)
+        check(f"usage {args}: exit 2", p.returncode == 2 and words in p.stderr,
+              f"{p.returncode} {p.stderr!r}")
+    p = subprocess.run([ALERT, "--help"], capture_output=True, text=True, timeout=30)
+    check("--help", p.returncode == 0 and "--webhook URL" in p.stdout)
+
+
+def main():
+    subprocess.run([CTL, "--url", URL, "--scheduler", SCHED, "schema", "init"],
+                   check=True, capture_output=True, timeout=60)
+    usage_checks()
+    recv = Receiver()
+    hook = f"http://127.0.0.1:{recv.port}/hook"
+    cmd_out = os.path.join(TMP, "cmd")
+    os.mkdir(cmd_out)
+    command = (f"f={cmd_out}/$(date +%s%N).json; cat > $f.tmp; "
+               "echo \"$CHIME_ALERT_KIND $CHIME_ALERT_STATUS $CHIME_ALERT_JOB "
+               "$CHIME_ALERT_FIRE_ID\" > $f.env; mv $f.tmp $f")
+    sql("INSERT INTO {P}jobs (sched_name, job_group, job_name, job_type, "
+        f"durable, requests_recovery, concurrency, persist_data) VALUES "
+        f"('{SCHED}', 'ov', 'hourly', 't', 1, 0, 0, 0)")
+    a = Alert("--webhook", hook, "--header", "Authorization: Bearer s3cret",
+              "--command", command, "--window", "600",
+              "--misfire-threshold", "1", "--expect", "ov.*=2s")
+    wait("first poll writes the state file", lambda: os.path.exists(STATE))
+
+    # A failing job: exactly one POST with the right JSON; the command too.
+    history("etl.load", fire_id=4242)
+    got = wait("failed run POSTed", lambda: recv.bodies("run_failed"))
+    time.sleep(0.6)  # six more polls: nothing more
+    fails = recv.bodies("run_failed")
+    check("exactly one POST for one failure", len(fails) == 1, fails)
+    if got:
+        b = got[0]
+        check("failure JSON", b["status"] == "firing" and b["job"] == "etl.load"
+              and b["trigger"] == "etl.load-trigger" and b["fire_id"] == 4242
+              and b["node"] == "node-a" and b["outcome"] == "FAILED"
+              and b["count"] == 1 and b["scheduler"] == SCHED
+              and b["key"] == "run_failed:etl.load" and "disk full" in b["message"]
+              and b["time"].endswith("Z") and isinstance(b["time_ms"], int), b)
+        check("POST headers", recv.posts[0]["path"] == "/hook" and
+              recv.posts[0]["headers"].get("Content-Type") == "application/json"
+              and recv.posts[0]["headers"].get("Authorization") == "Bearer s3cret",
+              recv.posts[0]["headers"])
+
+    def command_got(kind):
+        out = []
+        for f in sorted(os.listdir(cmd_out)):
+            if f.endswith(".json"):
+                with open(os.path.join(cmd_out, f)) as fh:
+                    body = json.load(fh)
+                with open(os.path.join(cmd_out, f + ".env")) as fh:
+                    env = fh.read().split()
+                if body["kind"] == kind:
+                    out.append((body, env))
+        return out
+
+    c = wait("command sink ran", lambda: command_got("run_failed"))
+    if c:
+        check("command stdin and environment",
+              c[0][0]["job"] == "etl.load" and
+              c[0][1] == ["run_failed", "firing", "etl.load", "4242"], c)
+
+    # The same job again within the window: counted, not sent.
+    history("etl.load", fire_id=4243)
+    time.sleep(0.6)
+    check("a second failure within the window is not sent",
+          len(recv.bodies("run_failed")) == 1, recv.bodies("run_failed"))
+
+    # A receiver answering 500 twice, then 200: the third try gets it.
+    recv.answers = [500, 500]
+    history("etl.other", outcome="TIMED_OUT", error="ran over", fire_id=77)
+    got = wait("retried alert delivered",
+               lambda: [b for b in recv.bodies("run_failed")
+                        if b["job"] == "etl.other"])
+    time.sleep(0.5)
+    tries = [p for p in recv.posts if "etl.other" in p["body"]]
+    check("delivered on the third try", [p["status"] for p in tries] == [500, 500, 200],
+          [p["status"] for p in tries])
+    check("each try the same alert", len({p["body"] for p in tries}) == 1)
+
+    # A dead node: alerted once over many polls, resolved when it is back.
+    t = now_ms()
+    sql("INSERT INTO {P}nodes (sched_name, instance_id, host, pid, started_ms, "
+        f"last_checkin_ms, checkin_interval_ms, version) VALUES ('{SCHED}', "
+        f"'node-x', 'hostx', 1, {t - 120000}, {t - 60000}, 1000, '0.1.0')")
+    got = wait("dead node POSTed", lambda: recv.bodies("node_dead"))
+    time.sleep(1.0)
+    dead = recv.bodies("node_dead")
+    check("a dead node alerts once", len(dead) == 1 and dead[0]["node"] == "node-x"
+          and dead[0]["status"] == "firing" and "dead" in dead[0]["message"], dead)
+    sql(f"UPDATE {{P}}nodes SET last_checkin_ms = {now_ms()}, "
+        "checkin_interval_ms = 600000 WHERE instance_id = 'node-x'")
+    wait("node back: resolved", lambda: [b for b in recv.bodies("node_dead")
+                                         if b["status"] == "resolved"])
+
+    # A trigger late past the misfire threshold (1 s), then fired.
+    t = now_ms()
+    sql("INSERT INTO {P}triggers (sched_name, trigger_group, trigger_name, "
+        "job_group, job_name, job_type, kind, start_set, start_ms, end_ms, "
+        "misfire, priority, next_fire_ms, prev_fire_ms, times_triggered, "
+        "state_start_ms, state_repeat_count, state) VALUES "
+        f"('{SCHED}', 'ov', 'every-min', 'ov', 'hourly', 't', 0, 0, {t}, "
+        f"{2**62}, 0, 5, {t - 5000}, {t - 65000}, 3, {t}, 0, 'WAITING')")
+    got = wait("misfire POSTed", lambda: recv.bodies("misfire"))
+    if got:
+        check("misfire JSON", got[0]["trigger"] == "ov.every-min" and
+              got[0]["job"] == "ov.hourly" and "late" in got[0]["message"], got)
+    sql(f"UPDATE {{P}}triggers SET next_fire_ms = {now_ms() + 60000} "
+        "WHERE trigger_name = 'every-min'")
+    wait("misfire resolved", lambda: [b for b in recv.bodies("misfire")
+                                      if b["status"] == "resolved"])
+    check("one misfire alert", len([b for b in recv.bodies("misfire")
+                                     if b["status"] == "firing"]) == 1)
+
+    # A job expected every 2 s that does not succeed: overdue, then OK.
+    got = wait("overdue job POSTed", lambda: recv.bodies("job_overdue"))
+    if got:
+        check("overdue JSON", got[0]["job"] == "ov.hourly" and
+              "expected within 2.0s" in got[0]["message"], got)
+    history("ov.hourly", outcome="OK", error="", fire_id=90)
+    wait("overdue resolved on success", lambda: [
+        b for b in recv.bodies("job_overdue") if b["status"] == "resolved"])
+
+    # A restart resends nothing; new alerts still come.
+    before = len(recv.posts)
+    rc = a.stop()
+    check("SIGTERM: exit 0", rc == 0, rc)
+    a = Alert("--webhook", hook, "--command", command, "--window", "600",
+              "--misfire-threshold", "1", "--expect", "ov.*=600s")
+    wait("restart resumes the state", lambda: "resumed from" in log_text())
+    time.sleep(1.0)
+    check("a restart does not resend", len(recv.posts) == before,
+          recv.posts[before:])
+    history("etl.new", fire_id=5)
+    wait("after the restart a new failure is sent", lambda: [
+        b for b in recv.bodies("run_failed") if b["job"] == "etl.new"])
+    time.sleep(0.3)
+
+    # An alert queued when stopped is delivered after the restart, once.
+    recv.answers = [500] * 1000
+    history("etl.queued", fire_id=6)
+    wait("queued alert tried", lambda: [p for p in recv.posts
+                                        if "etl.queued" in p["body"]])
+    rc = a.stop()
+    recv.answers = []
+    a = Alert("--webhook", hook, "--command", command, "--window", "600")
+    wait("queued alert delivered after the restart", lambda: [
+        b for b in recv.bodies("run_failed") if b["job"] == "etl.queued"])
+    time.sleep(0.5)
+    check("delivered once", len([b for b in recv.bodies("run_failed")
+                                 if b["job"] == "etl.queued"]) == 1)
+    a.stop()
+
+    https_check()
+
+
+def https_check():
+    """A webhook over https, its certificate checked (--ca-file)."""
+    key, cert = os.path.join(TMP, "key.pem"), os.path.join(TMP, "cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "1", "-subj",
+                    "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+                   check=True, capture_output=True, timeout=60)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    recv = Receiver(ctx)
+    hook = f"https://localhost:{recv.port}/tls"
+    os.unlink(STATE)
+    a = Alert("--webhook", hook, "--ca-file", cert)
+    wait("https: first poll", lambda: os.path.exists(STATE))
+    history("tls.job", fire_id=8)
+    got = wait("https webhook got the alert", lambda: recv.bodies("run_failed"))
+    check("https JSON", bool(got) and got[0]["job"] == "tls.job", got)
+    a.stop()
+    # Without the CA the certificate is refused: never delivered.
+    os.unlink(STATE)
+    a = Alert("--webhook", hook, "--attempts", "2")
+    wait("https: first poll without the CA", lambda: os.path.exists(STATE))
+    history("tls.other", fire_id=9)
+    wait("an unknown certificate is refused",
+         lambda: "gave up on firing run_failed:tls.other" in log_text())
+    check("nothing sent without trust",
+          not [b for b in recv.bodies(None, None) if b["job"] == "tls.other"])
+    a.stop()
+
+
+try:
+    main()
+finally:
+    try:
+        tables = sql(f"SHOW TABLES LIKE '{PREFIX}%'")
+        if tables:
+            sql("DROP TABLE " + ", ".join(t[0] for t in tables))
+    except RuntimeError as e:
+        print("cleanup:", e)
+    if failures:
+        print(log_text())
+    shutil.rmtree(TMP, ignore_errors=True)
+print(f"{passed} passed, {failures} failed")
+sys.exit(1 if failures else 0)
