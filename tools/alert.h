@@ -9,8 +9,8 @@
  * (http, or https through OpenSSL).
  *
  * Terms: an *alert* is one message about one *key* ("run_failed:G.N",
- * "node_dead:ID", "misfire:G.N", "job_overdue:G.N"); a *state alert*
- * (node_dead, misfire, job_overdue) fires once when its condition begins
+ * "node_dead:ID", "misfire:G.N", "job_overdue:G.N", "store_down:SCHED");
+ * a *state alert* (all but run_failed) fires once when its condition begins
  * and is *resolved* once when it ends; an *event alert* (run_failed) is
  * sent at most once per key per de-duplication window, the runs it
  * suppressed counted in the next one.  A *sink* is a webhook URL or a
@@ -39,7 +39,8 @@
 
 /* One alert, as queued, stored and sent. */
 typedef struct alert {
-  char kind[16];   /* run_failed, misfire, node_dead, job_overdue */
+  char kind[16];   /* run_failed, misfire, node_dead, job_overdue,
+                      store_down */
   char status[12]; /* firing, resolved */
   char key[512];
   char job[400];     /* GROUP.NAME, or "" */
@@ -116,7 +117,8 @@ typedef struct alert_ctx {
   size_t nkeys, keys_cap;
   alert_out *outbox;
   size_t nout, out_cap;
-  bool dirty; /* the state changed since it was saved */
+  bool dirty;          /* the state changed since it was saved */
+  uint64_t checkin_ns; /* the next check-in of the nodes row (monotonic) */
   int64_t now_ms;
 } alert_ctx;
 
@@ -126,6 +128,11 @@ typedef struct alert_ctx {
  * the misfire threshold, jobs overdue.  Alerts go through alert_raise.
  * Returns: 0 or an exit code (message in ctl_last_error). */
 int alert_poll(alert_ctx *x);
+
+/* A store_down alert: firing when a poll failed (why: its message),
+ * resolved when one works again.  Its time is this host's clock.
+ * Returns: 0 or an exit code. */
+int alert_store_down(alert_ctx *x, bool down, const char *why);
 
 /* Whether a job's key matches an --expect pattern. */
 bool alert_expect_matches(const alert_expect *e, const char *group,
@@ -179,6 +186,11 @@ int alert_run_command(const alert_ctx *x, const char *command, const alert *a,
 int alert_http_post(const char *url, const char *const *headers,
                     size_t nheaders, const char *body, const char *ca_file,
                     double timeout_s, char *err, size_t errlen);
+
+/* Checks chime-alert's own nodes row in when it is time (every quarter
+ * of its check-in interval), so that the cluster does not judge it dead:
+ * between polls and before each delivery attempt (chime-alert.c). */
+void alert_checkin(alert_ctx *x);
 
 /* A monotonic clock in nanoseconds. */
 uint64_t alert_mono_ns(void);

@@ -263,6 +263,7 @@ size_t alert_deliver(alert_ctx *x) {
     }
     char err[512] = "";
     const char *what = x->sinks[o->sink].is_command ? "command" : "webhook";
+    alert_checkin(x);
     o->attempts++;
     bool done = attempt(x, o, err, sizeof err) == 0;
     if (done) {
@@ -284,7 +285,7 @@ size_t alert_deliver(alert_ctx *x) {
       i++;
     }
     x->dirty = true;
-    if (alert_state_save(x) != 0) /* said; tried again after the next */
+    if (alert_state_save(x) != 0) /* tried again after the next */
       alert_log("the state is kept in memory until it can be saved");
   }
   return x->nout;

@@ -128,15 +128,26 @@ int alert_raise(alert_ctx *x, const alert *a) {
 
 /* ------------------------------------------------------- overlap ids */
 
+/* seen_ids is kept sorted (the history is read in id order, so an id is
+ * nearly always appended): a failure storm's thousands stay cheap. */
 bool alert_seen_id(alert_ctx *x, int64_t id) {
-  for (size_t i = 0; i < x->nseen; i++)
-    if (x->seen_ids[i] == id)
-      return true;
+  size_t lo = 0, hi = x->nseen;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->seen_ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < x->nseen && x->seen_ids[lo] == id)
+    return true;
   int64_t *ids = grow(x->seen_ids, &x->seen_cap, x->nseen, sizeof *ids);
   if (!ids)
     return false; /* counted again rather than lost */
   x->seen_ids = ids;
-  x->seen_ids[x->nseen++] = id;
+  memmove(ids + lo + 1, ids + lo, (x->nseen - lo) * sizeof *ids);
+  ids[lo] = id;
+  x->nseen++;
   return false;
 }
 

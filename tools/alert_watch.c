@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The outcomes a failed-run alert is raised for: the run failed, ran out
  * of time, or could not start within its starting deadline.  Not
@@ -102,6 +103,34 @@ static int note_successes(alert_ctx *x, const char *from, const char *to) {
   return r;
 }
 
+/* The failed runs with ids in (from_id, top], a batch at a time. */
+static int read_failures(alert_ctx *x, int64_t from_id, int64_t top) {
+  char sql[512], from[24], to[24];
+  snprintf(sql, sizeof sql,
+           "SELECT id, fire_id, job_group, job_name, trigger_group, "
+           "trigger_name, node, outcome, error_text, finished_ms FROM "
+           "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
+           "SIGNED) AND sched_name = ? AND outcome IN " FAILED_OUTCOMES_SQL
+           " ORDER BY id LIMIT %d",
+           ALERT_HISTORY_BATCH);
+  snprintf(to, sizeof to, "%" PRId64, top);
+  for (;;) {
+    snprintf(from, sizeof from, "%" PRId64, from_id);
+    const char *args[] = {from, to, x->base.sched};
+    chime__mysql_rows rows;
+    int r = query(x, sql, args, 3, &rows);
+    for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+      if (!alert_seen_id(x, INT(&rows, i, 0)))
+        r = raise_failure(x, &rows, i);
+    size_t n = rows.nrows;
+    if (n > 0)
+      from_id = INT(&rows, n - 1, 0);
+    chime__mysql_rows_free(&rows);
+    if (r || n < ALERT_HISTORY_BATCH)
+      return r;
+  }
+}
+
 static int poll_history(alert_ctx *x) {
   chime__mysql_rows rows;
   int r =
@@ -115,38 +144,24 @@ static int poll_history(alert_ctx *x) {
     x->dirty = true;
     return 0;
   }
+  if (top < x->last_id) { /* emptied or made anew: its ids start again */
+    x->last_id = x->overlap_id = 0;
+    x->nseen = 0;
+    x->dirty = true;
+  }
+  if (top == x->last_id)
+    return 0;
+  if ((r = read_failures(x, x->overlap_id, top)))
+    return r;
   char from[24], to[24];
   snprintf(from, sizeof from, "%" PRId64, x->overlap_id);
   snprintf(to, sizeof to, "%" PRId64, top);
-  const char *args[] = {from, to, x->base.sched};
-  char sql[512];
-  snprintf(sql, sizeof sql,
-           "SELECT id, fire_id, job_group, job_name, trigger_group, "
-           "trigger_name, node, outcome, error_text, finished_ms FROM "
-           "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
-           "SIGNED) AND sched_name = ? AND outcome IN " FAILED_OUTCOMES_SQL
-           " ORDER BY id LIMIT %d",
-           ALERT_HISTORY_BATCH);
-  if ((r = query(x, sql, args, 3, &rows)))
-    return r;
-  int64_t upto = top;
-  if (rows.nrows == ALERT_HISTORY_BATCH) /* more: the next poll goes on */
-    upto = INT(&rows, rows.nrows - 1, 0);
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    if (!alert_seen_id(x, INT(&rows, i, 0)))
-      r = raise_failure(x, &rows, i);
-  chime__mysql_rows_free(&rows);
-  if (r)
-    return r;
-  snprintf(to, sizeof to, "%" PRId64, upto);
   if (x->nexpect > 0 && (r = note_successes(x, from, to)))
     return r;
-  if (upto > x->last_id) {
-    x->overlap_id = x->last_id;
-    x->last_id = upto;
-    alert_seen_prune(x);
-    x->dirty = true;
-  }
+  x->overlap_id = x->last_id;
+  x->last_id = top;
+  alert_seen_prune(x);
+  x->dirty = true;
   return 0;
 }
 
@@ -413,6 +428,21 @@ static int poll_overdue(alert_ctx *x) {
       i++;
   }
   return r;
+}
+
+int alert_store_down(alert_ctx *x, bool down, const char *why) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts); /* the database's clock is out */
+  x->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  alert a = {.time_ms = x->now_ms};
+  SET(a.kind, "store_down");
+  SET(a.status, down ? "firing" : "resolved");
+  snprintf(a.key, sizeof a.key, "store_down:%s", x->base.sched);
+  snprintf(a.message, sizeof a.message, "%s%s",
+           down ? "chime-alert cannot read the cluster's database: "
+                : "chime-alert reads the cluster's database again",
+           down ? why : "");
+  return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
 }
 
 int alert_poll(alert_ctx *x) {

@@ -46,7 +46,7 @@ static void usage(FILE *out) {
         "  --retry S            the first retry's delay (default 1; doubled\n"
         "                       each time, at most 300)\n"
         "  --attempts N         attempts per alert and sink (default 10)\n"
-        "  --timeout S          per attempt (default 10)\n"
+        "  --timeout S          per attempt, at most 10 (default 5)\n"
         "  --once               one poll, then deliver and exit\n"
         "  --help               print this help\n"
         "  --version            print the version of chime-alert and "
@@ -213,7 +213,9 @@ static int option(alert_ctx *x, options *o, int opt, const char *arg,
       return ctl_usage("--attempts wants a number 1-1000");
     return 0;
   case O_TIMEOUT:
-    return seconds("timeout", arg, 0.1, 300, &x->timeout_s);
+    /* At most 10: with a slow name lookup an attempt stays within the
+     * lease of chime-alert's own nodes row (checked in before each). */
+    return seconds("timeout", arg, 0.1, 10, &x->timeout_s);
   case O_ONCE:
     x->once = true;
     return 0;
@@ -275,17 +277,20 @@ static void on_signal(int sig) {
   stopping = 1;
 }
 
+void alert_checkin(alert_ctx *x) {
+  uint64_t now = alert_mono_ns();
+  if (now < x->checkin_ns || !x->base.admin)
+    return;
+  chime__mysql_admin_checkin(x->base.admin); /* a poll says failures */
+  x->checkin_ns = now + CHIME__MYSQL_ADMIN_CHECKIN_MS / 4 * 1000000ull;
+}
+
 /* Sleeps until deadline_ns (the monotonic clock) or a signal, checking
- * the operator's store in meanwhile (the cluster must not judge it
- * dead). */
-static void sleep_until(alert_ctx *x, uint64_t deadline_ns,
-                        uint64_t *checkin_ns) {
+ * in meanwhile. */
+static void sleep_until(alert_ctx *x, uint64_t deadline_ns) {
   while (!stopping) {
+    alert_checkin(x);
     uint64_t now = alert_mono_ns();
-    if (now >= *checkin_ns && x->base.admin) {
-      chime__mysql_admin_checkin(x->base.admin); /* a poll says failures */
-      *checkin_ns = now + CHIME__MYSQL_ADMIN_CHECKIN_MS / 4 * 1000000ull;
-    }
     if (now >= deadline_ns)
       return;
     uint64_t left = deadline_ns - now;
@@ -305,18 +310,23 @@ static uint64_t next_retry_ns(const alert_ctx *x) {
 }
 
 static int run(alert_ctx *x) {
-  uint64_t checkin_ns = 0, next_poll = 0;
+  uint64_t next_poll = 0;
   int failed_polls = 0;
   while (!stopping) {
     if (alert_mono_ns() >= next_poll) {
+      ctl_quiet = true; /* a failed poll is said below, once */
       int r = alert_poll(x);
+      ctl_quiet = false;
       if (r && x->once)
         return r;
-      if (r && failed_polls++ == 0) /* said once until a poll works */
+      if (r && failed_polls++ == 0) { /* said once until a poll works */
         alert_log("the poll failed (%s); trying again every %.2f s",
                   ctl_last_error, x->interval_s);
+        alert_store_down(x, true, ctl_last_error);
+      }
       if (r == 0 && failed_polls) {
         alert_log("the poll works again");
+        alert_store_down(x, false, NULL);
         failed_polls = 0;
       }
       if ((r = alert_state_save(x)))
@@ -327,7 +337,7 @@ static int run(alert_ctx *x) {
     if (x->once && left == 0)
       break;
     uint64_t until = next_retry_ns(x);
-    sleep_until(x, until < next_poll ? until : next_poll, &checkin_ns);
+    sleep_until(x, until < next_poll ? until : next_poll);
   }
   return alert_state_save(x);
 }
@@ -344,7 +354,7 @@ int main(int argc, char **argv) {
   x.dedup_window_ms = 600000;
   x.retry_initial_s = 1;
   x.retry_max_s = 300;
-  x.timeout_s = 10;
+  x.timeout_s = 5;
   x.max_attempts = 10;
   x.send_resolved = true;
   x.last_id = -1;

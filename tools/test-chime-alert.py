@@ -280,6 +280,22 @@ def main():
     wait("overdue resolved on success", lambda: [
         b for b in recv.bodies("job_overdue") if b["status"] == "resolved"])
 
+    # A storm: 1500 failures of three jobs at once, more than one batch
+    # (1000 rows): one alert per job, and the reading goes on past them.
+    t = now_ms()
+    sql("INSERT INTO {P}history (sched_name, fire_id, trigger_group, "
+        "trigger_name, job_group, job_name, scheduled_ms, node, outcome, "
+        "error_code, error_text, started_ms, duration_ms, recovering, "
+        f"finished_ms) SELECT '{SCHED}', seq, 'storm', 't', 'storm', "
+        f"CONCAT('j', seq % 3), {t}, 'node-a', 'FAILED', -1, 'boom', {t}, 1, "
+        f"0, {t} FROM seq_1_to_1500")
+    history("etl.after-storm", fire_id=3)
+    wait("the failure after the storm is sent", lambda: [
+        b for b in recv.bodies("run_failed") if b["job"] == "etl.after-storm"])
+    storm = [b for b in recv.bodies("run_failed") if b["job"].startswith("storm.")]
+    check("a storm: one alert per job", sorted(b["job"] for b in storm) ==
+          ["storm.j0", "storm.j1", "storm.j2"], [b["job"] for b in storm])
+
     # A restart resends nothing; new alerts still come.
     before = len(recv.posts)
     rc = a.stop()
@@ -311,6 +327,25 @@ def main():
     a.stop()
 
     https_check()
+    once_check(recv)
+
+
+def once_check(recv):
+    """--once: one poll, the deliveries, exit 0 (a cron job's way)."""
+    hook = f"http://127.0.0.1:{recv.port}/once"
+    args = [ALERT, "--url", URL, "--scheduler", SCHED, "--state", STATE,
+            "--webhook", hook, "--once"]
+    os.unlink(STATE)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    check("--once: a first start exits 0", p.returncode == 0, p.stderr)
+    history("once.job", fire_id=11)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    got = [b for b in recv.bodies("run_failed") if b["job"] == "once.job"]
+    check("--once: delivered, then exit 0", p.returncode == 0 and len(got) == 1,
+          (p.returncode, p.stderr, got))
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    got = [b for b in recv.bodies("run_failed") if b["job"] == "once.job"]
+    check("--once again: nothing resent", p.returncode == 0 and len(got) == 1)
 
 
 def https_check():

@@ -165,8 +165,8 @@ CLAIMS = [
      [(1, "alert_retry_max_s", int)]),
     ("docs/man/chime-alert.1.scd", r"Attempts per alert and sink \(default (\d+)\)",
      [(1, "alert_attempts", int)]),
-    ("docs/man/chime-alert.1.scd", r"or the command's run \(default (\d+)\)",
-     [(1, "alert_timeout_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"or the command's run; at most (\d+) \(default (\d+)\)",
+     [(1, "alert_timeout_max_s", int), (2, "alert_timeout_s", int)]),
     ("docs/observability.md", r"at most once per job per `--window` \(default (\d+ minutes)\)",
      [(1, "alert_window_ms", dur)]),
     ("docs/observability.md", r"after `--retry` seconds \(default (\d+)\), doubled each time up to (\d+ minutes)",
@@ -244,6 +244,8 @@ def alert_defaults(vals):
                        ("alert_timeout_s", "timeout_s"), ("alert_attempts", "max_attempts")):
         m = re.search(r"^  x\.%s = (\d+);$" % field, src, re.M)
         vals[key] = int(m.group(1)) if m else None
+    m = re.search(r'seconds\("timeout", arg, [\d.]+, (\d+),', src)
+    vals["alert_timeout_max_s"] = int(m.group(1)) if m else None
     if vals["alert_interval_s"] is not None:
         vals["alert_interval_ms"] = vals["alert_interval_s"] * 1000
     if vals["alert_window_ms"] is not None:
