@@ -6,7 +6,7 @@ arrives: one POST per failure with the right JSON, retries through two
 500s, a dead node alerted once (and resolved), a misfire, an overdue job,
 the command's stdin and environment, and no resend after a restart.
 
-usage: test-chime-alert.py PATH-TO-chime-alert PATH-TO-chimectl
+usage: test-chime-alert.py PATH-TO-chime-alert PATH-TO-chimectl BUILD_ROOT CC SANITIZE
 """
 import http.server
 import json
@@ -21,7 +21,8 @@ import threading
 import time
 import urllib.parse
 
-ALERT, CTL = sys.argv[1], sys.argv[2]
+ALERT, CTL, BUILD, CC, SANITIZE = sys.argv[1:6]
+SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
 if not BASE:
     print("FAIL: CHIME_TEST_MYSQL_URL is not set (start ./dev db-up): a "
@@ -149,6 +150,44 @@ def log_text():
         return f.read()
 
 
+NODE = """
+import sys, threading, time
+import chime
+url, sched = sys.argv[1], sys.argv[2]
+ran = threading.Event()
+with chime.Scheduler(url=url, name=sched, instance_id="py-node", workers=2,
+                     log=False) as s:
+    def boom(ctx):
+        ran.set()
+        raise RuntimeError("disk full")
+    s.register("boom", boom)
+    s.schedule(chime.Job("real", "boom", "boom"),
+               chime.Simple(interval_ms=0, repeat=0, group="real", name="once"))
+    if not ran.wait(30):
+        sys.exit("the job did not run")
+    end = time.monotonic() + 30
+    while not s.history(job="real.boom") and time.monotonic() < end:
+        time.sleep(0.05)
+"""
+
+
+def real_node():
+    """A node of this build (the Python binding) whose job fails: the
+    engine writes the history row."""
+    env = dict(os.environ)
+    env["CHIME_LIB"] = os.path.join(BUILD, "libchime.so")
+    env["CHIME_LIB_ONLY"] = "1"
+    env["PYTHONPATH"] = os.path.join(SOURCE, "bindings", "python")
+    if "address" in SANITIZE:
+        rt = subprocess.run(CC.split() + ["-print-file-name=libasan.so"],
+                            capture_output=True, text=True).stdout.strip()
+        env["LD_PRELOAD"] = rt
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    p = subprocess.run([sys.executable, "-c", NODE, URL, SCHED],
+                       capture_output=True, text=True, timeout=90, env=env)
+    check("a real node ran its failing job", p.returncode == 0, p.stderr[-2000:])
+
+
 def usage_checks():
     for args, words in (([], "no --webhook"), (["--webhook", "ftp://x"], "http://"),
                         (["--command", "true", "--expect", "a.b=soon"], "duration"),
@@ -182,6 +221,21 @@ def main():
               "--misfire-threshold", "1", "--expect", "ov.*=2s")
     wait("first poll writes the state file", lambda: os.path.exists(STATE))
 
+    # A node's job that fails: one POST naming it; its clean stop (its
+    # row removed with a fresh check-in) is no death.
+    real_node()
+    got = wait("a real failure POSTed", lambda: [
+        b for b in recv.bodies("run_failed") if b["job"] == "real.boom"])
+    if got:
+        b = got[0]
+        check("a real failure's JSON", b["trigger"] == "real.once" and
+              b["node"] == "py-node" and b["outcome"] == "FAILED" and
+              "disk full" in b["message"] and b["fire_id"] > 0, b)
+    time.sleep(0.6)
+    check("a node that stops cleanly is not dead", not recv.bodies("node_dead"),
+          recv.bodies("node_dead"))
+    recv.posts.clear()
+
     # A failing job: exactly one POST with the right JSON; the command too.
     history("etl.load", fire_id=4242)
     got = wait("failed run POSTed", lambda: recv.bodies("run_failed"))
@@ -213,7 +267,8 @@ def main():
                     out.append((body, env))
         return out
 
-    c = wait("command sink ran", lambda: command_got("run_failed"))
+    c = wait("command sink ran", lambda: [
+        x for x in command_got("run_failed") if x[0]["job"] == "etl.load"])
     if c:
         check("command stdin and environment",
               c[0][0]["job"] == "etl.load" and
