@@ -34,8 +34,9 @@
 #define ALERT_MAX_SINKS 16
 #define ALERT_MAX_EXPECT 64
 #define ALERT_MAX_HEADERS 8
-#define ALERT_MAX_OUTBOX 10000   /* queued deliveries: the oldest dropped */
-#define ALERT_HISTORY_BATCH 1000 /* history rows read per statement */
+#define ALERT_MAX_OUTBOX 10000    /* queued deliveries: the oldest dropped */
+#define ALERT_HISTORY_BATCH 1000  /* history rows read per statement */
+#define ALERT_JOBS_EVERY_MS 30000 /* --expect: the jobs list read anew */
 
 /* One alert, as queued, stored and sent. */
 typedef struct alert {
@@ -77,6 +78,7 @@ typedef struct alert_key {
                            node_dead: when its row was last seen */
   bool stale;           /* node_dead: its check-in was over 1.5 check-in
                            intervals old when last seen */
+  bool paused;          /* job_overdue: the job is paused (not stored) */
   bool seen;            /* found in this poll (not stored) */
 } alert_key;
 
@@ -117,8 +119,9 @@ typedef struct alert_ctx {
   size_t nkeys, keys_cap;
   alert_out *outbox;
   size_t nout, out_cap;
-  bool dirty;          /* the state changed since it was saved */
-  uint64_t checkin_ns; /* the next check-in of the nodes row (monotonic) */
+  bool dirty;            /* the state changed since it was saved */
+  uint64_t checkin_ns;   /* the next check-in of the nodes row (monotonic) */
+  uint64_t jobs_read_ns; /* the next read of the jobs list (monotonic) */
   int64_t now_ms;
 } alert_ctx;
 

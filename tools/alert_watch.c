@@ -76,6 +76,8 @@ static int raise_failure(alert_ctx *x, const chime__mysql_rows *rows,
   return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
 }
 
+static const alert_expect *expect_of(const alert_ctx *x, const char *job);
+
 /* The newest success of each job in the rows read: the expected-period
  * clock of its job restarts. */
 static int note_successes(alert_ctx *x, const char *from, const char *to) {
@@ -91,6 +93,8 @@ static int note_successes(alert_ctx *x, const char *from, const char *to) {
     char key[512];
     snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
              TEXT(&rows, i, 1));
+    if (!expect_of(x, key + 12))
+      continue;
     alert_key *k = alert_key_get(x, key);
     if (!k)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
@@ -269,8 +273,10 @@ static int poll_nodes(alert_ctx *x) {
     char key[256];
     snprintf(key, sizeof key, "node_dead:%s", id);
     alert_key *k = alert_key_get(x, key);
-    if (!k)
-      return ctl_fail(CHIME_ENOMEM, "out of memory");
+    if (!k) {
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+      break;
+    }
     bool stale = (x->now_ms - last) * 2 > interval * 3;
     if (k->stale != stale) /* the check-in times alone are not saved */
       x->dirty = true;
@@ -381,9 +387,24 @@ static int overdue_alert(alert_ctx *x, const char *job, alert_key *k,
   return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
 }
 
-static int poll_overdue(alert_ctx *x) {
-  if (x->nexpect == 0)
-    return 0;
+/* The --expect pattern that counts for job "G.N" (split at its first
+ * dot, as keys are), or NULL. */
+static const alert_expect *expect_of(const alert_ctx *x, const char *job) {
+  const char *dot = strchr(job, '.');
+  char group[192];
+  if (!dot || (size_t)(dot - job) >= sizeof group)
+    return NULL;
+  snprintf(group, sizeof group, "%.*s", (int)(dot - job), job);
+  for (size_t j = 0; j < x->nexpect; j++)
+    if (alert_expect_matches(&x->expect[j], group, dot + 1))
+      return &x->expect[j];
+  return NULL;
+}
+
+/* The jobs --expect names, read every ALERT_JOBS_EVERY_MS (the whole
+ * jobs list of the scheduler: not every poll): a key for each, a
+ * deleted job's key dropped, and whether each is paused. */
+static int read_expected_jobs(alert_ctx *x) {
   const char *args[] = {x->base.sched};
   chime__mysql_rows rows;
   int r = query(x,
@@ -394,40 +415,58 @@ static int poll_overdue(alert_ctx *x) {
     return r;
   unsee(x, "job_overdue:");
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    const char *g = TEXT(&rows, i, 0), *n = TEXT(&rows, i, 1);
-    const alert_expect *e = NULL;
-    for (size_t j = 0; !e && j < x->nexpect; j++)
-      if (alert_expect_matches(&x->expect[j], g, n))
-        e = &x->expect[j];
-    if (!e)
+    char key[512];
+    snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
+             TEXT(&rows, i, 1));
+    if (!expect_of(x, key + 12))
       continue;
-    char job[400], key[512];
-    snprintf(job, sizeof job, "%s.%s", g, n);
-    snprintf(key, sizeof key, "job_overdue:%s", job);
     alert_key *k = alert_key_get(x, key);
     if (!k) {
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
       break;
     }
     k->seen = true;
-    if (k->since_ms == 0) { /* first seen: its period starts now */
+    k->paused = INT(&rows, i, 2) != 0;
+    /* First seen, or paused: its period starts now (a job resumed after
+     * a week is not overdue at once). */
+    if (k->since_ms == 0 || k->paused) {
       k->since_ms = x->now_ms;
       x->dirty = true;
     }
-    bool late = x->now_ms - k->since_ms > e->period_ms;
-    if (INT(&rows, i, 2) || late == k->firing) /* a paused job: no news */
-      continue;
-    r = overdue_alert(x, job, k, e->period_ms, late);
   }
   chime__mysql_rows_free(&rows);
-  /* A job deleted: forgotten. */
   for (size_t i = 0; r == 0 && i < x->nkeys;) {
     if (!x->keys[i].seen && strncmp(x->keys[i].key, "job_overdue:", 12) == 0)
-      alert_key_drop(x, &x->keys[i]);
+      alert_key_drop(x, &x->keys[i]); /* deleted, or no longer expected */
     else
       i++;
   }
   return r;
+}
+
+static int poll_overdue(alert_ctx *x) {
+  if (x->nexpect == 0)
+    return 0;
+  uint64_t now = alert_mono_ns();
+  if (now >= x->jobs_read_ns) {
+    int r = read_expected_jobs(x);
+    if (r)
+      return r;
+    x->jobs_read_ns = now + ALERT_JOBS_EVERY_MS * 1000000ull;
+  }
+  for (size_t i = 0; i < x->nkeys; i++) {
+    alert_key *k = &x->keys[i];
+    if (strncmp(k->key, "job_overdue:", 12) != 0 || k->paused)
+      continue;
+    const alert_expect *e = expect_of(x, k->key + 12);
+    bool late = e && x->now_ms - k->since_ms > e->period_ms;
+    if (e && late != k->firing) {
+      int r = overdue_alert(x, k->key + 12, k, e->period_ms, late);
+      if (r)
+        return r;
+    }
+  }
+  return 0;
 }
 
 int alert_store_down(alert_ctx *x, bool down, const char *why) {

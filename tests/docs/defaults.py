@@ -171,6 +171,10 @@ CLAIMS = [
      [(1, "alert_window_ms", dur)]),
     ("docs/observability.md", r"after `--retry` seconds \(default (\d+)\), doubled each time up to (\d+ minutes)",
      [(1, "alert_retry_s", int), (2, "alert_retry_max_ms", dur)]),
+    ("docs/man/chime-alert.1.scd", r"\(and every (\d+) s the jobs list\)",
+     [(1, "alert_jobs_every_s", int)]),
+    ("docs/observability.md", r"and every (\d+) s the jobs \(the primary key",
+     [(1, "alert_jobs_every_s", int)]),
     ("docs/observability.md", r"`--attempts` tries \(default (\d+)\)", [(1, "alert_attempts", int)]),
     ("docs/observability.md", r"Each poll \(`--interval`, default (\d+ s)\)",
      [(1, "alert_interval_ms", dur)]),
@@ -244,6 +248,9 @@ def alert_defaults(vals):
                        ("alert_timeout_s", "timeout_s"), ("alert_attempts", "max_attempts")):
         m = re.search(r"^  x\.%s = (\d+);$" % field, src, re.M)
         vals[key] = int(m.group(1)) if m else None
+    with open(os.path.join(SOURCE, "tools", "alert.h"), encoding="utf-8") as f:
+        m = re.search(r"^#define ALERT_JOBS_EVERY_MS (\d+)", f.read(), re.M)
+    vals["alert_jobs_every_s"] = int(m.group(1)) // 1000 if m else None
     m = re.search(r'seconds\("timeout", arg, [\d.]+, (\d+),', src)
     vals["alert_timeout_max_s"] = int(m.group(1)) if m else None
     if vals["alert_interval_s"] is not None:
