@@ -180,8 +180,7 @@ int alert_run_command(const alert_ctx *x, const char *command, const alert *a,
     setpgid(0, 0); /* its own group: a timeout ends all it started */
     signal(SIGPIPE, SIG_DFL);
     dup2(fds[0], STDIN_FILENO);
-    close(fds[0]);
-    close(fds[1]);
+    close_range(3, ~0u, 0); /* not the database's socket, nor the pipe */
     char *const argv[] = {"sh", "-c", (char *)command, NULL};
     execve("/bin/sh", argv, env);
     _exit(127);

@@ -82,8 +82,27 @@ void alert_key_drop(alert_ctx *x, alert_key *k) {
 
 /* ------------------------------------------------------- raising */
 
+/* Cuts a UTF-8 sequence that a bounded copy left incomplete at the end
+ * of s, so that the JSON carries valid text. */
+static void trim_utf8(char *s) {
+  size_t n = strlen(s), i = n;
+  while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+    i--; /* continuation bytes */
+  if (i == 0)
+    return;
+  unsigned char lead = (unsigned char)s[i - 1];
+  size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (n - (i - 1) < want)
+    s[i - 1] = '\0';
+}
+
 /* Queues a for every sink; past ALERT_MAX_OUTBOX the oldest go. */
-static int enqueue(alert_ctx *x, const alert *a) {
+static int enqueue(alert_ctx *x, const alert *given) {
+  alert copy = *given, *a = &copy;
+  trim_utf8(a->message);
+  trim_utf8(a->job);
+  trim_utf8(a->trigger);
+  trim_utf8(a->node);
   for (size_t s = 0; s < x->nsinks; s++) {
     if (x->nout == ALERT_MAX_OUTBOX) {
       alert_log("outbox full (%d deliveries): dropped the oldest, %s",

@@ -137,9 +137,14 @@ static int add_expect(alert_ctx *x, const char *arg) {
 static int add_sink(alert_ctx *x, bool is_command, const char *target) {
   if (!*target)
     return ctl_usage("--%s wants a value", is_command ? "command" : "webhook");
-  if (!is_command && strncmp(target, "http://", 7) != 0 &&
-      strncmp(target, "https://", 8) != 0)
-    return ctl_usage("--webhook wants an http:// or https:// URL, not '%s'",
+  bool plain = true; /* no space or control character: the request line */
+  for (const unsigned char *p = (const unsigned char *)target; *p; p++)
+    plain = plain && *p > ' ' && *p != 0x7f;
+  if (!is_command && ((strncmp(target, "http://", 7) != 0 &&
+                       strncmp(target, "https://", 8) != 0) ||
+                      !plain))
+    return ctl_usage("--webhook wants an http:// or https:// URL (no spaces), "
+                     "not '%s'",
                      target);
   if (x->nsinks == ALERT_MAX_SINKS)
     return ctl_usage("at most %d webhooks and commands", ALERT_MAX_SINKS);

@@ -190,6 +190,7 @@ def real_node():
 
 def usage_checks():
     for args, words in (([], "no --webhook"), (["--webhook", "ftp://x"], "http://"),
+                        (["--webhook", "http://h/a b"], "no spaces"),
                         (["--command", "true", "--expect", "a.b=soon"], "duration"),
                         (["--command", "true", "--expect", "ab=1m"], "GROUP.NAME"),
                         (["--command", "true", "--header", "nocolon"], "Name: value"),
@@ -350,6 +351,16 @@ def main():
     storm = [b for b in recv.bodies("run_failed") if b["job"].startswith("storm.")]
     check("a storm: one alert per job", sorted(b["job"] for b in storm) ==
           ["storm.j0", "storm.j1", "storm.j2"], [b["job"] for b in storm])
+
+    # A long error of multibyte text, cut to the message's bound: still
+    # valid UTF-8 and JSON (the receiver decodes it strictly).
+    history("etl.unicode", error="\u00e9\u20ac" * 1500, fire_id=12)
+    got = wait("a cut multibyte message is sent", lambda: [
+        b for b in recv.bodies("run_failed") if b["job"] == "etl.unicode"])
+    if got:
+        m = got[0]["message"]
+        check("the cut falls between characters", 1900 < len(m.encode()) < 2048
+              and m.endswith(("\u00e9", "\u20ac")), len(m.encode()))
 
     # A restart resends nothing; new alerts still come.
     before = len(recv.posts)
