@@ -37,6 +37,11 @@
 #define ALERT_MAX_OUTBOX 10000    /* queued deliveries: the oldest dropped */
 #define ALERT_HISTORY_BATCH 1000  /* history rows read per statement */
 #define ALERT_JOBS_EVERY_MS 30000 /* --expect: the jobs list read anew */
+/* Alerts of one kind and status sent one by one in a poll; the rest are
+ * counted in one summary alert (every node down makes every trigger a
+ * misfire: one message, not thousands). */
+#define ALERT_MAX_PER_POLL 10
+#define ALERT_KINDS 5
 
 /* One alert, as queued, stored and sent. */
 typedef struct alert {
@@ -78,6 +83,8 @@ typedef struct alert_key {
                            node_dead: when its row was last seen */
   bool stale;           /* node_dead: its check-in was over 1.5 check-in
                            intervals old when last seen */
+  bool quiet;           /* firing, counted in a summary, not sent: its
+                           end is not sent either */
   bool paused;          /* job_overdue: the job is paused (not stored) */
   bool seen;            /* found in this poll (not stored) */
 } alert_key;
@@ -89,6 +96,13 @@ typedef struct alert_out {
   int attempts;         /* made so far */
   uint64_t next_try_ns; /* the monotonic clock; 0: now */
 } alert_out;
+
+/* A poll's alerts of one kind and status (alert_state.c). */
+typedef struct alert_poll_count {
+  int sent;          /* one by one */
+  int64_t more;      /* past ALERT_MAX_PER_POLL: for the summary */
+  char example[512]; /* the key of the first of those */
+} alert_poll_count;
 
 /* Everything chime-alert holds. */
 typedef struct alert_ctx {
@@ -119,6 +133,7 @@ typedef struct alert_ctx {
   size_t nkeys, keys_cap;
   alert_out *outbox;
   size_t nout, out_cap;
+  alert_poll_count counts[ALERT_KINDS][2]; /* [kind][firing, resolved] */
   bool dirty;            /* the state changed since it was saved */
   uint64_t checkin_ns;   /* the next check-in of the nodes row (monotonic) */
   uint64_t jobs_read_ns; /* the next read of the jobs list (monotonic) */
@@ -152,8 +167,15 @@ alert_key *alert_key_find(alert_ctx *x, const char *key);
 void alert_key_drop(alert_ctx *x, alert_key *k);
 /* An event alert: queued when its key's window has passed, else counted.
  * A state alert: queued when its status changes the key's state (a
- * resolved one only with --send-resolved on).  Returns: 0; CHIME_ENOMEM. */
+ * resolved one only with --send-resolved on, and only for a key whose
+ * firing was sent).  Past ALERT_MAX_PER_POLL of its kind and status in
+ * this poll, counted for the summary instead.  Returns: 0; CHIME_ENOMEM. */
 int alert_raise(alert_ctx *x, const alert *a);
+/* A poll's beginning: nothing sent of any kind yet. */
+void alert_poll_begin(alert_ctx *x);
+/* A poll's end: a summary alert for each kind and status that had more
+ * than ALERT_MAX_PER_POLL.  Returns: 0; CHIME_ENOMEM. */
+int alert_poll_end(alert_ctx *x);
 /* Whether history row id was counted already (it is in the re-read
  * overlap); marks it counted. */
 bool alert_seen_id(alert_ctx *x, int64_t id);

@@ -69,7 +69,7 @@ char *alert_json(const alert_ctx *x, const alert *a) {
     fprintf(f, ",\"fire_id\":%" PRId64, a->fire_id);
   else
     fputs(",\"fire_id\":null", f);
-  if (strcmp(a->kind, "run_failed") == 0)
+  if (strcmp(a->kind, "run_failed") == 0 || a->count > 0) /* a summary */
     fprintf(f, ",\"count\":%" PRId64, a->count);
   json_field(f, "message", a->message, false);
   fputs("}", f);

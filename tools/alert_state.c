@@ -14,7 +14,7 @@
  *   last_id N                  history read up to id N ...
  *   overlap_id N               ... re-read from id N
  *   seen ID                    a failure of the overlap already counted
- *   key FIRING SENT_MS SUPPRESSED SINCE_MS STALE KEY
+ *   key FIRING SENT_MS SUPPRESSED SINCE_MS STALE QUIET KEY
  *   out SINK ATTEMPTS FIELDS   an alert to deliver to sink number SINK
  *
  * Text fields are escaped (\\, \t, \n) and an alert's fields are
@@ -22,6 +22,7 @@
  */
 #include "alert.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -120,29 +121,91 @@ static int enqueue(alert_ctx *x, const alert *given) {
   return 0;
 }
 
+static const char *const kinds[ALERT_KINDS] = {
+    "run_failed", "misfire", "node_dead", "job_overdue", "store_down"};
+
+/* The index of a kind in the per-poll counts. */
+static int kind_index(const char *kind) {
+  for (int i = 0; i < ALERT_KINDS; i++)
+    if (strcmp(kinds[i], kind) == 0)
+      return i;
+  assert(!"an alert of no known kind");
+  return 0;
+}
+
+/* Whether this poll's alerts of the kind and status reached
+ * ALERT_MAX_PER_POLL: then a is counted for the summary (its key kept
+ * as an example); else it is counted as sent. */
+static bool over_cap(alert_ctx *x, const alert *a, bool firing) {
+  alert_poll_count *c = &x->counts[kind_index(a->kind)][firing ? 0 : 1];
+  if (c->sent < ALERT_MAX_PER_POLL) {
+    c->sent++;
+    return false;
+  }
+  if (c->more++ == 0)
+    snprintf(c->example, sizeof c->example, "%s", a->key);
+  return true;
+}
+
 int alert_raise(alert_ctx *x, const alert *a) {
   alert_key *k = alert_key_get(x, a->key);
   if (!k)
     return CHIME_ENOMEM;
   if (strcmp(a->kind, "run_failed") == 0) {
+    x->dirty = true;
     if (k->last_sent_ms != 0 &&
         x->now_ms - k->last_sent_ms < x->dedup_window_ms) {
       k->suppressed += a->count;
-      x->dirty = true;
       return 0;
     }
     alert out = *a;
     out.count = a->count + k->suppressed;
     k->suppressed = 0;
-    k->last_sent_ms = x->now_ms;
-    return enqueue(x, &out);
+    k->last_sent_ms = x->now_ms; /* the summary stands for it if over */
+    return over_cap(x, &out, true) ? 0 : enqueue(x, &out);
   }
   bool firing = strcmp(a->status, "firing") == 0;
   if (firing == k->firing)
     return 0;
   k->firing = firing;
   x->dirty = true;
-  return firing || x->send_resolved ? enqueue(x, a) : 0;
+  if (!firing && k->quiet) { /* never said one by one: nor its end */
+    k->quiet = false;
+    return 0;
+  }
+  if (!firing && !x->send_resolved)
+    return 0;
+  bool over = over_cap(x, a, firing);
+  if (firing)
+    k->quiet = over;
+  return over ? 0 : enqueue(x, a);
+}
+
+void alert_poll_begin(alert_ctx *x) {
+  memset(x->counts, 0, sizeof x->counts);
+}
+
+int alert_poll_end(alert_ctx *x) {
+  for (int i = 0; i < ALERT_KINDS; i++) {
+    for (int f = 0; f < 2; f++) {
+      const alert_poll_count *c = &x->counts[i][f];
+      if (c->more == 0)
+        continue;
+      alert a = {.time_ms = x->now_ms, .count = c->more};
+      snprintf(a.kind, sizeof a.kind, "%s", kinds[i]);
+      snprintf(a.status, sizeof a.status, "%s", f ? "resolved" : "firing");
+      snprintf(a.key, sizeof a.key, "%s:(more)", kinds[i]);
+      snprintf(a.message, sizeof a.message,
+               "%" PRId64 " more %s %s alerts in this poll, past the %d sent "
+               "one by one; one of them: %s",
+               c->more, kinds[i], f ? "resolved" : "firing", ALERT_MAX_PER_POLL,
+               c->example);
+      int r = enqueue(x, &a);
+      if (r)
+        return r;
+    }
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------- overlap ids */
@@ -270,8 +333,8 @@ int alert_state_save(alert_ctx *x) {
     fprintf(f, "seen %" PRId64 "\n", x->seen_ids[i]);
   for (size_t i = 0; i < x->nkeys; i++) {
     const alert_key *k = &x->keys[i];
-    fprintf(f, "key %d %" PRId64 " %" PRId64 " %" PRId64 " %d ", k->firing,
-            k->last_sent_ms, k->suppressed, k->since_ms, k->stale);
+    fprintf(f, "key %d %" PRId64 " %" PRId64 " %" PRId64 " %d %d ", k->firing,
+            k->last_sent_ms, k->suppressed, k->since_ms, k->stale, k->quiet);
     put_escaped(f, k->key);
     fputc('\n', f);
   }
@@ -323,10 +386,10 @@ static int load_line(alert_ctx *x, char *line) {
     return 0;
   }
   if (strcmp(line, "key") == 0) {
-    int firing, stale, used = 0;
+    int firing, stale, quiet, used = 0;
     int64_t sent, suppressed, since;
-    if (sscanf(arg, "%d %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %n", &firing,
-               &sent, &suppressed, &since, &stale, &used) != 5 ||
+    if (sscanf(arg, "%d %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %d %n", &firing,
+               &sent, &suppressed, &since, &stale, &quiet, &used) != 6 ||
         !used)
       return -1;
     char key[512];
@@ -339,7 +402,8 @@ static int load_line(alert_ctx *x, char *line) {
                      .last_sent_ms = sent,
                      .suppressed = suppressed,
                      .since_ms = since,
-                     .stale = stale != 0};
+                     .stale = stale != 0,
+                     .quiet = quiet != 0};
     return 0;
   }
   if (strcmp(line, "out") == 0) {

@@ -470,6 +470,7 @@ static int poll_overdue(alert_ctx *x) {
 }
 
 int alert_store_down(alert_ctx *x, bool down, const char *why) {
+  alert_poll_begin(x); /* after the poll: its own count */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts); /* the database's clock is out */
   x->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -489,8 +490,12 @@ int alert_poll(alert_ctx *x) {
   if (r)
     return r;
   x->now_ms = ctl_now(&x->base);
-  if ((r = poll_history(x)) || (r = flush_suppressed(x)) ||
-      (r = poll_nodes(x)) || (r = poll_misfires(x)) || (r = poll_overdue(x)))
-    return r;
-  return 0;
+  alert_poll_begin(x);
+  if ((r = poll_history(x)) == 0 && (r = flush_suppressed(x)) == 0 &&
+      (r = poll_nodes(x)) == 0 && (r = poll_misfires(x)) == 0)
+    r = poll_overdue(x);
+  /* What was raised before a failure is summed up too. */
+  if (alert_poll_end(x) < 0 && r == 0)
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  return r;
 }

@@ -327,6 +327,39 @@ def main():
     check("one misfire alert", len([b for b in recv.bodies("misfire")
                                      if b["status"] == "firing"]) == 1)
 
+    # Every node down makes every trigger late: 30 at once give 10 alerts
+    # one by one and one summary counting the other 20; the 10 are
+    # resolved one by one, the 20 never said are not.
+    def flooded(status):
+        return [b for b in recv.bodies("misfire") if b["status"] == status and (
+            b["key"].startswith("misfire:flood.") or b["key"] == "misfire:(more)")]
+
+    t = now_ms()
+    sql("INSERT INTO {P}triggers (sched_name, trigger_group, trigger_name, "
+        "job_group, job_name, job_type, kind, start_set, start_ms, end_ms, "
+        "misfire, priority, next_fire_ms, prev_fire_ms, times_triggered, "
+        "state_start_ms, state_repeat_count, state) SELECT "
+        f"'{SCHED}', 'flood', CONCAT('t', seq), 'flood', 'j', 't', 0, 0, {t}, "
+        f"{2**62}, 0, 5, {t - 5000} + seq, {t - 65000}, 3, {t}, 0, 'WAITING' "
+        "FROM seq_1_to_30")
+    wait("a flood of misfires summed up", lambda: [
+        b for b in recv.bodies("misfire") if b["key"] == "misfire:(more)"])
+    time.sleep(0.5)
+    flood = flooded("firing")
+    summary = [b for b in flood if b["key"] == "misfire:(more)"]
+    check("10 misfires one by one and one summary of 20",
+          len(flood) == 11 and len(summary) == 1 and summary[0]["count"] == 20
+          and "20 more misfire firing alerts" in summary[0]["message"],
+          [(b["key"], b.get("count")) for b in flood])
+    sql(f"UPDATE {{P}}triggers SET next_fire_ms = {now_ms() + 60000} "
+        "WHERE trigger_group = 'flood'")
+    wait("the flood resolved", lambda: len(flooded("resolved")) >= 10)
+    time.sleep(0.5)
+    res = flooded("resolved")
+    check("only the 10 said are resolved", len(res) == 10 and
+          {b["key"] for b in res} == {b["key"] for b in flood} - {"misfire:(more)"},
+          len(res))
+
     # A job expected every 2 s that does not succeed: overdue, then OK.
     got = wait("overdue job POSTed", lambda: recv.bodies("job_overdue"))
     if got:
