@@ -322,8 +322,10 @@ static int run(alert_ctx *x) {
       ctl_quiet = true; /* a failed poll is said below, once */
       int r = alert_poll(x);
       ctl_quiet = false;
-      if (r && x->once)
+      if (r && x->once) {
+        alert_log("the poll failed: %s", ctl_last_error);
         return r;
+      }
       if (r && failed_polls++ == 0) { /* said once until a poll works */
         alert_log("the poll failed (%s); trying again every %.2f s",
                   ctl_last_error, x->interval_s);

@@ -445,6 +445,25 @@ def once_check(recv):
     p = subprocess.run(args, capture_output=True, text=True, timeout=60)
     got = [b for b in recv.bodies("run_failed") if b["job"] == "once.job"]
     check("--once again: nothing resent", p.returncode == 0 and len(got) == 1)
+    # A command that runs over --timeout is killed: the attempt failed.
+    history("once.slow", fire_id=13)
+    start = time.monotonic()
+    p = subprocess.run([ALERT, "--url", URL, "--scheduler", SCHED, "--state",
+                        STATE, "--command", "sleep 20", "--timeout", "0.3",
+                        "--attempts", "1", "--once"],
+                       capture_output=True, text=True, timeout=60)
+    check("a command over --timeout is killed",
+          p.returncode == 0 and time.monotonic() - start < 10 and
+          "ran over 0.3 s: killed" in p.stderr, (p.returncode, p.stderr))
+    # A poll that cannot connect says why (--once exits 4).
+    bad = URL.replace(f":{DB.port}/", ":1/") if DB.port else None
+    if bad:
+        p = subprocess.run([ALERT, "--url", bad, "--state", STATE + ".x",
+                            "--command", "true", "--once"],
+                           capture_output=True, text=True, timeout=60)
+        check("no database: exit 4, said, the password not", p.returncode == 4 and
+              "chime-alert:" in p.stderr and
+              urllib.parse.unquote(DB.password or "-") not in p.stderr, p.stderr)
 
 
 def https_check():
