@@ -134,18 +134,23 @@ typedef struct alert_ctx {
   alert_out *outbox;
   size_t nout, out_cap;
   alert_poll_count counts[ALERT_KINDS][2]; /* [kind][firing, resolved] */
-  bool dirty;            /* the state changed since it was saved */
-  uint64_t checkin_ns;   /* the next check-in of the nodes row (monotonic) */
-  uint64_t jobs_read_ns; /* the next read of the jobs list (monotonic) */
+  bool dirty;             /* the state changed since it was saved */
+  uint64_t checkin_ns;    /* the next check-in of the nodes row (monotonic) */
+  uint64_t jobs_read_ns;  /* the next read of the jobs list (monotonic) */
+  int64_t nodes_every_ms; /* the nodes' reads: a quarter of the shortest
+                             check-in interval, at most --interval */
   int64_t now_ms;
 } alert_ctx;
 
 /* ------------------------------------------------ alert_watch.c */
 
-/* One poll of the store: new failed runs, nodes dead, triggers late past
- * the misfire threshold, jobs overdue.  Alerts go through alert_raise.
- * Returns: 0 or an exit code (message in ctl_last_error). */
+/* One poll of the store: new failed runs, triggers late past the misfire
+ * threshold, jobs overdue.  Alerts go through alert_raise.  Returns: 0 or
+ * an exit code (message in ctl_last_error). */
 int alert_poll(alert_ctx *x);
+/* The nodes: dead by the lease, or removed while stale; sets
+ * nodes_every_ms, when to read them again.  Returns: as alert_poll. */
+int alert_poll_nodes(alert_ctx *x);
 
 /* A store_down alert: firing when a poll failed (why: its message),
  * resolved when one works again.  Its time is this host's clock.

@@ -5,7 +5,9 @@
  *   - the history's highest id (the primary key's end), then the failed
  *     runs with ids past the last poll's (a primary-key range); with
  *     --expect, the newest success per job in the same range;
- *   - the nodes rows (one per node), live or dead by the store's rule;
+ *   - the nodes rows (one per node), live or dead by the store's rule:
+ *     read on their own, every quarter of the shortest check-in interval
+ *     (alert_poll_nodes), as a dead node's row may be gone in two;
  *   - the WAITING triggers due more than the misfire threshold ago (the
  *     triggers_due index: sched_name, state, next_fire_ms);
  *   - with --expect, the jobs (the primary key's scheduler prefix).
@@ -216,8 +218,8 @@ static int node_alert(alert_ctx *x, const char *id, bool firing,
 
 /* A node row gone: a clean stop removes its own row while its check-in is
  * fresh; the cluster's recovery removes a dead node's, whose check-in was
- * stale when last seen (so chime-alert must poll at least every half
- * check-in interval to see it: docs/observability.md).  A dead node's key
+ * stale when last seen (so the nodes are read every quarter of the
+ * shortest check-in interval: poll_nodes).  A dead node's key
  * is kept a window after its row went, for a restart to resolve. */
 static int nodes_gone(alert_ctx *x) {
   for (size_t i = 0; i < x->nkeys;) {
@@ -256,11 +258,14 @@ static int poll_nodes(alert_ctx *x) {
   if (r)
     return r;
   unsee(x, "node_dead:");
+  int64_t shortest = INT64_MAX;
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
     const char *id = TEXT(&rows, i, 0);
     if (is_tool_node(id))
       continue;
     int64_t last = INT(&rows, i, 1), interval = INT(&rows, i, 2);
+    if (interval > 0 && interval < shortest)
+      shortest = interval;
     bool live = INT(&rows, i, 3) != 0;
     char why[256], age[32];
     ctl_format_age(x->now_ms - last, age, sizeof age);
@@ -285,6 +290,13 @@ static int poll_nodes(alert_ctx *x) {
     k->stale = stale;
   }
   chime__mysql_rows_free(&rows);
+  /* Read again within a quarter of the shortest check-in interval: a dead
+   * node's row lives two to three intervals before a survivor removes it,
+   * and its last sight must find it over 1.5 intervals old. */
+  int64_t every = (int64_t)(x->interval_s * 1000); /* at most an hour */
+  if (shortest != INT64_MAX && shortest / 4 < every)
+    every = shortest / 4;
+  x->nodes_every_ms = every < 50 ? 50 : every;
   return r ? r : nodes_gone(x);
 }
 
@@ -492,9 +504,21 @@ int alert_poll(alert_ctx *x) {
   x->now_ms = ctl_now(&x->base);
   alert_poll_begin(x);
   if ((r = poll_history(x)) == 0 && (r = flush_suppressed(x)) == 0 &&
-      (r = poll_nodes(x)) == 0 && (r = poll_misfires(x)) == 0)
+      (r = poll_misfires(x)) == 0)
     r = poll_overdue(x);
   /* What was raised before a failure is summed up too. */
+  if (alert_poll_end(x) < 0 && r == 0)
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  return r;
+}
+
+int alert_poll_nodes(alert_ctx *x) {
+  int r = ctl_open(&x->base, NULL);
+  if (r)
+    return r;
+  x->now_ms = ctl_now(&x->base); /* the store's measured offset: no query */
+  alert_poll_begin(x);
+  r = poll_nodes(x);
   if (alert_poll_end(x) < 0 && r == 0)
     r = ctl_fail(CHIME_ENOMEM, "out of memory");
   return r;

@@ -314,29 +314,41 @@ static uint64_t next_retry_ns(const alert_ctx *x) {
   return t;
 }
 
+/* One poll (poll: alert_poll or alert_poll_nodes), its failure said once
+ * and alerted (store_down) until a poll works again.  Returns: 0; with
+ * --once the poll's exit code; ALERT_STATE_FAILED. */
+static int poll_step(alert_ctx *x, int (*poll)(alert_ctx *), int *failed) {
+  ctl_quiet = true; /* a failed poll is said below, once */
+  int r = poll(x);
+  ctl_quiet = false;
+  if (r && x->once) {
+    alert_log("the poll failed: %s", ctl_last_error);
+    return r;
+  }
+  if (r && (*failed)++ == 0) { /* said once until a poll works */
+    alert_log("the poll failed (%s); trying again every %.2f s", ctl_last_error,
+              x->interval_s);
+    alert_store_down(x, true, ctl_last_error);
+  }
+  if (r == 0 && *failed) {
+    alert_log("the poll works again");
+    alert_store_down(x, false, NULL);
+    *failed = 0;
+  }
+  return alert_state_save(x);
+}
+
 static int run(alert_ctx *x) {
-  uint64_t next_poll = 0;
-  int failed_polls = 0;
+  uint64_t next_poll = 0, next_nodes = 0;
+  int failed = 0, r;
   while (!stopping) {
-    if (alert_mono_ns() >= next_poll) {
-      ctl_quiet = true; /* a failed poll is said below, once */
-      int r = alert_poll(x);
-      ctl_quiet = false;
-      if (r && x->once) {
-        alert_log("the poll failed: %s", ctl_last_error);
+    if (alert_mono_ns() >= next_nodes) {
+      if ((r = poll_step(x, alert_poll_nodes, &failed)))
         return r;
-      }
-      if (r && failed_polls++ == 0) { /* said once until a poll works */
-        alert_log("the poll failed (%s); trying again every %.2f s",
-                  ctl_last_error, x->interval_s);
-        alert_store_down(x, true, ctl_last_error);
-      }
-      if (r == 0 && failed_polls) {
-        alert_log("the poll works again");
-        alert_store_down(x, false, NULL);
-        failed_polls = 0;
-      }
-      if ((r = alert_state_save(x)))
+      next_nodes = alert_mono_ns() + (uint64_t)x->nodes_every_ms * 1000000u;
+    }
+    if (alert_mono_ns() >= next_poll) {
+      if ((r = poll_step(x, alert_poll, &failed)))
         return r;
       next_poll = alert_mono_ns() + (uint64_t)(x->interval_s * 1e9);
     }
@@ -344,7 +356,9 @@ static int run(alert_ctx *x) {
     if (x->once && left == 0)
       break;
     uint64_t until = next_retry_ns(x);
-    sleep_until(x, until < next_poll ? until : next_poll);
+    if (next_poll < until)
+      until = next_poll;
+    sleep_until(x, next_nodes < until ? next_nodes : until);
   }
   return alert_state_save(x);
 }

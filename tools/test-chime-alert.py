@@ -11,6 +11,7 @@ usage: test-chime-alert.py PATH-TO-chime-alert PATH-TO-chimectl BUILD_ROOT CC SA
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import ssl
@@ -312,6 +313,30 @@ def main():
         "checkin_interval_ms = 600000 WHERE instance_id = 'node-x'")
     wait("node back: resolved", lambda: [b for b in recv.bodies("node_dead")
                                          if b["status"] == "resolved"])
+
+    # A node whose check-ins stopped, removed by a survivor's recovery
+    # before chime-alert saw its lease run out: seen stale (over 1.5
+    # check-in intervals old, still live), then gone: dead, once.
+    t = now_ms()
+    sql("INSERT INTO {P}nodes (sched_name, instance_id, host, pid, started_ms, "
+        f"last_checkin_ms, checkin_interval_ms, version) VALUES ('{SCHED}', "
+        f"'node-v', 'hostv', 2, {t - 60000}, {t - 16000}, 10000, '0.1.0')")
+
+    def seen_stale():
+        with open(STATE) as f:
+            return re.search(r"^key 0 -?\d+ \d+ \d+ 1 0 node_dead:node-v$",
+                             f.read(), re.M)
+
+    wait("the stale node seen", seen_stale)
+    check("a stale node that is still live is not dead yet",
+          not [b for b in recv.bodies("node_dead") if b["node"] == "node-v"])
+    sql("DELETE FROM {P}nodes WHERE instance_id = 'node-v'")
+    got = wait("a stale node's row gone: dead", lambda: [
+        b for b in recv.bodies("node_dead") if b["node"] == "node-v"])
+    time.sleep(0.5)
+    got = [b for b in recv.bodies("node_dead") if b["node"] == "node-v"]
+    check("its death alerted once", len(got) == 1 and "row is gone" in
+          got[0]["message"] and got[0]["status"] == "firing", got)
 
     # A trigger late past the misfire threshold (1 s), then fired.
     t = now_ms()
