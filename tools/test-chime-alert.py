@@ -172,9 +172,17 @@ with chime.Scheduler(url=url, name=sched, instance_id="py-node", workers=2,
 """
 
 
-def real_node():
-    """A node of this build (the Python binding) whose job fails: the
-    engine writes the history row."""
+IDLE_NODE = """
+import sys, time
+import chime
+with chime.Scheduler(url=sys.argv[1], name=sys.argv[2], instance_id=sys.argv[3],
+                     workers=1, log=False) as s:
+    print("up", flush=True)
+    time.sleep(120)
+"""
+
+
+def node_env():
     env = dict(os.environ)
     env["CHIME_LIB"] = os.path.join(BUILD, "libchime.so")
     env["CHIME_LIB_ONLY"] = "1"
@@ -184,8 +192,49 @@ def real_node():
                             capture_output=True, text=True).stdout.strip()
         env["LD_PRELOAD"] = rt
         env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return env
+
+
+def idle_death(recv):
+    """Two real nodes (check-in every 1 s, the default); one is killed
+    while idle and the survivor removes its row within about 3 s: the
+    nodes read every 250 ms see it stale first, so its death is alerted,
+    once."""
+    nodes = [subprocess.Popen([sys.executable, "-c", IDLE_NODE, URL, SCHED, n],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=node_env())
+             for n in ("py-a", "py-b")]
+    try:
+        up = all(p.stdout.readline().strip() == "up" for p in nodes)
+        check("two idle nodes up", up)
+        time.sleep(0.5)
+        nodes[1].kill()
+        nodes[1].wait(timeout=30)
+        got = wait("an idle node killed: dead", lambda: [
+            b for b in recv.bodies("node_dead") if b["node"] == "py-b"], 20)
+        wait("the survivor removed its row", lambda: not sql(
+            "SELECT 1 FROM {P}nodes WHERE instance_id = 'py-b'"), 20)
+        time.sleep(0.5)
+        got = [b for b in recv.bodies("node_dead") if b["node"] == "py-b"]
+        check("an idle node's death alerted once", len(got) == 1, got)
+        nodes[0].send_signal(signal.SIGINT)  # a clean stop: its row goes
+        nodes[0].wait(timeout=30)
+        wait("the survivor stopped cleanly", lambda: not sql(
+            "SELECT 1 FROM {P}nodes WHERE instance_id = 'py-a'"), 20)
+        time.sleep(0.5)
+        check("the survivor, stopped cleanly, is not dead",
+              not [b for b in recv.bodies("node_dead") if b["node"] == "py-a"])
+    finally:
+        for p in nodes:
+            p.kill()
+            p.wait(timeout=30)
+
+
+def real_node():
+    """A node of this build (the Python binding) whose job fails: the
+    engine writes the history row."""
     p = subprocess.run([sys.executable, "-c", NODE, URL, SCHED],
-                       capture_output=True, text=True, timeout=90, env=env)
+                       capture_output=True, text=True, timeout=90, env=node_env())
     check("a real node ran its failing job", p.returncode == 0, p.stderr[-2000:])
 
 
@@ -337,6 +386,8 @@ def main():
     got = [b for b in recv.bodies("node_dead") if b["node"] == "node-v"]
     check("its death alerted once", len(got) == 1 and "row is gone" in
           got[0]["message"] and got[0]["status"] == "firing", got)
+
+    idle_death(recv)
 
     # A trigger late past the misfire threshold (1 s), then fired.
     t = now_ms()
