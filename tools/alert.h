@@ -30,7 +30,8 @@
 /* Exit codes beyond chimectl's: the state file cannot be read or written. */
 #define ALERT_STATE_FAILED 6
 
-/* Bounds, each an error when passed (never a silent truncation). */
+/* Bounds: past an option's, a usage error; past the outbox's, its oldest
+ * delivery is dropped and said on stderr. */
 #define ALERT_MAX_SINKS 16
 #define ALERT_MAX_EXPECT 64
 #define ALERT_MAX_HEADERS 8
@@ -57,7 +58,7 @@ typedef struct alert {
   int64_t time_ms;   /* when it happened (the database's clock) */
   int64_t count;     /* run_failed: failures this alert stands for (a
                         raised one: its own, 1, or those a window
-                        suppressed) */
+                        suppressed); a summary: the alerts it counts */
   char message[2048];
 } alert;
 

@@ -171,6 +171,12 @@ CLAIMS = [
      [(1, "alert_window_ms", dur)]),
     ("docs/observability.md", r"after `--retry` seconds \(default (\d+)\), doubled each time up to (\d+ minutes)",
      [(1, "alert_retry_s", int), (2, "alert_retry_max_ms", dur)]),
+    ("docs/man/chime-alert.1.scd", r"At most (\d+) deliveries wait",
+     [(1, "alert_max_outbox", int)]),
+    ("docs/man/chime-alert.1.scd", r"At most (\d+) alerts of one kind and status are sent one by one",
+     [(1, "alert_max_per_poll", int)]),
+    ("docs/observability.md", r"At most (\d+) alerts of one kind and status go one by one",
+     [(1, "alert_max_per_poll", int)]),
     ("docs/man/chime-alert.1.scd", r"\(and every (\d+) s the jobs list\)",
      [(1, "alert_jobs_every_s", int)]),
     ("docs/observability.md", r"and every (\d+) s the jobs \(the primary key",
@@ -249,8 +255,13 @@ def alert_defaults(vals):
         m = re.search(r"^  x\.%s = (\d+);$" % field, src, re.M)
         vals[key] = int(m.group(1)) if m else None
     with open(os.path.join(SOURCE, "tools", "alert.h"), encoding="utf-8") as f:
-        m = re.search(r"^#define ALERT_JOBS_EVERY_MS (\d+)", f.read(), re.M)
+        alert_h = f.read()
+    m = re.search(r"^#define ALERT_JOBS_EVERY_MS (\d+)", alert_h, re.M)
     vals["alert_jobs_every_s"] = int(m.group(1)) // 1000 if m else None
+    for key, macro in (("alert_max_outbox", "ALERT_MAX_OUTBOX"),
+                       ("alert_max_per_poll", "ALERT_MAX_PER_POLL")):
+        m = re.search(r"^#define %s (\d+)" % macro, alert_h, re.M)
+        vals[key] = int(m.group(1)) if m else None
     m = re.search(r'seconds\("timeout", arg, [\d.]+, (\d+),', src)
     vals["alert_timeout_max_s"] = int(m.group(1)) if m else None
     if vals["alert_interval_s"] is not None:
