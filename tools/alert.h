@@ -223,6 +223,10 @@ int alert_http_post(const char *url, const char *const *headers,
  * between polls and before each delivery attempt (chime-alert.c). */
 void alert_checkin(alert_ctx *x);
 
+/* Whether url is one alert_http_post can use.  Returns: 0 or -1, why in
+ * err. */
+int alert_http_check_url(const char *url, char *err, size_t errlen);
+
 /* A monotonic clock in nanoseconds. */
 uint64_t alert_mono_ns(void);
 

@@ -73,6 +73,18 @@ static int parse_url(const char *url, url_parts *u, char *err, size_t errlen) {
   return 0;
 }
 
+int alert_http_check_url(const char *url, char *err, size_t errlen) {
+  const char *auth = strstr(url, "://");
+  if (auth && memchr(auth + 3, '@', strcspn(auth + 3, "/?#"))) {
+    snprintf(err, errlen,
+             "credentials in the URL: use --header "
+             "'Authorization: ...'");
+    return -1;
+  }
+  url_parts u;
+  return parse_url(url, &u, err, errlen);
+}
+
 /* Waits until fd is ready for events or the deadline.  Returns 0 or -1. */
 static int wait_fd(int fd, short events, uint64_t deadline_ns) {
   for (;;) {

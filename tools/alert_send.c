@@ -72,6 +72,19 @@ char *alert_json(const alert_ctx *x, const alert *a) {
   if (strcmp(a->kind, "run_failed") == 0 || a->count > 0) /* a summary */
     fprintf(f, ",\"count\":%" PRId64, a->count);
   json_field(f, "message", a->message, false);
+  /* One line for a chat's incoming webhook, which posts a JSON's "text"
+   * as it is. */
+  char *text = NULL;
+  size_t tlen = 0;
+  FILE *t = open_memstream(&text, &tlen);
+  if (t) {
+    fprintf(t, "chime %s: %s %s: %s", x->base.sched, a->kind,
+            strcmp(a->status, "firing") == 0 ? "FIRING" : "RESOLVED",
+            a->message);
+    if (fclose(t) == 0)
+      json_field(f, "text", text, false);
+    free(text);
+  }
   fputs("}", f);
   if (fclose(f) != 0) {
     free(buf);

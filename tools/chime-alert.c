@@ -143,9 +143,11 @@ static int add_sink(alert_ctx *x, bool is_command, const char *target) {
   if (!is_command && ((strncmp(target, "http://", 7) != 0 &&
                        strncmp(target, "https://", 8) != 0) ||
                       !plain))
-    return ctl_usage("--webhook wants an http:// or https:// URL (no spaces), "
-                     "not '%s'",
-                     target);
+    return ctl_usage("--webhook wants an http:// or https:// URL (no "
+                     "spaces)");
+  char why[256];
+  if (!is_command && alert_http_check_url(target, why, sizeof why) < 0)
+    return ctl_usage("--webhook number %zu: %s", x->nsinks + 1, why);
   if (x->nsinks == ALERT_MAX_SINKS)
     return ctl_usage("at most %d webhooks and commands", ALERT_MAX_SINKS);
   x->sinks[x->nsinks++] = (alert_sink){is_command, target};

@@ -241,6 +241,8 @@ def real_node():
 def usage_checks():
     for args, words in (([], "no --webhook"), (["--webhook", "ftp://x"], "http://"),
                         (["--webhook", "http://h/a b"], "no spaces"),
+                        (["--webhook", "http://u:p@h/"], "credentials"),
+                        (["--webhook", "http://h:x/"], "port"),
                         (["--command", "true", "--expect", "a.b=soon"], "duration"),
                         (["--command", "true", "--expect", "ab=1m"], "GROUP.NAME"),
                         (["--command", "true", "--header", "nocolon"], "Name: value"),
@@ -304,7 +306,9 @@ def main():
               and b["node"] == "node-a" and b["outcome"] == "FAILED"
               and b["count"] == 1 and b["scheduler"] == SCHED
               and b["key"] == "run_failed:etl.load" and "disk full" in b["message"]
-              and b["time"].endswith("Z") and isinstance(b["time_ms"], int), b)
+              and b["time"].endswith("Z") and isinstance(b["time_ms"], int)
+              and b["text"].startswith(f"chime {SCHED}: run_failed FIRING: job "
+                                       "etl.load failed"), b)
         post = [p for p in recv.posts if "etl.load" in p["body"]][0]
         check("POST headers", post["path"] == "/hook" and
               post["headers"].get("Content-Type") == "application/json"
