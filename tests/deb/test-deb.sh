@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-deb.sh DIR: the Debian packages in DIR (./dev deb) unpacked into a
-# throwaway root and used as a user would: chime-cron, chimectl and
+# throwaway root and used as a user would: chime-cron, chimectl, chime-alert and
 # chime-web answer --version and --help, chime-cron computes, a program
 # compiled with `pkg-config --cflags --libs chime` (the root as
 # pkg-config's sysroot) runs, the Python package runs a job, the man pages
@@ -34,7 +34,7 @@ ok "chime-cron --help"
 [ "$("$ROOT/usr/bin/chime-cron" --count 1 --after 0 --format ms '0 0 * * * ?')" = 3600000 ] ||
   fail "chime-cron computes"
 ok "chime-cron computes a fire time"
-for tool in chimectl chime-web; do
+for tool in chimectl chime-web chime-alert; do
   v=$("$ROOT/usr/bin/$tool" --version) || fail "$tool --version"
   ok "$tool --version: $v"
   "$ROOT/usr/bin/$tool" --help >/dev/null || fail "$tool --help"

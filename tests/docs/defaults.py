@@ -22,7 +22,7 @@ import sys
 SOURCE, DEFAULTS, CHIMECTL, CHIME_CRON = sys.argv[1:5]
 
 MS = {"ms": 1, "s": 1000, "second": 1000, "seconds": 1000, "minute": 60000,
-      "hour": 3600000, "hours": 3600000, "h": 3600000, "day": 86400000,
+      "minutes": 60000, "hour": 3600000, "hours": 3600000, "h": 3600000, "day": 86400000,
       "days": 86400000}
 
 
@@ -154,6 +154,40 @@ CLAIMS = [
     ("docs/operations.md", r"listens on 127\.0\.0\.1 \(port (\d+)\)", [(1, "web_port", int)]),
     ("README.md", r"names the cluster \(default `(\w+)`\)", [(1, "scheduler_name", str)]),
     ("docs/observability.md", r"every S seconds \(default (\d+),", [(1, "watch_interval_s", float)]),
+    # chime-alert.
+    ("docs/man/chime-alert.1.scd", r"Seconds between polls, 0\.05 to 3600 \(default (\d+)\)",
+     [(1, "alert_interval_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"How late a trigger is a misfire \(default (\d+), the store's own",
+     [(1, "misfire_threshold_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"per job per _S_ seconds \(default (\d+);",
+     [(1, "alert_window_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"The delay before the first retry \(default (\d+)\)",
+     [(1, "alert_retry_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"doubled each time up to (\d+), until",
+     [(1, "alert_retry_max_s", int)]),
+    ("docs/man/chime-alert.1.scd", r"Attempts per alert and sink \(default (\d+)\)",
+     [(1, "alert_attempts", int)]),
+    ("docs/man/chime-alert.1.scd", r"or the command's run; at most (\d+) \(default (\d+)\)",
+     [(1, "alert_timeout_max_s", int), (2, "alert_timeout_s", int)]),
+    ("docs/observability.md", r"at most once per job per `--window` \(default (\d+ minutes)\)",
+     [(1, "alert_window_ms", dur)]),
+    ("docs/observability.md", r"after `--retry` seconds \(default (\d+)\), doubled each time up to (\d+ minutes)",
+     [(1, "alert_retry_s", int), (2, "alert_retry_max_ms", dur)]),
+    ("docs/man/chime-alert.1.scd", r"At most (\d+) deliveries wait",
+     [(1, "alert_max_outbox", int)]),
+    ("docs/man/chime-alert.1.scd", r"At most (\d+) alerts of one kind and status are sent one by one",
+     [(1, "alert_max_per_poll", int)]),
+    ("docs/observability.md", r"At most (\d+) alerts of one kind and status go one by one",
+     [(1, "alert_max_per_poll", int)]),
+    ("docs/man/chime-alert.1.scd", r"\(and every (\d+) s the jobs list\)",
+     [(1, "alert_jobs_every_s", int)]),
+    ("docs/observability.md", r"and every (\d+) s the jobs \(the primary key",
+     [(1, "alert_jobs_every_s", int)]),
+    ("docs/observability.md", r"`--attempts` tries \(default (\d+)\)", [(1, "alert_attempts", int)]),
+    ("docs/observability.md", r"Each poll \(`--interval`, default (\d+ s)\)",
+     [(1, "alert_interval_ms", dur)]),
+    ("docs/observability.md", r"more than the misfire threshold ago \(default (\d+ s), the store's\)",
+     [(1, "misfire_threshold_ms", dur)]),
     ("docs/observability.md", r"per job over a window \(default (\d+ hours)\)",
      [(1, "stats_window_ms", dur)]),
 ]
@@ -207,9 +241,43 @@ def code_values():
                        ("web_preview_fires", "WEB_PREVIEW_FIRES")):
         m = re.search(r"^#define %s (\d+)$" % macro, web_h, re.M)
         vals[key] = int(m.group(1)) if m else None
+    alert_defaults(vals)
     help_default(CHIMECTL, r"\(default: \$CHIME_SCHEDULER or (\w+)\)", "scheduler_name", str)
     help_default(CHIMECTL, r"last run, next fire \(default: last (\d+ h)\)", "stats_window_ms", dur)
     return vals, problems
+
+
+def alert_defaults(vals):
+    """chime-alert's defaults: its main()'s assignments, and the store's
+    misfire threshold, which it takes."""
+    with open(os.path.join(SOURCE, "tools", "chime-alert.c"), encoding="utf-8") as f:
+        src = f.read()
+    for key, field in (("alert_interval_s", "interval_s"), ("alert_window_ms", "dedup_window_ms"),
+                       ("alert_retry_s", "retry_initial_s"), ("alert_retry_max_s", "retry_max_s"),
+                       ("alert_timeout_s", "timeout_s"), ("alert_attempts", "max_attempts")):
+        m = re.search(r"^  x\.%s = (\d+);$" % field, src, re.M)
+        vals[key] = int(m.group(1)) if m else None
+    with open(os.path.join(SOURCE, "tools", "alert.h"), encoding="utf-8") as f:
+        alert_h = f.read()
+    m = re.search(r"^#define ALERT_JOBS_EVERY_MS (\d+)", alert_h, re.M)
+    vals["alert_jobs_every_s"] = int(m.group(1)) // 1000 if m else None
+    for key, macro in (("alert_max_outbox", "ALERT_MAX_OUTBOX"),
+                       ("alert_max_per_poll", "ALERT_MAX_PER_POLL")):
+        m = re.search(r"^#define %s (\d+)" % macro, alert_h, re.M)
+        vals[key] = int(m.group(1)) if m else None
+    m = re.search(r'seconds\("timeout", arg, [\d.]+, (\d+),', src)
+    vals["alert_timeout_max_s"] = int(m.group(1)) if m else None
+    if vals["alert_interval_s"] is not None:
+        vals["alert_interval_ms"] = vals["alert_interval_s"] * 1000
+    if vals["alert_window_ms"] is not None:
+        vals["alert_window_s"] = vals["alert_window_ms"] // 1000
+    if vals["alert_retry_max_s"] is not None:
+        vals["alert_retry_max_ms"] = vals["alert_retry_max_s"] * 1000
+    with open(os.path.join(SOURCE, "jobstore", "mysql", "tx.h"), encoding="utf-8") as f:
+        m = re.search(r"^#define CHIME__MYSQL_MISFIRE_THRESHOLD_MS (\d+)$", f.read(), re.M)
+    vals["misfire_threshold_ms"] = int(m.group(1)) if m else None
+    if m:
+        vals["misfire_threshold_s"] = int(m.group(1)) // 1000
 
 
 def check_watch_default(vals):

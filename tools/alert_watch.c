@@ -1,0 +1,525 @@
+/*
+ * alert_watch.c: what chime-alert reads of the store each poll, and the
+ * alerts it raises.  A poll is a few statements, each index-backed:
+ *
+ *   - the history's highest id (the primary key's end), then the failed
+ *     runs with ids past the last poll's (a primary-key range); with
+ *     --expect, the newest success per job in the same range;
+ *   - the nodes rows (one per node), live or dead by the store's rule:
+ *     read on their own, every quarter of the shortest check-in interval
+ *     (alert_poll_nodes), as a dead node's row may be gone in two;
+ *   - the WAITING triggers due more than the misfire threshold ago (the
+ *     triggers_due index: sched_name, state, next_fire_ms);
+ *   - with --expect, the jobs (the primary key's scheduler prefix).
+ *
+ * The history is read from the poll before last's end, not the last
+ * one's: a row whose id was handed out before the last poll may commit
+ * after it, and would otherwise be passed over.  The rows seen twice are
+ * told apart by their ids (alert_seen_id).
+ */
+#include "alert.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The outcomes a failed-run alert is raised for: the run failed, ran out
+ * of time, or could not start within its starting deadline.  Not
+ * CANCELLED (an operator's act), SKIPPED (a concurrency policy's), RETRIED
+ * (a retry follows: its own outcome counts) nor REQUEUED/RECOVERED (a
+ * dead node's fire that ran again: the node's death is its own alert). */
+#define FAILED_OUTCOMES_SQL "('FAILED', 'TIMED_OUT', 'MISSED')"
+
+/* The tools' own nodes rows (an operator's store checks in as a node):
+ * their deaths are no cluster node's. */
+static bool is_tool_node(const char *id) {
+  static const char *const tools[] = {"chimectl-", "chime-web-",
+                                      "chime-alert-"};
+  for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+    if (strncmp(id, tools[i], strlen(tools[i])) == 0)
+      return true;
+  return false;
+}
+
+static int query(alert_ctx *x, const char *sql, const char *const *args,
+                 size_t n, chime__mysql_rows *rows) {
+  *rows = (chime__mysql_rows){0};
+  return ctl_query(&x->base, sql, args, n, rows);
+}
+
+#define TEXT(rows, i, col) chime__mysql_rows_text(rows, i, col)
+#define INT(rows, i, col) chime__mysql_rows_int64(rows, i, col)
+
+/* Copies text (NULL: "") into a field of the alert. */
+#define SET(field, text)                                                       \
+  snprintf(field, sizeof field, "%s", (text) ? (text) : "")
+
+/* ------------------------------------------------------- failed runs */
+
+static int raise_failure(alert_ctx *x, const chime__mysql_rows *rows,
+                         size_t i) {
+  alert a = {
+      .fire_id = INT(rows, i, 1), .time_ms = INT(rows, i, 9), .count = 1};
+  SET(a.kind, "run_failed");
+  SET(a.status, "firing");
+  snprintf(a.job, sizeof a.job, "%s.%s", TEXT(rows, i, 2), TEXT(rows, i, 3));
+  snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(rows, i, 4),
+           TEXT(rows, i, 5));
+  SET(a.node, TEXT(rows, i, 6));
+  SET(a.outcome, TEXT(rows, i, 7));
+  const char *err = TEXT(rows, i, 8);
+  snprintf(a.key, sizeof a.key, "run_failed:%s", a.job);
+  snprintf(a.message, sizeof a.message,
+           "job %s failed (%s, fire %" PRId64 " of trigger %s on node %s)%s%s",
+           a.job, a.outcome, a.fire_id, a.trigger, a.node, err ? ": " : "",
+           err ? err : "");
+  return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
+}
+
+static const alert_expect *expect_of(const alert_ctx *x, const char *job);
+
+/* The newest success of each job in the rows read: the expected-period
+ * clock of its job restarts. */
+static int note_successes(alert_ctx *x, const char *from, const char *to) {
+  const char *args[] = {from, to, x->base.sched};
+  chime__mysql_rows rows;
+  int r = query(x,
+                "SELECT job_group, job_name, MAX(finished_ms) FROM "
+                "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
+                "SIGNED) AND sched_name = ? AND outcome = 'OK' GROUP BY "
+                "job_group, job_name",
+                args, 3, &rows);
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    char key[512];
+    snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
+             TEXT(&rows, i, 1));
+    if (!expect_of(x, key + 12))
+      continue;
+    alert_key *k = alert_key_get(x, key);
+    if (!k)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+    else if (INT(&rows, i, 2) > k->since_ms) {
+      k->since_ms = INT(&rows, i, 2);
+      x->dirty = true;
+    }
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* The failed runs with ids in (from_id, top], a batch at a time. */
+static int read_failures(alert_ctx *x, int64_t from_id, int64_t top) {
+  char sql[512], from[24], to[24];
+  snprintf(sql, sizeof sql,
+           "SELECT id, fire_id, job_group, job_name, trigger_group, "
+           "trigger_name, node, outcome, error_text, finished_ms FROM "
+           "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
+           "SIGNED) AND sched_name = ? AND outcome IN " FAILED_OUTCOMES_SQL
+           " ORDER BY id LIMIT %d",
+           ALERT_HISTORY_BATCH);
+  snprintf(to, sizeof to, "%" PRId64, top);
+  for (;;) {
+    snprintf(from, sizeof from, "%" PRId64, from_id);
+    const char *args[] = {from, to, x->base.sched};
+    chime__mysql_rows rows;
+    int r = query(x, sql, args, 3, &rows);
+    for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+      if (!alert_seen_id(x, INT(&rows, i, 0)))
+        r = raise_failure(x, &rows, i);
+    size_t n = rows.nrows;
+    if (n > 0)
+      from_id = INT(&rows, n - 1, 0);
+    chime__mysql_rows_free(&rows);
+    if (r || n < ALERT_HISTORY_BATCH)
+      return r;
+  }
+}
+
+static int poll_history(alert_ctx *x) {
+  chime__mysql_rows rows;
+  int r =
+      query(x, "SELECT COALESCE(MAX(id), 0) FROM {P}history", NULL, 0, &rows);
+  if (r)
+    return r;
+  int64_t top = rows.nrows ? INT(&rows, 0, 0) : 0;
+  chime__mysql_rows_free(&rows);
+  if (x->last_id < 0) { /* a first start: from now on */
+    x->last_id = x->overlap_id = top;
+    x->dirty = true;
+    return 0;
+  }
+  if (top < x->last_id) { /* emptied or made anew: its ids start again */
+    x->last_id = x->overlap_id = 0;
+    x->nseen = 0;
+    x->dirty = true;
+  }
+  if (top == x->last_id)
+    return 0;
+  if ((r = read_failures(x, x->overlap_id, top)))
+    return r;
+  char from[24], to[24];
+  snprintf(from, sizeof from, "%" PRId64, x->overlap_id);
+  snprintf(to, sizeof to, "%" PRId64, top);
+  if (x->nexpect > 0 && (r = note_successes(x, from, to)))
+    return r;
+  x->overlap_id = x->last_id;
+  x->last_id = top;
+  alert_seen_prune(x);
+  x->dirty = true;
+  return 0;
+}
+
+/* A failed-run key whose window passed with failures it did not send:
+ * one alert counts them, so no failure goes unsaid. */
+static int flush_suppressed(alert_ctx *x) {
+  for (size_t i = 0; i < x->nkeys; i++) {
+    alert_key *k = &x->keys[i];
+    if (strncmp(k->key, "run_failed:", 11) != 0 || k->suppressed == 0 ||
+        x->now_ms - k->last_sent_ms < x->dedup_window_ms)
+      continue;
+    alert a = {.time_ms = x->now_ms, .count = k->suppressed};
+    SET(a.kind, "run_failed");
+    SET(a.status, "firing");
+    SET(a.key, k->key);
+    SET(a.job, k->key + 11);
+    snprintf(a.message, sizeof a.message,
+             "job %s failed %" PRId64 " more time%s in the last %" PRId64
+             " s (after the failure already alerted)",
+             a.job, k->suppressed, k->suppressed == 1 ? "" : "s",
+             x->dedup_window_ms / 1000);
+    k->suppressed = 0; /* counted in a.count: the window has passed */
+    if (alert_raise(x, &a) < 0)
+      return ctl_fail(CHIME_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------- nodes */
+
+/* Marks the keys of a kind unseen. */
+static void unsee(alert_ctx *x, const char *prefix) {
+  for (size_t i = 0; i < x->nkeys; i++)
+    if (strncmp(x->keys[i].key, prefix, strlen(prefix)) == 0)
+      x->keys[i].seen = false;
+}
+
+static int node_alert(alert_ctx *x, const char *id, bool firing,
+                      const char *why) {
+  alert a = {.time_ms = x->now_ms};
+  SET(a.kind, "node_dead");
+  SET(a.status, firing ? "firing" : "resolved");
+  SET(a.node, id);
+  snprintf(a.key, sizeof a.key, "node_dead:%s", id);
+  snprintf(a.message, sizeof a.message, "node %s %s", id, why);
+  return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
+}
+
+/* A node row gone: a clean stop removes its own row while its check-in is
+ * fresh; the cluster's recovery removes a dead node's, whose check-in was
+ * stale when last seen (so the nodes are read every quarter of the
+ * shortest check-in interval: poll_nodes).  A dead node's key
+ * is kept a window after its row went, for a restart to resolve. */
+static int nodes_gone(alert_ctx *x) {
+  for (size_t i = 0; i < x->nkeys;) {
+    alert_key *k = &x->keys[i];
+    if (k->seen || strncmp(k->key, "node_dead:", 10) != 0) {
+      i++;
+      continue;
+    }
+    if (!k->firing && k->stale) {
+      char id[256];
+      snprintf(id, sizeof id, "%s", k->key + 10);
+      int r = node_alert(x, id, true,
+                         "died: its check-in stopped and the cluster "
+                         "recovered it (its row is gone)");
+      if (r)
+        return r;
+      i++; /* its key existed: alert_raise moved nothing */
+    } else if (!k->firing || x->now_ms - k->since_ms > x->dedup_window_ms) {
+      alert_key_drop(x, k);
+    } else {
+      i++;
+    }
+  }
+  return 0;
+}
+
+static int poll_nodes(alert_ctx *x) {
+  char sql[1024];
+  snprintf(sql, sizeof sql,
+           "SELECT n.instance_id, n.last_checkin_ms, n.checkin_interval_ms, "
+           "%s FROM {P}nodes n WHERE n.sched_name = ?",
+           chime__mysql_admin_node_live_sql());
+  const char *args[] = {x->base.sched};
+  chime__mysql_rows rows;
+  int r = query(x, sql, args, 1, &rows);
+  if (r)
+    return r;
+  unsee(x, "node_dead:");
+  int64_t shortest = INT64_MAX;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    const char *id = TEXT(&rows, i, 0);
+    if (is_tool_node(id))
+      continue;
+    int64_t last = INT(&rows, i, 1), interval = INT(&rows, i, 2);
+    if (interval > 0 && interval < shortest)
+      shortest = interval;
+    bool live = INT(&rows, i, 3) != 0;
+    char why[256], age[32];
+    ctl_format_age(x->now_ms - last, age, sizeof age);
+    snprintf(why, sizeof why,
+             live ? "checks in again"
+                  : "is dead: no check-in for %s (its lease ran out)",
+             age);
+    if ((r = node_alert(x, id, !live, why)))
+      break;
+    char key[256];
+    snprintf(key, sizeof key, "node_dead:%s", id);
+    alert_key *k = alert_key_get(x, key);
+    if (!k) {
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+      break;
+    }
+    bool stale = (x->now_ms - last) * 2 > interval * 3;
+    if (k->stale != stale) /* the check-in times alone are not saved */
+      x->dirty = true;
+    k->seen = true;
+    k->since_ms = last;
+    k->stale = stale;
+  }
+  chime__mysql_rows_free(&rows);
+  /* Read again within a quarter of the shortest check-in interval: a dead
+   * node's row lives two to three intervals before a survivor removes it,
+   * and its last sight must find it over 1.5 intervals old. */
+  int64_t every = (int64_t)(x->interval_s * 1000); /* at most an hour */
+  if (shortest != INT64_MAX && shortest / 4 < every)
+    every = shortest / 4;
+  x->nodes_every_ms = every < 50 ? 50 : every;
+  return r ? r : nodes_gone(x);
+}
+
+/* ------------------------------------------------------- misfires */
+
+static int poll_misfires(alert_ctx *x) {
+  char due[24], none[24];
+  snprintf(due, sizeof due, "%" PRId64, x->now_ms - x->misfire_threshold_ms);
+  snprintf(none, sizeof none, "%" PRId64, (int64_t)CHIME_NO_FIRE_MS);
+  const char *args[] = {x->base.sched, due, none};
+  char sql[640];
+  snprintf(sql, sizeof sql,
+           "SELECT trigger_group, trigger_name, job_group, job_name, "
+           "next_fire_ms FROM {P}triggers WHERE sched_name = ? AND state = "
+           "'WAITING' AND next_fire_ms < CAST(? AS SIGNED) AND next_fire_ms "
+           "<> CAST(? AS SIGNED) AND misfire <> %d AND trigger_group <> '%s' "
+           "ORDER BY next_fire_ms LIMIT %d",
+           CHIME_MISFIRE_IGNORE, CHIME_BACKFILL_GROUP, ALERT_HISTORY_BATCH);
+  chime__mysql_rows rows;
+  int r = query(x, sql, args, 3, &rows);
+  if (r)
+    return r;
+  unsee(x, "misfire:");
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    alert a = {.time_ms = x->now_ms};
+    SET(a.kind, "misfire");
+    SET(a.status, "firing");
+    snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(&rows, i, 0),
+             TEXT(&rows, i, 1));
+    snprintf(a.job, sizeof a.job, "%s.%s", TEXT(&rows, i, 2),
+             TEXT(&rows, i, 3));
+    snprintf(a.key, sizeof a.key, "misfire:%s", a.trigger);
+    char age[32], due_at[48];
+    ctl_format_age(x->now_ms - INT(&rows, i, 4), age, sizeof age);
+    ctl_format_time(INT(&rows, i, 4), NULL, due_at, sizeof due_at);
+    snprintf(a.message, sizeof a.message,
+             "trigger %s (job %s) was due at %s and no node has fired it: "
+             "%s late, past the misfire threshold",
+             a.trigger, a.job, due_at, age);
+    if (alert_raise(x, &a) < 0)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+    alert_key *k = alert_key_find(x, a.key);
+    if (k)
+      k->seen = true;
+  }
+  /* Past the first batch the rest are not known: none is resolved. */
+  bool complete = rows.nrows < ALERT_HISTORY_BATCH;
+  chime__mysql_rows_free(&rows);
+  for (size_t i = 0; r == 0 && complete && i < x->nkeys;) {
+    alert_key *k = &x->keys[i];
+    if (k->seen || strncmp(k->key, "misfire:", 8) != 0) {
+      i++;
+      continue;
+    }
+    alert a = {.time_ms = x->now_ms};
+    SET(a.kind, "misfire");
+    SET(a.status, "resolved");
+    SET(a.key, k->key);
+    SET(a.trigger, k->key + 8);
+    snprintf(a.message, sizeof a.message,
+             "trigger %s is no longer late (it fired, moved on or went)",
+             a.trigger);
+    if (alert_raise(x, &a) < 0)
+      return ctl_fail(CHIME_ENOMEM, "out of memory");
+    alert_key_drop(x, alert_key_find(x, a.key));
+  }
+  return r;
+}
+
+/* ------------------------------------------------------- overdue jobs */
+
+static bool part_matches(const char *pattern, const char *text) {
+  size_t n = strlen(pattern);
+  if (n > 0 && pattern[n - 1] == '*')
+    return strncmp(pattern, text, n - 1) == 0;
+  return strcmp(pattern, text) == 0;
+}
+
+bool alert_expect_matches(const alert_expect *e, const char *group,
+                          const char *name) {
+  return part_matches(e->group, group) && part_matches(e->name, name);
+}
+
+static int overdue_alert(alert_ctx *x, const char *job, alert_key *k,
+                         int64_t period_ms, bool firing) {
+  alert a = {.time_ms = x->now_ms};
+  SET(a.kind, "job_overdue");
+  SET(a.status, firing ? "firing" : "resolved");
+  SET(a.key, k->key);
+  SET(a.job, job);
+  char age[32], period[32];
+  ctl_format_age(x->now_ms - k->since_ms, age, sizeof age);
+  ctl_format_age(period_ms, period, sizeof period);
+  if (firing)
+    snprintf(a.message, sizeof a.message,
+             "job %s has not succeeded for %s (expected within %s)", job, age,
+             period);
+  else
+    snprintf(a.message, sizeof a.message, "job %s succeeded again", job);
+  return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
+}
+
+/* The --expect pattern that counts for job "G.N" (split at its first
+ * dot, as keys are), or NULL. */
+static const alert_expect *expect_of(const alert_ctx *x, const char *job) {
+  const char *dot = strchr(job, '.');
+  char group[192];
+  if (!dot || (size_t)(dot - job) >= sizeof group)
+    return NULL;
+  snprintf(group, sizeof group, "%.*s", (int)(dot - job), job);
+  for (size_t j = 0; j < x->nexpect; j++)
+    if (alert_expect_matches(&x->expect[j], group, dot + 1))
+      return &x->expect[j];
+  return NULL;
+}
+
+/* The jobs --expect names, read every ALERT_JOBS_EVERY_MS (the whole
+ * jobs list of the scheduler: not every poll): a key for each, a
+ * deleted job's key dropped, and whether each is paused. */
+static int read_expected_jobs(alert_ctx *x) {
+  const char *args[] = {x->base.sched};
+  chime__mysql_rows rows;
+  int r = query(x,
+                "SELECT job_group, job_name, paused FROM {P}jobs WHERE "
+                "sched_name = ?",
+                args, 1, &rows);
+  if (r)
+    return r;
+  unsee(x, "job_overdue:");
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    char key[512];
+    snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
+             TEXT(&rows, i, 1));
+    if (!expect_of(x, key + 12))
+      continue;
+    alert_key *k = alert_key_get(x, key);
+    if (!k) {
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+      break;
+    }
+    k->seen = true;
+    k->paused = INT(&rows, i, 2) != 0;
+    /* First seen, or paused: its period starts now (a job resumed after
+     * a week is not overdue at once). */
+    if (k->since_ms == 0 || k->paused) {
+      k->since_ms = x->now_ms;
+      x->dirty = true;
+    }
+  }
+  chime__mysql_rows_free(&rows);
+  for (size_t i = 0; r == 0 && i < x->nkeys;) {
+    if (!x->keys[i].seen && strncmp(x->keys[i].key, "job_overdue:", 12) == 0)
+      alert_key_drop(x, &x->keys[i]); /* deleted, or no longer expected */
+    else
+      i++;
+  }
+  return r;
+}
+
+static int poll_overdue(alert_ctx *x) {
+  if (x->nexpect == 0)
+    return 0;
+  uint64_t now = alert_mono_ns();
+  if (now >= x->jobs_read_ns) {
+    int r = read_expected_jobs(x);
+    if (r)
+      return r;
+    x->jobs_read_ns = now + ALERT_JOBS_EVERY_MS * 1000000ull;
+  }
+  for (size_t i = 0; i < x->nkeys; i++) {
+    alert_key *k = &x->keys[i];
+    if (strncmp(k->key, "job_overdue:", 12) != 0 || k->paused)
+      continue;
+    const alert_expect *e = expect_of(x, k->key + 12);
+    bool late = e && x->now_ms - k->since_ms > e->period_ms;
+    if (e && late != k->firing) {
+      int r = overdue_alert(x, k->key + 12, k, e->period_ms, late);
+      if (r)
+        return r;
+    }
+  }
+  return 0;
+}
+
+int alert_store_down(alert_ctx *x, bool down, const char *why) {
+  alert_poll_begin(x); /* after the poll: its own count */
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts); /* the database's clock is out */
+  x->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  alert a = {.time_ms = x->now_ms};
+  SET(a.kind, "store_down");
+  SET(a.status, down ? "firing" : "resolved");
+  snprintf(a.key, sizeof a.key, "store_down:%s", x->base.sched);
+  snprintf(a.message, sizeof a.message, "%s%s",
+           down ? "chime-alert cannot read the cluster's database: "
+                : "chime-alert reads the cluster's database again",
+           down ? why : "");
+  return alert_raise(x, &a) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
+}
+
+int alert_poll(alert_ctx *x) {
+  int r = ctl_open(&x->base, NULL);
+  if (r)
+    return r;
+  x->now_ms = ctl_now(&x->base);
+  alert_poll_begin(x);
+  if ((r = poll_history(x)) == 0 && (r = flush_suppressed(x)) == 0 &&
+      (r = poll_misfires(x)) == 0)
+    r = poll_overdue(x);
+  /* What was raised before a failure is summed up too. */
+  if (alert_poll_end(x) < 0 && r == 0)
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  return r;
+}
+
+int alert_poll_nodes(alert_ctx *x) {
+  int r = ctl_open(&x->base, NULL);
+  if (r)
+    return r;
+  x->now_ms = ctl_now(&x->base); /* the store's measured offset: no query */
+  alert_poll_begin(x);
+  r = poll_nodes(x);
+  if (alert_poll_end(x) < 0 && r == 0)
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  return r;
+}
