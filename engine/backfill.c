@@ -46,7 +46,7 @@ int chime_scheduler_backfill_paced(chime_scheduler *scheduler,
     return r;
   size_t created = 0;
   int64_t at = from_ms - 1, next;
-  while (r == 0 && chime_trigger_fire_time_after(t, at, &next) == 0 &&
+  while (r == 0 && chime_trigger_get_fire_time_after(t, at, &next) == 0 &&
          next <= to_ms) {
     if (created == max_fires) {
       r = CHIME_ELIMIT;
@@ -90,7 +90,7 @@ int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
       r = u;
   }
   if (keys != NULL)
-    chime_keys_free(keys, n);
+    chime_key_free_array(keys, n);
   if (ret_removed != NULL)
     *ret_removed = removed;
   return r;

@@ -87,7 +87,7 @@ int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx) {
   return r;
 }
 
-MYSQL *chime_mysql_tx_conn(chime_mysql_tx *tx) {
+MYSQL *chime_mysql_tx_get_conn(chime_mysql_tx *tx) {
   if (!tx || !tx->stx)
     return NULL;
   chime_store *st = tx->ctx->sched->store;

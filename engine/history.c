@@ -54,7 +54,7 @@ int chime_scheduler_history(chime_scheduler *scheduler, const char *job_group,
   return 0;
 }
 
-size_t chime_history_count(const chime_history *history) {
+size_t chime_history_get_count(const chime_history *history) {
   return history ? history->count : 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * lease.c: named leases (chime.h's chime_lease_*, chime_with_lease): the
+ * lease.c: named leases (chime.h's chime_lease_*, chime_lease_run): the
  * handle, argument checks, waiting for a held lease, and the keep-alive.
  * The store decides everything (store.h's lease_* ops, by its own clock);
  * a handle only remembers what its acquisition returned and whether this
@@ -159,7 +159,7 @@ int chime_lease_acquire_within(chime_scheduler *s, const char *name,
                  wait_ms, ret_lease);
 }
 
-int64_t chime_lease_token(const chime_lease *lease) {
+int64_t chime_lease_get_token(const chime_lease *lease) {
   return lease ? lease->token : 0;
 }
 
@@ -297,7 +297,7 @@ int chime_lease_release(chime_lease *lease) {
   return 0;
 }
 
-bool chime_lease_still_held(chime_lease *lease) {
+bool chime_lease_is_held(chime_lease *lease) {
   if (!lease)
     return false;
   pthread_mutex_lock(&lease->mu);
@@ -323,9 +323,9 @@ void chime_lease_free(chime_lease *lease) {
   free(lease);
 }
 
-int chime_with_lease(chime_scheduler *s, const char *name, int64_t at_most_ms,
-                     int64_t at_least_ms, chime_lease_fn fn, void *user_data) {
-  static const char fnname[] = "chime_with_lease";
+int chime_lease_run(chime_scheduler *s, const char *name, int64_t at_most_ms,
+                    int64_t at_least_ms, chime_lease_fn fn, void *user_data) {
+  static const char fnname[] = "chime_lease_run";
   if (s && !fn)
     return chime__fail(s, CHIME_EINVAL, "%s: NULL fn", fnname);
   chime_lease *lease = NULL;

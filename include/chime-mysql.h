@@ -69,7 +69,7 @@ typedef struct chime_mysql_tx chime_mysql_tx;
 CHIME_EXTERN int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx);
 
 /*
- * chime_mysql_tx_conn: the transaction's connection, for the job's own
+ * chime_mysql_tx_get_conn: the transaction's connection, for the job's own
  * statements with the MySQL client API.  Autocommit is off and a
  * transaction is open: never COMMIT, ROLLBACK, change the session's
  * settings or close it; read every result before the next call on tx.
@@ -78,7 +78,7 @@ CHIME_EXTERN int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx);
  * chime_mysql_tx_rollback.
  * Thread: the job's worker thread.
  */
-CHIME_EXTERN MYSQL *chime_mysql_tx_conn(chime_mysql_tx *tx);
+CHIME_EXTERN MYSQL *chime_mysql_tx_get_conn(chime_mysql_tx *tx);
 
 /*
  * chime_mysql_tx_execute: runs one SQL statement in the transaction, with

@@ -41,7 +41,14 @@
  *     looks something up (chime_scheduler_get_job, chime_zone_get).
  *   - A yes/no question that no setter sets reads chime_<object>_is_<...>
  *     (chime_calendar_is_included, chime_ctx_is_recovering).
- *   - chime_scheduler_errmsg is named after SQLite's sqlite3_errmsg.
+ *   - A function reading its object that is not a getter or a question is
+ *     to_string, describe, next (a recurrence's next instant) or
+ *     errmsg (after SQLite's sqlite3_errmsg); one making a new object from
+ *     another ends in _new (chime_trigger_backfill_new).
+ *   - The library's own few have no object: chime_version,
+ *     chime_version_hex, chime_strerror, chime_err_name, chime_free.
+ *   - ./dev lint checks every name against these rules
+ *     (tests/lint/names.py): there is no exception.
  *
  * This header includes only <stddef.h>, <stdint.h>, <stdbool.h> and the
  * generated "chime-version.h": no libuv, MariaDB or OpenSSL type appears in
@@ -240,7 +247,7 @@ CHIME_EXTERN int chime_cron_from_string(const char *expr, chime_cron **ret_cron,
  * "min hour day-of-month month day-of-week" with * , - / names (JAN-DEC,
  * SUN-SAT), 0 or 7 for Sunday, or one of @yearly, @annually, @monthly,
  * @weekly, @daily, @midnight, @hourly; an optional "CRON_TZ=Zone " (or
- * "TZ=Zone ") prefix names the zone (chime_cron_zone_name).  It fires at
+ * "TZ=Zone ") prefix names the zone (chime_cron_get_zone_name).  It fires at
  * second 0; when both day fields are restricted (neither is every value) a
  * day matches when either field matches, as crontab(5) says.  The dialect
  * is never guessed from the field count: chime_cron_from_string reads
@@ -265,13 +272,13 @@ CHIME_EXTERN int chime_cron_from_unix(const char *expr, chime_cron **ret_cron,
 CHIME_EXTERN bool chime_cron_is_unix(const chime_cron *cron);
 
 /*
- * chime_cron_zone_name: the zone a Unix expression's CRON_TZ= (or TZ=)
+ * chime_cron_get_zone_name: the zone a Unix expression's CRON_TZ= (or TZ=)
  * prefix names, unchecked.
  * Returns: the name; NULL without a prefix or for a NULL cron.
  * Ownership: borrowed, lives as long as cron.
  * Thread: any.
  */
-CHIME_EXTERN const char *chime_cron_zone_name(const chime_cron *cron);
+CHIME_EXTERN const char *chime_cron_get_zone_name(const chime_cron *cron);
 
 /*
  * chime_cron_next: the first fire time strictly after after_ms, with the
@@ -354,12 +361,12 @@ CHIME_EXTERN int chime_rrule_next(const chime_rrule *rule, int64_t after_ms,
                                   int64_t *ret_next_ms);
 
 /*
- * chime_rrule_zone: DTSTART's zone (UTC when it names none).
+ * chime_rrule_get_zone: DTSTART's zone (UTC when it names none).
  * Returns: the zone; NULL for a NULL rule.
  * Ownership: borrowed, lives until the process exits.
  * Thread: any.
  */
-CHIME_EXTERN const chime_zone *chime_rrule_zone(const chime_rrule *rule);
+CHIME_EXTERN const chime_zone *chime_rrule_get_zone(const chime_rrule *rule);
 
 /*
  * chime_rrule_to_string: the text as it was given.
@@ -1059,8 +1066,8 @@ CHIME_EXTERN int chime_trigger_set_end_ms(chime_trigger *trigger,
 /*
  * chime_trigger_set_jitter_ms: spreads the trigger's fires over a window
  * of jitter_ms: every fire moves by the same offset in [0, jitter_ms),
- * derived from the trigger's key alone (chime_jitter_offset_ms), so it is
- * the same on every node and after every restart (systemd's
+ * derived from the trigger's key alone (chime_key_get_jitter_offset_ms), so it
+ * is the same on every node and after every restart (systemd's
  * FixedRandomDelay) and a schedule stays predictable.  The schedule and
  * its calendar see the unmoved times; the trigger's next and previous fire
  * times, and its fires are the moved ones.  0
@@ -1082,16 +1089,17 @@ CHIME_EXTERN int chime_trigger_set_jitter_ms(chime_trigger *trigger,
 CHIME_EXTERN int64_t chime_trigger_get_jitter_ms(const chime_trigger *trigger);
 
 /*
- * chime_jitter_offset_ms: the offset a trigger with key (group, name) and
- * jitter window jitter_ms moves its fires by: FNV-1a 64 over the bytes of
+ * chime_key_get_jitter_offset_ms: the offset a trigger with key (group, name)
+ * and jitter window jitter_ms moves its fires by: FNV-1a 64 over the bytes of
  * group, one 0x00 byte and the bytes of name, modulo jitter_ms.
  * Returns: the offset in [0, jitter_ms); 0 when jitter_ms <= 0 or a name
  * is NULL.
  * Ownership: none.
  * Thread: any.
  */
-CHIME_EXTERN int64_t chime_jitter_offset_ms(const char *group, const char *name,
-                                            int64_t jitter_ms);
+CHIME_EXTERN int64_t chime_key_get_jitter_offset_ms(const char *group,
+                                                    const char *name,
+                                                    int64_t jitter_ms);
 
 /*
  * chime_trigger_set_priority: among triggers due at the same time, higher
@@ -1944,7 +1952,7 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
 #define CHIME_BACKFILL_PRIORITY 1
 
 /*
- * chime_trigger_fire_time_after: the first fire time of trigger's schedule
+ * chime_trigger_get_fire_time_after: the first fire time of trigger's schedule
  * strictly after after_ms (its jitter applied, its calendar not consulted;
  * cron and recurrence triggers, and triggers without a start time, are
  * not bounded by their start: what a backfill needs).
@@ -1953,9 +1961,9 @@ CHIME_EXTERN int chime_scheduler_reschedule(chime_scheduler *scheduler,
  * Ownership: none.
  * Thread: any, one thread per trigger object.
  */
-CHIME_EXTERN int chime_trigger_fire_time_after(const chime_trigger *trigger,
-                                               int64_t after_ms,
-                                               int64_t *ret_ms);
+CHIME_EXTERN int chime_trigger_get_fire_time_after(const chime_trigger *trigger,
+                                                   int64_t after_ms,
+                                                   int64_t *ret_ms);
 
 /*
  * chime_trigger_backfill_new: the one-shot trigger that runs trigger's fire
@@ -2090,7 +2098,7 @@ typedef struct chime_key {
  * Returns: 0; CHIME_EINVAL (an unknown match, NULL pattern for another
  * match than ANY, NULL out-parameter); CHIME_ELIMIT (pattern over
  * CHIME_MAX_NAME_LEN); CHIME_ENOMEM.
- * Ownership: *ret_keys is the caller's, freed with chime_keys_free(keys,
+ * Ownership: *ret_keys is the caller's, freed with chime_key_free_array(keys,
  * count).
  * Thread: any.
  */
@@ -2106,12 +2114,12 @@ CHIME_EXTERN int chime_scheduler_list_triggers(chime_scheduler *scheduler,
                                                size_t *ret_count);
 
 /*
- * chime_keys_free: releases a list of count keys.  NULL is allowed.
+ * chime_key_free_array: releases a list of count keys.  NULL is allowed.
  * Returns: nothing.
  * Ownership: takes keys back from the caller.
  * Thread: any.
  */
-CHIME_EXTERN void chime_keys_free(chime_key *keys, size_t count);
+CHIME_EXTERN void chime_key_free_array(chime_key *keys, size_t count);
 
 /*
  * Pausing.  A paused trigger does not fire; when resumed, a time it missed
@@ -2228,7 +2236,7 @@ CHIME_EXTERN int chime_scheduler_remove_calendar(chime_scheduler *scheduler,
  * for MySQL (a node whose own clock is wrong, by minutes, decides
  * nothing), the process's for the memory store.
  *
- * Each acquisition has a fencing token (chime_lease_token), strictly
+ * Each acquisition has a fencing token (chime_lease_get_token), strictly
  * greater than every earlier token of that name across the cluster, also
  * after release or expiry, and also after the leases table was emptied or
  * restored from an older backup (a token is at least the store's clock in
@@ -2286,7 +2294,7 @@ chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
                            int64_t wait_ms, chime_lease **ret_lease);
 
 /*
- * chime_lease_token: the fencing token of this acquisition: >= 1, strictly
+ * chime_lease_get_token: the fencing token of this acquisition: >= 1, strictly
  * greater than the token of every earlier acquisition of the same name in
  * the same store (cluster), whatever the leases table holds: at least the
  * store's clock (epoch milliseconds) times 1000 at the acquisition.
@@ -2294,7 +2302,7 @@ chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
  * Ownership: none.
  * Thread: any.
  */
-CHIME_EXTERN int64_t chime_lease_token(const chime_lease *lease);
+CHIME_EXTERN int64_t chime_lease_get_token(const chime_lease *lease);
 
 /*
  * chime_lease_get_name: the lease's name.
@@ -2330,7 +2338,7 @@ CHIME_EXTERN int chime_lease_extend(chime_lease *lease, int64_t at_most_ms);
  * chime_lease_release: gives the lease up.  It stays taken until
  * at_least_ms after its acquisition when that is later (ShedLock's
  * lockAtLeastFor), then anyone may take it.  The handle stays valid (for
- * chime_lease_token) until chime_lease_free(); a second release, or
+ * chime_lease_get_token) until chime_lease_free(); a second release, or
  * chime_lease_extend after release, fails with CHIME_ENOTOWNER.  Stops the
  * keep-alive.
  * Returns: 0; CHIME_ENOTOWNER (the lease had already expired, been
@@ -2343,7 +2351,7 @@ CHIME_EXTERN int chime_lease_extend(chime_lease *lease, int64_t at_most_ms);
 CHIME_EXTERN int chime_lease_release(chime_lease *lease);
 
 /*
- * chime_lease_still_held: asks the store whether this holder still holds
+ * chime_lease_is_held: asks the store whether this holder still holds
  * the lease (not expired by the store's clock, not released, not taken
  * over): worth asking before an irreversible step.
  * Returns: true when held; false when not, for a NULL lease, and when the
@@ -2351,13 +2359,13 @@ CHIME_EXTERN int chime_lease_release(chime_lease *lease);
  * Ownership: none.
  * Thread: any, one thread at a time per lease.
  */
-CHIME_EXTERN bool chime_lease_still_held(chime_lease *lease);
+CHIME_EXTERN bool chime_lease_is_held(chime_lease *lease);
 
 /*
  * chime_lease_set_keep_alive: with on, a thread of the lease extends it by
  * its at_most_ms every third of at_most_ms while the handle lives, until
  * it is released or freed, or an extension is refused (CHIME_ENOTOWNER:
- * chime_lease_still_held then says false).  The thread dies with the
+ * chime_lease_is_held then says false).  The thread dies with the
  * process, so a dead holder's lease still runs out by itself, at most
  * at_most_ms after its last extension.  off stops it.
  * Returns: 0; CHIME_EINVAL (NULL lease); CHIME_ENOTOWNER (on, for a lease
@@ -2377,14 +2385,14 @@ CHIME_EXTERN int chime_lease_set_keep_alive(chime_lease *lease, bool on);
  */
 CHIME_EXTERN void chime_lease_free(chime_lease *lease);
 
-/* What chime_with_lease runs while it holds the lease. */
+/* What chime_lease_run runs while it holds the lease. */
 typedef void (*chime_lease_fn)(chime_lease *lease, void *user_data);
 
 /*
- * chime_with_lease: ShedLock's pattern in one call: acquires lease name as
+ * chime_lease_run: ShedLock's pattern in one call: acquires lease name as
  * chime_lease_acquire does, runs fn(lease, user_data) only if it got it,
  * then releases it (honouring at_least_ms) and frees the handle.  fn may
- * read the token and ask chime_lease_still_held; it must not free or
+ * read the token and ask chime_lease_is_held; it must not free or
  * release the lease.
  * Returns: 0 (fn ran and the release succeeded); CHIME_EBUSY (held: fn did
  * not run); CHIME_ENOTOWNER (fn ran, but the lease had run out before the
@@ -2394,9 +2402,9 @@ typedef void (*chime_lease_fn)(chime_lease *lease, void *user_data);
  * call.
  * Thread: any, fn runs on the calling thread.
  */
-CHIME_EXTERN int chime_with_lease(chime_scheduler *scheduler, const char *name,
-                                  int64_t at_most_ms, int64_t at_least_ms,
-                                  chime_lease_fn fn, void *user_data);
+CHIME_EXTERN int chime_lease_run(chime_scheduler *scheduler, const char *name,
+                                 int64_t at_most_ms, int64_t at_least_ms,
+                                 chime_lease_fn fn, void *user_data);
 
 /* -------------------------------------------------------------- listeners */
 
@@ -3094,12 +3102,12 @@ chime_scheduler_history(chime_scheduler *scheduler, const char *job_group,
                         chime_history **ret_history);
 
 /*
- * chime_history_count: how many runs the page holds.
+ * chime_history_get_count: how many runs the page holds.
  * Returns: the count; 0 for NULL.
  * Ownership: none.
  * Thread: any.
  */
-CHIME_EXTERN size_t chime_history_count(const chime_history *history);
+CHIME_EXTERN size_t chime_history_get_count(const chime_history *history);
 
 /*
  * chime_history_get_id, chime_history_get_fire_id,

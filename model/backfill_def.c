@@ -6,7 +6,7 @@
  * the same fire the same way (the key makes it exactly once), starting at
  * the original time with misfire IGNORE and priority
  * CHIME_BACKFILL_PRIORITY.  Also the search of a trigger's fire times
- * (chime_trigger_fire_time_after), without its calendar.
+ * (chime_trigger_get_fire_time_after), without its calendar.
  */
 #include "model/records.h"
 
@@ -69,9 +69,9 @@ int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
                                      CHIME_BACKFILL_PRIORITY, desc, ret);
 }
 
-/* chime_trigger_fire_time_after (chime.h): the schedule alone. */
-int chime_trigger_fire_time_after(const chime_trigger *t, int64_t after_ms,
-                                  int64_t *ret_ms) {
+/* chime_trigger_get_fire_time_after (chime.h): the schedule alone. */
+int chime_trigger_get_fire_time_after(const chime_trigger *t, int64_t after_ms,
+                                      int64_t *ret_ms) {
   if (t == NULL || ret_ms == NULL)
     return CHIME_EINVAL;
   chime_schedule s = t->schedule;

@@ -392,7 +392,7 @@ int chime__key_compare(const void *a, const void *b) {
   return c ? c : strcmp(x->name, y->name);
 }
 
-void chime_keys_free(chime_key *keys, size_t count) {
+void chime_key_free_array(chime_key *keys, size_t count) {
   if (!keys)
     return;
   for (size_t i = 0; i < count; i++) {

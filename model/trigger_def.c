@@ -101,7 +101,7 @@ int chime_trigger_cron_new(const char *group, const char *name,
   if (r < 0)
     return r;
   /* A CRON_TZ= prefix names the zone; an explicit zone must agree. */
-  const char *prefix_zone = chime_cron_zone_name(cron);
+  const char *prefix_zone = chime_cron_get_zone_name(cron);
   if (zone != NULL && prefix_zone != NULL && strcmp(zone, prefix_zone) != 0) {
     r = chime__errf(errbuf, errbuf_len, CHIME_EINVAL,
                     "zone %s disagrees with the expression's CRON_TZ=%s", zone,
@@ -138,7 +138,7 @@ int chime_trigger_unix_cron_new(const char *group, const char *name,
   int r = chime_cron_from_unix(expression, &cron, NULL, errbuf, errbuf_len);
   if (r < 0)
     return r;
-  if (chime_cron_zone_name(cron) != NULL) {
+  if (chime_cron_get_zone_name(cron) != NULL) {
     chime_cron_free(cron);
     return chime_trigger_cron_new(group, name, expression, zone, ret_trigger,
                                   errbuf, errbuf_len);
@@ -166,7 +166,7 @@ int chime_trigger_recurrence_new(const char *group, const char *name,
     return r;
   chime_trigger *t;
   r = trigger_alloc(group, name, CHIME_TRIGGER_RECURRENCE,
-                    chime_zone_get_name(chime_rrule_zone(rule)), &t, errbuf,
+                    chime_zone_get_name(chime_rrule_get_zone(rule)), &t, errbuf,
                     errbuf_len);
   if (r < 0) {
     chime_rrule_free(rule);
@@ -412,7 +412,7 @@ int chime_trigger_set_jitter_ms(chime_trigger *t, int64_t jitter_ms) {
     return CHIME_EINVAL;
   t->schedule.jitter_ms = jitter_ms;
   t->schedule.jitter_offset_ms =
-      chime_jitter_offset_ms(t->group, t->name, jitter_ms);
+      chime_key_get_jitter_offset_ms(t->group, t->name, jitter_ms);
   return 0;
 }
 

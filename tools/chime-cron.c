@@ -314,7 +314,7 @@ static int64_t jitter_offset(const options *o) {
     n = CHIME_MAX_NAME_LEN;
   memcpy(group, o->key, n);
   group[n] = '\0';
-  return chime_jitter_offset_ms(group, dot + 1, o->jitter_ms);
+  return chime_key_get_jitter_offset_ms(group, dot + 1, o->jitter_ms);
 }
 
 /* Prints the fire times; returns the exit status. */
@@ -351,7 +351,7 @@ static int print_rrule(const options *o) {
     fprintf(stderr, "chime-cron: %s\n", err[0] ? err : chime_strerror(r));
     return 1;
   }
-  const chime_zone *zone = chime_rrule_zone(rule);
+  const chime_zone *zone = chime_rrule_get_zone(rule);
   if (o->tz != NULL && (r = chime_zone_get(o->tz, &zone)) != 0) {
     fprintf(stderr, "chime-cron: time zone '%s': %s\n", o->tz,
             chime_strerror(r));
@@ -408,7 +408,7 @@ static int compile_expr(const options *o, chime_cron **ret_cron) {
  */
 static int pick_zone(const options *o, const chime_cron *cron,
                      const chime_zone **ret_zone) {
-  const char *prefix = chime_cron_zone_name(cron);
+  const char *prefix = chime_cron_get_zone_name(cron);
   const char *name = o->tz != NULL ? o->tz : prefix != NULL ? prefix : "UTC";
   if (o->tz != NULL && prefix != NULL && strcmp(o->tz, prefix) != 0) {
     fprintf(stderr, "chime-cron: --tz %s disagrees with CRON_TZ=%s\n", o->tz,

@@ -79,7 +79,7 @@ static int create(ctl *c, const chime_trigger *tr, int64_t from, int64_t to,
   int64_t release = c->pace_ms > 0 ? now : 0; /* 0: at its own time */
   char err[512] = "";
   int r = 0;
-  while (r >= 0 && chime_trigger_fire_time_after(tr, at, &next) == 0 &&
+  while (r >= 0 && chime_trigger_get_fire_time_after(tr, at, &next) == 0 &&
          next <= to && added + existed < MAX_FIRES) {
     chime_trigger *b = NULL;
     r = chime_trigger_backfill_paced_new(tr, next, release, &b);

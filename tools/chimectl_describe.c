@@ -169,7 +169,7 @@ void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
       if (t->repeat_count >= 0 &&
           t->state_repeat_count + i + 1 > t->repeat_count)
         break;
-    } else if (chime_trigger_fire_time_after(t->record, at, &at) < 0) {
+    } else if (chime_trigger_get_fire_time_after(t->record, at, &at) < 0) {
       break;
     }
   }

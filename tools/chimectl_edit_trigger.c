@@ -305,13 +305,14 @@ int ctl_schedule_preview(const ctl_settings *s, int64_t now_ms, int n,
   if (strcmp(k, "rrule") == 0) {
     chime_rrule *rule = NULL;
     if (chime_rrule_from_string(text, &rule, NULL, 0) == 0)
-      snprintf(zone, len, "%s", chime_zone_get_name(chime_rrule_zone(rule)));
+      snprintf(zone, len, "%s",
+               chime_zone_get_name(chime_rrule_get_zone(rule)));
     chime_rrule_free(rule);
   } else if (strcmp(k, "unix-cron") == 0 && !(z && *z)) {
     chime_cron *cron = NULL;
     if (chime_cron_from_unix(text, &cron, NULL, NULL, 0) == 0 &&
-        chime_cron_zone_name(cron))
-      snprintf(zone, len, "%s", chime_cron_zone_name(cron));
+        chime_cron_get_zone_name(cron))
+      snprintf(zone, len, "%s", chime_cron_get_zone_name(cron));
     chime_cron_free(cron);
   }
   /* Kinds that count from their start begin now unless one is set. */
@@ -324,7 +325,7 @@ int ctl_schedule_preview(const ctl_settings *s, int64_t now_ms, int n,
   int64_t after = now_ms - 1, end = chime_trigger_get_end_ms(t);
   for (int i = 0; i < n; i++) {
     int64_t next;
-    r = chime_trigger_fire_time_after(t, after, &next);
+    r = chime_trigger_get_fire_time_after(t, after, &next);
     if (r == CHIME_ENEVERFIRES || (r == 0 && next > end))
       break;
     if (r < 0) {

@@ -92,7 +92,7 @@ def helper(mode, url):
 
 
 def ctypes_free_jitter_offset(group, name, window):
-    """chime_jitter_offset_ms as docs/recurrence.md states it (FNV-1a 64
+    """chime_key_get_jitter_offset_ms as docs/recurrence.md states it (FNV-1a 64
     over group, 0x00, name; modulo the window), computed here without the
     library, so the test also pins the documented formula."""
     h = 14695981039346656037

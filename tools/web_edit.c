@@ -6,7 +6,7 @@
  * their fields are chimectl's settings (chimectl_edit.h), so the console
  * and chimectl say and check the same.  The preview is the library's own:
  * /api/preview builds the trigger as a save would, without the store, and
- * steps it (chime_trigger_fire_time_after); edit.js asks it as the
+ * steps it (chime_trigger_get_fire_time_after); edit.js asks it as the
  * operator types and shows its times, or the parser's message.
  */
 #include "chimectl_edit.h"

@@ -101,8 +101,8 @@ bool chime_cron_is_unix(const chime_cron *cron) {
   return cron != NULL && cron->unix_dialect;
 }
 
-/* chime_cron_zone_name (chime.h): the CRON_TZ prefix's zone. */
-const char *chime_cron_zone_name(const chime_cron *cron) {
+/* chime_cron_get_zone_name (chime.h): the CRON_TZ prefix's zone. */
+const char *chime_cron_get_zone_name(const chime_cron *cron) {
   return cron != NULL ? cron->zone : NULL;
 }
 

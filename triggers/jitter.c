@@ -1,11 +1,12 @@
 /*
- * jitter.c: the deterministic jitter of a trigger (chime_jitter_offset_ms):
- * an offset in [0, J) derived from the trigger's key alone, so every node
- * and every restart moves the trigger's fires by the same amount (as
- * systemd's FixedRandomDelay does) while a thousand triggers with the same
- * schedule spread over the window.  The hash is FNV-1a 64 over the group's
- * bytes, one 0x00 byte and the name's bytes; the offset is the hash modulo
- * J.  docs/recurrence.md states it so other tools can reproduce it.
+ * jitter.c: the deterministic jitter of a trigger
+ * (chime_key_get_jitter_offset_ms): an offset in [0, J) derived from the
+ * trigger's key alone, so every node and every restart moves the trigger's
+ * fires by the same amount (as systemd's FixedRandomDelay does) while a
+ * thousand triggers with the same schedule spread over the window.  The hash is
+ * FNV-1a 64 over the group's bytes, one 0x00 byte and the name's bytes; the
+ * offset is the hash modulo J.  docs/recurrence.md states it so other tools can
+ * reproduce it.
  */
 #include "chime.h"
 
@@ -20,9 +21,9 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
   return h;
 }
 
-/* chime_jitter_offset_ms (chime.h). */
-int64_t chime_jitter_offset_ms(const char *group, const char *name,
-                               int64_t jitter_ms) {
+/* chime_key_get_jitter_offset_ms (chime.h). */
+int64_t chime_key_get_jitter_offset_ms(const char *group, const char *name,
+                                       int64_t jitter_ms) {
   if (group == NULL || name == NULL || jitter_ms <= 0)
     return 0;
   uint64_t h = fnv1a(FNV_OFFSET, group);

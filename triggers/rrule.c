@@ -348,8 +348,8 @@ int chime_rrule_next(const chime_rrule *rule, int64_t after_ms,
   return 0;
 }
 
-/* chime_rrule_zone (chime.h): DTSTART's zone. */
-const chime_zone *chime_rrule_zone(const chime_rrule *rule) {
+/* chime_rrule_get_zone (chime.h): DTSTART's zone. */
+const chime_zone *chime_rrule_get_zone(const chime_rrule *rule) {
   return rule != NULL ? rule->zone : NULL;
 }
 

@@ -109,7 +109,7 @@ typedef struct chime_schedule {
   const chime_calendar *calendar; /* excluded times are skipped; may be NULL */
   const chime_zone *zone;         /* required for cron, calint, daily */
   int64_t jitter_ms;              /* J: 0 (none) .. CHIME_JITTER_MAX_MS */
-  int64_t jitter_offset_ms;       /* in [0, J): chime_jitter_offset_ms(key) */
+  int64_t jitter_offset_ms; /* in [0, J): chime_key_get_jitter_offset_ms(key) */
   union {
     struct {
       int64_t interval_ms;  /* >= 1; 0 allowed when repeat_count == 0 */

@@ -20,7 +20,7 @@
  * temporary file renamed over it, so the parent never reads half of one):
  * one line "b COUNT" per bucket b that is not empty.
  *
- * The lease holder (a thread): every 100 ms chime_with_lease on one of
+ * The lease holder (a thread): every 100 ms chime_lease_run on one of
  * eight names shared by the cluster (held 10 ms: the nodes contend), and
  * the cluster's "leader" lease (3 s, kept alive by chime's keep-alive
  * thread while held, checked every second; a killed holder's lease runs
@@ -132,12 +132,12 @@ static void *leases_main(void *arg) {
   for (unsigned k = 0; !atomic_load(&stopping); k++) {
     char name[32];
     snprintf(name, sizeof name, "soak-%u", k % LEASE_NAMES);
-    int r = chime_with_lease(n->s, name, 5000, 0, held, NULL);
+    int r = chime_lease_run(n->s, name, 5000, 0, held, NULL);
     if (r != 0 && r != CHIME_EBUSY)
       fprintf(stderr, "%s: lease %s: %s\n", n->id, name, chime_strerror(r));
     if (bench_real_ms() >= next_leader_ms) {
       next_leader_ms = bench_real_ms() + 1000;
-      if (leader && !chime_lease_still_held(leader)) {
+      if (leader && !chime_lease_is_held(leader)) {
         chime_lease_free(leader);
         leader = NULL;
       }

@@ -16,7 +16,7 @@
  *   flaky    five triggers every second, retries (3 attempts, 200 ms
  *            back-off doubling): some fires fail once, some every time;
  *   shard    one trigger every 2 s, 3 shards with a checkpoint each;
- *   leases   every node: chime_with_lease on 8 shared names, 10 a second,
+ *   leases   every node: chime_lease_run on 8 shared names, 10 a second,
  *            and a "leader" lease kept alive by its holder.
  * soak-node.c runs them.  Lateness counts the bench and cron jobs' runs
  * (the others wait on purpose: FORBID, back-off).

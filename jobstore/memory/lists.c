@@ -57,7 +57,7 @@ static void key_add(key_list *l, const char *group, const char *name) {
 static int key_finish(key_list *l, chime_key **ret_keys, size_t *ret_count) {
   assert(l->count <= l->cap);
   if (l->failed) {
-    chime_keys_free(l->keys, l->count);
+    chime_key_free_array(l->keys, l->count);
     return CHIME_ENOMEM;
   }
   if (l->count > 1)

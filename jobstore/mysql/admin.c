@@ -329,7 +329,7 @@ int chime__mysql_admin_job_trigger_count(chime__mysql_admin *a,
     r = a->store->ops->trigger_list_for_job(a->store, group, name, &keys, &n);
   if (r < 0)
     return r;
-  chime_keys_free(keys, n);
+  chime_key_free_array(keys, n);
   *ret_count = n;
   return 0;
 }

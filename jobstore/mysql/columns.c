@@ -142,7 +142,8 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->shard_total = (int32_t)COL(SHARD_TOTAL);
   t->origin_fire_id = COL(ORIGIN_FIRE_ID);
   s->jitter_ms = COL(JITTER_MS);
-  s->jitter_offset_ms = chime_jitter_offset_ms(t->group, t->name, s->jitter_ms);
+  s->jitter_offset_ms =
+      chime_key_get_jitter_offset_ms(t->group, t->name, s->jitter_ms);
   t->state.next_fire_ms = COL(NEXT_FIRE_MS);
   t->state.prev_fire_ms = COL(PREV_FIRE_MS);
   t->state.times_triggered = COL(TIMES_TRIGGERED);

@@ -159,7 +159,7 @@ static int list_run(chime__mysql_store *s, list_op *op, const char *group,
   }
   list_reset(op);
   if (!ok) {
-    chime_keys_free(keys, n);
+    chime_key_free_array(keys, n);
     return CHIME_ENOMEM;
   }
   if (n > 1)

@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
       bad = 1;
       break;
     }
-    long long token = (long long)chime_lease_token(l);
+    long long token = (long long)chime_lease_get_token(l);
     char sql[512];
     snprintf(sql, sizeof sql,
              "INSERT INTO cl_sections (token, holder, start_ms, expires_ms) "

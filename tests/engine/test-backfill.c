@@ -114,7 +114,7 @@ static size_t releases(chime_scheduler *s, int64_t *out, size_t max) {
     chime_trigger_free(t);
   }
   if (keys != NULL)
-    chime_keys_free(keys, n);
+    chime_key_free_array(keys, n);
   for (size_t i = 1; i < k; i++) /* insertion sort: a handful */
     for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
       int64_t x = out[j];

@@ -1,6 +1,6 @@
 /*
  * test-lease.c: named leases through the public API (chime.h's
- * chime_lease_*, chime_with_lease) on a scheduler that is never started:
+ * chime_lease_*, chime_lease_run) on a scheduler that is never started:
  * on the memory store, and, with CHIME_TEST_MYSQL defined, on the
  * throwaway MariaDB, where two nodes (one with its clock ten minutes off)
  * contend for one lease.  Waits poll with wide deadlines.
@@ -48,27 +48,27 @@ static void test_lease_never_started(void) {
   CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_STANDBY);
   chime_lease *a = NULL, *b = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &a), 0);
-  CU_ASSERT(chime_lease_token(a) >= 1);
+  CU_ASSERT(chime_lease_get_token(a) >= 1);
   CU_ASSERT_STRING_EQUAL(chime_lease_get_name(a), "report");
   CU_ASSERT(chime_lease_get_expires_ms(a) > 0);
-  CU_ASSERT_TRUE(chime_lease_still_held(a));
+  CU_ASSERT_TRUE(chime_lease_is_held(a));
   CU_ASSERT_EQUAL(chime_lease_acquire(s, "report", 60000, 0, &b), CHIME_EBUSY);
   CU_ASSERT_PTR_NULL(b);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "held"));
   CU_ASSERT_EQUAL(chime_lease_extend(a, 30000), 0);
   CU_ASSERT_EQUAL(chime_lease_release(a), 0);
-  CU_ASSERT_FALSE(chime_lease_still_held(a));
+  CU_ASSERT_FALSE(chime_lease_is_held(a));
   /* Released: a second release or an extension is refused. */
   CU_ASSERT_EQUAL(chime_lease_release(a), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(chime_lease_extend(a, 1000), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &b), 0);
-  CU_ASSERT(chime_lease_token(b) > chime_lease_token(a));
+  CU_ASSERT(chime_lease_get_token(b) > chime_lease_get_token(a));
   chime_lease_free(a);
   /* Freeing a held lease releases it. */
-  int64_t tb = chime_lease_token(b);
+  int64_t tb = chime_lease_get_token(b);
   chime_lease_free(b);
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &a), 0);
-  CU_ASSERT(chime_lease_token(a) > tb);
+  CU_ASSERT(chime_lease_get_token(a) > tb);
   chime_lease_free(a);
   chime_scheduler_free(s);
 }
@@ -107,17 +107,17 @@ static void test_lease_bad_arguments(void) {
   CU_ASSERT_EQUAL(chime_lease_acquire(s, long_name, 1000, 0, &l), CHIME_ELIMIT);
   CU_ASSERT_EQUAL(chime_lease_acquire(s, "x", 1000, 0, NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_lease_acquire(NULL, "x", 1000, 0, &l), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_with_lease(s, "x", 1000, 0, NULL, NULL), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_with_lease(NULL, "x", 1000, 0, NULL, NULL),
+  CU_ASSERT_EQUAL(chime_lease_run(s, "x", 1000, 0, NULL, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_lease_run(NULL, "x", 1000, 0, NULL, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_PTR_NULL(l);
   /* NULL handles are safe. */
-  CU_ASSERT_EQUAL(chime_lease_token(NULL), 0);
+  CU_ASSERT_EQUAL(chime_lease_get_token(NULL), 0);
   CU_ASSERT_PTR_NULL(chime_lease_get_name(NULL));
   CU_ASSERT_EQUAL(chime_lease_get_expires_ms(NULL), 0);
   CU_ASSERT_EQUAL(chime_lease_extend(NULL, 1000), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_lease_release(NULL), CHIME_EINVAL);
-  CU_ASSERT_FALSE(chime_lease_still_held(NULL));
+  CU_ASSERT_FALSE(chime_lease_is_held(NULL));
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(NULL, true), CHIME_EINVAL);
   chime_lease_free(NULL);
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "x", 1000, 0, &l), 0);
@@ -142,7 +142,7 @@ static void *wait_main(void *arg) {
   atomic_store(&w->waiting, true);
   w->result =
       chime_lease_acquire_within(w->s, "queue", 60000, 0, WAIT_MAX_MS, &l);
-  w->token = chime_lease_token(l);
+  w->token = chime_lease_get_token(l);
   chime_lease_free(l);
   return NULL;
 }
@@ -166,12 +166,12 @@ static void test_lease_acquire_within(void) {
   CU_ASSERT_EQUAL(chime_lease_release(held), 0);
   pthread_join(t, NULL);
   CU_ASSERT_EQUAL(w.result, 0);
-  CU_ASSERT(w.token > chime_lease_token(held));
+  CU_ASSERT(w.token > chime_lease_get_token(held));
   chime_lease_free(held);
   chime_scheduler_free(s);
 }
 
-/* ----------------------------------------------------- chime_with_lease */
+/* ----------------------------------------------------- chime_lease_run */
 
 typedef struct section {
   int runs;
@@ -182,30 +182,29 @@ typedef struct section {
 static void section_fn(chime_lease *lease, void *arg) {
   section *sec = arg;
   sec->runs++;
-  sec->token = chime_lease_token(lease);
-  sec->held_inside = chime_lease_still_held(lease);
+  sec->token = chime_lease_get_token(lease);
+  sec->held_inside = chime_lease_is_held(lease);
 }
 
 static void test_lease_with_lease(void) {
   chime_scheduler *s = sched();
   section sec = {0};
-  CU_ASSERT_EQUAL(chime_with_lease(s, "nightly", 60000, 0, section_fn, &sec),
-                  0);
+  CU_ASSERT_EQUAL(chime_lease_run(s, "nightly", 60000, 0, section_fn, &sec), 0);
   CU_ASSERT_EQUAL(sec.runs, 1);
   CU_ASSERT(sec.token >= 1);
   CU_ASSERT_TRUE(sec.held_inside);
   /* Held elsewhere: fn does not run. */
   chime_lease *other = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "nightly", 60000, 0, &other), 0);
-  CU_ASSERT_EQUAL(chime_with_lease(s, "nightly", 60000, 0, section_fn, &sec),
+  CU_ASSERT_EQUAL(chime_lease_run(s, "nightly", 60000, 0, section_fn, &sec),
                   CHIME_EBUSY);
   CU_ASSERT_EQUAL(sec.runs, 1);
   chime_lease_free(other);
   /* at_least: a quick section keeps the lease after it returns. */
-  CU_ASSERT_EQUAL(
-      chime_with_lease(s, "nightly", 60000, 30000, section_fn, &sec), 0);
+  CU_ASSERT_EQUAL(chime_lease_run(s, "nightly", 60000, 30000, section_fn, &sec),
+                  0);
   CU_ASSERT_EQUAL(sec.runs, 2);
-  CU_ASSERT_EQUAL(chime_with_lease(s, "nightly", 60000, 0, section_fn, &sec),
+  CU_ASSERT_EQUAL(chime_lease_run(s, "nightly", 60000, 0, section_fn, &sec),
                   CHIME_EBUSY);
   CU_ASSERT_EQUAL(sec.runs, 2);
   chime_scheduler_free(s);
@@ -216,7 +215,7 @@ static void test_lease_with_lease(void) {
 /* Waits until l is no longer held (fails the test after WAIT_MAX_MS). */
 static void wait_lost(chime_lease *l) {
   int64_t start = chime__mono_ms();
-  while (chime_lease_still_held(l)) {
+  while (chime_lease_is_held(l)) {
     CU_ASSERT_FATAL(chime__mono_ms() - start < WAIT_MAX_MS);
     chime__sleep_ms(20);
   }
@@ -231,9 +230,9 @@ static void test_lease_stale_holder(void) {
   CU_ASSERT_EQUAL(chime_lease_release(stale), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(stale, true), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "stale", 60000, 0, &next), 0);
-  CU_ASSERT(chime_lease_token(next) > chime_lease_token(stale));
+  CU_ASSERT(chime_lease_get_token(next) > chime_lease_get_token(stale));
   chime_lease_free(stale); /* frees without touching next's lease */
-  CU_ASSERT_TRUE(chime_lease_still_held(next));
+  CU_ASSERT_TRUE(chime_lease_is_held(next));
   chime_lease_free(next);
   chime_scheduler_free(s);
 }
@@ -249,7 +248,7 @@ static void test_lease_keep_alive(void) {
   /* Three leases' length later it is still held, and extended. */
   int64_t start = chime__mono_ms();
   while (chime__mono_ms() - start < 3 * at_most) {
-    CU_ASSERT_TRUE_FATAL(chime_lease_still_held(l));
+    CU_ASSERT_TRUE_FATAL(chime_lease_is_held(l));
     chime__sleep_ms(50);
   }
   CU_ASSERT(chime_lease_get_expires_ms(l) > first_expiry);
@@ -297,10 +296,10 @@ static void test_lease_two_nodes_skewed(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_lease_acquire_within(a, "shared", at_most, 0, WAIT_MAX_MS, &la), 0);
   CU_ASSERT(chime__mono_ms() - start >= at_most - 50);
-  CU_ASSERT(chime_lease_token(la) > chime_lease_token(lb));
+  CU_ASSERT(chime_lease_get_token(la) > chime_lease_get_token(lb));
   /* The skewed node's stale lease is refused; the other's is untouched. */
   CU_ASSERT_EQUAL(chime_lease_extend(lb, at_most), CHIME_ENOTOWNER);
-  CU_ASSERT_TRUE(chime_lease_still_held(la));
+  CU_ASSERT_TRUE(chime_lease_is_held(la));
   /* And the other way round. */
   CU_ASSERT_EQUAL(chime_lease_release(la), 0);
   chime_lease_free(lb);
@@ -319,7 +318,7 @@ static void test_lease_tokens_survive_lost_rows(void) {
   chime_scheduler *s = sched();
   chime_lease *a = NULL, *b = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &a), 0);
-  int64_t before = chime_lease_token(a);
+  int64_t before = chime_lease_get_token(a);
   CU_ASSERT_EQUAL(chime_lease_release(a), 0);
   MYSQL *db = chime_test_mysql_open();
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
@@ -329,7 +328,7 @@ static void test_lease_tokens_survive_lost_rows(void) {
   CU_ASSERT_EQUAL(mysql_affected_rows(db), 1);
   mysql_close(db);
   CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &b), 0);
-  CU_ASSERT(chime_lease_token(b) > before);
+  CU_ASSERT(chime_lease_get_token(b) > before);
   chime_lease_free(a);
   chime_lease_free(b);
   chime_scheduler_free(s);
@@ -340,7 +339,7 @@ static CU_TestInfo lease_tests[] = {
     {"a scheduler never started takes leases", test_lease_never_started},
     {"bad arguments and NULL handles", test_lease_bad_arguments},
     {"acquire within a wait bound", test_lease_acquire_within},
-    {"chime_with_lease runs fn only when acquired", test_lease_with_lease},
+    {"chime_lease_run runs fn only when acquired", test_lease_with_lease},
     {"a stale holder is refused", test_lease_stale_holder},
     {"keep-alive extends while the holder lives", test_lease_keep_alive},
     {"after shutdown", test_lease_after_shutdown},

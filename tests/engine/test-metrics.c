@@ -345,8 +345,8 @@ static void test_metrics_history_filters_and_pages(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 100, &h),
       0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 6);
-  for (size_t i = 1; i < chime_history_count(h); i++)
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 6);
+  for (size_t i = 1; i < chime_history_get_count(h); i++)
     CU_ASSERT(chime_history_get_id(h, i) < chime_history_get_id(h, i - 1));
   CU_ASSERT_STRING_EQUAL(chime_history_get_node(h, 0), "metrics-node");
   CU_ASSERT(chime_history_get_fire_id(h, 0) > 0);
@@ -360,8 +360,8 @@ static void test_metrics_history_filters_and_pages(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, "g", "bad", NULL, NULL, -1, 0, 0, 0, 100, &h),
       0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 3);
-  for (size_t i = 0; i < chime_history_count(h); i++) {
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 3);
+  for (size_t i = 0; i < chime_history_get_count(h); i++) {
     CU_ASSERT_EQUAL(chime_history_get_outcome(h, i), CHIME_OUTCOME_FAILED);
     CU_ASSERT_STRING_EQUAL(chime_history_get_message(h, i), "boom");
     CU_ASSERT_EQUAL(chime_history_get_error(h, i), CHIME_EJOBFAILED);
@@ -373,7 +373,7 @@ static void test_metrics_history_filters_and_pages(void) {
                                                 CHIME_OUTCOME_OK, 0, 0, 0, 100,
                                                 &h),
                         0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 3);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 3);
   CU_ASSERT_STRING_EQUAL(chime_history_get_job_name(h, 0), "ok");
   CU_ASSERT_PTR_NULL(chime_history_get_message(h, 0));
   chime_history_free(h);
@@ -381,26 +381,26 @@ static void test_metrics_history_filters_and_pages(void) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
                                                 0, start - 1000, 0, 100, &h),
                         0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 0);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 0);
   chime_history_free(h);
   /* Paged: 4, then the 2 older ones, then none. */
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 4, &h),
       0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 4);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 4);
   int64_t cursor = chime_history_get_id(h, 3);
   chime_history_free(h);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
                                                 0, 0, cursor, 4, &h),
                         0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 2);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 2);
   CU_ASSERT(chime_history_get_id(h, 0) < cursor);
   cursor = chime_history_get_id(h, 1);
   chime_history_free(h);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
                                                 0, 0, cursor, 4, &h),
                         0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 0);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 0);
   chime_history_free(h);
   /* Bad arguments. */
   h = NULL;
@@ -420,7 +420,7 @@ static void test_metrics_history_filters_and_pages(void) {
                                           0, 0, 10, &h),
                   CHIME_EINVAL);
   CU_ASSERT_PTR_NULL(h);
-  CU_ASSERT_EQUAL(chime_history_count(NULL), 0);
+  CU_ASSERT_EQUAL(chime_history_get_count(NULL), 0);
   chime_history_free(NULL);
   chime_scheduler_free(s);
 }
@@ -442,7 +442,7 @@ static void test_metrics_history_memory_ring(void) {
     CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1,
                                                   0, 0, cursor, 300, &h),
                           0);
-    size_t n = chime_history_count(h);
+    size_t n = chime_history_get_count(h);
     total += (int64_t)n;
     if (n > 0)
       oldest = cursor = chime_history_get_id(h, n - 1);

@@ -188,7 +188,7 @@ static void test_mysql_alerts_node_killed(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, "g", "hang", NULL, NULL, -1, 0, 0, 0, 10, &h),
       0);
-  CU_ASSERT_EQUAL_FATAL(chime_history_count(h), 1);
+  CU_ASSERT_EQUAL_FATAL(chime_history_get_count(h), 1);
   CU_ASSERT_STRING_EQUAL(chime_history_get_node(h, 0), "doomed-node");
   CU_ASSERT_EQUAL(chime_history_get_outcome(h, 0), CHIME_OUTCOME_FAILED);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_history_get_message(h, 0), "died"));

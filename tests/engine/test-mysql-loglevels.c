@@ -267,7 +267,7 @@ static void test_mysql_loglevels_schedule_if_absent_no_error(void) {
       chime_scheduler_list_jobs(reps[1].s, CHIME_MATCH_ANY, "", &keys, &nkeys),
       0);
   CU_ASSERT_EQUAL(nkeys, JOBS);
-  chime_keys_free(keys, nkeys);
+  chime_key_free_array(keys, nkeys);
   for (int i = 0; i < REPLICAS; i++) {
     CU_ASSERT_EQUAL(chime_scheduler_shutdown(reps[i].s, true), 0);
     chime_scheduler_free(reps[i].s);

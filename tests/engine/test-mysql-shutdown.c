@@ -169,7 +169,7 @@ static int outcome_on(chime_scheduler *s, const char *node_id, char *msg,
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, "app", "ping", NULL, NULL,
                                                 -1, 0, 0, 0, 100, &h),
                         0);
-  for (size_t i = 0; i < chime_history_count(h); i++)
+  for (size_t i = 0; i < chime_history_get_count(h); i++)
     if (strcmp(chime_history_get_node(h, i), node_id) == 0) {
       outcome = (int)chime_history_get_outcome(h, i);
       const char *m = chime_history_get_message(h, i);

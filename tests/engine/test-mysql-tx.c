@@ -120,7 +120,7 @@ static void tx_job(chime_ctx *ctx, void *user_data) {
     exec_r = chime_mysql_tx_execute(
         tx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, ?)", p, 2,
         &affected);
-    MYSQL *db = chime_mysql_tx_conn(tx);
+    MYSQL *db = chime_mysql_tx_get_conn(tx);
     if (db && mysql_query(db, "SELECT CONNECTION_ID()") == 0) {
       MYSQL_RES *res = mysql_store_result(db);
       MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
@@ -413,7 +413,7 @@ static void test_mysql_tx_bad_arguments(void) {
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_mysql_tx_commit(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_mysql_tx_rollback(NULL), CHIME_EINVAL);
-  CU_ASSERT_PTR_NULL(chime_mysql_tx_conn(NULL));
+  CU_ASSERT_PTR_NULL(chime_mysql_tx_get_conn(NULL));
   CU_ASSERT_STRING_EQUAL(chime_mysql_tx_errmsg(NULL), "");
 }
 

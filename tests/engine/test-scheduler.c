@@ -743,7 +743,7 @@ static void test_scheduler_shutdown_within_times_out(void) {
                                                 CHIME_OUTCOME_OK, 0, 0, 0, 10,
                                                 &h),
                         0);
-  CU_ASSERT_EQUAL(chime_history_count(h), 0);
+  CU_ASSERT_EQUAL(chime_history_get_count(h), 0);
   chime_history_free(h);
   chime_scheduler_free(s);
 }
@@ -1066,7 +1066,7 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(
       chime_scheduler_list_jobs(s, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
   CU_ASSERT_EQUAL(n, 1);
-  chime_keys_free(keys, n);
+  chime_key_free_array(keys, n);
   CU_ASSERT_EQUAL(chime_scheduler_get_job(s, NULL, "j", NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
@@ -1350,7 +1350,7 @@ static void test_scheduler_errmsg_per_thread_and_handle(void) {
   size_t n = 0;
   CU_ASSERT_EQUAL(
       chime_scheduler_list_jobs(s1, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
-  chime_keys_free(keys, n);
+  chime_key_free_array(keys, n);
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(s1),
                          "chime_scheduler_add_job: NULL job");
   /* A failure on s2 is kept apart from s1's. */

@@ -919,7 +919,7 @@ static void test_store_threads_never_share(void) {
   CU_ASSERT_EQUAL(
       r->st->ops->trigger_list(r->st, CHIME_MATCH_ANY, NULL, &keys, &n), 0);
   CU_ASSERT_EQUAL(n, 0);
-  chime_keys_free(keys, n);
+  chime_key_free_array(keys, n);
   chime_job *job = NULL;
   CU_ASSERT_EQUAL(r->st->ops->job_get(r->st, "g", "j", &job), CHIME_ENOTFOUND);
   sc_close(r->st);

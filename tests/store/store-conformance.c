@@ -312,7 +312,7 @@ static void test_store_trigger_crud(void) {
   CU_ASSERT_EQUAL_FATAL(n, 2);
   CU_ASSERT_STRING_EQUAL(keys[0].name, "a-second");
   CU_ASSERT_STRING_EQUAL(keys[1].name, "t");
-  chime_keys_free(keys, n);
+  chime_key_free_array(keys, n);
 
   /* A non-durable job goes with its last trigger. */
   chime_job_free(job);
@@ -476,7 +476,7 @@ static void test_store_list_by_group(void) {
       if (strcmp(buf, matchers[i].expect) != 0)
         fprintf(stderr, "matcher at line %d: '%s'\n", matchers[i].line, buf);
       CU_ASSERT_STRING_EQUAL(buf, matchers[i].expect);
-      chime_keys_free(keys, n);
+      chime_key_free_array(keys, n);
     }
   }
   chime_key *keys;

@@ -55,8 +55,8 @@ def rrule_next(text: str, after: Any = None, count: int = 1) -> Any:
 
 def jitter_offset_ms(group: str, name: str, jitter_ms: int) -> int:
     """The offset in [0, jitter_ms) a trigger with key (group, name) moves
-    its fires by (chime_jitter_offset_ms)."""
-    return _L.chime_jitter_offset_ms(_lib.enc(group), _lib.enc(name),
+    its fires by (chime_key_get_jitter_offset_ms)."""
+    return _L.chime_key_get_jitter_offset_ms(_lib.enc(group), _lib.enc(name),
                                      int(jitter_ms))
 
 
@@ -85,7 +85,7 @@ def cron_next(expression: str, tz: Any = None, after: Any = None,
     name): the times a trigger with that key and jitter fires at."""
     cron = _compile(expression, unix)
     try:
-        prefix = _L.chime_cron_zone_name(cron)
+        prefix = _L.chime_cron_get_zone_name(cron)
         name = tz or (_lib.dec(prefix) if prefix else "UTC")
         zone = ctypes.c_void_p()
         check(_L.chime_zone_get(_lib.enc(name), ctypes.byref(zone)),

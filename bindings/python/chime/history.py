@@ -118,6 +118,6 @@ def read(sched_ptr: Any, check: Any, job: Any = None, trigger: Any = None,
         ctypes.byref(page)))
     try:
         return [_record(page, i)
-                for i in range(_L.chime_history_count(page))]
+                for i in range(_L.chime_history_get_count(page))]
     finally:
         _L.chime_history_free(page)

@@ -48,7 +48,7 @@ class Lease:
     def __init__(self, sched, ptr):
         self._sched = sched
         self._ptr = ptr
-        self.token = _L.chime_lease_token(ptr)
+        self.token = _L.chime_lease_get_token(ptr)
         self.name = _lib.dec(_L.chime_lease_get_name(ptr))
         sched._leases.add(self)
 
@@ -75,7 +75,7 @@ class Lease:
         check_sched(_L.chime_lease_release(self._p()), self._sched._p())
 
     def still_held(self) -> bool:
-        return bool(self._ptr) and _L.chime_lease_still_held(self._ptr)
+        return bool(self._ptr) and _L.chime_lease_is_held(self._ptr)
 
     def keep_alive(self, on: bool = True) -> None:
         """Extends every third of at_most while this process lives."""

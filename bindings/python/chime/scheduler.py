@@ -647,7 +647,7 @@ class Scheduler:
             return [(_lib.dec(arr[i].group), _lib.dec(arr[i].name))
                     for i in range(count.value)]
         finally:
-            _L.chime_keys_free(keys, count)
+            _L.chime_key_free_array(keys, count)
 
     def list_jobs(self, group: Optional[str] = None,
                   match: Union[str, int] = "equals") -> List[Tuple[str, str]]:
