@@ -73,6 +73,9 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__fencing_refused(s, fire); /* logs it */
   else if (r < 0)
     chime__report_error(s, r, "completing a fire");
+  /* Given up on: no longer run here (an operator's repair finds it). */
+  if ((r == CHIME_EBUSY || r == CHIME_ECONNECT) && st->ops->forget)
+    st->ops->forget(st, fire->fire_id);
 }
 
 /* Leaves fire, not completed, for the hand-over of a stopping node

@@ -54,6 +54,15 @@ static void usage(FILE *out) {
       "progress, outcome\n"
       "  events                        node starts and the fires their deaths "
       "ended\n"
+      "  audit [--since TIME] [--who WHO] [--action ACTION] [--limit N]\n"
+      "                                operator actions, newest first\n"
+      "  drain NODE [--wait] [--timeout S]   stop a node claiming; its runs "
+      "finish\n"
+      "                                (or are handed over after S "
+      "seconds)\n"
+      "  undrain NODE                  let a drained node claim again\n"
+      "  repair [--apply]              find stuck states (dry run); --apply "
+      "fixes them\n"
       "  zones [reload [ZONE...]]      the zones triggers use, with their "
       "offset now;\n"
       "                                reload: recompute their next fires "
@@ -88,7 +97,12 @@ enum {
   O_TO,
   O_INTERVAL,
   O_PACE,
-  O_CANCEL
+  O_CANCEL,
+  O_WHO,
+  O_ACTION,
+  O_TIMEOUT,
+  O_WAIT,
+  O_APPLY
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -134,6 +148,12 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_backfill(c);
   if (strcmp(cmd, "zones") == 0)
     return ctl_cmd_zones(c);
+  if (strcmp(cmd, "audit") == 0)
+    return ctl_cmd_audit(c);
+  if (strcmp(cmd, "drain") == 0 || strcmp(cmd, "undrain") == 0)
+    return ctl_cmd_drain(c, strcmp(cmd, "drain") == 0);
+  if (strcmp(cmd, "repair") == 0)
+    return ctl_cmd_repair(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -160,6 +180,11 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"interval", required_argument, NULL, O_INTERVAL},
       {"pace", required_argument, NULL, O_PACE},
       {"cancel", no_argument, NULL, O_CANCEL},
+      {"who", required_argument, NULL, O_WHO},
+      {"action", required_argument, NULL, O_ACTION},
+      {"timeout", required_argument, NULL, O_TIMEOUT},
+      {"wait", no_argument, NULL, O_WAIT},
+      {"apply", no_argument, NULL, O_APPLY},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -221,6 +246,28 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     case O_CANCEL:
       c->cancel = true;
       break;
+    case O_WHO:
+      c->who_filter = optarg;
+      break;
+    case O_ACTION:
+      c->action_filter = optarg;
+      break;
+    case O_WAIT:
+      c->wait = true;
+      break;
+    case O_APPLY:
+      c->apply = true;
+      break;
+    case O_TIMEOUT: {
+      char *end;
+      double secs = strtod(optarg, &end);
+      if (*end || end == optarg || !(secs >= 0) || secs > 7 * 86400) {
+        fprintf(stderr, "chimectl: --timeout wants seconds 0-604800\n");
+        return CTL_USAGE;
+      }
+      c->timeout_ms = (long long)(secs * 1000);
+      break;
+    }
     case O_INTERVAL: {
       char *end;
       c->interval = strtod(optarg, &end);
@@ -258,7 +305,7 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
 }
 
 int main(int argc, char **argv) {
-  ctl c = {.limit = 50};
+  ctl c = {.limit = 50, .timeout_ms = -1};
   const char *url = getenv("CHIME_URL");
   const char *pwfile = NULL;
   c.sched = getenv("CHIME_SCHEDULER");
@@ -272,6 +319,7 @@ int main(int argc, char **argv) {
   }
   if ((r = ctl_setup(&c, url, pwfile)))
     return r;
+  ctl_who_default(&c);
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;
   r = dispatch(&c, argv[optind]);

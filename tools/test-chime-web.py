@@ -536,8 +536,27 @@ try:
     wait("delete: the page says so",
          lambda: "deleted trigger load.forbid" in message())
 
-    # ---- the events page shows the actions, escaped
-    body = page("/events", ["cancelled fire", "paused trigger load.cron"])
+    # ---- drain a node of the live cluster from the overview, then undrain
+    load("/")
+    click_action("tr[data-node='n2']", "drain")
+    wait("drain: the page says so", lambda: "draining node n2" in message())
+    wait("drain: n2 says it is drained (it checks in, runs nothing)",
+         lambda: sql("SELECT state FROM {P}node_drains WHERE instance_id = "
+                     "'n2'") == [["DRAINED"]], timeout=30)
+    wait("drain: the overview shows n2 drained", lambda: "drained" in text_of(
+        By.CSS_SELECTOR, "tr[data-node='n2'] td.drain") or load("/"))
+    click_action("tr[data-node='n2']", "undrain")
+    wait("undrain: the drain request is gone",
+         lambda: sql("SELECT COUNT(*) FROM {P}node_drains") == [["0"]])
+
+    # ---- the events and audit pages show the actions, escaped
+    body = page("/events", ["cancel", "fire " + str(cancelled or ""),
+                            "trigger load.cron", "operator"])
+    page("/audit", ["drain", "undrain", "node n2", "delete",
+                    "trigger load.forbid"])
+    driver.get(WEB_URL + "/audit?action=drain")
+    check("the audit page filters by action", "undrain" not in
+          driver.find_element(By.TAG_NAME, "main").text)
     check("the forwarded address is shown as text, not markup",
           "<img src=x id=pwn>" in body and
           not driver.find_elements(By.ID, "pwn"))

@@ -335,8 +335,8 @@ static void who(struct MHD_Connection *conn, char *buf, size_t len) {
               sizeof addr);
   const char *fwd =
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
-  snprintf(buf, len, "operator@%s%s%.60s%s", addr, fwd ? " (for " : "",
-           fwd ? fwd : "", fwd ? ")" : "");
+  snprintf(buf, len, "%s%s%.60s%s", addr, fwd ? " (for " : "", fwd ? fwd : "",
+           fwd ? ")" : "");
   for (char *p = buf; *p; p++)
     if ((unsigned char)*p < 0x20)
       *p = ' ';
@@ -422,6 +422,8 @@ typedef struct route {
 } route;
 
 static const char *const no_params[] = {"msg", NULL};
+static const char *const audit_params[] = {"since", "who", "action",
+                                           "page",  "msg", NULL};
 static const char *const history_params[] = {
     "job", "outcome", "since", "failed", "page", "msg", NULL};
 static const char *const api_params[] = {"job",  "outcome", "since",   "failed",
@@ -433,6 +435,7 @@ static const route routes[] = {
     {"/jobs", R_PAGE, no_params, web_page_jobs},
     {"/history", R_PAGE, history_params, web_page_history},
     {"/events", R_PAGE, no_params, web_page_events},
+    {"/audit", R_PAGE, audit_params, web_page_audit},
     {"/login", R_LOGIN, no_params, web_page_login},
     {"/logout", R_LOGOUT, no_params, NULL},
     {"/metrics", R_API, no_params, NULL},
@@ -440,8 +443,8 @@ static const route routes[] = {
     {"/static/app.js", R_ASSET, no_params, NULL},
 };
 
-static const char *const actions[] = {"pause",  "resume", "fire",
-                                      "cancel", "delete", NULL};
+static const char *const actions[] = {"pause",  "resume", "fire",    "cancel",
+                                      "delete", "drain",  "undrain", NULL};
 
 static bool is_action(const char *name) {
   for (const char *const *a = actions; *a; a++)
@@ -548,9 +551,14 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
                "chime_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     }
   } else {
-    char by[200];
-    who(h->conn, by, sizeof by);
+    char from[200], by[220];
+    who(h->conn, from, sizeof from);
+    snprintf(by, sizeof by, "operator@%s", from);
     ctl c = h->w->base;
+    /* The audit's who and from where: one shared operator token names no
+     * person; the client's address (and its proxy's X-Forwarded-For). */
+    c.who = "operator";
+    c.origin = from;
     web_page p = {.w = h->w, .c = &c, .q = &form, .ses = ses, .path = h->url};
     st = web_api_action(&p, action, by, msg, sizeof msg);
     h->w->base.admin = c.admin;
