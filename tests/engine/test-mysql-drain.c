@@ -68,6 +68,22 @@ static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
   return atomic_load(v) >= n;
 }
 
+/* dr-a's nodes.held_ids as its last check-in wrote it ("" none). */
+static void held_of_a(char *buf, size_t len) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  buf[0] = '\0';
+  if (mysql_query(db, "SELECT held_ids FROM chime_dr_nodes WHERE "
+                      "instance_id = 'dr-a'") == 0) {
+    MYSQL_RES *res = mysql_store_result(db);
+    MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+    snprintf(buf, len, "%s", row && row[0] ? row[0] : "");
+    if (res)
+      mysql_free_result(res);
+  }
+  mysql_close(db);
+}
+
 static chime_node_state state_of(chime_scheduler *s, const char *id) {
   chime_node_state st = CHIME_NODE_ACTIVE;
   CU_ASSERT_EQUAL(chime_scheduler_node_state(s, id, &st), 0);
@@ -161,6 +177,10 @@ static void test_mysql_drain_other_node_takes_every_fire(void) {
   CU_ASSERT(atomic_load(&on_b.ticks) >= b_ticks + 5);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 0);
   CU_ASSERT_EQUAL(state_of(b, "dr-a"), CHIME_NODE_DRAINING);
+  /* Its check-ins list the fire it runs (chimectl repair reads them). */
+  char held[256];
+  held_of_a(held, sizeof held);
+  CU_ASSERT(held[0] != '\0' && strchr(held, ',') == NULL);
   /* It finishes its run, then says it is empty. */
   CU_ASSERT_FATAL(wait_atomic(&on_a.returned, 1, WAIT_MS));
   for (int64_t end = wall_ms() + WAIT_MS;
@@ -168,6 +188,8 @@ static void test_mysql_drain_other_node_takes_every_fire(void) {
     sleep_ms(20);
   CU_ASSERT_EQUAL(state_of(b, "dr-a"), CHIME_NODE_DRAINED);
   CU_ASSERT(wait_gauge(a, CHIME_NODE_DRAINED, WAIT_MS));
+  held_of_a(held, sizeof held);
+  CU_ASSERT_STRING_EQUAL(held, ""); /* done with it */
   CU_ASSERT_EQUAL(atomic_load(&on_a.started), 1);
   CU_ASSERT_EQUAL(atomic_load(&on_b.started), 0); /* ran to its end on a */
   CU_ASSERT_EQUAL(atomic_load(&on_a.ticks), a_ticks);
