@@ -20,6 +20,7 @@
  * Threads: chime__drain_tick and chime__drain_holds on the loop's thread;
  * the public calls on any (one store call, without s->mu).
  */
+#include "core/clock.h"
 #include "engine/engine.h"
 #include "model/records.h"
 
@@ -96,6 +97,7 @@ chime__drain_step chime__drain_tick(chime_scheduler *s) {
   size_t handed = 0;
   if (held > 0 && overdue && !s->loop_drain_handed &&
       st->ops->drain_hand_over) {
+    atomic_store(&s->drain_handed_mono_ms, chime__mono_ms());
     int r = st->ops->drain_hand_over(st, CHIME__HAND_OVER_BUDGET_MS, on_handed,
                                      s, &handed);
     if (r < 0) {

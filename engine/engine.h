@@ -205,6 +205,10 @@ struct chime_scheduler {
   int loop_drain;
   bool loop_drain_known;
   bool loop_drain_handed;
+  /* When (monotonic ms) the last drain hand-over began, 0: never: a
+   * worker asks the store before starting a fire claimed earlier
+   * (workers.c), which may have been handed over while it waited. */
+  _Atomic int64_t drain_handed_mono_ms;
   pthread_t *workers;
   unsigned nworkers; /* threads created */
   pthread_cond_t work_cond;
