@@ -30,6 +30,7 @@ import urllib.request
 
 WEB, NODE = sys.argv[1], sys.argv[2]
 SHOT = sys.argv[3] if len(sys.argv) > 3 else None
+CTL = sys.argv[4] if len(sys.argv) > 4 else None  # chimectl
 BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
 failures = 0
 
@@ -548,6 +549,27 @@ try:
     click_action("tr[data-node='n2']", "undrain")
     wait("undrain: the drain request is gone",
          lambda: sql("SELECT COUNT(*) FROM {P}node_drains") == [["0"]])
+    if CTL:
+        # chimectl drain --wait on the live node n1: it returns once n1 is
+        # empty, and n2 takes every fire meanwhile
+        def ctl(*args):
+            return subprocess.run([CTL, "--url", URL, "--scheduler", "cluster",
+                                   "--json"] + list(args), capture_output=True,
+                                  text=True, timeout=60)
+        p = ctl("drain", "n1", "--wait", "--timeout", "20")
+        out = json.loads(p.stdout or "{}")
+        check("chimectl drain n1 --wait returns once n1 is drained",
+              p.returncode == 0 and out.get("drain") == "drained",
+              p.stdout + p.stderr)
+        last = int(sql("SELECT COALESCE(MAX(id), 0) FROM {P}history")[0][0])
+        q = "SELECT DISTINCT node FROM {P}history WHERE id > %d" % last
+        wait("fires run while n1 is drained", lambda: sql(q), timeout=30)
+        time.sleep(1.0)
+        nodes = sql(q)
+        check("while n1 is drained every fire runs on n2",
+              nodes == [["n2"]], nodes)
+        p = ctl("undrain", "n1")
+        check("chimectl undrain n1", p.returncode == 0, p.stdout + p.stderr)
 
     # ---- the events and audit pages show the actions, escaped
     body = page("/events", ["cancel", "fire " + str(cancelled or ""),
