@@ -9,8 +9,9 @@
  * on the loop's thread, which is also the check-in's, so a check-in never
  * falls between the commit and the add), and dropped once this node is
  * done with it: its completion committed or was refused (complete,
- * complete_many, a committed fire_tx), the engine gave up completing it
- * (forget), or it was handed over (hand_over, drain_hand_over).  A
+ * complete_many, a committed fire_tx), it was split into shards (then
+ * SHARDED, no node's), the engine gave up completing it (forget), or it
+ * was handed over (hand_over, drain_hand_over).  A
  * completion still being retried (the database busy or reconnecting)
  * stays listed.
  *
