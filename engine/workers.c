@@ -370,6 +370,8 @@ static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
              (long long)fire->fire_id, fire->trigger->group,
              fire->trigger->name, (long long)waited);
   chime__metrics_add(&s->metrics, CHIME_METRIC_FENCING_REFUSALS, 1);
+  if (st->ops->forget) /* not this node's: not listed as held */
+    st->ops->forget(st, fire->fire_id);
   chime__fire_free(fire);
   return true;
 }
