@@ -78,7 +78,9 @@ chime__drain_step chime__drain_tick(chime_scheduler *s) {
   }
   chime__drain_step step = CHIME__DRAIN_NONE;
   chime__mu_lock(s);
-  unsigned held = s->reserved; /* queued and running here */
+  /* Claimed, queued or running here, or run and not yet completed in the
+   * store (the completer's): empty means the store has none of them. */
+  unsigned held = s->reserved + s->done_queued + s->done_writing;
   chime__mu_unlock(s);
   if (s->loop_drain == CHIME_NODE_ACTIVE ||
       (s->loop_drain == CHIME_NODE_DRAINED && asked == CHIME_NODE_DRAINING)) {
