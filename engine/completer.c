@@ -100,6 +100,10 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
       chime__fencing_refused(s, f); /* logs it */
     else if (results[i] < 0)
       chime__report_error(s, results[i], "completing a fire");
+    /* Given up on: no longer run here (an operator's repair finds it). */
+    if ((results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT) &&
+        st->ops->forget)
+      st->ops->forget(st, f->fire_id);
   }
 }
 

@@ -219,6 +219,17 @@ struct chime_scheduler {
 
   /* Workers (mu). */
   bool loop_starved; /* the loop waits for a free worker to claim again */
+  /* Draining (drain.c), loop thread: the node's drain state as it acts
+   * (chime_node_state), whether a check-in has read it yet (a store that
+   * drains claims nothing before), and whether the drain's timeout
+   * handed the fires left over. */
+  int loop_drain;
+  bool loop_drain_known;
+  bool loop_drain_handed;
+  /* When (monotonic ms) the last drain hand-over began, 0: never: a
+   * worker asks the store before starting a fire claimed earlier
+   * (workers.c), which may have been handed over while it waited. */
+  _Atomic int64_t drain_handed_mono_ms;
   pthread_t *workers;
   unsigned nworkers; /* threads created */
   pthread_cond_t work_cond;
@@ -638,6 +649,26 @@ void chime__loop_abort(chime_scheduler *s);
 void chime__loop_enter(chime_scheduler *s);
 /* Whether the calling thread runs s's loop. */
 bool chime__on_loop(const chime_scheduler *s);
+
+/* ---- drain.c: a node asked to drain (chime_scheduler_drain) */
+
+/* What the loop does after chime__drain_tick. */
+typedef enum chime__drain_step {
+  CHIME__DRAIN_NONE = 0, /* nothing changed */
+  CHIME__DRAIN_STOP = 1, /* draining began: stop claiming */
+  CHIME__DRAIN_GO = 2    /* claims may (again) be made: tick */
+} chime__drain_step;
+/* chime__drain_tick: after each successful check-in, acts on this node's
+ * drain request as the check-in read it: begins draining, hands the fires
+ * left over once the timeout passed, reports DRAINED once the node runs
+ * nothing, or ends draining.  Loop thread, mu not held. */
+chime__drain_step chime__drain_tick(chime_scheduler *s);
+/* chime__drain_holds: whether the loop must not claim (draining, or the
+ * drain state of a store that drains not read yet).  Loop thread. */
+bool chime__drain_holds(const chime_scheduler *s);
+/* chime__loop_release_batch: gives the pending batch's claims back to the
+ * store (loop.c).  Loop thread, mu not held. */
+void chime__loop_release_batch(chime_scheduler *s);
 
 /* ---- runs.c: the runs in progress and their cancellation */
 

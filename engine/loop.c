@@ -119,7 +119,8 @@ static int refresh_types(chime_scheduler *s) {
   return r;
 }
 
-/* Returns the pending batch's claims to the store (standby, shutdown). */
+/* Returns the pending batch's claims to the store (standby, shutdown, a
+ * drain). */
 static void release_batch(chime_scheduler *s) {
   assert(chime__on_loop(s) && !chime__mu_held(s));
   size_t n = s->batch_count;
@@ -142,6 +143,10 @@ static void release_batch(chime_scheduler *s) {
   s->reserved -= (unsigned)n;
   pthread_cond_broadcast(&s->cond);
   chime__mu_unlock(s);
+}
+
+void chime__loop_release_batch(chime_scheduler *s) {
+  release_batch(s);
 }
 
 /* Hands each fired fire that may run to a worker and frees the rest, and
@@ -320,7 +325,8 @@ static void notice_changes(chime_scheduler *s) {
   s->loop_seen_next_due = next;
   if (!changed || next == INT64_MAX ||
       s->loop_mode != CHIME_SCHEDULER_STARTED || s->loop_fenced ||
-      s->batch_count > 0 || !uv_is_active((uv_handle_t *)&s->fire_timer))
+      chime__drain_holds(s) || s->batch_count > 0 ||
+      !uv_is_active((uv_handle_t *)&s->fire_timer))
     return;
   uv_update_time(s->loop);
   uint64_t due_in = uv_timer_get_due_in(&s->fire_timer);
@@ -375,11 +381,22 @@ static void on_checkin_timer(uv_timer_t *t) {
   /* Zone files changed under a running node (tzdata): zones.c. */
   if ((r = chime__zones_tick(s)) < 0)
     chime__report_error(s, r, "recomputing triggers after a zone update");
+  /* A drain asked from outside (drain.c). */
+  chime__drain_step drain = chime__drain_tick(s);
+  if (drain == CHIME__DRAIN_STOP) {
+    release_batch(s);
+    uv_timer_stop(&s->fire_timer);
+  }
   if (s->loop_fenced) {
     s->loop_fenced = false;
     chime__log(s, CHIME_LOG_WARN, "checked in again: claiming fires again");
     if (s->loop_mode == CHIME_SCHEDULER_STARTED)
       loop_tick(s);
+    return;
+  }
+  if (drain == CHIME__DRAIN_GO && s->loop_mode == CHIME_SCHEDULER_STARTED &&
+      s->batch_count == 0) {
+    loop_tick(s);
     return;
   }
   notice_changes(s);
@@ -486,6 +503,12 @@ static void claim(chime_scheduler *s, int64_t now) {
   assert(s->batch_count == 0 && s->loop_mode == CHIME_SCHEDULER_STARTED);
   if (refresh_types(s) < 0) {
     arm(s, CHIME__RETRY_MS);
+    return;
+  }
+  if (chime__drain_holds(s)) {
+    /* Draining (or its state not read yet): the check-in that ends it
+     * ticks again. */
+    uv_timer_stop(&s->fire_timer);
     return;
   }
   if (s->loop_ntypes == 0) {

@@ -48,6 +48,7 @@ typedef struct chime__metrics {
   chime__job_runs other; /* key unused: the jobs that found no slot */
   _Atomic int64_t checkin_ok_mono_ms; /* 0: never checked in */
   atomic_bool store_down;
+  atomic_int drain_state; /* chime_node_state, set by drain.c */
 } chime__metrics;
 
 /* Frees the job keys (the scheduler is being freed). */

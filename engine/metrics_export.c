@@ -94,6 +94,7 @@ static void copy_gauges(chime_metrics *out, chime_scheduler *s) {
   out->gauges[CHIME_GAUGE_LAST_CHECKIN_AGE] =
       ok == 0 ? -1.0 : (double)(chime__mono_ms() - ok) / 1000.0;
   out->gauges[CHIME_GAUGE_STORE_DOWN] = atomic_load(&s->metrics.store_down);
+  out->gauges[CHIME_GAUGE_DRAIN_STATE] = atomic_load(&s->metrics.drain_state);
 }
 
 int chime_scheduler_metrics(chime_scheduler *scheduler,

@@ -73,6 +73,9 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
     chime__fencing_refused(s, fire); /* logs it */
   else if (r < 0)
     chime__report_error(s, r, "completing a fire");
+  /* Given up on: no longer run here (an operator's repair finds it). */
+  if ((r == CHIME_EBUSY || r == CHIME_ECONNECT) && st->ops->forget)
+    st->ops->forget(st, fire->fire_id);
 }
 
 /* Leaves fire, not completed, for the hand-over of a stopping node
@@ -345,13 +348,16 @@ static bool start_refused(chime_scheduler *s, chime_fire *fire) {
  * have run out and a survivor recovered it.  Before starting it, a worker
  * asks the store whether it still holds it, unless it starts within the
  * claim-ahead time (or batch window) and a margin of the start of its
- * claim (the normal case: no extra statement).  Returns whether the fire was
+ * claim (the normal case: no extra statement), or it was claimed before a
+ * drain handed this node's fires over.  Returns whether the fire was
  * dropped (not ours). */
 static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
   int64_t waited = chime__mono_ms() - fire->claimed_mono_ms;
   int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                             : s->cfg.claim_ahead_ms;
-  if (waited <= lead + CHIME__START_CHECK_MS)
+  /* Claimed before a drain's hand-over (drain.c): it may be gone. */
+  bool handed = fire->claimed_mono_ms <= atomic_load(&s->drain_handed_mono_ms);
+  if (waited <= lead + CHIME__START_CHECK_MS && !handed)
     return false;
   chime_store *st = s->store;
   bool owned = true;
@@ -364,6 +370,8 @@ static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
              (long long)fire->fire_id, fire->trigger->group,
              fire->trigger->name, (long long)waited);
   chime__metrics_add(&s->metrics, CHIME_METRIC_FENCING_REFUSALS, 1);
+  if (st->ops->forget) /* not this node's: not listed as held */
+    st->ops->forget(st, fire->fire_id);
   chime__fire_free(fire);
   return true;
 }

@@ -1874,6 +1874,66 @@ CHIME_EXTERN int chime_scheduler_interrupt_fire(chime_scheduler *scheduler,
                                                 int64_t fire_id);
 
 /*
+ * Draining a node (docs/operations.md, "A maintenance window"): a node
+ * asked to drain stops claiming fires (those due within the claim-ahead
+ * time too), lets its runs finish and, once it runs nothing, says so: its
+ * state becomes CHIME_NODE_DRAINED.  With a timeout, the runs still going
+ * when it passes are handed to the cluster as a stopping node hands them
+ * over (run again elsewhere when the job requests recovery, else recorded
+ * CANCELLED; the run here is asked to stop and its completion refused).
+ * The node learns of a request at its next check-in
+ * (chime_config_set_checkin_interval_ms).  The request is kept apart from
+ * the node's own row: a node restarted under the same instance id stays
+ * drained until it is undrained.  Only a clustered store (MySQL) is
+ * drained from outside; every request is recorded in its audit table.
+ */
+typedef enum chime_node_state {
+  CHIME_NODE_ACTIVE = 0,   /* claims fires */
+  CHIME_NODE_DRAINING = 1, /* claims nothing; runs still going */
+  CHIME_NODE_DRAINED = 2   /* claims nothing and runs nothing */
+} chime_node_state;
+
+/*
+ * chime_scheduler_drain: asks node instance_id of the cluster (NULL: this
+ * scheduler's own) to drain; timeout_ms (0: none) is how long it may
+ * finish its runs before it hands the rest over.  Asking again sets a new
+ * timeout from now.
+ * Returns: 0; CHIME_ENOTFOUND (no such node is in the cluster);
+ * CHIME_EINVAL (a negative timeout, an invalid id); CHIME_EUNSUPPORTED (a
+ * store no other process shares); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: instance_id is borrowed for the call.
+ * Thread: any (one round trip to the database).
+ */
+CHIME_EXTERN int chime_scheduler_drain(chime_scheduler *scheduler,
+                                       const char *instance_id,
+                                       int64_t timeout_ms);
+
+/*
+ * chime_scheduler_undrain: ends the drain of node instance_id (NULL: this
+ * scheduler's own): it claims fires again from its next check-in.
+ * Returns: 0; CHIME_ENOTFOUND (the node is not drained); CHIME_EINVAL;
+ * CHIME_EUNSUPPORTED; CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: instance_id is borrowed for the call.
+ * Thread: any (one round trip to the database).
+ */
+CHIME_EXTERN int chime_scheduler_undrain(chime_scheduler *scheduler,
+                                         const char *instance_id);
+
+/*
+ * chime_scheduler_node_state: *ret_state gets node instance_id's (NULL:
+ * this scheduler's own) drain state as the database has it:
+ * CHIME_NODE_ACTIVE when no drain was asked, CHIME_NODE_DRAINING until
+ * the node said it runs nothing, then CHIME_NODE_DRAINED.
+ * Returns: 0; CHIME_EINVAL (NULL ret_state, an invalid id);
+ * CHIME_EUNSUPPORTED; CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: instance_id is borrowed for the call.
+ * Thread: any (one round trip to the database).
+ */
+CHIME_EXTERN int chime_scheduler_node_state(chime_scheduler *scheduler,
+                                            const char *instance_id,
+                                            chime_node_state *ret_state);
+
+/*
  * chime_scheduler_schedule: adds a trigger for an existing job (named with
  * chime_trigger_set_job); job may be non-NULL to add the job in the same
  * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
@@ -2958,14 +3018,17 @@ typedef enum chime_metric {
      "worker).")                                                               \
   XX(LAST_CHECKIN_AGE, 3, "chime_last_checkin_age_seconds",                    \
      "Seconds since the last successful check-in began (-1: none yet).")       \
-  XX(STORE_DOWN, 4, "chime_store_down", "1 while a store outage lasts, else 0.")
+  XX(STORE_DOWN, 4, "chime_store_down",                                        \
+     "1 while a store outage lasts, else 0.")                                  \
+  XX(DRAIN_STATE, 5, "chime_node_drain_state",                                 \
+     "This node's drain state: 0 active, 1 draining, 2 drained.")
 
 typedef enum chime_gauge {
 #define CHIME_XX_GAUGE(name, value, prom, help) CHIME_GAUGE_##name = value,
   CHIME_GAUGE_MAP(CHIME_XX_GAUGE)
 #undef CHIME_XX_GAUGE
 } chime_gauge;
-#define CHIME_GAUGE_COUNT 5
+#define CHIME_GAUGE_COUNT 6
 
 /* The histograms, in seconds, with fixed buckets (1 ms to 300 s). */
 #define CHIME_HISTOGRAM_MAP(XX)                                                \

@@ -370,6 +370,31 @@ struct chime_store_ops {
    * there was none.  When it changes, something was scheduled, fired now
    * or resumed elsewhere; the engine's idle loop looks again. */
   int64_t (*checkin_next_due)(chime_store *store);
+  /* Draining (include/chime.h: chime_scheduler_drain; all NULL: a store
+   * no other process shares).  drain_set asks node (NULL: this store's)
+   * to drain within timeout_ms (drain) or ends its request, and records
+   * the action in the audit table with who and origin (NULL: "api" and
+   * this node): CHIME_ENOTFOUND when drain names no node in the nodes
+   * table (a drain request is kept for a node that left) or an undrain a
+   * node not drained.  drain_get: node's state (chime_node_state).
+   * checkin_drain: this node's state as the last successful checkin read
+   * it, and whether its timeout has passed.  drain_report: this draining
+   * node runs nothing (DRAINED; handed: the fires its timeout handed
+   * over).  drain_hand_over: hand_over without leaving the cluster: the
+   * node stays, its fires go. */
+  int (*drain_set)(chime_store *store, const char *node, bool drain,
+                   int64_t timeout_ms, const char *who, const char *origin);
+  int (*drain_get)(chime_store *store, const char *node, int *ret_state);
+  int (*checkin_drain)(chime_store *store, bool *ret_overdue);
+  int (*drain_report)(chime_store *store, size_t handed);
+  int (*drain_hand_over)(chime_store *store, int64_t budget_ms,
+                         chime_recovery_fn each, void *user_data,
+                         size_t *ret_handed);
+  /* forget (may be NULL): the engine gave up completing fire_id (its
+   * completion failed for good): the store stops reporting it as run by
+   * this node, so that an operator's repair can find it
+   * (jobstore/mysql/held.c). */
+  int (*forget)(chime_store *store, int64_t fire_id);
 
   /* Transactional completion (include/chime-mysql.h): a transaction that
    * the job's own statements share with its fire's completion.

@@ -21,6 +21,19 @@
  *   chimectl-test-setup newer URL   records schema version 99
  *   chimectl-test-setup compatible URL  records the next schema version,
  *                                   compatible with the current one
+ *   chimectl-test-setup stuck URL   on a fresh schema, one of each stuck
+ *                                   state chimectl repair finds (issue
+ *                                   35): a FORBID job blocked with no run
+ *                                   (st.forbid), a fire EXECUTING on a
+ *                                   live node that does not list it (fire
+ *                                   900100 on busy-node, which lists its
+ *                                   other fire 900101), a trigger in
+ *                                   ERROR (st.err), a retry trigger whose
+ *                                   job is gone (CHIME_RETRY.orphan) and
+ *                                   a lease held by a node that is gone
+ *                                   (stale)
+ *   chimectl-test-setup drained URL busy-node says it is drained (what
+ *                                   the node writes once it runs nothing)
  *   chimectl-test-setup drop URL    drops the tables of the URL's prefix
  *
  * The scheduler name is "ctltest".  Exit status 0, or 1 with a message.
@@ -266,6 +279,69 @@ static int stats_rows(MYSQL *db, const char *p) {
   return bad;
 }
 
+/* One of each stuck state (see the usage above). */
+static int stuck(const char *url, MYSQL *db, const char *p) {
+  char err[512] = "";
+  chime__mysql_admin *s = NULL;
+  int r = chime__mysql_admin_open(url, NULL, SCHED, "ctl-helper", &s, err,
+                                  sizeof err);
+  if (r < 0)
+    return fail("opening the store", r, err);
+  int64_t now = chime__mysql_admin_now(s);
+  static const char *const names[] = {"blocked", "err", "lost", "orphan"};
+  int bad = 0;
+  for (size_t i = 0; i < 4; i++) {
+    chime_trigger *t = NULL;
+    if (chime_trigger_simple_new("st", names[i], 3600000,
+                                 CHIME_REPEAT_INDEFINITELY, &t, NULL, 0) < 0)
+      bad = 1;
+    else
+      chime_trigger_set_start_ms(t, now + 3600000);
+    bad |= t ? add(s, "st", i == 0 ? "forbid" : names[i], "st", i == 0, t) : 1;
+  }
+  chime__mysql_admin_free(s);
+  if (bad)
+    return bad;
+  const char *w = "sched_name = '" SCHED "'";
+  bad |= sql(db,
+             "UPDATE %striggers SET state = 'BLOCKED' WHERE %s AND "
+             "trigger_name = 'blocked'",
+             p, w);
+  bad |= sql(db,
+             "UPDATE %striggers SET state = 'ERROR' WHERE %s AND "
+             "trigger_name = 'err'",
+             p, w);
+  bad |= sql(db,
+             "UPDATE %striggers SET trigger_group = 'CHIME_RETRY', "
+             "trigger_name = 'orphan', job_name = 'gone' WHERE %s AND "
+             "trigger_name = 'orphan'",
+             p, w);
+  /* busy-node: live for an hour, its list read a minute from now (a
+   * check-in after any repair's look), holding 900101 only. */
+  bad |= sql(db,
+             "INSERT INTO %snodes (sched_name, instance_id, host, pid, "
+             "started_ms, last_checkin_ms, checkin_interval_ms, version, "
+             "held_ids, held_at_ms) VALUES ('" SCHED "', 'busy-node', "
+             "'hostD', 99, %" PRId64 ", %" PRId64 ", 3600000, '0.1.0', "
+             "'900101', %" PRId64 ")",
+             p, now - 60000, now, now + 60000);
+  for (int id = 900100; id <= 900101; id++)
+    bad |= sql(db,
+               "INSERT INTO %sfired (fire_id, sched_name, trigger_group, "
+               "trigger_name, job_group, job_name, scheduled_ms, "
+               "acquired_ms, node, state) VALUES (%d, '" SCHED "', 'st', "
+               "'lost', 'st', 'lost', %" PRId64 ", %" PRId64
+               ", 'busy-node', 'EXECUTING')",
+               p, id, now - 5000, now - 5000);
+  bad |= sql(db,
+             "INSERT INTO %sleases (sched_name, lease_name, token, "
+             "holder_node, holder_host, holder_pid, claim, acquired_ms, "
+             "expires_ms, least_until_ms) VALUES ('" SCHED "', 'stale', 4, "
+             "'gone-node', 'hostZ', 1, 3, %" PRId64 ", %" PRId64 ", 0)",
+             p, now - 1000, now + 3600000);
+  return bad;
+}
+
 /* The live node's running fire ends (OK, as history row 104). */
 static int finish(MYSQL *db, const char *p) {
   return sql(db,
@@ -286,7 +362,8 @@ static int finish(MYSQL *db, const char *p) {
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: chimectl-test-setup "
-                    "setup|finish|stats|unstats|newer|compatible|drop URL\n");
+                    "setup|finish|stats|unstats|newer|compatible|stuck|"
+                    "drained|drop URL\n");
     return 2;
   }
   char err[512] = "", p[CHIME__MYSQL_PREFIX_MAX + 1];
@@ -306,6 +383,13 @@ int main(int argc, char **argv) {
   int bad = 0;
   if (strcmp(argv[1], "setup") == 0) {
     bad = setup(argv[2], db, p);
+  } else if (strcmp(argv[1], "stuck") == 0) {
+    bad = stuck(argv[2], db, p);
+  } else if (strcmp(argv[1], "drained") == 0) {
+    bad = sql(db,
+              "UPDATE %snode_drains SET state = 'DRAINED' WHERE sched_name "
+              "= '" SCHED "' AND instance_id = 'busy-node'",
+              p);
   } else if (strcmp(argv[1], "finish") == 0) {
     bad = finish(db, p);
   } else if (strcmp(argv[1], "stats") == 0) {
@@ -332,9 +416,10 @@ int main(int argc, char **argv) {
               p, p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
-        "fired",         "triggers",      "jobs",       "calendars",
-        "paused_groups", "nodes",         "history",    "schema_version",
-        "leases",        "node_sessions", "checkpoints"};
+        "fired",         "triggers",      "jobs",        "calendars",
+        "paused_groups", "nodes",         "history",     "schema_version",
+        "leases",        "node_sessions", "checkpoints", "audit",
+        "node_drains"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

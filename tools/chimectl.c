@@ -65,6 +65,15 @@ static void usage(FILE *out) {
       "progress, outcome\n"
       "  events                        node starts and the fires their deaths "
       "ended\n"
+      "  audit [--since TIME] [--who WHO] [--action ACTION] [--limit N]\n"
+      "                                operator actions, newest first\n"
+      "  drain NODE [--wait] [--timeout S]   stop a node claiming; its runs "
+      "finish\n"
+      "                                (or are handed over after S "
+      "seconds)\n"
+      "  undrain NODE                  let a drained node claim again\n"
+      "  repair [--apply]              find stuck states (dry run); --apply "
+      "fixes them\n"
       "  zones [reload [ZONE...]]      the zones triggers use, with their "
       "offset now;\n"
       "                                reload: recompute their next fires "
@@ -124,7 +133,12 @@ enum {
   O_NODE,
   O_OUTCOME,
   O_UNTIL,
-  O_PAGE
+  O_PAGE,
+  O_WHO,
+  O_ACTION,
+  O_TIMEOUT,
+  O_WAIT,
+  O_APPLY
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -176,6 +190,12 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_trigger(c);
   if (strcmp(cmd, "retry") == 0)
     return ctl_cmd_retry(c);
+  if (strcmp(cmd, "audit") == 0)
+    return ctl_cmd_audit(c);
+  if (strcmp(cmd, "drain") == 0 || strcmp(cmd, "undrain") == 0)
+    return ctl_cmd_drain(c, strcmp(cmd, "drain") == 0);
+  if (strcmp(cmd, "repair") == 0)
+    return ctl_cmd_repair(c);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -183,36 +203,44 @@ static int dispatch(ctl *c, const char *cmd) {
 
 /* Parses the options into c, url and pwfile.  Returns: 0, or an exit code
  * (-1 for --help, already printed). */
+/* The common options (getopt_long's table; chimectl_edit_cmd.c reads it
+ * to tell an option's value from a command). */
+static const struct option common_options[] = {
+    {"url", required_argument, NULL, O_URL},
+    {"password-file", required_argument, NULL, O_PWFILE},
+    {"scheduler", required_argument, NULL, O_SCHED},
+    {"tz", required_argument, NULL, O_TZ},
+    {"json", no_argument, NULL, 'j'},
+    {"yes", no_argument, NULL, 'y'},
+    {"job", required_argument, NULL, O_JOB},
+    {"since", required_argument, NULL, O_SINCE},
+    {"failed", no_argument, NULL, 'f'},
+    {"limit", required_argument, NULL, O_LIMIT},
+    {"data", required_argument, NULL, O_DATA},
+    {"from", required_argument, NULL, O_FROM},
+    {"to", required_argument, NULL, O_TO},
+    {"interval", required_argument, NULL, O_INTERVAL},
+    {"pace", required_argument, NULL, O_PACE},
+    {"cancel", no_argument, NULL, O_CANCEL},
+    {"trigger", required_argument, NULL, O_TRIGGER},
+    {"node", required_argument, NULL, O_NODE},
+    {"outcome", required_argument, NULL, O_OUTCOME},
+    {"until", required_argument, NULL, O_UNTIL},
+    {"page", required_argument, NULL, O_PAGE},
+    {"who", required_argument, NULL, O_WHO},
+    {"action", required_argument, NULL, O_ACTION},
+    {"timeout", required_argument, NULL, O_TIMEOUT},
+    {"wait", no_argument, NULL, O_WAIT},
+    {"apply", no_argument, NULL, O_APPLY},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
 static int parse_options(int argc, char **argv, ctl *c, const char **url,
                          const char **pwfile, long *page) {
-  static const struct option opts[] = {
-      {"url", required_argument, NULL, O_URL},
-      {"password-file", required_argument, NULL, O_PWFILE},
-      {"scheduler", required_argument, NULL, O_SCHED},
-      {"tz", required_argument, NULL, O_TZ},
-      {"json", no_argument, NULL, 'j'},
-      {"yes", no_argument, NULL, 'y'},
-      {"job", required_argument, NULL, O_JOB},
-      {"since", required_argument, NULL, O_SINCE},
-      {"failed", no_argument, NULL, 'f'},
-      {"limit", required_argument, NULL, O_LIMIT},
-      {"data", required_argument, NULL, O_DATA},
-      {"from", required_argument, NULL, O_FROM},
-      {"to", required_argument, NULL, O_TO},
-      {"interval", required_argument, NULL, O_INTERVAL},
-      {"pace", required_argument, NULL, O_PACE},
-      {"cancel", no_argument, NULL, O_CANCEL},
-      {"trigger", required_argument, NULL, O_TRIGGER},
-      {"node", required_argument, NULL, O_NODE},
-      {"outcome", required_argument, NULL, O_OUTCOME},
-      {"until", required_argument, NULL, O_UNTIL},
-      {"page", required_argument, NULL, O_PAGE},
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
-      {NULL, 0, NULL, 0}};
   int o;
   opterr = 0;
-  while ((o = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+  while ((o = getopt_long(argc, argv, "hy", common_options, NULL)) != -1) {
     switch (o) {
     case O_URL:
       *url = optarg;
@@ -289,6 +317,28 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     case O_CANCEL:
       c->cancel = true;
       break;
+    case O_WHO:
+      c->who_filter = optarg;
+      break;
+    case O_ACTION:
+      c->action_filter = optarg;
+      break;
+    case O_WAIT:
+      c->wait = true;
+      break;
+    case O_APPLY:
+      c->apply = true;
+      break;
+    case O_TIMEOUT: {
+      char *end;
+      double secs = strtod(optarg, &end);
+      if (*end || end == optarg || !(secs >= 0) || secs > 7 * 86400) {
+        fprintf(stderr, "chimectl: --timeout wants seconds 0-604800\n");
+        return CTL_USAGE;
+      }
+      c->timeout_ms = (long long)(secs * 1000);
+      break;
+    }
     case O_INTERVAL: {
       char *end;
       c->interval = strtod(optarg, &end);
@@ -326,13 +376,13 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
 }
 
 int main(int argc, char **argv) {
-  ctl c = {.limit = 50};
+  ctl c = {.limit = 50, .timeout_ms = -1};
   const char *url = getenv("CHIME_URL");
   const char *pwfile = NULL;
   c.sched = getenv("CHIME_SCHEDULER");
   c.zone = getenv("TZ");
   /* The edit commands' settings first (chimectl_edit_cmd.c). */
-  int r = ctl_edit_take_options(&argc, argv);
+  int r = ctl_edit_take_options(&argc, argv, common_options);
   if (r)
     return r;
   long page = 1;
@@ -344,9 +394,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "chimectl: no command (see chimectl --help)\n");
     return CTL_USAGE;
   }
-  if ((r = ctl_edit_check_command(argv[optind])) ||
-      (r = ctl_setup(&c, url, pwfile)))
+  if ((r = ctl_setup(&c, url, pwfile)))
     return r;
+  ctl_who_default(&c);
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;
   r = dispatch(&c, argv[optind]);

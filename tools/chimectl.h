@@ -62,6 +62,14 @@ typedef struct ctl {
   double interval;     /* watch --interval S (0: the default) */
   int argc;            /* the command's arguments, after the command word */
   char **argv;
+  const char *who;           /* the audit's who (ctl_who_default) */
+  const char *origin;        /* the audit's origin ("chimectl") */
+  char who_buf[200];         /* who's text for chimectl */
+  const char *who_filter;    /* audit --who */
+  const char *action_filter; /* audit --action */
+  long long timeout_ms;      /* drain --timeout S, in ms (-1: none) */
+  bool wait;                 /* drain --wait */
+  bool apply;                /* repair --apply */
   char node[64];             /* chimectl's own instance id */
   chime__mysql_admin *admin; /* opened on demand by ctl_open */
 } ctl;
@@ -275,6 +283,31 @@ int ctl_delete_key(ctl *c, bool is_job, const char *key);
  * recorded CANCELLED when it returns.  Returns: 0 or an exit code
  * (CTL_USAGE: not a fire id; CTL_NOTFOUND: not running). */
 int ctl_cancel_fire(ctl *c, const char *fire_id);
+/* Drains node (drain) with timeout_ms (<= 0: none), or undrains it, as
+ * chime_scheduler_drain does; recorded in the audit table as c->who from
+ * c->origin (chimectl_drain.c).  Returns: 0 or an exit code (CTL_NOTFOUND:
+ * no such node; not drained). */
+int ctl_drain_node(ctl *c, const char *node, bool drain, long long timeout_ms);
+/* Node's drain row state ("DRAINING", "DRAINED", "" none) into ret_state
+ * (len bytes), whether it is live, how many fires it holds. */
+int ctl_drain_state(ctl *c, const char *node, char *ret_state, size_t len,
+                    bool *ret_live, long long *ret_fires);
+
+/* ----------------------------------------------------------- audit */
+
+/* Sets c->who to "USER@HOST" (the OS user running the tool) and
+ * c->origin to ctl_program (chimectl_audit.c). */
+void ctl_who_default(ctl *c);
+/* Records an action that succeeded in the audit table (the store's
+ * chime__mysql_admin_audit) as c->who from c->origin: action a verb
+ * ("pause"), target what it acted on ("trigger G.N"), details NULL or
+ * free text.  A failure is said on stderr (the action was done).
+ * Returns: 0 or the store's error. */
+int ctl_audit(ctl *c, const char *action, const char *target,
+              const char *details);
+/* The audit rows, newest first: c->since, c->who_filter,
+ * c->action_filter, c->limit, c->offset (chime-web's pages). */
+int ctl_audit_table(ctl *c, ctl_table *t);
 
 /* ----------------------------------------------------------- commands */
 
@@ -307,6 +340,10 @@ int ctl_cmd_running(ctl *c);
 int ctl_cmd_events(ctl *c);
 int ctl_cmd_cancel(ctl *c);
 int ctl_cmd_backfill(ctl *c);
+int ctl_cmd_audit(ctl *c);
+/* drain (drain true) or undrain NODE (chimectl_drain.c). */
+int ctl_cmd_drain(ctl *c, bool drain);
+int ctl_cmd_repair(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
 char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);

@@ -59,6 +59,10 @@ static int cancel(ctl *c, const chime_trigger *tr) {
   chime__mysql_rows_free(&rows);
   if (r < 0)
     return ctl_fail(r, "cannot cancel the backfill of %s", c->argv[0]);
+  char target[600], details[64];
+  snprintf(target, sizeof target, "trigger %s", c->argv[0]);
+  snprintf(details, sizeof details, "cancelled: %zu fires removed", removed);
+  ctl_audit(c, "backfill", target, details);
   if (c->json) {
     printf("{\"ok\": true, \"action\": \"backfill-cancel\", \"trigger\": ");
     ctl_json_string(c->argv[0]);
@@ -97,6 +101,13 @@ static int create(ctl *c, const chime_trigger *tr, int64_t from, int64_t to,
   if (r < 0)
     return ctl_fail(r, "cannot backfill %s: %s", c->argv[0],
                     err[0] ? err : chime_strerror(r));
+  char target[600], details[200];
+  snprintf(target, sizeof target, "trigger %s", c->argv[0]);
+  snprintf(details, sizeof details,
+           "from %lld to %lld, pace %lld ms: %zu fires created, %zu there",
+           (long long)from, (long long)to, (long long)c->pace_ms, added,
+           existed);
+  ctl_audit(c, "backfill", target, details);
   if (c->json)
     printf("{\"ok\": true, \"action\": \"backfill\", \"trigger\": ");
   if (c->json) {

@@ -43,8 +43,12 @@ int ctl_cancel_fire(ctl *c, const char *fire_id) {
   r = chime__mysql_admin_interrupt(c->admin, NULL, NULL, id, &n);
   if (r < 0)
     return ctl_fail(r, "cannot cancel fire %s: %s", fire_id, chime_strerror(r));
-  return n == 0 ? ctl_fail(CHIME_ENOTFOUND, "no fire %s is running", fire_id)
-                : 0;
+  if (n == 0)
+    return ctl_fail(CHIME_ENOTFOUND, "no fire %s is running", fire_id);
+  char target[64];
+  snprintf(target, sizeof target, "fire %lld", (long long)id);
+  ctl_audit(c, "cancel", target, NULL);
+  return 0;
 }
 
 /* Interrupts the running fires of job key; *ret_count how many. */
@@ -60,8 +64,13 @@ static int cancel_job(ctl *c, const char *key, size_t *ret_count) {
                ? ctl_fail(r, "no job %s", key)
                : ctl_fail(r, "job %s: %s", key, chime_strerror(r));
   r = chime__mysql_admin_interrupt(c->admin, group, name, 0, ret_count);
-  return r < 0 ? ctl_fail(r, "cannot cancel job %s: %s", key, chime_strerror(r))
-               : 0;
+  if (r < 0)
+    return ctl_fail(r, "cannot cancel job %s: %s", key, chime_strerror(r));
+  char target[600], details[64];
+  snprintf(target, sizeof target, "job %s", key);
+  snprintf(details, sizeof details, "%zu running fire(s) asked", *ret_count);
+  ctl_audit(c, "cancel", target, details);
+  return 0;
 }
 
 int ctl_cmd_cancel(ctl *c) {

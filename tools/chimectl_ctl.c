@@ -74,7 +74,13 @@ int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg) {
     ctl_pattern(arg, &match, &pattern, buf, sizeof buf);
     r = chime__mysql_admin_pause_group(a, match, pattern, pause);
   }
-  return r < 0 ? store_fail(r, what, arg) : 0;
+  if (r < 0)
+    return store_fail(r, what, arg);
+  char target[600];
+  snprintf(target, sizeof target, "%s%s%s", what, all ? "" : " ",
+           all ? "" : arg);
+  ctl_audit(c, verb, target, NULL);
+  return 0;
 }
 
 int ctl_cmd_pause(ctl *c, bool pause) {
@@ -106,6 +112,15 @@ int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
   if (r < 0)
     return ctl_fail(r, "cannot fire %s: %s", key,
                     err[0] ? err : chime_strerror(r));
+  char target[600], details[600];
+  snprintf(target, sizeof target, "job %s", key);
+  /* The data may hold what an operator must not read back: its size. */
+  if (data)
+    snprintf(details, sizeof details, "trigger %s, data of %zu bytes", trigger,
+             strlen(data));
+  else
+    snprintf(details, sizeof details, "trigger %s", trigger);
+  ctl_audit(c, "fire", target, details);
   return 0;
 }
 
@@ -154,7 +169,12 @@ int ctl_delete_key(ctl *c, bool is_job, const char *key) {
     return r;
   r = is_job ? chime__mysql_admin_remove_job(c->admin, group, name)
              : chime__mysql_admin_remove_trigger(c->admin, group, name);
-  return r < 0 ? store_fail(r, is_job ? "job" : "trigger", key) : 0;
+  if (r < 0)
+    return store_fail(r, is_job ? "job" : "trigger", key);
+  char target[600];
+  snprintf(target, sizeof target, "%s %s", is_job ? "job" : "trigger", key);
+  ctl_audit(c, "delete", target, NULL);
+  return 0;
 }
 
 int ctl_cmd_delete(ctl *c) {

@@ -60,6 +60,14 @@ static int64_t wall_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Records an edit that succeeded in the audit trail: target "what G.N". */
+static void audit_key(ctl *c, const char *action, const char *what,
+                      const char *key) {
+  char target[400];
+  snprintf(target, sizeof target, "%s %s", what, key);
+  ctl_audit(c, action, target, NULL);
+}
+
 int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s) {
   char g[256], n[256];
   int r = ctl_split_key(key, g, n, sizeof g);
@@ -75,6 +83,8 @@ int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s) {
   chime_job_free(job);
   chime_job_free(old);
   chime_scheduler_free(sch);
+  if (r == 0)
+    audit_key(c, add ? "job add" : "job edit", "job", key);
   return r;
 }
 
@@ -133,6 +143,8 @@ int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,
     chime_trigger_free(t);
   chime_trigger_free(old);
   chime_scheduler_free(sch);
+  if (r == 0)
+    audit_key(c, add ? "trigger add" : "trigger edit", "trigger", key);
   return r;
 }
 
@@ -148,6 +160,9 @@ static int remove_key(ctl *c, bool job, const char *key) {
   if (r < 0)
     r = client_fail(sch, r, job ? "job" : "trigger", key);
   chime_scheduler_free(sch);
+  if (r == 0)
+    audit_key(c, job ? "job delete" : "trigger delete", job ? "job" : "trigger",
+              key);
   return r;
 }
 
@@ -267,6 +282,11 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
   }
   free(stored);
   chime_scheduler_free(sch);
+  if (r == 0) {
+    char target[64];
+    snprintf(target, sizeof target, "run %s", fire_id);
+    ctl_audit(c, "retry", target, ret->job);
+  }
   return r;
 }
 

@@ -130,12 +130,11 @@ int ctl_parse_duration(const char *text, int64_t *ret_ms);
 int ctl_cmd_job(ctl *c);
 int ctl_cmd_trigger(ctl *c);
 int ctl_cmd_retry(ctl *c);
-/* Takes the edit commands' options (--cron EXPR, ...) out of argv before
- * the common options are parsed; *argc shrinks.  Returns: 0 or CTL_USAGE
- * (said why: an option without its value). */
-int ctl_edit_take_options(int *argc, char **argv);
-/* Refuses settings given to a command other than job and trigger.
- * Returns: 0 or CTL_USAGE. */
-int ctl_edit_check_command(const char *cmd);
+/* For the commands job and trigger, takes their settings (--cron EXPR,
+ * ...) out of argv before the common options (common: getopt_long's
+ * table) are parsed; *argc shrinks.  Returns: 0 or CTL_USAGE (said why: an
+ * option without its value). */
+struct option;
+int ctl_edit_take_options(int *argc, char **argv, const struct option *common);
 
 #endif /* CHIME_TOOLS_CHIMECTL_EDIT_H */

@@ -2,9 +2,10 @@
  * chimectl_edit_cmd.c: `chimectl job add|edit|delete`, `chimectl trigger
  * add|edit|delete|preview` and `chimectl retry FIRE_ID` (chimectl_edit.h
  * does the work).  Their settings are options named as chime-web's form
- * fields (--cron EXPR, --zone ZONE, --retry N, ...); they are taken out of
- * the command line before the common options are parsed, and only these
- * commands accept them.
+ * fields (--cron EXPR, --zone ZONE, --retry N, ...); for these two
+ * commands they are taken out of the command line before the common
+ * options are parsed (so --timeout is a job's timeout there, and a drain's
+ * elsewhere); any other command sees them as unknown options.
  */
 #include "chimectl_edit.h"
 
@@ -12,17 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <getopt.h>
 #include <unistd.h>
 
 /* The settings taken from the command line, their names copied. */
 static ctl_settings given;
 static char given_names[CTL_MAX_SETTINGS][32];
-
-/* The common options that take a value (their value is not a setting). */
-static const char *const valued[] = {
-    "--url",      "--password-file", "--scheduler", "--tz",   "--job",
-    "--since",    "--limit",         "--data",      "--from", "--to",
-    "--interval", "--pace",          NULL};
 
 /* Whether name (len bytes) is a setting of the edit commands and not a
  * common option (--data, --job). */
@@ -37,27 +33,49 @@ static bool setting_name(const char *name, size_t len) {
   return false;
 }
 
-int ctl_edit_take_options(int *argc, char **argv) {
+/* Whether argv[i] is a common option that takes its value from the next
+ * argument (--url URL, not --url=URL). */
+static bool takes_next(const struct option *common, const char *a) {
+  if (strncmp(a, "--", 2) != 0 || strchr(a, '='))
+    return false;
+  for (const struct option *o = common; o->name; o++)
+    if (o->has_arg == required_argument && strcmp(a + 2, o->name) == 0)
+      return true;
+  return false;
+}
+
+/* The command: the first argument that is neither an option nor the value
+ * of one; NULL for none. */
+static const char *command_of(int argc, char **argv,
+                              const struct option *common) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0)
+      return i + 1 < argc ? argv[i + 1] : NULL;
+    if (argv[i][0] != '-')
+      return argv[i];
+    if (takes_next(common, argv[i]))
+      i++;
+  }
+  return NULL;
+}
+
+int ctl_edit_take_options(int *argc, char **argv, const struct option *common) {
+  const char *cmd = command_of(*argc, argv, common);
+  if (!cmd || (strcmp(cmd, "job") != 0 && strcmp(cmd, "trigger") != 0))
+    return 0; /* another command's options are all common ones */
   int out = 1;
   for (int i = 1; i < *argc; i++) {
     const char *a = argv[i];
-    bool takes = false;
-    for (const char *const *v = valued; *v; v++)
-      takes |= strcmp(a, *v) == 0;
     if (strcmp(a, "--") == 0) { /* the rest are arguments */
       while (i < *argc)
         argv[out++] = argv[i++];
       break;
     }
-    if (takes) { /* kept with its value */
-      argv[out++] = argv[i];
-      if (i + 1 < *argc)
-        argv[out++] = argv[++i];
-      continue;
-    }
     size_t len = a[0] == '-' && a[1] == '-' ? strcspn(a + 2, "=") : 0;
     if (!len || len >= sizeof given_names[0] || !setting_name(a + 2, len)) {
       argv[out++] = argv[i];
+      if (takes_next(common, a) && i + 1 < *argc) /* kept with its value */
+        argv[out++] = argv[++i];
       continue;
     }
     const char *value = a[2 + len] == '=' ? a + 3 + len : NULL;
@@ -248,13 +266,5 @@ int ctl_cmd_retry(ctl *c) {
     printf("retried run %s (%s) of job %s with %s data\n", c->argv[0],
            x.outcome, x.job, x.data_from);
   }
-  return 0;
-}
-
-int ctl_edit_check_command(const char *cmd) {
-  if (given.n && strcmp(cmd, "job") != 0 && strcmp(cmd, "trigger") != 0)
-    return ctl_usage("--%s is a setting of chimectl job|trigger add|edit, "
-                     "not of %s",
-                     given.key[0], cmd);
   return 0;
 }

@@ -107,6 +107,9 @@ int ctl_cmd_lease(ctl *c) {
     return ctl_fail(r, "no held lease %s", name);
   if (r < 0)
     return ctl_fail(r, "lease %s: %s", name, chime_strerror(r));
+  char target[600];
+  snprintf(target, sizeof target, "lease %s", name);
+  ctl_audit(c, "release", target, NULL);
   if (c->json) {
     fputs("{\"ok\": true, \"action\": \"release\", \"what\": \"lease\", "
           "\"target\": ",

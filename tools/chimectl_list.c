@@ -36,27 +36,30 @@ static int add_row(ctl_table *t, const char *const *cells) {
 }
 
 int ctl_nodes_table(ctl *c, ctl_table *t) {
-  static const char *const heads[] = {"id",      "host",          "pid",
-                                      "version", "checkin_age",   "state",
-                                      "running", "checkin_age_ms"};
-  static const bool num[] = {false, false, true, false,
+  static const char *const heads[] = {
+      "id",    "host",  "pid",     "version",       "checkin_age",
+      "state", "drain", "running", "checkin_age_ms"};
+  static const bool num[] = {false, false, true, false, false,
                              false, false, true, true};
-  ctl_table_init(t, heads, num, 8);
-  t->shown = 7;
+  ctl_table_init(t, heads, num, 9);
+  t->shown = 8;
   chime__mysql_rows rows = {0};
   int r = ctl_open(c, NULL);
   if (r)
     return r;
   /* chimectl's own store may hold a nodes row while it runs: left out.
-   * Live or dead by the store's own rule. */
+   * Live or dead by the store's own rule; drain: the node_drains row
+   * (none: active). */
   const char *args[] = {c->sched, c->node};
-  char sql[1024];
+  char sql[1400];
   snprintf(sql, sizeof sql,
            "SELECT n.instance_id, n.host, n.pid, n.version, "
            "n.last_checkin_ms, n.checkin_interval_ms, (SELECT COUNT(*) FROM "
            "{P}fired f WHERE f.sched_name = n.sched_name AND f.node = "
            "n.instance_id AND f.state = 'EXECUTING'), "
-           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), %s FROM {P}nodes n "
+           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), %s, (SELECT "
+           "d.state FROM {P}node_drains d WHERE d.sched_name = n.sched_name "
+           "AND d.instance_id = n.instance_id) FROM {P}nodes n "
            "WHERE n.sched_name = ? AND n.instance_id <> ? ORDER BY "
            "n.instance_id",
            chime__mysql_admin_node_live_sql());
@@ -66,6 +69,11 @@ int ctl_nodes_table(ctl *c, ctl_table *t) {
     int64_t last = chime__mysql_rows_int64(&rows, i, 4);
     int64_t now = chime__mysql_rows_int64(&rows, i, 7);
     bool dead = !chime__mysql_rows_int64(&rows, i, 8);
+    const char *drain =
+        chime__mysql_rows_is_null(&rows, i, 9) ? "active"
+        : strcmp(chime__mysql_rows_text(&rows, i, 9), "DRAINED") == 0
+            ? "drained"
+            : "draining";
     char age[32], age_ms[32];
     ctl_format_age(now - last, age, sizeof age);
     snprintf(age_ms, sizeof age_ms, "%" PRId64, now - last);
@@ -75,6 +83,7 @@ int ctl_nodes_table(ctl *c, ctl_table *t) {
                            chime__mysql_rows_text(&rows, i, 3),
                            age,
                            dead ? "dead" : "live",
+                           drain,
                            chime__mysql_rows_text(&rows, i, 6),
                            age_ms};
     r = add_row(t, cells);

@@ -170,6 +170,32 @@ static int nodes(ctl *c, FILE *o) {
   return 0;
 }
 
+/* chime_cluster_node_drain_state: each node asked to drain, 1 draining
+ * or 2 drained (a node not listed is active). */
+static int drains(ctl *c, FILE *o) {
+  const char *args[] = {c->sched};
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c,
+                    "SELECT instance_id, state FROM {P}node_drains WHERE "
+                    "sched_name = ? ORDER BY instance_id",
+                    args, 1, &rows);
+  if (r)
+    return r;
+  head(o, "chime_cluster_node_drain_state",
+       "Nodes asked to drain: 1 draining, 2 drained (others are active).",
+       "gauge");
+  for (size_t i = 0; i < rows.nrows; i++) {
+    series(o, c, "chime_cluster_node_drain_state");
+    fputs(",node=", o);
+    put_label(o, chime__mysql_rows_text(&rows, i, 0));
+    fprintf(o, "} %d\n",
+            strcmp(chime__mysql_rows_text(&rows, i, 1), "DRAINED") == 0 ? 2
+                                                                        : 1);
+  }
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
 int ctl_metrics_write(ctl *c, FILE *o) {
   int r = runs(c, o);
   if (r == 0)
@@ -182,6 +208,8 @@ int ctl_metrics_write(ctl *c, FILE *o) {
                  "Claimed fires by state (ACQUIRED, EXECUTING).");
   if (r == 0)
     r = nodes(c, o);
+  if (r == 0)
+    r = drains(c, o);
   return r;
 }
 

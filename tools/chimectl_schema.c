@@ -99,5 +99,8 @@ int ctl_cmd_schema(ctl *c) {
     return r;
   snprintf(msg, sizeof msg, "schema %s version %ld",
            init ? "created at" : "migrated to", known);
+  char from[48];
+  snprintf(from, sizeof from, "from version %ld", v);
+  ctl_audit(c, init ? "schema init" : "schema migrate", "schema", from);
   return report(c, known, known, "current", msg);
 }

@@ -98,6 +98,10 @@ static int reload_zones(ctl *c) {
                    chime_strerror(sr));
   }
   if (r == 0) {
+    char details[200];
+    snprintf(details, sizeof details,
+             "%zu zone(s): the next fire of %zu trigger(s) moved", n, moved);
+    ctl_audit(c, "zones reload", n == 1 ? names[0] : "zones", details);
     if (c->json)
       printf("{\"ok\": true, \"action\": \"reloaded\", \"zones\": %zu, "
              "\"recomputed\": %zu}\n",

@@ -32,6 +32,7 @@ SEP = "&" if "?" in BASE else "?"
 PREFIX = "ctl%d_" % os.getpid()
 URL = BASE + SEP + "prefix=" + PREFIX
 URL2 = BASE + SEP + "prefix=" + PREFIX + "new_"
+URL3 = BASE + SEP + "prefix=" + PREFIX + "r_"
 failures = 0
 outputs = []
 
@@ -360,6 +361,123 @@ def edit_checks():
     check("job delete took its triggers", not any(k.startswith("ed.") for k in triggers()))
     check("the client nodes are gone", sql_rows(
         "SELECT COUNT(*) FROM {P}nodes WHERE instance_id LIKE '%-client'") == [["0"]])
+def audit_checks():
+    """Every action of the run so far is in the audit table (issue 35)."""
+    rc, rows = js(["audit", "--limit", "1000"])
+    acts = {(r["action"], r["target"]) for r in rows or []}
+    check("audit lists the actions", rc == 0 and {
+        ("pause", "trigger rep.hourly"), ("resume", "trigger rep.hourly"),
+        ("release", "lease nightly")} <= acts, sorted(acts)[:40])
+    who = (rows or [{}])[0].get("who", "")
+    check("audit: who is the OS user @ host, from chimectl",
+          "@" in who and all(r["origin"] == "chimectl" for r in rows or []),
+          rows[:2] if rows else rows)
+    rc, rows = js(["audit", "--action", "pause"])
+    check("audit --action filters", rc == 0 and rows and
+          all(r["action"] == "pause" for r in rows), rows)
+    rc, rows = js(["audit", "--who", "nobody@nowhere"])
+    check("audit --who filters", rc == 0 and rows == [], rows)
+    rc, rows = js(["audit", "--since", "2099-01-01T00:00:00Z"])
+    check("audit --since filters", rc == 0 and rows == [], rows)
+    expect("audit bad --since", ["audit", "--since", "soon"], 2)
+    expect("audit extra argument", ["audit", "x"], 2)
+    expect("audit table", ["audit", "--limit", "3"], 0,
+           has=["TIME", "WHO", "ORIGIN", "ACTION", "TARGET"])
+
+
+def drain_repair_checks():
+    """drain/undrain and repair on a schema of their own (issue 35)."""
+    expect("r: schema init", ["schema", "init"], 0, url=URL3)
+    rc, rows = js(["audit"], url=URL3)
+    check("schema init is in the audit table", rc == 0 and [
+        (r["action"], r["target"]) for r in rows] == [("schema init",
+                                                       "schema")], rows)
+    expect("repair: a healthy cluster has nothing to repair",
+           ["repair"], 0, has=["(none)"], url=URL3)
+    helper("stuck", URL3)
+    # drain
+    expect("drain an unknown node", ["drain", "nosuch"], 3,
+           err_has=["no node nosuch"], url=URL3)
+    expect("undrain a node not drained", ["undrain", "busy-node"], 3,
+           err_has=["not drained"], url=URL3)
+    expect("drain usage", ["drain"], 2, url=URL3)
+    expect("undrain takes no --wait", ["undrain", "busy-node", "--wait"], 2,
+           url=URL3)
+    expect("drain bad --timeout", ["drain", "busy-node", "--timeout", "x"], 2,
+           url=URL3)
+    out = expect("drain busy-node", ["drain", "busy-node", "--timeout", "30"],
+                 0, has=["node busy-node is draining"], url=URL3)
+    rc, nodes = js(["nodes"], url=URL3)
+    byid = {n["id"]: n for n in nodes or []}
+    check("nodes shows busy-node draining",
+          byid.get("busy-node", {}).get("drain") == "draining", nodes)
+    # --wait returns once the node says it is drained
+    e = dict(os.environ, TZ="UTC")
+    e.pop("CHIME_URL", None)
+    w = subprocess.Popen([CTL, "--url", URL3, "--scheduler", "ctltest",
+                          "--json", "drain", "busy-node", "--wait"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=e)
+    time.sleep(1.0)
+    check("drain --wait waits while the node is draining", w.poll() is None)
+    helper("drained", URL3)
+    try:
+        out, err = w.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        w.kill()
+        out, err = w.communicate()
+    check("drain --wait returns once the node is drained",
+          w.returncode == 0 and json.loads(out or "{}").get("drain") ==
+          "drained", out + err)
+    metrics = run(["metrics"], url=URL3)[1]
+    check("metrics show the drained node",
+          'chime_cluster_node_drain_state{scheduler="ctltest",node='
+          '"busy-node"} 2' in metrics,
+          [m for m in metrics.splitlines() if "drain" in m])
+    expect("undrain busy-node", ["undrain", "busy-node"], 0,
+           has=["undrained node busy-node"], url=URL3)
+    rc, nodes = js(["nodes"], url=URL3)
+    check("nodes shows busy-node active again", rc == 0 and {
+        n["id"]: n["drain"] for n in nodes}.get("busy-node") == "active", nodes)
+    # repair: the dry run lists each stuck state and changes nothing
+    rc, found = js(["repair"], url=URL3)
+    kinds = sorted((f["kind"], f["target"]) for f in found or [])
+    check("repair dry run lists each stuck state", rc == 0 and kinds == [
+        ("blocked", "job st.forbid"), ("error", "trigger st.err"),
+        ("lease", "lease stale"), ("lost", "fire 900100"),
+        ("orphan", "trigger CHIME_RETRY.orphan")], kinds)
+    check("repair dry run says it applied nothing", all(
+        f["result"].startswith("not applied") for f in found or []), found)
+    out = expect("repair dry run table", ["repair"], 0,
+                 has=["KIND", "blocked", "lost", "fire 900100", "--apply"],
+                 url=URL3)
+    check("the dry run changed nothing", len(js(["repair"], url=URL3)[1]
+                                             or []) == 5)
+    # --apply fixes each, recorded in the audit table
+    rc, fixed = js(["repair", "--apply"], url=URL3)
+    check("repair --apply fixes each", rc == 0 and len(fixed or []) == 5 and
+          all(f["result"] == "fixed" for f in fixed), fixed)
+    expect("repair: nothing left", ["repair"], 0, has=["(none)"], url=URL3)
+    rc, rows = js(["audit", "--action", "repair"], url=URL3)
+    check("each fix is in the audit table", rc == 0 and sorted(
+        r["target"] for r in rows) == sorted(t for _, t in kinds), rows)
+    rc, hist = js(["history", "--job", "st.lost"], url=URL3)
+    check("the lost fire is recorded FAILED, its node named", rc == 0 and any(
+        h["fire_id"] == 900100 and h["outcome"].lower() == "failed" and
+        "no run of this fire" in (h["error"] or "") for h in hist or []), hist)
+    rc, running = js(["running"], url=URL3)
+    check("the fire busy-node lists still runs", rc == 0 and
+          [r["fire_id"] for r in running or []] == [900101], running)
+    rc, trig = js(["triggers", "st"], url=URL3)
+    states = {t["name"]: t["state"] for t in trig or []}
+    check("blocked and error triggers wait again",
+          states.get("blocked", "").lower() in ("waiting", "normal") and
+          states.get("err", "").lower() in ("waiting", "normal"), states)
+    rc, leases = js(["leases"], url=URL3)
+    check("the gone node's lease is released", rc == 0 and all(
+        l["state"] != "held" for l in leases or [] if l["name"] == "stale"),
+        leases)
+    expect("repair extra argument", ["repair", "x"], 2, url=URL3)
 
 
 def main():
@@ -735,6 +853,8 @@ def main():
 
     watch_checks()
     edit_checks()
+    audit_checks()
+    drain_repair_checks()
 
     if PASSWORD:
         check("password never printed", not any(PASSWORD in o for o in outputs))
@@ -745,5 +865,6 @@ try:
 finally:
     helper("drop", URL)
     helper("drop", URL2)
+    helper("drop", URL3)
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -37,8 +37,6 @@
 #define WEB_SESSION_MS (12 * 3600 * 1000)
 /* Sessions kept at once (the oldest goes first). */
 #define WEB_MAX_SESSIONS 32
-/* Action log lines kept for the events page. */
-#define WEB_LOG_LINES 50
 /* Connections open at once, and of one client address (a proxy in front
  * counts as one client); more are closed at once. */
 #define WEB_MAX_CONNECTIONS 512
@@ -87,8 +85,6 @@ typedef struct web {
   size_t nusers;
   web_session sessions[WEB_MAX_SESSIONS];
   size_t nsessions;
-  char log[WEB_LOG_LINES][360]; /* the actions, newest last */
-  size_t nlog;
   /* The names a request's Host may give (set before serving, then read
    * only): the --allowed-host names, lower case, and, set by web_serve,
    * the listen address as a Host gives it ("127.0.0.1", "[::1]"), whether
@@ -178,6 +174,15 @@ int web_page_jobs(web_page *p, web_reply *r);
 int web_page_history(web_page *p, web_reply *r);
 int web_page_events(web_page *p, web_reply *r);
 int web_page_login(web_page *p, web_reply *r);
+/* /audit: the audit table, filtered by since, who and action
+ * (web_ops.c). */
+int web_page_audit(web_page *p, web_reply *r);
+/* The nodes of ctl_nodes_table with their drain state and, for an
+ * operator, drain/undrain buttons (web_ops.c). */
+void web_nodes_html(web_page *p, FILE *o, const ctl_table *nodes);
+/* The latest operator actions from the audit table, with a link to
+ * /audit (web_ops.c). */
+void web_recent_actions_html(web_page *p, FILE *o);
 
 /* The page's head and navigation, and its end. */
 void web_page_begin(web_page *p, web_reply *r, const char *title);
@@ -203,15 +208,16 @@ int web_history_params(web_page *p, long *ret_page, char *msg, size_t len);
 int web_api_get(web_page *p, const char *name, web_reply *r);
 /* GET /metrics: Prometheus text. */
 int web_metrics(web_page *p, web_reply *r);
-/* POST /api/ACTION (pause, resume, fire, cancel, delete) for who (the
- * signed-in user's name and the client's address, "alice@127.0.0.1";
- * p->user is the name alone: what an action's record keeps); only an
- * operator's request comes here (web_http.c checks the role first).  The
- * parameters are checked, nothing is written on bad input.  Returns the
- * status; msg gets what was done or why not. */
+/* POST /api/ACTION (pause, resume, fire, cancel, delete, drain, undrain)
+ * for who (the signed-in user's name and the client's address,
+ * "alice@127.0.0.1"); only an operator's request comes here (web_http.c
+ * checks the role first).  The parameters are checked, nothing is written
+ * on bad input; what is done is recorded in the audit table as p->c->who
+ * (the user's name) from p->c->origin.  Returns the status; msg gets what
+ * was done or why not. */
 int web_api_action(web_page *p, const char *action, const char *who, char *msg,
                    size_t msg_len);
-/* Appends a line to the action log (and stderr). */
+/* Writes an action's line to stderr (the audit table has the record). */
 void web_log(web *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -273,8 +279,6 @@ bool web_detail_path(const char *path);
 /* Renders the detail page of p->path (web_detail.c).  Returns the
  * status. */
 int web_page_detail(web_page *p, web_reply *r);
-/* ctl_nodes_table's nodes as a table, each linking to its page. */
-void web_nodes_html(FILE *out, const ctl_table *t);
 /* The nodes' page. */
 int web_page_nodes(web_page *p, web_reply *r);
 /* GET /api/jobs/G.N, /api/triggers/G.N, /api/fires/ID, /api/nodes/ID:

@@ -134,6 +134,8 @@ int web_api_get(web_page *p, const char *name, web_reply *r) {
     return table_reply(r, ctl_activity_table(p->c, &t), &t);
   if (strcmp(name, "events") == 0)
     return table_reply(r, ctl_events_table(p->c, &t), &t);
+  if (strcmp(name, "audit") == 0)
+    return table_reply(r, ctl_audit_table(p->c, &t), &t);
   if (explain)
     return explain_reply(p, r);
   if (history) {
@@ -175,6 +177,7 @@ int web_metrics(web_page *p, web_reply *r) {
 }
 
 void web_log(web *w, const char *fmt, ...) {
+  (void)w;
   char line[300];
   va_list ap;
   va_start(ap, fmt);
@@ -184,11 +187,6 @@ void web_log(web *w, const char *fmt, ...) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   ctl_format_time((int64_t)ts.tv_sec * 1000, NULL, when, sizeof when);
-  if (w->nlog == WEB_LOG_LINES) {
-    memmove(w->log[0], w->log[1], (WEB_LOG_LINES - 1) * sizeof w->log[0]);
-    w->nlog--;
-  }
-  snprintf(w->log[w->nlog++], sizeof w->log[0], "%s %s", when, line);
   fprintf(stderr, "chime-web: %s %s\n", when, line);
 }
 
@@ -197,6 +195,43 @@ static const char *const target_params[] = {"what", "target", "csrf", "back",
                                             NULL};
 static const char *const fire_params[] = {"job", "data", "csrf", "back", NULL};
 static const char *const cancel_params[] = {"fire", "csrf", "back", NULL};
+static const char *const drain_params[] = {"node", "timeout", "csrf", "back",
+                                           NULL};
+
+/* drain (timeout in seconds, may be absent: none) or undrain a node. */
+static int drain_action(web_page *p, bool drain, const char *who, char *msg,
+                        size_t msg_len) {
+  const char *node = web_param(p->q, "node");
+  const char *timeout = web_param(p->q, "timeout");
+  if (!node || !*node) {
+    snprintf(msg, msg_len, "missing parameter 'node'");
+    return 400;
+  }
+  long long ms = 0;
+  if (drain && timeout && *timeout) {
+    char *end;
+    double secs = strtod(timeout, &end);
+    if (*end || !(secs >= 0) || secs > 7 * 86400) {
+      snprintf(msg, msg_len, "timeout wants seconds 0-604800");
+      return 400;
+    }
+    ms = (long long)(secs * 1000);
+  } else if (!drain && timeout) {
+    snprintf(msg, msg_len, "undrain takes no timeout");
+    return 400;
+  }
+  int e = ctl_drain_node(p->c, node, drain, ms);
+  if (e) {
+    snprintf(msg, msg_len, "%s", ctl_last_error);
+    return web_status_of(e);
+  }
+  snprintf(msg, msg_len,
+           drain ? "draining node %s: it claims nothing from its next check-in"
+                 : "undrained node %s: it claims again from its next check-in",
+           node);
+  web_log(p->w, "%s %s node %s", who, drain ? "drained" : "undrained", node);
+  return 200;
+}
 
 /* A parameter that must be there. */
 static const char *need(web_page *p, const char *key, char *msg, size_t len) {
@@ -211,11 +246,16 @@ int web_api_action(web_page *p, const char *action, const char *who, char *msg,
   bool fire = strcmp(action, "fire") == 0;
   bool cancel = strcmp(action, "cancel") == 0;
   bool del = strcmp(action, "delete") == 0;
-  const char *const *allowed = fire     ? fire_params
-                               : cancel ? cancel_params
-                                        : target_params;
+  bool drain = strcmp(action, "drain") == 0;
+  bool undrain = strcmp(action, "undrain") == 0;
+  const char *const *allowed = fire               ? fire_params
+                               : cancel           ? cancel_params
+                               : drain || undrain ? drain_params
+                                                  : target_params;
   if (!web_params_known(p->q, allowed, msg, msg_len))
     return 400;
+  if (drain || undrain)
+    return drain_action(p, drain, who, msg, msg_len);
   int e;
   if (fire) {
     const char *job = need(p, "job", msg, msg_len);

@@ -663,27 +663,6 @@ int web_api_detail(web_page *p, const char *name, web_reply *r) {
 
 /* ------------------------------------------------------------ nodes */
 
-void web_nodes_html(FILE *o, const ctl_table *t) {
-  if (t->nrows == 0) {
-    fputs("<p class=\"none\" id=\"nodes\">(none)</p>", o);
-    return;
-  }
-  fputs("<div class=\"scroll\"><table id=\"nodes\"><thead><tr>", o);
-  for (size_t k = 0; k < 7; k++)
-    fprintf(o, "<th>%s</th>", t->heads[k]);
-  fputs("</tr></thead><tbody>", o);
-  for (size_t i = 0; i < t->nrows; i++) {
-    fputs("<tr data-node=\"", o);
-    web_html(o, web_cell(t, i, 0));
-    fputs("\">", o);
-    cell(o, "nodes", web_cell(t, i, 0));
-    for (size_t k = 1; k < 7; k++)
-      cell(o, NULL, web_cell(t, i, k));
-    fputs("</tr>", o);
-  }
-  fputs("</tbody></table></div>", o);
-}
-
 int web_page_nodes(web_page *p, web_reply *r) {
   ctl_table t;
   int e = ctl_nodes_table(p->c, &t);
@@ -699,7 +678,7 @@ int web_page_nodes(web_page *p, web_reply *r) {
     web_html(o, ctl_last_error);
     fputs("</p>", o);
   } else {
-    web_nodes_html(o, &t);
+    web_nodes_html(p, o, &t);
   }
   if (!e)
     ctl_table_free(&t);

@@ -313,10 +313,9 @@ static void drop_session(web *w, const web_session *s) {
   w->nsessions--;
 }
 
-/* Who asks: the user's name and the client's address (the proxy's behind
+/* Where a request comes from: the client's address (the proxy's behind
  * one, with the forwarded address it names). */
-static void who(struct MHD_Connection *conn, const web_user *u, char *buf,
-                size_t len) {
+static void who(struct MHD_Connection *conn, char *buf, size_t len) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   char addr[INET6_ADDRSTRLEN] = "?";
@@ -329,8 +328,8 @@ static void who(struct MHD_Connection *conn, const web_user *u, char *buf,
               sizeof addr);
   const char *fwd =
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For");
-  snprintf(buf, len, "%s@%s%s%.60s%s", u ? u->name : "?", addr,
-           fwd ? " (for " : "", fwd ? fwd : "", fwd ? ")" : "");
+  snprintf(buf, len, "%s%s%.60s%s", addr, fwd ? " (for " : "", fwd ? fwd : "",
+           fwd ? ")" : "");
   for (char *p = buf; *p; p++)
     if ((unsigned char)*p < 0x20)
       *p = ' ';
@@ -416,6 +415,8 @@ typedef struct route {
 } route;
 
 static const char *const no_params[] = {"msg", NULL};
+static const char *const audit_params[] = {"since", "who", "action",
+                                           "page",  "msg", NULL};
 static const char *const history_params[] = {
     "job",   "trigger", "node", "outcome", "since",
     "until", "failed",  "page", "msg",     NULL};
@@ -434,6 +435,7 @@ static const route routes[] = {
     {"/events", R_PAGE, no_params, web_page_events},
     {"/nodes", R_PAGE, no_params, web_page_nodes},
     {"/zone", R_PAGE, zone_params, web_page_zone},
+    {"/audit", R_PAGE, audit_params, web_page_audit},
     {"/login", R_LOGIN, no_params, web_page_login},
     {"/logout", R_LOGOUT, no_params, NULL},
     {"/metrics", R_API, no_params, NULL},
@@ -448,8 +450,8 @@ static const route routes[] = {
     {"/static/edit.css", R_PAGE, no_params, web_edit_css},
 };
 
-static const char *const actions[] = {"pause",  "resume", "fire",
-                                      "cancel", "delete", NULL};
+static const char *const actions[] = {"pause",  "resume", "fire",    "cancel",
+                                      "delete", "drain",  "undrain", NULL};
 
 /* Every detail page (/jobs/G.N, ...: web_detail.c). */
 static const route detail_route = {"/*", R_PAGE, no_params, web_page_detail};
@@ -563,9 +565,14 @@ static void handle_post(handler_ctx *h, const route *rt, const char *action,
                "chime_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     }
   } else {
-    char by[200];
-    who(h->conn, u, by, sizeof by);
+    char from[200], by[sizeof u->name + sizeof from + 1];
+    who(h->conn, from, sizeof from);
+    snprintf(by, sizeof by, "%s@%s", u->name, from);
     ctl c = h->w->base;
+    /* The audit's who and from where: the signed-in user, the client's
+     * address (and its proxy's X-Forwarded-For). */
+    c.who = u->name;
+    c.origin = from;
     web_page p = {.w = h->w,
                   .c = &c,
                   .q = &form,

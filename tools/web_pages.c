@@ -33,9 +33,9 @@ void web_page_begin(web_page *p, web_reply *r, const char *title) {
   web_html(o, p->c->sched);
   fputs("</span><nav>", o);
   static const char *const nav[][2] = {
-      {"/", "Overview"},   {"/triggers", "Triggers"},
-      {"/jobs", "Jobs"},   {"/history", "History"},
-      {"/nodes", "Nodes"}, {"/events", "Events"}};
+      {"/", "Overview"},       {"/triggers", "Triggers"}, {"/jobs", "Jobs"},
+      {"/history", "History"}, {"/nodes", "Nodes"},       {"/events", "Events"},
+      {"/audit", "Audit"}};
   for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
     fprintf(o, "<a href=\"%s\"%s>%s</a>", nav[i][0],
             strcmp(p->path, nav[i][0]) == 0 ? " class=\"here\"" : "",
@@ -284,7 +284,7 @@ int web_page_overview(web_page *p, web_reply *r) {
           live, nodes.nrows - live, nrun);
   activity(p, o, ctl_now(p->c));
   fputs("<h2>Nodes</h2>", o);
-  web_nodes_html(o, &nodes);
+  web_nodes_html(p, o, &nodes);
   ctl_table_free(&nodes);
   return page_close(p, r);
 }
@@ -562,18 +562,7 @@ int web_page_events(web_page *p, web_reply *r) {
     table_close(o);
   }
   ctl_table_free(&t);
-  fputs("<h2>Operator actions (this chime-web)</h2>", o);
-  if (p->w->nlog == 0)
-    fputs("<p class=\"none\">(none)</p>", o);
-  else
-    fputs("<ul id=\"actions\">", o);
-  for (size_t i = p->w->nlog; i-- > 0;) {
-    fputs("<li>", o);
-    web_html(o, p->w->log[i]);
-    fputs("</li>", o);
-  }
-  if (p->w->nlog)
-    fputs("</ul>", o);
+  web_recent_actions_html(p, o);
   return page_close(p, r);
 }
 

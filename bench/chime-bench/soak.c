@@ -46,11 +46,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SOAK_TABLES 11
+#define SOAK_TABLES 13
 static const char *const table_names[SOAK_TABLES] = {
-    "schema_version", "jobs",        "triggers", "calendars",
-    "paused_groups",  "fired",       "nodes",    "node_sessions",
-    "history",        "checkpoints", "leases"};
+    "schema_version", "jobs",  "triggers",      "calendars", "paused_groups",
+    "fired",          "nodes", "node_sessions", "history",   "checkpoints",
+    "leases",         "audit", "node_drains"};
 
 /* A process is judged from this long after its start. */
 #define WARM_MS 30000

@@ -502,7 +502,13 @@ int chime__mysql_acquire_due(chime_store *store, int64_t now_ms,
                .max = max,
                .types = types,
                .fire_now = true};
-  return run_acquire(store, &op, ret_fires, ret_count);
+  int r = run_acquire(store, &op, ret_fires, ret_count);
+  /* Fired in its transaction: held from its commit on (held.c). */
+  for (size_t i = 0; r == 0 && i < *ret_count; i++)
+    if ((*ret_fires)[i]->result == 0)
+      chime__mysql_held_add(chime__mysql_store_of(store),
+                            (*ret_fires)[i]->fire_id);
+  return r;
 }
 
 /* -------------------------------------------------------------- release */

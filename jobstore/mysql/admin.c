@@ -127,6 +127,11 @@ void chime__mysql_admin_free(chime__mysql_admin *a) {
   free(a);
 }
 
+chime__mysql_store *chime__mysql_admin_store(chime__mysql_admin *a) {
+  assert(a);
+  return a->s;
+}
+
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a) {
   assert(a);
   return a->s->prefix;
@@ -431,4 +436,36 @@ int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
   int r = a->store->ops->trigger_add(a->store, NULL, trigger, false, NULL,
                                      errbuf, errbuf_len);
   return r == CHIME_EEXISTS ? 1 : r;
+}
+
+/* ----------------------------------------------------- audit and drains */
+
+typedef struct audit_op {
+  const char *who, *origin, *action, *target, *details;
+} audit_op;
+
+static int audit_fn(chime__mysql_tx *tx, void *arg) {
+  const audit_op *op = arg;
+  return chime__mysql_audit_tx(tx, op->who, op->origin, op->action, op->target,
+                               op->details);
+}
+
+int chime__mysql_admin_audit(chime__mysql_admin *a, const char *who,
+                             const char *origin, const char *action,
+                             const char *target, const char *details,
+                             char *errbuf, size_t errbuf_len) {
+  assert(a);
+  if (!action || !*action)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "an audit row needs an action");
+  audit_op op = {who, origin, action, target, details};
+  return chime__mysql_tx_run(a->s, audit_fn, NULL, &op, errbuf, errbuf_len);
+}
+
+int chime__mysql_admin_drain(chime__mysql_admin *a, const char *node,
+                             bool drain, int64_t timeout_ms, const char *who,
+                             const char *origin) {
+  assert(a && node);
+  return a->store->ops->drain_set(a->store, node, drain, timeout_ms, who,
+                                  origin);
 }

@@ -270,4 +270,54 @@ int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
                                              const chime_trigger *trigger,
                                              char *errbuf, size_t errbuf_len);
 
+/* -------------------------------------------------- audit and drains */
+
+/*
+ * chime__mysql_admin_audit: records an operator's action in the audit
+ * table (sql/014), stamped with the database's clock: who acted (chimectl:
+ * the OS user@host; chime-web: the signed-in user or token name), origin
+ * (where from: "chimectl", the console's client address), action (a verb:
+ * "pause", "drain", "repair", ...), target (what it acted on: "trigger
+ * G.N", "node n1"; may be "") and details (free text, NULL: none).  Texts
+ * longer than their columns are cut.  Every tool action that changes the
+ * cluster calls it once it succeeded (tools/chimectl.h: ctl_audit).
+ * Returns: 0; CHIME_EINVAL (NULL action); the store's errors, errbuf says
+ * why.
+ */
+int chime__mysql_admin_audit(chime__mysql_admin *a, const char *who,
+                             const char *origin, const char *action,
+                             const char *target, const char *details,
+                             char *errbuf, size_t errbuf_len);
+
+/*
+ * chime__mysql_admin_repair: fixes one stuck state that `chimectl repair`
+ * found, in one transaction that checks again, under the rows' locks, that
+ * it is still stuck, fixes it with the store's own step and records it in
+ * the audit table as who from origin (jobstore/mysql/repair.c says each
+ * fix): BLOCKED names the job (group, name), LOST the fire (fire_id) and
+ * the live node that has no run of it, ERROR and ORPHAN the trigger.
+ * *ret_fixed: whether it was still stuck and is fixed now.
+ * Returns: 0; CHIME_EINVAL; the store's errors, errbuf says why.
+ */
+typedef enum chime__mysql_repair_kind {
+  CHIME__REPAIR_BLOCKED, /* a FORBID job's triggers blocked with no run */
+  CHIME__REPAIR_LOST,    /* a fire EXECUTING on a live node without a run */
+  CHIME__REPAIR_ERROR,   /* a trigger in ERROR */
+  CHIME__REPAIR_ORPHAN   /* a shard, retry or recovery trigger orphaned */
+} chime__mysql_repair_kind;
+int chime__mysql_admin_repair(chime__mysql_admin *a,
+                              chime__mysql_repair_kind kind, const char *group,
+                              const char *name, int64_t fire_id,
+                              const char *node, const char *who,
+                              const char *origin, bool *ret_fixed, char *errbuf,
+                              size_t errbuf_len);
+
+/* chime__mysql_admin_drain: asks node to drain within timeout_ms (0: no
+ * limit), or (drain false) ends its drain, as chime_scheduler_drain does,
+ * recording it in the audit table with who and origin.  Returns: 0;
+ * CHIME_ENOTFOUND (no such node; not drained); the store's errors. */
+int chime__mysql_admin_drain(chime__mysql_admin *a, const char *node,
+                             bool drain, int64_t timeout_ms, const char *who,
+                             const char *origin);
+
 #endif /* CHIME_JOBSTORE_MYSQL_ADMIN_H */

@@ -642,6 +642,8 @@ int chime__mysql_complete(chime_store *store, const chime_fire *fire,
   /* The writer trims the history it grows, its answers handed out. */
   if (wrote)
     chime__mysql_retain_after_complete(s);
+  if (d.result != CHIME_EBUSY && d.result != CHIME_ECONNECT)
+    chime__mysql_held_drop(s, fire->fire_id); /* done with (held.c) */
   return d.result;
 }
 
@@ -681,6 +683,8 @@ void chime__mysql_complete_many(chime_store *store,
         continue;
       assert(k < b.n && reqs[k].fire == fires[j]);
       ret_results[j] = reqs[k].result;
+      if (reqs[k].result != CHIME_EBUSY && reqs[k].result != CHIME_ECONNECT)
+        chime__mysql_held_drop(s, fires[j]->fire_id);
       k++;
     }
   }

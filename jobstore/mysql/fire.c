@@ -275,6 +275,7 @@ int chime__mysql_fire(chime_store *store, chime_fire **fires, size_t count,
     f->trigger->state = op.res[i].trigger->state;
     f->trigger->store_state = op.res[i].trigger->store_state;
     f->phase = CHIME_FIRE_EXECUTING;
+    chime__mysql_held_add(chime__mysql_store_of(store), f->fire_id);
   }
   fire_reset(&op);
   free(op.res);

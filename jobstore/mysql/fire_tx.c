@@ -228,8 +228,10 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
   chime__mysql_store *s = t->s;
   int64_t fire_id = t->fire->fire_id;
   finish(t, r < 0);
-  if (r == 0)
+  if (r == 0) {
     chime__mysql_shards_tell(s, &ended); /* committed */
+    chime__mysql_held_drop(s, fire_id);
+  }
   chime__mysql_shards_done_clear(&ended);
   /* The connection was lost before the COMMIT (a survivor ended this
    * node's sessions to recover it, or the server went away): nothing was

@@ -224,11 +224,13 @@ int chime__mysql_scan_misfires(chime_store *store, int64_t now_ms, size_t max,
 typedef struct checkin_op {
   int64_t recover_in; /* -1: no other node */
   int64_t next_due;   /* INT64_MAX: no WAITING trigger */
+  int drain_state;    /* chime_node_state (drain.c) */
+  bool drain_overdue;
 } checkin_op;
 
-/* On the heartbeat connection, two statements in all: the clock, the
- * other nodes' leases and the earliest WAITING trigger, then this node's
- * check-in. */
+/* On the heartbeat connection, three statements in all: the clock, the
+ * other nodes' leases and the earliest WAITING trigger, this node's drain
+ * request (a primary-key read, drain.c), then this node's check-in. */
 static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
   chime__mysql_store *s = tx->s;
@@ -251,8 +253,12 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   op->next_due = chime__mysql_rows_is_null(&rows, 0, 2)
                      ? INT64_MAX
                      : chime__mysql_rows_int64(&rows, 0, 2);
+  int64_t now = chime__mysql_rows_int64(&rows, 0, 0);
   chime__mysql_rows_free(&rows);
-  return chime__mysql_node_checkin(tx);
+  if ((r = chime__mysql_drain_read(tx, &op->drain_state, &op->drain_overdue)) <
+      0)
+    return r;
+  return chime__mysql_node_checkin(tx, now);
 }
 
 int chime__mysql_checkin(chime_store *store, int64_t now_ms,
@@ -262,8 +268,11 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
   int r = chime__mysql_tx_run_beat(s, checkin_fn, &op);
   if (r == 0 && ret_recover_in_ms)
     *ret_recover_in_ms = op.recover_in;
-  if (r == 0)
+  if (r == 0) {
     s->checkin_next_due = op.next_due;
+    s->checkin_drain_state = op.drain_state;
+    s->checkin_drain_overdue = op.drain_overdue;
+  }
   (void)now_ms;
   /* An idle node keeps the tables bounded (retain.c); a busy one does it
    * on its completing thread, off this loop. */

@@ -140,14 +140,17 @@ static void held_drop(const char *sched, const char *node, int64_t started_ms) {
  * stamped as a check-in would. */
 static int share(chime__mysql_tx *tx, const claim_op *op) {
   chime__mysql_store *s = tx->s;
+  /* Its fires are reported by the store that checks in (NULL: none). */
   chime__mysql_arg a[] = {chime__mysql_arg_int(s->checkin_interval_ms),
                           chime__mysql_arg_text(s->tags ? s->tags : ""),
+                          chime__mysql_arg_text(NULL),
+                          chime__mysql_arg_text(NULL),
                           chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node),
                           chime__mysql_arg_text(op->host),
                           chime__mysql_arg_int((int64_t)getpid()),
                           chime__mysql_arg_int(op->started_ms)};
-  return chime__mysql_exec(tx, CHIME__Q_NODE_STAMP, a, 7, NULL, NULL);
+  return chime__mysql_exec(tx, CHIME__Q_NODE_STAMP, a, 9, NULL, NULL);
 }
 
 static int claim_fn(chime__mysql_tx *tx, void *arg) {
@@ -281,18 +284,27 @@ static int holder(chime__mysql_tx *tx, bool *ret_ours, bool *ret_gone,
   return r;
 }
 
-int chime__mysql_node_checkin(chime__mysql_tx *tx) {
+int chime__mysql_node_checkin(chime__mysql_tx *tx, int64_t now_ms) {
   chime__mysql_store *s = tx->s;
   assert(s->node_claimed);
+  /* The fires held, taken after the check-in read the clock (now_ms):
+   * every fire committed before now_ms is in the list unless this node
+   * is done with it (held.c). */
+  char *held = chime__mysql_held_text(s);
+  if (!held)
+    return CHIME_ENOMEM;
   chime__mysql_arg a[] = {chime__mysql_arg_int(s->checkin_interval_ms),
                           chime__mysql_arg_text(s->tags ? s->tags : ""),
+                          chime__mysql_arg_text(held),
+                          chime__mysql_arg_int(now_ms),
                           chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node),
                           chime__mysql_arg_text(s->node_host),
                           chime__mysql_arg_int(s->node_pid),
                           chime__mysql_arg_int(s->node_started_ms)};
   uint64_t changed = 0;
-  int r = chime__mysql_exec(tx, CHIME__Q_NODE_STAMP, a, 7, &changed, NULL);
+  int r = chime__mysql_exec(tx, CHIME__Q_NODE_STAMP, a, 9, &changed, NULL);
+  free(held);
   if (r < 0 || changed > 0)
     goto held;
   /* Nothing changed: the same millisecond as the last stamp (another

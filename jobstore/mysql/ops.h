@@ -176,19 +176,63 @@ int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
                            chime_recovery_fn each, void *user_data,
                            size_t *ret_handed);
 int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
+/* Ends EXECUTING fired row i of fr (locked) whose live node has no run of
+ * it, as a dead node's fire is ended (run again when its job requests
+ * recovery, else FAILED): chimectl repair's fix (repair.c). */
+int chime__mysql_recover_forgotten(chime__mysql_tx *tx,
+                                   const chime__mysql_rows *fr, size_t i);
+/* hand_over without leaving the cluster: a draining node past its
+ * timeout (drain.c, store.h's drain_hand_over). */
+int chime__mysql_drain_hand_over(chime_store *store, int64_t budget_ms,
+                                 chime_recovery_fn each, void *user_data,
+                                 size_t *ret_handed);
+
+/* drain.c: drain requests (store.h's drain_* ops).  drain_read, in the
+ * check-in's transaction: this node's state (chime_node_state) and
+ * whether its timeout passed. */
+int chime__mysql_drain_set(chime_store *store, const char *node, bool drain,
+                           int64_t timeout_ms, const char *who,
+                           const char *origin);
+int chime__mysql_drain_get(chime_store *store, const char *node,
+                           int *ret_state);
+int chime__mysql_checkin_drain(chime_store *store, bool *ret_overdue);
+int chime__mysql_drain_report(chime_store *store, size_t handed);
+int chime__mysql_drain_read(chime__mysql_tx *tx, int *ret_state,
+                            bool *ret_overdue);
+
+/* held.c: the fires this node holds EXECUTING, reported at check-in
+ * (nodes.held_ids): added once committed, dropped once done with; text:
+ * "id,id,..." (malloc'd; NULL: no memory).  forget: store.h's op. */
+void chime__mysql_held_add(chime__mysql_store *s, int64_t id);
+void chime__mysql_held_drop(chime__mysql_store *s, int64_t id);
+void chime__mysql_held_clear(chime__mysql_store *s);
+char *chime__mysql_held_text(chime__mysql_store *s);
+int chime__mysql_forget(chime_store *store, int64_t fire_id);
+
+/* admin.c: the store of an operator's store (repair.c). */
+struct chime__mysql_admin;
+chime__mysql_store *chime__mysql_admin_store(struct chime__mysql_admin *a);
+
+/* audit.c: records an operator's action (who, from origin, action on
+ * target, details may be NULL) in tx, at the database's now.  Texts too
+ * long for their columns are cut.  Returns: 0; the statement's error. */
+int chime__mysql_audit_tx(chime__mysql_tx *tx, const char *who,
+                          const char *origin, const char *action,
+                          const char *target, const char *details);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the
  * nodes table.  Returns: 0; CHIME_EDUPNODE (a live node of another process
  * has it, errbuf says which); a transaction error. */
 int chime__mysql_node_claim(chime__mysql_store *s, char *errbuf,
                             size_t errbuf_len);
-/* Stamps this node's check-in time (the database's now) in tx, only on a
+/* Stamps this node's check-in time (the database's now) and the fires
+ * it holds (held.c, read after the clock: now_ms) in tx, only on a
  * row that still names this process; puts the row back when a survivor
  * removed it (this node was found dead).  Returns: 0; CHIME_EDUPNODE
  * (another process holds the id now: logged at ERROR once, and this store
  * must claim nothing until a check-in succeeds again); a statement's
  * error. */
-int chime__mysql_node_checkin(chime__mysql_tx *tx);
+int chime__mysql_node_checkin(chime__mysql_tx *tx, int64_t now_ms);
 /* Removes this node's row when it holds no fires (a clean close);
  * failures are logged. */
 void chime__mysql_node_leave(chime__mysql_store *s);

@@ -304,6 +304,13 @@ static const lost_why node_died = {"node %s died while the job ran", "FAILED"};
 static const lost_why node_stopped = {
     "node %s stopped before the run ended (cut short by its shutdown)",
     "CANCELLED"};
+static const lost_why node_forgot = {
+    "node %s had no run of this fire while it held it EXECUTING (ended by "
+    "chimectl repair)",
+    "FAILED"};
+static const lost_why node_drained = {
+    "node %s was draining and its drain timeout passed before the run ended",
+    "CANCELLED"};
 
 /* Handles fired row i of a node that died or stopped (op, when not NULL,
  * notes an executing fire it ended). */
@@ -348,6 +355,11 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
     note_ended(op, fr, i, rerun);
   chime_job_free(job);
   return r;
+}
+
+int chime__mysql_recover_forgotten(chime__mysql_tx *tx,
+                                   const chime__mysql_rows *fr, size_t i) {
+  return recover_fire(tx, fr, i, NULL, &node_forgot);
 }
 
 static int recover_fn(chime__mysql_tx *tx, void *arg) {
@@ -423,8 +435,9 @@ static int end_job_sessions(chime__mysql_tx *tx) {
   return 0;
 }
 
-static int hand_over_fn(chime__mysql_tx *tx, void *arg) {
-  rec_op *op = arg;
+/* The fires of this node handed over; the node leaves with them unless
+ * it drains (stay). */
+static int hand_over_tx(chime__mysql_tx *tx, rec_op *op, bool stay) {
   int k = end_job_sessions(tx);
   if (k < 0)
     return k;
@@ -438,29 +451,54 @@ static int hand_over_fn(chime__mysql_tx *tx, void *arg) {
     return r;
   assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, op, &node_stopped);
+    r = recover_fire(tx, &rows, i, op, stay ? &node_drained : &node_stopped);
   op->fires = rows.nrows;
   chime__mysql_rows_free(&rows);
   /* The node checks out with it: its loop checks in no more, and a
    * process started at once under its id (a restart) finds it free even
    * while this one still has a job that ignored its deadline. */
-  if (r == 0)
+  if (r == 0 && !stay)
     r = chime__mysql_node_leave_tx(tx);
   return r;
 }
 
-int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
-                           chime_recovery_fn each, void *user_data,
-                           size_t *ret_handed) {
+static int hand_over_fn(chime__mysql_tx *tx, void *arg) {
+  return hand_over_tx(tx, arg, false);
+}
+
+static int drain_hand_over_fn(chime__mysql_tx *tx, void *arg) {
+  return hand_over_tx(tx, arg, true);
+}
+
+/* A hand-over by fn (hand_over_fn or drain_hand_over_fn). */
+static int hand_over_by(chime_store *store, chime__mysql_tx_fn fn,
+                        int64_t budget_ms, chime_recovery_fn each,
+                        void *user_data, size_t *ret_handed) {
   chime__mysql_store *s = chime__mysql_store_of(store);
   rec_op op = {.node = s->node, .note = true};
-  int r = chime__mysql_tx_run_within(s, hand_over_fn, &op, budget_ms);
+  int r = chime__mysql_tx_run_within(s, fn, &op, budget_ms);
+  if (r == 0)
+    chime__mysql_held_clear(s); /* handed over: none is this node's */
   if (r == 0 && each)
     tell_ended(&op, each, user_data);
   if (ret_handed)
     *ret_handed = r == 0 ? op.fires : 0;
   ended_reset(&op);
   return r;
+}
+
+int chime__mysql_hand_over(chime_store *store, int64_t budget_ms,
+                           chime_recovery_fn each, void *user_data,
+                           size_t *ret_handed) {
+  return hand_over_by(store, hand_over_fn, budget_ms, each, user_data,
+                      ret_handed);
+}
+
+int chime__mysql_drain_hand_over(chime_store *store, int64_t budget_ms,
+                                 chime_recovery_fn each, void *user_data,
+                                 size_t *ret_handed) {
+  return hand_over_by(store, drain_hand_over_fn, budget_ms, each, user_data,
+                      ret_handed);
 }
 
 /*

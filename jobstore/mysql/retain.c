@@ -9,8 +9,10 @@
  * of its own (READ COMMITTED: only the deleted rows are locked), and, at
  * most once every SWEEP_EVERY_MS, a sweep of the other tables (at most
  * SWEEP_BATCH rows of each): sessions of nodes long gone, leases free for
- * a long time, checkpoints of runs that ended, and one-shot triggers of
- * chime's own groups that ended.  docs/schema.md lists the bounds.
+ * a long time, checkpoints of runs that ended, one-shot triggers of
+ * chime's own groups that ended, and audit rows older than
+ * audit_retention_ms or more than audit_max_rows ids below the newest.
+ * docs/schema.md lists the bounds.
  *
  * Who steps, and when: history is trimmed as fast as it is written, off
  * the loop's hot path.  The thread that writes a batch of completions
@@ -220,8 +222,50 @@ static int sweep_triggers(chime__mysql_tx *tx, uint64_t *ret_n) {
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
 
+/* Audit rows (operator actions, admin.c) past audit_retention_ms, then
+ * those more than audit_max_rows ids below the scheduler's newest. */
+static int sweep_audit(chime__mysql_tx *tx, uint64_t *ret_n) {
+  chime__mysql_store *s = tx->s;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, s->sched);
+  older_than(&b, "at_ms", s->audit_retention_ms);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY at_ms LIMIT ");
+  chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
+  int r = chime__mysql_sqlbuf_run(&b, NULL, ret_n);
+  if (r < 0 || s->audit_max_rows <= 0 || *ret_n >= SWEEP_BATCH)
+    return r;
+  /* The id audit_max_rows rows below the newest (one scheduler's rows:
+   * an audit table is small, the index on (sched_name, at_ms) finds
+   * them). */
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT id FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, s->sched);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY id DESC LIMIT 1 OFFSET ");
+  chime__mysql_sqlbuf_int(&b, s->audit_max_rows);
+  chime__mysql_rows rows;
+  if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) < 0)
+    return r;
+  int64_t cut = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
+  chime__mysql_rows_free(&rows);
+  if (cut <= 0)
+    return 0;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND id <= ");
+  chime__mysql_sqlbuf_int(&b, cut);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY id LIMIT ");
+  chime__mysql_sqlbuf_int(&b, (int64_t)(SWEEP_BATCH - *ret_n));
+  uint64_t m = 0;
+  r = chime__mysql_sqlbuf_run(&b, NULL, &m);
+  *ret_n += m;
+  return r;
+}
+
 typedef struct sweep_op {
-  uint64_t n[4];
+  uint64_t n[5];
 } sweep_op;
 
 static int sweep_fn(chime__mysql_tx *tx, void *arg) {
@@ -233,6 +277,8 @@ static int sweep_fn(chime__mysql_tx *tx, void *arg) {
     r = sweep_checkpoints(tx, &op->n[2]);
   if (r == 0)
     r = sweep_triggers(tx, &op->n[3]);
+  if (r == 0)
+    r = sweep_audit(tx, &op->n[4]);
   return r;
 }
 
@@ -262,7 +308,7 @@ int chime__mysql_retain_step(chime__mysql_store *s, bool sweep,
     atomic_store(&s->swept_mono_ms, mono);
     sweep_op so = {{0}};
     r = chime__mysql_tx_run_within(s, sweep_fn, &so, step_budget_ms(s));
-    for (size_t i = 0; r == 0 && i < 4; i++)
+    for (size_t i = 0; r == 0 && i < 5; i++)
       deleted += (size_t)so.n[i];
   }
   atomic_store(&s->retain_busy, false);

@@ -168,10 +168,13 @@ int chime__mysql_shard_split(chime_store *store, const chime_fire *fire,
   if (!fire || !chime__fire_splits(fire))
     return CHIME_EINVAL;
   split_op op = {.fire = fire};
-  int r = chime__mysql_tx_run(chime__mysql_store_of(store), split_fn, NULL, &op,
-                              NULL, 0);
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  int r = chime__mysql_tx_run(s, split_fn, NULL, &op, NULL, 0);
   if (r == 0 && ret_total)
     *ret_total = op.total;
+  /* SHARDED: no node's fire any more (held.c). */
+  if (r == 0)
+    chime__mysql_held_drop(s, fire->fire_id);
   return r;
 }
 

@@ -242,8 +242,9 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
      * (interval, tags, scheduler, node, host, pid, started). */
     [CHIME__Q_NODE_STAMP] =
         "UPDATE {P}nodes SET last_checkin_ms = " NOW_MS
-        ", checkin_interval_ms = ?, tags = ? WHERE sched_name = ? AND "
-        "instance_id = ? AND host = ? AND pid = ? AND started_ms = ?",
+        ", checkin_interval_ms = ?, tags = ?, held_ids = ?, held_at_ms = ? "
+        "WHERE sched_name = ? AND instance_id = ? AND host = ? AND pid = ? "
+        "AND started_ms = ?",
     /* The database's clock, when the first lease of another node runs
      * out, and the earliest next fire of a WAITING trigger, which tells
      * an idle node of changes made elsewhere (one index lookup on

@@ -8,6 +8,7 @@
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
  * scheduler's rows at open: tests and demos), history_retention_ms
  * (default 7 days), history_max_rows (default 1,000,000),
+ * audit_retention_ms (default 90 days), audit_max_rows (default 100,000),
  * lock_wait_timeout_s (InnoDB's lock wait, default 1;
  * a timeout is retried), test_clock_offset_ms (tests only: skews this
  * node's local clock by that many milliseconds, as a wrong system clock
@@ -39,6 +40,9 @@
 /* At most this many history rows are kept (retain.c), whatever the
  * retention: about 17 minutes at 1,000 fires/s (docs/schema.md). */
 #define DEFAULT_MAX_ROWS 1000000
+/* The audit trail of operator actions: kept 90 days, 100,000 rows. */
+#define DEFAULT_AUDIT_RETENTION_MS (90 * INT64_C(86400000))
+#define DEFAULT_AUDIT_MAX_ROWS 100000
 #define MAX_CONNECTIONS 64
 
 /* --------------------------------------------------------------- open */
@@ -63,6 +67,8 @@ static void store_free(chime_store *store) {
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
   pthread_mutex_destroy(&s->beat_lock);
+  pthread_mutex_destroy(&s->held_mu);
+  free(s->held);
   s->magic = 0;
   free(s);
 }
@@ -107,6 +113,12 @@ static const chime_store_ops mysql_ops = {
     .checkin_next_due = chime__mysql_checkin_next_due,
     .recover_dead_nodes = chime__mysql_recover_dead_nodes,
     .hand_over = chime__mysql_hand_over,
+    .drain_set = chime__mysql_drain_set,
+    .drain_get = chime__mysql_drain_get,
+    .checkin_drain = chime__mysql_checkin_drain,
+    .drain_report = chime__mysql_drain_report,
+    .drain_hand_over = chime__mysql_drain_hand_over,
+    .forget = chime__mysql_forget,
     .fire_tx_begin = chime__mysql_fire_tx_begin,
     .fire_tx_handle = chime__mysql_fire_tx_handle,
     .fire_tx_execute = chime__mysql_fire_tx_execute,
@@ -137,7 +149,9 @@ enum {
   PARAM_MAX_ROWS,
   PARAM_SKEW,
   PARAM_IO,
-  PARAM_SYNC
+  PARAM_SYNC,
+  PARAM_AUDIT_RETENTION,
+  PARAM_AUDIT_MAX_ROWS
 };
 static const struct {
   const char *key;
@@ -157,6 +171,11 @@ static const struct {
                   "a number of seconds from 0 (none) to 3600"},
     [PARAM_SYNC] = {"wsrep_sync_wait", 0, 15,
                     "a wsrep_sync_wait bit mask from 0 to 15"},
+    [PARAM_AUDIT_RETENTION] = {"audit_retention_ms", 0, INT64_MAX,
+                               "a non-negative number"},
+    [PARAM_AUDIT_MAX_ROWS] = {"audit_max_rows", 0, INT64_C(1000000000000),
+                              "a number of rows from 0 (no bound by count) "
+                              "to 10^12"},
 };
 
 /* Every URL parameter the store knows (docs/schema.md has the table); any
@@ -175,6 +194,8 @@ static const struct {
     {"lock_wait_timeout_s", KIND_INT},
     {"history_retention_ms", KIND_INT},
     {"history_max_rows", KIND_INT},
+    {"audit_retention_ms", KIND_INT},
+    {"audit_max_rows", KIND_INT},
     {"io_timeout_s", KIND_INT},
     {"wsrep_sync_wait", KIND_INT},
     {"test_clock_offset_ms", KIND_INT},
@@ -202,8 +223,8 @@ static int check_params(const chime__mysql_store *s, char *errbuf,
           errbuf, errbuf_len, CHIME_EINVAL,
           "store URL parameter '%.64s' is unknown (known: auto_create, "
           "migrate, clear, prefix, socket, lock_wait_timeout_s, "
-          "history_retention_ms, history_max_rows, io_timeout_s, "
-          "wsrep_sync_wait)",
+          "history_retention_ms, history_max_rows, audit_retention_ms, "
+          "audit_max_rows, io_timeout_s, wsrep_sync_wait)",
           p->key);
     if (known_params[k].kind == KIND_BOOL && !bool_value_on(p->value) &&
         strcmp(p->value, "0") != 0 && strcmp(p->value, "false") != 0)
@@ -290,6 +311,16 @@ static int read_params(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
     return r;
   if (r > 0)
     s->history_max_rows = v;
+  s->audit_retention_ms = DEFAULT_AUDIT_RETENTION_MS;
+  if ((r = param_int(s, PARAM_AUDIT_RETENTION, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->audit_retention_ms = v;
+  s->audit_max_rows = DEFAULT_AUDIT_MAX_ROWS;
+  if ((r = param_int(s, PARAM_AUDIT_MAX_ROWS, &v, errbuf, errbuf_len)) < 0)
+    return r;
+  if (r > 0)
+    s->audit_max_rows = v;
   return 0;
 }
 
@@ -427,6 +458,7 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   pthread_condattr_destroy(&freed_attr);
   pthread_mutex_init(&s->done_mu, NULL);
   pthread_mutex_init(&s->beat_lock, NULL);
+  pthread_mutex_init(&s->held_mu, NULL);
   s->beat.autocommit = true;
   s->base.ops = &mysql_ops;
   s->magic = CHIME__MYSQL_STORE_MAGIC;

@@ -67,7 +67,9 @@ struct chime__mysql_store {
   int64_t checkin_interval_ms;
   int64_t history_retention_ms;
   int64_t history_max_rows; /* 0: no bound by count */
-  long lock_wait_s;         /* innodb_lock_wait_timeout */
+  int64_t audit_retention_ms;
+  int64_t audit_max_rows; /* 0: no bound by count */
+  long lock_wait_s;       /* innodb_lock_wait_timeout */
   /* Read and write timeouts of every connection (0: none; the default
    * with several hosts, so a member that hangs is left: docs/galera.md). */
   unsigned io_timeout_s;
@@ -113,6 +115,16 @@ struct chime__mysql_store {
   _Atomic int64_t swept_mono_ms;
   atomic_bool history_backlog;
   int64_t checkin_next_due; /* the last check-in's earliest WAITING fire */
+  /* This node's drain request as the last check-in read it (drain.c):
+   * CHIME_NODE_ACTIVE (none), DRAINING or DRAINED, and whether its
+   * timeout has passed (by the database's clock). */
+  int checkin_drain_state;
+  bool checkin_drain_overdue;
+  /* The fires this node holds EXECUTING (held.c), reported with each
+   * check-in; under held_mu. */
+  pthread_mutex_t held_mu;
+  int64_t *held;
+  size_t nheld, held_cap;
   /* The database clock - this node's monotonic clock (+ skew), and the
    * monotonic time of that measurement (tx.c: the store's clock). */
   _Atomic int64_t offset_ms;

@@ -78,6 +78,8 @@ static int store_defaults(void) {
   put("lock_wait_timeout_s", st->lock_wait_s);
   put("io_timeout_s_one_host", st->io_timeout_s);
   put("history_max_rows", st->history_max_rows);
+  put("audit_retention_ms", st->audit_retention_ms);
+  put("audit_max_rows", st->audit_max_rows);
   chime_scheduler_free(s);
   /* The prefix and port when the URL names none. */
   chime__mysql_url *u = NULL;

@@ -386,6 +386,35 @@ static void test_bounded_migration_010_reruns(void) {
   mysql_close(db);
 }
 
+/* Issue 35: audit rows past audit_retention_ms go, then all but the
+ * newest audit_max_rows. */
+static void test_bounded_audit(void) {
+  MYSQL *db = chime_test_mysql_open();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  chime_store *st = open_store("prefix=mbd_d_&auto_create=1&clear=1&"
+                               "audit_retention_ms=86400000&"
+                               "audit_max_rows=100");
+  long long now = db_now(db);
+  const char *row = "INSERT INTO mbd_d_audit (sched_name, at_ms, who, origin, "
+                    "action, target) SELECT 'mbd', %lld, 'u@h', 'chimectl', "
+                    "'%s', 'all' FROM seq_1_to_%d";
+  char q[512];
+  snprintf(q, sizeof q, row, now - 2 * 86400000LL, "old", 30);
+  sql(db, q);
+  snprintf(q, sizeof q, row, now - 1000LL, "new", 150);
+  sql(db, q);
+  CU_ASSERT(steps_until_done(st, true, 10) <= 10);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mbd_d_audit WHERE "
+                                "action = 'old'"),
+                  0LL);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mbd_d_audit"), 100LL);
+  /* The newest were kept. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT MIN(id) FROM mbd_d_audit"),
+                  query_int(db, "SELECT MAX(id) - 99 FROM mbd_d_audit"));
+  st->ops->free(st);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"migration 010 completes when run again",
      test_bounded_migration_010_reruns},
@@ -396,6 +425,7 @@ static CU_TestInfo tests[] = {
      test_bounded_history_trimmed_while_firing},
     {"the sweep deletes what ended in the other tables",
      test_bounded_sweep_other_tables},
+    {"audit rows are bounded by age and count (issue 35)", test_bounded_audit},
     CU_TEST_INFO_NULL,
 };
 
