@@ -174,3 +174,11 @@ void chime__zones_cursor_free(chime_zones_cursor *c) {
   free(c->after_name);
   free(c);
 }
+
+void chime__limit_stats_free(chime_limit_stat *stats, size_t count) {
+  for (size_t i = 0; stats && i < count; i++) {
+    free(stats[i].job_type);
+    free(stats[i].partition);
+  }
+  free(stats);
+}

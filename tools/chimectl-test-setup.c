@@ -332,9 +332,9 @@ int main(int argc, char **argv) {
               p, p);
   } else if (strcmp(argv[1], "drop") == 0) {
     static const char *const tables[] = {
-        "fired",         "triggers",      "jobs",       "calendars",
-        "paused_groups", "nodes",         "history",    "schema_version",
-        "leases",        "node_sessions", "checkpoints"};
+        "fired",         "triggers",      "jobs",        "calendars",
+        "paused_groups", "nodes",         "history",     "schema_version",
+        "leases",        "node_sessions", "checkpoints", "limits"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

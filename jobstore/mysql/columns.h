@@ -68,7 +68,8 @@
   NEXT(SHARD_PARAM, shard_param)                                               \
   NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
   NEXT(JOB_TAGS, job_tags)                                                     \
-  NEXT(JOB_TYPE, job_type)
+  NEXT(JOB_TYPE, job_type)                                                     \
+  NEXT(PARTITION_KEY, partition_key)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
 #define CHIME__MYSQL_JOB_COLUMNS(FIRST, NEXT)                                  \
@@ -131,7 +132,7 @@
 #define CHIME__MYSQL_COL_FIRST_Q_(id, name) "?"
 #define CHIME__MYSQL_COL_NEXT_Q_(id, name) ",?"
 
-/* Positions in a trigger row: CHIME__TRIG_COL_GROUP ... _JOB_TYPE. */
+/* Positions in a trigger row: CHIME__TRIG_COL_GROUP ... _PARTITION_KEY. */
 enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
