@@ -39,21 +39,13 @@ int chime_scheduler_set_limit(chime_scheduler *s, const char *job_type,
   int r = enter_type(s, fn, job_type);
   if (r < 0)
     return r;
-  if (max_running < 0 || max_per_partition < 0 || rate_count < 0 ||
-      rate_period_ms < 0)
-    return chime__fail(s, CHIME_EINVAL, "%s: a negative figure", fn);
-  if ((rate_count > 0) != (rate_period_ms > 0))
-    return chime__fail(s, CHIME_EINVAL,
-                       "%s: a rate needs both a count and a period", fn);
-  if (max_running == 0 && max_per_partition == 0 && rate_count == 0)
-    return chime__fail(s, CHIME_EINVAL,
-                       "%s: no figure set (chime_scheduler_clear_limit "
-                       "removes a limit)",
-                       fn);
   chime_limit_def def = {.max_running = max_running,
                          .max_per_partition = max_per_partition,
                          .rate_count = rate_count,
                          .rate_period_ms = rate_period_ms};
+  char err[128];
+  if ((r = chime__limit_def_check(&def, err, sizeof err)) < 0)
+    return chime__fail(s, r, "%s: %s", fn, err);
   return finish(s, fn, s->store->ops->limit_set(s->store, job_type, &def));
 }
 

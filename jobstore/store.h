@@ -246,6 +246,13 @@ static inline bool chime__limit_rate_take(const chime_limit_def *d,
   return true;
 }
 
+/* chime__limit_def_check: whether d is a limit to set: no negative
+ * figure, a rate with both its count and period, and some figure set
+ * (clearing is another call).  Returns: 0; CHIME_EINVAL, with a message in
+ * errbuf.  Thread: any. */
+int chime__limit_def_check(const chime_limit_def *d, char *errbuf,
+                           size_t errbuf_len);
+
 /* How long a loop whose claim passed fires over for their concurrency
  * limit waits before it looks again (a run on another node may end at any
  * time and no node hears of it). */
