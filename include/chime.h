@@ -2980,14 +2980,17 @@ CHIME_EXTERN int chime_outcome_from_string(const char *text,
      "Other nodes this node declared dead and recovered.")                     \
   XX(LOCK_WAITS, 11, "chime_store_lock_waits_total",                           \
      "Store statements that waited out the lock wait timeout for a row "       \
-     "another session held (each logged at WARN with the row).")
+     "another session held (each logged at WARN with the row).")               \
+  XX(LIMIT_WAITS, 12, "chime_limit_waits_total",                               \
+     "Claims that passed fires over for their job type's limit (they "         \
+     "wait, docs/queue.md).")
 
 typedef enum chime_metric {
 #define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
   CHIME_METRIC_MAP(CHIME_XX_METRIC)
 #undef CHIME_XX_METRIC
 } chime_metric;
-#define CHIME_METRIC_COUNT 12
+#define CHIME_METRIC_COUNT 13
 
 /*
  * CHIME_METRIC_LOCK_WAITS (chime_store_lock_waits_total): how many times a

@@ -11,6 +11,7 @@
  */
 #include "jobstore/memory/memory.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,7 +103,7 @@ static void count_one(void *value, void *arg) {
 
 int chime__mem_limits_count(mem_store *s) {
   MEM_ASSERT_LOCKED(s);
-  s->limit_wait_ms = -1;
+  atomic_store(&s->limit_wait_ms, -1);
   if (s->limits.count == 0)
     return 0;
   count_walk w = {.s = s};
@@ -112,8 +113,9 @@ int chime__mem_limits_count(mem_store *s) {
 }
 
 static void wait_at_most(mem_store *s, int64_t ms) {
-  if (s->limit_wait_ms < 0 || ms < s->limit_wait_ms)
-    s->limit_wait_ms = ms;
+  int64_t w = atomic_load(&s->limit_wait_ms);
+  if (w < 0 || ms < w)
+    atomic_store(&s->limit_wait_ms, ms);
 }
 
 bool chime__mem_limit_admit(mem_store *s, const mem_trigger *mt,
@@ -184,11 +186,7 @@ int chime__mem_limit_get(chime_store *store, const char *job_type,
 }
 
 int64_t chime__mem_limit_wait_ms(chime_store *store) {
-  mem_store *s = (mem_store *)store;
-  chime__mem_lock(s);
-  int64_t w = s->limit_wait_ms;
-  chime__mem_unlock(s);
-  return w;
+  return atomic_load(&((mem_store *)store)->limit_wait_ms);
 }
 
 /* ----------------------------------------------------------- limit_stats */
