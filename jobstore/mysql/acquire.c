@@ -526,7 +526,6 @@ static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
   int r = 0;
   chime__mysql_store *s = chime__mysql_store_of(store);
   op->limits.wait_ms = -1;
-  op->limits.now_ms = op->now;
   if (op->max > 0 && (!op->types || op->types->count > 0))
     r = chime__mysql_tx_run_hot(s, acquire_fn, acq_reset, op);
   atomic_store(&s->limit_wait, r == 0 ? op->limits.wait_ms : -1);

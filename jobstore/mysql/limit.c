@@ -16,9 +16,10 @@
  * then job rows (FORBID), then limit rows, each with SKIP LOCKED, so it
  * never waits for another node's claim and no cycle can form; setting a
  * limit locks only its limit row.  The rate's state (tat_ms) is written
- * in the claim's transaction, under that lock, in the claim's time: the
- * database's clock as the store reads it (tx.c), the clock every due and
- * misfire test of the claim uses, so that every node judges by one.
+ * in the claim's transaction, under that lock, by the database's NOW(3),
+ * read with the row: every node judges a rate by that one clock (each
+ * node's own reading of it is off by a few ms, which a rate of one start
+ * every few tens of ms would feel).
  */
 #include "jobstore/mysql/limit.h"
 
@@ -128,13 +129,14 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
 }
 
 /* Locks the type's limit row (passed over when another session holds it)
- * and reads it into l. */
+ * and reads it into l, with the database's clock. */
 static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_sql(
       &b, "SELECT max_running, max_per_key, rate_count, rate_period_ms, "
-          "tat_ms FROM {P}limits WHERE sched_name = ");
+          "tat_ms, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) FROM "
+          "{P}limits WHERE sched_name = ");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
   chime__mysql_sqlbuf_text(&b, l->type);
@@ -165,6 +167,7 @@ static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   l->def.rate_count = (int)COL(2);
   l->def.rate_period_ms = COL(3);
   l->tat_ms = COL(4);
+  l->now_ms = COL(5);
 #undef COL
   chime__mysql_rows_free(&rows);
   return l->def.max_running > 0 ? count_running(tx, l->type, NULL, &l->running)
@@ -250,7 +253,7 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
     return 0;
   }
   int64_t wait = 0;
-  if (!chime__limit_rate_take(&l->def, &l->tat_ms, ls->now_ms, &wait)) {
+  if (!chime__limit_rate_take(&l->def, &l->tat_ms, l->now_ms, &wait)) {
     *ret_ok = false;
     l->full = true;
     wait_at_most(ls, wait);
@@ -312,10 +315,8 @@ void chime__mysql_limits_clear(chime__mysql_limits *ls) {
     free(l->type);
   }
   free(ls->v);
-  int64_t now = ls->now_ms;
   memset(ls, 0, sizeof *ls);
   ls->wait_ms = -1;
-  ls->now_ms = now;
 }
 
 /* ------------------------------------------------------- the operations */

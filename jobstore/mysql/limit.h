@@ -26,6 +26,7 @@ typedef struct chime__mysql_limit {
   bool tat_changed;
   chime_limit_def def;
   int64_t tat_ms;  /* the rate's state: its theoretical arrival time */
+  int64_t now_ms;  /* the database's NOW(3) when the row was locked */
   int64_t running; /* with this batch's claims */
   chime__mysql_part *parts;
   size_t nparts;
@@ -36,7 +37,6 @@ typedef struct chime__mysql_limits {
   chime__mysql_limit *v;
   size_t n, cap;
   int64_t wait_ms; /* store.h's limit_wait_ms; -1: nothing passed over */
-  int64_t now_ms;  /* the claim's time (the store's clock) */
 } chime__mysql_limits;
 
 /* Reads which types have a limit when the last reading is a second old
