@@ -67,9 +67,9 @@
   NEXT(SHARD_TOTAL, shard_total)                                               \
   NEXT(SHARD_PARAM, shard_param)                                               \
   NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
+  NEXT(PARTITION_KEY, partition_key)                                           \
   NEXT(JOB_TAGS, job_tags)                                                     \
-  NEXT(JOB_TYPE, job_type)                                                     \
-  NEXT(PARTITION_KEY, partition_key)
+  NEXT(JOB_TYPE, job_type)
 
 /* The columns of a job row (CHIME__Q_JOB_GET). */
 #define CHIME__MYSQL_JOB_COLUMNS(FIRST, NEXT)                                  \
@@ -132,7 +132,7 @@
 #define CHIME__MYSQL_COL_FIRST_Q_(id, name) "?"
 #define CHIME__MYSQL_COL_NEXT_Q_(id, name) ",?"
 
-/* Positions in a trigger row: CHIME__TRIG_COL_GROUP ... _PARTITION_KEY. */
+/* Positions in a trigger row: CHIME__TRIG_COL_GROUP ... _JOB_TYPE. */
 enum {
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__TRIG_COL_ENUM_, CHIME__TRIG_COL_ENUM_)
       CHIME__TRIG_COL_COUNT
