@@ -554,9 +554,17 @@ static void claim(chime_scheduler *s, int64_t now) {
     return;
   }
   chime__metrics_add(&s->metrics, CHIME_METRIC_FIRES_CLAIMED, n);
+  /* Fires passed over for a limit (docs/queue.md, "Limits"). */
+  int64_t wait = st->ops->limit_wait_ms ? st->ops->limit_wait_ms(st) : -1;
+  if (wait >= 0)
+    chime__metrics_add(&s->metrics, CHIME_METRIC_LIMIT_WAITS, 1);
   if (n == 0) {
     free(fires);
     int64_t delay = replace_delay(s, now, idle_delay(s, now, &types));
+    /* Look again when a passed-over fire may have room (a run elsewhere
+     * may end any time; a rate's next start). */
+    if (wait >= 0 && (delay < 0 || wait < delay))
+      delay = wait > 0 ? wait : CHIME__BACKOFF_MS;
     chime__log(s, CHIME_LOG_DEBUG, "nothing due at %lld: sleeping %lld ms",
                (long long)now, (long long)delay);
     arm(s, delay);

@@ -1144,6 +1144,29 @@ CHIME_EXTERN int chime_trigger_set_description(chime_trigger *trigger,
                                                const char *text);
 
 /*
+ * chime_trigger_set_partition_key: the partition its runs count under in
+ * their job type's per-partition concurrency limit (a tenant, a customer:
+ * chime_scheduler_set_limit's max_per_partition; docs/queue.md, "Limits");
+ * NULL clears it.  A run without one counts only towards the type's limit.
+ * Returns: 0; CHIME_EINVAL (NULL trigger, key empty, not valid UTF-8 or
+ * with control characters); CHIME_ELIMIT (over CHIME_MAX_NAME_LEN);
+ * CHIME_ENOMEM.
+ * Ownership: key is copied.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN int chime_trigger_set_partition_key(chime_trigger *trigger,
+                                                 const char *key);
+
+/*
+ * chime_trigger_get_partition_key: as set (NULL: none).
+ * Returns: the key; NULL for a NULL trigger or none.
+ * Ownership: borrowed until the key changes or the trigger is freed.
+ * Thread: any, one thread per trigger object.
+ */
+CHIME_EXTERN const char *
+chime_trigger_get_partition_key(const chime_trigger *trigger);
+
+/*
  * chime_trigger_set_data: bytes the trigger's runs see instead of the job's
  * data; len 0 clears them.
  * Returns: 0; CHIME_EINVAL (NULL trigger, NULL data with len > 0);
@@ -2113,6 +2136,52 @@ CHIME_EXTERN int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
                                                  size_t *ret_removed);
 
 /*
+ * chime_scheduler_set_limit: limits the runs of job type job_type across
+ * the cluster (docs/queue.md, "Limits"), kept in the store so that every
+ * node applies the same figures: at most max_running runs at a time (0:
+ * no limit), at most max_per_partition of them with the same partition key
+ * (chime_trigger_set_partition_key; 0: no limit), and at most rate_count
+ * starts per rate_period_ms, smoothed (one start every
+ * rate_period_ms / rate_count, a burst of one more; 0 and 0: no rate
+ * limit).  A fire over a limit is not claimed: it waits, oldest first, and
+ * is late, never misfired.  Setting replaces the type's earlier limit;
+ * every node applies a change within a second.
+ * Returns: 0; CHIME_EINVAL (NULL scheduler, bad job type, a negative
+ * figure, only one of rate_count and rate_period_ms, all figures 0);
+ * CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: job_type is copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int
+chime_scheduler_set_limit(chime_scheduler *scheduler, const char *job_type,
+                          int max_running, int max_per_partition,
+                          int rate_count, int64_t rate_period_ms);
+
+/*
+ * chime_scheduler_get_limit: the limit of job_type as set; each ret_ may
+ * be NULL.
+ * Returns: 0; CHIME_ENOTFOUND (the type has none); CHIME_EINVAL;
+ * CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int
+chime_scheduler_get_limit(chime_scheduler *scheduler, const char *job_type,
+                          int *ret_max_running, int *ret_max_per_partition,
+                          int *ret_rate_count, int64_t *ret_rate_period_ms);
+
+/*
+ * chime_scheduler_clear_limit: removes the limit of job_type; its waiting
+ * fires are claimed as any other.
+ * Returns: 0; CHIME_ENOTFOUND (the type had none); CHIME_EINVAL;
+ * CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_clear_limit(chime_scheduler *scheduler,
+                                             const char *job_type);
+
+/*
  * chime_scheduler_get_trigger: a copy of the stored trigger with its state
  * (next and previous fire, times triggered, status).
  * Returns: 0; CHIME_ENOTFOUND; CHIME_EINVAL (NULL ret_trigger);
@@ -2980,14 +3049,17 @@ CHIME_EXTERN int chime_outcome_from_string(const char *text,
      "Other nodes this node declared dead and recovered.")                     \
   XX(LOCK_WAITS, 11, "chime_store_lock_waits_total",                           \
      "Store statements that waited out the lock wait timeout for a row "       \
-     "another session held (each logged at WARN with the row).")
+     "another session held (each logged at WARN with the row).")               \
+  XX(LIMIT_WAITS, 12, "chime_limit_waits_total",                               \
+     "Claims that passed fires over for their job type's limit (they "         \
+     "wait, docs/queue.md).")
 
 typedef enum chime_metric {
 #define CHIME_XX_METRIC(name, value, prom, help) CHIME_METRIC_##name = value,
   CHIME_METRIC_MAP(CHIME_XX_METRIC)
 #undef CHIME_XX_METRIC
 } chime_metric;
-#define CHIME_METRIC_COUNT 12
+#define CHIME_METRIC_COUNT 13
 
 /*
  * CHIME_METRIC_LOCK_WAITS (chime_store_lock_waits_total): how many times a

@@ -174,3 +174,29 @@ void chime__zones_cursor_free(chime_zones_cursor *c) {
   free(c->after_name);
   free(c);
 }
+
+void chime__limit_stats_free(chime_limit_stat *stats, size_t count) {
+  for (size_t i = 0; stats && i < count; i++) {
+    free(stats[i].job_type);
+    free(stats[i].partition);
+  }
+  free(stats);
+}
+
+int chime__limit_def_check(const chime_limit_def *d, char *errbuf,
+                           size_t errbuf_len) {
+  const char *bad = NULL;
+  if (d->max_running < 0 || d->max_per_partition < 0 || d->rate_count < 0 ||
+      d->rate_period_ms < 0)
+    bad = "a negative figure";
+  else if ((d->rate_count > 0) != (d->rate_period_ms > 0))
+    bad = "a rate needs both a count and a period";
+  else if (d->max_running == 0 && d->max_per_partition == 0 &&
+           d->rate_count == 0)
+    bad = "no figure set (clearing a limit removes it)";
+  if (!bad)
+    return 0;
+  if (errbuf && errbuf_len > 0)
+    snprintf(errbuf, errbuf_len, "%s", bad);
+  return CHIME_EINVAL;
+}

@@ -213,6 +213,62 @@ typedef struct chime_lease_info {
   int64_t expires_ms;
 } chime_lease_info;
 
+/* A job type's limit (chime_scheduler_set_limit; docs/queue.md,
+ * "Limits"): each figure 0 for none. */
+typedef struct chime_limit_def {
+  int max_running;       /* runs of the type at a time */
+  int max_per_partition; /* of them with one partition key */
+  int rate_count;        /* starts per rate_period_ms, smoothed */
+  int64_t rate_period_ms;
+} chime_limit_def;
+
+/* The rate rule of both stores (the generic cell rate algorithm): a
+ * start is due every emission interval, and one more may come early (a
+ * burst of two), so that a claim that came late catches up once.  Given
+ * the type's theoretical arrival time *tat (0: none yet) and now, whether
+ * a start is allowed now (then *tat moves on) or, when not, *ret_wait_ms
+ * how long until it is.  Thread: any. */
+static inline int64_t chime__limit_interval_ms(const chime_limit_def *d) {
+  int64_t t = d->rate_period_ms / d->rate_count;
+  return t > 0 ? t : 1;
+}
+static inline bool chime__limit_rate_take(const chime_limit_def *d,
+                                          int64_t *tat, int64_t now,
+                                          int64_t *ret_wait_ms) {
+  if (d->rate_count <= 0)
+    return true;
+  int64_t t = chime__limit_interval_ms(d);
+  if (*tat - t > now) {
+    *ret_wait_ms = *tat - t - now;
+    return false;
+  }
+  *tat = (*tat > now ? *tat : now) + t;
+  return true;
+}
+
+/* chime__limit_def_check: whether d is a limit to set: no negative
+ * figure, a rate with both its count and period, and some figure set
+ * (clearing is another call).  Returns: 0; CHIME_EINVAL, with a message in
+ * errbuf.  Thread: any. */
+int chime__limit_def_check(const chime_limit_def *d, char *errbuf,
+                           size_t errbuf_len);
+
+/* How long a loop whose claim passed fires over for their concurrency
+ * limit waits before it looks again (a run on another node may end at any
+ * time and no node hears of it). */
+#define CHIME__LIMIT_POLL_MS 50
+
+/* One row of limit_stats: a limited type (partition NULL) or one
+ * partition of it, with its figures and what waits and runs. */
+typedef struct chime_limit_stat {
+  char *job_type;
+  char *partition; /* NULL: the type as a whole */
+  chime_limit_def def;
+  int64_t waiting; /* due, unclaimed */
+  int64_t running; /* claimed or executing */
+} chime_limit_stat;
+void chime__limit_stats_free(chime_limit_stat *stats, size_t count);
+
 struct chime_store_ops {
   const char *name; /* "memory", "mysql" */
   void (*free)(chime_store *store);
@@ -487,6 +543,25 @@ struct chime_store_ops {
                         const void *data, size_t len);
   int (*checkpoint_get)(chime_store *store, const chime_fire *fire,
                         void **ret_data, size_t *ret_len);
+
+  /* Limits (docs/queue.md, "Limits").  limit_set: def NULL clears
+   * (CHIME_ENOTFOUND when there was none); limit_get: CHIME_ENOTFOUND.
+   * acquire and acquire_due respect them: a fire of a limited type over
+   * its limit is passed over and stays WAITING, and the misfire scan
+   * passes limited types over (a limited fire is late, not misfired).
+   * limit_wait_ms: after an acquire, how long until a fire it passed over
+   * for a limit may be claimed (CHIME__LIMIT_POLL_MS for a concurrency
+   * limit, the time of the next start for a rate limit), or -1: none was.
+   * limit_stats: every limited type and each of its partitions that has
+   * fires waiting (due by now_ms) or running, sorted (a type's own row
+   * first, its partitions after it). */
+  int (*limit_set)(chime_store *store, const char *job_type,
+                   const chime_limit_def *def);
+  int (*limit_get)(chime_store *store, const char *job_type,
+                   chime_limit_def *ret);
+  int64_t (*limit_wait_ms)(chime_store *store);
+  int (*limit_stats)(chime_store *store, int64_t now_ms,
+                     chime_limit_stat **ret_stats, size_t *ret_count);
 };
 
 /* chime__fire_run_id: the key of a fire's checkpoint: the first fire of

@@ -99,6 +99,9 @@ struct chime_trigger {
   int32_t shard_total;
   char *shard_param;
   int64_t origin_fire_id;
+  /* chime_trigger_set_partition_key: the key its job type's per-partition
+   * limit counts its runs under (docs/queue.md, "Limits"), or NULL. */
+  char *partition_key;
 };
 
 /*

@@ -250,6 +250,7 @@ void chime_trigger_free(chime_trigger *t) {
   free(t->zone_name);
   free(t->cron_text);
   free(t->shard_param);
+  free(t->partition_key);
   chime_cron_free(t->cron);
   chime_rrule_free(t->rrule);
   free(t);
@@ -289,6 +290,7 @@ chime_trigger *chime__trigger_copy(const chime_trigger *t) {
   c->calendar_name = chime__dup_text(t->calendar_name, &ok);
   c->data = chime__dup_bytes(t->data, t->data_len, &ok);
   c->shard_param = chime__dup_text(t->shard_param, &ok);
+  c->partition_key = chime__dup_text(t->partition_key, &ok);
   c->zone_name = chime__dup_text(t->zone_name, &ok);
   c->cron_text = chime__dup_text(t->cron_text, &ok);
   c->cron = cron_copy(t->cron, &ok);
@@ -483,6 +485,23 @@ const char *chime_trigger_get_job_name(const chime_trigger *t) {
 const char *chime_trigger_get_calendar(const chime_trigger *t) {
   return t ? t->calendar_name : NULL;
 }
+int chime_trigger_set_partition_key(chime_trigger *t, const char *key) {
+  if (!t)
+    return CHIME_EINVAL;
+  if (!key) {
+    free(t->partition_key);
+    t->partition_key = NULL;
+    return 0;
+  }
+  int r = chime__name_check(key, "partition key", NULL, 0);
+  return r < 0 ? r
+               : chime__set_text(&t->partition_key, key, CHIME_MAX_NAME_LEN);
+}
+
+const char *chime_trigger_get_partition_key(const chime_trigger *t) {
+  return t ? t->partition_key : NULL;
+}
+
 const char *chime_trigger_get_description(const chime_trigger *t) {
   return t ? t->description : NULL;
 }

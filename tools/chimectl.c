@@ -74,6 +74,14 @@ static void usage(FILE *out) {
       "  undrain NODE                  let a drained node claim again\n"
       "  repair [--apply]              find stuck states (dry run); --apply "
       "fixes them\n"
+      "  limit set TYPE [--max N] [--per-partition M] [--rate R/PERIOD]\n"
+      "                                limit a job type's runs across the "
+      "cluster\n"
+      "  limit clear TYPE              remove a job type's limit\n"
+      "  limit show                    limited types and partitions: "
+      "limits, waiting,\n"
+      "                                running\n"
+      "  limits                        the same as limit show\n"
       "  zones [reload [ZONE...]]      the zones triggers use, with their "
       "offset now;\n"
       "                                reload: recompute their next fires "
@@ -138,7 +146,10 @@ enum {
   O_ACTION,
   O_TIMEOUT,
   O_WAIT,
-  O_APPLY
+  O_APPLY,
+  O_MAX,
+  O_PER_PARTITION,
+  O_RATE
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -196,6 +207,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_drain(c, strcmp(cmd, "drain") == 0);
   if (strcmp(cmd, "repair") == 0)
     return ctl_cmd_repair(c);
+  if (strcmp(cmd, "limit") == 0 || strcmp(cmd, "limits") == 0)
+    return ctl_cmd_limit(c, strcmp(cmd, "limits") == 0);
   fprintf(stderr, "chimectl: unknown command '%s' (see chimectl --help)\n",
           cmd);
   return CTL_USAGE;
@@ -232,6 +245,9 @@ static const struct option common_options[] = {
     {"timeout", required_argument, NULL, O_TIMEOUT},
     {"wait", no_argument, NULL, O_WAIT},
     {"apply", no_argument, NULL, O_APPLY},
+    {"max", required_argument, NULL, O_MAX},
+    {"per-partition", required_argument, NULL, O_PER_PARTITION},
+    {"rate", required_argument, NULL, O_RATE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -349,6 +365,24 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       }
       break;
     }
+    case O_MAX:
+    case O_PER_PARTITION: {
+      char *end;
+      long v = strtol(optarg, &end, 10);
+      if (*end || end == optarg || v < 0 || v > 1000000000) {
+        fprintf(stderr, "chimectl: --%s wants a number 0-1000000000\n",
+                o == O_MAX ? "max" : "per-partition");
+        return CTL_USAGE;
+      }
+      if (o == O_MAX)
+        c->max_running = v;
+      else
+        c->max_per_partition = v;
+      break;
+    }
+    case O_RATE:
+      c->rate = optarg;
+      break;
     case O_LIMIT: {
       char *end;
       c->limit = strtol(optarg, &end, 10);

@@ -7,7 +7,7 @@
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
  * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
- * chimectl_shards.c hold the command
+ * chimectl_shards.c and chimectl_limits.c hold the command
  * groups; chimectl_detail.c reads retry chains and shards for chime-web's
  * pages of one fire.  Everything it knows of the store comes from the store's
  * admin interface (jobstore/mysql/admin.h): the same rules, the same URL
@@ -60,7 +60,10 @@ typedef struct ctl {
   long long pace_ms;   /* backfill --pace MS (0: all at once) */
   bool cancel;         /* backfill --cancel */
   double interval;     /* watch --interval S (0: the default) */
-  int argc;            /* the command's arguments, after the command word */
+  long max_running;    /* limit set --max N */
+  long max_per_partition; /* limit set --per-partition M */
+  const char *rate;       /* limit set --rate R/PERIOD */
+  int argc;               /* the command's arguments, after the command word */
   char **argv;
   const char *who;           /* the audit's who (ctl_who_default) */
   const char *origin;        /* the audit's origin ("chimectl") */
@@ -334,6 +337,10 @@ int ctl_cmd_explain(ctl *c);
 int ctl_cmd_show(ctl *c);
 int ctl_cmd_watch(ctl *c);
 int ctl_cmd_leases(ctl *c);
+/* limit set|clear|show, and `limits` (listing) (chimectl_limits.c). */
+int ctl_cmd_limit(ctl *c, bool listing);
+/* The limited types and their partitions: figures, waiting, running. */
+int ctl_limits_table(ctl *c, ctl_table *t);
 int ctl_cmd_lease(ctl *c);
 int ctl_cmd_zones(ctl *c);
 int ctl_cmd_running(ctl *c);

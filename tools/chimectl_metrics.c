@@ -5,7 +5,8 @@
  * own counters come from chime_scheduler_metrics(); these are what the
  * tables say about the whole cluster: the runs the history holds (within
  * its retention) by job and outcome and their lateness, the triggers and
- * claimed fires by state, and each node's check-in age.  Every series has
+ * claimed fires by state, each node's check-in age, and what waits and
+ * runs under the limits of job types.  Every series has
  * the label scheduler="NAME".  chime-web's /metrics serves the same
  * figures (ctl_metrics_write), so a scrape of either reads one set.
  */
@@ -196,6 +197,49 @@ static int drains(ctl *c, FILE *o) {
   return 0;
 }
 
+/* One gauge of the limits: per limited type (partition "" for the type as
+ * a whole) the figure field picks. */
+static void limit_gauge(FILE *o, const ctl *c, const char *name,
+                        const char *help, const chime__mysql_admin_limit *v,
+                        size_t n, int which) {
+  head(o, name, help, "gauge");
+  for (size_t i = 0; i < n; i++) {
+    int64_t x = which == 0       ? v[i].waiting
+                : which == 1     ? v[i].running
+                : v[i].partition ? v[i].max_per_partition
+                                 : v[i].max_running;
+    if (which == 2 && x == 0)
+      continue; /* no such limit */
+    series(o, c, name);
+    fputs(",type=", o);
+    put_label(o, v[i].job_type);
+    fputs(",partition=", o);
+    put_label(o, v[i].partition ? v[i].partition : "");
+    fprintf(o, "} %" PRId64 "\n", x);
+  }
+}
+
+/* The limits of job types (docs/queue.md, "Limits"): what waits and runs
+ * per limited type and partition, and the limits. */
+static int limits(ctl *c, FILE *o) {
+  chime__mysql_admin_limit *v = NULL;
+  size_t n = 0;
+  int r = chime__mysql_admin_limits(c->admin, &v, &n);
+  if (r < 0)
+    return ctl_fail(r, "limits: %s", chime_strerror(r));
+  limit_gauge(o, c, "chime_cluster_limit_waiting",
+              "Due fires of a limited job type (partition) not claimed.", v, n,
+              0);
+  limit_gauge(o, c, "chime_cluster_limit_running",
+              "Claimed or running fires of a limited job type (partition).", v,
+              n, 1);
+  limit_gauge(o, c, "chime_cluster_limit_max_running",
+              "The concurrency limit of a job type (partition: per key).", v, n,
+              2);
+  chime__mysql_admin_limits_free(v, n);
+  return 0;
+}
+
 int ctl_metrics_write(ctl *c, FILE *o) {
   int r = runs(c, o);
   if (r == 0)
@@ -210,6 +254,8 @@ int ctl_metrics_write(ctl *c, FILE *o) {
     r = nodes(c, o);
   if (r == 0)
     r = drains(c, o);
+  if (r == 0)
+    r = limits(c, o);
   return r;
 }
 

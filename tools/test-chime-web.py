@@ -453,6 +453,16 @@ try:
           driver.find_element(By.ID, "live-nodes").text == "2")
     check("the overview has three charts",
           len(driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 3)
+    # The limits of job types (docs/queue.md): a table on the overview once
+    # one is set.
+    check("no limits section without a limit", "Limits" not in
+          http(WEB_URL, "/")[1])
+    sql("INSERT INTO {P}limits (sched_name, job_type, max_running) VALUES "
+        "('cluster', 'web-limited', 3)")
+    body = http(WEB_URL, "/")[1]
+    check("the overview shows the limits", "<h2>Limits</h2>" in body and
+          "web-limited" in body, body[-400:])
+    sql("DELETE FROM {P}limits WHERE job_type = 'web-limited'")
     page("/triggers", ["load.cron", "* * * * * ?", "UTC", "waiting"])
     page("/jobs", ["load.long", "Running fires"])
     page("/history", ["load.s300", "ok"])

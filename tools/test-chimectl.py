@@ -851,6 +851,28 @@ def main():
     expect("lease bad usage", ["lease", "take", "nightly"], 2)
     expect("leases bad usage", ["leases", "x"], 2)
 
+    # limits (docs/queue.md, "Limits")
+    expect("limits none", ["limits"], 0)
+    expect("limit set", ["limit", "set", "export", "--max", "4", "--per-partition", "1",
+                         "--rate", "50/1s"], 0, has=["set the limit of job type export"])
+    expect("limit set other", ["limit", "set", "other", "--rate", "600/1m"], 0)
+    expect("limit show", ["limit", "show"], 0, has=["export", "50/1000ms", "600/60000ms"])
+    rc, ls = js(["limits"])
+    by = {l["type"]: l for l in ls} if rc == 0 else {}
+    check("limits json", rc == 0 and by["export"]["max"] == 4 and by["export"]["per_key"] == 1
+          and by["export"]["waiting"] == 0 and by["export"]["running"] == 0
+          and by["export"]["partition"] is None and by["other"]["max"] is None
+          and by["other"]["rate"] == "600/60000ms", ls)
+    expect("limit set nothing", ["limit", "set", "x"], 2, err_has=["no figure set"])
+    expect("limit set bad rate", ["limit", "set", "x", "--rate", "5/2q"], 2, err_has=["--rate"])
+    expect("limit set bad max", ["limit", "set", "x", "--max", "-1"], 2, err_has=["--max"])
+    expect("limit clear", ["limit", "clear", "other"], 0, has=["cleared"])
+    expect("limit clear again", ["limit", "clear", "other"], 3, err_has=["has no limit"])
+    expect("limit bad usage", ["limit", "take", "x"], 2)
+    rc, ls = js(["limits"])
+    check("limit cleared", rc == 0 and [l["type"] for l in ls] == ["export"], ls)
+    run(["limit", "clear", "export"])
+
     watch_checks()
     edit_checks()
     audit_checks()

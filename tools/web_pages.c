@@ -259,6 +259,22 @@ static void activity(web_page *p, FILE *out, int64_t now) {
   fputs("</div>", out);
 }
 
+/* The limits of job types (docs/queue.md, "Limits"), when some are set:
+ * per type and partition the limits, what waits and what runs. */
+static void limits_section(web_page *p, FILE *o) {
+  ctl_table t;
+  if (ctl_limits_table(p->c, &t)) {
+    fputs("<h2>Limits</h2>", o);
+    failed(o, "limits");
+    return;
+  }
+  if (t.nrows > 0) {
+    fputs("<h2>Limits</h2>", o);
+    web_table_html(o, &t, 7);
+  }
+  ctl_table_free(&t);
+}
+
 int web_page_overview(web_page *p, web_reply *r) {
   FILE *o = page_open(p, r, "Overview");
   if (!o)
@@ -286,6 +302,7 @@ int web_page_overview(web_page *p, web_reply *r) {
   fputs("<h2>Nodes</h2>", o);
   web_nodes_html(p, o, &nodes);
   ctl_table_free(&nodes);
+  limits_section(p, o);
   return page_close(p, r);
 }
 

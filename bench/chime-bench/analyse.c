@@ -46,6 +46,7 @@ typedef struct row {
 } row;
 
 typedef struct tally {
+  int64_t most_running; /* --limit: the most runs at once; -1: not asked */
   int64_t got, started_in_window, dups, dups_outside, interrupted, lost,
       rec_dups;
   int64_t recovery_first_ms; /* INT64_MAX: none */
@@ -254,6 +255,8 @@ static void print_summary(const bench_run *run, const tally *t) {
     printf("\tdb_cpu_pct=NA");
   printf("\tcommits_per_s=%.1f\tfsyncs_per_s=%.1f\tnode_rss_max_kib=%" PRId64,
          run->commits_per_s, run->fsyncs_per_s, run->node_rss_max_kib);
+  if (t->most_running >= 0)
+    printf("\tlimit=%d\tmost_running=%" PRId64, o->limit, t->most_running);
   if (run->killed_node) {
     if (t->recovery_first_ms != INT64_MAX)
       printf("\trecovery_ms=%" PRId64, t->recovery_first_ms);
@@ -287,7 +290,8 @@ int bench_analyse(MYSQL *db, const bench_run *run) {
   long first = 0;
   while (first < n && rows[first].trigger < 0)
     first++;
-  tally t = {.recovery_first_ms = INT64_MAX,
+  tally t = {.most_running = -1,
+             .recovery_first_ms = INT64_MAX,
              .late = malloc(((size_t)n + 1) * sizeof(int64_t))};
   if (!t.late) {
     free(rows);
@@ -303,6 +307,11 @@ int bench_analyse(MYSQL *db, const bench_run *run) {
     i = j;
   }
   qsort(t.late, t.nlate, sizeof *t.late, by_value);
+  if (run->o->limit > 0 && (t.most_running = bench_most_running(db)) < 0) {
+    free(t.late);
+    free(rows);
+    return 1;
+  }
   fprintf(stderr, "chime-bench: %ld rows in bench_results\n", n);
   print_summary(run, &t);
   if (t.dups_outside > 0)
@@ -310,8 +319,14 @@ int bench_analyse(MYSQL *db, const bench_run *run) {
             "chime-bench: %" PRId64 " duplicate run(s) of fires "
             "outside the window\n",
             t.dups_outside);
-  int status =
-      t.dups > 0 || t.dups_outside > 0 || t.lost > 0 || t.rec_dups > 0 ? 2 : 0;
+  int status = t.dups > 0 || t.dups_outside > 0 || t.lost > 0 ||
+                       t.rec_dups > 0 || t.most_running > run->o->limit
+                   ? 2
+                   : 0;
+  if (t.most_running > run->o->limit)
+    fprintf(stderr,
+            "chime-bench: %" PRId64 " runs at once, over the limit %d\n",
+            t.most_running, run->o->limit);
   free(t.late);
   free(rows);
   return status;

@@ -64,6 +64,7 @@ typedef struct bench_opts {
   int sample_s;         /* seconds between two samples */
   int64_t max_p99_ms;   /* the bound on a sample's p99 lateness */
   bool nodes_given;     /* --nodes on the command line */
+  int limit;            /* --limit N: the job type's limit (0: none) */
   /* The hidden node mode. */
   const char *node_id;  /* NULL: the parent */
   bool node_idle;       /* the node of the idle mode: chime's defaults */
@@ -221,8 +222,13 @@ typedef struct bench_run {
 } bench_run;
 
 /* Reads bench_results, prints the summary line to stdout.  Returns the
- * exit status: 0, 1 (could not read), 2 (duplicates or lost fires). */
+ * exit status: 0, 1 (could not read), 2 (duplicates or lost fires, or
+ * with --limit more runs at once than the limit). */
 int bench_analyse(MYSQL *db, const bench_run *run);
+/* --limit: the most runs at once in any millisecond, from the runs'
+ * recorded starts and ends (a run [start, end) holds its slot).  Returns
+ * it, or -1 (could not read: printed). */
+int64_t bench_most_running(MYSQL *db);
 
 /* ------------------------------------------------------------ runs */
 

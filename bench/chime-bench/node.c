@@ -48,6 +48,7 @@
 typedef struct row {
   char trigger[2 * CHIME_MAX_NAME_LEN + 1]; /* escaped */
   int64_t scheduled_ms, actual_ms, fire_id;
+  int64_t run_start_ms, run_end_ms; /* --limit: the run, real time */
   int recovering;
   bool written;        /* the writer is done with it */
   int result;          /* 0, or -1 when it was lost */
@@ -58,6 +59,7 @@ typedef struct row {
 typedef struct node {
   const char *id;
   int64_t work_ms;
+  bool limit; /* --limit: a run records its start and end when it ends */
   chime__mysql_url *url;
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
@@ -78,14 +80,16 @@ static int write_rows(node *n, row **rows, size_t count, char *err,
   size_t len = (size_t)snprintf(sql, cap,
                                 "INSERT INTO bench_results (trigger_name, "
                                 "scheduled_ms, actual_ms, node, fire_id, "
-                                "recovering) VALUES ");
+                                "recovering, run_start_ms, run_end_ms) "
+                                "VALUES ");
   for (size_t i = 0; i < count; i++) {
     const row *w = rows[i];
     len += (size_t)snprintf(sql + len, cap - len,
                             "%s('%s', %" PRId64 ", %" PRId64 ", '%s', %" PRId64
-                            ", %d)",
+                            ", %d, %" PRId64 ", %" PRId64 ")",
                             i ? "," : "", w->trigger, w->scheduled_ms,
-                            w->actual_ms, n->id, w->fire_id, w->recovering);
+                            w->actual_ms, n->id, w->fire_id, w->recovering,
+                            w->run_start_ms, w->run_end_ms);
   }
   int result = -1;
   for (int attempt = 1; attempt <= RECORD_ATTEMPTS && result < 0; attempt++) {
@@ -141,12 +145,15 @@ static void write_some(node *n) {
     pthread_cond_signal(&n->head->wake);
 }
 
-/* Records the run; returns once its row is committed (or lost). */
-static int record(node *n, chime_ctx *ctx) {
+/* Records the run (with --limit its start and end, real time); returns
+ * once its row is committed (or lost). */
+static int record(node *n, chime_ctx *ctx, int64_t start_ms, int64_t end_ms) {
   const char *trigger = chime_ctx_get_trigger_name(ctx);
   row w = {.scheduled_ms = chime_ctx_get_scheduled_ms(ctx),
            .actual_ms = chime_ctx_get_fire_ms(ctx),
            .fire_id = chime_ctx_get_fire_id(ctx),
+           .run_start_ms = start_ms,
+           .run_end_ms = end_ms,
            .recovering = chime_ctx_is_recovering(ctx) ? 1 : 0};
   /* Trigger names are the bench's own t<i> or recover-<id>: nothing to
    * escape, but escape anyway without needing a connection. */
@@ -185,8 +192,15 @@ static void node_log(void *user_data, chime_log_level level,
 
 static void bench_job(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
-  record(n, ctx);
+  if (!n->limit) {
+    record(n, ctx, 0, 0);
+    bench_sleep_ms(n->work_ms);
+    return;
+  }
+  /* Recorded inside the run, so [start, end] lies within its claim. */
+  int64_t start = bench_real_ms();
   bench_sleep_ms(n->work_ms);
+  record(n, ctx, start, bench_real_ms());
 }
 
 /*
@@ -273,7 +287,7 @@ int bench_node_main(const bench_opts *o) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
-  node n = {.id = o->node_id, .work_ms = o->work_ms};
+  node n = {.id = o->node_id, .work_ms = o->work_ms, .limit = o->limit > 0};
   char err[256];
   if (chime__mysql_url_parse(o->url, &n.url, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", n.id, err);

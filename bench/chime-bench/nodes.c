@@ -103,7 +103,7 @@ static void show_log(const bench_node *node) {
 /* A node's command line and environment, built before fork() so the child
  * only calls what is safe between fork and exec. */
 typedef struct node_exec {
-  char workers[16], batch[16], work[24];
+  char workers[16], batch[16], work[24], limit[16];
   char *argv[20];
   char **envp;
   char *url_var;
@@ -128,6 +128,11 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
   }
   if (o->idle_s > 0)
     x->argv[a++] = "--node-idle";
+  if (o->limit > 0) {
+    snprintf(x->limit, sizeof x->limit, "%d", o->limit);
+    x->argv[a++] = "--limit";
+    x->argv[a++] = x->limit;
+  }
   if (o->spread)
     x->argv[a++] = "--spread";
   if (node->lat_path[0]) {

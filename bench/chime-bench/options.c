@@ -19,6 +19,7 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst] "
     "[--spread]\n"
+    "                   [--limit N]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
     "       chime-bench --url URL --soak MINUTES [--rate R] [--retention-ms "
@@ -37,6 +38,10 @@ static const char usage_text[] =
     "interval (a steady rate); --burst puts them all on the same instants.\n"
     "--spread, for a URL with several hosts (a Galera cluster), starts node\n"
     "k on the k-th member (the list rotated) instead of all on the first.\n"
+    "--limit N sets a concurrency limit of N on the bench's job type\n"
+    "(docs/queue.md, \"Limits\"): each run records its start and end, and\n"
+    "the line adds the most runs at once in any millisecond (most_running),\n"
+    "which must not exceed N (exit 2).\n"
     "--idle measures the statements per second of one idle node.\n"
     "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
     "named-lease acquire + release pairs for S seconds (default 10).\n"
@@ -112,6 +117,7 @@ enum {
   OPT_KILL_EVERY,
   OPT_SAMPLE,
   OPT_MAX_P99,
+  OPT_LIMIT,
   OPT_LAT_FILE,
   OPT_NODE,
   OPT_NODE_IDLE,
@@ -140,6 +146,7 @@ static const struct option long_opts[] = {
     {"kill-every", required_argument, NULL, OPT_KILL_EVERY},
     {"sample-s", required_argument, NULL, OPT_SAMPLE},
     {"max-p99-ms", required_argument, NULL, OPT_MAX_P99},
+    {"limit", required_argument, NULL, OPT_LIMIT},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
@@ -260,6 +267,11 @@ static int apply(bench_opts *o, int c, const char *arg) {
     if (number(name, arg, 5, 3600, &v) < 0)
       return -1;
     o->sample_s = (int)v;
+    return 0;
+  case OPT_LIMIT:
+    if (number(name, arg, 1, 100000, &v) < 0)
+      return -1;
+    o->limit = (int)v;
     return 0;
   case OPT_MAX_P99:
     if (number(name, arg, 1, 3600000, &v) < 0)

@@ -154,6 +154,9 @@ int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
     r = chime_job_set_requests_recovery(job, true);
   if (r == 0)
     r = chime_scheduler_add_job(s, job, false);
+  /* Before any node starts: a limit applies on every node at once. */
+  if (r == 0 && o->limit > 0)
+    r = chime_scheduler_set_limit(s, BENCH_JOB, o->limit, 0, 0, 0);
   chime_job_free(job);
   if (r < 0) {
     fprintf(stderr, "chime-bench: adding the job: %s (%s)\n",
@@ -188,6 +191,8 @@ int bench_setup_results(MYSQL *db) {
                        " actual_ms BIGINT NOT NULL,"
                        " node VARCHAR(32) NOT NULL,"
                        " fire_id BIGINT NOT NULL,"
-                       " recovering TINYINT NOT NULL"
+                       " recovering TINYINT NOT NULL,"
+                       " run_start_ms BIGINT NOT NULL DEFAULT 0,"
+                       " run_end_ms BIGINT NOT NULL DEFAULT 0"
                        ") ENGINE=InnoDB");
 }

@@ -48,6 +48,8 @@ void chime__mem_fire_record_free(void *fire, void *unused) {
   free(f->job_key);
   chime__fire_free(f->whole);
   free(f->failed_list);
+  free(f->type);
+  free(f->partition);
   free(f);
 }
 
@@ -93,8 +95,12 @@ static chime_fire *claim(mem_store *s, mem_trigger *mt) {
   if (!f || !rec || !(rec->key = malloc(len)) ||
       !(rec->job_key = malloc(job_len)) ||
       !(f->job = chime__job_copy(mt->job->j)) ||
-      !(f->trigger = chime__mem_trigger_out(mt)))
+      !(f->trigger = chime__mem_trigger_out(mt)) ||
+      !(rec->type = strdup(mt->job->j->type)) ||
+      (mt->t->partition_key &&
+       !(rec->partition = strdup(mt->t->partition_key))))
     goto fail;
+  rec->shard = mt->t->shard_parent > 0;
   memcpy(rec->key, key, len);
   rec->key_len = len;
   memcpy(rec->job_key, job_key, job_len);
@@ -122,9 +128,9 @@ fail:
   return NULL;
 }
 
-/* Whether acquire must pass mt over for now. */
-static bool passed_over(const mem_store *s, const mem_trigger *mt,
-                        int64_t now_ms) {
+/* Whether acquire must pass mt over for now; when not, mt took its
+ * limit's room (limits.c). */
+static bool passed_over(mem_store *s, const mem_trigger *mt, int64_t now_ms) {
   MEM_ASSERT_LOCKED(s);
   const mem_job *mj = mt->job;
   if (!chime__tags_cover(s->tags, mj->j->required_tags))
@@ -134,7 +140,8 @@ static bool passed_over(const mem_store *s, const mem_trigger *mt,
       chime__concurrency_exclusive(mj->j->concurrency) &&
       (mj->nclaims > 0 || mj->nexecuting > 0))
     return true;
-  return chime__mem_misfired(s, mt, now_ms);
+  return chime__mem_misfired(s, mt, now_ms) ||
+         !chime__mem_limit_admit(s, mt, now_ms);
 }
 
 int chime__mem_acquire(chime_store *store, int64_t now_ms,
@@ -151,7 +158,7 @@ int chime__mem_acquire(chime_store *store, int64_t now_ms,
   int r = 0;
   chime__mem_lock(s);
   mem_heap **hs = chime__mem_heaps_of(s, types, &nheaps, &ok);
-  if (!ok)
+  if (!ok || chime__mem_limits_count(s) < 0)
     r = CHIME_ENOMEM;
   while (r == 0 && n < max) {
     mem_trigger *mt = chime__mem_first_due(hs, nheaps);

@@ -17,6 +17,7 @@
  *   leases.c     named leases (store.h's lease_*).
  *   interrupt.c  flagging executing fires to be cancelled.
  *   shards.c     sharded fires (split, a shard's end) and checkpoints.
+ *   limits.c     the limits of job types (docs/queue.md, "Limits").
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -151,6 +152,12 @@ struct mem_fire {
   int64_t split_ms;
   int shards_total, shards_left, shards_failed;
   char *failed_list; /* "3,7": the failed indexes, as far as they fit */
+  /* What the limits count it under (limits.c): its job's type, its
+   * trigger's partition key (or NULL), and whether it is a shard (counted
+   * as part of its sharded fire). */
+  char *type;
+  char *partition;
+  bool shard;
 };
 
 /* A binary min-heap of WAITING triggers of one job type. */
@@ -185,7 +192,30 @@ typedef struct mem_store {
   mem_map checkpoints;          /* run id -> mem_checkpoint (shards.c) */
   chime_shards_done_fn on_shards_done;
   void *shards_user_data;
+  mem_map limits;        /* job type -> mem_limit (limits.c) */
+  int64_t limit_wait_ms; /* store.h's limit_wait_ms after the last acquire */
 } mem_store;
+
+/* ------------------------------------------------------------ limits.c */
+
+/* Before an acquire: counts the running fires of each limited type (and
+ * of its partitions) from the fire records, and forgets the last wait. */
+int chime__mem_limits_count(mem_store *s);
+/* Whether acquire may claim mt now (counting it when so): always for an
+ * unlimited type or a shard, else when its type, partition and rate have
+ * room; when not, limit_wait_ms is lowered to when it may. */
+bool chime__mem_limit_admit(mem_store *s, const mem_trigger *mt,
+                            int64_t now_ms);
+/* Whether the job type has a limit. */
+bool chime__mem_limited(const mem_store *s, const char *type);
+void chime__mem_limits_free(mem_store *s);
+int chime__mem_limit_set(chime_store *store, const char *job_type,
+                         const chime_limit_def *def);
+int chime__mem_limit_get(chime_store *store, const char *job_type,
+                         chime_limit_def *ret);
+int64_t chime__mem_limit_wait_ms(chime_store *store);
+int chime__mem_limit_stats(chime_store *store, int64_t now_ms,
+                           chime_limit_stat **ret_stats, size_t *ret_count);
 
 /* ------------------------------------------------------------ shards.c */
 

@@ -78,6 +78,7 @@ static void mem_free(chime_store *store) {
   chime__mem_paused_free(s);
   chime__mem_leases_free(s);
   chime__mem_history_free(s);
+  chime__mem_limits_free(s);
   chime__mem_checkpoints_free(s);
   chime__mem_unlock(s);
   pthread_mutex_destroy(&s->lock);
@@ -178,6 +179,10 @@ static const chime_store_ops memory_ops = {
     .shard_split = chime__mem_shard_split,
     .checkpoint_set = chime__mem_checkpoint_set,
     .checkpoint_get = chime__mem_checkpoint_get,
+    .limit_set = chime__mem_limit_set,
+    .limit_get = chime__mem_limit_get,
+    .limit_wait_ms = chime__mem_limit_wait_ms,
+    .limit_stats = chime__mem_limit_stats,
 };
 
 int chime__memory_store_open(const chime_store_options *options,
@@ -187,6 +192,7 @@ int chime__memory_store_open(const chime_store_options *options,
   mem_store *s = calloc(1, sizeof *s);
   if (!s)
     return CHIME_ENOMEM;
+  s->limit_wait_ms = -1;
   if (pthread_mutex_init(&s->lock, NULL) != 0) {
     free(s);
     return CHIME_ENOMEM;

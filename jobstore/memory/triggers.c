@@ -115,6 +115,9 @@ chime_trigger *chime__mem_trigger_out(const mem_trigger *mt) {
 
 bool chime__mem_misfired(const mem_store *s, const mem_trigger *mt,
                          int64_t now_ms) {
+  /* A limited type's fire waits for room: late, never misfired. */
+  if (chime__mem_limited(s, mt->job->j->type))
+    return false;
   return chime__trigger_is_misfired(&mt->t->schedule, &mt->t->state, now_ms,
                                     s->misfire_threshold_ms);
 }

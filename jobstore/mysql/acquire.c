@@ -15,11 +15,19 @@
  * holds passes the job over this time), and none of its triggers is
  * claimed while it has a fired row (claimed or executing) or a claim in
  * the batch.
+ * A limited job type (limit.c): its limit row is locked after the trigger
+ * and job rows (SKIP LOCKED too), and a fire over the limit is passed
+ * over and stays WAITING; when a whole type was passed over, a second
+ * look fills the batch past that type's fires, so that a long queue of a
+ * limited type never holds up the fires of other types.  A limited
+ * type's fires are selected however late they are: the misfire scan
+ * passes them over (late, not misfired).
  */
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/batch.h"
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/limit.h"
 #include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -61,6 +69,7 @@ typedef struct acq_op {
    * them; a retry of acquire_due finds them fired and hands them out. */
   chime_fire **prev;
   size_t nprev;
+  chime__mysql_limits limits; /* the limited types met by this attempt */
 } acq_op;
 
 /* Locks up to op->max due WAITING triggers of the types, oldest first
@@ -68,6 +77,7 @@ typedef struct acq_op {
  * statement: it changes with the type list, so a prepared one would be
  * prepared anew each time. */
 static int select_due(chime__mysql_tx *tx, const acq_op *op,
+                      const chime__mysql_rows *first, size_t max,
                       chime__mysql_rows *rows) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
@@ -80,12 +90,31 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
   /* Misfired ones wait for the misfire scan, unless they ignore misfires. */
   chime__mysql_sqlbuf_sql(&b, " AND (next_fire_ms > ");
   chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
-  chime__mysql_sqlbuf_sql(&b, " OR misfire = 1)");
+  chime__mysql_sqlbuf_sql(&b, " OR misfire = 1");
+  if (tx->s->nlimited > 0) /* limited: late, never misfired */
+    chime__mysql_sqlbuf_limited(&b, " OR job_type IN");
+  chime__mysql_sqlbuf_sql(&b, ")");
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_sqlbuf_tags(&b, tx->s->tags);
+  if (first) {
+    /* The second look: past the types found full and the first look's
+     * rows (this transaction holds them: they would come again). */
+    chime__mysql_sqlbuf_full(&b, &op->limits);
+    chime__mysql_sqlbuf_sql(&b, " AND (trigger_group, trigger_name) NOT IN (");
+    for (size_t i = 0; i < first->nrows; i++) {
+      chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
+      chime__mysql_sqlbuf_text(
+          &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_GROUP));
+      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_text(
+          &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_NAME));
+      chime__mysql_sqlbuf_sql(&b, ")");
+    }
+    chime__mysql_sqlbuf_sql(&b, ")");
+  }
   chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
                               "trigger_group, trigger_name LIMIT ");
-  chime__mysql_sqlbuf_int(&b, (int64_t)op->max);
+  chime__mysql_sqlbuf_int(&b, (int64_t)max);
   chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   return chime__mysql_sqlbuf_run(&b, rows, NULL);
 }
@@ -119,6 +148,7 @@ static void acq_reset(void *arg) {
     chime_job_free(op->jobs[i].job);
   op->njobs = 0;
   op->nparents = 0;
+  chime__mysql_limits_clear(&op->limits);
 }
 
 /* Returns claim id to WAITING when it is an ACQUIRED fire of this node. */
@@ -308,6 +338,8 @@ static int claim(chime__mysql_tx *tx, acq_op *op, const chime__mysql_rows *rows,
     r = shard_wanted(tx, op, aj->job, t, &wanted);
   else if (r == 0)
     wanted = !aj->skip && !aj->claimed;
+  if (r == 0 && wanted)
+    r = chime__mysql_limit_admit(tx, &op->limits, aj->job, t, &wanted);
   if (r == 0 && !wanted) {
     chime_trigger_free(t);
     return 0;
@@ -421,36 +453,60 @@ static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
   return r;
 }
 
+/* Claims what it can of rows (round: the first or second look). */
+static int claim_rows(chime__mysql_tx *tx, acq_op *op,
+                      const chime__mysql_rows *rows) {
+  assert(rows->nrows == 0 || rows->ncols == CHIME__TRIG_COL_COUNT);
+  /* Room for one entry per row (jobs, parents, fires) of both looks. */
+  size_t need = op->njobs + op->nparents + op->n + rows->nrows;
+  if (need > op->jobs_cap) {
+    acq_job *jobs = realloc(op->jobs, need * sizeof *jobs);
+    if (jobs)
+      op->jobs = jobs;
+    acq_parent *ps = realloc(op->parents, need * sizeof *ps);
+    if (ps)
+      op->parents = ps;
+    chime_fire **out = realloc(op->out, need * sizeof *out);
+    if (out)
+      op->out = out;
+    if (!jobs || !ps || !out)
+      return CHIME_ENOMEM;
+    op->jobs_cap = need;
+  }
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < rows->nrows; i++) {
+    chime_fire *f;
+    r = claim(tx, op, rows, i, &f);
+    if (r == 0 && f)
+      op->out[op->n++] = f;
+  }
+  return r;
+}
+
 static int acquire_fn(chime__mysql_tx *tx, void *arg) {
   acq_op *op = arg;
   bool done = false;
   int r = op->nprev ? settle_prev(tx, op, &done) : 0;
   if (r < 0 || done)
     return r;
-  chime__mysql_rows rows = {0};
-  r = select_due(tx, op, &rows);
+  if ((r = chime__mysql_limits_refresh(tx)) < 0)
+    return r;
+  chime__mysql_rows rows = {0}, more = {0};
+  r = select_due(tx, op, NULL, op->max, &rows);
   assert(r < 0 || rows.nrows <= op->max); /* the LIMIT */
-  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__TRIG_COL_COUNT);
   assert(op->n == 0 && op->njobs == 0);
-  if (r == 0 && rows.nrows > 0) {
-    acq_job *jobs = realloc(op->jobs, rows.nrows * sizeof *jobs);
-    acq_parent *ps = realloc(op->parents, rows.nrows * sizeof *ps);
-    if (jobs)
-      op->jobs = jobs;
-    if (ps)
-      op->parents = ps;
-    if (jobs && ps)
-      op->jobs_cap = rows.nrows;
-    op->out = calloc(rows.nrows, sizeof *op->out);
-    if (!op->out || !jobs || !ps)
-      r = CHIME_ENOMEM;
+  if (r == 0)
+    r = claim_rows(tx, op, &rows);
+  /* A full batch that passed a whole limited type over: one more look,
+   * past it, so that its queue does not hold the other types up. */
+  if (r == 0 && rows.nrows == op->max && op->n < op->max &&
+      chime__mysql_limits_full(&op->limits)) {
+    r = select_due(tx, op, &rows, op->max - op->n, &more);
+    if (r == 0)
+      r = claim_rows(tx, op, &more);
   }
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    chime_fire *f;
-    r = claim(tx, op, &rows, i, &f);
-    if (r == 0 && f)
-      op->out[op->n++] = f;
-  }
+  if (r == 0 && op->n > 0)
+    r = chime__mysql_limits_write(tx, &op->limits);
   if (r == 0 && op->n > 0 && op->fire_now) {
     r = fire_claims(tx, op);
   } else if (r == 0 && op->n > 0) {
@@ -459,6 +515,7 @@ static int acquire_fn(chime__mysql_tx *tx, void *arg) {
       r = mark_claimed(tx, op->out, op->n);
   }
   chime__mysql_rows_free(&rows);
+  chime__mysql_rows_free(&more);
   return r;
 }
 
@@ -467,9 +524,12 @@ static int run_acquire(chime_store *store, acq_op *op, chime_fire ***ret_fires,
   if (!ret_fires || !ret_count)
     return CHIME_EINVAL;
   int r = 0;
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  op->limits.wait_ms = -1;
   if (op->max > 0 && (!op->types || op->types->count > 0))
-    r = chime__mysql_tx_run_hot(chime__mysql_store_of(store), acquire_fn,
-                                acq_reset, op);
+    r = chime__mysql_tx_run_hot(s, acquire_fn, acq_reset, op);
+  atomic_store(&s->limit_wait, r == 0 ? op->limits.wait_ms : -1);
+  chime__mysql_limits_clear(&op->limits);
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   free(op->jobs);

@@ -469,3 +469,61 @@ int chime__mysql_admin_drain(chime__mysql_admin *a, const char *node,
   return a->store->ops->drain_set(a->store, node, drain, timeout_ms, who,
                                   origin);
 }
+
+int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,
+                                 bool clear, int max_running,
+                                 int max_per_partition, int rate_count,
+                                 int64_t rate_period_ms, char *errbuf,
+                                 size_t errbuf_len) {
+  assert(a && job_type);
+  if (clear)
+    return a->store->ops->limit_set(a->store, job_type, NULL);
+  chime_limit_def d = {.max_running = max_running,
+                       .max_per_partition = max_per_partition,
+                       .rate_count = rate_count,
+                       .rate_period_ms = rate_period_ms};
+  int r = chime__limit_def_check(&d, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__name_check(job_type, "job type", errbuf, errbuf_len);
+  return r < 0 ? r : a->store->ops->limit_set(a->store, job_type, &d);
+}
+
+int chime__mysql_admin_limits(chime__mysql_admin *a,
+                              chime__mysql_admin_limit **ret, size_t *ret_n) {
+  assert(a && ret && ret_n);
+  chime_limit_stat *st = NULL;
+  size_t n = 0;
+  int r = a->store->ops->limit_stats(a->store, a->store->ops->now(a->store),
+                                     &st, &n);
+  if (r < 0)
+    return r;
+  chime__mysql_admin_limit *v = n ? calloc(n, sizeof *v) : NULL;
+  if (n && !v) {
+    chime__limit_stats_free(st, n);
+    return CHIME_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    /* The strings move over. */
+    v[i] = (chime__mysql_admin_limit){
+        .job_type = st[i].job_type,
+        .partition = st[i].partition,
+        .max_running = st[i].def.max_running,
+        .max_per_partition = st[i].def.max_per_partition,
+        .rate_count = st[i].def.rate_count,
+        .rate_period_ms = st[i].def.rate_period_ms,
+        .waiting = st[i].waiting,
+        .running = st[i].running};
+  }
+  free(st);
+  *ret = v;
+  *ret_n = n;
+  return 0;
+}
+
+void chime__mysql_admin_limits_free(chime__mysql_admin_limit *v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) {
+    free(v[i].job_type);
+    free(v[i].partition);
+  }
+  free(v);
+}

@@ -226,6 +226,32 @@ int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
 int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
                                       const char *name);
 
+/* One row of chime__mysql_admin_limits: a limited job type (partition
+ * NULL) or one of its partitions with fires, its figures (0: none), what
+ * waits (due, unclaimed) and what runs (docs/queue.md, "Limits"). */
+typedef struct chime__mysql_admin_limit {
+  char *job_type;
+  char *partition;
+  int max_running, max_per_partition, rate_count;
+  int64_t rate_period_ms;
+  int64_t waiting, running;
+} chime__mysql_admin_limit;
+
+/* Sets the limit of job_type (the figures as chime_scheduler_set_limit's),
+ * or clears it when clear.  Returns: 0; CHIME_EINVAL (bad figures, message
+ * in errbuf); CHIME_ENOTFOUND (clear: none); the store's errors. */
+int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,
+                                 bool clear, int max_running,
+                                 int max_per_partition, int rate_count,
+                                 int64_t rate_period_ms, char *errbuf,
+                                 size_t errbuf_len);
+/* Every limited type, each followed by its partitions that have fires, by
+ * the database's clock.  Returns: 0; the store's errors.  Ownership: *ret
+ * is the caller's (chime__mysql_admin_limits_free). */
+int chime__mysql_admin_limits(chime__mysql_admin *a,
+                              chime__mysql_admin_limit **ret, size_t *ret_n);
+void chime__mysql_admin_limits_free(chime__mysql_admin_limit *v, size_t n);
+
 /* Ends lease name now for an operator, whoever holds it and whatever its
  * at_least (the holder's extend and release are refused from then on; the
  * next acquisition's token is greater).  Returns: 0; CHIME_ENOTFOUND (no

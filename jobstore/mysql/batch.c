@@ -45,6 +45,14 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
     chime__mysql_sqlbuf_sql(b, ",");
     chime__mysql_sqlbuf_int(b, flags[k]);
   }
+  /* What a limited type's claim counts (acquire.c, limit.c). */
+  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_text(b, f->job->type);
+  chime__mysql_sqlbuf_sql(b, ",");
+  if (t->partition_key)
+    chime__mysql_sqlbuf_text(b, t->partition_key);
+  else
+    chime__mysql_sqlbuf_sql(b, "NULL");
   chime__mysql_sqlbuf_sql(b, ")");
 }
 
@@ -105,7 +113,8 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
       &b, "INSERT INTO {P}fired (sched_name, trigger_group, "
           "trigger_name, job_group, job_name, scheduled_ms, "
           "acquired_ms, node, state, forbid, requests_recovery, "
-          "recovering, priority, shard_parent) VALUES ");
+          "recovering, priority, shard_parent, job_type, "
+          "partition_key) VALUES ");
   for (size_t i = 0; i < n; i++) {
     if (i)
       chime__mysql_sqlbuf_sql(&b, ",");

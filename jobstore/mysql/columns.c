@@ -120,6 +120,7 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->zone_name = TEXT(ZONE_NAME);
   t->cron_text = TEXT(CRON_TEXT);
   t->shard_param = TEXT(SHARD_PARAM);
+  t->partition_key = TEXT(PARTITION_KEY);
   if (!ok) {
     chime_trigger_free(t);
     return CHIME_ENOMEM;
@@ -277,6 +278,7 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   INT(SHARD_TOTAL, t->shard_total);
   TEXT(SHARD_PARAM, t->shard_param);
   INT(ORIGIN_FIRE_ID, t->origin_fire_id);
+  TEXT(PARTITION_KEY, t->partition_key);
   INT(TIMEOUT_MS, t->timeout_ms);
   INT(STARTING_DEADLINE_MS, t->starting_deadline_ms);
   INT(RETRY_ATTEMPT, t->retry_attempt);

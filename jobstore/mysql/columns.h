@@ -67,6 +67,7 @@
   NEXT(SHARD_TOTAL, shard_total)                                               \
   NEXT(SHARD_PARAM, shard_param)                                               \
   NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
+  NEXT(PARTITION_KEY, partition_key)                                           \
   NEXT(JOB_TAGS, job_tags)                                                     \
   NEXT(JOB_TYPE, job_type)
 

@@ -19,6 +19,7 @@
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 #include "triggers/misfire.h"
+#include "jobstore/mysql/limit.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -164,7 +165,28 @@ static int misfire_fn(chime__mysql_tx *tx, void *arg) {
                           chime__mysql_arg_int(op->now - tx->s->threshold_ms),
                           chime__mysql_arg_int((int64_t)op->max + 1)};
   chime__mysql_rows rows;
-  int r = chime__mysql_query(tx, CHIME__Q_MISFIRED, a, 3, &rows);
+  int r = chime__mysql_limits_refresh(tx);
+  if (r == 0 && tx->s->nlimited == 0) {
+    r = chime__mysql_query(tx, CHIME__Q_MISFIRED, a, 3, &rows);
+  } else if (r == 0) {
+    /* CHIME__Q_MISFIRED past the limited types: their fires wait for
+     * room, late but never misfired (docs/queue.md, "Limits"). */
+    chime__mysql_sqlbuf b;
+    chime__mysql_sqlbuf_init(&b, tx);
+    chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL
+                                " FROM {P}triggers WHERE sched_name = ");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+    chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING' AND misfire <> 1 AND "
+                                "next_fire_ms <= ");
+    chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
+    chime__mysql_sqlbuf_sql(&b, " AND next_fire_ms <> -9223372036854775808");
+    chime__mysql_sqlbuf_limited(&b, " AND job_type NOT IN");
+    chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
+                                "trigger_group, trigger_name LIMIT ");
+    chime__mysql_sqlbuf_int(&b, (int64_t)op->max + 1);
+    chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+    r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  }
   if (r < 0)
     return r;
   assert(op->n == 0 && rows.nrows <= op->max + 1);

@@ -344,7 +344,8 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
 static const char *const schema_tables[] = {
     "schema_version", "jobs",   "triggers", "calendars",
     "paused_groups",  "fired",  "nodes",    "history",
-    "node_sessions",  "leases", "audit",    "node_drains"};
+    "node_sessions",  "leases", "audit",    "node_drains",
+    "limits"};
 
 /* Refuses a schema that lost a table: the version alone does not say so,
  * and the first statement needing it would fail much later (the first
@@ -398,8 +399,8 @@ int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
 
 static int clear_fn(chime__mysql_tx *tx, void *arg) {
   static const char *const tables[] = {
-      "fired", "triggers", "jobs",   "calendars", "paused_groups",
-      "nodes", "history",  "leases", "audit",     "node_drains"};
+      "fired",   "triggers", "jobs",  "calendars",   "paused_groups", "nodes",
+      "history", "leases",   "audit", "node_drains", "limits"};
   (void)arg;
   chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {

@@ -18,6 +18,7 @@
  * store; tx.h says how the ops share it in between.
  */
 #include "jobstore/mysql/ops.h"
+#include "jobstore/mysql/limit.h"
 #include "jobstore/mysql/shards.h"
 
 #include "core/clock.h"
@@ -63,6 +64,7 @@ static void store_free(chime_store *store) {
   free(s->sched);
   free(s->node);
   free(s->tags);
+  chime__mysql_limits_free(s);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->freed);
   pthread_mutex_destroy(&s->done_mu);
@@ -134,6 +136,10 @@ static const chime_store_ops mysql_ops = {
     .shard_split = chime__mysql_shard_split,
     .checkpoint_set = chime__mysql_checkpoint_set,
     .checkpoint_get = chime__mysql_checkpoint_get,
+    .limit_set = chime__mysql_limit_set,
+    .limit_get = chime__mysql_limit_get,
+    .limit_wait_ms = chime__mysql_limit_wait_ms,
+    .limit_stats = chime__mysql_limit_stats,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {
@@ -450,6 +456,7 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   chime__mysql_store *s = calloc(1, sizeof *s);
   if (!s)
     return CHIME_ENOMEM;
+  atomic_store(&s->limit_wait, -1);
   pthread_mutex_init(&s->lock, NULL);
   pthread_condattr_t freed_attr; /* tx.c waits on it with a deadline */
   pthread_condattr_init(&freed_attr);

@@ -152,6 +152,13 @@ struct chime__mysql_store {
   chime__mysql_completion *done_head, *done_tail;
   bool done_busy;     /* a thread is writing a batch */
   size_t done_queued; /* completions on the queue (tests watch it) */
+  /* limit.c: the job types that have a limit as this node last read them
+   * (the loop thread's: its claims and misfire scans), when (monotonic
+   * ms; 0: read again at the next claim), and limit_wait_ms's answer. */
+  char **limited;
+  size_t nlimited;
+  _Atomic int64_t limited_read_ms;
+  _Atomic int64_t limit_wait;
 };
 
 /* The handle of a MySQL store (asserted by its magic: tests may wrap the

@@ -115,6 +115,60 @@ def mariadb(base, query):
     return [line.split("\t") for line in out.splitlines()]
 
 
+def drop_prefix(base, prefix):
+    """Drops every table of the database of URL base named prefix...."""
+    db = urllib.parse.urlsplit(base).path.lstrip("/")
+    rows = mariadb(base, "SELECT table_name FROM information_schema.tables "
+                   f"WHERE table_schema = '{db}' AND table_name LIKE "
+                   f"'{prefix.replace('_', '!_')}%' ESCAPE '!'")
+    if rows:
+        mariadb(base, "SET FOREIGN_KEY_CHECKS = 0; DROP TABLE " +
+                ", ".join(r[0] for r in rows))
+
+
+class NodeProcs:
+    """Node processes that print "ready ..." once started and write whole
+    lines to a log of their own (shard-cluster.py, limit-cluster.py)."""
+
+    def __init__(self, prefix):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.procs = {}
+
+    def logfile(self, node):
+        return os.path.join(self.dir, f"{node}.log")
+
+    def spawn(self, node, args):
+        """Starts args as node, its stderr in DIR/NODE.err; waits for its
+        "ready" line."""
+        err = open(os.path.join(self.dir, f"{node}.err"), "ab")
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
+        line = p.stdout.readline().decode()
+        if not line.startswith("ready"):
+            p.wait(timeout=30)
+            raise SystemExit(f"node {node} did not start: {p.returncode}")
+        self.procs[node] = p
+        return p
+
+    def lines(self, node):
+        """The node's log lines, split (a killed node's last, partial
+        line left out)."""
+        try:
+            with open(self.logfile(node)) as f:
+                return [ln.split() for ln in f if ln.endswith("\n")]
+        except OSError:
+            return []
+
+    def stop_all(self):
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs.values():
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
 class Cluster:
     def __init__(self, fault, plain=False):
         self.fault = fault

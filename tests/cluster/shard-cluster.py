@@ -30,15 +30,13 @@ program), CHIMECTL.  Python 3 standard library only.
 import collections
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import mariadb, now_ms  # noqa: E402 (the fault tests' helpers)
+from cluster import NodeProcs, drop_prefix, mariadb, now_ms  # noqa: E402 (the fault tests' helpers)
 
 NODES = ["n1", "n2", "n3"]
 SHARDS = 30
@@ -52,22 +50,15 @@ def log(msg):
 
 
 def drop_tables(base):
-    db = urllib.parse.urlsplit(base).path.lstrip("/")
-    rows = mariadb(base, "SELECT table_name FROM information_schema.tables "
-                   f"WHERE table_schema = '{db}' AND table_name LIKE "
-                   f"'{PREFIX.replace('_', '!_')}%' ESCAPE '!'")
-    if rows:
-        mariadb(base, "SET FOREIGN_KEY_CHECKS = 0; DROP TABLE " +
-                ", ".join(r[0] for r in rows))
+    drop_prefix(base, PREFIX)
 
 
-class Batch:
+class Batch(NodeProcs):
     def __init__(self, scenario):
+        super().__init__(f"chime-shards-{scenario}-")
         self.scenario = scenario
         self.base = os.environ["CHIME_TEST_MYSQL_URL"]
         self.exe = os.environ["CHIME_SHARD_NODE"]
-        self.dir = tempfile.mkdtemp(prefix=f"chime-shards-{scenario}-")
-        self.procs = {}
 
     def url(self):
         sep = "&" if "?" in self.base else "?"
@@ -80,33 +71,7 @@ class Batch:
                 str(every)]
         if schedule:
             args += ["--schedule", str(schedule), str(shards)]
-        err = open(os.path.join(self.dir, f"{node}.err"), "ab")
-        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
-        line = p.stdout.readline().decode()
-        if not line.startswith("ready"):
-            p.wait(timeout=30)
-            raise SystemExit(f"node {node} did not start: {p.returncode}")
-        self.procs[node] = p
-
-    def logfile(self, node):
-        return os.path.join(self.dir, f"{node}.log")
-
-    def lines(self, node):
-        try:
-            with open(self.logfile(node)) as f:
-                return [ln.split() for ln in f if ln.endswith("\n")]
-        except OSError:
-            return []
-
-    def stop_all(self):
-        for p in self.procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in self.procs.values():
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        self.spawn(node, args)
 
     def whole(self):
         """The sharded fire's history row: (fire_id, outcome, message)."""

@@ -20,18 +20,11 @@
  *   E index fire_id end_ms outcome    (the job returned: OK or an error)
  * Runs until SIGTERM or SIGINT, then shuts down waiting for its jobs.
  */
-#include <chime.h>
+#include "test-node.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define STEP_MS 20
 
@@ -40,24 +33,6 @@ typedef struct node {
   int steps;
   int every; /* a checkpoint after every this many steps */
 } node;
-
-static int64_t real_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void line(node *n, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void line(node *n, const char *fmt, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (len > 0 && (size_t)len < sizeof buf && write(n->fd, buf, (size_t)len))
-    return;
-}
 
 static void work(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
@@ -73,9 +48,10 @@ static void work(chime_ctx *ctx, void *user_data) {
     text[len] = '\0';
     done = atoi(text);
   }
-  line(n, "S %d %" PRId64 " %" PRId64 " %" PRId64 " %d %d\n", index, fire,
-       chime_ctx_get_shard_fire_id(ctx), real_ms(), done,
-       chime_ctx_is_recovering(ctx) ? 1 : 0);
+  test_node_line(n->fd, "S %d %" PRId64 " %" PRId64 " %" PRId64 " %d %d\n",
+                 index, fire, chime_ctx_get_shard_fire_id(ctx),
+                 test_node_real_ms(), done,
+                 chime_ctx_is_recovering(ctx) ? 1 : 0);
   int r = 0;
   for (; done < n->steps; done++) {
     nanosleep(&(struct timespec){.tv_nsec = STEP_MS * 1000000L}, NULL);
@@ -85,12 +61,12 @@ static void work(chime_ctx *ctx, void *user_data) {
     int k = snprintf(text, sizeof text, "%d", done + 1);
     if ((r = chime_ctx_checkpoint(ctx, text, (size_t)k)) < 0)
       break;
-    line(n, "C %d %" PRId64 " %d\n", index, fire, done + 1);
+    test_node_line(n->fd, "C %d %" PRId64 " %d\n", index, fire, done + 1);
   }
   if (r < 0)
     chime_ctx_fail(ctx, chime_err_name(r));
-  line(n, "E %d %" PRId64 " %" PRId64 " %s\n", index, fire, real_ms(),
-       r < 0 ? chime_err_name(r) : "OK");
+  test_node_line(n->fd, "E %d %" PRId64 " %" PRId64 " %s\n", index, fire,
+                 test_node_real_ms(), r < 0 ? chime_err_name(r) : "OK");
 }
 
 /* (Re)schedules job batch.NAME with one one-shot trigger batch.TRIGGER at
@@ -159,41 +135,14 @@ int main(int argc, char **argv) {
     }
   }
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  n.fd = open(argv[3], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (n.fd < 0) {
-    fprintf(stderr, "shard-node: cannot open %s\n", argv[3]);
+  if ((n.fd = test_node_begin("shard-node", argv[3], &stop)) < 0)
     return 1;
-  }
-  chime_config *cfg = NULL;
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_config_new(&cfg);
-  if (r == 0)
-    r = chime_config_set_store_url(cfg, argv[1]);
-  if (r == 0)
-    r = chime_config_set_scheduler_name(cfg, "shards");
-  if (r == 0)
-    r = chime_config_set_instance_id(cfg, argv[2]);
-  if (r == 0)
-    r = chime_config_set_workers(cfg, workers);
-  /* Nodes notice the shards another node split within this. */
-  if (r == 0)
-    r = chime_config_set_idle_wait_ms(cfg, 100);
-  if (r == 0)
-    r = chime_config_set_checkin_interval_ms(cfg, 500);
-  if (r == 0)
-    r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r < 0) {
-    fprintf(stderr, "shard-node %s: %s (%s)\n", argv[2],
-            err[0] ? err : chime_strerror(r), chime_err_name(r));
+  /* Nodes notice the shards another node split within 100 ms. */
+  chime_scheduler *s =
+      test_node_scheduler("shard-node", argv[1], "shards", argv[2], workers);
+  if (!s)
     return 1;
-  }
-  r = chime_scheduler_register_job_type(s, "batch-work", work, &n, NULL);
+  int r = chime_scheduler_register_job_type(s, "batch-work", work, &n, NULL);
   if (r == 0 && shards > 0)
     r = schedule(s, start, shards);
   if (r == 0)

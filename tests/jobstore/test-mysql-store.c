@@ -78,9 +78,9 @@ static MYSQL *admin(void) {
 
 /* Every table of the schema this library writes. */
 static const char *const tables[] = {
-    "schema_version", "jobs",  "triggers",   "calendars",     "paused_groups",
-    "fired",          "nodes", "history",    "node_sessions", "leases",
-    "checkpoints",    "audit", "node_drains"};
+    "schema_version", "jobs",  "triggers",    "calendars",     "paused_groups",
+    "fired",          "nodes", "history",     "node_sessions", "leases",
+    "checkpoints",    "audit", "node_drains", "limits"};
 #define NTABLES (sizeof tables / sizeof tables[0])
 
 /* Drops the tables of prefix in chime_mst. */

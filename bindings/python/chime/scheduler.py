@@ -32,6 +32,8 @@ from .lease import Lease, LeaseSection
 from .lease import acquire as acquire_lease
 from .triggers import Job, TriggerState, to_bytes, to_ms
 
+_ENOTFOUND = -3  # CHIME_ENOTFOUND
+
 _L = _lib.lib
 _live = weakref.WeakSet()
 # The callbacks of schedulers whose shutdown deadline passed with jobs still
@@ -597,6 +599,42 @@ class Scheduler:
         self._check(_L.chime_scheduler_backfill_cancel(
             self._p(), _lib.enc(group), _lib.enc(name), ctypes.byref(n)))
         return n.value
+
+    def set_limit(self, job_type: str, max_running: int = 0,
+                  max_per_partition: int = 0,
+                  rate: Optional[Tuple[int, int]] = None) -> None:
+        """Limits the runs of job_type across the cluster
+        (chime_scheduler_set_limit; docs/queue.md, "Limits"): at most
+        max_running at a time, max_per_partition of them per partition
+        key, and rate=(count, period_ms) starts, smoothed; 0 / None: no
+        such limit.  A fire over a limit waits (late, never misfired)."""
+        count, period = rate if rate is not None else (0, 0)
+        self._check(_L.chime_scheduler_set_limit(
+            self._p(), _lib.enc(job_type), int(max_running),
+            int(max_per_partition), int(count), int(period)))
+
+    def get_limit(self, job_type: str) -> Optional[Dict[str, Any]]:
+        """The limit of job_type as set: a dict of max_running,
+        max_per_partition and rate ((count, period_ms) or None); None when
+        the type has none."""
+        mx, per, cnt = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        period = ctypes.c_int64()
+        r = _L.chime_scheduler_get_limit(
+            self._p(), _lib.enc(job_type), ctypes.byref(mx),
+            ctypes.byref(per), ctypes.byref(cnt), ctypes.byref(period))
+        if r == _ENOTFOUND:
+            return None
+        self._check(r)
+        return {"max_running": mx.value, "max_per_partition": per.value,
+                "rate": (cnt.value, period.value) if cnt.value else None}
+
+    def clear_limit(self, job_type: str) -> bool:
+        """Removes the limit of job_type; False when it had none."""
+        r = _L.chime_scheduler_clear_limit(self._p(), _lib.enc(job_type))
+        if r == _ENOTFOUND:
+            return False
+        self._check(r)
+        return True
 
     def unschedule(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)

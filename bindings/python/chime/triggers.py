@@ -333,6 +333,21 @@ class Trigger:
     def key(self) -> Tuple[str, str]:
         return (self.group, self.name)
 
+    def set_partition_key(self, key: Optional[str]) -> "Trigger":
+        """The partition its runs count under in their job type's
+        per-partition limit (chime_trigger_set_partition_key; None clears
+        it; docs/queue.md, "Limits").  Returns self."""
+        check(_L.chime_trigger_set_partition_key(
+            self._ptr, None if key is None else _lib.enc(key)),
+            "partition key %r: 1-190 bytes of UTF-8 text" % (key,))
+        return self
+
+    @property
+    def partition_key(self) -> Optional[str]:
+        """As set (None: none)."""
+        v = _L.chime_trigger_get_partition_key(self._ptr)
+        return None if v is None else _lib.dec(v)
+
     def set_timeout_ms(self, ms: int) -> "Trigger":
         """The timeout of the runs this trigger fires, overriding the
         job's (chime_trigger_set_timeout_ms); 0: the job's.  Returns self."""

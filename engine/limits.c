@@ -1,0 +1,86 @@
+/*
+ * limits.c: the public calls on the limits of job types
+ * (chime_scheduler_set_limit, _get_limit, _clear_limit; docs/queue.md,
+ * "Limits").  The store keeps and applies them (store.h's limit_* ops);
+ * the loop asks it how long a fire passed over for a limit waits
+ * (loop.c's idle delay).
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+
+/* api_enter plus the check of job_type. */
+static int enter_type(chime_scheduler *s, const char *fn,
+                      const char *job_type) {
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  char err[256];
+  r = chime__name_check(job_type, "job type", err, sizeof err);
+  if (r < 0)
+    return chime__fail(s, r, "%s: %s", fn, err);
+  if (!s->store->ops->limit_set)
+    return chime__fail(s, CHIME_EUNSUPPORTED, "%s: the %s store has no limits",
+                       fn, s->store->ops->name);
+  return 0;
+}
+
+static int finish(chime_scheduler *s, const char *fn, int r) {
+  if (r < 0)
+    return chime__fail(s, r, "%s: %s", fn, chime_strerror(r));
+  chime__loop_wake(s);
+  return 0;
+}
+
+int chime_scheduler_set_limit(chime_scheduler *s, const char *job_type,
+                              int max_running, int max_per_partition,
+                              int rate_count, int64_t rate_period_ms) {
+  static const char fn[] = "chime_scheduler_set_limit";
+  int r = enter_type(s, fn, job_type);
+  if (r < 0)
+    return r;
+  chime_limit_def def = {.max_running = max_running,
+                         .max_per_partition = max_per_partition,
+                         .rate_count = rate_count,
+                         .rate_period_ms = rate_period_ms};
+  char err[128];
+  if ((r = chime__limit_def_check(&def, err, sizeof err)) < 0)
+    return chime__fail(s, r, "%s: %s", fn, err);
+  return finish(s, fn, s->store->ops->limit_set(s->store, job_type, &def));
+}
+
+int chime_scheduler_get_limit(chime_scheduler *s, const char *job_type,
+                              int *ret_max_running, int *ret_max_per_partition,
+                              int *ret_rate_count,
+                              int64_t *ret_rate_period_ms) {
+  static const char fn[] = "chime_scheduler_get_limit";
+  int r = enter_type(s, fn, job_type);
+  if (r < 0)
+    return r;
+  chime_limit_def def;
+  r = s->store->ops->limit_get(s->store, job_type, &def);
+  if (r == CHIME_ENOTFOUND)
+    return chime__fail(s, r, "%s: job type '%s' has no limit", fn, job_type);
+  if (r < 0)
+    return chime__fail(s, r, "%s: %s", fn, chime_strerror(r));
+  if (ret_max_running)
+    *ret_max_running = def.max_running;
+  if (ret_max_per_partition)
+    *ret_max_per_partition = def.max_per_partition;
+  if (ret_rate_count)
+    *ret_rate_count = def.rate_count;
+  if (ret_rate_period_ms)
+    *ret_rate_period_ms = def.rate_period_ms;
+  return 0;
+}
+
+int chime_scheduler_clear_limit(chime_scheduler *s, const char *job_type) {
+  static const char fn[] = "chime_scheduler_clear_limit";
+  int r = enter_type(s, fn, job_type);
+  if (r < 0)
+    return r;
+  r = s->store->ops->limit_set(s->store, job_type, NULL);
+  if (r == CHIME_ENOTFOUND)
+    return chime__fail(s, r, "%s: job type '%s' has no limit", fn, job_type);
+  return finish(s, fn, r);
+}

@@ -1,0 +1,261 @@
+/*
+ * store-conformance-limits.c: the job store conformance suite: the limits
+ * of job types (store.h's limit_* ops; docs/queue.md, "Limits"): a
+ * concurrency limit, per-partition limits, a smoothed rate, a waiting fire
+ * claimed when a slot frees (oldest first), never misfired, and never
+ * holding up the fires of other types.
+ */
+#include "store-conformance-impl.h"
+
+#include "model/records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Adds a one-shot trigger "t"/name of job g/job due at start, with
+ * partition key key (NULL: none). */
+static void add_one(chime_store *st, const char *name, const char *job,
+                    int64_t start, const char *key) {
+  chime_trigger *t = sc_simple("t", name, "g", job, start, 0, 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_partition_key(t, key), 0);
+  char err[256] = "";
+  int r = st->ops->trigger_add(st, NULL, t, false, NULL, err, sizeof err);
+  if (r != 0)
+    fprintf(stderr, "trigger_add %s: %s\n", name, err);
+  CU_ASSERT_EQUAL_FATAL(r, 0);
+  chime_trigger_free(t);
+}
+
+static void set_limit(chime_store *st, const char *type, int max, int per,
+                      int rate, int64_t period) {
+  chime_limit_def d = {.max_running = max,
+                       .max_per_partition = per,
+                       .rate_count = rate,
+                       .rate_period_ms = period};
+  CU_ASSERT_EQUAL_FATAL(st->ops->limit_set(st, type, &d), 0);
+}
+
+/* Acquires and fires what is due at now (max at most); returns how many,
+ * the fires in *ret when ret is not NULL (else freed). */
+static size_t take(chime_store *st, int64_t now, size_t max,
+                   chime_fire ***ret) {
+  chime_fire **fires = NULL;
+  size_t n = sc_acquire(st, now, now, max, NULL, &fires);
+  if (n > 0) {
+    CU_ASSERT_EQUAL_FATAL(st->ops->fire(st, fires, n, now), 0);
+  }
+  if (ret)
+    *ret = fires;
+  else
+    sc_fires_free(fires, n);
+  return n;
+}
+
+static bool has_trigger(chime_fire **fires, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(fires[i]->trigger->name, name) == 0)
+      return true;
+  return false;
+}
+
+static void test_limit_kept(void) {
+  chime_store *st = sc_open();
+  chime_limit_def d;
+  CU_ASSERT_EQUAL(st->ops->limit_get(st, "x", &d), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(st->ops->limit_set(st, "x", NULL), CHIME_ENOTFOUND);
+  set_limit(st, "x", 3, 1, 10, 1000);
+  CU_ASSERT_EQUAL(st->ops->limit_get(st, "x", &d), 0);
+  CU_ASSERT_EQUAL(d.max_running, 3);
+  CU_ASSERT_EQUAL(d.max_per_partition, 1);
+  CU_ASSERT_EQUAL(d.rate_count, 10);
+  CU_ASSERT_EQUAL(d.rate_period_ms, 1000);
+  set_limit(st, "x", 5, 0, 0, 0); /* replaces */
+  CU_ASSERT_EQUAL(st->ops->limit_get(st, "x", &d), 0);
+  CU_ASSERT_EQUAL(d.max_running, 5);
+  CU_ASSERT_EQUAL(d.rate_count, 0);
+  CU_ASSERT_EQUAL(st->ops->limit_set(st, "x", NULL), 0);
+  CU_ASSERT_EQUAL(st->ops->limit_get(st, "x", &d), CHIME_ENOTFOUND);
+  /* The partition key is kept with the trigger. */
+  sc_add_job(st, "g", "j", "x", true);
+  add_one(st, "p", "j", T0, "tenant-7");
+  chime_trigger *t = sc_get(st, "t", "p");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_partition_key(t), "tenant-7");
+  chime_trigger_free(t);
+  CU_ASSERT_EQUAL(chime_trigger_set_partition_key(NULL, "a"), CHIME_EINVAL);
+  sc_close(st);
+}
+
+static void test_limit_running(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "lim", "limited", true);
+  sc_add_job(st, "g", "free", "other", true);
+  set_limit(st, "limited", 2, 0, 0, 0);
+  for (int i = 0; i < 5; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "l%d", i);
+    add_one(st, name, "lim", T0 + i, NULL);
+  }
+  add_one(st, "f0", "free", T0 + 10, NULL);
+  chime_fire **fires;
+  size_t n = take(st, T0 + 20, 10, &fires);
+  /* The two oldest of the limited type, and the other type's. */
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT(has_trigger(fires, n, "l0"));
+  CU_ASSERT(has_trigger(fires, n, "l1"));
+  CU_ASSERT(has_trigger(fires, n, "f0"));
+  CU_ASSERT_EQUAL(st->ops->limit_wait_ms(st), CHIME__LIMIT_POLL_MS);
+  /* Full: nothing more, however late (a limited fire is not misfired). */
+  int64_t late = T0 + 3 * THRESHOLD;
+  CU_ASSERT_EQUAL(take(st, late, 10, NULL), 0);
+  size_t handled = 99;
+  bool more = true;
+  CU_ASSERT_EQUAL(
+      st->ops->scan_misfires(st, late, 100, NULL, NULL, &handled, &more), 0);
+  CU_ASSERT_EQUAL(handled, 0);
+  CU_ASSERT_EQUAL(sc_status(st, "t", "l2"), CHIME_TRIGGER_NORMAL);
+  /* A slot frees: the oldest waiting one, at its own scheduled time. */
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(fires[i]->trigger->name, "l0") == 0)
+      CU_ASSERT_EQUAL(sc_complete(st, fires[i]), 0);
+  chime_fire **next;
+  CU_ASSERT_EQUAL_FATAL(take(st, late, 10, &next), 1);
+  CU_ASSERT_STRING_EQUAL(next[0]->trigger->name, "l2");
+  CU_ASSERT_EQUAL(next[0]->scheduled_ms, T0 + 2);
+  /* A release frees its slot too. */
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(fires[i]->trigger->name, "l1") == 0)
+      CU_ASSERT_EQUAL(sc_complete(st, fires[i]), 0);
+  chime_fire **claims;
+  CU_ASSERT_EQUAL_FATAL(sc_acquire(st, late, late, 10, NULL, &claims), 1);
+  CU_ASSERT_EQUAL(st->ops->release(st, claims, 1), 0);
+  sc_fires_free(claims, 1);
+  CU_ASSERT_EQUAL_FATAL(sc_acquire(st, late, late, 10, NULL, &claims), 1);
+  CU_ASSERT_STRING_EQUAL(claims[0]->trigger->name, "l3");
+  CU_ASSERT_EQUAL(st->ops->release(st, claims, 1), 0);
+  sc_fires_free(claims, 1);
+  /* Cleared: the rest are ordinary late fires again (the misfire scan's,
+   * whose policy here runs them now). */
+  CU_ASSERT_EQUAL(st->ops->limit_set(st, "limited", NULL), 0);
+  CU_ASSERT_EQUAL(
+      st->ops->scan_misfires(st, late, 100, NULL, NULL, &handled, &more), 0);
+  CU_ASSERT_EQUAL(handled, 2);
+  CU_ASSERT_EQUAL(take(st, late, 10, NULL), 2);
+  CU_ASSERT_EQUAL(st->ops->limit_wait_ms(st), -1);
+  sc_fires_free(next, 1);
+  sc_fires_free(fires, n);
+  sc_close(st);
+}
+
+/* A batch smaller than the queue of a full type still gets the fires of
+ * other types behind it. */
+static void test_limit_does_not_hold_others(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "lim", "limited", true);
+  sc_add_job(st, "g", "free", "other", true);
+  set_limit(st, "limited", 1, 0, 0, 0);
+  for (int i = 0; i < 8; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "l%d", i);
+    add_one(st, name, "lim", T0 + i, NULL);
+  }
+  add_one(st, "f0", "free", T0 + 50, NULL);
+  add_one(st, "f1", "free", T0 + 51, NULL);
+  chime_fire **fires;
+  size_t n = take(st, T0 + 100, 3, &fires);
+  CU_ASSERT_EQUAL(n, 3);
+  CU_ASSERT(has_trigger(fires, n, "l0"));
+  CU_ASSERT(has_trigger(fires, n, "f0"));
+  CU_ASSERT(has_trigger(fires, n, "f1"));
+  sc_fires_free(fires, n);
+  sc_close(st);
+}
+
+static void test_limit_partitions(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "lim", "limited", true);
+  set_limit(st, "limited", 3, 1, 0, 0);
+  add_one(st, "a0", "lim", T0, "A");
+  add_one(st, "a1", "lim", T0 + 1, "A");
+  add_one(st, "b0", "lim", T0 + 2, "B");
+  add_one(st, "n0", "lim", T0 + 3, NULL);
+  add_one(st, "c0", "lim", T0 + 4, "C");
+  chime_fire **fires;
+  size_t n = take(st, T0 + 10, 10, &fires);
+  /* One of A, then B and the one without a key: the type's 3. */
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT(has_trigger(fires, n, "a0"));
+  CU_ASSERT(has_trigger(fires, n, "b0"));
+  CU_ASSERT(has_trigger(fires, n, "n0"));
+  /* What operators see. */
+  chime_limit_stat *stats = NULL;
+  size_t ns = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->limit_stats(st, T0 + 10, &stats, &ns), 0);
+  CU_ASSERT_FATAL(ns >= 1);
+  CU_ASSERT_STRING_EQUAL(stats[0].job_type, "limited");
+  CU_ASSERT_PTR_NULL(stats[0].partition);
+  CU_ASSERT_EQUAL(stats[0].def.max_running, 3);
+  CU_ASSERT_EQUAL(stats[0].running, 3);
+  CU_ASSERT_EQUAL(stats[0].waiting, 2);
+  bool seen_a = false;
+  for (size_t i = 1; i < ns; i++)
+    if (stats[i].partition && strcmp(stats[i].partition, "A") == 0) {
+      seen_a = true;
+      CU_ASSERT_EQUAL(stats[i].running, 1);
+      CU_ASSERT_EQUAL(stats[i].waiting, 1);
+    }
+  CU_ASSERT(seen_a);
+  chime__limit_stats_free(stats, ns);
+  /* A's run ends: a1 may run, but the type is full until one more ends. */
+  CU_ASSERT_EQUAL(sc_complete(st, fires[0]), 0); /* a0: the oldest */
+  chime_fire **next;
+  CU_ASSERT_EQUAL_FATAL(take(st, T0 + 20, 10, &next), 1);
+  CU_ASSERT_STRING_EQUAL(next[0]->trigger->name, "a1");
+  CU_ASSERT_EQUAL(take(st, T0 + 30, 10, NULL), 0);
+  sc_fires_free(next, 1);
+  sc_fires_free(fires, n);
+  sc_close(st);
+}
+
+/* The rate is judged by the store's clock (the MySQL store: the
+ * database's NOW(3)), so this test runs in real time: a second. */
+static void test_limit_rate(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "lim", "limited", true);
+  /* 20 a second: one start every 50 ms, one more may come early. */
+  set_limit(st, "limited", 0, 0, 20, 1000);
+  int64_t t0 = st->ops->now(st);
+  for (int i = 0; i < 40; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "r%d", i);
+    add_one(st, name, "lim", t0 - SEC, NULL);
+  }
+  /* The burst: two at once, then the wait until the next start. */
+  size_t total = take(st, st->ops->now(st), 40, NULL);
+  CU_ASSERT_EQUAL(total, 2);
+  CU_ASSERT_EQUAL(take(st, st->ops->now(st), 40, NULL), 0);
+  int64_t wait = st->ops->limit_wait_ms(st);
+  CU_ASSERT(wait >= 1 && wait <= 50);
+  /* Polled every 10 ms for a second: 20 more starts, give or take one. */
+  int64_t begin = st->ops->now(st);
+  size_t more = 0;
+  while (st->ops->now(st) < begin + 1000) {
+    struct timespec d = {0, 10 * 1000000L};
+    nanosleep(&d, NULL);
+    more += take(st, st->ops->now(st), 40, NULL);
+  }
+  CU_ASSERT(more >= 18 && more <= 22);
+  sc_close(st);
+}
+
+CU_TestInfo sc_limit_tests[] = {
+    {"a limit and a partition key are kept", test_limit_kept},
+    {"a concurrency limit: waiting fires run oldest first, never misfired",
+     test_limit_running},
+    {"a full limited type does not hold up other types",
+     test_limit_does_not_hold_others},
+    {"per-partition limits inside a type's limit", test_limit_partitions},
+    {"a rate limit is smoothed", test_limit_rate},
+    CU_TEST_INFO_NULL,
+};
