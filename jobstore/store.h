@@ -462,7 +462,35 @@ struct chime_store_ops {
                         const void *data, size_t len);
   int (*checkpoint_get)(chime_store *store, const chime_fire *fire,
                         void **ret_data, size_t *ret_len);
+
+  /* Enqueued runs (docs/queue.md).  trigger_add_many adds count one-off
+   * triggers ts[0 .. count) (chime__enqueue_trigger's: not prepared, no
+   * calendar, all of one job, which must exist: CHIME_ENOTFOUND), as
+   * trigger_add would one by one, but all in one step (one transaction
+   * with one multi-row INSERT for MySQL; count <= CHIME__ENQUEUE_BATCH),
+   * all or none.  A trigger whose key is stored already (or comes earlier
+   * in ts) is not added and not an error: ret_existed[i] (count entries)
+   * says so.  The primary key of the trigger decides, so callers racing
+   * with the same key on any node store it once. */
+  int (*trigger_add_many)(chime_store *store, chime_trigger *const *ts,
+                          size_t count, bool *ret_existed, char *errbuf,
+                          size_t errbuf_len);
+  /* fire_tx_enqueue (NULL for a store without transactions):
+   * trigger_add_many inside the fire transaction tx (fire_tx_begin),
+   * committed or rolled back with it. */
+  int (*fire_tx_enqueue)(chime_store_tx *tx, chime_trigger *const *ts,
+                         size_t count, bool *ret_existed, char *errbuf,
+                         size_t errbuf_len);
 };
+
+/* The most runs trigger_add_many takes at once. */
+#define CHIME__ENQUEUE_BATCH 1000
+
+/* trigger_add_many for a store that has no faster way: trigger_add one by
+ * one (CHIME_EEXISTS being "existed"), stopping at the first error. */
+int chime__store_trigger_add_many(chime_store *store, chime_trigger *const *ts,
+                                  size_t count, bool *ret_existed, char *errbuf,
+                                  size_t errbuf_len);
 
 /* chime__fire_run_id: the key of a fire's checkpoint: the first fire of
  * the run it continues (a recovered run's origin), else its own id. */

@@ -178,6 +178,7 @@ static const chime_store_ops memory_ops = {
     .shard_split = chime__mem_shard_split,
     .checkpoint_set = chime__mem_checkpoint_set,
     .checkpoint_get = chime__mem_checkpoint_get,
+    .trigger_add_many = chime__store_trigger_add_many,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

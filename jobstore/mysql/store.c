@@ -122,6 +122,8 @@ static const chime_store_ops mysql_ops = {
     .shard_split = chime__mysql_shard_split,
     .checkpoint_set = chime__mysql_checkpoint_set,
     .checkpoint_get = chime__mysql_checkpoint_get,
+    .trigger_add_many = chime__mysql_trigger_add_many,
+    .fire_tx_enqueue = chime__mysql_fire_tx_enqueue,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

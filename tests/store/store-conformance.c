@@ -762,7 +762,7 @@ static CU_TestInfo definition_tests[] = {
 };
 
 CU_TestInfo *chime_store_conformance_tests(const char *url) {
-  static CU_TestInfo all[96];
+  static CU_TestInfo all[128];
   size_t n = 0;
   sc_url = url;
   for (size_t i = 0; definition_tests[i].pName; i++)
@@ -777,6 +777,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_time_tests[i];
   for (size_t i = 0; sc_shard_tests[i].pName; i++)
     all[n++] = sc_shard_tests[i];
+  for (size_t i = 0; sc_queue_tests[i].pName; i++)
+    all[n++] = sc_queue_tests[i];
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }
