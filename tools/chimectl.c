@@ -29,8 +29,14 @@ static void usage(FILE *out) {
       "  metrics                       the cluster's figures, Prometheus "
       "text\n"
       "  pause|resume trigger G.N | job G.N | group PATTERN | all\n"
-      "  fire G.N [--data JSON]        run a job now on whichever node claims "
-      "it\n"
+      "  fire G.N [--data JSON] [--key K]  run a job now on whichever node "
+      "claims it;\n"
+      "                                --key: a request key, so that a "
+      "retried fire\n"
+      "                                never runs it twice\n"
+      "  enqueue G.N [--data JSON] [--at TIME] [--priority N] [--key K]\n"
+      "                                hand in one run of a job (--key: its "
+      "unique key)\n"
       "  delete job|trigger G.N [--yes]\n"
       "  cancel job G.N | fire ID      ask running fires to stop, on any "
       "node\n"
@@ -88,7 +94,10 @@ enum {
   O_TO,
   O_INTERVAL,
   O_PACE,
-  O_CANCEL
+  O_CANCEL,
+  O_KEY,
+  O_AT,
+  O_PRIORITY
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -110,6 +119,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_pause(c, strcmp(cmd, "pause") == 0);
   if (strcmp(cmd, "fire") == 0)
     return ctl_cmd_fire(c);
+  if (strcmp(cmd, "enqueue") == 0)
+    return ctl_cmd_enqueue(c);
   if (strcmp(cmd, "delete") == 0)
     return ctl_cmd_delete(c);
   if (strcmp(cmd, "cancel") == 0)
@@ -160,6 +171,9 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       {"interval", required_argument, NULL, O_INTERVAL},
       {"pace", required_argument, NULL, O_PACE},
       {"cancel", no_argument, NULL, O_CANCEL},
+      {"key", required_argument, NULL, O_KEY},
+      {"at", required_argument, NULL, O_AT},
+      {"priority", required_argument, NULL, O_PRIORITY},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -221,6 +235,23 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     case O_CANCEL:
       c->cancel = true;
       break;
+    case O_KEY:
+      c->key = optarg;
+      break;
+    case O_AT:
+      c->at = optarg;
+      break;
+    case O_PRIORITY: {
+      char *end;
+      c->priority = strtol(optarg, &end, 10);
+      if (*end || end == optarg || c->priority < -1000000 ||
+          c->priority > 1000000) {
+        fprintf(stderr, "chimectl: --priority wants a number\n");
+        return CTL_USAGE;
+      }
+      c->has_priority = true;
+      break;
+    }
     case O_INTERVAL: {
       char *end;
       c->interval = strtod(optarg, &end);
