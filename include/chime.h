@@ -863,6 +863,35 @@ CHIME_EXTERN int chime_job_get_shard_count(const chime_job *job);
 CHIME_EXTERN const char *chime_job_get_shard_params(const chime_job *job);
 
 /*
+ * chime_job_set_shards_then: the step that runs once after the last shard
+ * of each sharded fire of this job finished (docs/batch.md): a run of the
+ * stored job (group, name) is enqueued (chime_scheduler_enqueue) in the
+ * same transaction as that last shard's completion, so it is stored
+ * exactly once whichever node completes the last shard and whichever node
+ * dies, with the unique key "shards-" and the sharded fire's id, and
+ * with the sharded fire's history message ("8 shard(s) completed", "3 of
+ * 8 shard(s) failed: 1,4,6") as its data.  NULL group and name clear it.
+ * A then-job that does not exist when the fire ends is skipped with a
+ * warning in the log.
+ * Returns: 0; CHIME_EINVAL (NULL job, one of group and name NULL, an
+ * invalid key); CHIME_ELIMIT; CHIME_ENOMEM.
+ * Ownership: group and name are copied.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_shards_then(chime_job *job, const char *group,
+                                           const char *name);
+
+/*
+ * chime_job_get_shards_then_group, chime_job_get_shards_then_name: the key
+ * chime_job_set_shards_then left.
+ * Returns: the group and the name, or NULL (none; a NULL job).
+ * Ownership: borrowed until the job changes or is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const char *chime_job_get_shards_then_group(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_shards_then_name(const chime_job *job);
+
+/*
  * chime_job_add_required_tag: only nodes that declared tag
  * (chime_config_add_tag) claim the job's fires and shards (Quartz.NET's
  * node affinity).  A tag is 1 to CHIME_MAX_TAG_LEN characters of

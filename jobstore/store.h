@@ -522,6 +522,17 @@ static inline void chime__shard_job(chime_job *job) {
   job->requests_recovery = true;
 }
 
+/*
+ * chime__shards_then_trigger: the run a sharded fire fire_id of job ends
+ * with (chime_job_set_shards_then): a run of the job's then-job with the
+ * unique key "shards-<fire_id>" and message (the sharded fire's history
+ * message) as its data, due now; *ret NULL when the job names none.  The
+ * store adds it in the transaction that completes the last shard.
+ * Returns: 0; CHIME_ENOMEM; CHIME_EIO.  Ownership: *ret is the caller's.
+ */
+int chime__shards_then_trigger(const chime_job *job, int64_t fire_id,
+                               const char *message, chime_trigger **ret);
+
 /* chime__shards_message: the message of a sharded fire of total shards of
  * which failed failed, their indexes in the comma-separated list indexes
  * (NULL: not kept), into buf. */

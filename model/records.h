@@ -49,6 +49,10 @@ struct chime_job {
   int32_t shard_count;
   char *shard_params;
   char *required_tags;
+  /* chime_job_set_shards_then: the job a run of which is enqueued when a
+   * sharded fire's last shard finished; both NULL for none. */
+  char *then_group;
+  char *then_name;
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */

@@ -204,6 +204,7 @@ _PROTOTYPES = [
     ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
     ("chime_scheduler_trigger_job_keyed", _i,
      [_vp, _cp, _cp, _cp, _sz, _cp]),
+    ("chime_job_set_shards_then", _i, [_vp, _cp, _cp]),
     ("chime_enqueue_new", _i, [_pvp]),
     ("chime_enqueue_free", None, [_vp]),
     ("chime_enqueue_set_data", _i, [_vp, _cp, _sz]),
