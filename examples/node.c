@@ -100,6 +100,16 @@ static void sleep_ms(int64_t ms) {
   }
 }
 
+/* Data bytes (len of them, data may be NULL) as text in buf (size bytes),
+ * "0" when absent or too long. */
+static void data_text(const char *data, size_t len, char *buf, size_t size) {
+  snprintf(buf, size, "0");
+  if (data && len > 0 && len < size) {
+    memcpy(buf, data, len);
+    buf[len] = '\0';
+  }
+}
+
 /* Appends one result line with a single write. */
 static void record(node *n, chime_ctx *ctx, char kind, int64_t start,
                    int64_t end, bool owned) {
@@ -166,11 +176,8 @@ static void load(chime_ctx *ctx, void *user_data) {
   record(n, ctx, 'S', start, 0, true);
   size_t len = 0; /* the run's length: a manual fire's data, or the job's */
   const char *data = chime_ctx_get_data(ctx, &len);
-  char text[32] = "0";
-  if (data && len > 0 && len < sizeof text) {
-    memcpy(text, data, len);
-    text[len] = '\0';
-  }
+  char text[32];
+  data_text(data, len, text, sizeof text);
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
     /* Told to stop (an interrupt, or its node's shutdown_within): the run
@@ -231,11 +238,8 @@ static void chain(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
   size_t len = 0;
   const char *data = chime_ctx_get_data(ctx, &len);
-  char text[48] = "0";
-  if (data && len > 0 && len < sizeof text) {
-    memcpy(text, data, len);
-    text[len] = '\0';
-  }
+  char text[48];
+  data_text(data, len, text, sizeof text);
   char *name = NULL;
   sleep_ms(strtoll(text + (text[0] == '"'), &name, 10));
   while (name && *name == ' ')
@@ -315,11 +319,8 @@ static void policy(chime_ctx *ctx, void *user_data) {
   /* The job data is bytes, not a string: copied to be read as text. */
   size_t dlen = 0;
   const char *data = chime_ctx_get_job_data(ctx, &dlen);
-  char text[32] = "0";
-  if (data && dlen > 0 && dlen < sizeof text) {
-    memcpy(text, data, dlen);
-    text[dlen] = '\0';
-  }
+  char text[32];
+  data_text(data, dlen, text, sizeof text);
   bool fail = strcmp(text, "fail") == 0;
   int told = 0;
   if (fail && attempt == 1)
