@@ -64,51 +64,35 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
 }
 
 /* One INSERT of the triggers not marked existed (prepared copies in
- * ps), of job; nothing when all existed. */
+ * ps), of job; nothing when all existed.  Sent as text: a statement of a
+ * thousand rows has some 40,000 parameters, which costs more to prepare
+ * for one execution than the literals cost to escape. */
 static int insert_rest(chime__mysql_tx *tx, chime_trigger *const *ps, size_t n,
                        const bool *existed, const chime_job *job) {
+  chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(
+      &b, "INSERT INTO {P}triggers (sched_name, " CHIME__MYSQL_TRIGGER_COLS_SQL
+          ") VALUES ");
   size_t rows = 0;
-  for (size_t i = 0; i < n; i++)
-    rows += !existed[i];
-  if (rows == 0)
-    return 0;
-  const size_t w = CHIME__MYSQL_TRIGGER_INSERT_ARGS;
-  static const char head[] =
-      "INSERT INTO {P}triggers (sched_name, " CHIME__MYSQL_TRIGGER_COLS_SQL
-      ") VALUES ";
-  static const char row[] = "(?, " CHIME__MYSQL_TRIGGER_PARAMS_SQL ")";
-  size_t len = sizeof head + rows * (sizeof row + 2);
-  char *text = malloc(len);
-  chime__mysql_arg *a = calloc(rows * w, sizeof *a);
-  int r = text && a ? 0 : CHIME_ENOMEM;
-  if (r == 0) {
-    char *p = text;
-    memcpy(p, head, sizeof head - 1);
-    p += sizeof head - 1;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (existed[i])
-        continue;
-      if (k) {
-        *p++ = ',';
-        *p++ = ' ';
-      }
-      memcpy(p, row, sizeof row - 1);
-      p += sizeof row - 1;
-      chime__mysql_trigger_to_args(tx->s->sched, ps[i], job, a + k * w);
-      k++;
+  for (size_t i = 0; i < n; i++) {
+    if (existed[i])
+      continue;
+    chime__mysql_trigger_to_args(tx->s->sched, ps[i], job, a);
+    chime__mysql_sqlbuf_sql(&b, rows++ ? ", (" : "(");
+    for (size_t k = 0; k < CHIME__MYSQL_TRIGGER_INSERT_ARGS; k++) {
+      if (k)
+        chime__mysql_sqlbuf_sql(&b, ", ");
+      chime__mysql_sqlbuf_arg(&b, &a[k]);
     }
-    *p = '\0';
+    chime__mysql_sqlbuf_sql(&b, ")");
   }
-  char *sql = r == 0 ? chime__mysql_subst_prefix(text, tx->s->prefix) : NULL;
-  if (r == 0 && !sql)
-    r = CHIME_ENOMEM;
-  if (r == 0)
-    r = chime__mysql_exec_sql(tx, sql, a, rows * w, NULL);
-  free(sql);
-  free(text);
-  free(a);
-  return r;
+  if (rows == 0) {
+    chime__mysql_sqlbuf_free(&b);
+    return 0;
+  }
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 int chime__mysql_add_many_in(chime__mysql_tx *tx, chime_trigger *const *ts,
