@@ -486,8 +486,10 @@ struct chime_store_ops {
 /* The most runs trigger_add_many takes at once. */
 #define CHIME__ENQUEUE_BATCH 1000
 
-/* trigger_add_many for a store that has no faster way: trigger_add one by
- * one (CHIME_EEXISTS being "existed"), stopping at the first error. */
+/* trigger_add_many for a store that has no faster way (the memory store):
+ * trigger_add one by one (CHIME_EEXISTS being "existed"), stopping at the
+ * first error, so not all or none: the memory store fails part-way only
+ * when out of memory or when the job is removed meanwhile. */
 int chime__store_trigger_add_many(chime_store *store, chime_trigger *const *ts,
                                   size_t count, bool *ret_existed, char *errbuf,
                                   size_t errbuf_len);
