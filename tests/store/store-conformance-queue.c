@@ -49,7 +49,7 @@ static size_t queued(chime_store *st) {
   CU_ASSERT_EQUAL(st->ops->trigger_list(st, CHIME_MATCH_EQUALS,
                                         CHIME_QUEUE_GROUP, &keys, &n),
                   0);
-  chime_free(keys);
+  chime_keys_free(keys, n);
   return n;
 }
 
