@@ -48,6 +48,23 @@ static int store_batch(chime_scheduler *s, const char *fn,
   return 0;
 }
 
+/* How many of opts[0 .. count) (count > 0) go in the next batch: at most
+ * CHIME__ENQUEUE_BATCH, and data of at most CHIME__ENQUEUE_BATCH_BYTES in
+ * all (the MySQL store sends a batch as one statement, within the
+ * server's max_allowed_packet), but always one. */
+static size_t batch_len(const chime_enqueue *const *opts, size_t count) {
+  size_t n = 0, bytes = 0;
+  while (n < count && n < CHIME__ENQUEUE_BATCH) {
+    size_t len = 0;
+    chime_enqueue_get_data(opts[n], &len);
+    if (n > 0 && bytes + len > CHIME__ENQUEUE_BATCH_BYTES)
+      break;
+    bytes += len;
+    n++;
+  }
+  return n;
+}
+
 /* enqueue_many's work, also enqueue's (count 1). */
 static int enqueue(chime_scheduler *s, const char *fn, const char *group,
                    const char *name, const chime_enqueue *const *opts,
@@ -68,8 +85,7 @@ static int enqueue(chime_scheduler *s, const char *fn, const char *group,
   chime_trigger *ts[CHIME__ENQUEUE_BATCH];
   size_t stored = 0;
   for (size_t at = 0; at < count;) {
-    size_t n =
-        count - at < CHIME__ENQUEUE_BATCH ? count - at : CHIME__ENQUEUE_BATCH;
+    size_t n = batch_len(opts + at, count - at);
     size_t built = 0;
     for (; r == 0 && built < n; built++)
       r = chime__enqueue_trigger(group, name, opts[at + built],

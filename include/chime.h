@@ -2061,11 +2061,11 @@ CHIME_EXTERN int chime_scheduler_enqueue(chime_scheduler *scheduler,
  * chime_scheduler_enqueue_many: chime_scheduler_enqueue of count runs of
  * the job (group, name), opts[i] the options of run i (NULL entries: the
  * defaults), in one step: one transaction and one multi-row INSERT per
- * batch with the MySQL store (a batch is at most 1000 runs; more are
- * handed in batch after batch), all of a batch or none.  ret_results (may
- * be NULL; count entries) receives 0 (stored) or CHIME_ENQUEUE_EXISTED
- * per run (a key given twice in one call: the later ones existed);
- * ret_runs (may be NULL; count * run_len bytes) the name of run i at
+ * batch with the MySQL store (a batch is at most 1000 runs, and 4 MiB of
+ * run data; more are handed in batch after batch), all of a batch or none.
+ * ret_results (may be NULL; count entries) receives 0 (stored) or
+ * CHIME_ENQUEUE_EXISTED per run (a key given twice in one call: the later ones
+ * existed); ret_runs (may be NULL; count * run_len bytes) the name of run i at
  * ret_runs + i * run_len.
  * Returns: the number of runs stored (0 to count); CHIME_EINVAL (NULL
  * opts with count > 0, an invalid key, options that enqueue refuses);

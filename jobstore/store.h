@@ -483,8 +483,12 @@ struct chime_store_ops {
                          size_t errbuf_len);
 };
 
-/* The most runs trigger_add_many takes at once. */
+/* The most runs trigger_add_many takes at once, and the most data bytes
+ * the engine puts in one batch (a batch of larger runs is cut shorter:
+ * the MySQL store sends it as one statement, hex-encoded, which must stay
+ * well within the server's max_allowed_packet, 16 MiB by default). */
 #define CHIME__ENQUEUE_BATCH 1000
+#define CHIME__ENQUEUE_BATCH_BYTES (4 * 1024 * 1024)
 
 /* trigger_add_many for a store that has no faster way (the memory store):
  * trigger_add one by one (CHIME_EEXISTS being "existed"), stopping at the

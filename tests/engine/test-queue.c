@@ -4,7 +4,8 @@
  * CHIME_TEST_MYSQL, on the throwaway MariaDB (engine/queue-mysql, table
  * prefix chime_eq_): each run enqueued runs once with its data; a bulk
  * hand-in over several batches reports each run (keys given twice
- * existed); a request key makes a repeated trigger_job store nothing; the
+ * existed), and runs of the largest data are cut into batches the
+ * database takes; a request key makes a repeated trigger_job store nothing; the
  * run's name is its trigger key and unscheduling it cancels it; bad
  * arguments get clear errors.  With MySQL, a chain enqueued inside a job's
  * completion transaction runs once, and never when it rolls back.
@@ -181,6 +182,34 @@ static void test_queue_bulk_over_batches(void) {
   chime_scheduler_free(s);
 }
 
+/* Nine runs of CHIME_MAX_DATA_LEN bytes: 18 MiB as hex in one statement
+ * would pass the server's max_allowed_packet (16 MiB by default); the
+ * engine cuts the batch at 4 MiB of data. */
+static void test_queue_big_runs(void) {
+  chime_scheduler *s = node();
+  enum { N = 9 };
+  char *big = malloc(CHIME_MAX_DATA_LEN);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+  memset(big, 'x', CHIME_MAX_DATA_LEN);
+  chime_enqueue *opts[N];
+  for (int i = 0; i < N; i++) {
+    CU_ASSERT_EQUAL_FATAL(chime_enqueue_new(&opts[i]), 0);
+    CU_ASSERT_EQUAL(chime_enqueue_set_data(opts[i], big, CHIME_MAX_DATA_LEN),
+                    0);
+  }
+  CU_ASSERT_EQUAL(chime_scheduler_enqueue_many(
+                      s, "q", "count", (const chime_enqueue *const *)opts, N,
+                      NULL, NULL, 0),
+                  N);
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_TRUE(wait_for(&S.runs, N));
+  for (int i = 0; i < N; i++)
+    chime_enqueue_free(opts[i]);
+  free(big);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  chime_scheduler_free(s);
+}
+
 static void test_queue_keys_and_cancel(void) {
   chime_scheduler *s = node();
   /* A request key: the second call stores nothing while the run waits. */
@@ -271,6 +300,7 @@ int main(void) {
       {"bulk over batches, keys given twice existed",
        test_queue_bulk_over_batches},
       {"request keys, names, cancel, errors", test_queue_keys_and_cancel},
+      {"runs of the largest data go in several batches", test_queue_big_runs},
 #ifdef CHIME_TEST_MYSQL
       {"a chain in the job's transaction runs once",
        test_queue_chain_in_transaction},
