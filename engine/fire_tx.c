@@ -27,6 +27,7 @@ struct chime_mysql_tx {
   chime_ctx *ctx;
   chime_store_tx *stx; /* NULL: not open */
   bool doomed;         /* a statement failed: commit rolls back */
+  bool enqueued;       /* a run was enqueued: wake the loop at commit */
   char errmsg[512];
 };
 
@@ -60,6 +61,21 @@ static bool on_its_worker(const chime_mysql_tx *tx) {
   return chime__on_worker(tx->ctx->sched) && !tx->ctx->tx_over;
 }
 
+/* The checks of a call on an open transaction: 0, or its error (the
+ * message in tx->errmsg, emptied otherwise). */
+static int open_call(chime_mysql_tx *tx) {
+  if (!tx)
+    return CHIME_EINVAL;
+  if (!on_its_worker(tx))
+    return CHIME_ESTATE;
+  tx->errmsg[0] = '\0';
+  if (!tx->stx) {
+    snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");
+    return CHIME_ESTATE;
+  }
+  return 0;
+}
+
 int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx) {
   if (ret_tx)
     *ret_tx = NULL;
@@ -77,6 +93,7 @@ int chime_mysql_tx_begin(chime_ctx *ctx, chime_mysql_tx **ret_tx) {
   }
   chime_mysql_tx *tx = ctx->tx;
   tx->doomed = false;
+  tx->enqueued = false;
   tx->errmsg[0] = '\0';
   int r = st->ops->fire_tx_begin(st, ctx->fire, &tx->stx, tx->errmsg,
                                  sizeof tx->errmsg);
@@ -97,15 +114,9 @@ MYSQL *chime_mysql_tx_get_conn(chime_mysql_tx *tx) {
 int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
                            const char *const *params, size_t nparams,
                            uint64_t *ret_affected) {
-  if (!tx)
-    return CHIME_EINVAL;
-  if (!on_its_worker(tx))
-    return CHIME_ESTATE;
-  tx->errmsg[0] = '\0';
-  if (!tx->stx) {
-    snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");
-    return CHIME_ESTATE;
-  }
+  int refused = open_call(tx);
+  if (refused < 0)
+    return refused;
   if (!sql || (!params && nparams > 0)) {
     snprintf(tx->errmsg, sizeof tx->errmsg,
              "no statement, or parameters missing");
@@ -151,6 +162,9 @@ int chime_mysql_tx_commit(chime_mysql_tx *tx) {
     out.finished_ms = out.started_ms;
   int r = st->ops->fire_tx_commit(tx->stx, &out, tx->errmsg, sizeof tx->errmsg);
   tx->stx = NULL;
+  if (r == 0 && tx->enqueued)
+    chime__loop_wake(ctx->sched);
+  tx->enqueued = false;
   if (r == 0)
     ctx->completed = true;
   else if (r == CHIME_ENOTOWNER)
@@ -162,19 +176,51 @@ int chime_mysql_tx_commit(chime_mysql_tx *tx) {
   return r;
 }
 
-int chime_mysql_tx_rollback(chime_mysql_tx *tx) {
-  if (!tx)
+int chime_mysql_tx_enqueue(chime_mysql_tx *tx, const char *group,
+                           const char *name, const chime_enqueue *opts,
+                           char *ret_run, size_t run_len) {
+  int refused = open_call(tx);
+  if (refused < 0)
+    return refused;
+  if (ret_run && run_len == 0) {
+    snprintf(tx->errmsg, sizeof tx->errmsg, "run_len 0");
     return CHIME_EINVAL;
-  if (!on_its_worker(tx))
-    return CHIME_ESTATE;
-  tx->errmsg[0] = '\0';
-  if (!tx->stx) {
-    snprintf(tx->errmsg, sizeof tx->errmsg, "the transaction is not open");
-    return CHIME_ESTATE;
   }
+  chime_scheduler *s = tx->ctx->sched;
+  chime_trigger *t = NULL;
+  int r = chime__key_check(group, name);
+  if (r < 0) {
+    snprintf(tx->errmsg, sizeof tx->errmsg, "an invalid job key");
+    return r;
+  }
+  r = chime__enqueue_trigger(group, name, opts,
+                             atomic_fetch_add(&s->manual_seq, 1), &t,
+                             tx->errmsg, sizeof tx->errmsg);
+  if (r < 0)
+    return r;
+  bool existed = false;
+  r = s->store->ops->fire_tx_enqueue(tx->stx, &t, 1, &existed, tx->errmsg,
+                                     sizeof tx->errmsg);
+  if (r == 0 && ret_run &&
+      (size_t)snprintf(ret_run, run_len, "%s", t->name) >= run_len)
+    r = CHIME_ELIMIT; /* enqueued all the same */
+  chime_trigger_free(t);
+  if (r < 0 && r != CHIME_ELIMIT)
+    tx->doomed = true;
+  if (r < 0)
+    return r;
+  tx->enqueued = true;
+  return existed ? CHIME_ENQUEUE_EXISTED : 0;
+}
+
+int chime_mysql_tx_rollback(chime_mysql_tx *tx) {
+  int refused = open_call(tx);
+  if (refused < 0)
+    return refused;
   chime_store *st = tx->ctx->sched->store;
   st->ops->fire_tx_rollback(tx->stx);
   tx->stx = NULL;
+  tx->enqueued = false;
   return 0;
 }
 

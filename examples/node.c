@@ -7,7 +7,7 @@
  *
  *   chime-node URL ID RESULTS_DIR [--schedule START_MS] [--table TABLE]
  *              [--policies START_MS] [--load demo|rolling]
- *              [--deadline MS] [--claim-ahead MS]
+ *              [--deadline MS] [--claim-ahead MS] [--queue 1]
  *
  * On SIGTERM or SIGINT it stops as docs/embedding.md says: with --deadline,
  * chime_scheduler_shutdown_within(MS) (runs told to stop, what is left at
@@ -53,6 +53,17 @@
  *   B  job  scheduled_ms  fire_id  node  start_ms  0       attempt  0
  *   F  job  scheduled_ms  fire_id  node  start_ms  end_ms  attempt  told
  *
+ * With --queue 1 it (re)creates the queue load (group "queue"; the
+ * cluster test "queue", docs/queue.md): step1, of type "chain", whose run
+ * data is "MS NAME" (quoted or not: chimectl hands in JSON), sleeps MS
+ * milliseconds, then, in its fire's
+ * completion transaction (chime-mysql.h), enqueues a run of step2 with the
+ * unique key "then-NAME" and the data "100", and commits (NAME, not its
+ * trigger's name: a recovered or retried run fires another trigger); step2
+ * is a "load" job (the S and E lines above, its job name "step2").  Both
+ * request recovery.  A chain's second step is stored exactly when its
+ * first step's completion commits.
+ *
  * Exit status: 0 after a signal; 3 when the instance id is taken by a live
  * node (CHIME_EDUPNODE); 1 on other errors.
  */
@@ -86,6 +97,16 @@ static int64_t real_ms(void) {
 static void sleep_ms(int64_t ms) {
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* Data bytes (len of them, data may be NULL) as text in buf (size bytes),
+ * "0" when absent or too long. */
+static void data_text(const char *data, size_t len, char *buf, size_t size) {
+  snprintf(buf, size, "0");
+  if (data && len > 0 && len < size) {
+    memcpy(buf, data, len);
+    buf[len] = '\0';
   }
 }
 
@@ -155,11 +176,8 @@ static void load(chime_ctx *ctx, void *user_data) {
   record(n, ctx, 'S', start, 0, true);
   size_t len = 0; /* the run's length: a manual fire's data, or the job's */
   const char *data = chime_ctx_get_data(ctx, &len);
-  char text[32] = "0";
-  if (data && len > 0 && len < sizeof text) {
-    memcpy(text, data, len);
-    text[len] = '\0';
-  }
+  char text[32];
+  data_text(data, len, text, sizeof text);
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
     /* Told to stop (an interrupt, or its node's shutdown_within): the run
@@ -186,6 +204,74 @@ static void load(chime_ctx *ctx, void *user_data) {
     if (r != CHIME_ENOTOWNER)
       chime_ctx_fail(ctx, chime_strerror(r));
   }
+}
+
+/* One try of the chain's second half: enqueue step2 in the fire's
+ * transaction and commit. */
+static int chain_in_tx(node *n, chime_ctx *ctx, const char *name) {
+  chime_mysql_tx *tx = NULL;
+  int r = chime_mysql_tx_begin(ctx, &tx);
+  if (r < 0)
+    return r;
+  char key[64];
+  snprintf(key, sizeof key, "then-%s", name);
+  chime_enqueue *o = NULL;
+  r = chime_enqueue_new(&o);
+  if (r == 0)
+    r = chime_enqueue_set_unique_key(o, key);
+  if (r == 0)
+    r = chime_enqueue_set_data(o, "100", 3);
+  if (r == 0)
+    r = chime_mysql_tx_enqueue(tx, "queue", "step2", o, NULL, 0);
+  chime_enqueue_free(o);
+  if (r < 0) {
+    fprintf(stderr, "chime-node %s: chain %s: %s\n", n->id, key,
+            chime_mysql_tx_errmsg(tx));
+    chime_mysql_tx_rollback(tx);
+    return r;
+  }
+  return chime_mysql_tx_commit(tx);
+}
+
+/* The queue load's first step (see the top). */
+static void chain(chime_ctx *ctx, void *user_data) {
+  node *n = user_data;
+  size_t len = 0;
+  const char *data = chime_ctx_get_data(ctx, &len);
+  char text[48];
+  data_text(data, len, text, sizeof text);
+  char *name = NULL;
+  sleep_ms(strtoll(text + (text[0] == '"'), &name, 10));
+  while (name && *name == ' ')
+    name++;
+  name[strcspn(name, "\"")] = '\0';
+  int r = chain_in_tx(n, ctx, name);
+  /* A lost connection or a busy database: the fire is still ours (or the
+   * next begin says it is not). */
+  for (int i = 0; r < 0 && r != CHIME_ENOTOWNER && i < 40; i++) {
+    sleep_ms(250);
+    r = chain_in_tx(n, ctx, name);
+  }
+  if (r < 0 && r != CHIME_ENOTOWNER)
+    chime_ctx_fail(ctx, chime_strerror(r));
+}
+
+/* The queue load's two durable jobs (replacing earlier ones). */
+static int schedule_queue(chime_scheduler *s) {
+  static const char *const names[] = {"step1", "step2"};
+  int r = 0;
+  for (int i = 0; r == 0 && i < 2; i++) {
+    chime_job *job = NULL;
+    r = chime_job_new("queue", names[i], i ? "load" : "chain", &job, NULL, 0);
+    if (r == 0)
+      r = chime_job_set_durable(job, true);
+    if (r == 0)
+      r = chime_job_set_requests_recovery(job, true);
+    if (r == 0)
+      r = chime_scheduler_add_job(s, job, true);
+    chime_job_free(job);
+  }
+  return r;
 }
 
 static void log_line(void *user_data, chime_log_level level,
@@ -233,11 +319,8 @@ static void policy(chime_ctx *ctx, void *user_data) {
   /* The job data is bytes, not a string: copied to be read as text. */
   size_t dlen = 0;
   const char *data = chime_ctx_get_job_data(ctx, &dlen);
-  char text[32] = "0";
-  if (data && dlen > 0 && dlen < sizeof text) {
-    memcpy(text, data, dlen);
-    text[dlen] = '\0';
-  }
+  char text[32];
+  data_text(data, dlen, text, sizeof text);
   bool fail = strcmp(text, "fail") == 0;
   int told = 0;
   if (fail && attempt == 1)
@@ -340,13 +423,14 @@ int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--help") == 0) {
     printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
            "[--table TABLE] [--policies START_MS] [--load demo|rolling] "
-           "[--deadline MS] [--claim-ahead MS]\n"
+           "[--deadline MS] [--claim-ahead MS] [--queue 1]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
   }
   node n = {.fd = -1, .pol_fd = -1};
   const char *schedule = NULL, *policies = NULL, *load_name = "demo";
+  bool queue = false;
   int64_t deadline_ms = -1, claim_ahead_ms = -1;
   bool usage = argc < 4;
   for (int i = 4; !usage && i < argc; i += 2) {
@@ -364,6 +448,8 @@ int main(int argc, char **argv) {
       deadline_ms = strtoll(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--claim-ahead") == 0)
       claim_ahead_ms = strtoll(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--queue") == 0)
+      queue = strcmp(argv[i + 1], "1") == 0;
     else
       usage = true;
   }
@@ -372,7 +458,8 @@ int main(int argc, char **argv) {
   if (usage) {
     fprintf(stderr, "usage: chime-node URL ID RESULTS_DIR [--schedule "
                     "START_MS] [--table TABLE] [--policies START_MS] [--load "
-                    "demo|rolling] [--deadline MS] [--claim-ahead MS]\n");
+                    "demo|rolling] [--deadline MS] [--claim-ahead MS] "
+                    "[--queue 1]\n");
     return 1;
   }
   sigset_t stop;
@@ -422,6 +509,10 @@ int main(int argc, char **argv) {
   r = chime_scheduler_register_job_type(s, "load", load, &n, NULL);
   if (r == 0)
     r = chime_scheduler_register_job_type(s, "policy", policy, &n, NULL);
+  if (r == 0)
+    r = chime_scheduler_register_job_type(s, "chain", chain, &n, NULL);
+  if (r == 0 && queue)
+    r = schedule_queue(s);
   if (r == 0 && schedule)
     r = schedule_load(s, strtoll(schedule, NULL, 10),
                       strcmp(load_name, "rolling") == 0);

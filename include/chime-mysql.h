@@ -118,6 +118,30 @@ CHIME_EXTERN int chime_mysql_tx_execute(chime_mysql_tx *tx, const char *sql,
 CHIME_EXTERN int chime_mysql_tx_commit(chime_mysql_tx *tx);
 
 /*
+ * chime_mysql_tx_enqueue: chime_scheduler_enqueue inside the transaction:
+ * the run of job (group, name) with opts (NULL: defaults) is stored when
+ * the transaction commits, together with the job's statements and its
+ * fire's completion, or not at all (durable chaining: "do X, then Y"
+ * survives any node's death between the two; docs/queue.md).  A unique
+ * key whose run waits or runs makes it store nothing and return
+ * CHIME_ENQUEUE_EXISTED; ret_run (may be NULL; run_len bytes) receives the
+ * run's name in CHIME_QUEUE_GROUP either way.  A failure dooms the
+ * transaction as a failed statement does (but CHIME_ELIMIT: ret_run too
+ * short, the run is enqueued all the same).
+ * Returns: 0 (enqueued); CHIME_ENQUEUE_EXISTED; CHIME_EINVAL (NULL tx,
+ * an invalid key, run_len 0 with ret_run); CHIME_ESTATE (tx not open, off
+ * the job's thread or after it returned); CHIME_ENOTFOUND (no such job);
+ * CHIME_ELIMIT; CHIME_EBUSY, CHIME_ECONNECT, CHIME_ESTORE (the database).
+ * chime_mysql_tx_errmsg says what went wrong.
+ * Ownership: opts is read for the call; ret_run is the caller's.
+ * Thread: the job's worker thread.
+ */
+CHIME_EXTERN int chime_mysql_tx_enqueue(chime_mysql_tx *tx, const char *group,
+                                        const char *name,
+                                        const chime_enqueue *opts,
+                                        char *ret_run, size_t run_len);
+
+/*
  * chime_mysql_tx_rollback: rolls back the job's statements; the fire is
  * not completed (the scheduler completes it when the job returns, as for
  * any job) and a new transaction may begin.

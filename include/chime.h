@@ -870,6 +870,35 @@ CHIME_EXTERN int chime_job_get_shard_count(const chime_job *job);
 CHIME_EXTERN const char *chime_job_get_shard_params(const chime_job *job);
 
 /*
+ * chime_job_set_shards_then: the step that runs once after the last shard
+ * of each sharded fire of this job finished (docs/batch.md): a run of the
+ * stored job (group, name) is enqueued (chime_scheduler_enqueue) in the
+ * same transaction as that last shard's completion, so it is stored
+ * exactly once whichever node completes the last shard and whichever node
+ * dies, with the unique key "shards-" and the sharded fire's id, and
+ * with the sharded fire's history message ("8 shard(s) completed", "3 of
+ * 8 shard(s) failed: 1,4,6") as its data.  NULL group and name clear it.
+ * A then-job that does not exist when the fire ends is skipped with a
+ * warning in the log.
+ * Returns: 0; CHIME_EINVAL (NULL job, one of group and name NULL, an
+ * invalid key); CHIME_ELIMIT; CHIME_ENOMEM.
+ * Ownership: group and name are copied.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN int chime_job_set_shards_then(chime_job *job, const char *group,
+                                           const char *name);
+
+/*
+ * chime_job_get_shards_then_group, chime_job_get_shards_then_name: the key
+ * chime_job_set_shards_then left.
+ * Returns: the group and the name, or NULL (none; a NULL job).
+ * Ownership: borrowed until the job changes or is freed.
+ * Thread: any, one thread per job object.
+ */
+CHIME_EXTERN const char *chime_job_get_shards_then_group(const chime_job *job);
+CHIME_EXTERN const char *chime_job_get_shards_then_name(const chime_job *job);
+
+/*
  * chime_job_add_required_tag: only nodes that declared tag
  * (chime_config_add_tag) claim the job's fires and shards (Quartz.NET's
  * node affinity).  A tag is 1 to CHIME_MAX_TAG_LEN characters of
@@ -1326,6 +1355,153 @@ CHIME_EXTERN int64_t
 chime_trigger_get_times_triggered(const chime_trigger *trigger);
 CHIME_EXTERN chime_trigger_status
 chime_trigger_get_status(const chime_trigger *trigger);
+
+/* ---------------------------------------------------------------- enqueue */
+
+/*
+ * Options of one enqueued run (chime_scheduler_enqueue; docs/queue.md):
+ * its data, when it runs, its priority, its timeout and its unique key.
+ * An enqueued run is a one-off trigger of the job in the trigger group
+ * CHIME_QUEUE_GROUP, fired, fenced, retried (by its job's retry policy),
+ * recovered and recorded like any fire.  Build one with
+ * chime_enqueue_new and the setters; the scheduler copies what it needs.
+ * An options object is plain data: one thread at a time may use it
+ * (several may read one nobody changes).
+ */
+typedef struct chime_enqueue chime_enqueue;
+
+/* The trigger group of every enqueued run. */
+#define CHIME_QUEUE_GROUP "CHIME_QUEUE"
+/* The longest unique key, in bytes (a run's trigger name is "K_" and it). */
+#define CHIME_MAX_UNIQUE_KEY_LEN (CHIME_MAX_NAME_LEN - 2)
+/* A buffer that holds any run's name (its trigger name) and its NUL. */
+#define CHIME_RUN_NAME_LEN (CHIME_MAX_NAME_LEN + 1)
+/* What an enqueue returns when a run with its unique key existed. */
+#define CHIME_ENQUEUE_EXISTED 1
+
+/*
+ * chime_enqueue_new: run options with defaults: no data (the job's data
+ * is handed to the run), due now, priority 5, the job's timeout, no
+ * unique key.
+ * Returns: 0; CHIME_EINVAL (NULL ret); CHIME_ENOMEM.
+ * Ownership: *ret is the caller's, freed with chime_enqueue_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_enqueue_new(chime_enqueue **ret);
+
+/*
+ * chime_enqueue_free: releases run options.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: takes opts back from the caller.
+ * Thread: any, once no other thread uses opts.
+ */
+CHIME_EXTERN void chime_enqueue_free(chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_data: the bytes handed to the run
+ * (chime_ctx_get_data), instead of its job's data; NULL data with len 0
+ * clears them (the job's data again).
+ * Returns: 0; CHIME_EINVAL (NULL opts, NULL data with len > 0);
+ * CHIME_ELIMIT (over CHIME_MAX_DATA_LEN); CHIME_ENOMEM.
+ * Ownership: data is copied.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_data(chime_enqueue *opts, const void *data,
+                                        size_t len);
+
+/*
+ * chime_enqueue_get_data: the bytes chime_enqueue_set_data left; *ret_len
+ * (may be NULL) receives their length.
+ * Returns: the bytes, or NULL when there are none (or opts is NULL).
+ * Ownership: borrowed from opts until it changes or is freed.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN const void *chime_enqueue_get_data(const chime_enqueue *opts,
+                                                size_t *ret_len);
+
+/*
+ * chime_enqueue_set_run_at_ms: when the run is due, in ms since the Unix
+ * epoch by the store's clock (the database's for MySQL); 0 (the default):
+ * now.  A time in the past runs at once.
+ * Returns: 0; CHIME_EINVAL (NULL opts, a negative time).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_run_at_ms(chime_enqueue *opts,
+                                             int64_t epoch_ms);
+
+/*
+ * chime_enqueue_get_run_at_ms: the time chime_enqueue_set_run_at_ms left.
+ * Returns: the time in ms; 0 (now) for a NULL opts.
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int64_t chime_enqueue_get_run_at_ms(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_priority: among runs and fires due at the same time,
+ * higher priorities are claimed first (chime_trigger_set_priority;
+ * default 5).
+ * Returns: 0; CHIME_EINVAL (NULL opts).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_priority(chime_enqueue *opts, int priority);
+
+/*
+ * chime_enqueue_get_priority: the priority chime_enqueue_set_priority left.
+ * Returns: the priority; 5 for a NULL opts.
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_get_priority(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_timeout_ms: how long the run may take before it is
+ * cancelled and recorded TIMED_OUT (chime_trigger_set_timeout_ms); 0 (the
+ * default): its job's timeout.
+ * Returns: 0; CHIME_EINVAL (NULL opts, negative or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_timeout_ms(chime_enqueue *opts, int64_t ms);
+
+/*
+ * chime_enqueue_get_timeout_ms: the timeout chime_enqueue_set_timeout_ms
+ * left.
+ * Returns: the timeout in ms; 0 (the job's) for a NULL opts.
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int64_t chime_enqueue_get_timeout_ms(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_unique_key: the run's unique key (NULL clears it):
+ * while a run enqueued with the key waits or runs, anywhere in the
+ * cluster, an enqueue with the same key stores nothing and returns
+ * CHIME_ENQUEUE_EXISTED with that run's name.  The key names the run
+ * across the scheduler (its trigger is (CHIME_QUEUE_GROUP, "K_" key)), so
+ * keys of different jobs must differ: put the job in the key.  A key is
+ * free again once its run completed (also during a retry's wait, which is
+ * a new run) or was unscheduled.
+ * Returns: 0; CHIME_EINVAL (NULL opts, an empty key, bad UTF-8 or a
+ * control character); CHIME_ELIMIT (over CHIME_MAX_UNIQUE_KEY_LEN);
+ * CHIME_ENOMEM.
+ * Ownership: key is copied.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_unique_key(chime_enqueue *opts,
+                                              const char *key);
+
+/*
+ * chime_enqueue_get_unique_key: the key chime_enqueue_set_unique_key left.
+ * Returns: the key, or NULL when there is none (or opts is NULL).
+ * Ownership: borrowed from opts until it changes or is freed.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN const char *
+chime_enqueue_get_unique_key(const chime_enqueue *opts);
 
 /* ---------------------------------------------------------- configuration */
 
@@ -1855,7 +2031,8 @@ CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
  * "MANUAL_TRIGGER"; data (may be NULL) overrides the job's data for that
  * run.  Not idempotent: each call stores a new one-off trigger under a
  * random name, so a call retried after an error whose effect is unknown
- * (a lost connection, a timeout) may run the job twice.
+ * (a lost connection, a timeout) may run the job twice: give a request
+ * key with chime_scheduler_trigger_job_keyed for that.
  * Returns: 0; CHIME_ENOTFOUND (no such job); CHIME_EINVAL (NULL data with
  * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN).
  * Ownership: data is copied.
@@ -1865,6 +2042,77 @@ CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
                                              const char *group,
                                              const char *name, const void *data,
                                              size_t len);
+
+/*
+ * chime_scheduler_trigger_job_keyed: chime_scheduler_trigger_job with a
+ * request key, so that a call retried after an error whose effect is
+ * unknown (the reply of its COMMIT lost, a timeout) never runs the job
+ * twice: the run is the enqueued run of the job with the unique key
+ * request_key (chime_scheduler_enqueue), and while a run with that key
+ * waits or runs nothing new is stored.  Generate the key once per
+ * intended run (a UUID, the id of the request that asked for it) and
+ * reuse it for every retry of that call.
+ * Returns: 0 (the run was stored); CHIME_ENQUEUE_EXISTED (a run with the
+ * key waits or runs: nothing was stored); CHIME_EINVAL (an invalid key or
+ * request key, NULL data with len > 0); CHIME_ELIMIT (data over
+ * CHIME_MAX_DATA_LEN, a key over CHIME_MAX_UNIQUE_KEY_LEN);
+ * CHIME_ENOTFOUND (no such job); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: data and the strings are copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_trigger_job_keyed(chime_scheduler *scheduler,
+                                                   const char *group,
+                                                   const char *name,
+                                                   const void *data, size_t len,
+                                                   const char *request_key);
+
+/*
+ * chime_scheduler_enqueue: hands in one run of the stored job (group,
+ * name) with the options opts (NULL: the defaults of chime_enqueue_new):
+ * a one-off trigger in CHIME_QUEUE_GROUP, due at the options' time, that
+ * whichever node runs the job's type claims; docs/queue.md.  Its name
+ * goes to ret_run (may be NULL; run_len bytes, CHIME_RUN_NAME_LEN holds
+ * any): with CHIME_QUEUE_GROUP it is the trigger key to look the run up
+ * (chime_scheduler_get_trigger, history) or cancel it
+ * (chime_scheduler_unschedule while it waits, chime_scheduler_interrupt
+ * of the job while it runs).  With a unique key and a run with that key
+ * waiting or running, nothing is stored and ret_run names that run.
+ * Returns: 0 (stored); CHIME_ENQUEUE_EXISTED (the key's run existed);
+ * CHIME_ENOTFOUND (no such job); CHIME_EINVAL (an invalid key, run_len 0
+ * with ret_run); CHIME_ELIMIT (run_len too short for the name: the run was
+ * stored or existed all the same); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: opts is read for the call.  ret_run is the caller's.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_enqueue(chime_scheduler *scheduler,
+                                         const char *group, const char *name,
+                                         const chime_enqueue *opts,
+                                         char *ret_run, size_t run_len);
+
+/*
+ * chime_scheduler_enqueue_many: chime_scheduler_enqueue of count runs of
+ * the job (group, name), opts[i] the options of run i (NULL entries: the
+ * defaults), in one step: one transaction and one multi-row INSERT per
+ * batch with the MySQL store (a batch is at most 1000 runs, and 4 MiB of
+ * run data; more are handed in batch after batch), all of a batch or none.
+ * ret_results (may be NULL; count entries) receives 0 (stored) or
+ * CHIME_ENQUEUE_EXISTED per run (a key given twice in one call: the later ones
+ * existed); ret_runs (may be NULL; count * run_len bytes) the name of run i at
+ * ret_runs + i * run_len.
+ * Returns: the number of runs stored (0 to count); CHIME_EINVAL (NULL
+ * opts with count > 0, an invalid key, options that enqueue refuses);
+ * CHIME_ENOTFOUND (no such job); CHIME_ELIMIT (run_len too short);
+ * CHIME_ESHUTDOWN; the store's errors: the runs of the earlier batches
+ * stay stored, and ret_results tells which.
+ * Ownership: opts are read for the call.  The buffers are the caller's.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_enqueue_many(chime_scheduler *scheduler,
+                                              const char *group,
+                                              const char *name,
+                                              const chime_enqueue *const *opts,
+                                              size_t count, int *ret_results,
+                                              char *ret_runs, size_t run_len);
 
 /*
  * chime_scheduler_interrupt: asks every running fire of the job (group,

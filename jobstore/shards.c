@@ -19,6 +19,26 @@ void chime__shards_message(char *buf, size_t len, int total, int failed,
     snprintf(buf, len, "%d of %d shard(s) failed", failed, total);
 }
 
+int chime__shards_then_trigger(const chime_job *job, int64_t fire_id,
+                               const char *message, chime_trigger **ret) {
+  *ret = NULL;
+  if (!job || !job->then_group || !job->then_name)
+    return 0;
+  chime_enqueue *o = NULL;
+  char key[48];
+  snprintf(key, sizeof key, "shards-%lld", (long long)fire_id);
+  int r = chime_enqueue_new(&o);
+  if (r == 0)
+    r = chime_enqueue_set_unique_key(o, key);
+  if (r == 0 && message && *message)
+    r = chime_enqueue_set_data(o, message, strlen(message));
+  if (r == 0)
+    r = chime__enqueue_trigger(job->then_group, job->then_name, o, 0, ret, NULL,
+                               0);
+  chime_enqueue_free(o);
+  return r;
+}
+
 void chime__shard_triggers_free(chime_trigger **ts, int n) {
   for (int i = 0; ts && i < n; i++)
     chime_trigger_free(ts[i]);

@@ -147,6 +147,21 @@ int chime__store_fire_now(chime_store *store, const char *group,
   return 0;
 }
 
+int chime__store_trigger_add_many(chime_store *store, chime_trigger *const *ts,
+                                  size_t count, bool *ret_existed, char *errbuf,
+                                  size_t errbuf_len) {
+  for (size_t i = 0; i < count; i++) {
+    int r = store->ops->trigger_add(store, NULL, ts[i], false, NULL, errbuf,
+                                    errbuf_len);
+    ret_existed[i] = r == CHIME_EEXISTS;
+    if (r == CHIME_EEXISTS && errbuf && errbuf_len)
+      errbuf[0] = '\0';
+    else if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
 void chime__history_entry_clear(chime_history_entry *e) {
   free(e->job_group);
   free(e->job_name);

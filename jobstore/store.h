@@ -562,7 +562,40 @@ struct chime_store_ops {
   int64_t (*limit_wait_ms)(chime_store *store);
   int (*limit_stats)(chime_store *store, int64_t now_ms,
                      chime_limit_stat **ret_stats, size_t *ret_count);
+  /* Enqueued runs (docs/queue.md).  trigger_add_many adds count one-off
+   * triggers ts[0 .. count) (chime__enqueue_trigger's: not prepared, no
+   * calendar, all of one job, which must exist: CHIME_ENOTFOUND), as
+   * trigger_add would one by one, but all in one step (one transaction
+   * with one multi-row INSERT for MySQL; count <= CHIME__ENQUEUE_BATCH),
+   * all or none.  A trigger whose key is stored already (or comes earlier
+   * in ts) is not added and not an error: ret_existed[i] (count entries)
+   * says so.  The primary key of the trigger decides, so callers racing
+   * with the same key on any node store it once. */
+  int (*trigger_add_many)(chime_store *store, chime_trigger *const *ts,
+                          size_t count, bool *ret_existed, char *errbuf,
+                          size_t errbuf_len);
+  /* fire_tx_enqueue (NULL for a store without transactions):
+   * trigger_add_many inside the fire transaction tx (fire_tx_begin),
+   * committed or rolled back with it. */
+  int (*fire_tx_enqueue)(chime_store_tx *tx, chime_trigger *const *ts,
+                         size_t count, bool *ret_existed, char *errbuf,
+                         size_t errbuf_len);
 };
+
+/* The most runs trigger_add_many takes at once, and the most data bytes
+ * the engine puts in one batch (a batch of larger runs is cut shorter:
+ * the MySQL store sends it as one statement, hex-encoded, which must stay
+ * well within the server's max_allowed_packet, 16 MiB by default). */
+#define CHIME__ENQUEUE_BATCH 1000
+#define CHIME__ENQUEUE_BATCH_BYTES (4 * 1024 * 1024)
+
+/* trigger_add_many for a store that has no faster way (the memory store):
+ * trigger_add one by one (CHIME_EEXISTS being "existed"), stopping at the
+ * first error, so not all or none: the memory store fails part-way only
+ * when out of memory or when the job is removed meanwhile. */
+int chime__store_trigger_add_many(chime_store *store, chime_trigger *const *ts,
+                                  size_t count, bool *ret_existed, char *errbuf,
+                                  size_t errbuf_len);
 
 /* chime__fire_run_id: the key of a fire's checkpoint: the first fire of
  * the run it continues (a recovered run's origin), else its own id. */
@@ -593,6 +626,17 @@ static inline void chime__shard_job(chime_job *job) {
   job->concurrency = CHIME_CONCURRENCY_ALLOW;
   job->requests_recovery = true;
 }
+
+/*
+ * chime__shards_then_trigger: the run a sharded fire fire_id of job ends
+ * with (chime_job_set_shards_then): a run of the job's then-job with the
+ * unique key "shards-<fire_id>" and message (the sharded fire's history
+ * message) as its data, due now; *ret NULL when the job names none.  The
+ * store adds it in the transaction that completes the last shard.
+ * Returns: 0; CHIME_ENOMEM; CHIME_EIO.  Ownership: *ret is the caller's.
+ */
+int chime__shards_then_trigger(const chime_job *job, int64_t fire_id,
+                               const char *message, chime_trigger **ret);
 
 /* chime__shards_message: the message of a sharded fire of total shards of
  * which failed failed, their indexes in the comma-separated list indexes

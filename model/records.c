@@ -206,6 +206,8 @@ void chime_job_free(chime_job *job) {
   free(job->data);
   free(job->shard_params);
   free(job->required_tags);
+  free(job->then_group);
+  free(job->then_name);
   free(job);
 }
 
@@ -225,6 +227,8 @@ chime_job *chime__job_copy(const chime_job *job) {
   c->data = chime__dup_bytes(job->data, job->data_len, &ok);
   c->shard_params = chime__dup_text(job->shard_params, &ok);
   c->required_tags = chime__dup_text(job->required_tags, &ok);
+  c->then_group = chime__dup_text(job->then_group, &ok);
+  c->then_name = chime__dup_text(job->then_name, &ok);
   if (!ok) {
     chime_job_free(c);
     return NULL;

@@ -49,6 +49,10 @@ struct chime_job {
   int32_t shard_count;
   char *shard_params;
   char *required_tags;
+  /* chime_job_set_shards_then: the job a run of which is enqueued when a
+   * sharded fire's last shard finished; both NULL for none. */
+  char *then_group;
+  char *then_name;
 };
 
 /* Where a trigger is in the store's state machine (docs/schema.md). */
@@ -272,5 +276,31 @@ bool chime__group_matches(chime_match match, const char *pattern,
 
 /* Compares keys (group, then name) for sorting lists. */
 int chime__key_compare(const void *a, const void *b);
+
+/* Options of one enqueued run (chime_enqueue_new; docs/queue.md). */
+struct chime_enqueue {
+  void *data; /* NULL when data_len == 0: the job's data */
+  size_t data_len;
+  int64_t run_at_ms; /* 0: now */
+  int priority;
+  int64_t timeout_ms;
+  char *unique_key; /* NULL: none */
+};
+
+/*
+ * chime__enqueue_trigger: the one-off trigger of a run of job (group,
+ * name) enqueued with opts (NULL: the defaults): in CHIME_QUEUE_GROUP,
+ * named "K_" and the unique key when there is one, else "Q_", 64 random
+ * bits and tag (a sequence number of the caller's, keeping its own names
+ * apart even if the random bits repeated); misfire FIRE_NOW (a run handed
+ * in is never dropped for being late).
+ * Returns: 0; CHIME_EINVAL, CHIME_ELIMIT (an invalid key); CHIME_EIO (no
+ * randomness); CHIME_ENOMEM, with a message in errbuf.
+ * Ownership: *ret is the caller's.
+ */
+int chime__enqueue_trigger(const char *group, const char *name,
+                           const chime_enqueue *opts, uint64_t tag,
+                           chime_trigger **ret, char *errbuf,
+                           size_t errbuf_len);
 
 #endif /* CHIME_MODEL_RECORDS_H */

@@ -69,6 +69,26 @@ int chime_job_set_shards(chime_job *job, int count, const char *params) {
   return 0;
 }
 
+int chime_job_set_shards_then(chime_job *job, const char *group,
+                              const char *name) {
+  if (!job || (!group) != (!name))
+    return CHIME_EINVAL;
+  int r = group ? chime__key_check(group, name) : 0;
+  if (r == 0)
+    r = chime__set_text(&job->then_group, group, CHIME_MAX_NAME_LEN);
+  if (r == 0)
+    r = chime__set_text(&job->then_name, name, CHIME_MAX_NAME_LEN);
+  return r;
+}
+
+const char *chime_job_get_shards_then_group(const chime_job *job) {
+  return job ? job->then_group : NULL;
+}
+
+const char *chime_job_get_shards_then_name(const chime_job *job) {
+  return job ? job->then_name : NULL;
+}
+
 int chime_job_get_shard_count(const chime_job *job) {
   return job ? job->shard_count : 0;
 }

@@ -32,8 +32,14 @@ static void usage(FILE *out) {
       "  metrics                       the cluster's figures, Prometheus "
       "text\n"
       "  pause|resume trigger G.N | job G.N | group PATTERN | all\n"
-      "  fire G.N [--data JSON]        run a job now on whichever node claims "
-      "it\n"
+      "  fire G.N [--data JSON] [--key K]  run a job now on whichever node "
+      "claims it;\n"
+      "                                --key: a request key, so that a "
+      "retried fire\n"
+      "                                never runs it twice\n"
+      "  enqueue G.N [--data JSON] [--at TIME] [--priority N] [--key K]\n"
+      "                                hand in one run of a job (--key: its "
+      "unique key)\n"
       "  delete job|trigger G.N [--yes]\n"
       "  job add G.N --type TYPE [SETTINGS] | job edit G.N SETTINGS\n"
       "  job delete G.N [--yes]        create, change, delete a job\n"
@@ -149,7 +155,10 @@ enum {
   O_APPLY,
   O_MAX,
   O_PER_PARTITION,
-  O_RATE
+  O_RATE,
+  O_KEY,
+  O_AT,
+  O_PRIORITY
 };
 
 static int dispatch(ctl *c, const char *cmd) {
@@ -171,6 +180,8 @@ static int dispatch(ctl *c, const char *cmd) {
     return ctl_cmd_pause(c, strcmp(cmd, "pause") == 0);
   if (strcmp(cmd, "fire") == 0)
     return ctl_cmd_fire(c);
+  if (strcmp(cmd, "enqueue") == 0)
+    return ctl_cmd_enqueue(c);
   if (strcmp(cmd, "delete") == 0)
     return ctl_cmd_delete(c);
   if (strcmp(cmd, "cancel") == 0)
@@ -248,6 +259,9 @@ static const struct option common_options[] = {
     {"max", required_argument, NULL, O_MAX},
     {"per-partition", required_argument, NULL, O_PER_PARTITION},
     {"rate", required_argument, NULL, O_RATE},
+    {"key", required_argument, NULL, O_KEY},
+    {"at", required_argument, NULL, O_AT},
+    {"priority", required_argument, NULL, O_PRIORITY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -353,6 +367,23 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
         return CTL_USAGE;
       }
       c->timeout_ms = (long long)(secs * 1000);
+      break;
+    }
+    case O_KEY:
+      c->key = optarg;
+      break;
+    case O_AT:
+      c->at = optarg;
+      break;
+    case O_PRIORITY: {
+      char *end;
+      c->priority = strtol(optarg, &end, 10);
+      if (*end || end == optarg || c->priority < -1000000 ||
+          c->priority > 1000000) {
+        fprintf(stderr, "chimectl: --priority wants a number\n");
+        return CTL_USAGE;
+      }
+      c->has_priority = true;
       break;
     }
     case O_INTERVAL: {

@@ -43,11 +43,15 @@ typedef struct ctl {
   const char *zone;  /* the zone for "local" times */
   bool json;
   bool yes;
-  const char *job;     /* history --job GROUP.NAME */
-  const char *since;   /* history --since TIME */
-  bool failed;         /* history --failed */
-  long limit;          /* history --limit N */
-  const char *data;    /* fire --data JSON */
+  const char *job;   /* history --job GROUP.NAME */
+  const char *since; /* history --since TIME */
+  bool failed;       /* history --failed */
+  long limit;        /* history --limit N */
+  const char *data;  /* fire --data JSON */
+  const char *key;   /* fire, enqueue --key K (request / unique key) */
+  const char *at;    /* enqueue --at TIME */
+  long priority;     /* enqueue --priority N */
+  bool has_priority;
   const char *outcome; /* history: only this outcome (chime-web's filter) */
   long offset;         /* history: rows skipped (--page, chime-web's pages) */
   const char *trigger; /* history --trigger GROUP.NAME */
@@ -276,9 +280,13 @@ int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);
  * "all".  Returns: 0 or an exit code (message in ctl_last_error). */
 int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg);
 /* Fires job key now with data (NULL: none); the one-off trigger's key into
- * trigger (len bytes), its due time into *ret_due_ms. */
-int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
-                 size_t len, int64_t *ret_due_ms);
+ * trigger (len bytes), its due time into *ret_due_ms.  With request_key
+ * (NULL: none) the run is the enqueued run with that unique key:
+ * *ret_existed (may be NULL without a request key) says whether it
+ * existed already (nothing stored). */
+int ctl_fire_key(ctl *c, const char *key, const char *data,
+                 const char *request_key, char *trigger, size_t len,
+                 int64_t *ret_due_ms, bool *ret_existed);
 int ctl_delete_key(ctl *c, bool is_job, const char *key);
 /* Interrupts running fire fire_id (decimal text), as `chimectl cancel
  * fire` and chime_scheduler_interrupt_fire do: the store flags it, the
@@ -332,6 +340,7 @@ int ctl_cmd_metrics(ctl *c);
 int ctl_metrics_write(ctl *c, FILE *out);
 int ctl_cmd_pause(ctl *c, bool pause);
 int ctl_cmd_fire(ctl *c);
+int ctl_cmd_enqueue(ctl *c);
 int ctl_cmd_delete(ctl *c);
 int ctl_cmd_explain(ctl *c);
 int ctl_cmd_show(ctl *c);

@@ -93,14 +93,54 @@ int ctl_cmd_pause(ctl *c, bool pause) {
   return r ? r : done(c, pause ? "paused" : "resumed", what, all ? "*" : arg);
 }
 
-int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
-                 size_t len, int64_t *ret_due_ms) {
+/* Hands in the run of job (group, name) with opts through the admin
+ * interface; the trigger key into trigger, due time, existed. */
+static int enqueue_key(ctl *c, const char *key, const chime_enqueue *opts,
+                       char *trigger, size_t len, int64_t *ret_due_ms,
+                       bool *ret_existed) {
+  char group[256], name[256], err[512] = "";
+  int r = ctl_split_key(key, group, name, sizeof group);
+  if (r)
+    return r;
+  if ((r = ctl_open(c, NULL)))
+    return r;
+  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
+    return store_fail(r, "job", key);
+  r = chime__mysql_admin_enqueue(c->admin, group, name, opts, trigger, len,
+                                 ret_existed, ret_due_ms, err, sizeof err);
+  if (r < 0)
+    return ctl_fail(r, "cannot hand in a run of %s: %s", key,
+                    err[0] ? err : chime_strerror(r));
+  return 0;
+}
+
+int ctl_fire_key(ctl *c, const char *key, const char *data,
+                 const char *request_key, char *trigger, size_t len,
+                 int64_t *ret_due_ms, bool *ret_existed) {
   char group[256], name[256];
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
   if (data && !ctl_json_is_valid(data))
     return ctl_usage("--data is not valid JSON");
+  if (ret_existed)
+    *ret_existed = false;
+  if (request_key) {
+    chime_enqueue *o = NULL;
+    if ((r = chime_enqueue_new(&o)) < 0)
+      return ctl_fail(r, "cannot fire %s: %s", key, chime_strerror(r));
+    if ((r = chime_enqueue_set_unique_key(o, request_key)) < 0 ||
+        (data && (r = chime_enqueue_set_data(o, data, strlen(data))) < 0)) {
+      chime_enqueue_free(o);
+      return ctl_usage("invalid request key or data (%s)", chime_strerror(r));
+    }
+    bool existed = false;
+    r = enqueue_key(c, key, o, trigger, len, ret_due_ms, &existed);
+    chime_enqueue_free(o);
+    if (ret_existed)
+      *ret_existed = existed;
+    return r;
+  }
   if ((r = ctl_open(c, NULL)))
     return r;
   if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
@@ -124,23 +164,80 @@ int ctl_fire_key(ctl *c, const char *key, const char *data, char *trigger,
   return 0;
 }
 
+/* Prints the outcome of fire or enqueue. */
+static void said(ctl *c, const char *action, const char *trigger,
+                 int64_t due_ms, bool existed) {
+  char due[48];
+  ctl_format_time(due_ms, c->zone, due, sizeof due);
+  if (c->json) {
+    printf("{\"ok\": true, \"action\": \"%s\", \"job\": ", action);
+    ctl_json_string(c->argv[0]);
+    fputs(", \"trigger\": ", stdout);
+    ctl_json_string(trigger);
+    if (c->key) {
+      fputs(", \"key\": ", stdout);
+      ctl_json_string(c->key);
+    }
+    printf(", \"existed\": %s", existed ? "true" : "false");
+    if (!existed)
+      printf(", \"due_ms\": %" PRId64, due_ms);
+    puts("}");
+  } else if (existed) {
+    printf("job %s: run %s with key %s is waiting or running; nothing "
+           "stored\n",
+           c->argv[0], trigger, c->key);
+  } else {
+    printf("%s job %s: trigger %s due at %s\n", action, c->argv[0], trigger,
+           due);
+  }
+}
+
 int ctl_cmd_fire(ctl *c) {
   if (c->argc != 1)
-    return ctl_usage("usage: chimectl fire GROUP.NAME [--data JSON]");
+    return ctl_usage("usage: chimectl fire GROUP.NAME [--data JSON] "
+                     "[--key K]");
   char trigger[2 * CHIME_MAX_NAME_LEN + 2];
   int64_t first = 0;
-  int r = ctl_fire_key(c, c->argv[0], c->data, trigger, sizeof trigger, &first);
+  bool existed = false;
+  int r = ctl_fire_key(c, c->argv[0], c->data, c->key, trigger, sizeof trigger,
+                       &first, &existed);
   if (r)
     return r;
-  char due[48];
-  ctl_format_time(first, c->zone, due, sizeof due);
-  if (c->json) {
-    fputs("{\"ok\": true, \"action\": \"fired\", \"job\": ", stdout);
-    ctl_json_string(c->argv[0]);
-    printf(", \"trigger\": \"%s\", \"due_ms\": %" PRId64 "}\n", trigger, first);
-  } else {
-    printf("fired job %s: trigger %s due at %s\n", c->argv[0], trigger, due);
-  }
+  said(c, "fired", trigger, first, existed);
+  return 0;
+}
+
+int ctl_cmd_enqueue(ctl *c) {
+  if (c->argc != 1)
+    return ctl_usage("usage: chimectl enqueue GROUP.NAME [--data JSON] "
+                     "[--at TIME] [--priority N] [--key K]");
+  if (c->data && !ctl_json_is_valid(c->data))
+    return ctl_usage("--data is not valid JSON");
+  chime_enqueue *o = NULL;
+  int r = chime_enqueue_new(&o);
+  if (r < 0)
+    return ctl_fail(r, "%s", chime_strerror(r));
+  int64_t at = 0;
+  if (c->at && ctl_parse_time(c->at, ctl_now(c), &at) < 0)
+    r = ctl_usage("--at: cannot read the time '%s'", c->at);
+  else if (c->at && at <= 0)
+    r = ctl_usage("--at: a time after 1970 please");
+  else if ((c->at && chime_enqueue_set_run_at_ms(o, at) < 0) ||
+           (c->has_priority &&
+            chime_enqueue_set_priority(o, (int)c->priority) < 0) ||
+           (c->data &&
+            chime_enqueue_set_data(o, c->data, strlen(c->data)) < 0) ||
+           (c->key && chime_enqueue_set_unique_key(o, c->key) < 0))
+    r = ctl_usage("invalid --key, --data or --priority");
+  char trigger[2 * CHIME_MAX_NAME_LEN + 2];
+  int64_t due = 0;
+  bool existed = false;
+  if (r == 0)
+    r = enqueue_key(c, c->argv[0], o, trigger, sizeof trigger, &due, &existed);
+  chime_enqueue_free(o);
+  if (r)
+    return r;
+  said(c, "enqueued", trigger, due, existed);
   return 0;
 }
 

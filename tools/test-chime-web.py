@@ -648,9 +648,20 @@ try:
     click_action("tr[data-job='load.s500']", "fire")
     wait("fire now: the page says so",
          lambda: "fired job load.s500" in message())
+    # The form carries a request key made when the page was rendered: its
+    # run is the enqueued run with that key (docs/queue.md).
     wait("fire now: the database has the manual fire's history", lambda: sql(
         "SELECT COUNT(*) FROM {P}history WHERE job_name = 's500' AND "
-        "trigger_group = 'MANUAL_TRIGGER'")[0][0] != "0")
+        "trigger_group = 'CHIME_QUEUE' AND trigger_name LIKE 'K!_web-%' "
+        "ESCAPE '!'")[0][0] != "0")
+    # A retried POST (its reply lost) finds the run its key stored.
+    slow = b"job=load.long&data=3000&key=retried-1"  # a 3 s run
+    st, body = http(WEB_URL, "/api/fire", slow, bearer, "POST")
+    check("fire now with a key: stored", st == 200 and "fired job" in body,
+          body)
+    st, body = http(WEB_URL, "/api/fire", slow, bearer, "POST")
+    check("fire now retried: nothing stored", st == 200 and
+          "stored already" in body, body)
 
     # ---- cancel a running fire.  The button interrupts the run, as
     # `chimectl cancel fire` does: its node tells it at its next check-in

@@ -786,6 +786,39 @@ def main():
         expect("fire good data " + good[:12], ["fire", "rep.daily", "--data", good], 0)
     expect("fire unknown", ["fire", "no.such"], 3, err_has=["no job no.such"])
 
+    # fire --key (a request key) and enqueue (docs/queue.md)
+    rc, f = js(["fire", "rep.daily", "--key", "req-1"])
+    check("fire --key", rc == 0 and f["trigger"] == "CHIME_QUEUE.K_req-1"
+          and f["existed"] is False, f)
+    rc, f = js(["fire", "rep.daily", "--key", "req-1"])
+    check("fire --key again: nothing stored", rc == 0 and f["existed"] is True
+          and f["trigger"] == "CHIME_QUEUE.K_req-1", f)
+    expect("fire --key again, text", ["fire", "rep.daily", "--key", "req-1"], 0,
+           has=["run CHIME_QUEUE.K_req-1 with key req-1 is waiting or running"])
+    expect("enqueue", ["enqueue", "rep.daily", "--data", '{"n": 2}',
+                       "--priority", "9", "--at", "2030-01-01T00:00:00Z"], 0,
+           has=["enqueued job rep.daily: trigger CHIME_QUEUE.Q_",
+                "due at 2030-01-01 00:00:00"])
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-7"])
+    check("enqueue --key", rc == 0 and f["trigger"] == "CHIME_QUEUE.K_inv-7"
+          and f["existed"] is False and f["due_ms"] > 0, f)
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-7"])
+    check("enqueue --key again", rc == 0 and f["existed"] is True, f)
+    t = triggers()
+    queued = [k for k in t if k.startswith("CHIME_QUEUE.")]
+    check("enqueue adds one-shot triggers", len(queued) == 3 and
+          all(t[k]["job"] == "rep.daily" and t[k]["schedule"] == "once"
+              for k in queued), t)
+    expect("enqueue unknown", ["enqueue", "no.such"], 3,
+           err_has=["no job no.such"])
+    expect("enqueue bad data", ["enqueue", "rep.daily", "--data", "{"], 2,
+           err_has=["not valid JSON"])
+    expect("enqueue bad time", ["enqueue", "rep.daily", "--at", "soon"], 2,
+           err_has=["--at"])
+    expect("enqueue no key", ["enqueue"], 2, err_has=["usage"])
+    for k in queued:
+        expect("delete " + k, ["delete", "trigger", k, "--yes"], 0)
+
     # cancel (nothing runs here: the engine tests cover a run being told)
     expect("cancel job", ["cancel", "job", "rep.daily"], 0, has=["asked 0 running"])
     rc, x = js(["cancel", "job", "rep.daily"])

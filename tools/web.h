@@ -193,6 +193,10 @@ void web_table_html(FILE *out, const ctl_table *t, size_t ncols);
 const char *web_cell(const ctl_table *t, size_t row, size_t col);
 /* An action's form: POST to /api/ACTION with fields (name, value pairs,
  * NULL-terminated), a button label and, when not NULL, a confirmation. */
+/* 16 random bytes as 32 hex digits into out.  Returns: 0; -1 (no
+ * randomness).  web_http.c. */
+int web_random_hex(char out[33]);
+
 void web_form(web_page *p, FILE *out, const char *action,
               const char *const *fields, const char *label,
               const char *confirm);

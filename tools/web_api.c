@@ -193,7 +193,8 @@ void web_log(web *w, const char *fmt, ...) {
 /* Each action's parameters (besides csrf and back). */
 static const char *const target_params[] = {"what", "target", "csrf", "back",
                                             NULL};
-static const char *const fire_params[] = {"job", "data", "csrf", "back", NULL};
+static const char *const fire_params[] = {"job",  "data", "key",
+                                          "csrf", "back", NULL};
 static const char *const cancel_params[] = {"fire", "csrf", "back", NULL};
 static const char *const drain_params[] = {"node", "timeout", "csrf", "back",
                                            NULL};
@@ -263,8 +264,14 @@ int web_api_action(web_page *p, const char *action, const char *who, char *msg,
       return 400;
     char trigger[2 * CHIME_MAX_NAME_LEN + 2];
     int64_t due = 0;
-    if ((e = ctl_fire_key(p->c, job, web_param(p->q, "data"), trigger,
-                          sizeof trigger, &due)) == 0) {
+    bool existed = false;
+    if ((e = ctl_fire_key(p->c, job, web_param(p->q, "data"),
+                          web_param(p->q, "key"), trigger, sizeof trigger, &due,
+                          &existed)) == 0 &&
+        existed) {
+      snprintf(msg, msg_len, "job %s: this request's run %s was stored already",
+               job, trigger);
+    } else if (e == 0) {
       snprintf(msg, msg_len, "fired job %s: trigger %s", job, trigger);
       web_log(p->w, "%s fired job %s (trigger %s)", who, job, trigger);
     }

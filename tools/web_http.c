@@ -272,8 +272,7 @@ static void close_slow(server *s) {
     }
 }
 
-/* 16 random bytes as 32 hex digits. */
-static int random_hex(char out[33]) {
+int web_random_hex(char out[33]) {
   unsigned char b[16];
   if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
     return -1;
@@ -298,7 +297,7 @@ static const web_session *new_session(web *w, const web_user *u) {
     w->nsessions--;
   }
   web_session *s = &w->sessions[w->nsessions];
-  if (random_hex(s->id) || random_hex(s->csrf))
+  if (web_random_hex(s->id) || web_random_hex(s->csrf))
     return NULL;
   s->created_ms = now_ms();
   s->user = u;

@@ -446,7 +446,12 @@ int web_page_jobs(web_page *p, web_reply *r) {
       fputs("</td>", o);
     }
     fputs("<td class=\"acts\">", o);
-    const char *f[] = {"job", key, NULL};
+    /* A request key made now: a retried POST of this form (its reply
+     * lost) finds the run it stored and stores no other. */
+    char rk[40] = "web-";
+    if (web_random_hex(rk + 4) < 0)
+      rk[0] = '\0';
+    const char *f[] = {"job", key, rk[0] ? "key" : NULL, rk, NULL};
     web_form(p, o, "fire", f, "fire now", NULL);
     char q[600];
     snprintf(q, sizeof q, "Delete job %s and its %s trigger(s)?", key,

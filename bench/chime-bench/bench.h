@@ -56,6 +56,7 @@ typedef struct bench_opts {
   bool burst;        /* every trigger on the same instants (not spread) */
   bool spread;       /* node k starts on member k of a multi-host URL */
   int lease_clients; /* 0: not the leases mode (leases.c) */
+  long enqueue_runs; /* 0: not the enqueue mode (enqueue.c) */
   /* The soak mode (soak.c); soak_minutes 0: not the soak. */
   int soak_minutes;
   long rate;            /* fires a second, the whole mix */
@@ -120,6 +121,13 @@ int64_t bench_offset_ms(const bench_opts *o, long i);
 /* The --leases mode: acquire + release pairs per second and statements
  * per pair.  Returns the exit status. */
 int bench_leases_main(const bench_opts *o);
+
+/* ----------------------------------------------------------- enqueue.c */
+
+/* The --enqueue mode: runs/s handed in with chime_scheduler_enqueue_many,
+ * then the burn-down of those runs, all due at once, by N nodes.  Returns
+ * the exit status. */
+int bench_enqueue_main(const bench_opts *o);
 
 /* ------------------------------------------------------------- setup.c */
 

@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   bench_nodes_guard();
   r = o.soak_minutes > 0    ? bench_soak_main(&o)
       : o.lease_clients > 0 ? bench_leases_main(&o)
+      : o.enqueue_runs > 0  ? bench_enqueue_main(&o)
       : o.idle_s > 0        ? bench_idle_main(&o)
                             : bench_run_main(&o);
   mysql_library_end();

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "                   [--limit N]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
+    "       chime-bench --url URL --enqueue RUNS [--nodes N]\n"
     "       chime-bench --url URL --soak MINUTES [--rate R] [--retention-ms "
     "T]\n"
     "                   [--nodes N] [--kill-every SEC] [--sample-s P]\n"
@@ -45,6 +46,10 @@ static const char usage_text[] =
     "--idle measures the statements per second of one idle node.\n"
     "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
     "named-lease acquire + release pairs for S seconds (default 10).\n"
+    "--enqueue hands in RUNS runs of the bench job with\n"
+    "chime_scheduler_enqueue_many (runs/s handed in), all due at one instant\n"
+    "after that, then starts N nodes (default 3) and measures how fast they\n"
+    "burn the runs down (runs/s from the due instant to the last run).\n"
     "--soak runs N nodes (default 3, W=64) for MINUTES at R fires/s (default\n"
     "2000) of a mix (simple and cron triggers, a FORBID job, a job with\n"
     "retries, a sharded job, leases) with history_retention_ms=T (default\n"
@@ -110,6 +115,7 @@ enum {
   OPT_IDLE,
   OPT_BURST,
   OPT_LEASES,
+  OPT_ENQUEUE,
   OPT_SPREAD,
   OPT_SOAK,
   OPT_RATE,
@@ -139,6 +145,7 @@ static const struct option long_opts[] = {
     {"idle", required_argument, NULL, OPT_IDLE},
     {"burst", no_argument, NULL, OPT_BURST},
     {"leases", required_argument, NULL, OPT_LEASES},
+    {"enqueue", required_argument, NULL, OPT_ENQUEUE},
     {"spread", no_argument, NULL, OPT_SPREAD},
     {"soak", required_argument, NULL, OPT_SOAK},
     {"rate", required_argument, NULL, OPT_RATE},
@@ -243,6 +250,11 @@ static int apply(bench_opts *o, int c, const char *arg) {
       return -1;
     o->lease_clients = (int)v;
     return 0;
+  case OPT_ENQUEUE:
+    if (number(name, arg, 1, 10000000, &v) < 0)
+      return -1;
+    o->enqueue_runs = (long)v;
+    return 0;
   case OPT_SOAK:
     if (number(name, arg, 1, 100000, &v) < 0)
       return -1;
@@ -327,6 +339,8 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       return -1;
     }
   }
+  if (o->enqueue_runs > 0 && !o->nodes_given)
+    o->nodes = 3;
   if (o->soak_minutes > 0) {
     if (!o->nodes_given)
       o->nodes = 3;

@@ -202,6 +202,13 @@ void chime__mem_shard_end(mem_store *s, const chime_fire *fire,
                             .finished_ms =
                                 now < rec->split_ms ? rec->split_ms : now};
   chime__mem_history_record(s, rec->whole, &whole, false);
+  /* The step after the batch (chime_job_set_shards_then), in the same
+   * step as this completion; a then-job that is gone is skipped. */
+  chime_trigger *then = NULL;
+  if (chime__shards_then_trigger(rec->whole->job, rec->whole->fire_id, msg,
+                                 &then) == 0 &&
+      then)
+    (void)chime__mem_retry_insert(s, then);
   done->whole = rec->whole;
   rec->whole = NULL;
   memcpy(done->message, msg, sizeof msg);

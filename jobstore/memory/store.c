@@ -183,6 +183,7 @@ static const chime_store_ops memory_ops = {
     .limit_get = chime__mem_limit_get,
     .limit_wait_ms = chime__mem_limit_wait_ms,
     .limit_stats = chime__mem_limit_stats,
+    .trigger_add_many = chime__store_trigger_add_many,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

@@ -411,6 +411,30 @@ int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
   return r;
 }
 
+int chime__mysql_admin_enqueue(chime__mysql_admin *a, const char *group,
+                               const char *name, const chime_enqueue *opts,
+                               char *ret_key, size_t key_len, bool *ret_existed,
+                               int64_t *ret_due_ms, char *errbuf,
+                               size_t errbuf_len) {
+  assert(a && ret_key && key_len > 0 && ret_existed);
+  chime_trigger *t = NULL;
+  int r = chime__key_check(group, name);
+  if (r < 0)
+    return chime__record_err(errbuf, errbuf_len, r, "an invalid job key");
+  r = chime__enqueue_trigger(group, name, opts, 0, &t, errbuf, errbuf_len);
+  if (r == 0)
+    r = a->store->ops->trigger_add_many(a->store, &t, 1, ret_existed, errbuf,
+                                        errbuf_len);
+  if (r == 0)
+    snprintf(ret_key, key_len, "%s.%s", t->group, t->name);
+  if (r == 0 && ret_due_ms) {
+    int64_t at = chime_enqueue_get_run_at_ms(opts);
+    *ret_due_ms = at > 0 ? at : a->store->ops->now(a->store);
+  }
+  chime_trigger_free(t);
+  return r;
+}
+
 int chime__mysql_admin_schedule(chime__mysql_admin *a, const chime_job *job,
                                 const chime_trigger *trigger, char *errbuf,
                                 size_t errbuf_len) {

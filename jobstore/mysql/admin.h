@@ -273,6 +273,22 @@ int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,
                                 int64_t *ret_due_ms, char *errbuf,
                                 size_t errbuf_len);
 
+/*
+ * chime__mysql_admin_enqueue: hands in one run of job (group, name) with
+ * opts (NULL: defaults), as chime_scheduler_enqueue does (the same
+ * trigger, stored with the store's trigger_add_many).  ret_key (key_len
+ * bytes) gets the run's trigger key "CHIME_QUEUE.NAME", *ret_existed
+ * whether a run with its unique key existed (nothing stored), *ret_due_ms
+ * (may be NULL) when it is due (the options' time, or the store's now).
+ * Returns: 0; CHIME_ENOTFOUND; CHIME_EINVAL; CHIME_ELIMIT; the store's
+ * errors, errbuf says why.
+ */
+int chime__mysql_admin_enqueue(chime__mysql_admin *a, const char *group,
+                               const char *name, const chime_enqueue *opts,
+                               char *ret_key, size_t key_len, bool *ret_existed,
+                               int64_t *ret_due_ms, char *errbuf,
+                               size_t errbuf_len);
+
 /* chime__mysql_admin_interrupt: asks the running fires of job (group,
  * name), or the one fire fire_id (> 0; group and name NULL), to stop, on
  * whichever node runs them (chime_scheduler_interrupt's store step: the

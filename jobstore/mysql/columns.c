@@ -195,6 +195,8 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->shard_params = TEXT(SHARD_PARAMS);
   j->required_tags = TEXT(REQUIRED_TAGS);
   j->history_level = (chime_history_level)COL(HISTORY_LEVEL);
+  j->then_group = TEXT(THEN_GROUP);
+  j->then_name = TEXT(THEN_NAME);
   if (j->required_tags && !*j->required_tags) {
     free(j->required_tags); /* '' in the table: none */
     j->required_tags = NULL;

@@ -95,7 +95,9 @@
   NEXT(SHARD_COUNT, shard_count)                                               \
   NEXT(SHARD_PARAMS, shard_params)                                             \
   NEXT(REQUIRED_TAGS, required_tags)                                           \
-  NEXT(HISTORY_LEVEL, history_level)
+  NEXT(HISTORY_LEVEL, history_level)                                           \
+  NEXT(THEN_GROUP, then_group)                                                 \
+  NEXT(THEN_NAME, then_name)
 
 /* The columns of a fired row (CHIME__Q_FIRED_GET, CHIME__Q_FIRED_OF_NODE,
  * the completion batch). */

@@ -147,6 +147,17 @@ void *chime__mysql_fire_tx_handle(chime_store_tx *t) {
   return t->c->db;
 }
 
+int chime__mysql_fire_tx_enqueue(chime_store_tx *t, chime_trigger *const *ts,
+                                 size_t count, bool *ret_existed, char *errbuf,
+                                 size_t errbuf_len) {
+  assert(t && ts && ret_existed && count > 0);
+  use_errbuf(t, errbuf, errbuf_len);
+  if (!t->c->db)
+    return chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT,
+                             "the transaction's connection was lost");
+  return chime__mysql_add_many_in(&t->tx, ts, count, ret_existed);
+}
+
 int chime__mysql_fire_tx_execute(chime_store_tx *t, const char *sql,
                                  const char *const *params, size_t nparams,
                                  uint64_t *ret_affected, char *errbuf,

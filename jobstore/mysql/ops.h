@@ -131,6 +131,24 @@ int chime__mysql_fire_tx_commit(chime_store_tx *tx,
                                 size_t errbuf_len);
 void chime__mysql_fire_tx_rollback(chime_store_tx *tx);
 
+/* Enqueued runs (enqueue.c): store.h's trigger_add_many and
+ * fire_tx_enqueue.  chime__mysql_add_many_in does the work inside tx. */
+int chime__mysql_trigger_add_many(chime_store *store, chime_trigger *const *ts,
+                                  size_t count, bool *ret_existed, char *errbuf,
+                                  size_t errbuf_len);
+int chime__mysql_fire_tx_enqueue(chime_store_tx *tx, chime_trigger *const *ts,
+                                 size_t count, bool *ret_existed, char *errbuf,
+                                 size_t errbuf_len);
+int chime__mysql_add_many_in(chime__mysql_tx *tx, chime_trigger *const *ts,
+                             size_t count, bool *ret_existed);
+
+/* chime__mysql_trigger_add_facts: what adding t needs of its job: the job
+ * (locked; *ret_job NULL when it does not exist, else the caller's) and
+ * the state t starts in (t prepared), as trigger_add's.  Thread: tx's. */
+int chime__mysql_trigger_add_facts(chime__mysql_tx *tx, const chime_trigger *t,
+                                   chime_job **ret_job,
+                                   chime_store_state *ret_state);
+
 /* maint.c: still_owned, next_due, misfires, check-in. */
 int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
                              bool *ret_owned);

@@ -260,6 +260,37 @@ static int note_done(chime__mysql_shards_done *dl, const chime__mysql_rows *fr,
   return 0;
 }
 
+/* The step after the batch (chime_job_set_shards_then): a run of the
+ * then-job enqueued in this completion's transaction.  A then-job that
+ * does not exist is skipped with a warning: the batch's completion stands. */
+static int then_step(chime__mysql_tx *tx, const chime__mysql_rows *fr,
+                     const char *msg) {
+  chime_job *job = NULL;
+  chime_trigger *t = NULL;
+  int64_t id = chime__mysql_rows_int64(fr, 0, CHIME__FIRED_COL_ID);
+  int r = chime__mysql_job_load(
+      tx, chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_GROUP),
+      chime__mysql_rows_text(fr, 0, CHIME__FIRED_COL_JOB_NAME), false, &job,
+      NULL);
+  if (r == CHIME_ENOTFOUND)
+    return 0; /* the job was removed: nothing follows */
+  if (r == 0)
+    r = chime__shards_then_trigger(job, id, msg, &t);
+  bool existed = false;
+  if (r == 0 && t)
+    r = chime__mysql_add_many_in(tx, &t, 1, &existed);
+  if (r == CHIME_ENOTFOUND) {
+    chime__mysql_log(tx->s, CHIME_LOG_WARN,
+                     "sharded fire %lld ended: its then-job %s.%s does not "
+                     "exist; nothing was enqueued",
+                     (long long)id, job->then_group, job->then_name);
+    r = 0;
+  }
+  chime_trigger_free(t);
+  chime_job_free(job);
+  return r;
+}
+
 int chime__mysql_shard_ended(chime__mysql_tx *tx, int64_t parent, int index,
                              bool failed, chime__mysql_shards_done *dl) {
   chime__mysql_sqlbuf b;
@@ -300,6 +331,8 @@ int chime__mysql_shard_ended(chime__mysql_tx *tx, int64_t parent, int index,
     int64_t split = chime__mysql_rows_int64(&fr, 0, CHIME__FIRED_COL_SPLIT_MS);
     r = chime__mysql_fire_record(tx, &fr, 0, error ? "FAILED" : "OK", error,
                                  msg, split);
+    if (r == 0)
+      r = then_step(tx, &fr, msg);
     if (r == 0 && dl)
       r = note_done(dl, &fr, error, msg);
   }

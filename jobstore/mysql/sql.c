@@ -88,8 +88,9 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         "persist_data, paused, timeout_ms, starting_deadline_ms, "
         "retry_max_attempts, retry_initial_delay_ms, retry_multiplier_milli, "
         "retry_max_delay_ms, retry_jitter_ms, queue_cap, retry_timed_out, "
-        "shard_count, shard_params, required_tags, history_level) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "shard_count, shard_params, required_tags, history_level, "
+        "then_group, then_name) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [CHIME__Q_JOB_UPDATE] =
         "UPDATE {P}jobs SET job_type = ?, description = ?, data = ?, "
         "durable = ?, requests_recovery = ?, concurrency = ?, persist_data = ?"
@@ -97,7 +98,8 @@ static const char *const sql_text[CHIME__Q_COUNT] = {
         ", retry_initial_delay_ms = ?, retry_multiplier_milli = ?"
         ", retry_max_delay_ms = ?, retry_jitter_ms = ?, queue_cap = ?"
         ", retry_timed_out = ?, shard_count = ?, shard_params = ?"
-        ", required_tags = ?, history_level = ? WHERE " JOB_KEY,
+        ", required_tags = ?, history_level = ?, then_group = ?"
+        ", then_name = ? WHERE " JOB_KEY,
     [CHIME__Q_JOB_DELETE] = "DELETE FROM {P}jobs WHERE " JOB_KEY,
     [CHIME__Q_JOB_SET_TYPE] =
         "UPDATE {P}triggers SET job_type = ?, job_tags = ? WHERE " JOB_KEY,

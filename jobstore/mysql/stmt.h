@@ -240,6 +240,10 @@ void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
+/* Appends one statement argument as a literal: NULL, a number, a quoted
+ * escaped string, or X'hex' for bytes (a multi-row INSERT too wide to
+ * prepare: enqueue.c). */
+void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b, const chime__mysql_arg *a);
 /* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types);

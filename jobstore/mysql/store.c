@@ -140,6 +140,8 @@ static const chime_store_ops mysql_ops = {
     .limit_get = chime__mysql_limit_get,
     .limit_wait_ms = chime__mysql_limit_wait_ms,
     .limit_stats = chime__mysql_limit_stats,
+    .trigger_add_many = chime__mysql_trigger_add_many,
+    .fire_tx_enqueue = chime__mysql_fire_tx_enqueue,
 };
 
 chime__mysql_store *chime__mysql_store_of(chime_store *store) {

@@ -77,7 +77,9 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->shard_count),
                           chime__mysql_arg_text(j->shard_params),
                           chime__mysql_arg_text(tags),
-                          chime__mysql_arg_int(j->history_level)};
+                          chime__mysql_arg_int(j->history_level),
+                          chime__mysql_arg_text(j->then_group),
+                          chime__mysql_arg_text(j->then_name)};
   enum { NF = sizeof f / sizeof f[0] };
   chime__mysql_arg k[3];
   chime__mysql_key_args(tx, j->group, j->name, k);

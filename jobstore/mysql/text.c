@@ -88,6 +88,38 @@ void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   b->p[b->len] = '\0';
 }
 
+void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b,
+                             const chime__mysql_arg *a) {
+  static const char hex[] = "0123456789abcdef";
+  switch (a->kind) {
+  case CHIME__MYSQL_ARG_INT:
+    chime__mysql_sqlbuf_int(b, a->i);
+    return;
+  case CHIME__MYSQL_ARG_TEXT:
+    chime__mysql_sqlbuf_text(b, a->p);
+    return;
+  case CHIME__MYSQL_ARG_BYTES:
+    if (!a->p) /* (NULL, 0): SQL NULL, as chime__mysql_arg_bytes says */
+      break;
+    reserve(b, 2 * a->len + 4);
+    if (b->oom)
+      return;
+    b->p[b->len++] = 'X';
+    b->p[b->len++] = '\'';
+    for (size_t i = 0; i < a->len; i++) {
+      unsigned char c = ((const unsigned char *)a->p)[i];
+      b->p[b->len++] = hex[c >> 4];
+      b->p[b->len++] = hex[c & 15];
+    }
+    b->p[b->len++] = '\'';
+    b->p[b->len] = '\0';
+    return;
+  case CHIME__MYSQL_ARG_NULL:
+    break;
+  }
+  chime__mysql_sqlbuf_sql(b, "NULL");
+}
+
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n) {
   assert(fires && n > 0);

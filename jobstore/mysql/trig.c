@@ -111,6 +111,15 @@ int chime__mysql_trigger_start_state(chime__mysql_tx *tx,
   return r;
 }
 
+int chime__mysql_trigger_add_facts(chime__mysql_tx *tx, const chime_trigger *t,
+                                   chime_job **ret_job,
+                                   chime_store_state *ret_state) {
+  job_facts f = {0};
+  int r = job_facts_load(tx, t, ret_job, &f);
+  *ret_state = start_state(t, &f);
+  return r;
+}
+
 /* Checks the key against an existing trigger; fills in a replacement's
  * job.  *ret_old is the existing trigger or NULL. */
 static int add_old(chime__mysql_tx *tx, add_op *op, chime_trigger **ret_old) {

@@ -46,6 +46,14 @@ static int engine_defaults(void) {
     return 1;
   put("priority", chime_trigger_get_priority(t));
   chime_trigger_free(t);
+  chime_enqueue *o = NULL;
+  if (chime_enqueue_new(&o) < 0)
+    return 1;
+  put("enqueue_priority", chime_enqueue_get_priority(o));
+  put("enqueue_run_at_ms", chime_enqueue_get_run_at_ms(o));
+  put("enqueue_timeout_ms", chime_enqueue_get_timeout_ms(o));
+  put("enqueue_batch", CHIME__ENQUEUE_BATCH);
+  chime_enqueue_free(o);
   return 0;
 }
 

@@ -192,6 +192,56 @@ static void test_store_shard_split(void) {
   sc_close(st);
 }
 
+/* chime_job_set_shards_then: the last shard's completion enqueues one run
+ * of the then-job, keyed by the sharded fire, with its message as data;
+ * a then-job that is gone is skipped and the batch still completes. */
+static void test_store_shards_then(void) {
+  chime_store *st = open_node("node-a", NULL, NULL, true);
+  sc_add_job(st, "g", "after", "y", true);
+  for (int gone = 0; gone < 2; gone++) {
+    const char *name = gone ? "s3" : "s2";
+    chime_job *job = sc_job("g", name, "x", true);
+    CU_ASSERT_EQUAL_FATAL(chime_job_set_shards(job, 2, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        chime_job_set_shards_then(job, "g", gone ? "missing" : "after"), 0);
+    CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
+    chime_job_free(job);
+    sc_add_simple(st, "t", name, "g", name, T0, 0, 0);
+    chime_fire *whole = sc_fire_next(st, T0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    CU_ASSERT_EQUAL_FATAL(st->ops->shard_split(st, whole, NULL), 0);
+    chime_fire **fires = NULL;
+    size_t n = take(st, 10, &fires);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    char key[64];
+    snprintf(key, sizeof key, "K_shards-%lld", (long long)whole->fire_id);
+    CU_ASSERT_EQUAL(complete_with(st, fires[0], 0), 0);
+    CU_ASSERT_EQUAL(sc_status(st, CHIME_QUEUE_GROUP, key), CHIME_TRIGGER_NONE);
+    CU_ASSERT_EQUAL(complete_with(st, fires[1], 0), 0);
+    if (gone) {
+      CU_ASSERT_EQUAL(sc_status(st, CHIME_QUEUE_GROUP, key),
+                      CHIME_TRIGGER_NONE);
+    } else {
+      chime_trigger *t = sc_get(st, CHIME_QUEUE_GROUP, key);
+      CU_ASSERT_STRING_EQUAL(chime_trigger_get_job_name(t), "after");
+      size_t len = 0;
+      const char *data = chime_trigger_get_data(t, &len);
+      CU_ASSERT(len > 0 && data && strstr(data, "2 shard(s) completed"));
+      chime_trigger_free(t);
+      /* Out of the next round's way. */
+      CU_ASSERT_EQUAL(st->ops->trigger_remove(st, CHIME_QUEUE_GROUP, key), 0);
+    }
+    /* The sharded fire is over: its history row is written. */
+    chime_history_entry *e = NULL;
+    size_t ne = history_of(st, name, &e);
+    CU_ASSERT_EQUAL(ne, 3);
+    chime__history_entries_free(e, ne);
+    sc_fires_free(fires, n);
+    chime__fire_free(whole);
+  }
+  sc_close(st);
+}
+
 /* A FORBID job: its sharded fire blocks the job's next fire until its last
  * shard completed, not its shards. */
 /* Adds FORBID job g.name sharded count ways, with a trigger t.name every
@@ -500,6 +550,7 @@ static void test_store_checkpoints(void) {
 }
 
 CU_TestInfo sc_shard_tests[] = {
+    {"shards then: one run after the last shard", test_store_shards_then},
     {"a sharded fire: split, shards claimed, the fire done once",
      test_store_shard_split},
     {"a FORBID job's sharded fire blocks it until its last shard",

@@ -27,6 +27,7 @@ from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
 from .history import HistoryRecord
 from .lease import Lease, LeaseSection
+from .queue import QUEUE_GROUP, Enqueued
 from .scheduler import (LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARN, SHUTDOWN,
                         STANDBY, STARTED, Event, Scheduler)
 from .scheduler import EVENT_JOB_CANCEL_IGNORED, EVENT_JOB_MISSED  # noqa

@@ -37,6 +37,13 @@ LISTENER_FN = _c.CFUNCTYPE(_b, _vp, _vp)
 
 NO_FIRE_MS = -(2 ** 63)
 
+# Enqueued runs (chime_scheduler_enqueue): the trigger group of every run,
+# a buffer that holds any run's name, the return of an enqueue whose
+# unique key's run existed.
+QUEUE_GROUP = "CHIME_QUEUE"
+RUN_NAME_LEN = 191
+ENQUEUE_EXISTED = 1
+
 
 SONAME = "libchime.so.0"
 
@@ -197,6 +204,19 @@ _PROTOTYPES = [
     ("chime_scheduler_remove_job", _i, [_vp, _cp, _cp]),
     ("chime_scheduler_get_job", _i, [_vp, _cp, _cp, _pvp]),
     ("chime_scheduler_trigger_job", _i, [_vp, _cp, _cp, _cp, _sz]),
+    ("chime_scheduler_trigger_job_keyed", _i,
+     [_vp, _cp, _cp, _cp, _sz, _cp]),
+    ("chime_job_set_shards_then", _i, [_vp, _cp, _cp]),
+    ("chime_enqueue_new", _i, [_pvp]),
+    ("chime_enqueue_free", None, [_vp]),
+    ("chime_enqueue_set_data", _i, [_vp, _cp, _sz]),
+    ("chime_enqueue_set_run_at_ms", _i, [_vp, _i64]),
+    ("chime_enqueue_set_priority", _i, [_vp, _i]),
+    ("chime_enqueue_set_timeout_ms", _i, [_vp, _i64]),
+    ("chime_enqueue_set_unique_key", _i, [_vp, _cp]),
+    ("chime_scheduler_enqueue", _i, [_vp, _cp, _cp, _vp, _cp, _sz]),
+    ("chime_scheduler_enqueue_many", _i,
+     [_vp, _cp, _cp, _pvp, _sz, _c.POINTER(_i), _cp, _sz]),
     ("chime_scheduler_interrupt", _i, [_vp, _cp, _cp, _c.POINTER(_sz)]),
     ("chime_scheduler_interrupt_fire", _i, [_vp, _i64]),
     ("chime_scheduler_set_limit", _i, [_vp, _cp, _i, _i, _i, _i64]),
@@ -329,6 +349,7 @@ _MYSQL_PROTOTYPES = [
     ("chime_mysql_tx_commit", _i, [_vp]),
     ("chime_mysql_tx_rollback", _i, [_vp]),
     ("chime_mysql_tx_errmsg", _cp, [_vp]),
+    ("chime_mysql_tx_enqueue", _i, [_vp, _cp, _cp, _vp, _cp, _sz]),
 ]
 HAVE_MYSQL_TX = hasattr(lib, "chime_mysql_tx_begin")
 if HAVE_MYSQL_TX:

@@ -12,6 +12,7 @@ import json
 from typing import Any, Optional, Tuple
 
 from . import _lib
+from . import queue as _queue
 from .errors import InvalidArgument, StateError, Unsupported, check, error_for
 from .triggers import ms_to_datetime, to_bytes
 
@@ -290,6 +291,23 @@ class Transaction:
         if r < 0:
             raise error_for(r, self._msg())
         return affected.value
+
+    def enqueue(self, group, name=None, **options):
+        """Hands in a run of the stored job inside this transaction
+        (chime_mysql_tx_enqueue): stored with the commit, or not at all.
+        options are Scheduler.enqueue's; returns an Enqueued."""
+        if not self._open:
+            raise StateError(-9, "the transaction is not open")
+        if name is None:
+            group, name = group.key if hasattr(group, "key") else group
+        buf = _queue.run_buffer()
+        with _queue.Options(**options) as o:
+            r = _L.chime_mysql_tx_enqueue(self._tx, _lib.enc(group),
+                                          _lib.enc(name), o.ptr, buf,
+                                          _lib.RUN_NAME_LEN)
+        if r < 0:
+            raise error_for(r, self._msg())
+        return _queue.run_at(buf, 0, r)
 
     def commit(self):
         if not self._open:

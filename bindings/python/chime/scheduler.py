@@ -27,6 +27,7 @@ from .log import c_level_for, log_to_logging, record_to_logging
 from .errors import (InvalidArgument, StateError, TimedOut, check,
                      check_buf, check_sched, error_for)
 from . import history as _history
+from . import queue as _queue
 from .history import HistoryRecord
 from .lease import Lease, LeaseSection
 from .lease import acquire as acquire_lease
@@ -503,16 +504,69 @@ class Scheduler:
             _L.chime_job_free(ptr)
 
     def trigger_job(self, group: Any, name: Optional[str] = None,
-                    data: Any = None) -> None:
+                    data: Any = None,
+                    request_key: Optional[str] = None) -> bool:
         """Fires the job once now; data (bytes, str, JSON value) overrides
-        the job's data for that run.  Not idempotent: each call stores a
-        one-off trigger under a random name, so retrying a call whose
-        effect is unknown (a lost connection) may run the job twice."""
+        the job's data for that run.  Without request_key not idempotent:
+        each call stores a one-off trigger under a random name, so retrying
+        a call whose effect is unknown (a lost connection) may run the job
+        twice.  With request_key (chime_scheduler_trigger_job_keyed), a
+        retried call whose run waits or runs stores nothing.  Returns True
+        when a run was stored, False when the request key's run existed."""
         group, name = _job_key(group, name)
         raw = to_bytes(data)
-        self._check(_L.chime_scheduler_trigger_job(
+        if request_key is None:
+            self._check(_L.chime_scheduler_trigger_job(
+                self._p(), _lib.enc(group), _lib.enc(name), raw,
+                len(raw) if raw else 0))
+            return True
+        r = self._check(_L.chime_scheduler_trigger_job_keyed(
             self._p(), _lib.enc(group), _lib.enc(name), raw,
-            len(raw) if raw else 0))
+            len(raw) if raw else 0, _lib.enc(request_key)))
+        return r != _lib.ENQUEUE_EXISTED
+
+    def enqueue(self, group: Any, name: Optional[str] = None, *,
+                data: Any = None, run_at: Any = None,
+                priority: Optional[int] = None,
+                timeout_ms: Optional[int] = None,
+                unique_key: Optional[str] = None) -> _queue.Enqueued:
+        """Hands in one run of the stored job (chime_scheduler_enqueue):
+        data for the run (else the job's), run_at (epoch ms or datetime;
+        None: now), priority, timeout_ms (None: the job's) and unique_key
+        (while a run with the key waits or runs, nothing is stored and
+        the existing run is returned, existed=True).  docs/queue.md."""
+        group, name = _job_key(group, name)
+        buf = _queue.run_buffer()
+        with _queue.Options(data, run_at, priority, timeout_ms,
+                            unique_key) as o:
+            r = self._check(_L.chime_scheduler_enqueue(
+                self._p(), _lib.enc(group), _lib.enc(name), o.ptr, buf,
+                _lib.RUN_NAME_LEN))
+        return _queue.run_at(buf, 0, r)
+
+    def enqueue_many(self, group: Any, name: Optional[str] = None,
+                     runs: Iterable[Dict[str, Any]] = ()
+                     ) -> List[_queue.Enqueued]:
+        """Hands in many runs of the stored job at once
+        (chime_scheduler_enqueue_many: one transaction and one multi-row
+        INSERT per 1000 runs with MySQL); each run is a dict of enqueue's
+        keyword arguments.  Returns one Enqueued per run, in order."""
+        group, name = _job_key(group, name)
+        opts = []
+        try:
+            for kw in runs:
+                opts.append(_queue.Options(**kw))
+            n = len(opts)
+            arr = (ctypes.c_void_p * max(1, n))(*[o.ptr for o in opts])
+            results = (ctypes.c_int * max(1, n))()
+            buf = _queue.run_buffer(n)
+            self._check(_L.chime_scheduler_enqueue_many(
+                self._p(), _lib.enc(group), _lib.enc(name), arr, n, results,
+                buf, _lib.RUN_NAME_LEN))
+            return [_queue.run_at(buf, i, results[i]) for i in range(n)]
+        finally:
+            for o in opts:
+                o.close()
 
     def interrupt(self, group: Any, name: Optional[str] = None) -> int:
         """Asks every running fire of the job to stop, on whichever node

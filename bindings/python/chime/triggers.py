@@ -184,7 +184,7 @@ class Job:
                  forbid_concurrency=False, persist_data=False,
                  timeout_ms=0, concurrency=None, starting_deadline_ms=0,
                  retry=None, queue_cap=0, shards=0, shard_params=None,
-                 required_tags=(), history_level=0):
+                 required_tags=(), history_level=0, shards_then=None):
         self.group, self.name, self.type = group, name, type
         self.data = to_bytes(data)
         self.description = description
@@ -206,6 +206,9 @@ class Job:
         self.required_tags = tuple(required_tags)
         # Which runs the history records: a chime.HistoryLevel (ALL).
         self.history_level = history_level
+        # chime_job_set_shards_then: (group, name) of the job a run of
+        # which is enqueued once the last shard of a sharded fire ended.
+        self.shards_then = tuple(shards_then) if shards_then else None
         self._build().free()  # Validates the key and type now.
 
     @property
@@ -258,6 +261,12 @@ class Job:
                     _lib.enc(params) if params else None),
                     "shards of job %r/%r: a count from -1 (broadcast) to "
                     "10000, parameters as '0=a,1=b'" % (self.group, self.name))
+            if self.shards_then:
+                check(_L.chime_job_set_shards_then(
+                    ptr, _lib.enc(self.shards_then[0]),
+                    _lib.enc(self.shards_then[1])),
+                    "shards_then of job %r/%r: a job key (group, name)"
+                    % (self.group, self.name))
             for tag in self.required_tags:
                 check(_L.chime_job_add_required_tag(ptr, _lib.enc(tag)),
                       "tag %r of job %r/%r: 1 to 64 of [A-Za-z0-9_.:-], at "

@@ -62,6 +62,27 @@ class Batch(unittest.TestCase):
             self.assertIsNone(run[4])
             self.assertEqual(run[5], b'{"rows":1000}')
 
+    def test_shards_then(self):
+        """Job(shards_then=...): one run of the then-job after the last
+        shard, its data the sharded fire's message."""
+        after = []
+        then_done = threading.Event()
+
+        @self.sched.job("after")
+        def run_after(ctx):
+            after.append(ctx.text())
+            then_done.set()
+
+        self.sched.add_job(chime.Job("g", "after", "after", durable=True))
+        self.sched.add_job(chime.Job("g", "s", "part", durable=True,
+                                     shards=2, shards_then=("g", "after")))
+        self.sched.trigger_job("g", "s")
+        self.assertTrue(then_done.wait(WAIT_S))
+        self.assertTrue(self.done.is_set())
+        self.assertEqual(after, ["2 shard(s) completed"])
+        with self.assertRaises(chime.InvalidArgument):
+            chime.Job("g", "x", "part", shards=2, shards_then=("g", ""))
+
     def test_bad_arguments(self):
         with self.assertRaises(chime.InvalidArgument):
             chime.Job("g", "x", "part", shards=-2)

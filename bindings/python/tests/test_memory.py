@@ -381,10 +381,13 @@ class MemoryScheduler(unittest.TestCase):
         self.assertTrue(rec.wait(5))
         self.assertEqual(rec.runs[:5], [1, 2, 3, 4, 5])
         self.assertTrue(done.wait(5))
-        for i, (err, msg, key) in enumerate(done.runs[:5]):
+        # Runs 50 ms apart may end in any order on a loaded machine (each
+        # on its own worker): each failure is reported once, with its text.
+        for err, _, key in done.runs[:5]:
             self.assertLess(err, 0)
-            self.assertEqual(msg, "ValueError: boom %d" % (i + 1))
             self.assertEqual(key, ("g", "boom"))
+        self.assertEqual(sorted(m for _, m, _ in done.runs[:5]),
+                         ["ValueError: boom %d" % i for i in range(1, 6)])
         self.assertEqual(self.sched.state, chime.STARTED)
 
     def test_context_unusable_after_run(self):

@@ -1,0 +1,162 @@
+/*
+ * mysql/enqueue.c: enqueued runs in the MySQL store (store.h's
+ * trigger_add_many and fire_tx_enqueue; docs/queue.md).
+ *
+ * One batch is one transaction of three statements whatever its size: the
+ * job's facts (locked, as trigger_add locks them), the batch's keys that
+ * are stored already (SELECT ... FOR UPDATE: a key another session has
+ * inserted and not committed makes it wait for that session's end), and
+ * one multi-row INSERT of the rest.  The trigger table's primary key is
+ * the unique key's guard: a session that inserted the same key between
+ * our SELECT and our INSERT makes the INSERT fail with a duplicate key,
+ * which rolls back that statement only (InnoDB); the SELECT then finds
+ * its row and the INSERT goes again without it.  So nodes racing with
+ * the same key store it once, with no check-then-insert window, inside
+ * the store's own transaction or inside a job's (fire_tx_enqueue).
+ *
+ * Threads: any (tx.h).
+ */
+#include "jobstore/mysql/ops.h"
+
+#include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/tables.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How often the INSERT goes again after a racing session's duplicate. */
+enum { RACE_ROUNDS = 5 };
+
+/* Marks existed[i] for each trigger whose key is stored (locking it) or
+ * came earlier in ts. */
+static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
+                         size_t n, bool *existed) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_name FROM {P}triggers WHERE "
+                              "sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = ");
+  chime__mysql_sqlbuf_text(&b, ts[0]->group);
+  chime__mysql_sqlbuf_sql(&b, " AND trigger_name IN (");
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_text(&b, ts[i]->name);
+  }
+  chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < n; i++) {
+    existed[i] = false;
+    for (size_t k = 0; k < rows.nrows && !existed[i]; k++)
+      existed[i] =
+          strcmp(chime__mysql_rows_text(&rows, k, 0), ts[i]->name) == 0;
+    for (size_t k = 0; k < i && !existed[i]; k++)
+      existed[i] = strcmp(ts[k]->name, ts[i]->name) == 0;
+  }
+  chime__mysql_rows_free(&rows);
+  return 0;
+}
+
+/* One INSERT of the triggers not marked existed (prepared copies in
+ * ps), of job; nothing when all existed.  Sent as text: a statement of a
+ * thousand rows has some 40,000 parameters, which costs more to prepare
+ * for one execution than the literals cost to escape. */
+static int insert_rest(chime__mysql_tx *tx, chime_trigger *const *ps, size_t n,
+                       const bool *existed, const chime_job *job) {
+  chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(
+      &b, "INSERT INTO {P}triggers (sched_name, " CHIME__MYSQL_TRIGGER_COLS_SQL
+          ") VALUES ");
+  size_t rows = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (existed[i])
+      continue;
+    chime__mysql_trigger_to_args(tx->s->sched, ps[i], job, a);
+    chime__mysql_sqlbuf_sql(&b, rows++ ? ", (" : "(");
+    for (size_t k = 0; k < CHIME__MYSQL_TRIGGER_INSERT_ARGS; k++) {
+      if (k)
+        chime__mysql_sqlbuf_sql(&b, ", ");
+      chime__mysql_sqlbuf_arg(&b, &a[k]);
+    }
+    chime__mysql_sqlbuf_sql(&b, ")");
+  }
+  if (rows == 0) {
+    chime__mysql_sqlbuf_free(&b);
+    return 0;
+  }
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
+int chime__mysql_add_many_in(chime__mysql_tx *tx, chime_trigger *const *ts,
+                             size_t n, bool *existed) {
+  assert(n >= 1 && n <= CHIME__ENQUEUE_BATCH);
+  chime_trigger **ps = calloc(n, sizeof *ps);
+  if (!ps)
+    return CHIME_ENOMEM;
+  int64_t now = chime__mysql_now(&tx->s->base);
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < n; i++) {
+    if (ts[i]->calendar_name || strcmp(ts[i]->group, ts[0]->group) != 0 ||
+        strcmp(ts[i]->job_group, ts[0]->job_group) != 0 ||
+        strcmp(ts[i]->job_name, ts[0]->job_name) != 0)
+      r = chime__record_err(tx->errbuf, tx->errbuf_len, CHIME_EINVAL,
+                            "runs of one batch share their job and group "
+                            "and name no calendar");
+    else if (!(ps[i] = chime__trigger_copy(ts[i])))
+      r = CHIME_ENOMEM;
+    else
+      r = chime__trigger_prepare(ps[i], NULL, now, tx->errbuf, tx->errbuf_len);
+  }
+  chime_job *job = NULL;
+  chime_store_state state = CHIME_STATE_WAITING;
+  if (r == 0)
+    r = chime__mysql_trigger_add_facts(tx, ps[0], &job, &state);
+  if (r == 0 && !job)
+    r = chime__record_err(tx->errbuf, tx->errbuf_len, CHIME_ENOTFOUND,
+                          "no job %s.%s", ts[0]->job_group, ts[0]->job_name);
+  for (size_t i = 0; r == 0 && i < n; i++)
+    ps[i]->store_state = state;
+  for (int round = 0; r == 0 && round < RACE_ROUNDS; round++) {
+    r = mark_existing(tx, ts, n, existed);
+    if (r == 0)
+      r = insert_rest(tx, ps, n, existed, job);
+    if (r != CHIME_EEXISTS)
+      break;
+    if (round + 1 < RACE_ROUNDS)
+      r = 0; /* a racing session's key: look again */
+  }
+  chime_job_free(job);
+  for (size_t i = 0; i < n; i++)
+    chime_trigger_free(ps[i]);
+  free(ps);
+  return r;
+}
+
+typedef struct many_op {
+  chime_trigger *const *ts;
+  size_t n;
+  bool *existed;
+} many_op;
+
+static int many_fn(chime__mysql_tx *tx, void *arg) {
+  many_op *op = arg;
+  return chime__mysql_add_many_in(tx, op->ts, op->n, op->existed);
+}
+
+int chime__mysql_trigger_add_many(chime_store *store, chime_trigger *const *ts,
+                                  size_t count, bool *ret_existed, char *errbuf,
+                                  size_t errbuf_len) {
+  if (!ts || !ret_existed || count == 0 || count > CHIME__ENQUEUE_BATCH)
+    return CHIME_EINVAL;
+  many_op op = {.ts = ts, .n = count, .existed = ret_existed};
+  return chime__mysql_tx_run(chime__mysql_store_of(store), many_fn, NULL, &op,
+                             errbuf, errbuf_len);
+}
