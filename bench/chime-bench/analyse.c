@@ -249,12 +249,21 @@ static void print_summary(const bench_run *run, const tally *t) {
   for (int k = 1; k <= o->nodes; k++)
     printf("%s%" PRId64, k > 1 ? "/" : "", t->per_node[k]);
   printf("\tnode_cpu_pct=%.1f", run->node_cpu_pct);
-  if (run->db_cpu_pct >= 0)
-    printf("\tdb_cpu_pct=%.1f", run->db_cpu_pct);
+  double db_cpu_pct = bench_cost_db_cpu_pct(&run->db);
+  if (db_cpu_pct >= 0)
+    printf("\tdb_cpu_pct=%.1f", db_cpu_pct);
   else
     printf("\tdb_cpu_pct=NA");
   printf("\tcommits_per_s=%.1f\tfsyncs_per_s=%.1f\tnode_rss_max_kib=%" PRId64,
-         run->commits_per_s, run->fsyncs_per_s, run->node_rss_max_kib);
+         bench_cost_commits_per_s(&run->db), bench_cost_fsyncs_per_s(&run->db),
+         run->node_rss_max_kib);
+  /* What the database paid per fire (issue 32): per run started in the
+   * window, the runs its counters saw. */
+  char cost[256];
+  bench_cost_format(&run->db, t->started_in_window, cost, sizeof cost);
+  fputs(cost, stdout);
+  if (o->exactly_once)
+    printf("\texactly_once=1");
   if (t->most_running >= 0)
     printf("\tlimit=%d\tmost_running=%" PRId64, o->limit, t->most_running);
   if (run->killed_node) {

@@ -66,6 +66,8 @@ typedef struct bench_opts {
   int64_t max_p99_ms;   /* the bound on a sample's p99 lateness */
   bool nodes_given;     /* --nodes on the command line */
   int limit;            /* --limit N: the job type's limit (0: none) */
+  bool exactly_once;    /* the job writes its row in its fire's completion
+                         * transaction (chime-mysql.h), one row a run */
   /* The hidden node mode. */
   const char *node_id;  /* NULL: the parent */
   bool node_idle;       /* the node of the idle mode: chime's defaults */
@@ -215,6 +217,42 @@ int64_t bench_proc_sockets(pid_t pid);
 /* The database server's pid when it runs here, else 0. */
 pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url);
 
+/* -------------------------------------------------------------- cost.c */
+
+/* The database's counters at one end of the window; -1: unknown. */
+typedef struct bench_db_sample {
+  int64_t handler_commits; /* Handler_commit */
+  int64_t com_commits;     /* Com_commit: COMMIT statements */
+  int64_t questions;       /* Questions of every session but the bench's */
+  int64_t fsyncs;          /* Innodb_os_log_fsyncs or Innodb_data_fsyncs */
+  int64_t db_ticks;        /* the server process's utime + stime */
+} bench_db_sample;
+
+/* What the database did over the window: the counters' deltas (-1:
+ * unknown, or the server restarted in the window) and its CPU time. */
+typedef struct bench_db_cost {
+  int64_t handler_commits, com_commits, questions, fsyncs;
+  double db_cpu_s; /* < 0: unknown (the server is not on this machine) */
+  double window_s; /* the window's length (the rates' divisor) */
+  double wall_s;   /* the time between the samples (the CPU's divisor) */
+} bench_db_cost;
+
+/* The cost between samples a and b. */
+void bench_cost_between(const bench_db_sample *a, const bench_db_sample *b,
+                        double window_s, double wall_s, long ticks_per_s,
+                        bench_db_cost *ret);
+/* The database's CPU in % of one core, Handler_commit and fsyncs per
+ * second; each < 0 when unknown. */
+double bench_cost_db_cpu_pct(const bench_db_cost *c);
+double bench_cost_commits_per_s(const bench_db_cost *c);
+double bench_cost_fsyncs_per_s(const bench_db_cost *c);
+/* Writes the summary line's cost keys for `runs` fires into buf (each
+ * "\tkey=value", NA when unknown): com_commit_per_s, commits_per_fire,
+ * com_commit_per_fire, statements_per_fire, db_cpu_us_per_fire.  Returns
+ * the length written (truncated to len - 1). */
+size_t bench_cost_format(const bench_db_cost *c, int64_t runs, char *buf,
+                         size_t len);
+
 /* ----------------------------------------------------------- analyse.c */
 
 /* What the parent knows about the run, for the analysis. */
@@ -224,8 +262,7 @@ typedef struct bench_run {
   int64_t kill_ms;             /* store time, 0 without --kill-one-at */
   int killed_node;             /* 1-based, 0: none */
   double node_cpu_pct;
-  double db_cpu_pct; /* < 0: not available */
-  double commits_per_s, fsyncs_per_s;
+  bench_db_cost db; /* the database over the window */
   int64_t node_rss_max_kib;
 } bench_run;
 

@@ -14,6 +14,12 @@
  * completions): one row when the load is light, large batches when it is
  * heavy, no timer.
  *
+ * With --exactly-once the job writes its row instead in its fire's
+ * completion transaction (chime-mysql.h): begin, one INSERT, and the one
+ * COMMIT that writes the row and completes the fire together, on a store
+ * connection; no batching of its own, so the database sees what an
+ * application's exactly-once job costs.
+ *
  * actual_ms is chime_ctx_get_fire_ms(): the run's start on the store clock (the
  * database's), the clock scheduled_ms is on, so lateness needs no clock
  * correction.
@@ -26,6 +32,7 @@
  */
 #include "bench.h"
 
+#include "chime-mysql.h"
 #include "chime.h"
 
 #include <inttypes.h>
@@ -59,7 +66,8 @@ typedef struct row {
 typedef struct node {
   const char *id;
   int64_t work_ms;
-  bool limit; /* --limit: a run records its start and end when it ends */
+  bool limit;        /* --limit: a run records its start and end when it ends */
+  bool exactly_once; /* --exactly-once: the row in the completion's tx */
   chime__mysql_url *url;
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
@@ -182,6 +190,54 @@ static int record(node *n, chime_ctx *ctx, int64_t start_ms, int64_t end_ms) {
   return w.result;
 }
 
+/* --exactly-once: the run's row and its fire's completion in one
+ * transaction, begun again after a deadlock or a lost connection (nothing
+ * was written then, docs/cluster.md).  CHIME_ENOTOWNER at begin means the
+ * fire is not this node's any more (recovered elsewhere: that run writes
+ * the row) or a commit whose reply was lost did complete it.  Returns 0 or
+ * -1 (the row lost: printed for the parent to count). */
+static int record_in_tx(node *n, chime_ctx *ctx) {
+  char scheduled[24], actual[24], fire_id[24];
+  snprintf(scheduled, sizeof scheduled, "%" PRId64,
+           chime_ctx_get_scheduled_ms(ctx));
+  snprintf(actual, sizeof actual, "%" PRId64, chime_ctx_get_fire_ms(ctx));
+  snprintf(fire_id, sizeof fire_id, "%" PRId64, chime_ctx_get_fire_id(ctx));
+  const char *params[] = {chime_ctx_get_trigger_name(ctx),
+                          scheduled,
+                          actual,
+                          n->id,
+                          fire_id,
+                          chime_ctx_is_recovering(ctx) ? "1" : "0"};
+  char err[512] = "";
+  for (int attempt = 1; attempt <= RECORD_ATTEMPTS; attempt++) {
+    chime_mysql_tx *tx = NULL;
+    int r = chime_mysql_tx_begin(ctx, &tx);
+    if (r == 0) {
+      r = chime_mysql_tx_execute(
+          tx,
+          "INSERT INTO bench_results (trigger_name, scheduled_ms, "
+          "actual_ms, node, fire_id, recovering) VALUES (?, ?, ?, ?, ?, ?)",
+          params, 6, NULL);
+      if (r == 0)
+        r = chime_mysql_tx_commit(tx);
+      else
+        chime_mysql_tx_rollback(tx);
+    }
+    if (r == 0 || r == CHIME_ENOTOWNER)
+      return 0;
+    snprintf(err, sizeof err, "%s",
+             tx && chime_mysql_tx_errmsg(tx)[0] ? chime_mysql_tx_errmsg(tx)
+                                                : chime_strerror(r));
+    if (r != CHIME_EBUSY && r != CHIME_ECONNECT)
+      break;
+    bench_sleep_ms(10 * attempt);
+  }
+  fprintf(stderr, "%" PRId64 " %s RESULT-LOST: %s at %s: %s\n", bench_real_ms(),
+          n->id, params[0], scheduled, err);
+  chime_ctx_fail(ctx, err);
+  return -1;
+}
+
 static void node_log(void *user_data, chime_log_level level,
                      const char *message) {
   static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
@@ -192,6 +248,11 @@ static void node_log(void *user_data, chime_log_level level,
 
 static void bench_job(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
+  if (n->exactly_once) {
+    record_in_tx(n, ctx);
+    bench_sleep_ms(n->work_ms);
+    return;
+  }
   if (!n->limit) {
     record(n, ctx, 0, 0);
     bench_sleep_ms(n->work_ms);
@@ -287,7 +348,10 @@ int bench_node_main(const bench_opts *o) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
-  node n = {.id = o->node_id, .work_ms = o->work_ms, .limit = o->limit > 0};
+  node n = {.id = o->node_id,
+            .work_ms = o->work_ms,
+            .limit = o->limit > 0,
+            .exactly_once = o->exactly_once};
   char err[256];
   if (chime__mysql_url_parse(o->url, &n.url, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", n.id, err);

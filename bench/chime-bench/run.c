@@ -37,17 +37,16 @@ static int64_t setup_estimate_ms(const bench_opts *o) {
   return 2000 + o->triggers * 5 / 4 + 300 * (int64_t)o->nodes;
 }
 
-/* The server-wide counters sampled at each end of the window. */
-typedef struct counters {
-  int64_t commits, fsyncs;
-  int64_t db_ticks; /* the server process's CPU time, -1 unknown */
-} counters;
-
 static const char *fsync_counter;
 
-static int sample(MYSQL *db, pid_t db_pid, counters *c) {
+/* The server-wide counters at one end of the window (cost.c does the
+ * arithmetic), read on the parent's own connection: its own statements are
+ * left out of Questions. */
+static int sample(MYSQL *db, pid_t db_pid, bench_db_sample *c) {
   c->db_ticks = db_pid > 0 ? bench_proc_cpu_ticks(db_pid) : -1;
-  if (bench_db_status(db, "Handler_commit", &c->commits) < 0)
+  if (bench_db_status(db, "Handler_commit", &c->handler_commits) < 0 ||
+      bench_db_status(db, "Com_commit", &c->com_commits) < 0 ||
+      bench_db_others_questions(db, &c->questions) < 0)
     return -1;
   /* MySQL counts the redo log's fsyncs; MariaDB 10.5+ dropped that counter,
    * and its Innodb_data_fsyncs counts every InnoDB fsync (log included). */
@@ -98,7 +97,7 @@ static int64_t kill_last(bench_node *nodes, int n) {
 static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
                    bench_node *nodes, bench_run *run) {
   int n = o->nodes;
-  counters c0, c1;
+  bench_db_sample c0, c1;
   if (bench_nodes_wait_until(nodes, n, run->w0_ms) < 0)
     return -1;
   int64_t wall0 = bench_real_ms();
@@ -124,18 +123,10 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
   for (int i = 0; i < n; i++)
     node_ticks += nodes[i].cpu_ticks_last - nodes[i].cpu_ticks_at_w0;
   run->node_cpu_pct = (double)node_ticks / tick_s / wall_s * 100.0;
-  run->db_cpu_pct =
-      c0.db_ticks >= 0 && c1.db_ticks >= 0
-          ? (double)(c1.db_ticks - c0.db_ticks) / tick_s / wall_s * 100.0
-          : -1.0;
-  /* A server restarted in the window starts its counters again: -1 says
-   * "not measured" rather than a negative rate. */
-  run->commits_per_s = c1.commits >= c0.commits
-                           ? (double)(c1.commits - c0.commits) / o->seconds
-                           : -1.0;
-  run->fsyncs_per_s = c1.fsyncs >= c0.fsyncs
-                          ? (double)(c1.fsyncs - c0.fsyncs) / o->seconds
-                          : -1.0;
+  /* Rates per second of the window, CPU per second of wall time between
+   * the samples (the readings themselves take a few milliseconds). */
+  bench_cost_between(&c0, &c1, (double)o->seconds, wall_s, (long)tick_s,
+                     &run->db);
   fprintf(stderr, "chime-bench: window closed; %d s of grace\n",
           BENCH_GRACE_MS / 1000);
   if (bench_nodes_wait_until(nodes, n, run->w1_ms + BENCH_GRACE_MS) < 0)
