@@ -322,7 +322,7 @@ int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
  * "pause", "drain", "repair", ...), target (what it acted on: "trigger
  * G.N", "node n1"; may be "") and details (free text, NULL: none).  Texts
  * longer than their columns are cut.  Every tool action that changes the
- * cluster calls it once it succeeded (tools/chimectl.h: ctl_audit).
+ * cluster calls it once it succeeded (tools/query/chimectl.h: ctl_audit).
  * Returns: 0; CHIME_EINVAL (NULL action); the store's errors, errbuf says
  * why.
  */

@@ -77,7 +77,7 @@ def cluster_families():
         return set()
     prefix = "rules%d_" % os.getpid()
     url = base + ("&" if "?" in base else "?") + "prefix=" + prefix
-    ctl = os.path.join(BUILD, "tools", "chimectl")
+    ctl = os.path.join(BUILD, "tools", "chimectl", "chimectl")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     run = lambda *a: subprocess.run([ctl, "--url", url] + list(a),
                                     capture_output=True, text=True, timeout=60,
@@ -88,7 +88,7 @@ def cluster_families():
     check("chimectl metrics", p.returncode == 0, p.stderr)
     out = families(p.stdout)
     drop_tables(base, prefix)
-    with open(os.path.join(SOURCE, "tools", "web_api.c")) as f:
+    with open(os.path.join(SOURCE, "tools", "chime-web", "web_api.c")) as f:
         if '"chime_store_up %d\\n"' in f.read():  # chime-web, before those
             out.add("chime_store_up")
     return out

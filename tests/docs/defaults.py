@@ -254,11 +254,11 @@ def code_values():
 
     help_default(CHIME_CRON, r"next N \(default (\d+)\)", "cron_count")
     # chime-web is optional (libmicrohttpd): its default port from its source.
-    with open(os.path.join(SOURCE, "tools", "chime-web.c"), encoding="utf-8") as f:
+    with open(os.path.join(SOURCE, "tools", "chime-web", "chime-web.c"), encoding="utf-8") as f:
         m = re.search(r"\.port = (\d+)\}", f.read())
     vals["web_port"] = int(m.group(1)) if m else None
-    # Its connection limits and timeouts (tools/web.h).
-    with open(os.path.join(SOURCE, "tools", "web.h"), encoding="utf-8") as f:
+    # Its connection limits and timeouts (tools/chime-web/web.h).
+    with open(os.path.join(SOURCE, "tools", "chime-web", "web.h"), encoding="utf-8") as f:
         web_h = f.read()
     for key, macro in (("web_max_connections", "WEB_MAX_CONNECTIONS"),
                        ("web_max_per_client", "WEB_MAX_PER_CLIENT"),
@@ -276,14 +276,14 @@ def code_values():
 def alert_defaults(vals):
     """chime-alert's defaults: its main()'s assignments, and the store's
     misfire threshold, which it takes."""
-    with open(os.path.join(SOURCE, "tools", "chime-alert.c"), encoding="utf-8") as f:
+    with open(os.path.join(SOURCE, "tools", "chime-alert", "chime-alert.c"), encoding="utf-8") as f:
         src = f.read()
     for key, field in (("alert_interval_s", "interval_s"), ("alert_window_ms", "dedup_window_ms"),
                        ("alert_retry_s", "retry_initial_s"), ("alert_retry_max_s", "retry_max_s"),
                        ("alert_timeout_s", "timeout_s"), ("alert_attempts", "max_attempts")):
         m = re.search(r"^  x\.%s = (\d+);$" % field, src, re.M)
         vals[key] = int(m.group(1)) if m else None
-    with open(os.path.join(SOURCE, "tools", "alert.h"), encoding="utf-8") as f:
+    with open(os.path.join(SOURCE, "tools", "chime-alert", "alert.h"), encoding="utf-8") as f:
         alert_h = f.read()
     m = re.search(r"^#define ALERT_JOBS_EVERY_MS (\d+)", alert_h, re.M)
     vals["alert_jobs_every_s"] = int(m.group(1)) // 1000 if m else None
@@ -308,7 +308,7 @@ def alert_defaults(vals):
 
 def check_watch_default(vals):
     """chimectl watch's interval: its source's default (no --help line)."""
-    with open(os.path.join(SOURCE, "tools", "chimectl_watch.c"), encoding="utf-8") as f:
+    with open(os.path.join(SOURCE, "tools", "chimectl", "chimectl_watch.c"), encoding="utf-8") as f:
         m = re.search(r"^#define DEFAULT_INTERVAL_S ([\d.]+)", f.read(), re.M)
     if m:
         vals["watch_interval_s"] = float(m.group(1))

@@ -191,9 +191,9 @@ def reset_db(base):
 
 def run_console(where, body, needs_db):
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([os.path.join(BUILD, "tools"),
-                                   os.path.join(BUILD, "examples"),
-                                   env.get("PATH", "")])
+    tools = [os.path.join(BUILD, "tools", t) for t in ("chime-cron", "chimectl")]
+    env["PATH"] = os.pathsep.join(tools + [os.path.join(BUILD, "examples"),
+                                           env.get("PATH", "")])
     env["TZ"] = "UTC"
     for k in ("CHIME_URL", "CHIME_PASSWORD", "CHIME_SCHEDULER"):
         env.pop(k, None)
@@ -228,7 +228,7 @@ def run_console(where, body, needs_db):
 
 
 def help_text(tool):
-    p = subprocess.run([os.path.join(BUILD, "tools", tool), "--help"],
+    p = subprocess.run([os.path.join(BUILD, "tools", tool, tool), "--help"],
                        capture_output=True, text=True, timeout=60)
     return p.stdout + p.stderr
 

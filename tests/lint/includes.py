@@ -28,6 +28,7 @@ from sources import ROOT, c_sources
 
 ANYTHING = "*"
 LIBRARY = {"include", "core", "triggers", "model", "jobstore"}
+TOOL = {"include", "config", "jobstore/mysql/admin.h"}
 
 # Folder -> what its files may include besides their own folder's headers:
 # folders (their shared headers), single headers by path, and "config" (the
@@ -46,8 +47,14 @@ LAYERS = {
     "jobstore/mysql": LIBRARY | {"config"},
     "engine": LIBRARY | {"config"},
     # Users of the library.  The tools get the store's queries through its
-    # admin interface, never its private header.
-    "tools": {"include", "config", "jobstore/mysql/admin.h"},
+    # admin interface, never its private header; a folder per tool, each
+    # over the tools' one query library (tools/query/), never another
+    # tool's files.
+    "tools/query": TOOL,
+    "tools/chime-cron": TOOL | {"tools/query"},
+    "tools/chimectl": TOOL | {"tools/query"},
+    "tools/chime-web": TOOL | {"tools/query"},
+    "tools/chime-alert": TOOL | {"tools/query"},
     "bench": {"include", "config", "jobstore/mysql/admin.h"},
     "examples": {"include"},
     "bindings": {"include"},
@@ -77,7 +84,12 @@ NOT_IN_TREE = {
 
 # Where quoted includes are looked up, after the including file's folder.
 SEARCH = ["", "include"]
-SEARCH_EXTRA = {"tests": ["tests"]}
+# meson's include_directories: the tools' query library for every tool.
+SEARCH_EXTRA = {"tests": ["tests"],
+                "tools/chime-cron": ["tools/query"],
+                "tools/chimectl": ["tools/query"],
+                "tools/chime-web": ["tools/query"],
+                "tools/chime-alert": ["tools/query"]}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 

@@ -23,7 +23,7 @@ import time
 import urllib.parse
 
 ALERT, CTL, BUILD, CC, SANITIZE = sys.argv[1:6]
-SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BASE = os.environ.get("CHIME_TEST_MYSQL_URL")
 if not BASE:
     print("FAIL: CHIME_TEST_MYSQL_URL is not set (start ./dev db-up): a "
