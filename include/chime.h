@@ -1503,6 +1503,30 @@ CHIME_EXTERN int chime_enqueue_set_unique_key(chime_enqueue *opts,
 CHIME_EXTERN const char *
 chime_enqueue_get_unique_key(const chime_enqueue *opts);
 
+/*
+ * chime_enqueue_set_partition_key: the run's partition key (NULL clears
+ * it), counted by its job type's per-partition concurrency limit (a
+ * tenant, a customer: chime_trigger_set_partition_key,
+ * chime_scheduler_set_limit; docs/queue.md, "Limits").
+ * Returns: 0; CHIME_EINVAL (NULL opts, an empty key, bad UTF-8 or a
+ * control character); CHIME_ELIMIT (over CHIME_MAX_NAME_LEN);
+ * CHIME_ENOMEM.
+ * Ownership: key is copied.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_partition_key(chime_enqueue *opts,
+                                                 const char *key);
+
+/*
+ * chime_enqueue_get_partition_key: the key chime_enqueue_set_partition_key
+ * left.
+ * Returns: the key, or NULL when there is none (or opts is NULL).
+ * Ownership: borrowed from opts until it changes or is freed.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN const char *
+chime_enqueue_get_partition_key(const chime_enqueue *opts);
+
 /* ---------------------------------------------------------- configuration */
 
 /* Log levels; a log callback receives messages at or above its level. */

@@ -37,6 +37,7 @@ void chime_enqueue_free(chime_enqueue *opts) {
     return;
   free(opts->data);
   free(opts->unique_key);
+  free(opts->partition_key);
   free(opts);
 }
 
@@ -102,6 +103,21 @@ const char *chime_enqueue_get_unique_key(const chime_enqueue *opts) {
   return opts ? opts->unique_key : NULL;
 }
 
+int chime_enqueue_set_partition_key(chime_enqueue *opts, const char *key) {
+  if (!opts)
+    return CHIME_EINVAL;
+  if (key) {
+    int r = chime__name_check(key, "partition key", NULL, 0);
+    if (r < 0)
+      return r;
+  }
+  return chime__set_text(&opts->partition_key, key, CHIME_MAX_NAME_LEN);
+}
+
+const char *chime_enqueue_get_partition_key(const chime_enqueue *opts) {
+  return opts ? opts->partition_key : NULL;
+}
+
 /* The run's trigger name into buf (CHIME_RUN_NAME_LEN bytes). */
 static int run_name(const chime_enqueue *opts, uint64_t tag, char *buf,
                     char *errbuf, size_t errbuf_len) {
@@ -147,6 +163,8 @@ int chime__enqueue_trigger(const char *group, const char *name,
       r = chime_trigger_set_priority(t, opts->priority);
     if (r == 0 && opts->timeout_ms > 0)
       r = chime_trigger_set_timeout_ms(t, opts->timeout_ms);
+    if (r == 0 && opts->partition_key)
+      r = chime_trigger_set_partition_key(t, opts->partition_key);
   }
   if (r < 0) {
     chime_trigger_free(t);

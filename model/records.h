@@ -284,7 +284,8 @@ struct chime_enqueue {
   int64_t run_at_ms; /* 0: now */
   int priority;
   int64_t timeout_ms;
-  char *unique_key; /* NULL: none */
+  char *unique_key;    /* NULL: none */
+  char *partition_key; /* NULL: none (chime_trigger_set_partition_key) */
 };
 
 /*

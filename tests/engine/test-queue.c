@@ -6,7 +6,8 @@
  * hand-in over several batches reports each run (keys given twice
  * existed), and runs of the largest data are cut into batches the
  * database takes; a request key makes a repeated trigger_job store nothing; the
- * run's name is its trigger key and unscheduling it cancels it; bad
+ * run's name is its trigger key (its partition key on the trigger) and
+ * unscheduling it cancels it; bad
  * arguments get clear errors.  With MySQL, a chain enqueued inside a job's
  * completion transaction runs once, and never when it rolls back.
  */
@@ -223,6 +224,9 @@ static void test_queue_keys_and_cancel(void) {
   chime_enqueue *o = NULL;
   CU_ASSERT_EQUAL(chime_enqueue_new(&o), 0);
   CU_ASSERT_EQUAL(chime_enqueue_set_run_at_ms(o, INT64_C(4102444800000)), 0);
+  /* Its partition key goes to its trigger (a per-partition limit's). */
+  CU_ASSERT_EQUAL(chime_enqueue_set_partition_key(o, "tenant-7"), 0);
+  CU_ASSERT_STRING_EQUAL(chime_enqueue_get_partition_key(o), "tenant-7");
   char run[CHIME_RUN_NAME_LEN];
   CU_ASSERT_EQUAL(chime_scheduler_enqueue(s, "q", "count", o, run, sizeof run),
                   0);
@@ -230,6 +234,7 @@ static void test_queue_keys_and_cancel(void) {
   CU_ASSERT_EQUAL(chime_scheduler_get_trigger(s, CHIME_QUEUE_GROUP, run, &t),
                   0);
   CU_ASSERT_EQUAL(chime_trigger_get_next_fire_ms(t), INT64_C(4102444800000));
+  CU_ASSERT_STRING_EQUAL(chime_trigger_get_partition_key(t), "tenant-7");
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_scheduler_unschedule(s, CHIME_QUEUE_GROUP, run), 0);
   /* Errors. */
@@ -252,6 +257,9 @@ static void test_queue_keys_and_cancel(void) {
       chime_scheduler_trigger_job_keyed(s, "q", "count", NULL, 0, NULL),
       CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_enqueue_set_unique_key(o, ""), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_enqueue_set_partition_key(o, ""), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_enqueue_set_partition_key(NULL, "p"), CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(chime_enqueue_get_partition_key(NULL));
   CU_ASSERT_EQUAL(chime_enqueue_set_timeout_ms(o, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_enqueue_set_run_at_ms(o, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_enqueue_set_data(o, NULL, 3), CHIME_EINVAL);

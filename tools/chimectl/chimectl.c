@@ -38,7 +38,7 @@ static void usage(FILE *out) {
       "retried fire\n"
       "                                never runs it twice\n"
       "  enqueue G.N [--data JSON] [--at TIME] [--priority N] [--key K]\n"
-      "                                hand in one run of a job (--key: its "
+      "              [--partition P]   hand in one run of a job (--key: its "
       "unique key)\n"
       "  delete job|trigger G.N [--yes]\n"
       "  job add G.N --type TYPE [SETTINGS] | job edit G.N SETTINGS\n"
@@ -157,6 +157,7 @@ enum {
   O_PER_PARTITION,
   O_RATE,
   O_KEY,
+  O_PARTITION,
   O_AT,
   O_PRIORITY
 };
@@ -260,6 +261,7 @@ static const struct option common_options[] = {
     {"per-partition", required_argument, NULL, O_PER_PARTITION},
     {"rate", required_argument, NULL, O_RATE},
     {"key", required_argument, NULL, O_KEY},
+    {"partition", required_argument, NULL, O_PARTITION},
     {"at", required_argument, NULL, O_AT},
     {"priority", required_argument, NULL, O_PRIORITY},
     {"help", no_argument, NULL, 'h'},
@@ -371,6 +373,9 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     }
     case O_KEY:
       c->key = optarg;
+      break;
+    case O_PARTITION:
+      c->partition = optarg;
       break;
     case O_AT:
       c->at = optarg;

@@ -804,9 +804,14 @@ def main():
           and f["existed"] is False and f["due_ms"] > 0, f)
     rc, f = js(["enqueue", "rep.daily", "--key", "inv-7"])
     check("enqueue --key again", rc == 0 and f["existed"] is True, f)
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-8", "--partition", "tenant-7"])
+    rows = sql_rows("SELECT partition_key FROM {P}triggers WHERE trigger_group = "
+                    "'CHIME_QUEUE' AND trigger_name = 'K_inv-8'")
+    check("enqueue --partition: the run's trigger has the key",
+          rc == 0 and rows == [["tenant-7"]], (f, rows))
     t = triggers()
     queued = [k for k in t if k.startswith("CHIME_QUEUE.")]
-    check("enqueue adds one-shot triggers", len(queued) == 3 and
+    check("enqueue adds one-shot triggers", len(queued) == 4 and
           all(t[k]["job"] == "rep.daily" and t[k]["schedule"] == "once"
               for k in queued), t)
     expect("enqueue unknown", ["enqueue", "no.such"], 3,

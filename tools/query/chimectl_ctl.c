@@ -210,7 +210,7 @@ int ctl_cmd_fire(ctl *c) {
 int ctl_cmd_enqueue(ctl *c) {
   if (c->argc != 1)
     return ctl_usage("usage: chimectl enqueue GROUP.NAME [--data JSON] "
-                     "[--at TIME] [--priority N] [--key K]");
+                     "[--at TIME] [--priority N] [--key K] [--partition P]");
   if (c->data && !ctl_json_is_valid(c->data))
     return ctl_usage("--data is not valid JSON");
   chime_enqueue *o = NULL;
@@ -227,8 +227,10 @@ int ctl_cmd_enqueue(ctl *c) {
             chime_enqueue_set_priority(o, (int)c->priority) < 0) ||
            (c->data &&
             chime_enqueue_set_data(o, c->data, strlen(c->data)) < 0) ||
-           (c->key && chime_enqueue_set_unique_key(o, c->key) < 0))
-    r = ctl_usage("invalid --key, --data or --priority");
+           (c->key && chime_enqueue_set_unique_key(o, c->key) < 0) ||
+           (c->partition &&
+            chime_enqueue_set_partition_key(o, c->partition) < 0))
+    r = ctl_usage("invalid --key, --partition, --data or --priority");
   char trigger[2 * CHIME_MAX_NAME_LEN + 2];
   int64_t due = 0;
   bool existed = false;

@@ -41,7 +41,8 @@ class Options:
     def __init__(self, data: Any = None, run_at: Any = None,
                  priority: Optional[int] = None,
                  timeout_ms: Optional[int] = None,
-                 unique_key: Optional[str] = None):
+                 unique_key: Optional[str] = None,
+                 partition_key: Optional[str] = None):
         self.ptr = ctypes.c_void_p()
         check(_L.chime_enqueue_new(ctypes.byref(self.ptr)))
         try:
@@ -58,6 +59,9 @@ class Options:
             if unique_key is not None:
                 check(_L.chime_enqueue_set_unique_key(
                     self.ptr, _lib.enc(unique_key)))
+            if partition_key is not None:
+                check(_L.chime_enqueue_set_partition_key(
+                    self.ptr, _lib.enc(partition_key)))
         except BaseException:
             self.close()
             raise

@@ -84,12 +84,15 @@ class QueueTests(unittest.TestCase):
     def test_run_later_and_cancel(self):
         with self.scheduler() as s:
             later = s.enqueue("q", "j", data="later",
-                              run_at=int(time.time() * 1000) + 3_600_000)
+                              run_at=int(time.time() * 1000) + 3_600_000,
+                              partition_key="tenant-7")
             s.unschedule(*later.key)
             with self.assertRaises(chime.NotFound):
                 s.enqueue("q", "nope", data="x")
             with self.assertRaises(chime.InvalidArgument):
                 s.enqueue("q", "j", unique_key="")
+            with self.assertRaises(chime.InvalidArgument):
+                s.enqueue("q", "j", partition_key="")
             time.sleep(0.3)
             self.assertEqual(self.seen, [])
 
