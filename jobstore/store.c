@@ -7,6 +7,7 @@
 
 #include "core/random.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,14 @@ int chime__store_fire_now(chime_store *store, const char *group,
   return 0;
 }
 
+const void *chime__fire_own_data(const chime_fire *fire, size_t *ret_len) {
+  const chime_trigger *t = fire ? fire->trigger : NULL;
+  bool own = t && t->data && t->data_len > 0;
+  assert(!own || t->data_len <= CHIME_MAX_DATA_LEN);
+  *ret_len = own ? t->data_len : 0;
+  return own ? t->data : NULL;
+}
+
 void chime__history_entry_clear(chime_history_entry *e) {
   free(e->job_group);
   free(e->job_name);
@@ -155,6 +164,7 @@ void chime__history_entry_clear(chime_history_entry *e) {
   free(e->node);
   free(e->outcome);
   free(e->message);
+  free(e->data);
   memset(e, 0, sizeof *e);
 }
 

@@ -240,6 +240,11 @@ void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
+/* Appends len bytes at data as a hex literal (X'...', twice their length:
+ * a caller bounds what one statement carries); NULL or len 0 appends SQL
+ * NULL. */
+void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
+                               size_t len);
 /* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types);

@@ -4,7 +4,8 @@
  * only pays when its text repeats; a batch's text depends on its size, so
  * preparing it would cost a round trip more (prepare, then execute) for
  * nothing.  Numbers are printed, strings escaped for the connection's
- * character set.
+ * character set, bytes written as a hex literal (X'...': any bytes, no
+ * character set involved).
  *
  * Thread: the one running the transaction (tx.h); nothing here locks.
  */
@@ -84,6 +85,27 @@ void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   b->p[b->len++] = '\'';
   b->len += mysql_real_escape_string(b->tx->c->db, b->p + b->len, s,
                                      (unsigned long)n);
+  b->p[b->len++] = '\'';
+  b->p[b->len] = '\0';
+}
+
+void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
+                               size_t len) {
+  static const char hex[] = "0123456789abcdef";
+  if (!data || len == 0) {
+    chime__mysql_sqlbuf_sql(b, "NULL");
+    return;
+  }
+  reserve(b, 2 * len + 3);
+  if (b->oom)
+    return;
+  const unsigned char *p = data;
+  b->p[b->len++] = 'X';
+  b->p[b->len++] = '\'';
+  for (size_t i = 0; i < len; i++) {
+    b->p[b->len++] = hex[p[i] >> 4];
+    b->p[b->len++] = hex[p[i] & 15];
+  }
   b->p[b->len++] = '\'';
   b->p[b->len] = '\0';
 }

@@ -15,7 +15,8 @@
  *     groups), written with that version's columns, is migrated by a node
  *     of this library, which fires every trigger on, recovers the dead
  *     node's fires (the shard, the checkpoint), and neither doubles nor
- *     loses a fire;
+ *     loses a fire; its old history rows read with no data of their own
+ *     (migration 015);
  *   - a node serves a newer schema that says it is compatible with its
  *     version, and refuses one that does not.
  * Tables: prefixes mup_*_ in the test database.
@@ -889,7 +890,29 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
     if (least >= 4 && recovered_runs() >= (k >= 9 ? 2 : 1))
       break;
   }
+  /* A run recorded before migration 015 reads as one that used its job's
+   * data (none of its own), through the public reader. */
+  chime_history *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, "g", "j_plain", "g",
+                                                "t_wait", -1, 0, 0, 0,
+                                                CHIME_HISTORY_MAX_LIMIT, &h),
+                        0);
+  size_t old_rows = 0;
+  for (size_t i = 0; i < chime_history_count(h); i++) {
+    if (chime_history_get_fire_id(h, i) != 50)
+      continue;
+    size_t len = 99;
+    CU_ASSERT_PTR_NULL(chime_history_get_data(h, i, &len));
+    CU_ASSERT_EQUAL(len, 0);
+    old_rows++;
+  }
+  CU_ASSERT_EQUAL(old_rows, 1);
+  chime_history_free(h);
   chime_scheduler_free(s);
+  /* No trigger here has data: every row's is NULL, the old ones too. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                                "data IS NOT NULL"),
+                  0LL);
   CU_ASSERT_EQUAL(
       query_int(db, "SELECT MAX(version) FROM mup_d_schema_version"),
       (long long)chime__mysql_migration_count);

@@ -76,5 +76,7 @@ extern CU_TestInfo sc_policy_tests[];
 extern CU_TestInfo sc_time_tests[];
 /* The tests of store-conformance-shards.c. */
 extern CU_TestInfo sc_shard_tests[];
+/* The tests of store-conformance-history.c. */
+extern CU_TestInfo sc_history_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */
