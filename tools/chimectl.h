@@ -246,6 +246,10 @@ typedef struct ctl_retry_links {
 /* Loads the links of the newest 10,000 retries.  Returns: 0 or an exit
  * code (message in ctl_last_error; *ret empty). */
 int ctl_retry_links_load(ctl *c, ctl_retry_links *ret);
+/* Loads the links of fire's own retry chain only: the attempts before and
+ * after it (a fire's page), each found by fire id.  Returns: as
+ * ctl_retry_links_load. */
+int ctl_retry_chain_load(ctl *c, int64_t fire, ctl_retry_links *ret);
 void ctl_retry_links_free(ctl_retry_links *l);
 /* The fire that fire retried, or the retry of fire (0: none). */
 int64_t ctl_retry_prev(const ctl_retry_links *l, int64_t fire);

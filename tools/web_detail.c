@@ -301,7 +301,7 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
   }
   d->found = true;
   snprintf(d->title, sizeof d->title, "Fire %s", id);
-  if (failed(d, ctl_retry_links_load(p->c, &d->links)))
+  if (failed(d, ctl_retry_chain_load(p->c, fire, &d->links)))
     return d->status;
   const ctl_table *t = run->t.nrows ? &run->t : &running->t;
   add(d, "fire", id, NULL);

@@ -739,6 +739,10 @@ static void fill(MYSQL *db, size_t k, int64_t t0) {
   /* Blocked by the dead node's running fire of its FORBID job. */
   insert_trigger(db, "t_blocked", "j_forbid", t0, "BLOCKED", NULL, 0);
   insert_trigger(db, "t_paused", "j_paused", t0, "PAUSED", NULL, 0);
+  /* Data of its own: the dead node's run of it (fire 102) records it when
+   * the survivor ends it (migration 015). */
+  sqlf(db, "UPDATE mup_d_triggers SET data = 'blk' WHERE trigger_name = "
+           "'t_blocked'");
   /* Claimed by the dead node, not yet fired. */
   insert_trigger(db, "t_acq", "j_plain", t0, "ACQUIRED", DEAD, 103);
   insert_fired(db, 101, "t_rec", "j_recover", t0 - 1000, "EXECUTING", 0, 1);
@@ -909,10 +913,19 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   CU_ASSERT_EQUAL(old_rows, 1);
   chime_history_free(h);
   chime_scheduler_free(s);
-  /* No trigger here has data: every row's is NULL, the old ones too. */
+  /* Only t_blocked has data: its runs' rows have it, the dead node's run
+   * ended by the survivor too; every other row's is NULL, the old ones
+   * too. */
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
-                                "data IS NOT NULL"),
+                                "data IS NOT NULL AND trigger_name <> "
+                                "'t_blocked'"),
                   0LL);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                                "trigger_name = 't_blocked' AND (data IS NULL "
+                                "OR data <> 'blk')"),
+                  0LL);
+  CU_ASSERT(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                          "fire_id = 102 AND data = 'blk'") == 1LL);
   CU_ASSERT_EQUAL(
       query_int(db, "SELECT MAX(version) FROM mup_d_schema_version"),
       (long long)chime__mysql_migration_count);
