@@ -186,7 +186,8 @@ typedef struct chime_history_entry {
 
 /* The data a fire's run reads as its own, recorded with it in history: its
  * trigger's when it has some (chime_ctx_get_data), else none (NULL, 0: the
- * job's).  store.c. */
+ * job's); none too for more than CHIME_MAX_DATA_LEN bytes (a row written
+ * around the library).  store.c. */
 const void *chime__fire_own_data(const chime_fire *fire, size_t *ret_len);
 
 /* Frees an entry's strings and zeroes it; frees an array of entries. */
