@@ -2730,7 +2730,8 @@ CHIME_EXTERN bool chime_ctx_is_backfill(const chime_ctx *ctx);
 /*
  * chime_ctx_get_data: the run's data: the trigger's when it has some (or the
  * data given to chime_scheduler_trigger_job), else the job's; *ret_len (may
- * be NULL) receives its length.
+ * be NULL) receives its length.  The trigger's data is recorded with the
+ * run in history (chime_history_get_data), for a retry of the run.
  * Returns: the bytes; NULL (length 0) when there are none.
  * Ownership: borrowed for the run.
  * Thread: the worker running the job, or the listener's.

@@ -10,7 +10,10 @@
  * most once every SWEEP_EVERY_MS, a sweep of the other tables (at most
  * SWEEP_BATCH rows of each): sessions of nodes long gone, leases free for
  * a long time, checkpoints of runs that ended, and one-shot triggers of
- * chime's own groups that ended.  docs/schema.md lists the bounds.
+ * chime's own groups that ended.  docs/schema.md lists the bounds.  They
+ * count rows: a history row carries its run's own data (migration 015, at
+ * most CHIME_MAX_DATA_LEN), so its bytes are the operator's to size
+ * (docs/schema.md, "Run data"); deleting one frees its data with it.
  *
  * Who steps, and when: history is trimmed as fast as it is written, off
  * the loop's hot path.  The thread that writes a batch of completions
