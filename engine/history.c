@@ -90,6 +90,15 @@ FIELD(chime_history_get_message, const char *, message, NULL)
 FIELD(chime_history_is_recovering, bool, recovering, false)
 #undef FIELD
 
+const void *chime_history_get_data(const chime_history *history, size_t i,
+                                   size_t *ret_len) {
+  const chime_history_entry *e = at(history, i);
+  bool own = e && e->data && e->data_len > 0;
+  if (ret_len)
+    *ret_len = own ? e->data_len : 0;
+  return own ? e->data : NULL;
+}
+
 chime_outcome chime_history_get_outcome(const chime_history *history,
                                         size_t i) {
   const chime_history_entry *e = at(history, i);

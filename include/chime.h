@@ -3139,7 +3139,8 @@ CHIME_EXTERN bool chime_ctx_is_backfill(const chime_ctx *ctx);
 /*
  * chime_ctx_get_data: the run's data: the trigger's when it has some (or the
  * data given to chime_scheduler_trigger_job), else the job's; *ret_len (may
- * be NULL) receives its length.
+ * be NULL) receives its length.  The trigger's data is recorded with the
+ * run in history (chime_history_get_data), for a retry of the run.
  * Returns: the bytes; NULL (length 0) when there are none.
  * Ownership: borrowed for the run.
  * Thread: the worker running the job, or the listener's.
@@ -3561,6 +3562,24 @@ CHIME_EXTERN const char *chime_history_get_message(const chime_history *history,
                                                    size_t i);
 CHIME_EXTERN bool chime_history_is_recovering(const chime_history *history,
                                               size_t i);
+
+/*
+ * chime_history_get_data: the data run i of the page ran with when it was
+ * its own: its trigger's, as chime_ctx_get_data gave it to the job (the
+ * data of chime_scheduler_trigger_job, of a one-off or retry trigger, of
+ * a trigger that carries data); *ret_len (may be NULL) receives its
+ * length.  A run that read its job's data records none (NULL): the job
+ * holds it.  `chimectl retry` and chime-web's retry run the job again with
+ * these bytes.  The MySQL store records them from schema migration 015
+ * on (runs recorded before read NULL); a run another node ended (its node
+ * died, it was cancelled there) records its trigger's data as it was then.
+ * Returns: the bytes (at most CHIME_MAX_DATA_LEN); NULL (length 0) when
+ * the run had none of its own, for NULL history or i out of range.
+ * Ownership: borrowed until chime_history_free.
+ * Thread: any.
+ */
+CHIME_EXTERN const void *chime_history_get_data(const chime_history *history,
+                                                size_t i, size_t *ret_len);
 
 /*
  * chime_history_free: frees a page.  NULL is allowed.

@@ -162,6 +162,16 @@ int chime__store_trigger_add_many(chime_store *store, chime_trigger *const *ts,
   return 0;
 }
 
+const void *chime__fire_own_data(const chime_fire *fire, size_t *ret_len) {
+  const chime_trigger *t = fire ? fire->trigger : NULL;
+  /* A row written around the library may hold more than the limit: such
+   * data is not copied into history (whose statements are sized by it). */
+  bool own =
+      t && t->data && t->data_len > 0 && t->data_len <= CHIME_MAX_DATA_LEN;
+  *ret_len = own ? t->data_len : 0;
+  return own ? t->data : NULL;
+}
+
 void chime__history_entry_clear(chime_history_entry *e) {
   free(e->job_group);
   free(e->job_name);
@@ -170,6 +180,7 @@ void chime__history_entry_clear(chime_history_entry *e) {
   free(e->node);
   free(e->outcome);
   free(e->message);
+  free(e->data);
   memset(e, 0, sizeof *e);
 }
 

@@ -171,14 +171,24 @@ typedef struct chime_history_filter {
   size_t limit;                             /* > 0 */
 } chime_history_filter;
 
-/* One recorded run; strings malloc'd (chime__history_entries_free). */
+/* One recorded run; strings and data malloc'd (chime__history_entries_free).
+ * data: the run's own data (its trigger's, as chime_ctx_get_data gave it;
+ * at most CHIME_MAX_DATA_LEN bytes), NULL when it used its job's. */
 typedef struct chime_history_entry {
   int64_t id, fire_id, scheduled_ms, started_ms, finished_ms;
   char *job_group, *job_name, *trigger_group, *trigger_name, *node;
   char *outcome, *message; /* message may be NULL */
+  void *data;
+  size_t data_len;
   int error;
   bool recovering;
 } chime_history_entry;
+
+/* The data a fire's run reads as its own, recorded with it in history: its
+ * trigger's when it has some (chime_ctx_get_data), else none (NULL, 0: the
+ * job's); none too for more than CHIME_MAX_DATA_LEN bytes (a row written
+ * around the library).  store.c. */
+const void *chime__fire_own_data(const chime_fire *fire, size_t *ret_len);
 
 /* Frees an entry's strings and zeroes it; frees an array of entries. */
 void chime__history_entry_clear(chime_history_entry *e);

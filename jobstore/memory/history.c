@@ -3,7 +3,9 @@
  * CHIME__MEM_HISTORY_CAP completed runs in a ring (the oldest is dropped
  * when it is full: the memory store's retention), the runs each job's
  * history level records, listed newest first with the MySQL store's
- * filters.  Guarded by the store's lock.
+ * filters; a run's own data (its trigger's) is kept with it, so the ring
+ * holds at most CHIME__MEM_HISTORY_CAP times CHIME_MAX_DATA_LEN bytes of
+ * data (docs/schema.md, "Bounded tables").  Guarded by the store's lock.
  */
 #include "jobstore/memory/memory.h"
 
@@ -13,6 +15,18 @@
 
 static char *dup_or_null(const char *s) {
   return s ? strdup(s) : NULL;
+}
+
+/* A copy of len bytes at data into *ret (NULL for none).  Returns: 0;
+ * CHIME_ENOMEM. */
+static int dup_data(const void *data, size_t len, void **ret) {
+  *ret = NULL;
+  if (!data || len == 0)
+    return 0;
+  if (!(*ret = malloc(len)))
+    return CHIME_ENOMEM;
+  memcpy(*ret, data, len);
+  return 0;
 }
 
 void chime__mem_history_free(mem_store *s) {
@@ -58,6 +72,11 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
                            : e->error                   ? "FAILED"
                                                         : "OK");
   e->message = outcome ? dup_or_null(outcome->message) : NULL;
+  /* The run's own data (its trigger's), for a retry and the run's page. */
+  size_t len = 0;
+  const void *data = chime__fire_own_data(fire, &len);
+  if (dup_data(data, len, &e->data) == 0)
+    e->data_len = e->data ? len : 0;
 }
 
 static bool str_is(const char *want, const char *have) {
@@ -86,7 +105,9 @@ static int copy_entry(chime_history_entry *dst,
   dst->node = dup_or_null(src->node);
   dst->outcome = dup_or_null(src->outcome);
   dst->message = dup_or_null(src->message);
-  return dst->job_group && dst->job_name && dst->trigger_group &&
+  int r = dup_data(src->data, src->data_len, &dst->data);
+  dst->data_len = dst->data ? src->data_len : 0;
+  return r == 0 && dst->job_group && dst->job_name && dst->trigger_group &&
                  dst->trigger_name && dst->node && dst->outcome &&
                  (!src->message || dst->message)
              ? 0

@@ -12,7 +12,7 @@
  * A completion ends an EXECUTING fire of this node (fencing, otherwise
  * CHIME_ENOTOWNER for that fire alone), saves job data, deletes the fired
  * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
- * writes history.
+ * writes history (with each run's own data: its trigger's, migration 015).
  *
  * One bad row never takes a batch down: when a batch fails for anything but
  * a lost connection (a history row the database refuses, say), its
@@ -143,9 +143,10 @@ static bool records(const chime__mysql_completion *d) {
  * job's history level does not record, leaves no row of its own, so there
  * a fire that nobody else recorded either (a node that ends another's fire
  * records it whatever the level) is counted as completed by the COMMIT.  The
- * history is read by its (sched_name, finished_ms) index from the earliest time
- * another node could have ended one of these fires (no earlier than it was due,
- * less a clock margin).
+ * history is read by its (sched_name, fire_id) index (migration 015), the rows
+ * no earlier than another node could have ended one of these fires (no earlier
+ * than it was due, less a clock margin: the (sched_name, finished_ms) index
+ * serves that bound too).
  */
 static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   int64_t from = INT64_MAX;
@@ -359,88 +360,115 @@ static int store_retries(chime__mysql_tx *tx, const batch *b) {
   return r;
 }
 
-/* One multi-row INSERT of the batch's history. */
+/* The runs' own data one history INSERT carries at most before the next
+ * row starts another (hex doubles it): a batch of runs with large data
+ * (CHIME_MAX_DATA_LEN each) stays far below max_allowed_packet (16 MiB by
+ * default), and a batch of ordinary runs (no data of their own) is still
+ * one statement. */
+#define HISTORY_DATA_PER_INSERT (2 * 1024 * 1024)
+
+/* Appends completion d's history row, "(...)", to sql. */
+static int history_row(chime__mysql_tx *tx, const batch *b,
+                       const chime__mysql_completion *d,
+                       chime__mysql_sqlbuf *sql) {
+  const chime_run_result *o = d->outcome;
+  int code = o ? o->error : 0;
+  int64_t fin = run_finished_ms(d), started = run_started_ms(d);
+  chime__mysql_sqlbuf_sql(sql, "(");
+  chime__mysql_sqlbuf_text(sql, tx->s->sched);
+  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_int(sql, d->fire->fire_id);
+  const size_t texts[] = {
+      CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME,
+      CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
+  for (size_t k = 0; k < 4; k++) {
+    chime__mysql_sqlbuf_sql(sql, ",");
+    chime__mysql_sqlbuf_text(
+        sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
+  }
+  chime__mysql_sqlbuf_sql(sql, ",");
+  const chime_trigger *ft = d->fire->trigger;
+  chime__mysql_sqlbuf_int(
+      sql, ft && ft->retry_scheduled_ms > 0
+               ? ft->retry_scheduled_ms
+               : chime__mysql_rows_int64(&b->fired, d->row,
+                                         CHIME__FIRED_COL_SCHEDULED_MS));
+  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_text(sql, tx->s->node);
+  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_text(sql, d->retried       ? "RETRIED"
+                                : o && o->status ? o->status
+                                : code           ? "FAILED"
+                                                 : "OK");
+  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_int(sql, code);
+  chime__mysql_sqlbuf_sql(sql, ",");
+  if (o && o->message && b->history == HISTORY_PLAIN) {
+    chime__mysql_sqlbuf_text(sql, plain_message);
+  } else if (o && o->message) {
+    char *text = chime__utf8_sanitize(o->message, CHIME_MAX_DESCRIPTION_LEN);
+    if (!text)
+      return CHIME_ENOMEM;
+    chime__mysql_sqlbuf_text(sql, text);
+    free(text);
+  } else {
+    chime__mysql_sqlbuf_text(sql, NULL);
+  }
+  bool shard = ft && ft->shard_parent > 0;
+  int64_t nums[] = {
+      started,
+      fin - started,
+      chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
+      fin,
+      shard ? ft->shard_parent : 0,
+      shard ? ft->shard_index : -1};
+  for (size_t k = 0; k < 6; k++) {
+    chime__mysql_sqlbuf_sql(sql, ",");
+    chime__mysql_sqlbuf_int(sql, nums[k]);
+  }
+  /* The run's own data (its trigger's), NULL when it used its job's. */
+  size_t len = 0;
+  const void *data = chime__fire_own_data(d->fire, &len);
+  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_bytes(sql, data, len);
+  chime__mysql_sqlbuf_sql(sql, ")");
+  return 0;
+}
+
+/* The batch's history: one multi-row INSERT, more when the runs' own data
+ * passes HISTORY_DATA_PER_INSERT. */
 static int write_history(chime__mysql_tx *tx, const batch *b) {
   if (b->history == HISTORY_NONE)
     return 0;
-  chime__mysql_sqlbuf sql;
-  chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql,
-                          "INSERT INTO {P}history (sched_name, fire_id, "
-                          "trigger_group, trigger_name, job_group, job_name, "
-                          "scheduled_ms, node, outcome, error_code, "
-                          "error_text, started_ms, duration_ms, recovering, "
-                          "finished_ms, shard_parent, shard_index) VALUES ");
-  bool first = true;
-  for (size_t i = 0; i < b->n; i++) {
-    const chime__mysql_completion *d = b->reqs[i];
-    if (!writes(d) || !records(d))
-      continue;
-    const chime_run_result *o = d->outcome;
-    int code = o ? o->error : 0;
-    int64_t fin = run_finished_ms(d), started = run_started_ms(d);
-    chime__mysql_sqlbuf_sql(&sql, first ? "(" : ",(");
-    first = false;
-    chime__mysql_sqlbuf_text(&sql, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_int(&sql, d->fire->fire_id);
-    const size_t texts[] = {
-        CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME,
-        CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
-    for (size_t k = 0; k < 4; k++) {
-      chime__mysql_sqlbuf_sql(&sql, ",");
-      chime__mysql_sqlbuf_text(
-          &sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < b->n;) {
+    chime__mysql_sqlbuf sql;
+    chime__mysql_sqlbuf_init(&sql, tx);
+    chime__mysql_sqlbuf_sql(&sql, "INSERT INTO {P}history (sched_name, "
+                                  "fire_id, trigger_group, trigger_name, "
+                                  "job_group, job_name, scheduled_ms, node, "
+                                  "outcome, error_code, error_text, "
+                                  "started_ms, duration_ms, recovering, "
+                                  "finished_ms, shard_parent, shard_index, "
+                                  "data) VALUES ");
+    size_t rows = 0, data = 0;
+    for (; r == 0 && i < b->n && data < HISTORY_DATA_PER_INSERT; i++) {
+      const chime__mysql_completion *d = b->reqs[i];
+      if (!writes(d) || !records(d))
+        continue;
+      size_t len = 0;
+      (void)chime__fire_own_data(d->fire, &len);
+      data += len;
+      if (rows++)
+        chime__mysql_sqlbuf_sql(&sql, ",");
+      r = history_row(tx, b, d, &sql);
     }
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    const chime_trigger *ft = d->fire->trigger;
-    chime__mysql_sqlbuf_int(
-        &sql, ft && ft->retry_scheduled_ms > 0
-                  ? ft->retry_scheduled_ms
-                  : chime__mysql_rows_int64(&b->fired, d->row,
-                                            CHIME__FIRED_COL_SCHEDULED_MS));
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_text(&sql, tx->s->node);
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_text(&sql, d->retried       ? "RETRIED"
-                                   : o && o->status ? o->status
-                                   : code           ? "FAILED"
-                                                    : "OK");
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    chime__mysql_sqlbuf_int(&sql, code);
-    chime__mysql_sqlbuf_sql(&sql, ",");
-    if (o && o->message && b->history == HISTORY_PLAIN) {
-      chime__mysql_sqlbuf_text(&sql, plain_message);
-    } else if (o && o->message) {
-      char *text = chime__utf8_sanitize(o->message, CHIME_MAX_DESCRIPTION_LEN);
-      if (!text) {
-        chime__mysql_sqlbuf_free(&sql);
-        return CHIME_ENOMEM;
-      }
-      chime__mysql_sqlbuf_text(&sql, text);
-      free(text);
-    } else {
-      chime__mysql_sqlbuf_text(&sql, NULL);
-    }
-    bool shard = ft && ft->shard_parent > 0;
-    int64_t nums[] = {
-        started,
-        fin - started,
-        chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
-        fin,
-        shard ? ft->shard_parent : 0,
-        shard ? ft->shard_index : -1};
-    for (size_t k = 0; k < 6; k++) {
-      chime__mysql_sqlbuf_sql(&sql, ",");
-      chime__mysql_sqlbuf_int(&sql, nums[k]);
-    }
-    chime__mysql_sqlbuf_sql(&sql, ")");
+    if (r == 0 && rows > 0)
+      r = chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+    else
+      chime__mysql_sqlbuf_free(&sql);
   }
-  if (first) { /* nothing to record */
-    chime__mysql_sqlbuf_free(&sql);
-    return 0;
-  }
-  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+  return r;
 }
 
 /* Deletes the checkpoints of the runs that wrote or read one, or were

@@ -1,7 +1,8 @@
 /*
  * mysql/history.c: the history_list op: the runs of the history table
  * (kept for history_retention_ms; node deaths and recoveries are recorded
- * there by recover.c) matching a filter, newest first, paged by id.  One
+ * there by recover.c) matching a filter, newest first, paged by id, each
+ * with its own data (migration 015; NULL: the job's).  One
  * statement, built from the filters given and prepared for the call.
  */
 #include "jobstore/mysql/ops.h"
@@ -28,7 +29,8 @@ enum {
   C_OUTCOME,
   C_ERROR,
   C_TEXT,
-  C_RECOVERING
+  C_RECOVERING,
+  C_DATA
 };
 
 typedef struct hist_op {
@@ -77,8 +79,15 @@ static int entry_from_row(chime_history_entry *e, const chime__mysql_rows *rows,
   e->outcome = dup_text(rows, i, C_OUTCOME);
   e->message = dup_text(rows, i, C_TEXT);
   bool text_ok = !chime__mysql_rows_text(rows, i, C_TEXT) || e->message;
+  /* The run's own data: NULL (the job's) or at least one byte. */
+  size_t len = chime__mysql_rows_len(rows, i, C_DATA);
+  bool data_ok = true;
+  if (len > 0 && (data_ok = (e->data = malloc(len)) != NULL)) {
+    memcpy(e->data, chime__mysql_rows_text(rows, i, C_DATA), len);
+    e->data_len = len;
+  }
   return e->job_group && e->job_name && e->trigger_group && e->trigger_name &&
-                 e->node && e->outcome && text_ok
+                 e->node && e->outcome && text_ok && data_ok
              ? 0
              : CHIME_ENOMEM;
 }
@@ -95,7 +104,7 @@ int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
       sql, sizeof sql,
       "SELECT id, fire_id, job_group, job_name, trigger_group, trigger_name, "
       "scheduled_ms, started_ms, finished_ms, node, outcome, error_code, "
-      "error_text, recovering FROM {P}history WHERE sched_name = ?");
+      "error_text, recovering, data FROM {P}history WHERE sched_name = ?");
   op.args[op.nargs++] = chime__mysql_arg_text(s->sched);
   if (f->job_group && f->job_name) {
     k = add(&op, sql, sizeof sql, k, "job_group = ?",

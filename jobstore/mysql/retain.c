@@ -12,7 +12,10 @@
  * a long time, checkpoints of runs that ended, one-shot triggers of
  * chime's own groups that ended, and audit rows older than
  * audit_retention_ms or more than audit_max_rows ids below the newest.
- * docs/schema.md lists the bounds.
+ * docs/schema.md lists the bounds.  They count rows: a history row carries
+ * its run's own data (migration 015, at most CHIME_MAX_DATA_LEN), so its
+ * bytes are the operator's to size (docs/schema.md, "Run data"); deleting
+ * one frees its data with it.
  *
  * Who steps, and when: history is trimmed as fast as it is written, off
  * the loop's hot path.  The thread that writes a batch of completions

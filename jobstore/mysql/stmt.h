@@ -244,6 +244,11 @@ void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
  * escaped string, or X'hex' for bytes (a multi-row INSERT too wide to
  * prepare: enqueue.c). */
 void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b, const chime__mysql_arg *a);
+/* Appends len bytes at data as a hex literal (X'...', twice their length:
+ * a caller bounds what one statement carries); NULL or len 0 appends SQL
+ * NULL. */
+void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
+                               size_t len);
 /* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types);

@@ -4,7 +4,8 @@
  * only pays when its text repeats; a batch's text depends on its size, so
  * preparing it would cost a round trip more (prepare, then execute) for
  * nothing.  Numbers are printed, strings escaped for the connection's
- * character set.
+ * character set, bytes written as a hex literal (X'...': any bytes, no
+ * character set involved).
  *
  * Thread: the one running the transaction (tx.h); nothing here locks.
  */
@@ -118,6 +119,16 @@ void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b,
     break;
   }
   chime__mysql_sqlbuf_sql(b, "NULL");
+}
+
+void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
+                               size_t len) {
+  /* (NULL, 0) and (p, 0) alike: SQL NULL, no run data. */
+  chime__mysql_arg a = {.kind = CHIME__MYSQL_ARG_NULL};
+  if (data && len > 0)
+    a = (chime__mysql_arg){
+        .kind = CHIME__MYSQL_ARG_BYTES, .p = data, .len = len};
+  chime__mysql_sqlbuf_arg(b, &a);
 }
 
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,

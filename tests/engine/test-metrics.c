@@ -425,6 +425,41 @@ static void test_metrics_history_filters_and_pages(void) {
   chime_scheduler_free(s);
 }
 
+/* A run's own data (a fire-now's, binary) is in its history row; a run
+ * that read its job's data has none there (issue 35). */
+static void test_metrics_history_run_data(void) {
+  chime_scheduler *s = make(60000);
+  schedule(s, "plain", "bad", 0, wall_ms() + 50, CHIME_MISFIRE_SMART);
+  static const char own[] = {'r', 0, (char)0xff, '"'};
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_trigger_job(s, "g", "plain", own, sizeof own), 0);
+  CU_ASSERT_TRUE(wait_for(&seen.done, 2));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  chime_history *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_history(s, "g", "plain", NULL, NULL, -1, 0, 0, 0, 10, &h),
+      0);
+  CU_ASSERT_EQUAL_FATAL(chime_history_get_count(h), 2);
+  int with = 0;
+  for (size_t i = 0; i < 2; i++) {
+    size_t len = 99;
+    const void *d = chime_history_get_data(h, i, &len);
+    bool fire_now = strcmp(chime_history_get_trigger_group(h, i), "t") != 0;
+    CU_ASSERT_EQUAL(d != NULL, fire_now);
+    CU_ASSERT_EQUAL(len, fire_now ? sizeof own : 0);
+    if (d && len == sizeof own)
+      with += memcmp(d, own, sizeof own) == 0;
+  }
+  CU_ASSERT_EQUAL(with, 1);
+  CU_ASSERT_PTR_NULL(chime_history_get_data(h, 2, NULL));
+  size_t len = 7;
+  CU_ASSERT_PTR_NULL(chime_history_get_data(NULL, 0, &len));
+  CU_ASSERT_EQUAL(len, 0);
+  chime_history_free(h);
+  chime_scheduler_free(s);
+}
+
 #ifndef CHIME_TEST_MYSQL
 /* The memory store keeps the newest 1,000 runs (its retention). */
 static void test_metrics_history_memory_ring(void) {
@@ -463,6 +498,8 @@ static CU_TestInfo tests[] = {
      test_metrics_misfire_on_late_start},
     {"history: filters, pages, bad arguments",
      test_metrics_history_filters_and_pages},
+    {"history: a run's own data, none for its job's",
+     test_metrics_history_run_data},
 #ifndef CHIME_TEST_MYSQL
     {"history: the memory store keeps the newest 1,000 runs",
      test_metrics_history_memory_ring},

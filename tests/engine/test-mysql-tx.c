@@ -244,7 +244,8 @@ static chime_scheduler *start(const char *url_or_null) {
   return s;
 }
 
-/* A one-shot trigger named how, due now, for a job that keeps data. */
+/* A one-shot trigger named how, due now, for a job that keeps data; the
+ * trigger carries how as its data (the run's own, which history keeps). */
 static void fire_once(chime_scheduler *s, const char *how) {
   chime_job *job = NULL;
   chime_trigger *t = NULL;
@@ -253,6 +254,7 @@ static void fire_once(chime_scheduler *s, const char *how) {
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("tx", how, 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", how), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_data(t, how, strlen(how)), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
   chime_job_free(job);
@@ -279,6 +281,8 @@ static void test_mysql_tx_commit_writes_both(void) {
   CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 1);
   CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
   CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 0);
+  /* The transactional completion's history row has the run's own data. */
+  CU_ASSERT_EQUAL(query_int(db, HISTORY " AND data = 'commit'", st.fire_id), 1);
   /* Shutdown waits for the run's end: still one completion, and the
    * listeners ran. */
   chime_scheduler_free(s);

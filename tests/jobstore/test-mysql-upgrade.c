@@ -15,7 +15,8 @@
  *     groups), written with that version's columns, is migrated by a node
  *     of this library, which fires every trigger on, recovers the dead
  *     node's fires (the shard, the checkpoint), and neither doubles nor
- *     loses a fire;
+ *     loses a fire; its old history rows read with no data of their own
+ *     (migration 015);
  *   - a node serves a newer schema that says it is compatible with its
  *     version, and refuses one that does not.
  * Tables: prefixes mup_*_ in the test database.
@@ -738,6 +739,10 @@ static void fill(MYSQL *db, size_t k, int64_t t0) {
   /* Blocked by the dead node's running fire of its FORBID job. */
   insert_trigger(db, "t_blocked", "j_forbid", t0, "BLOCKED", NULL, 0);
   insert_trigger(db, "t_paused", "j_paused", t0, "PAUSED", NULL, 0);
+  /* Data of its own: the dead node's run of it (fire 102) records it when
+   * the survivor ends it (migration 015). */
+  sqlf(db, "UPDATE mup_d_triggers SET data = 'blk' WHERE trigger_name = "
+           "'t_blocked'");
   /* Claimed by the dead node, not yet fired. */
   insert_trigger(db, "t_acq", "j_plain", t0, "ACQUIRED", DEAD, 103);
   insert_fired(db, 101, "t_rec", "j_recover", t0 - 1000, "EXECUTING", 0, 1);
@@ -889,7 +894,38 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
     if (least >= 4 && recovered_runs() >= (k >= 9 ? 2 : 1))
       break;
   }
+  /* A run recorded before migration 015 reads as one that used its job's
+   * data (none of its own), through the public reader. */
+  chime_history *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, "g", "j_plain", "g",
+                                                "t_wait", -1, 0, 0, 0,
+                                                CHIME_HISTORY_MAX_LIMIT, &h),
+                        0);
+  size_t old_rows = 0;
+  for (size_t i = 0; i < chime_history_get_count(h); i++) {
+    if (chime_history_get_fire_id(h, i) != 50)
+      continue;
+    size_t len = 99;
+    CU_ASSERT_PTR_NULL(chime_history_get_data(h, i, &len));
+    CU_ASSERT_EQUAL(len, 0);
+    old_rows++;
+  }
+  CU_ASSERT_EQUAL(old_rows, 1);
+  chime_history_free(h);
   chime_scheduler_free(s);
+  /* Only t_blocked has data: its runs' rows have it, the dead node's run
+   * ended by the survivor too; every other row's is NULL, the old ones
+   * too. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                                "data IS NOT NULL AND trigger_name <> "
+                                "'t_blocked'"),
+                  0LL);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                                "trigger_name = 't_blocked' AND (data IS NULL "
+                                "OR data <> 'blk')"),
+                  0LL);
+  CU_ASSERT(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
+                          "fire_id = 102 AND data = 'blk'") == 1LL);
   CU_ASSERT_EQUAL(
       query_int(db, "SELECT MAX(version) FROM mup_d_schema_version"),
       (long long)chime__mysql_migration_count);

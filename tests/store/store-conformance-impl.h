@@ -80,5 +80,7 @@ extern CU_TestInfo sc_shard_tests[];
 extern CU_TestInfo sc_limit_tests[];
 /* The tests of store-conformance-queue.c. */
 extern CU_TestInfo sc_queue_tests[];
+/* The tests of store-conformance-history.c. */
+extern CU_TestInfo sc_history_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -520,6 +520,9 @@ static void test_store_retry_runs(void) {
     const char *want = h[i].fire_id == ids[2] ? "FAILED" : "RETRIED";
     CU_ASSERT_STRING_EQUAL(h[i].outcome, want);
     CU_ASSERT_EQUAL(h[i].scheduled_ms, start);
+    /* Every attempt ran with the trigger's data, and records it. */
+    CU_ASSERT_EQUAL(h[i].data_len, 3);
+    CU_ASSERT(h[i].data && memcmp(h[i].data, "abc", 3) == 0);
   }
   chime__history_entries_free(h, n);
   sc_close(st);

@@ -11,6 +11,7 @@
 #include "model/records.h"
 #include "triggers/calendar.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -781,6 +782,9 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_limit_tests[i];
   for (size_t i = 0; sc_queue_tests[i].pName; i++)
     all[n++] = sc_queue_tests[i];
+  for (size_t i = 0; sc_history_tests[i].pName; i++)
+    all[n++] = sc_history_tests[i];
+  assert(n < sizeof all / sizeof all[0]);
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }

@@ -9,7 +9,8 @@ pause, resume, fire now, cancel and delete take effect (checked in the
 database and on the page); a cron trigger is created on its edit page with
 the live preview of its next fires (a bad expression shows the parser's
 message, in the preview and when saved, and writes nothing), edited and
-deleted, and a cancelled run is retried with data of its own; writes without the token or the CSRF token are
+deleted, and a cancelled run is retried with its recorded data and with
+data of its own; writes without the token or the CSRF token are
 refused; bad input gets a 4xx and writes nothing; text from the database
 and the URL is escaped.  A missing database or browser is a failure,
 never a skip.
@@ -819,12 +820,42 @@ try:
         return int(sql("SELECT COUNT(*) FROM {P}history WHERE job_name = "
                        "'long' AND trigger_group = 'MANUAL_TRIGGER'")[0][0])
     if check("retry: there is a cancelled run to retry", cancelled):
+        # Its history keeps the fire-now's data (its one-off trigger is
+        # gone): the fire's page shows it, and a retry without data of
+        # its own runs the job with it (cancelled again: it would last 60 s).
+        st, body = http(WEB_URL, "/api/fires/" + cancelled)
+        fj = json.loads(body) if st == 200 else {}
+        check("/api/fires/ID: the run's own data", fj.get("data") == "60000"
+              and fj.get("data_encoding") == "text"
+              and fj.get("data_bytes") == "5", body[:800])
+
+        def retried_long():
+            rows = sql("SELECT f.fire_id FROM {P}fired f JOIN {P}triggers t ON "
+                       "t.sched_name = f.sched_name AND t.trigger_group = "
+                       "f.trigger_group AND t.trigger_name = f.trigger_name "
+                       "WHERE f.job_name = 'long' AND t.trigger_group = "
+                       "'MANUAL_TRIGGER' AND t.data = '60000' AND f.state = "
+                       "'EXECUTING' AND f.fire_id <> %s" % cancelled)
+            return rows[0][0] if rows else None
+        st, out = http(WEB_URL, "/api/retry", b"fire=" + cancelled.encode(),
+                       bearer, "POST")
+        check("retry by script: with the run's own data", st == 200 and
+              "with the run's own data" in out, out)
+        if wait("retry: the run's data reached the retried run",
+                lambda: retried_long() is not None):
+            again = retried_long()
+            http(WEB_URL, "/api/cancel", b"fire=" + again.encode(), bearer,
+                 "POST")
+            wait("retry: the retried run was cancelled",
+                 lambda: outcome_of(again) is not None)
         before_runs = manual_runs()
         load("/history?outcome=CANCELLED")
         driver.find_element(By.CSS_SELECTOR,
                             f"tr[data-fire='{cancelled}'] a.retry").click()
         wait("retry: the run's page", lambda: driver.find_elements(
             By.ID, "retry-form"))
+        check("retry: the page shows the run's own data",
+              text_of(By.ID, "run-data") == "60000")
         data = driver.find_element(By.ID, "f-data")
         data.clear()
         data.send_keys("10")

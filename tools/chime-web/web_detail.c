@@ -301,7 +301,7 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
   }
   d->found = true;
   snprintf(d->title, sizeof d->title, "Fire %s", id);
-  if (failed(d, ctl_retry_links_load(p->c, &d->links)))
+  if (failed(d, ctl_retry_chain_load(p->c, fire, &d->links)))
     return d->status;
   const ctl_table *t = run->t.nrows ? &run->t : &running->t;
   add(d, "fire", id, NULL);
@@ -313,6 +313,12 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
                                         "started", "duration", "error"};
     for (size_t k = 0; k < 6; k++)
       add(d, names[k], web_cell(t, 0, cols[k]), k == 0 ? "nodes" : NULL);
+    /* The data it ran with when that was its own (its trigger's), text or
+     * hex (ctl_history_table's last columns); none: its job's. */
+    char *const *row = t->cells;
+    add(d, "data", row[14], NULL);
+    add(d, "data_encoding", row[15], NULL);
+    add(d, "data_bytes", row[16], NULL);
   } else {
     add(d, "node", web_cell(t, 0, 3), "nodes");
     add(d, "state", web_cell(t, 0, 4), NULL);

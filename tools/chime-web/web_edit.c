@@ -579,15 +579,35 @@ int web_edit_job_page(web_page *p, web_reply *r) {
 
 /* ------------------------------------------------------------ retry */
 
+/* The run's own data on its retry page: its text, or its bytes in hex,
+ * with their count; "none" when the run read its job's data. */
+static void run_data_html(FILE *o, const void *data, size_t len) {
+  char *shown = NULL;
+  const char *encoding = NULL;
+  if (ctl_data_show(data, len, &shown, &encoding) || !shown) {
+    fputs("<p id=\"run-data\" class=\"none\">none of its own: the run read "
+          "its job's data, and so does its retry</p>",
+          o);
+    free(shown);
+    return;
+  }
+  fprintf(o, "<p>its own data (%zu bytes%s):</p><pre id=\"run-data\">", len,
+          strcmp(encoding, "hex") == 0 ? ", not text: shown in hex" : "");
+  web_html(o, shown);
+  fputs("</pre>", o);
+  free(shown);
+}
+
 int web_retry_page(web_page *p, web_reply *r) {
   const char *fire = web_param(p->q, "fire");
   if (!fire || !*fire) {
     web_reply_error(r, false, 400, "retry wants fire=ID (a run of history)");
     return 400;
   }
-  char *data = NULL;
+  void *data = NULL;
+  size_t len = 0;
   ctl_retried x;
-  int e = ctl_run_data(p->c, fire, &data, &x);
+  int e = ctl_run_data(p->c, fire, &data, &len, &x);
   if (e) {
     web_reply_error(r, false, web_status_of(e), "%s", ctl_last_error);
     return web_status_of(e);
@@ -604,12 +624,10 @@ int web_retry_page(web_page *p, web_reply *r) {
   fputs("</b> ended <span class=\"state\">", o);
   web_html(o, x.outcome);
   fputs("</span>.  A retry runs the job now, on whichever node claims it, "
-        "with the data below: ",
+        "with the run's own data, as its history recorded it, or with data "
+        "given below (JSON).</p>",
         o);
-  web_html(o, x.data_from);
-  fputs(" data as stored now (the history keeps no run's data; empty: the "
-        "job's).</p>",
-        o);
+  run_data_html(o, data, len);
   if (p->ses) {
     fprintf(o,
             "<form method=\"post\" action=\"/api/retry\" id=\"retry-form\" "
@@ -619,11 +637,11 @@ int web_retry_page(web_page *p, web_reply *r) {
             "value=\"",
             p->ses->csrf);
     web_html(o, fire);
-    fputs("\"><label for=\"f-data\">data</label> <textarea name=\"data\" "
-          "id=\"f-data\" rows=\"3\">",
+    fputs("\"><label for=\"f-data\">other data</label> <textarea "
+          "name=\"data\" id=\"f-data\" rows=\"3\" placeholder=\"empty: the "
+          "run's own data, as above\"></textarea> <button "
+          "data-action=\"retry\">retry</button></form>",
           o);
-    web_html(o, data ? data : "");
-    fputs("</textarea> <button data-action=\"retry\">retry</button></form>", o);
   } else {
     fputs("<p class=\"none\">read-only: sign in to retry</p>", o);
   }

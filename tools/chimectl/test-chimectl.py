@@ -357,6 +357,39 @@ def edit_checks():
     expect("retry an OK run", ["retry", "101"], 1, err_has=["succeeded"])
     expect("retry unknown run", ["retry", "999999"], 3, err_has=["no run 999999"])
     expect("retry bad id", ["retry", "x1"], 2)
+    # Issue 35: a fire-now's runs that carried data of their own (their
+    # one-off triggers gone, as a completion leaves them): history shows
+    # the data (binary as hex), and a retry runs the job with those bytes.
+    now = int(sql_rows("SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)")[0][0])
+    for fid, data in ((105, "'{\"batch\": 7}'"), (106, "X'00ff2201'")):
+        sql_rows("INSERT INTO {P}history (sched_name, fire_id, trigger_group, "
+                 "trigger_name, job_group, job_name, scheduled_ms, node, outcome, "
+                 "error_code, error_text, started_ms, duration_ms, finished_ms, data) "
+                 f"VALUES ('ctltest', {fid}, 'MANUAL_TRIGGER', 'MT_{fid}', 'etl', 'load', "
+                 f"{now}, 'live-node', 'FAILED', -23, 'x', {now}, 1, {now}, {data})")
+    rc, h = js(["history", "--job", "etl.load"])
+    byfire = {x["fire_id"]: x for x in h or []}
+    check("history json: a run's own data, text and hex, with its length",
+          rc == 0 and byfire[105]["data"] == '{"batch": 7}'
+          and byfire[105]["data_encoding"] == "text" and byfire[105]["data_bytes"] == 12
+          and byfire[106]["data"] == "00ff2201" and byfire[106]["data_encoding"] == "hex"
+          and byfire[106]["data_bytes"] == 4 and byfire[102]["data"] is None
+          and byfire[102]["data_encoding"] is None and byfire[102]["data_bytes"] == 0, h)
+    expect("retry a fire-now's run with its data", ["retry", "105"], 0,
+           has=["retried run 105 (FAILED) of job etl.load with the run's own data"])
+    check("the retry got the run's data back", sql_rows(
+        "SELECT COUNT(*) FROM {P}triggers WHERE trigger_group = 'MANUAL_TRIGGER' "
+        "AND job_name = 'load' AND data = '{\"batch\": 7}'") == [["1"]])
+    rc, rj = js(["retry", "106"])
+    check("retry json: the run's own binary data", rc == 0
+          and rj["data"] == "the run's own", rj)
+    check("the retry got the binary data back", sql_rows(
+        "SELECT COUNT(*) FROM {P}triggers WHERE trigger_group = 'MANUAL_TRIGGER' "
+        "AND job_name = 'load' AND HEX(data) = '00FF2201'") == [["1"]])
+    rc, rj = js(["retry", "105", "--data", '{"batch": 8}'])
+    check("the operator's data wins over the run's", rc == 0 and rj["data"] == "given"
+          and sql_rows("SELECT COUNT(*) FROM {P}triggers WHERE trigger_group = "
+                       "'MANUAL_TRIGGER' AND data = '{\"batch\": 8}'") == [["1"]], rj)
     expect("job delete", ["job", "delete", "ed.build", "--yes"], 0, has=["deleted job ed.build"])
     check("job delete took its triggers", not any(k.startswith("ed.") for k in triggers()))
     check("the client nodes are gone", sql_rows(

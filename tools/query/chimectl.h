@@ -194,6 +194,15 @@ int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
 /* s (NULL: "?") in lower case into buf (len bytes). */
 void ctl_lower(const char *s, char *buf, size_t len);
 
+/* A run's own data (len bytes; chimectl_data.c): whether it is text
+ * (UTF-8 without NUL or control characters but tab and line ends), and
+ * how it is shown: *ret_text (malloc'd) the text itself, or the bytes in
+ * lowercase hex, *ret_encoding "text" or "hex"; both NULL for no data.
+ * Returns: 0 or an exit code (out of memory). */
+bool ctl_data_is_text(const void *data, size_t len);
+int ctl_data_show(const void *data, size_t len, char **ret_text,
+                  const char **ret_encoding);
+
 /* Whether text is exactly one JSON value (chimectl_json.c). */
 bool ctl_json_is_valid(const char *text);
 /* Writes s as a JSON string (quotes included) to stdout or out. */
@@ -220,7 +229,9 @@ int ctl_nodes_table(ctl *c, ctl_table *t);
 int ctl_jobs_table(ctl *c, const char *pattern, ctl_table *t);
 int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
 /* c->job, c->trigger, c->on_node, c->fire_id, c->since, c->until,
- * c->failed, c->outcome, c->limit, c->offset. */
+ * c->failed, c->outcome, c->limit, c->offset.  Columns past the shown
+ * ones: ..., recovering, data, data_encoding, data_bytes (the run's own
+ * data, ctl_data_show; null, null, 0 when it read its job's). */
 int ctl_history_table(ctl *c, ctl_table *t);
 /* The fires claimed or running now (chimectl_running.c). */
 int ctl_running_table(ctl *c, ctl_table *t);
@@ -251,6 +262,10 @@ typedef struct ctl_retry_links {
 /* Loads the links of the newest 10,000 retries.  Returns: 0 or an exit
  * code (message in ctl_last_error; *ret empty). */
 int ctl_retry_links_load(ctl *c, ctl_retry_links *ret);
+/* Loads the links of fire's own retry chain only: the attempts before and
+ * after it (a fire's page), each found by fire id.  Returns: as
+ * ctl_retry_links_load. */
+int ctl_retry_chain_load(ctl *c, int64_t fire, ctl_retry_links *ret);
 void ctl_retry_links_free(ctl_retry_links *l);
 /* The fire that fire retried, or the retry of fire (0: none). */
 int64_t ctl_retry_prev(const ctl_retry_links *l, int64_t fire);

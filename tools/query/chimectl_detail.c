@@ -4,8 +4,10 @@
  * attempt and its chain's other runs), a shard's sharded fire, and the
  * retry still waiting to run.  Retries are one-shot triggers in group
  * CHIME_RETRY named retry-F, F the fire they run again (model/records.h),
- * and the history and fired rows keep the trigger's name: the chain is
- * read from them, one SELECT each.
+ * and the history and fired rows keep the trigger's name: the chains of a
+ * page of runs are read from them in one SELECT each; one fire's chain
+ * (its page) a step at a time, each by the history's (sched_name, fire_id)
+ * index (migration 015), without a scan.
  */
 #include "chimectl.h"
 
@@ -50,6 +52,79 @@ int ctl_retry_links_load(ctl *c, ctl_retry_links *ret) {
   }
   chime__mysql_rows_free(&rows);
   return 0;
+}
+
+/* Appends the link (fire, prev) to l.  Returns: 0 or an exit code. */
+static int link_add(ctl_retry_links *l, int64_t fire, int64_t prev) {
+  int64_t *f = realloc(l->fire, (l->n + 1) * sizeof *f);
+  if (f)
+    l->fire = f;
+  int64_t *p = f ? realloc(l->prev, (l->n + 1) * sizeof *p) : NULL;
+  if (!p)
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  l->prev = p;
+  l->fire[l->n] = fire;
+  l->prev[l->n++] = prev;
+  return 0;
+}
+
+/* The fire a fire retried: its own rows (history by the (sched_name,
+ * fire_id) index, fired by its key) name trigger CHIME_RETRY.retry-P. */
+#define PREV_SQL(T)                                                            \
+  "SELECT CAST(SUBSTRING(trigger_name, 7) AS SIGNED) FROM {P}" T " WHERE "     \
+  "sched_name = ? AND fire_id = CAST(? AS SIGNED) AND trigger_group = "        \
+  "'CHIME_RETRY' AND trigger_name LIKE 'retry-%'"
+/* The fire that retried a fire: a later one (fire ids grow) of its retry
+ * trigger, by the same index from the fire on; a running one in fired. */
+#define NEXT_SQL(T)                                                            \
+  "SELECT fire_id FROM {P}" T " WHERE sched_name = ? AND fire_id > "           \
+  "CAST(? AS SIGNED) AND trigger_group = 'CHIME_RETRY' AND trigger_name = ?"
+
+/* The fire that fire retried (next false) or that retried it (next true)
+ * into *ret, 0 for none. */
+static int chain_step(ctl *c, int64_t fire, bool next, int64_t *ret) {
+  char id[24], name[40];
+  snprintf(id, sizeof id, "%" PRId64, fire);
+  snprintf(name, sizeof name, "retry-%" PRId64, fire);
+  const char *prev_args[] = {c->sched, id, c->sched, id};
+  const char *next_args[] = {c->sched, id, name, c->sched, id, name};
+  chime__mysql_rows rows = {0};
+  int r =
+      next ? ctl_query(
+                 c,
+                 NEXT_SQL("history") " UNION ALL " NEXT_SQL("fired") " LIMIT 1",
+                 next_args, 6, &rows)
+           : ctl_query(
+                 c,
+                 PREV_SQL("history") " UNION ALL " PREV_SQL("fired") " LIMIT 1",
+                 prev_args, 4, &rows);
+  *ret = r == 0 && rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+int ctl_retry_chain_load(ctl *c, int64_t fire, ctl_retry_links *ret) {
+  *ret = (ctl_retry_links){0};
+  int r = 0;
+  /* Back to the first attempt (a retry's fire is later than the one it
+   * retried), then on from the fire to the last; bounded either way. */
+  int64_t at = fire, other = 0;
+  for (int k = 0; r == 0 && k < 1000; k++, at = other) {
+    r = chain_step(c, at, false, &other);
+    if (r || other <= 0 || other >= at)
+      break;
+    r = link_add(ret, at, other);
+  }
+  at = fire;
+  for (int k = 0; r == 0 && k < 1000; k++, at = other) {
+    r = chain_step(c, at, true, &other);
+    if (r || other <= at)
+      break;
+    r = link_add(ret, other, at);
+  }
+  if (r)
+    ctl_retry_links_free(ret);
+  return r;
 }
 
 void ctl_retry_links_free(ctl_retry_links *l) {

@@ -4,11 +4,11 @@
  * one operation) adds, replaces, reschedules, removes and fires, so the
  * library checks everything and writes all or nothing.
  *
- * A retry fires the recorded run's job now.  The history keeps no run's
- * data (no column), so the data is the run's trigger's as stored now (a
- * schedule's trigger keeps its data), else the job's own (a fire-now's or
- * a retry's one-off trigger is gone once it ran); the operator may give
- * other data.
+ * A retry fires the recorded run's job now with the run's own data: the
+ * bytes its trigger gave it, which the history keeps (migration 015) also
+ * once a fire-now's or a retry's one-off trigger is gone; a run that read
+ * its job's data recorded none, and its retry reads the job's data as it
+ * is now.  The operator may give other data.
  */
 #include "chimectl_edit.h"
 
@@ -176,9 +176,13 @@ int ctl_trigger_remove(ctl *c, const char *key) {
 
 /* ------------------------------------------------------------ retry */
 
-/* The newest history row of fire_id: job and trigger keys, outcome. */
-static int run_row(ctl *c, const char *fire_id, char *job, size_t len, char *tg,
-                   char *tn, size_t tlen, char *outcome, size_t olen) {
+/* The newest history row of fire_id: its job and outcome into ret, its
+ * own data (migration 015; malloc'd, NULL: it read its job's) into
+ * *ret_data and *ret_len. */
+static int run_row(ctl *c, const char *fire_id, ctl_retried *ret,
+                   void **ret_data, size_t *ret_len) {
+  *ret_data = NULL;
+  *ret_len = 0;
   size_t digits = strspn(fire_id, "0123456789");
   if (!digits || fire_id[digits] || digits > 18 || fire_id[0] == '0')
     return ctl_usage("'%.40s' is not a run (the fire id history shows)",
@@ -186,9 +190,9 @@ static int run_row(ctl *c, const char *fire_id, char *job, size_t len, char *tg,
   chime__mysql_rows rows = {0};
   const char *args[] = {c->sched, fire_id};
   int r = ctl_query(c,
-                    "SELECT job_group, job_name, trigger_group, trigger_name, "
-                    "outcome FROM {P}history WHERE sched_name = ? AND fire_id "
-                    "= CAST(? AS SIGNED) ORDER BY id DESC LIMIT 1",
+                    "SELECT job_group, job_name, outcome, data FROM "
+                    "{P}history WHERE sched_name = ? AND fire_id = CAST(? AS "
+                    "SIGNED) ORDER BY id DESC LIMIT 1",
                     args, 2, &rows);
   if (r)
     return r;
@@ -196,75 +200,44 @@ static int run_row(ctl *c, const char *fire_id, char *job, size_t len, char *tg,
     chime__mysql_rows_free(&rows);
     return ctl_fail(CHIME_ENOTFOUND, "no run %s in the history", fire_id);
   }
-  snprintf(job, len, "%s.%s", chime__mysql_rows_text(&rows, 0, 0),
+  snprintf(ret->job, sizeof ret->job, "%s.%s",
+           chime__mysql_rows_text(&rows, 0, 0),
            chime__mysql_rows_text(&rows, 0, 1));
-  snprintf(tg, tlen, "%s", chime__mysql_rows_text(&rows, 0, 2));
-  snprintf(tn, tlen, "%s", chime__mysql_rows_text(&rows, 0, 3));
-  snprintf(outcome, olen, "%s", chime__mysql_rows_text(&rows, 0, 4));
-  chime__mysql_rows_free(&rows);
-  return 0;
-}
-
-/* The run's data on the open client: its trigger's, else none. */
-static int trigger_data(chime_scheduler *sch, const char *tg, const char *tn,
-                        char **ret, const char **from) {
-  chime_trigger *t = NULL;
-  *ret = NULL;
-  *from = "the job's";
-  int r = chime_scheduler_get_trigger(sch, tg, tn, &t);
-  if (r == CHIME_ENOTFOUND)
-    return 0;
-  if (r < 0)
-    return client_fail(sch, r, "trigger", tn);
-  size_t len = 0;
-  const void *data = chime_trigger_get_data(t, &len);
-  if (data && len) {
-    if (!(*ret = malloc(len + 1))) {
-      chime_trigger_free(t);
-      return ctl_fail(CHIME_ENOMEM, "out of memory");
-    }
-    memcpy(*ret, data, len);
-    (*ret)[len] = '\0';
-    *from = "the trigger's";
+  snprintf(ret->outcome, sizeof ret->outcome, "%s",
+           chime__mysql_rows_text(&rows, 0, 2));
+  size_t len = chime__mysql_rows_len(&rows, 0, 3);
+  ret->data_from = "the job's";
+  if (len > 0 && !(*ret_data = malloc(len + 1)))
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  if (*ret_data) {
+    memcpy(*ret_data, chime__mysql_rows_text(&rows, 0, 3), len);
+    ((char *)*ret_data)[len] = '\0'; /* text data reads as a string */
+    *ret_len = len;
+    ret->data_from = "the run's own";
   }
-  chime_trigger_free(t);
-  return 0;
-}
-
-/* The run's row and, on the open client, its data. */
-static int run_data(ctl *c, chime_scheduler *sch, const char *fire_id,
-                    char **ret_data, ctl_retried *ret, char *tg, char *tn,
-                    size_t tlen) {
-  int r = run_row(c, fire_id, ret->job, sizeof ret->job, tg, tn, tlen,
-                  ret->outcome, sizeof ret->outcome);
-  if (r)
-    return r;
-  return trigger_data(sch, tg, tn, ret_data, &ret->data_from);
-}
-
-int ctl_run_data(ctl *c, const char *fire_id, char **ret_data,
-                 ctl_retried *ret) {
-  char tg[256], tn[256];
-  chime_scheduler *sch = NULL;
-  *ret_data = NULL;
-  int r = ctl_open(c, NULL);
-  if (r || (r = client_open(c, &sch)))
-    return r;
-  r = run_data(c, sch, fire_id, ret_data, ret, tg, tn, sizeof tg);
-  chime_scheduler_free(sch);
+  chime__mysql_rows_free(&rows);
   return r;
+}
+
+int ctl_run_data(ctl *c, const char *fire_id, void **ret_data, size_t *ret_len,
+                 ctl_retried *ret) {
+  *ret_data = NULL;
+  *ret_len = 0;
+  int r = ctl_open(c, NULL);
+  return r ? r : run_row(c, fire_id, ret, ret_data, ret_len);
 }
 
 int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
                   ctl_retried *ret) {
   if (data && !ctl_json_is_valid(data))
     return ctl_usage("--data is not valid JSON");
-  char tg[256], tn[256], g[256], n[256], *stored = NULL;
+  char g[256], n[256];
+  void *stored = NULL;
+  size_t stored_len = 0;
   chime_scheduler *sch = NULL;
   int r = ctl_open(c, NULL);
-  if (r || (r = client_open(c, &sch)))
-    return r;
-  r = run_data(c, sch, fire_id, &stored, ret, tg, tn, sizeof tg);
+  if (!r)
+    r = run_row(c, fire_id, ret, &stored, &stored_len);
   if (!r && strcmp(ret->outcome, "OK") == 0)
     r = ctl_fail(CHIME_EINVAL,
                  "run %s of job %s succeeded (OK): nothing to retry (fire the "
@@ -272,11 +245,15 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
                  fire_id, ret->job);
   if (!r)
     r = ctl_split_key(ret->job, g, n, sizeof g);
+  if (!r)
+    r = client_open(c, &sch);
   if (!r) {
-    const char *d = data ? data : stored;
+    /* The operator's data, else the run's own bytes, else the job's. */
     if (data)
       ret->data_from = "given";
-    r = chime_scheduler_trigger_job(sch, g, n, d, d ? strlen(d) : 0);
+    const void *d = data ? data : stored;
+    size_t len = data ? strlen(data) : stored_len;
+    r = chime_scheduler_trigger_job(sch, g, n, d, len);
     if (r < 0)
       r = client_fail(sch, r, "job", ret->job);
   }

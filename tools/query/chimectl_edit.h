@@ -108,17 +108,19 @@ void ctl_schedule_words(const ctl_settings *s, char *buf, size_t len);
 typedef struct ctl_retried {
   char job[2 * CHIME_MAX_NAME_LEN + 2]; /* the run's job, G.N */
   char outcome[24];                     /* the run's outcome */
-  const char *data_from; /* "given", "the trigger's", "the job's" */
+  const char *data_from; /* "given", "the run's own", "the job's" */
 } ctl_retried;
 
-/* The data a retry of run fire_id would use (malloc'd, NULL: the job's
- * own) and where it comes from; the run's job and outcome.  Returns: 0
- * or an exit code (CTL_NOTFOUND: no such run in the history). */
-int ctl_run_data(ctl *c, const char *fire_id, char **ret_data,
+/* The data a retry of run fire_id would use: the run's own, as history
+ * recorded it (malloc'd into *ret_data, NUL-terminated past *ret_len
+ * bytes; NULL: the run read its job's data, and so does its retry) and
+ * where it comes from; the run's job and outcome.  Returns: 0 or an exit
+ * code (CTL_NOTFOUND: no such run in the history). */
+int ctl_run_data(ctl *c, const char *fire_id, void **ret_data, size_t *ret_len,
                  ctl_retried *ret);
 /* Runs the job of recorded run fire_id again now (a fire-now) with data
- * (NULL: ctl_run_data's).  A run that succeeded is refused.  Returns: 0 or
- * an exit code. */
+ * (JSON text; NULL: ctl_run_data's).  A run that succeeded is refused.
+ * Returns: 0 or an exit code. */
 int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
                   ctl_retried *ret);
 

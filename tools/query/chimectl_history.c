@@ -3,7 +3,9 @@
  * GROUP.NAME] [--node ID] [--outcome WORD] [--since TIME] [--until TIME]
  * [--failed] [--limit N] [--page N]`: the newest recorded fires first,
  * from the store's history table (kept for history_retention_ms); the
- * same filters search chime-web's history page.
+ * same filters search chime-web's history page.  --json also carries each
+ * run's own data (chimectl_data.c: text, or hex when it is not text, and
+ * its length; null and 0 when the run read its job's data).
  */
 #include "chimectl.h"
 
@@ -16,7 +18,7 @@
 #define HISTORY_COLUMNS                                                        \
   "fire_id, job_group, job_name, trigger_group, trigger_name, "                \
   "scheduled_ms, started_ms, duration_ms, node, outcome, error_code, "         \
-  "error_text, recovering"
+  "error_text, recovering, data"
 enum {
   H_FIRE_ID,
   H_JOB_GROUP,
@@ -30,7 +32,8 @@ enum {
   H_OUTCOME,
   H_ERROR_CODE,
   H_ERROR_TEXT,
-  H_RECOVERING
+  H_RECOVERING,
+  H_DATA
 };
 
 /* The filter's values as the query takes them (text arguments). */
@@ -103,6 +106,14 @@ static int history_row(const ctl *c, ctl_table *t,
   ctl_format_time(INT(H_STARTED_MS), c->zone, st, sizeof st);
   ctl_format_age(INT(H_DURATION_MS), dur, sizeof dur);
   ctl_lower(TEXT(H_OUTCOME), outcome, sizeof outcome);
+  /* The run's own data (its trigger's), shown as text or hex. */
+  char *data, bytes[24];
+  const char *encoding;
+  size_t len = chime__mysql_rows_len(rows, i, H_DATA);
+  int r = ctl_data_show(TEXT(H_DATA), len, &data, &encoding);
+  if (r)
+    return r;
+  snprintf(bytes, sizeof bytes, "%zu", len);
   const char *cells[] = {TEXT(H_FIRE_ID),
                          job,
                          trig,
@@ -116,11 +127,15 @@ static int history_row(const ctl *c, ctl_table *t,
                          TEXT(H_STARTED_MS),
                          TEXT(H_DURATION_MS),
                          TEXT(H_ERROR_CODE),
-                         INT(H_RECOVERING) ? "true" : "false"};
+                         INT(H_RECOVERING) ? "true" : "false",
+                         data,
+                         encoding,
+                         bytes};
 #undef INT
 #undef TEXT
-  return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
-                                     : 0;
+  r = ctl_table_add(t, cells);
+  free(data);
+  return r < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
 }
 
 int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
@@ -139,12 +154,15 @@ int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
 
 int ctl_history_table(ctl *c, ctl_table *t) {
   static const char *const heads[] = {
-      "fire_id",    "job",         "trigger",    "scheduled", "started",
-      "duration",   "node",        "outcome",    "error",     "scheduled_ms",
-      "started_ms", "duration_ms", "error_code", "recovering"};
-  static const bool num[] = {true,  false, false, false, false, false, false,
-                             false, false, true,  true,  true,  true,  true};
-  ctl_table_init(t, heads, num, 14);
+      "fire_id",    "job",          "trigger",    "scheduled",
+      "started",    "duration",     "node",       "outcome",
+      "error",      "scheduled_ms", "started_ms", "duration_ms",
+      "error_code", "recovering",   "data",       "data_encoding",
+      "data_bytes"};
+  static const bool num[] = {true,  false, false, false, false, false,
+                             false, false, false, true,  true,  true,
+                             true,  true,  false, false, true};
+  ctl_table_init(t, heads, num, 17);
   t->shown = 9;
   history_filter f;
   int64_t since_ms = 0, until_ms = 0;

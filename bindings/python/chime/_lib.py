@@ -297,6 +297,7 @@ _PROTOTYPES = [
     ("chime_history_get_error", _i, [_vp, _sz]),
     ("chime_history_get_message", _cp, [_vp, _sz]),
     ("chime_history_is_recovering", _b, [_vp, _sz]),
+    ("chime_history_get_data", _vp, [_vp, _sz, _c.POINTER(_sz)]),
     ("chime_history_free", None, [_vp]),
     ("chime_trigger_get_job_group", _cp, [_vp]),
     ("chime_trigger_get_job_name", _cp, [_vp]),

@@ -22,7 +22,9 @@ class HistoryRecord(NamedTuple):
     """One recorded run: id is the paging cursor (pass the last one as
     before_id for the next page), fire_id the fire's; times in epoch ms;
     error the chime error code (0 for none), message the failure's text;
-    recovering whether it was a recovered fire's re-run."""
+    recovering whether it was a recovered fire's re-run; data the run's own
+    data as bytes (its trigger's, e.g. trigger_job's: what a retry of the
+    run uses), None when it read its job's data."""
     id: int
     fire_id: int
     job_key: Tuple[str, str]
@@ -35,6 +37,7 @@ class HistoryRecord(NamedTuple):
     error: int
     message: Optional[str]
     recovering: bool
+    data: Optional[bytes] = None
 
     @property
     def job_group(self) -> str:
@@ -80,6 +83,12 @@ def _outcome(value: Any) -> int:
     return int(value)
 
 
+def _data(page: Any, i: int) -> Optional[bytes]:
+    n = ctypes.c_size_t()
+    ptr = _L.chime_history_get_data(page, i, ctypes.byref(n))
+    return _lib.read_bytes(ptr, n.value) if ptr else None
+
+
 def _record(page: Any, i: int) -> HistoryRecord:
     outcome = _L.chime_history_get_outcome(page, i)
     try:
@@ -100,7 +109,8 @@ def _record(page: Any, i: int) -> HistoryRecord:
         finished_ms=_L.chime_history_get_finished_ms(page, i),
         error=_L.chime_history_get_error(page, i),
         message=_lib.dec(_L.chime_history_get_message(page, i)),
-        recovering=bool(_L.chime_history_is_recovering(page, i)))
+        recovering=bool(_L.chime_history_is_recovering(page, i)),
+        data=_data(page, i))
 
 
 def read(sched_ptr: Any, check: Any, job: Any = None, trigger: Any = None,

@@ -136,6 +136,23 @@ class Metrics(unittest.TestCase):
 
 
 class History(unittest.TestCase):
+    def test_history_keeps_a_runs_own_data(self):
+        with chime.Scheduler(workers=2, instance_id="py-hist-data",
+                             log=False) as sched:
+            register_ok_and_bad(sched)
+            sched.add_job(chime.Job("g", "bad", "bad", durable=True,
+                                    data=b"job's"))
+            sched.start()
+            sched.trigger_job("g", "bad", data=b"\x00own\xff")
+            sched.trigger_job("g", "bad")
+            self.assertTrue(wait_for(lambda: len(sched.history()) == 2))
+            sched.shutdown(wait=True)
+            got = sorted((r.data for r in sched.history()),
+                         key=lambda d: d or b"")
+            # The fire-now's data as given; the one without read the job's
+            # and records none.
+            self.assertEqual(got, [None, b"\x00own\xff"])
+
     def test_history_filters_and_pages(self):
         with chime.Scheduler(workers=2, instance_id="py-hist",
                              log=False) as sched:

@@ -8,6 +8,7 @@ stores nothing; a bulk hand-in reports each run; a request key makes a
 retried trigger_job store nothing; an unknown job raises NotFound.
 """
 
+import contextlib
 import threading
 import time
 import unittest
@@ -60,7 +61,9 @@ class QueueTests(unittest.TestCase):
             self.assertEqual(len(self.seen), 4)
 
     def test_unique_key_while_waiting(self):
-        with self.scheduler(start=False) as s:
+        # closing(), not the scheduler's own with: that would start it, and
+        # a run could end (its key free again) between the checks below.
+        with contextlib.closing(self.scheduler(start=False)) as s:
             first = s.enqueue("q", "j", data="1", unique_key="k1")
             again = s.enqueue("q", "j", data="2", unique_key="k1")
             self.assertFalse(first.existed)
