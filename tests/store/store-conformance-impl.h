@@ -78,5 +78,7 @@ extern CU_TestInfo sc_time_tests[];
 extern CU_TestInfo sc_shard_tests[];
 /* The tests of store-conformance-limits.c. */
 extern CU_TestInfo sc_limit_tests[];
+/* The tests of store-conformance-drain.c. */
+extern CU_TestInfo sc_drain_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

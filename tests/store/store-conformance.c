@@ -779,6 +779,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_shard_tests[i];
   for (size_t i = 0; sc_limit_tests[i].pName; i++)
     all[n++] = sc_limit_tests[i];
+  for (size_t i = 0; sc_drain_tests[i].pName; i++)
+    all[n++] = sc_drain_tests[i];
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;
 }
