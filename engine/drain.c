@@ -1,8 +1,9 @@
 /*
  * drain.c: a node asked to drain (include/chime.h: chime_scheduler_drain;
  * docs/operations.md, "A maintenance window").  The request lives in the
- * store (a clustered store's drain_* ops), so it can come from anywhere:
- * chimectl, chime-web, another node's API call.  This node reads it with
+ * store (its drain_* ops), so with a clustered store it can come from
+ * anywhere: chimectl, chime-web, another node's API call (the memory
+ * store's come from this process's API).  This node reads it with
  * every check-in and acts on it here:
  *
  *   ACTIVE -> DRAINING  claims nothing more (loop.c asks
@@ -131,9 +132,7 @@ static int check_id(chime_scheduler *s, const char *fn, const char *id) {
     return chime__fail(s, CHIME_EINVAL, "%s: invalid instance id", fn);
   if (!s->store->ops->drain_set)
     return chime__fail(s, CHIME_EUNSUPPORTED,
-                       "%s: this store is not shared with other processes: "
-                       "only a clustered store's nodes are drained",
-                       fn);
+                       "%s: this store does not drain its nodes", fn);
   return 0;
 }
 

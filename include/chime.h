@@ -2179,8 +2179,12 @@ CHIME_EXTERN int chime_scheduler_interrupt_fire(chime_scheduler *scheduler,
  * The node learns of a request at its next check-in
  * (chime_config_set_checkin_interval_ms).  The request is kept apart from
  * the node's own row: a node restarted under the same instance id stays
- * drained until it is undrained.  Only a clustered store (MySQL) is
- * drained from outside; every request is recorded in its audit table.
+ * drained until it is undrained.  A clustered store (MySQL) is drained
+ * from outside too (chimectl, chime-web, another node), and records every
+ * request in its audit table.  A memory store's cluster is its one
+ * scheduler: it drains through these calls alone, records nothing, keeps
+ * no request past the process, and a fire its timeout hands over runs
+ * nowhere else (recorded CANCELLED).
  */
 typedef enum chime_node_state {
   CHIME_NODE_ACTIVE = 0,   /* claims fires */
@@ -2193,9 +2197,9 @@ typedef enum chime_node_state {
  * scheduler's own) to drain; timeout_ms (0: none) is how long it may
  * finish its runs before it hands the rest over.  Asking again sets a new
  * timeout from now.
- * Returns: 0; CHIME_ENOTFOUND (no such node is in the cluster);
- * CHIME_EINVAL (a negative timeout, an invalid id); CHIME_EUNSUPPORTED (a
- * store no other process shares); CHIME_ESHUTDOWN; the store's errors.
+ * Returns: 0; CHIME_ENOTFOUND (no such node is in the cluster; on the
+ * memory store, an id not this scheduler's); CHIME_EINVAL (a negative
+ * timeout, an invalid id); CHIME_ESHUTDOWN; the store's errors.
  * Ownership: instance_id is borrowed for the call.
  * Thread: any (one round trip to the database).
  */
@@ -2207,7 +2211,7 @@ CHIME_EXTERN int chime_scheduler_drain(chime_scheduler *scheduler,
  * chime_scheduler_undrain: ends the drain of node instance_id (NULL: this
  * scheduler's own): it claims fires again from its next check-in.
  * Returns: 0; CHIME_ENOTFOUND (the node is not drained); CHIME_EINVAL;
- * CHIME_EUNSUPPORTED; CHIME_ESHUTDOWN; the store's errors.
+ * CHIME_ESHUTDOWN; the store's errors.
  * Ownership: instance_id is borrowed for the call.
  * Thread: any (one round trip to the database).
  */
@@ -2216,11 +2220,11 @@ CHIME_EXTERN int chime_scheduler_undrain(chime_scheduler *scheduler,
 
 /*
  * chime_scheduler_node_state: *ret_state gets node instance_id's (NULL:
- * this scheduler's own) drain state as the database has it:
+ * this scheduler's own) drain state as the store has it:
  * CHIME_NODE_ACTIVE when no drain was asked, CHIME_NODE_DRAINING until
  * the node said it runs nothing, then CHIME_NODE_DRAINED.
  * Returns: 0; CHIME_EINVAL (NULL ret_state, an invalid id);
- * CHIME_EUNSUPPORTED; CHIME_ESHUTDOWN; the store's errors.
+ * CHIME_ESHUTDOWN; the store's errors.
  * Ownership: instance_id is borrowed for the call.
  * Thread: any (one round trip to the database).
  */

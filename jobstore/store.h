@@ -437,7 +437,8 @@ struct chime_store_ops {
    * or resumed elsewhere; the engine's idle loop looks again. */
   int64_t (*checkin_next_due)(chime_store *store);
   /* Draining (include/chime.h: chime_scheduler_drain; all NULL: a store
-   * no other process shares).  drain_set asks node (NULL: this store's)
+   * that does not drain; the memory store's cluster is its own node,
+   * jobstore/memory/drain.c).  drain_set asks node (NULL: this store's)
    * to drain within timeout_ms (drain) or ends its request, and records
    * the action in the audit table with who and origin (NULL: "api" and
    * this node): CHIME_ENOTFOUND when drain names no node in the nodes

@@ -117,6 +117,7 @@ static chime_fire *claim(mem_store *s, mem_trigger *mt) {
   mt->job->nclaims++;
   f->fire_id = rec->id;
   f->scheduled_ms = mt->t->state.next_fire_ms;
+  rec->scheduled_ms = f->scheduled_ms;
   f->phase = CHIME_FIRE_ACQUIRED;
   f->trigger->store_state = CHIME_STATE_ACQUIRED;
   chime__mem_trigger_check(mt);

@@ -29,6 +29,21 @@ static int dup_data(const void *data, size_t len, void **ret) {
   return 0;
 }
 
+/* The entry the next record overwrites, cleared; NULL when the ring
+ * cannot be allocated. */
+static chime_history_entry *next_entry(mem_store *s) {
+  if (!s->history) {
+    s->history = calloc(CHIME__MEM_HISTORY_CAP, sizeof *s->history);
+    if (!s->history)
+      return NULL; /* not recorded; the caller goes on */
+  }
+  chime_history_entry *e =
+      &s->history[(size_t)(s->history_next_id % CHIME__MEM_HISTORY_CAP)];
+  chime__history_entry_clear(e);
+  e->id = ++s->history_next_id;
+  return e;
+}
+
 void chime__mem_history_free(mem_store *s) {
   for (size_t i = 0; s->history && i < CHIME__MEM_HISTORY_CAP; i++)
     chime__history_entry_clear(&s->history[i]);
@@ -46,15 +61,9 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   if (fire->trigger->shard_parent == 0 && fire->job->shard_count == 0 &&
       !chime__history_wanted(fire->job, ok))
     return;
-  if (!s->history) {
-    s->history = calloc(CHIME__MEM_HISTORY_CAP, sizeof *s->history);
-    if (!s->history)
-      return; /* not recorded; the completion goes on */
-  }
-  chime_history_entry *e =
-      &s->history[(size_t)(s->history_next_id % CHIME__MEM_HISTORY_CAP)];
-  chime__history_entry_clear(e);
-  e->id = ++s->history_next_id;
+  chime_history_entry *e = next_entry(s);
+  if (!e)
+    return; /* not recorded; the completion goes on */
   e->fire_id = fire->fire_id;
   e->scheduled_ms = chime__fire_original_ms(fire);
   e->started_ms = outcome ? outcome->started_ms : 0;
@@ -77,6 +86,25 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   const void *data = chime__fire_own_data(fire, &len);
   if (dup_data(data, len, &e->data) == 0)
     e->data_len = e->data ? len : 0;
+}
+
+void chime__mem_history_lost(mem_store *s, const mem_fire *rec, int64_t now,
+                             const char *outcome, const char *message) {
+  MEM_ASSERT_LOCKED(s);
+  chime_history_entry *e = next_entry(s);
+  if (!e)
+    return;
+  e->fire_id = rec->id;
+  e->scheduled_ms = rec->scheduled_ms;
+  e->finished_ms = now;
+  e->error = CHIME_ENOTOWNER;
+  e->job_group = dup_or_null(rec->job_key);
+  e->job_name = dup_or_null(rec->job_key + strlen(rec->job_key) + 1);
+  e->trigger_group = dup_or_null(rec->key);
+  e->trigger_name = dup_or_null(rec->key + strlen(rec->key) + 1);
+  e->node = dup_or_null(s->node ? s->node : "");
+  e->outcome = dup_or_null(outcome);
+  e->message = dup_or_null(message);
 }
 
 static bool str_is(const char *want, const char *have) {

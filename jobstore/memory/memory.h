@@ -18,6 +18,7 @@
  *   interrupt.c  flagging executing fires to be cancelled.
  *   shards.c     sharded fires (split, a shard's end) and checkpoints.
  *   limits.c     the limits of job types (docs/queue.md, "Limits").
+ *   drain.c      draining the node (store.h's drain_* ops).
  *
  * Terms: an *entry* (mem_trigger, mem_job, mem_calendar) is the store's own
  * record of a trigger, job or calendar; a *claim* is a fire record
@@ -158,6 +159,7 @@ struct mem_fire {
   char *type;
   char *partition;
   bool shard;
+  int64_t scheduled_ms; /* the fire time claimed, for a lost run's history */
 };
 
 /* A binary min-heap of WAITING triggers of one job type. */
@@ -194,7 +196,24 @@ typedef struct mem_store {
   void *shards_user_data;
   mem_map limits;        /* job type -> mem_limit (limits.c) */
   int64_t limit_wait_ms; /* store.h's limit_wait_ms after the last acquire */
+  /* drain.c: the node's drain request (asked, when, its timeout or 0)
+   * and its chime_node_state. */
+  bool drain_asked;
+  int drain_state;
+  int64_t drain_requested_ms, drain_timeout_ms;
 } mem_store;
+
+/* ------------------------------------------------------------- drain.c */
+
+int chime__mem_drain_set(chime_store *store, const char *node, bool drain,
+                         int64_t timeout_ms, const char *who,
+                         const char *origin);
+int chime__mem_drain_get(chime_store *store, const char *node, int *ret_state);
+int chime__mem_checkin_drain(chime_store *store, bool *ret_overdue);
+int chime__mem_drain_report(chime_store *store, size_t handed);
+int chime__mem_drain_hand_over(chime_store *store, int64_t budget_ms,
+                               chime_recovery_fn each, void *user_data,
+                               size_t *ret_handed);
 
 /* ------------------------------------------------------------ limits.c */
 
@@ -267,6 +286,10 @@ void chime__mem_fire_delete(mem_store *s, mem_fire *f);
 /* Records a completed run.  Lock held. */
 void chime__mem_history_record(mem_store *s, const chime_fire *fire,
                                const chime_run_result *outcome, bool retried);
+/* Records the end of an executing fire whose run did not end it (rec,
+ * not yet deleted): outcome and message, at now.  Lock held. */
+void chime__mem_history_lost(mem_store *s, const mem_fire *rec, int64_t now,
+                             const char *outcome, const char *message);
 /* The history_list op. */
 int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
                             chime_history_entry **ret_entries,

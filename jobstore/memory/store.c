@@ -184,6 +184,11 @@ static const chime_store_ops memory_ops = {
     .limit_wait_ms = chime__mem_limit_wait_ms,
     .limit_stats = chime__mem_limit_stats,
     .trigger_add_many = chime__store_trigger_add_many,
+    .drain_set = chime__mem_drain_set,
+    .drain_get = chime__mem_drain_get,
+    .checkin_drain = chime__mem_checkin_drain,
+    .drain_report = chime__mem_drain_report,
+    .drain_hand_over = chime__mem_drain_hand_over,
 };
 
 int chime__memory_store_open(const chime_store_options *options,

@@ -82,5 +82,7 @@ extern CU_TestInfo sc_limit_tests[];
 extern CU_TestInfo sc_queue_tests[];
 /* The tests of store-conformance-history.c. */
 extern CU_TestInfo sc_history_tests[];
+/* The tests of store-conformance-drain.c. */
+extern CU_TestInfo sc_drain_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

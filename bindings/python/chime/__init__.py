@@ -16,13 +16,13 @@ Standard library only: the C library is reached with ctypes (see _lib for
 where libchime.so is looked for).  The library's log goes to the logging
 module's logger "chime" (see chime.log).  Enumerations are IntEnums:
 TriggerKind, TriggerState, Misfire, Unit, SchedulerState, EventKind,
-LogLevel, Outcome.  Exceptions derive from chime.Error (see chime.errors).
+LogLevel, Outcome, NodeState.  Exceptions derive from chime.Error (see chime.errors).
 """
 
 from . import _lib
 from .context import JobContext
-from .enums import (Concurrency, EventKind, HistoryLevel, LogLevel, Outcome,
-                    SchedulerState, TriggerKind)
+from .enums import (Concurrency, EventKind, HistoryLevel, LogLevel,
+                    NodeState, Outcome, SchedulerState, TriggerKind)
 from .errors import *  # noqa: F401,F403 (Error and one class per code)
 from .errors import Error, error_for
 from .history import HistoryRecord

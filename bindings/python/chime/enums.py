@@ -77,6 +77,14 @@ class EventKind(enum.IntEnum):
     SHARDED_FIRE_DONE = 1 << 22
 
 
+class NodeState(enum.IntEnum):
+    """chime_node_state: a node's drain state (Scheduler.node_state;
+    docs/operations.md, "A maintenance window")."""
+    ACTIVE = 0    # claims fires
+    DRAINING = 1  # claims nothing; runs still going
+    DRAINED = 2   # claims nothing and runs nothing
+
+
 class Outcome(enum.IntEnum):
     """chime_outcome: how a run ended (the history's text is the name)."""
     OK = 0

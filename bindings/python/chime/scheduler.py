@@ -21,8 +21,8 @@ from typing import (Any, Callable, Dict, Iterable, List, Optional, Tuple,
 
 from . import _lib
 from .context import JobContext
-from .enums import (EVENT_ALL, EventKind, LogLevel, Outcome, SchedulerState,
-                    TriggerKind)
+from .enums import (EVENT_ALL, EventKind, LogLevel, NodeState, Outcome,
+                    SchedulerState, TriggerKind)
 from .log import c_level_for, log_to_logging, record_to_logging
 from .errors import (InvalidArgument, StateError, TimedOut, check,
                      check_buf, check_sched, error_for)
@@ -692,6 +692,35 @@ class Scheduler:
             return False
         self._check(r)
         return True
+
+    def drain(self, instance_id: Optional[str] = None,
+              timeout_ms: int = 0) -> None:
+        """Asks node instance_id (None: this scheduler's own) to drain
+        (chime_scheduler_drain; docs/operations.md, "A maintenance
+        window"): from its next check-in it claims nothing, its runs
+        finish, then its state is NodeState.DRAINED.  timeout_ms (0: none)
+        is how long its runs may go on before they are handed over.
+        Raises NotFound for a node not in the cluster."""
+        self._check(_L.chime_scheduler_drain(
+            self._p(), _lib.enc(instance_id), int(timeout_ms)))
+
+    def undrain(self, instance_id: Optional[str] = None) -> bool:
+        """Ends the drain of node instance_id (None: this scheduler's
+        own): it claims again from its next check-in.  False when it was
+        not drained."""
+        r = _L.chime_scheduler_undrain(self._p(), _lib.enc(instance_id))
+        if r == _ENOTFOUND:
+            return False
+        self._check(r)
+        return True
+
+    def node_state(self, instance_id: Optional[str] = None) -> NodeState:
+        """The drain state of node instance_id (None: this scheduler's
+        own) as the store has it (chime_scheduler_node_state)."""
+        state = ctypes.c_int()
+        self._check(_L.chime_scheduler_node_state(
+            self._p(), _lib.enc(instance_id), ctypes.byref(state)))
+        return NodeState(state.value)
 
     def unschedule(self, group: Any, name: Optional[str] = None) -> None:
         group, name = _job_key(group, name)
