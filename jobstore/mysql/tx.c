@@ -1,12 +1,13 @@
 /*
- * tx.c: the foundation of the MySQL/MariaDB store: its log, the connection
- * pool, transactions with retries (deadlocks, lock-wait timeouts, lost
- * connections, with a jittered back-off) and the database clock (the
- * offset between this node's monotonic clock and the server's).  Lock
- * waits are short (lock_wait_timeout_s, 1 s by default) and retried; the
- * engine loop's own transactions (claims, fires, the misfire scan,
- * recovery) stop retrying after half a check-in interval (CHIME_EBUSY), so
- * a frozen node's locks never keep a live node from checking in.
+ * tx.c: the foundation of the MySQL/MariaDB store: the store object
+ * (chime__mysql_store_of), its log, the connection pool, transactions with
+ * retries (deadlocks, lock-wait timeouts, lost connections, with a jittered
+ * back-off) and the database clock (the offset between this node's monotonic
+ * clock and the server's).  Lock waits are short (lock_wait_timeout_s, 1 s by
+ * default) and retried; the engine loop's own transactions (claims, fires, the
+ * misfire scan, recovery) stop retrying after half a check-in interval
+ * (CHIME_EBUSY), so a frozen node's locks never keep a live node from checking
+ * in.
  *
  * Locks and threads (tx.h says it for the whole store):
  *   - s->lock guards the pool (every conns[i].busy) and the jitter state;
@@ -41,6 +42,15 @@
 #define RECONNECT_BUDGET_MS 30000
 /* Deadlocks and lock-wait timeouts: this many attempts. */
 #define MAX_LOCK_RETRIES 20
+
+/* The store object is checked here, beside the pool and lock it carries,
+ * rather than in store.c with the ops table: every op's file calls this,
+ * and store.c calls every op's file. */
+chime__mysql_store *chime__mysql_store_of(chime_store *store) {
+  chime__mysql_store *s = (chime__mysql_store *)store;
+  assert(s && s->magic == CHIME__MYSQL_STORE_MAGIC);
+  return s;
+}
 
 /* A statement of tx waited a whole lock wait timeout for a row another
  * session holds (a DBA's SELECT ... FOR UPDATE, a stuck client): logged at
