@@ -236,6 +236,48 @@ void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
   pool_put(s, c);
 }
 
+/* A connection registers itself as one of this node's sessions as it
+ * opens (sessions.c says why: a survivor KILLs a dead node's sessions
+ * before its recovery).  Kept here with the opening rather than in
+ * sessions.c, which runs its statements through this file's transactions:
+ * so the two do not call each other.  Runs on the thread opening the
+ * connection (it owns it). */
+void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
+                                   bool autocommit) {
+  assert(s && db);
+  size_t ls = strlen(s->sched), ln = strlen(s->node);
+  size_t cap = 2 * (ls + ln) + strlen(s->prefix) + 256;
+  char *sql = malloc(cap);
+  char *es = malloc(2 * ls + 1), *en = malloc(2 * ln + 1);
+  int ok = sql && es && en;
+  if (ok) {
+    mysql_real_escape_string(db, es, s->sched, (unsigned long)ls);
+    mysql_real_escape_string(db, en, s->node, (unsigned long)ln);
+    int n = snprintf(sql, cap,
+                     "REPLACE INTO %snode_sessions (conn_id, sched_name, "
+                     "node, opened_ms) VALUES (CONNECTION_ID(), '%s', '%s', "
+                     "%s)",
+                     s->prefix, es, en, CHIME__MYSQL_NOW_MS_SQL);
+    ok = n > 0 && (size_t)n < cap &&
+         mysql_real_query(db, sql, (unsigned long)n) == 0 &&
+         (autocommit || mysql_real_query(db, "COMMIT", 6) == 0);
+  }
+  if (!ok && sql && es && en) {
+    /* Before the schema exists (the first connection of a new database)
+     * there is no table yet: the store registers that connection again
+     * once the schema is settled. */
+    unsigned e = mysql_errno(db);
+    chime__mysql_log(
+        s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
+        "cannot register a session of node %s: %s", s->node, mysql_error(db));
+    if (!autocommit)
+      (void)mysql_real_query(db, "ROLLBACK", 8);
+  }
+  free(sql);
+  free(es);
+  free(en);
+}
+
 /* The session settings every connection runs with. */
 static const char *const session_sql[] = {
     "SET SESSION time_zone = '+00:00'",
