@@ -310,7 +310,7 @@ typedef struct mem_held {
  * mt stays in its heap). */
 bool chime__mem_hold(mem_held *h, mem_trigger *mt);
 /* Puts the held triggers that are still WAITING back into their heaps and
- * frees h's array. */
+ * frees h's array (triggers.c: through chime__mem_set_state). */
 void chime__mem_unhold(mem_store *s, mem_held *h);
 
 /* --------------------------------------------------------------- lock.c */

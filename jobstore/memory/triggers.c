@@ -21,6 +21,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Held triggers go back through chime__mem_set_state, as every change of
+ * a trigger's state does: so this lives here rather than in index.c beside
+ * chime__mem_hold, which keeps index.c below the trigger entries. */
+void chime__mem_unhold(mem_store *s, mem_held *h) {
+  MEM_ASSERT_LOCKED(s);
+  for (size_t i = 0; i < h->count; i++) {
+    mem_trigger *mt = h->items[i];
+    assert(mt->heap == NULL && mt->claim == NULL);
+    if (mt->t->store_state == CHIME_STATE_WAITING)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    chime__mem_trigger_check(mt);
+  }
+  free(h->items);
+}
+
 void chime__mem_trigger_check(const mem_trigger *mt) {
 #ifndef NDEBUG
   assert(mt && mt->t && mt->job && mt->t->group && mt->t->name);
