@@ -444,8 +444,6 @@ int chime__mem_trigger_list_for_job(chime_store *store, const char *job_group,
 
 /* -------------------------------------------------------------- pause.c */
 
-/* Whether a trigger added to group now starts paused (groups, all). */
-bool chime__mem_group_paused(const mem_store *s, const char *group);
 /* Forgets every paused matcher (free). */
 void chime__mem_paused_free(mem_store *s);
 

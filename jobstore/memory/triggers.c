@@ -166,6 +166,19 @@ void chime__mem_trigger_delete(mem_store *s, mem_trigger *mt, bool cascade) {
     chime__mem_job_delete(s, mj);
 }
 
+/* Whether a trigger added to group now starts paused: its group matches a
+ * matcher pause.c remembered, or everything is paused. */
+static bool group_paused(const mem_store *s, const char *group) {
+  MEM_ASSERT_LOCKED(s);
+  assert(s->npaused <= s->paused_cap);
+  if (s->all_paused)
+    return true;
+  for (size_t i = 0; i < s->npaused; i++)
+    if (chime__group_matches(s->paused[i].match, s->paused[i].pattern, group))
+      return true;
+  return false;
+}
+
 /* ------------------------------------------------------------ operations */
 
 /* Adds an entry owning t (prepared) for job mj with calendar mc; its state
@@ -195,7 +208,7 @@ static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
     mj->triggers->prev_of_job = mt;
   mj->triggers = mt;
   mj->ntriggers++;
-  bool paused = mj->paused || chime__mem_group_paused(s, t->group);
+  bool paused = mj->paused || group_paused(s, t->group);
   /* A shard's trigger is never blocked: its sharded fire blocks the job. */
   bool blocked = mj->nexecuting > 0 && t->shard_parent == 0;
   chime_store_state state =
