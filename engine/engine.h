@@ -535,20 +535,39 @@ void chime__on_recovery(void *user_data, const chime_recovery *rec);
 void chime__on_lock_wait(void *user_data);
 void chime__store_answered(chime_scheduler *s);
 
+/* ---- threads.c: where the loop's thread and the workers meet */
+
+/* Marks the calling thread as the one running s's loop (the scheduler
+ * thread). */
+void chime__loop_enter(chime_scheduler *s);
+/* Whether the calling thread runs s's loop. */
+bool chime__on_loop(const chime_scheduler *s);
+/* Marks the calling thread as one of s's workers (its first act). */
+void chime__worker_enter(const chime_scheduler *s);
+/* Whether the calling thread is one of s's workers. */
+bool chime__on_worker(const chime_scheduler *s);
+/* Hands a fired fire to a worker (a reserved one).  mu held. */
+void chime__workers_push(chime_scheduler *s, chime_fire *fire);
+/* chime__loop_post: queues cmd for the loop and wakes it.  mu held. */
+void chime__loop_post(chime_scheduler *s, unsigned cmd);
+/* chime__loop_wake: chime__loop_post(CMD_WAKE) taking mu. */
+void chime__loop_wake(chime_scheduler *s);
+/* chime__stop_progress: called by a worker or the completer under mu when
+ * a run or a completion ended: wakes whoever waits for a stopping
+ * scheduler's runs, and its loop when it may close now
+ * (chime__stop_settled, below). */
+void chime__stop_progress(chime_scheduler *s);
+
 /* ---- workers.c */
 
 /* Starts cfg.workers threads.  Returns: 0; CHIME_ENOMEM.  mu not held. */
 int chime__workers_start(chime_scheduler *s);
-/* Hands a fired fire to a worker (a reserved one).  mu held. */
-void chime__workers_push(chime_scheduler *s, chime_fire *fire);
 /* Lets the workers drain their queue and exit, then joins them, and stops
  * the completer.  After a missed shutdown deadline (s->abandoned) it does
  * not wait for workers whose jobs still run: it detaches them and returns
  * false (chime_scheduler_free leaves the rest of the teardown to the last
  * of them); true when every worker was joined.  mu not held. */
 bool chime__workers_stop(chime_scheduler *s);
-/* Whether the calling thread is one of s's workers. */
-bool chime__on_worker(const chime_scheduler *s);
 
 /* ---- completer.c */
 
@@ -604,11 +623,6 @@ static inline bool chime__stop_settled(const chime_scheduler *s) {
   return s->running == 0 && s->done_queued == 0 && s->done_writing == 0;
 }
 
-/* chime__stop_progress: called by a worker or the completer under mu when
- * a run or a completion ended: wakes whoever waits for a stopping
- * scheduler's runs, and its loop when it may close now. */
-void chime__stop_progress(chime_scheduler *s);
-
 /* chime__scheduler_release: frees what is left of a scheduler whose
  * chime_scheduler_free returned (its workers gone, every thread joined or
  * exiting).  Called by chime_scheduler_free, or by the last orphaned
@@ -635,20 +649,11 @@ void chime__zones_free(chime_scheduler *s);
 /* chime__loop_init: initialises the handles on loop (mu not held).
  * Returns: 0; CHIME_EINTERNAL (libuv refused). */
 int chime__loop_init(chime_scheduler *s, uv_loop_t *loop);
-/* chime__loop_post: queues cmd for the loop and wakes it.  mu held. */
-void chime__loop_post(chime_scheduler *s, unsigned cmd);
-/* chime__loop_wake: chime__loop_post(CMD_WAKE) taking mu. */
-void chime__loop_wake(chime_scheduler *s);
 /* Runs the own loop until its handles are closed (thread main body). */
 void *chime__loop_thread(void *arg);
 /* Closes the handles of a loop that never ran and closes the own loop
  * (a failed start).  Calling thread: the starter. */
 void chime__loop_abort(chime_scheduler *s);
-/* Marks the calling thread as the one running s's loop (the scheduler
- * thread). */
-void chime__loop_enter(chime_scheduler *s);
-/* Whether the calling thread runs s's loop. */
-bool chime__on_loop(const chime_scheduler *s);
 
 /* ---- drain.c: a node asked to drain (chime_scheduler_drain) */
 

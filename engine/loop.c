@@ -2,7 +2,7 @@
  * loop.c: the scheduler's libuv loop: which fires to claim and when to
  * fire them, and the maintenance timers.  Everything here runs on the
  * thread that runs the loop (the scheduler thread, also when
- * attached) but chime__loop_post, which any thread calls.
+ * attached).  Other threads wake it through chime__loop_post (threads.c).
  *
  * Handles: an async handle other threads wake the loop with (commands are
  * coalesced into a bit set that each wake-up drains: a schedule change, a
@@ -32,8 +32,8 @@
  * pending batch and every loop_* field, and touches them without a lock.
  * It takes s->mu only for short reads and writes of what other threads
  * share (state, cmds, reserved, the registry's names), and never holds it
- * across a store call, a listener or the log.  chime__loop_post is the one
- * function other threads call; they hold s->mu, which orders the command
+ * across a store call, a listener or the log.  Other threads post commands
+ * with chime__loop_post (threads.c) holding s->mu, which orders the command
  * bits and async_live against close_handles.
  *
  * Invariants (asserted): reserved counts the fires in the pending batch,
@@ -58,27 +58,6 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;
-}
-
-bool chime__on_loop(const chime_scheduler *s) {
-  return atomic_load_explicit(&((chime_scheduler *)s)->loop_thread,
-                              memory_order_relaxed) == chime__thread_tag();
-}
-
-void chime__loop_post(chime_scheduler *s, unsigned cmd) {
-  assert(chime__mu_held(s));
-  assert(cmd != 0 &&
-         (cmd & ~(unsigned)(CHIME__CMD_WAKE | CHIME__CMD_MODE)) == 0);
-  if (!s->async_live)
-    return;
-  s->cmds |= cmd;
-  uv_async_send(&s->async);
-}
-
-void chime__loop_wake(chime_scheduler *s) {
-  chime__mu_lock(s);
-  chime__loop_post(s, CHIME__CMD_WAKE);
-  chime__mu_unlock(s);
 }
 
 static void on_fire_timer(uv_timer_t *t) {
@@ -737,11 +716,6 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->loop_inited = true;
   chime__mu_unlock(s);
   return 0;
-}
-
-void chime__loop_enter(chime_scheduler *s) {
-  atomic_store_explicit(&s->loop_thread, chime__thread_tag(),
-                        memory_order_relaxed);
 }
 
 void *chime__loop_thread(void *arg) {

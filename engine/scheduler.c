@@ -305,13 +305,6 @@ static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
   return r;
 }
 
-void chime__stop_progress(chime_scheduler *s) {
-  assert(chime__mu_held(s));
-  pthread_cond_broadcast(&s->cond);
-  if (s->state == CHIME_SCHEDULER_SHUTDOWN && chime__stop_settled(s))
-    chime__loop_post(s, CHIME__CMD_MODE); /* it may close now */
-}
-
 int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime_scheduler *s = scheduler;
   if (!s)

@@ -6,7 +6,9 @@
  *
  * The queue between the loop and the workers is a ring as long as the
  * pool: the loop claims fires only for reserved workers, so it never holds
- * more than the pool can start at once.
+ * more than the pool can start at once.  The loop puts fires in with
+ * chime__workers_push (threads.c, where the threads meet); the workers
+ * here take them out.
  *
  * Threads and locks (engine.h): the queue, running, reserved and
  * workers_stop are guarded by s->mu, on which the workers also wait
@@ -29,25 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* The scheduler whose worker the calling thread is, or NULL. */
-static _Thread_local const chime_scheduler *tls_worker_of;
-
-bool chime__on_worker(const chime_scheduler *s) {
-  return tls_worker_of == s;
-}
-
-void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
-  assert(chime__mu_held(s));
-  assert(fire && fire->result == 0 && fire->job && fire->trigger);
-  assert(s->nworkers == s->cfg.workers && !s->workers_stop);
-  assert(s->q_len < s->cfg.workers);
-  s->queue[(s->q_head + s->q_len) % s->cfg.workers] = fire;
-  s->q_len++;
-  s->running++;
-  assert(s->q_len <= s->running && s->running <= s->reserved);
-  pthread_cond_signal(&s->work_cond);
-}
 
 /* Completes the fire in the store; a refusal (fencing) is a warning.  A
  * transient failure (the database busy or reconnecting) is retried a few
@@ -379,7 +362,7 @@ static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
 static void *worker_main(void *arg) {
   chime_scheduler *s = arg;
   pthread_setname_np(pthread_self(), "chime-worker");
-  tls_worker_of = s;
+  chime__worker_enter(s);
   chime__mu_lock(s);
   for (;;) {
     while (s->q_len == 0 && !s->workers_stop)

@@ -5,8 +5,10 @@
  * "bf-<hash of the key>-<scheduled ms>" so that every node and tool names
  * the same fire the same way (the key makes it exactly once), starting at
  * the original time with misfire IGNORE and priority
- * CHIME_BACKFILL_PRIORITY.  Also the search of a trigger's fire times
- * (chime_trigger_get_fire_time_after), without its calendar.
+ * CHIME_BACKFILL_PRIORITY.  Also the retry of a failed fire
+ * (chime__trigger_retry_new: retry_def.c holds the policy), and the search of a
+ * trigger's fire times (chime_trigger_get_fire_time_after), without its
+ * calendar.
  */
 #include "model/records.h"
 
@@ -102,5 +104,40 @@ int chime_trigger_backfill_paced_new(const chime_trigger *t,
     return r;
   }
   *ret = b;
+  return 0;
+}
+
+/* A retry is the backfill's sibling, one fire of t again at another time:
+ * so it is built here, by the same chime__trigger_one_shot_new. */
+int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
+                             int attempt, int64_t scheduled_ms, int64_t at_ms,
+                             chime_trigger **ret) {
+  if (t == NULL || ret == NULL || fire_id <= 0 || attempt < 1)
+    return CHIME_EINVAL;
+  /* Fire ids are unique in the cluster: one retry per failed fire. */
+  char name[48], desc[CHIME_MAX_NAME_LEN * 2 + 48];
+  snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
+  snprintf(desc, sizeof desc, "attempt %d of %s.%s", attempt + 1, t->group,
+           t->name);
+  chime_trigger *rt = NULL;
+  int r = chime__trigger_one_shot_new(t, CHIME__RETRY_GROUP, name, at_ms,
+                                      CHIME_MISFIRE_FIRE_NOW,
+                                      chime_trigger_get_priority(t), desc, &rt);
+  if (r < 0)
+    return r;
+  rt->timeout_ms = t->timeout_ms;
+  rt->starting_deadline_ms = t->starting_deadline_ms;
+  rt->retry_attempt = attempt + 1;
+  rt->retry_scheduled_ms = scheduled_ms;
+  /* A shard's retry is the same shard again (retries apply per shard). */
+  rt->shard_parent = t->shard_parent;
+  rt->shard_index = t->shard_index;
+  rt->shard_total = t->shard_total;
+  if (t->shard_param && (r = chime__set_text(&rt->shard_param, t->shard_param,
+                                             CHIME_MAX_DESCRIPTION_LEN)) < 0) {
+    chime_trigger_free(rt);
+    return r;
+  }
+  *ret = rt;
   return 0;
 }

@@ -4,12 +4,13 @@
  * before attempt n + 1 is initial * multiplier^(n - 1), capped at the
  * maximum, plus a jitter in [0, jitter) derived from a seed (the failed
  * fire's id), so every node computes the same delay for the same failure.
+ * The retry's own trigger is a one-shot copy of the failed one, built in
+ * backfill_def.c beside the backfill's: this file is the policy alone and
+ * calls no other file, so records.c can check a job's policy here.
  */
 #include "model/records.h"
 
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 
 /* The multiplier as stored: thousandths, rounded; 0 (a zeroed job) means
  * 1, no growth. */
@@ -107,37 +108,4 @@ int64_t chime__retry_delay_ms(const chime_job *job, int attempt,
   if (job->retry_jitter_ms > 0)
     delay += (int64_t)(mix(seed) % (uint64_t)job->retry_jitter_ms);
   return delay;
-}
-
-int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
-                             int attempt, int64_t scheduled_ms, int64_t at_ms,
-                             chime_trigger **ret) {
-  if (t == NULL || ret == NULL || fire_id <= 0 || attempt < 1)
-    return CHIME_EINVAL;
-  /* Fire ids are unique in the cluster: one retry per failed fire. */
-  char name[48], desc[CHIME_MAX_NAME_LEN * 2 + 48];
-  snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
-  snprintf(desc, sizeof desc, "attempt %d of %s.%s", attempt + 1, t->group,
-           t->name);
-  chime_trigger *rt = NULL;
-  int r = chime__trigger_one_shot_new(t, CHIME__RETRY_GROUP, name, at_ms,
-                                      CHIME_MISFIRE_FIRE_NOW,
-                                      chime_trigger_get_priority(t), desc, &rt);
-  if (r < 0)
-    return r;
-  rt->timeout_ms = t->timeout_ms;
-  rt->starting_deadline_ms = t->starting_deadline_ms;
-  rt->retry_attempt = attempt + 1;
-  rt->retry_scheduled_ms = scheduled_ms;
-  /* A shard's retry is the same shard again (retries apply per shard). */
-  rt->shard_parent = t->shard_parent;
-  rt->shard_index = t->shard_index;
-  rt->shard_total = t->shard_total;
-  if (t->shard_param && (r = chime__set_text(&rt->shard_param, t->shard_param,
-                                             CHIME_MAX_DESCRIPTION_LEN)) < 0) {
-    chime_trigger_free(rt);
-    return r;
-  }
-  *ret = rt;
-  return 0;
 }

@@ -341,15 +341,3 @@ bool chime__mem_hold(mem_held *h, mem_trigger *mt) {
   h->items[h->count++] = mt;
   return true;
 }
-
-void chime__mem_unhold(mem_store *s, mem_held *h) {
-  MEM_ASSERT_LOCKED(s);
-  for (size_t i = 0; i < h->count; i++) {
-    mem_trigger *mt = h->items[i];
-    assert(mt->heap == NULL && mt->claim == NULL);
-    if (mt->t->store_state == CHIME_STATE_WAITING)
-      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
-    chime__mem_trigger_check(mt);
-  }
-  free(h->items);
-}

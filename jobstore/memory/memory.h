@@ -1,8 +1,9 @@
 /*
  * memory.h: the inside of the memory store, private to jobstore/memory/:
  * the entries, the indexes, and the calls between its files:
- *   store.c      the store object: its lock, open and free, the clock, the
- *                table of operations;
+ *   store.c      the store object: open and free, the clock, the table of
+ *                operations;
+ *   lock.c       the store's one mutex, and the only calls that take it;
  *   index.c      the indexes: hash maps, the heaps of WAITING triggers,
  *                and the walk over due triggers in order;
  *   jobs.c       job entries and the job operations;
@@ -47,19 +48,18 @@
  * Locks and threads: one mutex, mem_store.lock, guards everything above:
  * every map, heap, entry, fire record, the paused matchers and the
  * counters.  Each operation of the table in store.c takes it once
- * (chime__mem_lock), does its work and releases it before it returns; no
- * operation calls another, and none sleeps, blocks or calls out of the
- * store while holding it (scan_misfires calls its on_misfire callback
- * after unlocking).  Copies handed out are made under the lock and belong
- * to the caller.  Every chime__mem_* helper that is handed the mem_store,
- * and every static helper that touches entries, expects the lock held and
- * asserts it (MEM_ASSERT_LOCKED).  The lock is not recursive, and a thread
- * holds at most one memory store's lock.  The exceptions: now() reads only
- * what open() set; free() runs when no other thread can use the store (it
- * takes the lock anyway, so the helpers' assertions hold).
- * Any thread may call any operation.  The engine calls acquire,
- * acquire_due, fire, release, next_due and scan_misfires on its loop
- * thread, complete and still_owned on worker threads, and the job,
+ * (chime__mem_lock, lock.c), does its work and releases it before it returns;
+ * no operation calls another, and none sleeps, blocks or calls out of the store
+ * while holding it (scan_misfires calls its on_misfire callback after
+ * unlocking).  Copies handed out are made under the lock and belong to the
+ * caller.  Every chime__mem_* helper that is handed the mem_store, and every
+ * static helper that touches entries, expects the lock held and asserts it
+ * (MEM_ASSERT_LOCKED).  The lock is not recursive, and a thread holds at most
+ * one memory store's lock.  The exceptions: now() reads only what open() set;
+ * free() runs when no other thread can use the store (it takes the lock anyway,
+ * so the helpers' assertions hold). Any thread may call any operation.  The
+ * engine calls acquire, acquire_due, fire, release, next_due and scan_misfires
+ * on its loop thread, complete and still_owned on worker threads, and the job,
  * trigger, calendar, list and pause operations on the threads of the API's
  * callers.
  */
@@ -333,10 +333,10 @@ typedef struct mem_held {
  * mt stays in its heap). */
 bool chime__mem_hold(mem_held *h, mem_trigger *mt);
 /* Puts the held triggers that are still WAITING back into their heaps and
- * frees h's array. */
+ * frees h's array (triggers.c: through chime__mem_set_state). */
 void chime__mem_unhold(mem_store *s, mem_held *h);
 
-/* -------------------------------------------------------------- store.c */
+/* --------------------------------------------------------------- lock.c */
 
 /* Lock and unlock the store (not recursive). */
 void chime__mem_lock(mem_store *s);
@@ -467,8 +467,6 @@ int chime__mem_trigger_list_for_job(chime_store *store, const char *job_group,
 
 /* -------------------------------------------------------------- pause.c */
 
-/* Whether a trigger added to group now starts paused (groups, all). */
-bool chime__mem_group_paused(const mem_store *s, const char *group);
 /* Forgets every paused matcher (free). */
 void chime__mem_paused_free(mem_store *s);
 

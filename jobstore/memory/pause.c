@@ -8,6 +8,10 @@
  * (BLOCKED while its FORBID job runs); a fire time missed meanwhile is left
  * to the misfire scan.
  *
+ * The remembered matchers are read where a trigger is added (group_paused
+ * in triggers.c, their one reader), so that triggers.c does not call up
+ * into this file, which pauses triggers through it.
+ *
  * Locks: each operation takes the store's lock (memory.h) once; every
  * other function here expects it held.
  */
@@ -127,17 +131,6 @@ int chime__mem_pause_job(chime_store *store, const char *group,
 int chime__mem_resume_job(chime_store *store, const char *group,
                           const char *name) {
   return by_job(store, group, name, false);
-}
-
-bool chime__mem_group_paused(const mem_store *s, const char *group) {
-  MEM_ASSERT_LOCKED(s);
-  assert(s->npaused <= s->paused_cap);
-  if (s->all_paused)
-    return true;
-  for (size_t i = 0; i < s->npaused; i++)
-    if (chime__group_matches(s->paused[i].match, s->paused[i].pattern, group))
-      return true;
-  return false;
 }
 
 static bool same_matcher(const mem_paused_group *p, chime_match match,

@@ -1,14 +1,12 @@
 /*
  * store.c: the memory store (store.h), a store for one process that keeps
  * jobs, triggers and calendars in hash maps under one mutex: the store
- * object, its lock, opening and freeing, the clock, and the table of
- * operations, each of which lives in the file memory.h names.
+ * object, opening and freeing, the clock, and the table of operations,
+ * each of which lives in the file memory.h names.
  *
- * Locks: this file owns mem_store.lock.  chime__mem_lock and
- * chime__mem_unlock are the only calls that take and release it, and they
- * remember, per thread, which store's lock the thread holds, so every
- * helper can assert it (MEM_ASSERT_LOCKED) and a second lock on the same
- * thread (which would deadlock) fails an assertion instead.
+ * Locks: mem_store.lock is taken and released only by chime__mem_lock and
+ * chime__mem_unlock (lock.c); open initialises it and free destroys it
+ * after a last lock and unlock, when no other thread may hold it.
  */
 #include "core/clock.h"
 #include "jobstore/memory/memory.h"
@@ -19,29 +17,6 @@
 
 /* Quartz's default misfire threshold, for a store opened without one. */
 #define DEFAULT_MISFIRE_THRESHOLD_MS 60000
-
-/* The memory store whose lock the calling thread holds, or NULL. */
-static _Thread_local const mem_store *tls_locked;
-
-void chime__mem_lock(mem_store *s) {
-  assert(tls_locked == NULL); /* not recursive; one store at a time */
-  int r = pthread_mutex_lock(&s->lock);
-  assert(r == 0);
-  (void)r;
-  tls_locked = s;
-}
-
-void chime__mem_unlock(mem_store *s) {
-  assert(tls_locked == s);
-  tls_locked = NULL;
-  int r = pthread_mutex_unlock(&s->lock);
-  assert(r == 0);
-  (void)r;
-}
-
-bool chime__mem_locked(const mem_store *s) {
-  return s != NULL && tls_locked == s;
-}
 
 /* ------------------------------------------------------------ open, free */
 

@@ -21,6 +21,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Held triggers go back through chime__mem_set_state, as every change of
+ * a trigger's state does: so this lives here rather than in index.c beside
+ * chime__mem_hold, which keeps index.c below the trigger entries. */
+void chime__mem_unhold(mem_store *s, mem_held *h) {
+  MEM_ASSERT_LOCKED(s);
+  for (size_t i = 0; i < h->count; i++) {
+    mem_trigger *mt = h->items[i];
+    assert(mt->heap == NULL && mt->claim == NULL);
+    if (mt->t->store_state == CHIME_STATE_WAITING)
+      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
+    chime__mem_trigger_check(mt);
+  }
+  free(h->items);
+}
+
 void chime__mem_trigger_check(const mem_trigger *mt) {
 #ifndef NDEBUG
   assert(mt && mt->t && mt->job && mt->t->group && mt->t->name);
@@ -151,6 +166,19 @@ void chime__mem_trigger_delete(mem_store *s, mem_trigger *mt, bool cascade) {
     chime__mem_job_delete(s, mj);
 }
 
+/* Whether a trigger added to group now starts paused: its group matches a
+ * matcher pause.c remembered, or everything is paused. */
+static bool group_paused(const mem_store *s, const char *group) {
+  MEM_ASSERT_LOCKED(s);
+  assert(s->npaused <= s->paused_cap);
+  if (s->all_paused)
+    return true;
+  for (size_t i = 0; i < s->npaused; i++)
+    if (chime__group_matches(s->paused[i].match, s->paused[i].pattern, group))
+      return true;
+  return false;
+}
+
 /* ------------------------------------------------------------ operations */
 
 /* Adds an entry owning t (prepared) for job mj with calendar mc; its state
@@ -180,7 +208,7 @@ static int trigger_insert(mem_store *s, mem_job *mj, chime_trigger *t,
     mj->triggers->prev_of_job = mt;
   mj->triggers = mt;
   mj->ntriggers++;
-  bool paused = mj->paused || chime__mem_group_paused(s, t->group);
+  bool paused = mj->paused || group_paused(s, t->group);
   /* A shard's trigger is never blocked: its sharded fire blocks the job. */
   bool blocked = mj->nexecuting > 0 && t->shard_parent == 0;
   chime_store_state state =

@@ -174,9 +174,10 @@ int chime__mysql_interrupt(chime_store *store, const char *group,
 int chime__mysql_interrupted(chime_store *store, int64_t **ret_ids,
                              size_t *ret_count);
 
-/* sessions.c: chime__mysql_session_register records db's connection id as
+/* tx.c: chime__mysql_session_register records db's connection id as
  * one of this node's sessions (best effort: a failure is logged; autocommit
- * says whether db commits by itself); chime__mysql_sessions_end KILLs the
+ * says whether db commits by itself).  sessions.c:
+ * chime__mysql_sessions_end KILLs the
  * live sessions of dead node node, so that its open transactions release
  * their locks before its recovery.  Returns: 0; a transaction error. */
 void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,

@@ -8,7 +8,8 @@
  * would wait for them until the frozen node's connection times out (hours,
  * by the server's wait_timeout).  So every connection of a node registers
  * its CONNECTION_ID() in {P}node_sessions when it opens
- * (chime__mysql_session_register), and a survivor that found a node dead
+ * (chime__mysql_session_register, in tx.c where connections open), and a
+ * survivor that found a node dead
  * KILLs the node's live sessions first (chime__mysql_sessions_end): the
  * server rolls their transactions back and releases the locks, and the
  * recovery that follows does not wait.
@@ -22,9 +23,9 @@
  * out is safe even when it is only slow: it is fenced already and
  * reconnects.
  *
- * Threads: register runs on the thread opening a connection (it owns it);
- * sessions_end on the engine's loop thread, through tx_run_hot (a lock it
- * meets gives up after half a check-in interval, as all the loop's work).
+ * Threads: sessions_end runs on the engine's loop thread, through tx_run_hot (a
+ * lock it meets gives up after half a check-in interval, as all the loop's
+ * work).
  */
 #include "jobstore/mysql/ops.h"
 
@@ -41,42 +42,6 @@
   "(" CHIME__MYSQL_NOW_MS_SQL " - 1000 * (SELECT CAST(VARIABLE_VALUE AS "      \
   "SIGNED) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "       \
   "'UPTIME'))"
-
-void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
-                                   bool autocommit) {
-  assert(s && db);
-  size_t ls = strlen(s->sched), ln = strlen(s->node);
-  size_t cap = 2 * (ls + ln) + strlen(s->prefix) + 256;
-  char *sql = malloc(cap);
-  char *es = malloc(2 * ls + 1), *en = malloc(2 * ln + 1);
-  int ok = sql && es && en;
-  if (ok) {
-    mysql_real_escape_string(db, es, s->sched, (unsigned long)ls);
-    mysql_real_escape_string(db, en, s->node, (unsigned long)ln);
-    int n = snprintf(sql, cap,
-                     "REPLACE INTO %snode_sessions (conn_id, sched_name, "
-                     "node, opened_ms) VALUES (CONNECTION_ID(), '%s', '%s', "
-                     "%s)",
-                     s->prefix, es, en, CHIME__MYSQL_NOW_MS_SQL);
-    ok = n > 0 && (size_t)n < cap &&
-         mysql_real_query(db, sql, (unsigned long)n) == 0 &&
-         (autocommit || mysql_real_query(db, "COMMIT", 6) == 0);
-  }
-  if (!ok && sql && es && en) {
-    /* Before the schema exists (the first connection of a new database)
-     * there is no table yet: the store registers that connection again
-     * once the schema is settled. */
-    unsigned e = mysql_errno(db);
-    chime__mysql_log(
-        s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
-        "cannot register a session of node %s: %s", s->node, mysql_error(db));
-    if (!autocommit)
-      (void)mysql_real_query(db, "ROLLBACK", 8);
-  }
-  free(sql);
-  free(es);
-  free(en);
-}
 
 typedef struct end_op {
   const char *node;

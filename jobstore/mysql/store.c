@@ -1,8 +1,9 @@
 /*
  * mysql/store.c: the MySQL/MariaDB store (jobstore/store.h): opening it
  * from a URL and the ops table (ops.h names the file of each op).  tx.c
- * holds the pool, transactions and clock beneath it; docs/schema.md maps
- * the other files.
+ * holds the store object (chime__mysql_store_of), its pool and lock,
+ * transactions and clock beneath it, so the ops' files call down into tx.c
+ * and never up into this table; docs/schema.md maps the other files.
  *
  * URL parameters read here: prefix (table prefix, default "chime_"),
  * auto_create=1, migrate=1 (schema.c), clear=1 (delete this
@@ -143,12 +144,6 @@ static const chime_store_ops mysql_ops = {
     .trigger_add_many = chime__mysql_trigger_add_many,
     .fire_tx_enqueue = chime__mysql_fire_tx_enqueue,
 };
-
-chime__mysql_store *chime__mysql_store_of(chime_store *store) {
-  chime__mysql_store *s = (chime__mysql_store *)store;
-  assert(s && s->magic == CHIME__MYSQL_STORE_MAGIC);
-  return s;
-}
 
 /* The integer URL parameters, their ranges and what a bad one is not. */
 enum {
@@ -422,7 +417,8 @@ static int connect_settle(chime__mysql_store *s, char *errbuf,
 }
 
 /* Connects the first connection, sets up the schema, measures the clock. */
-static int start(chime__mysql_store *s, char *errbuf, size_t errbuf_len) {
+static int connect_and_claim(chime__mysql_store *s, char *errbuf,
+                             size_t errbuf_len) {
   assert(s->nconns > 0 && s->conns && !s->node_claimed);
   int r = connect_settle(s, errbuf, errbuf_len);
   if (r < 0)
@@ -482,7 +478,7 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
   if (r == 0)
     r = chime__mysql_sql_init(s);
   if (r == 0)
-    r = start(s, errbuf, errbuf_len);
+    r = connect_and_claim(s, errbuf, errbuf_len);
   if (r < 0) {
     store_free(&s->base);
     return r;

@@ -1,12 +1,13 @@
 /*
- * tx.c: the foundation of the MySQL/MariaDB store: its log, the connection
- * pool, transactions with retries (deadlocks, lock-wait timeouts, lost
- * connections, with a jittered back-off) and the database clock (the
- * offset between this node's monotonic clock and the server's).  Lock
- * waits are short (lock_wait_timeout_s, 1 s by default) and retried; the
- * engine loop's own transactions (claims, fires, the misfire scan,
- * recovery) stop retrying after half a check-in interval (CHIME_EBUSY), so
- * a frozen node's locks never keep a live node from checking in.
+ * tx.c: the foundation of the MySQL/MariaDB store: the store object
+ * (chime__mysql_store_of), its log, the connection pool, transactions with
+ * retries (deadlocks, lock-wait timeouts, lost connections, with a jittered
+ * back-off) and the database clock (the offset between this node's monotonic
+ * clock and the server's).  Lock waits are short (lock_wait_timeout_s, 1 s by
+ * default) and retried; the engine loop's own transactions (claims, fires, the
+ * misfire scan, recovery) stop retrying after half a check-in interval
+ * (CHIME_EBUSY), so a frozen node's locks never keep a live node from checking
+ * in.
  *
  * Locks and threads (tx.h says it for the whole store):
  *   - s->lock guards the pool (every conns[i].busy) and the jitter state;
@@ -41,6 +42,15 @@
 #define RECONNECT_BUDGET_MS 30000
 /* Deadlocks and lock-wait timeouts: this many attempts. */
 #define MAX_LOCK_RETRIES 20
+
+/* The store object is checked here, beside the pool and lock it carries,
+ * rather than in store.c with the ops table: every op's file calls this,
+ * and store.c calls every op's file. */
+chime__mysql_store *chime__mysql_store_of(chime_store *store) {
+  chime__mysql_store *s = (chime__mysql_store *)store;
+  assert(s && s->magic == CHIME__MYSQL_STORE_MAGIC);
+  return s;
+}
 
 /* A statement of tx waited a whole lock wait timeout for a row another
  * session holds (a DBA's SELECT ... FOR UPDATE, a stuck client): logged at
@@ -224,6 +234,48 @@ chime__mysql_conn *chime__mysql_pool_take(chime__mysql_store *s) {
 
 void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
   pool_put(s, c);
+}
+
+/* A connection registers itself as one of this node's sessions as it
+ * opens (sessions.c says why: a survivor KILLs a dead node's sessions
+ * before its recovery).  Kept here with the opening rather than in
+ * sessions.c, which runs its statements through this file's transactions:
+ * so the two do not call each other.  Runs on the thread opening the
+ * connection (it owns it). */
+void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
+                                   bool autocommit) {
+  assert(s && db);
+  size_t ls = strlen(s->sched), ln = strlen(s->node);
+  size_t cap = 2 * (ls + ln) + strlen(s->prefix) + 256;
+  char *sql = malloc(cap);
+  char *es = malloc(2 * ls + 1), *en = malloc(2 * ln + 1);
+  int ok = sql && es && en;
+  if (ok) {
+    mysql_real_escape_string(db, es, s->sched, (unsigned long)ls);
+    mysql_real_escape_string(db, en, s->node, (unsigned long)ln);
+    int n = snprintf(sql, cap,
+                     "REPLACE INTO %snode_sessions (conn_id, sched_name, "
+                     "node, opened_ms) VALUES (CONNECTION_ID(), '%s', '%s', "
+                     "%s)",
+                     s->prefix, es, en, CHIME__MYSQL_NOW_MS_SQL);
+    ok = n > 0 && (size_t)n < cap &&
+         mysql_real_query(db, sql, (unsigned long)n) == 0 &&
+         (autocommit || mysql_real_query(db, "COMMIT", 6) == 0);
+  }
+  if (!ok && sql && es && en) {
+    /* Before the schema exists (the first connection of a new database)
+     * there is no table yet: the store registers that connection again
+     * once the schema is settled. */
+    unsigned e = mysql_errno(db);
+    chime__mysql_log(
+        s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
+        "cannot register a session of node %s: %s", s->node, mysql_error(db));
+    if (!autocommit)
+      (void)mysql_real_query(db, "ROLLBACK", 8);
+  }
+  free(sql);
+  free(es);
+  free(en);
 }
 
 /* The session settings every connection runs with. */
