@@ -89,10 +89,12 @@ int chime_scheduler_get_job(chime_scheduler *s, const char *group,
                 false);
 }
 
-int chime_scheduler_trigger_job(chime_scheduler *s, const char *group,
-                                const char *name, const void *data,
-                                size_t len) {
-  static const char fn[] = "chime_scheduler_trigger_job";
+int chime_scheduler_run_job(chime_scheduler *s, const char *group,
+                            const char *name, const void *data, size_t len,
+                            const char *request_key) {
+  static const char fn[] = "chime_scheduler_run_job";
+  if (request_key) /* the enqueued run with that unique key (enqueue.c) */
+    return chime__run_job_keyed(s, fn, group, name, data, len, request_key);
   int r = enter_key(s, fn, group, name);
   if (r < 0)
     return r;

@@ -251,7 +251,7 @@ struct chime_scheduler {
   unsigned done_queued;  /* in the list */
   unsigned done_writing; /* taken by the completer, not written yet */
 
-  _Atomic uint64_t manual_seq; /* names of chime_scheduler_trigger_job */
+  _Atomic uint64_t manual_seq; /* names of chime_scheduler_run_job */
   /* Zone reloads (zones.c): the zone cache's generation up to which this
    * scheduler's store was recomputed.  Any thread; two threads racing
    * only repeat an idempotent recompute. */
@@ -430,6 +430,16 @@ static inline void chime__mu_wait(chime_scheduler *s, pthread_cond_t *cond) {
   atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
                         memory_order_relaxed);
 }
+
+/* ---- enqueue.c */
+
+/* chime__run_job_keyed: chime_scheduler_run_job with a request key (fn:
+ * the public name, for the error detail): the enqueued run of the job
+ * with that unique key.  Returns as chime_scheduler_run_job.  Thread:
+ * any. */
+int chime__run_job_keyed(chime_scheduler *s, const char *fn, const char *group,
+                         const char *name, const void *data, size_t len,
+                         const char *request_key);
 
 /* ---- api.c: errors and logging */
 

@@ -1,6 +1,7 @@
 /*
  * enqueue.c: runs handed in by the application (chime_scheduler_enqueue,
- * chime_scheduler_enqueue_many, chime_scheduler_trigger_job_keyed;
+ * chime_scheduler_enqueue_many, chime_scheduler_run_job with a request key
+ * (chime__run_job_keyed);
  * docs/queue.md).  Each run is a one-off trigger built by
  * chime__enqueue_trigger and stored with the store's trigger_add_many, a
  * batch at a time; a run whose unique key is stored already is told back
@@ -124,10 +125,9 @@ int chime_scheduler_enqueue_many(chime_scheduler *s, const char *group,
                  ret_results, ret_runs, run_len);
 }
 
-int chime_scheduler_trigger_job_keyed(chime_scheduler *s, const char *group,
-                                      const char *name, const void *data,
-                                      size_t len, const char *request_key) {
-  static const char fn[] = "chime_scheduler_trigger_job_keyed";
+int chime__run_job_keyed(chime_scheduler *s, const char *fn, const char *group,
+                         const char *name, const void *data, size_t len,
+                         const char *request_key) {
   int r = chime__api_enter(s, fn);
   if (r < 0)
     return r;

@@ -2050,45 +2050,29 @@ CHIME_EXTERN int chime_scheduler_get_job(chime_scheduler *scheduler,
                                          chime_job **ret_job);
 
 /*
- * chime_scheduler_trigger_job: fires the job once now, on whichever node
- * claims it (Quartz's triggerJob), through a one-off trigger in the group
- * "MANUAL_TRIGGER"; data (may be NULL) overrides the job's data for that
- * run.  Not idempotent: each call stores a new one-off trigger under a
- * random name, so a call retried after an error whose effect is unknown
- * (a lost connection, a timeout) may run the job twice: give a request
- * key with chime_scheduler_trigger_job_keyed for that.
- * Returns: 0; CHIME_ENOTFOUND (no such job); CHIME_EINVAL (NULL data with
- * len > 0); CHIME_ELIMIT (over CHIME_MAX_DATA_LEN).
- * Ownership: data is copied.
- * Thread: any.
- */
-CHIME_EXTERN int chime_scheduler_trigger_job(chime_scheduler *scheduler,
-                                             const char *group,
-                                             const char *name, const void *data,
-                                             size_t len);
-
-/*
- * chime_scheduler_trigger_job_keyed: chime_scheduler_trigger_job with a
- * request key, so that a call retried after an error whose effect is
- * unknown (the reply of its COMMIT lost, a timeout) never runs the job
- * twice: the run is the enqueued run of the job with the unique key
- * request_key (chime_scheduler_enqueue), and while a run with that key
- * waits or runs nothing new is stored.  Generate the key once per
+ * chime_scheduler_run_job: runs the job once now, on whichever node claims
+ * it (Quartz's triggerJob); data (may be NULL) overrides the job's data
+ * for that run.  Without a request key (NULL) the run is a one-off
+ * trigger in the group "MANUAL_TRIGGER" under a random name, and the call
+ * is not idempotent: retried after an error whose effect is unknown (a
+ * lost connection, the reply of its COMMIT lost, a timeout) it may run the
+ * job twice.  With request_key the run is the enqueued run of the job
+ * with that unique key (chime_scheduler_enqueue), and while a run with the
+ * key waits or runs nothing new is stored: generate the key once per
  * intended run (a UUID, the id of the request that asked for it) and
  * reuse it for every retry of that call.
- * Returns: 0 (the run was stored); CHIME_ENQUEUE_EXISTED (a run with the
- * key waits or runs: nothing was stored); CHIME_EINVAL (an invalid key or
- * request key, NULL data with len > 0); CHIME_ELIMIT (data over
- * CHIME_MAX_DATA_LEN, a key over CHIME_MAX_UNIQUE_KEY_LEN);
- * CHIME_ENOTFOUND (no such job); CHIME_ESHUTDOWN; the store's errors.
+ * Returns: 0 (the run was stored); CHIME_ENQUEUE_EXISTED (request_key's
+ * run waits or runs: nothing was stored); CHIME_ENOTFOUND (no such job);
+ * CHIME_EINVAL (an invalid key or request key, NULL data with len > 0);
+ * CHIME_ELIMIT (data over CHIME_MAX_DATA_LEN, a request key over
+ * CHIME_MAX_UNIQUE_KEY_LEN); CHIME_ESHUTDOWN; the store's errors.
  * Ownership: data and the strings are copied.
  * Thread: any.
  */
-CHIME_EXTERN int chime_scheduler_trigger_job_keyed(chime_scheduler *scheduler,
-                                                   const char *group,
-                                                   const char *name,
-                                                   const void *data, size_t len,
-                                                   const char *request_key);
+CHIME_EXTERN int chime_scheduler_run_job(chime_scheduler *scheduler,
+                                         const char *group, const char *name,
+                                         const void *data, size_t len,
+                                         const char *request_key);
 
 /*
  * chime_scheduler_enqueue: hands in one run of the stored job (group,
@@ -3142,7 +3126,7 @@ CHIME_EXTERN bool chime_ctx_is_backfill(const chime_ctx *ctx);
 
 /*
  * chime_ctx_get_data: the run's data: the trigger's when it has some (or the
- * data given to chime_scheduler_trigger_job), else the job's; *ret_len (may
+ * data given to chime_scheduler_run_job), else the job's; *ret_len (may
  * be NULL) receives its length.  The trigger's data is recorded with the
  * run in history (chime_history_get_data), for a retry of the run.
  * Returns: the bytes; NULL (length 0) when there are none.
@@ -3570,7 +3554,7 @@ CHIME_EXTERN bool chime_history_is_recovering(const chime_history *history,
 /*
  * chime_history_get_data: the data run i of the page ran with when it was
  * its own: its trigger's, as chime_ctx_get_data gave it to the job (the
- * data of chime_scheduler_trigger_job, of a one-off or retry trigger, of
+ * data of chime_scheduler_run_job, of a one-off or retry trigger, of
  * a trigger that carries data); *ret_len (may be NULL) receives its
  * length.  A run that read its job's data records none (NULL): the job
  * holds it.  `chimectl retry` and chime-web's retry run the job again with

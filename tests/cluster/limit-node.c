@@ -9,7 +9,7 @@
  * are recovered when their node dies.  With --schedule it also sets the
  * type's limit (MAX at a time, RATE starts per PERIOD_MS; 0: none), adds
  * the durable job lim.work and hands in COUNT runs of it at once
- * (chime_scheduler_trigger_job, the run's index as its data).  Every line
+ * (chime_scheduler_run_job, the run's index as its data).  Every line
  * of LOG is written with one write(2), so a killed node leaves whole
  * lines (times: this host's wall clock, ms):
  *   S index fire_id start_ms
@@ -66,7 +66,7 @@ static int schedule(chime_scheduler *s, int count, int max, int rate,
   for (int i = 0; r == 0 && i < count; i++) {
     char data[16];
     int len = snprintf(data, sizeof data, "%d", i);
-    r = chime_scheduler_trigger_job(s, "lim", "work", data, (size_t)len);
+    r = chime_scheduler_run_job(s, "lim", "work", data, (size_t)len, NULL);
   }
   return r;
 }

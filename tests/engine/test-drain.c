@@ -116,8 +116,8 @@ static chime_scheduler *solo(int long_ms) {
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_trigger_job(s, "app", "long", NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_run_job(s, "app", "long", NULL, 0, NULL), 0);
   CU_ASSERT_FATAL(wait_atomic(&w.started, 1, WAIT_MS));
   CU_ASSERT_FATAL(wait_atomic(&w.ticks, 1, WAIT_MS));
   return s;

@@ -174,7 +174,7 @@ static void test_limits_running(void) {
     CU_ASSERT_EQUAL(chime_scheduler_start(ns[i]), 0);
   for (int i = 0; i < 12; i++)
     CU_ASSERT_EQUAL(
-        chime_scheduler_trigger_job(ns[i % NODES], "g", "j", NULL, 0), 0);
+        chime_scheduler_run_job(ns[i % NODES], "g", "j", NULL, 0, NULL), 0);
   CU_ASSERT(wait_done(12));
   CU_ASSERT(S.most >= 1 && S.most <= 2);
   stop(ns);
@@ -191,7 +191,7 @@ static void test_limits_rate(void) {
     CU_ASSERT_EQUAL(chime_scheduler_start(ns[i]), 0);
   for (int i = 0; i < 24; i++)
     CU_ASSERT_EQUAL(
-        chime_scheduler_trigger_job(ns[i % NODES], "g", "j", NULL, 0), 0);
+        chime_scheduler_run_job(ns[i % NODES], "g", "j", NULL, 0, NULL), 0);
   CU_ASSERT(wait_done(24));
   /* 24 starts with a burst of two: at least 21 intervals of 50 ms. */
   CU_ASSERT(S.last_ms - S.first_ms >= 21 * 50 - 20);

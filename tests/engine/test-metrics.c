@@ -433,7 +433,7 @@ static void test_metrics_history_run_data(void) {
   static const char own[] = {'r', 0, (char)0xff, '"'};
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_EQUAL_FATAL(
-      chime_scheduler_trigger_job(s, "g", "plain", own, sizeof own), 0);
+      chime_scheduler_run_job(s, "g", "plain", own, sizeof own, NULL), 0);
   CU_ASSERT_TRUE(wait_for(&seen.done, 2));
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
   chime_history *h = NULL;

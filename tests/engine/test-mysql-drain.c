@@ -142,8 +142,8 @@ static void cluster(chime_scheduler **a, chime_scheduler **b, bool recovery) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_add_job(*a, job, false), 0);
   chime_job_free(job);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(*a), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_trigger_job(*a, "app", "long", NULL, 0),
-                        0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_run_job(*a, "app", "long", NULL, 0, NULL), 0);
   CU_ASSERT_FATAL(wait_atomic(&on_a.started, 1, WAIT_MS));
   *b = node("dr-b", &on_b, false);
   CU_ASSERT_EQUAL_FATAL(chime_job_new("app", "tick", "tick", &job, NULL, 0), 0);

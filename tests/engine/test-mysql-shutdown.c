@@ -116,7 +116,7 @@ static void test_mysql_shutdown_abandoned_fire_recovered_with_data(void) {
   chime_job_free(job);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(a), 0);
   CU_ASSERT_EQUAL_FATAL(
-      chime_scheduler_trigger_job(a, "app", "ping", "\"sleep\"", 7), 0);
+      chime_scheduler_run_job(a, "app", "ping", "\"sleep\"", 7, NULL), 0);
   CU_ASSERT_FATAL(wait_atomic(&on_a.started, 1, WAIT_MS));
   CU_ASSERT_STRING_EQUAL(on_a.data, "\"sleep\"");
   CU_ASSERT_FALSE(atomic_load(&on_a.recovering));
@@ -154,7 +154,7 @@ static void start_one_run(chime_scheduler **a, chime_scheduler **b,
   chime_job_free(job);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(*a), 0);
   CU_ASSERT_EQUAL_FATAL(
-      chime_scheduler_trigger_job(*a, "app", "ping", "\"long\"", 6), 0);
+      chime_scheduler_run_job(*a, "app", "ping", "\"long\"", 6, NULL), 0);
   CU_ASSERT_FATAL(wait_atomic(&on_a.started, 1, WAIT_MS));
   *b = node("sd-b", &on_b, false);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(*b), 0);

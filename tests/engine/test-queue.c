@@ -214,12 +214,10 @@ static void test_queue_big_runs(void) {
 static void test_queue_keys_and_cancel(void) {
   chime_scheduler *s = node();
   /* A request key: the second call stores nothing while the run waits. */
-  CU_ASSERT_EQUAL(
-      chime_scheduler_trigger_job_keyed(s, "q", "count", "mark", 4, "req-1"),
-      0);
-  CU_ASSERT_EQUAL(
-      chime_scheduler_trigger_job_keyed(s, "q", "count", "mark", 4, "req-1"),
-      CHIME_ENQUEUE_EXISTED);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "q", "count", "mark", 4, "req-1"),
+                  0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "q", "count", "mark", 4, "req-1"),
+                  CHIME_ENQUEUE_EXISTED);
   /* A run for later, cancelled by its name. */
   chime_enqueue *o = NULL;
   CU_ASSERT_EQUAL(chime_enqueue_new(&o), 0);
@@ -253,9 +251,8 @@ static void test_queue_keys_and_cancel(void) {
   CU_ASSERT_EQUAL(
       chime_scheduler_enqueue_many(s, "q", "count", NULL, 1, NULL, NULL, 0),
       CHIME_EINVAL);
-  CU_ASSERT_EQUAL(
-      chime_scheduler_trigger_job_keyed(s, "q", "count", NULL, 0, NULL),
-      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "q", "count", NULL, 0, ""),
+                  CHIME_EINVAL); /* an empty request key: nothing stored */
   CU_ASSERT_EQUAL(chime_enqueue_set_unique_key(o, ""), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_enqueue_set_partition_key(o, ""), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_enqueue_set_partition_key(NULL, "p"), CHIME_EINVAL);

@@ -325,7 +325,7 @@ static void test_runs_interrupt_arguments(void) {
 
 /* Starts a run of job g.name now and waits until it runs. */
 static void run_now(chime_scheduler *s, const char *name, int nth) {
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", name, NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", name, NULL, 0, NULL), 0);
   CU_ASSERT_TRUE_FATAL(wait_for(&S.started, nth));
 }
 
@@ -430,7 +430,7 @@ static void test_runs_cancel_ignored(void) {
   CU_ASSERT_TRUE(wait_for(&S.ignored, 1));
   CU_ASSERT_EQUAL(S.ignored_error, CHIME_ECANCELLED);
   /* The worker is still taken: the next run waits for it. */
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "p", NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "p", NULL, 0, NULL), 0);
   CU_ASSERT_EQUAL(S.started, 1);
   CU_ASSERT_EQUAL(S.returned, 0);
   pthread_mutex_lock(&S.mu);
@@ -744,7 +744,7 @@ static void test_runs_retry_on_other_node(void) {
   seen_reset();
   chime_scheduler *a = node(store_url, "runs-a", 1, true);
   add_failing_job(a, 2, 3000);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(a, "g", "f", NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(a, "g", "f", NULL, 0, NULL), 0);
   CU_ASSERT_TRUE_FATAL(wait_for(&S.failing_runs, 1));
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, true), 0);
   chime_scheduler_free(a);
@@ -775,7 +775,7 @@ static void test_runs_retries(void) {
   seen_reset();
   chime_scheduler *s = node(store_url, NULL, 2, true);
   add_failing_job(s, 3, 300);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "f", NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "f", NULL, 0, NULL), 0);
   CU_ASSERT_TRUE_FATAL(wait_for(&S.exhausted, 1));
   CU_ASSERT_TRUE(wait_for(&S.failing_runs, 3));
   pthread_mutex_lock(&S.mu);

@@ -552,10 +552,10 @@ static void test_scheduler_trigger_job_with_data(void) {
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", "override", 8), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "missing", NULL, 0),
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "j", "override", 8, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "missing", NULL, 0, NULL),
                   CHIME_ENOTFOUND);
-  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "trigger_job") != NULL);
+  CU_ASSERT(strstr(chime_scheduler_errmsg(s), "run_job") != NULL);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
   chime_scheduler_shutdown(s, true);
   CU_ASSERT_STRING_EQUAL(r.trigger_group[0], "MANUAL_TRIGGER");
@@ -984,7 +984,7 @@ static void test_scheduler_listener_added_after_start(void) {
   CU_ASSERT_EQUAL(chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED,
                                                rec_listener, &late, NULL),
                   0);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "j", NULL, 0, NULL), 0);
   CU_ASSERT(rec_wait(&late, &late.was_executed, 1, WAIT_MS));
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(late.was_executed, 1);
@@ -1043,7 +1043,7 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(NULL, "g", "n", NULL, 0),
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(NULL, "g", "n", NULL, 0, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(
       chime_scheduler_list_jobs(NULL, CHIME_MATCH_ANY, NULL, &keys, &n),
@@ -1074,7 +1074,7 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(
       chime_scheduler_register_job_type(s, "x", rec_job, NULL, NULL),
       CHIME_ESHUTDOWN);
-  CU_ASSERT_EQUAL(chime_scheduler_trigger_job(s, "g", "j", NULL, 0),
+  CU_ASSERT_EQUAL(chime_scheduler_run_job(s, "g", "j", NULL, 0, NULL),
                   CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_pause_all(s), CHIME_ESHUTDOWN);
   CU_ASSERT(strstr(chime_scheduler_errmsg(s), "shut down") != NULL);

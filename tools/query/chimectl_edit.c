@@ -253,7 +253,7 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
       ret->data_from = "given";
     const void *d = data ? data : stored;
     size_t len = data ? strlen(data) : stored_len;
-    r = chime_scheduler_trigger_job(sch, g, n, d, len);
+    r = chime_scheduler_run_job(sch, g, n, d, len, NULL);
     if (r < 0)
       r = client_fail(sch, r, "job", ret->job);
   }

@@ -510,19 +510,15 @@ class Scheduler:
         the job's data for that run.  Without request_key not idempotent:
         each call stores a one-off trigger under a random name, so retrying
         a call whose effect is unknown (a lost connection) may run the job
-        twice.  With request_key (chime_scheduler_trigger_job_keyed), a
-        retried call whose run waits or runs stores nothing.  Returns True
-        when a run was stored, False when the request key's run existed."""
+        twice.  With request_key (chime_scheduler_run_job's), a retried
+        call whose run waits or runs stores nothing.  Returns True when a
+        run was stored, False when the request key's run existed."""
         group, name = _job_key(group, name)
         raw = to_bytes(data)
-        if request_key is None:
-            self._check(_L.chime_scheduler_trigger_job(
-                self._p(), _lib.enc(group), _lib.enc(name), raw,
-                len(raw) if raw else 0))
-            return True
-        r = self._check(_L.chime_scheduler_trigger_job_keyed(
+        key = None if request_key is None else _lib.enc(request_key)
+        r = self._check(_L.chime_scheduler_run_job(
             self._p(), _lib.enc(group), _lib.enc(name), raw,
-            len(raw) if raw else 0, _lib.enc(request_key)))
+            len(raw) if raw else 0, key))
         return r != _lib.ENQUEUE_EXISTED
 
     def enqueue(self, group: Any, name: Optional[str] = None, *,
