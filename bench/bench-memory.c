@@ -102,7 +102,7 @@ static void schedule_many(chime_scheduler *s, long n, int64_t start_ms,
     if (r == 0 && start_ms)
       r = chime_trigger_set_start_ms(t, start_ms);
     if (r == 0)
-      r = chime_scheduler_schedule(s, NULL, t, NULL);
+      r = chime_scheduler_schedule(s, NULL, t, 0, NULL);
     chime_trigger_free(t);
     if (r < 0)
       die(s, "scheduling", r);

@@ -112,28 +112,6 @@ int chime_scheduler_run_job(chime_scheduler *s, const char *group,
   return finish(s, fn, 0, true);
 }
 
-int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
-                             const chime_trigger *trigger,
-                             int64_t *ret_first_fire_ms) {
-  static const char fn[] = "chime_scheduler_schedule";
-  int r = chime__api_enter(s, fn);
-  if (r < 0)
-    return r;
-  if (!trigger)
-    return chime__fail(s, CHIME_EINVAL, "%s: NULL trigger", fn);
-  char err[256] = "";
-  int64_t first = CHIME_NO_FIRE_MS;
-  r = s->store->ops->trigger_add(s->store, job, trigger, false, &first, err,
-                                 sizeof err);
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
-  if (job)
-    chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
-  if (ret_first_fire_ms)
-    *ret_first_fire_ms = first;
-  return finish(s, fn, 0, true);
-}
-
 /* IF_ABSENT after trigger_add refused with CHIME_EEXISTS: whatever exists
  * stays as it is, and what does not is added.  Each store call is atomic,
  * so nodes racing to schedule the same job and trigger (every node of a
@@ -162,10 +140,10 @@ static int add_if_absent(chime_scheduler *s, const chime_trigger *trigger,
   return CHIME_EBUSY;
 }
 
-int chime_scheduler_schedule_with(chime_scheduler *s, const chime_job *job,
-                                  const chime_trigger *trigger, unsigned flags,
-                                  int64_t *ret_first_fire_ms) {
-  static const char fn[] = "chime_scheduler_schedule_with";
+int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
+                             const chime_trigger *trigger, unsigned flags,
+                             int64_t *ret_first_fire_ms) {
+  static const char fn[] = "chime_scheduler_schedule";
   int r = chime__api_enter(s, fn);
   if (r < 0)
     return r;

@@ -55,8 +55,8 @@ int chime_scheduler_backfill_paced(chime_scheduler *scheduler,
     chime_trigger *b = NULL;
     r = chime_trigger_backfill_paced_new(t, next, release, &b);
     if (r == 0)
-      r = chime_scheduler_schedule_with(scheduler, NULL, b,
-                                        CHIME_SCHEDULE_IF_ABSENT, NULL);
+      r = chime_scheduler_schedule(scheduler, NULL, b, CHIME_SCHEDULE_IF_ABSENT,
+                                   NULL);
     chime_trigger_free(b);
     if (r == 0)
       created++;

@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
   if (r == 0)
     r = chime_trigger_set_job(trigger, "examples", "hello");
   if (r == 0)
-    r = chime_scheduler_schedule(s, job, trigger, NULL);
+    r = chime_scheduler_schedule(s, job, trigger, 0, NULL);
   if (r == CHIME_EEXISTS) /* a persistent store kept it from an earlier run */
     r = chime_scheduler_reschedule(s, "examples", "every-second", trigger,
                                    NULL);

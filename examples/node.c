@@ -296,7 +296,7 @@ static int schedule_anew(chime_scheduler *s, chime_job *job, chime_trigger *t,
   if (r == CHIME_ENOTFOUND)
     r = 0;
   if (r == 0)
-    r = chime_scheduler_schedule(s, job, t, NULL);
+    r = chime_scheduler_schedule(s, job, t, 0, NULL);
   chime_job_free(job);
   chime_trigger_free(t);
   return r;

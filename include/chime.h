@@ -2216,24 +2216,7 @@ CHIME_EXTERN int chime_scheduler_node_state(chime_scheduler *scheduler,
                                             const char *instance_id,
                                             chime_node_state *ret_state);
 
-/*
- * chime_scheduler_schedule: adds a trigger for an existing job (named with
- * chime_trigger_set_job); job may be non-NULL to add the job in the same
- * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
- * NULL) receives the first fire time.
- * Returns: 0; CHIME_EEXISTS (the trigger's key, or the job's, is taken);
- * CHIME_ENOTFOUND (an unknown job or calendar); CHIME_ENEVERFIRES (the
- * trigger would never fire); CHIME_EINVAL (NULL trigger, no job named, an
- * invalid schedule: chime_scheduler_errmsg says which part).
- * Ownership: job and trigger are copied.
- * Thread: any.
- */
-CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
-                                          const chime_job *job,
-                                          const chime_trigger *trigger,
-                                          int64_t *ret_first_fire_ms);
-
-/* Flags of chime_scheduler_schedule_with (Quartz's replace, APScheduler's
+/* Flags of chime_scheduler_schedule (Quartz's replace, APScheduler's
  * replace_existing). */
 typedef enum chime_schedule_flags {
   /* A job or trigger with the same key is replaced (one step). */
@@ -2245,24 +2228,30 @@ typedef enum chime_schedule_flags {
 } chime_schedule_flags;
 
 /*
- * chime_scheduler_schedule_with: chime_scheduler_schedule with flags (0:
- * exactly chime_scheduler_schedule).  CHIME_SCHEDULE_REPLACE replaces a
- * stored job and trigger of the same keys in one step (the trigger must
- * fire that job).  CHIME_SCHEDULE_IF_ABSENT adds the job when no job has
- * its key and the trigger when no trigger has its key, keeping whatever
- * is stored unchanged; *ret_first_fire_ms is then the stored trigger's
- * next fire time when it existed.  Concurrent callers (other threads or
- * nodes) with the same job and trigger each get 0, one copy is stored.
- * Returns: as chime_scheduler_schedule, but CHIME_EEXISTS only without a
- * flag; CHIME_EINVAL also for unknown flags or both flags together.
+ * chime_scheduler_schedule: adds a trigger for an existing job (named with
+ * chime_trigger_set_job); job may be non-NULL to add the job in the same
+ * step (Quartz's scheduleJob(job, trigger)).  *ret_first_fire_ms (may be
+ * NULL) receives the first fire time.  flags (0: none):
+ * CHIME_SCHEDULE_REPLACE replaces a stored job and trigger of the same
+ * keys in one step (the trigger must fire that job);
+ * CHIME_SCHEDULE_IF_ABSENT adds the job when no job has its key and the
+ * trigger when no trigger has its key, keeping whatever is stored
+ * unchanged; *ret_first_fire_ms is then the stored trigger's next fire
+ * time when it existed.  Concurrent callers (other threads or nodes) with
+ * the same job and trigger each get 0, one copy is stored.
+ * Returns: 0; CHIME_EEXISTS (without a flag: the trigger's key, or the
+ * job's, is taken); CHIME_ENOTFOUND (an unknown job or calendar);
+ * CHIME_ENEVERFIRES (the trigger would never fire); CHIME_EINVAL (NULL
+ * trigger, no job named, an invalid schedule: chime_scheduler_errmsg says
+ * which part; unknown flags or both flags together).
  * Ownership: job and trigger are copied.
  * Thread: any.
  */
-CHIME_EXTERN int chime_scheduler_schedule_with(chime_scheduler *scheduler,
-                                               const chime_job *job,
-                                               const chime_trigger *trigger,
-                                               unsigned flags,
-                                               int64_t *ret_first_fire_ms);
+CHIME_EXTERN int chime_scheduler_schedule(chime_scheduler *scheduler,
+                                          const chime_job *job,
+                                          const chime_trigger *trigger,
+                                          unsigned flags,
+                                          int64_t *ret_first_fire_ms);
 
 /*
  * chime_scheduler_unschedule: removes a trigger; a non-durable job left

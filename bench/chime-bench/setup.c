@@ -48,7 +48,7 @@ static int schedule_one(chime_scheduler *s, long i, int64_t start_ms,
   if (r == 0)
     r = chime_trigger_set_start_ms(t, start_ms);
   if (r == 0)
-    r = chime_scheduler_schedule(s, NULL, t, NULL);
+    r = chime_scheduler_schedule(s, NULL, t, 0, NULL);
   chime_trigger_free(t);
   return r;
 }

@@ -149,7 +149,7 @@ static int add_trigger(chime_scheduler *s, const char *job, const char *name,
   if (r == 0 && !cron)
     r = chime_trigger_set_start_ms(t, start_ms);
   if (r == 0)
-    r = chime_scheduler_schedule(s, NULL, t, NULL);
+    r = chime_scheduler_schedule(s, NULL, t, 0, NULL);
   chime_trigger_free(t);
   if (r < 0)
     fprintf(stderr, "chime-bench: scheduling %s: %s (%s)\n", name,

@@ -94,7 +94,7 @@ static int schedule_one(chime_scheduler *s, const char *name,
   if (r == CHIME_ENOTFOUND)
     r = 0;
   if (r == 0)
-    r = chime_scheduler_schedule(s, job, t, NULL);
+    r = chime_scheduler_schedule(s, job, t, 0, NULL);
   if (r < 0)
     fprintf(stderr, "shard-node: schedule %s: %s %s\n", name, chime_err_name(r),
             err);

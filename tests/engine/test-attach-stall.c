@@ -136,7 +136,7 @@ static chime_scheduler *make(void) {
                                                  err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "load"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   return s;

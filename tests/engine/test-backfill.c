@@ -94,7 +94,7 @@ static chime_scheduler *make(runs *r) {
                         0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, INT64_C(4102444800000)), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   return s;

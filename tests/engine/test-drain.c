@@ -112,7 +112,7 @@ static chime_scheduler *solo(int long_ms) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "app", "tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);

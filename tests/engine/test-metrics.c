@@ -168,7 +168,7 @@ static void schedule(chime_scheduler *s, const char *name, const char *type,
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", name), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start_ms), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, mis), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
 }

@@ -137,7 +137,7 @@ static void doomed_child(int fd) {
   if (chime_job_new("g", "hang", "hang", &job, NULL, 0) < 0 ||
       chime_trigger_simple_new("t", "hang", 0, 0, &t, NULL, 0) < 0 ||
       chime_trigger_set_job(t, "g", "hang") < 0 ||
-      chime_scheduler_schedule(s, job, t, NULL) < 0)
+      chime_scheduler_schedule(s, job, t, 0, NULL) < 0)
     _exit(2);
   for (;;)
     pause();

@@ -153,7 +153,7 @@ static void cluster(chime_scheduler **a, chime_scheduler **b, bool recovery) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "app", "tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(*b, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(*b, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(*b), 0);

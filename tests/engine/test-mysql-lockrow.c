@@ -174,7 +174,7 @@ static void schedule_for(chime_scheduler *s, const char *name,
   bool added = chime_scheduler_get_job(s, "jobs", job_name, &known) == 0;
   chime_job_free(known);
   CU_ASSERT_EQUAL_FATAL(
-      chime_scheduler_schedule(s, added ? NULL : job, t, NULL), 0);
+      chime_scheduler_schedule(s, added ? NULL : job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
 }
@@ -385,7 +385,7 @@ static void test_lockrow_held_calendar(void) {
     CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", name), 0);
     CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, start), 0);
     CU_ASSERT_EQUAL_FATAL(chime_trigger_set_calendar(t, "cal"), 0);
-    CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
     chime_job_free(job);
     chime_trigger_free(t);
   }

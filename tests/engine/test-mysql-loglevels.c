@@ -144,7 +144,7 @@ static void doomed_child(int fd) {
       chime_job_set_requests_recovery(job, true) < 0 ||
       chime_trigger_simple_new("t", "hang", 0, 0, &t, NULL, 0) < 0 ||
       chime_trigger_set_job(t, "g", "hang") < 0 ||
-      chime_scheduler_schedule(s, job, t, NULL) < 0)
+      chime_scheduler_schedule(s, job, t, 0, NULL) < 0)
     _exit(2);
   for (;;)
     pause();
@@ -220,8 +220,8 @@ static void *replica_main(void *arg) {
     if (e == 0)
       e = chime_trigger_set_job(t, "g", name);
     if (e == 0)
-      e = chime_scheduler_schedule_with(r->s, job, t, CHIME_SCHEDULE_IF_ABSENT,
-                                        NULL);
+      e = chime_scheduler_schedule(r->s, job, t, CHIME_SCHEDULE_IF_ABSENT,
+                                   NULL);
     r->results[j] = e;
     chime_job_free(job);
     chime_trigger_free(t);

@@ -102,7 +102,7 @@ static void test_mysql_outage_check_owned_cannot_tell(void) {
       chime_trigger_simple_new("g", "probe", 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "probe"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 200), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   pthread_mutex_lock(&mu);

@@ -84,7 +84,7 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "tick"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 300), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_IGNORE), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   sleep_ms(1500);

@@ -256,7 +256,7 @@ static void fire_once(chime_scheduler *s, const char *how) {
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", how), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_data(t, how, strlen(how)), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
 }
@@ -383,7 +383,7 @@ static void test_mysql_tx_last_shard_tells_done(void) {
       chime_trigger_simple_new("tx", "sharded", 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", "sharded"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));

@@ -407,7 +407,7 @@ static void test_runs_trigger_timeout(void) {
   CU_ASSERT_EQUAL(chime_trigger_set_timeout_ms(t, 250), 0);
   CU_ASSERT_EQUAL(chime_trigger_get_timeout_ms(t), 250);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "tt"), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, 0, NULL), 0);
   chime_trigger_free(t);
   CU_ASSERT_TRUE(wait_for(&S.was_executed, 1));
   CU_ASSERT_EQUAL(S.told, 1);
@@ -499,7 +499,7 @@ static void test_runs_starting_deadline(void) {
         0);
     CU_ASSERT_EQUAL(chime_trigger_get_starting_deadline_ms(t),
                     jobs[i].trigger_deadline_ms);
-    CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+    CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
     chime_trigger_free(t);
     chime_job_free(job);
   }
@@ -536,7 +536,7 @@ static void test_runs_replace(void) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "rep"), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_trigger_free(t);
   chime_job_free(job);
   CU_ASSERT_TRUE(wait_for(&S.started, 2));
@@ -571,7 +571,7 @@ static void test_runs_replace_no_burst(void) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "hung"), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_trigger_free(t);
   chime_job_free(job);
   /* The first run is cancelled by the next fire, ignores it, and is
@@ -623,7 +623,7 @@ static void test_runs_forbid_skip_keeps_up(void) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "busy"), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_trigger_free(t);
   chime_job_free(job);
   CU_ASSERT_TRUE(wait_for(&S.busy_runs, 4));

@@ -276,7 +276,7 @@ static void add_simple(chime_scheduler *s, const char *name, const char *job,
   if (start_ms)
     CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, start_ms), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, misfire), 0);
-  int rc = chime_scheduler_schedule(s, NULL, t, NULL);
+  int rc = chime_scheduler_schedule(s, NULL, t, 0, NULL);
   CU_ASSERT_EQUAL(rc, 0);
   if (rc != 0)
     fprintf(stderr, "schedule: %s\n", chime_scheduler_errmsg(s));
@@ -294,7 +294,7 @@ static void test_scheduler_cron_fires_each_second_once(void) {
                                                0),
                         0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, 0, NULL), 0);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
@@ -453,7 +453,7 @@ static void test_scheduler_standby_cron_do_nothing_skips(void) {
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, wall_ms() + 1000), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, NULL), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, 0, NULL), 0);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), 0);
@@ -748,7 +748,7 @@ static void test_scheduler_shutdown_within_times_out(void) {
   chime_scheduler_free(s);
 }
 
-/* Issue 13: chime_scheduler_schedule_with's flags.  Every node of a
+/* Issue 13: chime_scheduler_schedule's flags.  Every node of a
  * replicated server schedules the same job and trigger at start-up with
  * CHIME_SCHEDULE_IF_ABSENT: each gets 0 and one copy is kept;
  * CHIME_SCHEDULE_REPLACE replaces both in one step. */
@@ -773,8 +773,8 @@ static void *startup_main(void *p) {
   if (a->rc == 0)
     a->rc = chime_trigger_set_start_ms(t, a->due);
   if (a->rc == 0)
-    a->rc = chime_scheduler_schedule_with(a->s, job, t,
-                                          CHIME_SCHEDULE_IF_ABSENT, &a->first);
+    a->rc = chime_scheduler_schedule(a->s, job, t, CHIME_SCHEDULE_IF_ABSENT,
+                                     &a->first);
   chime_job_free(job);
   chime_trigger_free(t);
   return NULL;
@@ -809,20 +809,19 @@ static void test_scheduler_schedule_with_flags(void) {
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "up", "rec", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_data(job, "second", 6), 0);
   /* No flag: taken. */
-  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 0, NULL),
-                  CHIME_EEXISTS);
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 0, NULL), CHIME_EEXISTS);
   CU_ASSERT_EQUAL(
-      chime_scheduler_schedule_with(
+      chime_scheduler_schedule(
           s, job, t, CHIME_SCHEDULE_REPLACE | CHIME_SCHEDULE_IF_ABSENT, NULL),
       CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(s, job, t, 1u << 7, NULL),
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(s, job, t, 1u << 7, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "flags"));
   /* Replace: the new definition, in one step. */
   int64_t replaced = 0;
-  CU_ASSERT_EQUAL(chime_scheduler_schedule_with(
-                      s, job, t, CHIME_SCHEDULE_REPLACE, &replaced),
-                  0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_schedule(s, job, t, CHIME_SCHEDULE_REPLACE, &replaced),
+      0);
   CU_ASSERT_EQUAL(replaced, due + 60000);
   chime_job *got = NULL;
   CU_ASSERT_EQUAL(chime_scheduler_get_job(s, "g", "up", &got), 0);
@@ -1041,7 +1040,7 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
       chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
       CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(NULL, NULL, false), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, NULL),
+  CU_ASSERT_EQUAL(chime_scheduler_schedule(NULL, NULL, NULL, 0, NULL),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_scheduler_run_job(NULL, "g", "n", NULL, 0, NULL),
                   CHIME_EINVAL);

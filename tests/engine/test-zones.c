@@ -151,7 +151,7 @@ static void schedule_daily(chime_scheduler *s, const char *name) {
                                                ZONE, &t, err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "zones", name), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
 }
@@ -379,7 +379,7 @@ static void test_zone_change_agreed_across_processes(void) {
                                                SEC_ZONE, &t, err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "zones", "sec"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(a, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(a, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(a), 0);

@@ -51,7 +51,7 @@ int main(void) {
   if (r == 0)
     r = chime_trigger_set_job(trig, "g", "j");
   if (r == 0)
-    r = chime_scheduler_schedule(s, job, trig, NULL);
+    r = chime_scheduler_schedule(s, job, trig, 0, NULL);
   chime_job_free(job);
   chime_trigger_free(trig);
   if (r == 0)

@@ -224,7 +224,7 @@ static void test_bounded_history_trimmed_while_firing(void) {
                                                  err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "jobs", "tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);

@@ -348,7 +348,7 @@ static void test_mysql_nodes_lost_id_fences_scheduler(void) {
                                                  NULL, 0),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "lost-tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   CU_ASSERT_TRUE_FATAL(wait_for(&runs, 3));

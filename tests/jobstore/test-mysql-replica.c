@@ -133,7 +133,7 @@ static void test_replica_scheduler_on_primary(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("g", "t", 100, 2, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "j"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   for (int i = 0; i < 750 && runs_now() < 3; i++)

@@ -551,7 +551,7 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "tick"), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 300), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   /* A table of 100,000 triggers (of another cluster: this node's

@@ -133,7 +133,7 @@ int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,
     if (add && !chime_trigger_get_job_name(t))
       r = ctl_usage("a new trigger wants its job (--job GROUP.NAME)");
     else if (add)
-      r = chime_scheduler_schedule(sch, NULL, t, ret_first_ms);
+      r = chime_scheduler_schedule(sch, NULL, t, 0, ret_first_ms);
     else
       r = chime_scheduler_reschedule(sch, g, n, t, ret_first_ms);
     if (r < 0)

@@ -606,7 +606,7 @@ class Scheduler:
         first = ctypes.c_int64()
         try:
             tptr = trigger._for_job(group, name)
-            self._check(_L.chime_scheduler_schedule_with(
+            self._check(_L.chime_scheduler_schedule(
                 self._p(), owned.ptr if owned else None, tptr, flags,
                 ctypes.byref(first)))
         finally:

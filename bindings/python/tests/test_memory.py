@@ -496,7 +496,7 @@ class MemoryScheduler(unittest.TestCase):
             s.unschedule("c", "nightly")
 
     def test_schedule_replace_existing_and_if_absent(self):
-        # Issue 13: the flags of chime_scheduler_schedule_with.
+        # Issue 13: the flags of chime_scheduler_schedule.
         s = self.sched
         job = chime.Job("g", "rep", "t", data="v1", durable=True)
         first = s.schedule(job, chime.Cron("0 0 2 * * ?", group="c",
