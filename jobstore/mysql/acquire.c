@@ -59,7 +59,7 @@ typedef struct acq_op {
   const chime_type_set *types;
   bool fire_now; /* acquire_due */
   chime_fire **out;
-  size_t n;
+  size_t n, out_cap; /* out has its own capacity: a retry starts it anew */
   acq_job *jobs;
   size_t njobs, jobs_cap;
   acq_parent *parents; /* one per row at most, like jobs */
@@ -144,6 +144,7 @@ static void acq_reset(void *arg) {
   free(op->out);
   op->out = NULL;
   op->n = 0;
+  op->out_cap = 0;
   for (size_t i = 0; i < op->njobs; i++)
     chime_job_free(op->jobs[i].job);
   op->njobs = 0;
@@ -209,6 +210,7 @@ static int settle_prev(chime__mysql_tx *tx, acq_op *op, bool *ret_done) {
       if (!out)
         return CHIME_ENOMEM;
       op->out = out;
+      op->out_cap = op->n + 1;
       op->out[op->n++] = f;
       op->prev[i] = NULL;
     }
@@ -466,12 +468,18 @@ static int claim_rows(chime__mysql_tx *tx, acq_op *op,
     acq_parent *ps = realloc(op->parents, need * sizeof *ps);
     if (ps)
       op->parents = ps;
-    chime_fire **out = realloc(op->out, need * sizeof *out);
-    if (out)
-      op->out = out;
-    if (!jobs || !ps || !out)
+    if (!jobs || !ps)
       return CHIME_ENOMEM;
     op->jobs_cap = need;
+  }
+  /* out apart: a retry's acq_reset freed it, and settle_prev may have
+   * grown it only to the fires it settled, while jobs kept their room. */
+  if (need > op->out_cap) {
+    chime_fire **out = realloc(op->out, need * sizeof *out);
+    if (!out)
+      return CHIME_ENOMEM;
+    op->out = out;
+    op->out_cap = need;
   }
   int r = 0;
   for (size_t i = 0; r == 0 && i < rows->nrows; i++) {

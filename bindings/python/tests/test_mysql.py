@@ -28,7 +28,10 @@ class MysqlStore(unittest.TestCase):
     def test_schedule_run_and_persist(self):
         done = threading.Event()
         seen = []
-        with chime.Scheduler(url=url(), name="py-mysql", workers=2,
+        # One worker: the two fires (100 ms apart) run one after the other,
+        # in the order they were claimed (two workers on a loaded machine
+        # may start the second first).
+        with chime.Scheduler(url=url(), name="py-mysql", workers=1,
                              idle_wait_ms=200) as s:
             @s.job("py-mysql")
             def run(ctx):
