@@ -4,9 +4,11 @@
 #include "harness.h"
 
 #include <CUnit/Basic.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int chime_test_main(CU_SuiteInfo *suites) {
   if (CU_initialize_registry() != CUE_SUCCESS) {
@@ -114,4 +116,16 @@ int chime_test_write_zone(const char *path, int secs) {
   if (fclose(f) != 0 || n != len || rename(tmp, path) != 0)
     return -1;
   return 0;
+}
+
+int64_t chime_test_wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void chime_test_sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
 }

@@ -17,6 +17,14 @@
  */
 int chime_test_main(CU_SuiteInfo *suites);
 
+/* chime_test_wall_ms: the wall clock, in ms since the Unix epoch. */
+int64_t chime_test_wall_ms(void);
+
+/* chime_test_sleep_ms: sleeps ms milliseconds (resumed after a signal).
+ * For pacing a test's own steps only: a test waits for events, not for
+ * time to pass. */
+void chime_test_sleep_ms(long ms);
+
 /*
  * chime_test_data_path: the absolute path of a file under tests/data/
  * (meson passes the folder as CHIME_TEST_DATA_DIR).  Returns a static

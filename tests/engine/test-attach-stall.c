@@ -43,12 +43,6 @@ static void record(chime_ctx *ctx, void *user_data) {
   atomic_fetch_add(&nruns, 1);
 }
 
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
-}
-
 typedef struct host {
   uv_loop_t loop;
   uv_timer_t tick;
@@ -109,7 +103,7 @@ static void on_tick(uv_timer_t *t) {
 static void *outage_main(void *arg) {
   host *h = arg;
   int a = chime_test_dev_run("db-down");
-  sleep_ms(OUTAGE_MS);
+  chime_test_sleep_ms(OUTAGE_MS);
   int b = chime_test_dev_run("db-up");
   h->outage_status = a != 0 ? a : b;
   uv_async_send(&h->outage_done);

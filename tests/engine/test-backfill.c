@@ -24,12 +24,6 @@
 #define FIRES 5
 #define MINUTE INT64_C(60000)
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The runs of the "bf" job: scheduled time, start, backfill flag. */
 typedef struct runs {
   pthread_mutex_t mu;
@@ -44,7 +38,7 @@ static void bf_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_lock(&r->mu);
   if (r->n < FIRES * 2) {
     r->scheduled[r->n] = chime_ctx_get_scheduled_ms(ctx);
-    r->started[r->n] = wall_ms();
+    r->started[r->n] = chime_test_wall_ms();
     r->backfill[r->n] = chime_ctx_is_backfill(ctx);
     r->n++;
   }
@@ -55,7 +49,7 @@ static void bf_job(chime_ctx *ctx, void *user_data) {
 /* Waits until n runs were recorded or deadline_ms (wall) passed. */
 static int wait_runs(runs *r, int n, int64_t deadline_ms) {
   pthread_mutex_lock(&r->mu);
-  while (r->n < n && wall_ms() < deadline_ms) {
+  while (r->n < n && chime_test_wall_ms() < deadline_ms) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += 20 * 1000000;
@@ -128,7 +122,7 @@ static void test_backfill_paced_then_cancelled(void) {
   pthread_mutex_init(&r.mu, NULL);
   pthread_cond_init(&r.cv, NULL);
   chime_scheduler *s = make(&r);
-  int64_t now = wall_ms(), top = now - now % MINUTE;
+  int64_t now = chime_test_wall_ms(), top = now - now % MINUTE;
   int64_t first = top - FIRES * MINUTE, last = top - MINUTE;
   size_t created = 0;
   CU_ASSERT_EQUAL(chime_scheduler_backfill_paced(s, "g", "minutely", first,
@@ -138,7 +132,7 @@ static void test_backfill_paced_then_cancelled(void) {
       chime_scheduler_backfill_paced(s, "g", "minutely", first, last, 100,
                                      CHIME_BACKFILL_MAX_PACE_MS + 1, &created),
       CHIME_EINVAL);
-  int64_t asked = wall_ms();
+  int64_t asked = chime_test_wall_ms();
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_backfill_paced(s, "g", "minutely",
                                                        first, last, 100,
                                                        PACE_MS, &created),
@@ -147,14 +141,15 @@ static void test_backfill_paced_then_cancelled(void) {
   /* Stored one pace apart, the first at once. */
   int64_t rel[FIRES];
   CU_ASSERT_EQUAL_FATAL(releases(s, rel, FIRES), FIRES);
-  CU_ASSERT(rel[0] >= asked && rel[0] <= wall_ms());
+  CU_ASSERT(rel[0] >= asked && rel[0] <= chime_test_wall_ms());
   for (int i = 1; i < FIRES; i++)
     CU_ASSERT_EQUAL(rel[i] - rel[i - 1], PACE_MS);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
-  CU_ASSERT_EQUAL(wait_runs(&r, 2, wall_ms() + WAIT_MS), 2);
+  CU_ASSERT_EQUAL(wait_runs(&r, 2, chime_test_wall_ms() + WAIT_MS), 2);
   /* The first two done (their one-shot triggers gone). */
-  int64_t left[FIRES], deadline = wall_ms() + WAIT_MS;
-  while (releases(s, left, FIRES) > FIRES - 2 && wall_ms() < deadline) {
+  int64_t left[FIRES], deadline = chime_test_wall_ms() + WAIT_MS;
+  while (releases(s, left, FIRES) > FIRES - 2 &&
+         chime_test_wall_ms() < deadline) {
     struct timespec ts = {0, 10 * 1000000};
     nanosleep(&ts, NULL);
   }
@@ -185,7 +180,7 @@ static void test_backfill_unpaced_keeps_times(void) {
   pthread_mutex_init(&r.mu, NULL);
   pthread_cond_init(&r.cv, NULL);
   chime_scheduler *s = make(&r);
-  int64_t now = wall_ms(), top = now - now % MINUTE;
+  int64_t now = chime_test_wall_ms(), top = now - now % MINUTE;
   size_t created = 0;
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_backfill_paced(s, "g", "minutely", top - 3 * MINUTE,

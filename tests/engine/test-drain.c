@@ -30,18 +30,6 @@ typedef struct seen {
 
 static seen w;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void tick(chime_ctx *ctx, void *user_data) {
   (void)ctx;
   atomic_fetch_add(&((seen *)user_data)->ticks, 1);
@@ -56,9 +44,9 @@ static void long_run(chime_ctx *ctx, void *user_data) {
 }
 
 static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       atomic_load(v) < n && wall_ms() < end;)
-    sleep_ms(10);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       atomic_load(v) < n && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(10);
   return atomic_load(v) >= n;
 }
 
@@ -78,9 +66,9 @@ static double gauge(chime_scheduler *s) {
 
 /* Until s's own gauge says state (it acted on its check-in). */
 static bool wait_gauge(chime_scheduler *s, int state, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       gauge(s) != state && wall_ms() < end;)
-    sleep_ms(20);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       gauge(s) != state && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(20);
   return gauge(s) == state;
 }
 
@@ -131,9 +119,9 @@ static void test_drain_finishes_runs_then_drained(void) {
   CU_ASSERT_FATAL(wait_gauge(s, CHIME_NODE_DRAINING, WAIT_MS));
   /* Its running fire goes on; no tick is claimed any more (one claimed
    * before may still be on its way to a worker). */
-  sleep_ms(300);
+  chime_test_sleep_ms(300);
   int ticks = atomic_load(&w.ticks);
-  sleep_ms(800);
+  chime_test_sleep_ms(800);
   CU_ASSERT_EQUAL(atomic_load(&w.ticks), ticks);
   CU_ASSERT_EQUAL(atomic_load(&w.returned), 0);
   CU_ASSERT_EQUAL(state_of(s, NULL), CHIME_NODE_DRAINING);
@@ -173,7 +161,7 @@ static void test_drain_timeout_hands_over(void) {
   if (chime_history_get_count(h) == 1)
     CU_ASSERT_EQUAL(chime_history_get_outcome(h, 0), CHIME_OUTCOME_CANCELLED);
   chime_history_free(h);
-  sleep_ms(500);
+  chime_test_sleep_ms(500);
   CU_ASSERT_EQUAL(atomic_load(&w.started), 1);
   chime_scheduler_free(s);
 }

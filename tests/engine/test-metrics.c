@@ -48,12 +48,6 @@ static struct {
   int log_error;
 } seen;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void nap_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -175,7 +169,7 @@ static void schedule(chime_scheduler *s, const char *name, const char *type,
 
 static void test_metrics_count_runs_by_job_and_outcome(void) {
   chime_scheduler *s = make(60000);
-  int64_t start = wall_ms() + 100;
+  int64_t start = chime_test_wall_ms() + 100;
   schedule(s, "ok", "ok", 2, start, CHIME_MISFIRE_SMART);
   schedule(s, "bad", "bad", 2, start, CHIME_MISFIRE_SMART);
   schedule(s, "veto", "ok", 2, start, CHIME_MISFIRE_SMART);
@@ -243,7 +237,7 @@ static void test_metrics_count_runs_by_job_and_outcome(void) {
  * in standby, well past the misfire threshold. */
 static void test_metrics_misfire_on_late_start(void) {
   chime_scheduler *s = make(200);
-  int64_t start = wall_ms() + 50;
+  int64_t start = chime_test_wall_ms() + 50;
   schedule(s, "late", "ok", 0, start,
            CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
   nap_ms(800);
@@ -335,7 +329,7 @@ static void test_metrics_null_handles(void) {
 /* The history of 3 good and 3 failed runs: filters, paging, errors. */
 static void test_metrics_history_filters_and_pages(void) {
   chime_scheduler *s = make(60000);
-  int64_t start = wall_ms() + 100;
+  int64_t start = chime_test_wall_ms() + 100;
   schedule(s, "ok", "ok", 2, start, CHIME_MISFIRE_SMART);
   schedule(s, "bad", "bad", 2, start, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
@@ -429,7 +423,8 @@ static void test_metrics_history_filters_and_pages(void) {
  * that read its job's data has none there (issue 35). */
 static void test_metrics_history_run_data(void) {
   chime_scheduler *s = make(60000);
-  schedule(s, "plain", "bad", 0, wall_ms() + 50, CHIME_MISFIRE_SMART);
+  schedule(s, "plain", "bad", 0, chime_test_wall_ms() + 50,
+           CHIME_MISFIRE_SMART);
   static const char own[] = {'r', 0, (char)0xff, '"'};
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_EQUAL_FATAL(
@@ -465,7 +460,8 @@ static void test_metrics_history_run_data(void) {
 static void test_metrics_history_memory_ring(void) {
   chime_scheduler *s = make(60000);
   interval_ms = 1;
-  schedule(s, "many", "ok", 1099, wall_ms() + 50, CHIME_MISFIRE_SMART);
+  schedule(s, "many", "ok", 1099, chime_test_wall_ms() + 50,
+           CHIME_MISFIRE_SMART);
   interval_ms = 30;
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&seen.done, 1100));

@@ -35,18 +35,6 @@ typedef struct seen {
 
 static seen on_a, on_b;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void tick(chime_ctx *ctx, void *user_data) {
   (void)ctx;
   atomic_fetch_add(&((seen *)user_data)->ticks, 1);
@@ -62,9 +50,9 @@ static void long_run(chime_ctx *ctx, void *user_data) {
 }
 
 static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       atomic_load(v) < n && wall_ms() < end;)
-    sleep_ms(10);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       atomic_load(v) < n && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(10);
   return atomic_load(v) >= n;
 }
 
@@ -100,15 +88,15 @@ static double gauge(chime_scheduler *s) {
 
 /* Until s's own gauge says state (it acted on its check-in). */
 static bool wait_gauge(chime_scheduler *s, int state, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       gauge(s) != state && wall_ms() < end;)
-    sleep_ms(20);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       gauge(s) != state && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(20);
   return gauge(s) == state;
 }
 
 static void log_line(void *user_data, chime_log_level level,
                      const char *message) {
-  fprintf(stderr, "%lld %s %d %s\n", (long long)wall_ms(),
+  fprintf(stderr, "%lld %s %d %s\n", (long long)chime_test_wall_ms(),
           (const char *)user_data, (int)level, message);
 }
 
@@ -172,7 +160,7 @@ static void test_mysql_drain_other_node_takes_every_fire(void) {
   CU_ASSERT_FATAL(wait_gauge(a, CHIME_NODE_DRAINING, WAIT_MS));
   /* Its running fire goes on; every tick is b's from now on. */
   int a_ticks = atomic_load(&on_a.ticks), b_ticks = atomic_load(&on_b.ticks);
-  sleep_ms(1200);
+  chime_test_sleep_ms(1200);
   CU_ASSERT_EQUAL(atomic_load(&on_a.ticks), a_ticks);
   CU_ASSERT(atomic_load(&on_b.ticks) >= b_ticks + 5);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 0);
@@ -183,9 +171,9 @@ static void test_mysql_drain_other_node_takes_every_fire(void) {
   CU_ASSERT(held[0] != '\0' && strchr(held, ',') == NULL);
   /* It finishes its run, then says it is empty. */
   CU_ASSERT_FATAL(wait_atomic(&on_a.returned, 1, WAIT_MS));
-  for (int64_t end = wall_ms() + WAIT_MS;
-       state_of(b, "dr-a") != CHIME_NODE_DRAINED && wall_ms() < end;)
-    sleep_ms(20);
+  for (int64_t end = chime_test_wall_ms() + WAIT_MS;
+       state_of(b, "dr-a") != CHIME_NODE_DRAINED && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(20);
   CU_ASSERT_EQUAL(state_of(b, "dr-a"), CHIME_NODE_DRAINED);
   CU_ASSERT(wait_gauge(a, CHIME_NODE_DRAINED, WAIT_MS));
   held_of_a(held, sizeof held);
@@ -217,7 +205,7 @@ static void test_mysql_drain_timeout_hands_over(void) {
   CU_ASSERT(atomic_load(&on_b.recovering));
   CU_ASSERT(wait_gauge(a, CHIME_NODE_DRAINED, WAIT_MS));
   CU_ASSERT_EQUAL(state_of(b, "dr-a"), CHIME_NODE_DRAINED);
-  sleep_ms(1000);
+  chime_test_sleep_ms(1000);
   CU_ASSERT_EQUAL(atomic_load(&on_a.started), 1);
   CU_ASSERT_EQUAL(atomic_load(&on_b.started), 1);
   chime_scheduler_free(b);
@@ -238,7 +226,7 @@ static void test_mysql_drain_restarted_node_stays_drained(void) {
   a = node("dr-a", &on_a, false);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(a), 0);
   CU_ASSERT(wait_gauge(a, CHIME_NODE_DRAINED, WAIT_MS));
-  sleep_ms(1000);
+  chime_test_sleep_ms(1000);
   CU_ASSERT_EQUAL(atomic_load(&on_a.ticks), 0);
   CU_ASSERT_EQUAL(chime_scheduler_undrain(a, NULL), 0);
   CU_ASSERT(wait_atomic(&on_a.ticks, 1, WAIT_MS));

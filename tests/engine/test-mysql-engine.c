@@ -28,18 +28,6 @@ typedef struct runs {
 
 static runs seen;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void record(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&seen.mu);
@@ -63,7 +51,8 @@ static int count(const char *trigger) {
 }
 
 static bool wait_for(const char *trigger, int n) {
-  for (int64_t end = wall_ms() + WAIT_MS; wall_ms() < end; sleep_ms(20))
+  for (int64_t end = chime_test_wall_ms() + WAIT_MS; chime_test_wall_ms() < end;
+       chime_test_sleep_ms(20))
     if (count(trigger) >= n)
       return true;
   return false;
@@ -112,10 +101,10 @@ static void schedule(chime_scheduler *s, const char *name, int64_t start_ms,
 static void test_mysql_engine_runs_jobs(void) {
   reset_seen();
   chime_scheduler *s = start(true);
-  int64_t t0 = wall_ms() + 300;
+  int64_t t0 = chime_test_wall_ms() + 300;
   schedule(s, "five", t0, 200, 4, CHIME_MISFIRE_SMART);
   CU_ASSERT_TRUE(wait_for("five", 5));
-  sleep_ms(500);
+  chime_test_sleep_ms(500);
   CU_ASSERT_EQUAL(count("five"), 5);
   pthread_mutex_lock(&seen.mu);
   for (int i = 0; i < seen.n && i < 5; i++) {
@@ -130,7 +119,7 @@ static void test_mysql_engine_runs_jobs(void) {
 static void test_mysql_engine_restart_applies_misfires(void) {
   reset_seen();
   chime_scheduler *s = start(true);
-  int64_t now = wall_ms();
+  int64_t now = chime_test_wall_ms();
   schedule(s, "steady", now + 200, 300, CHIME_REPEAT_INDEFINITELY,
            CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
   /* Due while the scheduler is down: fired once, late, after restart. */
@@ -139,12 +128,12 @@ static void test_mysql_engine_restart_applies_misfires(void) {
   chime_scheduler_free(s);
   int before = count("steady");
   CU_ASSERT_EQUAL(count("missed"), 0);
-  sleep_ms(2500);
-  int64_t restarted = wall_ms();
+  chime_test_sleep_ms(2500);
+  int64_t restarted = chime_test_wall_ms();
   s = start(false);
   CU_ASSERT_TRUE(wait_for("missed", 1));
   CU_ASSERT_TRUE(wait_for("steady", before + 2));
-  sleep_ms(400);
+  chime_test_sleep_ms(400);
   /* The missed one-shot ran once, at its misfire time, not as scheduled. */
   CU_ASSERT_EQUAL(count("missed"), 1);
   pthread_mutex_lock(&seen.mu);

@@ -61,12 +61,6 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void record(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&S.mu);
@@ -226,7 +220,7 @@ static void others_on_time(bool forbid, int nodes) {
   assert(nodes >= 1 && nodes <= 3);
   for (int i = 0; i + 1 < nodes; i++)
     more[i] = node_of(i == 0 ? "lockrow-node-2" : "lockrow-node-3");
-  int64_t start = wall_ms() + 1000;
+  int64_t start = chime_test_wall_ms() + 1000;
   if (forbid) {
     schedule_for(s, "held", "shared", CHIME_CONCURRENCY_FORBID, start);
     schedule_for(s, "sibling", "shared", CHIME_CONCURRENCY_FORBID, start);
@@ -304,7 +298,7 @@ static void test_lockrow_wait_logged_and_counted(void) {
   S.warning[0] = '\0';
   pthread_mutex_unlock(&S.mu);
   chime_scheduler *s = node();
-  schedule(s, "held", wall_ms() + 3600000);
+  schedule(s, "held", chime_test_wall_ms() + 3600000);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   MYSQL *holder = hold_row();
   pause_call call = {.s = s, .result = 1};
@@ -336,7 +330,7 @@ static void test_lockrow_left_blocked_unblocked(void) {
   S.gate_open = false;
   pthread_mutex_unlock(&S.mu);
   chime_scheduler *s = node();
-  int64_t start = wall_ms() + 500;
+  int64_t start = chime_test_wall_ms() + 500;
   schedule_for(s, "first", "gate", CHIME_CONCURRENCY_FORBID, start);
   schedule_for(s, "held", "gate", CHIME_CONCURRENCY_FORBID, start + 1000);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
@@ -370,7 +364,7 @@ static void test_lockrow_held_calendar(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_add_calendar(s, "cal", cal, false, false), 0);
   chime_calendar_free(cal);
-  int64_t start = wall_ms() + 1000;
+  int64_t start = chime_test_wall_ms() + 1000;
   char name[16];
   for (int i = 0; i < 3; i++) {
     chime_job *job = NULL;

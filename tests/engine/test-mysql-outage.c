@@ -36,17 +36,11 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits on cond until *flag, for at most ms.  mu held. */
 static bool wait_flag(bool *flag, int64_t ms) {
-  int64_t end = wall_ms() + ms;
+  int64_t end = chime_test_wall_ms() + ms;
   while (!*flag) {
-    int64_t left = end - wall_ms();
+    int64_t left = end - chime_test_wall_ms();
     if (left <= 0)
       return false;
     struct timespec ts;
@@ -101,7 +95,8 @@ static void test_mysql_outage_check_owned_cannot_tell(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("g", "probe", 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "probe"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 200), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_set_start_ms(t, chime_test_wall_ms() + 200), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);

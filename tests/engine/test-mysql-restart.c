@@ -26,18 +26,6 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int nruns;
 static int64_t sched[MAX_RUNS];
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void record(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&mu);
@@ -82,19 +70,20 @@ static void test_mysql_restart_loses_and_doubles_nothing(void) {
                                                  err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 300), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_set_start_ms(t, chime_test_wall_ms() + 300), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_IGNORE), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
-  sleep_ms(1500);
+  chime_test_sleep_ms(1500);
   CU_ASSERT(runs() >= 3);
   CU_ASSERT_EQUAL(chime_test_dev_run("db-restart"), 0);
   int before = runs();
   /* Fires resume once the store reconnected. */
-  for (int64_t end = wall_ms() + 30000;
-       wall_ms() < end && runs() < before + 10;)
-    sleep_ms(50);
+  for (int64_t end = chime_test_wall_ms() + 30000;
+       chime_test_wall_ms() < end && runs() < before + 10;)
+    chime_test_sleep_ms(50);
   CU_ASSERT(runs() >= before + 10);
   chime_scheduler_free(s);
   pthread_mutex_lock(&mu);

@@ -44,18 +44,6 @@ typedef struct seen {
 
 static seen on_a, on_b;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 /* Records what the run saw; on node a it ignores cancellation (a hung
  * job) for sleep_ms. */
 static void ping(chime_ctx *ctx, void *user_data) {
@@ -66,26 +54,26 @@ static void ping(chime_ctx *ctx, void *user_data) {
            data ? (const char *)data : "");
   atomic_store(&w->recovering, chime_ctx_is_recovering(ctx));
   atomic_store(&w->scheduled_ms, chime_ctx_get_scheduled_ms(ctx));
-  atomic_store(&w->started_at, wall_ms());
+  atomic_store(&w->started_at, chime_test_wall_ms());
   atomic_fetch_add(&w->started, 1);
   if (w->honour)
     (void)chime_ctx_wait_cancelled(ctx, w->sleep_ms);
   else
-    sleep_ms(w->sleep_ms);
+    chime_test_sleep_ms(w->sleep_ms);
   atomic_fetch_add(&w->returned, 1);
 }
 
 static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       atomic_load(v) < n && wall_ms() < end;)
-    sleep_ms(10);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       atomic_load(v) < n && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(10);
   return atomic_load(v) >= n;
 }
 
 /* CHIME_TEST_LOG=1 prints the nodes' log lines (debugging). */
 static void log_line(void *user_data, chime_log_level level,
                      const char *message) {
-  fprintf(stderr, "%lld %s %d %s\n", (long long)wall_ms(),
+  fprintf(stderr, "%lld %s %d %s\n", (long long)chime_test_wall_ms(),
           (const char *)user_data, (int)level, message);
 }
 
@@ -133,7 +121,7 @@ static void test_mysql_shutdown_abandoned_fire_recovered_with_data(void) {
   /* The abandoned run returns; nothing more runs anywhere. */
   CU_ASSERT(wait_atomic(&on_a.returned, 1, WAIT_MS));
   chime_scheduler_free(a);
-  sleep_ms(1500);
+  chime_test_sleep_ms(1500);
   CU_ASSERT_EQUAL(atomic_load(&on_a.started), 1);
   CU_ASSERT_EQUAL(atomic_load(&on_b.started), 1);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(b, 10000), 0);
@@ -220,10 +208,10 @@ static void test_mysql_shutdown_deadline_bounds_free_and_hands_over(void) {
   on_a.sleep_ms = 6500;
   chime_scheduler *a, *b;
   start_one_run(&a, &b, true);
-  int64_t t0 = wall_ms();
+  int64_t t0 = chime_test_wall_ms();
   CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(a, 3000), CHIME_ETIMEDOUT);
   chime_scheduler_free(a);
-  int64_t took = wall_ms() - t0;
+  int64_t took = chime_test_wall_ms() - t0;
   CU_ASSERT(took >= 2900);
   CU_ASSERT(took < 3000 + 1500);
   if (took >= 3000 + 1500)
@@ -259,10 +247,10 @@ static void cut_short(bool recovery) {
   on_a.honour = true;
   chime_scheduler *a, *b;
   start_one_run(&a, &b, recovery);
-  int64_t t0 = wall_ms();
+  int64_t t0 = chime_test_wall_ms();
   CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(a, 10000), 0);
   chime_scheduler_free(a);
-  CU_ASSERT(wall_ms() - t0 < 5000);
+  CU_ASSERT(chime_test_wall_ms() - t0 < 5000);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 1);
   char msg[256] = "";
   if (recovery) {

@@ -47,12 +47,6 @@ typedef struct seen {
 
 static seen st;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void reset(void) {
   pthread_mutex_lock(&st.mu);
   st.fire_id = 0;
@@ -255,7 +249,7 @@ static void fire_once(chime_scheduler *s, const char *how) {
       chime_trigger_simple_new("tx", how, 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", how), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_data(t, how, strlen(how)), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, chime_test_wall_ms()), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
@@ -382,7 +376,7 @@ static void test_mysql_tx_last_shard_tells_done(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("tx", "sharded", 0, 0, &t, err, sizeof err), 0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", "sharded"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms()), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, chime_test_wall_ms()), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
@@ -557,10 +551,10 @@ static void test_mysql_tx_stopped_registration_does_not_block(void) {
     nanosleep(&ts, NULL);
     int64_t at = survivor->ops->now(survivor);
     CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
-    int64_t t0 = wall_ms();
+    int64_t t0 = chime_test_wall_ms();
     size_t recovered = 0;
     r = survivor->ops->recover_dead_nodes(survivor, at, &recovered);
-    int64_t took = wall_ms() - t0;
+    int64_t took = chime_test_wall_ms() - t0;
     longest = took > longest ? took : longest;
     if (r != 0)
       break;

@@ -105,11 +105,6 @@ static bool wait_for(const int *n, int want) {
   return ok;
 }
 
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
 static void add_job(chime_scheduler *s, const char *name, const char *type) {
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("q", name, type, &job, NULL, 0), 0);
@@ -172,7 +167,7 @@ static void test_queue_bulk_over_batches(void) {
   CU_ASSERT_EQUAL(strncmp(runs + 1 * CHIME_RUN_NAME_LEN, "Q_", 2), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&S.runs, N - 100));
-  sleep_ms(300);
+  chime_test_sleep_ms(300);
   CU_ASSERT_EQUAL(S.runs, N - 100);
   for (int i = 0; i < N; i++)
     chime_enqueue_free(opts[i]);
@@ -264,7 +259,7 @@ static void test_queue_keys_and_cancel(void) {
   chime_enqueue_free(o);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&S.runs, 2));
-  sleep_ms(300);
+  chime_test_sleep_ms(300);
   CU_ASSERT_EQUAL(S.runs, 2); /* req-1 once, the ELIMIT one */
   CU_ASSERT_EQUAL(S.marked, 1);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
@@ -282,7 +277,7 @@ static void test_queue_chain_in_transaction(void) {
   chime_enqueue_free(o);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&S.thens, 1));
-  sleep_ms(1000);
+  chime_test_sleep_ms(1000);
   CU_ASSERT_EQUAL(S.thens, 1);
   CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
   chime_scheduler_free(s);

@@ -63,18 +63,6 @@ typedef struct rec {
   int destroyed;    /* destroy callbacks */
 } rec;
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void rec_init(rec *r) {
   memset(r, 0, sizeof *r);
   pthread_mutex_init(&r->mu, NULL);
@@ -118,7 +106,7 @@ static void rec_job(chime_ctx *ctx, void *user_data) {
   int i = r->begun < MAX_RUNS ? r->begun : MAX_RUNS - 1;
   r->begun++;
   r->sched[i] = chime_ctx_get_scheduled_ms(ctx);
-  r->start[i] = wall_ms();
+  r->start[i] = chime_test_wall_ms();
   snprintf(r->trigger_group[i], sizeof r->trigger_group[i], "%s",
            chime_ctx_get_trigger_group(ctx));
   size_t len = 0;
@@ -131,11 +119,11 @@ static void rec_job(chime_ctx *ctx, void *user_data) {
   bool fail = r->fail;
   pthread_mutex_unlock(&r->mu);
   if (nap > 0)
-    sleep_ms(nap);
+    chime_test_sleep_ms(nap);
   if (fail)
     chime_ctx_fail(ctx, "boom");
   pthread_mutex_lock(&r->mu);
-  r->end[i] = wall_ms();
+  r->end[i] = chime_test_wall_ms();
   r->active--;
   r->finished = true;
   r->runs++;
@@ -201,8 +189,8 @@ typedef struct opts {
 static void log_stderr(void *user_data, chime_log_level level,
                        const char *message) {
   (void)user_data;
-  fprintf(stderr, "[%lld] log %d: %s\n", (long long)wall_ms(), (int)level,
-          message);
+  fprintf(stderr, "[%lld] log %d: %s\n", (long long)chime_test_wall_ms(),
+          (int)level, message);
 }
 
 /* The store every scheduler of the suite uses: the memory store, or (with
@@ -338,7 +326,8 @@ static void test_scheduler_simple_repeat_then_gone(void) {
   CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
   /* The store deletes the finished trigger when its last run completes. */
   chime_trigger_status st = CHIME_TRIGGER_NORMAL;
-  for (int64_t dl = wall_ms() + WAIT_MS; wall_ms() < dl; sleep_ms(10)) {
+  for (int64_t dl = chime_test_wall_ms() + WAIT_MS; chime_test_wall_ms() < dl;
+       chime_test_sleep_ms(10)) {
     CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "four", &st), 0);
     if (st == CHIME_TRIGGER_NONE)
       break;
@@ -361,10 +350,10 @@ static void test_scheduler_claim_ahead_runs_on_time(void) {
   chime_scheduler *s = make(&r, (opts){.claim_ahead_ms = 1000});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
-  int64_t due = wall_ms() + 1500;
+  int64_t due = chime_test_wall_ms() + 1500;
   add_simple(s, "ahead", "j", due, 0, 0, CHIME_MISFIRE_SMART);
   /* Claimed at due - 1000; paused 700 ms later, still before its time. */
-  sleep_ms((int)(due - 300 - wall_ms()));
+  chime_test_sleep_ms((int)(due - 300 - chime_test_wall_ms()));
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "ahead"), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
   chime_scheduler_shutdown(s, true);
@@ -423,7 +412,7 @@ static void test_scheduler_standby_then_misfire_on_start(void) {
   rec_init(&r);
   chime_scheduler *s = make(&r, (opts){.misfire_ms = 100});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
-  int64_t due = wall_ms() + 300;
+  int64_t due = chime_test_wall_ms() + 300;
   add_simple(s, "later", "j", due, 0, 0, CHIME_MISFIRE_FIRE_NOW);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), 0);
@@ -452,13 +441,14 @@ static void test_scheduler_standby_cron_do_nothing_skips(void) {
       chime_trigger_cron_new("g", "cron", "* * * * * ?", NULL, &t, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_job(t, "g", "j"), 0);
   CU_ASSERT_EQUAL(chime_trigger_set_misfire(t, CHIME_MISFIRE_DO_NOTHING), 0);
-  CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, wall_ms() + 1000), 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_start_ms(t, chime_test_wall_ms() + 1000),
+                  0);
   CU_ASSERT_EQUAL(chime_scheduler_schedule(s, NULL, t, 0, NULL), 0);
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), 0);
   CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 2500));
-  int64_t resumed = wall_ms();
+  int64_t resumed = chime_test_wall_ms();
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
   chime_scheduler_shutdown(s, true);
@@ -494,10 +484,11 @@ static void test_scheduler_sooner_trigger_wakes_loop(void) {
   chime_scheduler *s = make(&r, (opts){.idle_wait_ms = 60000});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
   /* The loop goes to sleep for the idle wait with a trigger an hour away. */
-  add_simple(s, "far", "j", wall_ms() + 3600000, 0, 0, CHIME_MISFIRE_SMART);
+  add_simple(s, "far", "j", chime_test_wall_ms() + 3600000, 0, 0,
+             CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 300));
-  int64_t due = wall_ms() + 200;
+  int64_t due = chime_test_wall_ms() + 200;
   add_simple(s, "soon", "j", due, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, 2000));
   chime_scheduler_shutdown(s, true);
@@ -670,7 +661,7 @@ static void polite_job(chime_ctx *ctx, void *user_data) {
   (void)user_data;
   atomic_fetch_add(&sd_started, 1);
   for (int i = 0; i < 3000 && !chime_ctx_is_cancelled(ctx); i++)
-    sleep_ms(10);
+    chime_test_sleep_ms(10);
   if (chime_ctx_is_cancelled(ctx))
     atomic_fetch_add(&sd_cancel_seen, 1);
   atomic_fetch_add(&sd_returned, 1);
@@ -680,14 +671,14 @@ static void stubborn_job(chime_ctx *ctx, void *user_data) {
   (void)ctx;
   (void)user_data;
   atomic_fetch_add(&sd_started, 1);
-  sleep_ms(1500);
+  chime_test_sleep_ms(1500);
   atomic_fetch_add(&sd_returned, 1);
 }
 
 static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
-  for (int64_t end = wall_ms() + timeout_ms;
-       atomic_load(v) < n && wall_ms() < end;)
-    sleep_ms(5);
+  for (int64_t end = chime_test_wall_ms() + timeout_ms;
+       atomic_load(v) < n && chime_test_wall_ms() < end;)
+    chime_test_sleep_ms(5);
   return atomic_load(v) >= n;
 }
 
@@ -737,7 +728,7 @@ static void test_scheduler_shutdown_within_times_out(void) {
    * store was handed the fire at the deadline: its history says so, never
    * OK). */
   CU_ASSERT(wait_atomic(&sd_returned, 1, WAIT_MS));
-  sleep_ms(200);
+  chime_test_sleep_ms(200);
   chime_history *h = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_history(s, "g", "stubborn", NULL, NULL,
                                                 CHIME_OUTCOME_OK, 0, 0, 0, 10,
@@ -784,7 +775,7 @@ static void test_scheduler_schedule_with_flags(void) {
   rec r;
   rec_init(&r);
   chime_scheduler *s = make(&r, (opts){0});
-  int64_t due = wall_ms() + 3600 * 1000;
+  int64_t due = chime_test_wall_ms() + 3600 * 1000;
   startup_arg args[4];
   pthread_t th[4];
   for (int i = 0; i < 4; i++) {
@@ -892,12 +883,13 @@ static void test_scheduler_log_lines_are_accurate(void) {
   CU_ASSERT_EQUAL(
       chime_scheduler_register_job_type(s, "quiet", noop_job, NULL, NULL), 0);
   add_job(s, "late-job", "quiet", CHIME_CONCURRENCY_ALLOW);
-  add_simple(s, "late", "late-job", wall_ms() - 60000, 3600 * 1000, -1,
-             CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
+  add_simple(s, "late", "late-job", chime_test_wall_ms() - 60000, 3600 * 1000,
+             -1, CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
-  for (int64_t end = wall_ms() + WAIT_MS;
-       wall_ms() < end && !log_has("trigger g.late (job g.late-job) misfired");)
-    sleep_ms(10);
+  for (int64_t end = chime_test_wall_ms() + WAIT_MS;
+       chime_test_wall_ms() < end &&
+       !log_has("trigger g.late (job g.late-job) misfired");)
+    chime_test_sleep_ms(10);
   CU_ASSERT(log_has("trigger g.late (job g.late-job) misfired"));
   chime_scheduler_free(s);
   CU_ASSERT_FALSE(log_has("reconnected"));
@@ -1109,7 +1101,8 @@ static void test_scheduler_pause_and_resume_trigger(void) {
   rec_init(&r);
   chime_scheduler *s = make(&r, (opts){0});
   add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
-  add_simple(s, "paused", "j", wall_ms() + 200, 0, 0, CHIME_MISFIRE_SMART);
+  add_simple(s, "paused", "j", chime_test_wall_ms() + 200, 0, 0,
+             CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "paused"), 0);
   chime_trigger_status st = CHIME_TRIGGER_NONE;
   CU_ASSERT_EQUAL(chime_scheduler_get_trigger_status(s, "g", "paused", &st), 0);

@@ -42,12 +42,6 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 /* Writes zone file name (offset secs) as a package does (a new inode). */
 static void zone_replace_named(const char *name, int secs) {
   char path[512];
@@ -137,7 +131,7 @@ static bool wait_hour(chime_scheduler **ss, int n, const char *name,
       return true;
     if (mono_ms() > end)
       return false;
-    sleep_ms(50);
+    chime_test_sleep_ms(50);
   }
 }
 
@@ -247,7 +241,7 @@ static void test_zone_change_moves_next_fire(void) {
   CU_ASSERT(wait_hour(ss, NODES, "daily", 7));
 
   zone_rewrite_unseen(3);
-  sleep_ms(0);
+  chime_test_sleep_ms(0);
   CU_ASSERT_EQUAL(chime_scheduler_reload_zones(ss[NODES - 1]), 1);
   for (int i = 0; i < NODES; i++)
     CU_ASSERT_EQUAL(utc_hour(next_fire(ss[i], "daily")), 6);
@@ -356,7 +350,7 @@ static int node_main(const char *d) {
   file_in_dir(stop, sizeof stop, "stop");
   for (int64_t end = mono_ms() + 120000;
        access(stop, F_OK) != 0 && mono_ms() < end;)
-    sleep_ms(50);
+    chime_test_sleep_ms(50);
   chime_scheduler_free(s);
   mysql_library_end();
   return 0;
@@ -402,7 +396,7 @@ static void test_zone_change_agreed_across_processes(void) {
   for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end;) {
     if ((n = read_fires(fires, MAX)) >= 3)
       break;
-    sleep_ms(100);
+    chime_test_sleep_ms(100);
   }
   CU_ASSERT(n >= 3);
   for (int i = 0; i < n; i++)
@@ -415,7 +409,7 @@ static void test_zone_change_agreed_across_processes(void) {
   int64_t settled = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + 2000;
   int after = 0;
   for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end && after < 4;) {
-    sleep_ms(100);
+    chime_test_sleep_ms(100);
     n = read_fires(fires, MAX);
     after = 0;
     for (int i = 0; i < n; i++)
@@ -441,7 +435,7 @@ static void test_zone_change_agreed_across_processes(void) {
   for (int64_t end = mono_ms() + WAIT_MS; mono_ms() < end;) {
     if (waitpid(pid, &status, WNOHANG) == pid)
       break;
-    sleep_ms(50);
+    chime_test_sleep_ms(50);
   }
   if (!WIFEXITED(status)) {
     kill(pid, SIGKILL);

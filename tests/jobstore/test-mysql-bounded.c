@@ -23,18 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static void sql(MYSQL *db, const char *text) {
   if (mysql_query(db, text) != 0)
     fprintf(stderr, "%s: %s\n", text, mysql_error(db));
@@ -230,23 +218,23 @@ static void test_bounded_history_trimmed_while_firing(void) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   /* Rows older than the retention by a margin are gone within 60 s (the
    * old trim needed 30 minutes): polled, never a bare sleep. */
-  int64_t start = wall_ms(), gone_ms = -1;
-  while (wall_ms() - start < 60000) {
+  int64_t start = chime_test_wall_ms(), gone_ms = -1;
+  while (chime_test_wall_ms() - start < 60000) {
     char q[256];
     snprintf(q, sizeof q,
              "SELECT COUNT(*) FROM mbd_e_history WHERE finished_ms < %lld",
              db_now(db) - 3000 - 2000);
     if (query_int(db, q) == 0) {
-      gone_ms = wall_ms() - start;
+      gone_ms = chime_test_wall_ms() - start;
       break;
     }
-    sleep_ms(100);
+    chime_test_sleep_ms(100);
   }
   CU_ASSERT(gone_ms >= 0);
   fprintf(stderr, "(backlog of 30000 rows gone after %lld ms) ",
           (long long)gone_ms);
   /* And the table stays near the bound: 3 s of 50 fires/s plus a step. */
-  sleep_ms(1500);
+  chime_test_sleep_ms(1500);
   CU_ASSERT(query_int(db, "SELECT COUNT(*) FROM mbd_e_history") < 1000);
   pthread_mutex_lock(&ticks.mu);
   int runs = ticks.runs;

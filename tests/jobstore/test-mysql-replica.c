@@ -110,12 +110,6 @@ static int runs_now(void) {
   return n;
 }
 
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 /* A scheduler whose URL lists the replica first works on the primary. */
 static void test_replica_scheduler_on_primary(void) {
   chime_config *cfg =
@@ -137,7 +131,7 @@ static void test_replica_scheduler_on_primary(void) {
   chime_job_free(job);
   chime_trigger_free(t);
   for (int i = 0; i < 750 && runs_now() < 3; i++)
-    sleep_ms(20);
+    chime_test_sleep_ms(20);
   CU_ASSERT_EQUAL(runs_now(), 3);
   chime_scheduler_free(s);
 }

@@ -34,18 +34,6 @@
 #include <string.h>
 #include <time.h>
 
-static int64_t wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 /* Runs a statement (printf-style); fatal on failure. */
 static void sqlf(MYSQL *db, const char *fmt, ...) {
   char q[4096];
@@ -463,7 +451,7 @@ static lateness late = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void measure(chime_ctx *ctx, void *user_data) {
   (void)user_data;
-  int64_t l = wall_ms() - chime_ctx_get_scheduled_ms(ctx);
+  int64_t l = chime_test_wall_ms() - chime_ctx_get_scheduled_ms(ctx);
   pthread_mutex_lock(&late.mu);
   if (late.on) {
     late.runs++;
@@ -550,14 +538,15 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
                                                  err, sizeof err),
                         0);
   CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "g", "tick"), 0);
-  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, wall_ms() + 300), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_trigger_set_start_ms(t, chime_test_wall_ms() + 300), 0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
   chime_job_free(job);
   chime_trigger_free(t);
   /* A table of 100,000 triggers (of another cluster: this node's
    * statements pass them over by their index), which the migration's index
    * is built over, online. */
-  int64_t t_fill = wall_ms();
+  int64_t t_fill = chime_test_wall_ms();
   sqlf(db,
        "INSERT INTO mup_l_triggers (sched_name, trigger_group, trigger_name, "
        "job_group, job_name, job_type, kind, start_set, start_ms, end_ms, "
@@ -569,8 +558,8 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
        "seq_1_to_%d",
        BULK_TRIGGERS);
   fprintf(stderr, "lock wait: %d triggers written in %lld ms\n", BULK_TRIGGERS,
-          (long long)(wall_ms() - t_fill));
-  sleep_ms(500);
+          (long long)(chime_test_wall_ms() - t_fill));
+  chime_test_sleep_ms(500);
   /* The schema as before migration m. */
   sqlf(db, "DROP INDEX %s ON mup_l_triggers", index);
   sqlf(db, "DELETE FROM mup_l_schema_version WHERE version >= %zu", m);
@@ -587,25 +576,26 @@ static void test_upgrade_lock_wait_keeps_firing(void) {
   migrator mg = {.mu = PTHREAD_MUTEX_INITIALIZER};
   pthread_t th;
   CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, migrate_thread, &mg), 0);
-  sleep_ms(3000);
+  chime_test_sleep_ms(3000);
   pthread_mutex_lock(&mg.mu);
   CU_ASSERT_FALSE(mg.done); /* it waits for the blocker */
   pthread_mutex_unlock(&mg.mu);
   sqlf(blocker, "COMMIT");
-  int64_t t_free = wall_ms();
+  int64_t t_free = chime_test_wall_ms();
   bool done = false;
-  for (int64_t end = wall_ms() + 20000; !done && wall_ms() < end;) {
-    sleep_ms(50);
+  for (int64_t end = chime_test_wall_ms() + 20000;
+       !done && chime_test_wall_ms() < end;) {
+    chime_test_sleep_ms(50);
     pthread_mutex_lock(&mg.mu);
     done = mg.done;
     pthread_mutex_unlock(&mg.mu);
   }
   CU_ASSERT_TRUE_FATAL(done);
   fprintf(stderr, "lock wait: the migration ended %lld ms after the blocker\n",
-          (long long)(wall_ms() - t_free));
+          (long long)(chime_test_wall_ms() - t_free));
   pthread_join(th, NULL);
   CU_ASSERT_EQUAL(mg.r, 0);
-  sleep_ms(600);
+  chime_test_sleep_ms(600);
   pthread_mutex_lock(&late.mu);
   late.on = false;
   int runs = late.runs;
@@ -882,7 +872,8 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   /* Until each periodic trigger ran 4 times and the dead node's fire was
    * recovered (or 20 s). */
-  for (int64_t end = wall_ms() + 20000; wall_ms() < end; sleep_ms(20)) {
+  for (int64_t end = chime_test_wall_ms() + 20000; chime_test_wall_ms() < end;
+       chime_test_sleep_ms(20)) {
     static const char *const periodic[] = {"t_wait", "t_rec", "t_acq",
                                            "t_blocked"};
     int64_t sched[MAX_RUNS];
