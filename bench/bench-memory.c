@@ -163,7 +163,7 @@ static void lateness(long ntriggers, int seconds) {
   while (pthread_cond_timedwait(&b.cv, &b.mu, &until) != ETIMEDOUT) {
   }
   pthread_mutex_unlock(&b.mu);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   qsort(b.late, (size_t)b.nlate, sizeof *b.late, cmp64);
   if (b.nlate == 0) {

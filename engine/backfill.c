@@ -26,16 +26,8 @@
 
 int chime_scheduler_backfill(chime_scheduler *scheduler, const char *group,
                              const char *name, int64_t from_ms, int64_t to_ms,
-                             size_t max_fires, size_t *ret_created) {
-  return chime_scheduler_backfill_paced(scheduler, group, name, from_ms, to_ms,
-                                        max_fires, 0, ret_created);
-}
-
-int chime_scheduler_backfill_paced(chime_scheduler *scheduler,
-                                   const char *group, const char *name,
-                                   int64_t from_ms, int64_t to_ms,
-                                   size_t max_fires, int64_t pace_ms,
-                                   size_t *ret_created) {
+                             size_t max_fires, int64_t pace_ms,
+                             size_t *ret_created) {
   if (scheduler == NULL || group == NULL || name == NULL || from_ms > to_ms ||
       max_fires == 0 || pace_ms < 0 || pace_ms > CHIME_BACKFILL_MAX_PACE_MS)
     return CHIME_EINVAL;
@@ -53,7 +45,7 @@ int chime_scheduler_backfill_paced(chime_scheduler *scheduler,
       break;
     }
     chime_trigger *b = NULL;
-    r = chime_trigger_backfill_paced_new(t, next, release, &b);
+    r = chime_trigger_backfill_new(t, next, release, &b);
     if (r == 0)
       r = chime_scheduler_schedule(scheduler, NULL, b, CHIME_SCHEDULE_IF_ABSENT,
                                    NULL);

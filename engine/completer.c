@@ -133,7 +133,7 @@ static void *completer_main(void *arg) {
     pthread_cond_broadcast(&s->cond); /* room for waiting workers */
     chime__mu_unlock(s);
     /* After a missed shutdown deadline nothing more is completed: the
-     * fires are left to recovery (chime_scheduler_shutdown_within). */
+     * fires are left to recovery (chime_scheduler_shutdown with a deadline). */
     if (!atomic_load(&s->abandoned))
       write_batch(s, dones, n);
     bool forbid = false;

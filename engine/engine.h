@@ -265,7 +265,7 @@ struct chime_scheduler {
   struct chime_zones_cursor *loop_zones_cursor;
   size_t loop_zones_moved;
 
-  /* chime_scheduler_shutdown_within: the jobs were told to stop
+  /* chime_scheduler_shutdown with a deadline: the jobs were told to stop
    * (chime_ctx_is_cancelled); the deadline passed, so nothing unfinished
    * is completed any more: its fires are left to recovery. */
   atomic_bool cancelled;
@@ -617,7 +617,7 @@ chime__alert chime__recovery_alert(const chime_recovery *rec);
 /* ---- handover.c and the end of a shutdown */
 
 /* The store waits for the database at most this long to take a stopping
- * node's fires (chime__hand_over): the margin a shutdown_within deadline
+ * node's fires (chime__hand_over): the margin a shutdown deadline
  * can run over (docs/embedding.md "Teardown"). */
 #define CHIME__HAND_OVER_BUDGET_MS INT64_C(1000)
 

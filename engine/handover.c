@@ -6,7 +6,7 @@
  * What it cannot finish it hands over when its loop closes, in one store
  * transaction (the store's hand_over), rather than leaving it until its
  * lease runs out: runs the shutdown cut short (the job was told of the
- * shutdown and returned, workers.c), and after a missed shutdown_within
+ * shutdown and returned, workers.c), and after a missed shutdown
  * deadline the runs still going and the completions not yet written.  The
  * store treats them as a dead node's: run again elsewhere when the job
  * requests recovery, else recorded; a late completion is refused.

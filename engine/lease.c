@@ -110,7 +110,7 @@ static int64_t wait_pause(chime_store *store, const chime_lease_info *holder,
   return pause < left_ms ? pause : left_ms;
 }
 
-/* chime_lease_acquire_within under the name fn (for its errors). */
+/* chime_lease_acquire under the name fn (for its errors). */
 static int acquire(chime_scheduler *s, const char *fn, const char *name,
                    int64_t at_most_ms, int64_t at_least_ms, int64_t wait_ms,
                    chime_lease **ret_lease) {
@@ -147,15 +147,8 @@ static int acquire(chime_scheduler *s, const char *fn, const char *name,
 
 int chime_lease_acquire(chime_scheduler *s, const char *name,
                         int64_t at_most_ms, int64_t at_least_ms,
-                        chime_lease **ret_lease) {
-  return acquire(s, "chime_lease_acquire", name, at_most_ms, at_least_ms, 0,
-                 ret_lease);
-}
-
-int chime_lease_acquire_within(chime_scheduler *s, const char *name,
-                               int64_t at_most_ms, int64_t at_least_ms,
-                               int64_t wait_ms, chime_lease **ret_lease) {
-  return acquire(s, "chime_lease_acquire_within", name, at_most_ms, at_least_ms,
+                        int64_t wait_ms, chime_lease **ret_lease) {
+  return acquire(s, "chime_lease_acquire", name, at_most_ms, at_least_ms,
                  wait_ms, ret_lease);
 }
 

@@ -43,7 +43,7 @@ static int sync_init(chime_scheduler *s) {
     pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
-  /* cond is waited on with a monotonic deadline (shutdown_within). */
+  /* cond is waited on with a monotonic deadline (a shutdown's). */
   pthread_condattr_t attr;
   if (pthread_condattr_init(&attr) != 0) {
     pthread_mutex_destroy(&s->mu);
@@ -265,7 +265,7 @@ static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
     return CHIME_ESTATE;
   }
   if (atomic_load(&s->abandoned))
-    return CHIME_ETIMEDOUT; /* an earlier shutdown_within gave up */
+    return CHIME_ETIMEDOUT; /* an earlier shutdown's deadline passed */
   int r = 0;
   chime__mu_lock(s);
   while (r == 0 &&
@@ -305,22 +305,18 @@ static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
   return r;
 }
 
-int chime_scheduler_shutdown(chime_scheduler *scheduler, bool wait_for_jobs) {
+int chime_scheduler_shutdown(chime_scheduler *scheduler, int64_t deadline_ms) {
   chime_scheduler *s = scheduler;
   if (!s)
     return CHIME_EINVAL;
-  return shutdown_until(s, wait_for_jobs ? -1 : -2);
-}
-
-int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
-                                    int64_t deadline_ms) {
-  chime_scheduler *s = scheduler;
-  if (!s)
-    return CHIME_EINVAL;
+  if (deadline_ms == CHIME_SHUTDOWN_NO_WAIT ||
+      deadline_ms == CHIME_SHUTDOWN_WAIT_FOREVER)
+    return shutdown_until(s, deadline_ms); /* the runs are not told */
   if (deadline_ms < 0 || deadline_ms > CHIME__MAX_WAIT_MS)
     return chime__fail(s, CHIME_EINVAL,
-                       "chime_scheduler_shutdown_within: deadline_ms %lld "
-                       "out of range (0 to %lld)",
+                       "chime_scheduler_shutdown: deadline_ms %lld "
+                       "out of range (0 to %lld, or CHIME_SHUTDOWN_NO_WAIT, "
+                       "CHIME_SHUTDOWN_WAIT_FOREVER)",
                        (long long)deadline_ms, (long long)CHIME__MAX_WAIT_MS);
   int64_t deadline = chime__mono_ms() + deadline_ms;
   atomic_store(&s->cancelled, true);
@@ -328,17 +324,18 @@ int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
   int r = shutdown_until(s, deadline);
   if (r == CHIME_ETIMEDOUT)
     return chime__fail(s, r,
-                       "chime_scheduler_shutdown_within: jobs still running "
+                       "chime_scheduler_shutdown: jobs still running "
                        "after %lld ms; their fires are left to recovery",
                        (long long)deadline_ms);
   if (r == CHIME_ESTATE)
     return chime__fail(s, r,
-                       "chime_scheduler_shutdown_within: a job cannot wait "
+                       "chime_scheduler_shutdown: a job cannot wait "
                        "for its own scheduler");
   return r;
 }
 
-/* The shutdown: deadline -2 waits for nothing, -1 for every run, else
+/* The shutdown: deadline CHIME_SHUTDOWN_NO_WAIT (-2) waits for nothing,
+ * CHIME_SHUTDOWN_WAIT_FOREVER (-1) for every run, else
  * until that chime__mono_ms().  The loop stops claiming at once but goes
  * on checking in while runs go on, so that no other node takes their
  * fires (loop.c, close_when_settled); once this call stopped waiting (the
@@ -357,16 +354,17 @@ static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   s->shutdown_emitted = true;
   chime__mu_unlock(s);
   int r = 0;
-  if (deadline != -2)
+  if (deadline != CHIME_SHUTDOWN_NO_WAIT)
     r = wait_for_runs(s, deadline);
-  if (deadline != -2 && r != CHIME_ESTATE) {
+  if (deadline != CHIME_SHUTDOWN_NO_WAIT && r != CHIME_ESTATE) {
     chime__mu_lock(s);
     s->loop_close = true;
     chime__loop_post(s, CHIME__CMD_MODE);
     chime__mu_unlock(s);
     join_loop(s);
   }
-  if (deadline == -1 && (r == CHIME_ESTATE || r == CHIME_ETIMEDOUT))
+  if (deadline == CHIME_SHUTDOWN_WAIT_FOREVER &&
+      (r == CHIME_ESTATE || r == CHIME_ETIMEDOUT))
     r = 0; /* chime_scheduler_shutdown: logged, as it always was */
   if (emit) {
     chime__log(s, CHIME_LOG_INFO, "scheduler %s shut down",
@@ -434,7 +432,8 @@ int chime_scheduler_detach(chime_scheduler *scheduler, bool wait_for_jobs) {
   chime__mu_unlock(s);
   if (!attached)
     return chime__fail(s, CHIME_ESTATE, "chime_scheduler_detach: not attached");
-  return chime_scheduler_shutdown(s, wait_for_jobs);
+  return chime_scheduler_shutdown(s, wait_for_jobs ? CHIME_SHUTDOWN_WAIT_FOREVER
+                                                   : CHIME_SHUTDOWN_NO_WAIT);
 }
 
 void chime_scheduler_free(chime_scheduler *scheduler) {
@@ -442,7 +441,7 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
   if (!s)
     return;
   assert(!chime__on_worker(s) && !chime__mu_held(s));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   if (s->thread_started && !s->joined) {
     pthread_join(s->thread, NULL);
     s->joined = true;
@@ -454,7 +453,7 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
     chime__mu_wait(s, &s->cond);
   chime__mu_unlock(s);
   if (!chime__workers_stop(s)) {
-    /* Jobs that ignored a missed shutdown_within deadline still run, their
+    /* Jobs that ignored a missed shutdown deadline still run, their
      * fires handed over: the deadline bounds this call, so the last of
      * their workers to return frees the rest (docs/embedding.md). */
     chime__mu_lock(s);

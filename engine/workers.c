@@ -247,7 +247,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     return true;
   }
   if (atomic_load(&s->abandoned)) {
-    /* chime_scheduler_shutdown_within gave up on this run: its fire is
+    /* chime_scheduler_shutdown's deadline gave up on this run: its fire is
      * left to recovery, as if the node had died. */
     chime__log(s, CHIME_LOG_WARN,
                "fire %lld of trigger %s.%s returned after the shutdown "
@@ -303,10 +303,10 @@ static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
 }
 
 /* After the scheduler was told to stop, a fire not yet started is not
- * started: a shutdown_within cancels the runs (so a new one would be cut
- * at once), and past its deadline the node's fires were handed over.  It
- * is left for the hand-over (or, without one, completed CANCELLED as a
- * cut run is). */
+ * started: a shutdown with a deadline cancels the runs (so a new one would be
+ * cut at once), and past its deadline the node's fires were handed over.  It is
+ * left for the hand-over (or, without one, completed CANCELLED as a cut run
+ * is). */
 static bool start_refused(chime_scheduler *s, chime_fire *fire) {
   if (!atomic_load(&s->cancelled) && !atomic_load(&s->abandoned))
     return false;

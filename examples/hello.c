@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
   int sig = 0;
   sigwait(&stop, &sig);
   fprintf(stderr, "chime-hello: signal %d, shutting down\n", sig);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   return 0;
 }

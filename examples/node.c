@@ -10,7 +10,7 @@
  *              [--deadline MS] [--claim-ahead MS] [--queue 1]
  *
  * On SIGTERM or SIGINT it stops as docs/embedding.md says: with --deadline,
- * chime_scheduler_shutdown_within(MS) (runs told to stop, what is left at
+ * chime_scheduler_shutdown(MS) (runs told to stop, what is left at
  * the deadline handed to the cluster), else chime_scheduler_shutdown(true)
  * (waits for every run); then chime_scheduler_free.
  *
@@ -180,13 +180,13 @@ static void load(chime_ctx *ctx, void *user_data) {
   data_text(data, len, text, sizeof text);
   int64_t ms = strtoll(text, NULL, 10);
   if (!n->table) {
-    /* Told to stop (an interrupt, or its node's shutdown_within): the run
-     * was cut short, and is recorded as not done (its node's shutdown
-     * hands the fire over to run again elsewhere).  Otherwise the three
-     * answers: 1 ours, 0 taken over by a recovery, < 0 the store cannot
-     * tell now (an outage).  Only "taken over" is recorded as lost: during
-     * an outage the fire is still this node's until a survivor recovers
-     * it, and the completion then says which. */
+    /* Told to stop (an interrupt, or its node's shutdown with a deadline): the
+     * run was cut short, and is recorded as not done (its node's shutdown hands
+     * the fire over to run again elsewhere).  Otherwise the three answers: 1
+     * ours, 0 taken over by a recovery, < 0 the store cannot tell now (an
+     * outage).  Only "taken over" is recorded as lost: during an outage the
+     * fire is still this node's until a survivor recovers it, and the
+     * completion then says which. */
     int told = ms > 0 ? chime_ctx_wait_cancelled(ctx, ms) : 0;
     int owned = told == 1 ? 0 : chime_ctx_check_owned(ctx);
     record(n, ctx, 'E', start, real_ms(), owned != 0);
@@ -534,9 +534,9 @@ int main(int argc, char **argv) {
   sigwait(&stop, &sig);
   fprintf(stderr, "chime-node %s: signal %d, shutting down\n", n.id, sig);
   if (deadline_ms >= 0)
-    r = chime_scheduler_shutdown_within(s, deadline_ms);
+    r = chime_scheduler_shutdown(s, deadline_ms);
   else
-    r = chime_scheduler_shutdown(s, true);
+    r = chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   if (r < 0)
     fprintf(stderr, "chime-node %s: %s\n", n.id, chime_scheduler_errmsg(s));
   chime_scheduler_free(s);

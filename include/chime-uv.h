@@ -51,7 +51,8 @@ CHIME_EXTERN int chime_scheduler_attach(chime_scheduler *scheduler,
 
 /*
  * chime_scheduler_detach: shuts the scheduler down, as
- * chime_scheduler_shutdown(scheduler, wait_for_jobs).  The host need not
+ * chime_scheduler_shutdown(scheduler, CHIME_SHUTDOWN_WAIT_FOREVER) when
+ * wait_for_jobs, else as with CHIME_SHUTDOWN_NO_WAIT.  The host need not
  * run its loop again: chime_scheduler_free() may follow at once.
  * chime_scheduler_free() on a scheduler still attached detaches it
  * (waiting for running jobs) and never hangs.  While attached,

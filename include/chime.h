@@ -1910,64 +1910,67 @@ CHIME_EXTERN int chime_scheduler_start(chime_scheduler *scheduler);
  */
 CHIME_EXTERN int chime_scheduler_standby(chime_scheduler *scheduler);
 
-/*
- * chime_scheduler_shutdown: stops claiming for good, releases the claims of
- * fires that have not started, and, when wait_for_jobs, returns only after
- * every running job returned and its completion was written (otherwise
- * those runs finish in the background and chime_scheduler_free waits for
- * them).  A stopping node is not a dead one: until its last run's
- * completion is written it goes on checking in, so no other node of a
- * cluster takes over a fire it still runs (docs/cluster.md).  Idempotent.
- * Returns: 0; CHIME_EINVAL (NULL).
- * Ownership: none.
- * Thread: any; a job may shut down its own scheduler, but does not wait
- * for running jobs (itself among them) even when wait_for_jobs.
- */
-CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
-                                          bool wait_for_jobs);
+/* chime_scheduler_shutdown's deadline_ms that returns at once, the running
+ * jobs finishing in the background (not told to stop). */
+#define CHIME_SHUTDOWN_NO_WAIT INT64_C(-2)
+/* chime_scheduler_shutdown's deadline_ms that waits for every running job
+ * however long it runs (not told to stop). */
+#define CHIME_SHUTDOWN_WAIT_FOREVER INT64_C(-1)
 
 /*
- * chime_scheduler_shutdown_within: chime_scheduler_shutdown with a deadline.
- * It stops claiming for good, releases the claims of fires that have not
- * started (a fire claimed ahead of its time is not started either), tells
- * the running jobs to stop (chime_ctx_is_cancelled() turns true for them),
- * and waits at most deadline_ms for them to return and for their
- * completions to be written, checking in meanwhile (its fires stay its
- * own).  A run that returns after it was told (chime_ctx_is_cancelled() or
- * chime_ctx_wait_cancelled() said so) was cut short: it is not recorded
- * OK but handed to the cluster, which runs it again on another node when
- * its job requests recovery, or records it CANCELLED ("cut short by the
- * shutdown").  A job that never asked ran to its end and is completed as
- * usual.  When the deadline passes first, the node hands every fire it
- * still holds to the cluster at once, in one transaction (the same way:
- * run again elsewhere, or recorded), logs each, leaves the cluster, and
- * never completes them, even when a job returns later.  This call and
- * chime_scheduler_free() then return within deadline_ms plus about a
- * second (the hand-over waits for the database at most 1 s), also
- * when a job ignores the cancellation: its thread is left running until
- * the job returns (chime then frees what is left) or the process exits.
- * The host must then not free or unload anything such a job still uses
- * (its user_data, the log callback's, the library), and should exit the
- * process soon; see
- * docs/embedding.md "Teardown".  deadline_ms 0 waits for nothing.
- * Without a clustered store (memory) a cut run is recorded CANCELLED.
- * Returns: 0 (everything finished in time); CHIME_ETIMEDOUT (the deadline
- * passed; fires handed to the cluster); CHIME_EINVAL (NULL, deadline_ms
- * negative or over 86 400 000); CHIME_ESTATE (called by a job of this
- * scheduler: it cannot wait for itself; the shutdown is done all the same,
- * and the node checks in until its last run returned).
+ * chime_scheduler_shutdown: stops claiming for good and releases the claims
+ * of fires that have not started (a fire claimed ahead of its time is not
+ * started either).  A stopping node is not a dead one: until its last
+ * run's completion is written it goes on checking in, so no other node of
+ * a cluster takes over a fire it still runs (docs/cluster.md).
+ * Idempotent.  What it does with the running jobs, by deadline_ms:
+ * - CHIME_SHUTDOWN_WAIT_FOREVER: returns only after every running job
+ *   returned and its completion was written.
+ * - CHIME_SHUTDOWN_NO_WAIT: returns at once; those runs finish in the
+ *   background and chime_scheduler_free waits for them.
+ * - 0 to 86 400 000 (a day): tells the running jobs to stop
+ *   (chime_ctx_is_cancelled() turns true for them) and waits at most
+ *   deadline_ms for them to return and for their completions to be
+ *   written, checking in meanwhile (its fires stay its own).  A run that
+ *   returns after it was told (chime_ctx_is_cancelled() or
+ *   chime_ctx_wait_cancelled() said so) was cut short: it is not recorded
+ *   OK but handed to the cluster, which runs it again on another node when
+ *   its job requests recovery, or records it CANCELLED ("cut short by the
+ *   shutdown").  A job that never asked ran to its end and is completed as
+ *   usual.  When the deadline passes first, the node hands every fire it
+ *   still holds to the cluster at once, in one transaction (the same way:
+ *   run again elsewhere, or recorded), logs each, leaves the cluster, and
+ *   never completes them, even when a job returns later.  This call and
+ *   chime_scheduler_free() then return within deadline_ms plus about a
+ *   second (the hand-over waits for the database at most 1 s), also when
+ *   a job ignores the cancellation: its thread is left running until the
+ *   job returns (chime then frees what is left) or the process exits.  The
+ *   host must then not free or unload anything such a job still uses (its
+ *   user_data, the log callback's, the library), and should exit the
+ *   process soon; see docs/embedding.md "Teardown".  deadline_ms 0 waits
+ *   for nothing.  Without a clustered store (memory) a cut run is recorded
+ *   CANCELLED.
+ * Returns: 0 (everything finished in time; always with
+ * CHIME_SHUTDOWN_WAIT_FOREVER and CHIME_SHUTDOWN_NO_WAIT); CHIME_ETIMEDOUT
+ * (the deadline passed; fires handed to the cluster); CHIME_EINVAL (NULL,
+ * deadline_ms another negative value or over 86 400 000); CHIME_ESTATE (a
+ * deadline given by a job of this scheduler: it cannot wait for itself;
+ * the shutdown is done all the same, and the node checks in until its last
+ * run returned).
  * Ownership: none.
- * Thread: any, but one of the scheduler's own jobs (CHIME_ESTATE).
+ * Thread: any; a job may shut down its own scheduler, but does not wait
+ * for running jobs (itself among them): with CHIME_SHUTDOWN_WAIT_FOREVER it
+ * returns 0 without waiting, with a deadline CHIME_ESTATE.
  */
-CHIME_EXTERN int chime_scheduler_shutdown_within(chime_scheduler *scheduler,
-                                                 int64_t deadline_ms);
+CHIME_EXTERN int chime_scheduler_shutdown(chime_scheduler *scheduler,
+                                          int64_t deadline_ms);
 
 /*
  * chime_scheduler_free: shuts down (waiting for running jobs) if needed and
  * frees everything; calls the destroy functions of job types and listeners.
- * After a chime_scheduler_shutdown_within() whose deadline passed, it does
- * not wait for jobs that ignore the cancellation: it returns, and the last
- * of them to return frees the rest (see chime_scheduler_shutdown_within).
+ * After a chime_scheduler_shutdown() whose deadline passed, it does not
+ * wait for jobs that ignore the cancellation: it returns, and the last of
+ * them to return frees the rest (see chime_scheduler_shutdown).
  * NULL is allowed.
  * Returns: nothing.
  * Ownership: takes scheduler back from the caller; every pointer borrowed
@@ -2303,28 +2306,21 @@ CHIME_EXTERN int chime_trigger_get_fire_time_after(const chime_trigger *trigger,
  * CHIME_BACKFILL_GROUP, named "bf-<hash of trigger's key>-<scheduled_ms>"
  * (the same name on every node), for trigger's job and with its data,
  * starting at scheduled_ms with misfire IGNORE and priority
- * CHIME_BACKFILL_PRIORITY.
+ * CHIME_BACKFILL_PRIORITY.  release_ms later than scheduled_ms releases
+ * (fires) it then instead, the fire still reporting scheduled_ms as its
+ * scheduled time (context, history): what a paced backfill stores, and
+ * chimectl backfill --pace; 0 (or any time up to scheduled_ms): at once.
  * Returns: 0; CHIME_EINVAL (NULL argument, no job named); CHIME_ENOMEM.
  * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
  * Thread: any, one thread per trigger object.
  */
 CHIME_EXTERN int chime_trigger_backfill_new(const chime_trigger *trigger,
                                             int64_t scheduled_ms,
+                                            int64_t release_ms,
                                             chime_trigger **ret_trigger);
 
-/*
- * chime_trigger_backfill_paced_new: chime_trigger_backfill_new, released
- * (fired) at release_ms when that is later than scheduled_ms; the fire
- * still reports scheduled_ms as its scheduled time (context, history).
- * What chime_scheduler_backfill_paced stores, and chimectl backfill --pace.
- * Returns: as chime_trigger_backfill_new.
- * Ownership: *ret_trigger is the caller's, freed with chime_trigger_free().
- * Thread: any.
- */
-CHIME_EXTERN int chime_trigger_backfill_paced_new(const chime_trigger *trigger,
-                                                  int64_t scheduled_ms,
-                                                  int64_t release_ms,
-                                                  chime_trigger **ret_trigger);
+/* The longest pace between a paced backfill's fires (a day). */
+#define CHIME_BACKFILL_MAX_PACE_MS INT64_C(86400000)
 
 /*
  * chime_scheduler_backfill: runs the fires of the trigger (group, name) in
@@ -2337,40 +2333,25 @@ CHIME_EXTERN int chime_trigger_backfill_paced_new(const chime_trigger *trigger,
  * create each fire once; a backfill asked again after its fires ran runs
  * them again.  The trigger's calendar is not consulted.  At most
  * max_fires are created; *ret_created (may be NULL) says how many.
+ * pace_ms > 0 throttles them to a pace: the k-th fire of the range (k = 0,
+ * 1, ...) is released no earlier than now + k * pace_ms, so at most one
+ * fire per pace_ms starts, across the whole cluster (the release times are
+ * the stored triggers' own, so the pace survives restarts), and
+ * chime_scheduler_backfill_cancel stops the rest; each fire still reports
+ * its original scheduled time (chime_ctx_get_scheduled_ms, the history).
+ * pace_ms 0: no pace.
  * Returns: 0; CHIME_ENOTFOUND (no such trigger); CHIME_ELIMIT (more than
  * max_fires in the range: the first max_fires are created); CHIME_EINVAL
- * (NULL argument, from_ms > to_ms, max_fires 0).
+ * (NULL argument, from_ms > to_ms, max_fires 0, pace_ms outside
+ * 0..CHIME_BACKFILL_MAX_PACE_MS).
  * Ownership: none.
  * Thread: any.
  */
 CHIME_EXTERN int chime_scheduler_backfill(chime_scheduler *scheduler,
                                           const char *group, const char *name,
                                           int64_t from_ms, int64_t to_ms,
-                                          size_t max_fires,
+                                          size_t max_fires, int64_t pace_ms,
                                           size_t *ret_created);
-
-/* The longest pace between a paced backfill's fires (a day). */
-#define CHIME_BACKFILL_MAX_PACE_MS INT64_C(86400000)
-
-/*
- * chime_scheduler_backfill_paced: chime_scheduler_backfill, throttled to a
- * pace: the k-th fire of the range (k = 0, 1, ...) is released no earlier
- * than now + k * pace_ms, so at most one fire per pace_ms starts, across
- * the whole cluster (the release times are the stored triggers' own, so
- * the pace survives restarts), and chime_scheduler_backfill_cancel stops
- * the rest.  Each fire still reports its original scheduled time
- * (chime_ctx_get_scheduled_ms, the history).  pace_ms 0 is
- * chime_scheduler_backfill.
- * Returns: as chime_scheduler_backfill; CHIME_EINVAL also for pace_ms
- * outside 0..CHIME_BACKFILL_MAX_PACE_MS.
- * Ownership: none.
- * Thread: any.
- */
-CHIME_EXTERN int
-chime_scheduler_backfill_paced(chime_scheduler *scheduler, const char *group,
-                               const char *name, int64_t from_ms, int64_t to_ms,
-                               size_t max_fires, int64_t pace_ms,
-                               size_t *ret_created);
 
 /*
  * chime_scheduler_backfill_cancel: removes the backfill fires of trigger
@@ -2636,40 +2617,28 @@ typedef struct chime_lease chime_lease;
 /*
  * chime_lease_acquire: takes lease name when nobody holds it, for at most
  * at_most_ms (> 0) and, once released, at least at_least_ms (0 to
- * at_most_ms) after it was taken.  Returns at once: when the lease is held
- * (elsewhere, or by another handle of this process) it fails with
- * CHIME_EBUSY, and the caller skips its task, as ShedLock does.  Names are
- * 1 to CHIME_MAX_NAME_LEN bytes of UTF-8 with no control characters.
- * Returns: 0; CHIME_EBUSY (held); CHIME_EINVAL (NULL scheduler, name or
- * ret_lease; an invalid name; at_most_ms <= 0; at_least_ms < 0 or
- * > at_most_ms); CHIME_ELIMIT (at_most_ms > CHIME_LEASE_MAX_MS, a name
- * over CHIME_MAX_NAME_LEN); CHIME_ESHUTDOWN; CHIME_ENOMEM; the store's
- * errors (CHIME_ECONNECT, CHIME_ESTORE).  chime_scheduler_errmsg says why.
+ * at_most_ms) after it was taken.  With wait_ms 0 it returns at once:
+ * when the lease is held (elsewhere, or by another handle of this process)
+ * it fails with CHIME_EBUSY, and the caller skips its task, as ShedLock
+ * does.  With wait_ms > 0, while the lease is held it tries again until it
+ * gets it or wait_ms have passed on the monotonic clock.  Names are 1 to
+ * CHIME_MAX_NAME_LEN bytes of UTF-8 with no control characters.
+ * Returns: 0; CHIME_EBUSY (held, still held once wait_ms passed);
+ * CHIME_EINVAL (NULL scheduler, name or ret_lease; an invalid name;
+ * at_most_ms <= 0; at_least_ms < 0 or > at_most_ms; wait_ms < 0);
+ * CHIME_ELIMIT (at_most_ms or wait_ms > CHIME_LEASE_MAX_MS, a name over
+ * CHIME_MAX_NAME_LEN); CHIME_ESHUTDOWN; CHIME_ENOMEM; the store's errors
+ * (CHIME_ECONNECT, CHIME_ESTORE).  chime_scheduler_errmsg says why.
  * Ownership: name is copied; *ret_lease is the caller's, freed with
  * chime_lease_free() before the scheduler is freed.
  * Thread: any, also a worker running a job; it waits for the store (a
- * database round trip), so not a host's event-loop thread.
+ * database round trip) and sleeps on the caller's thread while it waits,
+ * so not a host's event-loop thread.
  */
 CHIME_EXTERN int chime_lease_acquire(chime_scheduler *scheduler,
                                      const char *name, int64_t at_most_ms,
-                                     int64_t at_least_ms,
+                                     int64_t at_least_ms, int64_t wait_ms,
                                      chime_lease **ret_lease);
-
-/*
- * chime_lease_acquire_within: chime_lease_acquire, but while the lease is
- * held it tries again until it gets it or wait_ms (>= 0; 0 is
- * chime_lease_acquire) have passed on the monotonic clock.
- * Returns: as chime_lease_acquire; CHIME_EBUSY once wait_ms passed with
- * the lease still held; CHIME_EINVAL also for wait_ms < 0 and CHIME_ELIMIT
- * for wait_ms > CHIME_LEASE_MAX_MS.
- * Ownership: as chime_lease_acquire.
- * Thread: any (it sleeps on the caller's thread: never a host's event loop
- * thread).
- */
-CHIME_EXTERN int
-chime_lease_acquire_within(chime_scheduler *scheduler, const char *name,
-                           int64_t at_most_ms, int64_t at_least_ms,
-                           int64_t wait_ms, chime_lease **ret_lease);
 
 /*
  * chime_lease_get_token: the fencing token of this acquisition: >= 1, strictly
@@ -2768,8 +2737,9 @@ typedef void (*chime_lease_fn)(chime_lease *lease, void *user_data);
 
 /*
  * chime_lease_run: ShedLock's pattern in one call: acquires lease name as
- * chime_lease_acquire does, runs fn(lease, user_data) only if it got it,
- * then releases it (honouring at_least_ms) and frees the handle.  fn may
+ * chime_lease_acquire does with wait_ms 0, runs fn(lease, user_data) only
+ * if it got it, then releases it (honouring at_least_ms) and frees the
+ * handle.  fn may
  * read the token and ask chime_lease_is_held; it must not free or
  * release the lease.
  * Returns: 0 (fn ran and the release succeeded); CHIME_EBUSY (held: fn did
@@ -3184,7 +3154,7 @@ CHIME_EXTERN int chime_ctx_check_owned(chime_ctx *ctx);
  * chime_ctx_is_cancelled: whether the job has been told to stop: the run
  * was interrupted (chime_scheduler_interrupt, `chimectl cancel`, from any
  * node), its timeout passed (chime_job_set_timeout_ms), or its scheduler
- * is shutting down with a deadline (chime_scheduler_shutdown_within).  A
+ * is shutting down with a deadline (chime_scheduler_shutdown).  A
  * long job polls it and returns early; nothing stops a job that does not.
  * Never blocks.
  * Returns: true once cancelled; false otherwise, and for NULL or a misfire

@@ -56,9 +56,11 @@ int chime__trigger_one_shot_new(const chime_trigger *t, const char *group,
   return 0;
 }
 
-/* chime_trigger_backfill_new (chime.h). */
+/* chime_trigger_backfill_new (chime.h): released at release_ms when that
+ * is later, the fire still stands for scheduled_ms (the original time a
+ * retry keeps too: context and history report it). */
 int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
-                               chime_trigger **ret) {
+                               int64_t release_ms, chime_trigger **ret) {
   if (t == NULL || ret == NULL || t->job_group == NULL)
     return CHIME_EINVAL;
   char prefix[48], name[80];
@@ -66,9 +68,20 @@ int chime_trigger_backfill_new(const chime_trigger *t, int64_t scheduled_ms,
   snprintf(name, sizeof name, "%s%" PRId64, prefix, scheduled_ms);
   char desc[CHIME_MAX_NAME_LEN * 2 + 32];
   snprintf(desc, sizeof desc, "backfill of %s.%s", t->group, t->name);
-  return chime__trigger_one_shot_new(t, CHIME_BACKFILL_GROUP, name,
-                                     scheduled_ms, CHIME_MISFIRE_IGNORE,
-                                     CHIME_BACKFILL_PRIORITY, desc, ret);
+  chime_trigger *b = NULL;
+  int r = chime__trigger_one_shot_new(t, CHIME_BACKFILL_GROUP, name,
+                                      scheduled_ms, CHIME_MISFIRE_IGNORE,
+                                      CHIME_BACKFILL_PRIORITY, desc, &b);
+  if (r == 0 && release_ms > scheduled_ms) {
+    r = chime_trigger_set_start_ms(b, release_ms);
+    b->retry_scheduled_ms = scheduled_ms;
+  }
+  if (r < 0) {
+    chime_trigger_free(b);
+    return r;
+  }
+  *ret = b;
+  return 0;
 }
 
 /* chime_trigger_get_fire_time_after (chime.h): the schedule alone. */
@@ -85,26 +98,6 @@ int chime_trigger_get_fire_time_after(const chime_trigger *t, int64_t after_ms,
       s.kind == CHIME_TRIGGER_RECURRENCE)
     s.start_ms = CHIME__TRIGGER_MIN_MS;
   return chime__trigger_fire_after(&s, NULL, after_ms, ret_ms);
-}
-
-/* chime_trigger_backfill_paced_new (chime.h): released at release_ms, the
- * fire still stands for scheduled_ms (the original time a retry keeps too:
- * context and history report it). */
-int chime_trigger_backfill_paced_new(const chime_trigger *t,
-                                     int64_t scheduled_ms, int64_t release_ms,
-                                     chime_trigger **ret) {
-  chime_trigger *b = NULL;
-  int r = chime_trigger_backfill_new(t, scheduled_ms, &b);
-  if (r == 0 && release_ms > scheduled_ms) {
-    r = chime_trigger_set_start_ms(b, release_ms);
-    b->retry_scheduled_ms = scheduled_ms;
-  }
-  if (r < 0) {
-    chime_trigger_free(b);
-    return r;
-  }
-  *ret = b;
-  return 0;
 }
 
 /* A retry is the backfill's sibling, one fire of t again at another time:

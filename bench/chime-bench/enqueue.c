@@ -54,7 +54,7 @@ static int hand_in(const bench_opts *o, int64_t due_ms, int64_t *ret_ms) {
     chime_enqueue_free(opts[i]);
   free(opts);
   if (s) {
-    chime_scheduler_shutdown(s, true);
+    chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
     chime_scheduler_free(s);
   }
   return r;

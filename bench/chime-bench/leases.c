@@ -37,7 +37,7 @@ static void *client_main(void *arg) {
     bench_sleep_ms(1);
   while (bench_store_ms() < c->until_ms) {
     chime_lease *l = NULL;
-    int r = chime_lease_acquire(c->s, c->name, AT_MOST_MS, 0, &l);
+    int r = chime_lease_acquire(c->s, c->name, AT_MOST_MS, 0, 0, &l);
     if (r == 0)
       r = chime_lease_release(l);
     chime_lease_free(l);
@@ -75,7 +75,7 @@ static int count_one(MYSQL *db, lease_client *c, int64_t *ret_acquire,
   int64_t q0, q1, q2;
   chime_lease *l = NULL;
   if (bench_db_others_questions(db, &q0) < 0 ||
-      chime_lease_acquire(c->s, c->name, AT_MOST_MS, 0, &l) != 0 ||
+      chime_lease_acquire(c->s, c->name, AT_MOST_MS, 0, 0, &l) != 0 ||
       bench_db_others_questions(db, &q1) < 0 || chime_lease_release(l) != 0 ||
       bench_db_others_questions(db, &q2) < 0) {
     chime_lease_free(l);

@@ -375,7 +375,7 @@ int bench_node_main(const bench_opts *o) {
   sigwait(&stop, &sig);
   fprintf(stderr, "%" PRId64 " %s: signal %d, shutting down\n", bench_real_ms(),
           n.id, sig);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   mysql_close(n.db);
   pthread_mutex_destroy(&n.mu);

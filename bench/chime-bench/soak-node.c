@@ -142,7 +142,7 @@ static void *leases_main(void *arg) {
         leader = NULL;
       }
       if (!leader &&
-          chime_lease_acquire(n->s, "soak-leader", LEADER_LEASE_MS, 0,
+          chime_lease_acquire(n->s, "soak-leader", LEADER_LEASE_MS, 0, 0,
                               &leader) == 0 &&
           chime_lease_set_keep_alive(leader, true) != 0) {
         chime_lease_free(leader);
@@ -229,7 +229,7 @@ int bench_soak_node_main(const bench_opts *o) {
   atomic_store(&stopping, true);
   pthread_join(leases, NULL);
   pthread_join(writer, NULL);
-  chime_scheduler_shutdown(n.s, true);
+  chime_scheduler_shutdown(n.s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(n.s);
   mysql_library_end();
   return 0;

@@ -28,7 +28,7 @@ rolling is a rolling restart, as every deploy does one: the three nodes
 run the rolling load (examples/node.c --load rolling: the demo's load plus
 runs of 4 s and 8 s, longer than a lease) and each node in turn gets
 SIGTERM and is started again under its id, first stopping gracefully
-(shutdown_within 10 s, longer than any run), then with a deadline shorter
+(shutdown with a 10 s deadline, longer than any run), then with a deadline shorter
 than the longest run (2.5 s).  The checker wants no fire run twice (two
 owned ends; a graceful stop must keep its fires, so nobody recovers them),
 none lost, every run cut at a deadline run again on another node, each

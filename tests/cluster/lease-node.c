@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   int bad = 0, sections = 0;
   while (!bad && mono_ms() < until) {
     chime_lease *l = NULL;
-    int r = chime_lease_acquire_within(s, LEASE, AT_MOST_MS, 0, 2000, &l);
+    int r = chime_lease_acquire(s, LEASE, AT_MOST_MS, 0, 2000, &l);
     if (r == CHIME_EBUSY)
       continue;
     if (r != 0) {

@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   }
   int sig = 0;
   sigwait(&stop, &sig);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   close(n.fd);
   return 0;

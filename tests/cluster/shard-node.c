@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   int sig = 0;
   sigwait(&stop, &sig);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   close(n.fd);
   return 0;

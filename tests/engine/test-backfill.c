@@ -125,17 +125,16 @@ static void test_backfill_paced_then_cancelled(void) {
   int64_t now = chime_test_wall_ms(), top = now - now % MINUTE;
   int64_t first = top - FIRES * MINUTE, last = top - MINUTE;
   size_t created = 0;
-  CU_ASSERT_EQUAL(chime_scheduler_backfill_paced(s, "g", "minutely", first,
-                                                 last, 100, -1, &created),
+  CU_ASSERT_EQUAL(chime_scheduler_backfill(s, "g", "minutely", first, last, 100,
+                                           -1, &created),
                   CHIME_EINVAL);
-  CU_ASSERT_EQUAL(
-      chime_scheduler_backfill_paced(s, "g", "minutely", first, last, 100,
-                                     CHIME_BACKFILL_MAX_PACE_MS + 1, &created),
-      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_backfill(s, "g", "minutely", first, last, 100,
+                                           CHIME_BACKFILL_MAX_PACE_MS + 1,
+                                           &created),
+                  CHIME_EINVAL);
   int64_t asked = chime_test_wall_ms();
-  CU_ASSERT_EQUAL_FATAL(chime_scheduler_backfill_paced(s, "g", "minutely",
-                                                       first, last, 100,
-                                                       PACE_MS, &created),
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_backfill(s, "g", "minutely", first,
+                                                 last, 100, PACE_MS, &created),
                         0);
   CU_ASSERT_EQUAL(created, FIRES);
   /* Stored one pace apart, the first at once. */
@@ -162,7 +161,7 @@ static void test_backfill_paced_then_cancelled(void) {
   CU_ASSERT((size_t)ran + removed == FIRES);
   CU_ASSERT(removed >= 1);
   CU_ASSERT_EQUAL(releases(s, left, FIRES), 0);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   /* In order, each no earlier than its release, with its own time. */
   for (int i = 0; i < ran; i++) {
     CU_ASSERT(r.backfill[i]);
@@ -182,10 +181,10 @@ static void test_backfill_unpaced_keeps_times(void) {
   chime_scheduler *s = make(&r);
   int64_t now = chime_test_wall_ms(), top = now - now % MINUTE;
   size_t created = 0;
-  CU_ASSERT_EQUAL_FATAL(
-      chime_scheduler_backfill_paced(s, "g", "minutely", top - 3 * MINUTE,
-                                     top - MINUTE, 100, 0, &created),
-      0);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_backfill(s, "g", "minutely",
+                                                 top - 3 * MINUTE, top - MINUTE,
+                                                 100, 0, &created),
+                        0);
   CU_ASSERT_EQUAL(created, 3);
   int64_t rel[3];
   CU_ASSERT_EQUAL_FATAL(releases(s, rel, 3), 3);
@@ -195,7 +194,7 @@ static void test_backfill_unpaced_keeps_times(void) {
   CU_ASSERT_EQUAL(chime_scheduler_backfill_cancel(s, "g", "minutely", &removed),
                   0);
   CU_ASSERT_EQUAL(removed, 3);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   pthread_cond_destroy(&r.cv);
   pthread_mutex_destroy(&r.mu);

@@ -47,12 +47,13 @@ static void test_lease_never_started(void) {
   chime_scheduler *s = sched();
   CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_STANDBY);
   chime_lease *a = NULL, *b = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &a), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, 0, &a), 0);
   CU_ASSERT(chime_lease_get_token(a) >= 1);
   CU_ASSERT_STRING_EQUAL(chime_lease_get_name(a), "report");
   CU_ASSERT(chime_lease_get_expires_ms(a) > 0);
   CU_ASSERT_TRUE(chime_lease_is_held(a));
-  CU_ASSERT_EQUAL(chime_lease_acquire(s, "report", 60000, 0, &b), CHIME_EBUSY);
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, "report", 60000, 0, 0, &b),
+                  CHIME_EBUSY);
   CU_ASSERT_PTR_NULL(b);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "held"));
   CU_ASSERT_EQUAL(chime_lease_extend(a, 30000), 0);
@@ -61,13 +62,13 @@ static void test_lease_never_started(void) {
   /* Released: a second release or an extension is refused. */
   CU_ASSERT_EQUAL(chime_lease_release(a), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(chime_lease_extend(a, 1000), CHIME_ENOTOWNER);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &b), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, 0, &b), 0);
   CU_ASSERT(chime_lease_get_token(b) > chime_lease_get_token(a));
   chime_lease_free(a);
   /* Freeing a held lease releases it. */
   int64_t tb = chime_lease_get_token(b);
   chime_lease_free(b);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, &a), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "report", 60000, 0, 0, &a), 0);
   CU_ASSERT(chime_lease_get_token(a) > tb);
   chime_lease_free(a);
   chime_scheduler_free(s);
@@ -94,8 +95,8 @@ static void test_lease_bad_arguments(void) {
       {"x", 1000, 0, CHIME_LEASE_MAX_MS + 1, CHIME_ELIMIT, __LINE__},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    int r = chime_lease_acquire_within(s, rows[i].name, rows[i].at_most,
-                                       rows[i].at_least, rows[i].wait, &l);
+    int r = chime_lease_acquire(s, rows[i].name, rows[i].at_most,
+                                rows[i].at_least, rows[i].wait, &l);
     if (r != rows[i].code)
       fprintf(stderr, "row at line %d: %s\n", rows[i].line, chime_err_name(r));
     CU_ASSERT_EQUAL(r, rows[i].code);
@@ -104,9 +105,10 @@ static void test_lease_bad_arguments(void) {
   char long_name[CHIME_MAX_NAME_LEN + 2];
   memset(long_name, 'n', sizeof long_name - 1);
   long_name[sizeof long_name - 1] = '\0';
-  CU_ASSERT_EQUAL(chime_lease_acquire(s, long_name, 1000, 0, &l), CHIME_ELIMIT);
-  CU_ASSERT_EQUAL(chime_lease_acquire(s, "x", 1000, 0, NULL), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_lease_acquire(NULL, "x", 1000, 0, &l), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, long_name, 1000, 0, 0, &l),
+                  CHIME_ELIMIT);
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, "x", 1000, 0, 0, NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_lease_acquire(NULL, "x", 1000, 0, 0, &l), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_lease_run(s, "x", 1000, 0, NULL, NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_lease_run(NULL, "x", 1000, 0, NULL, NULL),
                   CHIME_EINVAL);
@@ -120,7 +122,7 @@ static void test_lease_bad_arguments(void) {
   CU_ASSERT_FALSE(chime_lease_is_held(NULL));
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(NULL, true), CHIME_EINVAL);
   chime_lease_free(NULL);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "x", 1000, 0, &l), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "x", 1000, 0, 0, &l), 0);
   CU_ASSERT_EQUAL(chime_lease_extend(l, 0), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_lease_extend(l, CHIME_LEASE_MAX_MS + 1), CHIME_ELIMIT);
   chime_lease_free(l);
@@ -140,20 +142,19 @@ static void *wait_main(void *arg) {
   waiter *w = arg;
   chime_lease *l = NULL;
   atomic_store(&w->waiting, true);
-  w->result =
-      chime_lease_acquire_within(w->s, "queue", 60000, 0, WAIT_MAX_MS, &l);
+  w->result = chime_lease_acquire(w->s, "queue", 60000, 0, WAIT_MAX_MS, &l);
   w->token = chime_lease_get_token(l);
   chime_lease_free(l);
   return NULL;
 }
 
-static void test_lease_acquire_within(void) {
+static void test_lease_acquire_waits(void) {
   chime_scheduler *s = sched();
   chime_lease *held = NULL, *l = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "queue", 60000, 0, &held), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "queue", 60000, 0, 0, &held), 0);
   /* Held throughout: the wait ends with EBUSY after its bound. */
   int64_t start = chime__mono_ms();
-  CU_ASSERT_EQUAL(chime_lease_acquire_within(s, "queue", 1000, 0, 300, &l),
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, "queue", 1000, 0, 300, &l),
                   CHIME_EBUSY);
   CU_ASSERT(chime__mono_ms() - start >= 300);
   /* Released while another thread waits: it gets the lease. */
@@ -195,7 +196,8 @@ static void test_lease_with_lease(void) {
   CU_ASSERT_TRUE(sec.held_inside);
   /* Held elsewhere: fn does not run. */
   chime_lease *other = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "nightly", 60000, 0, &other), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "nightly", 60000, 0, 0, &other),
+                        0);
   CU_ASSERT_EQUAL(chime_lease_run(s, "nightly", 60000, 0, section_fn, &sec),
                   CHIME_EBUSY);
   CU_ASSERT_EQUAL(sec.runs, 1);
@@ -224,12 +226,12 @@ static void wait_lost(chime_lease *l) {
 static void test_lease_stale_holder(void) {
   chime_scheduler *s = sched();
   chime_lease *stale = NULL, *next = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "stale", 300, 0, &stale), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "stale", 300, 0, 0, &stale), 0);
   wait_lost(stale);
   CU_ASSERT_EQUAL(chime_lease_extend(stale, 1000), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(chime_lease_release(stale), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(stale, true), CHIME_ENOTOWNER);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "stale", 60000, 0, &next), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "stale", 60000, 0, 0, &next), 0);
   CU_ASSERT(chime_lease_get_token(next) > chime_lease_get_token(stale));
   chime_lease_free(stale); /* frees without touching next's lease */
   CU_ASSERT_TRUE(chime_lease_is_held(next));
@@ -241,7 +243,7 @@ static void test_lease_keep_alive(void) {
   chime_scheduler *s = sched();
   chime_lease *l = NULL, *b = NULL;
   const int64_t at_most = 600;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, &l), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, 0, &l), 0);
   int64_t first_expiry = chime_lease_get_expires_ms(l);
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(l, true), 0);
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(l, true), 0); /* already on */
@@ -252,17 +254,18 @@ static void test_lease_keep_alive(void) {
     chime__sleep_ms(50);
   }
   CU_ASSERT(chime_lease_get_expires_ms(l) > first_expiry);
-  CU_ASSERT_EQUAL(chime_lease_acquire(s, "kept", at_most, 0, &b), CHIME_EBUSY);
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, "kept", at_most, 0, 0, &b),
+                  CHIME_EBUSY);
   /* Off: the lease runs out by itself. */
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(l, false), 0);
   wait_lost(l);
   CU_ASSERT_EQUAL(chime_lease_release(l), CHIME_ENOTOWNER);
   chime_lease_free(l);
   /* Freed with the keep-alive on: it stops, and the lease is released. */
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, &l), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, 0, &l), 0);
   CU_ASSERT_EQUAL(chime_lease_set_keep_alive(l, true), 0);
   chime_lease_free(l);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, &b), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "kept", at_most, 0, 0, &b), 0);
   chime_lease_free(b);
   chime_scheduler_free(s);
 }
@@ -270,10 +273,10 @@ static void test_lease_keep_alive(void) {
 static void test_lease_after_shutdown(void) {
   chime_scheduler *s = sched();
   chime_lease *l = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "late", 60000, 0, &l), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "late", 60000, 0, 0, &l), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_NO_WAIT), 0);
   chime_lease *m = NULL;
-  CU_ASSERT_EQUAL(chime_lease_acquire(s, "other", 60000, 0, &m),
+  CU_ASSERT_EQUAL(chime_lease_acquire(s, "other", 60000, 0, 0, &m),
                   CHIME_ESHUTDOWN);
   /* A lease taken before still releases. */
   CU_ASSERT_EQUAL(chime_lease_release(l), 0);
@@ -290,11 +293,12 @@ static void test_lease_two_nodes_skewed(void) {
   chime_lease *la = NULL, *lb = NULL;
   const int64_t at_most = 800;
   int64_t start = chime__mono_ms();
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(b, "shared", at_most, 0, &lb), 0);
-  CU_ASSERT_EQUAL(chime_lease_acquire(a, "shared", at_most, 0, &la),
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(b, "shared", at_most, 0, 0, &lb),
+                        0);
+  CU_ASSERT_EQUAL(chime_lease_acquire(a, "shared", at_most, 0, 0, &la),
                   CHIME_EBUSY);
   CU_ASSERT_EQUAL_FATAL(
-      chime_lease_acquire_within(a, "shared", at_most, 0, WAIT_MAX_MS, &la), 0);
+      chime_lease_acquire(a, "shared", at_most, 0, WAIT_MAX_MS, &la), 0);
   CU_ASSERT(chime__mono_ms() - start >= at_most - 50);
   CU_ASSERT(chime_lease_get_token(la) > chime_lease_get_token(lb));
   /* The skewed node's stale lease is refused; the other's is untouched. */
@@ -304,7 +308,7 @@ static void test_lease_two_nodes_skewed(void) {
   CU_ASSERT_EQUAL(chime_lease_release(la), 0);
   chime_lease_free(lb);
   lb = NULL;
-  CU_ASSERT_EQUAL(chime_lease_acquire(b, "shared", at_most, 0, &lb), 0);
+  CU_ASSERT_EQUAL(chime_lease_acquire(b, "shared", at_most, 0, 0, &lb), 0);
   chime_lease_free(la);
   chime_lease_free(lb);
   chime_scheduler_free(a);
@@ -317,7 +321,7 @@ static void test_lease_two_nodes_skewed(void) {
 static void test_lease_tokens_survive_lost_rows(void) {
   chime_scheduler *s = sched();
   chime_lease *a = NULL, *b = NULL;
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &a), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, 0, &a), 0);
   int64_t before = chime_lease_get_token(a);
   CU_ASSERT_EQUAL(chime_lease_release(a), 0);
   MYSQL *db = chime_test_mysql_open();
@@ -327,7 +331,7 @@ static void test_lease_tokens_survive_lost_rows(void) {
                   0);
   CU_ASSERT_EQUAL(mysql_affected_rows(db), 1);
   mysql_close(db);
-  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, &b), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_lease_acquire(s, "restored", 60000, 0, 0, &b), 0);
   CU_ASSERT(chime_lease_get_token(b) > before);
   chime_lease_free(a);
   chime_lease_free(b);
@@ -338,7 +342,7 @@ static void test_lease_tokens_survive_lost_rows(void) {
 static CU_TestInfo lease_tests[] = {
     {"a scheduler never started takes leases", test_lease_never_started},
     {"bad arguments and NULL handles", test_lease_bad_arguments},
-    {"acquire within a wait bound", test_lease_acquire_within},
+    {"acquire within a wait bound", test_lease_acquire_waits},
     {"chime_lease_run runs fn only when acquired", test_lease_with_lease},
     {"a stale holder is refused", test_lease_stale_holder},
     {"keep-alive extends while the holder lives", test_lease_keep_alive},

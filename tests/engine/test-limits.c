@@ -124,7 +124,7 @@ static void start(chime_scheduler **ns) {
 
 static void stop(chime_scheduler **ns) {
   for (int i = 0; i < NODES; i++) {
-    chime_scheduler_shutdown(ns[i], true);
+    chime_scheduler_shutdown(ns[i], CHIME_SHUTDOWN_WAIT_FOREVER);
     chime_scheduler_free(ns[i]);
   }
 }

@@ -177,7 +177,7 @@ static void test_metrics_count_runs_by_job_and_outcome(void) {
   CU_ASSERT_TRUE(wait_for(&seen.done, 9));
   CU_ASSERT_TRUE(wait_for(&seen.log_failed, 3));
   /* The last completions are written before shutdown returns. */
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_metrics *m = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_metrics(s, &m), 0);
   CU_ASSERT_EQUAL(chime_metrics_get_runs(m, "g", "ok", CHIME_OUTCOME_OK), 3);
@@ -334,7 +334,7 @@ static void test_metrics_history_filters_and_pages(void) {
   schedule(s, "bad", "bad", 2, start, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&seen.done, 6));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_history *h = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 100, &h),
@@ -430,7 +430,7 @@ static void test_metrics_history_run_data(void) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_run_job(s, "g", "plain", own, sizeof own, NULL), 0);
   CU_ASSERT_TRUE(wait_for(&seen.done, 2));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_history *h = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_history(s, "g", "plain", NULL, NULL, -1, 0, 0, 0, 10, &h),
@@ -465,7 +465,7 @@ static void test_metrics_history_memory_ring(void) {
   interval_ms = 30;
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&seen.done, 1100));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   int64_t total = 0, oldest = 0;
   int64_t cursor = 0;
   for (;;) {

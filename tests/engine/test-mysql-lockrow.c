@@ -241,8 +241,9 @@ static void others_on_time(bool forbid, int nodes) {
   CU_ASSERT_TRUE(wait_for(&S.n, expect));
   CU_ASSERT(mono_ms() - t0 < WATCH_MS + 5000);
   for (int i = 0; i + 1 < nodes; i++)
-    CU_ASSERT_EQUAL(chime_scheduler_shutdown(more[i], true), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+    CU_ASSERT_EQUAL(
+        chime_scheduler_shutdown(more[i], CHIME_SHUTDOWN_WAIT_FOREVER), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   release_row(holder);
   pthread_mutex_lock(&S.mu);
   int late = 0;
@@ -316,7 +317,7 @@ static void test_lockrow_wait_logged_and_counted(void) {
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_metrics(s, &m), 0);
   CU_ASSERT(chime_metrics_get_counter(m, CHIME_METRIC_LOCK_WAITS) >= 1);
   chime_metrics_free(m);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -344,7 +345,7 @@ static void test_lockrow_left_blocked_unblocked(void) {
   CU_ASSERT_EQUAL(S.held_runs, 0);
   release_row(holder);
   CU_ASSERT_TRUE(wait_for(&S.held_runs, 1));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -387,7 +388,7 @@ static void test_lockrow_held_calendar(void) {
                        "'lockrow' AND calendar_name = 'cal' FOR UPDATE");
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&S.n, 3 * 25));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   release_row(holder);
   pthread_mutex_lock(&S.mu);
   int late = 0;

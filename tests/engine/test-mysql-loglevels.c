@@ -175,7 +175,7 @@ static void test_mysql_loglevels_recovery_no_error(void) {
       0);
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
   CU_ASSERT_TRUE(wait_for(&recovered_runs, 1));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(error_count(), 0);
 }
@@ -269,7 +269,8 @@ static void test_mysql_loglevels_schedule_if_absent_no_error(void) {
   CU_ASSERT_EQUAL(nkeys, JOBS);
   chime_key_free_array(keys, nkeys);
   for (int i = 0; i < REPLICAS; i++) {
-    CU_ASSERT_EQUAL(chime_scheduler_shutdown(reps[i].s, true), 0);
+    CU_ASSERT_EQUAL(
+        chime_scheduler_shutdown(reps[i].s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
     chime_scheduler_free(reps[i].s);
   }
   CU_ASSERT_EQUAL(error_count(), before);

@@ -2,16 +2,16 @@
  * test-mysql-shutdown.c: issue 13 on the MySQL store (table prefix
  * chime_sd_), two schedulers of one cluster in this process.
  *
- * A node that misses its shutdown deadline (chime_scheduler_shutdown_within
- * returns CHIME_ETIMEDOUT) leaves its running fire to recovery exactly as
- * if it had died: another node recovers it once the lease ran out, and the
+ * A node that misses its shutdown deadline (chime_scheduler_shutdown with a
+ * deadline returns CHIME_ETIMEDOUT) leaves its running fire to recovery exactly
+ * as if it had died: another node recovers it once the lease ran out, and the
  * recovered run carries the fire's data (a fire-now's '"sleep"', as
  * `chimectl fire app.ping --data '"sleep"'` would give it), while the
  * abandoned run, returning later, completes nothing.
  *
  * A graceful stop is not a death (DESIGN.md promise 10): a node stopping
  * with a run longer than its lease keeps checking in, so the other node
- * never runs that fire; past a shutdown_within deadline the node hands
+ * never runs that fire; past a shutdown deadline the node hands
  * its fire to the cluster at once (not a lease later) and
  * chime_scheduler_free returns without waiting for a job that ignores the
  * cancellation; a job that honours the cancellation is recorded as cut
@@ -108,7 +108,7 @@ static void test_mysql_shutdown_abandoned_fire_recovered_with_data(void) {
   CU_ASSERT_FATAL(wait_atomic(&on_a.started, 1, WAIT_MS));
   CU_ASSERT_STRING_EQUAL(on_a.data, "\"sleep\"");
   CU_ASSERT_FALSE(atomic_load(&on_a.recovering));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(a, 100), CHIME_ETIMEDOUT);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, 100), CHIME_ETIMEDOUT);
 
   /* Another node of the cluster recovers the fire once a's lease ran out. */
   chime_scheduler *b = node("sd-b", &on_b, false);
@@ -124,7 +124,7 @@ static void test_mysql_shutdown_abandoned_fire_recovered_with_data(void) {
   chime_test_sleep_ms(1500);
   CU_ASSERT_EQUAL(atomic_load(&on_a.started), 1);
   CU_ASSERT_EQUAL(atomic_load(&on_b.started), 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(b, 10000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, 10000), 0);
   chime_scheduler_free(b);
 }
 
@@ -177,16 +177,17 @@ static void keeps_its_fire(bool within) {
   on_a.sleep_ms = 4500; /* over twice the lease */
   chime_scheduler *a, *b;
   start_one_run(&a, &b, true);
-  CU_ASSERT_EQUAL(within ? chime_scheduler_shutdown_within(a, 15000)
-                         : chime_scheduler_shutdown(a, true),
-                  0);
+  CU_ASSERT_EQUAL(
+      within ? chime_scheduler_shutdown(a, 15000)
+             : chime_scheduler_shutdown(a, CHIME_SHUTDOWN_WAIT_FOREVER),
+      0);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 1);
   chime_scheduler_free(a);
   /* b had every chance: a's lease would have run out twice over. */
   CU_ASSERT_FALSE(wait_atomic(&on_b.started, 1, 3000));
   char msg[256];
   CU_ASSERT_EQUAL(outcome_on(b, "sd-a", msg, sizeof msg), CHIME_OUTCOME_OK);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(b, 10000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, 10000), 0);
   chime_scheduler_free(b);
 }
 
@@ -194,13 +195,13 @@ static void test_mysql_shutdown_graceful_stop_keeps_its_fire(void) {
   keeps_its_fire(false);
 }
 
-static void test_mysql_shutdown_within_waits_while_checking_in(void) {
+static void test_mysql_shutdown_deadline_waits_while_checking_in(void) {
   keeps_its_fire(true);
 }
 
 /* A job that ignores the cancellation past the deadline: nobody else runs
  * the fire before the deadline, b runs it at once after it (a hand-over,
- * not a lease later), and shutdown_within + free return within the
+ * not a lease later), and shutdown + free return within the
  * deadline and the hand-over's margin. */
 static void test_mysql_shutdown_deadline_bounds_free_and_hands_over(void) {
   memset(&on_a, 0, sizeof on_a);
@@ -209,14 +210,13 @@ static void test_mysql_shutdown_deadline_bounds_free_and_hands_over(void) {
   chime_scheduler *a, *b;
   start_one_run(&a, &b, true);
   int64_t t0 = chime_test_wall_ms();
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(a, 3000), CHIME_ETIMEDOUT);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, 3000), CHIME_ETIMEDOUT);
   chime_scheduler_free(a);
   int64_t took = chime_test_wall_ms() - t0;
   CU_ASSERT(took >= 2900);
   CU_ASSERT(took < 3000 + 1500);
   if (took >= 3000 + 1500)
-    fprintf(stderr, "shutdown_within(3000) + free took %lld ms\n",
-            (long long)took);
+    fprintf(stderr, "shutdown(3000) + free took %lld ms\n", (long long)took);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 0); /* still running */
   CU_ASSERT_FATAL(wait_atomic(&on_b.started, 1, WAIT_MS));
   int64_t b_after = atomic_load(&on_b.started_at) - t0;
@@ -233,7 +233,7 @@ static void test_mysql_shutdown_deadline_bounds_free_and_hands_over(void) {
   CU_ASSERT_EQUAL(outcome_on(b, "sd-a", msg, sizeof msg),
                   CHIME_OUTCOME_REQUEUED);
   CU_ASSERT_EQUAL(atomic_load(&on_b.started), 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(b, 10000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, 10000), 0);
   chime_scheduler_free(b);
 }
 
@@ -248,7 +248,7 @@ static void cut_short(bool recovery) {
   chime_scheduler *a, *b;
   start_one_run(&a, &b, recovery);
   int64_t t0 = chime_test_wall_ms();
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(a, 10000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, 10000), 0);
   chime_scheduler_free(a);
   CU_ASSERT(chime_test_wall_ms() - t0 < 5000);
   CU_ASSERT_EQUAL(atomic_load(&on_a.returned), 1);
@@ -266,7 +266,7 @@ static void cut_short(bool recovery) {
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cut short"));
   /* Nothing more anywhere. */
   CU_ASSERT_FALSE(wait_atomic(&on_b.started, recovery ? 2 : 1, 2500));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(b, 10000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, 10000), 0);
   chime_scheduler_free(b);
 }
 
@@ -281,9 +281,9 @@ static void test_mysql_shutdown_cut_run_recorded_cancelled(void) {
 static CU_TestInfo tests[] = {
     {"a graceful stop keeps its fire while its run goes on",
      test_mysql_shutdown_graceful_stop_keeps_its_fire},
-    {"shutdown_within keeps checking in while it waits",
-     test_mysql_shutdown_within_waits_while_checking_in},
-    {"the deadline bounds shutdown_within and free; the fire is handed over",
+    {"a shutdown deadline keeps checking in while it waits",
+     test_mysql_shutdown_deadline_waits_while_checking_in},
+    {"the deadline bounds shutdown and free; the fire is handed over",
      test_mysql_shutdown_deadline_bounds_free_and_hands_over},
     {"a run cut short by shutdown runs again once elsewhere",
      test_mysql_shutdown_cut_run_requeued_once},

@@ -174,7 +174,7 @@ static void test_queue_bulk_over_batches(void) {
   free(opts);
   free(results);
   free(runs);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -202,7 +202,7 @@ static void test_queue_big_runs(void) {
   for (int i = 0; i < N; i++)
     chime_enqueue_free(opts[i]);
   free(big);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -262,7 +262,7 @@ static void test_queue_keys_and_cancel(void) {
   chime_test_sleep_ms(300);
   CU_ASSERT_EQUAL(S.runs, 2); /* req-1 once, the ELIMIT one */
   CU_ASSERT_EQUAL(S.marked, 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -279,7 +279,7 @@ static void test_queue_chain_in_transaction(void) {
   CU_ASSERT_TRUE(wait_for(&S.thens, 1));
   chime_test_sleep_ms(1000);
   CU_ASSERT_EQUAL(S.thens, 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 #endif

@@ -298,7 +298,7 @@ static void test_runs_job_timeout_setter(void) {
   CU_ASSERT_EQUAL(chime_job_get_timeout_ms(back), 1500);
   chime_job_free(back);
   chime_job_free(job);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -317,7 +317,7 @@ static void test_runs_interrupt_arguments(void) {
   CU_ASSERT_EQUAL(n, 0);
   CU_ASSERT_EQUAL(chime_scheduler_interrupt_fire(s, INT64_C(987654321)),
                   CHIME_ENOTFOUND);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   CU_ASSERT_EQUAL(chime_scheduler_interrupt(s, "g", "j", NULL),
                   CHIME_ESHUTDOWN);
   chime_scheduler_free(s);
@@ -349,7 +349,7 @@ static void test_runs_interrupt_by_key(void) {
   run_now(s, "p", 1);
   interrupt_polite(s);
   CU_ASSERT_STRING_EQUAL(S.last_message, "cancelled");
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -368,7 +368,7 @@ static void test_runs_interrupt_by_fire_id(void) {
   CU_ASSERT_TRUE(wait_for(&S.was_executed, 1));
   CU_ASSERT_EQUAL(S.told, 1);
   CU_ASSERT_EQUAL(S.last_error, CHIME_ECANCELLED);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -385,7 +385,7 @@ static void test_runs_timeout(void) {
   CU_ASSERT_EQUAL(S.told, 1);
   CU_ASSERT_EQUAL(S.last_error, CHIME_ETIMEDOUT);
   CU_ASSERT_STRING_EQUAL(S.last_message, "timed out after 300 ms");
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -413,7 +413,7 @@ static void test_runs_trigger_timeout(void) {
   CU_ASSERT_EQUAL(S.told, 1);
   CU_ASSERT_EQUAL(S.last_error, CHIME_ETIMEDOUT);
   CU_ASSERT_STRING_EQUAL(S.last_message, "timed out after 250 ms");
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -444,7 +444,7 @@ static void test_runs_cancel_ignored(void) {
   CU_ASSERT_TRUE(wait_for(&S.started, 2));
   CU_ASSERT_EQUAL(chime_scheduler_interrupt(s, "g", "p", NULL), 0);
   CU_ASSERT_TRUE(wait_for(&S.was_executed, 2));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(s);
 }
 
@@ -454,7 +454,7 @@ static void test_runs_shutdown_wakes_waiters(void) {
   chime_scheduler *s = node(store_url, NULL, 1, true);
   add_job(s, "p", "polite", 0);
   run_now(s, "p", 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, WAIT_MS), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, WAIT_MS), 0);
   CU_ASSERT_EQUAL(S.told, 1);
   chime_scheduler_free(s);
 }
@@ -505,7 +505,7 @@ static void test_runs_starting_deadline(void) {
   }
   CU_ASSERT_TRUE(wait_for(&S.missed, 2));
   CU_ASSERT_TRUE(wait_for(&S.busy_runs, 1));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   CU_ASSERT_EQUAL(S.missed, 2);
   CU_ASSERT_EQUAL(S.missed_error, CHIME_EMISSED);
   CU_ASSERT_EQUAL(S.busy_runs, 1);
@@ -546,7 +546,7 @@ static void test_runs_replace(void) {
   CU_ASSERT_EQUAL(S.last_error, CHIME_ECANCELLED);
   /* The second run started only after the first returned. */
   CU_ASSERT(S.returned >= 1);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, WAIT_MS), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, WAIT_MS), 0);
   chime_scheduler_free(s);
 }
 
@@ -584,7 +584,7 @@ static void test_runs_replace_no_burst(void) {
   pthread_mutex_unlock(&S.mu);
   /* Six runs after it: the one that replaced it and five on schedule. */
   CU_ASSERT_TRUE(wait_for(&S.hung_runs, 7));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   pthread_mutex_lock(&S.mu);
   int late = 0;
   for (int i = 1; i < 7 && i < S.hung_runs; i++) {
@@ -627,7 +627,7 @@ static void test_runs_forbid_skip_keeps_up(void) {
   chime_trigger_free(t);
   chime_job_free(job);
   CU_ASSERT_TRUE(wait_for(&S.busy_runs, 4));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   CU_ASSERT_EQUAL(S.busy_max_active, 1);
   for (int i = 1; i < 4; i++)
     CU_ASSERT(S.busy_lag[i] < 1000);
@@ -726,8 +726,8 @@ static void test_runs_interrupt_across_nodes(void) {
   pthread_mutex_lock(&S.mu);
   int64_t id = S.fire_id;
   pthread_mutex_unlock(&S.mu);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, true), 0);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   char outcome[32] = "";
   int code = 0;
   CU_ASSERT_TRUE(history_of(id, outcome, sizeof outcome, &code));
@@ -746,14 +746,14 @@ static void test_runs_retry_on_other_node(void) {
   add_failing_job(a, 2, 3000);
   CU_ASSERT_EQUAL(chime_scheduler_run_job(a, "g", "f", NULL, 0, NULL), 0);
   CU_ASSERT_TRUE_FATAL(wait_for(&S.failing_runs, 1));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(a, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(a);
   CU_ASSERT_EQUAL(S.exhausted, 0);
   char url_b[2100];
   second_node_url(url_b, sizeof url_b);
   chime_scheduler *b = node(url_b, "runs-b", 1, true);
   CU_ASSERT_TRUE(wait_for(&S.exhausted, 1));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(b, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   chime_scheduler_free(b);
   CU_ASSERT_EQUAL_FATAL(S.failing_runs, 2);
   CU_ASSERT_EQUAL(S.attempts[1], 2);
@@ -790,7 +790,7 @@ static void test_runs_retries(void) {
   CU_ASSERT(S.failing_fire_ms[2] - S.failing_fire_ms[1] >= 600);
   pthread_mutex_unlock(&S.mu);
   /* No fourth attempt, and the event came once. */
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   CU_ASSERT_EQUAL(S.failing_runs, 3);
   CU_ASSERT_EQUAL(S.exhausted, 1);
   chime_scheduler_free(s);

@@ -286,7 +286,7 @@ static void test_scheduler_cron_fires_each_second_once(void) {
   chime_trigger_free(t);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   int n = rec_get(&r, &r.runs);
   CU_ASSERT(n >= 4);
   /* Runs may overlap when the loop catches up (ALLOW): order by time. */
@@ -333,7 +333,7 @@ static void test_scheduler_simple_repeat_then_gone(void) {
       break;
   }
   CU_ASSERT_EQUAL(st, CHIME_TRIGGER_NONE);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 4);
   for (int i = 1; i < 4; i++)
     CU_ASSERT_EQUAL(r.sched[i] - r.sched[i - 1], 100);
@@ -356,7 +356,7 @@ static void test_scheduler_claim_ahead_runs_on_time(void) {
   chime_test_sleep_ms((int)(due - 300 - chime_test_wall_ms()));
   CU_ASSERT_EQUAL(chime_scheduler_pause_trigger(s, "g", "ahead"), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL_FATAL(r.runs, 1);
   CU_ASSERT_EQUAL(r.sched[0], due);
   /* Started at its time on the store's clock, which on MySQL is the
@@ -378,7 +378,7 @@ static void test_scheduler_forbid_never_overlaps(void) {
              CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 4, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   int n = r.runs;
   CU_ASSERT_EQUAL(r.max_active, 1);
   for (int i = 1; i < n && i < MAX_RUNS; i++)
@@ -396,13 +396,14 @@ static void test_scheduler_shutdown_waits_for_running_job(void) {
   add_simple(s, "once", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.started, 1, WAIT_MS));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER), 0);
   pthread_mutex_lock(&r.mu);
   CU_ASSERT(r.finished);
   pthread_mutex_unlock(&r.mu);
   CU_ASSERT_EQUAL(chime_scheduler_get_running_jobs(s), 0);
   CU_ASSERT_EQUAL(chime_scheduler_get_state(s), CHIME_SCHEDULER_SHUTDOWN);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, true), 0); /* idempotent */
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER),
+                  0); /* idempotent */
   chime_scheduler_free(s);
   rec_fini(&r);
 }
@@ -421,7 +422,7 @@ static void test_scheduler_standby_then_misfire_on_start(void) {
   CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 800));
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 1);
   CU_ASSERT_EQUAL(r.misfired, 1);
   CU_ASSERT(r.start[0] >= due + 500);
@@ -451,7 +452,7 @@ static void test_scheduler_standby_cron_do_nothing_skips(void) {
   int64_t resumed = chime_test_wall_ms();
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   /* DO_NOTHING: the missed seconds are skipped, the first run is the next
    * whole second after the restart. */
   CU_ASSERT(r.sched[0] > resumed - 100);
@@ -470,7 +471,7 @@ static void test_scheduler_failed_job_reported_and_goes_on(void) {
   add_simple(s, "failing", "j", 0, 100, 2, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.failed, 3, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 3);
   CU_ASSERT_EQUAL(r.was_executed, 3);
   CU_ASSERT_EQUAL(r.completed, 3);
@@ -491,7 +492,7 @@ static void test_scheduler_sooner_trigger_wakes_loop(void) {
   int64_t due = chime_test_wall_ms() + 200;
   add_simple(s, "soon", "j", due, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, 2000));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 1);
   CU_ASSERT_EQUAL(r.sched[0], due);
   CU_ASSERT(r.start[0] >= due - 5 && r.start[0] - due < 500);
@@ -508,7 +509,7 @@ static void test_scheduler_listener_veto(void) {
   add_simple(s, "vetoed", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.vetoed, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 0);
   CU_ASSERT_EQUAL(r.started, 0);
   CU_ASSERT_EQUAL(r.was_executed, 0);
@@ -527,7 +528,7 @@ static void test_scheduler_unregistered_type_never_runs(void) {
   CU_ASSERT_FALSE(rec_wait(&r, &r.started, 1, 300));
   add_simple(s, "control", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 1);
   CU_ASSERT_EQUAL(r.started, 1);
   chime_trigger *t = NULL;
@@ -548,7 +549,7 @@ static void test_scheduler_trigger_job_with_data(void) {
                   CHIME_ENOTFOUND);
   CU_ASSERT(strstr(chime_scheduler_errmsg(s), "run_job") != NULL);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_STRING_EQUAL(r.trigger_group[0], "MANUAL_TRIGGER");
   CU_ASSERT_STRING_EQUAL(r.data[0], "override");
   chime_scheduler_free(s);
@@ -650,7 +651,7 @@ static void test_scheduler_attach_misuse_never_hangs(void) {
   rec_fini(&r);
 }
 
-/* Issue 13: chime_scheduler_shutdown_within.  A job that polls
+/* Issue 13: chime_scheduler_shutdown with a deadline.  A job that polls
  * chime_ctx_is_cancelled returns early and the call returns 0; a job that
  * ignores it outlives the deadline: CHIME_ETIMEDOUT, and its fire is never
  * completed (its one-shot trigger stays in the store for recovery), even
@@ -682,15 +683,16 @@ static bool wait_atomic(atomic_int *v, int n, int timeout_ms) {
   return atomic_load(v) >= n;
 }
 
-static void test_scheduler_shutdown_within_cancels(void) {
+static void test_scheduler_shutdown_deadline_cancels(void) {
   atomic_store(&sd_started, 0);
   atomic_store(&sd_returned, 0);
   atomic_store(&sd_cancel_seen, 0);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, 0), CHIME_EINVAL);
   CU_ASSERT_FALSE(chime_ctx_is_cancelled(NULL));
   chime_scheduler *s = plain();
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, -1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, -3), CHIME_EINVAL);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "deadline_ms"));
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, INT64_C(86400001)), CHIME_EINVAL);
   CU_ASSERT_EQUAL(
       chime_scheduler_register_job_type(s, "polite", polite_job, NULL, NULL),
       0);
@@ -698,7 +700,7 @@ static void test_scheduler_shutdown_within_cancels(void) {
   add_simple(s, "polite", "polite", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 20000), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, 20000), 0);
   CU_ASSERT_EQUAL(atomic_load(&sd_cancel_seen), 1);
   CU_ASSERT_EQUAL(atomic_load(&sd_returned), 1);
   /* Completed: the one-shot trigger is gone. */
@@ -709,7 +711,7 @@ static void test_scheduler_shutdown_within_cancels(void) {
   chime_scheduler_free(s);
 }
 
-static void test_scheduler_shutdown_within_times_out(void) {
+static void test_scheduler_shutdown_deadline_times_out(void) {
   atomic_store(&sd_started, 0);
   atomic_store(&sd_returned, 0);
   chime_scheduler *s = plain();
@@ -720,7 +722,7 @@ static void test_scheduler_shutdown_within_times_out(void) {
   add_simple(s, "stubborn", "stubborn", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT_FATAL(wait_atomic(&sd_started, 1, WAIT_MS));
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown_within(s, 50), CHIME_ETIMEDOUT);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, 50), CHIME_ETIMEDOUT);
   CU_ASSERT_PTR_NOT_NULL(strstr(chime_scheduler_errmsg(s), "recovery"));
   CU_ASSERT_EQUAL(atomic_load(&sd_returned), 0);
   CU_ASSERT_STRING_EQUAL(chime_err_name(CHIME_ETIMEDOUT), "CHIME_ETIMEDOUT");
@@ -1027,7 +1029,8 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(chime_scheduler_start(NULL), CHIME_EINVAL);
   CU_ASSERT_STRING_EQUAL(chime_scheduler_errmsg(NULL), "");
   CU_ASSERT_EQUAL(chime_scheduler_standby(NULL), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, true), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(NULL, CHIME_SHUTDOWN_WAIT_FOREVER),
+                  CHIME_EINVAL);
   CU_ASSERT_EQUAL(
       chime_scheduler_register_job_type(NULL, "t", rec_job, NULL, NULL),
       CHIME_EINVAL);
@@ -1059,7 +1062,7 @@ static void test_scheduler_null_handles_and_after_shutdown(void) {
   CU_ASSERT_EQUAL(n, 1);
   chime_key_free_array(keys, n);
   CU_ASSERT_EQUAL(chime_scheduler_get_job(s, NULL, "j", NULL), CHIME_EINVAL);
-  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, false), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_shutdown(s, CHIME_SHUTDOWN_NO_WAIT), 0);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(chime_scheduler_standby(s), CHIME_ESHUTDOWN);
   CU_ASSERT_EQUAL(
@@ -1113,7 +1116,7 @@ static void test_scheduler_pause_and_resume_trigger(void) {
   CU_ASSERT_FALSE(rec_wait(&r, &r.runs, 1, 500));
   CU_ASSERT_EQUAL(chime_scheduler_resume_trigger(s, "g", "paused"), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   CU_ASSERT_EQUAL(r.runs, 1);
   chime_scheduler_free(s);
   rec_fini(&r);
@@ -1158,7 +1161,8 @@ static void test_scheduler_complete_retried_when_busy(void) {
   add_simple(s, "once", "j", 0, 0, 0, CHIME_MISFIRE_SMART);
   CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
   CU_ASSERT(rec_wait(&r, &r.runs, 1, WAIT_MS));
-  chime_scheduler_shutdown(s, true); /* waits for the retried completion */
+  chime_scheduler_shutdown(
+      s, CHIME_SHUTDOWN_WAIT_FOREVER); /* waits for the retried completion */
   CU_ASSERT_EQUAL(atomic_load(&complete_calls), 2);
   s->store->ops = real_ops;
   chime_trigger_status st = CHIME_TRIGGER_NORMAL;
@@ -1232,7 +1236,7 @@ static void test_scheduler_ctx_and_persisted_data(void) {
   CU_ASSERT_EQUAL(c.next[0] - c.prev[0], 100);
   CU_ASSERT_EQUAL(c.next[1], CHIME_NO_FIRE_MS);
   CU_ASSERT_EQUAL(c.prev[1], c.next[0]);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   rec_fini(&c.r);
 }
@@ -1411,11 +1415,12 @@ static CU_TestInfo scheduler_tests[] = {
     {"trigger_job with data", test_scheduler_trigger_job_with_data},
     {"attached to a host loop", test_scheduler_attached_to_host_loop},
     {"attach misuse never hangs", test_scheduler_attach_misuse_never_hangs},
-    {"shutdown_within cancels jobs", test_scheduler_shutdown_within_cancels},
+    {"a shutdown deadline cancels jobs",
+     test_scheduler_shutdown_deadline_cancels},
     {"schedule_with: replace, if absent", test_scheduler_schedule_with_flags},
     {"log lines are accurate", test_scheduler_log_lines_are_accurate},
-    {"shutdown_within times out and completes nothing",
-     test_scheduler_shutdown_within_times_out},
+    {"a shutdown deadline times out and completes nothing",
+     test_scheduler_shutdown_deadline_times_out},
     {"two schedulers on one host loop", test_scheduler_two_on_one_host_loop},
     {"config validation", test_scheduler_config_validation},
     {"NULL handles and calls after shutdown",

@@ -69,7 +69,7 @@ int main(void) {
   }
   int n = fired;
   pthread_mutex_unlock(&lock);
-  chime_scheduler_shutdown(s, true);
+  chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   printf("chime %s: fired %d\n", chime_version(), n);
   return n == 1 ? 0 : 1;

@@ -5,8 +5,8 @@
  * trigger chime_trigger_backfill_new names the same way on every node, so
  * a fire asked for twice (here and by a node) is stored once, and a live
  * node runs it with its original scheduled time.  --pace MS releases the
- * k-th fire k * MS from now (chime_trigger_backfill_paced_new: the stored
- * release times pace the whole cluster); --cancel removes the fires of
+ * k-th fire k * MS from now (chime_trigger_backfill_new's release_ms: the
+ * stored release times pace the whole cluster); --cancel removes the fires of
  * G.N's backfills not run yet, as chime_scheduler_backfill_cancel does.
  */
 #include "chimectl.h"
@@ -21,7 +21,7 @@
 /* The name prefix of trigger tr's backfill fires: "bf-<hash>-". */
 static int backfill_prefix(const chime_trigger *tr, char *buf, size_t len) {
   chime_trigger *b = NULL;
-  int r = chime_trigger_backfill_new(tr, 0, &b);
+  int r = chime_trigger_backfill_new(tr, 0, 0, &b);
   if (r < 0)
     return r;
   snprintf(buf, len, "%s", chime_trigger_get_name(b));
@@ -86,7 +86,7 @@ static int create(ctl *c, const chime_trigger *tr, int64_t from, int64_t to,
   while (r >= 0 && chime_trigger_get_fire_time_after(tr, at, &next) == 0 &&
          next <= to && added + existed < MAX_FIRES) {
     chime_trigger *b = NULL;
-    r = chime_trigger_backfill_paced_new(tr, next, release, &b);
+    r = chime_trigger_backfill_new(tr, next, release, &b);
     if (r == 0)
       r = chime__mysql_admin_add_trigger_if_absent(c->admin, b, err,
                                                    sizeof err);

@@ -129,7 +129,7 @@ class JobContext:
         """True once the run was told to stop: interrupted
         (Scheduler.interrupt, chimectl cancel, from any node), its job's
         timeout passed, or the scheduler is shutting down with a deadline
-        (Scheduler.shutdown_within): the job should return early."""
+        (Scheduler.shutdown with deadline_ms): the job should return early."""
         return bool(_L.chime_ctx_is_cancelled(self._p()))
 
     def wait_cancelled(self, timeout_ms: int) -> bool:

@@ -106,7 +106,7 @@ def acquire(sched, name: str, at_most: Any = None, at_least: Any = None,
     wait_for = to_lease_ms(wait, wait_ms, "wait")
     ptr = ctypes.c_void_p()
     s = sched._p()
-    check_sched(_L.chime_lease_acquire_within(s, _lib.enc(name), most, least,
+    check_sched(_L.chime_lease_acquire(s, _lib.enc(name), most, least,
                                               wait_for, ctypes.byref(ptr)), s)
     return Lease(sched, ptr.value)
 

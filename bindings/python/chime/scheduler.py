@@ -34,6 +34,8 @@ from .lease import acquire as acquire_lease
 from .triggers import Job, TriggerState, to_bytes, to_ms
 
 _ENOTFOUND = -3  # CHIME_ENOTFOUND
+_WAIT_FOREVER = -1  # CHIME_SHUTDOWN_WAIT_FOREVER
+_NO_WAIT = -2  # CHIME_SHUTDOWN_NO_WAIT
 
 _L = _lib.lib
 _live = weakref.WeakSet()
@@ -265,34 +267,38 @@ class Scheduler:
     def standby(self) -> None:
         self._check(_L.chime_scheduler_standby(self._p()))
 
-    def shutdown_within(self, deadline_ms: int) -> None:
-        """Shuts down, telling running jobs to stop (ctx.cancelled) and
-        waiting at most deadline_ms for them while the node keeps checking
+    def shutdown(self, wait: bool = True,
+                 deadline_ms: Optional[int] = None) -> None:
+        """Stops claiming for good.  wait: return after running jobs
+        return (the node keeps checking in until they did, so no other
+        node runs their fires again); wait=False returns at once.
+
+        With deadline_ms, tells running jobs to stop (ctx.cancelled) and
+        waits at most deadline_ms for them while the node keeps checking
         in; a job that returns because it was told is cut short (run again
         on another node when it requests recovery, else recorded
         CANCELLED).  Raises TimedOut when they did not return in time: the
         node then handed their fires to the cluster, and close() returns
         without waiting for them (their threads end with the process)."""
-        if getattr(_in_worker, "active", False):
-            raise StateError(-9, "a job cannot wait for its own scheduler")
-        try:
-            self._check(_L.chime_scheduler_shutdown_within(self._p(),
-                                                           int(deadline_ms)))
-        except TimedOut:
-            # Jobs still running use the callbacks after close(): they
-            # must outlive this object (chime_scheduler_free's contract).
-            _abandoned_callbacks.append(self._callbacks)
-            raise
-
-    def shutdown(self, wait: bool = True) -> None:
-        """Stops claiming for good; wait: return after running jobs return.
-        The node keeps checking in until they did, so no other node runs
-        their fires again."""
+        in_worker = getattr(_in_worker, "active", False)
+        if deadline_ms is not None:
+            if in_worker:
+                raise StateError(-9, "a job cannot wait for its own scheduler")
+            try:
+                self._check(_L.chime_scheduler_shutdown(self._p(),
+                                                        int(deadline_ms)))
+            except TimedOut:
+                # Jobs still running use the callbacks after close(): they
+                # must outlive this object (chime_scheduler_free's contract).
+                _abandoned_callbacks.append(self._callbacks)
+                raise
+            return
         if self._ptr:
-            if wait and getattr(_in_worker, "active", False):
+            if wait and in_worker:
                 raise StateError(-9, "a job cannot shut down its "
                                       "scheduler with wait=True")
-            self._check(_L.chime_scheduler_shutdown(self._ptr, bool(wait)))
+            self._check(_L.chime_scheduler_shutdown(
+                self._ptr, _WAIT_FOREVER if wait else _NO_WAIT))
 
     def close(self) -> None:
         """Shuts down (waiting for running jobs) and frees the scheduler."""
@@ -301,9 +307,9 @@ class Scheduler:
         if ptr:
             if getattr(_in_worker, "active", False):
                 # A worker cannot free its own scheduler: leak instead.
-                _L.chime_scheduler_shutdown(ptr, False)
+                _L.chime_scheduler_shutdown(ptr, _NO_WAIT)
                 return
-            _L.chime_scheduler_shutdown(ptr, True)
+            _L.chime_scheduler_shutdown(ptr, _WAIT_FOREVER)
             for lease in list(self._leases):  # freed before the scheduler
                 lease.close()
             _L.chime_scheduler_free(ptr)
@@ -640,7 +646,7 @@ class Scheduler:
         one per pace_ms starts in the cluster; backfill_cancel stops the
         rest)."""
         n = ctypes.c_size_t()
-        self._check(_L.chime_scheduler_backfill_paced(
+        self._check(_L.chime_scheduler_backfill(
             self._p(), _lib.enc(group), _lib.enc(name), to_ms(start),
             to_ms(end), int(max_fires), int(pace_ms), ctypes.byref(n)))
         return n.value

@@ -526,9 +526,9 @@ class MemoryScheduler(unittest.TestCase):
             s.schedule(job, chime.Cron("0 0 2 * * ?", group="c", name="x"),
                        replace_existing=True, if_absent=True)
 
-    def test_shutdown_within_cancels_and_times_out(self):
+    def test_shutdown_deadline_cancels_and_times_out(self):
         # Issue 13: a job polling ctx.cancelled returns in time; one that
-        # does not makes shutdown_within raise TimedOut.
+        # does not makes shutdown(deadline_ms=) raise TimedOut.
         s = self.sched
         started = threading.Event()
         saw = []
@@ -546,7 +546,7 @@ class MemoryScheduler(unittest.TestCase):
                    chime.Simple(interval_ms=0, repeat=0))
         s.start()
         self.assertTrue(started.wait(15))
-        s.shutdown_within(10000)
+        s.shutdown(deadline_ms=10000)
         self.assertEqual(saw, [True])
 
         other = chime.Scheduler(url="memory:", workers=1)
@@ -563,7 +563,7 @@ class MemoryScheduler(unittest.TestCase):
         other.start()
         self.assertTrue(started2.wait(15))
         with self.assertRaises(chime.TimedOut):
-            other.shutdown_within(50)
+            other.shutdown(deadline_ms=50)
 
     def test_calendar(self):
         s = self.sched

@@ -152,7 +152,7 @@ class ThreeNodes(unittest.TestCase):
             time.sleep(0.05)
         self.nodes[0].pause_job("app", "j")
         for n in self.nodes:
-            n.shutdown_within(int(WAIT_S * 1000))
+            n.shutdown(deadline_ms=int(WAIT_S * 1000))
         self.assertGreaterEqual(self.runs, runs)
         self.assertEqual(self.max_active, 1)
         info = chime.Scheduler(url=self.url, name=NAME + "-3",
@@ -168,7 +168,7 @@ class ThreeNodes(unittest.TestCase):
                                         3)
         outcomes = [r["outcome"] for r in rows]
         self.assertIn("skipped", outcomes)
-        # The run going on when its node's shutdown_within told it to stop
+        # The run going on when its node's shutdown(deadline_ms=) told it to stop
         # returned: cut short, recorded cancelled (the job does not ask for
         # recovery); at most one, FORBID_SKIP running one at a time.
         self.assertEqual(set(outcomes) - {"ok", "skipped", "cancelled"},
