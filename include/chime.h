@@ -30,7 +30,8 @@
  * Names (one rule, so that a name says what a call does):
  *   - Functions are chime_<object>_<verb>, with the verbs new/free,
  *     start/standby/shutdown, add/remove/get/list (what a scheduler keeps in
- *     its store), from_string/to_string, set_<attribute>, and register (a job
+ *     its store), from_string/to_string, format_time/parse_time (an instant
+ *     as text in a zone, and back), set_<attribute>, and register (a job
  *     type: this node's own code, which is never stored; compare
  *     chime_scheduler_add_job, which stores a job for the whole cluster).
  *   - Reading an attribute is always chime_<object>_get_<attribute>, whatever
@@ -212,6 +213,47 @@ CHIME_EXTERN const char *chime_zone_get_name(const chime_zone *zone);
  */
 CHIME_EXTERN int32_t chime_zone_get_offset_at(const chime_zone *zone,
                                               int64_t t_ms);
+
+/* chime_zone_format_time's flags: the ISO 8601 form
+ * "2026-03-29T03:30:00+02:00" ('T', milliseconds when not zero, the offset
+ * always written, with its seconds when it has some) instead of the
+ * default "2026-03-29 03:30:00+02:00" (a space, whole seconds, "Z" for
+ * offset 0, the offset's seconds dropped). */
+#define CHIME_TIME_ISO 1u
+/* Room for any time chime_zone_format_time writes, its NUL included. */
+#define CHIME_TIME_TEXT_LEN 48
+
+/*
+ * chime_zone_format_time: writes instant t_ms (epoch milliseconds) as the
+ * wall-clock time in zone zone_name with the offset in force then
+ * (the later pass of a repeated hour shows its own offset); zone_name NULL:
+ * UTC.  flags 0 or CHIME_TIME_ISO (above).  What chimectl, chime-web and
+ * chime-cron print.
+ * Returns: 0; CHIME_EINVAL (NULL buf, len 0, unknown flags; an empty
+ * zone_name); CHIME_ELIMIT (len too small: buf holds as much as fits);
+ * chime_zone_get's errors (CHIME_EUNKNOWNZONE, ...).
+ * Ownership: zone_name is borrowed for the call; buf is the caller's.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_zone_format_time(const char *zone_name, int64_t t_ms,
+                                        unsigned flags, char *buf, size_t len);
+
+/*
+ * chime_zone_parse_time: the instant of text, a date "YYYY-MM-DD" (its
+ * midnight) or a date and time "YYYY-MM-DD[T or space]HH:MM[:SS[.mmm]]",
+ * followed by an optional designator: "Z", or an offset "+HH", "+HHMM",
+ * "+HH:MM" (or '-').  Without a designator the time is the wall-clock time
+ * in zone zone_name (NULL: UTC): in a repeated hour the earlier instant, in
+ * a DST gap the time moved forward by the gap's length (02:30 on a
+ * spring-forward day is 03:30).
+ * Returns: 0; CHIME_EINVAL (NULL text or ret_ms; text malformed or a date
+ * that does not exist; an empty zone_name); chime_zone_get's errors
+ * (CHIME_EUNKNOWNZONE, ...).
+ * Ownership: zone_name and text are borrowed for the call.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_zone_parse_time(const char *zone_name, const char *text,
+                                       int64_t *ret_ms);
 
 /* ------------------------------------------------------------------- cron */
 

@@ -14,7 +14,6 @@
  * bad expression or an unknown zone, 2 for bad usage.
  */
 #include "chime.h"
-#include "civil.h"
 
 #include <getopt.h>
 #include <errno.h>
@@ -59,78 +58,15 @@ static void usage(FILE *out) {
 
 /* Prints t_ms as ISO-8601 in zone, with the offset in force then. */
 static void print_iso(const chime_zone *zone, int64_t t_ms) {
-  int32_t off = chime_zone_get_offset_at(zone, t_ms);
-  int64_t local_ms = t_ms + (int64_t)off * 1000;
-  int64_t days = tool_floor_div(local_ms, 86400000);
-  int64_t ms_of_day = local_ms - days * 86400000;
-  int64_t y;
-  int m, d;
-  tool_civil_from_days(days, &y, &m, &d);
-  int s = (int)(ms_of_day / 1000);
-  printf("%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, s / 3600,
-         s / 60 % 60, s % 60);
-  if (ms_of_day % 1000 != 0)
-    printf(".%03d", (int)(ms_of_day % 1000));
-  int a = off < 0 ? -off : off;
-  printf("%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
-  if (a % 60 != 0)
-    printf(":%02d", a % 60);
-  putchar('\n');
+  char text[CHIME_TIME_TEXT_LEN];
+  (void)chime_zone_format_time(chime_zone_get_name(zone), t_ms, CHIME_TIME_ISO,
+                               text, sizeof text); /* zone: known */
+  puts(text);
 }
 
-/*
- * The instant of a wall-clock time (local_ms, read as if UTC) in zone: the
- * earlier one in a repeated hour; inside a gap, the time moved forward by
- * the gap's length.
- */
-static int64_t instant_of_local(const chime_zone *zone, int64_t local_ms) {
-  int32_t before = chime_zone_get_offset_at(zone, local_ms - 86400000);
-  int32_t after = chime_zone_get_offset_at(zone, local_ms + 86400000);
-  int64_t t1 = local_ms - (int64_t)before * 1000;
-  int64_t t2 = local_ms - (int64_t)after * 1000;
-  bool ok1 = chime_zone_get_offset_at(zone, t1) == before;
-  bool ok2 = chime_zone_get_offset_at(zone, t2) == after;
-  if (ok1 && ok2)
-    return t1 < t2 ? t1 : t2;
-  if (ok2)
-    return t2;
-  return t1;
-}
-
-/* Reads exactly n digits at *p into *ret. */
-static bool digits(const char **p, int n, int *ret) {
-  int v = 0;
-  for (int i = 0; i < n; i++, (*p)++) {
-    if (**p < '0' || **p > '9')
-      return false;
-    v = v * 10 + (**p - '0');
-  }
-  *ret = v;
-  return true;
-}
-
-/* Reads an optional zone designator: Z, +HH:MM, +HHMM, +HH. */
-static bool parse_designator(const char *p, bool *ret_has, int32_t *ret_off) {
-  *ret_has = *p != '\0';
-  *ret_off = 0;
-  if (*p == '\0')
-    return true;
-  if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
-    return true;
-  if (*p != '+' && *p != '-')
-    return false;
-  int sign = *p++ == '-' ? -1 : 1, hh, mm = 0;
-  if (!digits(&p, 2, &hh))
-    return false;
-  if (*p == ':')
-    p++;
-  if (*p != '\0' && !digits(&p, 2, &mm))
-    return false;
-  *ret_off = sign * (hh * 3600 + mm * 60);
-  return *p == '\0' && hh < 24 && mm < 60;
-}
-
-/* Parses TIME: epoch milliseconds or ISO-8601. */
+/* Parses TIME: epoch milliseconds or ISO-8601 with a time of day, with a
+ * designator or as the wall-clock time in zone (chime_zone_parse_time: in
+ * a repeated hour the earlier instant, in a gap moved forward). */
 static bool parse_time(const char *s, const chime_zone *zone, int64_t *ret) {
   char *end;
   if ((s[0] == '-' && s[1] >= '0' && s[1] <= '9') ||
@@ -143,31 +79,9 @@ static bool parse_time(const char *s, const chime_zone *zone, int64_t *ret) {
     *ret = v;
     return *end == '\0';
   }
-  const char *p = s;
-  int y, mo, d, h, mi, sec = 0, ms = 0;
-  if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
-      !digits(&p, 2, &d) || (*p != 'T' && *p != ' '))
+  if (strlen(s) < 11 || (s[10] != 'T' && s[10] != ' ')) /* a time of day */
     return false;
-  p++;
-  if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
-    return false;
-  if (*p == ':' && (p++, !digits(&p, 2, &sec)))
-    return false;
-  if (*p == '.' && (p++, !digits(&p, 3, &ms)))
-    return false;
-  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
-      (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
-    return false;
-  bool has_off;
-  int32_t off;
-  if (!parse_designator(p, &has_off, &off))
-    return false;
-  int64_t local = tool_days_from_civil(y, mo, d) * 86400000 +
-                  ((int64_t)h * 3600 + mi * 60 + sec) * 1000 + ms;
-  *ret = has_off ? local - (int64_t)off * 1000 : instant_of_local(zone, local);
-  return true;
+  return chime_zone_parse_time(chime_zone_get_name(zone), s, ret) == 0;
 }
 
 /* Options, as parsed from the command line. */

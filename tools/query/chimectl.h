@@ -210,12 +210,14 @@ void ctl_json_string(const char *s);
 void ctl_json_string_to(FILE *out, const char *s);
 /* Writes t as a JSON array of objects to out. */
 void ctl_table_print_json(const ctl_table *t, FILE *out);
-/* Formats t_ms as "YYYY-MM-DD HH:MM:SS" in zone (NULL: UTC) with the zone's
- * offset when local; "-" for CHIME_NO_FIRE_MS. */
+/* Formats t_ms as "YYYY-MM-DD HH:MM:SS" in zone (NULL, or a zone it cannot
+ * load: UTC) with the zone's offset when local (chime_zone_format_time);
+ * "-" for CHIME_NO_FIRE_MS. */
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len);
 /* Formats a duration in ms as "1.5s", "3m12s", "2h05m", "4d03h". */
 void ctl_format_age(int64_t ms, char *buf, size_t len);
-/* Parses TIME: epoch ms, "YYYY-MM-DD[ T]HH:MM[:SS][Z]" (UTC) or "-10m",
+/* Parses TIME: epoch ms, "YYYY-MM-DD[ T]HH:MM[:SS][Z]" (UTC; what
+ * chime_zone_parse_time reads) or "-10m",
  * "-2h", "-1d" (relative to now_ms).  Returns: 0; CHIME_EINVAL. */
 int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms);
 

@@ -5,7 +5,6 @@
  * conversion).
  */
 #include "chimectl.h"
-#include "civil.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,22 +166,8 @@ void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
     snprintf(buf, len, "-");
     return;
   }
-  const chime_zone *z = NULL;
-  int32_t off = 0;
-  if (zone && chime_zone_get(zone, &z) == 0)
-    off = chime_zone_get_offset_at(z, t_ms);
-  int64_t local_ms = t_ms + (int64_t)off * 1000;
-  int64_t days = tool_floor_div(local_ms, 86400000), year;
-  int s = (int)((local_ms - days * 86400000) / 1000), month, day;
-  tool_civil_from_days(days, &year, &month, &day);
-  char offs[16] = "Z";
-  if (zone && off != 0) {
-    int32_t a = off < 0 ? -off : off;
-    snprintf(offs, sizeof offs, "%c%02d:%02d", off < 0 ? '-' : '+',
-             (int)(a / 3600), (int)(a % 3600 / 60));
-  }
-  snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s", year, month,
-           day, s / 3600, s / 60 % 60, s % 60, offs);
+  if (chime_zone_format_time(zone, t_ms, 0, buf, len) != 0)
+    (void)chime_zone_format_time(NULL, t_ms, 0, buf, len); /* then in UTC */
 }
 
 void ctl_format_age(int64_t ms, char *buf, size_t len) {
@@ -225,29 +210,5 @@ int ctl_parse_time(const char *text, int64_t now_ms, int64_t *ret_ms) {
     *ret_ms = v;
     return 0;
   }
-  int y, mo, d, h = 0, mi = 0, s = 0, n = 0;
-  char sep;
-  if (sscanf(text, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
-    return CHIME_EINVAL;
-  const char *p = text + n;
-  if (*p) {
-    int k = 0;
-    if (sscanf(p, "%c%2d:%2d%n", &sep, &h, &mi, &k) != 3 ||
-        (sep != 'T' && sep != ' '))
-      return CHIME_EINVAL;
-    p += k;
-    if (*p == ':') {
-      if (sscanf(p, ":%2d%n", &s, &k) != 1)
-        return CHIME_EINVAL;
-      p += k;
-    }
-    if (*p == 'Z')
-      p++;
-  }
-  if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-      s > 59 || h < 0 || mi < 0 || s < 0)
-    return CHIME_EINVAL;
-  *ret_ms = (tool_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) *
-            INT64_C(1000);
-  return 0;
+  return chime_zone_parse_time(NULL, text, ret_ms) == 0 ? 0 : CHIME_EINVAL;
 }
