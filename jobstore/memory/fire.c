@@ -22,64 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void chime__mem_fire_check(const mem_fire *f) {
-#ifndef NDEBUG
-  assert(f && f->id > 0 && f->key && f->key_len > 0 && f->job_key &&
-         f->job_key_len > 0);
-  if (f->phase == CHIME_FIRE_ACQUIRED) {
-    /* A claim, unless it was lost (then trig is NULL). */
-    assert(!f->forbid);
-    assert(!f->trig || (f->trig->claim == f &&
-                        f->trig->t->store_state == CHIME_STATE_ACQUIRED));
-  } else {
-    assert(f->phase == CHIME_FIRE_EXECUTING && f->trig == NULL);
-  }
-#else
-  (void)f;
-#endif
-}
-
-void chime__mem_fire_record_free(void *fire, void *unused) {
-  mem_fire *f = fire;
-  (void)unused;
-  if (!f)
-    return;
-  free(f->key);
-  free(f->job_key);
-  chime__fire_free(f->whole);
-  free(f->failed_list);
-  free(f->type);
-  free(f->partition);
-  free(f);
-}
-
-static mem_fire *fire_find(mem_store *s, int64_t id) {
-  MEM_ASSERT_LOCKED(s);
-  mem_fire *f = chime__mem_map_get(&s->fires, &id, sizeof id);
-  assert(!f || f->id == id);
-  if (f)
-    chime__mem_fire_check(f);
-  return f;
-}
-
-mem_fire *chime__mem_fire_find(mem_store *s, int64_t id) {
-  return fire_find(s, id);
-}
-
-/* Deletes a fire record that holds no claim. */
-static void fire_delete(mem_store *s, mem_fire *f) {
-  MEM_ASSERT_LOCKED(s);
-  assert(f->trig == NULL);
-  void *gone = chime__mem_map_del(&s->fires, &f->id, sizeof f->id);
-  assert(gone == f);
-  (void)gone;
-  chime__mem_fire_record_free(f, NULL);
-}
-
-void chime__mem_fire_delete(mem_store *s, mem_fire *f) {
-  fire_delete(s, f);
-}
-
 /* Claims mt: a fire record and the engine's chime_fire.  Returns NULL on
  * ENOMEM (nothing changed). */
 static chime_fire *claim(mem_store *s, mem_trigger *mt) {
@@ -216,43 +158,16 @@ static void block_job(mem_store *s, mem_job *mj) {
   }
 }
 
-/* A FORBID_SKIP job drops the fire times its triggers missed while it ran,
- * a REPLACE job all of them but the newest, a FORBID_QUEUE job with a cap
- * those beyond the cap (the memory store
- * keeps no history to record them in), at most this many per trigger and
- * completion.  A paused trigger keeps its missed time for its misfire
- * instruction, as under FORBID. */
-#define MEM_SKIP_MAX INT64_C(1000000)
-static void unblock_job(mem_store *s, mem_job *mj) {
-  MEM_ASSERT_LOCKED(s);
-  assert(mj->nexecuting == 0);
-  int64_t keep = chime__queue_keep(mj->j);
-  int64_t now = keep >= 0 ? s->base.ops->now(&s->base) : 0;
-  for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
-    int64_t drop = 0;
-    if (keep >= 0 && mt->t->store_state == CHIME_STATE_BLOCKED)
-      drop = chime__trigger_queue_excess(&mt->t->schedule, &mt->t->state, now,
-                                         keep, MEM_SKIP_MAX);
-    if (drop > 0)
-      chime__trigger_skip_before(&mt->t->schedule, &mt->t->state, now, drop,
-                                 NULL, NULL);
-    if (mt->t->store_state == CHIME_STATE_BLOCKED)
-      (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
-    else if (mt->t->store_state == CHIME_STATE_PAUSED_BLOCKED)
-      (void)chime__mem_set_state(s, mt, CHIME_STATE_PAUSED);
-  }
-}
-
 /* Fires one claim.  Returns the fire's result. */
 static int fire_one(mem_store *s, chime_fire *f) {
   MEM_ASSERT_LOCKED(s);
-  mem_fire *rec = fire_find(s, f->fire_id);
+  mem_fire *rec = chime__mem_fire_find(s, f->fire_id);
   if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
     return CHIME_ENOTOWNER;
   mem_trigger *mt = rec->trig;
   if (!mt) {
     /* The claim was lost: the trigger was removed, paused or replaced. */
-    fire_delete(s, rec);
+    chime__mem_fire_delete(s, rec);
     return CHIME_ENOTOWNER;
   }
   chime__mem_trigger_check(mt);
@@ -262,7 +177,7 @@ static int fire_one(mem_store *s, chime_fire *f) {
   chime_job *job = chime__job_copy(mj->j);
   if (!job) {
     (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
-    fire_delete(s, rec);
+    chime__mem_fire_delete(s, rec);
     return CHIME_ENOMEM;
   }
   chime_job_free(f->job);
@@ -311,7 +226,7 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
     return CHIME_EINVAL;
   int r = 0;
   chime__mem_lock(s);
-  mem_fire *rec = fire_find(s, fire->fire_id);
+  mem_fire *rec = chime__mem_fire_find(s, fire->fire_id);
   mem_job *mj =
       rec ? chime__mem_map_get(&s->jobs, rec->job_key, rec->job_key_len) : NULL;
   if (!rec || rec->phase != CHIME_FIRE_EXECUTING || rec->whole)
@@ -335,7 +250,7 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
       chime__mem_history_record(s, fire, outcome, retried && r == 0);
     if ((outcome && outcome->checkpointed) || fire->recovering)
       chime__mem_checkpoint_drop(s, chime__fire_run_id(fire));
-    fire_delete(s, rec);
+    chime__mem_fire_delete(s, rec);
     if (r == 0 && !retried && fire->trigger && fire->trigger->shard_parent > 0)
       chime__mem_shard_end(s, fire, outcome, &done);
   }
@@ -344,26 +259,14 @@ int chime__mem_complete(chime_store *store, const chime_fire *fire,
   return r;
 }
 
-void chime__mem_fire_end(mem_store *s, mem_fire *rec) {
-  MEM_ASSERT_LOCKED(s);
-  assert(rec->phase == CHIME_FIRE_EXECUTING);
-  mem_job *mj = chime__mem_map_get(&s->jobs, rec->job_key, rec->job_key_len);
-  /* mj may be a new job under the same key (the old one was removed
-   * while this fire ran): its count does not include this fire. */
-  if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
-    unblock_job(s, mj);
-  mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
-  if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
-    chime__mem_trigger_delete(s, mt, true);
-}
-
 int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
   mem_store *s = (mem_store *)store;
   if (!fires && count > 0)
     return CHIME_EINVAL;
   chime__mem_lock(s);
   for (size_t i = 0; i < count; i++) {
-    mem_fire *rec = fires[i] ? fire_find(s, fires[i]->fire_id) : NULL;
+    mem_fire *rec =
+        fires[i] ? chime__mem_fire_find(s, fires[i]->fire_id) : NULL;
     if (!rec || rec->phase != CHIME_FIRE_ACQUIRED)
       continue;
     mem_trigger *mt = rec->trig;
@@ -371,7 +274,7 @@ int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
       assert(mt->claim == rec);
       (void)chime__mem_set_state(s, mt, CHIME_STATE_WAITING);
     }
-    fire_delete(s, rec);
+    chime__mem_fire_delete(s, rec);
   }
   chime__mem_unlock(s);
   return 0;
@@ -383,7 +286,7 @@ int chime__mem_still_owned(chime_store *store, int64_t fire_id,
   if (!ret_owned)
     return CHIME_EINVAL;
   chime__mem_lock(s);
-  mem_fire *rec = fire_find(s, fire_id);
+  mem_fire *rec = chime__mem_fire_find(s, fire_id);
   *ret_owned = rec && rec->phase == CHIME_FIRE_EXECUTING && !rec->whole;
   chime__mem_unlock(s);
   return 0;

@@ -1,7 +1,8 @@
 /*
  * jobs.c: the memory store's job entries (mem_job) and the job operations
- * (add, remove, get).  A job entry owns its definition, lists its triggers
- * and counts their claims and, for a FORBID job, its executing fires.
+ * add and get (remove is remove.c's).  A job entry owns its definition, lists
+ * its triggers and counts their claims and, for a FORBID job, its executing
+ * fires.
  *
  * Locks: the operations take the store's lock (memory.h); the
  * chime__mem_job_* helpers expect it held.
@@ -105,25 +106,6 @@ int chime__mem_job_add(chime_store *store, const chime_job *job, bool replace) {
   if (r < 0)
     chime_job_free(copy);
   return r;
-}
-
-int chime__mem_job_remove(chime_store *store, const char *group,
-                          const char *name) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_job *mj = chime__mem_job_find(s, group, name);
-  if (mj) {
-    chime__mem_job_delete(s, mj);
-    /* Its shards went with its triggers: its sharded fires end here. */
-    char key[MEM_KEY_MAX];
-    size_t len = chime__mem_key(key, sizeof key, group, name);
-    chime__mem_shards_end_removed(s, key, len, true);
-  }
-  chime__mem_unlock(s);
-  return mj ? 0 : CHIME_ENOTFOUND;
 }
 
 int chime__mem_job_get(chime_store *store, const char *group, const char *name,

@@ -6,13 +6,17 @@
  *   lock.c       the store's one mutex, and the only calls that take it;
  *   index.c      the indexes: hash maps, the heaps of WAITING triggers,
  *                and the walk over due triggers in order;
- *   jobs.c       job entries and the job operations;
+ *   jobs.c       job entries and the job operations add and get;
  *   triggers.c   trigger entries, their state changes, and the trigger
- *                operations;
+ *                operations add, replace, get and status;
+ *   remove.c     removing a job or a trigger, and the sharded fires that
+ *                end with them (above the entries and the shards);
  *   calendars.c  calendars and what a changed calendar does to triggers;
  *   zones.c      what reloaded zone rules do to triggers;
  *   lists.c      key lists (jobs, triggers, the triggers of a job);
  *   pause.c      pausing and resuming, and the remembered paused groups;
+ *   fire_record.c  fire records: found by id, deleted, an executing one
+ *                ended (below fire.c and shards.c, which both end fires);
  *   fire.c       the firing protocol (acquire, fire, complete, release);
  *   misfires.c   the misfire scan;
  *   leases.c     named leases (store.h's lease_*).
@@ -270,13 +274,6 @@ int chime__mem_checkpoint_set(chime_store *store, const chime_fire *fire,
                               const void *data, size_t len);
 int chime__mem_checkpoint_get(chime_store *store, const chime_fire *fire,
                               void **ret_data, size_t *ret_len);
-/* Ends an EXECUTING fire record: unblocks its FORBID job, deletes its
- * trigger when COMPLETE (fire.c).  Lock held. */
-void chime__mem_fire_end(mem_store *s, mem_fire *rec);
-/* The fire record of id, or NULL (fire.c).  Lock held. */
-mem_fire *chime__mem_fire_find(mem_store *s, int64_t id);
-/* Deletes a fire record that holds no claim (fire.c).  Lock held. */
-void chime__mem_fire_delete(mem_store *s, mem_fire *f);
 
 /* ----------------------------------------------------------- history.c */
 
@@ -366,8 +363,6 @@ void chime__mem_job_delete(mem_store *s, mem_job *mj);
 void chime__mem_job_check(const mem_job *mj);
 
 int chime__mem_job_add(chime_store *store, const chime_job *job, bool replace);
-int chime__mem_job_remove(chime_store *store, const char *group,
-                          const char *name);
 int chime__mem_job_get(chime_store *store, const char *group, const char *name,
                        chime_job **ret_job);
 
@@ -417,8 +412,6 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                            const chime_trigger *trigger, bool replace,
                            int64_t *ret_first_fire_ms, char *errbuf,
                            size_t errbuf_len);
-int chime__mem_trigger_remove(chime_store *store, const char *group,
-                              const char *name);
 int chime__mem_trigger_replace(chime_store *store, const char *group,
                                const char *name, const chime_trigger *trigger,
                                int64_t *ret_first_fire_ms, char *errbuf,
@@ -428,6 +421,13 @@ int chime__mem_trigger_get(chime_store *store, const char *group,
 int chime__mem_trigger_status(chime_store *store, const char *group,
                               const char *name,
                               chime_trigger_status *ret_status);
+
+/* ------------------------------------------------------------- remove.c */
+
+int chime__mem_job_remove(chime_store *store, const char *group,
+                          const char *name);
+int chime__mem_trigger_remove(chime_store *store, const char *group,
+                              const char *name);
 
 /* ---------------------------------------------------------- calendars.c */
 
@@ -505,10 +505,21 @@ int chime__mem_still_owned(chime_store *store, int64_t fire_id,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
                         int64_t after_ms, int64_t *ret_ms);
+
+/* -------------------------------------------------------- fire_record.c */
+
+/* Frees a fire record (also a map's free function). */
 void chime__mem_fire_record_free(void *fire, void *unused);
 /* Asserts the invariants of a fire record; nothing when NDEBUG is
  * defined. */
 void chime__mem_fire_check(const mem_fire *f);
+/* The fire record of id, or NULL.  Lock held. */
+mem_fire *chime__mem_fire_find(mem_store *s, int64_t id);
+/* Deletes a fire record that holds no claim.  Lock held. */
+void chime__mem_fire_delete(mem_store *s, mem_fire *f);
+/* Ends an EXECUTING fire record: unblocks its FORBID job, deletes its
+ * trigger when COMPLETE.  Lock held. */
+void chime__mem_fire_end(mem_store *s, mem_fire *rec);
 
 /* ----------------------------------------------------------- misfires.c */
 

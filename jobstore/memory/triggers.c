@@ -1,7 +1,8 @@
 /*
  * triggers.c: the memory store's trigger entries (mem_trigger) and the
- * trigger operations: add (with its job in the same step), replace, remove
- * (a non-durable job goes with its last trigger), get and status.
+ * trigger operations: add (with its job in the same step), replace, get
+ * and status (remove is remove.c's).  Deleting an entry takes a
+ * non-durable job with its last trigger.
  *
  * A trigger is stored as a prepared copy whose calendar pointer is the
  * store's calendar; its initial state follows the remembered pauses and
@@ -331,24 +332,6 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
   if (r == 0 && ret_first_fire_ms)
     *ret_first_fire_ms = first;
   return r;
-}
-
-int chime__mem_trigger_remove(chime_store *store, const char *group,
-                              const char *name) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_trigger *mt = chime__mem_trigger_find(s, group, name);
-  if (mt) {
-    chime__mem_trigger_delete(s, mt, true);
-    char key[MEM_KEY_MAX];
-    size_t len = chime__mem_key(key, sizeof key, group, name);
-    chime__mem_shards_end_removed(s, key, len, false);
-  }
-  chime__mem_unlock(s);
-  return mt ? 0 : CHIME_ENOTFOUND;
 }
 
 /* A copy of trigger under key (group, name), firing job_group.job_name
