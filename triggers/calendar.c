@@ -1,9 +1,8 @@
 /*
  * calendar.c: the life cycle of calendars (construction with validation,
- * reference counting, accessors) and the questions asked of a whole chain:
- * is an instant included, and which is the next included instant.  Each
- * kind's own rule lives in calendar_kinds.c; the text form in
- * calendar_string.c (writing) and calendar_parse.c (reading).
+ * reference counting, accessors).  The questions asked of a whole chain
+ * live in calendar_chain.c, each kind's own rule in calendar_kinds.c; the
+ * text form in calendar_string.c (writing) and calendar_parse.c (reading).
  */
 #include "triggers/calendar_impl.h"
 #include "triggers/civil.h"
@@ -13,15 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * Rounds of the chain search: each round asks every calendar of the chain
- * for its own next included instant and stops when none moves.  Calendars
- * whose included times never meet (weekdays only on top of weekends only)
- * would trade the instant forever; this bound turns that into
- * CHIME_ENEVERFIRES.
- */
-#define MAX_ROUNDS 4096
 
 /* The error every constructor gives when ret_cal is NULL. */
 #define CHECK_RET(ret_cal, errbuf, errbuf_len)                                 \
@@ -305,44 +295,4 @@ const chime_zone *chime__calendar_zone(const chime_calendar *cal) {
 const char *chime__calendar_description(const chime_calendar *cal) {
   assert(cal != NULL);
   return cal->description;
-}
-
-bool chime__calendar_includes(const chime_calendar *cal, int64_t t_ms) {
-  /* Far-off instants would overflow the date arithmetic: exclude them. */
-  if (cal != NULL &&
-      (t_ms < CHIME__CALENDAR_MIN_MS || t_ms > CHIME__CALENDAR_MAX_MS))
-    return false;
-  for (; cal != NULL; cal = cal->base)
-    if (!chime__calendar_own_includes(cal, t_ms))
-      return false;
-  return true;
-}
-
-int chime__calendar_next_included(const chime_calendar *cal, int64_t t_ms,
-                                  int64_t *ret_ms) {
-  if (ret_ms == NULL || t_ms < CHIME__CALENDAR_MIN_MS ||
-      t_ms > CHIME__CALENDAR_MAX_MS)
-    return CHIME_EINVAL;
-  int64_t t = t_ms;
-  for (int round = 0; round < MAX_ROUNDS; round++) {
-    bool moved = false;
-    for (const chime_calendar *c = cal; c != NULL; c = c->base) {
-      int64_t next;
-      int rc = chime__calendar_own_next(c, t, &next);
-      if (rc < 0)
-        return rc;
-      assert(next >= t);
-      if (next > CHIME__CALENDAR_MAX_MS)
-        return CHIME_ENEVERFIRES;
-      if (next != t) {
-        t = next;
-        moved = true;
-      }
-    }
-    if (!moved) {
-      *ret_ms = t;
-      return 0;
-    }
-  }
-  return CHIME_ENEVERFIRES;
 }
