@@ -6,7 +6,8 @@
  * alert_state.c de-duplicates them, queues them for each sink and keeps
  * all of it in a state file across restarts; alert_send.c writes an
  * alert's JSON and runs the command sink; alert_http.c posts to a webhook
- * (http, or https through OpenSSL).
+ * (http, or https through OpenSSL); alert_log.c holds the clock and the
+ * log line they all use.
  *
  * Terms: an *alert* is one message about one *key* ("run_failed:G.N",
  * "node_dead:ID", "misfire:G.N", "job_overdue:G.N", "store_down:SCHED");
@@ -226,6 +227,8 @@ void alert_checkin(alert_ctx *x);
 /* Whether url is one alert_http_post can use.  Returns: 0 or -1, why in
  * err. */
 int alert_http_check_url(const char *url, char *err, size_t errlen);
+
+/* ------------------------------------------------ alert_log.c */
 
 /* A monotonic clock in nanoseconds. */
 uint64_t alert_mono_ns(void);
