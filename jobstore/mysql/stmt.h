@@ -1,9 +1,9 @@
 /*
  * stmt.h: the statements of the MySQL store.
  *
- *   - sql.c: the texts of the prepared statements ({P} stands for the table
- *     prefix), substituted once per store; the lease rule in SQL; LIKE
- *     patterns for group matchers.
+ *   - queries/NAME.sql: the text of each statement, embedded at build time
+ *     (queries/embed.py); sql.c substitutes the table prefix ({P}) once
+ *     per store; the lease rule in SQL; LIKE patterns for group matchers.
  *   - stmt.c: preparing a statement once per connection, binding typed
  *     arguments, running it and materialising its rows (result.h).
  *   - text.c: statements built for one batch (IN lists, multi-row
@@ -29,7 +29,9 @@
 typedef struct chime__mysql_store chime__mysql_store;
 typedef struct chime__mysql_tx chime__mysql_tx;
 
-/* The statements prepared once per connection (texts in sql.c). */
+/* The statements of the store: CHIME__Q_NAME's text is the file
+ * jobstore/mysql/queries/name.sql (CONTRIBUTING.md, "Adding a
+ * statement").  A prepared one is prepared once per connection. */
 typedef enum chime__mysql_stmt_id {
   CHIME__Q_JOB_LOCK,
   CHIME__Q_JOB_GET,
@@ -124,6 +126,13 @@ typedef struct chime__mysql_conn {
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */
+
+/* The text of each statement, {P} not substituted (generated from
+ * queries/NAME.sql by queries/embed.py). */
+extern const char *const chime__mysql_sql_text[CHIME__Q_COUNT];
+
+/* CHIME_NO_FIRE in SQL (the snippet {no_fire} of the .sql files). */
+#define CHIME__MYSQL_NO_FIRE_SQL "-9223372036854775808"
 
 /* The database's clock in SQL, as BIGINT epoch milliseconds. */
 #define CHIME__MYSQL_NOW_MS_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
@@ -225,18 +234,41 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
 /* A statement built for one batch, run in the text protocol: {P} in the
  * SQL pieces is replaced by the table prefix, strings are escaped for the
  * connection.  Out of memory is remembered and reported by
- * chime__mysql_sqlbuf_run. */
+ * chime__mysql_sqlbuf_run.
+ *
+ * A text statement whose text is a file queries/NAME.sql starts with
+ * chime__mysql_sqlbuf_stmt and is filled in the order of its file: its
+ * slots, where the caller appends values (escaped: _text, _int, ...), and
+ * its optional parts, kept or left out whole:
+ *
+ *   ... WHERE sched_name = /+:sched+/ AND x IN (/+:ids+/)
+ *       /+[second+/ AND y NOT IN (/+:held+/) /+]+/ ...
+ *
+ * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
+ * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
+ * part and, when !on, past its end.  chime__mysql_sqlbuf_run copies what
+ * is left.  Slots and parts are met in order: a name out of order is a
+ * bug (asserted). */
 typedef struct chime__mysql_sqlbuf {
   chime__mysql_tx *tx;
   char *p;
   size_t len, cap;
   bool oom;
+  const char *stmt; /* the rest of the statement's text still to copy */
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
 void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b);
 /* Appends SQL text (a constant of the store, never user data). */
 void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
+/* Starts b (empty) on text statement id (its slots and parts above). */
+void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id);
+/* Copies the statement's text up to its slot name. */
+void chime__mysql_sqlbuf_at(chime__mysql_sqlbuf *b, const char *slot);
+/* Copies the statement's text up to its optional part name, and skips
+ * that part when !on. */
+void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
+                              bool on);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
@@ -255,7 +287,8 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
 /* "(id, id, ...)" of the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
-/* Runs the statement and frees b; *ret (may be NULL) gets its rows,
+/* Runs the statement (the rest of a statement's text first: no slot may
+ * be left) and frees b; *ret (may be NULL) gets its rows,
  * *ret_affected (may be NULL) the affected rows.  Returns as
  * chime__mysql_exec. */
 int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
