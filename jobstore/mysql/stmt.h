@@ -105,6 +105,15 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LEASE_EXPIRE,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
+  /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */
+  CHIME__Q_CLAIM_DUE,
+  CHIME__Q_CLAIM_JOB_LOCK,
+  CHIME__Q_CLAIM_MARK,
+  CHIME__Q_COMPLETE_HISTORY_CHECK,
+  CHIME__Q_COMPLETE_LOCK_FIRED,
+  CHIME__Q_COMPLETE_DELETE_FIRED,
+  CHIME__Q_COMPLETE_HISTORY_INSERT,
+  CHIME__Q_COMPLETE_DROP_CHECKPOINTS,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
@@ -244,17 +253,24 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  *   ... WHERE sched_name = /+:sched+/ AND x IN (/+:ids+/)
  *       /+[second+/ AND y NOT IN (/+:held+/) /+]+/ ...
  *
+ * and its one repeated row (a multi-row INSERT), written once per row,
+ * its values named by their columns:
+ *
+ *   INSERT INTO t (a, b) VALUES /+{row+/ (/+:a+/, /+:b+/) /+}+/
+ *
  * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
  * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
- * part and, when !on, past its end.  chime__mysql_sqlbuf_run copies what
- * is left.  Slots and parts are met in order: a name out of order is a
- * bug (asserted). */
+ * part and, when !on, past its end; chime__mysql_sqlbuf_row(b, "row")
+ * starts the first row, or ends the row before and starts the next.
+ * chime__mysql_sqlbuf_run copies what is left.  Slots, parts and rows are
+ * met in order: a name out of order is a bug (asserted). */
 typedef struct chime__mysql_sqlbuf {
   chime__mysql_tx *tx;
   char *p;
   size_t len, cap;
   bool oom;
   const char *stmt; /* the rest of the statement's text still to copy */
+  const char *row;  /* the start of its repeated row, once met */
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
@@ -269,6 +285,9 @@ void chime__mysql_sqlbuf_at(chime__mysql_sqlbuf *b, const char *slot);
  * that part when !on. */
 void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
                               bool on);
+/* Starts the statement's repeated row name: its first, or, after the
+ * first, the next (the row before ended, a comma). */
+void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);

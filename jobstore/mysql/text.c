@@ -83,14 +83,15 @@ void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id) {
   assert(b->stmt);
 }
 
-/* Copies the statement's text up to its next slot or part, dropping the
- * ends of parts on the way; returns that marker ("/" "*:name*" "/" or
- * "/" "*[name*" "/"), NULL at the end of the text. */
+/* Copies the statement's text up to its next slot, part or row, dropping
+ * the ends of parts and rows on the way; returns that marker ("/" "*:name*"
+ * "/", "/" "*[name*" "/" or "/" "*{name*" "/"), NULL at the end of the
+ * text. */
 static const char *copy_to_marker(chime__mysql_sqlbuf *b) {
   assert(b->stmt && "a slot or part of no statement");
   for (;;) {
     const char *m = strstr(b->stmt, "/*");
-    while (m && m[2] != ':' && m[2] != '[' && m[2] != ']')
+    while (m && !strchr(":[]{}", m[2]))
       m = strstr(m + 2, "/*");
     append(b, b->stmt, m ? (size_t)(m - b->stmt) : strlen(b->stmt));
     if (!m) {
@@ -100,7 +101,7 @@ static const char *copy_to_marker(chime__mysql_sqlbuf *b) {
     const char *end = strstr(m, "*/");
     assert(end && "an unterminated marker");
     b->stmt = end + 2;
-    if (m[2] != ']')
+    if (m[2] != ']' && m[2] != '}') /* an end: the part's or last row's */
       return m;
   }
 }
@@ -129,6 +130,25 @@ void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
   const char *end = strstr(b->stmt, "/*]*/");
   assert(end && "a part without its end");
   b->stmt = end + 5;
+}
+
+void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
+  if (!b->row) {
+    const char *m = copy_to_marker(b);
+    (void)m;
+    assert(marker_is(m, '{', row) && "rows are met in their order");
+    b->row = b->stmt;
+    return;
+  }
+  /* The row before: its rest up to the row's end, then the next one. */
+  const char *end = strstr(b->stmt, "/*}*/");
+  assert(end && "a row without its end");
+  const char *m = strstr(b->stmt, "/*");
+  (void)m;
+  assert(m == end && "a slot of the row before left unfilled");
+  append(b, b->stmt, (size_t)(end - b->stmt));
+  append(b, ",", 1);
+  b->stmt = b->row;
 }
 
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v) {

@@ -12,7 +12,9 @@ by one space.  Its text may hold:
                    (sql.c);
   /*:slot*/        a place a text statement's builder fills at run time,
   /*[part*/ ... /*]*/
-                   an optional part it keeps or leaves out (stmt.h,
+                   an optional part it keeps or leaves out,
+  /*{row*/ ... /*}*/
+                   the row a multi-row INSERT repeats (stmt.h,
                    chime__mysql_sqlbuf_stmt; kept in the C text, dropped
                    by the builder);
   {snippet[:arg]}  a piece defined once in C and shared by several
