@@ -105,15 +105,15 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
      * rows (this transaction holds them: they would come again). */
     chime__mysql_sqlbuf_at(&b, "full");
     chime__mysql_sqlbuf_full(&b, &op->limits);
-    chime__mysql_sqlbuf_at(&b, "held");
+    assert(first->nrows > 0);
     for (size_t i = 0; i < first->nrows; i++) {
-      chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
+      chime__mysql_sqlbuf_row(&b, "held");
+      chime__mysql_sqlbuf_at(&b, "group");
       chime__mysql_sqlbuf_text(
           &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_GROUP));
-      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_at(&b, "name");
       chime__mysql_sqlbuf_text(
           &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_NAME));
-      chime__mysql_sqlbuf_sql(&b, ")");
     }
   }
   chime__mysql_sqlbuf_at(&b, "max");

@@ -114,6 +114,60 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_COMPLETE_DELETE_FIRED,
   CHIME__Q_COMPLETE_HISTORY_INSERT,
   CHIME__Q_COMPLETE_DROP_CHECKPOINTS,
+  CHIME__Q_FIRED_INSERT,
+  CHIME__Q_FIRED_READ_IDS,
+  CHIME__Q_TRIGGERS_WRITE,
+  CHIME__Q_FIRE_LOCK_BATCH,
+  CHIME__Q_FIRE_WRITE_EXECUTING,
+  CHIME__Q_SESSIONS_OF_NODE,
+  CHIME__Q_SESSIONS_FORGET,
+  CHIME__Q_REPAIR_BLOCKED_COUNT,
+  CHIME__Q_FIRE_TX_LOCK,
+  CHIME__Q_SERVER_ID_SETTINGS,
+  CHIME__Q_INTERRUPT_FLAG,
+  CHIME__Q_INTERRUPT_LIST,
+  CHIME__Q_AUDIT_INSERT,
+  CHIME__Q_NEXT_DUE,
+  CHIME__Q_MISFIRED_UNLIMITED,
+  CHIME__Q_DRAIN_KNOWN,
+  CHIME__Q_DRAIN_REQUEST,
+  CHIME__Q_DRAIN_CANCEL,
+  CHIME__Q_DRAIN_STATE,
+  CHIME__Q_DRAIN_ASKED,
+  CHIME__Q_DRAIN_DONE,
+  CHIME__Q_SKIP_HISTORY_INSERT,
+  CHIME__Q_SKIP_CANDIDATES,
+  CHIME__Q_RETAIN_HISTORY_IDS,
+  CHIME__Q_RETAIN_HISTORY_TRIM_AGE,
+  CHIME__Q_RETAIN_HISTORY_TRIM_COUNT,
+  CHIME__Q_RETAIN_SWEEP_SESSIONS,
+  CHIME__Q_RETAIN_SWEEP_LEASES,
+  CHIME__Q_RETAIN_SWEEP_CHECKPOINTS,
+  CHIME__Q_RETAIN_SWEEP_TRIGGERS,
+  CHIME__Q_RETAIN_SWEEP_AUDIT_AGE,
+  CHIME__Q_RETAIN_AUDIT_CUT,
+  CHIME__Q_RETAIN_SWEEP_AUDIT_COUNT,
+  CHIME__Q_SHARD_LIVE_COUNT,
+  CHIME__Q_SHARD_SPLIT,
+  CHIME__Q_SHARD_ROOM,
+  CHIME__Q_SHARD_ENDED,
+  CHIME__Q_SHARDS_OF_REMOVED,
+  CHIME__Q_JOB_BLOCK_LOCK,
+  CHIME__Q_JOB_BLOCK_SET,
+  CHIME__Q_JOB_UNBLOCK_LOCK,
+  CHIME__Q_JOB_UNBLOCK_SET,
+  CHIME__Q_JOB_UNBLOCK_HELD,
+  CHIME__Q_LIMITS_TYPES,
+  CHIME__Q_LIMIT_COUNT_RUNNING,
+  CHIME__Q_LIMIT_LOCK,
+  CHIME__Q_LIMIT_EXISTS,
+  CHIME__Q_LIMIT_WRITE_TAT,
+  CHIME__Q_LIMIT_SET,
+  CHIME__Q_LIMIT_CLEAR,
+  CHIME__Q_LIMIT_GET,
+  CHIME__Q_LIMIT_STATS,
+  CHIME__Q_ENQUEUE_EXISTING,
+  CHIME__Q_ENQUEUE_INSERT,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
@@ -261,7 +315,8 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
  * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
  * part and, when !on, past its end; chime__mysql_sqlbuf_row(b, "row")
- * starts the first row, or ends the row before and starts the next.
+ * starts the first row, or ends the row before and starts the next (rows
+ * are separated by commas, or by the word the end names: "/+}OR+/").
  * chime__mysql_sqlbuf_run copies what is left.  Slots, parts and rows are
  * met in order: a name out of order is a bug (asserted). */
 typedef struct chime__mysql_sqlbuf {

@@ -140,14 +140,24 @@ void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
     b->row = b->stmt;
     return;
   }
-  /* The row before: its rest up to the row's end, then the next one. */
-  const char *end = strstr(b->stmt, "/*}*/");
+  /* The row before: its rest up to the row's end, the separator the end
+   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma), then the
+   * next row. */
+  const char *end = strstr(b->stmt, "/*}");
   assert(end && "a row without its end");
   const char *m = strstr(b->stmt, "/*");
   (void)m;
   assert(m == end && "a slot of the row before left unfilled");
   append(b, b->stmt, (size_t)(end - b->stmt));
-  append(b, ",", 1);
+  const char *sep = end + 3, *sep_end = strstr(sep, "*/");
+  assert(sep_end);
+  if (sep_end == sep) {
+    append(b, ",", 1);
+  } else {
+    append(b, " ", 1);
+    append(b, sep, (size_t)(sep_end - sep));
+    append(b, " ", 1);
+  }
   b->stmt = b->row;
 }
 

@@ -9,7 +9,7 @@
 -- cover the job's required ones), and in the part second_look (the
 -- claim's second look, past the types found full and the first look's
 -- rows, which this transaction holds): full ("AND job_type NOT IN (...)")
--- and held ("(group, name), ..." of the first look's rows).
+-- and held (a row per first look's row: its group and name).
 -- Called by: acquire.c (select_due).
 SELECT {trigger_cols}
 FROM {P}triggers
@@ -23,7 +23,8 @@ WHERE sched_name = /*:sched*/
   /*:tags*/
   /*[second_look*/
   /*:full*/
-  AND (trigger_group, trigger_name) NOT IN (/*:held*/)
+  AND (trigger_group, trigger_name) NOT IN (
+    /*{held*/ (/*:group*/, /*:name*/) /*}*/)
   /*]*/
 ORDER BY next_fire_ms, priority DESC, trigger_group, trigger_name
 LIMIT /*:max*/

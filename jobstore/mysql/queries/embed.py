@@ -14,7 +14,8 @@ by one space.  Its text may hold:
   /*[part*/ ... /*]*/
                    an optional part it keeps or leaves out,
   /*{row*/ ... /*}*/
-                   the row a multi-row INSERT repeats (stmt.h,
+                   the row a multi-row INSERT repeats, separated by commas
+                   (or by OR: an end "/*}OR*/") (stmt.h,
                    chime__mysql_sqlbuf_stmt; kept in the C text, dropped
                    by the builder);
   {snippet[:arg]}  a piece defined once in C and shared by several
@@ -42,6 +43,11 @@ SNIPPETS = {
     "no_fire": "CHIME__MYSQL_NO_FIRE_SQL",
     "zone_batch": "CHIME__MYSQL_STR(CHIME__MYSQL_ZONE_BATCH)",
     "lease_tokens_per_ms": "CHIME__MYSQL_STR(CHIME__LEASE_TOKENS_PER_MS)",
+    # The groups of the triggers the library makes itself.
+    "retry_group": "CHIME__RETRY_GROUP",
+    "shard_group": "CHIME__SHARD_GROUP",
+    "backfill_group": "CHIME_BACKFILL_GROUP",
+    "manual_group": "CHIME__MANUAL_GROUP",
 }
 # Snippets that take the table alias of a nodes row ("d." or none).
 SNIPPET_MACROS = {
