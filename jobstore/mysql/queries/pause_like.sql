@@ -2,8 +2,6 @@
 -- escape '!').
 -- Called by: pause.c (by_group).
 UPDATE {P}triggers
-SET owner = NULL, claim_fire_id = NULL, state = CASE state WHEN 'WAITING' THEN
-    'PAUSED' WHEN 'ACQUIRED' THEN 'PAUSED' WHEN 'EXECUTING' THEN 'PAUSED' WHEN
-    'BLOCKED' THEN 'PAUSED_BLOCKED' ELSE state END
+SET owner = NULL, claim_fire_id = NULL, state = {_pause_state}
 WHERE sched_name = ?
   AND trigger_group LIKE ? ESCAPE '!'

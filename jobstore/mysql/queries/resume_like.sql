@@ -2,10 +2,6 @@
 -- pattern; escape '!'), as resume_key.
 -- Called by: pause.c (by_group).
 UPDATE {P}triggers t
-SET t.state = CASE WHEN t.state NOT IN ('PAUSED', 'PAUSED_BLOCKED') THEN
-    t.state WHEN t.next_fire_ms = {no_fire} THEN 'COMPLETE' WHEN EXISTS
-    (SELECT 1 FROM {P}fired f WHERE f.sched_name = t.sched_name AND
-    f.job_group = t.job_group AND f.job_name = t.job_name AND f.state =
-    'EXECUTING' AND f.forbid = 1) THEN 'BLOCKED' ELSE 'WAITING' END
+SET t.state = {_resume_state}
 WHERE t.sched_name = ?
   AND t.trigger_group LIKE ? ESCAPE '!'
