@@ -81,41 +81,43 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
                       chime__mysql_rows *rows) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL
-                              " FROM {P}triggers WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_CLAIM_DUE);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING' AND next_fire_ms <= ");
+  chime__mysql_sqlbuf_at(&b, "due_by");
   chime__mysql_sqlbuf_int(&b, op->nlt);
   /* Misfired ones wait for the misfire scan, unless they ignore misfires. */
-  chime__mysql_sqlbuf_sql(&b, " AND (next_fire_ms > ");
+  chime__mysql_sqlbuf_at(&b, "misfired_before");
   chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
-  chime__mysql_sqlbuf_sql(&b, " OR misfire = 1");
-  if (tx->s->nlimited > 0) /* limited: late, never misfired */
-    chime__mysql_sqlbuf_limited(&b, " OR job_type IN");
-  chime__mysql_sqlbuf_sql(&b, ")");
+  /* limited: late, never misfired */
+  chime__mysql_sqlbuf_part(&b, "limited", tx->s->nlimited > 0);
+  if (tx->s->nlimited > 0) {
+    chime__mysql_sqlbuf_at(&b, "limited");
+    chime__mysql_sqlbuf_limited(&b, "");
+  }
+  chime__mysql_sqlbuf_at(&b, "types");
   chime__mysql_sqlbuf_types(&b, op->types);
+  chime__mysql_sqlbuf_at(&b, "tags");
   chime__mysql_sqlbuf_tags(&b, tx->s->tags);
+  chime__mysql_sqlbuf_part(&b, "second_look", first != NULL);
   if (first) {
     /* The second look: past the types found full and the first look's
      * rows (this transaction holds them: they would come again). */
+    chime__mysql_sqlbuf_at(&b, "full");
     chime__mysql_sqlbuf_full(&b, &op->limits);
-    chime__mysql_sqlbuf_sql(&b, " AND (trigger_group, trigger_name) NOT IN (");
+    assert(first->nrows > 0);
     for (size_t i = 0; i < first->nrows; i++) {
-      chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
+      chime__mysql_sqlbuf_row(&b, "held");
+      chime__mysql_sqlbuf_at(&b, "group");
       chime__mysql_sqlbuf_text(
           &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_GROUP));
-      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_at(&b, "name");
       chime__mysql_sqlbuf_text(
           &b, chime__mysql_rows_text(first, i, CHIME__TRIG_COL_NAME));
-      chime__mysql_sqlbuf_sql(&b, ")");
     }
-    chime__mysql_sqlbuf_sql(&b, ")");
   }
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
-                              "trigger_group, trigger_name LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "max");
   chime__mysql_sqlbuf_int(&b, (int64_t)max);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   return chime__mysql_sqlbuf_run(&b, rows, NULL);
 }
 
@@ -232,13 +234,13 @@ static int lock_job_row(chime__mysql_tx *tx, const char *g, const char *n,
                         bool *ret_locked) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT 1 FROM {P}jobs WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_CLAIM_JOB_LOCK);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_group = ");
+  chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, g);
-  chime__mysql_sqlbuf_sql(&b, " AND job_name = ");
+  chime__mysql_sqlbuf_at(&b, "name");
   chime__mysql_sqlbuf_text(&b, n);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)
@@ -411,13 +413,8 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
   assert(n > 0);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "UPDATE {P}triggers t JOIN {P}fired f FORCE INDEX (PRIMARY) ON "
-          "f.sched_name = t.sched_name "
-          "AND f.trigger_group = t.trigger_group AND f.trigger_name = "
-          "t.trigger_name SET t.state = 'ACQUIRED', t.owner = f.node, "
-          "t.claim_fire_id = f.fire_id WHERE t.state = 'WAITING' AND "
-          "f.fire_id IN ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_CLAIM_MARK);
+  chime__mysql_sqlbuf_at(&b, "fire_ids");
   chime__mysql_sqlbuf_fire_ids(&b, fires, n);
   uint64_t changed = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &changed);

@@ -36,19 +36,18 @@ int chime__mysql_audit_tx(chime__mysql_tx *tx, const char *who,
   char d[DETAILS_MAX + 1];
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}audit (sched_name, at_ms, who, "
-                              "origin, action, target, details) VALUES (");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_AUDIT_INSERT);
+  chime__mysql_sqlbuf_at(&b, "sched_name");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, ", " CHIME__MYSQL_NOW_MS_SQL ", ");
+  chime__mysql_sqlbuf_at(&b, "who");
   chime__mysql_sqlbuf_text(&b, cut(who ? who : "?", WHO_MAX, w));
-  chime__mysql_sqlbuf_sql(&b, ", ");
+  chime__mysql_sqlbuf_at(&b, "origin");
   chime__mysql_sqlbuf_text(&b, cut(origin ? origin : "?", WHO_MAX, o));
-  chime__mysql_sqlbuf_sql(&b, ", ");
+  chime__mysql_sqlbuf_at(&b, "action");
   chime__mysql_sqlbuf_text(&b, cut(action, 64, a));
-  chime__mysql_sqlbuf_sql(&b, ", ");
+  chime__mysql_sqlbuf_at(&b, "target");
   chime__mysql_sqlbuf_text(&b, cut(target ? target : "", TARGET_MAX, t));
-  chime__mysql_sqlbuf_sql(&b, ", ");
+  chime__mysql_sqlbuf_at(&b, "details");
   chime__mysql_sqlbuf_text(&b, details ? cut(details, DETAILS_MAX, d) : NULL);
-  chime__mysql_sqlbuf_sql(&b, ")");
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }

@@ -24,36 +24,44 @@ static void fired_values(chime__mysql_sqlbuf *b, const chime_fire *f,
   chime__mysql_tx *tx = b->tx;
   const chime_trigger *t = f->trigger;
   assert(t && f->job && f->fire_id == 0 && t->job_group && t->job_name);
-  chime__mysql_sqlbuf_sql(b, "(");
+  chime__mysql_sqlbuf_row(b, "row");
+  chime__mysql_sqlbuf_at(b, "sched_name");
   chime__mysql_sqlbuf_text(b, tx->s->sched);
-  const char *keys[] = {t->group, t->name, t->job_group, t->job_name};
+  const struct {
+    const char *slot, *v;
+  } keys[] = {{"trigger_group", t->group},
+              {"trigger_name", t->name},
+              {"job_group", t->job_group},
+              {"job_name", t->job_name}};
   for (size_t k = 0; k < 4; k++) {
-    chime__mysql_sqlbuf_sql(b, ",");
-    chime__mysql_sqlbuf_text(b, keys[k]);
+    chime__mysql_sqlbuf_at(b, keys[k].slot);
+    chime__mysql_sqlbuf_text(b, keys[k].v);
   }
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "scheduled_ms");
   chime__mysql_sqlbuf_int(b, f->scheduled_ms);
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "acquired_ms");
   chime__mysql_sqlbuf_int(b, now);
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "node");
   chime__mysql_sqlbuf_text(b, tx->s->node);
-  chime__mysql_sqlbuf_sql(b, executing ? ",'EXECUTING'" : ",'ACQUIRED'");
-  int64_t flags[] = {chime__concurrency_exclusive(f->job->concurrency),
-                     f->job->requests_recovery, f->recovering,
-                     t->schedule.priority, t->shard_parent};
+  chime__mysql_sqlbuf_at(b, "state");
+  chime__mysql_sqlbuf_text(b, executing ? "EXECUTING" : "ACQUIRED");
+  const struct {
+    const char *slot;
+    int64_t v;
+  } flags[] = {{"forbid", chime__concurrency_exclusive(f->job->concurrency)},
+               {"requests_recovery", f->job->requests_recovery},
+               {"recovering", f->recovering},
+               {"priority", t->schedule.priority},
+               {"shard_parent", t->shard_parent}};
   for (size_t k = 0; k < 5; k++) {
-    chime__mysql_sqlbuf_sql(b, ",");
-    chime__mysql_sqlbuf_int(b, flags[k]);
+    chime__mysql_sqlbuf_at(b, flags[k].slot);
+    chime__mysql_sqlbuf_int(b, flags[k].v);
   }
   /* What a limited type's claim counts (acquire.c, limit.c). */
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "job_type");
   chime__mysql_sqlbuf_text(b, f->job->type);
-  chime__mysql_sqlbuf_sql(b, ",");
-  if (t->partition_key)
-    chime__mysql_sqlbuf_text(b, t->partition_key);
-  else
-    chime__mysql_sqlbuf_sql(b, "NULL");
-  chime__mysql_sqlbuf_sql(b, ")");
+  chime__mysql_sqlbuf_at(b, "partition_key");
+  chime__mysql_sqlbuf_text(b, t->partition_key); /* NULL: SQL NULL */
 }
 
 /* Sets the fire ids of fires from the rows the INSERT made, when the
@@ -65,17 +73,15 @@ static int read_ids(chime__mysql_tx *tx, chime_fire **fires, size_t n,
                     int64_t first, bool executing) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b,
-                          "SELECT fire_id, trigger_group, trigger_name FROM "
-                          "{P}fired WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRED_READ_IDS);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND node = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
-  chime__mysql_sqlbuf_sql(&b, executing ? " AND state = 'EXECUTING'"
-                                        : " AND state = 'ACQUIRED'");
-  chime__mysql_sqlbuf_sql(&b, " AND fire_id >= ");
+  chime__mysql_sqlbuf_at(&b, "state");
+  chime__mysql_sqlbuf_text(&b, executing ? "EXECUTING" : "ACQUIRED");
+  chime__mysql_sqlbuf_at(&b, "first");
   chime__mysql_sqlbuf_int(&b, first);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY fire_id");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -109,17 +115,9 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
   assert(fires && n > 0);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "INSERT INTO {P}fired (sched_name, trigger_group, "
-          "trigger_name, job_group, job_name, scheduled_ms, "
-          "acquired_ms, node, state, forbid, requests_recovery, "
-          "recovering, priority, shard_parent, job_type, "
-          "partition_key) VALUES ");
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(&b, ",");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRED_INSERT);
+  for (size_t i = 0; i < n; i++)
     fired_values(&b, fires[i], now, executing);
-  }
   int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   int64_t first = (int64_t)mysql_insert_id(tx->c->db);
   if (r < 0 || tx->s->id_step == 0)
@@ -138,47 +136,48 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
    * The insert-only columns get the trigger's own values all the same. */
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b,
-                          "INSERT INTO {P}triggers (sched_name, trigger_group, "
-                          "trigger_name, job_group, job_name, job_type, kind, "
-                          "start_set, start_ms, end_ms, misfire, priority, "
-                          "next_fire_ms, prev_fire_ms, times_triggered, "
-                          "state_start_ms, state_repeat_count, state) VALUES ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_TRIGGERS_WRITE);
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *t = ts[i];
     /* The states fire bookkeeping leaves a trigger in. */
     assert(t->store_state == CHIME_STATE_WAITING ||
            t->store_state == CHIME_STATE_BLOCKED ||
            t->store_state == CHIME_STATE_COMPLETE);
-    chime__mysql_sqlbuf_sql(&b, i ? ",(" : "(");
+    chime__mysql_sqlbuf_row(&b, "row");
+    chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    const char *texts[] = {t->group, t->name, t->job_group, t->job_name,
-                           jobs[i]->type};
+    const struct {
+      const char *slot, *v;
+    } texts[] = {{"trigger_group", t->group},
+                 {"trigger_name", t->name},
+                 {"job_group", t->job_group},
+                 {"job_name", t->job_name},
+                 {"job_type", jobs[i]->type}};
     for (size_t k = 0; k < 5; k++) {
-      chime__mysql_sqlbuf_sql(&b, ",");
-      chime__mysql_sqlbuf_text(&b, texts[k]);
+      chime__mysql_sqlbuf_at(&b, texts[k].slot);
+      chime__mysql_sqlbuf_text(&b, texts[k].v);
     }
-    int64_t nums[] = {
-        t->schedule.kind,      t->start_set,          t->schedule.start_ms,
-        t->schedule.end_ms,    t->schedule.misfire,   t->schedule.priority,
-        t->state.next_fire_ms, t->state.prev_fire_ms, t->state.times_triggered,
-        t->state.start_ms,     t->state.repeat_count};
+    const struct {
+      const char *slot;
+      int64_t v;
+    } nums[] = {{"kind", t->schedule.kind},
+                {"start_set", t->start_set},
+                {"start_ms", t->schedule.start_ms},
+                {"end_ms", t->schedule.end_ms},
+                {"misfire", t->schedule.misfire},
+                {"priority", t->schedule.priority},
+                {"next_fire_ms", t->state.next_fire_ms},
+                {"prev_fire_ms", t->state.prev_fire_ms},
+                {"times_triggered", t->state.times_triggered},
+                {"state_start_ms", t->state.start_ms},
+                {"state_repeat_count", t->state.repeat_count}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-      chime__mysql_sqlbuf_sql(&b, ",");
-      chime__mysql_sqlbuf_int(&b, nums[k]);
+      chime__mysql_sqlbuf_at(&b, nums[k].slot);
+      chime__mysql_sqlbuf_int(&b, nums[k].v);
     }
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "state");
     chime__mysql_sqlbuf_text(&b, chime__mysql_state_name(t->store_state));
-    chime__mysql_sqlbuf_sql(&b, ")");
   }
-  chime__mysql_sqlbuf_sql(&b,
-                          " ON DUPLICATE KEY UPDATE next_fire_ms = "
-                          "VALUES(next_fire_ms), prev_fire_ms = "
-                          "VALUES(prev_fire_ms), times_triggered = "
-                          "VALUES(times_triggered), state_start_ms = "
-                          "VALUES(state_start_ms), state_repeat_count = "
-                          "VALUES(state_repeat_count), state = VALUES(state), "
-                          "owner = NULL, claim_fire_id = NULL");
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 

@@ -163,20 +163,18 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   assert(from != INT64_MAX);
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(&sql, "SELECT fire_id, node, error_code, started_ms, "
-                                "finished_ms FROM {P}history WHERE "
-                                "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_HISTORY_CHECK);
+  chime__mysql_sqlbuf_at(&sql, "sched");
   chime__mysql_sqlbuf_text(&sql, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&sql, " AND finished_ms >= ");
+  chime__mysql_sqlbuf_at(&sql, "since");
   chime__mysql_sqlbuf_int(&sql, from);
-  chime__mysql_sqlbuf_sql(&sql, " AND fire_id IN (0");
+  chime__mysql_sqlbuf_at(&sql, "fire_ids");
   for (size_t i = 0; i < b->n; i++) {
     if (b->reqs[i]->row != SIZE_MAX)
       continue;
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
   }
-  chime__mysql_sqlbuf_sql(&sql, ")");
   chime__mysql_rows h;
   int r = chime__mysql_sqlbuf_run(&sql, &h, NULL);
   if (r < 0)
@@ -216,18 +214,12 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
 static int lock_fired(chime__mysql_tx *tx, batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_sql(
-      &sql, "SELECT " CHIME__MYSQL_FIRED_COLS_F_SQL ", (SELECT t.state FROM "
-            "{P}triggers t WHERE t.sched_name = f.sched_name "
-            "AND t.trigger_group = f.trigger_group AND "
-            "t.trigger_name = f.trigger_name) FROM {P}fired f "
-            "FORCE INDEX (PRIMARY) "
-            "WHERE f.fire_id IN (0");
+  chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
+  chime__mysql_sqlbuf_at(&sql, "fire_ids");
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_sqlbuf_sql(&sql, ",");
     chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
   }
-  chime__mysql_sqlbuf_sql(&sql, ") FOR UPDATE");
   int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
   if (r < 0)
     return r;
@@ -305,7 +297,8 @@ static int delete_fired(chime__mysql_tx *tx, const batch *b) {
    * key.  The multi-table form scans the range between them, and waits for
    * the locks of fires in between (a job's open completion transaction,
    * fire_tx.c, holds its fire's row for the whole run). */
-  chime__mysql_sqlbuf_sql(&sql, "DELETE FROM {P}fired WHERE fire_id IN ");
+  chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DELETE_FIRED);
+  chime__mysql_sqlbuf_at(&sql, "fire_ids");
   owned_ids(&sql, b);
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
@@ -374,35 +367,40 @@ static int history_row(chime__mysql_tx *tx, const batch *b,
   const chime_run_result *o = d->outcome;
   int code = o ? o->error : 0;
   int64_t fin = run_finished_ms(d), started = run_started_ms(d);
-  chime__mysql_sqlbuf_sql(sql, "(");
+  chime__mysql_sqlbuf_row(sql, "row");
+  chime__mysql_sqlbuf_at(sql, "sched_name");
   chime__mysql_sqlbuf_text(sql, tx->s->sched);
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "fire_id");
   chime__mysql_sqlbuf_int(sql, d->fire->fire_id);
-  const size_t texts[] = {
-      CHIME__FIRED_COL_TRIGGER_GROUP, CHIME__FIRED_COL_TRIGGER_NAME,
-      CHIME__FIRED_COL_JOB_GROUP, CHIME__FIRED_COL_JOB_NAME};
+  static const struct {
+    const char *slot;
+    size_t col;
+  } texts[] = {{"trigger_group", CHIME__FIRED_COL_TRIGGER_GROUP},
+               {"trigger_name", CHIME__FIRED_COL_TRIGGER_NAME},
+               {"job_group", CHIME__FIRED_COL_JOB_GROUP},
+               {"job_name", CHIME__FIRED_COL_JOB_NAME}};
   for (size_t k = 0; k < 4; k++) {
-    chime__mysql_sqlbuf_sql(sql, ",");
+    chime__mysql_sqlbuf_at(sql, texts[k].slot);
     chime__mysql_sqlbuf_text(
-        sql, chime__mysql_rows_text(&b->fired, d->row, texts[k]));
+        sql, chime__mysql_rows_text(&b->fired, d->row, texts[k].col));
   }
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "scheduled_ms");
   const chime_trigger *ft = d->fire->trigger;
   chime__mysql_sqlbuf_int(
       sql, ft && ft->retry_scheduled_ms > 0
                ? ft->retry_scheduled_ms
                : chime__mysql_rows_int64(&b->fired, d->row,
                                          CHIME__FIRED_COL_SCHEDULED_MS));
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "node");
   chime__mysql_sqlbuf_text(sql, tx->s->node);
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "outcome");
   chime__mysql_sqlbuf_text(sql, d->retried       ? "RETRIED"
                                 : o && o->status ? o->status
                                 : code           ? "FAILED"
                                                  : "OK");
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "error_code");
   chime__mysql_sqlbuf_int(sql, code);
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "error_text");
   if (o && o->message && b->history == HISTORY_PLAIN) {
     chime__mysql_sqlbuf_text(sql, plain_message);
   } else if (o && o->message) {
@@ -415,23 +413,26 @@ static int history_row(chime__mysql_tx *tx, const batch *b,
     chime__mysql_sqlbuf_text(sql, NULL);
   }
   bool shard = ft && ft->shard_parent > 0;
-  int64_t nums[] = {
-      started,
-      fin - started,
-      chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING),
-      fin,
-      shard ? ft->shard_parent : 0,
-      shard ? ft->shard_index : -1};
+  const struct {
+    const char *slot;
+    int64_t v;
+  } nums[] = {
+      {"started_ms", started},
+      {"duration_ms", fin - started},
+      {"recovering",
+       chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING)},
+      {"finished_ms", fin},
+      {"shard_parent", shard ? ft->shard_parent : 0},
+      {"shard_index", shard ? ft->shard_index : -1}};
   for (size_t k = 0; k < 6; k++) {
-    chime__mysql_sqlbuf_sql(sql, ",");
-    chime__mysql_sqlbuf_int(sql, nums[k]);
+    chime__mysql_sqlbuf_at(sql, nums[k].slot);
+    chime__mysql_sqlbuf_int(sql, nums[k].v);
   }
   /* The run's own data (its trigger's), NULL when it used its job's. */
   size_t len = 0;
   const void *data = chime__fire_own_data(d->fire, &len);
-  chime__mysql_sqlbuf_sql(sql, ",");
+  chime__mysql_sqlbuf_at(sql, "data");
   chime__mysql_sqlbuf_bytes(sql, data, len);
-  chime__mysql_sqlbuf_sql(sql, ")");
   return 0;
 }
 
@@ -444,13 +445,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
   for (size_t i = 0; r == 0 && i < b->n;) {
     chime__mysql_sqlbuf sql;
     chime__mysql_sqlbuf_init(&sql, tx);
-    chime__mysql_sqlbuf_sql(&sql, "INSERT INTO {P}history (sched_name, "
-                                  "fire_id, trigger_group, trigger_name, "
-                                  "job_group, job_name, scheduled_ms, node, "
-                                  "outcome, error_code, error_text, "
-                                  "started_ms, duration_ms, recovering, "
-                                  "finished_ms, shard_parent, shard_index, "
-                                  "data) VALUES ");
+    chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_HISTORY_INSERT);
     size_t rows = 0, data = 0;
     for (; r == 0 && i < b->n && data < HISTORY_DATA_PER_INSERT; i++) {
       const chime__mysql_completion *d = b->reqs[i];
@@ -459,8 +454,7 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
       size_t len = 0;
       (void)chime__fire_own_data(d->fire, &len);
       data += len;
-      if (rows++)
-        chime__mysql_sqlbuf_sql(&sql, ",");
+      rows++;
       r = history_row(tx, b, d, &sql);
     }
     if (r == 0 && rows > 0)
@@ -483,10 +477,10 @@ static int drop_checkpoints(chime__mysql_tx *tx, const batch *b) {
       continue;
     if (!any) {
       chime__mysql_sqlbuf_init(&sql, tx);
-      chime__mysql_sqlbuf_sql(&sql, "DELETE FROM {P}checkpoints WHERE "
-                                    "sched_name = ");
+      chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DROP_CHECKPOINTS);
+      chime__mysql_sqlbuf_at(&sql, "sched");
       chime__mysql_sqlbuf_text(&sql, tx->s->sched);
-      chime__mysql_sqlbuf_sql(&sql, " AND run_id IN (0");
+      chime__mysql_sqlbuf_at(&sql, "run_ids");
       any = true;
     }
     chime__mysql_sqlbuf_sql(&sql, ",");
@@ -494,7 +488,6 @@ static int drop_checkpoints(chime__mysql_tx *tx, const batch *b) {
   }
   if (!any)
     return 0;
-  chime__mysql_sqlbuf_sql(&sql, ")");
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 

@@ -46,17 +46,15 @@ static int set_fn(chime__mysql_tx *tx, void *arg) {
     /* A node of the cluster (live or not: a dead node's row goes at its
      * recovery), or one drained before (asked again: a new timeout). */
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "SELECT (SELECT COUNT(*) FROM {P}nodes WHERE "
-                                "sched_name = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_KNOWN);
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+    chime__mysql_sqlbuf_at(&b, "node");
     chime__mysql_sqlbuf_text(&b, op->node);
-    chime__mysql_sqlbuf_sql(&b, ") + (SELECT COUNT(*) FROM {P}node_drains "
-                                "WHERE sched_name = ");
+    chime__mysql_sqlbuf_at(&b, "sched2");
     chime__mysql_sqlbuf_text(&b, s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+    chime__mysql_sqlbuf_at(&b, "node2");
     chime__mysql_sqlbuf_text(&b, op->node);
-    chime__mysql_sqlbuf_sql(&b, ")");
     chime__mysql_rows rows;
     if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) < 0)
       return r;
@@ -65,27 +63,22 @@ static int set_fn(chime__mysql_tx *tx, void *arg) {
     if (!known)
       return CHIME_ENOTFOUND;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}node_drains (sched_name, "
-                                "instance_id, requested_ms, timeout_ms, "
-                                "requested_by) VALUES (");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_REQUEST);
+    chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, s->sched);
-    chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_at(&b, "instance_id");
     chime__mysql_sqlbuf_text(&b, op->node);
-    chime__mysql_sqlbuf_sql(&b, ", " CHIME__MYSQL_NOW_MS_SQL ", ");
+    chime__mysql_sqlbuf_at(&b, "timeout_ms");
     chime__mysql_sqlbuf_int(&b, op->timeout_ms);
-    chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_at(&b, "requested_by");
     chime__mysql_sqlbuf_text(&b, op->who);
-    chime__mysql_sqlbuf_sql(
-        &b, ") ON DUPLICATE KEY UPDATE requested_ms = VALUES(requested_ms), "
-            "timeout_ms = VALUES(timeout_ms), requested_by = "
-            "VALUES(requested_by)");
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   } else {
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}node_drains WHERE "
-                                "sched_name = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_CANCEL);
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+    chime__mysql_sqlbuf_at(&b, "node");
     chime__mysql_sqlbuf_text(&b, op->node);
     if ((r = chime__mysql_sqlbuf_run(&b, NULL, &n)) == 0 && n == 0)
       return CHIME_ENOTFOUND;
@@ -126,10 +119,10 @@ static int get_fn(chime__mysql_tx *tx, void *arg) {
   get_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT state FROM {P}node_drains WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_STATE);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, op->node);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -154,11 +147,10 @@ int chime__mysql_drain_read(chime__mysql_tx *tx, int *ret_state,
                             bool *ret_overdue) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT state, timeout_ms > 0 AND requested_ms + "
-                              "timeout_ms <= " CHIME__MYSQL_NOW_MS_SQL
-                              " FROM {P}node_drains WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_ASKED);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -182,13 +174,12 @@ static int report_fn(chime__mysql_tx *tx, void *arg) {
   const size_t *handed = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}node_drains SET state = 'DRAINED', "
-                              "drained_ms = " CHIME__MYSQL_NOW_MS_SQL
-                              ", handed = handed + ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_DONE);
+  chime__mysql_sqlbuf_at(&b, "handed");
   chime__mysql_sqlbuf_int(&b, (int64_t)*handed);
-  chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND instance_id = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }

@@ -35,18 +35,17 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
                          size_t n, bool *existed) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_name FROM {P}triggers WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_EXISTING);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = ");
+  chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
-  chime__mysql_sqlbuf_sql(&b, " AND trigger_name IN (");
+  chime__mysql_sqlbuf_at(&b, "names");
   for (size_t i = 0; i < n; i++) {
     if (i)
       chime__mysql_sqlbuf_sql(&b, ", ");
     chime__mysql_sqlbuf_text(&b, ts[i]->name);
   }
-  chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -72,21 +71,20 @@ static int insert_rest(chime__mysql_tx *tx, chime_trigger *const *ps, size_t n,
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "INSERT INTO {P}triggers (sched_name, " CHIME__MYSQL_TRIGGER_COLS_SQL
-          ") VALUES ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_INSERT);
   size_t rows = 0;
   for (size_t i = 0; i < n; i++) {
     if (existed[i])
       continue;
     chime__mysql_trigger_to_args(tx->s->sched, ps[i], job, a);
-    chime__mysql_sqlbuf_sql(&b, rows++ ? ", (" : "(");
+    rows++;
+    chime__mysql_sqlbuf_row(&b, "row");
+    chime__mysql_sqlbuf_at(&b, "values");
     for (size_t k = 0; k < CHIME__MYSQL_TRIGGER_INSERT_ARGS; k++) {
       if (k)
         chime__mysql_sqlbuf_sql(&b, ", ");
       chime__mysql_sqlbuf_arg(&b, &a[k]);
     }
-    chime__mysql_sqlbuf_sql(&b, ")");
   }
   if (rows == 0) {
     chime__mysql_sqlbuf_free(&b);

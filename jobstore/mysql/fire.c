@@ -105,20 +105,14 @@ static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
                       chime__mysql_rows *rows) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL);
-  chime__mysql_sqlbuf_sql(
-      &b, ", f.fire_id, f.node, f.state FROM {P}fired f "
-          "FORCE INDEX (PRIMARY) JOIN "
-          "{P}triggers t ON t.sched_name = f.sched_name AND "
-          "t.trigger_group = f.trigger_group AND t.trigger_name "
-          "= f.trigger_name WHERE f.fire_id IN (0");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_LOCK_BATCH);
+  chime__mysql_sqlbuf_at(&b, "fire_ids");
   for (size_t i = 0; i < op->count; i++) {
     if (!op->fires[i])
       continue;
     chime__mysql_sqlbuf_sql(&b, ",");
     chime__mysql_sqlbuf_int(&b, op->fires[i]->fire_id);
   }
-  chime__mysql_sqlbuf_sql(&b, ") FOR UPDATE");
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
   assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);
   return r;
@@ -167,13 +161,12 @@ static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
                            const chime_job *const *jobs, size_t n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b,
-                          "UPDATE {P}fired FORCE INDEX (PRIMARY) SET state = "
-                          "'EXECUTING', forbid = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_WRITE_EXECUTING);
+  chime__mysql_sqlbuf_at(&b, "forbid");
   ids_where(&b, fires, jobs, n, FORBID);
-  chime__mysql_sqlbuf_sql(&b, ", requests_recovery = ");
+  chime__mysql_sqlbuf_at(&b, "recovery");
   ids_where(&b, fires, jobs, n, RECOVERY);
-  chime__mysql_sqlbuf_sql(&b, " WHERE ");
+  chime__mysql_sqlbuf_at(&b, "all");
   ids_where(&b, fires, jobs, n, ALL);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }

@@ -82,12 +82,11 @@ static void finish(chime_store_tx *t, bool rollback) {
 static int lock_fire(chime_store_tx *t) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, &t->tx);
-  chime__mysql_sqlbuf_sql(&sql, "SELECT state, node FROM {P}fired FORCE "
-                                "INDEX (PRIMARY) WHERE fire_id = ");
+  chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_FIRE_TX_LOCK);
+  chime__mysql_sqlbuf_at(&sql, "fire_id");
   chime__mysql_sqlbuf_int(&sql, t->fire->fire_id);
-  chime__mysql_sqlbuf_sql(&sql, " AND sched_name = ");
+  chime__mysql_sqlbuf_at(&sql, "sched");
   chime__mysql_sqlbuf_text(&sql, t->s->sched);
-  chime__mysql_sqlbuf_sql(&sql, " FOR UPDATE");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&sql, &rows, NULL);
   if (r < 0)

@@ -34,18 +34,19 @@ static int flag_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_init(&b, tx);
   /* The flag alternates between 1 and 2 (both "cancel"), so that a fire
    * flagged already still counts as a changed row. */
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}fired SET cancel_requested = "
-                              "IF(cancel_requested = 1, 2, 1) "
-                              "WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_INTERRUPT_FLAG);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'EXECUTING'");
+  chime__mysql_sqlbuf_part(&b, "one_fire", op->fire_id > 0);
   if (op->fire_id > 0) {
-    chime__mysql_sqlbuf_sql(&b, " AND fire_id = ");
+    chime__mysql_sqlbuf_at(&b, "fire_id");
     chime__mysql_sqlbuf_int(&b, op->fire_id);
-  } else {
-    chime__mysql_sqlbuf_sql(&b, " AND job_group = ");
+  }
+  chime__mysql_sqlbuf_part(&b, "of_job", op->fire_id <= 0);
+  if (op->fire_id <= 0) {
+    chime__mysql_sqlbuf_at(&b, "group");
     chime__mysql_sqlbuf_text(&b, op->group);
-    chime__mysql_sqlbuf_sql(&b, " AND job_name = ");
+    chime__mysql_sqlbuf_at(&b, "name");
     chime__mysql_sqlbuf_text(&b, op->name);
   }
   return chime__mysql_sqlbuf_run(&b, NULL, &op->affected);
@@ -68,27 +69,18 @@ static int list_fn(chime__mysql_tx *tx, void *arg) {
   interrupt_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT f.fire_id FROM {P}fired f WHERE "
-                              "f.sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_INTERRUPT_LIST);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND f.node = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
   /* Flagged, or replaced: a REPLACE job whose blocked trigger came due. */
-  chime__mysql_sqlbuf_sql(&b,
-                          " AND f.state = 'EXECUTING' AND (f.cancel_requested "
-                          "<> 0 OR (EXISTS (SELECT 1 FROM {P}jobs j WHERE "
-                          "j.sched_name = f.sched_name AND j.job_group = "
-                          "f.job_group AND j.job_name = f.job_name AND "
-                          "j.concurrency = ");
+  chime__mysql_sqlbuf_at(&b, "replace");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_REPLACE);
-  chime__mysql_sqlbuf_sql(&b, ") AND EXISTS (SELECT 1 FROM {P}triggers t WHERE "
-                              "t.sched_name = f.sched_name AND t.job_group = "
-                              "f.job_group AND t.job_name = f.job_name AND "
-                              "t.state = 'BLOCKED' AND t.next_fire_ms <> ");
+  chime__mysql_sqlbuf_at(&b, "no_fire");
   chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
-  chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <= ");
+  chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, op->now);
-  chime__mysql_sqlbuf_sql(&b, "))) ORDER BY fire_id");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   op->count = 0;

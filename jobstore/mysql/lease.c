@@ -5,8 +5,8 @@
  * only grows.
  *
  * Every decision is the database's: whether a lease ran out is
- * "expires_ms <= NOW" inside the statement that acts on it (sql.c's
- * LEASE_FREE and LEASE_HELD), so a node whose clock is wrong, or that was
+ * "expires_ms <= NOW" inside the statement that acts on it
+ * (queries/lease_*.sql), so a node whose clock is wrong, or that was
  * paused, judges nothing.  Acquiring is one transaction of two statements
  * (the guarded upsert, CHIME__Q_LEASE_TAKE, and reading the row back: the
  * acquisition is ours when the row carries our random claim);

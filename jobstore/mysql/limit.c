@@ -54,10 +54,9 @@ int chime__mysql_limits_refresh(chime__mysql_tx *tx) {
     return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT job_type FROM {P}limits WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMITS_TYPES);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY job_type");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -110,16 +109,16 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
                          int64_t *ret) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT COUNT(*) FROM {P}fired WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_COUNT_RUNNING);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+  chime__mysql_sqlbuf_at(&b, "type");
   chime__mysql_sqlbuf_text(&b, type);
+  chime__mysql_sqlbuf_part(&b, "partition", key != NULL);
   if (key) {
-    chime__mysql_sqlbuf_sql(&b, " AND partition_key = ");
+    chime__mysql_sqlbuf_at(&b, "key");
     chime__mysql_sqlbuf_text(&b, key);
   }
-  chime__mysql_sqlbuf_sql(&b, " AND shard_parent = 0");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)
@@ -133,14 +132,11 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
 static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "SELECT max_running, max_per_key, rate_count, rate_period_ms, "
-          "tat_ms, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) FROM "
-          "{P}limits WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_LOCK);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+  chime__mysql_sqlbuf_at(&b, "type");
   chime__mysql_sqlbuf_text(&b, l->type);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -150,9 +146,10 @@ static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
     bool exists = false;
     chime__mysql_rows_free(&rows);
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "SELECT 1 FROM {P}limits WHERE sched_name = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_EXISTS);
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+    chime__mysql_sqlbuf_at(&b, "type");
     chime__mysql_sqlbuf_text(&b, l->type);
     if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) == 0)
       exists = rows.nrows > 0;
@@ -274,11 +271,12 @@ int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls) {
       continue;
     chime__mysql_sqlbuf b;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "UPDATE {P}limits SET tat_ms = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_WRITE_TAT);
+    chime__mysql_sqlbuf_at(&b, "tat_ms");
     chime__mysql_sqlbuf_int(&b, l->tat_ms);
-    chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+    chime__mysql_sqlbuf_at(&b, "type");
     chime__mysql_sqlbuf_text(&b, l->type);
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
@@ -334,29 +332,28 @@ static int set_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_init(&b, tx);
   if (op->def) {
     /* A changed rate starts afresh (tat_ms 0). */
-    chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}limits (sched_name, job_type, "
-                                "max_running, max_per_key, rate_count, "
-                                "rate_period_ms, tat_ms) VALUES (");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_SET);
+    chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "job_type");
     chime__mysql_sqlbuf_text(&b, op->type);
-    int64_t v[] = {op->def->max_running, op->def->max_per_partition,
-                   op->def->rate_count, op->def->rate_period_ms};
+    const struct {
+      const char *slot;
+      int64_t v;
+    } v[] = {{"max_running", op->def->max_running},
+             {"max_per_key", op->def->max_per_partition},
+             {"rate_count", op->def->rate_count},
+             {"rate_period_ms", op->def->rate_period_ms}};
     for (size_t i = 0; i < 4; i++) {
-      chime__mysql_sqlbuf_sql(&b, ",");
-      chime__mysql_sqlbuf_int(&b, v[i]);
+      chime__mysql_sqlbuf_at(&b, v[i].slot);
+      chime__mysql_sqlbuf_int(&b, v[i].v);
     }
-    chime__mysql_sqlbuf_sql(
-        &b, ",0) ON DUPLICATE KEY UPDATE max_running = VALUES(max_running), "
-            "max_per_key = VALUES(max_per_key), tat_ms = IF(rate_count = "
-            "VALUES(rate_count) AND rate_period_ms = VALUES(rate_period_ms), "
-            "tat_ms, 0), rate_count = VALUES(rate_count), rate_period_ms = "
-            "VALUES(rate_period_ms)");
     return chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limits WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_CLEAR);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+  chime__mysql_sqlbuf_at(&b, "type");
   chime__mysql_sqlbuf_text(&b, op->type);
   uint64_t n = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &n);
@@ -380,11 +377,10 @@ static int get_fn(chime__mysql_tx *tx, void *arg) {
   set_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT max_running, max_per_key, rate_count, "
-                              "rate_period_ms FROM {P}limits WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_GET);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_type = ");
+  chime__mysql_sqlbuf_at(&b, "type");
   chime__mysql_sqlbuf_text(&b, op->type);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -416,25 +412,6 @@ int64_t chime__mysql_limit_wait_ms(chime_store *store) {
   return atomic_load(&chime__mysql_store_of(store)->limit_wait);
 }
 
-/* The statement of limit_stats: per limited type and per partition of it
- * with fires, what waits (WAITING triggers due by the time given) and
- * what runs.  Its '?' are the scheduler name, that time, the scheduler
- * name twice.  Shared with chimectl (`chimectl limit show`). */
-const char *chime__mysql_limit_stats_sql(void) {
-  return "SELECT l.job_type, p.partition_key, l.max_running, l.max_per_key, "
-         "l.rate_count, l.rate_period_ms, COALESCE(SUM(p.waiting), 0), "
-         "COALESCE(SUM(p.running), 0) FROM {P}limits l LEFT JOIN ("
-         "SELECT job_type, partition_key, COUNT(*) AS waiting, 0 AS running "
-         "FROM {P}triggers WHERE sched_name = ? AND state = 'WAITING' AND "
-         "next_fire_ms <= CAST(? AS SIGNED) "
-         "AND next_fire_ms <> -9223372036854775808 GROUP BY job_type, "
-         "partition_key UNION ALL SELECT job_type, partition_key, 0, "
-         "COUNT(*) FROM {P}fired WHERE sched_name = ? AND shard_parent = 0 "
-         "GROUP BY job_type, partition_key) p ON p.job_type = l.job_type "
-         "WHERE l.sched_name = ? GROUP BY l.job_type, p.partition_key "
-         "WITH ROLLUP";
-}
-
 typedef struct stats_op {
   int64_t now;
   chime_limit_stat *v;
@@ -452,22 +429,15 @@ static int stats_fn(chime__mysql_tx *tx, void *arg) {
   stats_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  /* The text protocol: the arguments in place of the '?'. */
-  const char *sql = chime__mysql_limit_stats_sql();
-  int nth = 0;
-  for (const char *q; (q = strchr(sql, '?')); sql = q + 1) {
-    char piece[1024];
-    size_t len = (size_t)(q - sql);
-    assert(len < sizeof piece);
-    memcpy(piece, sql, len);
-    piece[len] = '\0';
-    chime__mysql_sqlbuf_sql(&b, piece);
-    if (nth++ == 1)
-      chime__mysql_sqlbuf_int(&b, op->now);
-    else
-      chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_STATS);
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_at(&b, "due_by");
+  chime__mysql_sqlbuf_int(&b, op->now);
+  for (int k = 0; k < 2; k++) {
+    chime__mysql_sqlbuf_at(&b, "sched");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
   }
-  chime__mysql_sqlbuf_sql(&b, sql);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)

@@ -72,8 +72,5 @@ int chime__mysql_limit_get(chime_store *store, const char *job_type,
 int64_t chime__mysql_limit_wait_ms(chime_store *store);
 int chime__mysql_limit_stats(chime_store *store, int64_t now_ms,
                              chime_limit_stat **ret_stats, size_t *ret_count);
-/* limit_stats' statement (four '?': the scheduler name, the time fires
- * are due by, the scheduler name twice). */
-const char *chime__mysql_limit_stats_sql(void);
 
 #endif /* CHIME_JOBSTORE_MYSQL_LIMIT_H */

@@ -75,14 +75,15 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
   due_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT MIN(next_fire_ms) FROM {P}triggers WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_NEXT_DUE);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING'");
+  chime__mysql_sqlbuf_part(&b, "after", op->after != INT64_MIN);
   if (op->after != INT64_MIN) {
-    chime__mysql_sqlbuf_sql(&b, " AND next_fire_ms > ");
+    chime__mysql_sqlbuf_at(&b, "after");
     chime__mysql_sqlbuf_int(&b, op->after);
   }
+  chime__mysql_sqlbuf_at(&b, "types");
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -173,18 +174,15 @@ static int misfire_fn(chime__mysql_tx *tx, void *arg) {
      * room, late but never misfired (docs/queue.md, "Limits"). */
     chime__mysql_sqlbuf b;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL
-                                " FROM {P}triggers WHERE sched_name = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_MISFIRED_UNLIMITED);
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND state = 'WAITING' AND misfire <> 1 AND "
-                                "next_fire_ms <= ");
+    chime__mysql_sqlbuf_at(&b, "before");
     chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
-    chime__mysql_sqlbuf_sql(&b, " AND next_fire_ms <> -9223372036854775808");
-    chime__mysql_sqlbuf_limited(&b, " AND job_type NOT IN");
-    chime__mysql_sqlbuf_sql(&b, " ORDER BY next_fire_ms, priority DESC, "
-                                "trigger_group, trigger_name LIMIT ");
+    chime__mysql_sqlbuf_at(&b, "limited");
+    chime__mysql_sqlbuf_limited(&b, "");
+    chime__mysql_sqlbuf_at(&b, "max");
     chime__mysql_sqlbuf_int(&b, (int64_t)op->max + 1);
-    chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
     r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   }
   if (r < 0)

@@ -48,14 +48,13 @@ static int blocked_count(chime__mysql_tx *tx, const char *group,
                          const char *name, int64_t *ret_n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT COUNT(*) FROM {P}triggers WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_REPAIR_BLOCKED_COUNT);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND job_group = ");
+  chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, group);
-  chime__mysql_sqlbuf_sql(&b, " AND job_name = ");
+  chime__mysql_sqlbuf_at(&b, "name");
   chime__mysql_sqlbuf_text(&b, name);
-  chime__mysql_sqlbuf_sql(&b, " AND state IN ('BLOCKED', 'PAUSED_BLOCKED')");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)

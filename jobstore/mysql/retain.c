@@ -57,7 +57,7 @@
  * registers its first connection before it claims its row). */
 #define SESSION_KEEP_MS INT64_C(600000)
 /* A lease name is kept this long after its lease ran out: its next token
- * then starts from the clock (LEASE_FLOOR, sql.c), far above any earlier
+ * then starts from the clock (queries/lease_take.sql), far above any earlier
  * token, so dropping the row never lets a token go back. */
 #define LEASE_KEEP_MS INT64_C(86400000)
 /* A checkpoint whose run has ended (no fire and no recovery trigger of the
@@ -76,8 +76,7 @@ typedef struct trim_op {
 static int count_cut(chime__mysql_tx *tx, int64_t max_rows, int64_t *ret_cut) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "SELECT MAX(id), @@auto_increment_increment FROM {P}history");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_HISTORY_IDS);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -105,11 +104,12 @@ static int trim_fn(chime__mysql_tx *tx, void *arg) {
   trim_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}history WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_HISTORY_TRIM_AGE);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND finished_ms < ");
+  chime__mysql_sqlbuf_at(&b, "cutoff");
   chime__mysql_sqlbuf_int(&b, op->cutoff_ms);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY finished_ms LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, TRIM_BATCH);
   uint64_t n = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &n);
@@ -122,11 +122,12 @@ static int trim_fn(chime__mysql_tx *tx, void *arg) {
   if ((r = count_cut(tx, op->max_rows, &cut)) < 0 || cut <= 0)
     return r;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}history WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_HISTORY_TRIM_COUNT);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND id <= ");
+  chime__mysql_sqlbuf_at(&b, "cut");
   chime__mysql_sqlbuf_int(&b, cut);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY id LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, (int64_t)(TRIM_BATCH - n));
   uint64_t m = 0;
   r = chime__mysql_sqlbuf_run(&b, NULL, &m);
@@ -135,12 +136,10 @@ static int trim_fn(chime__mysql_tx *tx, void *arg) {
   return r;
 }
 
-/* Appends " AND <column> < NOW - keep_ms" (the database's clock). */
-static void older_than(chime__mysql_sqlbuf *b, const char *column,
-                       int64_t keep_ms) {
-  chime__mysql_sqlbuf_sql(b, " AND ");
-  chime__mysql_sqlbuf_sql(b, column);
-  chime__mysql_sqlbuf_sql(b, " < " CHIME__MYSQL_NOW_MS_SQL " - ");
+/* Fills a sweep's slot keep_ms: its rows older than that by the
+ * database's clock go. */
+static void older_than(chime__mysql_sqlbuf *b, int64_t keep_ms) {
+  chime__mysql_sqlbuf_at(b, "keep_ms");
   chime__mysql_sqlbuf_int(b, keep_ms);
 }
 
@@ -152,21 +151,18 @@ static int sweep_sessions(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_store *s = tx->s;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}node_sessions WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_SESSIONS);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  older_than(&b, "opened_ms", SESSION_KEEP_MS);
-  chime__mysql_sqlbuf_sql(&b, " AND (node NOT IN (SELECT instance_id FROM "
-                              "{P}nodes WHERE sched_name = ");
+  older_than(&b, SESSION_KEEP_MS);
+  chime__mysql_sqlbuf_at(&b, "sched2");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  chime__mysql_sqlbuf_sql(&b, ")");
+  chime__mysql_sqlbuf_part(&b, "own", s->url->nhosts == 1);
   if (s->url->nhosts == 1) {
-    chime__mysql_sqlbuf_sql(&b, " OR (node = ");
+    chime__mysql_sqlbuf_at(&b, "node");
     chime__mysql_sqlbuf_text(&b, s->node);
-    chime__mysql_sqlbuf_sql(&b, " AND conn_id NOT IN (SELECT ID FROM "
-                                "information_schema.PROCESSLIST))");
   }
-  chime__mysql_sqlbuf_sql(&b, ") LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
@@ -175,10 +171,11 @@ static int sweep_sessions(chime__mysql_tx *tx, uint64_t *ret_n) {
 static int sweep_leases(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}leases WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_LEASES);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  older_than(&b, "expires_ms", LEASE_KEEP_MS);
-  chime__mysql_sqlbuf_sql(&b, " LIMIT ");
+  older_than(&b, LEASE_KEEP_MS);
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
@@ -190,16 +187,11 @@ static int sweep_leases(chime__mysql_tx *tx, uint64_t *ret_n) {
 static int sweep_checkpoints(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}checkpoints WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_CHECKPOINTS);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  older_than(&b, "updated_ms", CHECKPOINT_KEEP_MS);
-  chime__mysql_sqlbuf_sql(
-      &b, " AND NOT EXISTS (SELECT 1 FROM {P}fired f WHERE f.fire_id IN "
-          "({P}checkpoints.fire_id, {P}checkpoints.run_id)) AND NOT EXISTS "
-          "(SELECT 1 FROM {P}triggers t WHERE t.sched_name = "
-          "{P}checkpoints.sched_name AND t.origin_fire_id = "
-          "{P}checkpoints.run_id) LIMIT ");
+  older_than(&b, CHECKPOINT_KEEP_MS);
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
@@ -211,16 +203,10 @@ static int sweep_checkpoints(chime__mysql_tx *tx, uint64_t *ret_n) {
 static int sweep_triggers(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_TRIGGERS);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(
-      &b, " AND state = 'COMPLETE' AND trigger_group IN "
-          "('" CHIME__RETRY_GROUP "', '" CHIME__SHARD_GROUP "', "
-          "'CHIME_RECOVERING', '" CHIME_BACKFILL_GROUP "', "
-          "'" CHIME__MANUAL_GROUP "') AND NOT EXISTS (SELECT 1 FROM "
-          "{P}fired f WHERE f.sched_name = {P}triggers.sched_name AND "
-          "f.trigger_group = {P}triggers.trigger_group AND f.trigger_name = "
-          "{P}triggers.trigger_name) LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
@@ -231,10 +217,11 @@ static int sweep_audit(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_store *s = tx->s;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_AUDIT_AGE);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  older_than(&b, "at_ms", s->audit_retention_ms);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY at_ms LIMIT ");
+  older_than(&b, s->audit_retention_ms);
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   int r = chime__mysql_sqlbuf_run(&b, NULL, ret_n);
   if (r < 0 || s->audit_max_rows <= 0 || *ret_n >= SWEEP_BATCH)
@@ -243,9 +230,10 @@ static int sweep_audit(chime__mysql_tx *tx, uint64_t *ret_n) {
    * an audit table is small, the index on (sched_name, at_ms) finds
    * them). */
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT id FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_AUDIT_CUT);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY id DESC LIMIT 1 OFFSET ");
+  chime__mysql_sqlbuf_at(&b, "max_rows");
   chime__mysql_sqlbuf_int(&b, s->audit_max_rows);
   chime__mysql_rows rows;
   if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) < 0)
@@ -255,11 +243,12 @@ static int sweep_audit(chime__mysql_tx *tx, uint64_t *ret_n) {
   if (cut <= 0)
     return 0;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}audit WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_AUDIT_COUNT);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND id <= ");
+  chime__mysql_sqlbuf_at(&b, "cut");
   chime__mysql_sqlbuf_int(&b, cut);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY id LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, (int64_t)(SWEEP_BATCH - *ret_n));
   uint64_t m = 0;
   r = chime__mysql_sqlbuf_run(&b, NULL, &m);

@@ -37,12 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The server's start, in the database's clock (ms), as SQL. */
-#define SERVER_START_MS_SQL                                                    \
-  "(" CHIME__MYSQL_NOW_MS_SQL " - 1000 * (SELECT CAST(VARIABLE_VALUE AS "      \
-  "SIGNED) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "       \
-  "'UPTIME'))"
-
 typedef struct end_op {
   const char *node;
   size_t killed;
@@ -60,14 +54,10 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
   op->killed = 0;
   chime__mysql_sqlbuf q;
   chime__mysql_sqlbuf_init(&q, tx);
-  chime__mysql_sqlbuf_sql(
-      &q, "SELECT n.conn_id, p.ID IS NOT NULL AND p.ID <> CONNECTION_ID() AND "
-          "p.USER = SUBSTRING_INDEX(CURRENT_USER(), '@', 1) AND n.opened_ms "
-          ">= " SERVER_START_MS_SQL " FROM {P}node_sessions n LEFT JOIN "
-          "information_schema.PROCESSLIST p ON p.ID = n.conn_id WHERE "
-          "n.sched_name = ");
+  chime__mysql_sqlbuf_stmt(&q, CHIME__Q_SESSIONS_OF_NODE);
+  chime__mysql_sqlbuf_at(&q, "sched");
   chime__mysql_sqlbuf_text(&q, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&q, " AND n.node = ");
+  chime__mysql_sqlbuf_at(&q, "node");
   chime__mysql_sqlbuf_text(&q, op->node);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&q, &rows, NULL);
@@ -89,16 +79,16 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
   if (r == 0 && rows.nrows > 0) {
     /* The rows read are stale now: their sessions are gone. */
     chime__mysql_sqlbuf_init(&q, tx);
-    chime__mysql_sqlbuf_sql(&q, "DELETE FROM {P}node_sessions WHERE conn_id "
-                                "IN (");
+    chime__mysql_sqlbuf_stmt(&q, CHIME__Q_SESSIONS_FORGET);
+    chime__mysql_sqlbuf_at(&q, "conn_ids");
     for (size_t i = 0; i < rows.nrows; i++) {
       chime__mysql_sqlbuf_sql(&q, i ? "," : "");
       chime__mysql_sqlbuf_int(&q, chime__mysql_rows_int64(&rows, i, 0));
     }
     /* A row whose id a new session of another node took meanwhile stays. */
-    chime__mysql_sqlbuf_sql(&q, ") AND sched_name = ");
+    chime__mysql_sqlbuf_at(&q, "sched");
     chime__mysql_sqlbuf_text(&q, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&q, " AND node = ");
+    chime__mysql_sqlbuf_at(&q, "node");
     chime__mysql_sqlbuf_text(&q, op->node);
     r = chime__mysql_sqlbuf_run(&q, NULL, NULL);
   }

@@ -89,14 +89,13 @@ static void nodes_cover(chime__mysql_sqlbuf *b, const char *required) {
   }
 }
 
-/* "(SELECT COUNT(*) FROM nodes n WHERE live, tags covering required)". */
+/* Fills the slots live_sched and covers of the count of live nodes whose
+ * tags cover required. */
 static void live_capable(chime__mysql_sqlbuf *b, const char *required) {
-  chime__mysql_sqlbuf_sql(b, "(SELECT COUNT(*) FROM {P}nodes n WHERE "
-                             "n.sched_name = ");
+  chime__mysql_sqlbuf_at(b, "live_sched");
   chime__mysql_sqlbuf_text(b, b->tx->s->sched);
-  chime__mysql_sqlbuf_sql(b, " AND " CHIME__MYSQL_NODE_LIVE_SQL("n."));
+  chime__mysql_sqlbuf_at(b, "covers");
   nodes_cover(b, required);
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* ---------------------------------------------------------------- split */
@@ -125,7 +124,7 @@ static int split_fn(chime__mysql_tx *tx, void *arg) {
   if (op->total == CHIME_SHARDS_BROADCAST) {
     chime__mysql_sqlbuf b;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "SELECT ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SHARD_LIVE_COUNT);
     live_capable(&b, fire->job->required_tags);
     if ((r = chime__mysql_sqlbuf_run(&b, &n, NULL)) < 0)
       return r;
@@ -151,14 +150,14 @@ static int split_fn(chime__mysql_tx *tx, void *arg) {
     return r;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}fired SET state = 'SHARDED', "
-                              "shards_total = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SHARD_SPLIT);
+  chime__mysql_sqlbuf_at(&b, "total");
   chime__mysql_sqlbuf_int(&b, op->total);
-  chime__mysql_sqlbuf_sql(&b, ", shards_left = ");
+  chime__mysql_sqlbuf_at(&b, "left");
   chime__mysql_sqlbuf_int(&b, op->total);
-  chime__mysql_sqlbuf_sql(&b, ", split_ms = ");
+  chime__mysql_sqlbuf_at(&b, "split_ms");
   chime__mysql_sqlbuf_int(&b, now);
-  chime__mysql_sqlbuf_sql(&b, " WHERE fire_id = ");
+  chime__mysql_sqlbuf_at(&b, "fire_id");
   chime__mysql_sqlbuf_int(&b, fire->fire_id);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
@@ -185,29 +184,22 @@ int chime__mysql_shard_room(chime__mysql_tx *tx, const chime_job *job,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   const char *sched = tx->s->sched;
-#define SCHED_IS(col)                                                          \
-  do {                                                                         \
-    chime__mysql_sqlbuf_sql(&b, col " = ");                                    \
-    chime__mysql_sqlbuf_text(&b, sched);                                       \
-  } while (0)
-  chime__mysql_sqlbuf_sql(&b, "SELECT (SELECT shards_total FROM {P}fired "
-                              "WHERE fire_id = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SHARD_ROOM);
+  chime__mysql_sqlbuf_at(&b, "parent");
   chime__mysql_sqlbuf_int(&b, parent);
-  chime__mysql_sqlbuf_sql(&b, "), (SELECT COUNT(*) FROM {P}fired WHERE ");
-  SCHED_IS("sched_name");
-  chime__mysql_sqlbuf_sql(&b, " AND node = ");
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, sched);
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
-  chime__mysql_sqlbuf_sql(&b, " AND shard_parent = ");
+  chime__mysql_sqlbuf_at(&b, "parent");
   chime__mysql_sqlbuf_int(&b, parent);
-  chime__mysql_sqlbuf_sql(&b, ") + (SELECT COUNT(*) FROM {P}history WHERE ");
-  SCHED_IS("sched_name");
-  chime__mysql_sqlbuf_sql(&b, " AND shard_parent = ");
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, sched);
+  chime__mysql_sqlbuf_at(&b, "parent");
   chime__mysql_sqlbuf_int(&b, parent);
-  chime__mysql_sqlbuf_sql(&b, " AND node = ");
+  chime__mysql_sqlbuf_at(&b, "node");
   chime__mysql_sqlbuf_text(&b, tx->s->node);
-  chime__mysql_sqlbuf_sql(&b, " AND outcome <> 'REQUEUED'), ");
   live_capable(&b, job->required_tags);
-#undef SCHED_IS
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -295,21 +287,16 @@ int chime__mysql_shard_ended(chime__mysql_tx *tx, int64_t parent, int index,
                              bool failed, chime__mysql_shards_done *dl) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}fired SET shards_left = "
-                              "shards_left - 1");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SHARD_ENDED);
+  chime__mysql_sqlbuf_part(&b, "failed", failed);
   if (failed) {
     char idx[16];
     snprintf(idx, sizeof idx, "%d", index);
-    chime__mysql_sqlbuf_sql(&b, ", shards_failed = shards_failed + 1, "
-                                "failed_list = IF(CHAR_LENGTH(failed_list) > "
-                                "200, failed_list, CONCAT_WS(',', "
-                                "NULLIF(failed_list, ''), ");
+    chime__mysql_sqlbuf_at(&b, "index");
     chime__mysql_sqlbuf_text(&b, idx);
-    chime__mysql_sqlbuf_sql(&b, "))");
   }
-  chime__mysql_sqlbuf_sql(&b, " WHERE fire_id = ");
+  chime__mysql_sqlbuf_at(&b, "parent");
   chime__mysql_sqlbuf_int(&b, parent);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'SHARDED' AND shards_left > 0");
   uint64_t changed = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &changed);
   if (r < 0 || changed == 0)
@@ -386,16 +373,19 @@ int chime__mysql_shards_end_removed(chime__mysql_tx *tx, bool by_job,
    * locked one by one by primary key. */
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT fire_id FROM {P}fired WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SHARDS_OF_REMOVED);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, by_job ? " AND job_group = "
-                                     : " AND trigger_group = ");
-  chime__mysql_sqlbuf_text(&b, group);
-  chime__mysql_sqlbuf_sql(&b,
-                          by_job ? " AND job_name = " : " AND trigger_name = ");
-  chime__mysql_sqlbuf_text(&b, name);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'SHARDED'");
+  for (int k = 0; k < 2; k++) { /* the part of_job, then of_trigger */
+    bool on = (k == 0) == by_job;
+    chime__mysql_sqlbuf_part(&b, k == 0 ? "of_job" : "of_trigger", on);
+    if (!on)
+      continue;
+    chime__mysql_sqlbuf_at(&b, "group");
+    chime__mysql_sqlbuf_text(&b, group);
+    chime__mysql_sqlbuf_at(&b, "name");
+    chime__mysql_sqlbuf_text(&b, name);
+  }
   chime__mysql_rows ids;
   int r = chime__mysql_sqlbuf_run(&b, &ids, NULL);
   if (r < 0)

@@ -30,25 +30,30 @@
 /* One history row: fire time at of trigger t was skipped (text: why). */
 static void skip_row(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
                      const chime_trigger *t, int64_t at, int64_t now,
-                     const char *text, bool first) {
-  chime__mysql_sqlbuf_sql(b, first ? "(" : ",(");
+                     const char *text) {
+  chime__mysql_sqlbuf_row(b, "row");
+  chime__mysql_sqlbuf_at(b, "sched_name");
   chime__mysql_sqlbuf_text(b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(b, ",0,");
-  const char *texts[] = {t->group, t->name, t->job_group, t->job_name};
+  const struct {
+    const char *slot, *v;
+  } texts[] = {{"trigger_group", t->group},
+               {"trigger_name", t->name},
+               {"job_group", t->job_group},
+               {"job_name", t->job_name}};
   for (size_t k = 0; k < 4; k++) {
-    chime__mysql_sqlbuf_text(b, texts[k]);
-    chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_at(b, texts[k].slot);
+    chime__mysql_sqlbuf_text(b, texts[k].v);
   }
+  chime__mysql_sqlbuf_at(b, "scheduled_ms");
   chime__mysql_sqlbuf_int(b, at);
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "node");
   chime__mysql_sqlbuf_text(b, tx->s->node);
-  chime__mysql_sqlbuf_sql(b, ",'SKIPPED',0,");
+  chime__mysql_sqlbuf_at(b, "error_text");
   chime__mysql_sqlbuf_text(b, text);
-  chime__mysql_sqlbuf_sql(b, ",");
+  chime__mysql_sqlbuf_at(b, "started_ms");
   chime__mysql_sqlbuf_int(b, now);
-  chime__mysql_sqlbuf_sql(b, ",0,0,");
+  chime__mysql_sqlbuf_at(b, "finished_ms");
   chime__mysql_sqlbuf_int(b, now);
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Drops trigger t's times before now but the last keep and records them
@@ -77,14 +82,10 @@ static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
              (long long)keep);
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}history (sched_name, fire_id, "
-                              "trigger_group, trigger_name, job_group, "
-                              "job_name, scheduled_ms, node, outcome, "
-                              "error_code, error_text, started_ms, "
-                              "duration_ms, recovering, finished_ms) VALUES ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SKIP_HISTORY_INSERT);
   int64_t rows = 0, total = 0;
   while (rows < SKIP_ROWS - 1 && drop > 0) {
-    skip_row(&b, tx, t, t->state.next_fire_ms, now, why, rows == 0);
+    skip_row(&b, tx, t, t->state.next_fire_ms, now, why);
     chime__trigger_triggered(&t->schedule, &t->state);
     rows++;
     drop--;
@@ -97,7 +98,7 @@ static int skip_trigger(chime__mysql_tx *tx, chime_trigger *t, int64_t now,
     char text[192];
     snprintf(text, sizeof text, "this and %lld more fire time(s) %s",
              (long long)(total - 1), why);
-    skip_row(&b, tx, t, first_rest, now, text, rows == 0);
+    skip_row(&b, tx, t, first_rest, now, text);
     rows++;
   }
   t->schedule.calendar = NULL;
@@ -116,33 +117,26 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
                              const char *name, int64_t now) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT " CHIME__MYSQL_TRIGGER_COLS_T_SQL
-                              ", j.concurrency, j.queue_cap, "
-                              "j.history_level"
-                              " FROM {P}triggers t JOIN {P}jobs j ON "
-                              "j.sched_name = t.sched_name AND j.job_group = "
-                              "t.job_group AND j.job_name = t.job_name WHERE "
-                              "t.sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SKIP_CANDIDATES);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND t.job_group = ");
+  chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, group);
-  chime__mysql_sqlbuf_sql(&b, " AND t.job_name = ");
+  chime__mysql_sqlbuf_at(&b, "name");
   chime__mysql_sqlbuf_text(&b, name);
-  chime__mysql_sqlbuf_sql(&b, " AND (j.concurrency = ");
+  chime__mysql_sqlbuf_at(&b, "forbid_skip");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_SKIP);
-  chime__mysql_sqlbuf_sql(&b, " OR j.concurrency = ");
+  chime__mysql_sqlbuf_at(&b, "replace");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_REPLACE);
-  chime__mysql_sqlbuf_sql(&b, " OR (j.queue_cap > 0 AND j.concurrency = ");
+  chime__mysql_sqlbuf_at(&b, "forbid_queue");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_QUEUE);
-  chime__mysql_sqlbuf_sql(&b, "))");
-  chime__mysql_sqlbuf_sql(&b, " AND t.state = 'WAITING' AND t.next_fire_ms < ");
+  chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, now);
-  chime__mysql_sqlbuf_sql(&b, " AND t.next_fire_ms <> ");
+  chime__mysql_sqlbuf_at(&b, "no_fire");
   chime__mysql_sqlbuf_int(&b, CHIME_NO_FIRE);
   /* A row another session holds keeps its missed times this time (they
    * are dropped at a later completion, or its misfire instruction applies)
    * rather than hold up this completion and the others of its batch. */
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++) {

@@ -1,9 +1,9 @@
 /*
  * stmt.h: the statements of the MySQL store.
  *
- *   - sql.c: the texts of the prepared statements ({P} stands for the table
- *     prefix), substituted once per store; the lease rule in SQL; LIKE
- *     patterns for group matchers.
+ *   - queries/NAME.sql: the text of each statement, embedded at build time
+ *     (queries/embed.py); sql.c substitutes the table prefix ({P}) once
+ *     per store; the lease rule in SQL; LIKE patterns for group matchers.
  *   - stmt.c: preparing a statement once per connection, binding typed
  *     arguments, running it and materialising its rows (result.h).
  *   - text.c: statements built for one batch (IN lists, multi-row
@@ -29,7 +29,9 @@
 typedef struct chime__mysql_store chime__mysql_store;
 typedef struct chime__mysql_tx chime__mysql_tx;
 
-/* The statements prepared once per connection (texts in sql.c). */
+/* The statements of the store: CHIME__Q_NAME's text is the file
+ * jobstore/mysql/queries/name.sql (CONTRIBUTING.md, "Adding a
+ * statement").  A prepared one is prepared once per connection. */
 typedef enum chime__mysql_stmt_id {
   CHIME__Q_JOB_LOCK,
   CHIME__Q_JOB_GET,
@@ -103,6 +105,69 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LEASE_EXPIRE,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
+  /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */
+  CHIME__Q_CLAIM_DUE,
+  CHIME__Q_CLAIM_JOB_LOCK,
+  CHIME__Q_CLAIM_MARK,
+  CHIME__Q_COMPLETE_HISTORY_CHECK,
+  CHIME__Q_COMPLETE_LOCK_FIRED,
+  CHIME__Q_COMPLETE_DELETE_FIRED,
+  CHIME__Q_COMPLETE_HISTORY_INSERT,
+  CHIME__Q_COMPLETE_DROP_CHECKPOINTS,
+  CHIME__Q_FIRED_INSERT,
+  CHIME__Q_FIRED_READ_IDS,
+  CHIME__Q_TRIGGERS_WRITE,
+  CHIME__Q_FIRE_LOCK_BATCH,
+  CHIME__Q_FIRE_WRITE_EXECUTING,
+  CHIME__Q_SESSIONS_OF_NODE,
+  CHIME__Q_SESSIONS_FORGET,
+  CHIME__Q_REPAIR_BLOCKED_COUNT,
+  CHIME__Q_FIRE_TX_LOCK,
+  CHIME__Q_SERVER_ID_SETTINGS,
+  CHIME__Q_INTERRUPT_FLAG,
+  CHIME__Q_INTERRUPT_LIST,
+  CHIME__Q_AUDIT_INSERT,
+  CHIME__Q_NEXT_DUE,
+  CHIME__Q_MISFIRED_UNLIMITED,
+  CHIME__Q_DRAIN_KNOWN,
+  CHIME__Q_DRAIN_REQUEST,
+  CHIME__Q_DRAIN_CANCEL,
+  CHIME__Q_DRAIN_STATE,
+  CHIME__Q_DRAIN_ASKED,
+  CHIME__Q_DRAIN_DONE,
+  CHIME__Q_SKIP_HISTORY_INSERT,
+  CHIME__Q_SKIP_CANDIDATES,
+  CHIME__Q_RETAIN_HISTORY_IDS,
+  CHIME__Q_RETAIN_HISTORY_TRIM_AGE,
+  CHIME__Q_RETAIN_HISTORY_TRIM_COUNT,
+  CHIME__Q_RETAIN_SWEEP_SESSIONS,
+  CHIME__Q_RETAIN_SWEEP_LEASES,
+  CHIME__Q_RETAIN_SWEEP_CHECKPOINTS,
+  CHIME__Q_RETAIN_SWEEP_TRIGGERS,
+  CHIME__Q_RETAIN_SWEEP_AUDIT_AGE,
+  CHIME__Q_RETAIN_AUDIT_CUT,
+  CHIME__Q_RETAIN_SWEEP_AUDIT_COUNT,
+  CHIME__Q_SHARD_LIVE_COUNT,
+  CHIME__Q_SHARD_SPLIT,
+  CHIME__Q_SHARD_ROOM,
+  CHIME__Q_SHARD_ENDED,
+  CHIME__Q_SHARDS_OF_REMOVED,
+  CHIME__Q_JOB_BLOCK_LOCK,
+  CHIME__Q_JOB_BLOCK_SET,
+  CHIME__Q_JOB_UNBLOCK_LOCK,
+  CHIME__Q_JOB_UNBLOCK_SET,
+  CHIME__Q_JOB_UNBLOCK_HELD,
+  CHIME__Q_LIMITS_TYPES,
+  CHIME__Q_LIMIT_COUNT_RUNNING,
+  CHIME__Q_LIMIT_LOCK,
+  CHIME__Q_LIMIT_EXISTS,
+  CHIME__Q_LIMIT_WRITE_TAT,
+  CHIME__Q_LIMIT_SET,
+  CHIME__Q_LIMIT_CLEAR,
+  CHIME__Q_LIMIT_GET,
+  CHIME__Q_LIMIT_STATS,
+  CHIME__Q_ENQUEUE_EXISTING,
+  CHIME__Q_ENQUEUE_INSERT,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
@@ -124,6 +189,13 @@ typedef struct chime__mysql_conn {
 } chime__mysql_conn;
 
 /* ---------------------------------------------------------- SQL texts */
+
+/* The text of each statement, {P} not substituted (generated from
+ * queries/NAME.sql by queries/embed.py). */
+extern const char *const chime__mysql_sql_text[CHIME__Q_COUNT];
+
+/* CHIME_NO_FIRE in SQL (the snippet {no_fire} of the .sql files). */
+#define CHIME__MYSQL_NO_FIRE_SQL "-9223372036854775808"
 
 /* The database's clock in SQL, as BIGINT epoch milliseconds. */
 #define CHIME__MYSQL_NOW_MS_SQL "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
@@ -225,18 +297,52 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
 /* A statement built for one batch, run in the text protocol: {P} in the
  * SQL pieces is replaced by the table prefix, strings are escaped for the
  * connection.  Out of memory is remembered and reported by
- * chime__mysql_sqlbuf_run. */
+ * chime__mysql_sqlbuf_run.
+ *
+ * A text statement whose text is a file queries/NAME.sql starts with
+ * chime__mysql_sqlbuf_stmt and is filled in the order of its file: its
+ * slots, where the caller appends values (escaped: _text, _int, ...), and
+ * its optional parts, kept or left out whole:
+ *
+ *   ... WHERE sched_name = /+:sched+/ AND x IN (/+:ids+/)
+ *       /+[second+/ AND y NOT IN (/+:held+/) /+]+/ ...
+ *
+ * and its one repeated row (a multi-row INSERT), written once per row,
+ * its values named by their columns:
+ *
+ *   INSERT INTO t (a, b) VALUES /+{row+/ (/+:a+/, /+:b+/) /+}+/
+ *
+ * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
+ * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
+ * part and, when !on, past its end; chime__mysql_sqlbuf_row(b, "row")
+ * starts the first row, or ends the row before and starts the next (rows
+ * are separated by commas, or by the word the end names: "/+}OR+/").
+ * chime__mysql_sqlbuf_run copies what is left.  Slots, parts and rows are
+ * met in order: a name out of order is a bug (asserted). */
 typedef struct chime__mysql_sqlbuf {
   chime__mysql_tx *tx;
   char *p;
   size_t len, cap;
   bool oom;
+  const char *stmt; /* the rest of the statement's text still to copy */
+  const char *row;  /* the start of its repeated row, once met */
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
 void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b);
 /* Appends SQL text (a constant of the store, never user data). */
 void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
+/* Starts b (empty) on text statement id (its slots and parts above). */
+void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id);
+/* Copies the statement's text up to its slot name. */
+void chime__mysql_sqlbuf_at(chime__mysql_sqlbuf *b, const char *slot);
+/* Copies the statement's text up to its optional part name, and skips
+ * that part when !on. */
+void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
+                              bool on);
+/* Starts the statement's repeated row name: its first, or, after the
+ * first, the next (the row before ended, a comma). */
+void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
@@ -255,7 +361,8 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
 /* "(id, id, ...)" of the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
-/* Runs the statement and frees b; *ret (may be NULL) gets its rows,
+/* Runs the statement (the rest of a statement's text first: no slot may
+ * be left) and frees b; *ret (may be NULL) gets its rows,
  * *ret_affected (may be NULL) the affected rows.  Returns as
  * chime__mysql_exec. */
 int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,

@@ -374,8 +374,7 @@ static int settings_fn(chime__mysql_tx *tx, void *arg) {
   (void)arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT @@innodb_autoinc_lock_mode, "
-                              "@@auto_increment_increment");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SERVER_ID_SETTINGS);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CHIME_NO_FIRE in SQL (sql.c's NO_FIRE). */
-#define NO_FIRE_SQL "-9223372036854775808"
-_Static_assert(CHIME_NO_FIRE == INT64_MIN, "NO_FIRE_SQL is INT64_MIN");
+/* CHIME_NO_FIRE in SQL: {no_fire} of the .sql files. */
+_Static_assert(CHIME_NO_FIRE == INT64_MIN,
+               "CHIME__MYSQL_NO_FIRE_SQL (stmt.h) is INT64_MIN");
 
 void chime__mysql_key_args(const chime__mysql_tx *tx, const char *group,
                            const char *name, chime__mysql_arg a[3]) {
@@ -120,34 +120,35 @@ int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
   return chime__mysql_exec(tx, CHIME__Q_JOB_DELETE, j, 3, NULL, NULL);
 }
 
-/* "FROM {P}triggers WHERE <job g.n> AND state IN (states)" into b. */
-static void job_triggers_where(chime__mysql_sqlbuf *b, const char *group,
-                               const char *name, const char *states) {
-  chime__mysql_sqlbuf_sql(b, " FROM {P}triggers WHERE sched_name = ");
+/* The statements of job_triggers_set: the job's triggers to change,
+ * locked; the change, by primary key; those left (held), not locked. */
+typedef struct job_triggers_stmts {
+  chime__mysql_stmt_id lock, set, held;
+} job_triggers_stmts;
+
+/* Starts b on statement id of job g.n (its slots sched, group, name). */
+static void job_triggers_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id,
+                              const char *group, const char *name) {
+  chime__mysql_sqlbuf_stmt(b, id);
+  chime__mysql_sqlbuf_at(b, "sched");
   chime__mysql_sqlbuf_text(b, b->tx->s->sched);
-  chime__mysql_sqlbuf_sql(b, " AND job_group = ");
+  chime__mysql_sqlbuf_at(b, "group");
   chime__mysql_sqlbuf_text(b, group);
-  chime__mysql_sqlbuf_sql(b, " AND job_name = ");
+  chime__mysql_sqlbuf_at(b, "name");
   chime__mysql_sqlbuf_text(b, name);
-  chime__mysql_sqlbuf_sql(b, " AND state IN (");
-  chime__mysql_sqlbuf_sql(b, states);
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
-/* Sets (set_sql: "state = ...") job g.n's triggers in one of states (a
- * list of quoted names), passing over the rows another session holds (a
- * DBA's SELECT ... FOR UPDATE, a stuck client): waiting for one would hold
- * up the whole transaction, the claims or completions of every other
- * trigger in it.  log_held: say at WARN which ones were passed over (read
- * again without locking: those still in states). */
+/* Changes job g.n's triggers (q.set) that q.lock finds, passing over the
+ * rows another session holds (a DBA's SELECT ... FOR UPDATE, a stuck
+ * client): waiting for one would hold up the whole transaction, the claims
+ * or completions of every other trigger in it.  log_held: say at WARN
+ * which ones were passed over (q.held, read again without locking). */
 static int job_triggers_set(chime__mysql_tx *tx, const char *group,
-                            const char *name, const char *states,
-                            const char *set_sql, const char *log_held) {
+                            const char *name, job_triggers_stmts q,
+                            const char *log_held) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_group, trigger_name");
-  job_triggers_where(&b, group, name, states);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  job_triggers_stmt(&b, q.lock, group, name);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -156,28 +157,23 @@ static int job_triggers_set(chime__mysql_tx *tx, const char *group,
   if (rows.nrows > 0) {
     /* By primary key: only the rows locked above. */
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "UPDATE {P}triggers SET ");
-    chime__mysql_sqlbuf_sql(&b, set_sql);
-    chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
+    chime__mysql_sqlbuf_stmt(&b, q.set);
+    chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, " AND (");
     for (size_t i = 0; i < rows.nrows; i++) {
-      chime__mysql_sqlbuf_sql(&b, i ? " OR (trigger_group = "
-                                    : "(trigger_group = ");
+      chime__mysql_sqlbuf_row(&b, "key");
+      chime__mysql_sqlbuf_at(&b, "group");
       chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 0));
-      chime__mysql_sqlbuf_sql(&b, " AND trigger_name = ");
+      chime__mysql_sqlbuf_at(&b, "name");
       chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 1));
-      chime__mysql_sqlbuf_sql(&b, ")");
     }
-    chime__mysql_sqlbuf_sql(&b, ")");
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
   chime__mysql_rows_free(&rows);
   if (r < 0 || !log_held)
     return r;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT trigger_group, trigger_name");
-  job_triggers_where(&b, group, name, states);
+  job_triggers_stmt(&b, q.held, group, name);
   if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) < 0)
     return r;
   if (rows.nrows > 0)
@@ -197,9 +193,10 @@ int chime__mysql_job_block(chime__mysql_tx *tx, const char *group,
                            const char *name) {
   /* A held row stays WAITING: harmless, no trigger of a job with a fire
    * is claimed (acquire.c). */
-  return job_triggers_set(tx, group, name, "'WAITING','PAUSED'",
-                          "state = CASE state WHEN 'WAITING' THEN 'BLOCKED' "
-                          "WHEN 'PAUSED' THEN 'PAUSED_BLOCKED' ELSE state END",
+  return job_triggers_set(tx, group, name,
+                          (job_triggers_stmts){CHIME__Q_JOB_BLOCK_LOCK,
+                                               CHIME__Q_JOB_BLOCK_SET,
+                                               CHIME__Q_COUNT},
                           NULL);
 }
 
@@ -213,10 +210,9 @@ static int job_unblock(chime__mysql_tx *tx, const char *group, const char *name,
   if (r < 0 || busy)
     return r;
   return job_triggers_set(
-      tx, group, name, "'BLOCKED','PAUSED_BLOCKED'",
-      "state = CASE WHEN next_fire_ms = " NO_FIRE_SQL
-      " THEN 'COMPLETE' WHEN state = 'BLOCKED' THEN 'WAITING' ELSE "
-      "'PAUSED' END",
+      tx, group, name,
+      (job_triggers_stmts){CHIME__Q_JOB_UNBLOCK_LOCK, CHIME__Q_JOB_UNBLOCK_SET,
+                           CHIME__Q_JOB_UNBLOCK_HELD},
       log ? "left blocked until it is free (the misfire scan unblocks it "
             "then)"
           : NULL);

@@ -66,6 +66,101 @@ void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text) {
   b->p[b->len] = '\0';
 }
 
+/* Appends n bytes of text as they are (the statement's text: its prefix
+ * is already substituted). */
+static void append(chime__mysql_sqlbuf *b, const char *text, size_t n) {
+  reserve(b, n);
+  if (b->oom)
+    return;
+  memcpy(b->p + b->len, text, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id) {
+  assert(b->tx && b->len == 0 && !b->stmt && (unsigned)id < CHIME__Q_COUNT);
+  b->stmt = b->tx->s->sql[id];
+  assert(b->stmt);
+}
+
+/* Copies the statement's text up to its next slot, part or row, dropping
+ * the ends of parts and rows on the way; returns that marker ("/" "*:name*"
+ * "/", "/" "*[name*" "/" or "/" "*{name*" "/"), NULL at the end of the
+ * text. */
+static const char *copy_to_marker(chime__mysql_sqlbuf *b) {
+  assert(b->stmt && "a slot or part of no statement");
+  for (;;) {
+    const char *m = strstr(b->stmt, "/*");
+    while (m && !strchr(":[]{}", m[2]))
+      m = strstr(m + 2, "/*");
+    append(b, b->stmt, m ? (size_t)(m - b->stmt) : strlen(b->stmt));
+    if (!m) {
+      b->stmt += strlen(b->stmt);
+      return NULL;
+    }
+    const char *end = strstr(m, "*/");
+    assert(end && "an unterminated marker");
+    b->stmt = end + 2;
+    if (m[2] != ']' && m[2] != '}') /* an end: the part's or last row's */
+      return m;
+  }
+}
+
+/* Whether marker m (of copy_to_marker) is kind (':' or '[') and name. */
+static bool marker_is(const char *m, char kind, const char *name) {
+  size_t n = strlen(name);
+  return m && m[2] == kind && strncmp(m + 3, name, n) == 0 &&
+         strncmp(m + 3 + n, "*/", 2) == 0;
+}
+
+void chime__mysql_sqlbuf_at(chime__mysql_sqlbuf *b, const char *slot) {
+  const char *m = copy_to_marker(b);
+  (void)m;
+  assert(marker_is(m, ':', slot) && "slots are filled in their order");
+}
+
+void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
+                              bool on) {
+  const char *m = copy_to_marker(b);
+  (void)m;
+  assert(marker_is(m, '[', part) && "parts are met in their order");
+  if (on)
+    return;
+  /* Past the part's end: parts do not nest. */
+  const char *end = strstr(b->stmt, "/*]*/");
+  assert(end && "a part without its end");
+  b->stmt = end + 5;
+}
+
+void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
+  if (!b->row) {
+    const char *m = copy_to_marker(b);
+    (void)m;
+    assert(marker_is(m, '{', row) && "rows are met in their order");
+    b->row = b->stmt;
+    return;
+  }
+  /* The row before: its rest up to the row's end, the separator the end
+   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma), then the
+   * next row. */
+  const char *end = strstr(b->stmt, "/*}");
+  assert(end && "a row without its end");
+  const char *m = strstr(b->stmt, "/*");
+  (void)m;
+  assert(m == end && "a slot of the row before left unfilled");
+  append(b, b->stmt, (size_t)(end - b->stmt));
+  const char *sep = end + 3, *sep_end = strstr(sep, "*/");
+  assert(sep_end);
+  if (sep_end == sep) {
+    append(b, ",", 1);
+  } else {
+    append(b, " ", 1);
+    append(b, sep, (size_t)(sep_end - sep));
+    append(b, " ", 1);
+  }
+  b->stmt = b->row;
+}
+
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v) {
   reserve(b, 24);
   if (!b->oom)
@@ -209,6 +304,11 @@ static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
 
 int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
                             uint64_t *ret_affected) {
+  if (b->stmt) {
+    const char *m = copy_to_marker(b);
+    (void)m;
+    assert(!m && "a slot or part left unfilled");
+  }
   int r = run_text(b, ret, ret_affected);
   chime__mysql_sqlbuf_free(b);
   return r;

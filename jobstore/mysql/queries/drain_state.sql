@@ -1,0 +1,7 @@
+-- The state of a node's drain request (drain.c).  A text statement.
+-- Slots: sched, node.
+-- Called by: drain.c (get_fn).
+SELECT state
+FROM {P}node_drains
+WHERE sched_name = /*:sched*/
+  AND instance_id = /*:node*/

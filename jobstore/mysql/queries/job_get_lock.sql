@@ -1,0 +1,8 @@
+-- A job's row (scheduler, group, name), locked for update.
+-- Called by: tables.c (chime__mysql_job_load).
+SELECT {job_cols}
+FROM {P}jobs
+WHERE sched_name = ?
+  AND job_group = ?
+  AND job_name = ?
+FOR UPDATE
