@@ -1482,9 +1482,12 @@ CHIME_EXTERN int64_t chime_enqueue_get_timeout_ms(const chime_enqueue *opts);
  * cluster, an enqueue with the same key stores nothing and returns
  * CHIME_ENQUEUE_EXISTED with that run's name.  The key names the run
  * across the scheduler (its trigger is (CHIME_QUEUE_GROUP, "K_" key)), so
- * keys of different jobs must differ: put the job in the key.  A key is
- * free again once its run completed (also during a retry's wait, which is
- * a new run) or was unscheduled.
+ * keys of different jobs must differ: put the job in the key.  The key is
+ * held for the run's whole life: its retries (chime_job_set_retry) and,
+ * with the MySQL store, its run again on a survivor after its node died
+ * are the same run (CHIME_QUEUE_GROUP, "K_" key) again.  It is free again
+ * once the run's final outcome is stored (after the period
+ * chime_enqueue_set_unique_for_ms asks for) or the run was unscheduled.
  * Returns: 0; CHIME_EINVAL (NULL opts, an empty key, bad UTF-8 or a
  * control character); CHIME_ELIMIT (over CHIME_MAX_UNIQUE_KEY_LEN);
  * CHIME_ENOMEM.
@@ -1502,6 +1505,32 @@ CHIME_EXTERN int chime_enqueue_set_unique_key(chime_enqueue *opts,
  */
 CHIME_EXTERN const char *
 chime_enqueue_get_unique_key(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_unique_for_ms: how long the unique key stays taken
+ * after its run's final outcome (success or its last failed attempt):
+ * for that long, by the store's clock (the database's with MySQL), an
+ * enqueue with the key stores nothing and returns CHIME_ENQUEUE_EXISTED
+ * with the run's name, whose trigger stays in the store in state COMPLETE
+ * (unscheduling it frees the key at once).  0, the default: only while
+ * the run waits, runs or waits for a retry.  Needs a unique key:
+ * chime_scheduler_enqueue refuses a period without one (CHIME_EINVAL).
+ * Returns: 0; CHIME_EINVAL (NULL opts, ms < 0 or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_unique_for_ms(chime_enqueue *opts,
+                                                 int64_t ms);
+
+/*
+ * chime_enqueue_get_unique_for_ms: the period chime_enqueue_set_unique_for_ms
+ * left.
+ * Returns: the period in ms; 0 when none (or opts is NULL).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int64_t chime_enqueue_get_unique_for_ms(const chime_enqueue *opts);
 
 /*
  * chime_enqueue_set_partition_key: the run's partition key (NULL clears

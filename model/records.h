@@ -106,7 +106,20 @@ struct chime_trigger {
   /* chime_trigger_set_partition_key: the key its job type's per-partition
    * limit counts its runs under (docs/queue.md, "Limits"), or NULL. */
   char *partition_key;
+  /* A keyed run's (chime__trigger_keyed) hold after its final outcome
+   * (chime_enqueue_set_unique_for_ms), and once it ended, the store's time
+   * until which its COMPLETE trigger keeps the key (0: not held). */
+  int64_t unique_for_ms;
+  int64_t held_until_ms;
 };
+
+/* chime__trigger_keyed: whether t is an enqueued run with a unique key
+ * (CHIME_QUEUE_GROUP, "K_" key): its retries and its recovered run are
+ * the same trigger again, so the key stays taken (docs/queue.md).
+ * chime__trigger_hold_over: whether t is such a run's COMPLETE trigger
+ * whose hold ended by now_ms (an enqueue may take the key). */
+bool chime__trigger_keyed(const chime_trigger *t);
+bool chime__trigger_hold_over(const chime_trigger *t, int64_t now_ms);
 
 /*
  * chime__name_check: validates a key part, job type or calendar name:
@@ -284,8 +297,9 @@ struct chime_enqueue {
   int64_t run_at_ms; /* 0: now */
   int priority;
   int64_t timeout_ms;
-  char *unique_key;    /* NULL: none */
-  char *partition_key; /* NULL: none (chime_trigger_set_partition_key) */
+  char *unique_key;      /* NULL: none */
+  char *partition_key;   /* NULL: none (chime_trigger_set_partition_key) */
+  int64_t unique_for_ms; /* chime_enqueue_set_unique_for_ms; 0: none */
 };
 
 /*

@@ -142,6 +142,8 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->shard_index = (int32_t)COL(SHARD_INDEX);
   t->shard_total = (int32_t)COL(SHARD_TOTAL);
   t->origin_fire_id = COL(ORIGIN_FIRE_ID);
+  t->unique_for_ms = COL(UNIQUE_FOR_MS);
+  t->held_until_ms = COL(HELD_UNTIL_MS);
   s->jitter_ms = COL(JITTER_MS);
   s->jitter_offset_ms =
       chime_key_get_jitter_offset_ms(t->group, t->name, s->jitter_ms);
@@ -281,6 +283,8 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   TEXT(SHARD_PARAM, t->shard_param);
   INT(ORIGIN_FIRE_ID, t->origin_fire_id);
   TEXT(PARTITION_KEY, t->partition_key);
+  INT(UNIQUE_FOR_MS, t->unique_for_ms);
+  INT(HELD_UNTIL_MS, t->held_until_ms);
   INT(TIMEOUT_MS, t->timeout_ms);
   INT(STARTING_DEADLINE_MS, t->starting_deadline_ms);
   INT(RETRY_ATTEMPT, t->retry_attempt);

@@ -68,6 +68,8 @@
   NEXT(SHARD_PARAM, shard_param)                                               \
   NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
   NEXT(PARTITION_KEY, partition_key)                                           \
+  NEXT(UNIQUE_FOR_MS, unique_for_ms)                                           \
+  NEXT(HELD_UNTIL_MS, held_until_ms)                                           \
   NEXT(JOB_TAGS, job_tags)                                                     \
   NEXT(JOB_TYPE, job_type)
 

@@ -444,12 +444,7 @@ static void test_store_job_retry_kept(void) {
 
 /* Completes f as a failed run. */
 static int fail_run(chime_store *st, const chime_fire *f) {
-  int64_t now = st->ops->now(st);
-  chime_run_result o = {.error = CHIME_EINTERNAL,
-                        .message = "failed on purpose",
-                        .started_ms = now,
-                        .finished_ms = now};
-  return st->ops->complete(st, f, &o);
+  return sc_fail(st, f);
 }
 
 /* The retry trigger the failure of fire_id left; NULL when none. */

@@ -7,6 +7,7 @@
  * (confirmed on a terminal unless --yes).
  */
 #include "chimectl.h"
+#include "chimectl_edit.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -210,15 +211,21 @@ int ctl_cmd_fire(ctl *c) {
 int ctl_cmd_enqueue(ctl *c) {
   if (c->argc != 1)
     return ctl_usage("usage: chimectl enqueue GROUP.NAME [--data JSON] "
-                     "[--at TIME] [--priority N] [--key K] [--partition P]");
+                     "[--at TIME] [--priority N] [--key K] [--partition P] "
+                     "[--unique-for DURATION]");
   if (c->data && !ctl_json_is_valid(c->data))
     return ctl_usage("--data is not valid JSON");
   chime_enqueue *o = NULL;
   int r = chime_enqueue_new(&o);
   if (r < 0)
     return ctl_fail(r, "%s", chime_strerror(r));
-  int64_t at = 0;
-  if (c->at && ctl_parse_time(c->at, ctl_now(c), &at) < 0)
+  int64_t at = 0, unique_for = 0;
+  if (c->unique_for && (ctl_parse_duration(c->unique_for, &unique_for) < 0 ||
+                        chime_enqueue_set_unique_for_ms(o, unique_for) < 0))
+    r = ctl_usage("--unique-for: a duration up to 7d please ('10m', '1h')");
+  else if (c->unique_for && !c->key)
+    r = ctl_usage("--unique-for needs --key");
+  else if (c->at && ctl_parse_time(c->at, ctl_now(c), &at) < 0)
     r = ctl_usage("--at: cannot read the time '%s'", c->at);
   else if (c->at && at <= 0)
     r = ctl_usage("--at: a time after 1970 please");

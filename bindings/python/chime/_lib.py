@@ -213,6 +213,7 @@ _PROTOTYPES = [
     ("chime_enqueue_set_timeout_ms", _i, [_vp, _i64]),
     ("chime_enqueue_set_unique_key", _i, [_vp, _cp]),
     ("chime_enqueue_set_partition_key", _i, [_vp, _cp]),
+    ("chime_enqueue_set_unique_for_ms", _i, [_vp, _i64]),
     ("chime_scheduler_enqueue", _i, [_vp, _cp, _cp, _vp, _cp, _sz]),
     ("chime_scheduler_enqueue_many", _i,
      [_vp, _cp, _cp, _pvp, _sz, _c.POINTER(_i), _cp, _sz]),
