@@ -750,62 +750,99 @@ CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 #define CHIME_MAX_RETRY_ATTEMPTS 1000
 
 /*
- * chime_job_set_retry: the job's retry policy (XXL-JOB's
- * executorFailRetryCount, Kubernetes' backoffLimit, with back-off).  A run
- * that fails (an error, or TIMED_OUT; not one cancelled by an operator,
- * not a MISSED fire) is run again until max_attempts runs were made (the
- * first included: 0 or 1, the default, for no retries).  Attempt n + 1 is
- * due initial_delay_ms * multiplier^(n - 1) after attempt n failed, at
- * most max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
- * [0, jitter_ms).  The multiplier is kept to a thousandth.  The policy is
- * stored with the job, so every node applies it.
- * Returns: 0; CHIME_EINVAL (NULL job, max_attempts negative or over
+ * chime_retry: a retry policy (XXL-JOB's executorFailRetryCount,
+ * Kubernetes' backoffLimit, with back-off), the one object a job's
+ * (chime_job_set_retry) and an enqueued run's (chime_enqueue_set_retry)
+ * retries are described by.  A run that fails (an error, or TIMED_OUT
+ * unless chime_retry_set_timed_out said no; not one cancelled by an
+ * operator, not a MISSED fire) is run again until max_attempts runs were
+ * made (the first included: 0 or 1 for no retries).  Attempt n + 1 is due
+ * initial_delay_ms * multiplier^(n - 1) after attempt n failed, at most
+ * max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
+ * [0, jitter_ms) the same on every node.  The multiplier is kept to a
+ * thousandth.  Created by chime_retry_new (1 attempt: no retries, no
+ * delay, a multiplier of 1, TIMED_OUT runs retried); whoever takes a
+ * policy copies it.
+ */
+typedef struct chime_retry chime_retry;
+
+/*
+ * chime_retry_new: a retry policy with the defaults above.
+ * Returns: 0; CHIME_EINVAL (NULL ret); CHIME_ENOMEM.
+ * Ownership: *ret is the caller's, freed with chime_retry_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_retry_new(chime_retry **ret);
+
+/*
+ * chime_retry_free: releases a retry policy.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: policy is freed.
+ * Thread: any, not while another thread uses policy.
+ */
+CHIME_EXTERN void chime_retry_free(chime_retry *policy);
+
+/*
+ * chime_retry_set_max_attempts, chime_retry_set_initial_delay_ms,
+ * chime_retry_set_multiplier, chime_retry_set_max_delay_ms,
+ * chime_retry_set_jitter_ms: the parts of the policy (above).
+ * chime_retry_set_timed_out: whether a run that timed out (TIMED_OUT,
+ * chime_job_set_timeout_ms) is retried like any failed run (true, the
+ * default) or not (false: it is recorded TIMED_OUT and not retried).
+ * Returns: 0; CHIME_EINVAL (NULL policy, max_attempts negative or over
  * CHIME_MAX_RETRY_ATTEMPTS, a delay or jitter negative or over
  * CHIME_MAX_TIMEOUT_MS, multiplier not finite or outside [1, 1000]); the
- * job is unchanged on error.
+ * policy is unchanged on error.
  * Ownership: none.
- * Thread: any, one thread per job object.
+ * Thread: any, one thread per policy object.
  */
-CHIME_EXTERN int chime_job_set_retry(chime_job *job, int max_attempts,
-                                     int64_t initial_delay_ms,
-                                     double multiplier, int64_t max_delay_ms,
-                                     int64_t jitter_ms);
+CHIME_EXTERN int chime_retry_set_max_attempts(chime_retry *policy,
+                                              int max_attempts);
+CHIME_EXTERN int chime_retry_set_initial_delay_ms(chime_retry *policy,
+                                                  int64_t ms);
+CHIME_EXTERN int chime_retry_set_multiplier(chime_retry *policy,
+                                            double multiplier);
+CHIME_EXTERN int chime_retry_set_max_delay_ms(chime_retry *policy, int64_t ms);
+CHIME_EXTERN int chime_retry_set_jitter_ms(chime_retry *policy, int64_t ms);
+CHIME_EXTERN int chime_retry_set_timed_out(chime_retry *policy, bool yes);
 
 /*
- * chime_job_get_retry_max_attempts, chime_job_get_retry_initial_delay_ms,
- * chime_job_get_retry_multiplier, chime_job_get_retry_max_delay_ms,
- * chime_job_get_retry_jitter_ms: the retry policy as chime_job_set_retry
- * left it.
- * Returns: the value; for a NULL job the default (0 attempts, 0 ms, a
- * multiplier of 1).
+ * chime_retry_get_max_attempts, chime_retry_get_initial_delay_ms,
+ * chime_retry_get_multiplier, chime_retry_get_max_delay_ms,
+ * chime_retry_get_jitter_ms, chime_retry_get_timed_out: the policy as the
+ * setters left it.
+ * Returns: the value; for a NULL policy, no retries: 0 attempts, 0 ms, a
+ * multiplier of 1, true.
  * Ownership: none.
- * Thread: any, one thread per job object.
+ * Thread: any, one thread per policy object.
  */
-CHIME_EXTERN int chime_job_get_retry_max_attempts(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_initial_delay_ms(const chime_job *job);
-CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
+CHIME_EXTERN int chime_retry_get_max_attempts(const chime_retry *policy);
+CHIME_EXTERN int64_t
+chime_retry_get_initial_delay_ms(const chime_retry *policy);
+CHIME_EXTERN double chime_retry_get_multiplier(const chime_retry *policy);
+CHIME_EXTERN int64_t chime_retry_get_max_delay_ms(const chime_retry *policy);
+CHIME_EXTERN int64_t chime_retry_get_jitter_ms(const chime_retry *policy);
+CHIME_EXTERN bool chime_retry_get_timed_out(const chime_retry *policy);
 
 /*
- * chime_job_set_retry_timed_out: whether a run that timed out (TIMED_OUT,
- * chime_job_set_timeout_ms) is retried by the job's retry policy like any
- * failed run (true, the default) or not (false: it is recorded TIMED_OUT
- * and not retried).
+ * chime_job_set_retry: the job's retry policy (chime_retry), stored with
+ * the job so every node applies it to the job's runs (an enqueued run
+ * with a policy of its own, chime_enqueue_set_retry, follows that one).
+ * NULL: no retries (the default).
  * Returns: 0; CHIME_EINVAL (NULL job).
- * Ownership: none.
+ * Ownership: policy is copied.
  * Thread: any, one thread per job object.
  */
-CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
+CHIME_EXTERN int chime_job_set_retry(chime_job *job, const chime_retry *policy);
 
 /*
- * chime_job_get_retry_timed_out: the flag chime_job_set_retry_timed_out
- * left.
- * Returns: the flag; true (the default) for a NULL job.
- * Ownership: none.
+ * chime_job_get_retry: the job's retry policy as chime_job_set_retry left
+ * it (1 attempt when none was set).
+ * Returns: the policy; NULL for a NULL job.
+ * Ownership: borrowed from job until it changes or is freed.
  * Thread: any, one thread per job object.
  */
-CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
+CHIME_EXTERN const chime_retry *chime_job_get_retry(const chime_job *job);
 
 /*
  * chime_job_set_history_level: which of the job's runs are recorded in the
@@ -1531,6 +1568,28 @@ CHIME_EXTERN int chime_enqueue_set_unique_for_ms(chime_enqueue *opts,
  * Thread: any, one thread per options object.
  */
 CHIME_EXTERN int64_t chime_enqueue_get_unique_for_ms(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_retry: the run's own retry policy (chime_retry; NULL,
+ * the default: its job's, chime_job_set_retry), stored with the run, so
+ * that its retries follow it on whichever node its attempts fail.  A
+ * policy of 0 or 1 attempts: this run is not retried, whatever its job's.
+ * Returns: 0; CHIME_EINVAL (NULL opts); CHIME_ENOMEM.
+ * Ownership: policy is copied.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_retry(chime_enqueue *opts,
+                                         const chime_retry *policy);
+
+/*
+ * chime_enqueue_get_retry: the policy chime_enqueue_set_retry left.
+ * Returns: the policy, or NULL when the run follows its job's (or opts
+ * is NULL).
+ * Ownership: borrowed from opts until it changes or is freed.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN const chime_retry *
+chime_enqueue_get_retry(const chime_enqueue *opts);
 
 /*
  * chime_enqueue_set_partition_key: the run's partition key (NULL clears

@@ -133,6 +133,7 @@ int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
   if (r < 0)
     return r;
   rt->unique_for_ms = t->unique_for_ms;
+  rt->retry = t->retry; /* a run's own policy goes on with it */
   rt->timeout_ms = t->timeout_ms;
   rt->starting_deadline_ms = t->starting_deadline_ms;
   rt->retry_attempt = attempt + 1;

@@ -118,6 +118,19 @@ int64_t chime_enqueue_get_unique_for_ms(const chime_enqueue *opts) {
   return opts ? opts->unique_for_ms : 0;
 }
 
+int chime_enqueue_set_retry(chime_enqueue *opts, const chime_retry *policy) {
+  if (!opts)
+    return CHIME_EINVAL;
+  opts->has_retry = policy != NULL;
+  if (policy)
+    opts->retry = *policy;
+  return 0;
+}
+
+const chime_retry *chime_enqueue_get_retry(const chime_enqueue *opts) {
+  return opts && opts->has_retry ? &opts->retry : NULL;
+}
+
 bool chime__trigger_keyed(const chime_trigger *t) {
   return t && strcmp(t->group, CHIME_QUEUE_GROUP) == 0 &&
          strncmp(t->name, "K_", 2) == 0;
@@ -195,6 +208,12 @@ int chime__enqueue_trigger(const char *group, const char *name,
       r = chime_trigger_set_partition_key(t, opts->partition_key);
     if (r == 0)
       t->unique_for_ms = opts->unique_for_ms;
+    if (r == 0 && opts->has_retry) {
+      /* Its own policy; 0 attempts would read as "the job's". */
+      t->retry = opts->retry;
+      if (t->retry.max_attempts < 1)
+        t->retry.max_attempts = 1;
+    }
   }
   if (r < 0) {
     chime_trigger_free(t);

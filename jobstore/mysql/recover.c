@@ -209,9 +209,8 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
         chime__mysql_arg_int(COL(SCHEDULED_MS));
     r = keep_run(tx, fr, i, a, &retry);
   }
-  if (r == 0 && keyed && retry)
-    a[CHIME__TRIG_ARG(UNIQUE_FOR_MS)] =
-        chime__mysql_arg_int(retry->unique_for_ms);
+  if (r == 0 && retry) /* the run's own hold and policy go on with it */
+    chime__mysql_trigger_own_args(retry, a);
   if (r == 0)
     r = chime__mysql_trigger_take_over(tx, t);
   if (r == 0) {

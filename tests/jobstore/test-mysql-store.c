@@ -471,7 +471,7 @@ static void add_job_trigger(chime_store *st, const char *name, bool recover) {
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
   if (strcmp(name, "retried") == 0) /* 3 attempts, 5 s apart */
-    CU_ASSERT_EQUAL_FATAL(chime_job_set_retry(job, 3, 5000, 1.0, 0, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_test_set_retry(job, 3, 5000, 1.0, 0, 0), 0);
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);

@@ -139,7 +139,7 @@ static void test_queue_unique_wait_run(void) {
 static void test_queue_unique_retry(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "j", "type", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   CU_ASSERT(!add_run(st, held_run_of("r", HOUR)));
@@ -219,6 +219,67 @@ static void test_queue_unique_for(void) {
   sc_close(st);
 }
 
+/* The trigger of a run of job (g, j) due at T0, with a policy of its own
+ * of attempts, SEC apart. */
+static chime_trigger *run_retried(int attempts) {
+  chime_enqueue *o = NULL;
+  chime_retry *p = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_new(&o), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_set_run_at_ms(o, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_retry_new(&p), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_retry_set_max_attempts(p, attempts), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_retry_set_initial_delay_ms(p, SEC), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_set_retry(o, p), 0);
+  chime_retry_free(p);
+  chime_trigger *t = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(
+      chime__enqueue_trigger("g", "j", o, 7, &t, err, sizeof err), 0);
+  chime_enqueue_free(o);
+  return t;
+}
+
+/* A run's own retry policy (chime_enqueue_set_retry) is stored with it and
+ * carried by its retry: 2 attempts of a job that has none, then none of a
+ * job that has 3. */
+static void test_queue_run_retry(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "j", "type", true);
+  CU_ASSERT(!add_run(st, run_retried(2)));
+  chime_fire *f = sc_fire_next(st, T0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(f->trigger->retry.max_attempts, 2);
+  CU_ASSERT_EQUAL_FATAL(sc_fail(st, f), 0);
+  char name[48];
+  snprintf(name, sizeof name, "retry-%lld", (long long)f->fire_id);
+  chime__fire_free(f);
+  chime_trigger *rt = sc_get(st, CHIME__RETRY_GROUP, name);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+  CU_ASSERT_EQUAL(rt->retry.max_attempts, 2);
+  CU_ASSERT_EQUAL(rt->retry.initial_delay_ms, SEC);
+  int64_t due = rt->state.next_fire_ms;
+  chime_trigger_free(rt);
+  f = sc_fire_next(st, due);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL(chime__run_attempt(f->trigger), 2);
+  CU_ASSERT_EQUAL_FATAL(sc_fail(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NULL(sc_fire_next(st, due + DAY)); /* its 2 were made */
+  /* The job retries 3 times; this run's own says 1. */
+  chime_job *job = sc_job("g", "j", "type", true);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 3, SEC, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
+  chime_job_free(job);
+  CU_ASSERT(!add_run(st, run_retried(1)));
+  f = sc_fire_next(st, T0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_EQUAL_FATAL(sc_fail(st, f), 0);
+  chime__fire_free(f);
+  CU_ASSERT_PTR_NULL(sc_fire_next(st, T0 + DAY));
+  CU_ASSERT_EQUAL(queued(st), 0);
+  sc_close(st);
+}
+
 /* Threads racing with the same keys. */
 enum { RACERS = 4, RACE_KEYS = 40 };
 typedef struct racer {
@@ -261,5 +322,6 @@ CU_TestInfo sc_queue_tests[] = {
     {"queue unique race", test_queue_unique_race},
     {"queue unique retry", test_queue_unique_retry},
     {"queue unique for", test_queue_unique_for},
+    {"queue run's own retry policy", test_queue_run_retry},
     CU_TEST_INFO_NULL,
 };

@@ -39,10 +39,12 @@ static void usage(FILE *out) {
       "                                never runs it twice\n"
       "  enqueue G.N [--data JSON] [--at TIME] [--priority N] [--key K]\n"
       "              [--partition P] [--unique-for DURATION]\n"
+      "              [--retry N[,DELAY[,MULT[,MAX[,JITTER]]]]]\n"
       "                                hand in one run of a job (--key: its "
       "unique key,\n"
       "                                --unique-for: kept that long after the "
-      "run)\n"
+      "run;\n"
+      "                                --retry: its own retry policy)\n"
       "  delete job|trigger G.N [--yes]\n"
       "  job add G.N --type TYPE [SETTINGS] | job edit G.N SETTINGS\n"
       "  job delete G.N [--yes]        create, change, delete a job\n"
@@ -162,6 +164,7 @@ enum {
   O_KEY,
   O_PARTITION,
   O_UNIQUE_FOR,
+  O_RETRY,
   O_AT,
   O_PRIORITY
 };
@@ -267,6 +270,7 @@ static const struct option common_options[] = {
     {"key", required_argument, NULL, O_KEY},
     {"partition", required_argument, NULL, O_PARTITION},
     {"unique-for", required_argument, NULL, O_UNIQUE_FOR},
+    {"retry", required_argument, NULL, O_RETRY},
     {"at", required_argument, NULL, O_AT},
     {"priority", required_argument, NULL, O_PRIORITY},
     {"help", no_argument, NULL, 'h'},
@@ -384,6 +388,9 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       break;
     case O_UNIQUE_FOR:
       c->unique_for = optarg;
+      break;
+    case O_RETRY:
+      c->retry = optarg;
       break;
     case O_AT:
       c->at = optarg;

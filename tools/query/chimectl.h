@@ -52,6 +52,7 @@ typedef struct ctl {
   const char *at;         /* enqueue --at TIME */
   const char *partition;  /* enqueue --partition P */
   const char *unique_for; /* enqueue --unique-for DURATION */
+  const char *retry;      /* enqueue --retry N[,DELAY[,MULT[,MAX[,JITTER]]]] */
   long priority;          /* enqueue --priority N */
   bool has_priority;
   const char *outcome; /* history: only this outcome (chime-web's filter) */

@@ -6,7 +6,8 @@ Each enqueued run runs once with its own data; a unique key's second
 enqueue while the run waits returns the existing run (existed=True) and
 stores nothing; a bulk hand-in reports each run; a request key makes a
 retried trigger_job store nothing; a unique period keeps the key after
-the run until it is unscheduled; an unknown job raises NotFound.
+the run until it is unscheduled; a run's own retry policy is followed;
+an unknown job raises NotFound.
 """
 
 import contextlib
@@ -105,6 +106,27 @@ class QueueTests(unittest.TestCase):
                 s.enqueue("q", "j", unique_for_ms=1000)  # needs a key
             with self.assertRaises(chime.InvalidArgument):
                 s.enqueue("q", "j", unique_key="k", unique_for_ms=-1)
+
+    def test_run_retry_policy(self):
+        attempts = []
+        done = threading.Event()
+        with contextlib.closing(self.scheduler(start=False)) as s:
+            @s.job("flaky")
+            def flaky(ctx):
+                attempts.append(ctx.attempt)
+                if ctx.attempt < 3:
+                    raise RuntimeError("not yet")
+                done.set()
+
+            # The job has no retries; this run has its own 3 attempts.
+            s.add_job(chime.Job("q", "flaky", "flaky", durable=True))
+            s.enqueue("q", "flaky", unique_key="flaky-1",
+                      retry=chime.Retry(3, initial_delay_ms=50))
+            s.start()
+            self.assertTrue(done.wait(30))
+            self.assertEqual(attempts, [1, 2, 3])
+            with self.assertRaises(chime.InvalidArgument):
+                s.enqueue("q", "flaky", retry=chime.Retry(-1))
 
     def test_run_later_and_cancel(self):
         with self.scheduler() as s:
