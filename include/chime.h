@@ -1397,9 +1397,11 @@ chime_trigger_get_status(const chime_trigger *trigger);
 
 /*
  * Options of one enqueued run (chime_scheduler_enqueue; docs/queue.md):
- * its data, when it runs, its priority, its timeout and its unique key.
+ * its data, when it runs, its priority, its timeout, its unique key (and
+ * how long it is kept), its partition key and its own retry policy.
  * An enqueued run is a one-off trigger of the job in the trigger group
- * CHIME_QUEUE_GROUP, fired, fenced, retried (by its job's retry policy),
+ * CHIME_QUEUE_GROUP, fired, fenced, retried (by its own retry policy or
+ * its job's),
  * recovered and recorded like any fire.  Build one with
  * chime_enqueue_new and the setters; the scheduler copies what it needs.
  * An options object is plain data: one thread at a time may use it
