@@ -144,9 +144,9 @@ static bool missed(chime_ctx *ctx, chime_run_result *out) {
 /* Whether a run's completion wakes the loop: it may unblock a FORBID
  * job's due triggers, or store a retry due sooner than the loop's timer
  * (a store does not tell the loop of the triggers it adds). */
-static bool wakes_loop(const chime_job *job) {
+static bool wakes_loop(const chime_job *job, const chime_trigger *t) {
   return chime__concurrency_exclusive(job->concurrency) ||
-         job->retry_max_attempts > 1;
+         chime__run_retry(job, t)->max_attempts > 1;
 }
 
 /* What the completion of a run does about retries (jobstore/retry.c
@@ -156,9 +156,10 @@ typedef enum { RETRY_NONE, RETRY_STORED, RETRY_EXHAUSTED } retry_verdict;
 
 static retry_verdict retry_verdict_of(const chime_fire *fire,
                                       const chime_run_result *out) {
-  if (!chime__job_retries(fire->job, out) || fire->job->retry_max_attempts < 2)
+  const chime_retry *p = chime__run_retry(fire->job, fire->trigger);
+  if (!chime__retries(p, out) || p->max_attempts < 2)
     return RETRY_NONE;
-  return chime__retry_wanted(fire->job, chime__run_attempt(fire->trigger))
+  return chime__retry_wanted(p, chime__run_attempt(fire->trigger))
              ? RETRY_STORED
              : RETRY_EXHAUSTED;
 }
@@ -270,7 +271,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->out = out;
     d->message = ctx.fail_message;
     d->data = ctx.data;
-    d->forbid = wakes_loop(fire->job);
+    d->forbid = wakes_loop(fire->job, fire->trigger);
     ctx.fail_message = NULL;
     ctx.data = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
@@ -376,7 +377,7 @@ static void *worker_main(void *arg) {
     s->q_len--;
     assert(fire && fire->job);
     chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
-    bool forbid = wakes_loop(fire->job);
+    bool forbid = wakes_loop(fire->job, fire->trigger);
     chime__mu_unlock(s);
     wait_for_time(s, fire);
     bool completed = start_refused(s, fire) || taken_over_meanwhile(s, fire) ||

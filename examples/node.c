@@ -347,8 +347,13 @@ static int add_policy(chime_scheduler *s, const char *name, const char *data,
     r = chime_job_set_data(job, data, strlen(data));
   if (r == 0)
     r = chime_job_set_concurrency(job, c);
-  if (r == 0 && strcmp(data, "fail") == 0)
-    r = chime_job_set_retry(job, 2, 2500, 1.0, 0, 0);
+  chime_retry *retry = NULL; /* "fail": 2 attempts, 2.5 s apart */
+  if (r == 0 && strcmp(data, "fail") == 0 &&
+      (r = chime_retry_new(&retry)) == 0 &&
+      (r = chime_retry_set_max_attempts(retry, 2)) == 0 &&
+      (r = chime_retry_set_initial_delay_ms(retry, 2500)) == 0)
+    r = chime_job_set_retry(job, retry);
+  chime_retry_free(retry);
   if (r == 0)
     r = chime_trigger_simple_new("pol", name, every_ms,
                                  every_ms ? CHIME_REPEAT_INDEFINITELY : 0, &t,

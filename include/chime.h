@@ -792,62 +792,99 @@ CHIME_EXTERN int64_t chime_job_get_starting_deadline_ms(const chime_job *job);
 #define CHIME_MAX_RETRY_ATTEMPTS 1000
 
 /*
- * chime_job_set_retry: the job's retry policy (XXL-JOB's
- * executorFailRetryCount, Kubernetes' backoffLimit, with back-off).  A run
- * that fails (an error, or TIMED_OUT; not one cancelled by an operator,
- * not a MISSED fire) is run again until max_attempts runs were made (the
- * first included: 0 or 1, the default, for no retries).  Attempt n + 1 is
- * due initial_delay_ms * multiplier^(n - 1) after attempt n failed, at
- * most max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
- * [0, jitter_ms).  The multiplier is kept to a thousandth.  The policy is
- * stored with the job, so every node applies it.
- * Returns: 0; CHIME_EINVAL (NULL job, max_attempts negative or over
+ * chime_retry: a retry policy (XXL-JOB's executorFailRetryCount,
+ * Kubernetes' backoffLimit, with back-off), the one object a job's
+ * (chime_job_set_retry) and an enqueued run's (chime_enqueue_set_retry)
+ * retries are described by.  A run that fails (an error, or TIMED_OUT
+ * unless chime_retry_set_timed_out said no; not one cancelled by an
+ * operator, not a MISSED fire) is run again until max_attempts runs were
+ * made (the first included: 0 or 1 for no retries).  Attempt n + 1 is due
+ * initial_delay_ms * multiplier^(n - 1) after attempt n failed, at most
+ * max_delay_ms (0: no cap but CHIME_MAX_TIMEOUT_MS), plus a jitter in
+ * [0, jitter_ms) the same on every node.  The multiplier is kept to a
+ * thousandth.  Created by chime_retry_new (1 attempt: no retries, no
+ * delay, a multiplier of 1, TIMED_OUT runs retried); whoever takes a
+ * policy copies it.
+ */
+typedef struct chime_retry chime_retry;
+
+/*
+ * chime_retry_new: a retry policy with the defaults above.
+ * Returns: 0; CHIME_EINVAL (NULL ret); CHIME_ENOMEM.
+ * Ownership: *ret is the caller's, freed with chime_retry_free().
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_retry_new(chime_retry **ret);
+
+/*
+ * chime_retry_free: releases a retry policy.  NULL is allowed.
+ * Returns: nothing.
+ * Ownership: policy is freed.
+ * Thread: any, not while another thread uses policy.
+ */
+CHIME_EXTERN void chime_retry_free(chime_retry *policy);
+
+/*
+ * chime_retry_set_max_attempts, chime_retry_set_initial_delay_ms,
+ * chime_retry_set_multiplier, chime_retry_set_max_delay_ms,
+ * chime_retry_set_jitter_ms: the parts of the policy (above).
+ * chime_retry_set_timed_out: whether a run that timed out (TIMED_OUT,
+ * chime_job_set_timeout_ms) is retried like any failed run (true, the
+ * default) or not (false: it is recorded TIMED_OUT and not retried).
+ * Returns: 0; CHIME_EINVAL (NULL policy, max_attempts negative or over
  * CHIME_MAX_RETRY_ATTEMPTS, a delay or jitter negative or over
  * CHIME_MAX_TIMEOUT_MS, multiplier not finite or outside [1, 1000]); the
- * job is unchanged on error.
+ * policy is unchanged on error.
  * Ownership: none.
- * Thread: any, one thread per job object.
+ * Thread: any, one thread per policy object.
  */
-CHIME_EXTERN int chime_job_set_retry(chime_job *job, int max_attempts,
-                                     int64_t initial_delay_ms,
-                                     double multiplier, int64_t max_delay_ms,
-                                     int64_t jitter_ms);
+CHIME_EXTERN int chime_retry_set_max_attempts(chime_retry *policy,
+                                              int max_attempts);
+CHIME_EXTERN int chime_retry_set_initial_delay_ms(chime_retry *policy,
+                                                  int64_t ms);
+CHIME_EXTERN int chime_retry_set_multiplier(chime_retry *policy,
+                                            double multiplier);
+CHIME_EXTERN int chime_retry_set_max_delay_ms(chime_retry *policy, int64_t ms);
+CHIME_EXTERN int chime_retry_set_jitter_ms(chime_retry *policy, int64_t ms);
+CHIME_EXTERN int chime_retry_set_timed_out(chime_retry *policy, bool yes);
 
 /*
- * chime_job_get_retry_max_attempts, chime_job_get_retry_initial_delay_ms,
- * chime_job_get_retry_multiplier, chime_job_get_retry_max_delay_ms,
- * chime_job_get_retry_jitter_ms: the retry policy as chime_job_set_retry
- * left it.
- * Returns: the value; for a NULL job the default (0 attempts, 0 ms, a
- * multiplier of 1).
+ * chime_retry_get_max_attempts, chime_retry_get_initial_delay_ms,
+ * chime_retry_get_multiplier, chime_retry_get_max_delay_ms,
+ * chime_retry_get_jitter_ms, chime_retry_get_timed_out: the policy as the
+ * setters left it.
+ * Returns: the value; for a NULL policy, no retries: 0 attempts, 0 ms, a
+ * multiplier of 1, true.
  * Ownership: none.
- * Thread: any, one thread per job object.
+ * Thread: any, one thread per policy object.
  */
-CHIME_EXTERN int chime_job_get_retry_max_attempts(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_initial_delay_ms(const chime_job *job);
-CHIME_EXTERN double chime_job_get_retry_multiplier(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_max_delay_ms(const chime_job *job);
-CHIME_EXTERN int64_t chime_job_get_retry_jitter_ms(const chime_job *job);
+CHIME_EXTERN int chime_retry_get_max_attempts(const chime_retry *policy);
+CHIME_EXTERN int64_t
+chime_retry_get_initial_delay_ms(const chime_retry *policy);
+CHIME_EXTERN double chime_retry_get_multiplier(const chime_retry *policy);
+CHIME_EXTERN int64_t chime_retry_get_max_delay_ms(const chime_retry *policy);
+CHIME_EXTERN int64_t chime_retry_get_jitter_ms(const chime_retry *policy);
+CHIME_EXTERN bool chime_retry_get_timed_out(const chime_retry *policy);
 
 /*
- * chime_job_set_retry_timed_out: whether a run that timed out (TIMED_OUT,
- * chime_job_set_timeout_ms) is retried by the job's retry policy like any
- * failed run (true, the default) or not (false: it is recorded TIMED_OUT
- * and not retried).
+ * chime_job_set_retry: the job's retry policy (chime_retry), stored with
+ * the job so every node applies it to the job's runs (an enqueued run
+ * with a policy of its own, chime_enqueue_set_retry, follows that one).
+ * NULL: no retries (the default).
  * Returns: 0; CHIME_EINVAL (NULL job).
- * Ownership: none.
+ * Ownership: policy is copied.
  * Thread: any, one thread per job object.
  */
-CHIME_EXTERN int chime_job_set_retry_timed_out(chime_job *job, bool yes);
+CHIME_EXTERN int chime_job_set_retry(chime_job *job, const chime_retry *policy);
 
 /*
- * chime_job_get_retry_timed_out: the flag chime_job_set_retry_timed_out
- * left.
- * Returns: the flag; true (the default) for a NULL job.
- * Ownership: none.
+ * chime_job_get_retry: the job's retry policy as chime_job_set_retry left
+ * it (1 attempt when none was set).
+ * Returns: the policy; NULL for a NULL job.
+ * Ownership: borrowed from job until it changes or is freed.
  * Thread: any, one thread per job object.
  */
-CHIME_EXTERN bool chime_job_get_retry_timed_out(const chime_job *job);
+CHIME_EXTERN const chime_retry *chime_job_get_retry(const chime_job *job);
 
 /*
  * chime_job_set_history_level: which of the job's runs are recorded in the
@@ -1402,9 +1439,11 @@ chime_trigger_get_status(const chime_trigger *trigger);
 
 /*
  * Options of one enqueued run (chime_scheduler_enqueue; docs/queue.md):
- * its data, when it runs, its priority, its timeout and its unique key.
+ * its data, when it runs, its priority, its timeout, its unique key (and
+ * how long it is kept), its partition key and its own retry policy.
  * An enqueued run is a one-off trigger of the job in the trigger group
- * CHIME_QUEUE_GROUP, fired, fenced, retried (by its job's retry policy),
+ * CHIME_QUEUE_GROUP, fired, fenced, retried (by its own retry policy or
+ * its job's),
  * recovered and recorded like any fire.  Build one with
  * chime_enqueue_new and the setters; the scheduler copies what it needs.
  * An options object is plain data: one thread at a time may use it
@@ -1524,9 +1563,12 @@ CHIME_EXTERN int64_t chime_enqueue_get_timeout_ms(const chime_enqueue *opts);
  * cluster, an enqueue with the same key stores nothing and returns
  * CHIME_ENQUEUE_EXISTED with that run's name.  The key names the run
  * across the scheduler (its trigger is (CHIME_QUEUE_GROUP, "K_" key)), so
- * keys of different jobs must differ: put the job in the key.  A key is
- * free again once its run completed (also during a retry's wait, which is
- * a new run) or was unscheduled.
+ * keys of different jobs must differ: put the job in the key.  The key is
+ * held for the run's whole life: its retries (chime_job_set_retry) and,
+ * with the MySQL store, its run again on a survivor after its node died
+ * are the same run (CHIME_QUEUE_GROUP, "K_" key) again.  It is free again
+ * once the run's final outcome is stored (after the period
+ * chime_enqueue_set_unique_for_ms asks for) or the run was unscheduled.
  * Returns: 0; CHIME_EINVAL (NULL opts, an empty key, bad UTF-8 or a
  * control character); CHIME_ELIMIT (over CHIME_MAX_UNIQUE_KEY_LEN);
  * CHIME_ENOMEM.
@@ -1544,6 +1586,54 @@ CHIME_EXTERN int chime_enqueue_set_unique_key(chime_enqueue *opts,
  */
 CHIME_EXTERN const char *
 chime_enqueue_get_unique_key(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_unique_for_ms: how long the unique key stays taken
+ * after its run's final outcome (success or its last failed attempt):
+ * for that long, by the store's clock (the database's with MySQL), an
+ * enqueue with the key stores nothing and returns CHIME_ENQUEUE_EXISTED
+ * with the run's name, whose trigger stays in the store in state COMPLETE
+ * (unscheduling it frees the key at once).  0, the default: only while
+ * the run waits, runs or waits for a retry.  Needs a unique key:
+ * chime_scheduler_enqueue refuses a period without one (CHIME_EINVAL).
+ * Returns: 0; CHIME_EINVAL (NULL opts, ms < 0 or over
+ * CHIME_MAX_TIMEOUT_MS).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_unique_for_ms(chime_enqueue *opts,
+                                                 int64_t ms);
+
+/*
+ * chime_enqueue_get_unique_for_ms: the period chime_enqueue_set_unique_for_ms
+ * left.
+ * Returns: the period in ms; 0 when none (or opts is NULL).
+ * Ownership: none.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int64_t chime_enqueue_get_unique_for_ms(const chime_enqueue *opts);
+
+/*
+ * chime_enqueue_set_retry: the run's own retry policy (chime_retry; NULL,
+ * the default: its job's, chime_job_set_retry), stored with the run, so
+ * that its retries follow it on whichever node its attempts fail.  A
+ * policy of 0 or 1 attempts: this run is not retried, whatever its job's.
+ * Returns: 0; CHIME_EINVAL (NULL opts); CHIME_ENOMEM.
+ * Ownership: policy is copied.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN int chime_enqueue_set_retry(chime_enqueue *opts,
+                                         const chime_retry *policy);
+
+/*
+ * chime_enqueue_get_retry: the policy chime_enqueue_set_retry left.
+ * Returns: the policy, or NULL when the run follows its job's (or opts
+ * is NULL).
+ * Ownership: borrowed from opts until it changes or is freed.
+ * Thread: any, one thread per options object.
+ */
+CHIME_EXTERN const chime_retry *
+chime_enqueue_get_retry(const chime_enqueue *opts);
 
 /*
  * chime_enqueue_set_partition_key: the run's partition key (NULL clears

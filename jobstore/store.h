@@ -663,14 +663,15 @@ bool chime__outcome_valid(const chime_run_result *outcome);
  * (an error, TIMED_OUT included, but not CANCELLED or MISSED). */
 bool chime__outcome_retryable(const chime_run_result *outcome);
 
-/* chime__job_retries: whether job retries a run with outcome: a retryable
- * one, and not a timeout when the job says timeouts are not retried
- * (chime_job_set_retry_timed_out). */
-bool chime__job_retries(const chime_job *job, const chime_run_result *outcome);
+/* chime__retries: whether retry policy p (chime__run_retry) retries a run
+ * with outcome: a retryable one, and not a timeout when p says timeouts
+ * are not retried (chime_retry_set_timed_out). */
+bool chime__retries(const chime_retry *p, const chime_run_result *outcome);
 
 /*
  * chime__retry_for: the retry trigger a completion of fire with outcome
- * must store (jobstore/retry.c), firing at now_ms plus the job's back-off,
+ * must store (jobstore/retry.c), firing at now_ms plus the back-off of the
+ * run's policy (its own, else its job's: chime__run_retry),
  * or *ret NULL when the run succeeded, was cancelled or has no attempts
  * left.  Returns: 0; CHIME_ENOMEM.  Ownership: *ret is the caller's.
  */

@@ -107,17 +107,26 @@ int chime__trigger_retry_new(const chime_trigger *t, int64_t fire_id,
                              chime_trigger **ret) {
   if (t == NULL || ret == NULL || fire_id <= 0 || attempt < 1)
     return CHIME_EINVAL;
-  /* Fire ids are unique in the cluster: one retry per failed fire. */
-  char name[48], desc[CHIME_MAX_NAME_LEN * 2 + 48];
-  snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
+  /* Fire ids are unique in the cluster: one retry per failed fire.  A
+   * keyed run's retry is the run's own trigger again, so that its unique
+   * key stays taken while the retry waits (the store replaces the
+   * COMPLETE row of the failed fire with it). */
+  bool keyed = chime__trigger_keyed(t);
+  char name[CHIME_RUN_NAME_LEN + 48], desc[CHIME_MAX_NAME_LEN * 2 + 48];
+  if (keyed)
+    snprintf(name, sizeof name, "%s", t->name);
+  else
+    snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
   snprintf(desc, sizeof desc, "attempt %d of %s.%s", attempt + 1, t->group,
            t->name);
   chime_trigger *rt = NULL;
-  int r = chime__trigger_one_shot_new(t, CHIME__RETRY_GROUP, name, at_ms,
-                                      CHIME_MISFIRE_FIRE_NOW,
+  int r = chime__trigger_one_shot_new(t, keyed ? t->group : CHIME__RETRY_GROUP,
+                                      name, at_ms, CHIME_MISFIRE_FIRE_NOW,
                                       chime_trigger_get_priority(t), desc, &rt);
   if (r < 0)
     return r;
+  rt->unique_for_ms = t->unique_for_ms;
+  rt->retry = t->retry; /* a run's own policy goes on with it */
   rt->timeout_ms = t->timeout_ms;
   rt->starting_deadline_ms = t->starting_deadline_ms;
   rt->retry_attempt = attempt + 1;

@@ -8,7 +8,11 @@
  * is the trigger's name: the trigger table's primary key refuses a second
  * one in every store and across nodes, with no check-then-insert race,
  * and the row lives exactly while the run waits or runs (a one-off
- * trigger is deleted when its fire completes).
+ * trigger is deleted when its fire completes).  A keyed run keeps its
+ * row for its whole life: its retry re-arms the same trigger
+ * (chime__trigger_retry_new), and with a unique period
+ * (chime_enqueue_set_unique_for_ms) the stores keep the COMPLETE row
+ * until held_until_ms, an enqueue then taking it over.
  */
 #include "model/records.h"
 
@@ -103,6 +107,40 @@ const char *chime_enqueue_get_unique_key(const chime_enqueue *opts) {
   return opts ? opts->unique_key : NULL;
 }
 
+int chime_enqueue_set_unique_for_ms(chime_enqueue *opts, int64_t ms) {
+  if (!opts || ms < 0 || ms > CHIME_MAX_TIMEOUT_MS)
+    return CHIME_EINVAL;
+  opts->unique_for_ms = ms;
+  return 0;
+}
+
+int64_t chime_enqueue_get_unique_for_ms(const chime_enqueue *opts) {
+  return opts ? opts->unique_for_ms : 0;
+}
+
+int chime_enqueue_set_retry(chime_enqueue *opts, const chime_retry *policy) {
+  if (!opts)
+    return CHIME_EINVAL;
+  opts->has_retry = policy != NULL;
+  if (policy)
+    opts->retry = *policy;
+  return 0;
+}
+
+const chime_retry *chime_enqueue_get_retry(const chime_enqueue *opts) {
+  return opts && opts->has_retry ? &opts->retry : NULL;
+}
+
+bool chime__trigger_keyed(const chime_trigger *t) {
+  return t && strcmp(t->group, CHIME_QUEUE_GROUP) == 0 &&
+         strncmp(t->name, "K_", 2) == 0;
+}
+
+bool chime__trigger_hold_over(const chime_trigger *t, int64_t now_ms) {
+  return chime__trigger_keyed(t) && t->store_state == CHIME_STATE_COMPLETE &&
+         t->held_until_ms > 0 && t->held_until_ms <= now_ms;
+}
+
 int chime_enqueue_set_partition_key(chime_enqueue *opts, const char *key) {
   if (!opts)
     return CHIME_EINVAL;
@@ -130,6 +168,9 @@ static int run_name(const chime_enqueue *opts, uint64_t tag, char *buf,
     snprintf(buf, CHIME_RUN_NAME_LEN, "K_%s", key);
     return 0;
   }
+  if (opts && opts->unique_for_ms > 0)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "a unique period needs a unique key");
   uint64_t bits;
   int r = chime__random_u64(&bits);
   if (r < 0)
@@ -165,6 +206,14 @@ int chime__enqueue_trigger(const char *group, const char *name,
       r = chime_trigger_set_timeout_ms(t, opts->timeout_ms);
     if (r == 0 && opts->partition_key)
       r = chime_trigger_set_partition_key(t, opts->partition_key);
+    if (r == 0)
+      t->unique_for_ms = opts->unique_for_ms;
+    if (r == 0 && opts->has_retry) {
+      /* Its own policy; 0 attempts would read as "the job's". */
+      t->retry = opts->retry;
+      if (t->retry.max_attempts < 1)
+        t->retry.max_attempts = 1;
+    }
   }
   if (r < 0) {
     chime_trigger_free(t);

@@ -187,7 +187,7 @@ int chime_job_new(const char *group, const char *name, const char *type,
   job->name = strdup(name);
   job->type = strdup(type);
   job->concurrency = CHIME_CONCURRENCY_ALLOW;
-  job->retry_timed_out = true;
+  chime__retry_defaults(&job->retry);
   if (!job->group || !job->name || !job->type) {
     chime_job_free(job);
     return chime__record_err(errbuf, errbuf_len, CHIME_ENOMEM, "out of memory");
@@ -296,17 +296,6 @@ int chime_job_set_starting_deadline_ms(chime_job *job, int64_t ms) {
 
 int64_t chime_job_get_starting_deadline_ms(const chime_job *job) {
   return job ? job->starting_deadline_ms : 0;
-}
-
-int chime_job_set_retry_timed_out(chime_job *job, bool yes) {
-  if (!job)
-    return CHIME_EINVAL;
-  job->retry_timed_out = yes;
-  return 0;
-}
-
-bool chime_job_get_retry_timed_out(const chime_job *job) {
-  return job ? job->retry_timed_out : true;
 }
 
 int chime_job_set_history_level(chime_job *job, chime_history_level level) {

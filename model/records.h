@@ -20,6 +20,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A retry policy (chime_retry_new); max_attempts 0 or 1: none.  The
+ * multiplier is kept in thousandths so both stores hold it exactly (0
+ * reads as 1000). */
+struct chime_retry {
+  int64_t max_attempts;
+  int64_t initial_delay_ms;
+  int64_t multiplier_milli;
+  int64_t max_delay_ms;
+  int64_t jitter_ms;
+  bool timed_out; /* a TIMED_OUT run is retried (default true) */
+};
+
 struct chime_job {
   char *group;
   char *name;
@@ -31,17 +43,10 @@ struct chime_job {
   bool requests_recovery;
   chime_concurrency concurrency;
   bool persist_data;
-  int64_t timeout_ms;           /* run policies: 0 for none */
-  int64_t starting_deadline_ms; /* run policies: 0 for none */
-  int64_t queue_cap;            /* FORBID_QUEUE: 0 for none */
-  /* Retries (chime_job_set_retry); max_attempts 0 or 1: none.  The
-   * multiplier is kept in thousandths so both stores hold it exactly. */
-  int64_t retry_max_attempts;
-  int64_t retry_initial_delay_ms;
-  int64_t retry_multiplier_milli;
-  int64_t retry_max_delay_ms;
-  int64_t retry_jitter_ms;
-  bool retry_timed_out; /* a TIMED_OUT run is retried (default true) */
+  int64_t timeout_ms;                /* run policies: 0 for none */
+  int64_t starting_deadline_ms;      /* run policies: 0 for none */
+  int64_t queue_cap;                 /* FORBID_QUEUE: 0 for none */
+  chime_retry retry;                 /* chime_job_set_retry */
   chime_history_level history_level; /* which runs history records */
   /* Sharding (chime_job_set_shards): 0 for none, CHIME_SHARDS_BROADCAST,
    * or the shard count; shard_params "0=a,1=b" or NULL.  required_tags
@@ -106,7 +111,23 @@ struct chime_trigger {
   /* chime_trigger_set_partition_key: the key its job type's per-partition
    * limit counts its runs under (docs/queue.md, "Limits"), or NULL. */
   char *partition_key;
+  /* A keyed run's (chime__trigger_keyed) hold after its final outcome
+   * (chime_enqueue_set_unique_for_ms), and once it ended, the store's time
+   * until which its COMPLETE trigger keeps the key (0: not held). */
+  int64_t unique_for_ms;
+  int64_t held_until_ms;
+  /* An enqueued run's own retry policy (chime_enqueue_set_retry), carried
+   * by its retries; retry.max_attempts 0: its job's. */
+  chime_retry retry;
 };
+
+/* chime__trigger_keyed: whether t is an enqueued run with a unique key
+ * (CHIME_QUEUE_GROUP, "K_" key): its retries and its recovered run are
+ * the same trigger again, so the key stays taken (docs/queue.md).
+ * chime__trigger_hold_over: whether t is such a run's COMPLETE trigger
+ * whose hold ended by now_ms (an enqueue may take the key). */
+bool chime__trigger_keyed(const chime_trigger *t);
+bool chime__trigger_hold_over(const chime_trigger *t, int64_t now_ms);
 
 /*
  * chime__name_check: validates a key part, job type or calendar name:
@@ -222,18 +243,29 @@ int chime__tags_add(char **list, const char *tag);
  * CHIME_ELIMIT. */
 int chime__job_check(const chime_job *job);
 
-/* chime__job_retry_check: the job's retry policy is within the limits of
- * chime_job_set_retry.  Returns: 0; CHIME_EINVAL. */
+/* chime__retry_defaults: p as chime_retry_new leaves it (no retries). */
+void chime__retry_defaults(chime_retry *p);
+
+/* chime__retry_check: p is within the limits of the chime_retry setters
+ * (a stored row may hold anything).  chime__job_retry_check: the job's.
+ * Returns: 0; CHIME_EINVAL. */
+int chime__retry_check(const chime_retry *p);
 int chime__job_retry_check(const chime_job *job);
 
-/* chime__retry_wanted: a failed attempt (1 for the first run) of job is
- * followed by another one. */
-bool chime__retry_wanted(const chime_job *job, int attempt);
+/* chime__run_retry: the policy a run of job fired by t follows: t's own
+ * (an enqueued run's, chime_enqueue_set_retry, and its retries') when it
+ * has one, else the job's; NULL when job is NULL and t has none. */
+const chime_retry *chime__run_retry(const chime_job *job,
+                                    const chime_trigger *t);
+
+/* chime__retry_wanted: a failed attempt (1 for the first run) under
+ * policy p is followed by another one. */
+bool chime__retry_wanted(const chime_retry *p, int attempt);
 
 /* chime__retry_delay_ms: how long after attempt (>= 1) failed the next
- * one is due: the back-off of the job's policy plus the jitter derived
- * from seed (the failed fire's id: the same on every node). */
-int64_t chime__retry_delay_ms(const chime_job *job, int attempt, uint64_t seed);
+ * one is due: the back-off of policy p plus the jitter derived from seed
+ * (the failed fire's id: the same on every node). */
+int64_t chime__retry_delay_ms(const chime_retry *p, int attempt, uint64_t seed);
 
 /* Deep copies; NULL on allocation failure.  The copy's calendar pointer is
  * the original's (borrowed). */
@@ -284,8 +316,11 @@ struct chime_enqueue {
   int64_t run_at_ms; /* 0: now */
   int priority;
   int64_t timeout_ms;
-  char *unique_key;    /* NULL: none */
-  char *partition_key; /* NULL: none (chime_trigger_set_partition_key) */
+  char *unique_key;      /* NULL: none */
+  char *partition_key;   /* NULL: none (chime_trigger_set_partition_key) */
+  int64_t unique_for_ms; /* chime_enqueue_set_unique_for_ms; 0: none */
+  bool has_retry;        /* chime_enqueue_set_retry; false: the job's */
+  chime_retry retry;
 };
 
 /*

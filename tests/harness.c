@@ -129,3 +129,38 @@ void chime_test_sleep_ms(long ms) {
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }
+
+/* The policy of these parts, timed_out as given. */
+static int retry_set(chime_job *job, int max_attempts, int64_t delay_ms,
+                     double multiplier, int64_t max_delay_ms, int64_t jitter_ms,
+                     bool timed_out) {
+  chime_retry *p = NULL;
+  int r = chime_retry_new(&p);
+  if (r == 0 && ((r = chime_retry_set_max_attempts(p, max_attempts)) < 0 ||
+                 (r = chime_retry_set_initial_delay_ms(p, delay_ms)) < 0 ||
+                 (r = chime_retry_set_multiplier(p, multiplier)) < 0 ||
+                 (r = chime_retry_set_max_delay_ms(p, max_delay_ms)) < 0 ||
+                 (r = chime_retry_set_jitter_ms(p, jitter_ms)) < 0 ||
+                 (r = chime_retry_set_timed_out(p, timed_out)) < 0))
+    r = r < 0 ? r : CHIME_EINVAL;
+  if (r == 0)
+    r = chime_job_set_retry(job, p);
+  chime_retry_free(p);
+  return r;
+}
+
+int chime_test_set_retry(chime_job *job, int max_attempts, int64_t delay_ms,
+                         double multiplier, int64_t max_delay_ms,
+                         int64_t jitter_ms) {
+  return retry_set(job, max_attempts, delay_ms, multiplier, max_delay_ms,
+                   jitter_ms,
+                   chime_retry_get_timed_out(chime_job_get_retry(job)));
+}
+
+int chime_test_set_retry_timed_out(chime_job *job, bool yes) {
+  const chime_retry *p = chime_job_get_retry(job);
+  return retry_set(
+      job, chime_retry_get_max_attempts(p), chime_retry_get_initial_delay_ms(p),
+      chime_retry_get_multiplier(p), chime_retry_get_max_delay_ms(p),
+      chime_retry_get_jitter_ms(p), yes);
+}

@@ -33,6 +33,18 @@ void chime_test_sleep_ms(long ms);
 const char *chime_test_data_path(const char *name);
 
 /*
+ * chime_test_set_retry: chime_job_set_retry with a policy of these parts
+ * (chime_retry_set_*: a refused part's error is returned, the job
+ * unchanged); chime_test_set_retry_timed_out: the job's policy with its
+ * timed_out flag set.
+ * Returns: 0; CHIME_EINVAL; CHIME_ENOMEM.
+ */
+int chime_test_set_retry(chime_job *job, int max_attempts, int64_t delay_ms,
+                         double multiplier, int64_t max_delay_ms,
+                         int64_t jitter_ms);
+int chime_test_set_retry_timed_out(chime_job *job, bool yes);
+
+/*
  * chime_test_scheduler_new: chime_scheduler_new(cfg), then frees cfg.  When
  * it fails, prints the error's name and detail and fails the test (fatal).
  * Returns: the scheduler (not started).

@@ -119,8 +119,15 @@ static int add_job(chime_scheduler *s, const char *name) {
     r = chime_job_set_requests_recovery(job, true);
   if (r == 0 && strcmp(name, "forbid") == 0)
     r = chime_job_set_concurrency(job, CHIME_CONCURRENCY_FORBID);
-  if (r == 0 && strcmp(name, "flaky") == 0)
-    r = chime_job_set_retry(job, 3, 200, 2.0, 1000, 0);
+  chime_retry *retry = NULL; /* "flaky": 3 attempts, 200 ms doubling */
+  if (r == 0 && strcmp(name, "flaky") == 0 &&
+      (r = chime_retry_new(&retry)) == 0 &&
+      (r = chime_retry_set_max_attempts(retry, 3)) == 0 &&
+      (r = chime_retry_set_initial_delay_ms(retry, 200)) == 0 &&
+      (r = chime_retry_set_multiplier(retry, 2.0)) == 0 &&
+      (r = chime_retry_set_max_delay_ms(retry, 1000)) == 0)
+    r = chime_job_set_retry(job, retry);
+  chime_retry_free(retry);
   if (r == 0 && strcmp(name, "shard") == 0)
     r = chime_job_set_shards(job, SHARDS, NULL);
   if (r == 0)

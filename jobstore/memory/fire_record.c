@@ -100,6 +100,13 @@ void chime__mem_fire_end(mem_store *s, mem_fire *rec) {
   if (mj && rec->forbid && mj->nexecuting > 0 && --mj->nexecuting == 0)
     unblock_job(s, mj);
   mem_trigger *mt = chime__mem_map_get(&s->triggers, rec->key, rec->key_len);
-  if (mt && mt->t->store_state == CHIME_STATE_COMPLETE)
+  if (!mt || mt->t->store_state != CHIME_STATE_COMPLETE)
+    return;
+  /* A keyed run with a unique period keeps its key that long: its row
+   * stays, and an enqueue after the period takes it over. */
+  if (chime__trigger_keyed(mt->t) && mt->t->unique_for_ms > 0 &&
+      mt->t->held_until_ms == 0)
+    mt->t->held_until_ms = s->base.ops->now(&s->base) + mt->t->unique_for_ms;
+  else
     chime__mem_trigger_delete(s, mt, true);
 }

@@ -277,6 +277,12 @@ int chime__mem_retry_insert(mem_store *s, chime_trigger *t) {
   MEM_ASSERT_LOCKED(s);
   mem_job *mj = chime__mem_job_find(s, t->job_group, t->job_name);
   mem_calendar *mc = NULL;
+  /* A keyed run's retry takes over the run's own trigger, COMPLETE with
+   * the failed fire (chime__trigger_retry_new): its key is never free. */
+  mem_trigger *own = chime__mem_trigger_find(s, t->group, t->name);
+  if (mj && own && chime__trigger_keyed(t) &&
+      own->t->store_state == CHIME_STATE_COMPLETE)
+    chime__mem_trigger_delete(s, own, false);
   /* The job is gone (nothing to retry) or the retry exists (never twice). */
   if (!mj || chime__mem_trigger_find(s, t->group, t->name)) {
     chime_trigger_free(t);
@@ -309,6 +315,11 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
   chime__mem_lock(s);
   mem_job *mj = chime__mem_job_find(s, t->job_group, t->job_name);
   mem_trigger *old = chime__mem_trigger_find(s, t->group, t->name);
+  if (old && !replace &&
+      chime__trigger_hold_over(old->t, s->base.ops->now(&s->base))) {
+    chime__mem_trigger_delete(s, old, false); /* its unique period ended */
+    old = NULL;
+  }
   if (job && mj && !replace)
     r = chime__record_err(errbuf, errbuf_len, CHIME_EEXISTS, "job %s.%s exists",
                           job->group, job->name);

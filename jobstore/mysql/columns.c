@@ -142,6 +142,14 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
   t->shard_index = (int32_t)COL(SHARD_INDEX);
   t->shard_total = (int32_t)COL(SHARD_TOTAL);
   t->origin_fire_id = COL(ORIGIN_FIRE_ID);
+  t->unique_for_ms = COL(UNIQUE_FOR_MS);
+  t->held_until_ms = COL(HELD_UNTIL_MS);
+  t->retry.max_attempts = COL(RUN_RETRY_MAX_ATTEMPTS);
+  t->retry.initial_delay_ms = COL(RUN_RETRY_INITIAL_DELAY_MS);
+  t->retry.multiplier_milli = COL(RUN_RETRY_MULTIPLIER_MILLI);
+  t->retry.max_delay_ms = COL(RUN_RETRY_MAX_DELAY_MS);
+  t->retry.jitter_ms = COL(RUN_RETRY_JITTER_MS);
+  t->retry.timed_out = COL(RUN_RETRY_TIMED_OUT) != 0;
   s->jitter_ms = COL(JITTER_MS);
   s->jitter_offset_ms =
       chime_key_get_jitter_offset_ms(t->group, t->name, s->jitter_ms);
@@ -185,12 +193,12 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
   j->timeout_ms = COL(TIMEOUT_MS);
   j->starting_deadline_ms = COL(STARTING_DEADLINE_MS);
   j->queue_cap = COL(QUEUE_CAP);
-  j->retry_timed_out = COL(RETRY_TIMED_OUT) != 0;
-  j->retry_max_attempts = COL(RETRY_MAX_ATTEMPTS);
-  j->retry_initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
-  j->retry_multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
-  j->retry_max_delay_ms = COL(RETRY_MAX_DELAY_MS);
-  j->retry_jitter_ms = COL(RETRY_JITTER_MS);
+  j->retry.timed_out = COL(RETRY_TIMED_OUT) != 0;
+  j->retry.max_attempts = COL(RETRY_MAX_ATTEMPTS);
+  j->retry.initial_delay_ms = COL(RETRY_INITIAL_DELAY_MS);
+  j->retry.multiplier_milli = COL(RETRY_MULTIPLIER_MILLI);
+  j->retry.max_delay_ms = COL(RETRY_MAX_DELAY_MS);
+  j->retry.jitter_ms = COL(RETRY_JITTER_MS);
   j->shard_count = (int32_t)COL(SHARD_COUNT);
   j->shard_params = TEXT(SHARD_PARAMS);
   j->required_tags = TEXT(REQUIRED_TAGS);
@@ -212,6 +220,19 @@ int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
 #undef COL
   *ret = j;
   return 0;
+}
+
+void chime__mysql_trigger_own_args(const chime_trigger *t,
+                                   chime__mysql_arg *a) {
+#define SET(id, v) a[CHIME__TRIG_ARG(id)] = chime__mysql_arg_int(v)
+  SET(UNIQUE_FOR_MS, t->unique_for_ms);
+  SET(RUN_RETRY_MAX_ATTEMPTS, t->retry.max_attempts);
+  SET(RUN_RETRY_INITIAL_DELAY_MS, t->retry.initial_delay_ms);
+  SET(RUN_RETRY_MULTIPLIER_MILLI, t->retry.multiplier_milli);
+  SET(RUN_RETRY_MAX_DELAY_MS, t->retry.max_delay_ms);
+  SET(RUN_RETRY_JITTER_MS, t->retry.jitter_ms);
+  SET(RUN_RETRY_TIMED_OUT, t->retry.timed_out);
+#undef SET
 }
 
 void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
@@ -281,6 +302,8 @@ void chime__mysql_trigger_to_args(const char *sched, const chime_trigger *t,
   TEXT(SHARD_PARAM, t->shard_param);
   INT(ORIGIN_FIRE_ID, t->origin_fire_id);
   TEXT(PARTITION_KEY, t->partition_key);
+  INT(HELD_UNTIL_MS, t->held_until_ms);
+  chime__mysql_trigger_own_args(t, a);
   INT(TIMEOUT_MS, t->timeout_ms);
   INT(STARTING_DEADLINE_MS, t->starting_deadline_ms);
   INT(RETRY_ATTEMPT, t->retry_attempt);

@@ -68,6 +68,14 @@
   NEXT(SHARD_PARAM, shard_param)                                               \
   NEXT(ORIGIN_FIRE_ID, origin_fire_id)                                         \
   NEXT(PARTITION_KEY, partition_key)                                           \
+  NEXT(UNIQUE_FOR_MS, unique_for_ms)                                           \
+  NEXT(HELD_UNTIL_MS, held_until_ms)                                           \
+  NEXT(RUN_RETRY_MAX_ATTEMPTS, run_retry_max_attempts)                         \
+  NEXT(RUN_RETRY_INITIAL_DELAY_MS, run_retry_initial_delay_ms)                 \
+  NEXT(RUN_RETRY_MULTIPLIER_MILLI, run_retry_multiplier_milli)                 \
+  NEXT(RUN_RETRY_MAX_DELAY_MS, run_retry_max_delay_ms)                         \
+  NEXT(RUN_RETRY_JITTER_MS, run_retry_jitter_ms)                               \
+  NEXT(RUN_RETRY_TIMED_OUT, run_retry_timed_out)                               \
   NEXT(JOB_TAGS, job_tags)                                                     \
   NEXT(JOB_TYPE, job_type)
 
@@ -189,6 +197,13 @@ int chime__mysql_trigger_from_row(const chime__mysql_rows *r, size_t i,
  * paused flag.  Returns: 0; CHIME_ENOMEM. */
 int chime__mysql_job_from_row(const chime__mysql_rows *r, size_t i,
                               chime_job **ret, bool *ret_paused);
+
+/* Sets the arguments of what an enqueued run t carries of its own (its
+ * unique period, its retry policy: migration 016) in args, as
+ * chime__mysql_trigger_to_args does; a recovery trigger copies them from
+ * the run's. */
+void chime__mysql_trigger_own_args(const chime_trigger *t,
+                                   chime__mysql_arg *args);
 
 /* Fills args[0 .. CHIME__MYSQL_TRIGGER_INSERT_ARGS) for
  * CHIME__Q_TRIG_INSERT of trigger t of scheduler sched, of job (its type

@@ -327,7 +327,9 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
  * rather than starting BLOCKED.  It starts as any new trigger of its job
  * does (PAUSED while the job or group CHIME_RETRY is paused, as in the
  * memory store); none for a job removed meanwhile.  The name comes from
- * the fire id, and a fire is completed once, so no retry is stored twice. */
+ * the fire id, and a fire is completed once, so no retry is stored twice;
+ * a keyed run's retry is its own trigger again, replacing its COMPLETE
+ * row (remove_completed then finds it WAITING and keeps it). */
 static int store_retries(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
@@ -341,6 +343,8 @@ static int store_retries(chime__mysql_tx *tx, const batch *b) {
     bool job = false;
     if (r == 0 && t)
       r = chime__mysql_trigger_start_state(tx, t, &job, &t->store_state);
+    if (r == 0 && t && job)
+      r = chime__mysql_trigger_take_over(tx, t);
     if (r == 0 && t && job) {
       chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
       chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job, a);

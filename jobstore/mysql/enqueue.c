@@ -12,7 +12,10 @@
  * which rolls back that statement only (InnoDB); the SELECT then finds
  * its row and the INSERT goes again without it.  So nodes racing with
  * the same key store it once, with no check-then-insert window, inside
- * the store's own transaction or inside a job's (fire_tx_enqueue).
+ * the store's own transaction or inside a job's (fire_tx_enqueue).  A
+ * key's row kept COMPLETE for its unique period (held_until_ms, migration
+ * 016) counts as stored until the period ended; then the batch deletes it
+ * first (drop_held_over) and stores its run anew.
  *
  * Threads: any (tx.h).
  */
@@ -60,6 +63,37 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
   }
   chime__mysql_rows_free(&rows);
   return 0;
+}
+
+/* Deletes the rows of the batch's keys whose unique period ended
+ * (held_until_ms passed, by the database's clock): an enqueue takes such
+ * a key over.  A racing session waits for our lock and then finds our new
+ * row, whose period has not started. */
+static int drop_held_over(chime__mysql_tx *tx, chime_trigger *const *ts,
+                          size_t n) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = ");
+  chime__mysql_sqlbuf_text(&b, ts[0]->group);
+  chime__mysql_sqlbuf_sql(&b, " AND trigger_name IN (");
+  size_t keyed = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!chime__trigger_keyed(ts[i]))
+      continue;
+    if (keyed++)
+      chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_text(&b, ts[i]->name);
+  }
+  chime__mysql_sqlbuf_sql(&b, ") AND state = 'COMPLETE' AND held_until_ms > 0 "
+                              "AND held_until_ms <= ");
+  chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
+  if (keyed == 0) {
+    chime__mysql_sqlbuf_free(&b);
+    return 0;
+  }
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 /* One INSERT of the triggers not marked existed (prepared copies in
@@ -122,6 +156,8 @@ int chime__mysql_add_many_in(chime__mysql_tx *tx, chime_trigger *const *ts,
                           "no job %s.%s", ts[0]->job_group, ts[0]->job_name);
   for (size_t i = 0; r == 0 && i < n; i++)
     ps[i]->store_state = state;
+  if (r == 0)
+    r = drop_held_over(tx, ts, n);
   for (int round = 0; r == 0 && round < RACE_ROUNDS; round++) {
     r = mark_existing(tx, ts, n, existed);
     if (r == 0)

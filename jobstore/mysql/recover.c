@@ -169,15 +169,28 @@ static int keep_run(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   return r;
 }
 
-/* Inserts the one-shot recovery trigger of fired row i (its job exists). */
+/* Inserts the one-shot recovery trigger of fired row i (its job exists):
+ * a keyed run's is its own trigger again (chime__trigger_keyed), which
+ * takes over the run's COMPLETE row so that its unique key stays taken. */
 static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
                    const chime_job *job) {
 #define COL(id) chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_##id)
-  char name[64];
+  char name[CHIME_RUN_NAME_LEN + 64];
+  const char *group = RECOVERY_GROUP;
   chime_trigger *t = NULL, *retry = NULL;
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
-  snprintf(name, sizeof name, "recover-%lld", (long long)COL(ID));
-  int r = chime_trigger_simple_new(RECOVERY_GROUP, name, 0, 0, &t, NULL, 0);
+  chime_trigger fired = {.group = (char *)chime__mysql_rows_text(
+                             fr, i, CHIME__FIRED_COL_TRIGGER_GROUP),
+                         .name = (char *)chime__mysql_rows_text(
+                             fr, i, CHIME__FIRED_COL_TRIGGER_NAME)};
+  bool keyed = chime__trigger_keyed(&fired);
+  if (keyed) {
+    group = fired.group;
+    snprintf(name, sizeof name, "%s", fired.name);
+  } else {
+    snprintf(name, sizeof name, "recover-%lld", (long long)COL(ID));
+  }
+  int r = chime_trigger_simple_new(group, name, 0, 0, &t, NULL, 0);
   if (r == 0)
     r = chime_trigger_set_job(t, job->group, job->name);
   if (r == 0)
@@ -196,6 +209,10 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
         chime__mysql_arg_int(COL(SCHEDULED_MS));
     r = keep_run(tx, fr, i, a, &retry);
   }
+  if (r == 0 && retry) /* the run's own hold and policy go on with it */
+    chime__mysql_trigger_own_args(retry, a);
+  if (r == 0)
+    r = chime__mysql_trigger_take_over(tx, t);
   if (r == 0) {
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                           CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
@@ -243,6 +260,8 @@ static int store_retry(chime__mysql_tx *tx, chime_trigger *retry,
   int r =
       chime__mysql_trigger_start_state(tx, retry, &exists, &retry->store_state);
   if (r < 0 || !exists)
+    return r;
+  if ((r = chime__mysql_trigger_take_over(tx, retry)) < 0)
     return r;
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
   chime__mysql_trigger_to_args(tx->s->sched, retry, job, a);

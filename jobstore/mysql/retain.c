@@ -10,7 +10,8 @@
  * most once every SWEEP_EVERY_MS, a sweep of the other tables (at most
  * SWEEP_BATCH rows of each): sessions of nodes long gone, leases free for
  * a long time, checkpoints of runs that ended, one-shot triggers of
- * chime's own groups that ended, and audit rows older than
+ * chime's own groups that ended, keyed runs' triggers whose unique period
+ * ended, and audit rows older than
  * audit_retention_ms or more than audit_max_rows ids below the newest.
  * docs/schema.md lists the bounds.  They count rows: a history row carries
  * its run's own data (migration 015, at most CHIME_MAX_DATA_LEN), so its
@@ -211,6 +212,23 @@ static int sweep_triggers(chime__mysql_tx *tx, uint64_t *ret_n) {
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }
 
+/* Keyed runs' triggers kept COMPLETE for their unique period
+ * (held_until_ms, migration 016) once the period ended, by the database's
+ * clock: an enqueue of the key would take the row over anyway. */
+static int sweep_held_keys(chime__mysql_tx *tx, uint64_t *ret_n) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = '" CHIME_QUEUE_GROUP
+                              "' AND state = 'COMPLETE' AND held_until_ms > 0 "
+                              "AND held_until_ms <= ");
+  chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
+  chime__mysql_sqlbuf_sql(&b, " LIMIT ");
+  chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
+  return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
+}
+
 /* Audit rows (operator actions, admin.c) past audit_retention_ms, then
  * those more than audit_max_rows ids below the scheduler's newest. */
 static int sweep_audit(chime__mysql_tx *tx, uint64_t *ret_n) {
@@ -267,8 +285,12 @@ static int sweep_fn(chime__mysql_tx *tx, void *arg) {
     r = sweep_leases(tx, &op->n[1]);
   if (r == 0)
     r = sweep_checkpoints(tx, &op->n[2]);
+  uint64_t held = 0;
   if (r == 0)
     r = sweep_triggers(tx, &op->n[3]);
+  if (r == 0)
+    r = sweep_held_keys(tx, &held);
+  op->n[3] += held;
   if (r == 0)
     r = sweep_audit(tx, &op->n[4]);
   return r;

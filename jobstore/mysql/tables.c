@@ -67,13 +67,13 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                           chime__mysql_arg_int(j->persist_data),
                           chime__mysql_arg_int(j->timeout_ms),
                           chime__mysql_arg_int(j->starting_deadline_ms),
-                          chime__mysql_arg_int(j->retry_max_attempts),
-                          chime__mysql_arg_int(j->retry_initial_delay_ms),
-                          chime__mysql_arg_int(j->retry_multiplier_milli),
-                          chime__mysql_arg_int(j->retry_max_delay_ms),
-                          chime__mysql_arg_int(j->retry_jitter_ms),
+                          chime__mysql_arg_int(j->retry.max_attempts),
+                          chime__mysql_arg_int(j->retry.initial_delay_ms),
+                          chime__mysql_arg_int(j->retry.multiplier_milli),
+                          chime__mysql_arg_int(j->retry.max_delay_ms),
+                          chime__mysql_arg_int(j->retry.jitter_ms),
                           chime__mysql_arg_int(j->queue_cap),
-                          chime__mysql_arg_int(j->retry_timed_out),
+                          chime__mysql_arg_int(j->retry.timed_out),
                           chime__mysql_arg_int(j->shard_count),
                           chime__mysql_arg_text(j->shard_params),
                           chime__mysql_arg_text(tags),
@@ -313,16 +313,54 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
   return chime__mysql_job_gc(tx, job_group, job_name);
 }
 
+/* Appends " WHERE" and t's key to b. */
+static void where_key(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                      const chime_trigger *t) {
+  chime__mysql_sqlbuf_sql(b, " WHERE sched_name = ");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
+  chime__mysql_sqlbuf_sql(b, " AND trigger_group = ");
+  chime__mysql_sqlbuf_text(b, t->group);
+  chime__mysql_sqlbuf_sql(b, " AND trigger_name = ");
+  chime__mysql_sqlbuf_text(b, t->name);
+}
+
+/* Keeps keyed run t's COMPLETE row, and its key, for its unique period
+ * (chime_enqueue_set_unique_for_ms) from now, by the database's clock. */
+static int hold_key(chime__mysql_tx *tx, const chime_trigger *t) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}triggers SET held_until_ms = ");
+  chime__mysql_sqlbuf_int(&b,
+                          chime__mysql_now(&tx->s->base) + t->unique_for_ms);
+  where_key(&b, tx, t);
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
 int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
                                             const char *group,
                                             const char *name) {
   chime_trigger *t = NULL;
   int r = chime__mysql_trigger_load(tx, group, name, true, &t);
+  bool hold = r == 0 && t && chime__trigger_keyed(t) && t->unique_for_ms > 0 &&
+              t->held_until_ms == 0;
   if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
-    r = chime__mysql_trigger_delete(tx, t->group, t->name, t->job_group,
-                                    t->job_name, true);
+    r = hold ? hold_key(tx, t)
+             : chime__mysql_trigger_delete(tx, t->group, t->name, t->job_group,
+                                           t->job_name, true);
   chime_trigger_free(t);
   return r;
+}
+
+int chime__mysql_trigger_take_over(chime__mysql_tx *tx,
+                                   const chime_trigger *t) {
+  if (!chime__trigger_keyed(t))
+    return 0;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers");
+  where_key(&b, tx, t);
+  chime__mysql_sqlbuf_sql(&b, " AND state = 'COMPLETE'");
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,

@@ -91,10 +91,19 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
                                 const char *job_name, bool cascade);
 
 /* Removes trigger (group, name) (and a non-durable job left without
- * triggers) when, checked under its lock, it is COMPLETE. */
+ * triggers) when, checked under its lock, it is COMPLETE; a keyed run
+ * with a unique period (chime_enqueue_set_unique_for_ms) is kept instead,
+ * its held_until_ms set from now. */
 int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
                                             const char *group,
                                             const char *name);
+
+/* chime__mysql_trigger_take_over: before a keyed run's retry or recovered
+ * run (chime__trigger_keyed t, the run's own trigger again) is inserted,
+ * deletes the run's COMPLETE row it replaces, in the same transaction: the
+ * key is never free in between.  Nothing for another trigger.
+ * Returns: 0; a store error. */
+int chime__mysql_trigger_take_over(chime__mysql_tx *tx, const chime_trigger *t);
 
 /* The fired row of fire id, locked: *rows has CHIME__FIRED_COL_COUNT
  * columns and 0 or 1 row. */

@@ -260,7 +260,7 @@ static void add_failing_job(chime_scheduler *s, int max_attempts,
   chime_job *job = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_job_new("g", "f", "failing", &job, NULL, 0), 0);
   CU_ASSERT_EQUAL(chime_job_set_durable(job, true), 0);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, max_attempts, delay_ms, 2.0, 0, 0),
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, max_attempts, delay_ms, 2.0, 0, 0),
                   0);
   CU_ASSERT_EQUAL(chime_scheduler_add_job(s, job, false), 0);
   chime_job_free(job);

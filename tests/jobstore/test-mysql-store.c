@@ -6,7 +6,8 @@
  * errors of chime__store_open (malformed URL, wrong password, unknown
  * database), a killed connection reconnected transparently, the database
  * clock cancelling a skewed local clock, triggers persisting across a
- * reopen with their definition and state, recovery of a dead node's fires,
+ * reopen with their definition and state, recovery of a dead node's fires
+ * (a keyed enqueued run keeping its unique key through it),
  * and a lock-wait timeout retried.
  */
 #include "chime.h"
@@ -470,7 +471,7 @@ static void add_job_trigger(chime_store *st, const char *name, bool recover) {
   CU_ASSERT_EQUAL_FATAL(chime_job_set_durable(job, true), 0);
   CU_ASSERT_EQUAL_FATAL(chime_job_set_requests_recovery(job, recover), 0);
   if (strcmp(name, "retried") == 0) /* 3 attempts, 5 s apart */
-    CU_ASSERT_EQUAL_FATAL(chime_job_set_retry(job, 3, 5000, 1.0, 0, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_test_set_retry(job, 3, 5000, 1.0, 0, 0), 0);
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(
       chime_trigger_simple_new("tg", name, 0, 0, &t, err, sizeof err), 0);
@@ -885,6 +886,70 @@ static void test_mysql_store_recovers_shard_checkpoint(void) {
   mysql_close(db);
 }
 
+/* Adds the keyed run K_<key> of job (g, name), due at T0; returns whether
+ * its key existed. */
+static bool add_keyed(chime_store *st, const char *name, const char *key) {
+  chime_enqueue *o = NULL;
+  chime_trigger *t = NULL;
+  char err[256];
+  bool existed = false;
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_new(&o), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_set_run_at_ms(o, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_enqueue_set_unique_key(o, key), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime__enqueue_trigger("g", name, o, 1, &t, err, sizeof err), 0);
+  CU_ASSERT_EQUAL(
+      st->ops->trigger_add_many(st, &t, 1, &existed, err, sizeof err), 0);
+  chime_trigger_free(t);
+  chime_enqueue_free(o);
+  return existed;
+}
+
+/* A keyed enqueued run whose node died keeps its unique key (issue 31):
+ * its run again on the survivor (a job that requests recovery) and the
+ * retry its lost attempt counts as (a job with retries) are its own
+ * trigger again, so an enqueue with the key meanwhile stores nothing. */
+static void test_mysql_store_recovered_run_keeps_key(void) {
+  MYSQL *db = admin();
+  chime_store *a, *dead;
+  open_survivor_and_doomed("mst_k_", &a, &dead);
+  add_job_trigger(a, "rerun", true);
+  add_job_trigger(a, "retried", false);
+  sql(db, "DELETE FROM mst_k_triggers"); /* the jobs alone */
+  CU_ASSERT(!add_keyed(a, "rerun", "k-rerun"));
+  CU_ASSERT(!add_keyed(a, "retried", "k-retried"));
+  chime_fire **fires = NULL;
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(dead->ops->acquire(dead, T0, T0, 4, NULL, &fires, &n),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT_EQUAL_FATAL(dead->ops->fire(dead, fires, n, T0), 0);
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+  CU_ASSERT_EQUAL(dead->ops->checkin(dead, T0, NULL), 0);
+  CU_ASSERT_EQUAL(a->ops->checkin(a, T0, NULL), 0);
+  sql(db, "UPDATE mst_k_nodes SET last_checkin_ms = 0 WHERE sched_name = "
+          "'mst' AND instance_id = 'dead'");
+  size_t recovered = 0;
+  CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
+  CU_ASSERT_EQUAL(recovered, 2);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_k_triggers WHERE "
+                                "trigger_group = 'CHIME_QUEUE' AND state = "
+                                "'WAITING' AND ((trigger_name = 'K_k-rerun' "
+                                "AND recovering = 1) OR (trigger_name = "
+                                "'K_k-retried' AND retry_attempt = 2))"),
+                  2);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mst_k_triggers WHERE "
+                                "trigger_group <> 'CHIME_QUEUE'"),
+                  0);
+  CU_ASSERT(add_keyed(a, "rerun", "k-rerun"));
+  CU_ASSERT(add_keyed(a, "retried", "k-retried"));
+  a->ops->free(a);
+  dead->ops->free(dead);
+  mysql_close(db);
+}
+
 static CU_TestInfo tests[] = {
     {"schema created on first open, then reused",
      test_mysql_store_schema_created_then_reused},
@@ -902,6 +967,8 @@ static CU_TestInfo tests[] = {
      test_mysql_store_recovers_shard_checkpoint},
     {"a dead node's fires are recovered, failed or released",
      test_mysql_store_recovers_dead_node},
+    {"a keyed run recovered or retried after its node died keeps its key",
+     test_mysql_store_recovered_run_keeps_key},
     {"a lock-wait timeout is retried", test_mysql_store_retries_lock_wait},
     {"column lists and positions agree", test_mysql_store_column_lists},
     {"typed row accessors", test_mysql_store_typed_rows},

@@ -16,7 +16,8 @@
  *     of this library, which fires every trigger on, recovers the dead
  *     node's fires (the shard, the checkpoint), and neither doubles nor
  *     loses a fire; its old history rows read with no data of their own
- *     (migration 015);
+ *     (migration 015) and its old triggers hold no unique key after their
+ *     run (migration 016);
  *   - a node serves a newer schema that says it is compatible with its
  *     version, and refuses one that does not.
  * Tables: prefixes mup_*_ in the test database.
@@ -917,6 +918,10 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
                   0LL);
   CU_ASSERT(query_int(db, "SELECT COUNT(*) FROM mup_d_history WHERE "
                           "fire_id = 102 AND data = 'blk'") == 1LL);
+  /* Triggers written before migration 016 hold no key after their run. */
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_triggers WHERE "
+                                "unique_for_ms <> 0 OR held_until_ms <> 0"),
+                  0LL);
   CU_ASSERT_EQUAL(
       query_int(db, "SELECT MAX(version) FROM mup_d_schema_version"),
       (long long)chime__mysql_migration_count);

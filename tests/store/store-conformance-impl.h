@@ -65,6 +65,8 @@ void sc_fires_free(chime_fire **fires, size_t n);
 chime_fire *sc_fire_next(chime_store *st, int64_t now);
 /* Completes a fire without an outcome. */
 int sc_complete(chime_store *st, const chime_fire *fire);
+/* Completes fire as a failed run (an error, at the store's now). */
+int sc_fail(chime_store *st, const chime_fire *fire);
 
 /* The tests of store-conformance-fire.c. */
 extern CU_TestInfo sc_fire_tests[];

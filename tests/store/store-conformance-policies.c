@@ -5,6 +5,8 @@
  */
 #include "store-conformance-impl.h"
 
+#include "harness.h"
+
 #include "model/records.h"
 
 #include <stdio.h>
@@ -409,15 +411,18 @@ static void test_store_replace_drops_pileup(void) {
 static void test_store_job_retry_kept(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "r", "x", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 4, 1500, 2.5, 60000, 250), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 4, 1500, 2.5, 60000, 250), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job *back = NULL;
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
-  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 4);
-  CU_ASSERT_EQUAL(chime_job_get_retry_initial_delay_ms(back), 1500);
-  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 2.5, 1e-9);
-  CU_ASSERT_EQUAL(chime_job_get_retry_max_delay_ms(back), 60000);
-  CU_ASSERT_EQUAL(chime_job_get_retry_jitter_ms(back), 250);
+  CU_ASSERT_EQUAL(chime_retry_get_max_attempts(chime_job_get_retry(back)), 4);
+  CU_ASSERT_EQUAL(chime_retry_get_initial_delay_ms(chime_job_get_retry(back)),
+                  1500);
+  CU_ASSERT_DOUBLE_EQUAL(chime_retry_get_multiplier(chime_job_get_retry(back)),
+                         2.5, 1e-9);
+  CU_ASSERT_EQUAL(chime_retry_get_max_delay_ms(chime_job_get_retry(back)),
+                  60000);
+  CU_ASSERT_EQUAL(chime_retry_get_jitter_ms(chime_job_get_retry(back)), 250);
   chime_job_free(back);
   chime_trigger *trig = sc_simple("t", "r", "g", "r", T0, MINUTE, 5);
   CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, trig, false, NULL, NULL, 0),
@@ -425,18 +430,20 @@ static void test_store_job_retry_kept(void) {
   chime_trigger_free(trig);
   chime_fire *f = sc_fire_next(st, T0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(f->job), 4);
-  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(f->job), 2.5, 1e-9);
+  CU_ASSERT_EQUAL(chime_retry_get_max_attempts(chime_job_get_retry(f->job)), 4);
+  CU_ASSERT_DOUBLE_EQUAL(
+      chime_retry_get_multiplier(chime_job_get_retry(f->job)), 2.5, 1e-9);
   CU_ASSERT_EQUAL(sc_complete(st, f), 0);
   chime__fire_free(f);
   /* Replacing the job changes it; an invalid one is refused. */
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 0, 0, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 0, 0, 1.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), 0);
   CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", "r", &back), 0);
-  CU_ASSERT_EQUAL(chime_job_get_retry_max_attempts(back), 0);
-  CU_ASSERT_DOUBLE_EQUAL(chime_job_get_retry_multiplier(back), 1.0, 1e-9);
+  CU_ASSERT_EQUAL(chime_retry_get_max_attempts(chime_job_get_retry(back)), 0);
+  CU_ASSERT_DOUBLE_EQUAL(chime_retry_get_multiplier(chime_job_get_retry(back)),
+                         1.0, 1e-9);
   chime_job_free(back);
-  job->retry_jitter_ms = -1;
+  job->retry.jitter_ms = -1;
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, true), CHIME_EINVAL);
   chime_job_free(job);
   sc_close(st);
@@ -444,12 +451,7 @@ static void test_store_job_retry_kept(void) {
 
 /* Completes f as a failed run. */
 static int fail_run(chime_store *st, const chime_fire *f) {
-  int64_t now = st->ops->now(st);
-  chime_run_result o = {.error = CHIME_EINTERNAL,
-                        .message = "failed on purpose",
-                        .started_ms = now,
-                        .finished_ms = now};
-  return st->ops->complete(st, f, &o);
+  return sc_fail(st, f);
 }
 
 /* The retry trigger the failure of fire_id left; NULL when none. */
@@ -470,7 +472,7 @@ static chime_trigger *retry_of(chime_store *st, int64_t fire_id) {
 static void test_store_retry_runs(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "r", "x", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 3, 2 * SEC, 2.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 3, 2 * SEC, 2.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   int64_t start = st->ops->now(st);
@@ -533,7 +535,7 @@ static void test_store_retry_runs(void) {
 static int64_t add_retry_job(chime_store *st, const char *name, int attempts,
                              int64_t interval, int32_t repeat) {
   chime_job *job = sc_job("g", name, "x", true);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, attempts, SEC, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, attempts, SEC, 1.0, 0, 0), 0);
   CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
   chime_job_free(job);
   int64_t start = st->ops->now(st);
@@ -595,7 +597,7 @@ static void test_store_retry_of_paused_job(void) {
 static void test_store_retry_of_one_shot(void) {
   chime_store *st = sc_open();
   chime_job *job = sc_job("g", "once", "x", false);
-  CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+  CU_ASSERT_EQUAL(chime_test_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
   int64_t start = st->ops->now(st);
   chime_trigger *t = sc_simple("t", "once", "g", "once", start, 0, 0);
   CU_ASSERT_EQUAL(st->ops->trigger_add(st, job, t, false, NULL, NULL, 0), 0);
@@ -630,14 +632,15 @@ static void test_store_retry_timed_out(void) {
   for (int retried = 0; retried < 2; retried++) {
     const char *name = retried ? "to-yes" : "to-no";
     chime_job *job = sc_job("g", name, "x", true);
-    CU_ASSERT_TRUE(chime_job_get_retry_timed_out(job));
-    CU_ASSERT_EQUAL(chime_job_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
-    CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(job, retried), 0);
+    CU_ASSERT_TRUE(chime_retry_get_timed_out(chime_job_get_retry(job)));
+    CU_ASSERT_EQUAL(chime_test_set_retry(job, 2, SEC, 1.0, 0, 0), 0);
+    CU_ASSERT_EQUAL(chime_test_set_retry_timed_out(job, retried), 0);
     CU_ASSERT_EQUAL(st->ops->job_add(st, job, false), 0);
     chime_job_free(job);
     chime_job *back = NULL;
     CU_ASSERT_EQUAL_FATAL(st->ops->job_get(st, "g", name, &back), 0);
-    CU_ASSERT_EQUAL(chime_job_get_retry_timed_out(back), retried);
+    CU_ASSERT_EQUAL(chime_retry_get_timed_out(chime_job_get_retry(back)),
+                    retried);
     chime_job_free(back);
     int64_t start = st->ops->now(st);
     sc_add_simple(st, "t", name, "g", name, start, 0, 0);
@@ -650,7 +653,7 @@ static void test_store_retry_timed_out(void) {
     chime_trigger_free(rt);
     chime__fire_free(f);
   }
-  CU_ASSERT_EQUAL(chime_job_set_retry_timed_out(NULL, true), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_test_set_retry_timed_out(NULL, true), CHIME_EINVAL);
   sc_close(st);
 }
 

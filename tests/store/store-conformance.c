@@ -174,6 +174,15 @@ int sc_complete(chime_store *st, const chime_fire *fire) {
   return st->ops->complete(st, fire, &o);
 }
 
+int sc_fail(chime_store *st, const chime_fire *fire) {
+  int64_t now = st->ops->now(st);
+  chime_run_result o = {.error = CHIME_EINTERNAL,
+                        .message = "failed on purpose",
+                        .started_ms = now,
+                        .finished_ms = now};
+  return st->ops->complete(st, fire, &o);
+}
+
 /* A job record built by hand, to reach the store's own checks. */
 static chime_job raw_job(char *group, char *name, char *type) {
   chime_job j = {.group = group, .name = name, .type = type};

@@ -491,13 +491,14 @@ static int job_vals(web_page *p, const char *key, web_vals *v) {
   web_vals_put(v, "concurrency", "%s",
                conc[(unsigned)chime_job_get_concurrency(j) % 4]);
   web_vals_put(v, "queue-cap", "%" PRId64, chime_job_get_queue_cap(j));
-  web_vals_put(v, "retry", "%d", chime_job_get_retry_max_attempts(j));
-  put_duration(v, "retry-delay", chime_job_get_retry_initial_delay_ms(j));
-  web_vals_put(v, "retry-multiplier", "%g", chime_job_get_retry_multiplier(j));
-  put_duration(v, "retry-max-delay", chime_job_get_retry_max_delay_ms(j));
-  put_duration(v, "retry-jitter", chime_job_get_retry_jitter_ms(j));
+  const chime_retry *rp = chime_job_get_retry(j);
+  web_vals_put(v, "retry", "%d", chime_retry_get_max_attempts(rp));
+  put_duration(v, "retry-delay", chime_retry_get_initial_delay_ms(rp));
+  web_vals_put(v, "retry-multiplier", "%g", chime_retry_get_multiplier(rp));
+  put_duration(v, "retry-max-delay", chime_retry_get_max_delay_ms(rp));
+  put_duration(v, "retry-jitter", chime_retry_get_jitter_ms(rp));
   web_vals_put(v, "retry-timed-out",
-               chime_job_get_retry_timed_out(j) ? "true" : "false");
+               chime_retry_get_timed_out(rp) ? "true" : "false");
   put_duration(v, "timeout", chime_job_get_timeout_ms(j));
   put_duration(v, "deadline", chime_job_get_starting_deadline_ms(j));
   if (shards == CHIME_SHARDS_BROADCAST)

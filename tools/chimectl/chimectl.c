@@ -38,8 +38,13 @@ static void usage(FILE *out) {
       "retried fire\n"
       "                                never runs it twice\n"
       "  enqueue G.N [--data JSON] [--at TIME] [--priority N] [--key K]\n"
-      "              [--partition P]   hand in one run of a job (--key: its "
-      "unique key)\n"
+      "              [--partition P] [--unique-for DURATION]\n"
+      "              [--retry N[,DELAY[,MULT[,MAX[,JITTER]]]]]\n"
+      "                                hand in one run of a job (--key: its "
+      "unique key,\n"
+      "                                --unique-for: kept that long after the "
+      "run;\n"
+      "                                --retry: its own retry policy)\n"
       "  delete job|trigger G.N [--yes]\n"
       "  job add G.N --type TYPE [SETTINGS] | job edit G.N SETTINGS\n"
       "  job delete G.N [--yes]        create, change, delete a job\n"
@@ -158,6 +163,8 @@ enum {
   O_RATE,
   O_KEY,
   O_PARTITION,
+  O_UNIQUE_FOR,
+  O_RETRY,
   O_AT,
   O_PRIORITY
 };
@@ -262,6 +269,8 @@ static const struct option common_options[] = {
     {"rate", required_argument, NULL, O_RATE},
     {"key", required_argument, NULL, O_KEY},
     {"partition", required_argument, NULL, O_PARTITION},
+    {"unique-for", required_argument, NULL, O_UNIQUE_FOR},
+    {"retry", required_argument, NULL, O_RETRY},
     {"at", required_argument, NULL, O_AT},
     {"priority", required_argument, NULL, O_PRIORITY},
     {"help", no_argument, NULL, 'h'},
@@ -376,6 +385,12 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       break;
     case O_PARTITION:
       c->partition = optarg;
+      break;
+    case O_UNIQUE_FOR:
+      c->unique_for = optarg;
+      break;
+    case O_RETRY:
+      c->retry = optarg;
       break;
     case O_AT:
       c->at = optarg;

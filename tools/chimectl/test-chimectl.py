@@ -842,9 +842,33 @@ def main():
                     "'CHIME_QUEUE' AND trigger_name = 'K_inv-8'")
     check("enqueue --partition: the run's trigger has the key",
           rc == 0 and rows == [["tenant-7"]], (f, rows))
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-9", "--unique-for", "2h"])
+    rows = sql_rows("SELECT unique_for_ms FROM {P}triggers WHERE trigger_group = "
+                    "'CHIME_QUEUE' AND trigger_name = 'K_inv-9'")
+    check("enqueue --unique-for: the run keeps its key 2 h after it",
+          rc == 0 and rows == [["7200000"]], (f, rows))
+    expect("enqueue --unique-for without --key",
+           ["enqueue", "rep.daily", "--unique-for", "1h"], 2,
+           err_has=["--unique-for needs --key"])
+    expect("enqueue bad --unique-for",
+           ["enqueue", "rep.daily", "--key", "x", "--unique-for", "30d"], 2,
+           err_has=["--unique-for"])
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-10", "--retry",
+                "5,1s,2,1m,500ms"])
+    rows = sql_rows("SELECT run_retry_max_attempts, run_retry_initial_delay_ms, "
+                    "run_retry_multiplier_milli, run_retry_max_delay_ms, "
+                    "run_retry_jitter_ms FROM {P}triggers WHERE trigger_group = "
+                    "'CHIME_QUEUE' AND trigger_name = 'K_inv-10'")
+    check("enqueue --retry: the run's own policy is stored with it",
+          rc == 0 and rows == [["5", "1000", "2000", "60000", "500"]],
+          (f, rows))
+    for bad in ("", "x", "2,soon", "2,1s,0.5", "1,1s,2,1m,1s,9", "-1"):
+        expect("enqueue bad --retry " + bad,
+               ["enqueue", "rep.daily", "--retry", bad], 2,
+               err_has=["--retry"])
     t = triggers()
     queued = [k for k in t if k.startswith("CHIME_QUEUE.")]
-    check("enqueue adds one-shot triggers", len(queued) == 4 and
+    check("enqueue adds one-shot triggers", len(queued) == 6 and
           all(t[k]["job"] == "rep.daily" and t[k]["schedule"] == "once"
               for k in queued), t)
     expect("enqueue unknown", ["enqueue", "no.such"], 3,

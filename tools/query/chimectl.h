@@ -43,15 +43,17 @@ typedef struct ctl {
   const char *zone;  /* the zone for "local" times */
   bool json;
   bool yes;
-  const char *job;       /* history --job GROUP.NAME */
-  const char *since;     /* history --since TIME */
-  bool failed;           /* history --failed */
-  long limit;            /* history --limit N */
-  const char *data;      /* fire --data JSON */
-  const char *key;       /* fire, enqueue --key K (request / unique key) */
-  const char *at;        /* enqueue --at TIME */
-  const char *partition; /* enqueue --partition P */
-  long priority;         /* enqueue --priority N */
+  const char *job;        /* history --job GROUP.NAME */
+  const char *since;      /* history --since TIME */
+  bool failed;            /* history --failed */
+  long limit;             /* history --limit N */
+  const char *data;       /* fire --data JSON */
+  const char *key;        /* fire, enqueue --key K (request / unique key) */
+  const char *at;         /* enqueue --at TIME */
+  const char *partition;  /* enqueue --partition P */
+  const char *unique_for; /* enqueue --unique-for DURATION */
+  const char *retry;      /* enqueue --retry N[,DELAY[,MULT[,MAX[,JITTER]]]] */
+  long priority;          /* enqueue --priority N */
   bool has_priority;
   const char *outcome; /* history: only this outcome (chime-web's filter) */
   long offset;         /* history: rows skipped (--page, chime-web's pages) */

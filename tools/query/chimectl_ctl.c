@@ -7,6 +7,7 @@
  * (confirmed on a terminal unless --yes).
  */
 #include "chimectl.h"
+#include "chimectl_edit.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -207,18 +208,75 @@ int ctl_cmd_fire(ctl *c) {
   return 0;
 }
 
+/* --retry N[,DELAY[,MULT[,MAX[,JITTER]]]]: the run's own retry policy (N
+ * attempts in all; the durations as "30s", "1m"); *ret NULL when text is
+ * malformed or refused. */
+static int parse_retry(const char *text, chime_retry **ret) {
+  char buf[160], *parts[5] = {0}, *save = NULL;
+  *ret = NULL;
+  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+    return -1;
+  size_t n = 0;
+  for (char *p = strtok_r(buf, ",", &save); p && n < 5;
+       p = strtok_r(NULL, ",", &save))
+    parts[n++] = p;
+  size_t commas = 0;
+  for (const char *q = text; *q; q++)
+    commas += *q == ',';
+  char *end;
+  long attempts = n ? strtol(parts[0], &end, 10) : -1;
+  if (n == 0 || *end || commas >= 5)
+    return -1;
+  int64_t ms[3] = {0, 0, 0}; /* delay, max, jitter */
+  const size_t at[3] = {1, 3, 4};
+  for (size_t k = 0; k < 3; k++)
+    if (parts[at[k]] && ctl_parse_duration(parts[at[k]], &ms[k]) < 0)
+      return -1;
+  double mult = parts[2] ? strtod(parts[2], &end) : 1.0;
+  if (parts[2] && (end == parts[2] || *end))
+    return -1;
+  chime_retry *p = NULL;
+  int r = chime_retry_new(&p);
+  if (r == 0 && (attempts > CHIME_MAX_RETRY_ATTEMPTS ||
+                 chime_retry_set_max_attempts(p, (int)attempts) < 0 ||
+                 chime_retry_set_initial_delay_ms(p, ms[0]) < 0 ||
+                 chime_retry_set_multiplier(p, mult) < 0 ||
+                 chime_retry_set_max_delay_ms(p, ms[1]) < 0 ||
+                 chime_retry_set_jitter_ms(p, ms[2]) < 0))
+    r = -1;
+  if (r < 0) {
+    chime_retry_free(p);
+    return -1;
+  }
+  *ret = p;
+  return 0;
+}
+
 int ctl_cmd_enqueue(ctl *c) {
   if (c->argc != 1)
     return ctl_usage("usage: chimectl enqueue GROUP.NAME [--data JSON] "
-                     "[--at TIME] [--priority N] [--key K] [--partition P]");
+                     "[--at TIME] [--priority N] [--key K] [--partition P] "
+                     "[--unique-for DURATION] "
+                     "[--retry N[,DELAY[,MULT[,MAX[,JITTER]]]]]");
   if (c->data && !ctl_json_is_valid(c->data))
     return ctl_usage("--data is not valid JSON");
   chime_enqueue *o = NULL;
   int r = chime_enqueue_new(&o);
   if (r < 0)
     return ctl_fail(r, "%s", chime_strerror(r));
-  int64_t at = 0;
-  if (c->at && ctl_parse_time(c->at, ctl_now(c), &at) < 0)
+  int64_t at = 0, unique_for = 0;
+  chime_retry *retry = NULL;
+  if (c->retry && (parse_retry(c->retry, &retry) < 0 ||
+                   chime_enqueue_set_retry(o, retry) < 0))
+    r = ctl_usage("--retry: N[,DELAY[,MULT[,MAX[,JITTER]]]] please (N "
+                  "attempts in all, e.g. '5,1s,2,1m')");
+  else if (c->unique_for &&
+           (ctl_parse_duration(c->unique_for, &unique_for) < 0 ||
+            chime_enqueue_set_unique_for_ms(o, unique_for) < 0))
+    r = ctl_usage("--unique-for: a duration up to 7d please ('10m', '1h')");
+  else if (c->unique_for && !c->key)
+    r = ctl_usage("--unique-for needs --key");
+  else if (c->at && ctl_parse_time(c->at, ctl_now(c), &at) < 0)
     r = ctl_usage("--at: cannot read the time '%s'", c->at);
   else if (c->at && at <= 0)
     r = ctl_usage("--at: a time after 1970 please");
@@ -237,6 +295,7 @@ int ctl_cmd_enqueue(ctl *c) {
   if (r == 0)
     r = enqueue_key(c, c->argv[0], o, trigger, sizeof trigger, &due, &existed);
   chime_enqueue_free(o);
+  chime_retry_free(retry);
   if (r)
     return r;
   said(c, "enqueued", trigger, due, existed);

@@ -47,13 +47,7 @@ static int job_copy(const chime_job *old, const char *type, bool with_tags,
     r = chime_job_set_starting_deadline_ms(
         j, chime_job_get_starting_deadline_ms(old));
   if (!r)
-    r = chime_job_set_retry(j, chime_job_get_retry_max_attempts(old),
-                            chime_job_get_retry_initial_delay_ms(old),
-                            chime_job_get_retry_multiplier(old),
-                            chime_job_get_retry_max_delay_ms(old),
-                            chime_job_get_retry_jitter_ms(old));
-  if (!r)
-    r = chime_job_set_retry_timed_out(j, chime_job_get_retry_timed_out(old));
+    r = chime_job_set_retry(j, chime_job_get_retry(old));
   if (!r)
     r = chime_job_set_history_level(j, chime_job_get_history_level(old));
   if (!r)
@@ -75,15 +69,45 @@ static int job_copy(const chime_job *old, const char *type, bool with_tags,
   return 0;
 }
 
+/* Sets j's retry policy: attempts, delay, multiplier, max delay, jitter
+ * and whether a timed-out run is retried. */
+static int set_retry(chime_job *j, long long attempts, int64_t delay, double m,
+                     int64_t max, int64_t jitter, bool timed_out) {
+  chime_retry *p = NULL;
+  int r = chime_retry_new(&p);
+  if (r == 0 && ((r = chime_retry_set_max_attempts(p, (int)attempts)) < 0 ||
+                 (r = chime_retry_set_initial_delay_ms(p, delay)) < 0 ||
+                 (r = chime_retry_set_multiplier(p, m)) < 0 ||
+                 (r = chime_retry_set_max_delay_ms(p, max)) < 0 ||
+                 (r = chime_retry_set_jitter_ms(p, jitter)) < 0 ||
+                 (r = chime_retry_set_timed_out(p, timed_out)) < 0))
+    r = CHIME_EINVAL;
+  if (r == 0)
+    r = chime_job_set_retry(j, p);
+  chime_retry_free(p);
+  return r;
+}
+
+/* Sets j's policy's timed_out flag (chime_retry_set_timed_out). */
+static int set_retry_timed_out(chime_job *j, bool yes) {
+  const chime_retry *p = chime_job_get_retry(j);
+  return set_retry(
+      j, chime_retry_get_max_attempts(p), chime_retry_get_initial_delay_ms(p),
+      chime_retry_get_multiplier(p), chime_retry_get_max_delay_ms(p),
+      chime_retry_get_jitter_ms(p), yes);
+}
+
 /* The retry policy's settings on j. */
 static int job_retry(chime_job *j, const ctl_settings *s) {
   const char *att = ctl_setting(s, "retry"),
              *mul = ctl_setting(s, "retry-multiplier");
-  long long attempts = chime_job_get_retry_max_attempts(j);
-  int64_t delay = chime_job_get_retry_initial_delay_ms(j);
-  int64_t max = chime_job_get_retry_max_delay_ms(j);
-  int64_t jitter = chime_job_get_retry_jitter_ms(j);
-  double m = chime_job_get_retry_multiplier(j);
+  const chime_retry *old = chime_job_get_retry(j);
+  long long attempts = chime_retry_get_max_attempts(old);
+  int64_t delay = chime_retry_get_initial_delay_ms(old);
+  int64_t max = chime_retry_get_max_delay_ms(old);
+  int64_t jitter = chime_retry_get_jitter_ms(old);
+  double m = chime_retry_get_multiplier(old);
+  bool timed_out = chime_retry_get_timed_out(old);
   int r;
   if (att &&
       ctl__whole(*att ? att : "0", 0, CHIME_MAX_RETRY_ATTEMPTS, &attempts))
@@ -102,7 +126,7 @@ static int job_retry(chime_job *j, const ctl_settings *s) {
   if (!att && !mul && !ctl_setting(s, "retry-delay") &&
       !ctl_setting(s, "retry-max-delay") && !ctl_setting(s, "retry-jitter"))
     return 0;
-  if ((r = chime_job_set_retry(j, (int)attempts, delay, m, max, jitter)) < 0)
+  if ((r = set_retry(j, attempts, delay, m, max, jitter, timed_out)) < 0)
     return ctl_fail(r,
                     "retry policy (%lld attempts, delay %" PRId64
                     " ms, multiplier %g, max %" PRId64 " ms, jitter %" PRId64
@@ -154,7 +178,7 @@ static int job_apply(chime_job *j, const ctl_settings *s) {
     r = i == 0   ? chime_job_set_durable(j, b)
         : i == 1 ? chime_job_set_requests_recovery(j, b)
         : i == 2 ? chime_job_set_persist_data(j, b)
-                 : chime_job_set_retry_timed_out(j, b);
+                 : set_retry_timed_out(j, b);
     if (r < 0)
       return ctl__refused(r, flags[i], v);
   }

@@ -1,9 +1,9 @@
 """queue: runs handed in by the application (docs/queue.md).
 
 Scheduler.enqueue(job, data=..., run_at=..., priority=..., timeout_ms=...,
-unique_key=...) hands in one run of a stored job; Scheduler.enqueue_many
-many at once (one transaction, one multi-row INSERT per 1000 runs with
-MySQL); Transaction.enqueue one inside a job's own completion transaction.
+unique_key=..., unique_for_ms=..., retry=chime.Retry(...)) hands in one
+run of a stored job; Scheduler.enqueue_many many at once (one
+transaction, one multi-row INSERT per 1000 runs with MySQL); Transaction.enqueue one inside a job's own completion transaction.
 Each returns an Enqueued: the run's name in QUEUE_GROUP (its trigger key,
 to look it up or unschedule it) and whether a run with its unique key
 existed already (then nothing was stored).
@@ -42,7 +42,9 @@ class Options:
                  priority: Optional[int] = None,
                  timeout_ms: Optional[int] = None,
                  unique_key: Optional[str] = None,
-                 partition_key: Optional[str] = None):
+                 partition_key: Optional[str] = None,
+                 unique_for_ms: Optional[int] = None,
+                 retry: Any = None):
         self.ptr = ctypes.c_void_p()
         check(_L.chime_enqueue_new(ctypes.byref(self.ptr)))
         try:
@@ -62,6 +64,11 @@ class Options:
             if partition_key is not None:
                 check(_L.chime_enqueue_set_partition_key(
                     self.ptr, _lib.enc(partition_key)))
+            if unique_for_ms is not None:
+                check(_L.chime_enqueue_set_unique_for_ms(
+                    self.ptr, int(unique_for_ms)))
+            if retry is not None:  # a chime.Retry: this run's own policy
+                retry._apply_to(_L.chime_enqueue_set_retry, self.ptr)
         except BaseException:
             self.close()
             raise

@@ -532,18 +532,24 @@ class Scheduler:
                 priority: Optional[int] = None,
                 timeout_ms: Optional[int] = None,
                 unique_key: Optional[str] = None,
-                partition_key: Optional[str] = None) -> _queue.Enqueued:
+                partition_key: Optional[str] = None,
+                unique_for_ms: Optional[int] = None,
+                retry: Any = None) -> _queue.Enqueued:
         """Hands in one run of the stored job (chime_scheduler_enqueue):
         data for the run (else the job's), run_at (epoch ms or datetime;
         None: now), priority, timeout_ms (None: the job's), unique_key
-        (while a run with the key waits or runs, nothing is stored and
-        the existing run is returned, existed=True) and partition_key
-        (the key its job type's per-partition limit counts it under).
+        (while a run with the key waits, runs or waits for a retry,
+        nothing is stored and the existing run is returned,
+        existed=True), unique_for_ms (the key stays taken that long after
+        the run's final outcome; needs unique_key), retry (a Retry: this
+        run's own policy instead of its job's) and partition_key (the key
+        its job type's per-partition limit counts it under).
         docs/queue.md."""
         group, name = _job_key(group, name)
         buf = _queue.run_buffer()
         with _queue.Options(data, run_at, priority, timeout_ms,
-                            unique_key, partition_key) as o:
+                            unique_key, partition_key, unique_for_ms,
+                            retry) as o:
             r = self._check(_L.chime_scheduler_enqueue(
                 self._p(), _lib.enc(group), _lib.enc(name), o.ptr, buf,
                 _lib.RUN_NAME_LEN))

@@ -137,7 +137,9 @@ def _days_mask(days):
 
 
 class Retry:
-    """A job's retry policy (chime_job_set_retry): max_attempts counts every
+    """A retry policy (chime_retry): a job's (Job(retry=...),
+    chime_job_set_retry) or one enqueued run's (Scheduler.enqueue(...,
+    retry=...), chime_enqueue_set_retry).  max_attempts counts every
     run, the first included (0 or 1: none); attempt n + 1 is due
     min(initial_delay_ms * multiplier ** (n - 1), max_delay_ms) plus a
     jitter in [0, jitter_ms) after attempt n failed (max_delay_ms 0: no
@@ -147,19 +149,32 @@ class Retry:
                  max_delay_ms=0, jitter_ms=0, timed_out=True):
         self.max_attempts = max_attempts
         # Whether a run that timed out is retried too
-        # (chime_job_set_retry_timed_out).
+        # (chime_retry_set_timed_out).
         self.timed_out = timed_out
         self.initial_delay_ms = initial_delay_ms
         self.multiplier = multiplier
         self.max_delay_ms = max_delay_ms
         self.jitter_ms = jitter_ms
 
+    def _apply_to(self, setter, target):
+        """Builds the chime_retry and hands it to setter(target, policy)
+        (chime_job_set_retry, chime_enqueue_set_retry: they copy it)."""
+        p = ctypes.c_void_p()
+        check(_L.chime_retry_new(ctypes.byref(p)))
+        try:
+            check(_L.chime_retry_set_max_attempts(p, int(self.max_attempts)))
+            check(_L.chime_retry_set_initial_delay_ms(
+                p, int(self.initial_delay_ms)))
+            check(_L.chime_retry_set_multiplier(p, float(self.multiplier)))
+            check(_L.chime_retry_set_max_delay_ms(p, int(self.max_delay_ms)))
+            check(_L.chime_retry_set_jitter_ms(p, int(self.jitter_ms)))
+            check(_L.chime_retry_set_timed_out(p, bool(self.timed_out)))
+            check(setter(target, p))
+        finally:
+            _L.chime_retry_free(p)
+
     def _apply(self, job_ptr):
-        check(_L.chime_job_set_retry(
-            job_ptr, int(self.max_attempts), int(self.initial_delay_ms),
-            float(self.multiplier), int(self.max_delay_ms),
-            int(self.jitter_ms)))
-        check(_L.chime_job_set_retry_timed_out(job_ptr, bool(self.timed_out)))
+        self._apply_to(_L.chime_job_set_retry, job_ptr)
 
     def __eq__(self, other):
         return isinstance(other, Retry) and vars(self) == vars(other)

@@ -108,7 +108,7 @@ class Policies(unittest.TestCase):
         built = job._build()
         try:
             self.assertFalse(
-                chime._lib.lib.chime_job_get_retry_timed_out(built.ptr))
+                chime._lib.lib.chime_retry_get_timed_out(chime._lib.lib.chime_job_get_retry(built.ptr)))
         finally:
             built.free()
 
@@ -195,13 +195,13 @@ class Policies(unittest.TestCase):
         built = job._build()
         try:
             L = chime._lib.lib
-            self.assertEqual(L.chime_job_get_retry_max_attempts(built.ptr), 4)
+            self.assertEqual(L.chime_retry_get_max_attempts(L.chime_job_get_retry(built.ptr)), 4)
             self.assertEqual(
-                L.chime_job_get_retry_initial_delay_ms(built.ptr), 100)
-            self.assertEqual(L.chime_job_get_retry_multiplier(built.ptr), 2.0)
-            self.assertEqual(L.chime_job_get_retry_max_delay_ms(built.ptr),
+                L.chime_retry_get_initial_delay_ms(L.chime_job_get_retry(built.ptr)), 100)
+            self.assertEqual(L.chime_retry_get_multiplier(L.chime_job_get_retry(built.ptr)), 2.0)
+            self.assertEqual(L.chime_retry_get_max_delay_ms(L.chime_job_get_retry(built.ptr)),
                              1000)
-            self.assertEqual(L.chime_job_get_retry_jitter_ms(built.ptr), 50)
+            self.assertEqual(L.chime_retry_get_jitter_ms(L.chime_job_get_retry(built.ptr)), 50)
         finally:
             built.free()
         for bad in (chime.Retry(-1), chime.Retry(2, multiplier=0.5),

@@ -5,7 +5,9 @@ store; test_queue_mysql runs the same on MariaDB.
 Each enqueued run runs once with its own data; a unique key's second
 enqueue while the run waits returns the existing run (existed=True) and
 stores nothing; a bulk hand-in reports each run; a request key makes a
-retried trigger_job store nothing; an unknown job raises NotFound.
+retried trigger_job store nothing; a unique period keeps the key after
+the run until it is unscheduled; a run's own retry policy is followed;
+an unknown job raises NotFound.
 """
 
 import contextlib
@@ -83,6 +85,48 @@ class QueueTests(unittest.TestCase):
                     break
                 time.sleep(0.05)
             self.assertEqual(self.wait_seen(3), ["1", "3", "t"])
+
+    def test_unique_for_after_the_run(self):
+        with contextlib.closing(self.scheduler(start=False)) as s:
+            first = s.enqueue("q", "j", data="u", unique_key="held",
+                              unique_for_ms=3_600_000)
+            self.assertFalse(first.existed)
+            s.start()
+            self.assertEqual(self.wait_seen(1), ["u"])
+            # Ran: its key stays taken for its hour.
+            again = s.enqueue("q", "j", data="v", unique_key="held")
+            self.assertTrue(again.existed)
+            self.assertEqual(again.name, first.name)
+            # Unscheduled: free at once.
+            s.unschedule(*first.key)
+            self.assertFalse(s.enqueue("q", "j", data="w",
+                                       unique_key="held").existed)
+            self.assertEqual(sorted(self.wait_seen(2)), ["u", "w"])
+            with self.assertRaises(chime.InvalidArgument):
+                s.enqueue("q", "j", unique_for_ms=1000)  # needs a key
+            with self.assertRaises(chime.InvalidArgument):
+                s.enqueue("q", "j", unique_key="k", unique_for_ms=-1)
+
+    def test_run_retry_policy(self):
+        attempts = []
+        done = threading.Event()
+        with contextlib.closing(self.scheduler(start=False)) as s:
+            @s.job("flaky")
+            def flaky(ctx):
+                attempts.append(ctx.attempt)
+                if ctx.attempt < 3:
+                    raise RuntimeError("not yet")
+                done.set()
+
+            # The job has no retries; this run has its own 3 attempts.
+            s.add_job(chime.Job("q", "flaky", "flaky", durable=True))
+            s.enqueue("q", "flaky", unique_key="flaky-1",
+                      retry=chime.Retry(3, initial_delay_ms=50))
+            s.start()
+            self.assertTrue(done.wait(30))
+            self.assertEqual(attempts, [1, 2, 3])
+            with self.assertRaises(chime.InvalidArgument):
+                s.enqueue("q", "flaky", retry=chime.Retry(-1))
 
     def test_run_later_and_cancel(self):
         with self.scheduler() as s:
