@@ -1,0 +1,268 @@
+/*
+ * admin.c: chime_admin and chime_admin_query (chime-admin.h): an
+ * operator's view of a store, opened by URL (as a node that never claims,
+ * like the tools' stores always were) or wrapping a scheduler's store
+ * (engine/admin.c), and the lists it asks the store for through the
+ * store's admin_list operation.  Like open.c it sits above both stores and
+ * includes neither's private header.
+ */
+#include "jobstore/admin.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An operator's store checks in this seldom: it never claims, and a tool
+ * that lives long checks in on its own timer. */
+#define ADMIN_CHECKIN_MS 10000
+
+struct chime_admin {
+  chime_store *store;
+  bool owned;     /* opened here (freed with the handle), else borrowed */
+  char err[1024]; /* the last failure's message */
+};
+
+/* Whether url's parameters say clear=1 (or true): a test's or demo's URL
+ * pasted into a tool would delete every row of the cluster at open. */
+static bool url_clears(const char *url) {
+  const char *q = strchr(url, '?');
+  while (q) {
+    q++;
+    if (strncmp(q, "clear=1", 7) == 0 && (q[7] == '&' || q[7] == '\0'))
+      return true;
+    if (strncmp(q, "clear=true", 10) == 0 && (q[10] == '&' || q[10] == '\0'))
+      return true;
+    q = strchr(q, '&');
+  }
+  return false;
+}
+
+int chime_admin_open(const char *url, const char *scheduler_name,
+                     chime_admin **ret, char *errbuf, size_t errbuf_len) {
+  if (errbuf && errbuf_len)
+    errbuf[0] = '\0';
+  if (!url || !ret)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "no store URL or no place for the handle");
+  *ret = NULL;
+  if (strncmp(url, "memory:", 7) == 0)
+    return chime__record_err(
+        errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+        "the memory store lives in its scheduler's process: open it with "
+        "chime_admin_open_scheduler");
+  if (url_clears(url))
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "the URL says clear=1, which would delete every "
+                             "row of the cluster: remove it");
+  chime_admin *a = calloc(1, sizeof *a);
+  if (!a)
+    return CHIME_ENOMEM;
+  char node[64];
+  snprintf(node, sizeof node, "chime-admin-%ld", (long)getpid());
+  chime_store_options o = {.scheduler_name =
+                               scheduler_name ? scheduler_name : "chime",
+                           .instance_id = node,
+                           .connections = 1,
+                           .checkin_interval_ms = ADMIN_CHECKIN_MS,
+                           .log_level = CHIME_LOG_ERROR};
+  int r = chime__store_open(url, &o, &a->store, errbuf, errbuf_len);
+  if (r < 0) {
+    free(a);
+    return r;
+  }
+  a->owned = true;
+  *ret = a;
+  return 0;
+}
+
+int chime__admin_wrap(chime_store *store, chime_admin **ret) {
+  assert(store && ret);
+  chime_admin *a = calloc(1, sizeof *a);
+  if (!a)
+    return CHIME_ENOMEM;
+  a->store = store;
+  *ret = a;
+  return 0;
+}
+
+const char *chime_admin_errmsg(const chime_admin *admin) {
+  return admin ? admin->err : "";
+}
+
+void chime_admin_free(chime_admin *admin) {
+  if (!admin)
+    return;
+  if (admin->owned)
+    admin->store->ops->free(admin->store);
+  free(admin);
+}
+
+/* ------------------------------------------------------------ queries */
+
+int chime_admin_query_new(chime_admin_kind kind, chime_admin_query **ret) {
+  if (!ret)
+    return CHIME_EINVAL;
+  *ret = NULL;
+  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_HISTORY)
+    return CHIME_EINVAL;
+  chime_admin_query *q = calloc(1, sizeof *q);
+  if (!q)
+    return CHIME_ENOMEM;
+  q->kind = kind;
+  q->match = CHIME_MATCH_ANY;
+  q->limit = CHIME_ADMIN_MAX_LIMIT;
+  *ret = q;
+  return 0;
+}
+
+/* Replaces *field with a copy of text (NULL: none).  Returns: 0;
+ * CHIME_EINVAL (longer than a name may be); CHIME_ENOMEM. */
+static int set_text(char **field, const char *text) {
+  char *copy = NULL;
+  if (text && strlen(text) > CHIME_MAX_NAME_LEN)
+    return CHIME_EINVAL;
+  if (text && !(copy = strdup(text)))
+    return CHIME_ENOMEM;
+  free(*field);
+  *field = copy;
+  return 0;
+}
+
+int chime_admin_query_set_group(chime_admin_query *query, const char *pattern) {
+  if (!query)
+    return CHIME_EINVAL;
+  size_t n = pattern ? strlen(pattern) : 0;
+  if (!pattern || strcmp(pattern, "*") == 0) {
+    query->match = CHIME_MATCH_ANY;
+    return set_text(&query->pattern, NULL);
+  }
+  char buf[CHIME_MAX_NAME_LEN + 1];
+  if (n > CHIME_MAX_NAME_LEN)
+    return CHIME_EINVAL;
+  bool starts = pattern[n - 1] == '*';
+  snprintf(buf, sizeof buf, "%.*s", (int)(starts ? n - 1 : n), pattern);
+  int r = set_text(&query->pattern, buf);
+  if (r == 0)
+    query->match = starts ? CHIME_MATCH_STARTS_WITH : CHIME_MATCH_EQUALS;
+  return r;
+}
+
+/* Sets a key filter: both parts or neither. */
+static int set_key(char **group_field, char **name_field, const char *group,
+                   const char *name) {
+  if (!group != !name)
+    return CHIME_EINVAL;
+  char *g = NULL, *n = NULL;
+  int r = set_text(&g, group);
+  if (r == 0)
+    r = set_text(&n, name);
+  if (r < 0) {
+    free(g);
+    free(n);
+    return r;
+  }
+  free(*group_field);
+  free(*name_field);
+  *group_field = g;
+  *name_field = n;
+  return 0;
+}
+
+int chime_admin_query_set_job(chime_admin_query *query, const char *group,
+                              const char *name) {
+  return query ? set_key(&query->job_group, &query->job_name, group, name)
+               : CHIME_EINVAL;
+}
+
+int chime_admin_query_set_trigger(chime_admin_query *query, const char *group,
+                                  const char *name) {
+  return query
+             ? set_key(&query->trigger_group, &query->trigger_name, group, name)
+             : CHIME_EINVAL;
+}
+
+int chime_admin_query_set_node(chime_admin_query *query, const char *node) {
+  return query ? set_text(&query->node, node) : CHIME_EINVAL;
+}
+
+int chime_admin_query_set_fire(chime_admin_query *query, int64_t fire_id) {
+  if (!query || fire_id < 0)
+    return CHIME_EINVAL;
+  query->fire_id = fire_id;
+  return 0;
+}
+
+int chime_admin_query_set_outcome(chime_admin_query *query, const char *outcome,
+                                  bool failed_only) {
+  if (!query || (outcome && strlen(outcome) > 32))
+    return CHIME_EINVAL;
+  int r = set_text(&query->outcome, outcome);
+  for (char *p = query->outcome; r == 0 && p && *p; p++)
+    *p = (char)toupper((unsigned char)*p);
+  if (r == 0)
+    query->failed_only = failed_only;
+  return r;
+}
+
+int chime_admin_query_set_started(chime_admin_query *query, int64_t from_ms,
+                                  int64_t to_ms) {
+  if (!query || from_ms < 0 || to_ms < 0)
+    return CHIME_EINVAL;
+  query->from_ms = from_ms;
+  query->to_ms = to_ms;
+  return 0;
+}
+
+int chime_admin_query_set_page(chime_admin_query *query, size_t offset,
+                               size_t limit) {
+  if (!query || limit > CHIME_ADMIN_MAX_LIMIT)
+    return CHIME_EINVAL;
+  query->offset = offset;
+  query->limit = limit ? limit : CHIME_ADMIN_MAX_LIMIT;
+  return 0;
+}
+
+void chime_admin_query_free(chime_admin_query *query) {
+  if (!query)
+    return;
+  free(query->pattern);
+  free(query->job_group);
+  free(query->job_name);
+  free(query->trigger_group);
+  free(query->trigger_name);
+  free(query->node);
+  free(query->outcome);
+  free(query);
+}
+
+/* -------------------------------------------------------------- lists */
+
+int chime_admin_list(chime_admin *admin, const chime_admin_query *query,
+                     chime_admin_table **ret) {
+  if (!admin || !query || !ret)
+    return CHIME_EINVAL;
+  *ret = NULL;
+  admin->err[0] = '\0';
+  if (!admin->store->ops->admin_list)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
+                             "the %s store has no operators' lists",
+                             admin->store->ops->name);
+  chime_admin_table *t = chime__admin_table_new(query->kind);
+  if (!t)
+    return CHIME_ENOMEM;
+  int r = admin->store->ops->admin_list(admin->store, query, admin->owned, t,
+                                        admin->err, sizeof admin->err);
+  if (r == 0 && chime__admin_table_failed(t))
+    r = CHIME_ENOMEM;
+  if (r < 0) {
+    if (!admin->err[0])
+      snprintf(admin->err, sizeof admin->err, "%s", chime_strerror(r));
+    chime_admin_table_free(t);
+    return r;
+  }
+  *ret = t;
+  return 0;
+}
