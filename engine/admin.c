@@ -10,5 +10,5 @@ int chime_admin_open_scheduler(chime_scheduler *scheduler, chime_admin **ret) {
   if (!scheduler || !ret)
     return CHIME_EINVAL;
   *ret = NULL;
-  return chime__admin_wrap(scheduler->store, ret);
+  return chime__admin_wrap(scheduler->store, false, false, ret);
 }

@@ -56,14 +56,16 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_HISTORY = 5   /* the recorded runs, newest first */
 } chime_admin_kind;
 
-/* A column's type: text, or a 64-bit integer (times, counts, flags). */
+/* A column's type: text, a 64-bit integer (times, counts, flags), or
+ * bytes (a run's data: any bytes, chime_admin_table_get_bytes). */
 typedef enum chime_admin_type {
   CHIME_ADMIN_TEXT = 1,
-  CHIME_ADMIN_INT64 = 2
+  CHIME_ADMIN_INT64 = 2,
+  CHIME_ADMIN_BYTES = 3
 } chime_admin_type;
 
 /* The most rows one chime_admin_list call returns (and its default). */
-#define CHIME_ADMIN_MAX_LIMIT 10000
+#define CHIME_ADMIN_MAX_LIMIT 1000000
 
 /*
  * chime_admin_open: opens the cluster scheduler_name (NULL: "chime") of
@@ -271,8 +273,8 @@ CHIME_EXTERN bool chime_admin_table_is_null(const chime_admin_table *table,
 /*
  * chime_admin_table_get_text: row's cell in column name as text (an
  * integer in decimal).
- * Returns: the text; NULL for a null cell, NULL table, row out of range or
- * no such column.
+ * Returns: the text; NULL for a null cell, a bytes column, NULL table, row
+ * out of range or no such column.
  * Ownership: borrowed until chime_admin_table_free.
  * Thread: any.
  */
@@ -282,14 +284,26 @@ chime_admin_table_get_text(const chime_admin_table *table, size_t row,
 
 /*
  * chime_admin_table_get_int64: row's cell in an integer column.
- * Returns: the value; 0 for a null cell, a text column, NULL table, row
- * out of range or no such column (ask chime_admin_table_is_null).
+ * Returns: the value; 0 for a null cell, a column of another type, NULL table,
+ * row out of range or no such column (ask chime_admin_table_is_null).
  * Ownership: none.
  * Thread: any.
  */
 CHIME_EXTERN int64_t chime_admin_table_get_int64(const chime_admin_table *table,
                                                  size_t row,
                                                  const char *column);
+
+/*
+ * chime_admin_table_get_bytes: row's cell in a bytes column; *ret_len
+ * (may be NULL) receives its length (0 when there is none).
+ * Returns: the bytes; NULL for a null cell, a column of another type, NULL
+ * table, row out of range or no such column.
+ * Ownership: borrowed until chime_admin_table_free.
+ * Thread: any.
+ */
+CHIME_EXTERN const void *
+chime_admin_table_get_bytes(const chime_admin_table *table, size_t row,
+                            const char *column, size_t *ret_len);
 
 /*
  * chime_admin_table_free: frees a table.  NULL is allowed.

@@ -1,10 +1,10 @@
 /*
  * admin.c: chime_admin and chime_admin_query (chime-admin.h): an
- * operator's view of a store, opened by URL (as a node that never claims,
- * like the tools' stores always were) or wrapping a scheduler's store
- * (engine/admin.c), and the lists it asks the store for through the
- * store's admin_list operation.  Like open.c it sits above both stores and
- * includes neither's private header.
+ * operator's view of a store, whoever opened the store (admin_open.c by
+ * URL, engine/admin.c a scheduler's, the MySQL store's operator's store of
+ * jobstore/mysql/admin.h), and the lists it asks the store for through the
+ * store's admin_list operation.  It calls only store.h's operations: the
+ * stores may wrap their own.
  */
 #include "jobstore/admin.h"
 
@@ -13,77 +13,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* An operator's store checks in this seldom: it never claims, and a tool
- * that lives long checks in on its own timer. */
-#define ADMIN_CHECKIN_MS 10000
 
 struct chime_admin {
   chime_store *store;
-  bool owned;     /* opened here (freed with the handle), else borrowed */
+  bool owned;     /* freed with the handle, else borrowed */
+  bool operator;  /* an operator's store: its own node is not listed */
   char err[1024]; /* the last failure's message */
 };
 
-/* Whether url's parameters say clear=1 (or true): a test's or demo's URL
- * pasted into a tool would delete every row of the cluster at open. */
-static bool url_clears(const char *url) {
-  const char *q = strchr(url, '?');
-  while (q) {
-    q++;
-    if (strncmp(q, "clear=1", 7) == 0 && (q[7] == '&' || q[7] == '\0'))
-      return true;
-    if (strncmp(q, "clear=true", 10) == 0 && (q[10] == '&' || q[10] == '\0'))
-      return true;
-    q = strchr(q, '&');
-  }
-  return false;
-}
-
-int chime_admin_open(const char *url, const char *scheduler_name,
-                     chime_admin **ret, char *errbuf, size_t errbuf_len) {
-  if (errbuf && errbuf_len)
-    errbuf[0] = '\0';
-  if (!url || !ret)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "no store URL or no place for the handle");
-  *ret = NULL;
-  if (strncmp(url, "memory:", 7) == 0)
-    return chime__record_err(
-        errbuf, errbuf_len, CHIME_EUNSUPPORTED,
-        "the memory store lives in its scheduler's process: open it with "
-        "chime_admin_open_scheduler");
-  if (url_clears(url))
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "the URL says clear=1, which would delete every "
-                             "row of the cluster: remove it");
-  chime_admin *a = calloc(1, sizeof *a);
-  if (!a)
-    return CHIME_ENOMEM;
-  char node[64];
-  snprintf(node, sizeof node, "chime-admin-%ld", (long)getpid());
-  chime_store_options o = {.scheduler_name =
-                               scheduler_name ? scheduler_name : "chime",
-                           .instance_id = node,
-                           .connections = 1,
-                           .checkin_interval_ms = ADMIN_CHECKIN_MS,
-                           .log_level = CHIME_LOG_ERROR};
-  int r = chime__store_open(url, &o, &a->store, errbuf, errbuf_len);
-  if (r < 0) {
-    free(a);
-    return r;
-  }
-  a->owned = true;
-  *ret = a;
-  return 0;
-}
-
-int chime__admin_wrap(chime_store *store, chime_admin **ret) {
+int chime__admin_wrap(chime_store *store, bool owned, bool operator,
+                      chime_admin ** ret) {
   assert(store && ret);
   chime_admin *a = calloc(1, sizeof *a);
   if (!a)
     return CHIME_ENOMEM;
   a->store = store;
+  a->owned = owned;
+  a->operator= operator;
   *ret = a;
   return 0;
 }
@@ -142,7 +88,7 @@ int chime_admin_query_set_group(chime_admin_query *query, const char *pattern) {
   char buf[CHIME_MAX_NAME_LEN + 1];
   if (n > CHIME_MAX_NAME_LEN)
     return CHIME_EINVAL;
-  bool starts = pattern[n - 1] == '*';
+  bool starts = n > 0 && pattern[n - 1] == '*';
   snprintf(buf, sizeof buf, "%.*s", (int)(starts ? n - 1 : n), pattern);
   int r = set_text(&query->pattern, buf);
   if (r == 0)
@@ -253,7 +199,7 @@ int chime_admin_list(chime_admin *admin, const chime_admin_query *query,
   chime_admin_table *t = chime__admin_table_new(query->kind);
   if (!t)
     return CHIME_ENOMEM;
-  int r = admin->store->ops->admin_list(admin->store, query, admin->owned, t,
+  int r = admin->store->ops->admin_list(admin->store, query, admin->operator, t,
                                         admin->err, sizeof admin->err);
   if (r == 0 && chime__admin_table_failed(t))
     r = CHIME_ENOMEM;

@@ -88,6 +88,7 @@ struct chime_admin_query {
   X(FIRE_STATE, "state", TEXT)                                                 \
   X(FIRE_SCHEDULED_MS, "scheduled_ms", INT64)                                  \
   X(FIRE_ACQUIRED_MS, "acquired_ms", INT64)                                    \
+  X(FIRE_RUNNING_MS, "running_ms", INT64)                                      \
   X(FIRE_RECOVERING, "recovering", INT64)                                      \
   X(FIRE_NODE_LIVE, "node_live", INT64)
 #define CHIME__ADMIN_HISTORY_COLUMNS(X)                                        \
@@ -105,7 +106,8 @@ struct chime_admin_query {
   X(HISTORY_ERROR_CODE, "error_code", INT64)                                   \
   X(HISTORY_MESSAGE, "message", TEXT)                                          \
   X(HISTORY_RECOVERING, "recovering", INT64)                                   \
-  X(HISTORY_DATA_BYTES, "data_bytes", INT64)
+  X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
+  X(HISTORY_DATA, "data", BYTES)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -130,6 +132,9 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind);
 int chime__admin_row_add(chime_admin_table *t);
 void chime__admin_set_text(chime_admin_table *t, size_t col, const char *text);
 void chime__admin_set_int(chime_admin_table *t, size_t col, int64_t v);
+/* A bytes cell: len bytes of data (NULL: null). */
+void chime__admin_set_bytes(chime_admin_table *t, size_t col, const void *data,
+                            size_t len);
 bool chime__admin_table_failed(const chime_admin_table *t);
 /* The row count; the query's page applied to a table filled in order
  * (a store that cannot page in its query drops rows here). */
@@ -152,8 +157,11 @@ const char *chime__admin_misfire_name(chime_misfire misfire);
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner);
 
-/* An operator's view of a store (admin.c), opened by URL or wrapping a
- * scheduler's store (borrowed; engine/admin.c). */
-int chime__admin_wrap(chime_store *store, chime_admin **ret);
+/* An operator's view of store (admin.c): owned, freed with the handle
+ * (else borrowed: a scheduler's, an operator's store of the tools);
+ * operator, a store opened for an operator, whose own node is no node of
+ * the cluster (left out of CHIME_ADMIN_NODES).  Returns: 0; CHIME_ENOMEM. */
+int chime__admin_wrap(chime_store *store, bool owned, bool operator,
+                      chime_admin ** ret);
 
 #endif /* CHIME_JOBSTORE_ADMIN_H */

@@ -24,8 +24,8 @@ static const struct column {
 #undef ADMIN_COLUMN
 
 typedef struct cell {
-  char *text; /* NULL: null */
-  int64_t value;
+  char *text;    /* NULL: null; bytes: value bytes and a NUL */
+  int64_t value; /* an integer's value, bytes' length */
 } cell;
 
 struct chime_admin_table {
@@ -97,6 +97,21 @@ void chime__admin_set_int(chime_admin_table *t, size_t col, int64_t v) {
   c->value = v;
   if (!(c->text = strdup(buf)))
     t->failed = true;
+}
+
+void chime__admin_set_bytes(chime_admin_table *t, size_t col, const void *data,
+                            size_t len) {
+  assert(t->columns[col].type == CHIME_ADMIN_BYTES);
+  cell *c = last_cell(t, col);
+  if (!data)
+    return;
+  if (!(c->text = malloc(len + 1))) {
+    t->failed = true;
+    return;
+  }
+  memcpy(c->text, data, len);
+  c->text[len] = '\0';
+  c->value = (int64_t)len;
 }
 
 bool chime__admin_table_failed(const chime_admin_table *t) {
@@ -249,16 +264,33 @@ bool chime_admin_table_is_null(const chime_admin_table *table, size_t row,
   return !c || !c->text;
 }
 
+/* The type of column name (0: none). */
+static chime_admin_type type_of(const chime_admin_table *table,
+                                const char *column) {
+  int col = chime_admin_table_get_column_index(table, column);
+  return col < 0 ? (chime_admin_type)0 : table->columns[col].type;
+}
+
 const char *chime_admin_table_get_text(const chime_admin_table *table,
                                        size_t row, const char *column) {
   const cell *c = find(table, row, column);
-  return c ? c->text : NULL;
+  return c && type_of(table, column) != CHIME_ADMIN_BYTES ? c->text : NULL;
+}
+
+const void *chime_admin_table_get_bytes(const chime_admin_table *table,
+                                        size_t row, const char *column,
+                                        size_t *ret_len) {
+  const cell *c = find(table, row, column);
+  bool bytes = c && c->text && type_of(table, column) == CHIME_ADMIN_BYTES;
+  if (ret_len)
+    *ret_len = bytes ? (size_t)c->value : 0;
+  return bytes ? c->text : NULL;
 }
 
 int64_t chime_admin_table_get_int64(const chime_admin_table *table, size_t row,
                                     const char *column) {
   const cell *c = find(table, row, column);
-  return c ? c->value : 0;
+  return c && type_of(table, column) == CHIME_ADMIN_INT64 ? c->value : 0;
 }
 
 void chime_admin_table_free(chime_admin_table *table) {

@@ -249,6 +249,7 @@ static void list_history(mem_store *s, const chime_admin_query *q,
     chime__admin_set_text(t, CHIME__AC_HISTORY_MESSAGE, e->message);
     chime__admin_set_int(t, CHIME__AC_HISTORY_RECOVERING, e->recovering);
     chime__admin_set_int(t, CHIME__AC_HISTORY_DATA_BYTES, (int64_t)e->data_len);
+    chime__admin_set_bytes(t, CHIME__AC_HISTORY_DATA, e->data, e->data_len);
   }
 }
 

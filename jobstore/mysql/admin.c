@@ -11,6 +11,7 @@
  */
 #include "jobstore/mysql/admin.h"
 
+#include "jobstore/admin.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/conn.h"
 #include "jobstore/mysql/ops.h"
@@ -30,6 +31,7 @@
 struct chime__mysql_admin {
   chime_store *store;    /* the MySQL store */
   chime__mysql_store *s; /* the same, as its handle */
+  chime_admin *lists;    /* chime__mysql_admin_lists, NULL until used */
 };
 
 int chime__mysql_admin_connect(const chime__mysql_url *url,
@@ -123,8 +125,16 @@ int chime__mysql_admin_open(const char *url, const char *extra,
 void chime__mysql_admin_free(chime__mysql_admin *a) {
   if (!a)
     return;
+  chime_admin_free(a->lists);
   a->store->ops->free(a->store);
   free(a);
+}
+
+chime_admin *chime__mysql_admin_lists(chime__mysql_admin *a) {
+  assert(a);
+  if (!a->lists && chime__admin_wrap(a->store, false, true, &a->lists) < 0)
+    return NULL;
+  return a->lists;
 }
 
 chime__mysql_store *chime__mysql_admin_store(chime__mysql_admin *a) {

@@ -22,6 +22,7 @@
 #ifndef CHIME_JOBSTORE_MYSQL_ADMIN_H
 #define CHIME_JOBSTORE_MYSQL_ADMIN_H
 
+#include "chime-admin.h"
 #include "chime.h"
 #include "jobstore/mysql/result.h"
 #include "jobstore/mysql/url.h"
@@ -100,6 +101,13 @@ void chime__mysql_admin_free(chime__mysql_admin *a);
  * database sessions).  Call it every CHIME__MYSQL_ADMIN_CHECKIN_MS / 4.
  * Returns: 0; the store's errors. */
 int chime__mysql_admin_checkin(chime__mysql_admin *a);
+
+/* The operators' lists of chime-admin.h over a's store (a's own node left
+ * out of the nodes), made on first use: the tools' listings read them
+ * through the public API, on the connection of their operator's store.
+ * Returns: the handle, borrowed from a (freed with it); NULL: out of
+ * memory. */
+chime_admin *chime__mysql_admin_lists(chime__mysql_admin *a);
 
 /* The table prefix.  Borrowed from a. */
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a);

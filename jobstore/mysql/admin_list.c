@@ -94,6 +94,12 @@ static void copy_rows(chime_admin_table *t, const chime__mysql_rows *rows) {
     for (size_t k = 0; k < ncols; k++)
       if (chime_admin_table_get_column_type(t, k) == CHIME_ADMIN_INT64)
         put_int(t, k, rows, i, k);
+      else if (chime_admin_table_get_column_type(t, k) == CHIME_ADMIN_BYTES)
+        chime__admin_set_bytes(t, k,
+                               chime__mysql_rows_is_null(rows, i, k)
+                                   ? NULL
+                                   : chime__mysql_rows_text(rows, i, k),
+                               chime__mysql_rows_len(rows, i, k));
       else
         put_text(t, k, rows, i, k);
 }
@@ -214,7 +220,8 @@ static int list_fires(chime__mysql_store *s, const chime_admin_query *q,
   static const char sql[] =
       "SELECT f.fire_id, f.job_group, f.job_name, f.trigger_group, "
       "f.trigger_name, f.node, f.state, f.scheduled_ms, f.acquired_ms, "
-      "f.recovering, (SELECT COUNT(*) FROM {P}nodes n WHERE n.sched_name = "
+      "" NOW_SQL " - f.acquired_ms, f.recovering, (SELECT COUNT(*) FROM "
+      "{P}nodes n WHERE n.sched_name = "
       "f.sched_name AND n.instance_id = f.node AND " NODE_LIVE_SQL ") FROM "
       "{P}fired f WHERE f.sched_name = ? AND (? IS NULL OR f.node = ?) AND "
       "(? = 0 OR f.fire_id = ?) AND (? IS NULL OR (f.job_group = ? AND "
@@ -252,7 +259,8 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
       sql, len,
       "SELECT id, fire_id, job_group, job_name, trigger_group, "
       "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
-      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0) FROM "
+      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data "
+      "FROM "
       "{P}history WHERE sched_name = ?");
   arg_text(op, s->sched);
 #define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)

@@ -238,6 +238,12 @@ static void check_history(chime_admin *a) {
   CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_group"), "ops");
   CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "node"), "admin-node");
   CU_ASSERT_EQUAL(INT(t, 0, "data_bytes"), 4);
+  size_t len = 0;
+  const void *data = chime_admin_table_get_bytes(t, 0, "data", &len);
+  CU_ASSERT(len == 4 && data && memcmp(data, "fail", 4) == 0);
+  CU_ASSERT_PTR_NULL(TEXT(t, 0, "data")); /* bytes: get_bytes only */
+  CU_ASSERT_PTR_NULL(chime_admin_table_get_bytes(t, 0, "outcome", &len));
+  CU_ASSERT_EQUAL(len, 0);
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "outcome"), "OK");
   CU_ASSERT(INT(t, 0, "id") > INT(t, 1, "id"));
   CU_ASSERT(INT(t, 1, "started_ms") >= INT(t, 1, "scheduled_ms") - 60000);
@@ -266,7 +272,7 @@ static void check_history(chime_admin *a) {
   /* Nothing is running any more. */
   t = list(a, CHIME_ADMIN_FIRES, NULL);
   CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
-  CU_ASSERT_EQUAL(chime_admin_table_get_column_count(t), 11);
+  CU_ASSERT_EQUAL(chime_admin_table_get_column_count(t), 12);
   chime_admin_table_free(t);
 }
 
@@ -354,6 +360,12 @@ static void test_admin_fires(void) {
   CU_ASSERT_EQUAL(INT(t, 0, "node_live"), 1);
   CU_ASSERT(INT(t, 0, "fire_id") > 0);
   CU_ASSERT(INT(t, 0, "scheduled_ms") > 0);
+#ifdef CHIME_TEST_MYSQL
+  CU_ASSERT(INT(t, 0, "running_ms") >= 0);
+  CU_ASSERT(INT(t, 0, "acquired_ms") > 0);
+#else
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "acquired_ms"));
+#endif
   chime_admin_table_free(t);
   t = list(a, CHIME_ADMIN_NODES, NULL);
   CU_ASSERT_EQUAL(INT(t, 0, "running"), 1);
