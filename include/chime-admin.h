@@ -313,6 +313,76 @@ chime_admin_table_get_bytes(const chime_admin_table *table, size_t row,
  */
 CHIME_EXTERN void chime_admin_table_free(chime_admin_table *table);
 
+/* ------------------------------------------------- operator actions */
+
+/* What an operator's action acts on. */
+typedef enum chime_admin_target {
+  CHIME_ADMIN_TARGET_TRIGGER = 1, /* one trigger: group and name */
+  CHIME_ADMIN_TARGET_JOB = 2,     /* one job: group and name */
+  CHIME_ADMIN_TARGET_GROUP = 3,   /* the groups matching a pattern */
+  CHIME_ADMIN_TARGET_ALL = 4      /* everything */
+} chime_admin_target;
+
+/*
+ * chime_admin_set_paused: pauses (paused true) or resumes a trigger or a
+ * job (group, name), the trigger and job groups matching pattern group
+ * (exact, "abc*" or "*"; name NULL) or all (both NULL), by the store's
+ * own operations, as chime_scheduler_pause_trigger and its kin do.  The
+ * nodes notice at their next check-in.
+ * Returns: 0; CHIME_EINVAL (NULL admin, an unknown target, a missing or
+ * half key); CHIME_ENOTFOUND (no such trigger or job); the store's
+ * errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_set_paused(chime_admin *admin,
+                                        chime_admin_target target,
+                                        const char *group, const char *name,
+                                        bool paused);
+
+/*
+ * chime_admin_delete: deletes a trigger (and its job when it is not
+ * durable and has no trigger left) or a job with its triggers
+ * (CHIME_ADMIN_TARGET_TRIGGER or _JOB, group and name).
+ * Returns: 0; CHIME_EINVAL (NULL admin, another target, a half key);
+ * CHIME_ENOTFOUND; the store's errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_delete(chime_admin *admin,
+                                    chime_admin_target target,
+                                    const char *group, const char *name);
+
+/*
+ * chime_admin_cancel: asks the running fires of job (group, name), or the
+ * one fire fire_id (> 0; group and name NULL), to stop, on whichever node
+ * runs them (it tells the run at its next check-in; the run is recorded
+ * CANCELLED when it returns).  *ret_count (may be NULL): how many were
+ * asked (0 is no error).
+ * Returns: 0; CHIME_EINVAL (NULL admin, both or neither of a job and a
+ * fire); CHIME_ENOTFOUND (no such job); the store's errors.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_cancel(chime_admin *admin, const char *group,
+                                    const char *name, int64_t fire_id,
+                                    size_t *ret_count);
+
+/*
+ * chime_admin_set_drain: asks node to drain (drain true: it claims
+ * nothing more and its runs get timeout_ms, 0 for no limit, to finish) or
+ * ends its drain, as chime_scheduler_drain does; the MySQL store records it
+ * in its audit trail as who (may be NULL) from origin (may be NULL).
+ * Returns: 0; CHIME_EINVAL (NULL admin or node, a negative timeout);
+ * CHIME_ENOTFOUND (no such node; undrain: not drained); the store's
+ * errors.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
+                                       bool drain, int64_t timeout_ms,
+                                       const char *who, const char *origin);
+
 #ifdef __cplusplus
 }
 #endif

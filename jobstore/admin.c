@@ -212,3 +212,133 @@ int chime_admin_list(chime_admin *admin, const chime_admin_query *query,
   *ret = t;
   return 0;
 }
+
+/* ------------------------------------------------------------ actions */
+
+/* Records a failed action's message in admin (what it acted on) and
+ * returns r. */
+static int action_failed(chime_admin *admin, int r, const char *what,
+                         const char *group, const char *name) {
+  if (r < 0)
+    chime__record_err(admin->err, sizeof admin->err, r, "%s %s%s%s: %s", what,
+                      group ? group : "", name ? "." : "", name ? name : "",
+                      r == CHIME_ENOTFOUND ? "not found" : chime_strerror(r));
+  return r;
+}
+
+/* Whether (group, name) is a whole key. */
+static bool is_key(const char *group, const char *name) {
+  return group && name;
+}
+
+int chime_admin_set_paused(chime_admin *admin, chime_admin_target target,
+                           const char *group, const char *name, bool paused) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  const chime_store_ops *ops = st->ops;
+  int r = CHIME_EINVAL;
+  switch (target) {
+  case CHIME_ADMIN_TARGET_TRIGGER: {
+    chime_trigger_status status = CHIME_TRIGGER_NONE;
+    if (!is_key(group, name))
+      break;
+    r = ops->trigger_status(st, group, name, &status);
+    if (r == 0 && status == CHIME_TRIGGER_NONE)
+      r = CHIME_ENOTFOUND;
+    if (r == 0)
+      r = paused ? ops->pause_trigger(st, group, name)
+                 : ops->resume_trigger(st, group, name);
+    return action_failed(admin, r, "trigger", group, name);
+  }
+  case CHIME_ADMIN_TARGET_JOB: {
+    chime_job *job = NULL;
+    if (!is_key(group, name))
+      break;
+    r = ops->job_get(st, group, name, &job);
+    chime_job_free(job);
+    if (r == 0)
+      r = paused ? ops->pause_job(st, group, name)
+                 : ops->resume_job(st, group, name);
+    return action_failed(admin, r, "job", group, name);
+  }
+  case CHIME_ADMIN_TARGET_GROUP: {
+    chime_admin_query q = {.match = CHIME_MATCH_ANY};
+    if (!group || name || chime_admin_query_set_group(&q, group) < 0)
+      break;
+    const char *pattern = q.pattern ? q.pattern : "";
+    r = paused ? ops->pause_group(st, q.match, pattern)
+               : ops->resume_group(st, q.match, pattern);
+    free(q.pattern);
+    return action_failed(admin, r, "group", group, NULL);
+  }
+  case CHIME_ADMIN_TARGET_ALL:
+    if (group || name)
+      break;
+    r = paused ? ops->pause_all(st) : ops->resume_all(st);
+    return action_failed(admin, r, "all", NULL, NULL);
+  }
+  return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                           "a trigger or job wants GROUP and NAME, a group "
+                           "its pattern, all neither");
+}
+
+int chime_admin_delete(chime_admin *admin, chime_admin_target target,
+                       const char *group, const char *name) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  bool job = target == CHIME_ADMIN_TARGET_JOB;
+  if ((!job && target != CHIME_ADMIN_TARGET_TRIGGER) || !is_key(group, name))
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                             "delete wants a trigger or a job, GROUP and "
+                             "NAME");
+  chime_store *st = admin->store;
+  int r = job ? st->ops->job_remove(st, group, name)
+              : st->ops->trigger_remove(st, group, name);
+  return action_failed(admin, r, job ? "job" : "trigger", group, name);
+}
+
+int chime_admin_cancel(chime_admin *admin, const char *group, const char *name,
+                       int64_t fire_id, size_t *ret_count) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  size_t count = 0;
+  if (ret_count)
+    *ret_count = 0;
+  bool by_job = is_key(group, name) && fire_id == 0;
+  bool by_fire = !group && !name && fire_id > 0;
+  if (!by_job && !by_fire)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                             "cancel wants a job (GROUP and NAME) or a fire "
+                             "id, not both");
+  chime_store *st = admin->store;
+  int r = 0;
+  if (by_job) {
+    chime_job *job = NULL;
+    r = st->ops->job_get(st, group, name, &job);
+    chime_job_free(job);
+  }
+  if (r == 0)
+    r = st->ops->interrupt(st, group, name, fire_id, &count);
+  if (r == 0 && ret_count)
+    *ret_count = count;
+  return action_failed(admin, r, by_job ? "job" : "fire", by_job ? group : NULL,
+                       by_job ? name : NULL);
+}
+
+int chime_admin_set_drain(chime_admin *admin, const char *node, bool drain,
+                          int64_t timeout_ms, const char *who,
+                          const char *origin) {
+  if (!admin || !node || timeout_ms < 0)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!st->ops->drain_set)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
+                             "the %s store has no drains", st->ops->name);
+  int r = st->ops->drain_set(st, node, drain, timeout_ms, who, origin);
+  return action_failed(admin, r, "node", node, NULL);
+}

@@ -379,6 +379,117 @@ static void test_admin_fires(void) {
   chime_scheduler_free(s);
 }
 
+/* The state column of trigger row i ("" when the list failed). */
+static const char *trigger_state(chime_admin *a, const char *name, char *buf,
+                                 size_t len) {
+  chime_admin_table *t = list(a, CHIME_ADMIN_TRIGGERS, NULL);
+  buf[0] = '\0';
+  for (size_t i = 0; i < chime_admin_table_get_row_count(t); i++)
+    if (strcmp(TEXT(t, i, "name"), name) == 0)
+      snprintf(buf, len, "%s", TEXT(t, i, "state"));
+  chime_admin_table_free(t);
+  return buf;
+}
+
+/* Pause, resume, delete, cancel and drain, read back through the lists. */
+static void test_admin_actions(void) {
+  chime_scheduler *s = scheduler();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_open_scheduler(s, &a), 0);
+  char st[32];
+  CU_ASSERT_EQUAL(chime_admin_set_paused(a, CHIME_ADMIN_TARGET_TRIGGER,
+                                         "reports", "daily-9am", true),
+                  0);
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "daily-9am", st, sizeof st),
+                         "PAUSED");
+  CU_ASSERT_EQUAL(chime_admin_set_paused(a, CHIME_ADMIN_TARGET_TRIGGER,
+                                         "reports", "daily-9am", false),
+                  0);
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "daily-9am", st, sizeof st),
+                         "WAITING");
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_GROUP, "rep*", NULL, true),
+      0);
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "daily-9am", st, sizeof st),
+                         "PAUSED");
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "sweep-hourly", st, sizeof st),
+                         "WAITING");
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_GROUP, "rep*", NULL, false),
+      0);
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_ALL, NULL, NULL, true), 0);
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "sweep-hourly", st, sizeof st),
+                         "PAUSED");
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_ALL, NULL, NULL, false), 0);
+  CU_ASSERT_STRING_EQUAL(trigger_state(a, "daily-9am", st, sizeof st),
+                         "WAITING");
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_JOB, "ops", "sweep", true),
+      0);
+  chime_admin_table *t = list(a, CHIME_ADMIN_JOBS, only_ops);
+  CU_ASSERT_EQUAL(INT(t, 0, "paused"), 1);
+  chime_admin_table_free(t);
+  /* Errors: unknown keys, half keys, a target that does not fit. */
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_TRIGGER, "no", "such", true),
+      CHIME_ENOTFOUND);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_admin_errmsg(a), "no.such"));
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_JOB, "no", "such", true),
+      CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_JOB, "ops", NULL, true),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, CHIME_ADMIN_TARGET_ALL, "x", NULL, true),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(a, (chime_admin_target)9, NULL, NULL, true),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_admin_set_paused(NULL, CHIME_ADMIN_TARGET_ALL, NULL, NULL, true),
+      CHIME_EINVAL);
+  /* Cancel: a job with nothing running asks none; bad arguments. */
+  size_t n = 99;
+  CU_ASSERT_EQUAL(chime_admin_cancel(a, "ops", "sweep", 0, &n), 0);
+  CU_ASSERT_EQUAL(n, 0);
+  CU_ASSERT_EQUAL(chime_admin_cancel(a, "no", "such", 0, &n), CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(chime_admin_cancel(a, NULL, NULL, 0, &n), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_cancel(a, "ops", "sweep", 5, &n), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_cancel(a, NULL, NULL, 123456, NULL), 0);
+  /* Drain and undrain this node; another is unknown. */
+  CU_ASSERT_EQUAL(
+      chime_admin_set_drain(a, "admin-node", true, 0, "test", "test-admin"), 0);
+  CU_ASSERT_EQUAL(chime_admin_set_drain(a, "admin-node", false, 0, NULL, NULL),
+                  0);
+  CU_ASSERT_EQUAL(chime_admin_set_drain(a, "no-such-node", true, 0, NULL, NULL),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(chime_admin_set_drain(a, "admin-node", true, -1, NULL, NULL),
+                  CHIME_EINVAL);
+  /* Delete: the trigger, then the job with its triggers. */
+  CU_ASSERT_EQUAL(
+      chime_admin_delete(a, CHIME_ADMIN_TARGET_TRIGGER, "ops", "sweep-hourly"),
+      0);
+  CU_ASSERT_EQUAL(
+      chime_admin_delete(a, CHIME_ADMIN_TARGET_TRIGGER, "ops", "sweep-hourly"),
+      CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(
+      chime_admin_delete(a, CHIME_ADMIN_TARGET_JOB, "reports", "daily"), 0);
+  CU_ASSERT_EQUAL(
+      chime_admin_delete(a, CHIME_ADMIN_TARGET_GROUP, "reports", "daily"),
+      CHIME_EINVAL);
+  t = list(a, CHIME_ADMIN_TRIGGERS, NULL);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_JOBS, NULL);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 1); /* ops.sweep */
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  chime_scheduler_free(s);
+}
+
 static void test_admin_errors(void) {
   chime_admin *a = NULL;
   char err[256] = "";
@@ -446,6 +557,7 @@ static CU_TestInfo tests[] = {
     {"nodes, jobs, triggers, fires and history, filtered and paged",
      test_admin_lists},
     {"a run in progress among the fires", test_admin_fires},
+    {"pause, resume, delete, cancel and drain", test_admin_actions},
     {"bad handles, queries and columns", test_admin_errors},
     CU_TEST_INFO_NULL,
 };

@@ -153,6 +153,10 @@ int ctl_open(ctl *c, const char *extra);
  * printed). */
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
               chime__mysql_rows *ret);
+/* c's store as chime-admin.h's operator's view (opened on demand; the
+ * same connection as ctl_open's).  Returns: 0 or an exit code (message
+ * printed). */
+int ctl_admin(ctl *c, chime_admin **ret);
 /* A new query of list kind (chime-admin.h), NULL when out of memory (which
  * ctl_list says). */
 chime_admin_query *ctl_list_query(chime_admin_kind kind);
