@@ -130,10 +130,12 @@ static void rows_free(chime_admin_table *t, size_t from, size_t to) {
 void chime__admin_table_page(chime_admin_table *t, size_t offset,
                              size_t limit) {
   size_t skip = offset < t->nrows ? offset : t->nrows;
-  rows_free(t, 0, skip);
-  memmove(t->cells, t->cells + skip * t->ncols,
-          (t->nrows - skip) * t->ncols * sizeof *t->cells);
-  t->nrows -= skip;
+  if (skip) { /* an empty table has no cells at all */
+    rows_free(t, 0, skip);
+    memmove(t->cells, t->cells + skip * t->ncols,
+            (t->nrows - skip) * t->ncols * sizeof *t->cells);
+    t->nrows -= skip;
+  }
   if (t->nrows > limit) {
     rows_free(t, limit, t->nrows);
     t->nrows = limit;
