@@ -39,6 +39,7 @@
 #ifndef CHIME_JOBSTORE_STORE_H
 #define CHIME_JOBSTORE_STORE_H
 
+#include "chime-admin.h"
 #include "chime.h"
 #include "model/records.h"
 
@@ -591,6 +592,16 @@ struct chime_store_ops {
   int (*fire_tx_enqueue)(chime_store_tx *tx, chime_trigger *const *ts,
                          size_t count, bool *ret_existed, char *errbuf,
                          size_t errbuf_len);
+  /* The operators' lists (chime-admin.h, jobstore/admin.h): fills t,
+   * whose columns are set, with the rows q asks for (its filters and page),
+   * by this store's clock and rules.  hide_self: this store is an
+   * operator's (chime_admin_open), whose own node is no node of the
+   * cluster: left out of CHIME_ADMIN_NODES.  Returns: 0;
+   * CHIME_EUNSUPPORTED (a list the store cannot give, errbuf says why);
+   * the store's errors. */
+  int (*admin_list)(chime_store *store, const chime_admin_query *q,
+                    bool hide_self, chime_admin_table *t, char *errbuf,
+                    size_t errbuf_len);
 };
 
 /* The most runs trigger_add_many takes at once, and the most data bytes

@@ -291,6 +291,13 @@ void chime__mem_history_lost(mem_store *s, const mem_fire *rec, int64_t now,
 int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
                             chime_history_entry **ret_entries,
                             size_t *ret_count);
+
+/* ----------------------------------------------------------- admin.c */
+
+/* The admin_list op (store.h): the operators' lists. */
+int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
+                          bool hide_self, chime_admin_table *t, char *errbuf,
+                          size_t errbuf_len);
 /* Frees the ring (the store is being freed). */
 void chime__mem_history_free(mem_store *s);
 

@@ -149,6 +149,7 @@ static const chime_store_ops memory_ops = {
     .lease_release = chime__mem_lease_release,
     .lease_held = chime__mem_lease_held,
     .history_list = chime__mem_history_list,
+    .admin_list = chime__mem_admin_list,
     .interrupt = chime__mem_interrupt,
     .interrupted = chime__mem_interrupted,
     .shard_split = chime__mem_shard_split,

@@ -11,6 +11,7 @@
  */
 #include "jobstore/mysql/admin.h"
 
+#include "jobstore/admin.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/conn.h"
 #include "jobstore/mysql/ops.h"
@@ -30,6 +31,7 @@
 struct chime__mysql_admin {
   chime_store *store;    /* the MySQL store */
   chime__mysql_store *s; /* the same, as its handle */
+  chime_admin *lists;    /* chime__mysql_admin_lists, NULL until used */
 };
 
 int chime__mysql_admin_connect(const chime__mysql_url *url,
@@ -123,8 +125,16 @@ int chime__mysql_admin_open(const char *url, const char *extra,
 void chime__mysql_admin_free(chime__mysql_admin *a) {
   if (!a)
     return;
+  chime_admin_free(a->lists);
   a->store->ops->free(a->store);
   free(a);
+}
+
+chime_admin *chime__mysql_admin_lists(chime__mysql_admin *a) {
+  assert(a);
+  if (!a->lists && chime__admin_wrap(a->store, false, true, &a->lists) < 0)
+    return NULL;
+  return a->lists;
 }
 
 chime__mysql_store *chime__mysql_admin_store(chime__mysql_admin *a) {
@@ -339,36 +349,6 @@ int chime__mysql_admin_job_trigger_count(chime__mysql_admin *a,
   return 0;
 }
 
-int chime__mysql_admin_pause_trigger(chime__mysql_admin *a, const char *group,
-                                     const char *name, bool pause) {
-  assert(a);
-  const chime_store_ops *ops = a->store->ops;
-  return pause ? ops->pause_trigger(a->store, group, name)
-               : ops->resume_trigger(a->store, group, name);
-}
-
-int chime__mysql_admin_pause_job(chime__mysql_admin *a, const char *group,
-                                 const char *name, bool pause) {
-  assert(a);
-  const chime_store_ops *ops = a->store->ops;
-  return pause ? ops->pause_job(a->store, group, name)
-               : ops->resume_job(a->store, group, name);
-}
-
-int chime__mysql_admin_pause_group(chime__mysql_admin *a, chime_match match,
-                                   const char *pattern, bool pause) {
-  assert(a);
-  const chime_store_ops *ops = a->store->ops;
-  return pause ? ops->pause_group(a->store, match, pattern)
-               : ops->resume_group(a->store, match, pattern);
-}
-
-int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause) {
-  assert(a);
-  return pause ? a->store->ops->pause_all(a->store)
-               : a->store->ops->resume_all(a->store);
-}
-
 int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
                                        const char *const *zones, size_t count,
                                        size_t *ret_recomputed) {
@@ -378,12 +358,6 @@ int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
                                          ret_recomputed);
   assert(r != 1 && cursor == NULL);
   return r;
-}
-
-int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
-                                  const char *name) {
-  assert(a);
-  return a->store->ops->job_remove(a->store, group, name);
 }
 
 int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
@@ -484,14 +458,6 @@ int chime__mysql_admin_audit(chime__mysql_admin *a, const char *who,
                              "an audit row needs an action");
   audit_op op = {who, origin, action, target, details};
   return chime__mysql_tx_run(a->s, audit_fn, NULL, &op, errbuf, errbuf_len);
-}
-
-int chime__mysql_admin_drain(chime__mysql_admin *a, const char *node,
-                             bool drain, int64_t timeout_ms, const char *who,
-                             const char *origin) {
-  assert(a && node);
-  return a->store->ops->drain_set(a->store, node, drain, timeout_ms, who,
-                                  origin);
 }
 
 int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,

@@ -4,9 +4,11 @@
  * a cluster's store as an operator, read-only queries with typed rows
  * (result.h), the table prefix, the database's clock, the node liveness
  * rule as SQL, the trigger rows' decoding, the schema version, and the
- * actions an operator takes (pause, resume, delete, fire now) through the
+ * actions an operator takes (fire now, enqueue, repair, ...) through the
  * store's own operations, so the store's rules apply.  URLs are parsed and
- * redacted by url.h, the store's one parser.
+ * redacted by url.h, the store's one parser.  The lists and the
+ * pause, delete, cancel and drain actions are chime-admin.h's, public
+ * (chime__mysql_admin_lists hands the tools that handle on this store).
  *
  * Tools include this header and chime.h, never the store's private
  * headers.  Every function here is implemented with the store's own
@@ -22,6 +24,7 @@
 #ifndef CHIME_JOBSTORE_MYSQL_ADMIN_H
 #define CHIME_JOBSTORE_MYSQL_ADMIN_H
 
+#include "chime-admin.h"
 #include "chime.h"
 #include "jobstore/mysql/result.h"
 #include "jobstore/mysql/url.h"
@@ -100,6 +103,13 @@ void chime__mysql_admin_free(chime__mysql_admin *a);
  * database sessions).  Call it every CHIME__MYSQL_ADMIN_CHECKIN_MS / 4.
  * Returns: 0; the store's errors. */
 int chime__mysql_admin_checkin(chime__mysql_admin *a);
+
+/* The operators' lists of chime-admin.h over a's store (a's own node left
+ * out of the nodes), made on first use: the tools' listings read them
+ * through the public API, on the connection of their operator's store.
+ * Returns: the handle, borrowed from a (freed with it); NULL: out of
+ * memory. */
+chime_admin *chime__mysql_admin_lists(chime__mysql_admin *a);
 
 /* The table prefix.  Borrowed from a. */
 const char *chime__mysql_admin_prefix(const chime__mysql_admin *a);
@@ -198,17 +208,6 @@ int chime__mysql_admin_job_trigger_count(chime__mysql_admin *a,
                                          const char *group, const char *name,
                                          size_t *ret_count);
 
-/* Pauses (pause) or resumes a trigger, a job, a group matcher or all, as
- * the store's pause and resume operations do.  Returns: 0;
- * CHIME_ENOTFOUND; CHIME_EINVAL; the store's errors. */
-int chime__mysql_admin_pause_trigger(chime__mysql_admin *a, const char *group,
-                                     const char *name, bool pause);
-int chime__mysql_admin_pause_job(chime__mysql_admin *a, const char *group,
-                                 const char *name, bool pause);
-int chime__mysql_admin_pause_group(chime__mysql_admin *a, chime_match match,
-                                   const char *pattern, bool pause);
-int chime__mysql_admin_pause_all(chime__mysql_admin *a, bool pause);
-
 /* chime__mysql_admin_recompute_zones: the store's recompute_zones with the
  * rules this process reads now (the tool's own host's zoneinfo): the next
  * fire of every unclaimed trigger in the zones named.  *ret_recomputed
@@ -218,11 +217,9 @@ int chime__mysql_admin_recompute_zones(chime__mysql_admin *a,
                                        const char *const *zones, size_t count,
                                        size_t *ret_recomputed);
 
-/* Deletes a job with its triggers, or a trigger (and a non-durable job
- * left without triggers).  Returns: 0; CHIME_ENOTFOUND; the store's
- * errors. */
-int chime__mysql_admin_remove_job(chime__mysql_admin *a, const char *group,
-                                  const char *name);
+/* Deletes a trigger (and a non-durable job left without triggers): chimectl
+ * backfill --cancel (chime_admin_delete is the tools' way).  Returns: 0;
+ * CHIME_ENOTFOUND; the store's errors. */
 int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
                                       const char *name);
 
@@ -353,13 +350,5 @@ int chime__mysql_admin_repair(chime__mysql_admin *a,
                               const char *node, const char *who,
                               const char *origin, bool *ret_fixed, char *errbuf,
                               size_t errbuf_len);
-
-/* chime__mysql_admin_drain: asks node to drain within timeout_ms (0: no
- * limit), or (drain false) ends its drain, as chime_scheduler_drain does,
- * recording it in the audit table with who and origin.  Returns: 0;
- * CHIME_ENOTFOUND (no such node; not drained); the store's errors. */
-int chime__mysql_admin_drain(chime__mysql_admin *a, const char *node,
-                             bool drain, int64_t timeout_ms, const char *who,
-                             const char *origin);
 
 #endif /* CHIME_JOBSTORE_MYSQL_ADMIN_H */

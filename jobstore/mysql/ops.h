@@ -292,5 +292,9 @@ int chime__mysql_lease_end(chime__mysql_store *s, const char *name);
 int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
                               chime_history_entry **ret_entries,
                               size_t *ret_count);
+/* The operators' lists (admin_list.c; store.h's admin_list). */
+int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
+                            bool hide_self, chime_admin_table *t, char *errbuf,
+                            size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

@@ -132,6 +132,7 @@ static const chime_store_ops mysql_ops = {
     .lease_release = chime__mysql_lease_release,
     .lease_held = chime__mysql_lease_held,
     .history_list = chime__mysql_history_list,
+    .admin_list = chime__mysql_admin_list,
     .interrupt = chime__mysql_interrupt,
     .interrupted = chime__mysql_interrupted,
     .shard_split = chime__mysql_shard_split,

@@ -246,27 +246,33 @@ static int nodes_gone(alert_ctx *x) {
   return 0;
 }
 
+/* The list of kind (chime-admin.h) on the store into *ret.  Returns: 0 or
+ * an exit code (said why). */
+static int list(alert_ctx *x, chime_admin_kind kind, chime_admin_table **ret) {
+  chime_admin_query *q = ctl_list_query(kind);
+  int r = ctl_list(&x->base, q, ret);
+  chime_admin_query_free(q);
+  return r;
+}
+
 static int poll_nodes(alert_ctx *x) {
-  char sql[1024];
-  snprintf(sql, sizeof sql,
-           "SELECT n.instance_id, n.last_checkin_ms, n.checkin_interval_ms, "
-           "%s FROM {P}nodes n WHERE n.sched_name = ?",
-           chime__mysql_admin_node_live_sql());
-  const char *args[] = {x->base.sched};
-  chime__mysql_rows rows;
-  int r = query(x, sql, args, 1, &rows);
+  chime_admin_table *nodes = NULL;
+  int r = list(x, CHIME_ADMIN_NODES, &nodes);
   if (r)
     return r;
   unsee(x, "node_dead:");
   int64_t shortest = INT64_MAX;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    const char *id = TEXT(&rows, i, 0);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(nodes);
+       i++) {
+    const char *id = chime_admin_table_get_text(nodes, i, "id");
     if (is_tool_node(id))
       continue;
-    int64_t last = INT(&rows, i, 1), interval = INT(&rows, i, 2);
+    int64_t last = chime_admin_table_get_int64(nodes, i, "last_checkin_ms");
+    int64_t interval =
+        chime_admin_table_get_int64(nodes, i, "checkin_interval_ms");
     if (interval > 0 && interval < shortest)
       shortest = interval;
-    bool live = INT(&rows, i, 3) != 0;
+    bool live = chime_admin_table_get_int64(nodes, i, "live") != 0;
     char why[256], age[32];
     ctl_format_age(x->now_ms - last, age, sizeof age);
     snprintf(why, sizeof why,
@@ -289,7 +295,7 @@ static int poll_nodes(alert_ctx *x) {
     k->since_ms = last;
     k->stale = stale;
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(nodes);
   /* Read again within a quarter of the shortest check-in interval: a dead
    * node's row lives two to three intervals before a survivor removes it,
    * and its last sight must find it over 1.5 intervals old. */
@@ -417,19 +423,16 @@ static const alert_expect *expect_of(const alert_ctx *x, const char *job) {
  * jobs list of the scheduler: not every poll): a key for each, a
  * deleted job's key dropped, and whether each is paused. */
 static int read_expected_jobs(alert_ctx *x) {
-  const char *args[] = {x->base.sched};
-  chime__mysql_rows rows;
-  int r = query(x,
-                "SELECT job_group, job_name, paused FROM {P}jobs WHERE "
-                "sched_name = ?",
-                args, 1, &rows);
+  chime_admin_table *jobs = NULL;
+  int r = list(x, CHIME_ADMIN_JOBS, &jobs);
   if (r)
     return r;
   unsee(x, "job_overdue:");
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(jobs); i++) {
     char key[512];
-    snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
-             TEXT(&rows, i, 1));
+    snprintf(key, sizeof key, "job_overdue:%s.%s",
+             chime_admin_table_get_text(jobs, i, "group"),
+             chime_admin_table_get_text(jobs, i, "name"));
     if (!expect_of(x, key + 12))
       continue;
     alert_key *k = alert_key_get(x, key);
@@ -438,7 +441,7 @@ static int read_expected_jobs(alert_ctx *x) {
       break;
     }
     k->seen = true;
-    k->paused = INT(&rows, i, 2) != 0;
+    k->paused = chime_admin_table_get_int64(jobs, i, "paused") != 0;
     /* First seen, or paused: its period starts now (a job resumed after
      * a week is not overdue at once). */
     if (k->since_ms == 0 || k->paused) {
@@ -446,7 +449,7 @@ static int read_expected_jobs(alert_ctx *x) {
       x->dirty = true;
     }
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(jobs);
   for (size_t i = 0; r == 0 && i < x->nkeys;) {
     if (!x->keys[i].seen && strncmp(x->keys[i].key, "job_overdue:", 12) == 0)
       alert_key_drop(x, &x->keys[i]); /* deleted, or no longer expected */

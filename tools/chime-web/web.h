@@ -189,8 +189,31 @@ void web_page_begin(web_page *p, web_reply *r, const char *title);
 void web_page_end(web_page *p, web_reply *r);
 /* A ctl_table as an HTML table of its first shown columns. */
 void web_table_html(FILE *out, const ctl_table *t, size_t ncols);
-/* Cell (row, col) of t ("" for none). */
-const char *web_cell(const ctl_table *t, size_t row, size_t col);
+/* Row's cell in t's column named name (its head: the query's column,
+ * chimectl's JSON key), "" for none.  Pages pick cells by name, never by
+ * number, so a query's columns may move; a name t lacks is a bug (asserted;
+ * "" in a build without assertions). */
+const char *web_col(const ctl_table *t, size_t row, const char *name);
+/* The index of t's column named name; -1 (asserted) when there is none. */
+int web_col_index(const ctl_table *t, const char *name);
+
+/* One column of a page's table, described once: the query's column it
+ * shows (NULL: the page renders the cell itself), its header, the page its
+ * value links to (NULL: plain text), the cell's class (NULL: none), and a
+ * note after the value when column note_col holds note_if (" (dead)"). */
+typedef struct web_column {
+  const char *col;
+  const char *head;
+  const char *link;
+  const char *cls;
+  const char *note_col, *note_if, *note;
+} web_column;
+/* The header row of a table described by cols (n of them). */
+void web_heads_html(FILE *out, const web_column *cols, size_t n);
+/* Row's cells of the described columns from (inclusive) to (exclusive),
+ * each a <td>. */
+void web_cells_html(FILE *out, const ctl_table *t, size_t row,
+                    const web_column *cols, size_t from, size_t to);
 /* An action's form: POST to /api/ACTION with fields (name, value pairs,
  * NULL-terminated), a button label and, when not NULL, a confirmation. */
 /* 16 random bytes as 32 hex digits into out.  Returns: 0; -1 (no

@@ -137,7 +137,7 @@ int web_runs_links(web_page *p, const ctl_table *t, ctl_retry_links *ret) {
   /* Only a retry's run has an attempt past 1: without one shown, the
    * chains are not read. */
   for (size_t i = 0; i < t->nrows; i++)
-    if (strncmp(web_cell(t, i, 2), "CHIME_RETRY.", 12) == 0)
+    if (strncmp(web_col(t, i, "trigger"), "CHIME_RETRY.", 12) == 0)
       return ctl_retry_links_load(p->c, ret);
   return 0;
 }
@@ -152,11 +152,12 @@ static int add_runs(detail *d, web_page *p) {
 }
 
 /* Keeps the rows of t whose column col is value. */
-static void keep_rows(ctl_table *t, size_t col, const char *value) {
+static void keep_rows(ctl_table *t, const char *name, const char *value) {
+  int col = web_col_index(t, name);
   size_t kept = 0;
   for (size_t i = 0; i < t->nrows; i++) {
     char **row = t->cells + i * t->ncols;
-    if (row[col] && strcmp(row[col], value) == 0) {
+    if (col >= 0 && row[col] && strcmp(row[col], value) == 0) {
       memmove(t->cells + kept * t->ncols, row, t->ncols * sizeof *row);
       kept++;
     } else {
@@ -236,7 +237,7 @@ static int gather_job(detail *d, web_page *p, const char *key) {
     return d->status;
   size_t row = jobs.nrows;
   for (size_t i = 0; i < jobs.nrows; i++)
-    if (strcmp(web_cell(&jobs, i, 1), name) == 0)
+    if (strcmp(web_col(&jobs, i, "name"), name) == 0)
       row = i;
   snprintf(d->title, sizeof d->title, "Job %s", key);
   add(d, "job", key, NULL);
@@ -259,17 +260,21 @@ static int gather_job(detail *d, web_page *p, const char *key) {
     return 0;
   }
   d->found = true;
-  for (size_t k = 2; k < jobs.ncols; k++)
-    add(d, jobs.heads[k], web_cell(&jobs, row, k), NULL);
+  /* The fields in this order: actions_html finds "paused" at 6. */
+  static const char *const fields[] = {"type",     "concurrency", "durable",
+                                       "recovery", "persist",     "paused",
+                                       "triggers", "description"};
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+    add(d, fields[k], web_col(&jobs, row, fields[k]), NULL);
   ctl_table_free(&jobs);
   section *s = add_section(d, "triggers", "Triggers", S_TRIGGERS);
   if (failed(d, ctl_triggers_table(p->c, group, &s->t)))
     return d->status;
-  keep_rows(&s->t, 2, key);
+  keep_rows(&s->t, "job", key);
   s = add_section(d, "running", "Running fires", S_RUNNING);
   if (failed(d, ctl_running_table(p->c, &s->t)))
     return d->status;
-  keep_rows(&s->t, 1, key);
+  keep_rows(&s->t, "job", key);
   return failed(d, add_runs(d, p)) ? d->status : 0;
 }
 
@@ -290,7 +295,7 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
   section *running = add_section(d, "running", "Running", S_RUNNING);
   if (failed(d, ctl_running_table(p->c, &running->t)))
     return d->status;
-  keep_rows(&running->t, 0, id);
+  keep_rows(&running->t, "fire_id", id);
   if (run->t.nrows == 0 && running->t.nrows == 0) {
     snprintf(ctl_last_error, sizeof ctl_last_error,
              "no fire %s running or recorded (the history keeps a bounded "
@@ -305,24 +310,22 @@ static int gather_fire(detail *d, web_page *p, const char *id) {
     return d->status;
   const ctl_table *t = run->t.nrows ? &run->t : &running->t;
   add(d, "fire", id, NULL);
-  add(d, "job", web_cell(t, 0, 1), "jobs");
-  add(d, "trigger", web_cell(t, 0, 2), "triggers");
+  add(d, "job", web_col(t, 0, "job"), "jobs");
+  add(d, "trigger", web_col(t, 0, "trigger"), "triggers");
   if (run->t.nrows) { /* its newest run's (a lost run's retaker's) */
-    static const size_t cols[] = {6, 7, 3, 4, 5, 8};
     static const char *const names[] = {"node",    "outcome",  "scheduled",
                                         "started", "duration", "error"};
     for (size_t k = 0; k < 6; k++)
-      add(d, names[k], web_cell(t, 0, cols[k]), k == 0 ? "nodes" : NULL);
+      add(d, names[k], web_col(t, 0, names[k]), k == 0 ? "nodes" : NULL);
     /* The data it ran with when that was its own (its trigger's), text or
      * hex (ctl_history_table's last columns); none: its job's. */
-    char *const *row = t->cells;
-    add(d, "data", row[14], NULL);
-    add(d, "data_encoding", row[15], NULL);
-    add(d, "data_bytes", row[16], NULL);
+    static const char *const data[] = {"data", "data_encoding", "data_bytes"};
+    for (size_t k = 0; k < 3; k++)
+      add(d, data[k], t->cells[web_col_index(t, data[k])], NULL);
   } else {
-    add(d, "node", web_cell(t, 0, 3), "nodes");
-    add(d, "state", web_cell(t, 0, 4), NULL);
-    add(d, "since", web_cell(t, 0, 5), NULL);
+    add(d, "node", web_col(t, 0, "node"), "nodes");
+    add(d, "state", web_col(t, 0, "state"), NULL);
+    add(d, "since", web_col(t, 0, "since"), NULL);
   }
   char n[32];
   snprintf(n, sizeof n, "%d", ctl_retry_attempt(&d->links, fire));
@@ -369,7 +372,7 @@ static int gather_node(detail *d, web_page *p, const char *id) {
     return d->status;
   size_t row = nodes.nrows;
   for (size_t i = 0; i < nodes.nrows; i++)
-    if (strcmp(web_cell(&nodes, i, 0), id) == 0)
+    if (strcmp(web_col(&nodes, i, "id"), id) == 0)
       row = i;
   if (row == nodes.nrows) {
     ctl_table_free(&nodes);
@@ -380,17 +383,19 @@ static int gather_node(detail *d, web_page *p, const char *id) {
   d->found = true;
   snprintf(d->title, sizeof d->title, "Node %s", id);
   add(d, "node", id, NULL);
-  for (size_t k = 1; k < 7; k++)
-    add(d, nodes.heads[k], web_cell(&nodes, row, k), NULL);
+  static const char *const fields[] = {"host",        "pid",   "version",
+                                       "checkin_age", "state", "drain"};
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+    add(d, fields[k], web_col(&nodes, row, fields[k]), NULL);
   ctl_table_free(&nodes);
   section *s = add_section(d, "running", "Running fires", S_RUNNING);
   if (failed(d, ctl_running_table(p->c, &s->t)))
     return d->status;
-  keep_rows(&s->t, 3, id);
+  keep_rows(&s->t, "node", id);
   s = add_section(d, "events", "Events", S_EVENTS);
   if (failed(d, ctl_events_table(p->c, &s->t)))
     return d->status;
-  keep_rows(&s->t, 1, id);
+  keep_rows(&s->t, "node", id);
   p->c->on_node = id;
   return failed(d, add_runs(d, p)) ? d->status : 0;
 }
@@ -437,29 +442,32 @@ void web_runs_html(FILE *o, const ctl_table *t, const ctl_retry_links *l) {
         o);
   for (size_t i = 0; i < t->nrows; i++) {
     fputs("<tr data-fire=\"", o);
-    web_html(o, web_cell(t, i, 0));
+    const char *fire = web_col(t, i, "fire_id");
+    const char *outcome = web_col(t, i, "outcome");
+    web_html(o, fire);
     fputs("\">", o);
-    cell(o, "fires", web_cell(t, i, 0));
-    cell(o, "jobs", web_cell(t, i, 1));
-    cell(o, "triggers", web_cell(t, i, 2));
+    cell(o, "fires", fire);
+    cell(o, "jobs", web_col(t, i, "job"));
+    cell(o, "triggers", web_col(t, i, "trigger"));
     fprintf(o, "<td class=\"attempt\">%d</td>",
-            ctl_retry_attempt(l, strtoll(web_cell(t, i, 0), NULL, 10)));
-    for (size_t k = 3; k < 6; k++)
-      cell(o, NULL, web_cell(t, i, k));
-    cell(o, "nodes", web_cell(t, i, 6));
+            ctl_retry_attempt(l, strtoll(fire, NULL, 10)));
+    cell(o, NULL, web_col(t, i, "scheduled"));
+    cell(o, NULL, web_col(t, i, "started"));
+    cell(o, NULL, web_col(t, i, "duration"));
+    cell(o, "nodes", web_col(t, i, "node"));
     fputs("<td class=\"outcome ", o);
-    web_html(o, web_cell(t, i, 7));
+    web_html(o, outcome);
     fputs("\">", o);
-    web_html(o, web_cell(t, i, 7));
+    web_html(o, outcome);
     fputs("</td>", o);
-    cell(o, NULL, web_cell(t, i, 8));
+    cell(o, NULL, web_col(t, i, "error"));
     /* A run that did not succeed can be retried with its data (the
      * retry page asks an operator to confirm). */
     fputs("<td>", o);
-    if (strcasecmp(web_cell(t, i, 7), "ok") != 0 &&
-        strcasecmp(web_cell(t, i, 7), "requeued") != 0) {
+    if (strcasecmp(outcome, "ok") != 0 &&
+        strcasecmp(outcome, "requeued") != 0) {
       fputs("<a class=\"retry\" href=\"/retry?fire=", o);
-      web_url(o, web_cell(t, i, 0));
+      web_url(o, fire);
       fputs("\">retry</a>", o);
     }
     fputs("</td></tr>", o);
@@ -479,47 +487,58 @@ static void section_html(FILE *o, const section *s, const detail *d,
     fprintf(o, "<p class=\"none\" id=\"%s\">(none)</p>", s->name);
     return;
   }
-  /* Columns shown, and what each links to. */
-  static const size_t trig_cols[] = {0, 6, 4, 5, 7};
-  static const size_t run_cols[] = {0, 1, 2, 3, 4, 5};
-  static const size_t shard_cols[] = {0, 1, 2, 3, 4, 5};
-  static const size_t event_cols[] = {0, 1, 2, 3};
-  const size_t *cols = s->kind == S_TRIGGERS  ? trig_cols
-                       : s->kind == S_RUNNING ? run_cols
-                       : s->kind == S_SHARDS  ? shard_cols
-                                              : event_cols;
+  /* Columns shown, and what each links to; a trigger's key is made of
+   * its group and name, an event's time is put in the zone. */
+  static const web_column trig_cols[] = {
+      {"group", "trigger", "triggers", NULL, NULL, NULL, NULL},
+      {"state", "state", NULL, NULL, NULL, NULL, NULL},
+      {"schedule", "schedule", NULL, NULL, NULL, NULL, NULL},
+      {"zone", "zone", NULL, NULL, NULL, NULL, NULL},
+      {"next", "next", NULL, NULL, NULL, NULL, NULL}};
+  static const web_column run_cols[] = {
+      {"fire_id", "fire_id", "fires", NULL, NULL, NULL, NULL},
+      {"job", "job", "jobs", NULL, NULL, NULL, NULL},
+      {"trigger", "trigger", "triggers", NULL, NULL, NULL, NULL},
+      {"node", "node", "nodes", NULL, NULL, NULL, NULL},
+      {"state", "state", NULL, NULL, NULL, NULL, NULL},
+      {"since", "since", NULL, NULL, NULL, NULL, NULL}};
+  static const web_column shard_cols[] = {
+      {"shard", "shard", NULL, NULL, NULL, NULL, NULL},
+      {"state", "state", NULL, NULL, NULL, NULL, NULL},
+      {"node", "node", "nodes", NULL, NULL, NULL, NULL},
+      {"fire_id", "fire_id", "fires", NULL, NULL, NULL, NULL},
+      {"progress", "progress", NULL, NULL, NULL, NULL, NULL},
+      {"outcome", "outcome", NULL, NULL, NULL, NULL, NULL}};
+  static const web_column event_cols[] = {
+      {"time_ms", "time_ms", NULL, NULL, NULL, NULL, NULL},
+      {"node", "node", NULL, NULL, NULL, NULL, NULL},
+      {"event", "event", NULL, NULL, NULL, NULL, NULL},
+      {"detail", "detail", NULL, NULL, NULL, NULL, NULL}};
+  const web_column *cols = s->kind == S_TRIGGERS  ? trig_cols
+                           : s->kind == S_RUNNING ? run_cols
+                           : s->kind == S_SHARDS  ? shard_cols
+                                                  : event_cols;
   size_t ncols = s->kind == S_TRIGGERS ? 5 : s->kind == S_EVENTS ? 4 : 6;
   fprintf(o, "<div class=\"scroll\"><table id=\"%s\"><thead><tr>", s->name);
   for (size_t k = 0; k < ncols; k++) {
     fputs("<th>", o);
-    web_html(o,
-             s->kind == S_TRIGGERS && k == 0 ? "trigger" : s->t.heads[cols[k]]);
+    web_html(o, cols[k].head);
     fputs("</th>", o);
   }
   fputs("</tr></thead><tbody>", o);
   for (size_t i = 0; i < s->t.nrows; i++) {
     fputs("<tr>", o);
     for (size_t k = 0; k < ncols; k++) {
-      const char *v = web_cell(&s->t, i, cols[k]);
-      const char *link = NULL;
+      const char *v = web_col(&s->t, i, cols[k].col);
       char key[520], when[48];
       if (s->kind == S_TRIGGERS && k == 0) {
-        snprintf(key, sizeof key, "%s.%s", v, web_cell(&s->t, i, 1));
+        snprintf(key, sizeof key, "%s.%s", v, web_col(&s->t, i, "name"));
         v = key;
-        link = "triggers";
-      } else if (s->kind == S_RUNNING) {
-        link = k == 0   ? "fires"
-               : k == 1 ? "jobs"
-               : k == 2 ? "triggers"
-               : k == 3 ? "nodes"
-                        : NULL;
-      } else if (s->kind == S_SHARDS) {
-        link = k == 2 ? "nodes" : k == 3 ? "fires" : NULL;
       } else if (s->kind == S_EVENTS && k == 0) {
         ctl_format_time(strtoll(v, NULL, 10), zone, when, sizeof when);
         v = when;
       }
-      cell(o, link, v);
+      cell(o, cols[k].link, v);
     }
     fputs("</tr>", o);
   }
@@ -545,7 +564,7 @@ static void actions_html(web_page *p, FILE *o, const char *kind,
     web_form(p, o, paused ? "resume" : "pause", f, paused ? "resume" : "pause",
              NULL);
   } else if (strcmp(kind, "fires") == 0 && d->s[1].t.nrows &&
-             strcmp(web_cell(&d->s[1].t, 0, 4), "executing") == 0) {
+             strcmp(web_col(&d->s[1].t, 0, "state"), "executing") == 0) {
     const char *f[] = {"fire", key, NULL};
     web_form(p, o, "cancel", f, "cancel", "Cancel this fire?");
   }
@@ -659,9 +678,10 @@ int web_api_detail(web_page *p, const char *name, web_reply *r) {
   fputs("\"attempts\": [", o);
   for (size_t i = 0; i < d.ns; i++)
     for (size_t k = 0; d.s[i].kind == S_RUNS && k < d.s[i].t.nrows; k++)
-      fprintf(o, "%s%d", k ? ", " : "",
-              ctl_retry_attempt(&d.links,
-                                strtoll(web_cell(&d.s[i].t, k, 0), NULL, 10)));
+      fprintf(
+          o, "%s%d", k ? ", " : "",
+          ctl_retry_attempt(
+              &d.links, strtoll(web_col(&d.s[i].t, k, "fire_id"), NULL, 10)));
   fputs("]}\n", o);
   detail_free(&d);
   return 200;

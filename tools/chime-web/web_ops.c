@@ -21,25 +21,26 @@ void web_nodes_html(web_page *p, FILE *o, const ctl_table *nodes) {
     fputs("<p class=\"none\" id=\"nodes\">(none)</p>", o);
     return;
   }
-  fputs("<div class=\"scroll\"><table id=\"nodes\"><thead><tr><th>id</th>"
-        "<th>host</th><th>pid</th><th>version</th><th>check-in</th>"
-        "<th>state</th><th>drain</th><th>running</th><th></th></tr></thead>"
-        "<tbody>",
-        o);
+  static const web_column cols[] = {
+      {"id", "id", "nodes", NULL, NULL, NULL, NULL},
+      {"host", "host", NULL, NULL, NULL, NULL, NULL},
+      {"pid", "pid", NULL, NULL, NULL, NULL, NULL},
+      {"version", "version", NULL, NULL, NULL, NULL, NULL},
+      {"checkin_age", "check-in", NULL, NULL, NULL, NULL, NULL},
+      {"state", "state", NULL, NULL, NULL, NULL, NULL},
+      {"drain", "drain", NULL, "drain", NULL, NULL, NULL},
+      {"running", "running", NULL, NULL, NULL, NULL, NULL},
+      {NULL, "", NULL, NULL, NULL, NULL, NULL}};
+  fputs("<div class=\"scroll\"><table id=\"nodes\"><thead><tr>", o);
+  web_heads_html(o, cols, 9);
+  fputs("</tr></thead><tbody>", o);
   for (size_t i = 0; i < nodes->nrows; i++) {
-    const char *id = web_cell(nodes, i, 0);
-    const char *drain = web_cell(nodes, i, 6);
+    const char *id = web_col(nodes, i, "id");
+    const char *drain = web_col(nodes, i, "drain");
     fputs("<tr data-node=\"", o);
     web_html(o, id);
     fputs("\">", o);
-    for (size_t k = 0; k < 8; k++) {
-      fprintf(o, "<td%s>", k == 6 ? " class=\"drain\"" : "");
-      if (k == 0)
-        web_link(o, "nodes", id); /* its page */
-      else
-        web_html(o, web_cell(nodes, i, k));
-      fputs("</td>", o);
-    }
+    web_cells_html(o, nodes, i, cols, 0, 8);
     fputs("<td>", o);
     char q[300];
     if (strcmp(drain, "active") == 0) {
@@ -70,9 +71,11 @@ static void audit_html(FILE *o, const ctl_table *t) {
         o);
   for (size_t i = 0; i < t->nrows; i++) {
     fputs("<tr>", o);
+    static const char *const cols[] = {"time",   "who",    "origin",
+                                       "action", "target", "details"};
     for (size_t k = 0; k < 6; k++) {
       fputs("<td>", o);
-      web_html(o, web_cell(t, i, k));
+      web_html(o, web_col(t, i, cols[k]));
       fputs("</td>", o);
     }
     fputs("</tr>", o);

@@ -7,14 +7,53 @@
  */
 #include "web.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *web_cell(const ctl_table *t, size_t row, size_t col) {
+/* Cell (row, col) of t ("" for none): only web_col picks by number. */
+static const char *web_cell(const ctl_table *t, size_t row, size_t col) {
   const char *v =
       row < t->nrows && col < t->ncols ? t->cells[row * t->ncols + col] : NULL;
   return v ? v : "";
+}
+
+int web_col_index(const ctl_table *t, const char *name) {
+  for (size_t k = 0; k < t->ncols; k++)
+    if (strcmp(t->heads[k], name) == 0)
+      return (int)k;
+  assert(!"a column the query does not have");
+  return -1;
+}
+
+const char *web_col(const ctl_table *t, size_t row, const char *name) {
+  int k = web_col_index(t, name);
+  return k < 0 ? "" : web_cell(t, row, (size_t)k);
+}
+
+void web_heads_html(FILE *out, const web_column *cols, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    fprintf(out, "<th>%s</th>", cols[k].head);
+}
+
+void web_cells_html(FILE *out, const ctl_table *t, size_t row,
+                    const web_column *cols, size_t from, size_t to) {
+  for (size_t k = from; k < to; k++) {
+    const web_column *c = &cols[k];
+    const char *v = web_col(t, row, c->col);
+    if (c->cls)
+      fprintf(out, "<td class=\"%s\">", c->cls);
+    else
+      fputs("<td>", out);
+    if (c->link)
+      web_link(out, c->link, v);
+    else
+      web_html(out, v);
+    if (c->note_col && strcmp(web_col(t, row, c->note_col), c->note_if) == 0)
+      fputs(c->note, out);
+    fputs("</td>", out);
+  }
 }
 
 void web_page_begin(web_page *p, web_reply *r, const char *title) {
@@ -166,8 +205,20 @@ static bool table_open(FILE *o, int e, const char *what, const ctl_table *t,
     return false;
   }
   fprintf(o, "<div class=\"scroll\"><table id=\"%s\"><thead><tr>", what);
-  for (; *heads; heads++)
+  for (; heads && *heads; heads++)
     fprintf(o, "<th>%s</th>", *heads);
+  fputs("</tr></thead><tbody>", o);
+  return true;
+}
+
+/* table_open for a table described by cols (n of them): its heads. */
+static bool table_open_cols(FILE *o, int e, const char *what,
+                            const ctl_table *t, const web_column *cols,
+                            size_t n) {
+  if (e || t->nrows == 0)
+    return table_open(o, e, what, t, NULL);
+  fprintf(o, "<div class=\"scroll\"><table id=\"%s\"><thead><tr>", what);
+  web_heads_html(o, cols, n);
   fputs("</tr></thead><tbody>", o);
   return true;
 }
@@ -177,10 +228,10 @@ static void table_close(FILE *o) {
 }
 
 /* Opens row i of t, a job's or a trigger's (kind), keyed GROUP.NAME from
- * its first two cells (into key, len bytes). */
+ * its group and name (into key, len bytes). */
 static void row_open(FILE *o, const ctl_table *t, size_t i, const char *kind,
                      char *key, size_t len) {
-  snprintf(key, len, "%s.%s", web_cell(t, i, 0), web_cell(t, i, 1));
+  snprintf(key, len, "%s.%s", web_col(t, i, "group"), web_col(t, i, "name"));
   fprintf(o, "<tr data-%s=\"", kind);
   web_html(o, key);
   fputs("\">", o);
@@ -235,13 +286,13 @@ static void activity(web_page *p, FILE *out, int64_t now) {
   int64_t total = 0, total_failed = 0, last_minute = 0;
   int64_t this_minute = now / 60000 * 60000;
   for (size_t i = 0; i < t.nrows; i++) {
-    int64_t m = strtoll(web_cell(&t, i, 0), NULL, 10);
+    int64_t m = strtoll(web_col(&t, i, "minute_ms"), NULL, 10);
     int64_t k = 59 - (this_minute - m) / 60000;
     if (k < 0 || k > 59)
       continue;
-    fires[k] = strtoll(web_cell(&t, i, 1), NULL, 10);
-    fails[k] = strtoll(web_cell(&t, i, 2), NULL, 10);
-    late[k] = strtoll(web_cell(&t, i, 4), NULL, 10);
+    fires[k] = strtoll(web_col(&t, i, "fires"), NULL, 10);
+    fails[k] = strtoll(web_col(&t, i, "failures"), NULL, 10);
+    late[k] = strtoll(web_col(&t, i, "late_max_ms"), NULL, 10);
     total += fires[k];
     total_failed += fails[k];
   }
@@ -288,7 +339,7 @@ int web_page_overview(web_page *p, web_reply *r) {
   }
   size_t live = 0;
   for (size_t i = 0; i < nodes.nrows; i++)
-    live += strcmp(web_cell(&nodes, i, 5), "live") == 0;
+    live += strcmp(web_col(&nodes, i, "state"), "live") == 0;
   int nrun = ctl_running_table(p->c, &running) ? -1 : (int)running.nrows;
   if (nrun >= 0)
     ctl_table_free(&running);
@@ -322,12 +373,12 @@ int web_page_triggers(web_page *p, web_reply *r) {
   for (size_t i = 0; rows && i < t.nrows; i++) {
     char key[520];
     row_open(o, &t, i, "trigger", key, sizeof key);
-    const char *state = web_cell(&t, i, 6);
+    const char *state = web_col(&t, i, "state");
     fputs("<td>", o);
     web_link(o, "triggers", key);
-    if (*web_cell(&t, i, 17)) {
+    if (*web_col(&t, i, "description")) {
       fputs("<br><small>", o);
-      web_html(o, web_cell(&t, i, 17));
+      web_html(o, web_col(&t, i, "description"));
       fputs("</small>", o);
     }
     fputs("</td><td class=\"state ", o);
@@ -335,27 +386,28 @@ int web_page_triggers(web_page *p, web_reply *r) {
     fputs("\">", o);
     web_html(o, state);
     fputs("</td><td>", o);
-    web_link(o, "jobs", web_cell(&t, i, 2));
+    web_link(o, "jobs", web_col(&t, i, "job"));
     fputs("</td><td>", o);
-    if (*web_cell(&t, i, 16)) {
+    if (*web_col(&t, i, "cron")) {
       fputs("<code>", o);
-      web_html(o, web_cell(&t, i, 16));
+      web_html(o, web_col(&t, i, "cron"));
       fputs("</code><br>", o);
     }
-    web_html(o, web_cell(&t, i, 4));
+    web_html(o, web_col(&t, i, "schedule"));
     fputs("</td><td>", o);
-    web_html(o, *web_cell(&t, i, 5) ? web_cell(&t, i, 5) : "UTC");
+    web_html(o, *web_col(&t, i, "zone") ? web_col(&t, i, "zone") : "UTC");
     fputs("</td><td>", o);
-    web_html(o, *web_cell(&t, i, 15) ? web_cell(&t, i, 15) : "-");
+    web_html(o, *web_col(&t, i, "calendar") ? web_col(&t, i, "calendar") : "-");
     fputs("</td><td>", o);
-    web_html(o, web_cell(&t, i, 11));
+    web_html(o, web_col(&t, i, "misfire"));
     fputs("</td><td class=\"next\">", o);
-    web_html(o, *web_cell(&t, i, 18) ? web_cell(&t, i, 18) : "-");
+    web_html(o, *web_col(&t, i, "next_times") ? web_col(&t, i, "next_times")
+                                              : "-");
     fputs("</td><td>", o);
-    web_html(o, *web_cell(&t, i, 9) ? web_cell(&t, i, 9) : "-");
+    web_html(o, *web_col(&t, i, "prev") ? web_col(&t, i, "prev") : "-");
     fputs("</td><td class=\"why\">", o);
     if (strcmp(state, "waiting") != 0 ||
-        !*web_cell(&t, i, 13)) { /* not firing: explain's answer */
+        !*web_col(&t, i, "next_ms")) { /* not firing: explain's answer */
       ctl_explanation x;
       if (ctl_explain_key(p->c, key, &x) == 0) {
         /* explain's sentence without its chimectl advice, said here in
@@ -389,37 +441,33 @@ int web_page_jobs(web_page *p, web_reply *r) {
     return 500;
   ctl_table t;
   fputs("<h2>Running fires</h2>", o);
-  static const char *const run_heads[] = {
-      "fire", "job", "trigger", "node", "state", "since", "for", "", NULL};
-  if (table_open(o, ctl_running_table(p->c, &t), "running", &t, run_heads)) {
+  static const web_column run_cols[] = {
+      {"fire_id", "fire", "fires", NULL, "recovering", "1", " (recovering)"},
+      {"job", "job", "jobs", NULL, NULL, NULL, NULL},
+      {"trigger", "trigger", "triggers", NULL, NULL, NULL, NULL},
+      {"node", "node", "nodes", NULL, "node_live", "0", " (dead)"},
+      {"state", "state", NULL, NULL, NULL, NULL, NULL},
+      {"since", "since", NULL, NULL, NULL, NULL, NULL},
+      {NULL, "for", NULL, NULL, NULL, NULL, NULL},
+      {NULL, "", NULL, NULL, NULL, NULL, NULL}};
+  if (table_open_cols(o, ctl_running_table(p->c, &t), "running", &t, run_cols,
+                      8)) {
     for (size_t i = 0; i < t.nrows; i++) {
       char age[32];
-      ctl_format_age(strtoll(web_cell(&t, i, 8), NULL, 10), age, sizeof age);
+      ctl_format_age(strtoll(web_col(&t, i, "running_ms"), NULL, 10), age,
+                     sizeof age);
       fputs("<tr data-fire=\"", o);
-      web_html(o, web_cell(&t, i, 0));
+      web_html(o, web_col(&t, i, "fire_id"));
       fputs("\">", o);
-      for (size_t k = 0; k < 6; k++) {
-        static const char *const links[] = {"fires", "jobs", "triggers",
-                                            "nodes"};
-        fputs("<td>", o);
-        if (k < 4 && links[k])
-          web_link(o, links[k], web_cell(&t, i, k));
-        else
-          web_html(o, web_cell(&t, i, k));
-        if (k == 3 && strcmp(web_cell(&t, i, 10), "0") == 0)
-          fputs(" (dead)", o);
-        if (k == 0 && strcmp(web_cell(&t, i, 9), "1") == 0)
-          fputs(" (recovering)", o);
-        fputs("</td>", o);
-      }
+      web_cells_html(o, &t, i, run_cols, 0, 6);
       fputs("<td>", o);
       web_html(o, age);
       fputs("</td><td class=\"acts\">", o);
-      if (strcmp(web_cell(&t, i, 4), "executing") == 0) {
+      if (strcmp(web_col(&t, i, "state"), "executing") == 0) {
         char q[200];
-        snprintf(q, sizeof q, "Cancel fire %s of %s?", web_cell(&t, i, 0),
-                 web_cell(&t, i, 1));
-        const char *f[] = {"fire", web_cell(&t, i, 0), NULL};
+        snprintf(q, sizeof q, "Cancel fire %s of %s?",
+                 web_col(&t, i, "fire_id"), web_col(&t, i, "job"));
+        const char *f[] = {"fire", web_col(&t, i, "fire_id"), NULL};
         web_form(p, o, "cancel", f, "cancel", q);
       }
       fputs("</td></tr>", o);
@@ -429,22 +477,24 @@ int web_page_jobs(web_page *p, web_reply *r) {
   ctl_table_free(&t); /* empty after an error */
   fputs("<h2>Jobs</h2>", o);
   web_edit_new_link(p, o, "job");
-  static const char *const heads[] = {"job",         "type",   "concurrency",
-                                      "recovery",    "paused", "triggers",
-                                      "description", "",       NULL};
-  bool rows = table_open(o, ctl_jobs_table(p->c, NULL, &t), "jobs", &t, heads);
+  static const web_column cols[] = {
+      {NULL, "job", NULL, NULL, NULL, NULL, NULL},
+      {"type", "type", NULL, NULL, NULL, NULL, NULL},
+      {"concurrency", "concurrency", NULL, NULL, NULL, NULL, NULL},
+      {"recovery", "recovery", NULL, NULL, NULL, NULL, NULL},
+      {"paused", "paused", NULL, NULL, NULL, NULL, NULL},
+      {"triggers", "triggers", NULL, NULL, NULL, NULL, NULL},
+      {"description", "description", NULL, NULL, NULL, NULL, NULL},
+      {NULL, "", NULL, NULL, NULL, NULL, NULL}};
+  bool rows =
+      table_open_cols(o, ctl_jobs_table(p->c, NULL, &t), "jobs", &t, cols, 8);
   for (size_t i = 0; rows && i < t.nrows; i++) {
     char key[520];
     row_open(o, &t, i, "job", key, sizeof key);
     fputs("<td>", o);
     web_link(o, "jobs", key);
     fputs("</td>", o);
-    static const size_t cols[] = {2, 3, 5, 7, 8, 9};
-    for (size_t k = 0; k < 6; k++) {
-      fputs("<td>", o);
-      web_html(o, web_cell(&t, i, cols[k]));
-      fputs("</td>", o);
-    }
+    web_cells_html(o, &t, i, cols, 1, 7);
     fputs("<td class=\"acts\">", o);
     /* A request key made now: a retried POST of this form (its reply
      * lost) finds the run it stored and stores no other. */
@@ -455,8 +505,9 @@ int web_page_jobs(web_page *p, web_reply *r) {
     web_form(p, o, "fire", f, "fire now", NULL);
     char q[600];
     snprintf(q, sizeof q, "Delete job %s and its %s trigger(s)?", key,
-             web_cell(&t, i, 8));
-    key_actions(p, o, "job", key, strcmp(web_cell(&t, i, 7), "true") == 0, q);
+             web_col(&t, i, "triggers"));
+    key_actions(p, o, "job", key, strcmp(web_col(&t, i, "paused"), "true") == 0,
+                q);
   }
   if (rows)
     table_close(o);
@@ -564,22 +615,21 @@ int web_page_events(web_page *p, web_reply *r) {
     return 500;
   ctl_table t;
   fputs("<h2>Node events</h2>", o);
-  static const char *const heads[] = {"time", "node", "event", "detail", NULL};
-  if (table_open(o, ctl_events_table(p->c, &t), "events", &t, heads)) {
+  static const web_column cols[] = {
+      {NULL, "time", NULL, NULL, NULL, NULL, NULL},
+      {"node", "node", "nodes", NULL, NULL, NULL, NULL},
+      {"event", "event", NULL, NULL, NULL, NULL, NULL},
+      {"detail", "detail", NULL, NULL, NULL, NULL, NULL}};
+  if (table_open_cols(o, ctl_events_table(p->c, &t), "events", &t, cols, 4)) {
     for (size_t i = 0; i < t.nrows; i++) {
       char when[48];
-      ctl_format_time(strtoll(web_cell(&t, i, 0), NULL, 10), p->c->zone, when,
-                      sizeof when);
+      ctl_format_time(strtoll(web_col(&t, i, "time_ms"), NULL, 10), p->c->zone,
+                      when, sizeof when);
       fputs("<tr><td>", o);
       web_html(o, when);
-      for (size_t k = 1; k < 4; k++) {
-        fputs("</td><td>", o);
-        if (k == 1)
-          web_link(o, "nodes", web_cell(&t, i, k));
-        else
-          web_html(o, web_cell(&t, i, k));
-      }
-      fputs("</td></tr>", o);
+      fputs("</td>", o);
+      web_cells_html(o, &t, i, cols, 1, 4);
+      fputs("</tr>", o);
     }
     table_close(o);
   }

@@ -20,6 +20,7 @@
 #ifndef CHIME_TOOLS_CHIMECTL_H
 #define CHIME_TOOLS_CHIMECTL_H
 
+#include "chime-admin.h"
 #include "chime.h"
 #include "jobstore/mysql/admin.h"
 
@@ -154,6 +155,17 @@ int ctl_open(ctl *c, const char *extra);
  * printed). */
 int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
               chime__mysql_rows *ret);
+/* c's store as chime-admin.h's operator's view (opened on demand; the
+ * same connection as ctl_open's).  Returns: 0 or an exit code (message
+ * printed). */
+int ctl_admin(ctl *c, chime_admin **ret);
+/* A new query of list kind (chime-admin.h), NULL when out of memory (which
+ * ctl_list says). */
+chime_admin_query *ctl_list_query(chime_admin_kind kind);
+/* Lists q (NULL: out of memory) on c's store through the public lists of
+ * chime-admin.h; *ret the table (chime_admin_table_free).  Returns: 0 or
+ * an exit code (message printed). */
+int ctl_list(ctl *c, const chime_admin_query *q, chime_admin_table **ret);
 /* The same for the trigger rows "WHERE where" (admin.h's trigger query). */
 int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
                        size_t nargs, chime__mysql_rows *ret);

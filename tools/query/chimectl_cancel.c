@@ -1,10 +1,11 @@
 /*
  * chimectl_cancel.c: `chimectl cancel job GROUP.NAME | fire ID`, and
  * chime-web's cancel button (ctl_cancel_fire): asks the running fires of a
- * job, or one fire, to stop, through the store's admin interface (the step
- * chime_scheduler_interrupt takes): the node running each fire notices at
- * its next check-in, the job sees chime_ctx_is_cancelled(), and the run is
- * recorded CANCELLED when it returns.  Both tools cancel the same way.
+ * job, or one fire, to stop, through chime-admin.h's chime_admin_cancel
+ * (the store's step chime_scheduler_interrupt takes): the node running each
+ * fire notices at its next check-in, the job sees chime_ctx_is_cancelled(), and
+ * the run is recorded CANCELLED when it returns.  Both tools cancel the same
+ * way.
  */
 #include "chimectl.h"
 
@@ -35,12 +36,13 @@ static int parse_fire_id(const char *text, int64_t *ret_id) {
 int ctl_cancel_fire(ctl *c, const char *fire_id) {
   int64_t id = 0;
   size_t n = 0;
+  chime_admin *a = NULL;
   int r = parse_fire_id(fire_id, &id);
   if (r == 0)
-    r = ctl_open(c, NULL);
+    r = ctl_admin(c, &a);
   if (r)
     return r;
-  r = chime__mysql_admin_interrupt(c->admin, NULL, NULL, id, &n);
+  r = chime_admin_cancel(a, NULL, NULL, id, &n);
   if (r < 0)
     return ctl_fail(r, "cannot cancel fire %s: %s", fire_id, chime_strerror(r));
   if (n == 0)
@@ -54,16 +56,15 @@ int ctl_cancel_fire(ctl *c, const char *fire_id) {
 /* Interrupts the running fires of job key; *ret_count how many. */
 static int cancel_job(ctl *c, const char *key, size_t *ret_count) {
   char group[256], name[256];
+  chime_admin *a = NULL;
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r == 0)
-    r = ctl_open(c, NULL);
+    r = ctl_admin(c, &a);
   if (r)
     return r;
-  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
-    return r == CHIME_ENOTFOUND
-               ? ctl_fail(r, "no job %s", key)
-               : ctl_fail(r, "job %s: %s", key, chime_strerror(r));
-  r = chime__mysql_admin_interrupt(c->admin, group, name, 0, ret_count);
+  r = chime_admin_cancel(a, group, name, 0, ret_count);
+  if (r == CHIME_ENOTFOUND)
+    return ctl_fail(r, "no job %s", key);
   if (r < 0)
     return ctl_fail(r, "cannot cancel job %s: %s", key, chime_strerror(r));
   char target[600], details[64];

@@ -55,26 +55,17 @@ int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg) {
   int r = 0;
   if (key && (r = ctl_split_key(arg, group, name, sizeof group)))
     return r;
-  if ((r = ctl_open(c, NULL)))
+  chime_admin *a = NULL;
+  if ((r = ctl_admin(c, &a)))
     return r;
-  chime__mysql_admin *a = c->admin;
-  if (all) {
-    r = chime__mysql_admin_pause_all(a, pause);
-  } else if (strcmp(what, "trigger") == 0) {
-    r = chime__mysql_admin_trigger_exists(a, group, name);
-    if (r == 0)
-      r = chime__mysql_admin_pause_trigger(a, group, name, pause);
-  } else if (strcmp(what, "job") == 0) {
-    r = chime__mysql_admin_job_exists(a, group, name);
-    if (r == 0)
-      r = chime__mysql_admin_pause_job(a, group, name, pause);
-  } else {
-    chime_match match;
-    const char *pattern;
-    char buf[256];
-    ctl_pattern(arg, &match, &pattern, buf, sizeof buf);
-    r = chime__mysql_admin_pause_group(a, match, pattern, pause);
-  }
+  if (all)
+    r = chime_admin_set_paused(a, CHIME_ADMIN_TARGET_ALL, NULL, NULL, pause);
+  else if (key)
+    r = chime_admin_set_paused(
+        a, what[0] == 't' ? CHIME_ADMIN_TARGET_TRIGGER : CHIME_ADMIN_TARGET_JOB,
+        group, name, pause);
+  else
+    r = chime_admin_set_paused(a, CHIME_ADMIN_TARGET_GROUP, arg, NULL, pause);
   if (r < 0)
     return store_fail(r, what, arg);
   char target[600];
@@ -322,11 +313,13 @@ static int confirm(ctl *c, const char *question) {
 
 int ctl_delete_key(ctl *c, bool is_job, const char *key) {
   char group[256], name[256];
+  chime_admin *a = NULL;
   int r = ctl_split_key(key, group, name, sizeof group);
-  if (r || (r = ctl_open(c, NULL)))
+  if (r || (r = ctl_admin(c, &a)))
     return r;
-  r = is_job ? chime__mysql_admin_remove_job(c->admin, group, name)
-             : chime__mysql_admin_remove_trigger(c->admin, group, name);
+  r = chime_admin_delete(
+      a, is_job ? CHIME_ADMIN_TARGET_JOB : CHIME_ADMIN_TARGET_TRIGGER, group,
+      name);
   if (r < 0)
     return store_fail(r, is_job ? "job" : "trigger", key);
   char target[600];

@@ -149,6 +149,33 @@ int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
   return r < 0 ? query_failed(r, err) : 0;
 }
 
+int ctl_admin(ctl *c, chime_admin **ret) {
+  *ret = NULL;
+  int r = ctl_open(c, NULL);
+  if (r)
+    return r;
+  if (!(*ret = chime__mysql_admin_lists(c->admin)))
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  return 0;
+}
+
+int ctl_list(ctl *c, const chime_admin_query *q, chime_admin_table **ret) {
+  *ret = NULL;
+  if (!q)
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  chime_admin *a = NULL;
+  int r = ctl_admin(c, &a);
+  if (r)
+    return r;
+  r = chime_admin_list(a, q, ret);
+  return r < 0 ? query_failed(r, chime_admin_errmsg(a)) : 0;
+}
+
+chime_admin_query *ctl_list_query(chime_admin_kind kind) {
+  chime_admin_query *q = NULL;
+  return chime_admin_query_new(kind, &q) < 0 ? NULL : q;
+}
+
 int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
                        size_t nargs, chime__mysql_rows *ret) {
   int r = ctl_open(c, NULL);

@@ -71,12 +71,12 @@ static int wait_drained(ctl *c, const char *node) {
 int ctl_drain_node(ctl *c, const char *node, bool drain, long long timeout_ms) {
   if (!*node || strlen(node) > 190)
     return ctl_usage("'%s' is not a node's instance id", node);
-  int r = ctl_open(c, NULL);
+  chime_admin *a = NULL;
+  int r = ctl_admin(c, &a);
   if (r)
     return r;
-  r = chime__mysql_admin_drain(c->admin, node, drain,
-                               timeout_ms > 0 ? timeout_ms : 0, c->who,
-                               c->origin);
+  r = chime_admin_set_drain(a, node, drain, timeout_ms > 0 ? timeout_ms : 0,
+                            c->who, c->origin);
   if (r == CHIME_ENOTFOUND)
     return ctl_fail(r,
                     drain ? "no node %s in the cluster"

@@ -14,120 +14,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns of the query, in order. */
-#define HISTORY_COLUMNS                                                        \
-  "fire_id, job_group, job_name, trigger_group, trigger_name, "                \
-  "scheduled_ms, started_ms, duration_ms, node, outcome, error_code, "         \
-  "error_text, recovering, data"
-enum {
-  H_FIRE_ID,
-  H_JOB_GROUP,
-  H_JOB_NAME,
-  H_TRIGGER_GROUP,
-  H_TRIGGER_NAME,
-  H_SCHEDULED_MS,
-  H_STARTED_MS,
-  H_DURATION_MS,
-  H_NODE,
-  H_OUTCOME,
-  H_ERROR_CODE,
-  H_ERROR_TEXT,
-  H_RECOVERING,
-  H_DATA
-};
-
-/* The filter's values as the query takes them (text arguments). */
-typedef struct history_filter {
-  char group[256], name[256];   /* --job */
-  char tgroup[256], tname[256]; /* --trigger */
-  char since[32], until[32];    /* epoch ms */
-} history_filter;
-
-/* The query of the options into sql, its arguments into args (*ret_n of
- * them; they point into f). */
-static void history_sql(const ctl *c, const history_filter *f, char *sql,
-                        size_t len, const char **args, size_t *ret_n) {
-  size_t n = 0;
-  size_t k = (size_t)snprintf(sql, len,
-                              "SELECT " HISTORY_COLUMNS
-                              " FROM {P}history WHERE sched_name = ?");
-  args[n++] = c->sched;
-  if (c->job) {
-    k += (size_t)snprintf(sql + k, len - k,
-                          " AND job_group = ? AND job_name = ?");
-    args[n++] = f->group;
-    args[n++] = f->name;
-  }
-  if (c->trigger) {
-    k += (size_t)snprintf(sql + k, len - k,
-                          " AND trigger_group = ? AND trigger_name = ?");
-    args[n++] = f->tgroup;
-    args[n++] = f->tname;
-  }
-  if (c->on_node) {
-    k += (size_t)snprintf(sql + k, len - k, " AND node = ?");
-    args[n++] = c->on_node;
-  }
-  if (c->fire_id) {
-    k += (size_t)snprintf(sql + k, len - k, " AND fire_id = CAST(? AS SIGNED)");
-    args[n++] = c->fire_id;
-  }
-  if (c->since) {
-    k += (size_t)snprintf(sql + k, len - k,
-                          " AND started_ms >= CAST(? AS SIGNED)");
-    args[n++] = f->since;
-  }
-  if (c->until) {
-    k += (size_t)snprintf(sql + k, len - k,
-                          " AND started_ms < CAST(? AS SIGNED)");
-    args[n++] = f->until;
-  }
-  if (c->failed)
-    k += (size_t)snprintf(sql + k, len - k, " AND outcome <> 'OK'");
-  if (c->outcome) {
-    k += (size_t)snprintf(sql + k, len - k, " AND outcome = UPPER(?)");
-    args[n++] = c->outcome;
-  }
-  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %ld OFFSET %ld", c->limit,
-           c->offset);
-  *ret_n = n;
-}
-
-/* Adds history row i to t.  Returns: 0 or an exit code. */
-static int history_row(const ctl *c, ctl_table *t,
-                       const chime__mysql_rows *rows, size_t i) {
-#define TEXT(col) chime__mysql_rows_text(rows, i, col)
-#define INT(col) chime__mysql_rows_int64(rows, i, col)
+/* Adds run i of l to t.  Returns: 0 or an exit code. */
+static int history_row(const ctl *c, ctl_table *t, const chime_admin_table *l,
+                       size_t i) {
+#define TEXT(col) chime_admin_table_get_text(l, i, col)
+#define INT(col) chime_admin_table_get_int64(l, i, col)
   char job[400], trig[400], sch[48], st[48], dur[32], outcome[24];
-  snprintf(job, sizeof job, "%s.%s", TEXT(H_JOB_GROUP), TEXT(H_JOB_NAME));
-  snprintf(trig, sizeof trig, "%s.%s", TEXT(H_TRIGGER_GROUP),
-           TEXT(H_TRIGGER_NAME));
-  ctl_format_time(INT(H_SCHEDULED_MS), c->zone, sch, sizeof sch);
-  ctl_format_time(INT(H_STARTED_MS), c->zone, st, sizeof st);
-  ctl_format_age(INT(H_DURATION_MS), dur, sizeof dur);
-  ctl_lower(TEXT(H_OUTCOME), outcome, sizeof outcome);
+  snprintf(job, sizeof job, "%s.%s", TEXT("job_group"), TEXT("job_name"));
+  snprintf(trig, sizeof trig, "%s.%s", TEXT("trigger_group"),
+           TEXT("trigger_name"));
+  ctl_format_time(INT("scheduled_ms"), c->zone, sch, sizeof sch);
+  ctl_format_time(INT("started_ms"), c->zone, st, sizeof st);
+  ctl_format_age(INT("duration_ms"), dur, sizeof dur);
+  ctl_lower(TEXT("outcome"), outcome, sizeof outcome);
   /* The run's own data (its trigger's), shown as text or hex. */
   char *data, bytes[24];
   const char *encoding;
-  size_t len = chime__mysql_rows_len(rows, i, H_DATA);
-  int r = ctl_data_show(TEXT(H_DATA), len, &data, &encoding);
+  size_t len = 0;
+  const void *raw = chime_admin_table_get_bytes(l, i, "data", &len);
+  int r = ctl_data_show(raw, len, &data, &encoding);
   if (r)
     return r;
   snprintf(bytes, sizeof bytes, "%zu", len);
-  const char *cells[] = {TEXT(H_FIRE_ID),
+  const char *cells[] = {TEXT("fire_id"),
                          job,
                          trig,
                          sch,
                          st,
                          dur,
-                         TEXT(H_NODE),
+                         TEXT("node"),
                          outcome,
-                         TEXT(H_ERROR_TEXT),
-                         TEXT(H_SCHEDULED_MS),
-                         TEXT(H_STARTED_MS),
-                         TEXT(H_DURATION_MS),
-                         TEXT(H_ERROR_CODE),
-                         INT(H_RECOVERING) ? "true" : "false",
+                         TEXT("message"),
+                         TEXT("scheduled_ms"),
+                         TEXT("started_ms"),
+                         TEXT("duration_ms"),
+                         TEXT("error_code"),
+                         INT("recovering") ? "true" : "false",
                          data,
                          encoding,
                          bytes};
@@ -136,6 +58,29 @@ static int history_row(const ctl *c, ctl_table *t,
   r = ctl_table_add(t, cells);
   free(data);
   return r < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory") : 0;
+}
+
+/* The history query of c's filters into q.  Returns: 0; CHIME_EINVAL (a
+ * filter the query refuses); CHIME_ENOMEM. */
+static int history_query(const ctl *c, const char *group, const char *name,
+                         const char *tgroup, const char *tname,
+                         int64_t since_ms, int64_t until_ms, int64_t fire_id,
+                         chime_admin_query *q) {
+  int r = chime_admin_query_set_page(q, (size_t)c->offset, (size_t)c->limit);
+  if (r == 0 && c->job)
+    r = chime_admin_query_set_job(q, group, name);
+  if (r == 0 && c->trigger)
+    r = chime_admin_query_set_trigger(q, tgroup, tname);
+  if (r == 0)
+    r = chime_admin_query_set_node(q, c->on_node);
+  if (r == 0)
+    r = chime_admin_query_set_fire(q, fire_id);
+  if (r == 0)
+    r = chime_admin_query_set_started(q, c->since ? since_ms : 0,
+                                      c->until ? until_ms : 0);
+  if (r == 0)
+    r = chime_admin_query_set_outcome(q, c->outcome, c->failed);
+  return r;
 }
 
 int ctl_job_and_since(ctl *c, char *group, char *name, size_t len,
@@ -164,7 +109,10 @@ int ctl_history_table(ctl *c, ctl_table *t) {
                              true,  true,  false, false, true};
   ctl_table_init(t, heads, num, 17);
   t->shown = 9;
-  history_filter f;
+  struct {
+    char group[256], name[256];   /* --job */
+    char tgroup[256], tname[256]; /* --trigger */
+  } f;
   int64_t since_ms = 0, until_ms = 0;
   int r = ctl_job_and_since(c, f.group, f.name, sizeof f.group, &since_ms);
   if (r)
@@ -184,20 +132,30 @@ int ctl_history_table(ctl *c, ctl_table *t) {
       return ctl_usage("--outcome '%s' is not an outcome (ok, failed, "
                        "cancelled, timed_out, ...)",
                        c->outcome);
-  snprintf(f.since, sizeof f.since, "%" PRId64, since_ms);
-  snprintf(f.until, sizeof f.until, "%" PRId64, until_ms);
-  char sql[1024];
-  const char *args[10];
-  size_t n;
-  history_sql(c, &f, sql, sizeof sql, args, &n);
-  chime__mysql_rows rows = {0};
-  if ((r = ctl_query(c, sql, args, n, &rows)))
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = history_row(c, t, &rows, i);
+  /* A fire id that is not one matches no run, nor a time before 1970. */
+  char *end = NULL;
+  long long fire_id = c->fire_id ? strtoll(c->fire_id, &end, 10) : 0;
+  if (c->fire_id && (!*c->fire_id || *end || fire_id <= 0))
+    return 0;
+  /* Nothing started before the epoch; since then is no bound. */
+  if (c->until && until_ms <= 0)
+    return 0;
+  if (since_ms < 0)
+    since_ms = 0;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q && history_query(c, f.group, f.name, f.tgroup, f.tname, since_ms,
+                         until_ms, fire_id, q) < 0) {
+    chime_admin_query_free(q);
+    return ctl_usage("--limit or --page out of range, or a filter too long");
+  }
+  chime_admin_table *l = NULL;
+  r = ctl_list(c, q, &l);
+  chime_admin_query_free(q);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++)
+    r = history_row(c, t, l, i);
   if (r)
     ctl_table_free(t);
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(l);
   return r;
 }
 

@@ -1,7 +1,7 @@
 /*
- * chimectl_list.c: the read-only listings of chimectl: `nodes`, `jobs`,
- * `triggers` and `history`, each one SELECT on the store's tables
- * (docs/schema.md) printed as a table or JSON.
+ * chimectl_list.c: the read-only listings of chimectl: `nodes` and `jobs`
+ * from the store's operators' lists (chime-admin.h, by column name),
+ * `triggers` from its trigger rows; printed as a table or JSON.
  */
 #include "chimectl.h"
 
@@ -35,6 +35,21 @@ static int add_row(ctl_table *t, const char *const *cells) {
                                      : 0;
 }
 
+/* Lists q (freed here) into *ret.  Returns: 0 or an exit code. */
+static int list(ctl *c, chime_admin_query *q, chime_admin_table **ret) {
+  int r = ctl_list(c, q, ret);
+  chime_admin_query_free(q);
+  return r;
+}
+
+/* Frees l; on error also t.  Returns r. */
+static int list_end(ctl_table *t, chime_admin_table *l, int r) {
+  if (r)
+    ctl_table_free(t);
+  chime_admin_table_free(l);
+  return r;
+}
+
 int ctl_nodes_table(ctl *c, ctl_table *t) {
   static const char *const heads[] = {
       "id",    "host",  "pid",     "version",       "checkin_age",
@@ -43,74 +58,35 @@ int ctl_nodes_table(ctl *c, ctl_table *t) {
                              false, false, true, true};
   ctl_table_init(t, heads, num, 9);
   t->shown = 8;
-  chime__mysql_rows rows = {0};
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  /* chimectl's own store may hold a nodes row while it runs: left out.
-   * Live or dead by the store's own rule; drain: the node_drains row
-   * (none: active). */
-  const char *args[] = {c->sched, c->node};
-  char sql[1400];
-  snprintf(sql, sizeof sql,
-           "SELECT n.instance_id, n.host, n.pid, n.version, "
-           "n.last_checkin_ms, n.checkin_interval_ms, (SELECT COUNT(*) FROM "
-           "{P}fired f WHERE f.sched_name = n.sched_name AND f.node = "
-           "n.instance_id AND f.state = 'EXECUTING'), "
-           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), %s, (SELECT "
-           "d.state FROM {P}node_drains d WHERE d.sched_name = n.sched_name "
-           "AND d.instance_id = n.instance_id) FROM {P}nodes n "
-           "WHERE n.sched_name = ? AND n.instance_id <> ? ORDER BY "
-           "n.instance_id",
-           chime__mysql_admin_node_live_sql());
-  if ((r = ctl_query(c, sql, args, 2, &rows)))
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    int64_t last = chime__mysql_rows_int64(&rows, i, 4);
-    int64_t now = chime__mysql_rows_int64(&rows, i, 7);
-    bool dead = !chime__mysql_rows_int64(&rows, i, 8);
-    const char *drain =
-        chime__mysql_rows_is_null(&rows, i, 9) ? "active"
-        : strcmp(chime__mysql_rows_text(&rows, i, 9), "DRAINED") == 0
-            ? "drained"
-            : "draining";
-    char age[32], age_ms[32];
-    ctl_format_age(now - last, age, sizeof age);
-    snprintf(age_ms, sizeof age_ms, "%" PRId64, now - last);
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
-                           chime__mysql_rows_text(&rows, i, 1),
-                           chime__mysql_rows_text(&rows, i, 2),
-                           chime__mysql_rows_text(&rows, i, 3),
+  /* chimectl's own store holds a nodes row while it runs: the lists leave
+   * it out.  Live or dead by the store's own rule. */
+  chime_admin_table *l = NULL;
+  int r = list(c, ctl_list_query(CHIME_ADMIN_NODES), &l);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
+#define TEXT(col) chime_admin_table_get_text(l, i, col)
+    int64_t age_ms = chime_admin_table_get_int64(l, i, "checkin_age_ms");
+    char age[32];
+    ctl_format_age(age_ms, age, sizeof age);
+    const char *cells[] = {TEXT("id"),
+                           TEXT("host"),
+                           TEXT("pid"),
+                           TEXT("version"),
                            age,
-                           dead ? "dead" : "live",
-                           drain,
-                           chime__mysql_rows_text(&rows, i, 6),
-                           age_ms};
+                           chime_admin_table_get_int64(l, i, "live") ? "live"
+                                                                     : "dead",
+                           TEXT("drain"),
+                           TEXT("running"),
+                           TEXT("checkin_age_ms")};
+#undef TEXT
     r = add_row(t, cells);
   }
-  return table_end(t, &rows, r);
+  return list_end(t, l, r);
 }
 
 int ctl_cmd_nodes(ctl *c) {
   ctl_table t;
   int r = too_many_args(c, 0, "nodes");
   return r ? r : print_table(c, &t, ctl_nodes_table(c, &t));
-}
-
-/* A job's concurrency policy as chimectl prints it (docs/policies.md). */
-static const char *concurrency_name(int64_t c) {
-  switch (c) {
-  case CHIME_CONCURRENCY_ALLOW:
-    return "allow";
-  case CHIME_CONCURRENCY_FORBID:
-    return "forbid";
-  case CHIME_CONCURRENCY_FORBID_SKIP:
-    return "forbid-skip";
-  case CHIME_CONCURRENCY_REPLACE:
-    return "replace";
-  default:
-    return "?";
-  }
 }
 
 int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
@@ -120,45 +96,26 @@ int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
   static const bool num[] = {false, false, false, false, true,
                              true,  true,  true,  true,  false};
   ctl_table_init(t, heads, num, 10);
-  chime_match match;
-  const char *pattern;
-  char buf[256];
-  ctl_pattern(text, &match, &pattern, buf, sizeof buf);
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched};
-  int r =
-      ctl_query(c,
-                "SELECT j.job_group, j.job_name, j.job_type, j.concurrency, "
-                "j.durable, j.requests_recovery, j.persist_data, j.paused, "
-                "(SELECT COUNT(*) FROM {P}triggers t WHERE t.sched_name = "
-                "j.sched_name AND t.job_group = j.job_group AND t.job_name = "
-                "j.job_name), j.description FROM {P}jobs j WHERE j.sched_name "
-                "= ? ORDER BY j.job_group, j.job_name",
-                args, 1, &rows);
-  if (r)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    if (!chime__mysql_admin_group_matches(match, pattern,
-                                          chime__mysql_rows_text(&rows, i, 0)))
-      continue;
-    const char *b[4];
-    for (int k = 0; k < 4; k++)
-      b[k] =
-          chime__mysql_rows_int64(&rows, i, (size_t)(4 + k)) ? "true" : "false";
-    const char *cells[] = {
-        chime__mysql_rows_text(&rows, i, 0),
-        chime__mysql_rows_text(&rows, i, 1),
-        chime__mysql_rows_text(&rows, i, 2),
-        concurrency_name(chime__mysql_rows_int64(&rows, i, 3)),
-        b[0],
-        b[1],
-        b[2],
-        b[3],
-        chime__mysql_rows_text(&rows, i, 8),
-        chime__mysql_rows_text(&rows, i, 9)};
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_JOBS);
+  if (q && chime_admin_query_set_group(q, text) < 0) {
+    chime_admin_query_free(q);
+    return ctl_usage("'%s' is not a group pattern", text);
+  }
+  chime_admin_table *l = NULL;
+  int r = list(c, q, &l);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
+#define TEXT(col) chime_admin_table_get_text(l, i, col)
+#define FLAG(col) (chime_admin_table_get_int64(l, i, col) ? "true" : "false")
+    const char *cells[] = {TEXT("group"),    TEXT("name"),
+                           TEXT("type"),     TEXT("concurrency"),
+                           FLAG("durable"),  FLAG("recovery"),
+                           FLAG("persist"),  FLAG("paused"),
+                           TEXT("triggers"), TEXT("description")};
+#undef FLAG
+#undef TEXT
     r = add_row(t, cells);
   }
-  return table_end(t, &rows, r);
+  return list_end(t, l, r);
 }
 
 int ctl_cmd_jobs(ctl *c) {

@@ -2,8 +2,9 @@
  * chimectl_running.c: the cluster's activity as the operators' pages show
  * it: the fires claimed or running now (`chimectl running`), the last
  * hour minute by minute (fires, failures, lateness), node events
- * (`chimectl events`).  Each is one SELECT on the store's tables
- * (docs/schema.md); live and dead are the store's own rule.
+ * (`chimectl events`).  The fires come from the store's operators'
+ * lists (chime-admin.h), the rest from one SELECT each on the store's
+ * tables (docs/schema.md); live and dead are the store's own rule.
  */
 #include "chimectl.h"
 
@@ -37,37 +38,39 @@ int ctl_running_table(ctl *c, ctl_table *t) {
   static const bool num[] = {true, false, false, false, false, false,
                              true, true,  true,  true,  true};
   ctl_table_init(t, heads, num, 11);
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char sql[1400];
-  snprintf(sql, sizeof sql,
-           "SELECT f.fire_id, CONCAT(f.job_group, '.', f.job_name), "
-           "CONCAT(f.trigger_group, '.', f.trigger_name), f.node, "
-           "LOWER(f.state), '', f.scheduled_ms, f.acquired_ms, "
-           "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) - f.acquired_ms, "
-           "f.recovering, (SELECT COUNT(*) FROM {P}nodes n WHERE "
-           "n.sched_name = f.sched_name AND n.instance_id = f.node AND %s) "
-           "FROM {P}fired f WHERE f.sched_name = ? ORDER BY f.fire_id",
-           chime__mysql_admin_node_live_sql());
-  const char *args[] = {c->sched};
-  if ((r = ctl_rows_table(c, sql, args, 1, t)))
-    return r;
-  /* "since": the claim's time for people, in the chosen zone. */
-  for (size_t i = 0; i < t->nrows; i++) {
-    char **row = t->cells + i * t->ncols;
-    char buf[48];
-    ctl_format_time(strtoll(row[7] ? row[7] : "0", NULL, 10), c->zone, buf,
-                    sizeof buf);
-    char *copy = strdup(buf);
-    if (!copy) {
-      ctl_table_free(t);
-      return ctl_fail(CHIME_ENOMEM, "out of memory");
-    }
-    free(row[5]);
-    row[5] = copy;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_FIRES);
+  chime_admin_table *l = NULL;
+  int r = ctl_list(c, q, &l);
+  chime_admin_query_free(q);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
+#define TEXT(col) chime_admin_table_get_text(l, i, col)
+    char job[400], trigger[400], state[24], since[48];
+    snprintf(job, sizeof job, "%s.%s", TEXT("job_group"), TEXT("job_name"));
+    snprintf(trigger, sizeof trigger, "%s.%s", TEXT("trigger_group"),
+             TEXT("trigger_name"));
+    ctl_lower(TEXT("state"), state, sizeof state);
+    /* "since": the claim's time for people, in the chosen zone. */
+    ctl_format_time(chime_admin_table_get_int64(l, i, "acquired_ms"), c->zone,
+                    since, sizeof since);
+    const char *cells[] = {TEXT("fire_id"),
+                           job,
+                           trigger,
+                           TEXT("node"),
+                           state,
+                           since,
+                           TEXT("scheduled_ms"),
+                           TEXT("acquired_ms"),
+                           TEXT("running_ms"),
+                           TEXT("recovering"),
+                           TEXT("node_live")};
+#undef TEXT
+    if (ctl_table_add(t, cells) < 0)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  return 0;
+  if (r)
+    ctl_table_free(t);
+  chime_admin_table_free(l);
+  return r;
 }
 
 int ctl_activity_table(ctl *c, ctl_table *t) {

@@ -1,0 +1,167 @@
+/*
+ * jobstore/admin.h: the stores' side of chime-admin.h.  A query
+ * (chime_admin_query, public fields here) goes to a store's admin_list
+ * operation, which fills a table through the builder below: columns first
+ * (named, typed), then rows, cell by cell.  The table and query live in
+ * admin_table.c and admin_query.c; the handle in admin.c.
+ *
+ * Each list's columns are the store's promise to the tools
+ * (docs/man/chime-admin.3.scd): both stores fill the same
+ * CHIME__ADMIN_*_COLUMNS below, so they cannot drift apart.
+ */
+#ifndef CHIME_JOBSTORE_ADMIN_H
+#define CHIME_JOBSTORE_ADMIN_H
+
+#include "chime-admin.h"
+#include "jobstore/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct chime_admin_query {
+  chime_admin_kind kind;
+  chime_match match; /* the group pattern as a matcher */
+  char *pattern;     /* NULL for CHIME_MATCH_ANY */
+  char *job_group, *job_name;
+  char *trigger_group, *trigger_name;
+  char *node;
+  char *outcome; /* upper case, NULL: any */
+  bool failed_only;
+  int64_t fire_id;        /* 0: any */
+  int64_t from_ms, to_ms; /* 0: open */
+  size_t offset, limit;   /* limit 1 .. CHIME_ADMIN_MAX_LIMIT */
+};
+
+/*
+ * The lists' columns, in order, each written once as X(ENUM, "name",
+ * TYPE): the enum names a column for the stores that fill it (a store sets
+ * a cell by CHIME__AC_NODE_HOST, never by a bare number), the name is the
+ * tools'.  Every store fills every column (null where it has no value).
+ */
+#define CHIME__ADMIN_NODE_COLUMNS(X)                                           \
+  X(NODE_ID, "id", TEXT)                                                       \
+  X(NODE_HOST, "host", TEXT)                                                   \
+  X(NODE_PID, "pid", INT64)                                                    \
+  X(NODE_VERSION, "version", TEXT)                                             \
+  X(NODE_STARTED_MS, "started_ms", INT64)                                      \
+  X(NODE_LAST_CHECKIN_MS, "last_checkin_ms", INT64)                            \
+  X(NODE_CHECKIN_INTERVAL_MS, "checkin_interval_ms", INT64)                    \
+  X(NODE_CHECKIN_AGE_MS, "checkin_age_ms", INT64)                              \
+  X(NODE_LIVE, "live", INT64)                                                  \
+  X(NODE_DRAIN, "drain", TEXT)                                                 \
+  X(NODE_RUNNING, "running", INT64)
+#define CHIME__ADMIN_JOB_COLUMNS(X)                                            \
+  X(JOB_GROUP, "group", TEXT)                                                  \
+  X(JOB_NAME, "name", TEXT)                                                    \
+  X(JOB_TYPE, "type", TEXT)                                                    \
+  X(JOB_CONCURRENCY, "concurrency", TEXT)                                      \
+  X(JOB_DURABLE, "durable", INT64)                                             \
+  X(JOB_RECOVERY, "recovery", INT64)                                           \
+  X(JOB_PERSIST, "persist", INT64)                                             \
+  X(JOB_PAUSED, "paused", INT64)                                               \
+  X(JOB_TRIGGERS, "triggers", INT64)                                           \
+  X(JOB_DESCRIPTION, "description", TEXT)
+#define CHIME__ADMIN_TRIGGER_COLUMNS(X)                                        \
+  X(TRIGGER_GROUP, "group", TEXT)                                              \
+  X(TRIGGER_NAME, "name", TEXT)                                                \
+  X(TRIGGER_JOB_GROUP, "job_group", TEXT)                                      \
+  X(TRIGGER_JOB_NAME, "job_name", TEXT)                                        \
+  X(TRIGGER_KIND, "kind", TEXT)                                                \
+  X(TRIGGER_STATE, "state", TEXT)                                              \
+  X(TRIGGER_ZONE, "zone", TEXT)                                                \
+  X(TRIGGER_CALENDAR, "calendar", TEXT)                                        \
+  X(TRIGGER_CRON, "cron", TEXT)                                                \
+  X(TRIGGER_DESCRIPTION, "description", TEXT)                                  \
+  X(TRIGGER_PRIORITY, "priority", INT64)                                       \
+  X(TRIGGER_MISFIRE, "misfire", TEXT)                                          \
+  X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
+  X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
+  X(TRIGGER_OWNER, "owner", TEXT)
+#define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
+  X(FIRE_ID, "fire_id", INT64)                                                 \
+  X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \
+  X(FIRE_JOB_NAME, "job_name", TEXT)                                           \
+  X(FIRE_TRIGGER_GROUP, "trigger_group", TEXT)                                 \
+  X(FIRE_TRIGGER_NAME, "trigger_name", TEXT)                                   \
+  X(FIRE_NODE, "node", TEXT)                                                   \
+  X(FIRE_STATE, "state", TEXT)                                                 \
+  X(FIRE_SCHEDULED_MS, "scheduled_ms", INT64)                                  \
+  X(FIRE_ACQUIRED_MS, "acquired_ms", INT64)                                    \
+  X(FIRE_RUNNING_MS, "running_ms", INT64)                                      \
+  X(FIRE_RECOVERING, "recovering", INT64)                                      \
+  X(FIRE_NODE_LIVE, "node_live", INT64)
+#define CHIME__ADMIN_HISTORY_COLUMNS(X)                                        \
+  X(HISTORY_ID, "id", INT64)                                                   \
+  X(HISTORY_FIRE_ID, "fire_id", INT64)                                         \
+  X(HISTORY_JOB_GROUP, "job_group", TEXT)                                      \
+  X(HISTORY_JOB_NAME, "job_name", TEXT)                                        \
+  X(HISTORY_TRIGGER_GROUP, "trigger_group", TEXT)                              \
+  X(HISTORY_TRIGGER_NAME, "trigger_name", TEXT)                                \
+  X(HISTORY_NODE, "node", TEXT)                                                \
+  X(HISTORY_OUTCOME, "outcome", TEXT)                                          \
+  X(HISTORY_SCHEDULED_MS, "scheduled_ms", INT64)                               \
+  X(HISTORY_STARTED_MS, "started_ms", INT64)                                   \
+  X(HISTORY_DURATION_MS, "duration_ms", INT64)                                 \
+  X(HISTORY_ERROR_CODE, "error_code", INT64)                                   \
+  X(HISTORY_MESSAGE, "message", TEXT)                                          \
+  X(HISTORY_RECOVERING, "recovering", INT64)                                   \
+  X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
+  X(HISTORY_DATA, "data", BYTES)
+
+#define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
+enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
+enum { CHIME__ADMIN_JOB_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JOB_COUNT };
+enum {
+  CHIME__ADMIN_TRIGGER_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_TRIGGER_COUNT
+};
+enum { CHIME__ADMIN_FIRE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_FIRE_COUNT };
+enum {
+  CHIME__ADMIN_HISTORY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_HISTORY_COUNT
+};
+#undef CHIME__ADMIN_ENUM
+
+/*
+ * The builder.  chime__admin_table_new makes an empty table with kind's
+ * columns; chime__admin_row_add appends a row of null cells; the setters
+ * fill the last row's cell col (an index into the columns).  A setter that
+ * runs out of memory marks the table failed: chime__admin_table_failed
+ * says so once at the end, so a store's loop checks once.
+ */
+chime_admin_table *chime__admin_table_new(chime_admin_kind kind);
+int chime__admin_row_add(chime_admin_table *t);
+void chime__admin_set_text(chime_admin_table *t, size_t col, const char *text);
+void chime__admin_set_int(chime_admin_table *t, size_t col, int64_t v);
+/* A bytes cell: len bytes of data (NULL: null). */
+void chime__admin_set_bytes(chime_admin_table *t, size_t col, const void *data,
+                            size_t len);
+bool chime__admin_table_failed(const chime_admin_table *t);
+/* The row count; the query's page applied to a table filled in order
+ * (a store that cannot page in its query drops rows here). */
+size_t chime__admin_table_rows(const chime_admin_table *t);
+void chime__admin_table_page(chime_admin_table *t, size_t offset, size_t limit);
+
+/* The "state" column's word of a trigger's store state ("WAITING",
+ * "PAUSED", ...: the MySQL store's own words). */
+const char *chime__admin_state_name(int state);
+/* The "concurrency" column's word of a job's policy ("allow", ...). */
+const char *chime__admin_concurrency_name(int concurrency);
+/* The "kind" column's word of a trigger kind ("cron", ...). */
+const char *chime__admin_kind_name(chime_trigger_kind kind);
+/* The "misfire" column's word ("smart", ...). */
+const char *chime__admin_misfire_name(chime_misfire misfire);
+
+/* Fills the last row of a CHIME_ADMIN_TRIGGERS table from trigger tr (a
+ * store's record), its state word and its owner (NULL: unclaimed): the
+ * one reading of a trigger both stores share. */
+void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
+                              const char *state, const char *owner);
+
+/* An operator's view of store (admin.c): owned, freed with the handle
+ * (else borrowed: a scheduler's, an operator's store of the tools);
+ * operator, a store opened for an operator, whose own node is no node of
+ * the cluster (left out of CHIME_ADMIN_NODES).  Returns: 0; CHIME_ENOMEM. */
+int chime__admin_wrap(chime_store *store, bool owned, bool operator,
+                      chime_admin ** ret);
+
+#endif /* CHIME_JOBSTORE_ADMIN_H */
