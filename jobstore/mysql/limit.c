@@ -361,10 +361,14 @@ static int write_key_tats(chime__mysql_tx *tx, const chime__mysql_limit *l) {
 
 int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
                                  size_t n, const chime_job *job) {
+  /* Nothing to read when no run lacks a key and has data to take it from
+   * (a run without data reads its job's). */
   bool keyless = false;
   for (size_t i = 0; i < n && !keyless; i++)
-    keyless = !ts[i]->partition_key;
-  if (!keyless)
+    keyless =
+        !ts[i]->partition_key && ((ts[i]->data && ts[i]->data_len > 0) ||
+                                  (job && job->data && job->data_len > 0));
+  if (!keyless || !job)
     return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);

@@ -62,8 +62,9 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
                              bool *ret_ok);
 /* Gives each of ts[0 .. n) (runs of job, about to be stored) the partition
  * key its data names when job's type has a limit with a partition field
- * (chime__limit_partition_from_data): one SELECT, none when every run has
- * a key.  Returns: 0; a statement's error; CHIME_ENOMEM. */
+ * (chime__limit_partition_from_data): one SELECT, none when no run lacks
+ * a key and has data (its own or job's).  Returns: 0; a statement's
+ * error; CHIME_ENOMEM. */
 int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
                                  size_t n, const chime_job *job);
 /* Writes the rates' new state before the claim commits. */
