@@ -285,6 +285,7 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
       return r;
     *ret_ok =
         l->def.max_per_partition == 0 || p->running < l->def.max_per_partition;
+    p->full = p->full || !*ret_ok;
   }
   if (!*ret_ok) {
     l->full = l->def.max_per_partition == 0 || !t->partition_key ||
@@ -305,6 +306,7 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
   if (keyed &&
       !chime__limit_key_rate_take(&l->def, &key_tat, l->now_ms, &wait)) {
     *ret_ok = false;
+    p->full = true;
     wait_at_most(ls, wait);
     return 0;
   }
@@ -405,9 +407,13 @@ int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls) {
 }
 
 bool chime__mysql_limits_full(const chime__mysql_limits *ls) {
-  for (size_t i = 0; i < ls->n; i++)
+  for (size_t i = 0; i < ls->n; i++) {
     if (ls->v[i].full || ls->v[i].skip)
       return true;
+    for (size_t k = 0; k < ls->v[i].nparts; k++)
+      if (ls->v[i].parts[k].full)
+        return true;
+  }
   return false;
 }
 
@@ -423,6 +429,30 @@ void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
   }
   if (any)
     chime__mysql_sqlbuf_sql(b, ")");
+  /* The full partitions of the other types (a row without a key is not
+   * one of them: "IS NOT NULL" keeps NOT from meeting a NULL). */
+  for (size_t i = 0; i < ls->n; i++) {
+    const chime__mysql_limit *l = &ls->v[i];
+    if (l->full || l->skip)
+      continue;
+    bool some = false;
+    for (size_t k = 0; k < l->nparts; k++) {
+      if (!l->parts[k].full)
+        continue;
+      if (!some) {
+        chime__mysql_sqlbuf_sql(b, " AND NOT (job_type = ");
+        chime__mysql_sqlbuf_text(b, l->type);
+        chime__mysql_sqlbuf_sql(b, " AND partition_key IS NOT NULL AND "
+                                   "partition_key IN (");
+      } else {
+        chime__mysql_sqlbuf_sql(b, ",");
+      }
+      chime__mysql_sqlbuf_text(b, l->parts[k].key);
+      some = true;
+    }
+    if (some)
+      chime__mysql_sqlbuf_sql(b, "))");
+  }
 }
 
 void chime__mysql_limits_clear(chime__mysql_limits *ls) {

@@ -19,6 +19,7 @@ typedef struct chime__mysql_part {
   bool counted;     /* running was counted */
   bool tat_read;    /* tat_ms was read */
   bool tat_changed; /* to write before the claim commits */
+  bool full;        /* a fire was passed over for this partition's limit */
   int64_t tat_ms;
 } chime__mysql_part;
 
@@ -69,8 +70,10 @@ int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
                                  size_t n, const chime_job *job);
 /* Writes the rates' new state before the claim commits. */
 int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls);
-/* Whether some type was passed over as a whole, and " AND job_type NOT IN
- * (...)" of those types (the claim's second look, acquire.c). */
+/* Whether some type (or partition of one) was passed over, and " AND
+ * job_type NOT IN (...)" of those types with " AND NOT (job_type = T AND
+ * partition_key IN (...))" of those partitions (the claim's second look,
+ * acquire.c): one tenant's queue does not hold up the others'. */
 bool chime__mysql_limits_full(const chime__mysql_limits *ls);
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls);

@@ -434,6 +434,45 @@ static void test_limit_partition_rate(void) {
   sc_close(st);
 }
 
+/* One partition's queue, longer than a claim's batch, does not hold up
+ * another partition's fire behind it (for its concurrency or its rate). */
+static void test_limit_partition_does_not_hold_others(void) {
+  chime_store *st = sc_open();
+  sc_add_job(st, "g", "lim", "limited", true);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 0)
+      set_limit(st, "limited", 0, 1, 0, 0);
+    else
+      set_partition(st, "limited", NULL, 0, 1, 60000); /* 1 a minute */
+    int64_t now = pass == 0 ? T0 + 100 : st->ops->now(st);
+    for (int i = 0; i < 6; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "a%d_%d", pass, i);
+      add_one(st, name, "lim", now - 100 + i, "A");
+    }
+    char b[16];
+    snprintf(b, sizeof b, "b%d", pass);
+    add_one(st, b, "lim", now - 50, "B");
+    chime_fire **fires;
+    /* A's one (two with the rate's burst), and B's behind them. */
+    size_t n = take(st, now, 3, &fires);
+    CU_ASSERT_EQUAL(n, pass == 0 ? 2 : 3);
+    CU_ASSERT(has_trigger(fires, n, b));
+    for (size_t i = 0; i < n; i++)
+      CU_ASSERT_EQUAL(sc_complete(st, fires[i]), 0);
+    sc_fires_free(fires, n);
+    CU_ASSERT_EQUAL(st->ops->limit_set(st, "limited", NULL), 0);
+    /* The rest of A: out of the way of the next pass. */
+    for (int i = 1; i < 6; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "a%d_%d", pass, i);
+      int r = st->ops->trigger_remove(st, "t", name);
+      CU_ASSERT(r == 0 || r == CHIME_ENOTFOUND); /* claimed: gone */
+    }
+  }
+  sc_close(st);
+}
+
 CU_TestInfo sc_limit_tests[] = {
     {"a limit and a partition key are kept", test_limit_kept},
     {"a concurrency limit: waiting fires run oldest first, never misfired",
@@ -448,5 +487,7 @@ CU_TestInfo sc_limit_tests[] = {
      test_limit_partition_from_data},
     {"a per-partition rate limit is smoothed per key",
      test_limit_partition_rate},
+    {"a full partition does not hold up another partition",
+     test_limit_partition_does_not_hold_others},
     CU_TEST_INFO_NULL,
 };
