@@ -2506,8 +2506,10 @@ CHIME_EXTERN int chime_scheduler_backfill_cancel(chime_scheduler *scheduler,
  * starts per rate_period_ms, smoothed (one start every
  * rate_period_ms / rate_count, a burst of one more; 0 and 0: no rate
  * limit).  A fire over a limit is not claimed: it waits, oldest first, and
- * is late, never misfired.  Setting replaces the type's earlier limit;
- * every node applies a change within a second.
+ * is late, never misfired.  Setting replaces these figures of the type's
+ * earlier limit (the per-partition rate and data field of
+ * chime_scheduler_set_partition_limit stay); every node applies a change
+ * within a second.
  * Returns: 0; CHIME_EINVAL (NULL scheduler, bad job type, a negative
  * figure, only one of rate_count and rate_period_ms, all figures 0);
  * CHIME_ESHUTDOWN; the store's errors.
@@ -2533,8 +2535,50 @@ chime_scheduler_get_limit(chime_scheduler *scheduler, const char *job_type,
                           int *ret_rate_count, int64_t *ret_rate_period_ms);
 
 /*
- * chime_scheduler_clear_limit: removes the limit of job_type; its waiting
- * fires are claimed as any other.
+ * chime_scheduler_set_partition_limit: the per-partition half of job_type's
+ * limit (docs/queue.md, "Limits"), beside the type's own figures that
+ * chime_scheduler_set_limit sets (it creates the limit when the type has
+ * none): at most max_per_partition runs at a time with one partition key
+ * (the same figure as set_limit's; 0: no limit), at most rate_count
+ * starts per rate_period_ms of each partition key, smoothed like the
+ * type's rate and judged by the database's clock (0 and 0: none), and
+ * data_field: the top-level member of a run's JSON data its partition key
+ * is taken from when it is stored (enqueued, run by
+ * chime_scheduler_run_job, scheduled) without one (NULL: none).  Data that
+ * is not a JSON object, has no such member, or whose member is not a
+ * string or a number: the run has no partition key.  Setting replaces the
+ * earlier per-partition half (a changed rate starts afresh) and leaves the
+ * type's own figures; every node applies it within a second; a key is
+ * taken from the data of runs stored after it.
+ * Returns: 0; CHIME_EINVAL (NULL scheduler, bad job type or field, a
+ * negative figure, only one of rate_count and rate_period_ms);
+ * CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: job_type and data_field are copied.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_set_partition_limit(
+    chime_scheduler *scheduler, const char *job_type, const char *data_field,
+    int max_per_partition, int rate_count, int64_t rate_period_ms);
+
+/*
+ * chime_scheduler_get_partition_limit: the per-partition half of job_type's
+ * limit as set: the data field into ret_field ("" for none; field_len
+ * bytes, CHIME_MAX_NAME_LEN + 1 always suffice), max_per_partition and the
+ * partition's rate (0 and 0: none); each ret_ may be NULL (ret_field with
+ * field_len 0).
+ * Returns: 0; CHIME_ENOTFOUND (the type has no limit); CHIME_EINVAL;
+ * CHIME_ELIMIT (field_len too short); CHIME_ESHUTDOWN; the store's errors.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_scheduler_get_partition_limit(
+    chime_scheduler *scheduler, const char *job_type, char *ret_field,
+    size_t field_len, int *ret_max_per_partition, int *ret_rate_count,
+    int64_t *ret_rate_period_ms);
+
+/*
+ * chime_scheduler_clear_limit: removes the limit of job_type (both halves);
+ * its waiting fires are claimed as any other.
  * Returns: 0; CHIME_ENOTFOUND (the type had none); CHIME_EINVAL;
  * CHIME_ESHUTDOWN; the store's errors.
  * Ownership: none.

@@ -209,16 +209,39 @@ void chime__limit_stats_free(chime_limit_stat *stats, size_t count) {
   free(stats);
 }
 
+void chime__limit_def_merge(chime_limit_def *into,
+                            const chime_limit_def *from) {
+  unsigned sets = from->sets
+                      ? from->sets
+                      : CHIME__LIMIT_SET_TYPE | CHIME__LIMIT_SET_PARTITION;
+  if (sets & CHIME__LIMIT_SET_TYPE) {
+    into->max_running = from->max_running;
+    into->rate_count = from->rate_count;
+    into->rate_period_ms = from->rate_period_ms;
+  }
+  if (sets & CHIME__LIMIT_SET_PARTITION) {
+    into->key_rate_count = from->key_rate_count;
+    into->key_rate_period_ms = from->key_rate_period_ms;
+    memcpy(into->partition_field, from->partition_field,
+           sizeof into->partition_field);
+  }
+  into->max_per_partition = from->max_per_partition;
+  into->sets = 0;
+}
+
 int chime__limit_def_check(const chime_limit_def *d, char *errbuf,
                            size_t errbuf_len) {
   const char *bad = NULL;
   if (d->max_running < 0 || d->max_per_partition < 0 || d->rate_count < 0 ||
-      d->rate_period_ms < 0)
+      d->rate_period_ms < 0 || d->key_rate_count < 0 ||
+      d->key_rate_period_ms < 0)
     bad = "a negative figure";
-  else if ((d->rate_count > 0) != (d->rate_period_ms > 0))
+  else if ((d->rate_count > 0) != (d->rate_period_ms > 0) ||
+           (d->key_rate_count > 0) != (d->key_rate_period_ms > 0))
     bad = "a rate needs both a count and a period";
-  else if (d->max_running == 0 && d->max_per_partition == 0 &&
-           d->rate_count == 0)
+  else if (d->sets != CHIME__LIMIT_SET_PARTITION && d->max_running == 0 &&
+           d->max_per_partition == 0 && d->rate_count == 0 &&
+           d->key_rate_count == 0 && !d->partition_field[0])
     bad = "no figure set (clearing a limit removes it)";
   if (!bad)
     return 0;

@@ -231,7 +231,22 @@ typedef struct chime_limit_def {
   int max_per_partition; /* of them with one partition key */
   int rate_count;        /* starts per rate_period_ms, smoothed */
   int64_t rate_period_ms;
+  /* chime_scheduler_set_partition_limit (migration 017): starts per
+   * key_rate_period_ms of each partition key, smoothed, and the top-level
+   * field of a run's JSON data its key is taken from ("" for none). */
+  int key_rate_count;
+  int64_t key_rate_period_ms;
+  char partition_field[CHIME_MAX_NAME_LEN + 1];
+  /* limit_set: which figures it writes (CHIME__LIMIT_SET_*; 0: all); the
+   * others keep their stored values (0 on a new limit). */
+  unsigned sets;
 } chime_limit_def;
+
+/* chime_scheduler_set_limit's figures: max_running, max_per_partition and
+ * the type's rate; chime_scheduler_set_partition_limit's: max_per_partition,
+ * the partition's rate and the field. */
+#define CHIME__LIMIT_SET_TYPE 1u
+#define CHIME__LIMIT_SET_PARTITION 2u
 
 /* The rate rule of both stores (the generic cell rate algorithm): a
  * start is due every emission interval, and one more may come early (a
@@ -239,16 +254,11 @@ typedef struct chime_limit_def {
  * the type's theoretical arrival time *tat (0: none yet) and now, whether
  * a start is allowed now (then *tat moves on) or, when not, *ret_wait_ms
  * how long until it is.  Thread: any. */
-static inline int64_t chime__limit_interval_ms(const chime_limit_def *d) {
-  int64_t t = d->rate_period_ms / d->rate_count;
-  return t > 0 ? t : 1;
-}
-static inline bool chime__limit_rate_take(const chime_limit_def *d,
-                                          int64_t *tat, int64_t now,
-                                          int64_t *ret_wait_ms) {
-  if (d->rate_count <= 0)
+static inline bool chime__gcra_take(int count, int64_t period_ms, int64_t *tat,
+                                    int64_t now, int64_t *ret_wait_ms) {
+  if (count <= 0)
     return true;
-  int64_t t = chime__limit_interval_ms(d);
+  int64_t t = period_ms / count > 0 ? period_ms / count : 1;
   if (*tat - t > now) {
     *ret_wait_ms = *tat - t - now;
     return false;
@@ -256,6 +266,33 @@ static inline bool chime__limit_rate_take(const chime_limit_def *d,
   *tat = (*tat > now ? *tat : now) + t;
   return true;
 }
+static inline bool chime__limit_rate_take(const chime_limit_def *d,
+                                          int64_t *tat, int64_t now,
+                                          int64_t *ret_wait_ms) {
+  return chime__gcra_take(d->rate_count, d->rate_period_ms, tat, now,
+                          ret_wait_ms);
+}
+/* The same rule for one partition's rate (key_rate_*), its own *tat. */
+static inline bool chime__limit_key_rate_take(const chime_limit_def *d,
+                                              int64_t *tat, int64_t now,
+                                              int64_t *ret_wait_ms) {
+  return chime__gcra_take(d->key_rate_count, d->key_rate_period_ms, tat, now,
+                          ret_wait_ms);
+}
+
+/* chime__limit_def_merge: the figures from->sets names, copied into into
+ * (a stored limit), whose sets becomes 0.  Thread: any. */
+void chime__limit_def_merge(chime_limit_def *into, const chime_limit_def *from);
+
+/* chime__limit_partition_from_data: when t has no partition key and field
+ * is not empty, sets it to the value of the top-level member field of the
+ * run's data (t's own, else job's, when job is not NULL) read as a JSON
+ * object: a string's text, or a number's digits as written.  No key (and
+ * 0) when the data is not a JSON object, has no such member, or its value
+ * is another kind, empty or not a valid partition key.  Returns: 0;
+ * CHIME_ENOMEM.  Thread: any. */
+int chime__limit_partition_from_data(chime_trigger *t, const chime_job *job,
+                                     const char *field);
 
 /* chime__limit_def_check: whether d is a limit to set: no negative
  * figure, a rate with both its count and period, and some figure set

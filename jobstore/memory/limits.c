@@ -20,6 +20,12 @@ typedef struct mem_part {
   int64_t running;
 } mem_part;
 
+/* One partition's rate state (its theoretical arrival time). */
+typedef struct mem_key_tat {
+  char *key;
+  int64_t tat_ms;
+} mem_key_tat;
+
 typedef struct mem_limit {
   char *type; /* its key */
   chime_limit_def def;
@@ -27,6 +33,10 @@ typedef struct mem_limit {
   int64_t running;
   mem_part *parts;
   size_t nparts;
+  /* The per-partition rate's state: the keys whose time is ahead (an
+   * entry whose time has passed means what none means: dropped). */
+  mem_key_tat *tats;
+  size_t ntats;
 } mem_limit;
 
 static mem_limit *limit_of(const mem_store *s, const char *type) {
@@ -45,10 +55,48 @@ static void parts_clear(mem_limit *l) {
   l->nparts = 0;
 }
 
+static void tats_clear(mem_limit *l) {
+  for (size_t i = 0; i < l->ntats; i++)
+    free(l->tats[i].key);
+  free(l->tats);
+  l->tats = NULL;
+  l->ntats = 0;
+}
+
+/* The rate state of partition key in l, made when new (its time 0), after
+ * dropping the entries whose time has passed.  NULL on ENOMEM. */
+static mem_key_tat *tat_of(mem_limit *l, const char *key, int64_t now_ms) {
+  size_t kept = 0;
+  mem_key_tat *found = NULL;
+  for (size_t i = 0; i < l->ntats; i++) {
+    bool mine = strcmp(l->tats[i].key, key) == 0;
+    if (!mine && l->tats[i].tat_ms <= now_ms) {
+      free(l->tats[i].key);
+      continue;
+    }
+    l->tats[kept] = l->tats[i];
+    if (mine)
+      found = &l->tats[kept];
+    kept++;
+  }
+  l->ntats = kept;
+  if (found)
+    return found;
+  mem_key_tat *v = realloc(l->tats, (l->ntats + 1) * sizeof *v);
+  if (!v)
+    return NULL;
+  l->tats = v;
+  if (!(v[l->ntats].key = strdup(key)))
+    return NULL;
+  v[l->ntats].tat_ms = 0;
+  return &v[l->ntats++];
+}
+
 static void limit_free(void *value, void *unused) {
   (void)unused;
   mem_limit *l = value;
   parts_clear(l);
+  tats_clear(l);
   free(l->type);
   free(l);
 }
@@ -134,11 +182,19 @@ bool chime__mem_limit_admit(mem_store *s, const mem_trigger *mt,
     wait_at_most(s, CHIME__LIMIT_POLL_MS);
     return false;
   }
-  int64_t wait = 0;
-  if (!chime__limit_rate_take(&l->def, &l->tat_ms, now_ms, &wait)) {
-    wait_at_most(s, wait);
+  /* Both rates must have a start left: judged on copies, then kept. */
+  mem_key_tat *kt =
+      key && l->def.key_rate_count > 0 ? tat_of(l, key, now_ms) : NULL;
+  int64_t wait = 0, tat = l->tat_ms, key_tat = kt ? kt->tat_ms : 0;
+  if (!chime__limit_rate_take(&l->def, &tat, now_ms, &wait) ||
+      (kt && !chime__limit_key_rate_take(&l->def, &key_tat, now_ms, &wait)) ||
+      (key && l->def.key_rate_count > 0 && !kt)) {
+    wait_at_most(s, kt ? wait : CHIME__LIMIT_POLL_MS);
     return false;
   }
+  l->tat_ms = tat;
+  if (kt)
+    kt->tat_ms = key_tat;
   l->running++;
   if (p)
     p->running++;
@@ -157,16 +213,21 @@ int chime__mem_limit_set(chime_store *store, const char *job_type,
     chime__mem_map_del(&s->limits, job_type, strlen(job_type));
     limit_free(l, NULL);
   } else if (l) {
+    chime_limit_def d = l->def;
+    chime__limit_def_merge(&d, def);
     /* A changed rate starts afresh. */
-    if (l->def.rate_count != def->rate_count ||
-        l->def.rate_period_ms != def->rate_period_ms)
+    if (l->def.rate_count != d.rate_count ||
+        l->def.rate_period_ms != d.rate_period_ms)
       l->tat_ms = 0;
-    l->def = *def;
+    if (l->def.key_rate_count != d.key_rate_count ||
+        l->def.key_rate_period_ms != d.key_rate_period_ms)
+      tats_clear(l);
+    l->def = d;
   } else if (!(l = calloc(1, sizeof *l)) || !(l->type = strdup(job_type))) {
     free(l);
     r = CHIME_ENOMEM;
   } else {
-    l->def = *def;
+    chime__limit_def_merge(&l->def, def);
     if ((r = chime__mem_map_put(&s->limits, job_type, strlen(job_type), l)) < 0)
       limit_free(l, NULL);
   }
@@ -183,6 +244,14 @@ int chime__mem_limit_get(chime_store *store, const char *job_type,
     *ret = l->def;
   chime__mem_unlock(s);
   return l ? 0 : CHIME_ENOTFOUND;
+}
+
+int chime__mem_limit_partition(mem_store *s, chime_trigger *t,
+                               const chime_job *job) {
+  MEM_ASSERT_LOCKED(s);
+  mem_limit *l = s->limits.count > 0 ? limit_of(s, job->type) : NULL;
+  return l ? chime__limit_partition_from_data(t, job, l->def.partition_field)
+           : 0;
 }
 
 int64_t chime__mem_limit_wait_ms(chime_store *store) {

@@ -236,6 +236,11 @@ int chime__mem_limit_set(chime_store *store, const char *job_type,
                          const chime_limit_def *def);
 int chime__mem_limit_get(chime_store *store, const char *job_type,
                          chime_limit_def *ret);
+/* Gives t (stored for job) the partition key its data names when its
+ * type's limit has a partition field (chime__limit_partition_from_data).
+ * Returns: 0; CHIME_ENOMEM. */
+int chime__mem_limit_partition(mem_store *s, chime_trigger *t,
+                               const chime_job *job);
 int64_t chime__mem_limit_wait_ms(chime_store *store);
 int chime__mem_limit_stats(chime_store *store, int64_t now_ms,
                            chime_limit_stat **ret_stats, size_t *ret_count);

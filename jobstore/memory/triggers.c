@@ -331,6 +331,8 @@ int chime__mem_trigger_add(chime_store *store, const chime_job *job,
                           "trigger %s.%s exists", t->group, t->name);
   else
     r = trigger_resolve(s, t, &mc, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__mem_limit_partition(s, t, j ? j : mj->j);
   int64_t first = t->state.next_fire_ms;
   if (r == 0) {
     r = trigger_store(s, j, mj, t, mc, old);

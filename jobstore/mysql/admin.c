@@ -478,6 +478,26 @@ int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,
   return r < 0 ? r : a->store->ops->limit_set(a->store, job_type, &d);
 }
 
+int chime__mysql_admin_limit_put(chime__mysql_admin *a, const char *job_type,
+                                 const chime__mysql_admin_limit *f,
+                                 char *errbuf, size_t errbuf_len) {
+  assert(a && job_type && f);
+  chime_limit_def d = {.max_running = f->max_running,
+                       .max_per_partition = f->max_per_partition,
+                       .rate_count = f->rate_count,
+                       .rate_period_ms = f->rate_period_ms,
+                       .key_rate_count = f->key_rate_count,
+                       .key_rate_period_ms = f->key_rate_period_ms};
+  memcpy(d.partition_field, f->partition_field, sizeof d.partition_field);
+  d.partition_field[sizeof d.partition_field - 1] = '\0';
+  int r = chime__limit_def_check(&d, errbuf, errbuf_len);
+  if (r == 0)
+    r = chime__name_check(job_type, "job type", errbuf, errbuf_len);
+  if (r == 0 && d.partition_field[0])
+    r = chime__name_check(d.partition_field, "data field", errbuf, errbuf_len);
+  return r < 0 ? r : a->store->ops->limit_set(a->store, job_type, &d);
+}
+
 int chime__mysql_admin_limits(chime__mysql_admin *a,
                               chime__mysql_admin_limit **ret, size_t *ret_n) {
   assert(a && ret && ret_n);
@@ -502,7 +522,11 @@ int chime__mysql_admin_limits(chime__mysql_admin *a,
         .rate_count = st[i].def.rate_count,
         .rate_period_ms = st[i].def.rate_period_ms,
         .waiting = st[i].waiting,
-        .running = st[i].running};
+        .running = st[i].running,
+        .key_rate_count = st[i].def.key_rate_count,
+        .key_rate_period_ms = st[i].def.key_rate_period_ms};
+    memcpy(v[i].partition_field, st[i].def.partition_field,
+           sizeof v[i].partition_field);
   }
   free(st);
   *ret = v;

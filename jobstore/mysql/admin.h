@@ -232,6 +232,11 @@ typedef struct chime__mysql_admin_limit {
   int max_running, max_per_partition, rate_count;
   int64_t rate_period_ms;
   int64_t waiting, running;
+  /* The per-partition half (chime_scheduler_set_partition_limit): the
+   * rate of each partition key (0: none) and the data field ("": none). */
+  int key_rate_count;
+  int64_t key_rate_period_ms;
+  char partition_field[CHIME_MAX_NAME_LEN + 1];
 } chime__mysql_admin_limit;
 
 /* Sets the limit of job_type (the figures as chime_scheduler_set_limit's),
@@ -242,6 +247,13 @@ int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,
                                  int max_per_partition, int rate_count,
                                  int64_t rate_period_ms, char *errbuf,
                                  size_t errbuf_len);
+/* Sets the whole limit of job_type, both halves (chime_scheduler_set_limit's
+ * figures, then chime_scheduler_set_partition_limit's: the rate of each
+ * partition key and the data field, NULL for none), replacing the earlier
+ * one.  Returns: as chime__mysql_admin_limit_set. */
+int chime__mysql_admin_limit_put(chime__mysql_admin *a, const char *job_type,
+                                 const chime__mysql_admin_limit *figures,
+                                 char *errbuf, size_t errbuf_len);
 /* Every limited type, each followed by its partitions that have fires, by
  * the database's clock.  Returns: 0; the store's errors.  Ownership: *ret
  * is the caller's (chime__mysql_admin_limits_free). */

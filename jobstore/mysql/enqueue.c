@@ -22,6 +22,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/limit.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
@@ -154,6 +155,8 @@ int chime__mysql_add_many_in(chime__mysql_tx *tx, chime_trigger *const *ts,
   if (r == 0 && !job)
     r = chime__record_err(tx->errbuf, tx->errbuf_len, CHIME_ENOTFOUND,
                           "no job %s.%s", ts[0]->job_group, ts[0]->job_name);
+  if (r == 0) /* the run's partition key from its data (limit.c) */
+    r = chime__mysql_limit_partition(tx, ps, n, job);
   for (size_t i = 0; r == 0 && i < n; i++)
     ps[i]->store_state = state;
   if (r == 0)

@@ -26,6 +26,7 @@
 #include "core/clock.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +55,10 @@ int chime__mysql_limits_refresh(chime__mysql_tx *tx) {
     return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMITS_TYPES);
-  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_sql(&b, "SELECT job_type FROM {P}limits WHERE "
+                              "sched_name = ");
   chime__mysql_sqlbuf_text(&b, s->sched);
+  chime__mysql_sqlbuf_sql(&b, " ORDER BY job_type");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -103,22 +105,28 @@ void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix) {
 
 /* ------------------------------------------------------------ the claim */
 
+/* Appends the scheduler's name and " AND job_type = " type: the end of
+ * every "WHERE sched_name = " of this file. */
+static void type_where(chime__mysql_sqlbuf *b, const char *type) {
+  chime__mysql_sqlbuf_text(b, b->tx->s->sched);
+  chime__mysql_sqlbuf_sql(b, " AND job_type = ");
+  chime__mysql_sqlbuf_text(b, type);
+}
+
 /* Counts the type's running fires (claimed or executing; a shard counts
  * as part of its sharded fire), of one partition when key is not NULL. */
 static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
                          int64_t *ret) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_COUNT_RUNNING);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "type");
-  chime__mysql_sqlbuf_text(&b, type);
-  chime__mysql_sqlbuf_part(&b, "partition", key != NULL);
+  chime__mysql_sqlbuf_sql(&b, "SELECT COUNT(*) FROM {P}fired WHERE "
+                              "sched_name = ");
+  type_where(&b, type);
   if (key) {
-    chime__mysql_sqlbuf_at(&b, "key");
+    chime__mysql_sqlbuf_sql(&b, " AND partition_key = ");
     chime__mysql_sqlbuf_text(&b, key);
   }
+  chime__mysql_sqlbuf_sql(&b, " AND shard_parent = 0");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)
@@ -132,11 +140,13 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
 static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_LOCK);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "type");
-  chime__mysql_sqlbuf_text(&b, l->type);
+  chime__mysql_sqlbuf_sql(
+      &b, "SELECT max_running, max_per_key, rate_count, rate_period_ms, "
+          "tat_ms, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), "
+          "key_rate_count, key_rate_period_ms FROM {P}limits WHERE "
+          "sched_name = ");
+  type_where(&b, l->type);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -146,11 +156,8 @@ static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
     bool exists = false;
     chime__mysql_rows_free(&rows);
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_EXISTS);
-    chime__mysql_sqlbuf_at(&b, "sched");
-    chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_at(&b, "type");
-    chime__mysql_sqlbuf_text(&b, l->type);
+    chime__mysql_sqlbuf_sql(&b, "SELECT 1 FROM {P}limits WHERE sched_name = ");
+    type_where(&b, l->type);
     if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) == 0)
       exists = rows.nrows > 0;
     l->skip = exists;
@@ -165,6 +172,8 @@ static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   l->def.rate_period_ms = COL(3);
   l->tat_ms = COL(4);
   l->now_ms = COL(5);
+  l->def.key_rate_count = (int)COL(6);
+  l->def.key_rate_period_ms = COL(7);
 #undef COL
   chime__mysql_rows_free(&rows);
   return l->def.max_running > 0 ? count_running(tx, l->type, NULL, &l->running)
@@ -196,24 +205,56 @@ static int limit_for(chime__mysql_tx *tx, chime__mysql_limits *ls,
   return lock_limit(tx, l);
 }
 
-/* The partition's running count in l (counted on first use). */
+/* The partition's rate state, as the last claim wrote it (0: none).  Its
+ * type's limit row is locked: no other claim writes it meanwhile. */
+static int read_tat(chime__mysql_tx *tx, const char *type, const char *key,
+                    int64_t *ret) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT tat_ms FROM {P}limit_keys WHERE "
+                              "sched_name = ");
+  type_where(&b, type);
+  chime__mysql_sqlbuf_sql(&b, " AND partition_key = ");
+  chime__mysql_sqlbuf_text(&b, key);
+  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  if (r == 0)
+    *ret = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* The partition's entry in l, with what the limit needs of it (its
+ * running count, its rate's state) read on first use. */
 static int partition_for(chime__mysql_tx *tx, chime__mysql_limit *l,
                          const char *key, chime__mysql_part **ret) {
-  for (size_t i = 0; i < l->nparts; i++)
-    if (strcmp(l->parts[i].key, key) == 0) {
-      *ret = &l->parts[i];
-      return 0;
-    }
-  chime__mysql_part *v = realloc(l->parts, (l->nparts + 1) * sizeof *v);
-  if (!v)
-    return CHIME_ENOMEM;
-  l->parts = v;
-  chime__mysql_part *p = &l->parts[l->nparts];
-  if (!(p->key = strdup(key)))
-    return CHIME_ENOMEM;
-  l->nparts++;
+  chime__mysql_part *p = NULL;
+  for (size_t i = 0; i < l->nparts && !p; i++)
+    if (strcmp(l->parts[i].key, key) == 0)
+      p = &l->parts[i];
+  if (!p) {
+    chime__mysql_part *v = realloc(l->parts, (l->nparts + 1) * sizeof *v);
+    if (!v)
+      return CHIME_ENOMEM;
+    l->parts = v;
+    p = &l->parts[l->nparts];
+    memset(p, 0, sizeof *p);
+    if (!(p->key = strdup(key)))
+      return CHIME_ENOMEM;
+    l->nparts++;
+  }
   *ret = p;
-  return count_running(tx, l->type, key, &p->running);
+  int r = 0;
+  if (l->def.max_per_partition > 0 && !p->counted) {
+    r = count_running(tx, l->type, key, &p->running);
+    p->counted = r == 0;
+  }
+  if (r == 0 && l->def.key_rate_count > 0 && !p->tat_read) {
+    r = read_tat(tx, l->type, key, &p->tat_ms);
+    p->tat_read = r == 0;
+  }
+  return r;
 }
 
 static void wait_at_most(chime__mysql_limits *ls, int64_t ms) {
@@ -238,10 +279,13 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
   chime__mysql_part *p = NULL;
   if (l->def.max_running > 0 && l->running >= l->def.max_running)
     *ret_ok = false;
-  if (*ret_ok && l->def.max_per_partition > 0 && t->partition_key) {
+  if (*ret_ok && t->partition_key &&
+      (l->def.max_per_partition > 0 || l->def.key_rate_count > 0)) {
     if ((r = partition_for(tx, l, t->partition_key, &p)) < 0)
       return r;
-    *ret_ok = p->running < l->def.max_per_partition;
+    *ret_ok =
+        l->def.max_per_partition == 0 || p->running < l->def.max_per_partition;
+    p->full = p->full || !*ret_ok;
   }
   if (!*ret_ok) {
     l->full = l->def.max_per_partition == 0 || !t->partition_key ||
@@ -249,44 +293,127 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
     wait_at_most(ls, CHIME__LIMIT_POLL_MS);
     return 0;
   }
-  int64_t wait = 0;
-  if (!chime__limit_rate_take(&l->def, &l->tat_ms, l->now_ms, &wait)) {
+  /* Both rates must have a start left: judged on copies, then kept.  A
+   * partition out of starts holds up its own fires only. */
+  int64_t wait = 0, tat = l->tat_ms, key_tat = p ? p->tat_ms : 0;
+  bool keyed = p && l->def.key_rate_count > 0;
+  if (!chime__limit_rate_take(&l->def, &tat, l->now_ms, &wait)) {
     *ret_ok = false;
     l->full = true;
     wait_at_most(ls, wait);
     return 0;
   }
-  l->tat_changed = l->def.rate_count > 0;
+  if (keyed &&
+      !chime__limit_key_rate_take(&l->def, &key_tat, l->now_ms, &wait)) {
+    *ret_ok = false;
+    p->full = true;
+    wait_at_most(ls, wait);
+    return 0;
+  }
+  l->tat_ms = tat;
+  l->tat_changed = l->tat_changed || l->def.rate_count > 0;
+  if (keyed) {
+    p->tat_ms = key_tat;
+    p->tat_changed = true;
+  }
   l->running++;
   if (p)
     p->running++;
   return 0;
 }
 
+/* Writes the partitions' rate state of l (one INSERT) and drops the rows
+ * whose time has passed (they mean what no row means). */
+static int write_key_tats(chime__mysql_tx *tx, const chime__mysql_limit *l) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}limit_keys (sched_name, "
+                              "job_type, partition_key, tat_ms) VALUES ");
+  bool any = false;
+  for (size_t k = 0; k < l->nparts; k++) {
+    if (!l->parts[k].tat_changed)
+      continue;
+    chime__mysql_sqlbuf_sql(&b, any ? ",(" : "(");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_text(&b, l->type);
+    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_text(&b, l->parts[k].key);
+    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_int(&b, l->parts[k].tat_ms);
+    chime__mysql_sqlbuf_sql(&b, ")");
+    any = true;
+  }
+  if (!any) {
+    chime__mysql_sqlbuf_free(&b);
+    return 0;
+  }
+  chime__mysql_sqlbuf_sql(&b, " ON DUPLICATE KEY UPDATE tat_ms = "
+                              "VALUES(tat_ms)");
+  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  if (r < 0)
+    return r;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limit_keys WHERE sched_name = ");
+  type_where(&b, l->type);
+  chime__mysql_sqlbuf_sql(&b, " AND tat_ms < ");
+  chime__mysql_sqlbuf_int(&b, l->now_ms);
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
+int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
+                                 size_t n, const chime_job *job) {
+  /* Nothing to read when no run lacks a key and has data to take it from
+   * (a run without data reads its job's). */
+  bool keyless = false;
+  for (size_t i = 0; i < n && !keyless; i++)
+    keyless =
+        !ts[i]->partition_key && ((ts[i]->data && ts[i]->data_len > 0) ||
+                                  (job && job->data && job->data_len > 0));
+  if (!keyless || !job)
+    return 0;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "SELECT partition_field FROM {P}limits WHERE "
+                              "sched_name = ");
+  type_where(&b, job->type);
+  chime__mysql_sqlbuf_sql(&b, " AND partition_field IS NOT NULL");
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  for (size_t i = 0; r == 0 && rows.nrows > 0 && i < n; i++)
+    r = chime__limit_partition_from_data(ts[i], job,
+                                         chime__mysql_rows_text(&rows, 0, 0));
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < ls->n; i++) {
     chime__mysql_limit *l = &ls->v[i];
-    if (!l->tat_changed)
+    if (l->limited && l->def.key_rate_count > 0)
+      r = write_key_tats(tx, l);
+    if (r < 0 || !l->tat_changed)
       continue;
     chime__mysql_sqlbuf b;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_WRITE_TAT);
-    chime__mysql_sqlbuf_at(&b, "tat_ms");
+    chime__mysql_sqlbuf_sql(&b, "UPDATE {P}limits SET tat_ms = ");
     chime__mysql_sqlbuf_int(&b, l->tat_ms);
-    chime__mysql_sqlbuf_at(&b, "sched");
-    chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_at(&b, "type");
-    chime__mysql_sqlbuf_text(&b, l->type);
+    chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
+    type_where(&b, l->type);
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
   return r;
 }
 
 bool chime__mysql_limits_full(const chime__mysql_limits *ls) {
-  for (size_t i = 0; i < ls->n; i++)
+  for (size_t i = 0; i < ls->n; i++) {
     if (ls->v[i].full || ls->v[i].skip)
       return true;
+    for (size_t k = 0; k < ls->v[i].nparts; k++)
+      if (ls->v[i].parts[k].full)
+        return true;
+  }
   return false;
 }
 
@@ -302,6 +429,30 @@ void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
   }
   if (any)
     chime__mysql_sqlbuf_sql(b, ")");
+  /* The full partitions of the other types (a row without a key is not
+   * one of them: "IS NOT NULL" keeps NOT from meeting a NULL). */
+  for (size_t i = 0; i < ls->n; i++) {
+    const chime__mysql_limit *l = &ls->v[i];
+    if (l->full || l->skip)
+      continue;
+    bool some = false;
+    for (size_t k = 0; k < l->nparts; k++) {
+      if (!l->parts[k].full)
+        continue;
+      if (!some) {
+        chime__mysql_sqlbuf_sql(b, " AND NOT (job_type = ");
+        chime__mysql_sqlbuf_text(b, l->type);
+        chime__mysql_sqlbuf_sql(b, " AND partition_key IS NOT NULL AND "
+                                   "partition_key IN (");
+      } else {
+        chime__mysql_sqlbuf_sql(b, ",");
+      }
+      chime__mysql_sqlbuf_text(b, l->parts[k].key);
+      some = true;
+    }
+    if (some)
+      chime__mysql_sqlbuf_sql(b, "))");
+  }
 }
 
 void chime__mysql_limits_clear(chime__mysql_limits *ls) {
@@ -326,39 +477,75 @@ typedef struct set_op {
   chime_limit_def got;
 } set_op;
 
+/* Deletes the per-partition rate state of type. */
+static int delete_keys(chime__mysql_tx *tx, const char *type) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limit_keys WHERE sched_name = ");
+  type_where(&b, type);
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
 static int set_fn(chime__mysql_tx *tx, void *arg) {
   set_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   if (op->def) {
-    /* A changed rate starts afresh (tat_ms 0). */
-    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_SET);
-    chime__mysql_sqlbuf_at(&b, "sched_name");
+    const chime_limit_def *d = op->def;
+    bool type = !d->sets || (d->sets & CHIME__LIMIT_SET_TYPE),
+         part = !d->sets || (d->sets & CHIME__LIMIT_SET_PARTITION);
+    /* A changed rate starts afresh (tat_ms 0; a partition's: its rows
+     * deleted below).  Only the figures d sets are updated. */
+    chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}limits (sched_name, job_type, "
+                                "max_running, max_per_key, rate_count, "
+                                "rate_period_ms, key_rate_count, "
+                                "key_rate_period_ms, tat_ms, partition_field) "
+                                "VALUES (");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_at(&b, "job_type");
+    chime__mysql_sqlbuf_sql(&b, ",");
     chime__mysql_sqlbuf_text(&b, op->type);
-    const struct {
-      const char *slot;
-      int64_t v;
-    } v[] = {{"max_running", op->def->max_running},
-             {"max_per_key", op->def->max_per_partition},
-             {"rate_count", op->def->rate_count},
-             {"rate_period_ms", op->def->rate_period_ms}};
-    for (size_t i = 0; i < 4; i++) {
-      chime__mysql_sqlbuf_at(&b, v[i].slot);
-      chime__mysql_sqlbuf_int(&b, v[i].v);
+    int64_t v[] = {d->max_running,
+                   d->max_per_partition,
+                   d->rate_count,
+                   d->rate_period_ms,
+                   d->key_rate_count,
+                   d->key_rate_period_ms,
+                   0};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+      chime__mysql_sqlbuf_sql(&b, ",");
+      chime__mysql_sqlbuf_int(&b, v[i]);
     }
-    return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+    chime__mysql_sqlbuf_sql(&b, ",");
+    if (d->partition_field[0])
+      chime__mysql_sqlbuf_text(&b, d->partition_field);
+    else
+      chime__mysql_sqlbuf_sql(&b, "NULL");
+    chime__mysql_sqlbuf_sql(&b, ") ON DUPLICATE KEY UPDATE max_per_key = "
+                                "VALUES(max_per_key)");
+    if (type)
+      chime__mysql_sqlbuf_sql(
+          &b, ", max_running = VALUES(max_running), tat_ms = IF(rate_count = "
+              "VALUES(rate_count) AND rate_period_ms = VALUES(rate_period_ms), "
+              "tat_ms, 0), rate_count = VALUES(rate_count), rate_period_ms = "
+              "VALUES(rate_period_ms)");
+    if (part)
+      chime__mysql_sqlbuf_sql(
+          &b, ", key_rate_count = VALUES(key_rate_count), key_rate_period_ms = "
+              "VALUES(key_rate_period_ms), partition_field = "
+              "VALUES(partition_field)");
+    int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+    if (r < 0 || !part)
+      return r;
+    /* The partitions' rate starts afresh (a row left by an earlier rate
+     * would otherwise hold a key back by that rate's interval). */
+    return delete_keys(tx, op->type);
   }
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_CLEAR);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "type");
-  chime__mysql_sqlbuf_text(&b, op->type);
+  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limits WHERE sched_name = ");
+  type_where(&b, op->type);
   uint64_t n = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &n);
   op->found = n > 0;
-  return r;
+  return r < 0 ? r : delete_keys(tx, op->type);
 }
 
 int chime__mysql_limit_set(chime_store *store, const char *job_type,
@@ -377,11 +564,11 @@ static int get_fn(chime__mysql_tx *tx, void *arg) {
   set_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_GET);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "type");
-  chime__mysql_sqlbuf_text(&b, op->type);
+  chime__mysql_sqlbuf_sql(&b, "SELECT max_running, max_per_key, rate_count, "
+                              "rate_period_ms, key_rate_count, "
+                              "key_rate_period_ms, partition_field FROM "
+                              "{P}limits WHERE sched_name = ");
+  type_where(&b, op->type);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0 && rows.nrows > 0) {
@@ -390,6 +577,11 @@ static int get_fn(chime__mysql_tx *tx, void *arg) {
     op->got.max_per_partition = (int)chime__mysql_rows_int64(&rows, 0, 1);
     op->got.rate_count = (int)chime__mysql_rows_int64(&rows, 0, 2);
     op->got.rate_period_ms = chime__mysql_rows_int64(&rows, 0, 3);
+    op->got.key_rate_count = (int)chime__mysql_rows_int64(&rows, 0, 4);
+    op->got.key_rate_period_ms = chime__mysql_rows_int64(&rows, 0, 5);
+    if (!chime__mysql_rows_is_null(&rows, 0, 6))
+      snprintf(op->got.partition_field, sizeof op->got.partition_field, "%s",
+               chime__mysql_rows_text(&rows, 0, 6));
   }
   chime__mysql_rows_free(&rows);
   return r;
@@ -412,6 +604,27 @@ int64_t chime__mysql_limit_wait_ms(chime_store *store) {
   return atomic_load(&chime__mysql_store_of(store)->limit_wait);
 }
 
+/* The statement of limit_stats: per limited type and per partition of it
+ * with fires, what waits (WAITING triggers due by the time given) and
+ * what runs.  Its '?' are the scheduler name, that time, the scheduler
+ * name twice. */
+static const char *limit_stats_sql(void) {
+  return "SELECT l.job_type, p.partition_key, l.max_running, l.max_per_key, "
+         "l.rate_count, l.rate_period_ms, COALESCE(SUM(p.waiting), 0), "
+         "COALESCE(SUM(p.running), 0), l.key_rate_count, "
+         "l.key_rate_period_ms, l.partition_field FROM {P}limits l LEFT JOIN "
+         "("
+         "SELECT job_type, partition_key, COUNT(*) AS waiting, 0 AS running "
+         "FROM {P}triggers WHERE sched_name = ? AND state = 'WAITING' AND "
+         "next_fire_ms <= CAST(? AS SIGNED) "
+         "AND next_fire_ms <> -9223372036854775808 GROUP BY job_type, "
+         "partition_key UNION ALL SELECT job_type, partition_key, 0, "
+         "COUNT(*) FROM {P}fired WHERE sched_name = ? AND shard_parent = 0 "
+         "GROUP BY job_type, partition_key) p ON p.job_type = l.job_type "
+         "WHERE l.sched_name = ? GROUP BY l.job_type, p.partition_key "
+         "WITH ROLLUP";
+}
+
 typedef struct stats_op {
   int64_t now;
   chime_limit_stat *v;
@@ -429,15 +642,22 @@ static int stats_fn(chime__mysql_tx *tx, void *arg) {
   stats_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_STATS);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "due_by");
-  chime__mysql_sqlbuf_int(&b, op->now);
-  for (int k = 0; k < 2; k++) {
-    chime__mysql_sqlbuf_at(&b, "sched");
-    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  /* The text protocol: the arguments in place of the '?'. */
+  const char *sql = limit_stats_sql();
+  int nth = 0;
+  for (const char *q; (q = strchr(sql, '?')); sql = q + 1) {
+    char piece[1024];
+    size_t len = (size_t)(q - sql);
+    assert(len < sizeof piece);
+    memcpy(piece, sql, len);
+    piece[len] = '\0';
+    chime__mysql_sqlbuf_sql(&b, piece);
+    if (nth++ == 1)
+      chime__mysql_sqlbuf_int(&b, op->now);
+    else
+      chime__mysql_sqlbuf_text(&b, tx->s->sched);
   }
+  chime__mysql_sqlbuf_sql(&b, sql);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -466,6 +686,11 @@ static int stats_fn(chime__mysql_tx *tx, void *arg) {
     st->def.rate_period_ms = chime__mysql_rows_int64(&rows, i, 5);
     st->waiting = chime__mysql_rows_int64(&rows, i, 6);
     st->running = chime__mysql_rows_int64(&rows, i, 7);
+    st->def.key_rate_count = (int)chime__mysql_rows_int64(&rows, i, 8);
+    st->def.key_rate_period_ms = chime__mysql_rows_int64(&rows, i, 9);
+    if (!chime__mysql_rows_is_null(&rows, i, 10))
+      snprintf(st->def.partition_field, sizeof st->def.partition_field, "%s",
+               chime__mysql_rows_text(&rows, i, 10));
     op->n++;
     if (!st->job_type || (!total && !st->partition))
       r = CHIME_ENOMEM;

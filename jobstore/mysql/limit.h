@@ -11,10 +11,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One partition's running fires, counted once per claim. */
+/* One partition's running fires, counted once per claim, and its rate's
+ * state (limit_keys), read once per claim. */
 typedef struct chime__mysql_part {
   char *key;
   int64_t running;
+  bool counted;     /* running was counted */
+  bool tat_read;    /* tat_ms was read */
+  bool tat_changed; /* to write before the claim commits */
+  bool full;        /* a fire was passed over for this partition's limit */
+  int64_t tat_ms;
 } chime__mysql_part;
 
 /* A limited type met by one claim transaction: its row, locked. */
@@ -55,10 +61,19 @@ void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix);
 int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
                              const chime_job *job, const chime_trigger *t,
                              bool *ret_ok);
+/* Gives each of ts[0 .. n) (runs of job, about to be stored) the partition
+ * key its data names when job's type has a limit with a partition field
+ * (chime__limit_partition_from_data): one SELECT, none when no run lacks
+ * a key and has data (its own or job's).  Returns: 0; a statement's
+ * error; CHIME_ENOMEM. */
+int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
+                                 size_t n, const chime_job *job);
 /* Writes the rates' new state before the claim commits. */
 int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls);
-/* Whether some type was passed over as a whole, and " AND job_type NOT IN
- * (...)" of those types (the claim's second look, acquire.c). */
+/* Whether some type (or partition of one) was passed over, and " AND
+ * job_type NOT IN (...)" of those types with " AND NOT (job_type = T AND
+ * partition_key IN (...))" of those partitions (the claim's second look,
+ * acquire.c): one tenant's queue does not hold up the others'. */
 bool chime__mysql_limits_full(const chime__mysql_limits *ls);
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls);

@@ -342,10 +342,10 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
 /* The tables of the schema this library writes (checked once it is at
  * the library's version). */
 static const char *const schema_tables[] = {
-    "schema_version", "jobs",   "triggers", "calendars",
-    "paused_groups",  "fired",  "nodes",    "history",
-    "node_sessions",  "leases", "audit",    "node_drains",
-    "limits"};
+    "schema_version", "jobs",      "triggers", "calendars",
+    "paused_groups",  "fired",     "nodes",    "history",
+    "node_sessions",  "leases",    "audit",    "node_drains",
+    "limits",         "limit_keys"};
 
 /* Refuses a schema that lost a table: the version alone does not say so,
  * and the first statement needing it would fail much later (the first
@@ -399,8 +399,9 @@ int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
 
 static int clear_fn(chime__mysql_tx *tx, void *arg) {
   static const char *const tables[] = {
-      "fired",   "triggers", "jobs",  "calendars",   "paused_groups", "nodes",
-      "history", "leases",   "audit", "node_drains", "limits"};
+      "fired",         "triggers",    "jobs",    "calendars",
+      "paused_groups", "nodes",       "history", "leases",
+      "audit",         "node_drains", "limits",  "limit_keys"};
   (void)arg;
   chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {

@@ -10,6 +10,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/limit.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 #include "triggers/calendar.h"
@@ -31,9 +32,10 @@ typedef struct add_op {
 /* What adding a trigger needs to know of its job. */
 typedef struct job_facts {
   char *type;
-  char *tags;   /* the job's required tags, or NULL */
-  bool paused;  /* the job is paused, or the trigger's group is */
-  bool blocked; /* a fire of the FORBID job executes */
+  char *tags;        /* the job's required tags, or NULL */
+  bool paused;       /* the job is paused, or the trigger's group is */
+  bool blocked;      /* a fire of the FORBID job executes */
+  chime_job *stored; /* the job as stored before this op, or NULL */
 } job_facts;
 
 /* The columns of CHIME__Q_JOB_FOR_TRIGGER after the job's. */
@@ -84,7 +86,7 @@ static int add_job(chime__mysql_tx *tx, add_op *op, job_facts *f) {
     r = CHIME_ENOMEM;
   if (r == 0 && op->job)
     r = chime__mysql_job_write(tx, op->job, cur != NULL);
-  chime_job_free(cur);
+  f->stored = cur;
   return r;
 }
 
@@ -174,6 +176,11 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
     r = chime__mysql_trigger_delete(tx, old->group, old->name, NULL, NULL,
                                     false);
   if (r == 0) {
+    /* The partition key from the data (limit.c). */
+    const chime_job *j = op->job ? op->job : facts.stored;
+    r = chime__mysql_limit_partition(tx, &t, 1, j);
+  }
+  if (r == 0) {
     t->store_state = start_state(t, &facts);
     chime_job j = {.type = facts.type, .required_tags = facts.tags};
     chime__mysql_trigger_to_args(tx->s->sched, t, &j, a);
@@ -189,6 +196,7 @@ static int add_fn(chime__mysql_tx *tx, void *arg) {
   t->schedule.calendar = NULL;
   chime__calendar_unref(cal);
   chime_trigger_free(old);
+  chime_job_free(facts.stored);
   free(facts.type);
   free(facts.tags);
   return r;

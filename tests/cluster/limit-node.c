@@ -3,13 +3,15 @@
  * docs/queue.md, "Limits").
  *
  *   limit-node URL ID LOG [--workers N] [--run-ms MS]
- *              [--schedule COUNT MAX RATE PERIOD_MS]
+ *              [--schedule COUNT MAX RATE PERIOD_MS] [--tenants K]
  *
  * Registers the job type "limited", whose runs take MS (default 100) and
  * are recovered when their node dies.  With --schedule it also sets the
  * type's limit (MAX at a time, RATE starts per PERIOD_MS; 0: none), adds
  * the durable job lim.work and hands in COUNT runs of it at once
- * (chime_scheduler_run_job, the run's index as its data).  Every line
+ * (chime_scheduler_run_job, the run's index as its data; with --tenants K
+ * the data is {"tenant":"tJ","i":INDEX}, J the index modulo K, so that a
+ * limit's partition field "tenant" partitions them).  Every line
  * of LOG is written with one write(2), so a killed node leaves whole
  * lines (times: this host's wall clock, ms):
  *   S index fire_id start_ms
@@ -26,16 +28,24 @@
 typedef struct node {
   int fd;
   int run_ms;
+  int tenants; /* --tenants: the runs' data names a tenant */
 } node;
 
 static void work(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
   size_t len = 0;
   const char *data = chime_ctx_get_data(ctx, &len);
-  char index[32] = "?";
+  char index[64] = "?";
   if (data && len > 0 && len < sizeof index) {
     memcpy(index, data, len);
     index[len] = '\0';
+  }
+  /* {"tenant":"tJ","i":INDEX}: the index alone. */
+  char *at = strstr(index, "\"i\":");
+  if (at) {
+    size_t digits = strcspn(at + 4, "}");
+    memmove(index, at + 4, digits);
+    index[digits] = '\0';
   }
   int64_t fire = chime_ctx_get_fire_id(ctx);
   test_node_line(n->fd, "S %s %" PRId64 " %" PRId64 "\n", index, fire,
@@ -47,7 +57,7 @@ static void work(chime_ctx *ctx, void *user_data) {
 }
 
 static int schedule(chime_scheduler *s, int count, int max, int rate,
-                    int64_t period) {
+                    int64_t period, int tenants) {
   /* limit-cluster.py sets it with chimectl before any node starts: a
    * limit set here applies on the other nodes within a second. */
   int r = max > 0 || rate > 0
@@ -64,8 +74,11 @@ static int schedule(chime_scheduler *s, int count, int max, int rate,
     r = chime_scheduler_add_job(s, j, true);
   chime_job_free(j);
   for (int i = 0; r == 0 && i < count; i++) {
-    char data[16];
-    int len = snprintf(data, sizeof data, "%d", i);
+    char data[64];
+    int len = tenants > 0
+                  ? snprintf(data, sizeof data, "{\"tenant\":\"t%d\",\"i\":%d}",
+                             i % tenants, i)
+                  : snprintf(data, sizeof data, "%d", i);
     r = chime_scheduler_run_job(s, "lim", "work", data, (size_t)len, NULL);
   }
   return r;
@@ -91,6 +104,8 @@ int main(int argc, char **argv) {
       max = atoi(argv[++i]);
       rate = atoi(argv[++i]);
       period = strtoll(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--tenants") == 0 && i + 1 < argc) {
+      n.tenants = atoi(argv[++i]);
     } else {
       fprintf(stderr, "limit-node: unknown argument %s\n", argv[i]);
       return 1;
@@ -110,7 +125,8 @@ int main(int argc, char **argv) {
     printf("ready %s\n", argv[2]);
     fflush(stdout);
   }
-  if (r == 0 && count > 0 && (r = schedule(s, count, max, rate, period)) == 0) {
+  if (r == 0 && count > 0 &&
+      (r = schedule(s, count, max, rate, period, n.tenants)) == 0) {
     printf("scheduled\n");
     fflush(stdout);
   }

@@ -4,7 +4,9 @@
  * "Limits"), in real time: chime_scheduler_set_limit, _get_limit and
  * _clear_limit with their errors; a concurrency limit of 2 never exceeded
  * by 12 runs on nodes with 4 workers each, every run done; a rate limit of
- * 20 a second spreading 24 starts over more than a second.
+ * 20 a second spreading 24 starts over more than a second; the
+ * per-partition half (_set_partition_limit, _get_partition_limit) and a
+ * rate of 20 a second per tenant, the tenant read from each run's data.
  *
  * The same source builds two runners (tests/meson.build): engine/limits on
  * the memory store (one node) and, with CHIME_TEST_MYSQL,
@@ -165,6 +167,56 @@ static void test_limits_api(void) {
   stop(ns);
 }
 
+/* The per-partition half: set apart from the type's figures, read back. */
+static void test_limits_partition_api(void) {
+  chime_scheduler *ns[NODES];
+  start(ns);
+  chime_scheduler *s = ns[0];
+  char field[CHIME_MAX_NAME_LEN + 1] = "x", small[4];
+  int max = -1, per = -1, rate = -1;
+  int64_t period = -1;
+  CU_ASSERT_EQUAL(chime_scheduler_get_partition_limit(
+                      s, "limited", field, sizeof field, &per, &rate, &period),
+                  CHIME_ENOTFOUND);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_set_partition_limit(NULL, "limited", NULL, 1, 0, 0),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_set_partition_limit(s, "limited", "", 1, 0, 0),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_set_partition_limit(s, "limited", NULL, 0, 5, 0),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_set_partition_limit(s, "limited", NULL, -1, 0, 0),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_scheduler_set_limit(s, "limited", 3, 0, 50, 1000), 0);
+  CU_ASSERT_EQUAL(
+      chime_scheduler_set_partition_limit(s, "limited", "tenant", 1, 5, 1000),
+      0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_partition_limit(
+                      s, "limited", field, sizeof field, &per, &rate, &period),
+                  0);
+  CU_ASSERT_STRING_EQUAL(field, "tenant");
+  CU_ASSERT_EQUAL(per, 1);
+  CU_ASSERT_EQUAL(rate, 5);
+  CU_ASSERT_EQUAL(period, 1000);
+  CU_ASSERT_EQUAL(chime_scheduler_get_partition_limit(
+                      s, "limited", small, sizeof small, NULL, NULL, NULL),
+                  CHIME_ELIMIT);
+  /* The type's own figures stayed, max_per_partition is the shared one. */
+  CU_ASSERT_EQUAL(
+      chime_scheduler_get_limit(s, "limited", &max, &per, &rate, &period), 0);
+  CU_ASSERT_EQUAL(max, 3);
+  CU_ASSERT_EQUAL(per, 1);
+  CU_ASSERT_EQUAL(rate, 50);
+  CU_ASSERT_EQUAL(chime_scheduler_clear_limit(s, "limited"), 0);
+  CU_ASSERT_EQUAL(chime_scheduler_get_partition_limit(
+                      ns[NODES - 1], "limited", NULL, 0, NULL, NULL, NULL),
+                  CHIME_ENOTFOUND);
+  stop(ns);
+}
+
 static void test_limits_running(void) {
   reset();
   chime_scheduler *ns[NODES];
@@ -198,10 +250,37 @@ static void test_limits_rate(void) {
   stop(ns);
 }
 
+/* A rate per partition key, the key taken from the runs' data as they are
+ * handed in (chime_scheduler_run_job) on every node. */
+static void test_limits_partition_rate(void) {
+  reset();
+  chime_scheduler *ns[NODES];
+  start(ns);
+  /* 20 a second per tenant: one start every 50 ms (a burst of two). */
+  CU_ASSERT_EQUAL(chime_scheduler_set_partition_limit(ns[0], "limited",
+                                                      "tenant", 0, 20, 1000),
+                  0);
+  for (int i = 0; i < NODES; i++)
+    CU_ASSERT_EQUAL(chime_scheduler_start(ns[i]), 0);
+  for (int i = 0; i < 24; i++) {
+    const char *data = i % 2 ? "{\"tenant\":\"a\"}" : "{\"tenant\":\"b\"}";
+    CU_ASSERT_EQUAL(chime_scheduler_run_job(ns[i % NODES], "g", "j", data,
+                                            strlen(data), NULL),
+                    0);
+  }
+  CU_ASSERT(wait_done(24));
+  /* 12 starts of each tenant with a burst of two: at least 9 intervals. */
+  CU_ASSERT(S.last_ms - S.first_ms >= 9 * 50 - 20);
+  stop(ns);
+}
+
 static CU_TestInfo tests[] = {
     {"set, get and clear a limit; bad figures refused", test_limits_api},
     {"a concurrency limit of 2 across the nodes", test_limits_running},
     {"a rate limit spreads the starts", test_limits_rate},
+    {"the per-partition half: set, get, errors", test_limits_partition_api},
+    {"a rate per partition key taken from the runs' data",
+     test_limits_partition_rate},
     CU_TEST_INFO_NULL,
 };
 

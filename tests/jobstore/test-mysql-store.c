@@ -81,7 +81,7 @@ static MYSQL *admin(void) {
 static const char *const tables[] = {
     "schema_version", "jobs",  "triggers",    "calendars",     "paused_groups",
     "fired",          "nodes", "history",     "node_sessions", "leases",
-    "checkpoints",    "audit", "node_drains", "limits"};
+    "checkpoints",    "audit", "node_drains", "limits",        "limit_keys"};
 #define NTABLES (sizeof tables / sizeof tables[0])
 
 /* Drops the tables of prefix in chime_mst. */

@@ -16,8 +16,9 @@
  *     of this library, which fires every trigger on, recovers the dead
  *     node's fires (the shard, the checkpoint), and neither doubles nor
  *     loses a fire; its old history rows read with no data of their own
- *     (migration 015) and its old triggers hold no unique key after their
- *     run (migration 016);
+ *     (migration 015), its old triggers hold no unique key after their
+ *     run (migration 016), and a limit set before migration 017 keeps its
+ *     figures with no per-partition half;
  *   - a node serves a newer schema that says it is compatible with its
  *     version, and refuses one that does not.
  * Tables: prefixes mup_*_ in the test database.
@@ -761,6 +762,10 @@ static void fill(MYSQL *db, size_t k, int64_t t0) {
          "expires_ms, least_until_ms, released, extensions) VALUES ('up', "
          "'nightly', 7, '" DEAD "', 'old-host', 1, 1, 0, %lld, 0, 0, 0)",
          (long long)(t0 - 5000));
+  if (k >= 13) /* a limit of a type no trigger here has (migration 013) */
+    sqlf(db, "INSERT INTO mup_d_limits (sched_name, job_type, max_running, "
+             "max_per_key, rate_count, rate_period_ms, tat_ms) VALUES ('up', "
+             "'limited', 2, 1, 10, 1000, 5)");
   if (k >= 9) {
     sqlf(db, "INSERT INTO mup_d_checkpoints (sched_name, run_id, fire_id, "
              "node, data, updated_ms) VALUES ('up', 101, 101, '" DEAD
@@ -1001,6 +1006,16 @@ static void upgrade_with_data(MYSQL *db, size_t k) {
                * and the node that migrated claimed fires: it is not drained. */
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_audit"), 0LL);
   CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_node_drains"), 0LL);
+  /* sql/017: a limit set before it keeps its figures and has no
+   * per-partition half; no partition's rate state. */
+  if (k >= 13)
+    CU_ASSERT_EQUAL(
+        query_int(db, "SELECT COUNT(*) FROM mup_d_limits WHERE job_type = "
+                      "'limited' AND max_running = 2 AND max_per_key = 1 AND "
+                      "rate_count = 10 AND key_rate_count = 0 AND "
+                      "key_rate_period_ms = 0 AND partition_field IS NULL"),
+        1LL);
+  CU_ASSERT_EQUAL(query_int(db, "SELECT COUNT(*) FROM mup_d_limit_keys"), 0LL);
 }
 
 /* Issue 34: no upgrade was tested with data.  A schema at each earlier

@@ -419,7 +419,7 @@ int main(int argc, char **argv) {
         "fired",         "triggers",      "jobs",        "calendars",
         "paused_groups", "nodes",         "history",     "schema_version",
         "leases",        "node_sessions", "checkpoints", "audit",
-        "node_drains",   "limits"};
+        "node_drains",   "limits",        "limit_keys"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
       bad |= sql(db, "DROP TABLE IF EXISTS %s%s", p, tables[i]);
   } else {

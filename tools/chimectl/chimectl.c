@@ -86,6 +86,7 @@ static void usage(FILE *out) {
       "  repair [--apply]              find stuck states (dry run); --apply "
       "fixes them\n"
       "  limit set TYPE [--max N] [--per-partition M] [--rate R/PERIOD]\n"
+      "            [--partition-rate R/PERIOD] [--partition-field F]\n"
       "                                limit a job type's runs across the "
       "cluster\n"
       "  limit clear TYPE              remove a job type's limit\n"
@@ -161,6 +162,8 @@ enum {
   O_MAX,
   O_PER_PARTITION,
   O_RATE,
+  O_PARTITION_RATE,
+  O_PARTITION_FIELD,
   O_KEY,
   O_PARTITION,
   O_UNIQUE_FOR,
@@ -267,6 +270,8 @@ static const struct option common_options[] = {
     {"max", required_argument, NULL, O_MAX},
     {"per-partition", required_argument, NULL, O_PER_PARTITION},
     {"rate", required_argument, NULL, O_RATE},
+    {"partition-rate", required_argument, NULL, O_PARTITION_RATE},
+    {"partition-field", required_argument, NULL, O_PARTITION_FIELD},
     {"key", required_argument, NULL, O_KEY},
     {"partition", required_argument, NULL, O_PARTITION},
     {"unique-for", required_argument, NULL, O_UNIQUE_FOR},
@@ -433,6 +438,12 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
     }
     case O_RATE:
       c->rate = optarg;
+      break;
+    case O_PARTITION_RATE:
+      c->partition_rate = optarg;
+      break;
+    case O_PARTITION_FIELD:
+      c->partition_field = optarg;
       break;
     case O_LIMIT: {
       char *end;

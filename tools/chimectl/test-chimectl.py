@@ -967,6 +967,37 @@ def main():
     rc, ls = js(["limits"])
     check("limit cleared", rc == 0 and [l["type"] for l in ls] == ["export"], ls)
     run(["limit", "clear", "export"])
+    # The per-partition half: a rate per key, the key from the run's data.
+    rtype = sql_rows("SELECT job_type FROM {P}jobs WHERE job_group = 'rep' "
+                     "AND job_name = 'daily'")[0][0]
+    expect("limit set per partition", ["limit", "set", rtype, "--per-partition", "1",
+                                       "--partition-rate", "10/1m",
+                                       "--partition-field", "tenant"], 0,
+           has=["set the limit of job type " + rtype])
+    rc, ls = js(["limits"])
+    by = {l["type"]: l for l in ls if l["partition"] is None} if rc == 0 else {}
+    check("limits json per partition", rc == 0 and by[rtype]["key_rate"] == "10/60000ms"
+          and by[rtype]["field"] == "tenant" and by[rtype]["rate"] is None
+          and by[rtype]["per_key"] == 1, ls)
+    expect("limit show per partition", ["limit", "show"], 0,
+           has=["KEY_RATE", "FIELD", "10/60000ms", "tenant"])
+    rc, f = js(["enqueue", "rep.daily", "--key", "inv-9",
+                "--data", '{"tenant": "acme", "n": 1}'])
+    rows = sql_rows("SELECT partition_key FROM {P}triggers WHERE trigger_group = "
+                    "'CHIME_QUEUE' AND trigger_name = 'K_inv-9'")
+    check("enqueue: the partition key taken from the data",
+          rc == 0 and rows == [["acme"]], (f, rows))
+    rc, ls = js(["limits"])
+    acme = [l for l in ls if l["partition"] == "acme"] if rc == 0 else []
+    check("limits json: the partition's row", len(acme) == 1 and acme[0]["waiting"] == 1
+          and acme[0]["key_rate"] == "10/60000ms", ls)
+    expect("metrics per partition", ["metrics"], 0,
+           has=['# TYPE chime_cluster_limit_rate_per_second gauge',
+                'type="' + rtype + '",partition="acme"} 0.166667'])
+    sql_rows("DELETE FROM {P}triggers WHERE trigger_name = 'K_inv-9'")
+    expect("limit set bad partition rate", ["limit", "set", rtype, "--partition-rate", "x"],
+           2, err_has=["--partition-rate"])
+    run(["limit", "clear", rtype])
 
     watch_checks()
     edit_checks()

@@ -69,9 +69,11 @@ typedef struct ctl {
   bool cancel;         /* backfill --cancel */
   double interval;     /* watch --interval S (0: the default) */
   long max_running;    /* limit set --max N */
-  long max_per_partition; /* limit set --per-partition M */
-  const char *rate;       /* limit set --rate R/PERIOD */
-  int argc;               /* the command's arguments, after the command word */
+  long max_per_partition;      /* limit set --per-partition M */
+  const char *rate;            /* limit set --rate R/PERIOD */
+  const char *partition_rate;  /* limit set --partition-rate R/PERIOD */
+  const char *partition_field; /* limit set --partition-field F */
+  int argc; /* the command's arguments, after the command word */
   char **argv;
   const char *who;           /* the audit's who (ctl_who_default) */
   const char *origin;        /* the audit's origin ("chimectl") */

@@ -208,14 +208,21 @@ static void limit_gauge(FILE *o, const ctl *c, const char *name,
                 : which == 1     ? v[i].running
                 : v[i].partition ? v[i].max_per_partition
                                  : v[i].max_running;
-    if (which == 2 && x == 0)
+    /* which 3: the rate, starts a second (the type's, or per key). */
+    int count = v[i].partition ? v[i].key_rate_count : v[i].rate_count;
+    int64_t period =
+        v[i].partition ? v[i].key_rate_period_ms : v[i].rate_period_ms;
+    if ((which == 2 && x == 0) || (which == 3 && count == 0))
       continue; /* no such limit */
     series(o, c, name);
     fputs(",type=", o);
     put_label(o, v[i].job_type);
     fputs(",partition=", o);
     put_label(o, v[i].partition ? v[i].partition : "");
-    fprintf(o, "} %" PRId64 "\n", x);
+    if (which == 3)
+      fprintf(o, "} %.6g\n", (double)count * 1000.0 / (double)period);
+    else
+      fprintf(o, "} %" PRId64 "\n", x);
   }
 }
 
@@ -236,6 +243,10 @@ static int limits(ctl *c, FILE *o) {
   limit_gauge(o, c, "chime_cluster_limit_max_running",
               "The concurrency limit of a job type (partition: per key).", v, n,
               2);
+  limit_gauge(o, c, "chime_cluster_limit_rate_per_second",
+              "The rate limit of a job type, starts a second (partition: per "
+              "key).",
+              v, n, 3);
   chime__mysql_admin_limits_free(v, n);
   return 0;
 }

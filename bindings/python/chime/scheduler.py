@@ -36,6 +36,7 @@ from .triggers import Job, TriggerState, to_bytes, to_ms
 _ENOTFOUND = -3  # CHIME_ENOTFOUND
 _WAIT_FOREVER = -1  # CHIME_SHUTDOWN_WAIT_FOREVER
 _NO_WAIT = -2  # CHIME_SHUTDOWN_NO_WAIT
+_MAX_NAME_LEN = 190  # CHIME_MAX_NAME_LEN
 
 _L = _lib.lib
 _live = weakref.WeakSet()
@@ -667,21 +668,40 @@ class Scheduler:
 
     def set_limit(self, job_type: str, max_running: int = 0,
                   max_per_partition: int = 0,
-                  rate: Optional[Tuple[int, int]] = None) -> None:
+                  rate: Optional[Tuple[int, int]] = None,
+                  partition_rate: Optional[Tuple[int, int]] = None,
+                  partition_field: Optional[str] = None) -> None:
         """Limits the runs of job_type across the cluster
-        (chime_scheduler_set_limit; docs/queue.md, "Limits"): at most
-        max_running at a time, max_per_partition of them per partition
-        key, and rate=(count, period_ms) starts, smoothed; 0 / None: no
-        such limit.  A fire over a limit waits (late, never misfired)."""
+        (chime_scheduler_set_limit and chime_scheduler_set_partition_limit;
+        docs/queue.md, "Limits"): at most max_running at a time,
+        max_per_partition of them per partition key, rate=(count,
+        period_ms) starts, smoothed, partition_rate=(count, period_ms)
+        starts of each partition key, smoothed; 0 / None: no such limit.
+        partition_field: the top-level member of a run's JSON data its
+        partition key is taken from when it is stored without one.  The
+        whole limit is replaced.  A fire over a limit waits (late, never
+        misfired)."""
         count, period = rate if rate is not None else (0, 0)
-        self._check(_L.chime_scheduler_set_limit(
-            self._p(), _lib.enc(job_type), int(max_running),
-            int(max_per_partition), int(count), int(period)))
+        kcount, kperiod = (partition_rate if partition_rate is not None
+                           else (0, 0))
+        partition = partition_rate is not None or partition_field is not None
+        if max_running or max_per_partition or rate is not None \
+                or not partition:
+            self._check(_L.chime_scheduler_set_limit(
+                self._p(), _lib.enc(job_type), int(max_running),
+                int(max_per_partition), int(count), int(period)))
+        elif self.get_limit(job_type) is not None:
+            self.clear_limit(job_type)  # the type's own figures: none
+        self._check(_L.chime_scheduler_set_partition_limit(
+            self._p(), _lib.enc(job_type),
+            _lib.enc(partition_field) if partition_field is not None
+            else None, int(max_per_partition), int(kcount), int(kperiod)))
 
     def get_limit(self, job_type: str) -> Optional[Dict[str, Any]]:
         """The limit of job_type as set: a dict of max_running,
-        max_per_partition and rate ((count, period_ms) or None); None when
-        the type has none."""
+        max_per_partition, rate and partition_rate ((count, period_ms) or
+        None) and partition_field (or None); None when the type has
+        none."""
         mx, per, cnt = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
         period = ctypes.c_int64()
         r = _L.chime_scheduler_get_limit(
@@ -690,8 +710,19 @@ class Scheduler:
         if r == _ENOTFOUND:
             return None
         self._check(r)
+        field = ctypes.create_string_buffer(_MAX_NAME_LEN + 1)
+        kcnt, kperiod = ctypes.c_int(), ctypes.c_int64()
+        r = _L.chime_scheduler_get_partition_limit(
+            self._p(), _lib.enc(job_type), field, len(field), None,
+            ctypes.byref(kcnt), ctypes.byref(kperiod))
+        if r == _ENOTFOUND:
+            return None
+        self._check(r)
         return {"max_running": mx.value, "max_per_partition": per.value,
-                "rate": (cnt.value, period.value) if cnt.value else None}
+                "rate": (cnt.value, period.value) if cnt.value else None,
+                "partition_rate": ((kcnt.value, kperiod.value)
+                                   if kcnt.value else None),
+                "partition_field": field.value.decode() or None}
 
     def clear_limit(self, job_type: str) -> bool:
         """Removes the limit of job_type; False when it had none."""
