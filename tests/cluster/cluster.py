@@ -85,6 +85,7 @@ NODES = ["n1", "n2", "n3"]
 PERIODS = {"s300": 300, "s500": 500, "long": 2000, "cron": 1000, "forbid": 400}
 # The rolling load adds runs longer than a lease (--load rolling).
 ROLLING_PERIODS = dict(PERIODS, r4s=5000, r8s=10000)
+LONG_RUNS_MS = {"r4s": 4000, "r8s": 8000}  # how long those runs take
 ROLLING_DEADLINES_MS = (10000, 2500)  # graceful, then shorter than r8s
 STOP_MARGIN_MS = 2500  # a stop returns within its deadline and this
 GRACE_MS = 3000  # expected times this close to the stop are not required
@@ -182,6 +183,7 @@ class Cluster:
         self.start_ms = (now_ms() // 1000 + 1) * 1000 + LEAD_MS
         self.killed = {}  # node -> kill time
         self.cut = set()  # nodes stopped past their deadline (rolling)
+        self.started_ms = {}  # node -> when it was started again (rolling)
         self.stop_ms = None
         self.prefix = "cl_"
         self.periods = ROLLING_PERIODS if fault == "rolling" else PERIODS
@@ -504,17 +506,30 @@ def rolling(c):
     nexts = list(ROLLING_DEADLINES_MS[1:]) + [ROLLING_DEADLINES_MS[0]]
     for deadline, then in zip(ROLLING_DEADLINES_MS, nexts):
         c.node_args = ["--load", "rolling", "--deadline", str(then)]
-        for n in NODES:
-            # Stop it right after it started a long run (4 or 8 s), so that
-            # a graceful stop has one to keep and a short deadline one to
-            # cut; within 15 s one comes to every node.
+        left = list(NODES)
+        while left:
+            # Each node once a pass, in the order the long runs (4 or 8 s)
+            # come (a fixed order waited up to 15 s for one node's): the
+            # next one stopped is the first node left that runs one with
+            # enough of it still to go, so that a graceful stop has one to
+            # keep past a lease (over 3 s left: a lease is 2 s) and a short
+            # deadline one to cut (over the deadline and 1 s left); within
+            # 15 s one comes.
+            graceful = deadline >= max(LONG_RUNS_MS.values())
+            need_ms = 3000 if graceful else deadline + 1000
             end = now_ms() + 15000
-            while now_ms() < end and not any(
-                    r["node"] == n and r["kind"] == "S"
-                    and r["trigger"] in ("r4s", "r8s")
-                    and now_ms() - r["start"] < 1000
-                    for r in c.records(with_table=False)):
-                time.sleep(0.05)
+            n = None
+            while n is None and now_ms() < end:
+                n = next((r["node"] for r in c.records(with_table=False)
+                          if r["node"] in left and r["kind"] == "S"
+                          and r["trigger"] in LONG_RUNS_MS
+                          and r["start"] >= c.started_ms.get(r["node"], 0)
+                          and LONG_RUNS_MS[r["trigger"]]
+                          - (now_ms() - r["start"]) > need_ms), None)
+                if n is None:
+                    time.sleep(0.05)
+            n = n or left[0]
+            left.remove(n)
             p = c.procs[n]
             t0 = now_ms()
             p.terminate()
@@ -535,6 +550,7 @@ def rolling(c):
                     "signal 15, shutting down")[-1]:
                 c.cut.add(n)
             # Started again at once under its id: a stopped node left.
+            c.started_ms[n] = now_ms()  # its earlier runs started before
             c.start(n, "")
             log(f"{n} started again")
             time.sleep(0.5)
