@@ -48,9 +48,10 @@ minute (suite upgrade-extra).
 
 stop-ahead: the nodes claim fires 1 s ahead of their time
 (--claim-ahead 1000); a node is stopped (SIGSTOP) right after it claimed a
-fire and before the run started, for 5 s: a survivor recovers the fire and
-runs it; when the stopped node continues, its worker must ask whether the
-fire is still its own before starting it, and not run it.
+fire and before the run started, until a survivor recovered the fire and
+started it (at most 15 s); when the stopped node continues, its worker must
+ask whether the fire is still its own before starting it, and not run it
+(it logs that it was taken over).
 
 backfill is no fault: while the three nodes run their load, `chimectl
 backfill load.cron` asks for the 200 past fires of the cron trigger; the
@@ -468,12 +469,14 @@ def stop_ahead(c):
     deadline = time.time() + 20
     while time.time() < deadline:
         rows = mariadb(c.base, "SELECT f.fire_id, f.node, f.scheduled_ms - "
-                       "(UNIX_TIMESTAMP(NOW(3)) * 1000) FROM "
+                       "(UNIX_TIMESTAMP(NOW(3)) * 1000), f.job_name, "
+                       "f.scheduled_ms FROM "
                        f"{c.prefix}fired f WHERE f.sched_name = 'cluster' AND "
                        "f.state = 'EXECUTING' AND f.trigger_group = 'load' "
                        "ORDER BY 3 DESC LIMIT 1")
         if rows and int(float(rows[0][2])) > 400:
             fire, victim = int(rows[0][0]), rows[0][1]
+            job, sched = rows[0][3], int(rows[0][4])
             break
         time.sleep(0.02)
     else:
@@ -481,17 +484,32 @@ def stop_ahead(c):
     p = c.procs[victim]
     p.send_signal(signal.SIGSTOP)
     c.stopped = victim
+    c.stopped_ms = now_ms()
     log(f"stopped {victim} (SIGSTOP) holding fire {fire}, claimed "
         f"{rows[0][2]} ms ahead of its time")
-    time.sleep(5)
+    # Stopped until a survivor runs the fire it recovered (its lease, 2 s,
+    # ends first), at most 15 s.
+    end = now_ms() + 15000
+    while now_ms() < end and not any(
+            r["kind"] == "S" and r["trigger"] == job and r["sched"] == sched
+            and r["node"] != victim for r in c.records(with_table=False)):
+        time.sleep(0.05)
     p.send_signal(signal.SIGCONT)
-    log(f"continued {victim}")
-    c.sleep_until(now_ms() + 4000)
+    log(f"continued {victim} ({now_ms() - c.stopped_ms} ms later)")
+    # Its worker asks at once: wait for its answer in the log (or a run
+    # it should not start), then a second more for a run after the line.
+    said = f"fire {fire} of trigger"
+    end = now_ms() + 15000
+    while now_ms() < end and said not in c.stderr_of(victim) and not any(
+            r["kind"] == "S" and r["fire"] == fire and r["node"] == victim
+            for r in c.records(with_table=False)):
+        time.sleep(0.05)
+    c.sleep_until(now_ms() + 1000)
     ran = [r for r in c.records(with_table=False)
            if r["kind"] == "S" and r["fire"] == fire and r["node"] == victim]
     if ran:
         return [f"{victim} started fire {fire} after it was taken over"]
-    if f"fire {fire} of trigger" not in c.stderr_of(victim):
+    if said not in c.stderr_of(victim):
         return [f"{victim} did not log that fire {fire} was taken over"]
     return []
 
