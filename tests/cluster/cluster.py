@@ -48,9 +48,10 @@ minute (suite upgrade-extra).
 
 stop-ahead: the nodes claim fires 1 s ahead of their time
 (--claim-ahead 1000); a node is stopped (SIGSTOP) right after it claimed a
-fire and before the run started, for 5 s: a survivor recovers the fire and
-runs it; when the stopped node continues, its worker must ask whether the
-fire is still its own before starting it, and not run it.
+fire and before the run started, until a survivor recovered the fire and
+started it (at most 15 s); when the stopped node continues, its worker must
+ask whether the fire is still its own before starting it, and not run it
+(it logs that it was taken over).
 
 backfill is no fault: while the three nodes run their load, `chimectl
 backfill load.cron` asks for the 200 past fires of the cron trigger; the
@@ -85,6 +86,7 @@ NODES = ["n1", "n2", "n3"]
 PERIODS = {"s300": 300, "s500": 500, "long": 2000, "cron": 1000, "forbid": 400}
 # The rolling load adds runs longer than a lease (--load rolling).
 ROLLING_PERIODS = dict(PERIODS, r4s=5000, r8s=10000)
+LONG_RUNS_MS = {"r4s": 4000, "r8s": 8000}  # how long those runs take
 ROLLING_DEADLINES_MS = (10000, 2500)  # graceful, then shorter than r8s
 STOP_MARGIN_MS = 2500  # a stop returns within its deadline and this
 GRACE_MS = 3000  # expected times this close to the stop are not required
@@ -182,6 +184,7 @@ class Cluster:
         self.start_ms = (now_ms() // 1000 + 1) * 1000 + LEAD_MS
         self.killed = {}  # node -> kill time
         self.cut = set()  # nodes stopped past their deadline (rolling)
+        self.started_ms = {}  # node -> when it was started again (rolling)
         self.stop_ms = None
         self.prefix = "cl_"
         self.periods = ROLLING_PERIODS if fault == "rolling" else PERIODS
@@ -466,12 +469,14 @@ def stop_ahead(c):
     deadline = time.time() + 20
     while time.time() < deadline:
         rows = mariadb(c.base, "SELECT f.fire_id, f.node, f.scheduled_ms - "
-                       "(UNIX_TIMESTAMP(NOW(3)) * 1000) FROM "
+                       "(UNIX_TIMESTAMP(NOW(3)) * 1000), f.job_name, "
+                       "f.scheduled_ms FROM "
                        f"{c.prefix}fired f WHERE f.sched_name = 'cluster' AND "
                        "f.state = 'EXECUTING' AND f.trigger_group = 'load' "
                        "ORDER BY 3 DESC LIMIT 1")
         if rows and int(float(rows[0][2])) > 400:
             fire, victim = int(rows[0][0]), rows[0][1]
+            job, sched = rows[0][3], int(rows[0][4])
             break
         time.sleep(0.02)
     else:
@@ -479,17 +484,32 @@ def stop_ahead(c):
     p = c.procs[victim]
     p.send_signal(signal.SIGSTOP)
     c.stopped = victim
+    c.stopped_ms = now_ms()
     log(f"stopped {victim} (SIGSTOP) holding fire {fire}, claimed "
         f"{rows[0][2]} ms ahead of its time")
-    time.sleep(5)
+    # Stopped until a survivor runs the fire it recovered (its lease, 2 s,
+    # ends first), at most 15 s.
+    end = now_ms() + 15000
+    while now_ms() < end and not any(
+            r["kind"] == "S" and r["trigger"] == job and r["sched"] == sched
+            and r["node"] != victim for r in c.records(with_table=False)):
+        time.sleep(0.05)
     p.send_signal(signal.SIGCONT)
-    log(f"continued {victim}")
-    c.sleep_until(now_ms() + 4000)
+    log(f"continued {victim} ({now_ms() - c.stopped_ms} ms later)")
+    # Its worker asks at once: wait for its answer in the log (or a run
+    # it should not start), then a second more for a run after the line.
+    said = f"fire {fire} of trigger"
+    end = now_ms() + 15000
+    while now_ms() < end and said not in c.stderr_of(victim) and not any(
+            r["kind"] == "S" and r["fire"] == fire and r["node"] == victim
+            for r in c.records(with_table=False)):
+        time.sleep(0.05)
+    c.sleep_until(now_ms() + 1000)
     ran = [r for r in c.records(with_table=False)
            if r["kind"] == "S" and r["fire"] == fire and r["node"] == victim]
     if ran:
         return [f"{victim} started fire {fire} after it was taken over"]
-    if f"fire {fire} of trigger" not in c.stderr_of(victim):
+    if said not in c.stderr_of(victim):
         return [f"{victim} did not log that fire {fire} was taken over"]
     return []
 
@@ -504,17 +524,30 @@ def rolling(c):
     nexts = list(ROLLING_DEADLINES_MS[1:]) + [ROLLING_DEADLINES_MS[0]]
     for deadline, then in zip(ROLLING_DEADLINES_MS, nexts):
         c.node_args = ["--load", "rolling", "--deadline", str(then)]
-        for n in NODES:
-            # Stop it right after it started a long run (4 or 8 s), so that
-            # a graceful stop has one to keep and a short deadline one to
-            # cut; within 15 s one comes to every node.
+        left = list(NODES)
+        while left:
+            # Each node once a pass, in the order the long runs (4 or 8 s)
+            # come (a fixed order waited up to 15 s for one node's): the
+            # next one stopped is the first node left that runs one with
+            # enough of it still to go, so that a graceful stop has one to
+            # keep past a lease (over 3 s left: a lease is 2 s) and a short
+            # deadline one to cut (over the deadline and 1 s left); within
+            # 15 s one comes.
+            graceful = deadline >= max(LONG_RUNS_MS.values())
+            need_ms = 3000 if graceful else deadline + 1000
             end = now_ms() + 15000
-            while now_ms() < end and not any(
-                    r["node"] == n and r["kind"] == "S"
-                    and r["trigger"] in ("r4s", "r8s")
-                    and now_ms() - r["start"] < 1000
-                    for r in c.records(with_table=False)):
-                time.sleep(0.05)
+            n = None
+            while n is None and now_ms() < end:
+                n = next((r["node"] for r in c.records(with_table=False)
+                          if r["node"] in left and r["kind"] == "S"
+                          and r["trigger"] in LONG_RUNS_MS
+                          and r["start"] >= c.started_ms.get(r["node"], 0)
+                          and LONG_RUNS_MS[r["trigger"]]
+                          - (now_ms() - r["start"]) > need_ms), None)
+                if n is None:
+                    time.sleep(0.05)
+            n = n or left[0]
+            left.remove(n)
             p = c.procs[n]
             t0 = now_ms()
             p.terminate()
@@ -535,6 +568,7 @@ def rolling(c):
                     "signal 15, shutting down")[-1]:
                 c.cut.add(n)
             # Started again at once under its id: a stopped node left.
+            c.started_ms[n] = now_ms()  # its earlier runs started before
             c.start(n, "")
             log(f"{n} started again")
             time.sleep(0.5)
