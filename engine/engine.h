@@ -97,7 +97,7 @@
 #define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
 /* The local queue (chime_config_set_local_queue): fires a node holds
  * claimed beyond its free workers, by default, and at most. */
-#define CHIME__LOCAL_QUEUE 64u
+#define CHIME__LOCAL_QUEUE 0u
 #define CHIME__MAX_LOCAL_QUEUE 4096u
 
 struct chime_config {

@@ -5,18 +5,20 @@
  * claim transaction carries a large batch without as many threads; the
  * fires beyond the free workers wait in the workers' queue, claimed and
  * fired: they are the node's, and every other node leaves them alone.  So
- * their wait is bounded: a worker that takes a fire which waited more than
- * the claim-ahead time (or batch window) plus CHIME__START_CHECK_MS since
- * its claim gives it back to the cluster instead of running it, with the
+ * their wait is bounded: a worker that takes a fire which waited in the
+ * queue more than the claim-ahead time (or batch window) plus a check-in
+ * interval gives it back to the cluster instead of running it, with the
  * overdue fires behind it, in one store transaction (release_fired: each
  * fire still this node's is ended and run again at once wherever it is
- * claimed, as a recovered fire).  The same bound is the one past which a
- * worker would have to ask the store whether a fire is still its own
- * (workers.c, taken_over_meanwhile), so a queued fire never costs that
- * statement.  A stopping node gives back its whole queue at once.
+ * claimed, as a recovered fire), and the queue's room is halved for a
+ * while.  A fire that waited less but more than CHIME__START_CHECK_MS
+ * since its claim is checked with the store before it starts, as any
+ * late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
+ * back its whole queue at once.
  *
  * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
- * TTL of minutes): a queued fire has a time, so the bound is short; a node
+ * TTL of minutes): a queued fire has a time, so the bound is short; jobs
+ * slower than the bound gain nothing from a queue (off by default); a node
  * that dies holding queued fires leaves more fires to recovery than one
  * that claims only for free workers (the queue's length at most); a store
  * nobody else shares (memory:) has no release_fired and its fires wait.
@@ -31,10 +33,15 @@
 #include <assert.h>
 #include <stdlib.h>
 
+/* The longest a fire waits in the queue: a check-in interval (at least
+ * CHIME__START_CHECK_MS) past the claim-ahead time.  Not shorter: a burst
+ * of fires every node is busy with gains nothing from going round the
+ * cluster, and each release ends a fire in history and makes another. */
 static int64_t wait_bound_ms(const chime_scheduler *s) {
   int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                             : s->cfg.claim_ahead_ms;
-  return lead + CHIME__START_CHECK_MS;
+  int64_t wait = s->cfg.checkin_interval_ms;
+  return lead + (wait > CHIME__START_CHECK_MS ? wait : CHIME__START_CHECK_MS);
 }
 
 static bool releasable(const chime_scheduler *s) {

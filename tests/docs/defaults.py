@@ -66,7 +66,7 @@ CLAIMS = [
     ("include/chime.h", r"idle wait (\d+(?:\s\d{3})*) ms", [(1, "idle_wait_ms", num)]),
     ("include/chime.h", r"batch size: the workers plus the local queue", []),
     ("include/chime.h", r"local queue (\d+) \(fires claimed beyond", [(1, "local_queue", int)]),
-    ("include/chime.h", r"beyond its free workers, to wait in its local queue for the next free worker \(0 to 4096; default (\d+);",
+    ("include/chime.h", r"beyond its free workers, to wait in its local queue for the next free worker \(0 to 4096; default (\d+):",
      [(1, "local_queue", int)]),
     ("include/chime.h", r"batch window (\d+) ms", [(1, "batch_window_ms", num)]),
     ("include/chime.h", r"misfire threshold (\d+(?:\s\d{3})*) ms", [(1, "misfire_threshold_ms", num)]),
@@ -163,7 +163,7 @@ CLAIMS = [
      [(1, "cancel_grace_ms", int)]),
     ("docs/man/chime-scheduler.3.scd", r"0 restores the default \(the worker count plus the local queue", []),
     ("docs/man/chime-scheduler.3.scd", r"local queue (\d+) \(fires claimed beyond", [(1, "local_queue", int)]),
-    ("docs/man/chime-scheduler.3.scd", r"for the next free worker \(0 to 4096; default (\d+);", [(1, "local_queue", int)]),
+    ("docs/man/chime-scheduler.3.scd", r"for the next free worker \(0 to 4096; default (\d+):", [(1, "local_queue", int)]),
     ("docs/performance.md", r"\(`chime_config_set_local_queue`, default (\d+);", [(1, "local_queue", int)]),
     # The tools.
     ("docs/man/chime-cron.1.scd", r"How many fire times, 1 to 100000\. Default: (\d+)\.",
