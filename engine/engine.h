@@ -244,6 +244,7 @@ struct chime_scheduler {
   bool workers_stop;
   unsigned reserved;    /* workers claimed for (see the top) */
   unsigned localq_room; /* of the local queue, now (localq.c) */
+  bool localq_stopping; /* stopping: the completer gives the queue back */
   unsigned running;     /* fires handed to workers, not finished */
 
   /* Completer (mu; completer.c): the runs that returned, waiting for their
@@ -598,11 +599,16 @@ bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,
 /* A claim was made: the local queue's room grows back by one place
  * towards the setting after a release halved it.  mu held. */
 void chime__localq_claimed(chime_scheduler *s);
-/* A stopping node gives back the fires in its workers' queue at once
- * (with a local queue and a store that takes them), so that other nodes
- * run them rather than this one before it can stop.  The loop's thread;
- * mu not held. */
-void chime__localq_release_queued(chime_scheduler *s);
+/* The node stops: the completer gives back the fires in its workers'
+ * queue at once (with a local queue and a store that takes them), so that
+ * other nodes run them rather than this one before it can stop.  Off the
+ * loop's thread, which goes on checking in meanwhile.  mu held. */
+void chime__localq_stop(chime_scheduler *s);
+/* Whether the completer has queued fires to give back.  mu held. */
+bool chime__localq_to_give_back(const chime_scheduler *s);
+/* The completer gives back up to CHIME__LOCALQ_RELEASE_MAX of them.  mu
+ * held on entry and return, released across the store call. */
+void chime__localq_give_back_queued(chime_scheduler *s);
 /* The most fires one release gives back. */
 #define CHIME__LOCALQ_RELEASE_MAX 32u
 /* How many fires the loop may claim now, running and queued ones counted

@@ -14,7 +14,10 @@
  * while.  A fire that waited less but more than CHIME__START_CHECK_MS
  * since its claim is checked with the store before it starts, as any
  * late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
- * back its whole queue at once.
+ * back its whole queue at once, on the completer's thread (completer.c),
+ * in transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread
+ * goes on checking in meanwhile, or the node would fence itself while its
+ * runs go on (DESIGN.md, promise 10).
  *
  * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
  * TTL of minutes): a queued fire has a time, so the bound is short; jobs
@@ -115,31 +118,33 @@ bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,
   return gone;
 }
 
-void chime__localq_release_queued(chime_scheduler *s) {
-  assert(chime__on_loop(s) && !chime__mu_held(s));
-  if (!releasable(s))
-    return;
+void chime__localq_stop(chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  s->localq_stopping = true;
+  pthread_cond_signal(&s->done_cond); /* the completer (completer.c) */
+}
+
+bool chime__localq_to_give_back(const chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  return s->localq_stopping && s->q_len > 0 && releasable(s);
+}
+
+void chime__localq_give_back_queued(chime_scheduler *s) {
+  assert(chime__mu_held(s) && chime__localq_to_give_back(s));
   chime_fire *fires[CHIME__LOCALQ_RELEASE_MAX];
-  for (;;) {
-    size_t n = 0;
-    chime__mu_lock(s);
-    while (n < CHIME__LOCALQ_RELEASE_MAX && s->q_len > 0)
-      fires[n++] = chime__workers_pop(s);
-    chime__mu_unlock(s);
-    if (n == 0)
-      return;
-    bool gone = give_back(s, fires, n, "its node is stopping");
-    chime__mu_lock(s);
-    if (!gone) {
-      /* Not given back (the database?): the hand-over at the end of the
-       * stop takes them, or recovery when that fails too. */
-      s->cut_runs += (unsigned)n;
-      chime__mu_unlock(s);
-      for (size_t i = 0; i < n; i++)
-        chime__fire_free(fires[i]);
-      chime__mu_lock(s);
-    }
-    places_freed(s, (unsigned)n);
-    chime__mu_unlock(s);
+  size_t n = 0;
+  while (n < CHIME__LOCALQ_RELEASE_MAX && s->q_len > 0)
+    fires[n++] = chime__workers_pop(s);
+  chime__mu_unlock(s);
+  bool gone = give_back(s, fires, n, "its node is stopping");
+  if (!gone) {
+    /* Not given back (the database?): the hand-over at the end of the
+     * stop takes them, or recovery when that fails too. */
+    for (size_t i = 0; i < n; i++)
+      chime__fire_free(fires[i]);
   }
+  chime__mu_lock(s);
+  if (!gone)
+    s->cut_runs += (unsigned)n;
+  places_freed(s, (unsigned)n);
 }

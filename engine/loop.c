@@ -665,7 +665,9 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
     uv_timer_stop(&s->recover_timer);
     /* The fires waiting in the local queue are not started: other nodes
      * run them rather than this one before it can stop (localq.c). */
-    chime__localq_release_queued(s);
+    chime__mu_lock(s);
+    chime__localq_stop(s);
+    chime__mu_unlock(s);
   }
 }
 
