@@ -114,8 +114,14 @@ static void *completer_main(void *arg) {
   chime__done *dones[CHIME__DONE_BATCH];
   chime__mu_lock(s);
   for (;;) {
-    while (!s->done_head && !s->completer_stop)
+    while (!s->done_head && !s->completer_stop &&
+           !chime__localq_to_give_back(s))
       chime__mu_wait(s, &s->done_cond);
+    if (chime__localq_to_give_back(s)) {
+      /* A stopping node's local queue goes back first (localq.c). */
+      chime__localq_give_back_queued(s);
+      continue;
+    }
     if (!s->done_head)
       break; /* stopping, and everything written */
     size_t n = 0;

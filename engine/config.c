@@ -34,6 +34,7 @@ int chime_config_new(chime_config **ret_config) {
     return CHIME_ENOMEM;
   }
   c->workers = 32;
+  c->local_queue = CHIME__LOCAL_QUEUE;
   c->idle_wait_ms = 30000;
   c->batch_size = 0;
   c->batch_window_ms = 0;
@@ -85,19 +86,27 @@ int chime_config_add_tag(chime_config *config, const char *tag) {
   return config ? chime__tags_add(&config->tags, tag) : CHIME_EINVAL;
 }
 
+unsigned chime__config_capacity(const struct chime_config *cfg) {
+  assert(cfg->local_queue <= CHIME__MAX_LOCAL_QUEUE);
+  return cfg->workers + cfg->local_queue;
+}
+
 unsigned chime__config_batch_size(const struct chime_config *cfg) {
-  unsigned n = cfg->batch_size ? cfg->batch_size : cfg->workers;
-  assert(n >= 1 &&
-         n <= (CHIME__MAX_BATCH > CHIME__MAX_WORKERS ? CHIME__MAX_BATCH
-                                                     : CHIME__MAX_WORKERS));
+  unsigned n = cfg->batch_size;
+  if (n == 0) {
+    n = chime__config_capacity(cfg);
+    n = n < CHIME__MAX_BATCH ? n : CHIME__MAX_BATCH;
+  }
+  assert(n >= 1 && n <= CHIME__MAX_BATCH);
   return n;
 }
 
 unsigned chime__config_wake_at(const struct chime_config *cfg) {
   unsigned batch = chime__config_batch_size(cfg);
-  unsigned n = (batch < cfg->workers ? batch : cfg->workers) / 4;
+  unsigned cap = chime__config_capacity(cfg);
+  unsigned n = (batch < cap ? batch : cap) / 4;
   n = n ? n : 1;
-  assert(n <= cfg->workers);
+  assert(n <= cap);
   return n;
 }
 
@@ -146,6 +155,13 @@ int chime_config_set_workers(chime_config *config, unsigned workers) {
   if (!config || workers < 1 || workers > CHIME__MAX_WORKERS)
     return CHIME_EINVAL;
   config->workers = workers;
+  return 0;
+}
+
+int chime_config_set_local_queue(chime_config *config, unsigned fires) {
+  if (!config || fires > CHIME__MAX_LOCAL_QUEUE)
+    return CHIME_EINVAL;
+  config->local_queue = fires;
   return 0;
 }
 

@@ -95,6 +95,10 @@
  * start on time rather than a commit late. */
 #define CHIME__CLAIM_AHEAD_MS INT64_C(20)
 #define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
+/* The local queue (chime_config_set_local_queue): fires a node holds
+ * claimed beyond its free workers, by default, and at most. */
+#define CHIME__LOCAL_QUEUE 0u
+#define CHIME__MAX_LOCAL_QUEUE 4096u
 
 struct chime_config {
   char *store_url;
@@ -102,7 +106,8 @@ struct chime_config {
   char *instance_id; /* NULL: automatic */
   unsigned workers;
   int64_t idle_wait_ms;
-  unsigned batch_size; /* 0: the worker count */
+  unsigned local_queue; /* fires claimed beyond the workers */
+  unsigned batch_size;  /* 0: the workers plus the local queue */
   int64_t batch_window_ms;
   int64_t claim_ahead_ms; /* used when batch_window_ms is 0 */
   int64_t misfire_threshold_ms;
@@ -237,8 +242,10 @@ struct chime_scheduler {
   unsigned q_head;
   unsigned q_len;
   bool workers_stop;
-  unsigned reserved; /* workers claimed for (see the top) */
-  unsigned running;  /* fires handed to workers, not finished */
+  unsigned reserved;    /* workers claimed for (see the top) */
+  unsigned localq_room; /* of the local queue, now (localq.c) */
+  bool localq_stopping; /* stopping: the completer gives the queue back */
+  unsigned running;     /* fires handed to workers, not finished */
 
   /* Completer (mu; completer.c): the runs that returned, waiting for their
    * completion to be written, when the store has complete_many. */
@@ -376,9 +383,12 @@ void chime__on_shards_done(void *user_data, const chime_shards_done *done);
  * Returns: 0; CHIME_ENOMEM.  chime__config_clear frees dst's strings. */
 int chime__config_copy(struct chime_config *dst, const chime_config *src);
 void chime__config_clear(struct chime_config *cfg);
-/* The batch size in effect (0 means the worker count). */
+/* The most fires a node holds claimed and not finished: its workers plus
+ * its local queue (the length of the workers' ring, workers.c). */
+unsigned chime__config_capacity(const struct chime_config *cfg);
+/* The batch size in effect (0 means the capacity, at most CHIME__MAX_BATCH). */
 unsigned chime__config_batch_size(const struct chime_config *cfg);
-/* How many free workers wake a loop that waits for them: a quarter of a
+/* How many free places wake a loop that waits for them: a quarter of a
  * batch (at least one). */
 unsigned chime__config_wake_at(const struct chime_config *cfg);
 
@@ -558,6 +568,8 @@ void chime__worker_enter(const chime_scheduler *s);
 bool chime__on_worker(const chime_scheduler *s);
 /* Hands a fired fire to a worker (a reserved one).  mu held. */
 void chime__workers_push(chime_scheduler *s, chime_fire *fire);
+/* Takes the fire at the head of the workers' queue (not empty).  mu held. */
+chime_fire *chime__workers_pop(chime_scheduler *s);
 /* chime__loop_post: queues cmd for the loop and wakes it.  mu held. */
 void chime__loop_post(chime_scheduler *s, unsigned cmd);
 /* chime__loop_wake: chime__loop_post(CMD_WAKE) taking mu. */
@@ -567,6 +579,44 @@ void chime__loop_wake(chime_scheduler *s);
  * scheduler's runs, and its loop when it may close now
  * (chime__stop_settled, below). */
 void chime__stop_progress(chime_scheduler *s);
+
+/* ---- localq.c: the local queue's bound (chime_config_set_local_queue) */
+
+/* Whether fire, taken from the workers' queue at mono (chime__mono_ms),
+ * waited there too long to start: it goes back to the cluster.  Any
+ * thread. */
+bool chime__localq_overdue(const chime_scheduler *s, const chime_fire *fire,
+                           int64_t mono);
+/* A worker took first, overdue: it takes the overdue fires behind it too
+ * and gives them all back to the cluster (the store's release_fired).
+ * Returns true when they went back (freed, their places free again);
+ * false when the store failed: then *ret_late holds the *ret_count fires
+ * (first among them) for the worker to run as usual.  mu held on entry
+ * and return, released across the store call. */
+bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,
+                                   chime_fire **ret_late, size_t max,
+                                   size_t *ret_count);
+/* A claim was made: the local queue's room grows back by one place
+ * towards the setting after a release halved it.  mu held. */
+void chime__localq_claimed(chime_scheduler *s);
+/* The node stops: the completer gives back the fires in its workers'
+ * queue at once (with a local queue and a store that takes them), so that
+ * other nodes run them rather than this one before it can stop.  Off the
+ * loop's thread, which goes on checking in meanwhile.  mu held. */
+void chime__localq_stop(chime_scheduler *s);
+/* Whether the completer has queued fires to give back.  mu held. */
+bool chime__localq_to_give_back(const chime_scheduler *s);
+/* The completer gives back up to CHIME__LOCALQ_RELEASE_MAX of them.  mu
+ * held on entry and return, released across the store call. */
+void chime__localq_give_back_queued(chime_scheduler *s);
+/* The most fires one release gives back. */
+#define CHIME__LOCALQ_RELEASE_MAX 32u
+/* How many fires the loop may claim now, running and queued ones counted
+ * (cfg.workers + localq_room: a release halves the room, each claim
+ * gives one place back, localq.c).  mu held. */
+static inline unsigned chime__claim_capacity(const chime_scheduler *s) {
+  return s->cfg.workers + s->localq_room;
+}
 
 /* ---- workers.c */
 

@@ -138,9 +138,11 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
   /* Every fire of b was reserved a worker when it was claimed, and no
    * batch is pending meanwhile. */
   assert(s->batch_count == 0 && s->reserved == n + s->running);
+  int64_t queued = chime__mono_ms(); /* its local queue's wait (localq.c) */
   for (size_t i = 0; i < n; i++) {
     assert(b[i] && b[i]->trigger);
     if (b[i]->result == 0) {
+      b[i]->queued_mono_ms = queued;
       chime__workers_push(s, b[i]);
       b[i] = NULL;
     } else {
@@ -148,7 +150,8 @@ static void hand_out(chime_scheduler *s, chime_fire **b, size_t n) {
     }
   }
   s->reserved -= dropped;
-  assert(s->running <= s->reserved && s->reserved <= s->cfg.workers);
+  assert(s->running <= s->reserved &&
+         s->reserved <= chime__config_capacity(&s->cfg));
   chime__mu_unlock(s);
   for (size_t i = 0; i < n; i++) {
     if (!b[i])
@@ -496,11 +499,13 @@ static void claim(chime_scheduler *s, int64_t now) {
     return;
   }
   chime__mu_lock(s);
-  assert(s->reserved <= s->cfg.workers);
-  unsigned free_workers = s->cfg.workers - s->reserved;
-  s->loop_starved = free_workers == 0;
+  unsigned cap = chime__claim_capacity(s);
+  assert(s->reserved <= chime__config_capacity(&s->cfg));
+  /* Places for claims: free workers and the local queue's room. */
+  unsigned free_places = s->reserved < cap ? cap - s->reserved : 0;
+  s->loop_starved = free_places == 0;
   chime__mu_unlock(s);
-  if (free_workers == 0) {
+  if (free_places == 0) {
     /* The next finishing run wakes the loop, or a REPLACE run's next fire. */
     int64_t delay = replace_delay(s, now, -1);
     if (delay < 0)
@@ -510,8 +515,8 @@ static void claim(chime_scheduler *s, int64_t now) {
     return;
   }
   size_t max = chime__config_batch_size(&s->cfg);
-  if (max > free_workers)
-    max = free_workers;
+  if (max > free_places)
+    max = free_places;
   chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
   chime_store *st = s->store;
   chime_fire **fires = NULL;
@@ -554,8 +559,9 @@ static void claim(chime_scheduler *s, int64_t now) {
     fires[i]->claimed_mono_ms = claim_began;
   chime__mu_lock(s);
   s->reserved += (unsigned)n;
-  /* Only this thread reserves, so the workers found free are still free. */
-  assert(s->reserved <= s->cfg.workers);
+  chime__localq_claimed(s);
+  /* Only this thread reserves, so the places found free are still free. */
+  assert(s->reserved <= chime__config_capacity(&s->cfg));
   chime__mu_unlock(s);
   if (!ahead) {
     hand_out(s, fires, n);
@@ -655,8 +661,14 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
   uv_timer_stop(&s->fire_timer);
   uv_timer_stop(&s->misfire_timer);
   s->loop_mode = mode;
-  if (mode == CHIME_SCHEDULER_SHUTDOWN)
+  if (mode == CHIME_SCHEDULER_SHUTDOWN) {
     uv_timer_stop(&s->recover_timer);
+    /* The fires waiting in the local queue are not started: other nodes
+     * run them rather than this one before it can stop (localq.c). */
+    chime__mu_lock(s);
+    chime__localq_stop(s);
+    chime__mu_unlock(s);
+  }
 }
 
 /* A stopping node's loop goes on checking in (its fires stay its own)

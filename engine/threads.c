@@ -45,12 +45,25 @@ void chime__workers_push(chime_scheduler *s, chime_fire *fire) {
   assert(chime__mu_held(s));
   assert(fire && fire->result == 0 && fire->job && fire->trigger);
   assert(s->nworkers == s->cfg.workers && !s->workers_stop);
-  assert(s->q_len < s->cfg.workers);
-  s->queue[(s->q_head + s->q_len) % s->cfg.workers] = fire;
+  unsigned cap = chime__config_capacity(&s->cfg);
+  assert(s->q_len < cap);
+  s->queue[(s->q_head + s->q_len) % cap] = fire;
   s->q_len++;
   s->running++;
   assert(s->q_len <= s->running && s->running <= s->reserved);
   pthread_cond_signal(&s->work_cond);
+}
+
+chime_fire *chime__workers_pop(chime_scheduler *s) {
+  assert(chime__mu_held(s) && s->q_len > 0);
+  unsigned cap = chime__config_capacity(&s->cfg);
+  assert(s->q_len <= s->running && s->q_head < cap);
+  chime_fire *fire = s->queue[s->q_head];
+  s->queue[s->q_head] = NULL;
+  s->q_head = (s->q_head + 1) % cap;
+  s->q_len--;
+  assert(fire && fire->job);
+  return fire;
 }
 
 /* s->mu orders the command bits and async_live against the loop's

@@ -360,6 +360,43 @@ static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
   return true;
 }
 
+/* Runs fire, taken from the queue, on this worker, and frees its place.
+ * mu held on entry and return, not across the run. */
+static void work(chime_scheduler *s, chime_fire *fire) {
+  chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
+  bool forbid = wakes_loop(fire->job, fire->trigger);
+  chime__mu_unlock(s);
+  wait_for_time(s, fire);
+  bool completed = start_refused(s, fire) || taken_over_meanwhile(s, fire) ||
+                   run_fire(s, fire, type);
+  if (!completed)
+    forbid = false; /* the completer wakes the loop after the commit */
+  chime__mu_lock(s);
+  chime_jobtype *unused = chime__registry_release_locked(type);
+  if (unused) { /* re-registered while it ran: its destroy runs now */
+    chime__mu_unlock(s);
+    chime__registry_free(unused);
+    chime__mu_lock(s);
+  }
+  assert(s->running > 0 && s->reserved > 0);
+  s->running--;
+  s->reserved--;
+  assert(s->q_len <= s->running && s->running <= s->reserved);
+  chime__stop_progress(s); /* broadcasts cond */
+  /* Wake the loop when it waits for free workers and a quarter of a
+   * batch is free (claiming for each worker as it frees would make
+   * batches of one), or when the completion may have unblocked a FORBID
+   * job's triggers that are due already; otherwise its own timer comes
+   * (waking it after every run would cost a wake-up per fire). */
+  if ((s->loop_starved && s->reserved < chime__claim_capacity(s) &&
+       chime__claim_capacity(s) - s->reserved >=
+           chime__config_wake_at(&s->cfg)) ||
+      forbid) {
+    s->loop_starved = false;
+    chime__loop_post(s, CHIME__CMD_WAKE);
+  }
+}
+
 static void *worker_main(void *arg) {
   chime_scheduler *s = arg;
   pthread_setname_np(pthread_self(), "chime-worker");
@@ -370,43 +407,19 @@ static void *worker_main(void *arg) {
       chime__mu_wait(s, &s->work_cond);
     if (s->q_len == 0)
       break; /* stopping, and nothing left to run */
-    assert(s->q_len <= s->running && s->q_head < s->cfg.workers);
-    chime_fire *fire = s->queue[s->q_head];
-    s->queue[s->q_head] = NULL;
-    s->q_head = (s->q_head + 1) % s->cfg.workers;
-    s->q_len--;
-    assert(fire && fire->job);
-    chime_jobtype *type = chime__registry_acquire_locked(s, fire->job->type);
-    bool forbid = wakes_loop(fire->job, fire->trigger);
-    chime__mu_unlock(s);
-    wait_for_time(s, fire);
-    bool completed = start_refused(s, fire) || taken_over_meanwhile(s, fire) ||
-                     run_fire(s, fire, type);
-    if (!completed)
-      forbid = false; /* the completer wakes the loop after the commit */
-    chime__mu_lock(s);
-    chime_jobtype *unused = chime__registry_release_locked(type);
-    if (unused) { /* re-registered while it ran: its destroy runs now */
-      chime__mu_unlock(s);
-      chime__registry_free(unused);
-      chime__mu_lock(s);
+    chime_fire *fire = chime__workers_pop(s);
+    if (chime__localq_overdue(s, fire, chime__mono_ms())) {
+      /* Waited too long in the local queue: back to the cluster (localq.c),
+       * or, when the store could not take them, run here as usual. */
+      chime_fire *late[CHIME__LOCALQ_RELEASE_MAX];
+      size_t n = 0;
+      if (!chime__localq_release_overdue(s, fire, late,
+                                         CHIME__LOCALQ_RELEASE_MAX, &n))
+        for (size_t i = 0; i < n; i++)
+          work(s, late[i]);
+      continue;
     }
-    assert(s->running > 0 && s->reserved > 0);
-    s->running--;
-    s->reserved--;
-    assert(s->q_len <= s->running && s->running <= s->reserved);
-    chime__stop_progress(s); /* broadcasts cond */
-    /* Wake the loop when it waits for free workers and a quarter of a
-     * batch is free (claiming for each worker as it frees would make
-     * batches of one), or when the completion may have unblocked a FORBID
-     * job's triggers that are due already; otherwise its own timer comes
-     * (waking it after every run would cost a wake-up per fire). */
-    if ((s->loop_starved &&
-         s->cfg.workers - s->reserved >= chime__config_wake_at(&s->cfg)) ||
-        forbid) {
-      s->loop_starved = false;
-      chime__loop_post(s, CHIME__CMD_WAKE);
-    }
+    work(s, fire);
   }
   assert(s->workers_alive > 0);
   bool last_orphan = --s->workers_alive == 0 && s->orphaned;
@@ -425,7 +438,8 @@ int chime__workers_start(chime_scheduler *s) {
   /* A failed earlier start left its arrays: reuse nothing. */
   free(s->queue);
   free(s->workers);
-  s->queue = calloc(n, sizeof *s->queue);
+  s->queue = calloc(chime__config_capacity(&s->cfg), sizeof *s->queue);
+  s->localq_room = s->cfg.local_queue;
   s->workers = calloc(n, sizeof *s->workers);
   if (!s->queue || !s->workers)
     return CHIME_ENOMEM;

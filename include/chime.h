@@ -1689,7 +1689,9 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *     at most 64, and one for check-ins), 36 by default: count them
  *     against the server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
- *   batch size: the worker count (1 to 1000 triggers claimed at once);
+ *   local queue 0 (fires claimed beyond the free workers, 0 to 4096);
+ *   batch size: the workers plus the local queue (1 to 1000 triggers
+ *     claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
  *   misfire threshold 60 000 ms (later than this is a misfire);
  *   check-in interval 1 000 ms (clustered stores);
@@ -1761,6 +1763,29 @@ CHIME_EXTERN int chime_config_set_workers(chime_config *config,
                                           unsigned workers);
 
 /*
+ * chime_config_set_local_queue: how many fires a node may claim beyond its
+ * free workers, to wait in its local queue for the next free worker (0 to
+ * 4096; default 0: claim only for free workers; tens to hundreds for many
+ * short jobs).  A claim then carries up to workers + local queue fires
+ * (chime_config_set_batch_size), so a node claims, fires and completes in
+ * large batches without as many threads.  A queued fire is the node's
+ * (claimed and fired): a node that dies with it leaves it to recovery, and
+ * cancelling, pausing or FORBID treat it as started.  Its wait is bounded:
+ * a fire that no worker could start within a check-in interval (at least
+ * 250 ms) of entering the queue, past the claim-ahead time, is released to
+ * the cluster, which runs it at once on whichever node claims it, as a
+ * recovered fire (chime_ctx_is_recovering, its original scheduled time);
+ * a graceful shutdown releases the queued fires at once.  A store no other
+ * process shares (memory:) has nobody to release to: its fires wait.  Jobs
+ * that take longer than the bound gain nothing from a queue: keep 0.
+ * Returns: 0; CHIME_EINVAL (NULL config, over 4096).
+ * Ownership: none.
+ * Thread: any, one thread per configuration.
+ */
+CHIME_EXTERN int chime_config_set_local_queue(chime_config *config,
+                                              unsigned fires);
+
+/*
  * chime_config_set_idle_wait_ms: the longest the loop sleeps when nothing
  * is due (1 ms to a day).
  * Returns: 0; CHIME_EINVAL (NULL config, out of range).
@@ -1772,7 +1797,8 @@ CHIME_EXTERN int chime_config_set_idle_wait_ms(chime_config *config,
 
 /*
  * chime_config_set_batch_size: the most triggers claimed at once (1 to
- * 1000); 0 restores the default (the worker count).
+ * 1000); 0 restores the default (the worker count plus the local queue,
+ * chime_config_set_local_queue, at most 1000).
  * Returns: 0; CHIME_EINVAL (NULL config, over 1000).
  * Ownership: none.
  * Thread: any, one thread per configuration.

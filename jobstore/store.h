@@ -130,6 +130,7 @@ typedef struct chime_fire {
   bool recovering;         /* re-run of a dead node's fire */
   int result;              /* fire(): 0, or why it must not run */
   int64_t claimed_mono_ms; /* the engine's: when its claim began (loop.c) */
+  int64_t queued_mono_ms; /* the engine's: when it entered the workers' queue */
   chime_job *job;
   chime_trigger *trigger;
 } chime_fire;
@@ -495,6 +496,18 @@ struct chime_store_ops {
   int (*drain_hand_over)(chime_store *store, int64_t budget_ms,
                          chime_recovery_fn each, void *user_data,
                          size_t *ret_handed);
+  /* release_fired (may be NULL: a store no other process shares, whose
+   * node has nobody to give a fire to): fires this node fired but whose
+   * runs never started (its local queue: a fire no worker could start in
+   * time, or a stopping node's queue) go back to the cluster in one
+   * transaction: each one still EXECUTING on this node is ended in
+   * history (REQUEUED) and run again at once, on whichever node claims it,
+   * as a recovered fire (its original scheduled time, recovering set),
+   * whatever its job says about recovery: it never ran.  A fire that is no
+   * longer this node's (taken over) is left alone.  *ret_released (may be
+   * NULL): how many went back.  Thread: any. */
+  int (*release_fired)(chime_store *store, chime_fire *const *fires,
+                       size_t count, size_t *ret_released);
   /* forget (may be NULL): the engine gave up completing fire_id (its
    * completion failed for good): the store stops reporting it as run by
    * this node, so that an operator's repair can find it

@@ -264,6 +264,8 @@ static void print_summary(const bench_run *run, const tally *t) {
   fputs(cost, stdout);
   if (o->exactly_once)
     printf("\texactly_once=1");
+  if (o->local_queue >= 0)
+    printf("\tlocal_queue=%d", o->local_queue);
   if (t->most_running >= 0)
     printf("\tlimit=%d\tmost_running=%" PRId64, o->limit, t->most_running);
   if (run->killed_node) {

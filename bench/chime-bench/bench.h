@@ -48,7 +48,8 @@ typedef struct bench_opts {
   int64_t interval_ms;
   int seconds;
   unsigned workers; /* 0: chosen from the load (options.c) */
-  unsigned batch;   /* 0: chime's default, the worker count */
+  unsigned batch;   /* 0: chime's default, W plus the local queue */
+  int local_queue;  /* -1: chime's default (chime_config_set_local_queue) */
   int64_t work_ms;  /* -1: not given */
   int kill_at_s;    /* -1: no kill */
   int warmup_s;

@@ -316,6 +316,8 @@ static chime_scheduler *start(const bench_opts *o, node *n) {
     r = chime_config_set_workers(cfg, o->workers);
   if (r == 0 && o->batch)
     r = chime_config_set_batch_size(cfg, o->batch);
+  if (r == 0 && o->local_queue >= 0)
+    r = chime_config_set_local_queue(cfg, (unsigned)o->local_queue);
   /* Triggers are added by another process while this node may sleep: a
    * short idle wait lets it see them at once.  The idle mode measures
    * chime's defaults. */

@@ -103,8 +103,8 @@ static void show_log(const bench_node *node) {
 /* A node's command line and environment, built before fork() so the child
  * only calls what is safe between fork and exec. */
 typedef struct node_exec {
-  char workers[16], batch[16], work[24], limit[16];
-  char *argv[20];
+  char workers[16], batch[16], work[24], limit[16], local_queue[16];
+  char *argv[24];
   char **envp;
   char *url_var;
 } node_exec;
@@ -125,6 +125,11 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
   if (o->batch) {
     x->argv[a++] = "--batch";
     x->argv[a++] = x->batch;
+  }
+  if (o->local_queue >= 0) {
+    snprintf(x->local_queue, sizeof x->local_queue, "%d", o->local_queue);
+    x->argv[a++] = "--local-queue";
+    x->argv[a++] = x->local_queue;
   }
   if (o->idle_s > 0)
     x->argv[a++] = "--node-idle";

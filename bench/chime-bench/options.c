@@ -19,7 +19,7 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst] "
     "[--spread]\n"
-    "                   [--limit N] [--exactly-once]\n"
+    "                   [--limit N] [--exactly-once] [--local-queue Q]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
     "       chime-bench --url URL --enqueue RUNS [--nodes N]\n"
@@ -32,7 +32,8 @@ static const char usage_text[] =
     "Runs N chime nodes on the store URL, M simple triggers each firing every\n"
     "I ms, and measures S seconds of fires after X seconds of warm-up\n"
     "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 32, or enough workers\n"
-    "for the load when jobs take J ms; B: chime's default, W).  Prints one\n"
+    "for the load when jobs take J ms; B: chime's default, W + Q; Q: chime's\n"
+    "local queue, default 0).  Prints one\n"
     "line of key=value pairs.  --kill-one-at SEC SIGKILLs the last node SEC\n"
     "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
     "measures the recovery.  The triggers are spread evenly over the\n"
@@ -128,6 +129,7 @@ enum {
   OPT_MAX_P99,
   OPT_LIMIT,
   OPT_EXACTLY_ONCE,
+  OPT_LOCAL_QUEUE,
   OPT_LAT_FILE,
   OPT_NODE,
   OPT_NODE_IDLE,
@@ -159,6 +161,7 @@ static const struct option long_opts[] = {
     {"max-p99-ms", required_argument, NULL, OPT_MAX_P99},
     {"limit", required_argument, NULL, OPT_LIMIT},
     {"exactly-once", no_argument, NULL, OPT_EXACTLY_ONCE},
+    {"local-queue", required_argument, NULL, OPT_LOCAL_QUEUE},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
     {"node-idle", no_argument, NULL, OPT_NODE_IDLE},
@@ -232,6 +235,11 @@ static int apply(bench_opts *o, int c, const char *arg) {
     if (number(name, arg, 1, 1000, &v) < 0)
       return -1;
     o->batch = (unsigned)v;
+    return 0;
+  case OPT_LOCAL_QUEUE:
+    if (number(name, arg, 0, 4096, &v) < 0)
+      return -1;
+    o->local_queue = (int)v;
     return 0;
   case OPT_WORK:
     if (number(name, arg, 0, 3600000, &v) < 0)
@@ -311,6 +319,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
                     .seconds = 10,
                     .work_ms = -1,
                     .kill_at_s = -1,
+                    .local_queue = -1,
                     .warmup_s = 3,
                     .idle_s = -1,
                     .rate = 2000,

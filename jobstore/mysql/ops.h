@@ -200,6 +200,10 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires);
  * recovery, else FAILED): chimectl repair's fix (repair.c). */
 int chime__mysql_recover_forgotten(chime__mysql_tx *tx,
                                    const chime__mysql_rows *fr, size_t i);
+/* store.h's release_fired: fires of this node's local queue that never
+ * started, run again elsewhere (recover.c). */
+int chime__mysql_release_fired(chime_store *store, chime_fire *const *fires,
+                               size_t count, size_t *ret_released);
 /* hand_over without leaving the cluster: a draining node past its
  * timeout (drain.c, store.h's drain_hand_over). */
 int chime__mysql_drain_hand_over(chime_store *store, int64_t budget_ms,

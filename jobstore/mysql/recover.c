@@ -317,19 +317,25 @@ int chime__mysql_fire_finish(chime__mysql_tx *tx, const chime__mysql_rows *fr,
 typedef struct lost_why {
   const char *text_fmt; /* printf format with the node's name */
   const char *dropped;  /* the outcome of a fire that is not run again */
+  bool never_started;   /* run again whatever its job says (release_fired) */
 } lost_why;
 
-static const lost_why node_died = {"node %s died while the job ran", "FAILED"};
+static const lost_why node_died = {"node %s died while the job ran", "FAILED",
+                                   false};
 static const lost_why node_stopped = {
     "node %s stopped before the run ended (cut short by its shutdown)",
-    "CANCELLED"};
+    "CANCELLED", false};
 static const lost_why node_forgot = {
     "node %s had no run of this fire while it held it EXECUTING (ended by "
     "chimectl repair)",
-    "FAILED"};
+    "FAILED", false};
 static const lost_why node_drained = {
     "node %s was draining and its drain timeout passed before the run ended",
-    "CANCELLED"};
+    "CANCELLED", false};
+static const lost_why node_released = {
+    "node %s released it from its local queue: no worker could start it in "
+    "time, or the node was stopping",
+    "FAILED", true};
 
 /* Handles fired row i of a node that died or stopped (op, when not NULL,
  * notes an executing fire it ended). */
@@ -343,8 +349,18 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
         tx, TEXT(TRIGGER_GROUP), TEXT(TRIGGER_NAME),
         chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_ID));
   chime_job *job = NULL;
-  int r = chime__mysql_job_load(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME), true, &job,
+  /* A release (a live node's, often) locks the job's row only when the
+   * job's runs exclude each other, as a claim does: other nodes go on
+   * claiming and completing the job's other fires meanwhile. */
+  bool lock = !why->never_started;
+  int r = chime__mysql_job_load(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME), lock, &job,
                                 NULL);
+  if (r == 0 && !lock && chime__concurrency_exclusive(job->concurrency)) {
+    chime_job_free(job);
+    job = NULL;
+    r = chime__mysql_job_load(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME), true, &job,
+                              NULL);
+  }
   if (r < 0 && r != CHIME_ENOTFOUND)
     return r;
   char text[300];
@@ -352,7 +368,8 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   /* A shard is always run again: its sharded fire waits for it. */
   bool rerun =
       job &&
-      (chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_SHARD_PARENT) > 0 ||
+      (why->never_started ||
+       chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_SHARD_PARENT) > 0 ||
        (chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_REQUESTS_RECOVERY) &&
         job->requests_recovery));
 #undef TEXT
@@ -427,6 +444,51 @@ int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
     r = recover_fire(tx, &rows, i, NULL, &node_died);
   *ret_fires = rows.nrows;
   chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* The fires of a release_fired call, and how many went back. */
+typedef struct release_op {
+  chime_fire *const *fires;
+  size_t count;
+  size_t released;
+} release_op;
+
+static int release_fn(chime__mysql_tx *tx, void *arg) {
+  release_op *op = arg;
+  op->released = 0; /* a retried transaction starts again */
+  int r = 0;
+  for (size_t k = 0; r == 0 && k < op->count; k++) {
+    chime__mysql_rows rows;
+    if ((r = chime__mysql_fired_get(tx, op->fires[k]->fire_id, &rows)) < 0)
+      break;
+    /* Still this node's and EXECUTING: otherwise it was taken over (or
+     * ended) meanwhile and is somebody else's business. */
+    if (rows.nrows == 1 &&
+        strcmp(chime__mysql_rows_text(&rows, 0, CHIME__FIRED_COL_NODE),
+               tx->s->node) == 0 &&
+        strcmp(chime__mysql_rows_text(&rows, 0, CHIME__FIRED_COL_STATE),
+               "EXECUTING") == 0) {
+      r = recover_fire(tx, &rows, 0, NULL, &node_released);
+      if (r == 0)
+        op->released++;
+    }
+    chime__mysql_rows_free(&rows);
+  }
+  return r;
+}
+
+int chime__mysql_release_fired(chime_store *store, chime_fire *const *fires,
+                               size_t count, size_t *ret_released) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  release_op op = {.fires = fires, .count = count};
+  int r =
+      count > 0 ? chime__mysql_tx_run(s, release_fn, NULL, &op, NULL, 0) : 0;
+  if (r == 0)
+    for (size_t k = 0; k < count; k++)
+      chime__mysql_held_drop(s, fires[k]->fire_id);
+  if (ret_released)
+    *ret_released = r == 0 ? op.released : 0;
   return r;
 }
 

@@ -121,6 +121,7 @@ static const chime_store_ops mysql_ops = {
     .checkin_drain = chime__mysql_checkin_drain,
     .drain_report = chime__mysql_drain_report,
     .drain_hand_over = chime__mysql_drain_hand_over,
+    .release_fired = chime__mysql_release_fired,
     .forget = chime__mysql_forget,
     .fire_tx_begin = chime__mysql_fire_tx_begin,
     .fire_tx_handle = chime__mysql_fire_tx_handle,

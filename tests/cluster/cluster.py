@@ -6,7 +6,8 @@ over what the jobs recorded.
 
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
-           stop-plain, policies, backfill, rolling, stop-ahead, upgrade
+           stop-plain, policies, backfill, rolling, stop-ahead, upgrade,
+           kill-queue, stop-queue
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -45,6 +46,11 @@ two old nodes go on firing on it.  The checker wants no fire run twice and
 none lost, the schema at this release's version at the end, and every
 node back.  Not in ./dev test: building the old release takes about a
 minute (suite upgrade-extra).
+
+kill-queue and stop-queue are kill and stop with each node's local queue
+on (chime_config_set_local_queue 64, engine/localq.c): fires claimed
+beyond the free workers are recovered, fenced and never run twice the
+same way.
 
 stop-ahead: the nodes claim fires 1 s ahead of their time
 (--claim-ahead 1000); a node is stopped (SIGSTOP) right after it claimed a
@@ -843,7 +849,12 @@ def main():
     plain = fault.endswith("-plain")
     if plain:
         fault = fault[:-len("-plain")]
+    local_queue = fault.endswith("-queue")
+    if local_queue:
+        fault = fault[:-len("-queue")]
     c = Cluster(fault, plain)
+    if local_queue:
+        c.node_args += ["--local-queue", "64"]
     on_time_nodes = None
     tolerated = None
     extras = {}

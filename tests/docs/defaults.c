@@ -29,7 +29,9 @@ static int engine_defaults(void) {
   if (chime_config_new(&cfg) < 0)
     return 1;
   put("workers", cfg->workers);
-  put("batch_size", cfg->batch_size ? cfg->batch_size : cfg->workers);
+  put("local_queue", cfg->local_queue);
+  put("batch_size",
+      cfg->batch_size ? cfg->batch_size : cfg->workers + cfg->local_queue);
   put("batch_window_ms", cfg->batch_window_ms);
   put("claim_ahead_ms", cfg->claim_ahead_ms);
   put("idle_wait_ms", cfg->idle_wait_ms);

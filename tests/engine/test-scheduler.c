@@ -184,6 +184,7 @@ typedef struct opts {
   int64_t misfire_ms;
   const char *name;       /* the scheduler's (cluster's) name; NULL: "chime" */
   int64_t claim_ahead_ms; /* 0: the default */
+  unsigned local_queue;   /* 0: the default (none) */
 } opts;
 
 static void log_stderr(void *user_data, chime_log_level level,
@@ -213,6 +214,8 @@ static chime_scheduler *make(rec *r, opts o) {
     CU_ASSERT_EQUAL(chime_config_set_scheduler_name(cfg, o.name), 0);
   if (o.claim_ahead_ms)
     CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(cfg, o.claim_ahead_ms), 0);
+  if (o.local_queue)
+    CU_ASSERT_EQUAL(chime_config_set_local_queue(cfg, o.local_queue), 0);
   if (getenv("CHIME_TEST_VERBOSE"))
     chime_config_set_log(cfg, log_stderr, NULL, CHIME_LOG_DEBUG);
   chime_scheduler *s = NULL;
@@ -364,6 +367,30 @@ static void test_scheduler_claim_ahead_runs_on_time(void) {
    * see it a few ms early. */
   CU_ASSERT(r.start[0] >= due - 50);
   CU_ASSERT(r.start[0] < due + 1000);
+  chime_scheduler_free(s);
+  rec_fini(&r);
+}
+
+/* With a local queue (chime_config_set_local_queue) a node claims beyond
+ * its free workers and its workers drain the queue: a burst of more fires
+ * than workers and queue together runs, each once, never more at once
+ * than the workers. */
+static void test_scheduler_local_queue_drains(void) {
+  rec r;
+  rec_init(&r);
+  r.sleep_ms = 20;
+  chime_scheduler *s = make(&r, (opts){.workers = 2, .local_queue = 5});
+  add_job(s, "j", "rec", CHIME_CONCURRENCY_ALLOW);
+  for (int i = 0; i < 12; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "burst%d", i);
+    add_simple(s, name, "j", 0, 0, 0, CHIME_MISFIRE_SMART);
+  }
+  CU_ASSERT_EQUAL(chime_scheduler_start(s), 0);
+  CU_ASSERT(rec_wait(&r, &r.completed, 12, WAIT_MS));
+  chime_scheduler_shutdown(s, true);
+  CU_ASSERT_EQUAL(r.runs, 12);
+  CU_ASSERT(r.max_active <= 2);
   chime_scheduler_free(s);
   rec_fini(&r);
 }
@@ -913,6 +940,10 @@ static void test_scheduler_config_validation(void) {
   CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(c, 1001), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(c, 0), 0);
   CU_ASSERT_EQUAL(chime_config_set_claim_ahead_ms(NULL, 5), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_local_queue(c, 4097), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_local_queue(NULL, 1), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_config_set_local_queue(c, 4096), 0);
+  CU_ASSERT_EQUAL(chime_config_set_local_queue(c, 0), 0);
   CU_ASSERT_EQUAL(chime_config_set_misfire_threshold_ms(c, 0), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_checkin_interval_ms(c, -5), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_config_set_log(c, NULL, NULL, (chime_log_level)9),
@@ -1399,6 +1430,8 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_simple_repeat_then_gone},
     {"a fire claimed ahead runs at its time, paused or not",
      test_scheduler_claim_ahead_runs_on_time},
+    {"a local queue is drained by the workers",
+     test_scheduler_local_queue_drains},
     {"FORBID job never overlaps", test_scheduler_forbid_never_overlaps},
     {"shutdown(wait) lets a running job finish",
      test_scheduler_shutdown_waits_for_running_job},

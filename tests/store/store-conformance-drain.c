@@ -6,7 +6,8 @@
  * node is not found; a timeout that passed hands the node's executing
  * fire over (its completion refused) while the node stays.  The timeout
  * is judged by the store's clock (the database's on MySQL), so its wait
- * polls real time with a wide deadline.
+ * polls real time with a wide deadline.  Also release_fired, the other way
+ * a node gives fires back (its local queue's).
  */
 #include "store-conformance-impl.h"
 
@@ -82,14 +83,21 @@ static void on_handed(void *user_data, const chime_recovery *rec) {
   CU_ASSERT_STRING_EQUAL(rec->job_name, "j");
 }
 
-static void test_store_drain_timeout_hands_over(void) {
-  chime_store *st = sc_open();
+/* The node checked in, and the one fire of trigger tg.t (job g.j, which
+ * does not request recovery) fired: EXECUTING. */
+static chime_fire *checked_in_executing(chime_store *st) {
   CU_ASSERT_EQUAL_FATAL(st->ops->checkin(st, st->ops->now(st), NULL), 0);
   sc_add_job(st, "g", "j", "type-a", true);
   sc_add_simple(st, "tg", "t", "g", "j", T0, 0, 0);
   chime_fire *f = sc_fire_next(st, T0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   CU_ASSERT_EQUAL(f->phase, CHIME_FIRE_EXECUTING);
+  return f;
+}
+
+static void test_store_drain_timeout_hands_over(void) {
+  chime_store *st = sc_open();
+  chime_fire *f = checked_in_executing(st);
 
   CU_ASSERT_EQUAL(st->ops->drain_set(st, NULL, true, 1, NULL, NULL), 0);
   int64_t start = chime__mono_ms();
@@ -123,7 +131,49 @@ static void test_store_drain_timeout_hands_over(void) {
   sc_close(st);
 }
 
+/* release_fired: a fired fire whose run never started (a node's local
+ * queue, engine/localq.c) goes back to the cluster: run again at once as
+ * a recovered fire with its original time, though its job does not
+ * request recovery; the node's completion of it is refused; a fire no
+ * longer the node's is left alone.  A store nobody else shares (memory)
+ * has no release_fired: nothing to test there. */
+static void test_store_release_fired(void) {
+  chime_store *st = sc_open();
+  if (!st->ops->release_fired) {
+    sc_close(st);
+    return;
+  }
+  chime_fire *f = checked_in_executing(st);
+  CU_ASSERT_FALSE(f->recovering);
+
+  size_t released = 9;
+  CU_ASSERT_EQUAL(st->ops->release_fired(st, &f, 1, &released), 0);
+  CU_ASSERT_EQUAL(released, 1);
+  bool owned = true;
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, f->fire_id, &owned), 0);
+  CU_ASSERT_FALSE(owned);
+  CU_ASSERT_EQUAL(sc_complete(st, f), CHIME_ENOTOWNER); /* fenced */
+  /* Not the node's any more: a second release leaves it alone. */
+  CU_ASSERT_EQUAL(st->ops->release_fired(st, &f, 1, &released), 0);
+  CU_ASSERT_EQUAL(released, 0);
+
+  /* It runs again, once, as a recovered fire with its original time. */
+  chime_fire *again = sc_fire_next(st, st->ops->now(st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+  CU_ASSERT_TRUE(again->recovering);
+  CU_ASSERT_EQUAL(again->scheduled_ms, f->scheduled_ms);
+  CU_ASSERT_NOT_EQUAL(again->fire_id, f->fire_id);
+  CU_ASSERT_STRING_EQUAL(again->job->name, "j");
+  CU_ASSERT_EQUAL(sc_complete(st, again), 0);
+  CU_ASSERT_PTR_NULL(sc_fire_next(st, st->ops->now(st)));
+  chime__fire_free(again);
+  chime__fire_free(f);
+  sc_close(st);
+}
+
 CU_TestInfo sc_drain_tests[] = {
+    {"release_fired gives a fire that never started back",
+     test_store_release_fired},
     {"drain states of the store's node", test_store_drain_states},
     {"a drain timeout hands the node's fires over",
      test_store_drain_timeout_hands_over},

@@ -189,6 +189,7 @@ _PROTOTYPES = [
     ("chime_config_set_workers", _i, [_vp, _u]),
     ("chime_config_set_idle_wait_ms", _i, [_vp, _i64]),
     ("chime_config_set_batch_size", _i, [_vp, _u]),
+    ("chime_config_set_local_queue", _i, [_vp, _u]),
     ("chime_config_set_batch_window_ms", _i, [_vp, _i64]),
     ("chime_config_set_claim_ahead_ms", _i, [_vp, _i64]),
     ("chime_config_set_misfire_threshold_ms", _i, [_vp, _i64]),

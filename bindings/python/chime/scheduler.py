@@ -158,6 +158,7 @@ class Scheduler:
                  instance_id: Optional[str] = None,
                  idle_wait_ms: Optional[int] = None,
                  batch_size: Optional[int] = None,
+                 local_queue: Optional[int] = None,
                  batch_window_ms: Optional[int] = None,
                  claim_ahead_ms: Optional[int] = None,
                  misfire_threshold_ms: Optional[int] = None,
@@ -184,6 +185,7 @@ class Scheduler:
             for value, setter in (
                     (idle_wait_ms, _L.chime_config_set_idle_wait_ms),
                     (batch_size, _L.chime_config_set_batch_size),
+                    (local_queue, _L.chime_config_set_local_queue),
                     (batch_window_ms, _L.chime_config_set_batch_window_ms),
                     (claim_ahead_ms, _L.chime_config_set_claim_ahead_ms),
                     (misfire_threshold_ms,

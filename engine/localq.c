@@ -1,0 +1,150 @@
+/*
+ * localq.c: the bound on a node's local queue (chime_config_set_local_queue).
+ *
+ * The loop claims up to its workers plus the local queue (loop.c), so one
+ * claim transaction carries a large batch without as many threads; the
+ * fires beyond the free workers wait in the workers' queue, claimed and
+ * fired: they are the node's, and every other node leaves them alone.  So
+ * their wait is bounded: a worker that takes a fire which waited in the
+ * queue more than the claim-ahead time (or batch window) plus a check-in
+ * interval gives it back to the cluster instead of running it, with the
+ * overdue fires behind it, in one store transaction (release_fired: each
+ * fire still this node's is ended and run again at once wherever it is
+ * claimed, as a recovered fire), and the queue's room is halved for a
+ * while.  A fire that waited less but more than CHIME__START_CHECK_MS
+ * since its claim is checked with the store before it starts, as any
+ * late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
+ * back its whole queue at once, on the completer's thread (completer.c),
+ * in transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread
+ * goes on checking in meanwhile, or the node would fence itself while its
+ * runs go on (DESIGN.md, promise 10).
+ *
+ * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
+ * TTL of minutes): a queued fire has a time, so the bound is short; jobs
+ * slower than the bound gain nothing from a queue (off by default); a node
+ * that dies holding queued fires leaves more fires to recovery than one
+ * that claims only for free workers (the queue's length at most); a store
+ * nobody else shares (memory:) has no release_fired and its fires wait.
+ *
+ * Threads and locks: workers and the loop, under s->mu for the queue and
+ * the counters; never across the store call.
+ */
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "model/records.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+/* The longest a fire waits in the queue: a check-in interval (at least
+ * CHIME__START_CHECK_MS) past the claim-ahead time.  Not shorter: a burst
+ * of fires every node is busy with gains nothing from going round the
+ * cluster, and each release ends a fire in history and makes another. */
+static int64_t wait_bound_ms(const chime_scheduler *s) {
+  int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
+                                            : s->cfg.claim_ahead_ms;
+  int64_t wait = s->cfg.checkin_interval_ms;
+  return lead + (wait > CHIME__START_CHECK_MS ? wait : CHIME__START_CHECK_MS);
+}
+
+static bool releasable(const chime_scheduler *s) {
+  return s->cfg.local_queue > 0 && s->store && s->store->ops->release_fired;
+}
+
+bool chime__localq_overdue(const chime_scheduler *s, const chime_fire *fire,
+                           int64_t mono) {
+  return releasable(s) && mono - fire->queued_mono_ms > wait_bound_ms(s);
+}
+
+/* Gives fires[0..n) back (mu not held).  Returns whether the store took
+ * them (freed then). */
+static bool give_back(chime_scheduler *s, chime_fire **fires, size_t n,
+                      const char *why) {
+  assert(!chime__mu_held(s) && n > 0);
+  chime_store *st = s->store;
+  size_t released = 0;
+  int r = st->ops->release_fired(st, fires, n, &released);
+  if (r < 0) {
+    chime__report_error(s, r, "releasing fires of the local queue");
+    return false;
+  }
+  chime__log(s, CHIME_LOG_INFO,
+             "released %zu fire(s) of the local queue to the cluster (%s)%s",
+             released, why,
+             released < n ? "; the others had been taken over meanwhile" : "");
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  return true;
+}
+
+/* n places are free again (mu held): as a finished run frees one. */
+static void places_freed(chime_scheduler *s, unsigned n) {
+  assert(chime__mu_held(s));
+  assert(s->running >= n && s->reserved >= n);
+  s->running -= n;
+  s->reserved -= n;
+  /* Fires had to go back: claim less ahead of the workers for a while. */
+  s->localq_room /= 2;
+  assert(s->q_len <= s->running && s->running <= s->reserved);
+  chime__stop_progress(s); /* broadcasts cond */
+  if (s->loop_starved) {
+    s->loop_starved = false;
+    chime__loop_post(s, CHIME__CMD_WAKE);
+  }
+}
+
+void chime__localq_claimed(chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  if (s->localq_room < s->cfg.local_queue)
+    s->localq_room++;
+}
+
+bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,
+                                   chime_fire **ret_late, size_t max,
+                                   size_t *ret_count) {
+  assert(chime__mu_held(s) && first && max > 0);
+  int64_t mono = chime__mono_ms();
+  size_t n = 0;
+  ret_late[n++] = first;
+  while (n < max && s->q_len > 0 &&
+         chime__localq_overdue(s, s->queue[s->q_head], mono))
+    ret_late[n++] = chime__workers_pop(s);
+  chime__mu_unlock(s);
+  bool gone = give_back(s, ret_late, n, "no worker could start them in time");
+  chime__mu_lock(s);
+  *ret_count = gone ? 0 : n;
+  if (gone)
+    places_freed(s, (unsigned)n);
+  return gone;
+}
+
+void chime__localq_stop(chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  s->localq_stopping = true;
+  pthread_cond_signal(&s->done_cond); /* the completer (completer.c) */
+}
+
+bool chime__localq_to_give_back(const chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  return s->localq_stopping && s->q_len > 0 && releasable(s);
+}
+
+void chime__localq_give_back_queued(chime_scheduler *s) {
+  assert(chime__mu_held(s) && chime__localq_to_give_back(s));
+  chime_fire *fires[CHIME__LOCALQ_RELEASE_MAX];
+  size_t n = 0;
+  while (n < CHIME__LOCALQ_RELEASE_MAX && s->q_len > 0)
+    fires[n++] = chime__workers_pop(s);
+  chime__mu_unlock(s);
+  bool gone = give_back(s, fires, n, "its node is stopping");
+  if (!gone) {
+    /* Not given back (the database?): the hand-over at the end of the
+     * stop takes them, or recovery when that fails too. */
+    for (size_t i = 0; i < n; i++)
+      chime__fire_free(fires[i]);
+  }
+  chime__mu_lock(s);
+  if (!gone)
+    s->cut_runs += (unsigned)n;
+  places_freed(s, (unsigned)n);
+}
