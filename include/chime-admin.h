@@ -192,6 +192,32 @@ CHIME_EXTERN int chime_admin_query_set_started(chime_admin_query *query,
                                                int64_t from_ms, int64_t to_ms);
 
 /*
+ * chime_admin_query_set_ids: only the runs (history) with after_id < id <=
+ * upto_id (upto_id 0: no upper end), oldest first instead of newest first:
+ * a watcher reads the runs recorded since its last read in the order they
+ * were recorded, a page at a time (the next page after the last id read).
+ * Returns: 0; CHIME_EINVAL (NULL query, a negative id, upto_id not above
+ * after_id).
+ * Ownership: none.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_ids(chime_admin_query *query,
+                                           int64_t after_id, int64_t upto_id);
+
+/*
+ * chime_admin_query_set_late: only the triggers (CHIME_ADMIN_TRIGGERS)
+ * waiting to fire whose next fire was due before before_ms and that a node
+ * should have fired by now: not misfire CHIME_MISFIRE_IGNORE, not a
+ * backfill's (CHIME_BACKFILL_GROUP); earliest due first (0: any trigger,
+ * by group and name).
+ * Returns: 0; CHIME_EINVAL (NULL query, a negative time).
+ * Ownership: none.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_late(chime_admin_query *query,
+                                            int64_t before_ms);
+
+/*
  * chime_admin_query_set_page: skips offset rows and returns at most limit
  * (1 to CHIME_ADMIN_MAX_LIMIT; 0: CHIME_ADMIN_MAX_LIMIT).
  * Returns: 0; CHIME_EINVAL (NULL query, limit above the maximum).

@@ -141,6 +141,24 @@ int chime_admin_query_set_fire(chime_admin_query *query, int64_t fire_id) {
   return 0;
 }
 
+int chime_admin_query_set_ids(chime_admin_query *query, int64_t after_id,
+                              int64_t upto_id) {
+  if (!query || after_id < 0 || upto_id < 0 ||
+      (upto_id != 0 && upto_id <= after_id))
+    return CHIME_EINVAL;
+  query->by_id = true;
+  query->after_id = after_id;
+  query->upto_id = upto_id;
+  return 0;
+}
+
+int chime_admin_query_set_late(chime_admin_query *query, int64_t before_ms) {
+  if (!query || before_ms < 0)
+    return CHIME_EINVAL;
+  query->late_before_ms = before_ms;
+  return 0;
+}
+
 int chime_admin_query_set_outcome(chime_admin_query *query, const char *outcome,
                                   bool failed_only) {
   if (!query || (outcome && strlen(outcome) > 32))

@@ -28,9 +28,13 @@ struct chime_admin_query {
   char *node;
   char *outcome; /* upper case, NULL: any */
   bool failed_only;
-  int64_t fire_id;        /* 0: any */
-  int64_t from_ms, to_ms; /* 0: open */
-  size_t offset, limit;   /* limit 1 .. CHIME_ADMIN_MAX_LIMIT */
+  int64_t fire_id;           /* 0: any */
+  int64_t from_ms, to_ms;    /* 0: open */
+  size_t offset, limit;      /* limit 1 .. CHIME_ADMIN_MAX_LIMIT */
+  bool by_id;                /* history: ids in (after_id, upto_id], oldest
+                                first (chime_admin_query_set_ids) */
+  int64_t after_id, upto_id; /* upto_id 0: open */
+  int64_t late_before_ms;    /* triggers: late ones only (0: any) */
 };
 
 /*
@@ -107,7 +111,8 @@ struct chime_admin_query {
   X(HISTORY_MESSAGE, "message", TEXT)                                          \
   X(HISTORY_RECOVERING, "recovering", INT64)                                   \
   X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
-  X(HISTORY_DATA, "data", BYTES)
+  X(HISTORY_DATA, "data", BYTES)                                               \
+  X(HISTORY_FINISHED_MS, "finished_ms", INT64)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };

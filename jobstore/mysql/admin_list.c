@@ -197,12 +197,26 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
       "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
       "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
       "ORDER BY trigger_group, trigger_name";
+  /* The late ones (chime_admin_query_set_late): on the triggers_due index
+   * (sched_name, state, next_fire_ms). */
+  static const char late_sql[] =
+      "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
+      "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
+      "AND state = 'WAITING' AND next_fire_ms < ? AND next_fire_ms <> ? AND "
+      "misfire <> ? AND trigger_group <> ? ORDER BY next_fire_ms";
   select_op op = {0};
   arg_text(&op, s->sched);
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_name);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  if (q->late_before_ms) {
+    arg_int(&op, q->late_before_ms);
+    arg_int(&op, CHIME_NO_FIRE_MS);
+    arg_int(&op, CHIME_MISFIRE_IGNORE);
+    arg_text(&op, CHIME_BACKFILL_GROUP);
+  }
+  int r = run_select(s, q->late_before_ms ? late_sql : sql, &op, errbuf,
+                     errbuf_len);
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++)
     if (chime__group_matches(q->match, q->pattern, TEXT(0)))
       r = trigger_row(t, &op.rows, i);
@@ -259,9 +273,8 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
       sql, len,
       "SELECT id, fire_id, job_group, job_name, trigger_group, "
       "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
-      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data "
-      "FROM "
-      "{P}history WHERE sched_name = ?");
+      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data, "
+      "finished_ms FROM {P}history WHERE sched_name = ?");
   arg_text(op, s->sched);
 #define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)
   if (q->job_group) {
@@ -296,9 +309,17 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
     WHERE(" AND outcome = ?");
     arg_text(op, q->outcome);
   }
+  if (q->by_id) {
+    WHERE(" AND id > ?");
+    arg_int(op, q->after_id);
+  }
+  if (q->by_id && q->upto_id) {
+    WHERE(" AND id <= ?");
+    arg_int(op, q->upto_id);
+  }
 #undef WHERE
-  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %zu OFFSET %zu", q->limit,
-           q->offset);
+  snprintf(sql + k, len - k, " ORDER BY id %s LIMIT %zu OFFSET %zu",
+           q->by_id ? "ASC" : "DESC", q->limit, q->offset);
 }
 
 static int list_history(chime__mysql_store *s, const chime_admin_query *q,

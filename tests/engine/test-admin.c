@@ -229,6 +229,56 @@ static void other_node(chime_admin_query *q) {
   CU_ASSERT_EQUAL(chime_admin_query_set_node(q, "no-such-node"), 0);
 }
 
+static int64_t ids_from; /* ids_after's after_id */
+
+static void ids_after(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, ids_from, 0), 0);
+}
+
+static void late_by_far(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, INT64_MAX / 2), 0);
+}
+
+static void late_in_1970(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, 1), 0);
+}
+
+/* The late triggers: waiting ones, earliest due first. */
+static void check_late(chime_admin *a) {
+  chime_admin_table *t = list(a, CHIME_ADMIN_TRIGGERS, late_by_far);
+  size_t n = chime_admin_table_get_row_count(t);
+  CU_ASSERT(n >= 1);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_STRING_EQUAL(TEXT(t, i, "state"), "WAITING");
+    CU_ASSERT(i == 0 ||
+              INT(t, i - 1, "next_fire_ms") <= INT(t, i, "next_fire_ms"));
+  }
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_TRIGGERS, late_in_1970);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+}
+
+/* The runs after an id, oldest first, with their finish times. */
+static void check_ids(chime_admin *a, int64_t newest) {
+  ids_from = 0;
+  chime_admin_table *t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), RUNS);
+  CU_ASSERT_EQUAL(INT(t, RUNS - 1, "id"), newest);
+  CU_ASSERT(INT(t, 0, "id") < INT(t, 1, "id"));
+  CU_ASSERT_EQUAL(INT(t, 0, "finished_ms"),
+                  INT(t, 0, "started_ms") + INT(t, 0, "duration_ms"));
+  ids_from = INT(t, 0, "id");
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), RUNS - 1);
+  chime_admin_table_free(t);
+  ids_from = newest;
+  t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+}
+
 static void check_history(chime_admin *a) {
   chime_admin_table *t = list(a, CHIME_ADMIN_HISTORY, NULL);
   CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), RUNS);
@@ -248,6 +298,7 @@ static void check_history(chime_admin *a) {
   CU_ASSERT(INT(t, 0, "id") > INT(t, 1, "id"));
   CU_ASSERT(INT(t, 1, "started_ms") >= INT(t, 1, "scheduled_ms") - 60000);
   int64_t second = INT(t, 1, "id");
+  check_ids(a, INT(t, 0, "id"));
   char fire[24];
   snprintf(fire, sizeof fire, "%s", TEXT(t, 1, "fire_id"));
   chime_admin_table_free(t);
@@ -282,6 +333,7 @@ static void check_all(chime_scheduler *s, chime_admin *a, bool self_listed) {
   check_jobs(a);
   check_triggers(a);
   (void)s;
+  check_late(a);
   check_history(a);
 }
 
@@ -518,6 +570,10 @@ static void test_admin_errors(void) {
   CU_ASSERT_EQUAL(chime_admin_query_set_trigger(q, NULL, "n"), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_fire(q, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_started(q, -1, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, 5, 5), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, -1, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(NULL, 0, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_page(q, 0, CHIME_ADMIN_MAX_LIMIT + 1),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_group(NULL, "x"), CHIME_EINVAL);
