@@ -53,7 +53,8 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_JOBS = 2,     /* the jobs, by group and name */
   CHIME_ADMIN_TRIGGERS = 3, /* the triggers, by group and name */
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
-  CHIME_ADMIN_HISTORY = 5   /* the recorded runs, newest first */
+  CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
+  CHIME_ADMIN_LEASES = 6    /* the named leases (chime_lease_*), by name */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

@@ -113,6 +113,16 @@ struct chime_admin_query {
   X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
   X(HISTORY_DATA, "data", BYTES)                                               \
   X(HISTORY_FINISHED_MS, "finished_ms", INT64)
+#define CHIME__ADMIN_LEASE_COLUMNS(X)                                          \
+  X(LEASE_NAME, "name", TEXT)                                                  \
+  X(LEASE_HOLDER, "holder", TEXT)                                              \
+  X(LEASE_HOST, "host", TEXT)                                                  \
+  X(LEASE_PID, "pid", INT64)                                                   \
+  X(LEASE_ACQUIRED_MS, "acquired_ms", INT64)                                   \
+  X(LEASE_EXPIRES_MS, "expires_ms", INT64)                                     \
+  X(LEASE_TOKEN, "token", INT64)                                               \
+  X(LEASE_RELEASED, "released", INT64)                                         \
+  X(LEASE_EXPIRED, "expired", INT64)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -124,6 +134,7 @@ enum { CHIME__ADMIN_FIRE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_FIRE_COUNT };
 enum {
   CHIME__ADMIN_HISTORY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_HISTORY_COUNT
 };
+enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

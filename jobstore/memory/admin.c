@@ -293,6 +293,7 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
   (void)errbuf;
   (void)errbuf_len;
   int64_t now = store->ops->now(store);
+  int r = 0;
   chime__mem_lock(s);
   switch (q->kind) {
   case CHIME_ADMIN_NODES:
@@ -310,10 +311,13 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
   case CHIME_ADMIN_HISTORY:
     list_history(s, q, t);
     break;
+  case CHIME_ADMIN_LEASES:
+    r = chime__mem_admin_leases(s, now, t);
+    break;
   }
   chime__mem_unlock(s);
   /* The history pages as it reads; the other lists are paged here. */
   if (q->kind != CHIME_ADMIN_HISTORY)
     chime__admin_table_page(t, q->offset, q->limit);
-  return 0;
+  return r;
 }

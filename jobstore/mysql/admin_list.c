@@ -334,6 +334,40 @@ static int list_history(chime__mysql_store *s, const chime_admin_query *q,
   return r;
 }
 
+/* --------------------------------------------------------------- leases */
+
+/* One prepared statement (queries/NAME.sql) with op's arguments. */
+typedef struct prepared_op {
+  chime__mysql_stmt_id id;
+  select_op *op;
+} prepared_op;
+
+static int prepared_fn(chime__mysql_tx *tx, void *arg) {
+  prepared_op *p = arg;
+  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
+}
+
+static void prepared_reset(void *arg) {
+  select_reset(((prepared_op *)arg)->op);
+}
+
+static int list_leases(chime__mysql_store *s, const chime_admin_query *q,
+                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  /* queries/lease_list.sql: the columns of CHIME__ADMIN_LEASE_COLUMNS, in
+   * order (copy_rows). */
+  select_op op = {0};
+  arg_text(&op, s->sched);
+  arg_int(&op, (int64_t)q->limit);
+  arg_int(&op, (int64_t)q->offset);
+  prepared_op p = {CHIME__Q_LEASE_LIST, &op};
+  int r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
+                              errbuf_len);
+  if (r == 0)
+    copy_rows(t, &op.rows);
+  chime__mysql_rows_free(&op.rows);
+  return r;
+}
+
 #undef INT
 #undef TEXT
 
@@ -352,6 +386,8 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return list_fires(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_HISTORY:
     return list_history(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_LEASES:
+    return list_leases(s, q, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

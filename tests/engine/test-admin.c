@@ -327,6 +327,31 @@ static void check_history(chime_admin *a) {
   chime_admin_table_free(t);
 }
 
+/* The leases: a held one, then released (kept for its at_least). */
+static void check_leases(chime_scheduler *s, chime_admin *a) {
+  chime_lease *l = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_lease_acquire(s, "admin-lease", 60000, 30000, 0, &l), 0);
+  chime_admin_table *t = list(a, CHIME_ADMIN_LEASES, NULL);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_EQUAL(chime_admin_table_get_column_count(t), 9);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "name"), "admin-lease");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "holder"), "admin-node");
+  CU_ASSERT_EQUAL(INT(t, 0, "token"), chime_lease_get_token(l));
+  CU_ASSERT_EQUAL(INT(t, 0, "expires_ms"), chime_lease_get_expires_ms(l));
+  CU_ASSERT(INT(t, 0, "acquired_ms") < INT(t, 0, "expires_ms"));
+  CU_ASSERT_EQUAL(INT(t, 0, "released"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "expired"), 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(chime_lease_release(l), 0);
+  t = list(a, CHIME_ADMIN_LEASES, NULL);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_EQUAL(INT(t, 0, "released"), 1);
+  CU_ASSERT_EQUAL(INT(t, 0, "expired"), 0); /* kept for its at_least */
+  chime_admin_table_free(t);
+  chime_lease_free(l);
+}
+
 /* Every list of a scheduler with runs recorded. */
 static void check_all(chime_scheduler *s, chime_admin *a, bool self_listed) {
   check_nodes(a, self_listed);
@@ -359,6 +384,7 @@ static void test_admin_lists(void) {
   CU_ASSERT_EQUAL_FATAL(chime_admin_open_scheduler(s, &a), 0);
   run_some(s, a);
   check_all(s, a, true);
+  check_leases(s, a);
   chime_admin_free(a);
 #ifdef CHIME_TEST_MYSQL
   /* The tools' way in: by URL, as a node that lists only the cluster's. */
