@@ -54,7 +54,8 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_TRIGGERS = 3, /* the triggers, by group and name */
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
   CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
-  CHIME_ADMIN_LEASES = 6    /* the named leases (chime_lease_*), by name */
+  CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
+  CHIME_ADMIN_AUDIT = 7     /* the operators' actions recorded, newest first */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -184,13 +185,27 @@ CHIME_EXTERN int chime_admin_query_set_outcome(chime_admin_query *query,
 
 /*
  * chime_admin_query_set_started: only the runs (history) started in
- * [from_ms, to_ms), epoch milliseconds; 0 leaves that end open.
+ * [from_ms, to_ms), epoch milliseconds, or the actions (audit) recorded
+ * in it; 0 leaves that end open.
  * Returns: 0; CHIME_EINVAL (NULL query, a negative time).
  * Ownership: none.
  * Thread: the query's user.
  */
 CHIME_EXTERN int chime_admin_query_set_started(chime_admin_query *query,
                                                int64_t from_ms, int64_t to_ms);
+
+/*
+ * chime_admin_query_set_audit: only the actions (CHIME_ADMIN_AUDIT)
+ * recorded as done by who and of action (the "action" column's words:
+ * "pause", "drain", ...), each exact; NULL: any.  The times of
+ * chime_admin_query_set_started are an action's at_ms.
+ * Returns: 0; CHIME_EINVAL (NULL query, a value too long).
+ * Ownership: who and action are copied.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_audit(chime_admin_query *query,
+                                             const char *who,
+                                             const char *action);
 
 /*
  * chime_admin_query_set_ids: only the runs (history) with after_id < id <=

@@ -35,6 +35,7 @@ struct chime_admin_query {
                                 first (chime_admin_query_set_ids) */
   int64_t after_id, upto_id; /* upto_id 0: open */
   int64_t late_before_ms;    /* triggers: late ones only (0: any) */
+  char *who, *action;        /* audit: NULL: any */
 };
 
 /*
@@ -123,6 +124,14 @@ struct chime_admin_query {
   X(LEASE_TOKEN, "token", INT64)                                               \
   X(LEASE_RELEASED, "released", INT64)                                         \
   X(LEASE_EXPIRED, "expired", INT64)
+#define CHIME__ADMIN_AUDIT_COLUMNS(X)                                          \
+  X(AUDIT_ID, "id", INT64)                                                     \
+  X(AUDIT_AT_MS, "at_ms", INT64)                                               \
+  X(AUDIT_WHO, "who", TEXT)                                                    \
+  X(AUDIT_ORIGIN, "origin", TEXT)                                              \
+  X(AUDIT_ACTION, "action", TEXT)                                              \
+  X(AUDIT_TARGET, "target", TEXT)                                              \
+  X(AUDIT_DETAILS, "details", TEXT)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -135,6 +144,7 @@ enum {
   CHIME__ADMIN_HISTORY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_HISTORY_COUNT
 };
 enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
+enum { CHIME__ADMIN_AUDIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_AUDIT_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -290,8 +290,10 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
                           bool hide_self, chime_admin_table *t, char *errbuf,
                           size_t errbuf_len) {
   mem_store *s = (mem_store *)store;
-  (void)errbuf;
-  (void)errbuf_len;
+  if (q->kind == CHIME_ADMIN_AUDIT) /* drains are the only actions it has */
+    return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                             "the memory store keeps no audit trail: it "
+                             "records no operators' actions");
   int64_t now = store->ops->now(store);
   int r = 0;
   chime__mem_lock(s);
@@ -313,6 +315,8 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     break;
   case CHIME_ADMIN_LEASES:
     r = chime__mem_admin_leases(s, now, t);
+    break;
+  case CHIME_ADMIN_AUDIT:
     break;
   }
   chime__mem_unlock(s);

@@ -351,21 +351,43 @@ static void prepared_reset(void *arg) {
   select_reset(((prepared_op *)arg)->op);
 }
 
-static int list_leases(chime__mysql_store *s, const chime_admin_query *q,
-                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
-  /* queries/lease_list.sql: the columns of CHIME__ADMIN_LEASE_COLUMNS, in
-   * order (copy_rows). */
-  select_op op = {0};
-  arg_text(&op, s->sched);
-  arg_int(&op, (int64_t)q->limit);
-  arg_int(&op, (int64_t)q->offset);
-  prepared_op p = {CHIME__Q_LEASE_LIST, &op};
+/* Runs statement id with op's arguments and the query's page; its rows,
+ * whose columns are t's in order, go into t (copy_rows). */
+static int run_prepared(chime__mysql_store *s, chime__mysql_stmt_id id,
+                        select_op *op, const chime_admin_query *q,
+                        chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  arg_int(op, (int64_t)q->limit);
+  arg_int(op, (int64_t)q->offset);
+  prepared_op p = {id, op};
   int r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
                               errbuf_len);
   if (r == 0)
-    copy_rows(t, &op.rows);
-  chime__mysql_rows_free(&op.rows);
+    copy_rows(t, &op->rows);
+  chime__mysql_rows_free(&op->rows);
   return r;
+}
+
+static int list_leases(chime__mysql_store *s, const chime_admin_query *q,
+                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  select_op op = {0}; /* queries/lease_list.sql */
+  arg_text(&op, s->sched);
+  return run_prepared(s, CHIME__Q_LEASE_LIST, &op, q, t, errbuf, errbuf_len);
+}
+
+/* ---------------------------------------------------------------- audit */
+
+static int list_audit(chime__mysql_store *s, const chime_admin_query *q,
+                      chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  select_op op = {0}; /* queries/audit_list.sql */
+  arg_text(&op, s->sched);
+  arg_int(&op, q->from_ms);
+  arg_int(&op, q->to_ms);
+  arg_int(&op, q->to_ms);
+  arg_text(&op, q->who);
+  arg_text(&op, q->who);
+  arg_text(&op, q->action);
+  arg_text(&op, q->action);
+  return run_prepared(s, CHIME__Q_AUDIT_LIST, &op, q, t, errbuf, errbuf_len);
 }
 
 #undef INT
@@ -388,6 +410,8 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return list_history(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_LEASES:
     return list_leases(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_AUDIT:
+    return list_audit(s, q, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

@@ -352,6 +352,43 @@ static void check_leases(chime_scheduler *s, chime_admin *a) {
   chime_lease_free(l);
 }
 
+#ifdef CHIME_TEST_MYSQL
+static void by_test(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_audit(q, "test", NULL), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_started(q, 1, 0), 0);
+}
+
+static void by_nobody(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_audit(q, "nobody", NULL), 0);
+}
+#endif
+
+/* The audit trail: the MySQL store records the drain asked as "test"; the
+ * memory store keeps none and says so. */
+static void check_audit(chime_admin *a) {
+#ifdef CHIME_TEST_MYSQL
+  chime_admin_table *t = list(a, CHIME_ADMIN_AUDIT, by_test);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "who"), "test");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "origin"), "test-admin");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "target"), "node admin-node");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "action"), "drain");
+  CU_ASSERT(INT(t, 0, "at_ms") > chime_test_wall_ms() - 600000);
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_AUDIT, by_nobody);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+#else
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_AUDIT, &q), 0);
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), CHIME_EUNSUPPORTED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_admin_errmsg(a), "no audit trail"));
+  CU_ASSERT_PTR_NULL(t);
+  chime_admin_query_free(q);
+#endif
+}
+
 /* Every list of a scheduler with runs recorded. */
 static void check_all(chime_scheduler *s, chime_admin *a, bool self_listed) {
   check_nodes(a, self_listed);
@@ -546,6 +583,7 @@ static void test_admin_actions(void) {
                   CHIME_ENOTFOUND);
   CU_ASSERT_EQUAL(chime_admin_set_drain(a, "admin-node", true, -1, NULL, NULL),
                   CHIME_EINVAL);
+  check_audit(a);
   /* Delete: the trigger, then the job with its triggers. */
   CU_ASSERT_EQUAL(
       chime_admin_delete(a, CHIME_ADMIN_TARGET_TRIGGER, "ops", "sweep-hourly"),
