@@ -170,6 +170,21 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
   return r;
 }
 
+/* One prepared statement (queries/NAME.sql) with op's arguments. */
+typedef struct prepared_op {
+  chime__mysql_stmt_id id;
+  select_op *op;
+} prepared_op;
+
+static int prepared_fn(chime__mysql_tx *tx, void *arg) {
+  prepared_op *p = arg;
+  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
+}
+
+static void prepared_reset(void *arg) {
+  select_reset(((prepared_op *)arg)->op);
+}
+
 /* ------------------------------------------------------------- triggers */
 
 /* Adds trigger row i, decoded by the store's decoder. */
@@ -197,26 +212,20 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
       "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
       "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
       "ORDER BY trigger_group, trigger_name";
-  /* The late ones (chime_admin_query_set_late): on the triggers_due index
-   * (sched_name, state, next_fire_ms). */
-  static const char late_sql[] =
-      "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
-      "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
-      "AND state = 'WAITING' AND next_fire_ms < ? AND next_fire_ms <> ? AND "
-      "misfire <> ? AND trigger_group <> ? ORDER BY next_fire_ms";
   select_op op = {0};
   arg_text(&op, s->sched);
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_name);
-  if (q->late_before_ms) {
+  int r;
+  if (q->late_before_ms) { /* queries/trig_list_late.sql */
     arg_int(&op, q->late_before_ms);
-    arg_int(&op, CHIME_NO_FIRE_MS);
-    arg_int(&op, CHIME_MISFIRE_IGNORE);
-    arg_text(&op, CHIME_BACKFILL_GROUP);
+    prepared_op p = {CHIME__Q_TRIG_LIST_LATE, &op};
+    r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
+                            errbuf_len);
+  } else {
+    r = run_select(s, sql, &op, errbuf, errbuf_len);
   }
-  int r = run_select(s, q->late_before_ms ? late_sql : sql, &op, errbuf,
-                     errbuf_len);
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++)
     if (chime__group_matches(q->match, q->pattern, TEXT(0)))
       r = trigger_row(t, &op.rows, i);
@@ -335,21 +344,6 @@ static int list_history(chime__mysql_store *s, const chime_admin_query *q,
 }
 
 /* --------------------------------------------------------------- leases */
-
-/* One prepared statement (queries/NAME.sql) with op's arguments. */
-typedef struct prepared_op {
-  chime__mysql_stmt_id id;
-  select_op *op;
-} prepared_op;
-
-static int prepared_fn(chime__mysql_tx *tx, void *arg) {
-  prepared_op *p = arg;
-  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
-}
-
-static void prepared_reset(void *arg) {
-  select_reset(((prepared_op *)arg)->op);
-}
 
 /* Runs statement id with op's arguments and the query's page; its rows,
  * whose columns are t's in order, go into t (copy_rows). */
