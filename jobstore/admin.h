@@ -66,7 +66,11 @@ struct chime_admin_query {
   X(JOB_PERSIST, "persist", INT64)                                             \
   X(JOB_PAUSED, "paused", INT64)                                               \
   X(JOB_TRIGGERS, "triggers", INT64)                                           \
-  X(JOB_DESCRIPTION, "description", TEXT)
+  X(JOB_DESCRIPTION, "description", TEXT)                                      \
+  X(JOB_TIMEOUT_MS, "timeout_ms", INT64)                                       \
+  X(JOB_DEADLINE_MS, "deadline_ms", INT64)                                     \
+  X(JOB_HISTORY_LEVEL, "history_level", INT64)                                 \
+  X(JOB_DATA, "data", BYTES)
 #define CHIME__ADMIN_TRIGGER_COLUMNS(X)                                        \
   X(TRIGGER_GROUP, "group", TEXT)                                              \
   X(TRIGGER_NAME, "name", TEXT)                                                \

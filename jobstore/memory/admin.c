@@ -111,6 +111,11 @@ static void list_jobs(mem_store *s, const chime_admin_query *q,
     chime__admin_set_int(t, CHIME__AC_JOB_PAUSED, mj->paused);
     chime__admin_set_int(t, CHIME__AC_JOB_TRIGGERS, (int64_t)mj->ntriggers);
     chime__admin_set_text(t, CHIME__AC_JOB_DESCRIPTION, j->description);
+    chime__admin_set_int(t, CHIME__AC_JOB_TIMEOUT_MS, j->timeout_ms);
+    chime__admin_set_int(t, CHIME__AC_JOB_DEADLINE_MS, j->starting_deadline_ms);
+    chime__admin_set_int(t, CHIME__AC_JOB_HISTORY_LEVEL,
+                         (int64_t)j->history_level);
+    chime__admin_set_bytes(t, CHIME__AC_JOB_DATA, j->data, j->data_len);
   }
   free(p.items);
 }

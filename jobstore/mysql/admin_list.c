@@ -143,7 +143,8 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
       "j.durable, j.requests_recovery, j.persist_data, j.paused, (SELECT "
       "COUNT(*) FROM {P}triggers t WHERE t.sched_name = j.sched_name AND "
       "t.job_group = j.job_group AND t.job_name = j.job_name), "
-      "j.description FROM {P}jobs j WHERE j.sched_name = ? ORDER BY "
+      "j.description, j.timeout_ms, j.starting_deadline_ms, j.history_level, "
+      "j.data FROM {P}jobs j WHERE j.sched_name = ? ORDER BY "
       "j.job_group, j.job_name";
   select_op op = {0};
   arg_text(&op, s->sched);
@@ -163,6 +164,13 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
     put_int(t, CHIME__AC_JOB_PAUSED, &op.rows, i, 7);
     put_int(t, CHIME__AC_JOB_TRIGGERS, &op.rows, i, 8);
     put_text(t, CHIME__AC_JOB_DESCRIPTION, &op.rows, i, 9);
+    put_int(t, CHIME__AC_JOB_TIMEOUT_MS, &op.rows, i, 10);
+    put_int(t, CHIME__AC_JOB_DEADLINE_MS, &op.rows, i, 11);
+    put_int(t, CHIME__AC_JOB_HISTORY_LEVEL, &op.rows, i, 12);
+    chime__admin_set_bytes(
+        t, CHIME__AC_JOB_DATA,
+        chime__mysql_rows_is_null(&op.rows, i, 13) ? NULL : TEXT(13),
+        chime__mysql_rows_len(&op.rows, i, 13));
   }
   chime__mysql_rows_free(&op.rows);
   if (r == 0)

@@ -178,6 +178,10 @@ static void check_jobs(chime_admin *a) {
   CU_ASSERT_EQUAL(INT(t, 0, "durable"), 1);
   CU_ASSERT_EQUAL(INT(t, 0, "triggers"), 1);
   CU_ASSERT(chime_admin_table_is_null(t, 0, "description"));
+  CU_ASSERT_EQUAL(INT(t, 0, "timeout_ms"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "deadline_ms"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "history_level"), CHIME_HISTORY_ALL);
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "data"));
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "group"), "reports");
   chime_admin_table_free(t);
   t = list(a, CHIME_ADMIN_JOBS, only_ops);
