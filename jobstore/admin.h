@@ -86,7 +86,8 @@ struct chime_admin_query {
   X(TRIGGER_MISFIRE, "misfire", TEXT)                                          \
   X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
   X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
-  X(TRIGGER_OWNER, "owner", TEXT)
+  X(TRIGGER_OWNER, "owner", TEXT)                                              \
+  X(TRIGGER_DATA, "data", BYTES)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \

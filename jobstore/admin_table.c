@@ -203,6 +203,7 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner) {
   chime__admin_set_text(t, CHIME__AC_TRIGGER_GROUP, tr->group);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_NAME, tr->name);
+  chime__admin_set_bytes(t, CHIME__AC_TRIGGER_DATA, tr->data, tr->data_len);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_GROUP, tr->job_group);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_NAME, tr->job_name);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_KIND,

@@ -204,6 +204,9 @@ static void check_triggers(chime_admin *a) {
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "cron"), "0 0 9 * * ?");
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "zone"), "Europe/Paris");
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "misfire"), "smart");
+  CU_ASSERT_EQUAL(chime_admin_table_get_column_type(
+                      t, (size_t)chime_admin_table_get_column_index(t, "data")),
+                  CHIME_ADMIN_BYTES);
   CU_ASSERT(INT(t, 1, "next_fire_ms") > chime_test_wall_ms() - 1000);
   CU_ASSERT_EQUAL(
       chime_admin_table_get_column_type(

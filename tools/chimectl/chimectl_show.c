@@ -221,6 +221,29 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row) {
   return 0;
 }
 
+/* The data of trigger (group, name) into *ret (malloc'd; NULL: none), by
+ * chime-admin.h's triggers list.  Returns: 0 or an exit code. */
+static int trigger_data(ctl *c, const char *group, const char *name,
+                        char **ret) {
+  *ret = NULL;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q && chime_admin_query_set_group(q, group) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
+  chime_admin_query_free(q);
+  size_t n = chime_admin_table_get_row_count(t), i = 0, len = 0;
+  while (i < n && strcmp(chime_admin_table_get_text(t, i, "name"), name) != 0)
+    i++;
+  const char *bytes = chime_admin_table_get_bytes(t, i, "data", &len);
+  if (r == 0 && bytes && !(*ret = strndup(bytes, len)))
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  chime_admin_table_free(t);
+  return r;
+}
+
 int ctl_cmd_show(ctl *c) {
   const char *what = c->argc == 2 ? c->argv[0] : NULL;
   if (c->argc < 1 || c->argc > 2 ||
@@ -232,22 +255,19 @@ int ctl_cmd_show(ctl *c) {
   if (r)
     return r;
   const char *args[] = {c->sched, group, name};
-  chime__mysql_rows rows = {0}, data = {0};
+  chime__mysql_rows rows = {0};
   if (!what || strcmp(what, "trigger") == 0) {
     r = ctl_query_triggers(
         c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
         &rows);
+    char *data = NULL;
     if (r == 0 && rows.nrows == 1)
-      r = ctl_query(c,
-                    "SELECT data FROM {P}triggers WHERE sched_name = ? AND "
-                    "trigger_group = ? AND trigger_name = ?",
-                    args, 3, &data);
+      r = trigger_data(c, group, name, &data);
     if (r == 0 && rows.nrows == 1)
-      r = show_trigger(c, &rows,
-                       data.nrows ? chime__mysql_rows_text(&data, 0, 0) : NULL);
+      r = show_trigger(c, &rows, data);
     bool found = rows.nrows == 1;
     chime__mysql_rows_free(&rows);
-    chime__mysql_rows_free(&data);
+    free(data);
     if (r || found)
       return r;
   }
