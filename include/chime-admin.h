@@ -53,7 +53,9 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_JOBS = 2,     /* the jobs, by group and name */
   CHIME_ADMIN_TRIGGERS = 3, /* the triggers, by group and name */
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
-  CHIME_ADMIN_HISTORY = 5   /* the recorded runs, newest first */
+  CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
+  CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
+  CHIME_ADMIN_AUDIT = 7     /* the operators' actions recorded, newest first */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -183,13 +185,53 @@ CHIME_EXTERN int chime_admin_query_set_outcome(chime_admin_query *query,
 
 /*
  * chime_admin_query_set_started: only the runs (history) started in
- * [from_ms, to_ms), epoch milliseconds; 0 leaves that end open.
+ * [from_ms, to_ms), epoch milliseconds, or the actions (audit) recorded
+ * in it; 0 leaves that end open.
  * Returns: 0; CHIME_EINVAL (NULL query, a negative time).
  * Ownership: none.
  * Thread: the query's user.
  */
 CHIME_EXTERN int chime_admin_query_set_started(chime_admin_query *query,
                                                int64_t from_ms, int64_t to_ms);
+
+/*
+ * chime_admin_query_set_audit: only the actions (CHIME_ADMIN_AUDIT)
+ * recorded as done by who and of action (the "action" column's words:
+ * "pause", "drain", ...), each exact; NULL: any.  The times of
+ * chime_admin_query_set_started are an action's at_ms.
+ * Returns: 0; CHIME_EINVAL (NULL query, a value too long).
+ * Ownership: who and action are copied.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_audit(chime_admin_query *query,
+                                             const char *who,
+                                             const char *action);
+
+/*
+ * chime_admin_query_set_ids: only the runs (history) with after_id < id <=
+ * upto_id (upto_id 0: no upper end), oldest first instead of newest first:
+ * a watcher reads the runs recorded since its last read in the order they
+ * were recorded, a page at a time (the next page after the last id read).
+ * Returns: 0; CHIME_EINVAL (NULL query, a negative id, upto_id not above
+ * after_id).
+ * Ownership: none.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_ids(chime_admin_query *query,
+                                           int64_t after_id, int64_t upto_id);
+
+/*
+ * chime_admin_query_set_late: only the triggers (CHIME_ADMIN_TRIGGERS)
+ * waiting to fire whose next fire was due before before_ms and that a node
+ * should have fired by now: not misfire CHIME_MISFIRE_IGNORE, not a
+ * backfill's (CHIME_BACKFILL_GROUP); earliest due first (0: any trigger,
+ * by group and name).
+ * Returns: 0; CHIME_EINVAL (NULL query, a negative time).
+ * Ownership: none.
+ * Thread: the query's user.
+ */
+CHIME_EXTERN int chime_admin_query_set_late(chime_admin_query *query,
+                                            int64_t before_ms);
 
 /*
  * chime_admin_query_set_page: skips offset rows and returns at most limit

@@ -52,7 +52,7 @@ int chime_admin_query_new(chime_admin_kind kind, chime_admin_query **ret) {
   if (!ret)
     return CHIME_EINVAL;
   *ret = NULL;
-  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_HISTORY)
+  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_AUDIT)
     return CHIME_EINVAL;
   chime_admin_query *q = calloc(1, sizeof *q);
   if (!q)
@@ -141,6 +141,32 @@ int chime_admin_query_set_fire(chime_admin_query *query, int64_t fire_id) {
   return 0;
 }
 
+int chime_admin_query_set_audit(chime_admin_query *query, const char *who,
+                                const char *action) {
+  if (!query || (who && strlen(who) > 190) || (action && strlen(action) > 64))
+    return CHIME_EINVAL;
+  int r = set_text(&query->who, who);
+  return r ? r : set_text(&query->action, action);
+}
+
+int chime_admin_query_set_ids(chime_admin_query *query, int64_t after_id,
+                              int64_t upto_id) {
+  if (!query || after_id < 0 || upto_id < 0 ||
+      (upto_id != 0 && upto_id <= after_id))
+    return CHIME_EINVAL;
+  query->by_id = true;
+  query->after_id = after_id;
+  query->upto_id = upto_id;
+  return 0;
+}
+
+int chime_admin_query_set_late(chime_admin_query *query, int64_t before_ms) {
+  if (!query || before_ms < 0)
+    return CHIME_EINVAL;
+  query->late_before_ms = before_ms;
+  return 0;
+}
+
 int chime_admin_query_set_outcome(chime_admin_query *query, const char *outcome,
                                   bool failed_only) {
   if (!query || (outcome && strlen(outcome) > 32))
@@ -181,6 +207,8 @@ void chime_admin_query_free(chime_admin_query *query) {
   free(query->trigger_name);
   free(query->node);
   free(query->outcome);
+  free(query->who);
+  free(query->action);
   free(query);
 }
 

@@ -28,9 +28,14 @@ struct chime_admin_query {
   char *node;
   char *outcome; /* upper case, NULL: any */
   bool failed_only;
-  int64_t fire_id;        /* 0: any */
-  int64_t from_ms, to_ms; /* 0: open */
-  size_t offset, limit;   /* limit 1 .. CHIME_ADMIN_MAX_LIMIT */
+  int64_t fire_id;           /* 0: any */
+  int64_t from_ms, to_ms;    /* 0: open */
+  size_t offset, limit;      /* limit 1 .. CHIME_ADMIN_MAX_LIMIT */
+  bool by_id;                /* history: ids in (after_id, upto_id], oldest
+                                first (chime_admin_query_set_ids) */
+  int64_t after_id, upto_id; /* upto_id 0: open */
+  int64_t late_before_ms;    /* triggers: late ones only (0: any) */
+  char *who, *action;        /* audit: NULL: any */
 };
 
 /*
@@ -61,7 +66,11 @@ struct chime_admin_query {
   X(JOB_PERSIST, "persist", INT64)                                             \
   X(JOB_PAUSED, "paused", INT64)                                               \
   X(JOB_TRIGGERS, "triggers", INT64)                                           \
-  X(JOB_DESCRIPTION, "description", TEXT)
+  X(JOB_DESCRIPTION, "description", TEXT)                                      \
+  X(JOB_TIMEOUT_MS, "timeout_ms", INT64)                                       \
+  X(JOB_DEADLINE_MS, "deadline_ms", INT64)                                     \
+  X(JOB_HISTORY_LEVEL, "history_level", INT64)                                 \
+  X(JOB_DATA, "data", BYTES)
 #define CHIME__ADMIN_TRIGGER_COLUMNS(X)                                        \
   X(TRIGGER_GROUP, "group", TEXT)                                              \
   X(TRIGGER_NAME, "name", TEXT)                                                \
@@ -77,7 +86,8 @@ struct chime_admin_query {
   X(TRIGGER_MISFIRE, "misfire", TEXT)                                          \
   X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
   X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
-  X(TRIGGER_OWNER, "owner", TEXT)
+  X(TRIGGER_OWNER, "owner", TEXT)                                              \
+  X(TRIGGER_DATA, "data", BYTES)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \
@@ -107,7 +117,26 @@ struct chime_admin_query {
   X(HISTORY_MESSAGE, "message", TEXT)                                          \
   X(HISTORY_RECOVERING, "recovering", INT64)                                   \
   X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
-  X(HISTORY_DATA, "data", BYTES)
+  X(HISTORY_DATA, "data", BYTES)                                               \
+  X(HISTORY_FINISHED_MS, "finished_ms", INT64)
+#define CHIME__ADMIN_LEASE_COLUMNS(X)                                          \
+  X(LEASE_NAME, "name", TEXT)                                                  \
+  X(LEASE_HOLDER, "holder", TEXT)                                              \
+  X(LEASE_HOST, "host", TEXT)                                                  \
+  X(LEASE_PID, "pid", INT64)                                                   \
+  X(LEASE_ACQUIRED_MS, "acquired_ms", INT64)                                   \
+  X(LEASE_EXPIRES_MS, "expires_ms", INT64)                                     \
+  X(LEASE_TOKEN, "token", INT64)                                               \
+  X(LEASE_RELEASED, "released", INT64)                                         \
+  X(LEASE_EXPIRED, "expired", INT64)
+#define CHIME__ADMIN_AUDIT_COLUMNS(X)                                          \
+  X(AUDIT_ID, "id", INT64)                                                     \
+  X(AUDIT_AT_MS, "at_ms", INT64)                                               \
+  X(AUDIT_WHO, "who", TEXT)                                                    \
+  X(AUDIT_ORIGIN, "origin", TEXT)                                              \
+  X(AUDIT_ACTION, "action", TEXT)                                              \
+  X(AUDIT_TARGET, "target", TEXT)                                              \
+  X(AUDIT_DETAILS, "details", TEXT)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -119,6 +148,8 @@ enum { CHIME__ADMIN_FIRE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_FIRE_COUNT };
 enum {
   CHIME__ADMIN_HISTORY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_HISTORY_COUNT
 };
+enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
+enum { CHIME__ADMIN_AUDIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_AUDIT_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -20,7 +20,9 @@ static const struct column {
   job_columns[] = {CHIME__ADMIN_JOB_COLUMNS(ADMIN_COLUMN)},
   trigger_columns[] = {CHIME__ADMIN_TRIGGER_COLUMNS(ADMIN_COLUMN)},
   fire_columns[] = {CHIME__ADMIN_FIRE_COLUMNS(ADMIN_COLUMN)},
-  history_columns[] = {CHIME__ADMIN_HISTORY_COLUMNS(ADMIN_COLUMN)};
+  history_columns[] = {CHIME__ADMIN_HISTORY_COLUMNS(ADMIN_COLUMN)},
+  lease_columns[] = {CHIME__ADMIN_LEASE_COLUMNS(ADMIN_COLUMN)},
+  audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -44,7 +46,9 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_JOBS] = {job_columns, CHIME__AC_JOB_COUNT},
       [CHIME_ADMIN_TRIGGERS] = {trigger_columns, CHIME__AC_TRIGGER_COUNT},
       [CHIME_ADMIN_FIRES] = {fire_columns, CHIME__AC_FIRE_COUNT},
-      [CHIME_ADMIN_HISTORY] = {history_columns, CHIME__AC_HISTORY_COUNT}};
+      [CHIME_ADMIN_HISTORY] = {history_columns, CHIME__AC_HISTORY_COUNT},
+      [CHIME_ADMIN_LEASES] = {lease_columns, CHIME__AC_LEASE_COUNT},
+      [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);
@@ -199,6 +203,7 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner) {
   chime__admin_set_text(t, CHIME__AC_TRIGGER_GROUP, tr->group);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_NAME, tr->name);
+  chime__admin_set_bytes(t, CHIME__AC_TRIGGER_DATA, tr->data, tr->data_len);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_GROUP, tr->job_group);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_NAME, tr->job_name);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_KIND,

@@ -111,14 +111,36 @@ static void list_jobs(mem_store *s, const chime_admin_query *q,
     chime__admin_set_int(t, CHIME__AC_JOB_PAUSED, mj->paused);
     chime__admin_set_int(t, CHIME__AC_JOB_TRIGGERS, (int64_t)mj->ntriggers);
     chime__admin_set_text(t, CHIME__AC_JOB_DESCRIPTION, j->description);
+    chime__admin_set_int(t, CHIME__AC_JOB_TIMEOUT_MS, j->timeout_ms);
+    chime__admin_set_int(t, CHIME__AC_JOB_DEADLINE_MS, j->starting_deadline_ms);
+    chime__admin_set_int(t, CHIME__AC_JOB_HISTORY_LEVEL,
+                         (int64_t)j->history_level);
+    chime__admin_set_bytes(t, CHIME__AC_JOB_DATA, j->data, j->data_len);
   }
   free(p.items);
+}
+
+/* The late triggers' order: earliest due first. */
+static int by_next_fire(const void *a, const void *b) {
+  int64_t x = (*(mem_trigger *const *)a)->t->state.next_fire_ms;
+  int64_t y = (*(mem_trigger *const *)b)->t->state.next_fire_ms;
+  return (x > y) - (x < y);
+}
+
+/* Whether tr is late by q (chime_admin_query_set_late; 0: any is). */
+static bool late_matches(const chime_admin_query *q, const chime_trigger *tr) {
+  return !q->late_before_ms || (tr->store_state == CHIME_STATE_WAITING &&
+                                tr->state.next_fire_ms != CHIME_NO_FIRE_MS &&
+                                tr->state.next_fire_ms < q->late_before_ms &&
+                                tr->schedule.misfire != CHIME_MISFIRE_IGNORE &&
+                                strcmp(tr->group, CHIME_BACKFILL_GROUP) != 0);
 }
 
 static void list_triggers(mem_store *s, const chime_admin_query *q,
                           chime_admin_table *t) {
   picked p = {0};
-  if (pick(&s->triggers, by_trigger_key, &p) < 0) {
+  if (pick(&s->triggers, q->late_before_ms ? by_next_fire : by_trigger_key,
+           &p) < 0) {
     free(p.items);
     chime__admin_row_add(t);
     chime__admin_set_text(t, CHIME__AC_TRIGGER_GROUP, NULL);
@@ -128,6 +150,7 @@ static void list_triggers(mem_store *s, const chime_admin_query *q,
     const mem_trigger *mt = p.items[i];
     const chime_trigger *tr = mt->t;
     if (!chime__group_matches(q->match, q->pattern, tr->group) ||
+        !late_matches(q, tr) ||
         (q->job_group && (strcmp(q->job_group, tr->job_group) != 0 ||
                           strcmp(q->job_name, tr->job_name) != 0)) ||
         chime__admin_row_add(t) < 0)
@@ -216,50 +239,68 @@ static bool history_matches(const chime_admin_query *q,
     return false;
   if (q->from_ms && e->started_ms < q->from_ms)
     return false;
+  if (q->by_id && (e->id <= q->after_id || (q->upto_id && e->id > q->upto_id)))
+    return false;
   return !(q->to_ms && e->started_ms >= q->to_ms);
+}
+
+/* Adds entry e's row, if it matches q and is past the page's offset
+ * (*skipped counts the matching entries passed over). */
+static void history_row(const chime_admin_query *q,
+                        const chime_history_entry *e, size_t *skipped,
+                        size_t *n, chime_admin_table *t) {
+  if (!history_matches(q, e) || (*skipped)++ < q->offset ||
+      chime__admin_row_add(t) < 0)
+    return;
+  (*n)++;
+  chime__admin_set_int(t, CHIME__AC_HISTORY_ID, e->id);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_FIRE_ID, e->fire_id);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_JOB_GROUP, e->job_group);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_JOB_NAME, e->job_name);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_TRIGGER_GROUP, e->trigger_group);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_TRIGGER_NAME, e->trigger_name);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_NODE, e->node);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_OUTCOME, e->outcome);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_SCHEDULED_MS, e->scheduled_ms);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_STARTED_MS, e->started_ms);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_DURATION_MS,
+                       e->finished_ms - e->started_ms);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_ERROR_CODE, e->error);
+  chime__admin_set_text(t, CHIME__AC_HISTORY_MESSAGE, e->message);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_RECOVERING, e->recovering);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_DATA_BYTES, (int64_t)e->data_len);
+  chime__admin_set_bytes(t, CHIME__AC_HISTORY_DATA, e->data, e->data_len);
+  chime__admin_set_int(t, CHIME__AC_HISTORY_FINISHED_MS, e->finished_ms);
 }
 
 static void list_history(mem_store *s, const chime_admin_query *q,
                          chime_admin_table *t) {
   size_t skipped = 0, n = 0;
-  /* Newest first: from the last id written back to the oldest kept. */
-  for (int64_t id = s->history_next_id;
-       s->history && id > 0 && n < q->limit &&
-       id > s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP;
-       id--) {
-    const chime_history_entry *e =
-        &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)];
-    if (!history_matches(q, e) || skipped++ < q->offset ||
-        chime__admin_row_add(t) < 0)
-      continue;
-    n++;
-    chime__admin_set_int(t, CHIME__AC_HISTORY_ID, e->id);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_FIRE_ID, e->fire_id);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_JOB_GROUP, e->job_group);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_JOB_NAME, e->job_name);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_TRIGGER_GROUP, e->trigger_group);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_TRIGGER_NAME, e->trigger_name);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_NODE, e->node);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_OUTCOME, e->outcome);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_SCHEDULED_MS, e->scheduled_ms);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_STARTED_MS, e->started_ms);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_DURATION_MS,
-                         e->finished_ms - e->started_ms);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_ERROR_CODE, e->error);
-    chime__admin_set_text(t, CHIME__AC_HISTORY_MESSAGE, e->message);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_RECOVERING, e->recovering);
-    chime__admin_set_int(t, CHIME__AC_HISTORY_DATA_BYTES, (int64_t)e->data_len);
-    chime__admin_set_bytes(t, CHIME__AC_HISTORY_DATA, e->data, e->data_len);
-  }
+  int64_t oldest = s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP + 1;
+  if (oldest < 1)
+    oldest = 1;
+  if (!s->history)
+    return;
+  if (q->by_id) /* oldest first: from the oldest kept up */
+    for (int64_t id = oldest; id <= s->history_next_id && n < q->limit; id++)
+      history_row(q, &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)],
+                  &skipped, &n, t);
+  else /* newest first: from the last id written back to the oldest kept */
+    for (int64_t id = s->history_next_id; id >= oldest && n < q->limit; id--)
+      history_row(q, &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)],
+                  &skipped, &n, t);
 }
 
 int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
                           bool hide_self, chime_admin_table *t, char *errbuf,
                           size_t errbuf_len) {
   mem_store *s = (mem_store *)store;
-  (void)errbuf;
-  (void)errbuf_len;
+  if (q->kind == CHIME_ADMIN_AUDIT) /* drains are the only actions it has */
+    return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                             "the memory store keeps no audit trail: it "
+                             "records no operators' actions");
   int64_t now = store->ops->now(store);
+  int r = 0;
   chime__mem_lock(s);
   switch (q->kind) {
   case CHIME_ADMIN_NODES:
@@ -277,10 +318,15 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
   case CHIME_ADMIN_HISTORY:
     list_history(s, q, t);
     break;
+  case CHIME_ADMIN_LEASES:
+    r = chime__mem_admin_leases(s, now, t);
+    break;
+  case CHIME_ADMIN_AUDIT:
+    break;
   }
   chime__mem_unlock(s);
   /* The history pages as it reads; the other lists are paged here. */
   if (q->kind != CHIME_ADMIN_HISTORY)
     chime__admin_table_page(t, q->offset, q->limit);
-  return 0;
+  return r;
 }

@@ -12,6 +12,7 @@
  *
  * Locks: each operation takes the store's lock once (memory.h).
  */
+#include "jobstore/admin.h"
 #include "jobstore/memory/memory.h"
 
 #include <assert.h>
@@ -152,4 +153,30 @@ void chime__mem_leases_free(mem_store *s) {
   MEM_ASSERT_LOCKED(s);
   chime__mem_map_each(&s->leases, lease_entry_free, NULL);
   chime__mem_map_clear(&s->leases);
+}
+
+static int by_lease_name(const void *a, const void *b) {
+  return strcmp((*(mem_lease *const *)a)->name, (*(mem_lease *const *)b)->name);
+}
+
+int chime__mem_admin_leases(mem_store *s, int64_t now, chime_admin_table *t) {
+  MEM_ASSERT_LOCKED(s);
+  bool ok = true;
+  mem_lease **items = (mem_lease **)chime__mem_map_values(&s->leases, &ok);
+  size_t n = ok ? s->leases.count : 0;
+  if (n > 1)
+    qsort(items, n, sizeof *items, by_lease_name);
+  /* The memory store's leases are its own node's: no host or process. */
+  for (size_t i = 0; i < n && chime__admin_row_add(t) == 0; i++) {
+    const mem_lease *l = items[i];
+    chime__admin_set_text(t, CHIME__AC_LEASE_NAME, l->name);
+    chime__admin_set_text(t, CHIME__AC_LEASE_HOLDER, s->node);
+    chime__admin_set_int(t, CHIME__AC_LEASE_ACQUIRED_MS, l->acquired_ms);
+    chime__admin_set_int(t, CHIME__AC_LEASE_EXPIRES_MS, l->expires_ms);
+    chime__admin_set_int(t, CHIME__AC_LEASE_TOKEN, l->token);
+    chime__admin_set_int(t, CHIME__AC_LEASE_RELEASED, l->released);
+    chime__admin_set_int(t, CHIME__AC_LEASE_EXPIRED, l->expires_ms <= now);
+  }
+  free(items);
+  return ok ? 0 : CHIME_ENOMEM;
 }

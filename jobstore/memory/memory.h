@@ -550,6 +550,9 @@ int chime__mem_lease_release(chime_store *store, const char *name,
                              int64_t token);
 int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
                           bool *ret_held);
+/* The leases as chime-admin.h's CHIME_ADMIN_LEASES rows, by name, into t
+ * (its lock held; expired by now).  Returns: 0; CHIME_ENOMEM. */
+int chime__mem_admin_leases(mem_store *s, int64_t now, chime_admin_table *t);
 /* Frees every lease entry (the store is being freed, its lock held). */
 void chime__mem_leases_free(mem_store *s);
 /* A lease entry is kept this long after its lease ran out (as the MySQL

@@ -143,7 +143,8 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
       "j.durable, j.requests_recovery, j.persist_data, j.paused, (SELECT "
       "COUNT(*) FROM {P}triggers t WHERE t.sched_name = j.sched_name AND "
       "t.job_group = j.job_group AND t.job_name = j.job_name), "
-      "j.description FROM {P}jobs j WHERE j.sched_name = ? ORDER BY "
+      "j.description, j.timeout_ms, j.starting_deadline_ms, j.history_level, "
+      "j.data FROM {P}jobs j WHERE j.sched_name = ? ORDER BY "
       "j.job_group, j.job_name";
   select_op op = {0};
   arg_text(&op, s->sched);
@@ -163,11 +164,33 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
     put_int(t, CHIME__AC_JOB_PAUSED, &op.rows, i, 7);
     put_int(t, CHIME__AC_JOB_TRIGGERS, &op.rows, i, 8);
     put_text(t, CHIME__AC_JOB_DESCRIPTION, &op.rows, i, 9);
+    put_int(t, CHIME__AC_JOB_TIMEOUT_MS, &op.rows, i, 10);
+    put_int(t, CHIME__AC_JOB_DEADLINE_MS, &op.rows, i, 11);
+    put_int(t, CHIME__AC_JOB_HISTORY_LEVEL, &op.rows, i, 12);
+    chime__admin_set_bytes(
+        t, CHIME__AC_JOB_DATA,
+        chime__mysql_rows_is_null(&op.rows, i, 13) ? NULL : TEXT(13),
+        chime__mysql_rows_len(&op.rows, i, 13));
   }
   chime__mysql_rows_free(&op.rows);
   if (r == 0)
     chime__admin_table_page(t, q->offset, q->limit);
   return r;
+}
+
+/* One prepared statement (queries/NAME.sql) with op's arguments. */
+typedef struct prepared_op {
+  chime__mysql_stmt_id id;
+  select_op *op;
+} prepared_op;
+
+static int prepared_fn(chime__mysql_tx *tx, void *arg) {
+  prepared_op *p = arg;
+  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
+}
+
+static void prepared_reset(void *arg) {
+  select_reset(((prepared_op *)arg)->op);
 }
 
 /* ------------------------------------------------------------- triggers */
@@ -202,7 +225,15 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_group);
   arg_text(&op, q->job_name);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  int r;
+  if (q->late_before_ms) { /* queries/trig_list_late.sql */
+    arg_int(&op, q->late_before_ms);
+    prepared_op p = {CHIME__Q_TRIG_LIST_LATE, &op};
+    r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
+                            errbuf_len);
+  } else {
+    r = run_select(s, sql, &op, errbuf, errbuf_len);
+  }
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++)
     if (chime__group_matches(q->match, q->pattern, TEXT(0)))
       r = trigger_row(t, &op.rows, i);
@@ -259,9 +290,8 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
       sql, len,
       "SELECT id, fire_id, job_group, job_name, trigger_group, "
       "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
-      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data "
-      "FROM "
-      "{P}history WHERE sched_name = ?");
+      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data, "
+      "finished_ms FROM {P}history WHERE sched_name = ?");
   arg_text(op, s->sched);
 #define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)
   if (q->job_group) {
@@ -296,9 +326,17 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
     WHERE(" AND outcome = ?");
     arg_text(op, q->outcome);
   }
+  if (q->by_id) {
+    WHERE(" AND id > ?");
+    arg_int(op, q->after_id);
+  }
+  if (q->by_id && q->upto_id) {
+    WHERE(" AND id <= ?");
+    arg_int(op, q->upto_id);
+  }
 #undef WHERE
-  snprintf(sql + k, len - k, " ORDER BY id DESC LIMIT %zu OFFSET %zu", q->limit,
-           q->offset);
+  snprintf(sql + k, len - k, " ORDER BY id %s LIMIT %zu OFFSET %zu",
+           q->by_id ? "ASC" : "DESC", q->limit, q->offset);
 }
 
 static int list_history(chime__mysql_store *s, const chime_admin_query *q,
@@ -311,6 +349,47 @@ static int list_history(chime__mysql_store *s, const chime_admin_query *q,
     copy_rows(t, &op.rows);
   chime__mysql_rows_free(&op.rows);
   return r;
+}
+
+/* --------------------------------------------------------------- leases */
+
+/* Runs statement id with op's arguments and the query's page; its rows,
+ * whose columns are t's in order, go into t (copy_rows). */
+static int run_prepared(chime__mysql_store *s, chime__mysql_stmt_id id,
+                        select_op *op, const chime_admin_query *q,
+                        chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  arg_int(op, (int64_t)q->limit);
+  arg_int(op, (int64_t)q->offset);
+  prepared_op p = {id, op};
+  int r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
+                              errbuf_len);
+  if (r == 0)
+    copy_rows(t, &op->rows);
+  chime__mysql_rows_free(&op->rows);
+  return r;
+}
+
+static int list_leases(chime__mysql_store *s, const chime_admin_query *q,
+                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  select_op op = {0}; /* queries/lease_list.sql */
+  arg_text(&op, s->sched);
+  return run_prepared(s, CHIME__Q_LEASE_LIST, &op, q, t, errbuf, errbuf_len);
+}
+
+/* ---------------------------------------------------------------- audit */
+
+static int list_audit(chime__mysql_store *s, const chime_admin_query *q,
+                      chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  select_op op = {0}; /* queries/audit_list.sql */
+  arg_text(&op, s->sched);
+  arg_int(&op, q->from_ms);
+  arg_int(&op, q->to_ms);
+  arg_int(&op, q->to_ms);
+  arg_text(&op, q->who);
+  arg_text(&op, q->who);
+  arg_text(&op, q->action);
+  arg_text(&op, q->action);
+  return run_prepared(s, CHIME__Q_AUDIT_LIST, &op, q, t, errbuf, errbuf_len);
 }
 
 #undef INT
@@ -331,6 +410,10 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return list_fires(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_HISTORY:
     return list_history(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_LEASES:
+    return list_leases(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_AUDIT:
+    return list_audit(s, q, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

@@ -103,6 +103,9 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LEASE_RELEASE,
   CHIME__Q_LEASE_HELD,
   CHIME__Q_LEASE_EXPIRE,
+  CHIME__Q_LEASE_LIST,
+  CHIME__Q_AUDIT_LIST,
+  CHIME__Q_TRIG_LIST_LATE,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
   /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */

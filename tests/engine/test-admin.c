@@ -178,6 +178,10 @@ static void check_jobs(chime_admin *a) {
   CU_ASSERT_EQUAL(INT(t, 0, "durable"), 1);
   CU_ASSERT_EQUAL(INT(t, 0, "triggers"), 1);
   CU_ASSERT(chime_admin_table_is_null(t, 0, "description"));
+  CU_ASSERT_EQUAL(INT(t, 0, "timeout_ms"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "deadline_ms"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "history_level"), CHIME_HISTORY_ALL);
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "data"));
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "group"), "reports");
   chime_admin_table_free(t);
   t = list(a, CHIME_ADMIN_JOBS, only_ops);
@@ -200,6 +204,9 @@ static void check_triggers(chime_admin *a) {
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "cron"), "0 0 9 * * ?");
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "zone"), "Europe/Paris");
   CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "misfire"), "smart");
+  CU_ASSERT_EQUAL(chime_admin_table_get_column_type(
+                      t, (size_t)chime_admin_table_get_column_index(t, "data")),
+                  CHIME_ADMIN_BYTES);
   CU_ASSERT(INT(t, 1, "next_fire_ms") > chime_test_wall_ms() - 1000);
   CU_ASSERT_EQUAL(
       chime_admin_table_get_column_type(
@@ -229,6 +236,56 @@ static void other_node(chime_admin_query *q) {
   CU_ASSERT_EQUAL(chime_admin_query_set_node(q, "no-such-node"), 0);
 }
 
+static int64_t ids_from; /* ids_after's after_id */
+
+static void ids_after(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, ids_from, 0), 0);
+}
+
+static void late_by_far(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, INT64_MAX / 2), 0);
+}
+
+static void late_in_1970(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, 1), 0);
+}
+
+/* The late triggers: waiting ones, earliest due first. */
+static void check_late(chime_admin *a) {
+  chime_admin_table *t = list(a, CHIME_ADMIN_TRIGGERS, late_by_far);
+  size_t n = chime_admin_table_get_row_count(t);
+  CU_ASSERT(n >= 1);
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT_STRING_EQUAL(TEXT(t, i, "state"), "WAITING");
+    CU_ASSERT(i == 0 ||
+              INT(t, i - 1, "next_fire_ms") <= INT(t, i, "next_fire_ms"));
+  }
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_TRIGGERS, late_in_1970);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+}
+
+/* The runs after an id, oldest first, with their finish times. */
+static void check_ids(chime_admin *a, int64_t newest) {
+  ids_from = 0;
+  chime_admin_table *t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), RUNS);
+  CU_ASSERT_EQUAL(INT(t, RUNS - 1, "id"), newest);
+  CU_ASSERT(INT(t, 0, "id") < INT(t, 1, "id"));
+  CU_ASSERT_EQUAL(INT(t, 0, "finished_ms"),
+                  INT(t, 0, "started_ms") + INT(t, 0, "duration_ms"));
+  ids_from = INT(t, 0, "id");
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), RUNS - 1);
+  chime_admin_table_free(t);
+  ids_from = newest;
+  t = list(a, CHIME_ADMIN_HISTORY, ids_after);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+}
+
 static void check_history(chime_admin *a) {
   chime_admin_table *t = list(a, CHIME_ADMIN_HISTORY, NULL);
   CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), RUNS);
@@ -248,6 +305,7 @@ static void check_history(chime_admin *a) {
   CU_ASSERT(INT(t, 0, "id") > INT(t, 1, "id"));
   CU_ASSERT(INT(t, 1, "started_ms") >= INT(t, 1, "scheduled_ms") - 60000);
   int64_t second = INT(t, 1, "id");
+  check_ids(a, INT(t, 0, "id"));
   char fire[24];
   snprintf(fire, sizeof fire, "%s", TEXT(t, 1, "fire_id"));
   chime_admin_table_free(t);
@@ -276,12 +334,75 @@ static void check_history(chime_admin *a) {
   chime_admin_table_free(t);
 }
 
+/* The leases: a held one, then released (kept for its at_least). */
+static void check_leases(chime_scheduler *s, chime_admin *a) {
+  chime_lease *l = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime_lease_acquire(s, "admin-lease", 60000, 30000, 0, &l), 0);
+  chime_admin_table *t = list(a, CHIME_ADMIN_LEASES, NULL);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_EQUAL(chime_admin_table_get_column_count(t), 9);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "name"), "admin-lease");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "holder"), "admin-node");
+  CU_ASSERT_EQUAL(INT(t, 0, "token"), chime_lease_get_token(l));
+  CU_ASSERT_EQUAL(INT(t, 0, "expires_ms"), chime_lease_get_expires_ms(l));
+  CU_ASSERT(INT(t, 0, "acquired_ms") < INT(t, 0, "expires_ms"));
+  CU_ASSERT_EQUAL(INT(t, 0, "released"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "expired"), 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(chime_lease_release(l), 0);
+  t = list(a, CHIME_ADMIN_LEASES, NULL);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_EQUAL(INT(t, 0, "released"), 1);
+  CU_ASSERT_EQUAL(INT(t, 0, "expired"), 0); /* kept for its at_least */
+  chime_admin_table_free(t);
+  chime_lease_free(l);
+}
+
+#ifdef CHIME_TEST_MYSQL
+static void by_test(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_audit(q, "test", NULL), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_started(q, 1, 0), 0);
+}
+
+static void by_nobody(chime_admin_query *q) {
+  CU_ASSERT_EQUAL(chime_admin_query_set_audit(q, "nobody", NULL), 0);
+}
+#endif
+
+/* The audit trail: the MySQL store records the drain asked as "test"; the
+ * memory store keeps none and says so. */
+static void check_audit(chime_admin *a) {
+#ifdef CHIME_TEST_MYSQL
+  chime_admin_table *t = list(a, CHIME_ADMIN_AUDIT, by_test);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "who"), "test");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "origin"), "test-admin");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "target"), "node admin-node");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "action"), "drain");
+  CU_ASSERT(INT(t, 0, "at_ms") > chime_test_wall_ms() - 600000);
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_AUDIT, by_nobody);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+#else
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_AUDIT, &q), 0);
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), CHIME_EUNSUPPORTED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(chime_admin_errmsg(a), "no audit trail"));
+  CU_ASSERT_PTR_NULL(t);
+  chime_admin_query_free(q);
+#endif
+}
+
 /* Every list of a scheduler with runs recorded. */
 static void check_all(chime_scheduler *s, chime_admin *a, bool self_listed) {
   check_nodes(a, self_listed);
   check_jobs(a);
   check_triggers(a);
   (void)s;
+  check_late(a);
   check_history(a);
 }
 
@@ -307,6 +428,7 @@ static void test_admin_lists(void) {
   CU_ASSERT_EQUAL_FATAL(chime_admin_open_scheduler(s, &a), 0);
   run_some(s, a);
   check_all(s, a, true);
+  check_leases(s, a);
   chime_admin_free(a);
 #ifdef CHIME_TEST_MYSQL
   /* The tools' way in: by URL, as a node that lists only the cluster's. */
@@ -468,6 +590,7 @@ static void test_admin_actions(void) {
                   CHIME_ENOTFOUND);
   CU_ASSERT_EQUAL(chime_admin_set_drain(a, "admin-node", true, -1, NULL, NULL),
                   CHIME_EINVAL);
+  check_audit(a);
   /* Delete: the trigger, then the job with its triggers. */
   CU_ASSERT_EQUAL(
       chime_admin_delete(a, CHIME_ADMIN_TARGET_TRIGGER, "ops", "sweep-hourly"),
@@ -518,6 +641,10 @@ static void test_admin_errors(void) {
   CU_ASSERT_EQUAL(chime_admin_query_set_trigger(q, NULL, "n"), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_fire(q, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_started(q, -1, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, 5, 5), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(q, -1, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_ids(NULL, 0, 0), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_query_set_late(q, -1), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_page(q, 0, CHIME_ADMIN_MAX_LIMIT + 1),
                   CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_query_set_group(NULL, "x"), CHIME_EINVAL);

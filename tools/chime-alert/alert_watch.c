@@ -1,15 +1,16 @@
 /*
  * alert_watch.c: what chime-alert reads of the store each poll, and the
- * alerts it raises.  A poll is a few statements, each index-backed:
+ * alerts it raises.  A poll is a few lists of chime-admin.h (no table is
+ * named here), each an index-backed read in the MySQL store:
  *
- *   - the history's highest id (the primary key's end), then the failed
- *     runs with ids past the last poll's (a primary-key range); with
- *     --expect, the newest success per job in the same range;
+ *   - the history's highest id (its newest run), then the failed runs
+ *     with ids past the last poll's (chime_admin_query_set_ids); with
+ *     --expect, the successes in the same range;
  *   - the nodes rows (one per node), live or dead by the store's rule:
  *     read on their own, every quarter of the shortest check-in interval
  *     (alert_poll_nodes), as a dead node's row may be gone in two;
- *   - the WAITING triggers due more than the misfire threshold ago (the
- *     triggers_due index: sched_name, state, next_fire_ms);
+ *   - the triggers due more than the misfire threshold ago
+ *     (chime_admin_query_set_late);
  *   - with --expect, the jobs (the primary key's scheduler prefix).
  *
  * The history is read from the poll before last's end, not the last
@@ -30,7 +31,11 @@
  * CANCELLED (an operator's act), SKIPPED (a concurrency policy's), RETRIED
  * (a retry follows: its own outcome counts) nor REQUEUED/RECOVERED (a
  * dead node's fire that ran again: the node's death is its own alert). */
-#define FAILED_OUTCOMES_SQL "('FAILED', 'TIMED_OUT', 'MISSED')"
+static bool is_failure(const char *outcome) {
+  return outcome &&
+         (strcmp(outcome, "FAILED") == 0 || strcmp(outcome, "TIMED_OUT") == 0 ||
+          strcmp(outcome, "MISSED") == 0);
+}
 
 /* The tools' own nodes rows (an operator's store checks in as a node):
  * their deaths are no cluster node's. */
@@ -43,14 +48,32 @@ static bool is_tool_node(const char *id) {
   return false;
 }
 
-static int query(alert_ctx *x, const char *sql, const char *const *args,
-                 size_t n, chime__mysql_rows *rows) {
-  *rows = (chime__mysql_rows){0};
-  return ctl_query(&x->base, sql, args, n, rows);
+/* The rows of q (NULL: out of memory) into *ret, freeing q.  Returns: 0
+ * or an exit code (said why). */
+static int list_of(alert_ctx *x, chime_admin_query *q,
+                   chime_admin_table **ret) {
+  *ret = NULL;
+  int r = ctl_list(&x->base, q, ret);
+  chime_admin_query_free(q);
+  return r;
 }
 
-#define TEXT(rows, i, col) chime__mysql_rows_text(rows, i, col)
-#define INT(rows, i, col) chime__mysql_rows_int64(rows, i, col)
+/* A history query of the runs with ids in (from_id, top], oldest first, a
+ * batch at a time; NULL when out of memory (ctl_list says). */
+static chime_admin_query *runs_after(int64_t from_id, int64_t top,
+                                     const char *outcome, bool failed_only) {
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q && (chime_admin_query_set_ids(q, from_id, top) < 0 ||
+            chime_admin_query_set_outcome(q, outcome, failed_only) < 0 ||
+            chime_admin_query_set_page(q, 0, ALERT_HISTORY_BATCH) < 0)) {
+    chime_admin_query_free(q);
+    return NULL;
+  }
+  return q;
+}
+
+#define TEXT(t, i, col) chime_admin_table_get_text(t, i, col)
+#define INT(t, i, col) chime_admin_table_get_int64(t, i, col)
 
 /* Copies text (NULL: "") into a field of the alert. */
 #define SET(field, text)                                                       \
@@ -58,18 +81,20 @@ static int query(alert_ctx *x, const char *sql, const char *const *args,
 
 /* ------------------------------------------------------- failed runs */
 
-static int raise_failure(alert_ctx *x, const chime__mysql_rows *rows,
+static int raise_failure(alert_ctx *x, const chime_admin_table *runs,
                          size_t i) {
-  alert a = {
-      .fire_id = INT(rows, i, 1), .time_ms = INT(rows, i, 9), .count = 1};
+  alert a = {.fire_id = INT(runs, i, "fire_id"),
+             .time_ms = INT(runs, i, "finished_ms"),
+             .count = 1};
   SET(a.kind, "run_failed");
   SET(a.status, "firing");
-  snprintf(a.job, sizeof a.job, "%s.%s", TEXT(rows, i, 2), TEXT(rows, i, 3));
-  snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(rows, i, 4),
-           TEXT(rows, i, 5));
-  SET(a.node, TEXT(rows, i, 6));
-  SET(a.outcome, TEXT(rows, i, 7));
-  const char *err = TEXT(rows, i, 8);
+  snprintf(a.job, sizeof a.job, "%s.%s", TEXT(runs, i, "job_group"),
+           TEXT(runs, i, "job_name"));
+  snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(runs, i, "trigger_group"),
+           TEXT(runs, i, "trigger_name"));
+  SET(a.node, TEXT(runs, i, "node"));
+  SET(a.outcome, TEXT(runs, i, "outcome"));
+  const char *err = TEXT(runs, i, "message");
   snprintf(a.key, sizeof a.key, "run_failed:%s", a.job);
   snprintf(a.message, sizeof a.message,
            "job %s failed (%s, fire %" PRId64 " of trigger %s on node %s)%s%s",
@@ -80,71 +105,66 @@ static int raise_failure(alert_ctx *x, const chime__mysql_rows *rows,
 
 static const alert_expect *expect_of(const alert_ctx *x, const char *job);
 
-/* The newest success of each job in the rows read: the expected-period
- * clock of its job restarts. */
-static int note_successes(alert_ctx *x, const char *from, const char *to) {
-  const char *args[] = {from, to, x->base.sched};
-  chime__mysql_rows rows;
-  int r = query(x,
-                "SELECT job_group, job_name, MAX(finished_ms) FROM "
-                "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
-                "SIGNED) AND sched_name = ? AND outcome = 'OK' GROUP BY "
-                "job_group, job_name",
-                args, 3, &rows);
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    char key[512];
-    snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(&rows, i, 0),
-             TEXT(&rows, i, 1));
-    if (!expect_of(x, key + 12))
-      continue;
-    alert_key *k = alert_key_get(x, key);
-    if (!k)
-      r = ctl_fail(CHIME_ENOMEM, "out of memory");
-    else if (INT(&rows, i, 2) > k->since_ms) {
-      k->since_ms = INT(&rows, i, 2);
-      x->dirty = true;
-    }
+/* A success of a job: the expected-period clock of its job restarts. */
+static int note_success(alert_ctx *x, const chime_admin_table *runs, size_t i) {
+  char key[512];
+  snprintf(key, sizeof key, "job_overdue:%s.%s", TEXT(runs, i, "job_group"),
+           TEXT(runs, i, "job_name"));
+  if (!expect_of(x, key + 12))
+    return 0;
+  alert_key *k = alert_key_get(x, key);
+  if (!k)
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  if (INT(runs, i, "finished_ms") > k->since_ms) {
+    k->since_ms = INT(runs, i, "finished_ms");
+    x->dirty = true;
   }
-  chime__mysql_rows_free(&rows);
-  return r;
+  return 0;
 }
 
-/* The failed runs with ids in (from_id, top], a batch at a time. */
-static int read_failures(alert_ctx *x, int64_t from_id, int64_t top) {
-  char sql[512], from[24], to[24];
-  snprintf(sql, sizeof sql,
-           "SELECT id, fire_id, job_group, job_name, trigger_group, "
-           "trigger_name, node, outcome, error_text, finished_ms FROM "
-           "{P}history WHERE id > CAST(? AS SIGNED) AND id <= CAST(? AS "
-           "SIGNED) AND sched_name = ? AND outcome IN " FAILED_OUTCOMES_SQL
-           " ORDER BY id LIMIT %d",
-           ALERT_HISTORY_BATCH);
-  snprintf(to, sizeof to, "%" PRId64, top);
+/* The runs with ids in (from_id, top]: the failed ones raised (successes
+ * false), or the successes noted, a batch at a time. */
+static int read_runs(alert_ctx *x, int64_t from_id, int64_t top,
+                     bool successes) {
   for (;;) {
-    snprintf(from, sizeof from, "%" PRId64, from_id);
-    const char *args[] = {from, to, x->base.sched};
-    chime__mysql_rows rows;
-    int r = query(x, sql, args, 3, &rows);
-    for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-      if (!alert_seen_id(x, INT(&rows, i, 0)))
-        r = raise_failure(x, &rows, i);
-    size_t n = rows.nrows;
+    chime_admin_table *runs = NULL;
+    int r = list_of(
+        x, runs_after(from_id, top, successes ? "OK" : NULL, !successes),
+        &runs);
+    size_t n = chime_admin_table_get_row_count(runs);
+    for (size_t i = 0; r == 0 && i < n; i++)
+      if (successes)
+        r = note_success(x, runs, i);
+      else if (is_failure(TEXT(runs, i, "outcome")) &&
+               !alert_seen_id(x, INT(runs, i, "id")))
+        r = raise_failure(x, runs, i);
     if (n > 0)
-      from_id = INT(&rows, n - 1, 0);
-    chime__mysql_rows_free(&rows);
+      from_id = INT(runs, n - 1, "id");
+    chime_admin_table_free(runs);
     if (r || n < ALERT_HISTORY_BATCH)
       return r;
   }
 }
 
+/* The history's highest id into *ret (0: empty): its newest run's. */
+static int history_top(alert_ctx *x, int64_t *ret) {
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q && chime_admin_query_set_page(q, 0, 1) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *t = NULL;
+  int r = list_of(x, q, &t);
+  *ret = chime_admin_table_get_row_count(t) ? INT(t, 0, "id") : 0;
+  chime_admin_table_free(t);
+  return r;
+}
+
 static int poll_history(alert_ctx *x) {
-  chime__mysql_rows rows;
-  int r =
-      query(x, "SELECT COALESCE(MAX(id), 0) FROM {P}history", NULL, 0, &rows);
+  int64_t top = 0;
+  int r = history_top(x, &top);
   if (r)
     return r;
-  int64_t top = rows.nrows ? INT(&rows, 0, 0) : 0;
-  chime__mysql_rows_free(&rows);
   if (x->last_id < 0) { /* a first start: from now on */
     x->last_id = x->overlap_id = top;
     x->dirty = true;
@@ -157,12 +177,9 @@ static int poll_history(alert_ctx *x) {
   }
   if (top == x->last_id)
     return 0;
-  if ((r = read_failures(x, x->overlap_id, top)))
+  if ((r = read_runs(x, x->overlap_id, top, false)))
     return r;
-  char from[24], to[24];
-  snprintf(from, sizeof from, "%" PRId64, x->overlap_id);
-  snprintf(to, sizeof to, "%" PRId64, top);
-  if (x->nexpect > 0 && (r = note_successes(x, from, to)))
+  if (x->nexpect > 0 && (r = read_runs(x, x->overlap_id, top, true)))
     return r;
   x->overlap_id = x->last_id;
   x->last_id = top;
@@ -249,10 +266,7 @@ static int nodes_gone(alert_ctx *x) {
 /* The list of kind (chime-admin.h) on the store into *ret.  Returns: 0 or
  * an exit code (said why). */
 static int list(alert_ctx *x, chime_admin_kind kind, chime_admin_table **ret) {
-  chime_admin_query *q = ctl_list_query(kind);
-  int r = ctl_list(&x->base, q, ret);
-  chime_admin_query_free(q);
-  return r;
+  return list_of(x, ctl_list_query(kind), ret);
 }
 
 static int poll_nodes(alert_ctx *x) {
@@ -309,35 +323,31 @@ static int poll_nodes(alert_ctx *x) {
 /* ------------------------------------------------------- misfires */
 
 static int poll_misfires(alert_ctx *x) {
-  char due[24], none[24];
-  snprintf(due, sizeof due, "%" PRId64, x->now_ms - x->misfire_threshold_ms);
-  snprintf(none, sizeof none, "%" PRId64, (int64_t)CHIME_NO_FIRE_MS);
-  const char *args[] = {x->base.sched, due, none};
-  char sql[640];
-  snprintf(sql, sizeof sql,
-           "SELECT trigger_group, trigger_name, job_group, job_name, "
-           "next_fire_ms FROM {P}triggers WHERE sched_name = ? AND state = "
-           "'WAITING' AND next_fire_ms < CAST(? AS SIGNED) AND next_fire_ms "
-           "<> CAST(? AS SIGNED) AND misfire <> %d AND trigger_group <> '%s' "
-           "ORDER BY next_fire_ms LIMIT %d",
-           CHIME_MISFIRE_IGNORE, CHIME_BACKFILL_GROUP, ALERT_HISTORY_BATCH);
-  chime__mysql_rows rows;
-  int r = query(x, sql, args, 3, &rows);
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q &&
+      (chime_admin_query_set_late(q, x->now_ms - x->misfire_threshold_ms) < 0 ||
+       chime_admin_query_set_page(q, 0, ALERT_HISTORY_BATCH) < 0)) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *late = NULL;
+  int r = list_of(x, q, &late);
   if (r)
     return r;
+  size_t nlate = chime_admin_table_get_row_count(late);
   unsee(x, "misfire:");
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+  for (size_t i = 0; r == 0 && i < nlate; i++) {
     alert a = {.time_ms = x->now_ms};
     SET(a.kind, "misfire");
     SET(a.status, "firing");
-    snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(&rows, i, 0),
-             TEXT(&rows, i, 1));
-    snprintf(a.job, sizeof a.job, "%s.%s", TEXT(&rows, i, 2),
-             TEXT(&rows, i, 3));
+    snprintf(a.trigger, sizeof a.trigger, "%s.%s", TEXT(late, i, "group"),
+             TEXT(late, i, "name"));
+    snprintf(a.job, sizeof a.job, "%s.%s", TEXT(late, i, "job_group"),
+             TEXT(late, i, "job_name"));
     snprintf(a.key, sizeof a.key, "misfire:%s", a.trigger);
     char age[32], due_at[48];
-    ctl_format_age(x->now_ms - INT(&rows, i, 4), age, sizeof age);
-    ctl_format_time(INT(&rows, i, 4), NULL, due_at, sizeof due_at);
+    ctl_format_age(x->now_ms - INT(late, i, "next_fire_ms"), age, sizeof age);
+    ctl_format_time(INT(late, i, "next_fire_ms"), NULL, due_at, sizeof due_at);
     snprintf(a.message, sizeof a.message,
              "trigger %s (job %s) was due at %s and no node has fired it: "
              "%s late, past the misfire threshold",
@@ -349,8 +359,8 @@ static int poll_misfires(alert_ctx *x) {
       k->seen = true;
   }
   /* Past the first batch the rest are not known: none is resolved. */
-  bool complete = rows.nrows < ALERT_HISTORY_BATCH;
-  chime__mysql_rows_free(&rows);
+  bool complete = nlate < ALERT_HISTORY_BATCH;
+  chime_admin_table_free(late);
   for (size_t i = 0; r == 0 && complete && i < x->nkeys;) {
     alert_key *k = &x->keys[i];
     if (k->seen || strncmp(k->key, "misfire:", 8) != 0) {

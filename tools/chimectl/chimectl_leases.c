@@ -2,7 +2,8 @@
  * chimectl_leases.c: the named leases of a cluster (chime.h's
  * chime_lease_*): `leases` lists every lease name the leases table knows
  * with its last holder (node, host, pid), since when, until when and its
- * fencing token, and whether it is held now by the database's clock;
+ * fencing token, and whether it is held now by the database's clock (the
+ * store's CHIME_ADMIN_LEASES list);
  * `lease release NAME` ends a held lease for an operator (confirmed on a
  * terminal unless --yes) through the store's own statement, so that the
  * holder's later extend and release are refused.
@@ -19,17 +20,9 @@ int ctl_cmd_leases(ctl *c) {
     fprintf(stderr, "chimectl: usage: chimectl leases\n");
     return CTL_USAGE;
   }
-  int r = ctl_open(c, NULL);
+  chime_admin_table *rows = NULL;
+  int r = ctl_list(c, ctl_list_query(CHIME_ADMIN_LEASES), &rows);
   if (r)
-    return r;
-  const char *args[] = {c->sched};
-  chime__mysql_rows rows = {0};
-  if ((r = ctl_query(c,
-                     "SELECT lease_name, holder_node, holder_host, holder_pid, "
-                     "acquired_ms, expires_ms, token, released, "
-                     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED) FROM "
-                     "{P}leases WHERE sched_name = ? ORDER BY lease_name",
-                     args, 1, &rows)))
     return r;
   static const char *const heads[] = {
       "name",    "holder", "host",  "pid",        "since",
@@ -39,35 +32,31 @@ int ctl_cmd_leases(ctl *c) {
   ctl_table t;
   ctl_table_init(&t, heads, num, 10);
   t.shown = 8;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    int64_t since = chime__mysql_rows_int64(&rows, i, 4);
-    int64_t expires = chime__mysql_rows_int64(&rows, i, 5);
-    int64_t now = chime__mysql_rows_int64(&rows, i, 8);
-    bool released = chime__mysql_rows_int64(&rows, i, 7) != 0;
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(rows); i++) {
+#define TEXT(col) chime_admin_table_get_text(rows, i, col)
+#define INT(col) chime_admin_table_get_int64(rows, i, col)
+    int64_t since = INT("acquired_ms");
+    int64_t expires = INT("expires_ms");
     /* The store's rule: held while it has not run out; a released lease
      * may still be kept for its at_least. */
-    const char *state = expires <= now ? "free"
-                        : released     ? "released (kept for at_least)"
-                                       : "held";
+    const char *state = INT("expired")    ? "free"
+                        : INT("released") ? "released (kept for at_least)"
+                                          : "held";
     char since_s[64], expires_s[64], since_ms[32], expires_ms[32];
     ctl_format_time(since, c->zone, since_s, sizeof since_s);
     ctl_format_time(expires, c->zone, expires_s, sizeof expires_s);
     snprintf(since_ms, sizeof since_ms, "%" PRId64, since);
     snprintf(expires_ms, sizeof expires_ms, "%" PRId64, expires);
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
-                           chime__mysql_rows_text(&rows, i, 1),
-                           chime__mysql_rows_text(&rows, i, 2),
-                           chime__mysql_rows_text(&rows, i, 3),
-                           since_s,
-                           expires_s,
-                           chime__mysql_rows_text(&rows, i, 6),
-                           state,
-                           expires_ms,
-                           since_ms};
+    const char *cells[] = {
+        TEXT("name"), TEXT("holder"), TEXT("host"), TEXT("pid"), since_s,
+        expires_s,    TEXT("token"),  state,        expires_ms,  since_ms};
+#undef INT
+#undef TEXT
     if (ctl_table_add(&t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  return ctl_table_done(c, &t, &rows, r);
+  chime_admin_table_free(rows);
+  return ctl_table_done(c, &t, NULL, r);
 }
 
 /* Asks before ending a lease, unless --yes.  Returns: 0 or an exit code. */

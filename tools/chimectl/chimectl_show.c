@@ -141,38 +141,55 @@ static int show_trigger(ctl *c, const chime__mysql_rows *rows,
   return 0;
 }
 
-/* The job's definition (row `row` of the jobs listing jobs, its data
- * data) and its triggers. */
-static int show_job(ctl *c, const ctl_table *jobs, size_t row,
-                    const char *data) {
+/* The job's definition (row `row` of the jobs listing jobs) and its
+ * triggers. */
+static int show_job(ctl *c, const ctl_table *jobs, size_t row) {
   char *const *cell = jobs->cells + row * jobs->ncols;
-  const char *args[] = {c->sched, cell[0], cell[1]};
-  chime__mysql_rows rows = {0}, policy = {0};
-  int r = ctl_query(c,
-                    "SELECT timeout_ms, starting_deadline_ms, history_level "
-                    "FROM {P}jobs WHERE sched_name = ? AND job_group = ? AND "
-                    "job_name = ?",
-                    args, 3, &policy);
+  /* Its policies and its triggers, by chime-admin.h's lists. */
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_JOBS);
+  if (q && chime_admin_query_set_group(q, cell[0]) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *job = NULL, *trigs = NULL;
+  int r = ctl_list(c, q, &job);
+  chime_admin_query_free(q);
   if (r)
     return r;
-  int64_t timeout = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 0) : 0;
-  int64_t deadline = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 1) : 0;
-  int64_t level = policy.nrows ? chime__mysql_rows_int64(&policy, 0, 2) : 0;
-  chime__mysql_rows_free(&policy);
-  r = ctl_query(c,
-                "SELECT CONCAT(trigger_group, '.', trigger_name) FROM "
-                "{P}triggers WHERE sched_name = ? AND job_group = ? AND "
-                "job_name = ? ORDER BY trigger_group, trigger_name",
-                args, 3, &rows);
+  size_t at = 0, njobs = chime_admin_table_get_row_count(job);
+  while (at < njobs &&
+         strcmp(chime_admin_table_get_text(job, at, "name"), cell[1]) != 0)
+    at++;
+  int64_t timeout = chime_admin_table_get_int64(job, at, "timeout_ms");
+  int64_t deadline = chime_admin_table_get_int64(job, at, "deadline_ms");
+  int64_t level = chime_admin_table_get_int64(job, at, "history_level");
+  size_t len = 0; /* its data: JSON text, as bytes */
+  const char *bytes = chime_admin_table_get_bytes(job, at, "data", &len);
+  char *data = bytes ? strndup(bytes, len) : NULL;
+  chime_admin_table_free(job);
+  if (bytes && !data)
+    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q && chime_admin_query_set_job(q, cell[0], cell[1]) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  r = ctl_list(c, q, &trigs);
+  chime_admin_query_free(q);
   if (r)
     return r;
-  char **keys = calloc(rows.nrows + 1, sizeof *keys);
+  size_t ntrigs = chime_admin_table_get_row_count(trigs);
+  char **keys = calloc(ntrigs + 1, sizeof *keys);
+  for (size_t i = 0; keys && i < ntrigs; i++)
+    if (asprintf(&keys[i], "%s.%s",
+                 chime_admin_table_get_text(trigs, i, "group"),
+                 chime_admin_table_get_text(trigs, i, "name")) < 0)
+      keys[i] = NULL;
+  chime_admin_table_free(trigs);
   if (!keys) {
-    chime__mysql_rows_free(&rows);
+    free(data);
     return ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  for (size_t i = 0; i < rows.nrows; i++)
-    keys[i] = (char *)chime__mysql_rows_text(&rows, i, 0);
   char key[520];
   snprintf(key, sizeof key, "%s.%s", cell[0], cell[1]);
   shower s = {.json = c->json};
@@ -195,11 +212,36 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row,
         : level == CHIME_HISTORY_NONE   ? "none"
                                         : "all");
   data_field(&s, data);
-  list(&s, "triggers", keys, rows.nrows);
+  list(&s, "triggers", keys, ntrigs);
   end(&s);
+  for (size_t i = 0; i < ntrigs; i++)
+    free(keys[i]);
   free(keys);
-  chime__mysql_rows_free(&rows);
+  free(data);
   return 0;
+}
+
+/* The data of trigger (group, name) into *ret (malloc'd; NULL: none), by
+ * chime-admin.h's triggers list.  Returns: 0 or an exit code. */
+static int trigger_data(ctl *c, const char *group, const char *name,
+                        char **ret) {
+  *ret = NULL;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q && chime_admin_query_set_group(q, group) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
+  chime_admin_query_free(q);
+  size_t n = chime_admin_table_get_row_count(t), i = 0, len = 0;
+  while (i < n && strcmp(chime_admin_table_get_text(t, i, "name"), name) != 0)
+    i++;
+  const char *bytes = chime_admin_table_get_bytes(t, i, "data", &len);
+  if (r == 0 && bytes && !(*ret = strndup(bytes, len)))
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  chime_admin_table_free(t);
+  return r;
 }
 
 int ctl_cmd_show(ctl *c) {
@@ -213,22 +255,19 @@ int ctl_cmd_show(ctl *c) {
   if (r)
     return r;
   const char *args[] = {c->sched, group, name};
-  chime__mysql_rows rows = {0}, data = {0};
+  chime__mysql_rows rows = {0};
   if (!what || strcmp(what, "trigger") == 0) {
     r = ctl_query_triggers(
         c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
         &rows);
+    char *data = NULL;
     if (r == 0 && rows.nrows == 1)
-      r = ctl_query(c,
-                    "SELECT data FROM {P}triggers WHERE sched_name = ? AND "
-                    "trigger_group = ? AND trigger_name = ?",
-                    args, 3, &data);
+      r = trigger_data(c, group, name, &data);
     if (r == 0 && rows.nrows == 1)
-      r = show_trigger(c, &rows,
-                       data.nrows ? chime__mysql_rows_text(&data, 0, 0) : NULL);
+      r = show_trigger(c, &rows, data);
     bool found = rows.nrows == 1;
     chime__mysql_rows_free(&rows);
-    chime__mysql_rows_free(&data);
+    free(data);
     if (r || found)
       return r;
   }
@@ -244,14 +283,7 @@ int ctl_cmd_show(ctl *c) {
     return ctl_fail(CHIME_ENOTFOUND, "no %s %s", what ? what : "trigger or job",
                     key);
   }
-  r = ctl_query(c,
-                "SELECT data FROM {P}jobs WHERE sched_name = ? AND job_group "
-                "= ? AND job_name = ?",
-                args, 3, &data);
-  if (r == 0)
-    r = show_job(c, &jobs, row,
-                 data.nrows ? chime__mysql_rows_text(&data, 0, 0) : NULL);
-  chime__mysql_rows_free(&data);
+  r = show_job(c, &jobs, row);
   ctl_table_free(&jobs);
   return r;
 }

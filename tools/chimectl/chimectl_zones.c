@@ -18,9 +18,55 @@
 #include <string.h>
 #include <time.h>
 
-#define ZONES_SQL                                                              \
-  "SELECT zone_name, COUNT(*) FROM {P}triggers WHERE sched_name = ? AND "      \
-  "zone_name IS NOT NULL GROUP BY zone_name ORDER BY zone_name"
+/* The zones the triggers name, each once, in byte order (the schema's
+ * binary collation), with how many triggers name each. */
+typedef struct zone_count {
+  const char *name; /* borrowed from the triggers' table */
+  size_t triggers;
+} zone_count;
+
+typedef struct zone_list {
+  chime_admin_table *triggers;
+  zone_count *zones;
+  size_t n;
+} zone_list;
+
+static int by_zone_name(const void *a, const void *b) {
+  return strcmp(((const zone_count *)a)->name, ((const zone_count *)b)->name);
+}
+
+static void zone_list_free(zone_list *z) {
+  free(z->zones);
+  chime_admin_table_free(z->triggers);
+  *z = (zone_list){0};
+}
+
+/* The zones of the triggers (chime-admin.h's list) into *z.  Returns: 0 or
+ * an exit code (said why). */
+static int read_zones(ctl *c, zone_list *z) {
+  *z = (zone_list){0};
+  int r = ctl_list(c, ctl_list_query(CHIME_ADMIN_TRIGGERS), &z->triggers);
+  size_t rows = chime_admin_table_get_row_count(z->triggers);
+  if (r == 0 && rows && !(z->zones = calloc(rows, sizeof *z->zones)))
+    r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  for (size_t i = 0; r == 0 && i < rows; i++) {
+    const char *name = chime_admin_table_get_text(z->triggers, i, "zone");
+    if (name)
+      z->zones[z->n++] = (zone_count){name, 1};
+  }
+  if (z->n)
+    qsort(z->zones, z->n, sizeof *z->zones, by_zone_name);
+  size_t k = 0; /* the runs of one name folded into one count */
+  for (size_t i = 0; i < z->n; i++)
+    if (k > 0 && strcmp(z->zones[k - 1].name, z->zones[i].name) == 0)
+      z->zones[k - 1].triggers++;
+    else
+      z->zones[k++] = z->zones[i];
+  z->n = k;
+  if (r)
+    zone_list_free(z);
+  return r;
+}
 
 /* "+01:00" (or "+05:45:30"), or "?" when this host has no such zone. */
 static void offset_text(const char *name, int64_t now_ms, char *buf,
@@ -41,9 +87,8 @@ static void offset_text(const char *name, int64_t now_ms, char *buf,
 }
 
 static int list_zones(ctl *c) {
-  const char *args[] = {c->sched};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c, ZONES_SQL, args, 1, &rows);
+  zone_list z;
+  int r = read_zones(c, &z);
   if (r)
     return r;
   static const char *const heads[] = {"zone", "triggers", "offset_now"};
@@ -51,41 +96,42 @@ static int list_zones(ctl *c) {
   ctl_table t;
   ctl_table_init(&t, heads, num, 3);
   int64_t now = ctl_now(c);
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    char off[32];
-    offset_text(chime__mysql_rows_text(&rows, i, 0), now, off, sizeof off);
-    const char *cells[] = {chime__mysql_rows_text(&rows, i, 0),
-                           chime__mysql_rows_text(&rows, i, 1), off};
+  for (size_t i = 0; r == 0 && i < z.n; i++) {
+    char off[32], count[24];
+    offset_text(z.zones[i].name, now, off, sizeof off);
+    snprintf(count, sizeof count, "%zu", z.zones[i].triggers);
+    const char *cells[] = {z.zones[i].name, count, off};
     if (ctl_table_add(&t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  return ctl_table_done(c, &t, &rows, r);
+  r = ctl_table_done(c, &t, NULL, r);
+  zone_list_free(&z);
+  return r;
 }
 
 static int reload_zones(ctl *c) {
   int r = 0;
-  chime__mysql_rows rows = {0};
+  zone_list z = {0};
   const char **names = NULL;
   size_t n = (size_t)(c->argc - 1);
   if (n > 0) {
     names = (const char **)(c->argv + 1);
   } else {
-    const char *args[] = {c->sched};
-    if ((r = ctl_query(c, ZONES_SQL, args, 1, &rows)))
+    if ((r = read_zones(c, &z)))
       return r;
-    n = rows.nrows;
+    n = z.n;
     names = n ? calloc(n, sizeof *names) : NULL;
     if (n && !names) {
-      chime__mysql_rows_free(&rows);
+      zone_list_free(&z);
       return ctl_fail(CHIME_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-      names[i] = chime__mysql_rows_text(&rows, i, 0);
+      names[i] = z.zones[i].name;
   }
   /* Every zone must be one this host knows: a typo recomputes nothing. */
   for (size_t i = 0; r == 0 && i < n; i++) {
-    const chime_zone *z;
-    int zr = chime_zone_get(names[i], &z);
+    const chime_zone *zone;
+    int zr = chime_zone_get(names[i], &zone);
     if (zr < 0) /* exit 3, no such object, for an unknown zone */
       r = ctl_fail(zr == CHIME_EUNKNOWNZONE ? CHIME_ENOTFOUND : zr,
                    "time zone '%s': %s", names[i], chime_strerror(zr));
@@ -112,7 +158,7 @@ static int reload_zones(ctl *c) {
   }
   if (c->argc <= 1)
     free(names);
-  chime__mysql_rows_free(&rows);
+  zone_list_free(&z);
   return r;
 }
 

@@ -3,7 +3,7 @@
  * table): ctl_audit, which every action of chimectl and chime-web calls
  * once it succeeded, and `chimectl audit [--since TIME] [--who W]
  * [--action A] [--limit N]`, newest first, the same rows chime-web's
- * /audit page shows.
+ * /audit page shows (chime-admin.h's CHIME_ADMIN_AUDIT list).
  *
  * Who and from where: chimectl is "USER@HOST" from "chimectl" (the OS
  * user running it); chime-web sets c->who and c->origin per request (the
@@ -63,38 +63,36 @@ int ctl_audit_table(ctl *c, ctl_table *t) {
     return ctl_usage("--since '%s' is not a time (epoch ms, "
                      "2026-03-08T01:30:00Z, -30m, -2h, -1d)",
                      c->since);
-  char since[32], sql[512];
-  snprintf(since, sizeof since, "%" PRId64, since_ms);
-  const char *args[] = {c->sched,         since,
-                        c->who_filter,    c->who_filter,
-                        c->action_filter, c->action_filter};
-  snprintf(sql, sizeof sql,
-           "SELECT at_ms, who, origin, action, target, details, id FROM "
-           "{P}audit WHERE sched_name = ? AND at_ms >= ? AND (? IS NULL OR "
-           "who = ?) AND (? IS NULL OR action = ?) ORDER BY id DESC LIMIT "
-           "%ld OFFSET %ld",
-           c->limit > 0 ? c->limit : 50, c->offset > 0 ? c->offset : 0);
-  chime__mysql_rows rows = {0};
-  if ((r = ctl_query(c, sql, args, 6, &rows)))
+  long limit = c->limit > 0 ? c->limit : 50;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_AUDIT);
+  if (q &&
+      (chime_admin_query_set_started(q, since_ms > 0 ? since_ms : 0, 0) < 0 ||
+       chime_admin_query_set_audit(q, c->who_filter, c->action_filter) < 0 ||
+       chime_admin_query_set_page(q, c->offset > 0 ? (size_t)c->offset : 0,
+                                  limit > CHIME_ADMIN_MAX_LIMIT
+                                      ? CHIME_ADMIN_MAX_LIMIT
+                                      : (size_t)limit) < 0)) {
+    chime_admin_query_free(q);
+    return ctl_usage("--who or --action is too long");
+  }
+  chime_admin_table *rows = NULL;
+  r = ctl_list(c, q, &rows);
+  chime_admin_query_free(q);
+  if (r)
     return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    int64_t at = chime__mysql_rows_int64(&rows, i, 0);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(rows); i++) {
+#define TEXT(col) chime_admin_table_get_text(rows, i, col)
     char when[64];
-    ctl_format_time(at, c->zone, when, sizeof when);
-    const char *cells[] = {when,
-                           chime__mysql_rows_text(&rows, i, 1),
-                           chime__mysql_rows_text(&rows, i, 2),
-                           chime__mysql_rows_text(&rows, i, 3),
-                           chime__mysql_rows_text(&rows, i, 4),
-                           chime__mysql_rows_is_null(&rows, i, 5)
-                               ? NULL
-                               : chime__mysql_rows_text(&rows, i, 5),
-                           chime__mysql_rows_text(&rows, i, 6),
-                           chime__mysql_rows_text(&rows, i, 0)};
+    ctl_format_time(chime_admin_table_get_int64(rows, i, "at_ms"), c->zone,
+                    when, sizeof when);
+    const char *cells[] = {when,           TEXT("who"),    TEXT("origin"),
+                           TEXT("action"), TEXT("target"), TEXT("details"),
+                           TEXT("id"),     TEXT("at_ms")};
+#undef TEXT
     if (ctl_table_add(t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(rows);
   if (r)
     ctl_table_free(t);
   return r;
