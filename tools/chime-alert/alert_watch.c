@@ -48,16 +48,6 @@ static bool is_tool_node(const char *id) {
   return false;
 }
 
-/* The rows of q (NULL: out of memory) into *ret, freeing q.  Returns: 0
- * or an exit code (said why). */
-static int list_of(alert_ctx *x, chime_admin_query *q,
-                   chime_admin_table **ret) {
-  *ret = NULL;
-  int r = ctl_list(&x->base, q, ret);
-  chime_admin_query_free(q);
-  return r;
-}
-
 /* A history query of the runs with ids in (from_id, top], oldest first, a
  * batch at a time; NULL when out of memory (ctl_list says). */
 static chime_admin_query *runs_after(int64_t from_id, int64_t top,
@@ -128,8 +118,8 @@ static int read_runs(alert_ctx *x, int64_t from_id, int64_t top,
                      bool successes) {
   for (;;) {
     chime_admin_table *runs = NULL;
-    int r = list_of(
-        x, runs_after(from_id, top, successes ? "OK" : NULL, !successes),
+    int r = ctl_list(
+        &x->base, runs_after(from_id, top, successes ? "OK" : NULL, !successes),
         &runs);
     size_t n = chime_admin_table_get_row_count(runs);
     for (size_t i = 0; r == 0 && i < n; i++)
@@ -154,7 +144,7 @@ static int history_top(alert_ctx *x, int64_t *ret) {
     q = NULL;
   }
   chime_admin_table *t = NULL;
-  int r = list_of(x, q, &t);
+  int r = ctl_list(&x->base, q, &t);
   *ret = chime_admin_table_get_row_count(t) ? INT(t, 0, "id") : 0;
   chime_admin_table_free(t);
   return r;
@@ -266,7 +256,7 @@ static int nodes_gone(alert_ctx *x) {
 /* The list of kind (chime-admin.h) on the store into *ret.  Returns: 0 or
  * an exit code (said why). */
 static int list(alert_ctx *x, chime_admin_kind kind, chime_admin_table **ret) {
-  return list_of(x, ctl_list_query(kind), ret);
+  return ctl_list(&x->base, ctl_list_query(kind), ret);
 }
 
 static int poll_nodes(alert_ctx *x) {
@@ -331,7 +321,7 @@ static int poll_misfires(alert_ctx *x) {
     q = NULL;
   }
   chime_admin_table *late = NULL;
-  int r = list_of(x, q, &late);
+  int r = ctl_list(&x->base, q, &late);
   if (r)
     return r;
   size_t nlate = chime_admin_table_get_row_count(late);

@@ -153,7 +153,6 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row) {
   }
   chime_admin_table *job = NULL, *trigs = NULL;
   int r = ctl_list(c, q, &job);
-  chime_admin_query_free(q);
   if (r)
     return r;
   size_t at = 0, njobs = chime_admin_table_get_row_count(job);
@@ -175,7 +174,6 @@ static int show_job(ctl *c, const ctl_table *jobs, size_t row) {
     q = NULL;
   }
   r = ctl_list(c, q, &trigs);
-  chime_admin_query_free(q);
   if (r)
     return r;
   size_t ntrigs = chime_admin_table_get_row_count(trigs);
@@ -233,7 +231,6 @@ static int trigger_data(ctl *c, const char *group, const char *name,
   }
   chime_admin_table *t = NULL;
   int r = ctl_list(c, q, &t);
-  chime_admin_query_free(q);
   size_t n = chime_admin_table_get_row_count(t), i = 0, len = 0;
   while (i < n && strcmp(chime_admin_table_get_text(t, i, "name"), name) != 0)
     i++;

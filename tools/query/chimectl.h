@@ -165,9 +165,10 @@ int ctl_admin(ctl *c, chime_admin **ret);
  * ctl_list says). */
 chime_admin_query *ctl_list_query(chime_admin_kind kind);
 /* Lists q (NULL: out of memory) on c's store through the public lists of
- * chime-admin.h; *ret the table (chime_admin_table_free).  Returns: 0 or
- * an exit code (message printed). */
-int ctl_list(ctl *c, const chime_admin_query *q, chime_admin_table **ret);
+ * chime-admin.h, and frees q (so ctl_list(c, ctl_list_query(kind), ...)
+ * lists a whole kind); *ret the table (chime_admin_table_free).
+ * Returns: 0 or an exit code (message printed). */
+int ctl_list(ctl *c, chime_admin_query *q, chime_admin_table **ret);
 /* The same for the trigger rows "WHERE where" (admin.h's trigger query). */
 int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
                        size_t nargs, chime__mysql_rows *ret);

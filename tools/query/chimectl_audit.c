@@ -77,7 +77,6 @@ int ctl_audit_table(ctl *c, ctl_table *t) {
   }
   chime_admin_table *rows = NULL;
   r = ctl_list(c, q, &rows);
-  chime_admin_query_free(q);
   if (r)
     return r;
   for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(rows); i++) {

@@ -159,16 +159,18 @@ int ctl_admin(ctl *c, chime_admin **ret) {
   return 0;
 }
 
-int ctl_list(ctl *c, const chime_admin_query *q, chime_admin_table **ret) {
+int ctl_list(ctl *c, chime_admin_query *q, chime_admin_table **ret) {
   *ret = NULL;
   if (!q)
     return ctl_fail(CHIME_ENOMEM, "out of memory");
   chime_admin *a = NULL;
   int r = ctl_admin(c, &a);
-  if (r)
-    return r;
-  r = chime_admin_list(a, q, ret);
-  return r < 0 ? query_failed(r, chime_admin_errmsg(a)) : 0;
+  if (r == 0) {
+    r = chime_admin_list(a, q, ret);
+    r = r < 0 ? query_failed(r, chime_admin_errmsg(a)) : 0;
+  }
+  chime_admin_query_free(q);
+  return r;
 }
 
 chime_admin_query *ctl_list_query(chime_admin_kind kind) {

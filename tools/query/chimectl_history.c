@@ -150,7 +150,6 @@ int ctl_history_table(ctl *c, ctl_table *t) {
   }
   chime_admin_table *l = NULL;
   r = ctl_list(c, q, &l);
-  chime_admin_query_free(q);
   for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++)
     r = history_row(c, t, l, i);
   if (r)

@@ -36,12 +36,6 @@ static int add_row(ctl_table *t, const char *const *cells) {
 }
 
 /* Lists q (freed here) into *ret.  Returns: 0 or an exit code. */
-static int list(ctl *c, chime_admin_query *q, chime_admin_table **ret) {
-  int r = ctl_list(c, q, ret);
-  chime_admin_query_free(q);
-  return r;
-}
-
 /* Frees l; on error also t.  Returns r. */
 static int list_end(ctl_table *t, chime_admin_table *l, int r) {
   if (r)
@@ -61,7 +55,7 @@ int ctl_nodes_table(ctl *c, ctl_table *t) {
   /* chimectl's own store holds a nodes row while it runs: the lists leave
    * it out.  Live or dead by the store's own rule. */
   chime_admin_table *l = NULL;
-  int r = list(c, ctl_list_query(CHIME_ADMIN_NODES), &l);
+  int r = ctl_list(c, ctl_list_query(CHIME_ADMIN_NODES), &l);
   for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
 #define TEXT(col) chime_admin_table_get_text(l, i, col)
     int64_t age_ms = chime_admin_table_get_int64(l, i, "checkin_age_ms");
@@ -102,7 +96,7 @@ int ctl_jobs_table(ctl *c, const char *text, ctl_table *t) {
     return ctl_usage("'%s' is not a group pattern", text);
   }
   chime_admin_table *l = NULL;
-  int r = list(c, q, &l);
+  int r = ctl_list(c, q, &l);
   for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
 #define TEXT(col) chime_admin_table_get_text(l, i, col)
 #define FLAG(col) (chime_admin_table_get_int64(l, i, col) ? "true" : "false")

@@ -41,7 +41,6 @@ int ctl_running_table(ctl *c, ctl_table *t) {
   chime_admin_query *q = ctl_list_query(CHIME_ADMIN_FIRES);
   chime_admin_table *l = NULL;
   int r = ctl_list(c, q, &l);
-  chime_admin_query_free(q);
   for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
 #define TEXT(col) chime_admin_table_get_text(l, i, col)
     char job[400], trigger[400], state[24], since[48];
