@@ -55,10 +55,9 @@ int chime__mysql_limits_refresh(chime__mysql_tx *tx) {
     return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT job_type FROM {P}limits WHERE "
-                              "sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMITS_TYPES);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, s->sched);
-  chime__mysql_sqlbuf_sql(&b, " ORDER BY job_type");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -105,11 +104,15 @@ void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix) {
 
 /* ------------------------------------------------------------ the claim */
 
-/* Appends the scheduler's name and " AND job_type = " type: the end of
- * every "WHERE sched_name = " of this file. */
-static void type_where(chime__mysql_sqlbuf *b, const char *type) {
-  chime__mysql_sqlbuf_text(b, b->tx->s->sched);
-  chime__mysql_sqlbuf_sql(b, " AND job_type = ");
+/* Starts b on statement id and fills its slots sched and type: the
+ * start of most statements of this file. */
+static void type_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                      chime__mysql_stmt_id id, const char *type) {
+  chime__mysql_sqlbuf_init(b, tx);
+  chime__mysql_sqlbuf_stmt(b, id);
+  chime__mysql_sqlbuf_at(b, "sched");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
+  chime__mysql_sqlbuf_at(b, "type");
   chime__mysql_sqlbuf_text(b, type);
 }
 
@@ -118,15 +121,12 @@ static void type_where(chime__mysql_sqlbuf *b, const char *type) {
 static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
                          int64_t *ret) {
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT COUNT(*) FROM {P}fired WHERE "
-                              "sched_name = ");
-  type_where(&b, type);
+  type_stmt(&b, tx, CHIME__Q_LIMIT_COUNT_RUNNING, type);
+  chime__mysql_sqlbuf_part(&b, "partition", key != NULL);
   if (key) {
-    chime__mysql_sqlbuf_sql(&b, " AND partition_key = ");
+    chime__mysql_sqlbuf_at(&b, "key");
     chime__mysql_sqlbuf_text(&b, key);
   }
-  chime__mysql_sqlbuf_sql(&b, " AND shard_parent = 0");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)
@@ -139,14 +139,7 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
  * and reads it into l, with the database's clock. */
 static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(
-      &b, "SELECT max_running, max_per_key, rate_count, rate_period_ms, "
-          "tat_ms, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED), "
-          "key_rate_count, key_rate_period_ms FROM {P}limits WHERE "
-          "sched_name = ");
-  type_where(&b, l->type);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE SKIP LOCKED");
+  type_stmt(&b, tx, CHIME__Q_LIMIT_LOCK, l->type);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -155,9 +148,7 @@ static int lock_limit(chime__mysql_tx *tx, chime__mysql_limit *l) {
     /* Held by another session, or cleared since the list was read. */
     bool exists = false;
     chime__mysql_rows_free(&rows);
-    chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "SELECT 1 FROM {P}limits WHERE sched_name = ");
-    type_where(&b, l->type);
+    type_stmt(&b, tx, CHIME__Q_LIMIT_EXISTS, l->type);
     if ((r = chime__mysql_sqlbuf_run(&b, &rows, NULL)) == 0)
       exists = rows.nrows > 0;
     l->skip = exists;
@@ -210,13 +201,9 @@ static int limit_for(chime__mysql_tx *tx, chime__mysql_limits *ls,
 static int read_tat(chime__mysql_tx *tx, const char *type, const char *key,
                     int64_t *ret) {
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT tat_ms FROM {P}limit_keys WHERE "
-                              "sched_name = ");
-  type_where(&b, type);
-  chime__mysql_sqlbuf_sql(&b, " AND partition_key = ");
+  type_stmt(&b, tx, CHIME__Q_LIMIT_KEY_TAT, type);
+  chime__mysql_sqlbuf_at(&b, "key");
   chime__mysql_sqlbuf_text(&b, key);
-  chime__mysql_sqlbuf_sql(&b, " FOR UPDATE");
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)
@@ -327,36 +314,31 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
 static int write_key_tats(chime__mysql_tx *tx, const chime__mysql_limit *l) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}limit_keys (sched_name, "
-                              "job_type, partition_key, tat_ms) VALUES ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_KEYS_WRITE);
   bool any = false;
   for (size_t k = 0; k < l->nparts; k++) {
     if (!l->parts[k].tat_changed)
       continue;
-    chime__mysql_sqlbuf_sql(&b, any ? ",(" : "(");
+    chime__mysql_sqlbuf_row(&b, "row");
+    chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "job_type");
     chime__mysql_sqlbuf_text(&b, l->type);
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "partition_key");
     chime__mysql_sqlbuf_text(&b, l->parts[k].key);
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "tat_ms");
     chime__mysql_sqlbuf_int(&b, l->parts[k].tat_ms);
-    chime__mysql_sqlbuf_sql(&b, ")");
     any = true;
   }
   if (!any) {
     chime__mysql_sqlbuf_free(&b);
     return 0;
   }
-  chime__mysql_sqlbuf_sql(&b, " ON DUPLICATE KEY UPDATE tat_ms = "
-                              "VALUES(tat_ms)");
   int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   if (r < 0)
     return r;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limit_keys WHERE sched_name = ");
-  type_where(&b, l->type);
-  chime__mysql_sqlbuf_sql(&b, " AND tat_ms < ");
+  type_stmt(&b, tx, CHIME__Q_LIMIT_KEYS_EXPIRE, l->type);
+  chime__mysql_sqlbuf_at(&b, "before");
   chime__mysql_sqlbuf_int(&b, l->now_ms);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
@@ -373,11 +355,7 @@ int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
   if (!keyless || !job)
     return 0;
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT partition_field FROM {P}limits WHERE "
-                              "sched_name = ");
-  type_where(&b, job->type);
-  chime__mysql_sqlbuf_sql(&b, " AND partition_field IS NOT NULL");
+  type_stmt(&b, tx, CHIME__Q_LIMIT_PARTITION_FIELD, job->type);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   for (size_t i = 0; r == 0 && rows.nrows > 0 && i < n; i++)
@@ -397,10 +375,13 @@ int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls) {
       continue;
     chime__mysql_sqlbuf b;
     chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_sql(&b, "UPDATE {P}limits SET tat_ms = ");
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_WRITE_TAT);
+    chime__mysql_sqlbuf_at(&b, "tat_ms");
     chime__mysql_sqlbuf_int(&b, l->tat_ms);
-    chime__mysql_sqlbuf_sql(&b, " WHERE sched_name = ");
-    type_where(&b, l->type);
+    chime__mysql_sqlbuf_at(&b, "sched");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+    chime__mysql_sqlbuf_at(&b, "type");
+    chime__mysql_sqlbuf_text(&b, l->type);
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
   return r;
@@ -480,59 +461,43 @@ typedef struct set_op {
 /* Deletes the per-partition rate state of type. */
 static int delete_keys(chime__mysql_tx *tx, const char *type) {
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limit_keys WHERE sched_name = ");
-  type_where(&b, type);
+  type_stmt(&b, tx, CHIME__Q_LIMIT_KEYS_DELETE, type);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
 static int set_fn(chime__mysql_tx *tx, void *arg) {
   set_op *op = arg;
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
   if (op->def) {
     const chime_limit_def *d = op->def;
     bool type = !d->sets || (d->sets & CHIME__LIMIT_SET_TYPE),
          part = !d->sets || (d->sets & CHIME__LIMIT_SET_PARTITION);
     /* A changed rate starts afresh (tat_ms 0; a partition's: its rows
      * deleted below).  Only the figures d sets are updated. */
-    chime__mysql_sqlbuf_sql(&b, "INSERT INTO {P}limits (sched_name, job_type, "
-                                "max_running, max_per_key, rate_count, "
-                                "rate_period_ms, key_rate_count, "
-                                "key_rate_period_ms, tat_ms, partition_field) "
-                                "VALUES (");
+    chime__mysql_sqlbuf_init(&b, tx);
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_SET);
+    chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_at(&b, "job_type");
     chime__mysql_sqlbuf_text(&b, op->type);
-    int64_t v[] = {d->max_running,
-                   d->max_per_partition,
-                   d->rate_count,
-                   d->rate_period_ms,
-                   d->key_rate_count,
-                   d->key_rate_period_ms,
-                   0};
+    const struct {
+      const char *slot;
+      int64_t v;
+    } v[] = {{"max_running", d->max_running},
+             {"max_per_key", d->max_per_partition},
+             {"rate_count", d->rate_count},
+             {"rate_period_ms", d->rate_period_ms},
+             {"key_rate_count", d->key_rate_count},
+             {"key_rate_period_ms", d->key_rate_period_ms}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-      chime__mysql_sqlbuf_sql(&b, ",");
-      chime__mysql_sqlbuf_int(&b, v[i]);
+      chime__mysql_sqlbuf_at(&b, v[i].slot);
+      chime__mysql_sqlbuf_int(&b, v[i].v);
     }
-    chime__mysql_sqlbuf_sql(&b, ",");
-    if (d->partition_field[0])
-      chime__mysql_sqlbuf_text(&b, d->partition_field);
-    else
-      chime__mysql_sqlbuf_sql(&b, "NULL");
-    chime__mysql_sqlbuf_sql(&b, ") ON DUPLICATE KEY UPDATE max_per_key = "
-                                "VALUES(max_per_key)");
-    if (type)
-      chime__mysql_sqlbuf_sql(
-          &b, ", max_running = VALUES(max_running), tat_ms = IF(rate_count = "
-              "VALUES(rate_count) AND rate_period_ms = VALUES(rate_period_ms), "
-              "tat_ms, 0), rate_count = VALUES(rate_count), rate_period_ms = "
-              "VALUES(rate_period_ms)");
-    if (part)
-      chime__mysql_sqlbuf_sql(
-          &b, ", key_rate_count = VALUES(key_rate_count), key_rate_period_ms = "
-              "VALUES(key_rate_period_ms), partition_field = "
-              "VALUES(partition_field)");
+    chime__mysql_sqlbuf_at(&b, "partition_field");
+    chime__mysql_sqlbuf_text(&b,
+                             d->partition_field[0] ? d->partition_field : NULL);
+    chime__mysql_sqlbuf_part(&b, "type", type);
+    chime__mysql_sqlbuf_part(&b, "partition", part);
     int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
     if (r < 0 || !part)
       return r;
@@ -540,8 +505,7 @@ static int set_fn(chime__mysql_tx *tx, void *arg) {
      * would otherwise hold a key back by that rate's interval). */
     return delete_keys(tx, op->type);
   }
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}limits WHERE sched_name = ");
-  type_where(&b, op->type);
+  type_stmt(&b, tx, CHIME__Q_LIMIT_CLEAR, op->type);
   uint64_t n = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &n);
   op->found = n > 0;
@@ -563,12 +527,7 @@ int chime__mysql_limit_set(chime_store *store, const char *job_type,
 static int get_fn(chime__mysql_tx *tx, void *arg) {
   set_op *op = arg;
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "SELECT max_running, max_per_key, rate_count, "
-                              "rate_period_ms, key_rate_count, "
-                              "key_rate_period_ms, partition_field FROM "
-                              "{P}limits WHERE sched_name = ");
-  type_where(&b, op->type);
+  type_stmt(&b, tx, CHIME__Q_LIMIT_GET, op->type);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0 && rows.nrows > 0) {
@@ -604,27 +563,6 @@ int64_t chime__mysql_limit_wait_ms(chime_store *store) {
   return atomic_load(&chime__mysql_store_of(store)->limit_wait);
 }
 
-/* The statement of limit_stats: per limited type and per partition of it
- * with fires, what waits (WAITING triggers due by the time given) and
- * what runs.  Its '?' are the scheduler name, that time, the scheduler
- * name twice. */
-static const char *limit_stats_sql(void) {
-  return "SELECT l.job_type, p.partition_key, l.max_running, l.max_per_key, "
-         "l.rate_count, l.rate_period_ms, COALESCE(SUM(p.waiting), 0), "
-         "COALESCE(SUM(p.running), 0), l.key_rate_count, "
-         "l.key_rate_period_ms, l.partition_field FROM {P}limits l LEFT JOIN "
-         "("
-         "SELECT job_type, partition_key, COUNT(*) AS waiting, 0 AS running "
-         "FROM {P}triggers WHERE sched_name = ? AND state = 'WAITING' AND "
-         "next_fire_ms <= CAST(? AS SIGNED) "
-         "AND next_fire_ms <> -9223372036854775808 GROUP BY job_type, "
-         "partition_key UNION ALL SELECT job_type, partition_key, 0, "
-         "COUNT(*) FROM {P}fired WHERE sched_name = ? AND shard_parent = 0 "
-         "GROUP BY job_type, partition_key) p ON p.job_type = l.job_type "
-         "WHERE l.sched_name = ? GROUP BY l.job_type, p.partition_key "
-         "WITH ROLLUP";
-}
-
 typedef struct stats_op {
   int64_t now;
   chime_limit_stat *v;
@@ -642,22 +580,15 @@ static int stats_fn(chime__mysql_tx *tx, void *arg) {
   stats_op *op = arg;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  /* The text protocol: the arguments in place of the '?'. */
-  const char *sql = limit_stats_sql();
-  int nth = 0;
-  for (const char *q; (q = strchr(sql, '?')); sql = q + 1) {
-    char piece[1024];
-    size_t len = (size_t)(q - sql);
-    assert(len < sizeof piece);
-    memcpy(piece, sql, len);
-    piece[len] = '\0';
-    chime__mysql_sqlbuf_sql(&b, piece);
-    if (nth++ == 1)
-      chime__mysql_sqlbuf_int(&b, op->now);
-    else
-      chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_LIMIT_STATS);
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_at(&b, "due_by");
+  chime__mysql_sqlbuf_int(&b, op->now);
+  for (int k = 0; k < 2; k++) {
+    chime__mysql_sqlbuf_at(&b, "sched");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
   }
-  chime__mysql_sqlbuf_sql(&b, sql);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)

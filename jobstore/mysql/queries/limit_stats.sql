@@ -5,7 +5,8 @@
 -- Called by: limit.c (stats_fn).
 SELECT l.job_type, p.partition_key, l.max_running, l.max_per_key,
     l.rate_count, l.rate_period_ms, COALESCE(SUM(p.waiting), 0),
-    COALESCE(SUM(p.running), 0)
+    COALESCE(SUM(p.running), 0), l.key_rate_count, l.key_rate_period_ms,
+    l.partition_field
 FROM {P}limits l
 LEFT JOIN (
     SELECT job_type, partition_key, COUNT(*) AS waiting, 0 AS running
