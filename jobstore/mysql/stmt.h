@@ -308,13 +308,13 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  * slots, where the caller appends values (escaped: _text, _int, ...), and
  * its optional parts, kept or left out whole:
  *
- *   ... WHERE sched_name = /+:sched+/ AND x IN (/+:ids+/)
- *       /+[second+/ AND y NOT IN (/+:held+/) /+]+/ ...
+ *   ... WHERE sched_name = /+:sched+/ /+[second+/ AND y > /+:min+/ /+]+/
  *
- * and its one repeated row (a multi-row INSERT), written once per row,
- * its values named by their columns:
+ * and its repeated rows (a multi-row INSERT, an IN list), each written
+ * once per row (at least once), its values named by their columns:
  *
  *   INSERT INTO t (a, b) VALUES /+{row+/ (/+:a+/, /+:b+/) /+}+/
+ *   ... WHERE id IN (/+{ids+/ /+:id+/ /+}+/)
  *
  * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
  * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
@@ -328,8 +328,9 @@ typedef struct chime__mysql_sqlbuf {
   char *p;
   size_t len, cap;
   bool oom;
-  const char *stmt; /* the rest of the statement's text still to copy */
-  const char *row;  /* the start of its repeated row, once met */
+  const char *stmt;     /* the rest of the statement's text still to copy */
+  const char *row;      /* the start of the repeated row being written */
+  const char *row_name; /* that row's name */
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);

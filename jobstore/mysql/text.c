@@ -101,7 +101,9 @@ static const char *copy_to_marker(chime__mysql_sqlbuf *b) {
     const char *end = strstr(m, "*/");
     assert(end && "an unterminated marker");
     b->stmt = end + 2;
-    if (m[2] != ']' && m[2] != '}') /* an end: the part's or last row's */
+    if (m[2] == '}') /* the last row's end: a later row is another's */
+      b->row = NULL;
+    else if (m[2] != ']') /* not the end of a part */
       return m;
   }
 }
@@ -133,11 +135,13 @@ void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
 }
 
 void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
-  if (!b->row) {
+  if (!b->row || strcmp(b->row_name, row) != 0) {
+    /* The first of these rows (past the end of the rows before). */
     const char *m = copy_to_marker(b);
     (void)m;
     assert(marker_is(m, '{', row) && "rows are met in their order");
     b->row = b->stmt;
+    b->row_name = row;
     return;
   }
   /* The row before: its rest up to the row's end, the separator the end
