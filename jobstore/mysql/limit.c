@@ -88,17 +88,14 @@ bool chime__mysql_type_limited(const chime__mysql_store *s, const char *type) {
   return false;
 }
 
-void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix) {
+void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b) {
   const chime__mysql_store *s = b->tx->s;
   assert(s->nlimited > 0);
-  chime__mysql_sqlbuf_sql(b, prefix);
-  chime__mysql_sqlbuf_sql(b, " (");
   for (size_t i = 0; i < s->nlimited; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_row(b, "limited");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, s->limited[i]);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* ------------------------------------------------------------ the claim */
@@ -292,16 +289,14 @@ bool chime__mysql_limits_full(const chime__mysql_limits *ls) {
 
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls) {
-  bool any = false;
+  chime__mysql_sqlbuf_part(b, "full", chime__mysql_limits_full(ls));
   for (size_t i = 0; i < ls->n; i++) {
     if (!ls->v[i].full && !ls->v[i].skip)
       continue;
-    chime__mysql_sqlbuf_sql(b, any ? "," : " AND job_type NOT IN (");
+    chime__mysql_sqlbuf_row(b, "full");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, ls->v[i].type);
-    any = true;
   }
-  if (any)
-    chime__mysql_sqlbuf_sql(b, ")");
 }
 
 void chime__mysql_limits_clear(chime__mysql_limits *ls) {

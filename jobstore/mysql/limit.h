@@ -45,8 +45,9 @@ int chime__mysql_limits_refresh(chime__mysql_tx *tx);
 /* Whether type has a limit, as last read; frees the list (store free). */
 bool chime__mysql_type_limited(const chime__mysql_store *s, const char *type);
 void chime__mysql_limits_free(chime__mysql_store *s);
-/* Appends prefix and "(t1, t2, ...)" of the limited types (some). */
-void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix);
+/* Fills the rows limited ("/+{limited+/ /+:type+/ /+}+/", '*' for '+')
+ * with the limited types (some). */
+void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b);
 
 /* Whether the claim may take trigger t of job now (*ret_ok), counting it
  * when so: always for an unlimited type or a shard; for a limited one,
@@ -57,8 +58,9 @@ int chime__mysql_limit_admit(chime__mysql_tx *tx, chime__mysql_limits *ls,
                              bool *ret_ok);
 /* Writes the rates' new state before the claim commits. */
 int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls);
-/* Whether some type was passed over as a whole, and " AND job_type NOT IN
- * (...)" of those types (the claim's second look, acquire.c). */
+/* Whether some type was passed over as a whole, and the part full of the
+ * claim's second look (claim_due.sql, acquire.c): a row per such type,
+ * left out when there is none. */
 bool chime__mysql_limits_full(const chime__mysql_limits *ls);
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls);

@@ -306,7 +306,7 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  * A text statement whose text is a file queries/NAME.sql starts with
  * chime__mysql_sqlbuf_stmt and is filled in the order of its file: its
  * slots, where the caller appends values (escaped: _text, _int, ...), and
- * its optional parts, kept or left out whole:
+ * its optional parts (a part may hold parts), kept or left out whole:
  *
  *   ... WHERE sched_name = /+:sched+/ /+[second+/ AND y > /+:min+/ /+]+/
  *
@@ -360,10 +360,13 @@ void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b, const chime__mysql_arg *a);
  * NULL. */
 void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
                                size_t len);
-/* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
+/* Fills the optional part types, "/+[types+/ ... IN (/+{types+/ /+:type+/
+ * /+}+/) ... /+]+/" ('*' for '+'): a row per type, or the part left out
+ * when types is NULL (all). */
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types);
-/* "(id, id, ...)" of the fires' ids (n >= 1). */
+/* Fills the rows fire_ids, "/+{fire_ids+/ /+:id+/ /+}+/" ('*' for '+'),
+ * with the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
 /* Runs the statement (the rest of a statement's text first: no slot may

@@ -128,10 +128,18 @@ void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
   assert(marker_is(m, '[', part) && "parts are met in their order");
   if (on)
     return;
-  /* Past the part's end: parts do not nest. */
-  const char *end = strstr(b->stmt, "/*]*/");
-  assert(end && "a part without its end");
-  b->stmt = end + 5;
+  /* Past the part's end, and the ends of the parts inside it. */
+  for (int depth = 1; depth > 0;) {
+    const char *open = strstr(b->stmt, "/*["), *end = strstr(b->stmt, "/*]*/");
+    assert(end && "a part without its end");
+    if (open && open < end) {
+      depth++;
+      b->stmt = open + 3;
+    } else {
+      depth--;
+      b->stmt = end + 5;
+    }
+  }
 }
 
 void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
@@ -145,8 +153,8 @@ void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
     return;
   }
   /* The row before: its rest up to the row's end, the separator the end
-   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma), then the
-   * next row. */
+   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma; "/" "*}_*" "/":
+   * none), then the next row. */
   const char *end = strstr(b->stmt, "/*}");
   assert(end && "a row without its end");
   const char *m = strstr(b->stmt, "/*");
@@ -157,6 +165,8 @@ void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
   assert(sep_end);
   if (sep_end == sep) {
     append(b, ",", 1);
+  } else if (sep_end - sep == 1 && *sep == '_') {
+    /* "/" "*}_*" "/": rows one after another (nested calls) */
   } else {
     append(b, " ", 1);
     append(b, sep, (size_t)(sep_end - sep));
@@ -233,26 +243,23 @@ void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n) {
   assert(fires && n > 0);
-  chime__mysql_sqlbuf_sql(b, "(");
   for (size_t i = 0; i < n; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(b, ",");
     assert(fires[i] && fires[i]->fire_id > 0);
+    chime__mysql_sqlbuf_row(b, "fire_ids");
+    chime__mysql_sqlbuf_at(b, "id");
     chime__mysql_sqlbuf_int(b, fires[i]->fire_id);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types) {
-  if (!types)
-    return;
-  chime__mysql_sqlbuf_sql(b, " AND job_type IN (");
-  for (size_t i = 0; i < types->count; i++) {
-    chime__mysql_sqlbuf_sql(b, i ? "," : "");
+  assert(!types || types->count > 0);
+  chime__mysql_sqlbuf_part(b, "types", types != NULL);
+  for (size_t i = 0; types && i < types->count; i++) {
+    chime__mysql_sqlbuf_row(b, "types");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, types->names[i]);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Sends the statement; see chime__mysql_sqlbuf_run. */

@@ -15,7 +15,8 @@ by one space.  Its text may hold:
                    an optional part it keeps or leaves out,
   /*{row*/ ... /*}*/
                    the row a multi-row INSERT repeats, separated by commas
-                   (or by OR: an end "/*}OR*/") (stmt.h,
+                   (or by OR: an end "/*}OR*/"; by nothing: "/*}_*/")
+                   (stmt.h,
                    chime__mysql_sqlbuf_stmt; kept in the C text, dropped
                    by the builder);
   {snippet[:arg]}  a piece defined once in C and shared by several
