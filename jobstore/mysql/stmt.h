@@ -172,6 +172,7 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_RETAIN_SWEEP_HELD_KEYS,
   CHIME__Q_TRIG_HOLD_KEY,
   CHIME__Q_TRIG_TAKE_OVER,
+  CHIME__Q_SESSION_SYNC_WAIT,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
