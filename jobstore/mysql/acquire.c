@@ -91,19 +91,14 @@ static int select_due(chime__mysql_tx *tx, const acq_op *op,
   chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
   /* limited: late, never misfired */
   chime__mysql_sqlbuf_part(&b, "limited", tx->s->nlimited > 0);
-  if (tx->s->nlimited > 0) {
-    chime__mysql_sqlbuf_at(&b, "limited");
-    chime__mysql_sqlbuf_limited(&b, "");
-  }
-  chime__mysql_sqlbuf_at(&b, "types");
+  if (tx->s->nlimited > 0)
+    chime__mysql_sqlbuf_limited(&b);
   chime__mysql_sqlbuf_types(&b, op->types);
-  chime__mysql_sqlbuf_at(&b, "tags");
   chime__mysql_sqlbuf_tags(&b, tx->s->tags);
   chime__mysql_sqlbuf_part(&b, "second_look", first != NULL);
   if (first) {
     /* The second look: past the types found full and the first look's
      * rows (this transaction holds them: they would come again). */
-    chime__mysql_sqlbuf_at(&b, "full");
     chime__mysql_sqlbuf_full(&b, &op->limits);
     assert(first->nrows > 0);
     for (size_t i = 0; i < first->nrows; i++) {
@@ -414,7 +409,6 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_CLAIM_MARK);
-  chime__mysql_sqlbuf_at(&b, "fire_ids");
   chime__mysql_sqlbuf_fire_ids(&b, fires, n);
   uint64_t changed = 0;
   int r = chime__mysql_sqlbuf_run(&b, NULL, &changed);

@@ -141,6 +141,9 @@
 #define CHIME__MYSQL_COL_NEXT_F_(id, name) ", f." #name
 #define CHIME__MYSQL_COL_FIRST_Q_(id, name) "?"
 #define CHIME__MYSQL_COL_NEXT_Q_(id, name) ",?"
+#define CHIME__MYSQL_COL_FIRST_S_(id, name) "/*:" #name "*/"
+#define CHIME__MYSQL_COL_NEXT_S_(id, name) ", /*:" #name "*/"
+#define CHIME__MYSQL_COL_NAME_(id, name) #name,
 
 /* Positions in a trigger row: CHIME__TRIG_COL_GROUP ... _JOB_TYPE. */
 enum {
@@ -167,6 +170,13 @@ enum {
 #define CHIME__MYSQL_TRIGGER_PARAMS_SQL                                        \
   CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__MYSQL_COL_FIRST_Q_,                      \
                                CHIME__MYSQL_COL_NEXT_Q_)
+/* The columns as the slots of a text statement's row, each named by its
+ * column (stmt.h, chime__mysql_sqlbuf_at), and the slots' names in order. */
+#define CHIME__MYSQL_TRIGGER_SLOTS_SQL                                         \
+  CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__MYSQL_COL_FIRST_S_,                      \
+                               CHIME__MYSQL_COL_NEXT_S_)
+#define CHIME__MYSQL_TRIGGER_SLOT_NAMES                                        \
+  CHIME__MYSQL_TRIGGER_COLUMNS(CHIME__MYSQL_COL_NAME_, CHIME__MYSQL_COL_NAME_)
 #define CHIME__MYSQL_JOB_COLS_SQL                                              \
   CHIME__MYSQL_JOB_COLUMNS(CHIME__MYSQL_COL_FIRST_, CHIME__MYSQL_COL_NEXT_)
 #define CHIME__MYSQL_FIRED_COLS_SQL                                            \

@@ -94,18 +94,6 @@ static bool writes(const chime__mysql_completion *d) {
   return d->result == 0 && d->row != SIZE_MAX;
 }
 
-/* "(id, ...)" of the requests that still succeed. */
-static void owned_ids(chime__mysql_sqlbuf *sql, const batch *b) {
-  chime__mysql_sqlbuf_sql(sql, "(0");
-  for (size_t i = 0; i < b->n; i++) {
-    if (b->reqs[i]->result != 0)
-      continue;
-    chime__mysql_sqlbuf_sql(sql, ",");
-    chime__mysql_sqlbuf_int(sql, b->reqs[i]->fire->fire_id);
-  }
-  chime__mysql_sqlbuf_sql(sql, ")");
-}
-
 /* The times a completion's history row carries: when its run started and
  * finished (the completion's own time when the run did not say). */
 static int64_t run_finished_ms(const chime__mysql_completion *d) {
@@ -168,11 +156,11 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   chime__mysql_sqlbuf_text(&sql, tx->s->sched);
   chime__mysql_sqlbuf_at(&sql, "since");
   chime__mysql_sqlbuf_int(&sql, from);
-  chime__mysql_sqlbuf_at(&sql, "fire_ids");
   for (size_t i = 0; i < b->n; i++) {
     if (b->reqs[i]->row != SIZE_MAX)
       continue;
-    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_row(&sql, "fire_ids");
+    chime__mysql_sqlbuf_at(&sql, "id");
     chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
   }
   chime__mysql_rows h;
@@ -212,12 +200,13 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
  * MariaDB may pick the (scheduler, node) index and lock every fired row of
  * every node while scanning it. */
 static int lock_fired(chime__mysql_tx *tx, batch *b) {
+  assert(b->n > 0);
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
-  chime__mysql_sqlbuf_at(&sql, "fire_ids");
   for (size_t i = 0; i < b->n; i++) {
-    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_row(&sql, "fire_ids");
+    chime__mysql_sqlbuf_at(&sql, "id");
     chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
   }
   int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
@@ -291,6 +280,11 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
 }
 
 static int delete_fired(chime__mysql_tx *tx, const batch *b) {
+  size_t owned = 0;
+  for (size_t i = 0; i < b->n; i++)
+    owned += b->reqs[i]->result == 0;
+  if (owned == 0) /* no fired row of ours to delete */
+    return 0;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   /* A single-table DELETE: its IN list is point lookups on the primary
@@ -298,8 +292,13 @@ static int delete_fired(chime__mysql_tx *tx, const batch *b) {
    * the locks of fires in between (a job's open completion transaction,
    * fire_tx.c, holds its fire's row for the whole run). */
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DELETE_FIRED);
-  chime__mysql_sqlbuf_at(&sql, "fire_ids");
-  owned_ids(&sql, b);
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->reqs[i]->result != 0)
+      continue;
+    chime__mysql_sqlbuf_row(&sql, "fire_ids");
+    chime__mysql_sqlbuf_at(&sql, "id");
+    chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
+  }
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 
@@ -484,10 +483,10 @@ static int drop_checkpoints(chime__mysql_tx *tx, const batch *b) {
       chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DROP_CHECKPOINTS);
       chime__mysql_sqlbuf_at(&sql, "sched");
       chime__mysql_sqlbuf_text(&sql, tx->s->sched);
-      chime__mysql_sqlbuf_at(&sql, "run_ids");
       any = true;
     }
-    chime__mysql_sqlbuf_sql(&sql, ",");
+    chime__mysql_sqlbuf_row(&sql, "run_ids");
+    chime__mysql_sqlbuf_at(&sql, "id");
     chime__mysql_sqlbuf_int(&sql, chime__fire_run_id(d->fire));
   }
   if (!any)

@@ -44,10 +44,9 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
-  chime__mysql_sqlbuf_at(&b, "names");
   for (size_t i = 0; i < n; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_row(&b, "names");
+    chime__mysql_sqlbuf_at(&b, "name");
     chime__mysql_sqlbuf_text(&b, ts[i]->name);
   }
   chime__mysql_rows rows;
@@ -72,28 +71,27 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
  * row, whose period has not started. */
 static int drop_held_over(chime__mysql_tx *tx, chime_trigger *const *ts,
                           size_t n) {
+  size_t keyed = 0;
+  for (size_t i = 0; i < n; i++)
+    keyed += chime__trigger_keyed(ts[i]);
+  if (keyed == 0)
+    return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_HELD_OVER);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = ");
+  chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
-  chime__mysql_sqlbuf_sql(&b, " AND trigger_name IN (");
-  size_t keyed = 0;
   for (size_t i = 0; i < n; i++) {
     if (!chime__trigger_keyed(ts[i]))
       continue;
-    if (keyed++)
-      chime__mysql_sqlbuf_sql(&b, ", ");
+    chime__mysql_sqlbuf_row(&b, "names");
+    chime__mysql_sqlbuf_at(&b, "name");
     chime__mysql_sqlbuf_text(&b, ts[i]->name);
   }
-  chime__mysql_sqlbuf_sql(&b, ") AND state = 'COMPLETE' AND held_until_ms > 0 "
-                              "AND held_until_ms <= ");
+  chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
-  if (keyed == 0) {
-    chime__mysql_sqlbuf_free(&b);
-    return 0;
-  }
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 
@@ -103,6 +101,9 @@ static int drop_held_over(chime__mysql_tx *tx, chime_trigger *const *ts,
  * for one execution than the literals cost to escape. */
 static int insert_rest(chime__mysql_tx *tx, chime_trigger *const *ps, size_t n,
                        const bool *existed, const chime_job *job) {
+  /* The slots of a row, in the order of the arguments. */
+  static const char *const columns[CHIME__MYSQL_TRIGGER_INSERT_ARGS] = {
+      "sched_name", CHIME__MYSQL_TRIGGER_SLOT_NAMES};
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
@@ -114,10 +115,8 @@ static int insert_rest(chime__mysql_tx *tx, chime_trigger *const *ps, size_t n,
     chime__mysql_trigger_to_args(tx->s->sched, ps[i], job, a);
     rows++;
     chime__mysql_sqlbuf_row(&b, "row");
-    chime__mysql_sqlbuf_at(&b, "values");
     for (size_t k = 0; k < CHIME__MYSQL_TRIGGER_INSERT_ARGS; k++) {
-      if (k)
-        chime__mysql_sqlbuf_sql(&b, ", ");
+      chime__mysql_sqlbuf_at(&b, columns[k]);
       chime__mysql_sqlbuf_arg(&b, &a[k]);
     }
   }

@@ -103,14 +103,21 @@ enum { COL_FIRE_ID = CHIME__TRIG_COL_COUNT, COL_NODE, COL_STATE, NCOLS };
  * fired rows' primary key alone: see lock_fired in mysql/complete.c). */
 static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
                       chime__mysql_rows *rows) {
+  size_t any = 0;
+  for (size_t i = 0; i < op->count; i++)
+    any += op->fires[i] != NULL;
+  if (any == 0) { /* no fire: no row */
+    memset(rows, 0, sizeof *rows);
+    return 0;
+  }
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_LOCK_BATCH);
-  chime__mysql_sqlbuf_at(&b, "fire_ids");
   for (size_t i = 0; i < op->count; i++) {
     if (!op->fires[i])
       continue;
-    chime__mysql_sqlbuf_sql(&b, ",");
+    chime__mysql_sqlbuf_row(&b, "fire_ids");
+    chime__mysql_sqlbuf_at(&b, "id");
     chime__mysql_sqlbuf_int(&b, op->fires[i]->fire_id);
   }
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
@@ -140,20 +147,32 @@ static int fire_in_batch(chime__mysql_tx *tx, chime__mysql_cache *c,
   return r;
 }
 
-/* "fire_id IN (...)" of the fires[0 .. n) whose job has the flag. */
+/* Whether fire i's job has the flag. */
 enum { ALL, FORBID, RECOVERY };
-static void ids_where(chime__mysql_sqlbuf *b, chime_fire *const *fires,
-                      const chime_job *const *jobs, size_t n, int flag) {
-  chime__mysql_sqlbuf_sql(b, "fire_id IN (0");
-  for (size_t i = 0; i < n; i++) {
-    if ((flag == FORBID &&
-         !chime__concurrency_exclusive(jobs[i]->concurrency)) ||
-        (flag == RECOVERY && !jobs[i]->requests_recovery))
+static bool has_flag(const chime_job *job, int flag) {
+  return flag == ALL ||
+         (flag == FORBID && chime__concurrency_exclusive(job->concurrency)) ||
+         (flag == RECOVERY && job->requests_recovery);
+}
+
+/* Rows (row) of the ids of fires[0 .. n) whose job has the flag, in the
+ * optional part of the same name when the flag is not ALL (left out when
+ * no job has it). */
+static void ids_in(chime__mysql_sqlbuf *b, const char *row,
+                   chime_fire *const *fires, const chime_job *const *jobs,
+                   size_t n, int flag) {
+  bool any = false;
+  for (size_t i = 0; i < n && !any; i++)
+    any = has_flag(jobs[i], flag);
+  if (flag != ALL)
+    chime__mysql_sqlbuf_part(b, row, any);
+  for (size_t i = 0; any && i < n; i++) {
+    if (!has_flag(jobs[i], flag))
       continue;
-    chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_row(b, row);
+    chime__mysql_sqlbuf_at(b, "id");
     chime__mysql_sqlbuf_int(b, fires[i]->fire_id);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Moves the fired rows to EXECUTING with their jobs' flags as they are. */
@@ -162,12 +181,10 @@ static int write_executing(chime__mysql_tx *tx, chime_fire *const *fires,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_WRITE_EXECUTING);
-  chime__mysql_sqlbuf_at(&b, "forbid");
-  ids_where(&b, fires, jobs, n, FORBID);
-  chime__mysql_sqlbuf_at(&b, "recovery");
-  ids_where(&b, fires, jobs, n, RECOVERY);
-  chime__mysql_sqlbuf_at(&b, "all");
-  ids_where(&b, fires, jobs, n, ALL);
+  assert(n > 0);
+  ids_in(&b, "forbid", fires, jobs, n, FORBID);
+  ids_in(&b, "recovery", fires, jobs, n, RECOVERY);
+  ids_in(&b, "all", fires, jobs, n, ALL);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }
 

@@ -89,17 +89,14 @@ bool chime__mysql_type_limited(const chime__mysql_store *s, const char *type) {
   return false;
 }
 
-void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix) {
+void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b) {
   const chime__mysql_store *s = b->tx->s;
   assert(s->nlimited > 0);
-  chime__mysql_sqlbuf_sql(b, prefix);
-  chime__mysql_sqlbuf_sql(b, " (");
   for (size_t i = 0; i < s->nlimited; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(b, ",");
+    chime__mysql_sqlbuf_row(b, "limited");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, s->limited[i]);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* ------------------------------------------------------------ the claim */
@@ -398,41 +395,48 @@ bool chime__mysql_limits_full(const chime__mysql_limits *ls) {
   return false;
 }
 
+/* Whether some type was found full (or passed over) as a whole. */
+static bool some_type_full(const chime__mysql_limits *ls) {
+  for (size_t i = 0; i < ls->n; i++)
+    if (ls->v[i].full || ls->v[i].skip)
+      return true;
+  return false;
+}
+
+/* Whether some partition of a type not full as a whole was found full. */
+static bool some_partition_full(const chime__mysql_limits *ls) {
+  for (size_t i = 0; i < ls->n; i++)
+    for (size_t k = 0; !ls->v[i].full && !ls->v[i].skip && k < ls->v[i].nparts;
+         k++)
+      if (ls->v[i].parts[k].full)
+        return true;
+  return false;
+}
+
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls) {
-  bool any = false;
+  chime__mysql_sqlbuf_part(b, "full", some_type_full(ls));
   for (size_t i = 0; i < ls->n; i++) {
     if (!ls->v[i].full && !ls->v[i].skip)
       continue;
-    chime__mysql_sqlbuf_sql(b, any ? "," : " AND job_type NOT IN (");
+    chime__mysql_sqlbuf_row(b, "full");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, ls->v[i].type);
-    any = true;
   }
-  if (any)
-    chime__mysql_sqlbuf_sql(b, ")");
-  /* The full partitions of the other types (a row without a key is not
-   * one of them: "IS NOT NULL" keeps NOT from meeting a NULL). */
+  /* The full partitions of the other types: one tenant's queue does not
+   * hold up the others'. */
+  chime__mysql_sqlbuf_part(b, "full_keys", some_partition_full(ls));
   for (size_t i = 0; i < ls->n; i++) {
     const chime__mysql_limit *l = &ls->v[i];
-    if (l->full || l->skip)
-      continue;
-    bool some = false;
-    for (size_t k = 0; k < l->nparts; k++) {
+    for (size_t k = 0; !l->full && !l->skip && k < l->nparts; k++) {
       if (!l->parts[k].full)
         continue;
-      if (!some) {
-        chime__mysql_sqlbuf_sql(b, " AND NOT (job_type = ");
-        chime__mysql_sqlbuf_text(b, l->type);
-        chime__mysql_sqlbuf_sql(b, " AND partition_key IS NOT NULL AND "
-                                   "partition_key IN (");
-      } else {
-        chime__mysql_sqlbuf_sql(b, ",");
-      }
+      chime__mysql_sqlbuf_row(b, "full_key");
+      chime__mysql_sqlbuf_at(b, "type");
+      chime__mysql_sqlbuf_text(b, l->type);
+      chime__mysql_sqlbuf_at(b, "key");
       chime__mysql_sqlbuf_text(b, l->parts[k].key);
-      some = true;
     }
-    if (some)
-      chime__mysql_sqlbuf_sql(b, "))");
   }
 }
 

@@ -51,8 +51,9 @@ int chime__mysql_limits_refresh(chime__mysql_tx *tx);
 /* Whether type has a limit, as last read; frees the list (store free). */
 bool chime__mysql_type_limited(const chime__mysql_store *s, const char *type);
 void chime__mysql_limits_free(chime__mysql_store *s);
-/* Appends prefix and "(t1, t2, ...)" of the limited types (some). */
-void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b, const char *prefix);
+/* Fills the rows limited ("/+{limited+/ /+:type+/ /+}+/", '*' for '+')
+ * with the limited types (some). */
+void chime__mysql_sqlbuf_limited(chime__mysql_sqlbuf *b);
 
 /* Whether the claim may take trigger t of job now (*ret_ok), counting it
  * when so: always for an unlimited type or a shard; for a limited one,
@@ -70,10 +71,11 @@ int chime__mysql_limit_partition(chime__mysql_tx *tx, chime_trigger *const *ts,
                                  size_t n, const chime_job *job);
 /* Writes the rates' new state before the claim commits. */
 int chime__mysql_limits_write(chime__mysql_tx *tx, chime__mysql_limits *ls);
-/* Whether some type (or partition of one) was passed over, and " AND
- * job_type NOT IN (...)" of those types with " AND NOT (job_type = T AND
- * partition_key IN (...))" of those partitions (the claim's second look,
- * acquire.c): one tenant's queue does not hold up the others'. */
+/* Whether some type (or partition of one) was passed over, and the parts
+ * full and full_keys of the claim's second look (claim_due.sql,
+ * acquire.c): a row per type full as a whole, a row (type, key) per full
+ * partition of another type, each part left out when it has none, so one
+ * tenant's queue does not hold up the others'. */
 bool chime__mysql_limits_full(const chime__mysql_limits *ls);
 void chime__mysql_sqlbuf_full(chime__mysql_sqlbuf *b,
                               const chime__mysql_limits *ls);

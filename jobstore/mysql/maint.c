@@ -83,7 +83,6 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
     chime__mysql_sqlbuf_at(&b, "after");
     chime__mysql_sqlbuf_int(&b, op->after);
   }
-  chime__mysql_sqlbuf_at(&b, "types");
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
@@ -179,8 +178,7 @@ static int misfire_fn(chime__mysql_tx *tx, void *arg) {
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
     chime__mysql_sqlbuf_at(&b, "before");
     chime__mysql_sqlbuf_int(&b, op->now - tx->s->threshold_ms);
-    chime__mysql_sqlbuf_at(&b, "limited");
-    chime__mysql_sqlbuf_limited(&b, "");
+    chime__mysql_sqlbuf_limited(&b);
     chime__mysql_sqlbuf_at(&b, "max");
     chime__mysql_sqlbuf_int(&b, (int64_t)op->max + 1);
     r = chime__mysql_sqlbuf_run(&b, &rows, NULL);

@@ -592,18 +592,24 @@ int chime__mysql_drain_hand_over(chime_store *store, int64_t budget_ms,
  * fail certification, so this is about not trying, not about safety.)
  * Returns fn's result; a failed SET is fn's error.
  */
+static int set_sync_wait(chime__mysql_tx *tx, int64_t level) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SESSION_SYNC_WAIT);
+  chime__mysql_sqlbuf_at(&b, "level");
+  chime__mysql_sqlbuf_int(&b, level);
+  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
 static int with_sync_wait(chime__mysql_tx *tx, chime__mysql_tx_fn fn,
                           void *arg) {
   if (!tx->c->galera || tx->s->sync_wait >= 1)
     return fn(tx, arg);
-  int r = chime__mysql_exec_plain(tx, "SET SESSION wsrep_sync_wait = 1");
+  int r = set_sync_wait(tx, 1);
   if (r < 0)
     return r;
   r = fn(tx, arg);
-  char back[64];
-  snprintf(back, sizeof back, "SET SESSION wsrep_sync_wait = %ld",
-           tx->s->sync_wait < 0 ? 0L : tx->s->sync_wait);
-  int r2 = chime__mysql_exec_plain(tx, back);
+  int r2 = set_sync_wait(tx, tx->s->sync_wait < 0 ? 0 : tx->s->sync_wait);
   return r < 0 ? r : r2;
 }
 

@@ -218,13 +218,12 @@ static int sweep_triggers(chime__mysql_tx *tx, uint64_t *ret_n) {
 static int sweep_held_keys(chime__mysql_tx *tx, uint64_t *ret_n) {
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers WHERE sched_name = ");
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_RETAIN_SWEEP_HELD_KEYS);
+  chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(&b, " AND trigger_group = '" CHIME_QUEUE_GROUP
-                              "' AND state = 'COMPLETE' AND held_until_ms > 0 "
-                              "AND held_until_ms <= ");
+  chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
-  chime__mysql_sqlbuf_sql(&b, " LIMIT ");
+  chime__mysql_sqlbuf_at(&b, "batch");
   chime__mysql_sqlbuf_int(&b, SWEEP_BATCH);
   return chime__mysql_sqlbuf_run(&b, NULL, ret_n);
 }

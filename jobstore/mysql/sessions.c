@@ -80,9 +80,9 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
     /* The rows read are stale now: their sessions are gone. */
     chime__mysql_sqlbuf_init(&q, tx);
     chime__mysql_sqlbuf_stmt(&q, CHIME__Q_SESSIONS_FORGET);
-    chime__mysql_sqlbuf_at(&q, "conn_ids");
     for (size_t i = 0; i < rows.nrows; i++) {
-      chime__mysql_sqlbuf_sql(&q, i ? "," : "");
+      chime__mysql_sqlbuf_row(&q, "conn_ids");
+      chime__mysql_sqlbuf_at(&q, "id");
       chime__mysql_sqlbuf_int(&q, chime__mysql_rows_int64(&rows, i, 0));
     }
     /* A row whose id a new session of another node took meanwhile stays. */

@@ -60,32 +60,29 @@ static bool next_tag(const char **p, char *buf) {
 }
 
 void chime__mysql_sqlbuf_tags(chime__mysql_sqlbuf *b, const char *tags) {
-  if (!tags || !*tags) {
-    chime__mysql_sqlbuf_sql(b, " AND job_tags = ''");
+  bool any = tags && *tags;
+  chime__mysql_sqlbuf_part(b, "untagged", !any);
+  chime__mysql_sqlbuf_part(b, "tags", any);
+  if (!any)
     return;
-  }
-  /* Every required tag is one of ours: taking each of ours out of
-   * ",a,b," (one REPLACE per tag) leaves ",". */
   char tag[CHIME_MAX_TAG_LEN + 3];
-  chime__mysql_sqlbuf_sql(b, " AND (job_tags = '' OR ");
   for (const char *p = tags; next_tag(&p, tag);)
-    chime__mysql_sqlbuf_sql(b, "REPLACE(");
-  chime__mysql_sqlbuf_sql(b, "CONCAT(',', job_tags, ',')");
+    chime__mysql_sqlbuf_row(b, "replace");
   for (const char *p = tags; next_tag(&p, tag);) {
-    chime__mysql_sqlbuf_sql(b, ", ");
+    chime__mysql_sqlbuf_row(b, "tag");
+    chime__mysql_sqlbuf_at(b, "tag");
     chime__mysql_sqlbuf_text(b, tag);
-    chime__mysql_sqlbuf_sql(b, ", ',')");
   }
-  chime__mysql_sqlbuf_sql(b, " = ',')");
 }
 
-/* " AND <nodes row n covers required>": each required tag in n.tags. */
+/* Fills the part covers: each required tag in the nodes row n's tags. */
 static void nodes_cover(chime__mysql_sqlbuf *b, const char *required) {
   char tag[CHIME_MAX_TAG_LEN + 3];
+  chime__mysql_sqlbuf_part(b, "covers", required && *required);
   for (const char *p = required; next_tag(&p, tag);) {
-    chime__mysql_sqlbuf_sql(b, " AND LOCATE(");
+    chime__mysql_sqlbuf_row(b, "covers");
+    chime__mysql_sqlbuf_at(b, "tag");
     chime__mysql_sqlbuf_text(b, tag);
-    chime__mysql_sqlbuf_sql(b, ", CONCAT(',', n.tags, ',')) > 0");
   }
 }
 
@@ -94,7 +91,6 @@ static void nodes_cover(chime__mysql_sqlbuf *b, const char *required) {
 static void live_capable(chime__mysql_sqlbuf *b, const char *required) {
   chime__mysql_sqlbuf_at(b, "live_sched");
   chime__mysql_sqlbuf_text(b, b->tx->s->sched);
-  chime__mysql_sqlbuf_at(b, "covers");
   nodes_cover(b, required);
 }
 

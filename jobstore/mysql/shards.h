@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* " AND <job_tags covered by tags>" for acquire's SELECT of triggers
- * (tags: this node's, sorted and comma-separated, or NULL). */
+/* Fills the parts untagged and tags of claim_due.sql (job_tags covered
+ * by tags: this node's, sorted and comma-separated, or NULL). */
 void chime__mysql_sqlbuf_tags(chime__mysql_sqlbuf *b, const char *tags);
 
 /* chime__mysql_shard_room: how many more shards of sharded fire parent

@@ -176,6 +176,11 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_LIMIT_PARTITION_FIELD,
   CHIME__Q_ENQUEUE_EXISTING,
   CHIME__Q_ENQUEUE_INSERT,
+  CHIME__Q_ENQUEUE_HELD_OVER,
+  CHIME__Q_RETAIN_SWEEP_HELD_KEYS,
+  CHIME__Q_TRIG_HOLD_KEY,
+  CHIME__Q_TRIG_TAKE_OVER,
+  CHIME__Q_SESSION_SYNC_WAIT,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
@@ -310,15 +315,15 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  * A text statement whose text is a file queries/NAME.sql starts with
  * chime__mysql_sqlbuf_stmt and is filled in the order of its file: its
  * slots, where the caller appends values (escaped: _text, _int, ...), and
- * its optional parts, kept or left out whole:
+ * its optional parts (a part may hold parts), kept or left out whole:
  *
- *   ... WHERE sched_name = /+:sched+/ AND x IN (/+:ids+/)
- *       /+[second+/ AND y NOT IN (/+:held+/) /+]+/ ...
+ *   ... WHERE sched_name = /+:sched+/ /+[second+/ AND y > /+:min+/ /+]+/
  *
- * and its one repeated row (a multi-row INSERT), written once per row,
- * its values named by their columns:
+ * and its repeated rows (a multi-row INSERT, an IN list), each written
+ * once per row (at least once), its values named by their columns:
  *
  *   INSERT INTO t (a, b) VALUES /+{row+/ (/+:a+/, /+:b+/) /+}+/
+ *   ... WHERE id IN (/+{ids+/ /+:id+/ /+}+/)
  *
  * (with '*' for '+'): chime__mysql_sqlbuf_at(b, "sched") copies the text
  * up to that slot, chime__mysql_sqlbuf_part(b, "second", on) up to that
@@ -332,8 +337,9 @@ typedef struct chime__mysql_sqlbuf {
   char *p;
   size_t len, cap;
   bool oom;
-  const char *stmt; /* the rest of the statement's text still to copy */
-  const char *row;  /* the start of its repeated row, once met */
+  const char *stmt;     /* the rest of the statement's text still to copy */
+  const char *row;      /* the start of the repeated row being written */
+  const char *row_name; /* that row's name */
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
@@ -363,10 +369,13 @@ void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b, const chime__mysql_arg *a);
  * NULL. */
 void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
                                size_t len);
-/* " AND job_type IN (...)" of types; nothing when types is NULL (all). */
+/* Fills the optional part types, "/+[types+/ ... IN (/+{types+/ /+:type+/
+ * /+}+/) ... /+]+/" ('*' for '+'): a row per type, or the part left out
+ * when types is NULL (all). */
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types);
-/* "(id, id, ...)" of the fires' ids (n >= 1). */
+/* Fills the rows fire_ids, "/+{fire_ids+/ /+:id+/ /+}+/" ('*' for '+'),
+ * with the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
 /* Runs the statement (the rest of a statement's text first: no slot may

@@ -313,27 +313,14 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
   return chime__mysql_job_gc(tx, job_group, job_name);
 }
 
-/* Appends " WHERE" and t's key to b. */
-static void where_key(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
-                      const chime_trigger *t) {
-  chime__mysql_sqlbuf_sql(b, " WHERE sched_name = ");
-  chime__mysql_sqlbuf_text(b, tx->s->sched);
-  chime__mysql_sqlbuf_sql(b, " AND trigger_group = ");
-  chime__mysql_sqlbuf_text(b, t->group);
-  chime__mysql_sqlbuf_sql(b, " AND trigger_name = ");
-  chime__mysql_sqlbuf_text(b, t->name);
-}
-
 /* Keeps keyed run t's COMPLETE row, and its key, for its unique period
  * (chime_enqueue_set_unique_for_ms) from now, by the database's clock. */
 static int hold_key(chime__mysql_tx *tx, const chime_trigger *t) {
-  chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "UPDATE {P}triggers SET held_until_ms = ");
-  chime__mysql_sqlbuf_int(&b,
-                          chime__mysql_now(&tx->s->base) + t->unique_for_ms);
-  where_key(&b, tx, t);
-  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  chime__mysql_arg a[4];
+  a[0] =
+      chime__mysql_arg_int(chime__mysql_now(&tx->s->base) + t->unique_for_ms);
+  chime__mysql_key_args(tx, t->group, t->name, a + 1);
+  return chime__mysql_exec(tx, CHIME__Q_TRIG_HOLD_KEY, a, 4, NULL, NULL);
 }
 
 int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
@@ -355,12 +342,9 @@ int chime__mysql_trigger_take_over(chime__mysql_tx *tx,
                                    const chime_trigger *t) {
   if (!chime__trigger_keyed(t))
     return 0;
-  chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_sql(&b, "DELETE FROM {P}triggers");
-  where_key(&b, tx, t);
-  chime__mysql_sqlbuf_sql(&b, " AND state = 'COMPLETE'");
-  return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  chime__mysql_arg a[3];
+  chime__mysql_key_args(tx, t->group, t->name, a);
+  return chime__mysql_exec(tx, CHIME__Q_TRIG_TAKE_OVER, a, 3, NULL, NULL);
 }
 
 int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,

@@ -101,7 +101,9 @@ static const char *copy_to_marker(chime__mysql_sqlbuf *b) {
     const char *end = strstr(m, "*/");
     assert(end && "an unterminated marker");
     b->stmt = end + 2;
-    if (m[2] != ']' && m[2] != '}') /* an end: the part's or last row's */
+    if (m[2] == '}') /* the last row's end: a later row is another's */
+      b->row = NULL;
+    else if (m[2] != ']') /* not the end of a part */
       return m;
   }
 }
@@ -126,23 +128,33 @@ void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
   assert(marker_is(m, '[', part) && "parts are met in their order");
   if (on)
     return;
-  /* Past the part's end: parts do not nest. */
-  const char *end = strstr(b->stmt, "/*]*/");
-  assert(end && "a part without its end");
-  b->stmt = end + 5;
+  /* Past the part's end, and the ends of the parts inside it. */
+  for (int depth = 1; depth > 0;) {
+    const char *open = strstr(b->stmt, "/*["), *end = strstr(b->stmt, "/*]*/");
+    assert(end && "a part without its end");
+    if (open && open < end) {
+      depth++;
+      b->stmt = open + 3;
+    } else {
+      depth--;
+      b->stmt = end + 5;
+    }
+  }
 }
 
 void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
-  if (!b->row) {
+  if (!b->row || strcmp(b->row_name, row) != 0) {
+    /* The first of these rows (past the end of the rows before). */
     const char *m = copy_to_marker(b);
     (void)m;
     assert(marker_is(m, '{', row) && "rows are met in their order");
     b->row = b->stmt;
+    b->row_name = row;
     return;
   }
   /* The row before: its rest up to the row's end, the separator the end
-   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma), then the
-   * next row. */
+   * names ("/" "*}OR*" "/": " OR "; "/" "*}*" "/": a comma; "/" "*}_*" "/":
+   * none), then the next row. */
   const char *end = strstr(b->stmt, "/*}");
   assert(end && "a row without its end");
   const char *m = strstr(b->stmt, "/*");
@@ -153,6 +165,8 @@ void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row) {
   assert(sep_end);
   if (sep_end == sep) {
     append(b, ",", 1);
+  } else if (sep_end - sep == 1 && *sep == '_') {
+    /* "/" "*}_*" "/": rows one after another (nested calls) */
   } else {
     append(b, " ", 1);
     append(b, sep, (size_t)(sep_end - sep));
@@ -229,26 +243,23 @@ void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n) {
   assert(fires && n > 0);
-  chime__mysql_sqlbuf_sql(b, "(");
   for (size_t i = 0; i < n; i++) {
-    if (i)
-      chime__mysql_sqlbuf_sql(b, ",");
     assert(fires[i] && fires[i]->fire_id > 0);
+    chime__mysql_sqlbuf_row(b, "fire_ids");
+    chime__mysql_sqlbuf_at(b, "id");
     chime__mysql_sqlbuf_int(b, fires[i]->fire_id);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types) {
-  if (!types)
-    return;
-  chime__mysql_sqlbuf_sql(b, " AND job_type IN (");
-  for (size_t i = 0; i < types->count; i++) {
-    chime__mysql_sqlbuf_sql(b, i ? "," : "");
+  assert(!types || types->count > 0);
+  chime__mysql_sqlbuf_part(b, "types", types != NULL);
+  for (size_t i = 0; types && i < types->count; i++) {
+    chime__mysql_sqlbuf_row(b, "types");
+    chime__mysql_sqlbuf_at(b, "type");
     chime__mysql_sqlbuf_text(b, types->names[i]);
   }
-  chime__mysql_sqlbuf_sql(b, ")");
 }
 
 /* Sends the statement; see chime__mysql_sqlbuf_run. */

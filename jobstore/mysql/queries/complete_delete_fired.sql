@@ -3,7 +3,7 @@
 -- lookups on the primary key; the multi-table form scans the range between
 -- them, and waits for the locks of fires in between (a job's open
 -- completion transaction, fire_tx.c, holds its fire's row for the whole
--- run).  A text statement.  Slot: fire_ids ("(0,id,...)").
+-- run).  A text statement.  Rows (fire_ids), one per fire: id.
 -- Called by: complete.c (delete_fired).
 DELETE FROM {P}fired
-WHERE fire_id IN /*:fire_ids*/
+WHERE fire_id IN (/*{fire_ids*/ /*:id*/ /*}*/)

@@ -3,12 +3,12 @@
 -- without locking the trigger.  Only the primary key is named (fire ids
 -- are unique across schedulers): given the scheduler too, MariaDB may pick
 -- the (scheduler, node) index and lock every fired row of every node.  A
--- text statement.  Slot: fire_ids (",id,id..." of the batch's fires).
+-- text statement.  Rows (fire_ids), one per fire of the batch: id.
 -- Called by: complete.c (lock_fired).
 SELECT {fired_cols_f}, (SELECT t.state FROM {P}triggers t
     WHERE t.sched_name = f.sched_name
       AND t.trigger_group = f.trigger_group
       AND t.trigger_name = f.trigger_name)
 FROM {P}fired f FORCE INDEX (PRIMARY)
-WHERE f.fire_id IN (0 /*:fire_ids*/)
+WHERE f.fire_id IN (/*{fire_ids*/ /*:id*/ /*}*/)
 FOR UPDATE

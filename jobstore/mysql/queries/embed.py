@@ -15,7 +15,8 @@ by one space.  Its text may hold:
                    an optional part it keeps or leaves out,
   /*{row*/ ... /*}*/
                    the row a multi-row INSERT repeats, separated by commas
-                   (or by OR: an end "/*}OR*/") (stmt.h,
+                   (or by OR: an end "/*}OR*/"; by nothing: "/*}_*/")
+                   (stmt.h,
                    chime__mysql_sqlbuf_stmt; kept in the C text, dropped
                    by the builder);
   {snippet[:arg]}  a piece defined once in C and shared by several
@@ -41,6 +42,7 @@ SNIPPETS = {
     "trigger_cols": "CHIME__MYSQL_TRIGGER_COLS_SQL",
     "trigger_cols_t": "CHIME__MYSQL_TRIGGER_COLS_T_SQL",
     "trigger_params": "CHIME__MYSQL_TRIGGER_PARAMS_SQL",
+    "trigger_slots": "CHIME__MYSQL_TRIGGER_SLOTS_SQL",
     "job_cols": "CHIME__MYSQL_JOB_COLS_SQL",
     "fired_cols": "CHIME__MYSQL_FIRED_COLS_SQL",
     "fired_cols_f": "CHIME__MYSQL_FIRED_COLS_F_SQL",
@@ -53,6 +55,7 @@ SNIPPETS = {
     "shard_group": "CHIME__SHARD_GROUP",
     "backfill_group": "CHIME_BACKFILL_GROUP",
     "manual_group": "CHIME__MANUAL_GROUP",
+    "queue_group": "CHIME_QUEUE_GROUP",
 }
 # Snippets that take the table alias of a nodes row ("d." or none).
 SNIPPET_MACROS = {

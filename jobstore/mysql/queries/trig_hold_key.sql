@@ -1,0 +1,7 @@
+-- Keeps a keyed run's COMPLETE row, and its key, for its unique period
+-- (chime_enqueue_set_unique_for_ms, migration 016): the period's end.
+-- Args: held_until_ms (the database's clock plus the period), sched_name,
+-- trigger_group, trigger_name.
+-- Called by: tables.c (hold_key).
+UPDATE {P}triggers SET held_until_ms = ?
+WHERE sched_name = ? AND trigger_group = ? AND trigger_name = ?
