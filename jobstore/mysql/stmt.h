@@ -344,8 +344,6 @@ typedef struct chime__mysql_sqlbuf {
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
 void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b);
-/* Appends SQL text (a constant of the store, never user data). */
-void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text);
 /* Starts b (empty) on text statement id (its slots and parts above). */
 void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id);
 /* Copies the statement's text up to its slot name. */

@@ -46,7 +46,10 @@ void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b) {
   memset(b, 0, sizeof *b);
 }
 
-void chime__mysql_sqlbuf_sql(chime__mysql_sqlbuf *b, const char *text) {
+/* Appends SQL text: the statement's own, copied up to its next marked place,
+ * or NULL (private to the builder, so no statement is assembled from
+ * fragments in C again: each is a file queries/NAME.sql). */
+static void append_sql(chime__mysql_sqlbuf *b, const char *text) {
   assert(b->tx && text);
   const char *prefix = b->tx->s->prefix;
   for (const char *p = text; *p;) {
@@ -183,7 +186,7 @@ void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v) {
 
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   if (!s) {
-    chime__mysql_sqlbuf_sql(b, "NULL");
+    append_sql(b, "NULL");
     return;
   }
   assert(b->tx->c->db);
@@ -227,7 +230,7 @@ void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b,
   case CHIME__MYSQL_ARG_NULL:
     break;
   }
-  chime__mysql_sqlbuf_sql(b, "NULL");
+  append_sql(b, "NULL");
 }
 
 void chime__mysql_sqlbuf_bytes(chime__mysql_sqlbuf *b, const void *data,
