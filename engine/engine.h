@@ -80,7 +80,8 @@
 #define CHIME__RECOVER_MARGIN_MS 10
 /* A worker that starts a fire this long past the claim-ahead time after
  * it was handed it asks the store whether the fire is still this node's
- * (workers.c, taken_over_meanwhile): a pause may have let it be taken. */
+ * (workers.c, taken_over_meanwhile): a pause may have let it be taken.
+ * It asks sooner when the node's lease broke since the claim. */
 #define CHIME__START_CHECK_MS INT64_C(250)
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
@@ -235,6 +236,13 @@ struct chime_scheduler {
    * worker asks the store before starting a fire claimed earlier
    * (workers.c), which may have been handed over while it waited. */
   _Atomic int64_t drain_handed_mono_ms;
+  /* The node's lease as its workers see it (loop.c writes both on each good
+   * check-in, lease_since first; workers.c reads lease_ok first): since
+   * when (monotonic ms) it has been held without a break, and when the
+   * last good check-in began.  A fire claimed after lease_since while the
+   * last check-in is fresh cannot have been taken over. */
+  _Atomic int64_t lease_since_mono_ms;
+  _Atomic int64_t lease_ok_mono_ms;
   pthread_t *workers;
   unsigned nworkers; /* threads created */
   pthread_cond_t work_cond;

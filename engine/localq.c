@@ -12,12 +12,12 @@
  * fire still this node's is ended and run again at once wherever it is
  * claimed, as a recovered fire), and the queue's room is halved for a
  * while.  A fire that waited less but more than CHIME__START_CHECK_MS
- * since its claim is checked with the store before it starts, as any
- * late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
- * back its whole queue at once, on the completer's thread (completer.c),
- * in transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread
- * goes on checking in meanwhile, or the node would fence itself while its
- * runs go on (DESIGN.md, promise 10).
+ * past the claim-ahead time since its claim is checked with the store
+ * before it starts, as any late fire is (workers.c, taken_over_meanwhile).  A
+ * stopping node gives back its whole queue at once, on the completer's thread
+ * (completer.c), in transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's
+ * thread goes on checking in meanwhile, or the node would fence itself while
+ * its runs go on (DESIGN.md, promise 10).
  *
  * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
  * TTL of minutes): a queued fire has a time, so the bound is short; jobs

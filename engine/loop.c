@@ -287,6 +287,21 @@ static bool fenced(chime_scheduler *s) {
 
 static void on_recover_timer(uv_timer_t *t);
 
+/* Tells the workers (workers.c, taken_over_meanwhile) that a check-in
+ * begun at started succeeded.  Each check-in writes the node's time
+ * somewhere between its start and its end, so when this one ended more
+ * than three quarters of a lease after the last good one began, the lease
+ * may have run out between them (others may have declared the node dead
+ * and taken its fires, however briefly): it is held anew only from now.
+ * The quarter is a margin for the database's clock and the check-in's own
+ * time. */
+static void lease_renewed(chime_scheduler *s, int64_t started) {
+  int64_t ended = chime__mono_ms();
+  if (ended - atomic_load(&s->lease_ok_mono_ms) > lease_ms(s) * 3 / 4)
+    atomic_store(&s->lease_since_mono_ms, ended);
+  atomic_store(&s->lease_ok_mono_ms, started);
+}
+
 /* Changes made elsewhere (another node's or chimectl's schedule, fire-now,
  * resume) reach this node at its next check-in rather than at the end of
  * an idle wait of up to idle_wait_ms: the check-in also reads the earliest
@@ -340,11 +355,13 @@ static void on_checkin_timer(uv_timer_t *t) {
      * fenced at once, as after a lost lease, until a check-in succeeds. */
     if (r == CHIME_EDUPNODE) {
       s->loop_checkin_ok_ms = INT64_MIN / 2;
+      atomic_store(&s->lease_ok_mono_ms, INT64_MIN / 2);
       fenced(s);
     }
     return;
   }
   chime__metrics_checkin_ok(&s->metrics, started);
+  lease_renewed(s, started);
   chime__store_answered(s);
   /* Look for dead nodes when the first lease of another node runs out
    * unless it checks in before (the next check-in moves the timer).  A
@@ -719,6 +736,8 @@ int chime__loop_init(chime_scheduler *s, uv_loop_t *loop) {
   s->checkin_timer.data = s->recover_timer.data = s;
   uint64_t every = (uint64_t)s->cfg.checkin_interval_ms;
   s->loop_checkin_ok_ms = s->loop_healthy_since = chime__mono_ms();
+  atomic_store(&s->lease_since_mono_ms, INT64_MAX); /* not yet held */
+  atomic_store(&s->lease_ok_mono_ms, INT64_MIN / 2);
   s->loop_fenced = false;
   s->loop_seen_next_due = INT64_MIN; /* the first check-in is news */
   uv_timer_start(&s->checkin_timer, on_checkin_timer, 0, every);

@@ -327,33 +327,93 @@ static bool start_refused(chime_scheduler *s, chime_fire *fire) {
   return true;
 }
 
+/* Whether the node's lease was held without a break from mono since until
+ * now, a quarter of a lease to spare (loop.c, lease_renewed): then no other
+ * node can have declared it dead and taken over a fire it claimed then. */
+static bool lease_held_since(chime_scheduler *s, int64_t since) {
+  int64_t ok = atomic_load(&s->lease_ok_mono_ms); /* first: see engine.h */
+  int64_t held = atomic_load(&s->lease_since_mono_ms);
+  int64_t lease = chime__lease_ms(s->cfg.checkin_interval_ms);
+  return held <= since && chime__mono_ms() - ok < lease * 3 / 4;
+}
+
+/* Whether the scheduler was told to stop (any thread). */
+static bool stopping(chime_scheduler *s) {
+  if (atomic_load(&s->cancelled) || atomic_load(&s->abandoned))
+    return true;
+  chime__mu_lock(s);
+  bool stop = s->workers_stop;
+  chime__mu_unlock(s);
+  return stop;
+}
+
+/* Asks the store whether this node still holds fire, until it can tell:
+ * a fire that may have been taken over is never started on a guess (the
+ * answer waits for the database; a run would too).  Returns 1 (held), 0
+ * (taken over) or -1 (the scheduler is stopping and the store still cannot
+ * tell). */
+static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
+  chime_store *st = s->store;
+  int64_t pause = 50;
+  for (bool told = false;; told = true) {
+    bool owned = true;
+    int r = st->ops->still_owned(st, fire->fire_id, &owned);
+    if (r == 0)
+      return owned ? 1 : 0;
+    if (!told)
+      chime__log(s, CHIME_LOG_WARN,
+                 "cannot tell whether fire %lld of trigger %s.%s is still "
+                 "this node's (%s): it starts once the store answers",
+                 (long long)fire->fire_id, fire->trigger->group,
+                 fire->trigger->name, chime_strerror(r));
+    if (stopping(s))
+      return -1;
+    chime__sleep_ms(pause);
+    if (pause < s->cfg.checkin_interval_ms)
+      pause *= 2;
+  }
+}
+
 /* A fire claimed a while ago (a pause of the process, or a worker that
  * started late) may have been taken over meanwhile: its node's lease could
  * have run out and a survivor recovered it.  Before starting it, a worker
  * asks the store whether it still holds it, unless it starts within the
- * claim-ahead time (or batch window) and a margin of the start of its
- * claim (the normal case: no extra statement), or it was claimed before a
- * drain handed this node's fires over.  Returns whether the fire was
- * dropped (not ours). */
+ * claim-ahead time (or batch window) and a margin of the start of its claim
+ * and the node's lease was held without a break since the claim (the
+ * normal case: no extra statement; a short pause right after a claim can
+ * outlast the lease that its last check-in began), or it was claimed
+ * before a drain handed this node's fires over.  Returns whether the fire
+ * was dropped (not ours). */
 static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
   int64_t waited = chime__mono_ms() - fire->claimed_mono_ms;
   int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                             : s->cfg.claim_ahead_ms;
   /* Claimed before a drain's hand-over (drain.c): it may be gone. */
   bool handed = fire->claimed_mono_ms <= atomic_load(&s->drain_handed_mono_ms);
-  if (waited <= lead + CHIME__START_CHECK_MS && !handed)
+  if (waited <= lead + CHIME__START_CHECK_MS && !handed &&
+      lease_held_since(s, fire->claimed_mono_ms))
     return false;
-  chime_store *st = s->store;
-  bool owned = true;
-  int r = st->ops->still_owned(st, fire->fire_id, &owned);
-  if (r < 0 || owned)
-    return false; /* cannot tell: run it, as before any pause */
+  chime__log(s, CHIME_LOG_DEBUG,
+             "asking whether fire %lld of trigger %s.%s is still this node's "
+             "(claimed %lld ms ago)",
+             (long long)fire->fire_id, fire->trigger->group,
+             fire->trigger->name, (long long)waited);
+  int held = ask_still_owned(s, fire);
+  if (held == 1)
+    return false;
+  if (held < 0) {
+    leave_for_hand_over(s, fire,
+                        "not started: its node is stopping and the "
+                        "store could not say whether it is its own;");
+    return true;
+  }
   chime__log(s, CHIME_LOG_WARN,
              "fire %lld of trigger %s.%s was taken over by another node "
              "while this one waited %lld ms to start it (a pause?): not run",
              (long long)fire->fire_id, fire->trigger->group,
              fire->trigger->name, (long long)waited);
   chime__metrics_add(&s->metrics, CHIME_METRIC_FENCING_REFUSALS, 1);
+  chime_store *st = s->store;
   if (st->ops->forget) /* not this node's: not listed as held */
     st->ops->forget(st, fire->fire_id);
   chime__fire_free(fire);

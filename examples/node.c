@@ -429,8 +429,8 @@ int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--help") == 0) {
     printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
            "[--table TABLE] [--policies START_MS] [--load demo|rolling] "
-           "[--deadline MS] [--claim-ahead MS] [--local-queue N] "
-           "[--queue 1]\n"
+           "[--deadline MS] [--claim-ahead MS] [--checkin-interval MS] "
+           "[--local-queue N] [--queue 1]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
@@ -439,6 +439,7 @@ int main(int argc, char **argv) {
   const char *schedule = NULL, *policies = NULL, *load_name = "demo";
   bool queue = false;
   int64_t deadline_ms = -1, claim_ahead_ms = -1, local_queue = -1;
+  int64_t checkin_ms = -1;
   bool usage = argc < 4;
   for (int i = 4; !usage && i < argc; i += 2) {
     if (i + 1 >= argc)
@@ -455,6 +456,8 @@ int main(int argc, char **argv) {
       deadline_ms = strtoll(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--claim-ahead") == 0)
       claim_ahead_ms = strtoll(argv[i + 1], NULL, 10);
+    else if (strcmp(argv[i], "--checkin-interval") == 0)
+      checkin_ms = strtoll(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--local-queue") == 0)
       local_queue = strtoll(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--queue") == 0)
@@ -468,7 +471,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: chime-node URL ID RESULTS_DIR [--schedule "
                     "START_MS] [--table TABLE] [--policies START_MS] [--load "
                     "demo|rolling] [--deadline MS] [--claim-ahead MS] "
-                    "[--local-queue N] [--queue 1]\n");
+                    "[--checkin-interval MS] [--local-queue N] [--queue 1]\n");
     return 1;
   }
   sigset_t stop;
@@ -503,6 +506,8 @@ int main(int argc, char **argv) {
     r = chime_config_set_idle_wait_ms(cfg, 1000);
   if (r == 0 && claim_ahead_ms >= 0)
     r = chime_config_set_claim_ahead_ms(cfg, claim_ahead_ms);
+  if (r == 0 && checkin_ms >= 0)
+    r = chime_config_set_checkin_interval_ms(cfg, checkin_ms);
   if (r == 0 && local_queue >= 0)
     r = local_queue > UINT_MAX
             ? CHIME_EINVAL

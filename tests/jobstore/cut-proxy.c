@@ -4,7 +4,8 @@
  * connection's client bytes (every connection's, after cut_proxy_cut_next)
  * are searched for the text (a statement arrives whole in one read on
  * loopback, and the client waits for its reply, so one read holds it).
- * text, any_text and refuse are under mu.
+ * text, any_text and refuse are under mu; the pairs are the thread's own
+ * (cut_proxy_cut_all asks it to close them).
  */
 #include "cut-proxy.h"
 
@@ -39,6 +40,7 @@ struct cut_proxy {
   int npairs;
   atomic_int accepted;
   atomic_bool cut;
+  atomic_bool cut_all; /* the thread closes every pair */
   atomic_bool stop;
   pthread_t thread;
 };
@@ -120,18 +122,28 @@ static void accept_one(cut_proxy *p) {
   pthread_mutex_lock(&p->mu);
   bool refuse = p->refuse;
   pthread_mutex_unlock(&p->mu);
-  int s = p->npairs < MAX_PAIRS && !refuse ? dial(p) : -1;
+  /* A closed pair's place (not the first's: its text is its own), or a
+   * new one. */
+  int i = p->npairs > 0 ? 1 : 0;
+  while (i < p->npairs && p->pairs[i].client >= 0)
+    i++;
+  int s = i < MAX_PAIRS && !refuse ? dial(p) : -1;
   if (s < 0) {
     close(c);
     return;
   }
-  p->pairs[p->npairs++] = (pair){.client = c, .server = s};
+  p->pairs[i] = (pair){.client = c, .server = s};
+  if (i == p->npairs)
+    p->npairs++;
   atomic_fetch_add(&p->accepted, 1);
 }
 
 static void *run(void *arg) {
   cut_proxy *p = arg;
   while (!atomic_load(&p->stop)) {
+    if (atomic_exchange(&p->cut_all, false))
+      for (int i = 0; i < p->npairs; i++)
+        close_pair(&p->pairs[i]);
     struct pollfd fds[1 + 2 * MAX_PAIRS];
     int who[1 + 2 * MAX_PAIRS]; /* 2 * pair + (1 when its server) */
     nfds_t n = 0;
@@ -203,6 +215,13 @@ void cut_proxy_refuse(cut_proxy *p, bool refuse) {
   pthread_mutex_lock(&p->mu);
   p->refuse = refuse;
   pthread_mutex_unlock(&p->mu);
+}
+
+void cut_proxy_cut_all(cut_proxy *p) {
+  cut_proxy_refuse(p, true);
+  atomic_store(&p->cut_all, true);
+  while (atomic_load(&p->cut_all)) /* closed within one poll (50 ms) */
+    usleep(5000);
 }
 
 bool cut_proxy_did_cut(cut_proxy *p) {

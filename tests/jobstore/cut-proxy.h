@@ -32,6 +32,11 @@ void cut_proxy_cut_next(cut_proxy *p, const char *text);
  * unreachable); existing ones go on. */
 void cut_proxy_refuse(cut_proxy *p, bool refuse);
 
+/* Closes every connection at once and refuses new ones until
+ * cut_proxy_refuse(p, false): the database unreachable for the client (a
+ * network partition), not for anyone else. */
+void cut_proxy_cut_all(cut_proxy *p);
+
 /* The loopback port the proxy listens on. */
 unsigned cut_proxy_port(const cut_proxy *p);
 
