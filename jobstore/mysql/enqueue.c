@@ -5,17 +5,18 @@
  * One batch is one transaction of three statements whatever its size: the
  * job's facts (locked, as trigger_add locks them), the batch's keys that
  * are stored already (SELECT ... FOR UPDATE: a key another session has
- * inserted and not committed makes it wait for that session's end), and
- * one multi-row INSERT of the rest.  The trigger table's primary key is
- * the unique key's guard: a session that inserted the same key between
- * our SELECT and our INSERT makes the INSERT fail with a duplicate key,
- * which rolls back that statement only (InnoDB); the SELECT then finds
- * its row and the INSERT goes again without it.  So nodes racing with
- * the same key store it once, with no check-then-insert window, inside
- * the store's own transaction or inside a job's (fire_tx_enqueue).  A
- * key's row kept COMPLETE for its unique period (held_until_ms, migration
- * 016) counts as stored until the period ended; then the batch deletes it
- * first (drop_held_over) and stores its run anew.
+ * inserted and not committed makes it wait for that session's end; not
+ * sent for a batch of runs without keys, whose random names no other run
+ * has), and one multi-row INSERT of the rest.  The trigger table's primary key
+ * is the unique key's guard: a session that inserted the same key between our
+ * SELECT and our INSERT makes the INSERT fail with a duplicate key, which rolls
+ * back that statement only (InnoDB); the SELECT then finds its row and the
+ * INSERT goes again without it.  So nodes racing with the same key store it
+ * once, with no check-then-insert window, inside the store's own transaction or
+ * inside a job's (fire_tx_enqueue).  A key's row kept COMPLETE for its unique
+ * period (held_until_ms, migration 016) counts as stored until the period
+ * ended; then the batch deletes it first (drop_held_over) and stores its run
+ * anew.
  *
  * Threads: any (tx.h).
  */
@@ -33,10 +34,26 @@
 /* How often the INSERT goes again after a racing session's duplicate. */
 enum { RACE_ROUNDS = 5 };
 
+/* Whether t's name may be stored already: every name but a run's random
+ * one (model/enqueue_def.c, run_name: "Q_" and 64 random bits and a
+ * count), which no other run has; looking it up would only cost the batch
+ * a thousand index lookups and their gap locks. */
+static bool may_exist(const chime_trigger *t) {
+  return strcmp(t->group, CHIME_QUEUE_GROUP) != 0 ||
+         strncmp(t->name, "Q_", 2) != 0;
+}
+
 /* Marks existed[i] for each trigger whose key is stored (locking it) or
  * came earlier in ts. */
 static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
                          size_t n, bool *existed) {
+  size_t looked = 0;
+  for (size_t i = 0; i < n; i++) {
+    existed[i] = false;
+    looked += may_exist(ts[i]);
+  }
+  if (looked == 0)
+    return 0;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_EXISTING);
@@ -45,6 +62,8 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
   chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
   for (size_t i = 0; i < n; i++) {
+    if (!may_exist(ts[i]))
+      continue;
     chime__mysql_sqlbuf_row(&b, "names");
     chime__mysql_sqlbuf_at(&b, "name");
     chime__mysql_sqlbuf_text(&b, ts[i]->name);
@@ -54,7 +73,8 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
   if (r < 0)
     return r;
   for (size_t i = 0; i < n; i++) {
-    existed[i] = false;
+    if (!may_exist(ts[i]))
+      continue;
     for (size_t k = 0; k < rows.nrows && !existed[i]; k++)
       existed[i] =
           strcmp(chime__mysql_rows_text(&rows, k, 0), ts[i]->name) == 0;
