@@ -259,23 +259,32 @@ static int save_data(chime__mysql_tx *tx, const batch *b,
   return r;
 }
 
-/* Removes the triggers whose finished fire was their last. */
+/* Removes the triggers whose finished fire was their last, together. */
 static int remove_completed(chime__mysql_tx *tx, const batch *b) {
-  int r = 0;
-  for (size_t i = 0; r == 0 && i < b->n; i++) {
+  const char **groups = calloc(b->n, sizeof *groups);
+  const char **names = calloc(b->n, sizeof *names);
+  if (!groups || !names) {
+    free(groups);
+    free(names);
+    return CHIME_ENOMEM;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
     const char *state =
         writes(d) ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
                   : NULL;
     /* Checked again under the lock: it may have been replaced since. */
-    if (state && strcmp(state, "COMPLETE") == 0)
-      r = chime__mysql_trigger_remove_if_complete(
-          tx,
-          chime__mysql_rows_text(&b->fired, d->row,
-                                 CHIME__FIRED_COL_TRIGGER_GROUP),
-          chime__mysql_rows_text(&b->fired, d->row,
-                                 CHIME__FIRED_COL_TRIGGER_NAME));
+    if (!state || strcmp(state, "COMPLETE") != 0)
+      continue;
+    groups[n] = chime__mysql_rows_text(&b->fired, d->row,
+                                       CHIME__FIRED_COL_TRIGGER_GROUP);
+    names[n++] = chime__mysql_rows_text(&b->fired, d->row,
+                                        CHIME__FIRED_COL_TRIGGER_NAME);
   }
+  int r = chime__mysql_triggers_remove_if_complete(tx, groups, names, n);
+  free(groups);
+  free(names);
   return r;
 }
 

@@ -323,18 +323,91 @@ static int hold_key(chime__mysql_tx *tx, const chime_trigger *t) {
   return chime__mysql_exec(tx, CHIME__Q_TRIG_HOLD_KEY, a, 4, NULL, NULL);
 }
 
-int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
-                                            const char *group,
-                                            const char *name) {
-  chime_trigger *t = NULL;
-  int r = chime__mysql_trigger_load(tx, group, name, true, &t);
-  bool hold = r == 0 && t && chime__trigger_keyed(t) && t->unique_for_ms > 0 &&
-              t->held_until_ms == 0;
-  if (r == 0 && t && t->store_state == CHIME_STATE_COMPLETE)
-    r = hold ? hold_key(tx, t)
-             : chime__mysql_trigger_delete(tx, t->group, t->name, t->job_group,
-                                           t->job_name, true);
-  chime_trigger_free(t);
+/* Starts b on statement id with a row keys per trigger (groups[i],
+ * names[i]), i < n. */
+static void keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                      chime__mysql_stmt_id id, const char *const *groups,
+                      const char *const *names, size_t n) {
+  chime__mysql_sqlbuf_init(b, tx);
+  chime__mysql_sqlbuf_stmt(b, id);
+  chime__mysql_sqlbuf_at(b, "sched");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
+  for (size_t i = 0; i < n; i++) {
+    chime__mysql_sqlbuf_row(b, "keys");
+    chime__mysql_sqlbuf_at(b, "group");
+    chime__mysql_sqlbuf_text(b, groups[i]);
+    chime__mysql_sqlbuf_at(b, "name");
+    chime__mysql_sqlbuf_text(b, names[i]);
+  }
+}
+
+static int by_job(const void *a, const void *b) {
+  const chime_trigger *x = *(chime_trigger *const *)a;
+  const chime_trigger *y = *(chime_trigger *const *)b;
+  int c = strcmp(x->job_group, y->job_group);
+  return c ? c : strcmp(x->job_name, y->job_name);
+}
+
+/* Removes each job of the deleted triggers ts[0 .. n) that is not durable
+ * and has no trigger left, once per job, in the order of their keys (two
+ * batches lock jobs in one order). */
+static int jobs_gc(chime__mysql_tx *tx, chime_trigger **ts, size_t n) {
+  qsort(ts, n, sizeof *ts, by_job);
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < n; i++)
+    if (i == 0 || by_job(&ts[i - 1], &ts[i]) != 0)
+      r = chime__mysql_job_gc(tx, ts[i]->job_group, ts[i]->job_name);
+  return r;
+}
+
+int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
+                                             const char *const *groups,
+                                             const char *const *names,
+                                             size_t n) {
+  if (n == 0)
+    return 0;
+  chime__mysql_sqlbuf b;
+  keys_stmt(&b, tx, CHIME__Q_TRIG_GET_LOCK_MANY, groups, names, n);
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  if (r < 0)
+    return r;
+  /* gone[k]: trigger k of the rows is deleted (its key below). */
+  chime_trigger **gone = calloc(rows.nrows + 1, sizeof *gone);
+  const char **gs = calloc(rows.nrows + 1, sizeof *gs);
+  const char **ns = calloc(rows.nrows + 1, sizeof *ns);
+  size_t ngone = 0;
+  if (!gone || !gs || !ns)
+    r = CHIME_ENOMEM;
+  for (size_t k = 0; r == 0 && k < rows.nrows; k++) {
+    chime_trigger *t = NULL;
+    r = chime__mysql_trigger_from_row(&rows, k, &t);
+    if (r < 0)
+      break;
+    bool hold = chime__trigger_keyed(t) && t->unique_for_ms > 0 &&
+                t->held_until_ms == 0;
+    if (t->store_state != CHIME_STATE_COMPLETE || hold) {
+      if (t->store_state == CHIME_STATE_COMPLETE)
+        r = hold_key(tx, t);
+      chime_trigger_free(t);
+      continue;
+    }
+    gs[ngone] = t->group;
+    ns[ngone] = t->name;
+    gone[ngone++] = t;
+  }
+  chime__mysql_rows_free(&rows);
+  if (r == 0 && ngone > 0) {
+    keys_stmt(&b, tx, CHIME__Q_TRIG_DELETE_MANY, gs, ns, ngone);
+    r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  }
+  if (r == 0 && ngone > 0)
+    r = jobs_gc(tx, gone, ngone);
+  for (size_t k = 0; k < ngone; k++)
+    chime_trigger_free(gone[k]);
+  free(gone);
+  free(gs);
+  free(ns);
   return r;
 }
 
@@ -380,9 +453,9 @@ int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   int r = chime__mysql_exec(tx, CHIME__Q_FIRED_DELETE, &id, 1, NULL, NULL);
   if (r == 0 && chime__mysql_rows_int64(fr, i, CHIME__FIRED_COL_FORBID))
     r = chime__mysql_job_unblock(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME));
+  const char *group = TEXT(TRIGGER_GROUP), *name = TEXT(TRIGGER_NAME);
   if (r == 0)
-    r = chime__mysql_trigger_remove_if_complete(tx, TEXT(TRIGGER_GROUP),
-                                                TEXT(TRIGGER_NAME));
+    r = chime__mysql_triggers_remove_if_complete(tx, &group, &name, 1);
 #undef TEXT
   return r;
 }

@@ -90,13 +90,15 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
                                 const char *name, const char *job_group,
                                 const char *job_name, bool cascade);
 
-/* Removes trigger (group, name) (and a non-durable job left without
- * triggers) when, checked under its lock, it is COMPLETE; a keyed run
- * with a unique period (chime_enqueue_set_unique_for_ms) is kept instead,
- * its held_until_ms set from now. */
-int chime__mysql_trigger_remove_if_complete(chime__mysql_tx *tx,
-                                            const char *group,
-                                            const char *name);
+/* Removes the triggers (groups[i], names[i]), i < n (and a non-durable
+ * job left without triggers) that, checked under their locks, are
+ * COMPLETE; a keyed run with a unique period
+ * (chime_enqueue_set_unique_for_ms) is kept instead, its held_until_ms set
+ * from now.  A batch's triggers in two statements, and one lock per job. */
+int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
+                                             const char *const *groups,
+                                             const char *const *names,
+                                             size_t n);
 
 /* chime__mysql_trigger_take_over: before a keyed run's retry or recovered
  * run (chime__trigger_keyed t, the run's own trigger again) is inserted,
