@@ -328,12 +328,11 @@ int ctl_delete_key(ctl *c, bool is_job, const char *key) {
   return 0;
 }
 
-/* Whether the job or trigger (group, name) exists, by the lists of its
- * group (the pattern of a group name ending in '*' lists more: the rows
- * are matched exactly); *ret_triggers the job's trigger count.
- * Returns: 0 or an exit code ("no job KEY" printed when there is none). */
-static int find_key(ctl *c, bool is_job, const char *group, const char *name,
-                    const char *key, int64_t *ret_triggers) {
+/* The list of group's jobs or triggers is read (the pattern of a group
+ * name ending in '*' lists more: the rows are matched exactly). */
+int ctl_key_row(ctl *c, bool is_job, const char *group, const char *name,
+                const char *key, chime_admin_table **ret, size_t *ret_row) {
+  *ret = NULL;
   chime_admin_query *q =
       ctl_list_query(is_job ? CHIME_ADMIN_JOBS : CHIME_ADMIN_TRIGGERS);
   if (q && chime_admin_query_set_group(q, group) < 0) {
@@ -344,17 +343,15 @@ static int find_key(ctl *c, bool is_job, const char *group, const char *name,
   int r = ctl_list(c, q, &t);
   if (r)
     return r;
-  bool found = false;
-  for (size_t i = 0; !found && i < chime_admin_table_get_row_count(t); i++)
+  for (size_t i = 0; i < chime_admin_table_get_row_count(t); i++)
     if (strcmp(chime_admin_table_get_text(t, i, "group"), group) == 0 &&
         strcmp(chime_admin_table_get_text(t, i, "name"), name) == 0) {
-      found = true;
-      *ret_triggers =
-          is_job ? chime_admin_table_get_int64(t, i, "triggers") : 0;
+      *ret = t;
+      *ret_row = i;
+      return 0;
     }
   chime_admin_table_free(t);
-  return found ? 0
-               : store_fail(CHIME_ENOTFOUND, is_job ? "job" : "trigger", key);
+  return store_fail(CHIME_ENOTFOUND, is_job ? "job" : "trigger", key);
 }
 
 int ctl_cmd_delete(ctl *c) {
@@ -364,15 +361,17 @@ int ctl_cmd_delete(ctl *c) {
     return ctl_usage("usage: chimectl delete job|trigger GROUP.NAME [--yes]");
   const char *key = c->argv[1];
   char group[256], name[256], q[700];
-  int64_t triggers = 0;
+  chime_admin_table *t = NULL;
+  size_t row = 0;
   int r = ctl_split_key(key, group, name, sizeof group);
-  if (r || (r = find_key(c, is_job, group, name, key, &triggers)))
+  if (r || (r = ctl_key_row(c, is_job, group, name, key, &t, &row)))
     return r;
   if (is_job)
     snprintf(q, sizeof q, "Delete job %s and its %" PRId64 " trigger(s)?", key,
-             triggers);
+             chime_admin_table_get_int64(t, row, "triggers"));
   else
     snprintf(q, sizeof q, "Delete trigger %s?", key);
+  chime_admin_table_free(t);
   if ((r = confirm(c, q)) || (r = ctl_delete_key(c, is_job, key)))
     return r;
   return done(c, "deleted", what, key);
