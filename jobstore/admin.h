@@ -87,7 +87,20 @@ struct chime_admin_query {
   X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
   X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
   X(TRIGGER_OWNER, "owner", TEXT)                                              \
-  X(TRIGGER_DATA, "data", BYTES)
+  X(TRIGGER_DATA, "data", BYTES)                                               \
+  X(TRIGGER_START_MS, "start_ms", INT64)                                       \
+  X(TRIGGER_END_MS, "end_ms", INT64)                                           \
+  X(TRIGGER_INTERVAL_MS, "interval_ms", INT64)                                 \
+  X(TRIGGER_REPEAT_COUNT, "repeat_count", INT64)                               \
+  X(TRIGGER_INTERVAL, "interval", INT64)                                       \
+  X(TRIGGER_UNIT, "unit", TEXT)                                                \
+  X(TRIGGER_PRESERVE_HOUR, "preserve_hour", INT64)                             \
+  X(TRIGGER_DAY_START_S, "day_start_s", INT64)                                 \
+  X(TRIGGER_DAY_END_S, "day_end_s", INT64)                                     \
+  X(TRIGGER_DAYS_OF_WEEK, "days_of_week", INT64)                               \
+  X(TRIGGER_JITTER_MS, "jitter_ms", INT64)                                     \
+  X(TRIGGER_TIMEOUT_MS, "timeout_ms", INT64)                                   \
+  X(TRIGGER_DEADLINE_MS, "deadline_ms", INT64)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \

@@ -201,6 +201,48 @@ const char *chime__admin_misfire_name(chime_misfire misfire) {
                                                             : "unknown";
 }
 
+/* The definition columns of schedule s (null where its kind has none). */
+static void put_schedule(chime_admin_table *t, const chime_schedule *s) {
+  static const char *const units[] = {"millisecond", "second", "minute",
+                                      "hour",        "day",    "week",
+                                      "month",       "year"};
+  if (s->start_ms != CHIME_NO_FIRE_MS)
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_START_MS, s->start_ms);
+  if (s->end_ms != INT64_MAX && s->end_ms != CHIME_NO_FIRE_MS)
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_END_MS, s->end_ms);
+  chime_interval_unit unit = CHIME_UNIT_MILLISECOND;
+  switch (s->kind) {
+  case CHIME_TRIGGER_SIMPLE:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL_MS,
+                         s->u.simple.interval_ms);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_REPEAT_COUNT,
+                         s->u.simple.repeat_count);
+    return;
+  case CHIME_TRIGGER_CALENDAR_INTERVAL:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL, s->u.calint.interval);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_PRESERVE_HOUR,
+                         s->u.calint.preserve_hour_of_day);
+    unit = s->u.calint.unit;
+    break;
+  case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL, s->u.daily.interval);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_REPEAT_COUNT,
+                         s->u.daily.repeat_count);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAY_START_S,
+                         s->u.daily.start_sec_of_day);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAY_END_S,
+                         s->u.daily.end_sec_of_day);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAYS_OF_WEEK,
+                         s->u.daily.days_of_week);
+    unit = s->u.daily.unit;
+    break;
+  default: /* cron, recurrence: the expression says it all */
+    return;
+  }
+  chime__admin_set_text(t, CHIME__AC_TRIGGER_UNIT,
+                        (unsigned)unit < 8 ? units[unit] : "?");
+}
+
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner) {
   chime__admin_set_text(t, CHIME__AC_TRIGGER_GROUP, tr->group);
@@ -225,6 +267,11 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
     chime__admin_set_int(t, CHIME__AC_TRIGGER_PREV_FIRE_MS,
                          tr->state.prev_fire_ms);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_OWNER, owner);
+  put_schedule(t, &tr->schedule);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_JITTER_MS, tr->schedule.jitter_ms);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_TIMEOUT_MS, tr->timeout_ms);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_DEADLINE_MS,
+                       tr->starting_deadline_ms);
 }
 
 /* ------------------------------------------------------------ reading */

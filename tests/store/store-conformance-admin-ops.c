@@ -191,7 +191,74 @@ static void test_admin_recompute_zones(void) {
   sc_close(st);
 }
 
+/* The CHIME_ADMIN_TRIGGERS row of (group, name) in *ret (freed by the
+ * caller), its index the return value. */
+static size_t trigger_row(chime_admin *a, const char *group, const char *name,
+                          chime_admin_table **ret) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_TRIGGERS, &q), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_set_group(q, group), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, ret), 0);
+  chime_admin_query_free(q);
+  for (size_t i = 0; i < chime_admin_table_get_row_count(*ret); i++)
+    if (strcmp(chime_admin_table_get_text(*ret, i, "name"), name) == 0)
+      return i;
+  CU_FAIL_FATAL("no such trigger row");
+  return 0;
+}
+
+static void test_admin_trigger_definition(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = admin_of(st);
+  sc_add_job(st, "ops", "d", "t", true);
+  chime_trigger *t = NULL;
+  /* Every 15 minutes from 09:00 to 17:30, Monday to Friday, 40 times. */
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_daily_new("ops", "daily", 9 * 3600,
+                                                17 * 3600 + 1800, 0x3e, 15,
+                                                CHIME_UNIT_MINUTE, 40,
+                                                "Europe/Paris", &t, NULL, 0),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "ops", "d"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, T0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_end_ms(t, T0 + DAY * 30), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_jitter_ms(t, 5 * SEC), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_trigger_set_timeout_ms(t, MINUTE), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->trigger_add(st, NULL, t, false, NULL, NULL, 0),
+                        0);
+  chime_trigger_free(t);
+  sc_add_simple(st, "ops", "simple", "ops", "d", T0, 10 * SEC, 3);
+  chime_admin_table *tb = NULL;
+  size_t i = trigger_row(a, "ops", "daily", &tb);
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(tb, i, "kind"),
+                         "daily-time-interval");
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "start_ms"), T0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "end_ms"), T0 + DAY * 30);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "interval"), 15);
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(tb, i, "unit"), "minute");
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "repeat_count"), 40);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "day_start_s"), 9 * 3600);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "day_end_s"),
+                  17 * 3600 + 1800);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "days_of_week"), 0x3e);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "jitter_ms"), 5 * SEC);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "timeout_ms"), MINUTE);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "deadline_ms"), 0);
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "interval_ms"));
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "preserve_hour"));
+  chime_admin_table_free(tb);
+  i = trigger_row(a, "ops", "simple", &tb);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "interval_ms"), 10 * SEC);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "repeat_count"), 3);
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "end_ms"));
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "unit"));
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "days_of_week"));
+  chime_admin_table_free(tb);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 CU_TestInfo sc_admin_ops_tests[] = {
+    {"admin trigger definition", test_admin_trigger_definition},
     {"admin fire now", test_admin_fire_now},
     {"admin enqueue", test_admin_enqueue},
     {"admin limits", test_admin_limits},
