@@ -55,7 +55,8 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
   CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
   CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
-  CHIME_ADMIN_AUDIT = 7     /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_LIMITS = 20 /* the limited job types, each then its partitions */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -424,6 +425,111 @@ CHIME_EXTERN int chime_admin_cancel(chime_admin *admin, const char *group,
 CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
                                        bool drain, int64_t timeout_ms,
                                        const char *who, const char *origin);
+
+/* --------------------- runs handed in, limits, zones and leases (t2) */
+
+/*
+ * chime_admin_fire_now: fires job (group, name) once, now, as
+ * chime_scheduler_run_job does: a one-off trigger due at once, with
+ * data (len bytes; NULL when len is 0) as the fire's data, that whichever
+ * node runs the job's type claims.  tag (may be NULL) ends the trigger's
+ * name (where it came from: "ctl").  ret_trigger (trigger_len bytes, may
+ * be NULL) receives the trigger's key "GROUP.NAME", *ret_due_ms (may be
+ * NULL) when it is due.
+ * Returns: 0; CHIME_EINVAL (NULL admin, a half key, data without len);
+ * CHIME_ENOTFOUND (no such job); the store's errors; chime_admin_errmsg
+ * says why.
+ * Ownership: data and tag are copied.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_fire_now(chime_admin *admin, const char *group,
+                                      const char *name, const void *data,
+                                      size_t len, const char *tag,
+                                      char *ret_trigger, size_t trigger_len,
+                                      int64_t *ret_due_ms);
+
+/*
+ * chime_admin_enqueue: hands in one run of job (group, name) with opts
+ * (NULL: the defaults), as chime_scheduler_enqueue does.  ret_trigger
+ * (trigger_len bytes, may be NULL) receives the run's trigger key,
+ * *ret_existed (may be NULL) whether a run with opts' unique key was
+ * waiting or running (then nothing is stored and ret_trigger names it),
+ * *ret_due_ms (may be NULL) when the run is due (opts' time, else the
+ * store's now).
+ * Returns: 0; CHIME_EINVAL (NULL admin, a half key, refused options);
+ * CHIME_ENOTFOUND (no such job); CHIME_ELIMIT; the store's errors;
+ * chime_admin_errmsg says why.
+ * Ownership: opts stays the caller's.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_enqueue(chime_admin *admin, const char *group,
+                                     const char *name,
+                                     const chime_enqueue *opts,
+                                     char *ret_trigger, size_t trigger_len,
+                                     bool *ret_existed, int64_t *ret_due_ms);
+
+/*
+ * chime_admin_set_limit: sets the whole limit of job type job_type, both
+ * halves, replacing the one it had: chime_scheduler_set_limit's figures
+ * (max_running, max_per_partition, rate_count per rate_period_ms) and
+ * chime_scheduler_set_partition_limit's (key_rate_count per
+ * key_rate_period_ms for each partition key, partition_field the data
+ * field a partition key is read from, NULL or "" for none); 0 is "none"
+ * for each figure.  Every node applies it at its next claim.
+ * Returns: 0; CHIME_EINVAL (NULL admin or job_type, figures refused as
+ * chime_scheduler_set_limit refuses them); the store's errors;
+ * chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_set_limit(chime_admin *admin, const char *job_type,
+                                       int max_running, int max_per_partition,
+                                       int rate_count, int64_t rate_period_ms,
+                                       int key_rate_count,
+                                       int64_t key_rate_period_ms,
+                                       const char *partition_field);
+
+/*
+ * chime_admin_clear_limit: removes the limit of job_type (both halves),
+ * as chime_scheduler_clear_limit does.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENOTFOUND (job_type has
+ * no limit); the store's errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_clear_limit(chime_admin *admin,
+                                         const char *job_type);
+
+/*
+ * chime_admin_recompute_zones: the next fire of every unclaimed trigger
+ * reading time in one of the count zones named (their own zone or their
+ * calendar's), recomputed with the zone rules this process reads now
+ * (after a tzdata update), as chime_scheduler_reload_zones does for the
+ * zones whose rules changed.
+ * *ret_recomputed (may be NULL): how many moved.
+ * Returns: 0; CHIME_EINVAL (NULL admin, NULL zones with a count);
+ * CHIME_EUNSUPPORTED (the store keeps no trigger across a reload); the
+ * store's errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_recompute_zones(chime_admin *admin,
+                                             const char *const *zones,
+                                             size_t count,
+                                             size_t *ret_recomputed);
+
+/*
+ * chime_admin_release_lease: ends the named lease (chime_lease_*) now,
+ * whoever holds it and whatever its at_least: its holder's extend and
+ * release are refused from then on, and the next acquisition's token is
+ * greater.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_ENOTFOUND (name is not
+ * held); the store's errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_release_lease(chime_admin *admin,
+                                           const char *name);
 
 #ifdef __cplusplus
 }

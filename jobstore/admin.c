@@ -34,6 +34,15 @@ int chime__admin_wrap(chime_store *store, bool owned, bool operator,
   return 0;
 }
 
+chime_store *chime__admin_store(chime_admin *admin) {
+  return admin->store;
+}
+
+char *chime__admin_err(chime_admin *admin, size_t *ret_len) {
+  *ret_len = sizeof admin->err;
+  return admin->err;
+}
+
 const char *chime_admin_errmsg(const chime_admin *admin) {
   return admin ? admin->err : "";
 }
@@ -52,7 +61,8 @@ int chime_admin_query_new(chime_admin_kind kind, chime_admin_query **ret) {
   if (!ret)
     return CHIME_EINVAL;
   *ret = NULL;
-  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_AUDIT)
+  if ((kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_AUDIT) &&
+      kind != CHIME_ADMIN_LIMITS)
     return CHIME_EINVAL;
   chime_admin_query *q = calloc(1, sizeof *q);
   if (!q)
@@ -220,15 +230,18 @@ int chime_admin_list(chime_admin *admin, const chime_admin_query *query,
     return CHIME_EINVAL;
   *ret = NULL;
   admin->err[0] = '\0';
-  if (!admin->store->ops->admin_list)
+  bool limits = query->kind == CHIME_ADMIN_LIMITS; /* every store's own */
+  if (!limits && !admin->store->ops->admin_list)
     return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
                              "the %s store has no operators' lists",
                              admin->store->ops->name);
   chime_admin_table *t = chime__admin_table_new(query->kind);
   if (!t)
     return CHIME_ENOMEM;
-  int r = admin->store->ops->admin_list(admin->store, query, admin->operator, t,
-                                        admin->err, sizeof admin->err);
+  int r = limits ? chime__admin_list_limits(admin->store, query, t)
+                 : admin->store->ops->admin_list(admin->store, query,
+                                                 admin->operator, t, admin->err,
+                                                 sizeof admin->err);
   if (r == 0 && chime__admin_table_failed(t))
     r = CHIME_ENOMEM;
   if (r < 0) {

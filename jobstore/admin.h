@@ -87,7 +87,20 @@ struct chime_admin_query {
   X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
   X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
   X(TRIGGER_OWNER, "owner", TEXT)                                              \
-  X(TRIGGER_DATA, "data", BYTES)
+  X(TRIGGER_DATA, "data", BYTES)                                               \
+  X(TRIGGER_START_MS, "start_ms", INT64)                                       \
+  X(TRIGGER_END_MS, "end_ms", INT64)                                           \
+  X(TRIGGER_INTERVAL_MS, "interval_ms", INT64)                                 \
+  X(TRIGGER_REPEAT_COUNT, "repeat_count", INT64)                               \
+  X(TRIGGER_INTERVAL, "interval", INT64)                                       \
+  X(TRIGGER_UNIT, "unit", TEXT)                                                \
+  X(TRIGGER_PRESERVE_HOUR, "preserve_hour", INT64)                             \
+  X(TRIGGER_DAY_START_S, "day_start_s", INT64)                                 \
+  X(TRIGGER_DAY_END_S, "day_end_s", INT64)                                     \
+  X(TRIGGER_DAYS_OF_WEEK, "days_of_week", INT64)                               \
+  X(TRIGGER_JITTER_MS, "jitter_ms", INT64)                                     \
+  X(TRIGGER_TIMEOUT_MS, "timeout_ms", INT64)                                   \
+  X(TRIGGER_DEADLINE_MS, "deadline_ms", INT64)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \
@@ -137,6 +150,18 @@ struct chime_admin_query {
   X(AUDIT_ACTION, "action", TEXT)                                              \
   X(AUDIT_TARGET, "target", TEXT)                                              \
   X(AUDIT_DETAILS, "details", TEXT)
+#define CHIME__ADMIN_LIMIT_COLUMNS(X)                                          \
+  X(LIMIT_JOB_TYPE, "job_type", TEXT)                                          \
+  X(LIMIT_PARTITION, "partition", TEXT)                                        \
+  X(LIMIT_MAX_RUNNING, "max_running", INT64)                                   \
+  X(LIMIT_MAX_PER_PARTITION, "max_per_partition", INT64)                       \
+  X(LIMIT_RATE_COUNT, "rate_count", INT64)                                     \
+  X(LIMIT_RATE_PERIOD_MS, "rate_period_ms", INT64)                             \
+  X(LIMIT_KEY_RATE_COUNT, "key_rate_count", INT64)                             \
+  X(LIMIT_KEY_RATE_PERIOD_MS, "key_rate_period_ms", INT64)                     \
+  X(LIMIT_PARTITION_FIELD, "partition_field", TEXT)                            \
+  X(LIMIT_WAITING, "waiting", INT64)                                           \
+  X(LIMIT_RUNNING, "running", INT64)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -150,6 +175,7 @@ enum {
 };
 enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
 enum { CHIME__ADMIN_AUDIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_AUDIT_COUNT };
+enum { CHIME__ADMIN_LIMIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LIMIT_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*
@@ -194,5 +220,15 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
  * the cluster (left out of CHIME_ADMIN_NODES).  Returns: 0; CHIME_ENOMEM. */
 int chime__admin_wrap(chime_store *store, bool owned, bool operator,
                       chime_admin ** ret);
+
+/* admin's store, and its last failure's message buffer (len bytes): for
+ * the actions kept in files of their own (admin_ops.c). */
+chime_store *chime__admin_store(chime_admin *admin);
+char *chime__admin_err(chime_admin *admin, size_t *ret_len);
+
+/* CHIME_ADMIN_LIMITS (admin_ops.c): every store's limit_stats, by its
+ * clock, as rows of t, paged by q.  Returns: 0; the store's errors. */
+int chime__admin_list_limits(chime_store *store, const chime_admin_query *q,
+                             chime_admin_table *t);
 
 #endif /* CHIME_JOBSTORE_ADMIN_H */

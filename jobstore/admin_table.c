@@ -22,7 +22,8 @@ static const struct column {
   fire_columns[] = {CHIME__ADMIN_FIRE_COLUMNS(ADMIN_COLUMN)},
   history_columns[] = {CHIME__ADMIN_HISTORY_COLUMNS(ADMIN_COLUMN)},
   lease_columns[] = {CHIME__ADMIN_LEASE_COLUMNS(ADMIN_COLUMN)},
-  audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)};
+  audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)},
+  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -48,7 +49,8 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_FIRES] = {fire_columns, CHIME__AC_FIRE_COUNT},
       [CHIME_ADMIN_HISTORY] = {history_columns, CHIME__AC_HISTORY_COUNT},
       [CHIME_ADMIN_LEASES] = {lease_columns, CHIME__AC_LEASE_COUNT},
-      [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT}};
+      [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT},
+      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);
@@ -199,6 +201,48 @@ const char *chime__admin_misfire_name(chime_misfire misfire) {
                                                             : "unknown";
 }
 
+/* The definition columns of schedule s (null where its kind has none). */
+static void put_schedule(chime_admin_table *t, const chime_schedule *s) {
+  static const char *const units[] = {"millisecond", "second", "minute",
+                                      "hour",        "day",    "week",
+                                      "month",       "year"};
+  if (s->start_ms != CHIME_NO_FIRE_MS)
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_START_MS, s->start_ms);
+  if (s->end_ms != INT64_MAX && s->end_ms != CHIME_NO_FIRE_MS)
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_END_MS, s->end_ms);
+  chime_interval_unit unit = CHIME_UNIT_MILLISECOND;
+  switch (s->kind) {
+  case CHIME_TRIGGER_SIMPLE:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL_MS,
+                         s->u.simple.interval_ms);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_REPEAT_COUNT,
+                         s->u.simple.repeat_count);
+    return;
+  case CHIME_TRIGGER_CALENDAR_INTERVAL:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL, s->u.calint.interval);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_PRESERVE_HOUR,
+                         s->u.calint.preserve_hour_of_day);
+    unit = s->u.calint.unit;
+    break;
+  case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_INTERVAL, s->u.daily.interval);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_REPEAT_COUNT,
+                         s->u.daily.repeat_count);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAY_START_S,
+                         s->u.daily.start_sec_of_day);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAY_END_S,
+                         s->u.daily.end_sec_of_day);
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_DAYS_OF_WEEK,
+                         s->u.daily.days_of_week);
+    unit = s->u.daily.unit;
+    break;
+  default: /* cron, recurrence: the expression says it all */
+    return;
+  }
+  chime__admin_set_text(t, CHIME__AC_TRIGGER_UNIT,
+                        (unsigned)unit < 8 ? units[unit] : "?");
+}
+
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner) {
   chime__admin_set_text(t, CHIME__AC_TRIGGER_GROUP, tr->group);
@@ -223,6 +267,11 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
     chime__admin_set_int(t, CHIME__AC_TRIGGER_PREV_FIRE_MS,
                          tr->state.prev_fire_ms);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_OWNER, owner);
+  put_schedule(t, &tr->schedule);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_JITTER_MS, tr->schedule.jitter_ms);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_TIMEOUT_MS, tr->timeout_ms);
+  chime__admin_set_int(t, CHIME__AC_TRIGGER_DEADLINE_MS,
+                       tr->starting_deadline_ms);
 }
 
 /* ------------------------------------------------------------ reading */

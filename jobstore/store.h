@@ -560,6 +560,10 @@ struct chime_store_ops {
   int (*lease_release)(chime_store *store, const char *name, int64_t token);
   int (*lease_held)(chime_store *store, const char *name, int64_t token,
                     bool *ret_held);
+  /* lease_end: an operator's release (chime_admin_release_lease): a name
+   * held (expires_ms later than now) ends now, released, whoever holds it
+   * and whatever its at_least; CHIME_ENOTFOUND when it is not held. */
+  int (*lease_end)(chime_store *store, const char *name);
   /* History (observability): the recorded runs matching f, newest (the
    * highest id) first, at most f->limit; *ret_entries the caller's. */
   int (*history_list)(chime_store *store, const chime_history_filter *f,

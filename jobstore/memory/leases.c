@@ -112,6 +112,21 @@ int chime__mem_lease_release(chime_store *store, const char *name,
   return held ? 0 : CHIME_ENOTOWNER;
 }
 
+int chime__mem_lease_end(chime_store *store, const char *name) {
+  mem_store *s = (mem_store *)store;
+  assert(name);
+  int64_t now = store->ops->now(store);
+  chime__mem_lock(s);
+  mem_lease *l = lease_find(s, name);
+  bool held = l && l->expires_ms > now;
+  if (held) {
+    l->released = true;
+    l->expires_ms = now;
+  }
+  chime__mem_unlock(s);
+  return held ? 0 : CHIME_ENOTFOUND;
+}
+
 int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
                           bool *ret_held) {
   mem_store *s = (mem_store *)store;

@@ -357,7 +357,8 @@ int chime__mem_limit_stats(chime_store *store, int64_t now_ms,
     chime__limit_stats_free(w.v, w.n);
     return w.r;
   }
-  qsort(w.v, w.n, sizeof *w.v, stat_cmp);
+  if (w.n > 1) /* none: w.v is NULL, which qsort may not be given */
+    qsort(w.v, w.n, sizeof *w.v, stat_cmp);
   *ret_stats = w.v;
   *ret_count = w.n;
   return 0;

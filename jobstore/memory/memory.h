@@ -550,6 +550,7 @@ int chime__mem_lease_release(chime_store *store, const char *name,
                              int64_t token);
 int chime__mem_lease_held(chime_store *store, const char *name, int64_t token,
                           bool *ret_held);
+int chime__mem_lease_end(chime_store *store, const char *name);
 /* The leases as chime-admin.h's CHIME_ADMIN_LEASES rows, by name, into t
  * (its lock held; expired by now).  Returns: 0; CHIME_ENOMEM. */
 int chime__mem_admin_leases(mem_store *s, int64_t now, chime_admin_table *t);

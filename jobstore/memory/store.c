@@ -147,6 +147,7 @@ static const chime_store_ops memory_ops = {
     .lease_acquire = chime__mem_lease_acquire,
     .lease_extend = chime__mem_lease_extend,
     .lease_release = chime__mem_lease_release,
+    .lease_end = chime__mem_lease_end,
     .lease_held = chime__mem_lease_held,
     .history_list = chime__mem_history_list,
     .admin_list = chime__mem_admin_list,

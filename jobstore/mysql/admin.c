@@ -368,7 +368,7 @@ int chime__mysql_admin_remove_trigger(chime__mysql_admin *a, const char *group,
 
 int chime__mysql_admin_lease_release(chime__mysql_admin *a, const char *name) {
   assert(a && name);
-  return chime__mysql_lease_end(a->s, name);
+  return chime__mysql_lease_end(a->store, name);
 }
 
 int chime__mysql_admin_fire_now(chime__mysql_admin *a, const char *group,

@@ -173,8 +173,9 @@ int chime__mysql_lease_held(chime_store *store, const char *name, int64_t token,
   return r;
 }
 
-int chime__mysql_lease_end(chime__mysql_store *s, const char *name) {
-  assert(s && name);
+int chime__mysql_lease_end(chime_store *store, const char *name) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  assert(name);
   change_op op = {.id = CHIME__Q_LEASE_EXPIRE};
   op.args[op.nargs++] = chime__mysql_arg_text(s->sched);
   op.args[op.nargs++] = chime__mysql_arg_text(name);

@@ -288,9 +288,10 @@ int chime__mysql_lease_release(chime_store *store, const char *name,
                                int64_t token);
 int chime__mysql_lease_held(chime_store *store, const char *name, int64_t token,
                             bool *ret_held);
-/* An operator's release of lease name (admin.h): it ends now, whoever
- * holds it.  Returns: 0; CHIME_ENOTFOUND (not held); the store's errors. */
-int chime__mysql_lease_end(chime__mysql_store *s, const char *name);
+/* An operator's release of lease name (store.h's lease_end): it ends now,
+ * whoever holds it.  Returns: 0; CHIME_ENOTFOUND (not held); the store's
+ * errors. */
+int chime__mysql_lease_end(chime_store *store, const char *name);
 
 /* history.c */
 int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,

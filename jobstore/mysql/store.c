@@ -131,6 +131,7 @@ static const chime_store_ops mysql_ops = {
     .lease_acquire = chime__mysql_lease_acquire,
     .lease_extend = chime__mysql_lease_extend,
     .lease_release = chime__mysql_lease_release,
+    .lease_end = chime__mysql_lease_end,
     .lease_held = chime__mysql_lease_held,
     .history_list = chime__mysql_history_list,
     .admin_list = chime__mysql_admin_list,

@@ -276,86 +276,93 @@ static FILE *page_start(web_page *p, web_reply *r, int status,
 
 /* ------------------------------------------------------------ triggers */
 
+/* The schedule of trigger row i of t (chime-admin.h's CHIME_ADMIN_TRIGGERS
+ * columns) as form values; *ret_unix_cron whether it is a Unix
+ * expression naming its own zone. */
+static void schedule_vals(const chime_admin_table *t, size_t i, web_vals *v,
+                          bool *ret_unix_cron) {
+#define INT(col) chime_admin_table_get_int64(t, i, col)
+  const char *kind = chime_admin_table_get_text(t, i, "kind");
+  const char *cron = chime_admin_table_get_text(t, i, "cron");
+  const char *unit = chime_admin_table_get_text(t, i, "unit");
+  char d[64];
+  bool is_cron = strcmp(kind, "cron") == 0;
+  *ret_unix_cron = is_cron && cron && strncmp(cron, "CRON_TZ=", 8) == 0;
+  if (is_cron || strcmp(kind, "recurrence") == 0) {
+    web_vals_put(v, "kind", "%s",
+                 !is_cron         ? "rrule"
+                 : *ret_unix_cron ? "unix-cron"
+                                  : "cron");
+    web_vals_put(v, "schedule", "%s", cron ? cron : "");
+  } else if (strcmp(kind, "simple") == 0) {
+    web_vals_put(v, "kind", "simple");
+    duration_text(INT("interval_ms"), d, sizeof d);
+    web_vals_put(v, "schedule", "%s", INT("repeat_count") == 0 ? "once" : d);
+    if (INT("repeat_count") > 0)
+      web_vals_put(v, "repeat", "%" PRId64, INT("repeat_count"));
+  } else {
+    bool daily = strcmp(kind, "daily-time-interval") == 0;
+    web_vals_put(v, "kind", "%s", daily ? "daily" : "calendar-interval");
+    web_vals_put(v, "schedule", "%" PRId64 " %s%s", INT("interval"),
+                 unit ? unit : "day", INT("interval") == 1 ? "" : "s");
+    if (!daily && INT("preserve_hour"))
+      web_vals_put(v, "preserve-hour", "true");
+    if (!daily)
+      return;
+    int64_t from = INT("day_start_s"), to = INT("day_end_s");
+    web_vals_put(v, "between", "%02d:%02d:%02d-%02d:%02d:%02d",
+                 (int)(from / 3600), (int)(from / 60 % 60), (int)(from % 60),
+                 (int)(to / 3600), (int)(to / 60 % 60), (int)(to % 60));
+    static const char *const days[] = {"sun", "mon", "tue", "wed",
+                                       "thu", "fri", "sat"};
+    int64_t dow = INT("days_of_week");
+    size_t k = 0;
+    d[0] = '\0';
+    for (int j = 0; j < 7 && dow != 0x7f; j++)
+      if (dow & (INT64_C(1) << j))
+        k += (size_t)snprintf(d + k, sizeof d - k, "%s%s", k ? "," : "",
+                              days[j]);
+    web_vals_put(v, "days", "%s", d);
+    if (INT("repeat_count") >= 0)
+      web_vals_put(v, "repeat", "%" PRId64, INT("repeat_count"));
+  }
+#undef INT
+}
+
 /* The stored trigger key as form values.  Returns: 0 or an exit code. */
 static int trigger_vals(web_page *p, const char *key, web_vals *v) {
   char g[256], n[256];
-  chime__mysql_rows rows = {0};
-  chime__mysql_admin_trigger t;
+  chime_admin_table *t = NULL;
+  size_t i = 0;
   int r = ctl_split_key(key, g, n, sizeof g);
-  if (r || (r = ctl_trigger_by_key(p->c, g, n, key, &rows, &t)))
+  if (r || (r = ctl_key_row(p->c, false, g, n, key, &t, &i)))
     return r;
-  static const char *const units[] = {"millisecond", "second", "minute",
-                                      "hour",        "day",    "week",
-                                      "month",       "year"};
-  const char *unit = (unsigned)t.unit < 8 ? units[t.unit] : "day";
-  char d[64];
-  web_vals_put(v, "job", "%s.%s", t.job_group, t.job_name);
-  bool unix_cron = t.kind == CHIME_TRIGGER_CRON && t.cron_text &&
-                   strncmp(t.cron_text, "CRON_TZ=", 8) == 0;
-  switch (t.kind) {
-  case CHIME_TRIGGER_CRON:
-  case CHIME_TRIGGER_RECURRENCE:
-    web_vals_put(v, "kind", "%s",
-                 t.kind == CHIME_TRIGGER_RECURRENCE ? "rrule"
-                 : unix_cron                        ? "unix-cron"
-                                                    : "cron");
-    web_vals_put(v, "schedule", "%s", t.cron_text ? t.cron_text : "");
-    break;
-  case CHIME_TRIGGER_SIMPLE:
-    web_vals_put(v, "kind", "simple");
-    duration_text(t.interval_ms, d, sizeof d);
-    web_vals_put(v, "schedule", "%s", t.repeat_count == 0 ? "once" : d);
-    if (t.repeat_count > 0)
-      web_vals_put(v, "repeat", "%" PRId32, t.repeat_count);
-    break;
-  case CHIME_TRIGGER_CALENDAR_INTERVAL:
-  case CHIME_TRIGGER_DAILY_TIME_INTERVAL:
-    web_vals_put(v, "kind", "%s",
-                 t.kind == CHIME_TRIGGER_DAILY_TIME_INTERVAL
-                     ? "daily"
-                     : "calendar-interval");
-    web_vals_put(v, "schedule", "%" PRId32 " %s%s", t.interval, unit,
-                 t.interval == 1 ? "" : "s");
-    if (t.kind == CHIME_TRIGGER_CALENDAR_INTERVAL && t.preserve_hour_of_day)
-      web_vals_put(v, "preserve-hour", "true");
-    if (t.kind == CHIME_TRIGGER_CALENDAR_INTERVAL)
-      break;
-    web_vals_put(v, "between", "%02d:%02d:%02d-%02d:%02d:%02d",
-                 t.day_start_s / 3600, t.day_start_s / 60 % 60,
-                 t.day_start_s % 60, t.day_end_s / 3600, t.day_end_s / 60 % 60,
-                 t.day_end_s % 60);
-    static const char *const days[] = {"sun", "mon", "tue", "wed",
-                                       "thu", "fri", "sat"};
-    size_t k = 0;
-    d[0] = '\0';
-    for (int i = 0; i < 7 && t.days_of_week != 0x7f; i++)
-      if (t.days_of_week & (1u << i))
-        k += (size_t)snprintf(d + k, sizeof d - k, "%s%s", k ? "," : "",
-                              days[i]);
-    web_vals_put(v, "days", "%s", d);
-    if (t.repeat_count >= 0)
-      web_vals_put(v, "repeat", "%" PRId32, t.repeat_count);
-    break;
-  }
-  if (t.zone_name && !unix_cron)
-    web_vals_put(v, "zone", "%s", t.zone_name);
+#define TEXT(col) chime_admin_table_get_text(t, i, col)
+  web_vals_put(v, "job", "%s.%s", TEXT("job_group"), TEXT("job_name"));
+  bool unix_cron = false;
+  schedule_vals(t, i, v, &unix_cron);
+  if (TEXT("zone") && !unix_cron)
+    web_vals_put(v, "zone", "%s", TEXT("zone"));
   char when[48];
-  if (t.end_ms != INT64_MAX && t.end_ms != CHIME_NO_FIRE_MS) {
-    ctl_format_time(t.end_ms, NULL, when, sizeof when);
+  if (!chime_admin_table_is_null(t, i, "end_ms")) {
+    ctl_format_time(chime_admin_table_get_int64(t, i, "end_ms"), NULL, when,
+                    sizeof when);
     web_vals_put(v, "end", "%s", when);
   }
-  web_vals_put(v, "priority", "%d", t.priority);
-  web_vals_put(v, "misfire", "%s", ctl_misfire_name(t.misfire));
-  web_vals_put(v, "calendar", "%s", t.calendar_name ? t.calendar_name : "");
-  web_vals_put(v, "description", "%s", t.description ? t.description : "");
+  web_vals_put(v, "priority", "%" PRId64,
+               chime_admin_table_get_int64(t, i, "priority"));
+  web_vals_put(v, "misfire", "%s", TEXT("misfire"));
+  web_vals_put(v, "calendar", "%s", TEXT("calendar") ? TEXT("calendar") : "");
+  web_vals_put(v, "description", "%s",
+               TEXT("description") ? TEXT("description") : "");
+#undef TEXT
   size_t len = 0;
-  const char *data = chime_trigger_get_data(t.record, &len);
+  const char *data = chime_admin_table_get_bytes(t, i, "data", &len);
   web_vals_put(v, "data", "%.*s", (int)len, data ? data : "");
-  put_duration(v, "jitter", t.jitter_ms);
-  put_duration(v, "timeout", t.timeout_ms);
-  put_duration(v, "deadline", t.starting_deadline_ms);
-  chime__mysql_admin_trigger_clear(&t);
-  chime__mysql_rows_free(&rows);
+  put_duration(v, "jitter", chime_admin_table_get_int64(t, i, "jitter_ms"));
+  put_duration(v, "timeout", chime_admin_table_get_int64(t, i, "timeout_ms"));
+  put_duration(v, "deadline", chime_admin_table_get_int64(t, i, "deadline_ms"));
+  chime_admin_table_free(t);
   return 0;
 }
 

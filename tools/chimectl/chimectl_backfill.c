@@ -7,9 +7,12 @@
  * node runs it with its original scheduled time.  --pace MS releases the
  * k-th fire k * MS from now (chime_trigger_backfill_new's release_ms: the
  * stored release times pace the whole cluster); --cancel removes the fires of
- * G.N's backfills not run yet, as chime_scheduler_backfill_cancel does.
+ * G.N's backfills not run yet with chime_scheduler_backfill_cancel.  The
+ * trigger is read and the fires stored through a client scheduler
+ * (chimectl_edit.h), the public API.
  */
 #include "chimectl.h"
+#include "chimectl_edit.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,45 +21,12 @@
 /* At most this many fires in one backfill. */
 #define MAX_FIRES 100000
 
-/* The name prefix of trigger tr's backfill fires: "bf-<hash>-". */
-static int backfill_prefix(const chime_trigger *tr, char *buf, size_t len) {
-  chime_trigger *b = NULL;
-  int r = chime_trigger_backfill_new(tr, 0, 0, &b);
-  if (r < 0)
-    return r;
-  snprintf(buf, len, "%s", chime_trigger_get_name(b));
-  buf[strlen(buf) - 1] = '\0'; /* the scheduled time, 0 */
-  chime_trigger_free(b);
-  return 0;
-}
-
-/* --cancel: removes the backfill fires of tr not run yet. */
-static int cancel(ctl *c, const chime_trigger *tr) {
-  char prefix[96], like[128];
-  int r = backfill_prefix(tr, prefix, sizeof prefix);
-  if (r < 0)
-    return ctl_fail(r, "cannot cancel the backfill of %s", c->argv[0]);
-  snprintf(like, sizeof like, "%s%%", prefix);
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched, CHIME_BACKFILL_GROUP, like};
-  if ((r = ctl_query_triggers(c,
-                              "sched_name = ? AND trigger_group = ? AND "
-                              "trigger_name LIKE ?",
-                              args, 3, &rows)))
-    return r;
+/* --cancel: removes the backfill fires of trigger (group, name) not run
+ * yet, through the client sch. */
+static int cancel(ctl *c, chime_scheduler *sch, const char *group,
+                  const char *name) {
   size_t removed = 0;
-  for (size_t i = 0; r >= 0 && i < rows.nrows; i++) {
-    chime__mysql_admin_trigger t;
-    if ((r = chime__mysql_admin_trigger_decode(&rows, i, &t)) < 0)
-      break;
-    int u = chime__mysql_admin_remove_trigger(c->admin, t.group, t.name);
-    if (u == 0)
-      removed++;
-    else if (u != CHIME_ENOTFOUND) /* fired and finished meanwhile: fine */
-      r = u;
-    chime__mysql_admin_trigger_clear(&t);
-  }
-  chime__mysql_rows_free(&rows);
+  int r = chime_scheduler_backfill_cancel(sch, group, name, &removed);
   if (r < 0)
     return ctl_fail(r, "cannot cancel the backfill of %s", c->argv[0]);
   char target[600], details[64];
@@ -76,20 +46,20 @@ static int cancel(ctl *c, const chime_trigger *tr) {
 
 /* Stores the fires of tr in [from, to], the k-th released k * pace from
  * now (0: at its own time), each once; prints how many. */
-static int create(ctl *c, const chime_trigger *tr, int64_t from, int64_t to,
-                  int64_t now) {
+static int create(ctl *c, chime_scheduler *sch, const chime_trigger *tr,
+                  int64_t from, int64_t to, int64_t now) {
   size_t added = 0, existed = 0;
   int64_t at = from - 1, next;
   int64_t release = c->pace_ms > 0 ? now : 0; /* 0: at its own time */
-  char err[512] = "";
   int r = 0;
   while (r >= 0 && chime_trigger_get_fire_time_after(tr, at, &next) == 0 &&
          next <= to && added + existed < MAX_FIRES) {
     chime_trigger *b = NULL;
     r = chime_trigger_backfill_new(tr, next, release, &b);
-    if (r == 0)
-      r = chime__mysql_admin_add_trigger_if_absent(c->admin, b, err,
-                                                   sizeof err);
+    if (r == 0) /* its key taken: the fire is there already */
+      r = chime_scheduler_schedule(sch, NULL, b, 0, NULL);
+    if (r == CHIME_EEXISTS)
+      r = 1;
     chime_trigger_free(b);
     if (r == 0)
       added++;
@@ -100,7 +70,8 @@ static int create(ctl *c, const chime_trigger *tr, int64_t from, int64_t to,
   }
   if (r < 0)
     return ctl_fail(r, "cannot backfill %s: %s", c->argv[0],
-                    err[0] ? err : chime_strerror(r));
+                    chime_scheduler_errmsg(sch)[0] ? chime_scheduler_errmsg(sch)
+                                                   : chime_strerror(r));
   char target[600], details[200];
   snprintf(target, sizeof target, "trigger %s", c->argv[0]);
   snprintf(details, sizeof details,
@@ -133,18 +104,23 @@ int ctl_cmd_backfill(ctl *c) {
     return r;
   if ((r = ctl_open(c, NULL)))
     return r;
-  int64_t now = chime__mysql_admin_now(c->admin), from = 0, to = 0;
+  int64_t now = ctl_now(c), from = 0, to = 0;
   if (!c->cancel && (ctl_parse_time(c->from, now, &from) != 0 ||
                      ctl_parse_time(c->to, now, &to) != 0 || from > to)) {
     fprintf(stderr, "chimectl: --from and --to want times, from <= to\n");
     return CTL_USAGE;
   }
-  chime__mysql_rows rows;
-  chime__mysql_admin_trigger tr;
-  if ((r = ctl_trigger_by_key(c, group, name, c->argv[0], &rows, &tr)))
+  chime_scheduler *sch = NULL;
+  chime_trigger *tr = NULL;
+  if ((r = ctl_client_open(c, &sch)))
     return r;
-  r = c->cancel ? cancel(c, tr.record) : create(c, tr.record, from, to, now);
-  chime__mysql_admin_trigger_clear(&tr);
-  chime__mysql_rows_free(&rows);
+  if ((r = chime_scheduler_get_trigger(sch, group, name, &tr)) < 0)
+    r = r == CHIME_ENOTFOUND ? ctl_fail(r, "no trigger %s", c->argv[0])
+                             : ctl_client_fail(sch, r, "trigger", c->argv[0]);
+  else
+    r = c->cancel ? cancel(c, sch, group, name)
+                  : create(c, sch, tr, from, to, now);
+  chime_trigger_free(tr);
+  chime_scheduler_free(sch);
   return r;
 }

@@ -89,9 +89,10 @@ int ctl_cmd_lease(ctl *c) {
   int r = confirm_release(c, name);
   if (r)
     return r;
-  if ((r = ctl_open(c, NULL)))
+  chime_admin *a = NULL;
+  if ((r = ctl_admin(c, &a)))
     return r;
-  r = chime__mysql_admin_lease_release(c->admin, name);
+  r = chime_admin_release_lease(a, name);
   if (r == CHIME_ENOTFOUND)
     return ctl_fail(r, "no held lease %s", name);
   if (r < 0)

@@ -137,8 +137,9 @@ static int reload_zones(ctl *c) {
                    "time zone '%s': %s", names[i], chime_strerror(zr));
   }
   size_t moved = 0;
-  if (r == 0 && n > 0) {
-    int sr = chime__mysql_admin_recompute_zones(c->admin, names, n, &moved);
+  chime_admin *a = NULL;
+  if (r == 0 && n > 0 && (r = ctl_admin(c, &a)) == 0) {
+    int sr = chime_admin_recompute_zones(a, names, n, &moved);
     if (sr < 0)
       r = ctl_fail(sr, "recomputing the zones' triggers: %s",
                    chime_strerror(sr));

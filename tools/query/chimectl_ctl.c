@@ -90,19 +90,19 @@ int ctl_cmd_pause(ctl *c, bool pause) {
 static int enqueue_key(ctl *c, const char *key, const chime_enqueue *opts,
                        char *trigger, size_t len, int64_t *ret_due_ms,
                        bool *ret_existed) {
-  char group[256], name[256], err[512] = "";
+  char group[256], name[256];
+  chime_admin *a = NULL;
   int r = ctl_split_key(key, group, name, sizeof group);
-  if (r)
+  if (r || (r = ctl_admin(c, &a)))
     return r;
-  if ((r = ctl_open(c, NULL)))
-    return r;
-  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
+  r = chime_admin_enqueue(a, group, name, opts, trigger, len, ret_existed,
+                          ret_due_ms);
+  if (r == CHIME_ENOTFOUND)
     return store_fail(r, "job", key);
-  r = chime__mysql_admin_enqueue(c->admin, group, name, opts, trigger, len,
-                                 ret_existed, ret_due_ms, err, sizeof err);
   if (r < 0)
     return ctl_fail(r, "cannot hand in a run of %s: %s", key,
-                    err[0] ? err : chime_strerror(r));
+                    chime_admin_errmsg(a)[0] ? chime_admin_errmsg(a)
+                                             : chime_strerror(r));
   return 0;
 }
 
@@ -133,17 +133,17 @@ int ctl_fire_key(ctl *c, const char *key, const char *data,
       *ret_existed = existed;
     return r;
   }
-  if ((r = ctl_open(c, NULL)))
+  chime_admin *a = NULL;
+  if ((r = ctl_admin(c, &a)))
     return r;
-  if ((r = chime__mysql_admin_job_exists(c->admin, group, name)) < 0)
+  r = chime_admin_fire_now(a, group, name, data, data ? strlen(data) : 0, "ctl",
+                           trigger, len, ret_due_ms);
+  if (r == CHIME_ENOTFOUND)
     return store_fail(r, "job", key);
-  char err[512] = "";
-  r = chime__mysql_admin_fire_now(c->admin, group, name, data,
-                                  data ? strlen(data) : 0, "ctl", trigger, len,
-                                  ret_due_ms, err, sizeof err);
   if (r < 0)
     return ctl_fail(r, "cannot fire %s: %s", key,
-                    err[0] ? err : chime_strerror(r));
+                    chime_admin_errmsg(a)[0] ? chime_admin_errmsg(a)
+                                             : chime_strerror(r));
   char target[600], details[600];
   snprintf(target, sizeof target, "job %s", key);
   /* The data may hold what an operator must not read back: its size. */
@@ -328,6 +328,32 @@ int ctl_delete_key(ctl *c, bool is_job, const char *key) {
   return 0;
 }
 
+/* The list of group's jobs or triggers is read (the pattern of a group
+ * name ending in '*' lists more: the rows are matched exactly). */
+int ctl_key_row(ctl *c, bool is_job, const char *group, const char *name,
+                const char *key, chime_admin_table **ret, size_t *ret_row) {
+  *ret = NULL;
+  chime_admin_query *q =
+      ctl_list_query(is_job ? CHIME_ADMIN_JOBS : CHIME_ADMIN_TRIGGERS);
+  if (q && chime_admin_query_set_group(q, group) < 0) {
+    chime_admin_query_free(q);
+    return store_fail(CHIME_ENOTFOUND, is_job ? "job" : "trigger", key);
+  }
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
+  if (r)
+    return r;
+  for (size_t i = 0; i < chime_admin_table_get_row_count(t); i++)
+    if (strcmp(chime_admin_table_get_text(t, i, "group"), group) == 0 &&
+        strcmp(chime_admin_table_get_text(t, i, "name"), name) == 0) {
+      *ret = t;
+      *ret_row = i;
+      return 0;
+    }
+  chime_admin_table_free(t);
+  return store_fail(CHIME_ENOTFOUND, is_job ? "job" : "trigger", key);
+}
+
 int ctl_cmd_delete(ctl *c) {
   const char *what = c->argc ? c->argv[0] : "";
   bool is_job = strcmp(what, "job") == 0;
@@ -335,21 +361,17 @@ int ctl_cmd_delete(ctl *c) {
     return ctl_usage("usage: chimectl delete job|trigger GROUP.NAME [--yes]");
   const char *key = c->argv[1];
   char group[256], name[256], q[700];
+  chime_admin_table *t = NULL;
+  size_t row = 0;
   int r = ctl_split_key(key, group, name, sizeof group);
-  if (r || (r = ctl_open(c, NULL)))
+  if (r || (r = ctl_key_row(c, is_job, group, name, key, &t, &row)))
     return r;
-  if (is_job) {
-    size_t n = 0;
-    r = chime__mysql_admin_job_trigger_count(c->admin, group, name, &n);
-    if (r < 0)
-      return store_fail(r, "job", key);
-    snprintf(q, sizeof q, "Delete job %s and its %zu trigger(s)?", key, n);
-  } else {
-    r = chime__mysql_admin_trigger_exists(c->admin, group, name);
-    if (r < 0)
-      return store_fail(r, "trigger", key);
+  if (is_job)
+    snprintf(q, sizeof q, "Delete job %s and its %" PRId64 " trigger(s)?", key,
+             chime_admin_table_get_int64(t, row, "triggers"));
+  else
     snprintf(q, sizeof q, "Delete trigger %s?", key);
-  }
+  chime_admin_table_free(t);
   if ((r = confirm(c, q)) || (r = ctl_delete_key(c, is_job, key)))
     return r;
   return done(c, "deleted", what, key);

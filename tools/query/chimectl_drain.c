@@ -4,8 +4,8 @@
  * store step they share): the node learns of the request at its next
  * check-in, stops claiming, lets its runs finish (or hands them over after
  * S seconds) and marks itself DRAINED once it runs nothing; --wait polls
- * the node_drains table until then.  Both are recorded in the audit table
- * by the store's step itself.
+ * the lists of nodes and fires (chime-admin.h) until then.  Both are recorded
+ * in the audit table by the store's step itself.
  */
 #include "chimectl.h"
 
@@ -17,30 +17,39 @@
 /* How often --wait looks. */
 #define WAIT_POLL_MS 250
 
-/* The drain row of node: *ret_state "DRAINING", "DRAINED" or "" (none),
- * *ret_live whether the node is live, *ret_fires the fires it holds.
- * Returns: 0 or an exit code. */
+/* The drain of node: *ret_state "DRAINING", "DRAINED" or "" (none),
+ * *ret_live whether the node is live, *ret_fires the fires it holds, by
+ * the lists of nodes and fires.  A node no longer listed (it left or died)
+ * is not live; its drain, no longer known, counts as still asked
+ * ("DRAINING") until it holds nothing.  Returns: 0 or an exit code. */
 int ctl_drain_state(ctl *c, const char *node, char *ret_state, size_t len,
                     bool *ret_live, long long *ret_fires) {
-  char sql[1024];
-  snprintf(sql, sizeof sql,
-           "SELECT (SELECT state FROM {P}node_drains WHERE sched_name = ? "
-           "AND instance_id = ?), (SELECT COUNT(*) FROM {P}nodes n WHERE "
-           "n.sched_name = ? AND n.instance_id = ? AND %s), (SELECT "
-           "COUNT(*) FROM {P}fired WHERE sched_name = ? AND node = ?)",
-           chime__mysql_admin_node_live_sql());
-  const char *args[] = {c->sched, node, c->sched, node, c->sched, node};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c, sql, args, 6, &rows);
-  if (r)
+  chime_admin_table *nodes = NULL, *fires = NULL;
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_FIRES);
+  if (q && chime_admin_query_set_node(q, node) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  int r = ctl_list(c, ctl_list_query(CHIME_ADMIN_NODES), &nodes);
+  if (r || (r = ctl_list(c, q, &fires))) {
+    chime_admin_table_free(nodes);
     return r;
-  snprintf(ret_state, len, "%s",
-           chime__mysql_rows_is_null(&rows, 0, 0)
-               ? ""
-               : chime__mysql_rows_text(&rows, 0, 0));
-  *ret_live = chime__mysql_rows_int64(&rows, 0, 1) > 0;
-  *ret_fires = chime__mysql_rows_int64(&rows, 0, 2);
-  chime__mysql_rows_free(&rows);
+  }
+  snprintf(ret_state, len, "DRAINING");
+  *ret_live = false;
+  for (size_t i = 0; i < chime_admin_table_get_row_count(nodes); i++) {
+    if (strcmp(chime_admin_table_get_text(nodes, i, "id"), node) != 0)
+      continue;
+    const char *drain = chime_admin_table_get_text(nodes, i, "drain");
+    snprintf(ret_state, len, "%s",
+             !drain || strcmp(drain, "active") == 0 ? ""
+             : strcmp(drain, "drained") == 0        ? "DRAINED"
+                                                    : "DRAINING");
+    *ret_live = chime_admin_table_get_int64(nodes, i, "live") > 0;
+  }
+  *ret_fires = (long long)chime_admin_table_get_row_count(fires);
+  chime_admin_table_free(nodes);
+  chime_admin_table_free(fires);
   return 0;
 }
 

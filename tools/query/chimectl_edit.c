@@ -18,8 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Opens the client.  Returns: 0 or an exit code. */
-static int client_open(ctl *c, chime_scheduler **ret) {
+int ctl_client_open(ctl *c, chime_scheduler **ret) {
   if (!c->node[0])
     snprintf(c->node, sizeof c->node, "%s-%ld", ctl_program, (long)getpid());
   char id[96], err[1024] = "";
@@ -42,9 +41,8 @@ static int client_open(ctl *c, chime_scheduler **ret) {
   return 0;
 }
 
-/* A failed call on s: the library's detail, else the code's words. */
-static int client_fail(chime_scheduler *s, int r, const char *what,
-                       const char *key) {
+int ctl_client_fail(chime_scheduler *s, int r, const char *what,
+                    const char *key) {
   const char *detail = chime_scheduler_errmsg(s);
   if (r == CHIME_ENOTFOUND && !*detail)
     return ctl_fail(r, "no %s %s", what, key);
@@ -73,13 +71,13 @@ int ctl_job_save(ctl *c, bool add, const char *key, const ctl_settings *s) {
   int r = ctl_split_key(key, g, n, sizeof g);
   chime_scheduler *sch = NULL;
   chime_job *old = NULL, *job = NULL;
-  if (r || (r = client_open(c, &sch)))
+  if (r || (r = ctl_client_open(c, &sch)))
     return r;
   if (!add && (r = chime_scheduler_get_job(sch, g, n, &old)) < 0)
-    r = client_fail(sch, r, "job", key);
+    r = ctl_client_fail(sch, r, "job", key);
   else if ((r = ctl__job_build(g, n, old, s, &job)) == 0 &&
            (r = chime_scheduler_add_job(sch, job, !add)) < 0)
-    r = client_fail(sch, r, "job", key);
+    r = ctl_client_fail(sch, r, "job", key);
   chime_job_free(job);
   chime_job_free(old);
   chime_scheduler_free(sch);
@@ -101,14 +99,14 @@ static int keep_zone(ctl *c, const char *g, const char *n, const char *key,
   if (!schedule || ctl_setting(s, "zone") || ctl_setting(s, "rrule") ||
       ctl_setting(s, "simple"))
     return 0;
-  chime__mysql_rows rows = {0};
-  chime__mysql_admin_trigger t;
-  int r = ctl_trigger_by_key(c, g, n, key, &rows, &t);
+  chime_admin_table *t = NULL;
+  size_t row = 0;
+  int r = ctl_key_row(c, false, g, n, key, &t, &row);
   if (r)
     return r;
-  snprintf(zone, len, "%s", t.zone_name ? t.zone_name : "");
-  chime__mysql_admin_trigger_clear(&t);
-  chime__mysql_rows_free(&rows);
+  const char *z = chime_admin_table_get_text(t, row, "zone");
+  snprintf(zone, len, "%s", z ? z : "");
+  chime_admin_table_free(t);
   /* A Unix expression may name its own zone (CRON_TZ=). */
   const char *ux = ctl_setting(s, "unix-cron");
   bool named =
@@ -125,10 +123,10 @@ int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,
   chime_trigger *old = NULL, *t = NULL;
   if (!r && !add)
     r = keep_zone(c, g, n, key, s0, s, zone, sizeof zone);
-  if (r || (r = client_open(c, &sch)))
+  if (r || (r = ctl_client_open(c, &sch)))
     return r;
   if (!add && (r = chime_scheduler_get_trigger(sch, g, n, &old)) < 0) {
-    r = client_fail(sch, r, "trigger", key);
+    r = ctl_client_fail(sch, r, "trigger", key);
   } else if ((r = ctl__trigger_build(g, n, old, s, wall_ms(), &t)) == 0) {
     if (add && !chime_trigger_get_job_name(t))
       r = ctl_usage("a new trigger wants its job (--job GROUP.NAME)");
@@ -137,7 +135,7 @@ int ctl_trigger_save(ctl *c, bool add, const char *key, const ctl_settings *s0,
     else
       r = chime_scheduler_reschedule(sch, g, n, t, ret_first_ms);
     if (r < 0)
-      r = client_fail(sch, r, "trigger", key);
+      r = ctl_client_fail(sch, r, "trigger", key);
   }
   if (t != old)
     chime_trigger_free(t);
@@ -153,12 +151,12 @@ static int remove_key(ctl *c, bool job, const char *key) {
   char g[256], n[256];
   int r = ctl_split_key(key, g, n, sizeof g);
   chime_scheduler *sch = NULL;
-  if (r || (r = client_open(c, &sch)))
+  if (r || (r = ctl_client_open(c, &sch)))
     return r;
   r = job ? chime_scheduler_remove_job(sch, g, n)
           : chime_scheduler_unschedule(sch, g, n);
   if (r < 0)
-    r = client_fail(sch, r, job ? "job" : "trigger", key);
+    r = ctl_client_fail(sch, r, job ? "job" : "trigger", key);
   chime_scheduler_free(sch);
   if (r == 0)
     audit_key(c, job ? "job delete" : "trigger delete", job ? "job" : "trigger",
@@ -187,35 +185,38 @@ static int run_row(ctl *c, const char *fire_id, ctl_retried *ret,
   if (!digits || fire_id[digits] || digits > 18 || fire_id[0] == '0')
     return ctl_usage("'%.40s' is not a run (the fire id history shows)",
                      fire_id);
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched, fire_id};
-  int r = ctl_query(c,
-                    "SELECT job_group, job_name, outcome, data FROM "
-                    "{P}history WHERE sched_name = ? AND fire_id = CAST(? AS "
-                    "SIGNED) ORDER BY id DESC LIMIT 1",
-                    args, 2, &rows);
+  /* The newest run of the fire: the history's first row. */
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q && (chime_admin_query_set_fire(q, strtoll(fire_id, NULL, 10)) < 0 ||
+            chime_admin_query_set_page(q, 0, 1) < 0)) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
   if (r)
     return r;
-  if (rows.nrows == 0) {
-    chime__mysql_rows_free(&rows);
+  if (chime_admin_table_get_row_count(t) == 0) {
+    chime_admin_table_free(t);
     return ctl_fail(CHIME_ENOTFOUND, "no run %s in the history", fire_id);
   }
   snprintf(ret->job, sizeof ret->job, "%s.%s",
-           chime__mysql_rows_text(&rows, 0, 0),
-           chime__mysql_rows_text(&rows, 0, 1));
+           chime_admin_table_get_text(t, 0, "job_group"),
+           chime_admin_table_get_text(t, 0, "job_name"));
   snprintf(ret->outcome, sizeof ret->outcome, "%s",
-           chime__mysql_rows_text(&rows, 0, 2));
-  size_t len = chime__mysql_rows_len(&rows, 0, 3);
+           chime_admin_table_get_text(t, 0, "outcome"));
+  size_t len = 0;
+  const void *data = chime_admin_table_get_bytes(t, 0, "data", &len);
   ret->data_from = "the job's";
-  if (len > 0 && !(*ret_data = malloc(len + 1)))
+  if (data && len > 0 && !(*ret_data = malloc(len + 1)))
     r = ctl_fail(CHIME_ENOMEM, "out of memory");
   if (*ret_data) {
-    memcpy(*ret_data, chime__mysql_rows_text(&rows, 0, 3), len);
+    memcpy(*ret_data, data, len);
     ((char *)*ret_data)[len] = '\0'; /* text data reads as a string */
     *ret_len = len;
     ret->data_from = "the run's own";
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(t);
   return r;
 }
 
@@ -246,7 +247,7 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
   if (!r)
     r = ctl_split_key(ret->job, g, n, sizeof g);
   if (!r)
-    r = client_open(c, &sch);
+    r = ctl_client_open(c, &sch);
   if (!r) {
     /* The operator's data, else the run's own bytes, else the job's. */
     if (data)
@@ -255,7 +256,7 @@ int ctl_retry_run(ctl *c, const char *fire_id, const char *data,
     size_t len = data ? strlen(data) : stored_len;
     r = chime_scheduler_run_job(sch, g, n, d, len, NULL);
     if (r < 0)
-      r = client_fail(sch, r, "job", ret->job);
+      r = ctl_client_fail(sch, r, "job", ret->job);
   }
   free(stored);
   chime_scheduler_free(sch);
@@ -271,10 +272,10 @@ int ctl_job_get(ctl *c, const char *key, chime_job **ret) {
   char g[256], n[256];
   int r = ctl_split_key(key, g, n, sizeof g);
   chime_scheduler *sch = NULL;
-  if (r || (r = client_open(c, &sch)))
+  if (r || (r = ctl_client_open(c, &sch)))
     return r;
   if ((r = chime_scheduler_get_job(sch, g, n, ret)) < 0)
-    r = client_fail(sch, r, "job", key);
+    r = ctl_client_fail(sch, r, "job", key);
   chime_scheduler_free(sch);
   return r;
 }

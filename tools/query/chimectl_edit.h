@@ -139,4 +139,22 @@ int ctl_cmd_retry(ctl *c);
 struct option;
 int ctl_edit_take_options(int *argc, char **argv, const struct option *common);
 
+/* Opens the client (chimectl_edit.c): a scheduler on c's store, never
+ * started, as node "<c's node>-client".  Returns: 0 or an exit code
+ * (message printed). */
+int ctl_client_open(ctl *c, chime_scheduler **ret);
+/* A failed call r on the client s about what ("job", "trigger") key: the
+ * library's detail, else the code's words ("no trigger KEY").  Returns:
+ * the exit code (message printed). */
+int ctl_client_fail(chime_scheduler *s, int r, const char *what,
+                    const char *key);
+
+/* The row of the job (is_job) or trigger (group, name) in its list
+ * (chime-admin.h's CHIME_ADMIN_JOBS or _TRIGGERS, chimectl_ctl.c): *ret
+ * the table (chime_admin_table_free), *ret_row the row.  key is how the
+ * user named it.  Returns: 0 or an exit code ("no job KEY", "no trigger
+ * KEY" printed when there is none; *ret NULL). */
+int ctl_key_row(ctl *c, bool is_job, const char *group, const char *name,
+                const char *key, chime_admin_table **ret, size_t *ret_row);
+
 #endif /* CHIME_TOOLS_CHIMECTL_EDIT_H */

@@ -57,72 +57,67 @@ int ctl_limits_table(ctl *c, ctl_table *t) {
   static const bool num[] = {false, false, true, true, false,
                              false, false, true, true};
   ctl_table_init(t, heads, num, 9);
-  int r = ctl_open(c, NULL);
+  chime_admin_table *v = NULL;
+  int r = ctl_list(c, ctl_list_query(CHIME_ADMIN_LIMITS), &v);
   if (r)
     return r;
-  chime__mysql_admin_limit *v = NULL;
-  size_t n = 0;
-  if ((r = chime__mysql_admin_limits(c->admin, &v, &n)) < 0)
-    return ctl_fail(r, "limits: %s", chime_strerror(r));
-  for (size_t i = 0; r == 0 && i < n; i++) {
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(v); i++) {
+#define CELL(col) chime_admin_table_get_int64(v, i, col)
     char max[24], per[24], rate[48], key_rate[48], waiting[24], running[24];
-    snprintf(rate, sizeof rate, "%d/%" PRId64 "ms", v[i].rate_count,
-             v[i].rate_period_ms);
-    snprintf(key_rate, sizeof key_rate, "%d/%" PRId64 "ms", v[i].key_rate_count,
-             v[i].key_rate_period_ms);
-    snprintf(waiting, sizeof waiting, "%" PRId64, v[i].waiting);
-    snprintf(running, sizeof running, "%" PRId64, v[i].running);
-    const char *cells[] = {v[i].job_type,
-                           v[i].partition, /* NULL: the type as a whole */
-                           figure(max, sizeof max, v[i].max_running),
-                           figure(per, sizeof per, v[i].max_per_partition),
-                           v[i].rate_count > 0 ? rate : NULL,
-                           v[i].key_rate_count > 0 ? key_rate : NULL,
-                           v[i].partition_field[0] ? v[i].partition_field
-                                                   : NULL,
-                           waiting,
-                           running};
+    snprintf(rate, sizeof rate, "%" PRId64 "/%" PRId64 "ms", CELL("rate_count"),
+             CELL("rate_period_ms"));
+    snprintf(key_rate, sizeof key_rate, "%" PRId64 "/%" PRId64 "ms",
+             CELL("key_rate_count"), CELL("key_rate_period_ms"));
+    snprintf(waiting, sizeof waiting, "%" PRId64, CELL("waiting"));
+    snprintf(running, sizeof running, "%" PRId64, CELL("running"));
+    const char *cells[] = {chime_admin_table_get_text(v, i, "job_type"),
+                           /* NULL: the type as a whole */
+                           chime_admin_table_get_text(v, i, "partition"),
+                           figure(max, sizeof max, CELL("max_running")),
+                           figure(per, sizeof per, CELL("max_per_partition")),
+                           CELL("rate_count") > 0 ? rate : NULL,
+                           CELL("key_rate_count") > 0 ? key_rate : NULL,
+                           chime_admin_table_get_text(v, i, "partition_field"),
+                           waiting, running};
+#undef CELL
     if (ctl_table_add(t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  chime__mysql_admin_limits_free(v, n);
+  chime_admin_table_free(v);
   return r;
 }
 
 static int show(ctl *c) {
   ctl_table t;
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, &t, &none, ctl_limits_table(c, &t));
+  return ctl_table_done(c, &t, NULL, ctl_limits_table(c, &t));
 }
 
 static int change(ctl *c, const char *type, bool clear) {
-  chime__mysql_admin_limit f = {.max_running = (int)c->max_running,
-                                .max_per_partition = (int)c->max_per_partition};
+  int rate_count = 0, key_rate_count = 0;
+  int64_t rate_period_ms = 0, key_rate_period_ms = 0;
   int r = c->rate && !clear
-              ? parse_rate("rate", c->rate, &f.rate_count, &f.rate_period_ms)
+              ? parse_rate("rate", c->rate, &rate_count, &rate_period_ms)
               : 0;
   if (r == 0 && c->partition_rate && !clear)
-    r = parse_rate("partition-rate", c->partition_rate, &f.key_rate_count,
-                   &f.key_rate_period_ms);
+    r = parse_rate("partition-rate", c->partition_rate, &key_rate_count,
+                   &key_rate_period_ms);
   if (r)
     return r;
-  if (c->partition_field &&
-      strlen(c->partition_field) >= sizeof f.partition_field)
+  if (c->partition_field && strlen(c->partition_field) > CHIME_MAX_NAME_LEN)
     return ctl_usage("--partition-field: longer than %d bytes",
                      CHIME_MAX_NAME_LEN);
-  if (c->partition_field)
-    snprintf(f.partition_field, sizeof f.partition_field, "%s",
-             c->partition_field);
-  if ((r = ctl_open(c, NULL)))
+  chime_admin *a = NULL;
+  if ((r = ctl_admin(c, &a)))
     return r;
-  char err[256] = "";
-  r = clear ? chime__mysql_admin_limit_set(c->admin, type, true, 0, 0, 0, 0,
-                                           err, sizeof err)
-            : chime__mysql_admin_limit_put(c->admin, type, &f, err, sizeof err);
+  r = clear ? chime_admin_clear_limit(a, type)
+            : chime_admin_set_limit(a, type, (int)c->max_running,
+                                    (int)c->max_per_partition, rate_count,
+                                    rate_period_ms, key_rate_count,
+                                    key_rate_period_ms, c->partition_field);
   if (r == CHIME_ENOTFOUND)
     return ctl_fail(r, "job type %s has no limit", type);
   if (r == CHIME_EINVAL)
-    return ctl_usage("limit set %s: %s", type, err);
+    return ctl_usage("limit set %s: %s", type, chime_admin_errmsg(a));
   if (r < 0)
     return ctl_fail(r, "limit %s: %s", type, chime_strerror(r));
   if (c->json) {
