@@ -100,16 +100,28 @@ int chime__mysql_job_write(chime__mysql_tx *tx, const chime_job *j,
                : chime__mysql_exec(tx, CHIME__Q_JOB_SET_TYPE, t, 5, NULL, NULL);
 }
 
+/* Whether job j (its key's arguments) is durable, its row locked by
+ * statement id; a job that is gone counts as durable (nothing to remove). */
+static int job_durable(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                       chime__mysql_arg *j, bool *ret) {
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, id, j, 3, &rows);
+  *ret = r < 0 || rows.nrows == 0 || chime__mysql_rows_int64(&rows, 0, 0) != 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
                         const char *job_name) {
   chime__mysql_arg j[3];
-  chime__mysql_rows rows;
   chime__mysql_key_args(tx, job_group, job_name, j);
-  int r = chime__mysql_query(tx, CHIME__Q_JOB_LOCK, j, 3, &rows);
-  /* A job that is gone already counts as durable: nothing to remove. */
-  bool durable =
-      r < 0 || rows.nrows == 0 || chime__mysql_rows_int64(&rows, 0, 0) != 0;
-  chime__mysql_rows_free(&rows);
+  /* Most jobs are durable (every enqueued run's): a shared lock answers
+   * that without making every node's completions of the job wait for each
+   * other; only a job that may go is locked for it, and asked again. */
+  bool durable;
+  int r = job_durable(tx, CHIME__Q_JOB_DURABLE_SHARED, j, &durable);
+  if (r == 0 && !durable)
+    r = job_durable(tx, CHIME__Q_JOB_LOCK, j, &durable);
   if (r < 0 || durable)
     return r;
   bool left;
