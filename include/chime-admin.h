@@ -55,7 +55,8 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
   CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
   CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
-  CHIME_ADMIN_AUDIT = 7     /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_STUCK = 30    /* the stuck states chime_admin_repair fixes */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -424,6 +425,36 @@ CHIME_EXTERN int chime_admin_cancel(chime_admin *admin, const char *group,
 CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
                                        bool drain, int64_t timeout_ms,
                                        const char *who, const char *origin);
+
+/* ------------------------------------------- repair (chimectl repair) */
+
+/*
+ * chime_admin_repair: fixes one stuck state a CHIME_ADMIN_STUCK row names
+ * (docs/man/chime-admin.3.scd), in one step of the store that checks
+ * again, under the rows' locks, that it is still stuck, fixes it by the
+ * store's own rule and records it in the audit trail as who from origin
+ * (each may be NULL).  kind is the row's "kind" word and the row's cells
+ * say what it acts on: "blocked" the job (group, name): its triggers
+ * unblocked; "lost" the fire fire_id on node: ended as a dead node's fire
+ * (run again when its job requests recovery, else FAILED); "error" the
+ * trigger (group, name): given the state it would be added in; "orphan"
+ * the trigger (group, name): deleted; "lease" the lease name (group NULL):
+ * released.  *ret_fixed (may be NULL): whether it was still stuck and is
+ * fixed now (false is no error: it came unstuck meanwhile).  The memory
+ * store is never left in these states by a process that went away (it
+ * lives in its one process): it answers CHIME_EUNSUPPORTED, as its
+ * CHIME_ADMIN_STUCK list does.
+ * Returns: 0; CHIME_EINVAL (NULL admin, an unknown kind, a missing key,
+ * fire or node); CHIME_EUNSUPPORTED (the memory store); the store's
+ * errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_repair(chime_admin *admin, const char *kind,
+                                    const char *group, const char *name,
+                                    int64_t fire_id, const char *node,
+                                    const char *who, const char *origin,
+                                    bool *ret_fixed);
 
 #ifdef __cplusplus
 }

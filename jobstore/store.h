@@ -652,6 +652,14 @@ struct chime_store_ops {
   int (*admin_list)(chime_store *store, const chime_admin_query *q,
                     bool hide_self, chime_admin_table *t, char *errbuf,
                     size_t errbuf_len);
+  /* chime_admin_repair's fix of one CHIME_ADMIN_STUCK row (NULL: a store
+   * that is never left stuck, CHIME_EUNSUPPORTED).  *ret_fixed: whether it
+   * was stuck and is fixed.  Returns: 0; CHIME_EINVAL; the store's
+   * errors, errbuf says why. */
+  int (*admin_repair)(chime_store *store, const char *kind, const char *group,
+                      const char *name, int64_t fire_id, const char *node,
+                      const char *who, const char *origin, bool *ret_fixed,
+                      char *errbuf, size_t errbuf_len);
 };
 
 /* The most runs trigger_add_many takes at once, and the most data bytes

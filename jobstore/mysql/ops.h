@@ -300,5 +300,14 @@ int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
 int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
                             bool hide_self, chime_admin_table *t, char *errbuf,
                             size_t errbuf_len);
+/* CHIME_ADMIN_STUCK (admin_repair.c) and its fixes (repair.c; store.h's
+ * admin_repair). */
+int chime__mysql_admin_stuck(chime_store *store, const chime_admin_query *q,
+                             chime_admin_table *t, char *errbuf,
+                             size_t errbuf_len);
+int chime__mysql_repair(chime_store *store, const char *kind, const char *group,
+                        const char *name, int64_t fire_id, const char *node,
+                        const char *who, const char *origin, bool *ret_fixed,
+                        char *errbuf, size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

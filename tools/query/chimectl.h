@@ -206,7 +206,9 @@ void ctl_table_init(ctl_table *t, const char *const *heads, const bool *numeric,
 int ctl_table_add(ctl_table *t, const char *const *cells);
 void ctl_table_print(const ctl_table *t, bool json);
 void ctl_table_free(ctl_table *t);
-/* Prints t (when r is 0), frees t and rows; returns r. */
+/* Prints t (when r is 0), frees t; returns r. */
+int ctl_table_end(const ctl *c, ctl_table *t, int r);
+/* ctl_table_end, and frees rows (the callers still reading SQL rows). */
 int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
 /* s (NULL: "?") in lower case into buf (len bytes). */
 void ctl_lower(const char *s, char *buf, size_t len);

@@ -1,0 +1,104 @@
+/*
+ * store-conformance-repair.c: the job store conformance suite: the stuck
+ * states an operator lists (chime-admin.h's CHIME_ADMIN_STUCK) and fixes
+ * (chime_admin_repair).  The MySQL store, shared by processes that can go
+ * away, lists a lease whose holder left the cluster and releases it once;
+ * the memory store, which lives in its one process, is never left stuck
+ * and answers CHIME_EUNSUPPORTED to both.
+ */
+#include "store-conformance-impl.h"
+
+#include "jobstore/admin.h"
+
+#include <string.h>
+
+/* The stuck states st lists now into *ret (the caller frees it). */
+static int stuck(chime_admin *a, chime_admin_table **ret) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_STUCK, &q), 0);
+  int r = chime_admin_list(a, q, ret);
+  chime_admin_query_free(q);
+  return r;
+}
+
+static void test_store_repair_lease(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  bool fixed = true;
+  CU_ASSERT_EQUAL(
+      chime_admin_repair(NULL, "lease", NULL, "x", 0, NULL, NULL, NULL, &fixed),
+      CHIME_EINVAL);
+  CU_ASSERT_FALSE(fixed);
+  chime_admin_table *t = NULL;
+  if (!st->ops->admin_repair) { /* memory: never stuck */
+    CU_ASSERT_EQUAL(stuck(a, &t), CHIME_EUNSUPPORTED);
+    CU_ASSERT_EQUAL(
+        chime_admin_repair(a, "lease", NULL, "x", 0, NULL, NULL, NULL, &fixed),
+        CHIME_EUNSUPPORTED);
+    CU_ASSERT(strlen(chime_admin_errmsg(a)) > 0);
+    chime_admin_free(a);
+    sc_close(st);
+    return;
+  }
+  /* A healthy cluster: nothing stuck; a kind it does not know. */
+  CU_ASSERT_EQUAL_FATAL(stuck(a, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  CU_ASSERT(chime_admin_table_get_column_index(t, "held_at_ms") >= 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(
+      chime_admin_repair(a, "stuck", "g", "n", 0, NULL, NULL, NULL, &fixed),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(
+      chime_admin_repair(a, "lease", NULL, NULL, 0, NULL, NULL, NULL, &fixed),
+      CHIME_EINVAL);
+
+  /* A lease whose holder left the cluster without releasing it. */
+  chime_lease_info info;
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->lease_acquire(st, "held-by-gone", HOUR, 0, &info), 0);
+  size_t handed = 0;
+  CU_ASSERT_EQUAL_FATAL(st->ops->hand_over(st, 10 * SEC, NULL, NULL, &handed),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(stuck(a, &t), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "kind"), "lease");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "name"),
+                         "held-by-gone");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "node"), "node-a");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "reason"),
+                         "node_gone");
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "fire_id"));
+  chime_admin_table_free(t);
+
+  /* Fixed once; then no longer stuck (no error). */
+  CU_ASSERT_EQUAL(chime_admin_repair(a, "lease", NULL, "held-by-gone", 0, NULL,
+                                     "tester", "conformance", &fixed),
+                  0);
+  CU_ASSERT_TRUE(fixed);
+  CU_ASSERT_EQUAL(chime_admin_repair(a, "lease", NULL, "held-by-gone", 0, NULL,
+                                     NULL, NULL, &fixed),
+                  0);
+  CU_ASSERT_FALSE(fixed);
+  CU_ASSERT_EQUAL_FATAL(stuck(a, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  /* Recorded in the audit trail as who from origin. */
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_AUDIT, &q), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, &t), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "action"), "repair");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "target"),
+                         "lease held-by-gone");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "who"), "tester");
+  chime_admin_table_free(t);
+  chime_admin_query_free(q);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
+CU_TestInfo sc_repair_tests[] = {
+    {"stuck states listed and repaired", test_store_repair_lease},
+    CU_TEST_INFO_NULL,
+};
