@@ -429,6 +429,34 @@ CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
 /* ------------------------------------------- repair (chimectl repair) */
 
 /*
+ * chime_admin_get_now_ms: the store's clock now, in epoch milliseconds:
+ * the database's for MySQL (as the store last measured its offset, so no
+ * query), the process's for memory: the clock the lists' times are by.
+ * Returns: 0; CHIME_EINVAL (NULL argument).
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_get_now_ms(chime_admin *admin,
+                                        int64_t *ret_now_ms);
+
+/*
+ * chime_admin_check_in: an operator's store opened by chime_admin_open is
+ * a node of the cluster that claims nothing, and checks in seldom (every
+ * 10 s) and only when asked: a tool that lives long (a web console, a
+ * watcher) calls this often enough that the cluster never judges it
+ * dead (which would end its database sessions): every
+ * CHIME_ADMIN_CHECK_IN_MS.  A scheduler's store
+ * (chime_admin_open_scheduler) checks in on its own: nothing is done.
+ * Returns: 0; CHIME_EINVAL (NULL admin); the store's errors.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_check_in(chime_admin *admin);
+/* How often a long-lived tool calls chime_admin_check_in (a quarter of an
+ * operator's store's check-in interval: never late). */
+#define CHIME_ADMIN_CHECK_IN_MS 2500
+
+/*
  * chime_admin_repair: fixes one stuck state a CHIME_ADMIN_STUCK row names
  * (docs/man/chime-admin.3.scd), in one step of the store that checks
  * again, under the rows' locks, that it is still stuck, fixes it by the

@@ -396,3 +396,24 @@ int chime_admin_repair(chime_admin *admin, const char *kind, const char *group,
     *ret_fixed = fixed;
   return r;
 }
+
+int chime_admin_get_now_ms(chime_admin *admin, int64_t *ret_now_ms) {
+  if (!admin || !ret_now_ms)
+    return CHIME_EINVAL;
+  *ret_now_ms = admin->store->ops->now(admin->store);
+  return 0;
+}
+
+int chime_admin_check_in(chime_admin *admin) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!admin->operator) /* a scheduler's: its loop checks in */
+    return 0;
+  int r = st->ops->checkin(st, st->ops->now(st), NULL);
+  if (r < 0)
+    chime__record_err(admin->err, sizeof admin->err, r, "check-in failed: %s",
+                      chime_strerror(r));
+  return r;
+}

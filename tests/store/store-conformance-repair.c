@@ -4,7 +4,8 @@
  * (chime_admin_repair).  The MySQL store, shared by processes that can go
  * away, lists a lease whose holder left the cluster and releases it once;
  * the memory store, which lives in its one process, is never left stuck
- * and answers CHIME_EUNSUPPORTED to both.
+ * and answers CHIME_EUNSUPPORTED to both.  Also an operator's clock
+ * (chime_admin_get_now_ms) and check-in (chime_admin_check_in).
  */
 #include "store-conformance-impl.h"
 
@@ -98,7 +99,27 @@ static void test_store_repair_lease(void) {
   sc_close(st);
 }
 
+static void test_store_admin_clock(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL, *own = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, false, &own), 0);
+  int64_t now = 0;
+  CU_ASSERT_EQUAL(chime_admin_get_now_ms(NULL, &now), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_get_now_ms(a, NULL), CHIME_EINVAL);
+  int64_t before = st->ops->now(st);
+  CU_ASSERT_EQUAL(chime_admin_get_now_ms(a, &now), 0);
+  CU_ASSERT(now >= before && now <= st->ops->now(st));
+  CU_ASSERT_EQUAL(chime_admin_check_in(NULL), CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_check_in(a), 0);   /* an operator's store */
+  CU_ASSERT_EQUAL(chime_admin_check_in(own), 0); /* a scheduler's: nothing */
+  chime_admin_free(own);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 CU_TestInfo sc_repair_tests[] = {
+    {"operator's clock and check-in", test_store_admin_clock},
     {"stuck states listed and repaired", test_store_repair_lease},
     CU_TEST_INFO_NULL,
 };

@@ -180,8 +180,14 @@ int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
 int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
                        const char *key, chime__mysql_rows *rows,
                        chime__mysql_admin_trigger *ret);
-/* The database clock now. */
+/* The database clock now (chime_admin_get_now_ms; 0 before ctl_open). */
 int64_t ctl_now(ctl *c);
+/* Checks c's store in (chime_admin_check_in), for a long-lived tool every
+ * CHIME_ADMIN_CHECK_IN_MS.  Returns: 0 (also before ctl_open) or the
+ * store's error, nothing printed. */
+int ctl_check_in(ctl *c);
+/* Closes c's store (its nodes row goes); nothing when not open. */
+void ctl_close(ctl *c);
 /* Splits "GROUP.NAME" at its first dot into buffers of len bytes.
  * Returns: 0 or CTL_USAGE (message printed). */
 int ctl_split_key(const char *text, char *group, char *name, size_t len);

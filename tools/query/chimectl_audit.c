@@ -102,6 +102,5 @@ int ctl_cmd_audit(ctl *c) {
     return ctl_usage("usage: chimectl audit [--since TIME] [--who WHO] "
                      "[--action ACTION] [--limit N]");
   ctl_table t;
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, &t, &none, ctl_audit_table(c, &t));
+  return ctl_table_end(c, &t, ctl_audit_table(c, &t));
 }
