@@ -429,6 +429,22 @@ CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
 /* ------------------------------------------- repair (chimectl repair) */
 
 /*
+ * chime_admin_audit: records in the store's audit trail (CHIME_ADMIN_AUDIT)
+ * an action an operator's tool did by other means (a fire now, a limit
+ * set, a lease released, ...): done by who from origin (each may be NULL),
+ * action a verb ("pause"), target what it acted on ("trigger G.N"), details
+ * NULL or free text; texts too long for the trail are cut.  The memory
+ * store keeps no audit trail: CHIME_EUNSUPPORTED.
+ * Returns: 0; CHIME_EINVAL (NULL admin, no action); CHIME_EUNSUPPORTED;
+ * the store's errors; chime_admin_errmsg says why.
+ * Ownership: the texts are copied.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_audit(chime_admin *admin, const char *who,
+                                   const char *origin, const char *action,
+                                   const char *target, const char *details);
+
+/*
  * chime_admin_get_now_ms: the store's clock now, in epoch milliseconds:
  * the database's for MySQL (as the store last measured its offset, so no
  * query), the process's for memory: the clock the lists' times are by.

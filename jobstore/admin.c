@@ -417,3 +417,21 @@ int chime_admin_check_in(chime_admin *admin) {
                       chime_strerror(r));
   return r;
 }
+
+int chime_admin_audit(chime_admin *admin, const char *who, const char *origin,
+                      const char *action, const char *target,
+                      const char *details) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!action || !*action)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                             "an audit row needs an action");
+  if (!st->ops->audit_add)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
+                             "the %s store keeps no audit trail",
+                             st->ops->name);
+  return st->ops->audit_add(st, who, origin, action, target, details,
+                            admin->err, sizeof admin->err);
+}

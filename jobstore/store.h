@@ -656,6 +656,12 @@ struct chime_store_ops {
    * that is never left stuck, CHIME_EUNSUPPORTED).  *ret_fixed: whether it
    * was stuck and is fixed.  Returns: 0; CHIME_EINVAL; the store's
    * errors, errbuf says why. */
+  /* chime_admin_audit: records an operator's action done by other means
+   * (NULL: a store with no audit trail, CHIME_EUNSUPPORTED).  Returns: 0;
+   * CHIME_EINVAL (no action); the store's errors, errbuf says why. */
+  int (*audit_add)(chime_store *store, const char *who, const char *origin,
+                   const char *action, const char *target, const char *details,
+                   char *errbuf, size_t errbuf_len);
   int (*admin_repair)(chime_store *store, const char *kind, const char *group,
                       const char *name, int64_t fire_id, const char *node,
                       const char *who, const char *origin, bool *ret_fixed,

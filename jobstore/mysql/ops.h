@@ -242,6 +242,12 @@ chime__mysql_store *chime__mysql_admin_store(struct chime__mysql_admin *a);
 int chime__mysql_audit_tx(chime__mysql_tx *tx, const char *who,
                           const char *origin, const char *action,
                           const char *target, const char *details);
+/* The same in a transaction of its own (store.h's audit_add).  Returns:
+ * 0; CHIME_EINVAL (no action); the store's errors, errbuf says why. */
+int chime__mysql_audit_add(chime_store *store, const char *who,
+                           const char *origin, const char *action,
+                           const char *target, const char *details,
+                           char *errbuf, size_t errbuf_len);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the
  * nodes table.  Returns: 0; CHIME_EDUPNODE (a live node of another process

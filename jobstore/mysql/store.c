@@ -135,6 +135,7 @@ static const chime_store_ops mysql_ops = {
     .history_list = chime__mysql_history_list,
     .admin_list = chime__mysql_admin_list,
     .admin_repair = chime__mysql_repair,
+    .audit_add = chime__mysql_audit_add,
     .interrupt = chime__mysql_interrupt,
     .interrupted = chime__mysql_interrupted,
     .shard_split = chime__mysql_shard_split,

@@ -5,7 +5,8 @@
  * away, lists a lease whose holder left the cluster and releases it once;
  * the memory store, which lives in its one process, is never left stuck
  * and answers CHIME_EUNSUPPORTED to both.  Also an operator's clock
- * (chime_admin_get_now_ms) and check-in (chime_admin_check_in).
+ * (chime_admin_get_now_ms), check-in (chime_admin_check_in) and audit
+ * record (chime_admin_audit: MySQL only, as the audit list).
  */
 #include "store-conformance-impl.h"
 
@@ -113,13 +114,37 @@ static void test_store_admin_clock(void) {
   CU_ASSERT_EQUAL(chime_admin_check_in(NULL), CHIME_EINVAL);
   CU_ASSERT_EQUAL(chime_admin_check_in(a), 0);   /* an operator's store */
   CU_ASSERT_EQUAL(chime_admin_check_in(own), 0); /* a scheduler's: nothing */
+  /* An action recorded in the audit trail (the memory store keeps none). */
+  CU_ASSERT_EQUAL(chime_admin_audit(NULL, NULL, NULL, "pause", NULL, NULL),
+                  CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_audit(a, NULL, NULL, "", NULL, NULL),
+                  CHIME_EINVAL);
+  int r = chime_admin_audit(a, "tester", "conformance", "pause", "trigger g.n",
+                            NULL);
+  chime_admin_query *q = NULL;
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_AUDIT, &q), 0);
+  if (strcmp(st->ops->name, "memory") == 0) {
+    CU_ASSERT_EQUAL(r, CHIME_EUNSUPPORTED);
+  } else {
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, &t), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+    CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "target"),
+                           "trigger g.n");
+    CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "origin"),
+                           "conformance");
+    CU_ASSERT(chime_admin_table_is_null(t, 0, "details"));
+    chime_admin_table_free(t);
+  }
+  chime_admin_query_free(q);
   chime_admin_free(own);
   chime_admin_free(a);
   sc_close(st);
 }
 
 CU_TestInfo sc_repair_tests[] = {
-    {"operator's clock and check-in", test_store_admin_clock},
+    {"operator's clock, check-in and audit record", test_store_admin_clock},
     {"stuck states listed and repaired", test_store_repair_lease},
     CU_TEST_INFO_NULL,
 };

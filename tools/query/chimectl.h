@@ -352,8 +352,8 @@ int ctl_drain_state(ctl *c, const char *node, char *ret_state, size_t len,
 /* Sets c->who to "USER@HOST" (the OS user running the tool) and
  * c->origin to ctl_program (chimectl_audit.c). */
 void ctl_who_default(ctl *c);
-/* Records an action that succeeded in the audit table (the store's
- * chime__mysql_admin_audit) as c->who from c->origin: action a verb
+/* Records an action that succeeded in the audit table
+ * (chime_admin_audit) as c->who from c->origin: action a verb
  * ("pause"), target what it acted on ("trigger G.N"), details NULL or
  * free text.  A failure is said on stderr (the action was done).
  * Returns: 0 or the store's error. */
