@@ -49,14 +49,15 @@ typedef struct chime_admin_table chime_admin_table;
 
 /* The lists.  Values are stable: new lists are added at the end. */
 typedef enum chime_admin_kind {
-  CHIME_ADMIN_NODES = 1,    /* the cluster's nodes, by id */
-  CHIME_ADMIN_JOBS = 2,     /* the jobs, by group and name */
-  CHIME_ADMIN_TRIGGERS = 3, /* the triggers, by group and name */
-  CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
-  CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
-  CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
-  CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
-  CHIME_ADMIN_STUCK = 30    /* the stuck states chime_admin_repair fixes */
+  CHIME_ADMIN_NODES = 1,     /* the cluster's nodes, by id */
+  CHIME_ADMIN_JOBS = 2,      /* the jobs, by group and name */
+  CHIME_ADMIN_TRIGGERS = 3,  /* the triggers, by group and name */
+  CHIME_ADMIN_FIRES = 4,     /* the fires claimed or running now, by id */
+  CHIME_ADMIN_HISTORY = 5,   /* the recorded runs, newest first */
+  CHIME_ADMIN_LEASES = 6,    /* the named leases (chime_lease_*), by name */
+  CHIME_ADMIN_AUDIT = 7,     /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_STUCK = 30,    /* the stuck states chime_admin_repair fixes */
+  CHIME_ADMIN_JOB_STATS = 31 /* per job: its runs' figures, by job */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

@@ -325,6 +325,9 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
   case CHIME_ADMIN_LEASES:
     r = chime__mem_admin_leases(s, now, t);
     break;
+  case CHIME_ADMIN_JOB_STATS:
+    r = chime__mem_admin_job_stats(s, q, t);
+    break;
   case CHIME_ADMIN_AUDIT:
   case CHIME_ADMIN_STUCK:
     break;

@@ -186,6 +186,7 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_STUCK_ERROR,
   CHIME__Q_STUCK_ORPHAN,
   CHIME__Q_STUCK_LEASE,
+  CHIME__Q_JOB_STATS, /* admin_list.c (list_job_stats) */
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 

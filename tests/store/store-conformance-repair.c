@@ -6,11 +6,13 @@
  * the memory store, which lives in its one process, is never left stuck
  * and answers CHIME_EUNSUPPORTED to both.  Also an operator's clock
  * (chime_admin_get_now_ms), check-in (chime_admin_check_in) and audit
- * record (chime_admin_audit: MySQL only, as the audit list).
+ * record (chime_admin_audit: MySQL only, as the audit list), and the
+ * figures of a job's runs (CHIME_ADMIN_JOB_STATS), by one rule on both.
  */
 #include "store-conformance-impl.h"
 
 #include "jobstore/admin.h"
+#include "model/records.h"
 
 #include <string.h>
 
@@ -143,7 +145,65 @@ static void test_store_admin_clock(void) {
   sc_close(st);
 }
 
+/* Runs the fire due next at started_ms, failed or not. */
+static void run_one(chime_store *st, int64_t started_ms, bool fail) {
+  chime_fire *f = sc_fire_next(st, started_ms);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  chime_run_result o = {.error = fail ? CHIME_EINTERNAL : 0,
+                        .message = fail ? "failed on purpose" : NULL,
+                        .started_ms = started_ms,
+                        .finished_ms = started_ms};
+  CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
+  chime__fire_free(f);
+}
+
+static void test_store_job_stats(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  sc_add_job(st, "g", "st", "x", true);
+  sc_add_job(st, "g", "idle", "x", true);
+  int64_t now = st->ops->now(st);
+  /* Three runs 1, 2 and 3 s late (one failed), and a trigger due later. */
+  sc_add_simple(st, "t", "a", "g", "st", now - 1000, 0, 0);
+  sc_add_simple(st, "t", "b", "g", "st", now - 2000, 0, 0);
+  sc_add_simple(st, "t", "c", "g", "st", now - 3000, 0, 0);
+  sc_add_simple(st, "t", "later", "g", "st", now + HOUR, 0, 0);
+  for (int k = 0; k < 3; k++)
+    run_one(st, now, k == 1);
+  chime_admin_query *q = NULL;
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_JOB_STATS, &q), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_started(q, now - HOUR, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, &t), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1); /* not idle */
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_text(t, 0, "job_name"), "st");
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "runs"), 3);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "failures"), 1);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "recovered"), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "late_p50_ms"), 2000);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "late_p99_ms"), 2980);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "last_started_ms"), now);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(t, 0, "next_fire_ms"),
+                  now + HOUR);
+  chime_admin_table_free(t);
+  /* Another job, or a window after the runs: no row. */
+  CU_ASSERT_EQUAL(chime_admin_query_set_job(q, "g", "idle"), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(chime_admin_query_set_job(q, "g", "st"), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_started(q, now + 1, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_list(a, q, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  chime_admin_query_free(q);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 CU_TestInfo sc_repair_tests[] = {
+    {"a job's run figures", test_store_job_stats},
     {"operator's clock, check-in and audit record", test_store_admin_clock},
     {"stuck states listed and repaired", test_store_repair_lease},
     CU_TEST_INFO_NULL,
