@@ -430,6 +430,26 @@ CHIME_EXTERN int chime_admin_set_drain(chime_admin *admin, const char *node,
 /* ------------------------------------------- repair (chimectl repair) */
 
 /*
+ * chime_admin_get_schema_state: the schema version of the store url
+ * holds (0: none, an empty database), the newest this library writes, and,
+ * for a schema newer than this library, the oldest library version whose
+ * nodes can serve it (its compatible_with: docs/operations.md, "Rolling
+ * upgrades"; 0 otherwise).  Read over a plain connection: a database
+ * without a schema, or with one too new, cannot be opened as a store.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_EUNSUPPORTED (a memory:
+ * URL, which has no schema; a store not built in); CHIME_EURL;
+ * CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESTORE; errbuf (may be NULL) says why,
+ * the password never included.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_admin_get_schema_state(const char *url,
+                                              long *ret_version,
+                                              long *ret_latest,
+                                              long *ret_compatible_with,
+                                              char *errbuf, size_t errbuf_len);
+
+/*
  * chime_admin_audit: records in the store's audit trail (CHIME_ADMIN_AUDIT)
  * an action an operator's tool did by other means (a fire now, a limit
  * set, a lease released, ...): done by who from origin (each may be NULL),

@@ -794,6 +794,11 @@ int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,
                             size_t errbuf_len);
 
+/* chime_admin_get_schema_state's MySQL side (jobstore/mysql/admin.c). */
+int chime__mysql_admin_schema_state(const char *url, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len);
+
 /* ------------------------------------------------------------ shared rules */
 
 /*
