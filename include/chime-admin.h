@@ -56,7 +56,9 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
   CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
   CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
-  CHIME_ADMIN_LIMITS = 20 /* the limited job types, each then its partitions */
+  CHIME_ADMIN_LIMITS = 8, /* the limited job types, each then its partitions */
+  CHIME_ADMIN_STUCK = 9,  /* the stuck states chime_admin_repair fixes */
+  CHIME_ADMIN_JOB_STATS = 10 /* per job: its runs' figures, by job */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -530,6 +532,100 @@ CHIME_EXTERN int chime_admin_recompute_zones(chime_admin *admin,
  */
 CHIME_EXTERN int chime_admin_release_lease(chime_admin *admin,
                                            const char *name);
+
+/* ------------------------------------------- repair (chimectl repair) */
+
+/*
+ * chime_admin_get_schema_state: the schema version of the store url
+ * holds (0: none, an empty database), the newest this library writes, and,
+ * for a schema newer than this library, the oldest library version whose
+ * nodes can serve it (its compatible_with: docs/operations.md, "Rolling
+ * upgrades"; 0 otherwise).  Read over a plain connection: a database
+ * without a schema, or with one too new, cannot be opened as a store.
+ * Returns: 0; CHIME_EINVAL (NULL argument); CHIME_EUNSUPPORTED (a memory:
+ * URL, which has no schema; a store not built in); CHIME_EURL;
+ * CHIME_ECONNECT; CHIME_EAUTH; CHIME_ESTORE; errbuf (may be NULL) says why,
+ * the password never included.
+ * Ownership: none.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_admin_get_schema_state(const char *url,
+                                              long *ret_version,
+                                              long *ret_latest,
+                                              long *ret_compatible_with,
+                                              char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_admin_audit: records in the store's audit trail (CHIME_ADMIN_AUDIT)
+ * an action an operator's tool did by other means (a fire now, a limit
+ * set, a lease released, ...): done by who from origin (each may be NULL),
+ * action a verb ("pause"), target what it acted on ("trigger G.N"), details
+ * NULL or free text; texts too long for the trail are cut.  The memory
+ * store keeps no audit trail: CHIME_EUNSUPPORTED.
+ * Returns: 0; CHIME_EINVAL (NULL admin, no action); CHIME_EUNSUPPORTED;
+ * the store's errors; chime_admin_errmsg says why.
+ * Ownership: the texts are copied.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_audit(chime_admin *admin, const char *who,
+                                   const char *origin, const char *action,
+                                   const char *target, const char *details);
+
+/*
+ * chime_admin_get_now_ms: the store's clock now, in epoch milliseconds:
+ * the database's for MySQL (as the store last measured its offset, so no
+ * query), the process's for memory: the clock the lists' times are by.
+ * Returns: 0; CHIME_EINVAL (NULL argument).
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_get_now_ms(chime_admin *admin,
+                                        int64_t *ret_now_ms);
+
+/*
+ * chime_admin_check_in: an operator's store opened by chime_admin_open is
+ * a node of the cluster that claims nothing, and checks in seldom (every
+ * 10 s) and only when asked: a tool that lives long (a web console, a
+ * watcher) calls this often enough that the cluster never judges it
+ * dead (which would end its database sessions): every
+ * CHIME_ADMIN_CHECK_IN_MS.  A scheduler's store
+ * (chime_admin_open_scheduler) checks in on its own: nothing is done.
+ * Returns: 0; CHIME_EINVAL (NULL admin); the store's errors.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_check_in(chime_admin *admin);
+/* How often a long-lived tool calls chime_admin_check_in (a quarter of an
+ * operator's store's check-in interval: never late). */
+#define CHIME_ADMIN_CHECK_IN_MS 2500
+
+/*
+ * chime_admin_repair: fixes one stuck state a CHIME_ADMIN_STUCK row names
+ * (docs/man/chime-admin.3.scd), in one step of the store that checks
+ * again, under the rows' locks, that it is still stuck, fixes it by the
+ * store's own rule and records it in the audit trail as who from origin
+ * (each may be NULL).  kind is the row's "kind" word and the row's cells
+ * say what it acts on: "blocked" the job (group, name): its triggers
+ * unblocked; "lost" the fire fire_id on node: ended as a dead node's fire
+ * (run again when its job requests recovery, else FAILED); "error" the
+ * trigger (group, name): given the state it would be added in; "orphan"
+ * the trigger (group, name): deleted; "lease" the lease name (group NULL):
+ * released.  *ret_fixed (may be NULL): whether it was still stuck and is
+ * fixed now (false is no error: it came unstuck meanwhile).  The memory
+ * store is never left in these states by a process that went away (it
+ * lives in its one process): it answers CHIME_EUNSUPPORTED, as its
+ * CHIME_ADMIN_STUCK list does.
+ * Returns: 0; CHIME_EINVAL (NULL admin, an unknown kind, a missing key,
+ * fire or node); CHIME_EUNSUPPORTED (the memory store); the store's
+ * errors; chime_admin_errmsg says why.
+ * Ownership: none.
+ * Thread: the thread using admin.
+ */
+CHIME_EXTERN int chime_admin_repair(chime_admin *admin, const char *kind,
+                                    const char *group, const char *name,
+                                    int64_t fire_id, const char *node,
+                                    const char *who, const char *origin,
+                                    bool *ret_fixed);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,8 @@ int chime_admin_query_new(chime_admin_kind kind, chime_admin_query **ret) {
     return CHIME_EINVAL;
   *ret = NULL;
   if ((kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_AUDIT) &&
-      kind != CHIME_ADMIN_LIMITS)
+      kind != CHIME_ADMIN_LIMITS && kind != CHIME_ADMIN_STUCK &&
+      kind != CHIME_ADMIN_JOB_STATS)
     return CHIME_EINVAL;
   chime_admin_query *q = calloc(1, sizeof *q);
   if (!q)
@@ -382,4 +383,68 @@ int chime_admin_set_drain(chime_admin *admin, const char *node, bool drain,
                              "the %s store has no drains", st->ops->name);
   int r = st->ops->drain_set(st, node, drain, timeout_ms, who, origin);
   return action_failed(admin, r, "node", node, NULL);
+}
+
+int chime_admin_repair(chime_admin *admin, const char *kind, const char *group,
+                       const char *name, int64_t fire_id, const char *node,
+                       const char *who, const char *origin, bool *ret_fixed) {
+  bool fixed = false;
+  if (ret_fixed)
+    *ret_fixed = false;
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!kind)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                             "a repair names the kind of its stuck state");
+  if (!st->ops->admin_repair)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
+                             "the %s store is never left stuck: it has "
+                             "nothing to repair",
+                             st->ops->name);
+  int r = st->ops->admin_repair(st, kind, group, name, fire_id, node, who,
+                                origin, &fixed, admin->err, sizeof admin->err);
+  if (r == 0 && ret_fixed)
+    *ret_fixed = fixed;
+  return r;
+}
+
+int chime_admin_get_now_ms(chime_admin *admin, int64_t *ret_now_ms) {
+  if (!admin || !ret_now_ms)
+    return CHIME_EINVAL;
+  *ret_now_ms = admin->store->ops->now(admin->store);
+  return 0;
+}
+
+int chime_admin_check_in(chime_admin *admin) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!admin->operator) /* a scheduler's: its loop checks in */
+    return 0;
+  int r = st->ops->checkin(st, st->ops->now(st), NULL);
+  if (r < 0)
+    chime__record_err(admin->err, sizeof admin->err, r, "check-in failed: %s",
+                      chime_strerror(r));
+  return r;
+}
+
+int chime_admin_audit(chime_admin *admin, const char *who, const char *origin,
+                      const char *action, const char *target,
+                      const char *details) {
+  if (!admin)
+    return CHIME_EINVAL;
+  admin->err[0] = '\0';
+  chime_store *st = admin->store;
+  if (!action || !*action)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EINVAL,
+                             "an audit row needs an action");
+  if (!st->ops->audit_add)
+    return chime__record_err(admin->err, sizeof admin->err, CHIME_EUNSUPPORTED,
+                             "the %s store keeps no audit trail",
+                             st->ops->name);
+  return st->ops->audit_add(st, who, origin, action, target, details,
+                            admin->err, sizeof admin->err);
 }

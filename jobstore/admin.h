@@ -163,6 +163,34 @@ struct chime_admin_query {
   X(LIMIT_WAITING, "waiting", INT64)                                           \
   X(LIMIT_RUNNING, "running", INT64)
 
+/* CHIME_ADMIN_STUCK: one row per stuck state, the cells its kind has
+ * (chime-admin(3)); the others null. */
+#define CHIME__ADMIN_STUCK_COLUMNS(X)                                          \
+  X(STUCK_KIND, "kind", TEXT)                                                  \
+  X(STUCK_GROUP, "group", TEXT)                                                \
+  X(STUCK_NAME, "name", TEXT)                                                  \
+  X(STUCK_FIRE_ID, "fire_id", INT64)                                           \
+  X(STUCK_NODE, "node", TEXT)                                                  \
+  X(STUCK_JOB_GROUP, "job_group", TEXT)                                        \
+  X(STUCK_JOB_NAME, "job_name", TEXT)                                          \
+  X(STUCK_TRIGGERS, "count", INT64)                                            \
+  X(STUCK_REASON, "reason", TEXT)                                              \
+  X(STUCK_HOST, "host", TEXT)                                                  \
+  X(STUCK_PID, "pid", INT64)                                                   \
+  X(STUCK_HELD_AT_MS, "held_at_ms", INT64)                                     \
+  X(STUCK_CHECKIN_INTERVAL_MS, "checkin_interval_ms", INT64)                   \
+  X(STUCK_NOW_MS, "now_ms", INT64)
+/* CHIME_ADMIN_JOB_STATS: one row per job with runs started in the window. */
+#define CHIME__ADMIN_JOB_STATS_COLUMNS(X)                                      \
+  X(JSTAT_JOB_GROUP, "job_group", TEXT)                                        \
+  X(JSTAT_JOB_NAME, "job_name", TEXT)                                          \
+  X(JSTAT_RUNS, "runs", INT64)                                                 \
+  X(JSTAT_FAILURES, "failures", INT64)                                         \
+  X(JSTAT_RECOVERED, "recovered", INT64)                                       \
+  X(JSTAT_LATE_P50_MS, "late_p50_ms", INT64)                                   \
+  X(JSTAT_LATE_P99_MS, "late_p99_ms", INT64)                                   \
+  X(JSTAT_LAST_STARTED_MS, "last_started_ms", INT64)                           \
+  X(JSTAT_NEXT_FIRE_MS, "next_fire_ms", INT64)
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
 enum { CHIME__ADMIN_JOB_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JOB_COUNT };
@@ -176,6 +204,10 @@ enum {
 enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
 enum { CHIME__ADMIN_AUDIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_AUDIT_COUNT };
 enum { CHIME__ADMIN_LIMIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LIMIT_COUNT };
+enum { CHIME__ADMIN_STUCK_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_STUCK_COUNT };
+enum {
+  CHIME__ADMIN_JOB_STATS_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JSTAT_COUNT
+};
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -23,7 +23,9 @@ static const struct column {
   history_columns[] = {CHIME__ADMIN_HISTORY_COLUMNS(ADMIN_COLUMN)},
   lease_columns[] = {CHIME__ADMIN_LEASE_COLUMNS(ADMIN_COLUMN)},
   audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)},
-  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)};
+  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)},
+  stuck_columns[] = {CHIME__ADMIN_STUCK_COLUMNS(ADMIN_COLUMN)},
+  job_stats_columns[] = {CHIME__ADMIN_JOB_STATS_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -50,7 +52,9 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_HISTORY] = {history_columns, CHIME__AC_HISTORY_COUNT},
       [CHIME_ADMIN_LEASES] = {lease_columns, CHIME__AC_LEASE_COUNT},
       [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT},
-      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT}};
+      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT},
+      [CHIME_ADMIN_STUCK] = {stuck_columns, CHIME__AC_STUCK_COUNT},
+      [CHIME_ADMIN_JOB_STATS] = {job_stats_columns, CHIME__AC_JSTAT_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);

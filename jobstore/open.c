@@ -1,8 +1,10 @@
 /*
- * open.c: opening the store a URL names ("memory:" or "mysql://...").  The
- * one file of jobstore/ that knows the implementations: it sits above
+ * open.c: opening the store a URL names ("memory:" or "mysql://..."), and
+ * reading its schema's state (chime_admin_get_schema_state).  The one file
+ * of jobstore/ that knows the implementations: it sits above
  * jobstore/memory/ and jobstore/mysql/, which sit above store.h.
  */
+#include "chime-admin.h"
 #include "chime-config.h"
 #include "jobstore/store.h"
 
@@ -40,4 +42,28 @@ int chime__store_open(const char *url, const chime_store_options *options,
                            "store URL is neither \"memory:\" nor "
                            "\"mysql://...\" (the URL is not shown: it may "
                            "hold a password)");
+}
+
+int chime_admin_get_schema_state(const char *url, long *ret_version,
+                                 long *ret_latest, long *ret_compatible_with,
+                                 char *errbuf, size_t errbuf_len) {
+  if (errbuf && errbuf_len > 0)
+    errbuf[0] = '\0';
+  if (!url || !ret_version || !ret_latest || !ret_compatible_with)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "no store URL or no place for the answer");
+  *ret_version = *ret_latest = *ret_compatible_with = 0;
+  if (strncmp(url, "mysql://", 8) != 0)
+    return chime__record_err(
+        errbuf, errbuf_len,
+        strncmp(url, "memory:", 7) == 0 ? CHIME_EUNSUPPORTED : CHIME_EURL,
+        "only a mysql:// store has a schema");
+#if CHIME_HAVE_MYSQL
+  return chime__mysql_admin_schema_state(
+      url, ret_version, ret_latest, ret_compatible_with, errbuf, errbuf_len);
+#else
+  return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                           "this build has no MySQL store "
+                           "(-Dmysql=disabled)");
+#endif
 }

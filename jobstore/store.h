@@ -656,6 +656,20 @@ struct chime_store_ops {
   int (*admin_list)(chime_store *store, const chime_admin_query *q,
                     bool hide_self, chime_admin_table *t, char *errbuf,
                     size_t errbuf_len);
+  /* chime_admin_repair's fix of one CHIME_ADMIN_STUCK row (NULL: a store
+   * that is never left stuck, CHIME_EUNSUPPORTED).  *ret_fixed: whether it
+   * was stuck and is fixed.  Returns: 0; CHIME_EINVAL; the store's
+   * errors, errbuf says why. */
+  /* chime_admin_audit: records an operator's action done by other means
+   * (NULL: a store with no audit trail, CHIME_EUNSUPPORTED).  Returns: 0;
+   * CHIME_EINVAL (no action); the store's errors, errbuf says why. */
+  int (*audit_add)(chime_store *store, const char *who, const char *origin,
+                   const char *action, const char *target, const char *details,
+                   char *errbuf, size_t errbuf_len);
+  int (*admin_repair)(chime_store *store, const char *kind, const char *group,
+                      const char *name, int64_t fire_id, const char *node,
+                      const char *who, const char *origin, bool *ret_fixed,
+                      char *errbuf, size_t errbuf_len);
 };
 
 /* The most runs trigger_add_many takes at once, and the most data bytes
@@ -783,6 +797,11 @@ int chime__memory_store_open(const chime_store_options *options,
 int chime__mysql_store_open(const char *url, const chime_store_options *options,
                             chime_store **ret_store, char *errbuf,
                             size_t errbuf_len);
+
+/* chime_admin_get_schema_state's MySQL side (jobstore/mysql/admin.c). */
+int chime__mysql_admin_schema_state(const char *url, long *ret_version,
+                                    long *ret_latest, long *ret_compat,
+                                    char *errbuf, size_t errbuf_len);
 
 /* ------------------------------------------------------------ shared rules */
 

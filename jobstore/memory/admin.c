@@ -299,6 +299,10 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
                              "the memory store keeps no audit trail: it "
                              "records no operators' actions");
+  if (q->kind == CHIME_ADMIN_STUCK) /* chime_admin_repair's: never stuck */
+    return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                             "the memory store is never left stuck: it has "
+                             "nothing to repair");
   int64_t now = store->ops->now(store);
   int r = 0;
   chime__mem_lock(s);
@@ -321,7 +325,11 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
   case CHIME_ADMIN_LEASES:
     r = chime__mem_admin_leases(s, now, t);
     break;
+  case CHIME_ADMIN_JOB_STATS:
+    r = chime__mem_admin_job_stats(s, q, t);
+    break;
   case CHIME_ADMIN_AUDIT:
+  case CHIME_ADMIN_STUCK:
   default: /* a list jobstore/admin.c answers itself */
     break;
   }

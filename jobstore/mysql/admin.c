@@ -438,26 +438,13 @@ int chime__mysql_admin_add_trigger_if_absent(chime__mysql_admin *a,
 
 /* ----------------------------------------------------- audit and drains */
 
-typedef struct audit_op {
-  const char *who, *origin, *action, *target, *details;
-} audit_op;
-
-static int audit_fn(chime__mysql_tx *tx, void *arg) {
-  const audit_op *op = arg;
-  return chime__mysql_audit_tx(tx, op->who, op->origin, op->action, op->target,
-                               op->details);
-}
-
 int chime__mysql_admin_audit(chime__mysql_admin *a, const char *who,
                              const char *origin, const char *action,
                              const char *target, const char *details,
                              char *errbuf, size_t errbuf_len) {
   assert(a);
-  if (!action || !*action)
-    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "an audit row needs an action");
-  audit_op op = {who, origin, action, target, details};
-  return chime__mysql_tx_run(a->s, audit_fn, NULL, &op, errbuf, errbuf_len);
+  return chime__mysql_audit_add(a->store, who, origin, action, target, details,
+                                errbuf, errbuf_len);
 }
 
 int chime__mysql_admin_limit_set(chime__mysql_admin *a, const char *job_type,

@@ -354,7 +354,8 @@ typedef enum chime__mysql_repair_kind {
   CHIME__REPAIR_BLOCKED, /* a FORBID job's triggers blocked with no run */
   CHIME__REPAIR_LOST,    /* a fire EXECUTING on a live node without a run */
   CHIME__REPAIR_ERROR,   /* a trigger in ERROR */
-  CHIME__REPAIR_ORPHAN   /* a shard, retry or recovery trigger orphaned */
+  CHIME__REPAIR_ORPHAN,  /* a shard, retry or recovery trigger orphaned */
+  CHIME__REPAIR_LEASE    /* a lease held by a node that is gone (name) */
 } chime__mysql_repair_kind;
 int chime__mysql_admin_repair(chime__mysql_admin *a,
                               chime__mysql_repair_kind kind, const char *group,

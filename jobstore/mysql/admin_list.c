@@ -392,6 +392,22 @@ static int list_audit(chime__mysql_store *s, const chime_admin_query *q,
   return run_prepared(s, CHIME__Q_AUDIT_LIST, &op, q, t, errbuf, errbuf_len);
 }
 
+/* ------------------------------------------------------------ job stats */
+
+static int list_job_stats(chime__mysql_store *s, const chime_admin_query *q,
+                          chime_admin_table *t, char *errbuf,
+                          size_t errbuf_len) {
+  select_op op = {0}; /* queries/job_stats.sql */
+  arg_text(&op, s->sched);
+  arg_int(&op, q->from_ms);
+  arg_int(&op, q->to_ms);
+  arg_int(&op, q->to_ms);
+  arg_text(&op, q->job_group);
+  arg_text(&op, q->job_group);
+  arg_text(&op, q->job_name);
+  return run_prepared(s, CHIME__Q_JOB_STATS, &op, q, t, errbuf, errbuf_len);
+}
+
 #undef INT
 #undef TEXT
 
@@ -414,6 +430,10 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return list_leases(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_AUDIT:
     return list_audit(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_STUCK:
+    return chime__mysql_admin_stuck(store, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_JOB_STATS:
+    return list_job_stats(s, q, t, errbuf, errbuf_len);
   default: /* a list jobstore/admin.c answers itself */
     break;
   }

@@ -2,7 +2,9 @@
  * mysql/audit.c: the audit trail of operator actions (sql/014): one row
  * per action, written in the transaction of the caller (an admin action,
  * a drain request), stamped with the database's clock.  Its rows are
- * swept by retain.c (audit_retention_ms, audit_max_rows).
+ * swept by retain.c (audit_retention_ms, audit_max_rows).  An operator's
+ * tool records its own actions in a transaction of their own
+ * (chime__mysql_audit_add: store.h's audit_add, chime_admin_audit).
  *
  * Threads: whichever runs the transaction.
  */
@@ -50,4 +52,26 @@ int chime__mysql_audit_tx(chime__mysql_tx *tx, const char *who,
   chime__mysql_sqlbuf_at(&b, "details");
   chime__mysql_sqlbuf_text(&b, details ? cut(details, DETAILS_MAX, d) : NULL);
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
+}
+
+typedef struct audit_op {
+  const char *who, *origin, *action, *target, *details;
+} audit_op;
+
+static int audit_fn(chime__mysql_tx *tx, void *arg) {
+  const audit_op *op = arg;
+  return chime__mysql_audit_tx(tx, op->who, op->origin, op->action, op->target,
+                               op->details);
+}
+
+int chime__mysql_audit_add(chime_store *store, const char *who,
+                           const char *origin, const char *action,
+                           const char *target, const char *details,
+                           char *errbuf, size_t errbuf_len) {
+  if (!action || !*action)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                             "an audit row needs an action");
+  audit_op op = {who, origin, action, target, details};
+  return chime__mysql_tx_run(chime__mysql_store_of(store), audit_fn, NULL, &op,
+                             errbuf, errbuf_len);
 }

@@ -242,6 +242,12 @@ chime__mysql_store *chime__mysql_admin_store(struct chime__mysql_admin *a);
 int chime__mysql_audit_tx(chime__mysql_tx *tx, const char *who,
                           const char *origin, const char *action,
                           const char *target, const char *details);
+/* The same in a transaction of its own (store.h's audit_add).  Returns:
+ * 0; CHIME_EINVAL (no action); the store's errors, errbuf says why. */
+int chime__mysql_audit_add(chime_store *store, const char *who,
+                           const char *origin, const char *action,
+                           const char *target, const char *details,
+                           char *errbuf, size_t errbuf_len);
 
 /* node.c: chime__mysql_node_claim claims this store's instance id in the
  * nodes table.  Returns: 0; CHIME_EDUPNODE (a live node of another process
@@ -301,5 +307,14 @@ int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
 int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
                             bool hide_self, chime_admin_table *t, char *errbuf,
                             size_t errbuf_len);
+/* CHIME_ADMIN_STUCK (admin_repair.c) and its fixes (repair.c; store.h's
+ * admin_repair). */
+int chime__mysql_admin_stuck(chime_store *store, const chime_admin_query *q,
+                             chime_admin_table *t, char *errbuf,
+                             size_t errbuf_len);
+int chime__mysql_repair(chime_store *store, const char *kind, const char *group,
+                        const char *name, int64_t fire_id, const char *node,
+                        const char *who, const char *origin, bool *ret_fixed,
+                        char *errbuf, size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

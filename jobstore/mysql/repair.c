@@ -16,7 +16,13 @@
  *              it goes back to ERROR if its cause is still there;
  *   ORPHAN     a trigger of chime's own groups (shard, retry, recovery)
  *              whose job, or whose sharded fire, is gone, and which is
- *              not claimed: deleted.
+ *              not claimed: deleted;
+ *   LEASE      a lease held by a node that is gone (queries/stuck_lease.sql):
+ *              released.
+ *
+ * chime-admin.h's chime_admin_repair comes here through the store's
+ * admin_repair (chime__mysql_repair), which names the kind by the word of
+ * CHIME_ADMIN_STUCK's "kind" column.
  *
  * Threads: the operator's store's one thread.
  */
@@ -40,7 +46,7 @@ typedef struct repair_op {
   const char *who, *origin;
   bool fixed;
   char target[420];
-  char details[200];
+  char details[300];
 } repair_op;
 
 /* How many triggers of job (group, name) are blocked. */
@@ -142,6 +148,32 @@ static int fix_orphan(chime__mysql_tx *tx, repair_op *op) {
   return r;
 }
 
+static int fix_lease(chime__mysql_tx *tx, repair_op *op) {
+  snprintf(op->target, sizeof op->target, "lease %s", op->name);
+  chime__mysql_arg args[] = {chime__mysql_arg_text(tx->s->sched),
+                             chime__mysql_arg_text(op->name),
+                             chime__mysql_arg_text(op->name)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_STUCK_LEASE, args, 3, &rows);
+  if (r < 0)
+    return r;
+  if (rows.nrows == 1) { /* still held by a node that is gone */
+    snprintf(op->details, sizeof op->details,
+             "held by node %s (host %s, pid %s), %s",
+             chime__mysql_rows_text(&rows, 0, 1),
+             chime__mysql_rows_text(&rows, 0, 2),
+             chime__mysql_rows_text(&rows, 0, 3),
+             strcmp(chime__mysql_rows_text(&rows, 0, 4), "node_gone") == 0
+                 ? "which has left the cluster"
+                 : "whose id another process holds now");
+    uint64_t changed = 0;
+    r = chime__mysql_exec(tx, CHIME__Q_LEASE_EXPIRE, args, 2, &changed, NULL);
+    op->fixed = r == 0 && changed > 0;
+  }
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 static int repair_fn(chime__mysql_tx *tx, void *arg) {
   repair_op *op = arg;
   op->fixed = false;
@@ -157,6 +189,9 @@ static int repair_fn(chime__mysql_tx *tx, void *arg) {
   case CHIME__REPAIR_ERROR:
     r = fix_error(tx, op);
     break;
+  case CHIME__REPAIR_LEASE:
+    r = fix_lease(tx, op);
+    break;
   default:
     r = fix_orphan(tx, op);
     break;
@@ -167,13 +202,11 @@ static int repair_fn(chime__mysql_tx *tx, void *arg) {
                                op->details);
 }
 
-int chime__mysql_admin_repair(chime__mysql_admin *a,
-                              chime__mysql_repair_kind kind, const char *group,
-                              const char *name, int64_t fire_id,
-                              const char *node, const char *who,
-                              const char *origin, bool *ret_fixed, char *errbuf,
-                              size_t errbuf_len) {
-  assert(a && ret_fixed);
+/* Fixes the stuck state of kind (its key checked) on s. */
+static int repair_run(chime__mysql_store *s, chime__mysql_repair_kind kind,
+                      const char *group, const char *name, int64_t fire_id,
+                      const char *node, const char *who, const char *origin,
+                      bool *ret_fixed, char *errbuf, size_t errbuf_len) {
   repair_op op = {.kind = kind,
                   .group = group,
                   .name = name,
@@ -183,12 +216,46 @@ int chime__mysql_admin_repair(chime__mysql_admin *a,
                   .origin = origin};
   *ret_fixed = false;
   if ((kind == CHIME__REPAIR_LOST && (fire_id <= 0 || !node)) ||
-      (kind != CHIME__REPAIR_LOST && (!group || !name)))
+      (kind == CHIME__REPAIR_LEASE && !name) ||
+      (kind != CHIME__REPAIR_LOST && kind != CHIME__REPAIR_LEASE &&
+       (!group || !name)))
     return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                             "a repair names a job, trigger or fire");
-  int r = chime__mysql_tx_run(chime__mysql_admin_store(a), repair_fn, NULL, &op,
-                              errbuf, errbuf_len);
+                             "a repair names a job, trigger, fire or lease");
+  int r = chime__mysql_tx_run(s, repair_fn, NULL, &op, errbuf, errbuf_len);
   if (r == 0)
     *ret_fixed = op.fixed;
   return r;
+}
+
+int chime__mysql_admin_repair(chime__mysql_admin *a,
+                              chime__mysql_repair_kind kind, const char *group,
+                              const char *name, int64_t fire_id,
+                              const char *node, const char *who,
+                              const char *origin, bool *ret_fixed, char *errbuf,
+                              size_t errbuf_len) {
+  assert(a && ret_fixed);
+  return repair_run(chime__mysql_admin_store(a), kind, group, name, fire_id,
+                    node, who, origin, ret_fixed, errbuf, errbuf_len);
+}
+
+int chime__mysql_repair(chime_store *store, const char *kind, const char *group,
+                        const char *name, int64_t fire_id, const char *node,
+                        const char *who, const char *origin, bool *ret_fixed,
+                        char *errbuf, size_t errbuf_len) {
+  static const char *const words[] = {[CHIME__REPAIR_BLOCKED] = "blocked",
+                                      [CHIME__REPAIR_LOST] = "lost",
+                                      [CHIME__REPAIR_ERROR] = "error",
+                                      [CHIME__REPAIR_ORPHAN] = "orphan",
+                                      [CHIME__REPAIR_LEASE] = "lease"};
+  assert(store && kind && ret_fixed);
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    if (strcmp(kind, words[k]) == 0)
+      return repair_run(chime__mysql_store_of(store),
+                        (chime__mysql_repair_kind)k, group, name, fire_id, node,
+                        who, origin, ret_fixed, errbuf, errbuf_len);
+  *ret_fixed = false;
+  return chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
+                           "no stuck state of kind %s (blocked, lost, error, "
+                           "orphan or lease)",
+                           kind);
 }

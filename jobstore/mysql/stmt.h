@@ -184,6 +184,12 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_TRIG_HOLD_KEY,
   CHIME__Q_TRIG_TAKE_OVER,
   CHIME__Q_SESSION_SYNC_WAIT,
+  CHIME__Q_STUCK_BLOCKED, /* the stuck states (admin_repair.c) */
+  CHIME__Q_STUCK_LOST,
+  CHIME__Q_STUCK_ERROR,
+  CHIME__Q_STUCK_ORPHAN,
+  CHIME__Q_STUCK_LEASE,
+  CHIME__Q_JOB_STATS, /* admin_list.c (list_job_stats) */
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 

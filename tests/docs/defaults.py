@@ -310,6 +310,10 @@ def alert_defaults(vals):
     vals["misfire_threshold_ms"] = int(m.group(1)) if m else None
     if m:
         vals["misfire_threshold_s"] = int(m.group(1)) // 1000
+    # chime-alert takes the nodes' default (chime.h's) as its own constant.
+    m = re.search(r"^#define ALERT_MISFIRE_THRESHOLD_MS (\d+)", src, re.M)
+    if not m or int(m.group(1)) != vals["misfire_threshold_ms"]:
+        vals["misfire_threshold_s"] = None
 
 
 def check_watch_default(vals):

@@ -628,6 +628,30 @@ static void test_admin_errors(void) {
   CU_ASSERT_EQUAL(chime_admin_open("bogus", NULL, &a, NULL, 0), CHIME_EURL);
   CU_ASSERT_PTR_NULL(a);
   CU_ASSERT_EQUAL(chime_admin_open_scheduler(NULL, &a), CHIME_EINVAL);
+  /* The schema's state: only a MySQL store has one. */
+  long v = -1, latest = -1, compat = -1;
+  CU_ASSERT_EQUAL(
+      chime_admin_get_schema_state(NULL, &v, &latest, &compat, err, sizeof err),
+      CHIME_EINVAL);
+  CU_ASSERT_EQUAL(chime_admin_get_schema_state("memory:", &v, &latest, &compat,
+                                               err, sizeof err),
+                  CHIME_EUNSUPPORTED);
+  CU_ASSERT_EQUAL(
+      chime_admin_get_schema_state("bogus", &v, &latest, &compat, NULL, 0),
+      CHIME_EURL);
+#ifdef CHIME_TEST_MYSQL
+  CU_ASSERT_EQUAL(chime_admin_get_schema_state("mysql://u:pw@127.0.0.1:1/db",
+                                               &v, &latest, &compat, err,
+                                               sizeof err),
+                  CHIME_ECONNECT);
+  CU_ASSERT_PTR_NULL(strstr(err, "pw"));
+  CU_ASSERT_EQUAL(chime_admin_get_schema_state(store_url, &v, &latest, &compat,
+                                               err, sizeof err),
+                  0);
+  CU_ASSERT(latest > 0);
+  CU_ASSERT_EQUAL(v, latest); /* created by the scheduler's auto_create */
+  CU_ASSERT_EQUAL(compat, 0);
+#endif
   CU_ASSERT_STRING_EQUAL(chime_admin_errmsg(NULL), "");
   chime_admin_free(NULL);
 

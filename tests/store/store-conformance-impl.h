@@ -88,5 +88,7 @@ extern CU_TestInfo sc_history_tests[];
 extern CU_TestInfo sc_drain_tests[];
 /* The tests of store-conformance-admin-ops.c. */
 extern CU_TestInfo sc_admin_ops_tests[];
+/* The tests of store-conformance-repair.c. */
+extern CU_TestInfo sc_repair_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -14,6 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+/* How late a trigger is a misfire unless --misfire-threshold says: the
+ * nodes' own default (chime.h, chime_config_new), which the nodes do not
+ * write into the database. */
+#define ALERT_MISFIRE_THRESHOLD_MS 60000
+
 static void usage(FILE *out) {
   fputs("usage: chime-alert [OPTIONS] --webhook URL | --command CMD ...\n"
         "Watches a chime cluster's MySQL/MariaDB database and delivers "
@@ -288,8 +293,8 @@ void alert_checkin(alert_ctx *x) {
   uint64_t now = alert_mono_ns();
   if (now < x->checkin_ns || !x->base.admin)
     return;
-  chime__mysql_admin_checkin(x->base.admin); /* a poll says failures */
-  x->checkin_ns = now + CHIME__MYSQL_ADMIN_CHECKIN_MS / 4 * 1000000ull;
+  ctl_check_in(&x->base); /* a poll says failures */
+  x->checkin_ns = now + CHIME_ADMIN_CHECK_IN_MS * 1000000ull;
 }
 
 /* Sleeps until deadline_ns (the monotonic clock) or a signal, checking
@@ -373,7 +378,7 @@ int main(int argc, char **argv) {
   x.base.zone = getenv("TZ");
   x.state_path = "chime-alert.state";
   x.interval_s = 5;
-  x.misfire_threshold_ms = chime__mysql_admin_misfire_threshold_ms();
+  x.misfire_threshold_ms = ALERT_MISFIRE_THRESHOLD_MS;
   x.dedup_window_ms = 600000;
   x.retry_initial_s = 1;
   x.retry_max_s = 300;
@@ -398,7 +403,7 @@ int main(int argc, char **argv) {
     r = run(&x);
   }
   alert_state_free(&x);
-  chime__mysql_admin_free(x.base.admin);
+  ctl_close(&x.base);
   free(x.base.url);
   return r;
 }

@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
   }
   ctl_quiet = true; /* from here on messages go to the pages */
   r = web_serve(&w, o.listen, (unsigned)o.port);
-  chime__mysql_admin_free(w.base.admin);
+  ctl_close(&w.base);
   free(w.base.url);
   return r;
 }

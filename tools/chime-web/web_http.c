@@ -46,7 +46,7 @@
 #include <time.h>
 
 /* How often chime-web checks in (well within any node's lease). */
-#define CHECKIN_MS (CHIME__MYSQL_ADMIN_CHECKIN_MS / 4)
+#define CHECKIN_MS CHIME_ADMIN_CHECK_IN_MS
 
 /* The one body type taken. */
 #define FORM_TYPE "application/x-www-form-urlencoded"
@@ -858,7 +858,7 @@ int web_serve(web *w, const char *address, unsigned port) {
                            .tv_nsec = CHECKIN_MS % 1000 * 1000000L};
   while (sigtimedwait(&set, NULL, &every) < 0) {
     pthread_mutex_lock(&w->lock);
-    int r = chime__mysql_admin_checkin(w->base.admin);
+    int r = ctl_check_in(&w->base);
     pthread_mutex_unlock(&w->lock);
     if (r < 0)
       fprintf(stderr, "chime-web: check-in failed: %s\n", chime_strerror(r));

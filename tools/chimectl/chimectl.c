@@ -496,7 +496,7 @@ int main(int argc, char **argv) {
   c.argc = argc - optind - 1;
   c.argv = argv + optind + 1;
   r = dispatch(&c, argv[optind]);
-  chime__mysql_admin_free(c.admin);
+  ctl_close(&c);
   free(c.url);
   return r;
 }

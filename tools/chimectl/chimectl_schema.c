@@ -18,8 +18,8 @@
  * Returns: 0 or an exit code. */
 static int read_version(ctl *c, long *ret, long *ret_known, long *ret_compat) {
   char err[1024] = "";
-  int r = chime__mysql_admin_schema_state(c->url, ret, ret_known, ret_compat,
-                                          err, sizeof err);
+  int r = chime_admin_get_schema_state(c->url, ret, ret_known, ret_compat, err,
+                                       sizeof err);
   return r < 0 ? ctl_fail(r, "%s", err[0] ? err : chime_strerror(r)) : 0;
 }
 

@@ -180,8 +180,14 @@ int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
 int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
                        const char *key, chime__mysql_rows *rows,
                        chime__mysql_admin_trigger *ret);
-/* The database clock now. */
+/* The database clock now (chime_admin_get_now_ms; 0 before ctl_open). */
 int64_t ctl_now(ctl *c);
+/* Checks c's store in (chime_admin_check_in), for a long-lived tool every
+ * CHIME_ADMIN_CHECK_IN_MS.  Returns: 0 (also before ctl_open) or the
+ * store's error, nothing printed. */
+int ctl_check_in(ctl *c);
+/* Closes c's store (its nodes row goes); nothing when not open. */
+void ctl_close(ctl *c);
 /* Splits "GROUP.NAME" at its first dot into buffers of len bytes.
  * Returns: 0 or CTL_USAGE (message printed). */
 int ctl_split_key(const char *text, char *group, char *name, size_t len);
@@ -206,7 +212,9 @@ void ctl_table_init(ctl_table *t, const char *const *heads, const bool *numeric,
 int ctl_table_add(ctl_table *t, const char *const *cells);
 void ctl_table_print(const ctl_table *t, bool json);
 void ctl_table_free(ctl_table *t);
-/* Prints t (when r is 0), frees t and rows; returns r. */
+/* Prints t (when r is 0), frees t; returns r. */
+int ctl_table_end(const ctl *c, ctl_table *t, int r);
+/* ctl_table_end, and frees rows (the callers still reading SQL rows). */
 int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
 /* s (NULL: "?") in lower case into buf (len bytes). */
 void ctl_lower(const char *s, char *buf, size_t len);
@@ -344,8 +352,8 @@ int ctl_drain_state(ctl *c, const char *node, char *ret_state, size_t len,
 /* Sets c->who to "USER@HOST" (the OS user running the tool) and
  * c->origin to ctl_program (chimectl_audit.c). */
 void ctl_who_default(ctl *c);
-/* Records an action that succeeded in the audit table (the store's
- * chime__mysql_admin_audit) as c->who from c->origin: action a verb
+/* Records an action that succeeded in the audit table
+ * (chime_admin_audit) as c->who from c->origin: action a verb
  * ("pause"), target what it acted on ("trigger G.N"), details NULL or
  * free text.  A failure is said on stderr (the action was done).
  * Returns: 0 or the store's error. */

@@ -35,16 +35,19 @@ int ctl_audit(ctl *c, const char *action, const char *target,
               const char *details) {
   if (!c->admin)
     return 0; /* nothing was done through the store */
-  char err[512] = "";
-  int r = chime__mysql_admin_audit(c->admin, c->who ? c->who : "?",
-                                   c->origin ? c->origin : ctl_program, action,
-                                   target, details, err, sizeof err);
+  chime_admin *a = NULL;
+  if (ctl_admin(c, &a))
+    return CHIME_ENOMEM; /* said */
+  int r = chime_admin_audit(a, c->who ? c->who : "?",
+                            c->origin ? c->origin : ctl_program, action, target,
+                            details);
   if (r < 0) /* done, but not recorded: said, never hidden */
     fprintf(stderr,
             "%s: warning: %s %s was done but could not be recorded in the "
             "audit table: %s\n",
             ctl_program, action, target ? target : "",
-            err[0] ? err : chime_strerror(r));
+            chime_admin_errmsg(a)[0] ? chime_admin_errmsg(a)
+                                     : chime_strerror(r));
   return r;
 }
 
@@ -102,6 +105,5 @@ int ctl_cmd_audit(ctl *c) {
     return ctl_usage("usage: chimectl audit [--since TIME] [--who WHO] "
                      "[--action ACTION] [--limit N]");
   ctl_table t;
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, &t, &none, ctl_audit_table(c, &t));
+  return ctl_table_end(c, &t, ctl_audit_table(c, &t));
 }

@@ -209,7 +209,19 @@ int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
 }
 
 int64_t ctl_now(ctl *c) {
-  return c->admin ? chime__mysql_admin_now(c->admin) : 0;
+  chime_admin *a = c->admin ? chime__mysql_admin_lists(c->admin) : NULL;
+  int64_t now = 0;
+  return a && chime_admin_get_now_ms(a, &now) == 0 ? now : 0;
+}
+
+int ctl_check_in(ctl *c) {
+  chime_admin *a = c->admin ? chime__mysql_admin_lists(c->admin) : NULL;
+  return a ? chime_admin_check_in(a) : 0;
+}
+
+void ctl_close(ctl *c) {
+  chime__mysql_admin_free(c->admin);
+  c->admin = NULL;
 }
 
 int ctl_split_key(const char *text, char *group, char *name, size_t len) {

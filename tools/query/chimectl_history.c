@@ -165,6 +165,5 @@ int ctl_cmd_history(ctl *c) {
                      "[--since TIME] [--until TIME] [--failed] [--limit N] "
                      "[--page N]");
   ctl_table t;
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, &t, &none, ctl_history_table(c, &t));
+  return ctl_table_end(c, &t, ctl_history_table(c, &t));
 }

@@ -26,8 +26,7 @@ static int table_end(ctl_table *t, chime__mysql_rows *rows, int r) {
 
 /* Prints and frees a table a query filled.  Returns r. */
 static int print_table(const ctl *c, ctl_table *t, int r) {
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, t, &none, r);
+  return ctl_table_end(c, t, r);
 }
 
 static int add_row(ctl_table *t, const char *const *cells) {

@@ -153,12 +153,16 @@ void ctl_lower(const char *s, char *buf, size_t len) {
       *p = (char)(*p - 'A' + 'a');
 }
 
-int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
+int ctl_table_end(const ctl *c, ctl_table *t, int r) {
   if (r == 0)
     ctl_table_print(t, c->json);
   ctl_table_free(t);
-  chime__mysql_rows_free(rows);
   return r;
+}
+
+int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
+  chime__mysql_rows_free(rows);
+  return ctl_table_end(c, t, r);
 }
 
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
