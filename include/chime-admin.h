@@ -55,7 +55,14 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_FIRES = 4,    /* the fires claimed or running now, by id */
   CHIME_ADMIN_HISTORY = 5,  /* the recorded runs, newest first */
   CHIME_ADMIN_LEASES = 6,   /* the named leases (chime_lease_*), by name */
-  CHIME_ADMIN_AUDIT = 7     /* the operators' actions recorded, newest first */
+  CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
+  /* The cluster's figures (chimectl metrics). */
+  CHIME_ADMIN_RUN_COUNTS = 8, /* the recorded runs counted by job, outcome */
+  CHIME_ADMIN_LATENESS = 9,   /* the scheduled runs' lateness, by bucket */
+  CHIME_ADMIN_TRIGGER_STATES = 10, /* the triggers counted by state */
+  CHIME_ADMIN_FIRE_STATES = 11,    /* the fires claimed, counted by state */
+  CHIME_ADMIN_DRAINS = 12,         /* the nodes asked to drain, by node */
+  CHIME_ADMIN_LIMITS = 13          /* the limited job types and partitions */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

@@ -138,6 +138,38 @@ struct chime_admin_query {
   X(AUDIT_TARGET, "target", TEXT)                                              \
   X(AUDIT_DETAILS, "details", TEXT)
 
+/* The cluster's figures (t1: chimectl metrics, chime-web's /metrics;
+ * admin_stats.c, mysql/admin_stats.c, memory/admin_stats.c). */
+#define CHIME__ADMIN_RUN_COUNT_COLUMNS(X)                                      \
+  X(RUNS_JOB_GROUP, "job_group", TEXT)                                         \
+  X(RUNS_JOB_NAME, "job_name", TEXT)                                           \
+  X(RUNS_OUTCOME, "outcome", TEXT)                                             \
+  X(RUNS_COUNT, "runs", INT64)
+#define CHIME__ADMIN_LATENESS_COLUMNS(X)                                       \
+  X(LATE_LE_MS, "le_ms", INT64)                                                \
+  X(LATE_RUNS, "runs", INT64)                                                  \
+  X(LATE_SUM_MS, "late_ms", INT64)
+#define CHIME__ADMIN_STATE_COUNT_COLUMNS(X)                                    \
+  X(STATES_STATE, "state", TEXT)                                               \
+  X(STATES_COUNT, "count", INT64)
+#define CHIME__ADMIN_DRAIN_COLUMNS(X)                                          \
+  X(DRAIN_NODE, "node", TEXT)                                                  \
+  X(DRAIN_STATE, "state", TEXT)                                                \
+  X(DRAIN_REQUESTED_MS, "requested_ms", INT64)                                 \
+  X(DRAIN_TIMEOUT_MS, "timeout_ms", INT64)
+#define CHIME__ADMIN_LIMIT_COLUMNS(X)                                          \
+  X(LIMIT_JOB_TYPE, "job_type", TEXT)                                          \
+  X(LIMIT_PARTITION, "partition", TEXT)                                        \
+  X(LIMIT_WAITING, "waiting", INT64)                                           \
+  X(LIMIT_RUNNING, "running", INT64)                                           \
+  X(LIMIT_MAX_RUNNING, "max_running", INT64)                                   \
+  X(LIMIT_MAX_PER_PARTITION, "max_per_partition", INT64)                       \
+  X(LIMIT_RATE_COUNT, "rate_count", INT64)                                     \
+  X(LIMIT_RATE_PERIOD_MS, "rate_period_ms", INT64)                             \
+  X(LIMIT_KEY_RATE_COUNT, "key_rate_count", INT64)                             \
+  X(LIMIT_KEY_RATE_PERIOD_MS, "key_rate_period_ms", INT64)                     \
+  X(LIMIT_PARTITION_FIELD, "partition_field", TEXT)
+
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
 enum { CHIME__ADMIN_JOB_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JOB_COUNT };
@@ -150,6 +182,17 @@ enum {
 };
 enum { CHIME__ADMIN_LEASE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LEASE_COUNT };
 enum { CHIME__ADMIN_AUDIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_AUDIT_COUNT };
+enum {
+  CHIME__ADMIN_RUN_COUNT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RUNS_COUNT_N
+};
+enum {
+  CHIME__ADMIN_LATENESS_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LATENESS_COUNT
+};
+enum {
+  CHIME__ADMIN_STATE_COUNT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_STATES_COUNT_N
+};
+enum { CHIME__ADMIN_DRAIN_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_DRAIN_COUNT };
+enum { CHIME__ADMIN_LIMIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LIMIT_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*
@@ -187,6 +230,26 @@ const char *chime__admin_misfire_name(chime_misfire misfire);
  * one reading of a trigger both stores share. */
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner);
+
+/* The figures' lists both stores share (admin_stats.c). */
+/* The lateness buckets of CHIME_ADMIN_LATENESS, in ms (the library's
+ * histogram buckets, chime_scheduler_metrics). */
+#define CHIME__ADMIN_LATENESS_BUCKETS                                          \
+  1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000
+#define CHIME__ADMIN_NBUCKETS 15
+extern const int64_t chime__admin_lateness_ms[CHIME__ADMIN_NBUCKETS];
+/* Whether a recorded run was a scheduled one, whose lateness counts: not a
+ * fire-now, backfill, retry or recovery (its trigger's group says so, or
+ * recovering). */
+bool chime__admin_scheduled_run(const char *trigger_group, bool recovering);
+/* Fills t, a CHIME_ADMIN_LATENESS table, from the counts: runs[b] of the
+ * runs late by at most bucket b, late[b] their lateness summed, b ==
+ * CHIME__ADMIN_NBUCKETS for every run (le_ms null). */
+void chime__admin_put_lateness(chime_admin_table *t, const int64_t *runs,
+                               const int64_t *late);
+/* Fills t, a CHIME_ADMIN_LIMITS table, from store's limit_stats (either
+ * store: the one reading of its limits).  Returns: 0; the store's errors. */
+int chime__admin_list_limits(chime_store *store, chime_admin_table *t);
 
 /* An operator's view of store (admin.c): owned, freed with the handle
  * (else borrowed: a scheduler's, an operator's store of the tools);

@@ -22,7 +22,12 @@ static const struct column {
   fire_columns[] = {CHIME__ADMIN_FIRE_COLUMNS(ADMIN_COLUMN)},
   history_columns[] = {CHIME__ADMIN_HISTORY_COLUMNS(ADMIN_COLUMN)},
   lease_columns[] = {CHIME__ADMIN_LEASE_COLUMNS(ADMIN_COLUMN)},
-  audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)};
+  audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)},
+  run_count_columns[] = {CHIME__ADMIN_RUN_COUNT_COLUMNS(ADMIN_COLUMN)},
+  lateness_columns[] = {CHIME__ADMIN_LATENESS_COLUMNS(ADMIN_COLUMN)},
+  state_count_columns[] = {CHIME__ADMIN_STATE_COUNT_COLUMNS(ADMIN_COLUMN)},
+  drain_columns[] = {CHIME__ADMIN_DRAIN_COLUMNS(ADMIN_COLUMN)},
+  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -48,7 +53,15 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_FIRES] = {fire_columns, CHIME__AC_FIRE_COUNT},
       [CHIME_ADMIN_HISTORY] = {history_columns, CHIME__AC_HISTORY_COUNT},
       [CHIME_ADMIN_LEASES] = {lease_columns, CHIME__AC_LEASE_COUNT},
-      [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT}};
+      [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT},
+      [CHIME_ADMIN_RUN_COUNTS] = {run_count_columns, CHIME__AC_RUNS_COUNT_N},
+      [CHIME_ADMIN_LATENESS] = {lateness_columns, CHIME__AC_LATENESS_COUNT},
+      [CHIME_ADMIN_TRIGGER_STATES] = {state_count_columns,
+                                      CHIME__AC_STATES_COUNT_N},
+      [CHIME_ADMIN_FIRE_STATES] = {state_count_columns,
+                                   CHIME__AC_STATES_COUNT_N},
+      [CHIME_ADMIN_DRAINS] = {drain_columns, CHIME__AC_DRAIN_COUNT},
+      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);

@@ -299,6 +299,11 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
                              "the memory store keeps no audit trail: it "
                              "records no operators' actions");
+  if (q->kind == CHIME_ADMIN_LIMITS) { /* limit_stats takes the lock */
+    int r = chime__admin_list_limits(store, t);
+    chime__admin_table_page(t, q->offset, q->limit);
+    return r;
+  }
   int64_t now = store->ops->now(store);
   int r = 0;
   chime__mem_lock(s);
@@ -322,6 +327,9 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     r = chime__mem_admin_leases(s, now, t);
     break;
   case CHIME_ADMIN_AUDIT:
+    break;
+  default: /* the cluster's figures */
+    r = chime__mem_admin_stats(s, q, t);
     break;
   }
   chime__mem_unlock(s);

@@ -414,6 +414,8 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return list_leases(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_AUDIT:
     return list_audit(s, q, t, errbuf, errbuf_len);
+  default: /* the cluster's figures */
+    return chime__mysql_admin_stats(store, q, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

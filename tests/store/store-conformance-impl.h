@@ -86,5 +86,7 @@ extern CU_TestInfo sc_queue_tests[];
 extern CU_TestInfo sc_history_tests[];
 /* The tests of store-conformance-drain.c. */
 extern CU_TestInfo sc_drain_tests[];
+/* The tests of store-conformance-figures.c. */
+extern CU_TestInfo sc_figure_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

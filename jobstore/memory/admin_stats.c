@@ -1,0 +1,173 @@
+/*
+ * memory/admin_stats.c: the memory store's lists of the cluster's figures
+ * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS), counted from its
+ * own records: its history ring, its triggers and fires, its one node's
+ * drain.  The counts and their order are the MySQL store's (names sorted
+ * byte by byte, as its binary collation sorts them).
+ *
+ * Locks: the caller (admin.c) holds the store's lock, but for the limits
+ * (limit_stats takes it itself).
+ */
+#include "jobstore/admin.h"
+#include "jobstore/memory/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The entries the ring keeps, oldest first, each passed to fn. */
+static void each_run(const mem_store *s,
+                     void (*fn)(const chime_history_entry *e, void *arg),
+                     void *arg) {
+  int64_t oldest = s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP + 1;
+  for (int64_t id = oldest < 1 ? 1 : oldest;
+       s->history && id <= s->history_next_id; id++)
+    fn(&s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)], arg);
+}
+
+/* ----------------------------------------------------------- run counts */
+
+typedef struct runs_arg {
+  const chime_history_entry **v;
+  size_t n;
+} runs_arg;
+
+static void pick_run(const chime_history_entry *e, void *arg) {
+  runs_arg *a = arg;
+  a->v[a->n++] = e;
+}
+
+static int by_job_outcome(const void *x, const void *y) {
+  const chime_history_entry *a = *(const chime_history_entry *const *)x;
+  const chime_history_entry *b = *(const chime_history_entry *const *)y;
+  int c = strcmp(a->job_group, b->job_group);
+  if (c == 0)
+    c = strcmp(a->job_name, b->job_name);
+  return c ? c : strcmp(a->outcome, b->outcome);
+}
+
+static int list_run_counts(const mem_store *s, chime_admin_table *t) {
+  runs_arg a = {calloc(CHIME__MEM_HISTORY_CAP, sizeof *a.v), 0};
+  if (!a.v)
+    return CHIME_ENOMEM;
+  each_run(s, pick_run, &a);
+  qsort(a.v, a.n, sizeof *a.v, by_job_outcome);
+  for (size_t i = 0, j; i < a.n; i = j) {
+    for (j = i + 1; j < a.n && by_job_outcome(&a.v[i], &a.v[j]) == 0; j++)
+      ;
+    if (chime__admin_row_add(t) < 0)
+      break;
+    chime__admin_set_text(t, CHIME__AC_RUNS_JOB_GROUP, a.v[i]->job_group);
+    chime__admin_set_text(t, CHIME__AC_RUNS_JOB_NAME, a.v[i]->job_name);
+    chime__admin_set_text(t, CHIME__AC_RUNS_OUTCOME, a.v[i]->outcome);
+    chime__admin_set_int(t, CHIME__AC_RUNS_COUNT, (int64_t)(j - i));
+  }
+  free(a.v);
+  return 0;
+}
+
+/* ------------------------------------------------------------- lateness */
+
+typedef struct late_arg {
+  int64_t runs[CHIME__ADMIN_NBUCKETS + 1], late[CHIME__ADMIN_NBUCKETS + 1];
+} late_arg;
+
+static void count_late(const chime_history_entry *e, void *arg) {
+  late_arg *a = arg;
+  if (!chime__admin_scheduled_run(e->trigger_group, e->recovering))
+    return;
+  int64_t late =
+      e->started_ms > e->scheduled_ms ? e->started_ms - e->scheduled_ms : 0;
+  for (size_t b = 0; b <= CHIME__ADMIN_NBUCKETS; b++)
+    if (b == CHIME__ADMIN_NBUCKETS || late <= chime__admin_lateness_ms[b]) {
+      a->runs[b]++;
+      a->late[b] += late;
+    }
+}
+
+/* ---------------------------------------------------------- state counts */
+
+typedef struct state_count {
+  const char *state;
+  int64_t count;
+} state_count;
+
+static int by_state(const void *x, const void *y) {
+  return strcmp(((const state_count *)x)->state,
+                ((const state_count *)y)->state);
+}
+
+/* Counts per state index (at most 16 states). */
+typedef struct states_arg {
+  int64_t count[16];
+} states_arg;
+
+static void count_trigger(void *value, void *arg) {
+  const mem_trigger *mt = value;
+  unsigned st = (unsigned)mt->t->store_state;
+  if (st < 16)
+    ((states_arg *)arg)->count[st]++;
+}
+
+static void count_fire(void *value, void *arg) {
+  const mem_fire *f = value;
+  ((states_arg *)arg)->count[f->phase == CHIME_FIRE_EXECUTING ? 1 : 0]++;
+}
+
+/* Puts the states counted (name(i) the word of index i), by word. */
+static void put_states(chime_admin_table *t, const states_arg *a,
+                       const char *(*name)(int)) {
+  state_count v[16];
+  size_t n = 0;
+  for (int i = 0; i < 16; i++)
+    if (a->count[i])
+      v[n++] = (state_count){name(i), a->count[i]};
+  qsort(v, n, sizeof *v, by_state);
+  for (size_t i = 0; i < n && chime__admin_row_add(t) == 0; i++) {
+    chime__admin_set_text(t, CHIME__AC_STATES_STATE, v[i].state);
+    chime__admin_set_int(t, CHIME__AC_STATES_COUNT, v[i].count);
+  }
+}
+
+static const char *fire_state_name(int i) {
+  return i ? "EXECUTING" : "ACQUIRED";
+}
+
+/* --------------------------------------------------------------- drains */
+
+static void list_drain(const mem_store *s, chime_admin_table *t) {
+  if (!s->drain_asked || chime__admin_row_add(t) < 0)
+    return;
+  chime__admin_set_text(t, CHIME__AC_DRAIN_NODE, s->node ? s->node : "");
+  chime__admin_set_text(t, CHIME__AC_DRAIN_STATE,
+                        s->drain_state == CHIME_NODE_DRAINED ? "drained"
+                                                             : "draining");
+  chime__admin_set_int(t, CHIME__AC_DRAIN_REQUESTED_MS, s->drain_requested_ms);
+  chime__admin_set_int(t, CHIME__AC_DRAIN_TIMEOUT_MS, s->drain_timeout_ms);
+}
+
+int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
+                           chime_admin_table *t) {
+  late_arg late = {0};
+  states_arg states = {0};
+  switch (q->kind) {
+  case CHIME_ADMIN_RUN_COUNTS:
+    return list_run_counts(s, t);
+  case CHIME_ADMIN_LATENESS:
+    each_run(s, count_late, &late);
+    chime__admin_put_lateness(t, late.runs, late.late);
+    return 0;
+  case CHIME_ADMIN_TRIGGER_STATES:
+    chime__mem_map_each(&s->triggers, count_trigger, &states);
+    put_states(t, &states, chime__admin_state_name);
+    return 0;
+  case CHIME_ADMIN_FIRE_STATES:
+    chime__mem_map_each(&s->fires, count_fire, &states);
+    put_states(t, &states, fire_state_name);
+    return 0;
+  case CHIME_ADMIN_DRAINS:
+    list_drain(s, t);
+    return 0;
+  default:
+    return CHIME_EINVAL;
+  }
+}

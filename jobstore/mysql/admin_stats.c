@@ -1,0 +1,120 @@
+/*
+ * mysql/admin_stats.c: the MySQL store's lists of the cluster's figures
+ * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS; store.h's
+ * admin_list, dispatched by admin_list.c): each one statement of
+ * queries/ counting on the server (GROUP BY, SUM), so that a large history
+ * is never carried over, in a transaction of its own.
+ */
+#include "jobstore/admin.h"
+#include "jobstore/mysql/ops.h"
+#include "jobstore/mysql/stmt.h"
+#include "jobstore/mysql/tx.h"
+
+#include <assert.h>
+
+/* The most arguments a statement here takes: the lateness's buckets. */
+#define STATS_ARGS (2 * CHIME__ADMIN_NBUCKETS + 1)
+
+/* One prepared statement, its arguments and its rows. */
+typedef struct stats_op {
+  chime__mysql_stmt_id id;
+  chime__mysql_arg args[STATS_ARGS];
+  size_t nargs;
+  chime__mysql_rows rows;
+} stats_op;
+
+static int stats_fn(chime__mysql_tx *tx, void *arg) {
+  stats_op *op = arg;
+  return chime__mysql_query(tx, op->id, op->args, op->nargs, &op->rows);
+}
+
+static void stats_reset(void *arg) {
+  chime__mysql_rows_free(&((stats_op *)arg)->rows);
+}
+
+static void add_arg(stats_op *op, chime__mysql_arg a) {
+  assert(op->nargs < STATS_ARGS);
+  op->args[op->nargs++] = a;
+}
+
+/* A list whose statement takes (sched_name, limit, offset) and whose
+ * columns are t's in order: text, or integers (never null here). */
+static int list_plain(chime__mysql_store *s, chime__mysql_stmt_id id,
+                      const chime_admin_query *q, chime_admin_table *t,
+                      char *errbuf, size_t errbuf_len) {
+  stats_op op = {.id = id};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_int((int64_t)q->limit));
+  add_arg(&op, chime__mysql_arg_int((int64_t)q->offset));
+  int r =
+      chime__mysql_tx_run(s, stats_fn, stats_reset, &op, errbuf, errbuf_len);
+  size_t ncols = chime_admin_table_get_column_count(t);
+  for (size_t i = 0; r == 0 && i < op.rows.nrows; i++) {
+    assert(op.rows.ncols == ncols);
+    if (chime__admin_row_add(t) < 0)
+      break;
+    for (size_t k = 0; k < ncols; k++)
+      if (chime_admin_table_get_column_type(t, k) == CHIME_ADMIN_INT64)
+        chime__admin_set_int(t, k, chime__mysql_rows_int64(&op.rows, i, k));
+      else
+        chime__admin_set_text(t, k, chime__mysql_rows_text(&op.rows, i, k));
+  }
+  chime__mysql_rows_free(&op.rows);
+  return r;
+}
+
+/* The lateness: one row of sums (queries/history_lateness.sql) made the
+ * list's rows, the buckets then every run. */
+static int list_lateness(chime__mysql_store *s, const chime_admin_query *q,
+                         chime_admin_table *t, char *errbuf,
+                         size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_HISTORY_LATENESS};
+  for (size_t b = 0; b < CHIME__ADMIN_NBUCKETS; b++) {
+    add_arg(&op, chime__mysql_arg_int(chime__admin_lateness_ms[b]));
+    add_arg(&op, chime__mysql_arg_int(chime__admin_lateness_ms[b]));
+  }
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  int r =
+      chime__mysql_tx_run(s, stats_fn, stats_reset, &op, errbuf, errbuf_len);
+  if (r == 0 && op.rows.nrows == 1) {
+    assert(op.rows.ncols == 2 + 2 * CHIME__ADMIN_NBUCKETS);
+    int64_t runs[CHIME__ADMIN_NBUCKETS + 1], late[CHIME__ADMIN_NBUCKETS + 1];
+    for (size_t b = 0; b < CHIME__ADMIN_NBUCKETS; b++) {
+      runs[b] = chime__mysql_rows_int64(&op.rows, 0, 2 + 2 * b);
+      late[b] = chime__mysql_rows_int64(&op.rows, 0, 3 + 2 * b);
+    }
+    runs[CHIME__ADMIN_NBUCKETS] = chime__mysql_rows_int64(&op.rows, 0, 0);
+    late[CHIME__ADMIN_NBUCKETS] = chime__mysql_rows_int64(&op.rows, 0, 1);
+    chime__admin_put_lateness(t, runs, late);
+    chime__admin_table_page(t, q->offset, q->limit);
+  }
+  chime__mysql_rows_free(&op.rows);
+  return r;
+}
+
+int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
+                             chime_admin_table *t, char *errbuf,
+                             size_t errbuf_len) {
+  chime__mysql_store *s = chime__mysql_store_of(store);
+  switch (q->kind) {
+  case CHIME_ADMIN_RUN_COUNTS:
+    return list_plain(s, CHIME__Q_HISTORY_RUN_COUNTS, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_LATENESS:
+    return list_lateness(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_TRIGGER_STATES:
+    return list_plain(s, CHIME__Q_TRIGGER_STATE_COUNTS, q, t, errbuf,
+                      errbuf_len);
+  case CHIME_ADMIN_FIRE_STATES:
+    return list_plain(s, CHIME__Q_FIRED_STATE_COUNTS, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_DRAINS:
+    return list_plain(s, CHIME__Q_DRAIN_LIST, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_LIMITS: {
+    int r = chime__admin_list_limits(store, t);
+    if (r == 0)
+      chime__admin_table_page(t, q->offset, q->limit);
+    return r;
+  }
+  default:
+    return CHIME_EINVAL;
+  }
+}

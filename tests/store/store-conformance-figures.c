@@ -1,0 +1,169 @@
+/*
+ * store-conformance-figures.c: the job store conformance suite: the
+ * cluster's figures each store lists for an operator (chime-admin.h's
+ * CHIME_ADMIN_RUN_COUNTS to _LIMITS, what chimectl metrics prints): the
+ * same rows, in the same order, from the memory store's records and from
+ * the MySQL store's statements.
+ */
+#include "store-conformance-impl.h"
+
+#include "jobstore/admin.h"
+
+#include <string.h>
+
+/* The whole list kind of admin's store (the caller frees it). */
+static chime_admin_table *list(chime_admin *a, chime_admin_kind kind) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(kind, &q), 0);
+  chime_admin_table *t = NULL;
+  int r = chime_admin_list(a, q, &t);
+  CU_ASSERT_EQUAL(r, 0);
+  if (r)
+    fprintf(stderr, "list %d: %s\n", (int)kind, chime_admin_errmsg(a));
+  chime_admin_query_free(q);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  return t;
+}
+
+#define TEXT(t, i, c) chime_admin_table_get_text(t, i, c)
+#define INT(t, i, c) chime_admin_table_get_int64(t, i, c)
+
+/* Whether row i of a state count is state with count n. */
+static bool state_is(const chime_admin_table *t, size_t i, const char *state,
+                     int64_t n) {
+  return i < chime_admin_table_get_row_count(t) &&
+         strcmp(TEXT(t, i, "state"), state) == 0 && INT(t, i, "count") == n;
+}
+
+/* Fires what is due by now, each started 7 ms after its time; trigger
+ * "two"'s run fails. */
+static void run_due(chime_store *st, chime_admin *a, int64_t now) {
+  for (int k = 0; k < 3; k++) {
+    chime_fire *f = sc_fire_next(st, now);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    if (k == 0) { /* running: one fire, executing */
+      chime_admin_table *t = list(a, CHIME_ADMIN_FIRE_STATES);
+      CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 1);
+      CU_ASSERT(state_is(t, 0, "EXECUTING", 1));
+      chime_admin_table_free(t);
+    }
+    chime_run_result o = {.started_ms = f->scheduled_ms + 7,
+                          .finished_ms = f->scheduled_ms + 9};
+    if (strcmp(f->trigger->name, "two") == 0) {
+      o.error = CHIME_EINTERNAL;
+      o.message = "failed on purpose";
+    }
+    CU_ASSERT_EQUAL(st->ops->complete(st, f, &o), 0);
+    chime__fire_free(f);
+  }
+}
+
+static void test_store_figures_runs(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  sc_add_job(st, "g", "a", "x", true);
+  int64_t now = st->ops->now(st);
+  sc_add_simple(st, "t", "one", "g", "a", now - 3 * SEC, 0, 0);
+  sc_add_simple(st, "t", "two", "g", "a", now - 2 * SEC, 0, 0);
+  sc_add_simple(st, "MANUAL_TRIGGER", "m", "g", "a", now - SEC, 0, 0);
+  sc_add_simple(st, "t", "later", "g", "a", now + HOUR, 0, 0);
+  sc_add_simple(st, "t", "paused", "g", "a", now + HOUR, 0, 0);
+  CU_ASSERT_EQUAL(st->ops->pause_trigger(st, "t", "paused"), 0);
+
+  chime_admin_table *t = list(a, CHIME_ADMIN_TRIGGER_STATES);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 2);
+  CU_ASSERT(state_is(t, 0, "PAUSED", 1));
+  CU_ASSERT(state_is(t, 1, "WAITING", 4));
+  chime_admin_table_free(t);
+  t = list(a, CHIME_ADMIN_FIRE_STATES);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+
+  run_due(st, a, now);
+  /* By job, then outcome. */
+  t = list(a, CHIME_ADMIN_RUN_COUNTS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 2);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_group"), "g");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_name"), "a");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "outcome"), "FAILED");
+  CU_ASSERT_EQUAL(INT(t, 0, "runs"), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "outcome"), "OK");
+  CU_ASSERT_EQUAL(INT(t, 1, "runs"), 2);
+  chime_admin_table_free(t);
+
+  /* The scheduled runs only (not the fire-now): two, 7 ms late each. */
+  t = list(a, CHIME_ADMIN_LATENESS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t),
+                        CHIME__ADMIN_NBUCKETS + 1);
+  for (size_t b = 0; b < CHIME__ADMIN_NBUCKETS; b++) {
+    bool in = chime__admin_lateness_ms[b] >= 7;
+    CU_ASSERT_EQUAL(INT(t, b, "le_ms"), chime__admin_lateness_ms[b]);
+    CU_ASSERT_EQUAL(INT(t, b, "runs"), in ? 2 : 0);
+    CU_ASSERT_EQUAL(INT(t, b, "late_ms"), in ? 14 : 0);
+  }
+  CU_ASSERT(chime_admin_table_is_null(t, CHIME__ADMIN_NBUCKETS, "le_ms"));
+  CU_ASSERT_EQUAL(INT(t, CHIME__ADMIN_NBUCKETS, "runs"), 2);
+  CU_ASSERT_EQUAL(INT(t, CHIME__ADMIN_NBUCKETS, "late_ms"), 14);
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
+static void test_store_figures_drains_limits(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  chime_admin_table *t = list(a, CHIME_ADMIN_DRAINS);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL_FATAL(
+      st->ops->drain_set(st, NULL, true, HOUR, "tester", NULL), 0);
+  t = list(a, CHIME_ADMIN_DRAINS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "node"), "node-a");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "state"), "draining");
+  CU_ASSERT_EQUAL(INT(t, 0, "timeout_ms"), HOUR);
+  CU_ASSERT(INT(t, 0, "requested_ms") > 0);
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(st->ops->drain_report(st, 0), 0);
+  t = list(a, CHIME_ADMIN_DRAINS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "state"), "drained");
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL(st->ops->drain_set(st, NULL, false, 0, NULL, NULL), 0);
+  t = list(a, CHIME_ADMIN_DRAINS);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+
+  /* A limited type: its own row, no partition; due fires wait. */
+  chime_limit_def d = {
+      .max_running = 2, .rate_count = 5, .rate_period_ms = SEC};
+  CU_ASSERT_EQUAL_FATAL(st->ops->limit_set(st, "x", &d), 0);
+  sc_add_job(st, "g", "a", "x", true);
+  int64_t now = st->ops->now(st);
+  sc_add_simple(st, "t", "one", "g", "a", now - SEC, 0, 0);
+  t = list(a, CHIME_ADMIN_LIMITS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_type"), "x");
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "partition"));
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "partition_field"));
+  CU_ASSERT_EQUAL(INT(t, 0, "max_running"), 2);
+  CU_ASSERT_EQUAL(INT(t, 0, "max_per_partition"), 0);
+  CU_ASSERT_EQUAL(INT(t, 0, "rate_count"), 5);
+  CU_ASSERT_EQUAL(INT(t, 0, "rate_period_ms"), SEC);
+  CU_ASSERT_EQUAL(INT(t, 0, "waiting"), 1);
+  CU_ASSERT_EQUAL(INT(t, 0, "running"), 0);
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
+#undef INT
+#undef TEXT
+
+CU_TestInfo sc_figure_tests[] = {
+    {"figures: runs, lateness, states", test_store_figures_runs},
+    {"figures: drains, limits", test_store_figures_drains_limits},
+    CU_TEST_INFO_NULL,
+};
