@@ -62,7 +62,9 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_TRIGGER_STATES = 10, /* the triggers counted by state */
   CHIME_ADMIN_FIRE_STATES = 11,    /* the fires claimed, counted by state */
   CHIME_ADMIN_DRAINS = 12,         /* the nodes asked to drain, by node */
-  CHIME_ADMIN_LIMITS = 13          /* the limited job types and partitions */
+  CHIME_ADMIN_LIMITS = 13,         /* the limited job types and partitions */
+  /* Why a trigger does not fire (chimectl explain). */
+  CHIME_ADMIN_PAUSED_GROUPS = 14 /* the group pauses, by match and pattern */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -147,7 +149,7 @@ CHIME_EXTERN int chime_admin_query_set_group(chime_admin_query *query,
 /*
  * chime_admin_query_set_job, chime_admin_query_set_trigger: only the rows
  * of job (group, name) or of trigger (group, name) (history, fires,
- * triggers of a job); both NULL: any.
+ * triggers; the group pauses covering the trigger); both NULL: any.
  * Returns: 0; CHIME_EINVAL (NULL query, a half key).
  * Ownership: the names are copied.
  * Thread: the query's user.

@@ -55,7 +55,8 @@ struct chime_admin_query {
   X(NODE_CHECKIN_AGE_MS, "checkin_age_ms", INT64)                              \
   X(NODE_LIVE, "live", INT64)                                                  \
   X(NODE_DRAIN, "drain", TEXT)                                                 \
-  X(NODE_RUNNING, "running", INT64)
+  X(NODE_RUNNING, "running", INT64)                                            \
+  X(NODE_TAGS, "tags", TEXT)
 #define CHIME__ADMIN_JOB_COLUMNS(X)                                            \
   X(JOB_GROUP, "group", TEXT)                                                  \
   X(JOB_NAME, "name", TEXT)                                                    \
@@ -87,7 +88,11 @@ struct chime_admin_query {
   X(TRIGGER_NEXT_FIRE_MS, "next_fire_ms", INT64)                               \
   X(TRIGGER_PREV_FIRE_MS, "prev_fire_ms", INT64)                               \
   X(TRIGGER_OWNER, "owner", TEXT)                                              \
-  X(TRIGGER_DATA, "data", BYTES)
+  X(TRIGGER_DATA, "data", BYTES)                                               \
+  X(TRIGGER_END_MS, "end_ms", INT64)                                           \
+  X(TRIGGER_JOB_TYPE, "job_type", TEXT)                                        \
+  X(TRIGGER_JOB_TAGS, "job_tags", TEXT)                                        \
+  X(TRIGGER_CLAIM_FIRE_ID, "claim_fire_id", INT64)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \
@@ -169,6 +174,9 @@ struct chime_admin_query {
   X(LIMIT_KEY_RATE_COUNT, "key_rate_count", INT64)                             \
   X(LIMIT_KEY_RATE_PERIOD_MS, "key_rate_period_ms", INT64)                     \
   X(LIMIT_PARTITION_FIELD, "partition_field", TEXT)
+#define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
+  X(PAUSED_MATCH, "match", TEXT)                                               \
+  X(PAUSED_PATTERN, "pattern", TEXT)
 
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
@@ -193,6 +201,9 @@ enum {
 };
 enum { CHIME__ADMIN_DRAIN_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_DRAIN_COUNT };
 enum { CHIME__ADMIN_LIMIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LIMIT_COUNT };
+enum {
+  CHIME__ADMIN_PAUSED_GROUP_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_PAUSED_COUNT
+};
 #undef CHIME__ADMIN_ENUM
 
 /*
@@ -227,7 +238,8 @@ const char *chime__admin_misfire_name(chime_misfire misfire);
 
 /* Fills the last row of a CHIME_ADMIN_TRIGGERS table from trigger tr (a
  * store's record), its state word and its owner (NULL: unclaimed): the
- * one reading of a trigger both stores share. */
+ * one reading of a trigger both stores share (the store sets job_type,
+ * job_tags and claim_fire_id, which its record does not hold). */
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner);
 
@@ -250,6 +262,11 @@ void chime__admin_put_lateness(chime_admin_table *t, const int64_t *runs,
 /* Fills t, a CHIME_ADMIN_LIMITS table, from store's limit_stats (either
  * store: the one reading of its limits).  Returns: 0; the store's errors. */
 int chime__admin_list_limits(chime_store *store, chime_admin_table *t);
+/* Adds a CHIME_ADMIN_PAUSED_GROUPS row for a group pause (match, pattern)
+ * when it covers q's trigger (any pause when q names none). */
+void chime__admin_put_paused_group(chime_admin_table *t,
+                                   const chime_admin_query *q,
+                                   chime_match match, const char *pattern);
 
 /* An operator's view of store (admin.c): owned, freed with the handle
  * (else borrowed: a scheduler's, an operator's store of the tools);

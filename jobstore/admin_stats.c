@@ -2,7 +2,8 @@
  * admin_stats.c: what both stores share of the cluster's figures
  * (chime-admin.h's CHIME_ADMIN_LATENESS and CHIME_ADMIN_LIMITS): the
  * lateness buckets and which runs have a lateness, and the limits read
- * through the stores' own limit_stats operation.
+ * through the stores' own limit_stats operation; and a group pause's row
+ * (CHIME_ADMIN_PAUSED_GROUPS) by the stores' own matching rule.
  */
 #include "jobstore/admin.h"
 #include "model/records.h"
@@ -38,6 +39,24 @@ void chime__admin_put_lateness(chime_admin_table *t, const int64_t *runs,
     chime__admin_set_int(t, CHIME__AC_LATE_RUNS, runs[b]);
     chime__admin_set_int(t, CHIME__AC_LATE_SUM_MS, late[b]);
   }
+}
+
+void chime__admin_put_paused_group(chime_admin_table *t,
+                                   const chime_admin_query *q,
+                                   chime_match match, const char *pattern) {
+  static const char *const words[] = {[CHIME_MATCH_EQUALS] = "equals",
+                                      [CHIME_MATCH_STARTS_WITH] = "starts_with",
+                                      [CHIME_MATCH_ENDS_WITH] = "ends_with",
+                                      [CHIME_MATCH_CONTAINS] = "contains",
+                                      [CHIME_MATCH_ANY] = "any"};
+  if ((unsigned)match >= sizeof words / sizeof words[0] ||
+      (q->trigger_group &&
+       !chime__group_matches(match, pattern, q->trigger_group)) ||
+      chime__admin_row_add(t) < 0)
+    return;
+  chime__admin_set_text(t, CHIME__AC_PAUSED_MATCH, words[match]);
+  chime__admin_set_text(t, CHIME__AC_PAUSED_PATTERN,
+                        match == CHIME_MATCH_ANY ? NULL : pattern);
 }
 
 int chime__admin_list_limits(chime_store *store, chime_admin_table *t) {

@@ -27,7 +27,8 @@ static const struct column {
   lateness_columns[] = {CHIME__ADMIN_LATENESS_COLUMNS(ADMIN_COLUMN)},
   state_count_columns[] = {CHIME__ADMIN_STATE_COUNT_COLUMNS(ADMIN_COLUMN)},
   drain_columns[] = {CHIME__ADMIN_DRAIN_COLUMNS(ADMIN_COLUMN)},
-  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)};
+  limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)},
+  paused_group_columns[] = {CHIME__ADMIN_PAUSED_GROUP_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -61,7 +62,9 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_FIRE_STATES] = {state_count_columns,
                                    CHIME__AC_STATES_COUNT_N},
       [CHIME_ADMIN_DRAINS] = {drain_columns, CHIME__AC_DRAIN_COUNT},
-      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT}};
+      [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT},
+      [CHIME_ADMIN_PAUSED_GROUPS] = {paused_group_columns,
+                                     CHIME__AC_PAUSED_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);
@@ -236,6 +239,8 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
     chime__admin_set_int(t, CHIME__AC_TRIGGER_PREV_FIRE_MS,
                          tr->state.prev_fire_ms);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_OWNER, owner);
+  if (tr->schedule.end_ms != INT64_MAX)
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_END_MS, tr->schedule.end_ms);
 }
 
 /* ------------------------------------------------------------ reading */

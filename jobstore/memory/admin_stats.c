@@ -2,8 +2,9 @@
  * memory/admin_stats.c: the memory store's lists of the cluster's figures
  * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS), counted from its
  * own records: its history ring, its triggers and fires, its one node's
- * drain.  The counts and their order are the MySQL store's (names sorted
- * byte by byte, as its binary collation sorts them).
+ * drain; and its group pauses (CHIME_ADMIN_PAUSED_GROUPS).  The counts and
+ * their order are the MySQL store's (names sorted byte by byte, as its binary
+ * collation sorts them).
  *
  * Locks: the caller (admin.c) holds the store's lock, but for the limits
  * (limit_stats takes it itself).
@@ -145,6 +146,37 @@ static void list_drain(const mem_store *s, chime_admin_table *t) {
   chime__admin_set_int(t, CHIME__AC_DRAIN_TIMEOUT_MS, s->drain_timeout_ms);
 }
 
+/* ------------------------------------------------------- paused groups */
+
+static int by_match(const void *x, const void *y) {
+  const mem_paused_group *a = x, *b = y;
+  return a->match != b->match ? (a->match > b->match) - (a->match < b->match)
+                              : strcmp(a->pattern ? a->pattern : "",
+                                       b->pattern ? b->pattern : "");
+}
+
+/* The paused matchers and all (an "any" pause), by match and pattern. */
+static int list_paused(const mem_store *s, const chime_admin_query *q,
+                       chime_admin_table *t) {
+  mem_paused_group *v = s->npaused ? malloc(s->npaused * sizeof *v) : NULL;
+  if (s->npaused && !v)
+    return CHIME_ENOMEM;
+  if (s->npaused) {
+    memcpy(v, s->paused, s->npaused * sizeof *v);
+    qsort(v, s->npaused, sizeof *v, by_match);
+  }
+  bool any = s->all_paused; /* one "any" row, as the MySQL store's key */
+  for (size_t i = 0; i < s->npaused; i++)
+    if (v[i].match == CHIME_MATCH_ANY)
+      any = true;
+    else
+      chime__admin_put_paused_group(t, q, v[i].match, v[i].pattern);
+  if (any) /* CHIME_MATCH_ANY sorts last */
+    chime__admin_put_paused_group(t, q, CHIME_MATCH_ANY, NULL);
+  free(v);
+  return 0;
+}
+
 int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
                            chime_admin_table *t) {
   late_arg late = {0};
@@ -167,6 +199,8 @@ int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
   case CHIME_ADMIN_DRAINS:
     list_drain(s, t);
     return 0;
+  case CHIME_ADMIN_PAUSED_GROUPS:
+    return list_paused(s, q, t);
   default:
     return CHIME_EINVAL;
   }

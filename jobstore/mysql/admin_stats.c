@@ -1,6 +1,7 @@
 /*
  * mysql/admin_stats.c: the MySQL store's lists of the cluster's figures
- * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS; store.h's
+ * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS) and its group
+ * pauses (CHIME_ADMIN_PAUSED_GROUPS; store.h's
  * admin_list, dispatched by admin_list.c): each one statement of
  * queries/ counting on the server (GROUP BY, SUM), so that a large history
  * is never carried over, in a transaction of its own.
@@ -11,6 +12,8 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The most arguments a statement here takes: the lateness's buckets. */
 #define STATS_ARGS (2 * CHIME__ADMIN_NBUCKETS + 1)
@@ -92,6 +95,49 @@ static int list_lateness(chime__mysql_store *s, const chime_admin_query *q,
   return r;
 }
 
+/* A row of queries/pg_list.sql, for sorting. */
+typedef struct pg_row {
+  const chime__mysql_rows *rows;
+  size_t i;
+} pg_row;
+
+/* By match kind, then pattern: the table's key's order. */
+static int by_match(const void *x, const void *y) {
+  const pg_row *a = x, *b = y;
+  int64_t ma = chime__mysql_rows_int64(a->rows, a->i, 0);
+  int64_t mb = chime__mysql_rows_int64(b->rows, b->i, 0);
+  return ma != mb ? (ma > mb) - (ma < mb)
+                  : strcmp(chime__mysql_rows_text(a->rows, a->i, 1),
+                           chime__mysql_rows_text(b->rows, b->i, 1));
+}
+
+/* The group pauses (queries/pg_list.sql, which has no order), those
+ * covering q's trigger when it names one. */
+static int list_paused(chime__mysql_store *s, const chime_admin_query *q,
+                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_PG_LIST};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  int r =
+      chime__mysql_tx_run(s, stats_fn, stats_reset, &op, errbuf, errbuf_len);
+  size_t n = r == 0 ? op.rows.nrows : 0;
+  pg_row *v = n ? calloc(n, sizeof *v) : NULL;
+  if (n && !v)
+    r = CHIME_ENOMEM;
+  for (size_t i = 0; v && i < n; i++)
+    v[i] = (pg_row){&op.rows, i};
+  if (v)
+    qsort(v, n, sizeof *v, by_match);
+  for (size_t k = 0; v && k < n; k++)
+    chime__admin_put_paused_group(
+        t, q, (chime_match)chime__mysql_rows_int64(&op.rows, v[k].i, 0),
+        chime__mysql_rows_text(&op.rows, v[k].i, 1));
+  free(v);
+  chime__mysql_rows_free(&op.rows);
+  if (r == 0)
+    chime__admin_table_page(t, q->offset, q->limit);
+  return r;
+}
+
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
                              chime_admin_table *t, char *errbuf,
                              size_t errbuf_len) {
@@ -114,6 +160,8 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
       chime__admin_table_page(t, q->offset, q->limit);
     return r;
   }
+  case CHIME_ADMIN_PAUSED_GROUPS:
+    return list_paused(s, q, t, errbuf, errbuf_len);
   default:
     return CHIME_EINVAL;
   }

@@ -1,7 +1,9 @@
 /*
  * store-conformance-figures.c: the job store conformance suite: the
  * cluster's figures each store lists for an operator (chime-admin.h's
- * CHIME_ADMIN_RUN_COUNTS to _LIMITS, what chimectl metrics prints): the
+ * CHIME_ADMIN_RUN_COUNTS to _LIMITS, what chimectl metrics prints) and
+ * what chimectl explain reads of a trigger (CHIME_ADMIN_PAUSED_GROUPS, the
+ * trigger list's key filter and columns): the
  * same rows, in the same order, from the memory store's records and from
  * the MySQL store's statements.
  */
@@ -159,10 +161,100 @@ static void test_store_figures_drains_limits(void) {
   sc_close(st);
 }
 
+/* The one trigger (group, name) of the trigger list. */
+static chime_admin_table *one_trigger(chime_admin *a, const char *group,
+                                      const char *name) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_TRIGGERS, &q), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_trigger(q, group, name), 0);
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), 0);
+  chime_admin_query_free(q);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  return t;
+}
+
+/* What explain reads: a trigger by key with its end, its job's type and
+ * tags and its claim; the group pauses covering it. */
+static void test_store_figures_explain(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  chime_job *job = sc_job("g", "a", "x", true);
+  CU_ASSERT_EQUAL(chime_job_add_required_tag(job, "gpu"), 0);
+  CU_ASSERT_EQUAL_FATAL(st->ops->job_add(st, job, false), 0);
+  chime_job_free(job);
+  int64_t now = st->ops->now(st);
+  chime_trigger *tr = sc_simple("t", "one", "g", "a", now - SEC, 0, 0);
+  CU_ASSERT_EQUAL(chime_trigger_set_end_ms(tr, now + HOUR), 0);
+  CU_ASSERT_EQUAL(st->ops->trigger_add(st, NULL, tr, false, NULL, NULL, 0), 0);
+  chime_trigger_free(tr);
+  sc_add_simple(st, "t", "two", "g", "a", now + HOUR, 0, 0);
+
+  chime_admin_table *t = one_trigger(a, "t", "one");
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "name"), "one");
+  CU_ASSERT_EQUAL(INT(t, 0, "end_ms"), now + HOUR);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_type"), "x");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "job_tags"), "gpu");
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "claim_fire_id"));
+  chime_admin_table_free(t);
+  t = one_trigger(a, "t", "two");
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT(chime_admin_table_is_null(t, 0, "end_ms"));
+  chime_admin_table_free(t);
+  t = one_trigger(a, "t", "none");
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+
+  /* Claimed: its fire (a job this node may run: it has no tag). */
+  sc_add_job(st, "g", "b", "x", true);
+  sc_add_simple(st, "t", "three", "g", "b", now - SEC, 0, 0);
+  chime_fire **fires = NULL;
+  CU_ASSERT_EQUAL_FATAL(sc_acquire(st, now, now, 1, NULL, &fires), 1);
+  t = one_trigger(a, "t", "three");
+  CU_ASSERT_EQUAL(INT(t, 0, "claim_fire_id"), fires[0]->fire_id);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "owner"), "node-a");
+  chime_admin_table_free(t);
+  sc_fires_free(fires, 1);
+
+  /* The group pauses: all, or those covering a trigger. */
+  CU_ASSERT_EQUAL(st->ops->pause_group(st, CHIME_MATCH_EQUALS, "zz"), 0);
+  CU_ASSERT_EQUAL(st->ops->pause_group(st, CHIME_MATCH_STARTS_WITH, "t"), 0);
+  CU_ASSERT_EQUAL(st->ops->pause_all(st), 0);
+  t = list(a, CHIME_ADMIN_PAUSED_GROUPS);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 3);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "match"), "equals");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "pattern"), "zz");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "match"), "starts_with");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "pattern"), "t");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 2, "match"), "any");
+  CU_ASSERT(chime_admin_table_is_null(t, 2, "pattern"));
+  chime_admin_table_free(t);
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_PAUSED_GROUPS, &q),
+                        0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_trigger(q, "t", "two"), 0);
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), 0);
+  chime_admin_query_free(q);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 2);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "match"), "starts_with");
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 1, "match"), "any");
+  chime_admin_table_free(t);
+
+  /* The nodes say their tags. */
+  t = list(a, CHIME_ADMIN_NODES);
+  CU_ASSERT(chime_admin_table_get_column_index(t, "tags") >= 0);
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 #undef INT
 #undef TEXT
 
 CU_TestInfo sc_figure_tests[] = {
+    {"figures: what explain reads", test_store_figures_explain},
     {"figures: runs, lateness, states", test_store_figures_runs},
     {"figures: drains, limits", test_store_figures_drains_limits},
     CU_TEST_INFO_NULL,

@@ -299,6 +299,11 @@ int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
  * (CHIME_NO_FIRE_MS: none).  Returns: 0 or an exit code. */
 int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms);
 
+/* The misfire threshold explain judges a late trigger by: the library's
+ * default (chime_config_set_misfire_threshold_ms, include/chime.h), as the
+ * nodes' own setting is not in the store. */
+#define CTL_MISFIRE_THRESHOLD_MS INT64_C(60000)
+
 /* Why a trigger is (not) firing: explain's answer. */
 typedef struct ctl_explanation {
   char state[24];  /* the trigger's state */
