@@ -64,7 +64,10 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_DRAINS = 12,         /* the nodes asked to drain, by node */
   CHIME_ADMIN_LIMITS = 13,         /* the limited job types and partitions */
   /* Why a trigger does not fire (chimectl explain). */
-  CHIME_ADMIN_PAUSED_GROUPS = 14 /* the group pauses, by match and pattern */
+  CHIME_ADMIN_PAUSED_GROUPS = 14, /* the group pauses, by match and pattern */
+  /* The cluster's activity (chimectl running's pages, chimectl events). */
+  CHIME_ADMIN_ACTIVITY = 15, /* the runs started, minute by minute */
+  CHIME_ADMIN_EVENTS = 16    /* the nodes' starts and lost runs, newest first */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

@@ -174,6 +174,17 @@ struct chime_admin_query {
   X(LIMIT_KEY_RATE_COUNT, "key_rate_count", INT64)                             \
   X(LIMIT_KEY_RATE_PERIOD_MS, "key_rate_period_ms", INT64)                     \
   X(LIMIT_PARTITION_FIELD, "partition_field", TEXT)
+#define CHIME__ADMIN_ACTIVITY_COLUMNS(X)                                       \
+  X(ACT_MINUTE_MS, "minute_ms", INT64)                                         \
+  X(ACT_FIRES, "fires", INT64)                                                 \
+  X(ACT_FAILURES, "failures", INT64)                                           \
+  X(ACT_LATE_AVG_MS, "late_avg_ms", INT64)                                     \
+  X(ACT_LATE_MAX_MS, "late_max_ms", INT64)
+#define CHIME__ADMIN_EVENT_COLUMNS(X)                                          \
+  X(EVENT_TIME_MS, "time_ms", INT64)                                           \
+  X(EVENT_NODE, "node", TEXT)                                                  \
+  X(EVENT_EVENT, "event", TEXT)                                                \
+  X(EVENT_DETAIL, "detail", TEXT)
 #define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
   X(PAUSED_MATCH, "match", TEXT)                                               \
   X(PAUSED_PATTERN, "pattern", TEXT)
@@ -204,6 +215,10 @@ enum { CHIME__ADMIN_LIMIT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LIMIT_COUNT };
 enum {
   CHIME__ADMIN_PAUSED_GROUP_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_PAUSED_COUNT
 };
+enum {
+  CHIME__ADMIN_ACTIVITY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_ACTIVITY_COUNT
+};
+enum { CHIME__ADMIN_EVENT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_EVENT_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -2,7 +2,8 @@
  * memory/admin_stats.c: the memory store's lists of the cluster's figures
  * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _LIMITS), counted from its
  * own records: its history ring, its triggers and fires, its one node's
- * drain; and its group pauses (CHIME_ADMIN_PAUSED_GROUPS).  The counts and
+ * drain; its group pauses (CHIME_ADMIN_PAUSED_GROUPS); its activity by
+ * minute and its lost runs (CHIME_ADMIN_ACTIVITY, _EVENTS).  The counts and
  * their order are the MySQL store's (names sorted byte by byte, as its binary
  * collation sorts them).
  *
@@ -12,6 +13,9 @@
 #include "jobstore/admin.h"
 #include "jobstore/memory/memory.h"
 
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +150,100 @@ static void list_drain(const mem_store *s, chime_admin_table *t) {
   chime__admin_set_int(t, CHIME__AC_DRAIN_TIMEOUT_MS, s->drain_timeout_ms);
 }
 
+/* ------------------------------------------------------------- activity */
+
+/* One minute's figures. */
+typedef struct minute {
+  int64_t minute_ms, fires, failures, late_n, late_sum, late_max;
+} minute;
+
+typedef struct activity_arg {
+  const chime_admin_query *q;
+  minute *v; /* at most one per run the ring keeps */
+  size_t n;
+} activity_arg;
+
+static int by_minute(const void *x, const void *y) {
+  int64_t a = ((const minute *)x)->minute_ms,
+          b = ((const minute *)y)->minute_ms;
+  return (a > b) - (a < b);
+}
+
+static void count_minute(const chime_history_entry *e, void *arg) {
+  activity_arg *a = arg;
+  if (e->started_ms < a->q->from_ms ||
+      (a->q->to_ms && e->started_ms >= a->q->to_ms))
+    return;
+  int64_t m = e->started_ms / 60000 * 60000;
+  if (e->started_ms < 0 && e->started_ms % 60000)
+    m -= 60000; /* FLOOR */
+  size_t i = 0;
+  while (i < a->n && a->v[i].minute_ms != m)
+    i++;
+  if (i == a->n)
+    a->v[a->n++] = (minute){.minute_ms = m};
+  minute *x = &a->v[i];
+  x->fires++;
+  if (strcmp(e->outcome, "OK") != 0 && strcmp(e->outcome, "REQUEUED") != 0)
+    x->failures++;
+  if (chime__admin_scheduled_run(e->trigger_group, e->recovering)) {
+    int64_t late =
+        e->started_ms > e->scheduled_ms ? e->started_ms - e->scheduled_ms : 0;
+    x->late_n++;
+    x->late_sum += late;
+    if (late > x->late_max)
+      x->late_max = late;
+  }
+}
+
+static int list_activity(const mem_store *s, const chime_admin_query *q,
+                         chime_admin_table *t) {
+  activity_arg a = {q, calloc(CHIME__MEM_HISTORY_CAP, sizeof *a.v), 0};
+  if (!a.v)
+    return CHIME_ENOMEM;
+  each_run(s, count_minute, &a);
+  qsort(a.v, a.n, sizeof *a.v, by_minute);
+  for (size_t i = 0; i < a.n && chime__admin_row_add(t) == 0; i++) {
+    const minute *x = &a.v[i];
+    chime__admin_set_int(t, CHIME__AC_ACT_MINUTE_MS, x->minute_ms);
+    chime__admin_set_int(t, CHIME__AC_ACT_FIRES, x->fires);
+    chime__admin_set_int(t, CHIME__AC_ACT_FAILURES, x->failures);
+    if (x->late_n) { /* the average rounded, as the MySQL store's CAST */
+      chime__admin_set_int(t, CHIME__AC_ACT_LATE_AVG_MS,
+                           (2 * x->late_sum + x->late_n) / (2 * x->late_n));
+      chime__admin_set_int(t, CHIME__AC_ACT_LATE_MAX_MS, x->late_max);
+    }
+  }
+  free(a.v);
+  return 0;
+}
+
+/* --------------------------------------------------------------- events */
+
+/* The runs the node lost (error CHIME_ENOTOWNER), newest first: the
+ * memory store keeps no node start. */
+static void list_events(const mem_store *s, chime_admin_table *t) {
+  int64_t oldest = s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP + 1;
+  for (int64_t id = s->history_next_id; s->history && id >= oldest && id >= 1;
+       id--) {
+    const chime_history_entry *e =
+        &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)];
+    if (e->error != CHIME_ENOTOWNER || chime__admin_row_add(t) < 0)
+      continue;
+    char event[64], detail[1024];
+    size_t k = 0;
+    for (; e->outcome[k] && k < sizeof event - 1; k++)
+      event[k] = (char)tolower((unsigned char)e->outcome[k]);
+    event[k] = '\0';
+    snprintf(detail, sizeof detail, "fire %" PRId64 " (%s.%s): %s", e->fire_id,
+             e->job_group, e->job_name, e->message ? e->message : "");
+    chime__admin_set_int(t, CHIME__AC_EVENT_TIME_MS, e->finished_ms);
+    chime__admin_set_text(t, CHIME__AC_EVENT_NODE, e->node);
+    chime__admin_set_text(t, CHIME__AC_EVENT_EVENT, event);
+    chime__admin_set_text(t, CHIME__AC_EVENT_DETAIL, detail);
+  }
+}
+
 /* ------------------------------------------------------- paused groups */
 
 static int by_match(const void *x, const void *y) {
@@ -201,6 +299,11 @@ int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
     return 0;
   case CHIME_ADMIN_PAUSED_GROUPS:
     return list_paused(s, q, t);
+  case CHIME_ADMIN_ACTIVITY:
+    return list_activity(s, q, t);
+  case CHIME_ADMIN_EVENTS:
+    list_events(s, t);
+    return 0;
   default:
     return CHIME_EINVAL;
   }

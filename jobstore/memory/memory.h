@@ -303,8 +303,9 @@ int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
 int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
                           bool hide_self, chime_admin_table *t, char *errbuf,
                           size_t errbuf_len);
-/* Its lists of the cluster's figures (admin_stats.c), CHIME_ADMIN_RUN_COUNTS
- * to CHIME_ADMIN_DRAINS.  Lock held.  Returns: 0; CHIME_ENOMEM. */
+/* Its lists of the cluster's figures, group pauses and activity
+ * (admin_stats.c), CHIME_ADMIN_RUN_COUNTS to CHIME_ADMIN_EVENTS but the
+ * limits.  Lock held.  Returns: 0; CHIME_ENOMEM. */
 int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
                            chime_admin_table *t);
 /* Frees the ring (the store is being freed). */

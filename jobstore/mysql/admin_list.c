@@ -431,7 +431,7 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
   case CHIME_ADMIN_AUDIT:
     return list_audit(s, q, t, errbuf, errbuf_len);
   default: /* the cluster's figures */
-    return chime__mysql_admin_stats(store, q, t, errbuf, errbuf_len);
+    return chime__mysql_admin_stats(store, q, hide_self, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

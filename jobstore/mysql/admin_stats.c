@@ -40,30 +40,64 @@ static void add_arg(stats_op *op, chime__mysql_arg a) {
   op->args[op->nargs++] = a;
 }
 
-/* A list whose statement takes (sched_name, limit, offset) and whose
- * columns are t's in order: text, or integers (never null here). */
+/* Runs op's statement with the page's limit and offset appended; its
+ * rows, whose columns are t's in order (text or integers, SQL NULL a null
+ * cell), go into t. */
+static int run_rows(chime__mysql_store *s, stats_op *op,
+                    const chime_admin_query *q, chime_admin_table *t,
+                    char *errbuf, size_t errbuf_len) {
+  add_arg(op, chime__mysql_arg_int((int64_t)q->limit));
+  add_arg(op, chime__mysql_arg_int((int64_t)q->offset));
+  int r = chime__mysql_tx_run(s, stats_fn, stats_reset, op, errbuf, errbuf_len);
+  size_t ncols = chime_admin_table_get_column_count(t);
+  for (size_t i = 0; r == 0 && i < op->rows.nrows; i++) {
+    assert(op->rows.ncols == ncols);
+    if (chime__admin_row_add(t) < 0)
+      break;
+    for (size_t k = 0; k < ncols; k++)
+      if (chime__mysql_rows_is_null(&op->rows, i, k))
+        continue;
+      else if (chime_admin_table_get_column_type(t, k) == CHIME_ADMIN_INT64)
+        chime__admin_set_int(t, k, chime__mysql_rows_int64(&op->rows, i, k));
+      else
+        chime__admin_set_text(t, k, chime__mysql_rows_text(&op->rows, i, k));
+  }
+  chime__mysql_rows_free(&op->rows);
+  return r;
+}
+
+/* A list whose statement takes (sched_name, limit, offset). */
 static int list_plain(chime__mysql_store *s, chime__mysql_stmt_id id,
                       const chime_admin_query *q, chime_admin_table *t,
                       char *errbuf, size_t errbuf_len) {
   stats_op op = {.id = id};
   add_arg(&op, chime__mysql_arg_text(s->sched));
-  add_arg(&op, chime__mysql_arg_int((int64_t)q->limit));
-  add_arg(&op, chime__mysql_arg_int((int64_t)q->offset));
-  int r =
-      chime__mysql_tx_run(s, stats_fn, stats_reset, &op, errbuf, errbuf_len);
-  size_t ncols = chime_admin_table_get_column_count(t);
-  for (size_t i = 0; r == 0 && i < op.rows.nrows; i++) {
-    assert(op.rows.ncols == ncols);
-    if (chime__admin_row_add(t) < 0)
-      break;
-    for (size_t k = 0; k < ncols; k++)
-      if (chime_admin_table_get_column_type(t, k) == CHIME_ADMIN_INT64)
-        chime__admin_set_int(t, k, chime__mysql_rows_int64(&op.rows, i, k));
-      else
-        chime__admin_set_text(t, k, chime__mysql_rows_text(&op.rows, i, k));
-  }
-  chime__mysql_rows_free(&op.rows);
-  return r;
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
+/* The runs started in the query's time range, by minute
+ * (queries/history_activity.sql). */
+static int list_activity(chime__mysql_store *s, const chime_admin_query *q,
+                         chime_admin_table *t, char *errbuf,
+                         size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_HISTORY_ACTIVITY};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_int(q->from_ms));
+  add_arg(&op, chime__mysql_arg_int(q->to_ms));
+  add_arg(&op, chime__mysql_arg_int(q->to_ms));
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
+/* The nodes' starts and lost runs (queries/node_events.sql). */
+static int list_events(chime__mysql_store *s, const chime_admin_query *q,
+                       bool hide_self, chime_admin_table *t, char *errbuf,
+                       size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_NODE_EVENTS};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_text(hide_self ? s->node : ""));
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_int(CHIME_ENOTOWNER));
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
 }
 
 /* The lateness: one row of sums (queries/history_lateness.sql) made the
@@ -139,7 +173,7 @@ static int list_paused(chime__mysql_store *s, const chime_admin_query *q,
 }
 
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
-                             chime_admin_table *t, char *errbuf,
+                             bool hide_self, chime_admin_table *t, char *errbuf,
                              size_t errbuf_len) {
   chime__mysql_store *s = chime__mysql_store_of(store);
   switch (q->kind) {
@@ -162,6 +196,10 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
   }
   case CHIME_ADMIN_PAUSED_GROUPS:
     return list_paused(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_ACTIVITY:
+    return list_activity(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_EVENTS:
+    return list_events(s, q, hide_self, t, errbuf, errbuf_len);
   default:
     return CHIME_EINVAL;
   }

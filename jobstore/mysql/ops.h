@@ -300,10 +300,10 @@ int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
 int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
                             bool hide_self, chime_admin_table *t, char *errbuf,
                             size_t errbuf_len);
-/* Its lists of the cluster's figures (admin_stats.c): CHIME_ADMIN_RUN_COUNTS
- * to CHIME_ADMIN_LIMITS. */
+/* Its lists of the cluster's figures, group pauses and activity
+ * (admin_stats.c): CHIME_ADMIN_RUN_COUNTS to CHIME_ADMIN_EVENTS. */
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
-                             chime_admin_table *t, char *errbuf,
+                             bool hide_self, chime_admin_table *t, char *errbuf,
                              size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

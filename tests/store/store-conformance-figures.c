@@ -108,6 +108,27 @@ static void test_store_figures_runs(void) {
   CU_ASSERT_EQUAL(INT(t, CHIME__ADMIN_NBUCKETS, "runs"), 2);
   CU_ASSERT_EQUAL(INT(t, CHIME__ADMIN_NBUCKETS, "late_ms"), 14);
   chime_admin_table_free(t);
+
+  /* Minute by minute: three runs, one failed, the scheduled 7 ms late. */
+  t = list(a, CHIME_ADMIN_ACTIVITY);
+  size_t n = chime_admin_table_get_row_count(t);
+  CU_ASSERT(n >= 1 && n <= 2);
+  int64_t fires = 0, failures = 0;
+  for (size_t i = 0; i < n; i++) {
+    fires += INT(t, i, "fires");
+    failures += INT(t, i, "failures");
+    CU_ASSERT_EQUAL(INT(t, i, "minute_ms") % 60000, 0);
+    CU_ASSERT(i == 0 || INT(t, i, "minute_ms") > INT(t, i - 1, "minute_ms"));
+    CU_ASSERT(chime_admin_table_is_null(t, i, "late_max_ms") ||
+              (INT(t, i, "late_max_ms") == 7 && INT(t, i, "late_avg_ms") == 7));
+  }
+  CU_ASSERT_EQUAL(fires, 3);
+  CU_ASSERT_EQUAL(failures, 1);
+  chime_admin_table_free(t);
+  /* No node lost a run; the operator's own node is no event. */
+  t = list(a, CHIME_ADMIN_EVENTS);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
   chime_admin_free(a);
   sc_close(st);
 }

@@ -11,6 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
+                   ctl_table *t) {
+  chime__mysql_rows rows = {0};
+  int r = ctl_query(c, sql, args, n, &rows);
+  const char *cells[16];
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+    for (size_t k = 0; k < t->ncols && k < 16; k++)
+      cells[k] = chime__mysql_rows_text(&rows, i, k);
+    if (ctl_table_add(t, cells) < 0)
+      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+  }
+  if (r)
+    ctl_table_free(t);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 int ctl_shards_table(ctl *c, const char *fire_id, ctl_table *t) {
   static const char *const heads[] = {"shard",      "state",    "node",
                                       "fire_id",    "progress", "outcome",
