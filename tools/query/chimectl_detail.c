@@ -176,16 +176,17 @@ int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
 int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms) {
   char name[40];
   snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
-  const char *args[] = {c->sched, name};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c,
-                    "SELECT next_fire_ms FROM {P}triggers WHERE sched_name = ? "
-                    "AND trigger_group = 'CHIME_RETRY' AND trigger_name = ?",
-                    args, 2, &rows);
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q)
+    chime_admin_query_set_trigger(q, "CHIME_RETRY", name);
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
   if (r)
     return r;
-  *ret_next_ms =
-      rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : CHIME_NO_FIRE_MS;
-  chime__mysql_rows_free(&rows);
+  *ret_next_ms = chime_admin_table_get_row_count(t) &&
+                         !chime_admin_table_is_null(t, 0, "next_fire_ms")
+                     ? chime_admin_table_get_int64(t, 0, "next_fire_ms")
+                     : CHIME_NO_FIRE_MS;
+  chime_admin_table_free(t);
   return 0;
 }
