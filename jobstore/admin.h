@@ -185,6 +185,9 @@ struct chime_admin_query {
   X(EVENT_NODE, "node", TEXT)                                                  \
   X(EVENT_EVENT, "event", TEXT)                                                \
   X(EVENT_DETAIL, "detail", TEXT)
+#define CHIME__ADMIN_RETRY_COLUMNS(X)                                          \
+  X(RETRY_FIRE_ID, "fire_id", INT64)                                           \
+  X(RETRY_RETRIED_FIRE_ID, "retried_fire_id", INT64)
 #define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
   X(PAUSED_MATCH, "match", TEXT)                                               \
   X(PAUSED_PATTERN, "pattern", TEXT)
@@ -219,6 +222,7 @@ enum {
   CHIME__ADMIN_ACTIVITY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_ACTIVITY_COUNT
 };
 enum { CHIME__ADMIN_EVENT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_EVENT_COUNT };
+enum { CHIME__ADMIN_RETRY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RETRY_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

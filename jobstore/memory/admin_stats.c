@@ -244,6 +244,71 @@ static void list_events(const mem_store *s, chime_admin_table *t) {
   }
 }
 
+/* -------------------------------------------------------------- retries */
+
+/* The fire a run of trigger (group, name) retried: F of CHIME_RETRY.retry-F
+ * (0: not a retry's, or F not a number, as the MySQL store's CAST). */
+static int64_t retried(const char *group, const char *name) {
+  if (strcmp(group, "CHIME_RETRY") != 0 || strncmp(name, "retry-", 6) != 0)
+    return 0;
+  return strtoll(name + 6, NULL, 10);
+}
+
+/* Adds the link (fire, of) when q wants it: any (no fire), or the one
+ * of q's fire F (fire F retried of) and those that retried F (of F). */
+static void put_retry(chime_admin_table *t, const chime_admin_query *q,
+                      int64_t fire, int64_t of, bool is_retry) {
+  if (!is_retry ||
+      (q->fire_id && fire != q->fire_id &&
+       !(of == q->fire_id && fire > q->fire_id)) ||
+      chime__admin_row_add(t) < 0)
+    return;
+  chime__admin_set_int(t, CHIME__AC_RETRY_FIRE_ID, fire);
+  chime__admin_set_int(t, CHIME__AC_RETRY_RETRIED_FIRE_ID, of);
+}
+
+typedef struct retry_arg {
+  chime_admin_table *t;
+  const chime_admin_query *q;
+} retry_arg;
+
+static void fire_retry(void *value, void *arg) {
+  const mem_fire *f = value;
+  const retry_arg *a = arg;
+  const char *group = "", *name = "";
+  if (f->phase == CHIME_FIRE_ACQUIRED && f->trig) {
+    group = f->trig->t->group;
+    name = f->trig->t->name;
+  } else if (f->key) { /* "group\0name" */
+    group = f->key;
+    name = f->key + strlen(f->key) + 1;
+  }
+  put_retry(a->t, a->q, f->id, retried(group, name),
+            strcmp(group, "CHIME_RETRY") == 0 &&
+                strncmp(name, "retry-", 6) == 0);
+}
+
+/* The retries' runs: those claimed or running, then the recorded ones
+ * newest first (with a fire: the recorded ones first, as the MySQL
+ * store's statement for one fire reads them). */
+static void list_retries(const mem_store *s, const chime_admin_query *q,
+                         chime_admin_table *t) {
+  retry_arg arg = {t, q};
+  if (!q->fire_id)
+    chime__mem_map_each(&s->fires, fire_retry, &arg);
+  int64_t oldest = s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP + 1;
+  for (int64_t id = s->history_next_id; s->history && id >= oldest && id >= 1;
+       id--) {
+    const chime_history_entry *e =
+        &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)];
+    put_retry(t, q, e->fire_id, retried(e->trigger_group, e->trigger_name),
+              strcmp(e->trigger_group, "CHIME_RETRY") == 0 &&
+                  strncmp(e->trigger_name, "retry-", 6) == 0);
+  }
+  if (q->fire_id)
+    chime__mem_map_each(&s->fires, fire_retry, &arg);
+}
+
 /* ------------------------------------------------------- paused groups */
 
 static int by_match(const void *x, const void *y) {
@@ -303,6 +368,9 @@ int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
     return list_activity(s, q, t);
   case CHIME_ADMIN_EVENTS:
     list_events(s, t);
+    return 0;
+  case CHIME_ADMIN_RETRIES:
+    list_retries(s, q, t);
     return 0;
   default:
     return CHIME_EINVAL;

@@ -12,6 +12,8 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +174,33 @@ static int list_paused(chime__mysql_store *s, const chime_admin_query *q,
   return r;
 }
 
+/* The retry links (queries/retry_links.sql), or those of one fire
+ * (queries/retry_links_of.sql). */
+static int list_retries(chime__mysql_store *s, const chime_admin_query *q,
+                        chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  stats_op op = {.id = q->fire_id ? CHIME__Q_RETRY_LINKS_OF
+                                  : CHIME__Q_RETRY_LINKS};
+  char name[40];
+  snprintf(name, sizeof name, "retry-%" PRId64, q->fire_id);
+  if (q->fire_id) {
+    for (int k = 0; k < 2; k++) { /* history, fired: what F retried */
+      add_arg(&op, chime__mysql_arg_text(s->sched));
+      add_arg(&op, chime__mysql_arg_int(q->fire_id));
+    }
+    for (int k = 0; k < 2; k++) { /* history, fired: what retried F */
+      add_arg(&op, chime__mysql_arg_int(q->fire_id));
+      add_arg(&op, chime__mysql_arg_text(s->sched));
+      add_arg(&op, chime__mysql_arg_int(q->fire_id));
+      add_arg(&op, chime__mysql_arg_text(name));
+    }
+  } else {
+    add_arg(&op, chime__mysql_arg_text(s->sched));
+    add_arg(&op, chime__mysql_arg_text(s->sched));
+    add_arg(&op, chime__mysql_arg_int((int64_t)(q->limit + q->offset)));
+  }
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
                              bool hide_self, chime_admin_table *t, char *errbuf,
                              size_t errbuf_len) {
@@ -200,6 +229,8 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
     return list_activity(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_EVENTS:
     return list_events(s, q, hide_self, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_RETRIES:
+    return list_retries(s, q, t, errbuf, errbuf_len);
   default:
     return CHIME_EINVAL;
   }

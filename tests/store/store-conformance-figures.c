@@ -271,10 +271,61 @@ static void test_store_figures_explain(void) {
   sc_close(st);
 }
 
+/* Whether the retry list (of fire, 0: all) has exactly the link
+ * (fire_id, retried). */
+static bool only_link(chime_admin *a, int64_t fire, int64_t fire_id,
+                      int64_t retried) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_RETRIES, &q), 0);
+  if (fire)
+    CU_ASSERT_EQUAL(chime_admin_query_set_fire(q, fire), 0);
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), 0);
+  chime_admin_query_free(q);
+  bool ok = chime_admin_table_get_row_count(t) == 1 &&
+            INT(t, 0, "fire_id") == fire_id &&
+            INT(t, 0, "retried_fire_id") == retried;
+  chime_admin_table_free(t);
+  return ok;
+}
+
+/* A retry's run (trigger CHIME_RETRY.retry-F) is linked to F, running and
+ * recorded, listed whole or by either fire. */
+static void test_store_figures_retries(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  sc_add_job(st, "g", "a", "x", true);
+  int64_t now = st->ops->now(st);
+  sc_add_simple(st, "t", "one", "g", "a", now - SEC, 0, 0);
+  chime_fire *f1 = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f1);
+  int64_t first = f1->fire_id;
+  CU_ASSERT_EQUAL(sc_fail(st, f1), 0);
+  chime__fire_free(f1);
+  char name[40];
+  snprintf(name, sizeof name, "retry-%lld", (long long)first);
+  sc_add_simple(st, "CHIME_RETRY", name, "g", "a", now - SEC, 0, 0);
+  chime_fire *f2 = sc_fire_next(st, now);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f2);
+  int64_t second = f2->fire_id;
+  CU_ASSERT(only_link(a, 0, second, first)); /* running */
+  CU_ASSERT(only_link(a, first, second, first));
+  CU_ASSERT(only_link(a, second, second, first));
+  CU_ASSERT_EQUAL(sc_complete(st, f2), 0);
+  chime__fire_free(f2);
+  CU_ASSERT(only_link(a, 0, second, first)); /* recorded */
+  CU_ASSERT(only_link(a, first, second, first));
+  CU_ASSERT(only_link(a, second, second, first));
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 #undef INT
 #undef TEXT
 
 CU_TestInfo sc_figure_tests[] = {
+    {"figures: retry links", test_store_figures_retries},
     {"figures: what explain reads", test_store_figures_explain},
     {"figures: runs, lateness, states", test_store_figures_runs},
     {"figures: drains, limits", test_store_figures_drains_limits},
