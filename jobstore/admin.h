@@ -123,7 +123,9 @@ struct chime_admin_query {
   X(HISTORY_RECOVERING, "recovering", INT64)                                   \
   X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
   X(HISTORY_DATA, "data", BYTES)                                               \
-  X(HISTORY_FINISHED_MS, "finished_ms", INT64)
+  X(HISTORY_FINISHED_MS, "finished_ms", INT64)                                 \
+  X(HISTORY_SHARD_PARENT, "shard_parent", INT64)                               \
+  X(HISTORY_SHARD_INDEX, "shard_index", INT64)
 #define CHIME__ADMIN_LEASE_COLUMNS(X)                                          \
   X(LEASE_NAME, "name", TEXT)                                                  \
   X(LEASE_HOLDER, "holder", TEXT)                                              \

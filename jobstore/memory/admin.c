@@ -280,6 +280,10 @@ static void history_row(const chime_admin_query *q,
   chime__admin_set_int(t, CHIME__AC_HISTORY_DATA_BYTES, (int64_t)e->data_len);
   chime__admin_set_bytes(t, CHIME__AC_HISTORY_DATA, e->data, e->data_len);
   chime__admin_set_int(t, CHIME__AC_HISTORY_FINISHED_MS, e->finished_ms);
+  if (e->shard_parent > 0) {
+    chime__admin_set_int(t, CHIME__AC_HISTORY_SHARD_PARENT, e->shard_parent);
+    chime__admin_set_int(t, CHIME__AC_HISTORY_SHARD_INDEX, e->shard_index);
+  }
 }
 
 static void list_history(mem_store *s, const chime_admin_query *q,

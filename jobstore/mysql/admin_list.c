@@ -307,7 +307,8 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
       "SELECT id, fire_id, job_group, job_name, trigger_group, "
       "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
       "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data, "
-      "finished_ms FROM {P}history WHERE sched_name = ?");
+      "finished_ms, NULLIF(shard_parent, 0), IF(shard_parent > 0, "
+      "shard_index, NULL) FROM {P}history WHERE sched_name = ?");
   arg_text(op, s->sched);
 #define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)
   if (q->job_group) {

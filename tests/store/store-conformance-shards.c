@@ -8,6 +8,8 @@
  */
 #include "store-conformance-impl.h"
 
+#include "jobstore/admin.h"
+
 #include "model/records.h"
 
 #include <pthread.h>
@@ -111,6 +113,27 @@ static size_t history_of(chime_store *st, const char *name,
   return n;
 }
 
+/* A recorded fire's shard as an operator's history list says it: its
+ * sharded fire * 100 + its index; -1 for no shard. */
+static int64_t history_shard(chime_store *st, int64_t fire_id) {
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(CHIME_ADMIN_HISTORY, &q), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_fire(q, fire_id), 0);
+  chime_admin_table *t = NULL;
+  CU_ASSERT_EQUAL(chime_admin_list(a, q, &t), 0);
+  int64_t v = chime_admin_table_get_row_count(t) != 1 ? -2
+              : chime_admin_table_is_null(t, 0, "shard_parent")
+                  ? -1
+                  : chime_admin_table_get_int64(t, 0, "shard_parent") * 100 +
+                        chime_admin_table_get_int64(t, 0, "shard_index");
+  chime_admin_table_free(t);
+  chime_admin_query_free(q);
+  chime_admin_free(a);
+  return v;
+}
+
 static void test_store_shard_split(void) {
   heard h = {0};
   chime_store *st = open_node("node-a", NULL, &h, true);
@@ -187,6 +210,10 @@ static void test_store_shard_split(void) {
   chime__history_entries_free(e, ne);
   /* The one-shot trigger and its shard triggers are gone. */
   CU_ASSERT_EQUAL(sc_status(st, "t", "s"), CHIME_TRIGGER_NONE);
+  /* An operator's history says a shard's sharded fire and index. */
+  CU_ASSERT(history_shard(st, fires[1]->fire_id) ==
+            whole->fire_id * 100 + fires[1]->trigger->shard_index);
+  CU_ASSERT(history_shard(st, whole->fire_id) == -1);
   sc_fires_free(fires, n);
   chime__fire_free(whole);
   sc_close(st);

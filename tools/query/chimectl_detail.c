@@ -142,19 +142,25 @@ int ctl_retry_attempt(const ctl_retry_links *l, int64_t fire) {
 
 int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
                    int *ret_index) {
-  const char *args[] = {c->sched, fire_id};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c,
-                    "SELECT shard_parent, shard_index FROM {P}history WHERE "
-                    "sched_name = ? AND fire_id = CAST(? AS SIGNED) AND "
-                    "shard_parent > 0 LIMIT 1",
-                    args, 2, &rows);
-  if (r)
-    return r;
-  *ret_parent = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
-  *ret_index = rows.nrows ? (int)chime__mysql_rows_int64(&rows, 0, 1) : -1;
-  chime__mysql_rows_free(&rows);
-  return 0;
+  *ret_parent = 0;
+  *ret_index = -1;
+  char *end;
+  long long id = strtoll(fire_id ? fire_id : "", &end, 10);
+  if (!fire_id || end == fire_id || *end || id <= 0)
+    return 0; /* no such fire */
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q)
+    chime_admin_query_set_fire(q, (int64_t)id);
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(t); i++)
+    if (!chime_admin_table_is_null(t, i, "shard_parent")) {
+      *ret_parent = chime_admin_table_get_int64(t, i, "shard_parent");
+      *ret_index = (int)chime_admin_table_get_int64(t, i, "shard_index");
+      break;
+    }
+  chime_admin_table_free(t);
+  return r;
 }
 
 int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms) {
