@@ -69,7 +69,8 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_ACTIVITY = 15, /* the runs started, minute by minute */
   CHIME_ADMIN_EVENTS = 16,   /* the nodes' starts and lost runs, newest first */
   /* A fire's detail (chime-web's fire page). */
-  CHIME_ADMIN_RETRIES = 17 /* the retries' runs and the fires they retried */
+  CHIME_ADMIN_RETRIES = 17, /* the retries' runs and the fires they retried */
+  CHIME_ADMIN_SHARDS = 18   /* a sharded fire's shard runs, by shard */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

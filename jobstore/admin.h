@@ -190,6 +190,14 @@ struct chime_admin_query {
 #define CHIME__ADMIN_RETRY_COLUMNS(X)                                          \
   X(RETRY_FIRE_ID, "fire_id", INT64)                                           \
   X(RETRY_RETRIED_FIRE_ID, "retried_fire_id", INT64)
+#define CHIME__ADMIN_SHARD_COLUMNS(X)                                          \
+  X(SHARD_INDEX, "shard", INT64)                                               \
+  X(SHARD_STATE, "state", TEXT)                                                \
+  X(SHARD_NODE, "node", TEXT)                                                  \
+  X(SHARD_FIRE_ID, "fire_id", INT64)                                           \
+  X(SHARD_PROGRESS, "progress", TEXT)                                          \
+  X(SHARD_OUTCOME, "outcome", TEXT)                                            \
+  X(SHARD_FINISHED_MS, "finished_ms", INT64)
 #define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
   X(PAUSED_MATCH, "match", TEXT)                                               \
   X(PAUSED_PATTERN, "pattern", TEXT)
@@ -225,6 +233,7 @@ enum {
 };
 enum { CHIME__ADMIN_EVENT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_EVENT_COUNT };
 enum { CHIME__ADMIN_RETRY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RETRY_COUNT };
+enum { CHIME__ADMIN_SHARD_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_SHARD_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -31,7 +31,8 @@ static const struct column {
   paused_group_columns[] = {CHIME__ADMIN_PAUSED_GROUP_COLUMNS(ADMIN_COLUMN)},
   activity_columns[] = {CHIME__ADMIN_ACTIVITY_COLUMNS(ADMIN_COLUMN)},
   event_columns[] = {CHIME__ADMIN_EVENT_COLUMNS(ADMIN_COLUMN)},
-  retry_columns[] = {CHIME__ADMIN_RETRY_COLUMNS(ADMIN_COLUMN)};
+  retry_columns[] = {CHIME__ADMIN_RETRY_COLUMNS(ADMIN_COLUMN)},
+  shard_columns[] = {CHIME__ADMIN_SHARD_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -70,7 +71,8 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
                                      CHIME__AC_PAUSED_COUNT},
       [CHIME_ADMIN_ACTIVITY] = {activity_columns, CHIME__AC_ACTIVITY_COUNT},
       [CHIME_ADMIN_EVENTS] = {event_columns, CHIME__AC_EVENT_COUNT},
-      [CHIME_ADMIN_RETRIES] = {retry_columns, CHIME__AC_RETRY_COUNT}};
+      [CHIME_ADMIN_RETRIES] = {retry_columns, CHIME__AC_RETRY_COUNT},
+      [CHIME_ADMIN_SHARDS] = {shard_columns, CHIME__AC_SHARD_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);

@@ -309,6 +309,125 @@ static void list_retries(const mem_store *s, const chime_admin_query *q,
     chime__mem_map_each(&s->fires, fire_retry, &arg);
 }
 
+/* --------------------------------------------------------------- shards */
+
+/* One shard row (strings borrowed from the store's records). */
+typedef struct shard_row {
+  int64_t shard, fire_id; /* fire_id 0: none */
+  const char *state, *node, *outcome;
+  char progress[164]; /* "": none */
+  bool done;
+  int64_t finished_ms;
+} shard_row;
+
+static int by_shard(const void *x, const void *y) {
+  const shard_row *a = x, *b = y;
+  if (a->shard != b->shard)
+    return (a->shard > b->shard) - (a->shard < b->shard);
+  return (a->fire_id > b->fire_id) - (a->fire_id < b->fire_id);
+}
+
+/* The first 40 characters (UTF-8) of a checkpoint, as the MySQL store's
+ * LEFT(CAST(data AS CHAR), 40). */
+static void progress_of(const mem_store *s, int64_t run_id, char *buf,
+                        size_t len) {
+  size_t n = 0;
+  const unsigned char *d = chime__mem_checkpoint_peek(s, run_id, &n);
+  size_t k = 0, chars = 0;
+  buf[0] = '\0';
+  if (!d || run_id <= 0)
+    return;
+  while (k < n && k + 1 < len && d[k]) {
+    if ((d[k] & 0xC0) != 0x80 && chars++ == 40)
+      break;
+    buf[k] = (char)d[k];
+    k++;
+  }
+  buf[k] = '\0';
+}
+
+/* The EXECUTING fire of trigger (group, name) among fires; NULL: none. */
+static const mem_fire *running_of(void **fires, size_t n, const char *group,
+                                  const char *name) {
+  for (size_t i = 0; i < n; i++) {
+    const mem_fire *f = fires[i];
+    if (f->phase == CHIME_FIRE_EXECUTING && f->key &&
+        strcmp(f->key, group) == 0 &&
+        strcmp(f->key + strlen(f->key) + 1, name) == 0)
+      return f;
+  }
+  return NULL;
+}
+
+/* The shard runs of sharded fire q->fire_id: its shard triggers (waiting,
+ * claimed or running) and its recorded shard runs (done). */
+static int list_shards(const mem_store *s, const chime_admin_query *q,
+                       chime_admin_table *t) {
+  bool ok = true;
+  void **trigs = chime__mem_map_values(&s->triggers, &ok);
+  void **fires = ok ? chime__mem_map_values(&s->fires, &ok) : NULL;
+  shard_row *v =
+      calloc(s->triggers.count + CHIME__MEM_HISTORY_CAP + 1, sizeof *v);
+  size_t n = 0;
+  if (!ok || !v) {
+    free(trigs);
+    free(fires);
+    free(v);
+    return CHIME_ENOMEM;
+  }
+  for (size_t i = 0; q->fire_id && i < s->triggers.count; i++) {
+    const mem_trigger *mt = trigs[i];
+    const chime_trigger *tr = mt->t;
+    if (tr->shard_parent != q->fire_id)
+      continue;
+    const mem_fire *f = running_of(fires, s->fires.count, tr->group, tr->name);
+    shard_row *r = &v[n++];
+    r->shard = tr->shard_index;
+    r->state = f                                         ? "running"
+               : tr->store_state == CHIME_STATE_ACQUIRED ? "claimed"
+                                                         : "waiting";
+    r->node = f || mt->claim ? s->node : NULL;
+    r->fire_id = f ? f->id : mt->claim ? mt->claim->id : 0;
+    progress_of(s,
+                tr->origin_fire_id > 0 ? tr->origin_fire_id
+                : f                    ? f->id
+                                       : 0,
+                r->progress, sizeof r->progress);
+  }
+  int64_t oldest = s->history_next_id - (int64_t)CHIME__MEM_HISTORY_CAP + 1;
+  for (int64_t id = oldest < 1 ? 1 : oldest;
+       q->fire_id && s->history && id <= s->history_next_id; id++) {
+    const chime_history_entry *e =
+        &s->history[(size_t)((id - 1) % CHIME__MEM_HISTORY_CAP)];
+    if (e->shard_parent != q->fire_id)
+      continue;
+    v[n++] = (shard_row){.shard = e->shard_index,
+                         .fire_id = e->fire_id,
+                         .state = "done",
+                         .node = e->node,
+                         .outcome = e->outcome,
+                         .done = true,
+                         .finished_ms = e->finished_ms};
+  }
+  qsort(v, n, sizeof *v, by_shard);
+  for (size_t i = 0; i < n && chime__admin_row_add(t) == 0; i++) {
+    chime__admin_set_int(t, CHIME__AC_SHARD_INDEX, v[i].shard);
+    chime__admin_set_text(t, CHIME__AC_SHARD_STATE, v[i].state);
+    chime__admin_set_text(t, CHIME__AC_SHARD_NODE, v[i].node);
+    if (v[i].fire_id)
+      chime__admin_set_int(t, CHIME__AC_SHARD_FIRE_ID, v[i].fire_id);
+    if (v[i].progress[0])
+      chime__admin_set_text(t, CHIME__AC_SHARD_PROGRESS, v[i].progress);
+    chime__admin_set_text(t, CHIME__AC_SHARD_OUTCOME, v[i].outcome);
+    if (v[i].done)
+      chime__admin_set_int(t, CHIME__AC_SHARD_FINISHED_MS, v[i].finished_ms);
+  }
+  free(trigs);
+  free(fires);
+  free(v);
+  return 0;
+}
+
 /* ------------------------------------------------------- paused groups */
 
 static int by_match(const void *x, const void *y) {
@@ -372,6 +491,8 @@ int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
   case CHIME_ADMIN_RETRIES:
     list_retries(s, q, t);
     return 0;
+  case CHIME_ADMIN_SHARDS:
+    return list_shards(s, q, t);
   default:
     return CHIME_EINVAL;
   }

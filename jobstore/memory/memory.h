@@ -271,6 +271,10 @@ void chime__mem_shards_end_removed(mem_store *s, const char *key,
 void chime__mem_shards_tell(mem_store *s, mem_shards_done *done);
 /* Deletes the checkpoint of run id run_id, if any.  Lock held. */
 void chime__mem_checkpoint_drop(mem_store *s, int64_t run_id);
+/* The checkpoint of run run_id (NULL: none), *ret_len its length; borrowed
+ * while the lock is held.  Lock held. */
+const void *chime__mem_checkpoint_peek(const mem_store *s, int64_t run_id,
+                                       size_t *ret_len);
 /* Frees every checkpoint (the store is being freed).  Lock held. */
 void chime__mem_checkpoints_free(mem_store *s);
 int chime__mem_shard_split(chime_store *store, const chime_fire *fire,

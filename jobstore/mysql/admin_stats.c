@@ -201,6 +201,20 @@ static int list_retries(chime__mysql_store *s, const chime_admin_query *q,
   return run_rows(s, &op, q, t, errbuf, errbuf_len);
 }
 
+/* The shards of the query's fire (queries/shard_list.sql); none for no
+ * fire. */
+static int list_shards(chime__mysql_store *s, const chime_admin_query *q,
+                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
+  if (!q->fire_id)
+    return 0;
+  stats_op op = {.id = CHIME__Q_SHARD_LIST};
+  for (int k = 0; k < 2; k++) { /* the triggers, the history */
+    add_arg(&op, chime__mysql_arg_text(s->sched));
+    add_arg(&op, chime__mysql_arg_int(q->fire_id));
+  }
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
                              bool hide_self, chime_admin_table *t, char *errbuf,
                              size_t errbuf_len) {
@@ -231,6 +245,8 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
     return list_events(s, q, hide_self, t, errbuf, errbuf_len);
   case CHIME_ADMIN_RETRIES:
     return list_retries(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_SHARDS:
+    return list_shards(s, q, t, errbuf, errbuf_len);
   default:
     return CHIME_EINVAL;
   }

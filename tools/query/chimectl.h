@@ -254,11 +254,6 @@ int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
 int ctl_history_table(ctl *c, ctl_table *t);
 /* The fires claimed or running now (chimectl_running.c). */
 int ctl_running_table(ctl *c, ctl_table *t);
-/* Runs sql (args of n) and copies its rows, every cell as text, into t
- * (initialised with heads and numeric columns).  Returns: 0 or an exit
- * code (t freed then). */
-int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
-                   ctl_table *t);
 /* The shards of sharded fire fire_id (chimectl_shards.c). */
 int ctl_shards_table(ctl *c, const char *fire_id, ctl_table *t);
 int ctl_cmd_shards(ctl *c);
