@@ -58,7 +58,21 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_AUDIT = 7,    /* the operators' actions recorded, newest first */
   CHIME_ADMIN_LIMITS = 8, /* the limited job types, each then its partitions */
   CHIME_ADMIN_STUCK = 9,  /* the stuck states chime_admin_repair fixes */
-  CHIME_ADMIN_JOB_STATS = 10 /* per job: its runs' figures, by job */
+  CHIME_ADMIN_JOB_STATS = 10, /* per job: its runs' figures, by job */
+  /* The cluster's figures (chimectl metrics). */
+  CHIME_ADMIN_RUN_COUNTS = 11, /* the recorded runs counted by job, outcome */
+  CHIME_ADMIN_LATENESS = 12,   /* the scheduled runs' lateness, by bucket */
+  CHIME_ADMIN_TRIGGER_STATES = 13, /* the triggers counted by state */
+  CHIME_ADMIN_FIRE_STATES = 14,    /* the fires claimed, counted by state */
+  CHIME_ADMIN_DRAINS = 15,         /* the nodes asked to drain, by node */
+  /* Why a trigger does not fire (chimectl explain). */
+  CHIME_ADMIN_PAUSED_GROUPS = 16, /* the group pauses, by match and pattern */
+  /* The cluster's activity (chimectl running's pages, chimectl events). */
+  CHIME_ADMIN_ACTIVITY = 17, /* the runs started, minute by minute */
+  CHIME_ADMIN_EVENTS = 18,   /* the nodes' starts and lost runs, newest first */
+  /* A fire's detail (chime-web's fire page). */
+  CHIME_ADMIN_RETRIES = 19, /* the retries' runs and the fires they retried */
+  CHIME_ADMIN_SHARDS = 20   /* a sharded fire's shard runs, by shard */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or
@@ -143,7 +157,7 @@ CHIME_EXTERN int chime_admin_query_set_group(chime_admin_query *query,
 /*
  * chime_admin_query_set_job, chime_admin_query_set_trigger: only the rows
  * of job (group, name) or of trigger (group, name) (history, fires,
- * triggers of a job); both NULL: any.
+ * triggers; the group pauses covering the trigger); both NULL: any.
  * Returns: 0; CHIME_EINVAL (NULL query, a half key).
  * Ownership: the names are copied.
  * Thread: the query's user.

@@ -55,7 +55,8 @@ struct chime_admin_query {
   X(NODE_CHECKIN_AGE_MS, "checkin_age_ms", INT64)                              \
   X(NODE_LIVE, "live", INT64)                                                  \
   X(NODE_DRAIN, "drain", TEXT)                                                 \
-  X(NODE_RUNNING, "running", INT64)
+  X(NODE_RUNNING, "running", INT64)                                            \
+  X(NODE_TAGS, "tags", TEXT)
 #define CHIME__ADMIN_JOB_COLUMNS(X)                                            \
   X(JOB_GROUP, "group", TEXT)                                                  \
   X(JOB_NAME, "name", TEXT)                                                    \
@@ -100,7 +101,10 @@ struct chime_admin_query {
   X(TRIGGER_DAYS_OF_WEEK, "days_of_week", INT64)                               \
   X(TRIGGER_JITTER_MS, "jitter_ms", INT64)                                     \
   X(TRIGGER_TIMEOUT_MS, "timeout_ms", INT64)                                   \
-  X(TRIGGER_DEADLINE_MS, "deadline_ms", INT64)
+  X(TRIGGER_DEADLINE_MS, "deadline_ms", INT64)                                 \
+  X(TRIGGER_JOB_TYPE, "job_type", TEXT)                                        \
+  X(TRIGGER_JOB_TAGS, "job_tags", TEXT)                                        \
+  X(TRIGGER_CLAIM_FIRE_ID, "claim_fire_id", INT64)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \
@@ -131,7 +135,9 @@ struct chime_admin_query {
   X(HISTORY_RECOVERING, "recovering", INT64)                                   \
   X(HISTORY_DATA_BYTES, "data_bytes", INT64)                                   \
   X(HISTORY_DATA, "data", BYTES)                                               \
-  X(HISTORY_FINISHED_MS, "finished_ms", INT64)
+  X(HISTORY_FINISHED_MS, "finished_ms", INT64)                                 \
+  X(HISTORY_SHARD_PARENT, "shard_parent", INT64)                               \
+  X(HISTORY_SHARD_INDEX, "shard_index", INT64)
 #define CHIME__ADMIN_LEASE_COLUMNS(X)                                          \
   X(LEASE_NAME, "name", TEXT)                                                  \
   X(LEASE_HOLDER, "holder", TEXT)                                              \
@@ -191,6 +197,51 @@ struct chime_admin_query {
   X(JSTAT_LATE_P99_MS, "late_p99_ms", INT64)                                   \
   X(JSTAT_LAST_STARTED_MS, "last_started_ms", INT64)                           \
   X(JSTAT_NEXT_FIRE_MS, "next_fire_ms", INT64)
+/* The cluster's figures (t1: chimectl metrics, chime-web's /metrics;
+ * admin_stats.c, mysql/admin_stats.c, memory/admin_stats.c). */
+#define CHIME__ADMIN_RUN_COUNT_COLUMNS(X)                                      \
+  X(RUNS_JOB_GROUP, "job_group", TEXT)                                         \
+  X(RUNS_JOB_NAME, "job_name", TEXT)                                           \
+  X(RUNS_OUTCOME, "outcome", TEXT)                                             \
+  X(RUNS_COUNT, "runs", INT64)
+#define CHIME__ADMIN_LATENESS_COLUMNS(X)                                       \
+  X(LATE_LE_MS, "le_ms", INT64)                                                \
+  X(LATE_RUNS, "runs", INT64)                                                  \
+  X(LATE_SUM_MS, "late_ms", INT64)
+#define CHIME__ADMIN_STATE_COUNT_COLUMNS(X)                                    \
+  X(STATES_STATE, "state", TEXT)                                               \
+  X(STATES_COUNT, "count", INT64)
+#define CHIME__ADMIN_DRAIN_COLUMNS(X)                                          \
+  X(DRAIN_NODE, "node", TEXT)                                                  \
+  X(DRAIN_STATE, "state", TEXT)                                                \
+  X(DRAIN_REQUESTED_MS, "requested_ms", INT64)                                 \
+  X(DRAIN_TIMEOUT_MS, "timeout_ms", INT64)
+#define CHIME__ADMIN_ACTIVITY_COLUMNS(X)                                       \
+  X(ACT_MINUTE_MS, "minute_ms", INT64)                                         \
+  X(ACT_FIRES, "fires", INT64)                                                 \
+  X(ACT_FAILURES, "failures", INT64)                                           \
+  X(ACT_LATE_AVG_MS, "late_avg_ms", INT64)                                     \
+  X(ACT_LATE_MAX_MS, "late_max_ms", INT64)
+#define CHIME__ADMIN_EVENT_COLUMNS(X)                                          \
+  X(EVENT_TIME_MS, "time_ms", INT64)                                           \
+  X(EVENT_NODE, "node", TEXT)                                                  \
+  X(EVENT_EVENT, "event", TEXT)                                                \
+  X(EVENT_DETAIL, "detail", TEXT)
+#define CHIME__ADMIN_RETRY_COLUMNS(X)                                          \
+  X(RETRY_FIRE_ID, "fire_id", INT64)                                           \
+  X(RETRY_RETRIED_FIRE_ID, "retried_fire_id", INT64)
+#define CHIME__ADMIN_SHARD_COLUMNS(X)                                          \
+  X(SHARD_INDEX, "shard", INT64)                                               \
+  X(SHARD_STATE, "state", TEXT)                                                \
+  X(SHARD_NODE, "node", TEXT)                                                  \
+  X(SHARD_FIRE_ID, "fire_id", INT64)                                           \
+  X(SHARD_PROGRESS, "progress", TEXT)                                          \
+  X(SHARD_OUTCOME, "outcome", TEXT)                                            \
+  X(SHARD_FINISHED_MS, "finished_ms", INT64)
+#define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
+  X(PAUSED_MATCH, "match", TEXT)                                               \
+  X(PAUSED_PATTERN, "pattern", TEXT)
+
 #define CHIME__ADMIN_ENUM(e, name, type) CHIME__AC_##e,
 enum { CHIME__ADMIN_NODE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_NODE_COUNT };
 enum { CHIME__ADMIN_JOB_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JOB_COUNT };
@@ -208,6 +259,25 @@ enum { CHIME__ADMIN_STUCK_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_STUCK_COUNT };
 enum {
   CHIME__ADMIN_JOB_STATS_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_JSTAT_COUNT
 };
+enum {
+  CHIME__ADMIN_RUN_COUNT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RUNS_COUNT_N
+};
+enum {
+  CHIME__ADMIN_LATENESS_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_LATENESS_COUNT
+};
+enum {
+  CHIME__ADMIN_STATE_COUNT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_STATES_COUNT_N
+};
+enum { CHIME__ADMIN_DRAIN_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_DRAIN_COUNT };
+enum {
+  CHIME__ADMIN_PAUSED_GROUP_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_PAUSED_COUNT
+};
+enum {
+  CHIME__ADMIN_ACTIVITY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_ACTIVITY_COUNT
+};
+enum { CHIME__ADMIN_EVENT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_EVENT_COUNT };
+enum { CHIME__ADMIN_RETRY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RETRY_COUNT };
+enum { CHIME__ADMIN_SHARD_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_SHARD_COUNT };
 #undef CHIME__ADMIN_ENUM
 
 /*
@@ -242,9 +312,32 @@ const char *chime__admin_misfire_name(chime_misfire misfire);
 
 /* Fills the last row of a CHIME_ADMIN_TRIGGERS table from trigger tr (a
  * store's record), its state word and its owner (NULL: unclaimed): the
- * one reading of a trigger both stores share. */
+ * one reading of a trigger both stores share (the store sets job_type,
+ * job_tags and claim_fire_id, which its record does not hold). */
 void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                               const char *state, const char *owner);
+
+/* The figures' lists both stores share (admin_stats.c). */
+/* The lateness buckets of CHIME_ADMIN_LATENESS, in ms (the library's
+ * histogram buckets, chime_scheduler_metrics). */
+#define CHIME__ADMIN_LATENESS_BUCKETS                                          \
+  1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000
+#define CHIME__ADMIN_NBUCKETS 15
+extern const int64_t chime__admin_lateness_ms[CHIME__ADMIN_NBUCKETS];
+/* Whether a recorded run was a scheduled one, whose lateness counts: not a
+ * fire-now, backfill, retry or recovery (its trigger's group says so, or
+ * recovering). */
+bool chime__admin_scheduled_run(const char *trigger_group, bool recovering);
+/* Fills t, a CHIME_ADMIN_LATENESS table, from the counts: runs[b] of the
+ * runs late by at most bucket b, late[b] their lateness summed, b ==
+ * CHIME__ADMIN_NBUCKETS for every run (le_ms null). */
+void chime__admin_put_lateness(chime_admin_table *t, const int64_t *runs,
+                               const int64_t *late);
+/* Adds a CHIME_ADMIN_PAUSED_GROUPS row for a group pause (match, pattern)
+ * when it covers q's trigger (any pause when q names none). */
+void chime__admin_put_paused_group(chime_admin_table *t,
+                                   const chime_admin_query *q,
+                                   chime_match match, const char *pattern);
 
 /* An operator's view of store (admin.c): owned, freed with the handle
  * (else borrowed: a scheduler's, an operator's store of the tools);

@@ -25,7 +25,16 @@ static const struct column {
   audit_columns[] = {CHIME__ADMIN_AUDIT_COLUMNS(ADMIN_COLUMN)},
   limit_columns[] = {CHIME__ADMIN_LIMIT_COLUMNS(ADMIN_COLUMN)},
   stuck_columns[] = {CHIME__ADMIN_STUCK_COLUMNS(ADMIN_COLUMN)},
-  job_stats_columns[] = {CHIME__ADMIN_JOB_STATS_COLUMNS(ADMIN_COLUMN)};
+  job_stats_columns[] = {CHIME__ADMIN_JOB_STATS_COLUMNS(ADMIN_COLUMN)},
+  run_count_columns[] = {CHIME__ADMIN_RUN_COUNT_COLUMNS(ADMIN_COLUMN)},
+  lateness_columns[] = {CHIME__ADMIN_LATENESS_COLUMNS(ADMIN_COLUMN)},
+  state_count_columns[] = {CHIME__ADMIN_STATE_COUNT_COLUMNS(ADMIN_COLUMN)},
+  drain_columns[] = {CHIME__ADMIN_DRAIN_COLUMNS(ADMIN_COLUMN)},
+  paused_group_columns[] = {CHIME__ADMIN_PAUSED_GROUP_COLUMNS(ADMIN_COLUMN)},
+  activity_columns[] = {CHIME__ADMIN_ACTIVITY_COLUMNS(ADMIN_COLUMN)},
+  event_columns[] = {CHIME__ADMIN_EVENT_COLUMNS(ADMIN_COLUMN)},
+  retry_columns[] = {CHIME__ADMIN_RETRY_COLUMNS(ADMIN_COLUMN)},
+  shard_columns[] = {CHIME__ADMIN_SHARD_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -54,7 +63,20 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_AUDIT] = {audit_columns, CHIME__AC_AUDIT_COUNT},
       [CHIME_ADMIN_LIMITS] = {limit_columns, CHIME__AC_LIMIT_COUNT},
       [CHIME_ADMIN_STUCK] = {stuck_columns, CHIME__AC_STUCK_COUNT},
-      [CHIME_ADMIN_JOB_STATS] = {job_stats_columns, CHIME__AC_JSTAT_COUNT}};
+      [CHIME_ADMIN_JOB_STATS] = {job_stats_columns, CHIME__AC_JSTAT_COUNT},
+      [CHIME_ADMIN_RUN_COUNTS] = {run_count_columns, CHIME__AC_RUNS_COUNT_N},
+      [CHIME_ADMIN_LATENESS] = {lateness_columns, CHIME__AC_LATENESS_COUNT},
+      [CHIME_ADMIN_TRIGGER_STATES] = {state_count_columns,
+                                      CHIME__AC_STATES_COUNT_N},
+      [CHIME_ADMIN_FIRE_STATES] = {state_count_columns,
+                                   CHIME__AC_STATES_COUNT_N},
+      [CHIME_ADMIN_DRAINS] = {drain_columns, CHIME__AC_DRAIN_COUNT},
+      [CHIME_ADMIN_PAUSED_GROUPS] = {paused_group_columns,
+                                     CHIME__AC_PAUSED_COUNT},
+      [CHIME_ADMIN_ACTIVITY] = {activity_columns, CHIME__AC_ACTIVITY_COUNT},
+      [CHIME_ADMIN_EVENTS] = {event_columns, CHIME__AC_EVENT_COUNT},
+      [CHIME_ADMIN_RETRIES] = {retry_columns, CHIME__AC_RETRY_COUNT},
+      [CHIME_ADMIN_SHARDS] = {shard_columns, CHIME__AC_SHARD_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);

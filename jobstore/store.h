@@ -184,6 +184,10 @@ typedef struct chime_history_entry {
   size_t data_len;
   int error;
   bool recovering;
+  /* A shard's run: its sharded fire and its index (shard_parent 0: not a
+   * shard's; the operators' list reads them, history_list need not). */
+  int64_t shard_parent;
+  int32_t shard_index;
 } chime_history_entry;
 
 /* The data a fire's run reads as its own, recorded with it in history: its

@@ -48,6 +48,7 @@ static void list_nodes(mem_store *s, bool hide_self, int64_t now,
                             ? drains[s->drain_state]
                             : "active");
   chime__admin_set_int(t, CHIME__AC_NODE_RUNNING, running);
+  chime__admin_set_text(t, CHIME__AC_NODE_TAGS, s->tags ? s->tags : "");
 }
 
 /* ------------------------------------------------- jobs and triggers */
@@ -153,12 +154,20 @@ static void list_triggers(mem_store *s, const chime_admin_query *q,
         !late_matches(q, tr) ||
         (q->job_group && (strcmp(q->job_group, tr->job_group) != 0 ||
                           strcmp(q->job_name, tr->job_name) != 0)) ||
+        (q->trigger_group && (strcmp(q->trigger_group, tr->group) != 0 ||
+                              strcmp(q->trigger_name, tr->name) != 0)) ||
         chime__admin_row_add(t) < 0)
       continue;
     bool claimed = mt->claim || tr->store_state == CHIME_STATE_EXECUTING;
     chime__admin_put_trigger(t, tr,
                              chime__admin_state_name((int)tr->store_state),
                              claimed ? s->node : NULL);
+    const char *tags = chime_job_get_required_tags(mt->job->j);
+    chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_TYPE, mt->job->j->type);
+    chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_TAGS,
+                          tags && tags[0] ? tags : NULL);
+    if (mt->claim)
+      chime__admin_set_int(t, CHIME__AC_TRIGGER_CLAIM_FIRE_ID, mt->claim->id);
   }
   free(p.items);
 }
@@ -271,6 +280,10 @@ static void history_row(const chime_admin_query *q,
   chime__admin_set_int(t, CHIME__AC_HISTORY_DATA_BYTES, (int64_t)e->data_len);
   chime__admin_set_bytes(t, CHIME__AC_HISTORY_DATA, e->data, e->data_len);
   chime__admin_set_int(t, CHIME__AC_HISTORY_FINISHED_MS, e->finished_ms);
+  if (e->shard_parent > 0) {
+    chime__admin_set_int(t, CHIME__AC_HISTORY_SHARD_PARENT, e->shard_parent);
+    chime__admin_set_int(t, CHIME__AC_HISTORY_SHARD_INDEX, e->shard_index);
+  }
 }
 
 static void list_history(mem_store *s, const chime_admin_query *q,
@@ -330,7 +343,10 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     break;
   case CHIME_ADMIN_AUDIT:
   case CHIME_ADMIN_STUCK:
-  default: /* a list jobstore/admin.c answers itself */
+  case CHIME_ADMIN_LIMITS: /* jobstore/admin.c answers it itself */
+    break;
+  default: /* the cluster's figures */
+    r = chime__mem_admin_stats(s, q, t);
     break;
   }
   chime__mem_unlock(s);

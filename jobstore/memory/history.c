@@ -70,6 +70,8 @@ void chime__mem_history_record(mem_store *s, const chime_fire *fire,
   e->finished_ms = outcome ? outcome->finished_ms : 0;
   e->error = outcome ? outcome->error : 0;
   e->recovering = fire->recovering;
+  e->shard_parent = fire->trigger->shard_parent;
+  e->shard_index = fire->trigger->shard_index;
   e->job_group = dup_or_null(fire->job->group);
   e->job_name = dup_or_null(fire->job->name);
   e->trigger_group = dup_or_null(fire->trigger->group);

@@ -271,6 +271,10 @@ void chime__mem_shards_end_removed(mem_store *s, const char *key,
 void chime__mem_shards_tell(mem_store *s, mem_shards_done *done);
 /* Deletes the checkpoint of run id run_id, if any.  Lock held. */
 void chime__mem_checkpoint_drop(mem_store *s, int64_t run_id);
+/* The checkpoint of run run_id (NULL: none), *ret_len its length; borrowed
+ * while the lock is held.  Lock held. */
+const void *chime__mem_checkpoint_peek(const mem_store *s, int64_t run_id,
+                                       size_t *ret_len);
 /* Frees every checkpoint (the store is being freed).  Lock held. */
 void chime__mem_checkpoints_free(mem_store *s);
 int chime__mem_shard_split(chime_store *store, const chime_fire *fire,
@@ -303,10 +307,15 @@ int chime__mem_history_list(chime_store *store, const chime_history_filter *f,
 int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
                           bool hide_self, chime_admin_table *t, char *errbuf,
                           size_t errbuf_len);
-/* CHIME_ADMIN_JOB_STATS from the runs kept (admin_stats.c).  Lock held.
+/* CHIME_ADMIN_JOB_STATS from the runs kept (admin_job_stats.c).  Lock held.
  * Returns: 0; CHIME_ENOMEM. */
 int chime__mem_admin_job_stats(mem_store *s, const chime_admin_query *q,
                                chime_admin_table *t);
+/* Its lists of the cluster's figures, group pauses and activity
+ * (admin_stats.c), CHIME_ADMIN_RUN_COUNTS to CHIME_ADMIN_EVENTS but the
+ * limits.  Lock held.  Returns: 0; CHIME_ENOMEM. */
+int chime__mem_admin_stats(mem_store *s, const chime_admin_query *q,
+                           chime_admin_table *t);
 /* Frees the ring (the store is being freed). */
 void chime__mem_history_free(mem_store *s);
 

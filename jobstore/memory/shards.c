@@ -38,6 +38,14 @@ void chime__mem_checkpoint_drop(mem_store *s, int64_t run_id) {
                   NULL);
 }
 
+const void *chime__mem_checkpoint_peek(const mem_store *s, int64_t run_id,
+                                       size_t *ret_len) {
+  const mem_checkpoint *c =
+      chime__mem_map_get(&s->checkpoints, &run_id, sizeof run_id);
+  *ret_len = c ? c->len : 0;
+  return c ? c->data : NULL;
+}
+
 void chime__mem_checkpoints_free(mem_store *s) {
   MEM_ASSERT_LOCKED(s);
   chime__mem_map_each(&s->checkpoints, checkpoint_free, NULL);

@@ -117,8 +117,9 @@ static int list_nodes(chime__mysql_store *s, const chime_admin_query *q,
       "IF(d.state = 'DRAINED', 'drained', 'draining') FROM {P}node_drains d "
       "WHERE d.sched_name = n.sched_name AND d.instance_id = n.instance_id), "
       "'active'), (SELECT COUNT(*) FROM {P}fired f WHERE f.sched_name = "
-      "n.sched_name AND f.node = n.instance_id AND f.state = 'EXECUTING') "
-      "FROM {P}nodes n WHERE n.sched_name = ? AND n.instance_id <> ? ORDER BY "
+      "n.sched_name AND f.node = n.instance_id AND f.state = 'EXECUTING'), "
+      "n.tags FROM {P}nodes n WHERE n.sched_name = ? AND n.instance_id <> ? "
+      "ORDER BY "
       "n.instance_id LIMIT ? OFFSET ?";
   select_op op = {0};
   arg_text(&op, s->sched);
@@ -208,6 +209,15 @@ static int trigger_row(chime_admin_table *t, const chime__mysql_rows *rows,
         chime__mysql_rows_is_null(rows, i, CHIME__TRIG_COL_OWNER)
             ? NULL
             : chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_OWNER));
+    put_text(t, CHIME__AC_TRIGGER_JOB_TYPE, rows, i, CHIME__TRIG_COL_JOB_TYPE);
+    const char *tags =
+        chime__mysql_rows_text(rows, i, CHIME__TRIG_COL_JOB_TAGS);
+    chime__admin_set_text(t, CHIME__AC_TRIGGER_JOB_TAGS,
+                          tags && tags[0] ? tags : NULL);
+    if (!chime__mysql_rows_is_null(rows, i, CHIME__TRIG_COL_CLAIM_FIRE_ID) &&
+        chime__mysql_rows_int64(rows, i, CHIME__TRIG_COL_CLAIM_FIRE_ID) > 0)
+      put_int(t, CHIME__AC_TRIGGER_CLAIM_FIRE_ID, rows, i,
+              CHIME__TRIG_COL_CLAIM_FIRE_ID);
   }
   chime_trigger_free(tr);
   return 0;
@@ -219,6 +229,7 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
   static const char sql[] =
       "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
       "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
+      "AND (? IS NULL OR (trigger_group = ? AND trigger_name = ?)) "
       "ORDER BY trigger_group, trigger_name";
   select_op op = {0};
   arg_text(&op, s->sched);
@@ -232,10 +243,15 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
     r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
                             errbuf_len);
   } else {
+    arg_text(&op, q->trigger_group);
+    arg_text(&op, q->trigger_group);
+    arg_text(&op, q->trigger_name);
     r = run_select(s, sql, &op, errbuf, errbuf_len);
   }
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++)
-    if (chime__group_matches(q->match, q->pattern, TEXT(0)))
+    if (chime__group_matches(q->match, q->pattern, TEXT(0)) &&
+        (!q->trigger_group || (strcmp(TEXT(0), q->trigger_group) == 0 &&
+                               strcmp(TEXT(1), q->trigger_name) == 0)))
       r = trigger_row(t, &op.rows, i);
   chime__mysql_rows_free(&op.rows);
   if (r == 0)
@@ -291,7 +307,8 @@ static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
       "SELECT id, fire_id, job_group, job_name, trigger_group, "
       "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
       "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data, "
-      "finished_ms FROM {P}history WHERE sched_name = ?");
+      "finished_ms, NULLIF(shard_parent, 0), IF(shard_parent > 0, "
+      "shard_index, NULL) FROM {P}history WHERE sched_name = ?");
   arg_text(op, s->sched);
 #define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)
   if (q->job_group) {
@@ -434,8 +451,8 @@ int chime__mysql_admin_list(chime_store *store, const chime_admin_query *q,
     return chime__mysql_admin_stuck(store, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_JOB_STATS:
     return list_job_stats(s, q, t, errbuf, errbuf_len);
-  default: /* a list jobstore/admin.c answers itself */
-    break;
+  default: /* the cluster's figures */
+    return chime__mysql_admin_stats(store, q, hide_self, t, errbuf, errbuf_len);
   }
   return CHIME_EINVAL;
 }

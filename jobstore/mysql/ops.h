@@ -316,5 +316,10 @@ int chime__mysql_repair(chime_store *store, const char *kind, const char *group,
                         const char *name, int64_t fire_id, const char *node,
                         const char *who, const char *origin, bool *ret_fixed,
                         char *errbuf, size_t errbuf_len);
+/* Its lists of the cluster's figures, group pauses and activity
+ * (admin_stats.c): CHIME_ADMIN_RUN_COUNTS to CHIME_ADMIN_EVENTS. */
+int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
+                             bool hide_self, chime_admin_table *t, char *errbuf,
+                             size_t errbuf_len);
 
 #endif /* CHIME_JOBSTORE_MYSQL_OPS_H */

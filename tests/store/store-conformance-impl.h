@@ -90,5 +90,7 @@ extern CU_TestInfo sc_drain_tests[];
 extern CU_TestInfo sc_admin_ops_tests[];
 /* The tests of store-conformance-repair.c. */
 extern CU_TestInfo sc_repair_tests[];
+/* The tests of store-conformance-figures.c. */
+extern CU_TestInfo sc_figure_tests[];
 
 #endif /* CHIME_TESTS_STORE_CONFORMANCE_IMPL_H */

@@ -8,6 +8,8 @@
  */
 #include "store-conformance-impl.h"
 
+#include "jobstore/admin.h"
+
 #include "model/records.h"
 
 #include <pthread.h>
@@ -111,6 +113,54 @@ static size_t history_of(chime_store *st, const char *name,
   return n;
 }
 
+/* An operator's list kind of store st, of fire fire_id (the caller frees
+ * it). */
+static chime_admin_table *fire_list(chime_store *st, chime_admin_kind kind,
+                                    int64_t fire_id) {
+  chime_admin *a = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(kind, &q), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_fire(q, fire_id), 0);
+  chime_admin_table *t = NULL;
+  int r = chime_admin_list(a, q, &t);
+  CU_ASSERT_EQUAL(r, 0);
+  if (r)
+    fprintf(stderr, "list %d: %s\n", (int)kind, chime_admin_errmsg(a));
+  chime_admin_query_free(q);
+  chime_admin_free(a);
+  return t;
+}
+
+/* A recorded fire's shard as an operator's history list says it: its
+ * sharded fire * 100 + its index; -1 for no shard. */
+static int64_t history_shard(chime_store *st, int64_t fire_id) {
+  chime_admin_table *t = fire_list(st, CHIME_ADMIN_HISTORY, fire_id);
+  int64_t v = chime_admin_table_get_row_count(t) != 1 ? -2
+              : chime_admin_table_is_null(t, 0, "shard_parent")
+                  ? -1
+                  : chime_admin_table_get_int64(t, 0, "shard_parent") * 100 +
+                        chime_admin_table_get_int64(t, 0, "shard_index");
+  chime_admin_table_free(t);
+  return v;
+}
+
+/* How many shard runs of sharded fire parent an operator's list says are
+ * in state (all of them: -1 otherwise), by shard, each on node-a with
+ * its fire. */
+static int shards_in(chime_store *st, int64_t parent, const char *state) {
+  chime_admin_table *t = fire_list(st, CHIME_ADMIN_SHARDS, parent);
+  int n = (int)chime_admin_table_get_row_count(t);
+  for (int i = 0; i < n; i++)
+    if (strcmp(chime_admin_table_get_text(t, (size_t)i, "state"), state) ||
+        chime_admin_table_get_int64(t, (size_t)i, "shard") != i ||
+        strcmp(chime_admin_table_get_text(t, (size_t)i, "node"), "node-a") ||
+        chime_admin_table_is_null(t, (size_t)i, "fire_id"))
+      n = -1;
+  chime_admin_table_free(t);
+  return n;
+}
+
 static void test_store_shard_split(void) {
   heard h = {0};
   chime_store *st = open_node("node-a", NULL, &h, true);
@@ -157,6 +207,7 @@ static void test_store_shard_split(void) {
   chime_fire **more = NULL;
   CU_ASSERT_EQUAL(take(st, 10, &more), 0);
   sc_fires_free(more, 0);
+  CU_ASSERT_EQUAL(shards_in(st, whole->fire_id, "running"), 4);
   for (size_t i = 0; i + 1 < n; i++)
     CU_ASSERT_EQUAL(complete_with(st, fires[i], i == 1 ? CHIME_EJOBFAILED : 0),
                     0);
@@ -187,6 +238,11 @@ static void test_store_shard_split(void) {
   chime__history_entries_free(e, ne);
   /* The one-shot trigger and its shard triggers are gone. */
   CU_ASSERT_EQUAL(sc_status(st, "t", "s"), CHIME_TRIGGER_NONE);
+  /* An operator's history says a shard's sharded fire and index. */
+  CU_ASSERT(history_shard(st, fires[1]->fire_id) ==
+            whole->fire_id * 100 + fires[1]->trigger->shard_index);
+  CU_ASSERT(history_shard(st, whole->fire_id) == -1);
+  CU_ASSERT_EQUAL(shards_in(st, whole->fire_id, "done"), 4);
   sc_fires_free(fires, n);
   chime__fire_free(whole);
   sc_close(st);

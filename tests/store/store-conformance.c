@@ -799,6 +799,8 @@ CU_TestInfo *chime_store_conformance_tests(const char *url) {
     all[n++] = sc_admin_ops_tests[i];
   for (size_t i = 0; sc_repair_tests[i].pName; i++)
     all[n++] = sc_repair_tests[i];
+  for (size_t i = 0; sc_figure_tests[i].pName; i++)
+    all[n++] = sc_figure_tests[i];
   assert(n < sizeof all / sizeof all[0]);
   all[n] = (CU_TestInfo)CU_TEST_INFO_NULL;
   return all;

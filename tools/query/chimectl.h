@@ -262,11 +262,6 @@ int ctl_triggers_table(ctl *c, const char *pattern, ctl_table *t);
 int ctl_history_table(ctl *c, ctl_table *t);
 /* The fires claimed or running now (chimectl_running.c). */
 int ctl_running_table(ctl *c, ctl_table *t);
-/* Runs sql (args of n) and copies its rows, every cell as text, into t
- * (initialised with heads and numeric columns).  Returns: 0 or an exit
- * code (t freed then). */
-int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
-                   ctl_table *t);
 /* The shards of sharded fire fire_id (chimectl_shards.c). */
 int ctl_shards_table(ctl *c, const char *fire_id, ctl_table *t);
 int ctl_cmd_shards(ctl *c);
@@ -306,6 +301,11 @@ int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
 /* A retry waiting to run fire fire_id again: its trigger's next fire time
  * (CHIME_NO_FIRE_MS: none).  Returns: 0 or an exit code. */
 int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms);
+
+/* The misfire threshold explain judges a late trigger by: the library's
+ * default (chime_config_set_misfire_threshold_ms, include/chime.h), as the
+ * nodes' own setting is not in the store. */
+#define CTL_MISFIRE_THRESHOLD_MS INT64_C(60000)
 
 /* Why a trigger is (not) firing: explain's answer. */
 typedef struct ctl_explanation {

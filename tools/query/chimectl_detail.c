@@ -3,11 +3,10 @@
  * history: the retry chains (which fire a retry ran again, so a run's
  * attempt and its chain's other runs), a shard's sharded fire, and the
  * retry still waiting to run.  Retries are one-shot triggers in group
- * CHIME_RETRY named retry-F, F the fire they run again (model/records.h),
- * and the history and fired rows keep the trigger's name: the chains of a
- * page of runs are read from them in one SELECT each; one fire's chain
- * (its page) a step at a time, each by the history's (sched_name, fire_id)
- * index (migration 015), without a scan.
+ * CHIME_RETRY named retry-F, F the fire they run again (model/records.h):
+ * the store lists their runs with the fires they retried
+ * (CHIME_ADMIN_RETRIES), the chains of a page of runs in one list, one
+ * fire's chain (its page) a step at a time, each the links of one fire.
  */
 #include "chimectl.h"
 
@@ -19,38 +18,38 @@
 /* The retries looked at, newest first (a page's runs are recent). */
 #define RETRY_LINKS_MAX 10000
 
+/* The retry links (CHIME_ADMIN_RETRIES) of fire (0: the last
+ * RETRY_LINKS_MAX) into *ret.  Returns: 0 or an exit code. */
+static int retries(ctl *c, int64_t fire, chime_admin_table **ret) {
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_RETRIES);
+  if (q && fire)
+    chime_admin_query_set_fire(q, fire);
+  else if (q)
+    chime_admin_query_set_page(q, 0, RETRY_LINKS_MAX);
+  return ctl_list(c, q, ret);
+}
+
 int ctl_retry_links_load(ctl *c, ctl_retry_links *ret) {
   *ret = (ctl_retry_links){0};
-  const char *args[] = {c->sched, c->sched};
-  chime__mysql_rows rows = {0};
-  /* "retry-" is 6 characters: the fire id follows. */
-  char sql[800];
-  snprintf(sql, sizeof sql,
-           "SELECT fire_id, CAST(SUBSTRING(trigger_name, 7) AS SIGNED) FROM "
-           "(SELECT id, fire_id, trigger_name FROM {P}history WHERE "
-           "sched_name = ? AND trigger_group = 'CHIME_RETRY' AND "
-           "trigger_name LIKE 'retry-%%' ORDER BY id DESC LIMIT %d) h "
-           "UNION ALL SELECT fire_id, CAST(SUBSTRING(trigger_name, 7) AS "
-           "SIGNED) FROM {P}fired WHERE sched_name = ? AND trigger_group = "
-           "'CHIME_RETRY' AND trigger_name LIKE 'retry-%%'",
-           RETRY_LINKS_MAX);
-  int r = ctl_query(c, sql, args, 2, &rows);
+  chime_admin_table *t = NULL;
+  int r = retries(c, 0, &t);
   if (r)
     return r;
-  if (rows.nrows) {
-    ret->fire = calloc(rows.nrows, sizeof *ret->fire);
-    ret->prev = calloc(rows.nrows, sizeof *ret->prev);
+  size_t n = chime_admin_table_get_row_count(t);
+  if (n) {
+    ret->fire = calloc(n, sizeof *ret->fire);
+    ret->prev = calloc(n, sizeof *ret->prev);
     if (!ret->fire || !ret->prev) {
       ctl_retry_links_free(ret);
-      chime__mysql_rows_free(&rows);
+      chime_admin_table_free(t);
       return ctl_fail(CHIME_ENOMEM, "out of memory");
     }
   }
-  for (size_t i = 0; i < rows.nrows; i++) {
-    ret->fire[ret->n] = chime__mysql_rows_int64(&rows, i, 0);
-    ret->prev[ret->n++] = chime__mysql_rows_int64(&rows, i, 1);
+  for (size_t i = 0; i < n; i++) {
+    ret->fire[ret->n] = chime_admin_table_get_int64(t, i, "fire_id");
+    ret->prev[ret->n++] = chime_admin_table_get_int64(t, i, "retried_fire_id");
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(t);
   return 0;
 }
 
@@ -68,38 +67,23 @@ static int link_add(ctl_retry_links *l, int64_t fire, int64_t prev) {
   return 0;
 }
 
-/* The fire a fire retried: its own rows (history by the (sched_name,
- * fire_id) index, fired by its key) name trigger CHIME_RETRY.retry-P. */
-#define PREV_SQL(T)                                                            \
-  "SELECT CAST(SUBSTRING(trigger_name, 7) AS SIGNED) FROM {P}" T " WHERE "     \
-  "sched_name = ? AND fire_id = CAST(? AS SIGNED) AND trigger_group = "        \
-  "'CHIME_RETRY' AND trigger_name LIKE 'retry-%'"
-/* The fire that retried a fire: a later one (fire ids grow) of its retry
- * trigger, by the same index from the fire on; a running one in fired. */
-#define NEXT_SQL(T)                                                            \
-  "SELECT fire_id FROM {P}" T " WHERE sched_name = ? AND fire_id > "           \
-  "CAST(? AS SIGNED) AND trigger_group = 'CHIME_RETRY' AND trigger_name = ?"
-
 /* The fire that fire retried (next false) or that retried it (next true)
- * into *ret, 0 for none. */
+ * into *ret, 0 for none: of fire's links (CHIME_ADMIN_RETRIES by fire,
+ * read by the history's fire index, without a scan), the first. */
 static int chain_step(ctl *c, int64_t fire, bool next, int64_t *ret) {
-  char id[24], name[40];
-  snprintf(id, sizeof id, "%" PRId64, fire);
-  snprintf(name, sizeof name, "retry-%" PRId64, fire);
-  const char *prev_args[] = {c->sched, id, c->sched, id};
-  const char *next_args[] = {c->sched, id, name, c->sched, id, name};
-  chime__mysql_rows rows = {0};
-  int r =
-      next ? ctl_query(
-                 c,
-                 NEXT_SQL("history") " UNION ALL " NEXT_SQL("fired") " LIMIT 1",
-                 next_args, 6, &rows)
-           : ctl_query(
-                 c,
-                 PREV_SQL("history") " UNION ALL " PREV_SQL("fired") " LIMIT 1",
-                 prev_args, 4, &rows);
-  *ret = r == 0 && rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
-  chime__mysql_rows_free(&rows);
+  chime_admin_table *t = NULL;
+  int r = retries(c, fire, &t);
+  *ret = 0;
+  for (size_t i = 0; r == 0 && !*ret && i < chime_admin_table_get_row_count(t);
+       i++) {
+    int64_t f = chime_admin_table_get_int64(t, i, "fire_id");
+    int64_t of = chime_admin_table_get_int64(t, i, "retried_fire_id");
+    if (!next && f == fire)
+      *ret = of;
+    else if (next && of == fire && f > fire)
+      *ret = f;
+  }
+  chime_admin_table_free(t);
   return r;
 }
 
@@ -158,34 +142,41 @@ int ctl_retry_attempt(const ctl_retry_links *l, int64_t fire) {
 
 int ctl_fire_shard(ctl *c, const char *fire_id, int64_t *ret_parent,
                    int *ret_index) {
-  const char *args[] = {c->sched, fire_id};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c,
-                    "SELECT shard_parent, shard_index FROM {P}history WHERE "
-                    "sched_name = ? AND fire_id = CAST(? AS SIGNED) AND "
-                    "shard_parent > 0 LIMIT 1",
-                    args, 2, &rows);
-  if (r)
-    return r;
-  *ret_parent = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
-  *ret_index = rows.nrows ? (int)chime__mysql_rows_int64(&rows, 0, 1) : -1;
-  chime__mysql_rows_free(&rows);
-  return 0;
+  *ret_parent = 0;
+  *ret_index = -1;
+  char *end;
+  long long id = strtoll(fire_id ? fire_id : "", &end, 10);
+  if (!fire_id || end == fire_id || *end || id <= 0)
+    return 0; /* no such fire */
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_HISTORY);
+  if (q)
+    chime_admin_query_set_fire(q, (int64_t)id);
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(t); i++)
+    if (!chime_admin_table_is_null(t, i, "shard_parent")) {
+      *ret_parent = chime_admin_table_get_int64(t, i, "shard_parent");
+      *ret_index = (int)chime_admin_table_get_int64(t, i, "shard_index");
+      break;
+    }
+  chime_admin_table_free(t);
+  return r;
 }
 
 int ctl_retry_pending(ctl *c, int64_t fire_id, int64_t *ret_next_ms) {
   char name[40];
   snprintf(name, sizeof name, "retry-%" PRId64, fire_id);
-  const char *args[] = {c->sched, name};
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c,
-                    "SELECT next_fire_ms FROM {P}triggers WHERE sched_name = ? "
-                    "AND trigger_group = 'CHIME_RETRY' AND trigger_name = ?",
-                    args, 2, &rows);
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q)
+    chime_admin_query_set_trigger(q, "CHIME_RETRY", name);
+  chime_admin_table *t = NULL;
+  int r = ctl_list(c, q, &t);
   if (r)
     return r;
-  *ret_next_ms =
-      rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : CHIME_NO_FIRE_MS;
-  chime__mysql_rows_free(&rows);
+  *ret_next_ms = chime_admin_table_get_row_count(t) &&
+                         !chime_admin_table_is_null(t, 0, "next_fire_ms")
+                     ? chime_admin_table_get_int64(t, 0, "next_fire_ms")
+                     : CHIME_NO_FIRE_MS;
+  chime_admin_table_free(t);
   return 0;
 }

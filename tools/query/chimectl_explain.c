@@ -1,19 +1,19 @@
 /*
  * chimectl_explain.c: `chimectl explain GROUP.NAME`: says why a trigger is
- * not firing, from its row, its job, the paused groups, the fired table
+ * not firing, from its row, its job, the group pauses, the fires claimed
  * and the nodes: paused (and by what), blocked by a running fire of its
  * FORBID job, claimed by a dead node awaiting recovery, claimed or running
  * on a live node, misfired and waiting for the misfire scan, complete or
  * past its end time, or due at a time.  The misfire threshold is the
- * store's default (admin.h): the nodes' own setting is not in the
- * database.  Live and dead are the store's own rule.
+ * library's default (CTL_MISFIRE_THRESHOLD_MS): the nodes' own setting is
+ * not in the store.  Live and dead are the store's own rule.  Everything
+ * is read through chime-admin.h's lists: this file names no table.
  */
 #include "chimectl.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct explain {
@@ -46,100 +46,118 @@ static void hint(explain *e, const char *advice) {
   e->hint_at = n;
 }
 
-/* Whether node is live: 1, 0 (dead or unknown), or an exit code < 0. */
+/* The trigger explained: its cells of the trigger list (borrowed from
+ * the table). */
+typedef struct trig {
+  const char *group, *job_group, *job_name, *job_type, *job_tags;
+  const char *state, *owner, *misfire;
+  int64_t next_fire_ms, end_ms, claim_fire_id; /* none: CHIME_NO_FIRE_MS,
+                                                  INT64_MAX, 0 */
+} trig;
+
+/* The rows of query q (freed), or a failure said. */
+static int list(explain *e, chime_admin_query *q, chime_admin_table **ret) {
+  return ctl_list(e->c, q, ret);
+}
+
+#define TEXT(t, i, col) chime_admin_table_get_text(t, i, col)
+#define INT(t, i, col) chime_admin_table_get_int64(t, i, col)
+
+/* Whether node is live (by the store's rule): 1, 0 (dead or unknown), or
+ * *ret_code an exit code. */
 static int node_live(explain *e, const char *node, int *ret_code) {
-  chime__mysql_rows rows = {0};
-  const char *args[] = {e->c->sched, node ? node : ""};
-  char sql[512];
-  snprintf(sql, sizeof sql,
-           "SELECT %s FROM {P}nodes n WHERE n.sched_name = ? AND "
-           "n.instance_id = ?",
-           chime__mysql_admin_node_live_sql());
-  *ret_code = ctl_query(e->c, sql, args, 2, &rows);
-  int live =
-      *ret_code == 0 && rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
-  chime__mysql_rows_free(&rows);
+  chime_admin_table *t = NULL;
+  *ret_code = list(e, ctl_list_query(CHIME_ADMIN_NODES), &t);
+  int live = 0;
+  for (size_t i = 0; node && i < chime_admin_table_get_row_count(t); i++)
+    if (strcmp(TEXT(t, i, "id"), node) == 0)
+      live = INT(t, i, "live") != 0;
+  chime_admin_table_free(t);
   return live;
 }
 
-/* Why a paused trigger is paused. */
-static int why_paused(explain *e, const char *group, const char *jg,
-                      const char *jn, char *buf, size_t len) {
-  chime__mysql_rows rows = {0};
-  const char *a1[] = {e->c->sched, jg, jn};
-  int r = ctl_query(e->c,
-                    "SELECT paused FROM {P}jobs WHERE sched_name = ? AND "
-                    "job_group = ? AND job_name = ?",
-                    a1, 3, &rows);
+/* Whether job (group, name) is paused: 1, 0, or *ret_code an exit code. */
+static int job_paused(explain *e, const char *jg, const char *jn,
+                      int *ret_code) {
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_JOBS);
+  if (q && chime_admin_query_set_group(q, jg) < 0) { /* too long: none */
+    chime_admin_query_free(q);
+    *ret_code = 0;
+    return 0;
+  }
+  chime_admin_table *t = NULL;
+  *ret_code = list(e, q, &t);
+  int paused = 0;
+  for (size_t i = 0; i < chime_admin_table_get_row_count(t); i++)
+    if (strcmp(TEXT(t, i, "group"), jg) == 0 &&
+        strcmp(TEXT(t, i, "name"), jn) == 0)
+      paused = INT(t, i, "paused") != 0;
+  chime_admin_table_free(t);
+  return paused;
+}
+
+/* Why a paused trigger is paused: its job, the group pauses covering it
+ * (CHIME_ADMIN_PAUSED_GROUPS), else itself. */
+static int why_paused(explain *e, const trig *tr, const char *name, char *buf,
+                      size_t len) {
+  int r;
+  bool job = job_paused(e, tr->job_group, tr->job_name, &r);
   if (r)
     return r;
-  bool job = rows.nrows > 0 && chime__mysql_rows_int64(&rows, 0, 0);
-  chime__mysql_rows_free(&rows);
-  r = ctl_query(e->c,
-                "SELECT match_kind, pattern FROM {P}paused_groups WHERE "
-                "sched_name = ?",
-                a1, 1, &rows);
-  if (r)
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_PAUSED_GROUPS);
+  if (q)
+    chime_admin_query_set_trigger(q, tr->group, name);
+  chime_admin_table *t = NULL;
+  if ((r = list(e, q, &t)))
     return r;
   size_t k = 0;
   buf[0] = '\0';
   if (job)
-    k += (size_t)snprintf(buf, len, "its job %s.%s is paused", jg, jn);
-  for (size_t i = 0; i < rows.nrows && k < len; i++) {
-    chime_match m = (chime_match)chime__mysql_rows_int64(&rows, i, 0);
-    const char *p = chime__mysql_rows_text(&rows, i, 1);
-    if (!chime__mysql_admin_group_matches(m, p, group))
-      continue;
+    k += (size_t)snprintf(buf, len, "its job %s.%s is paused", tr->job_group,
+                          tr->job_name);
+  for (size_t i = 0; i < chime_admin_table_get_row_count(t) && k < len; i++)
     k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "; " : "",
-                          m == CHIME_MATCH_ANY ? "all triggers are paused"
-                                               : "its group is paused");
-  }
+                          strcmp(TEXT(t, i, "match"), "any") == 0
+                              ? "all triggers are paused"
+                              : "its group is paused");
   if (k == 0)
     snprintf(buf, len, "the trigger itself is paused");
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(t);
   return 0;
 }
 
-/* The blocking fire of a FORBID job. */
+/* The blocking fire of a FORBID job: its first executing fire. */
 static int why_blocked(explain *e, const char *jg, const char *jn) {
-  chime__mysql_rows rows = {0};
-  const char *args[] = {e->c->sched, jg, jn};
-  int r = ctl_query(e->c,
-                    "SELECT fire_id, node, trigger_group, trigger_name, "
-                    "acquired_ms FROM {P}fired WHERE sched_name = ? AND "
-                    "job_group = ? AND job_name = ? AND state = 'EXECUTING' "
-                    "ORDER BY fire_id LIMIT 1",
-                    args, 3, &rows);
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_FIRES);
+  if (q)
+    chime_admin_query_set_job(q, jg, jn);
+  chime_admin_table *t = NULL;
+  int r = list(e, q, &t);
   if (r)
     return r;
-  if (rows.nrows == 0) {
+  size_t n = chime_admin_table_get_row_count(t), i = 0;
+  while (i < n && strcmp(TEXT(t, i, "state"), "EXECUTING") != 0)
+    i++;
+  if (i == n) {
     say(e, "blocked",
         "blocked: its job %s.%s forbids concurrent runs; the "
         "running fire just ended (look again)",
         jg, jn);
   } else {
-    int code;
-    const char *node = chime__mysql_rows_text(&rows, 0, 1);
-    int live = node_live(e, node, &code);
-    if (code) {
-      chime__mysql_rows_free(&rows);
-      return code;
-    }
+    bool live = INT(t, i, "node_live") != 0;
     say(e, live ? "blocked" : "blocked_dead_node",
         "blocked: its job %s.%s forbids concurrent runs and fire %s (trigger "
         "%s.%s) is running on node %s%s",
-        jg, jn, chime__mysql_rows_text(&rows, 0, 0),
-        chime__mysql_rows_text(&rows, 0, 2),
-        chime__mysql_rows_text(&rows, 0, 3), node,
+        jg, jn, TEXT(t, i, "fire_id"), TEXT(t, i, "trigger_group"),
+        TEXT(t, i, "trigger_name"), TEXT(t, i, "node"),
         live ? "" : ", which is dead: awaiting recovery");
   }
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(t);
   return 0;
 }
 
 /* Why a claimed or executing trigger does not fire: its node. */
-static int why_claimed(explain *e, const chime__mysql_admin_trigger *t,
-                       const char *when) {
+static int why_claimed(explain *e, const trig *t, const char *when) {
   int code = 0;
   const char *owner = t->owner;
   int live = node_live(e, owner, &code);
@@ -161,14 +179,13 @@ static int why_claimed(explain *e, const chime__mysql_admin_trigger *t,
 
 /* Why a trigger in a state other than WAITING does not fire (an unknown
  * state reads as ERROR); *ret_done is cleared for WAITING. */
-static int why_state(explain *e, const chime__mysql_admin_trigger *t,
+static int why_state(explain *e, const trig *t, const char *name,
                      const char *when, bool *ret_done) {
   const char *st = t->state;
   *ret_done = true;
   if (strcmp(st, "PAUSED") == 0 || strcmp(st, "PAUSED_BLOCKED") == 0) {
     char why[512];
-    int code =
-        why_paused(e, t->group, t->job_group, t->job_name, why, sizeof why);
+    int code = why_paused(e, t, name, why, sizeof why);
     if (code == 0) {
       say(e, "paused", "paused: %s", why);
       hint(e, "resume with 'chimectl resume ...'");
@@ -189,46 +206,54 @@ static int why_state(explain *e, const chime__mysql_admin_trigger *t,
   return 0;
 }
 
+/* Whether the comma-separated list tags holds tag. */
+static bool has_tag(const char *tags, const char *tag) {
+  size_t n = strlen(tag);
+  while (tags && *tags) {
+    size_t k = strcspn(tags, ",");
+    if (k == n && strncmp(tags, tag, n) == 0)
+      return true;
+    tags += k + (tags[k] == ',');
+  }
+  return false;
+}
+
 /* The first tag the trigger's job requires that no live node has, in
  * buf (empty when every tag has a node).  Returns: 0 or an exit code. */
-static int missing_tag(explain *e, const chime__mysql_admin_trigger *t,
-                       char *buf, size_t len) {
-  chime__mysql_rows rows = {0};
-  const char *key[] = {e->c->sched, t->group, t->name};
+static int missing_tag(explain *e, const trig *t, char *buf, size_t len) {
   buf[0] = '\0';
-  int r = ctl_query(e->c,
-                    "SELECT job_tags FROM {P}triggers WHERE sched_name = ? "
-                    "AND trigger_group = ? AND trigger_name = ?",
-                    key, 3, &rows);
-  char tags[1200] = "";
-  if (r == 0 && rows.nrows > 0)
-    snprintf(tags, sizeof tags, "%s", chime__mysql_rows_text(&rows, 0, 0));
-  chime__mysql_rows_free(&rows);
-  char sql[512];
-  snprintf(sql, sizeof sql,
-           "SELECT COUNT(*) FROM {P}nodes n WHERE n.sched_name = ? AND %s "
-           "AND LOCATE(CONCAT(',', ?, ','), CONCAT(',', n.tags, ',')) > 0",
-           chime__mysql_admin_node_live_sql());
-  for (char *p = tags, *next; r == 0 && *p && !buf[0]; p = next) {
+  if (!t->job_tags)
+    return 0;
+  chime_admin_table *nodes = NULL;
+  int r = list(e, ctl_list_query(CHIME_ADMIN_NODES), &nodes);
+  if (r)
+    return r;
+  char tags[1200];
+  snprintf(tags, sizeof tags, "%s", t->job_tags);
+  for (char *p = tags, *next; *p && !buf[0]; p = next) {
     next = p + strcspn(p, ",");
     if (*next)
       *next++ = '\0';
-    const char *args[] = {e->c->sched, p};
-    if ((r = ctl_query(e->c, sql, args, 2, &rows)) == 0 && rows.nrows > 0 &&
-        chime__mysql_rows_int64(&rows, 0, 0) == 0)
-      snprintf(buf, len, "%s", p);
-    chime__mysql_rows_free(&rows);
+    bool found = false;
+    for (size_t i = 0; i < chime_admin_table_get_row_count(nodes) && !found;
+         i++)
+      found = INT(nodes, i, "live") && has_tag(TEXT(nodes, i, "tags"), p);
+    if (!found) { /* a tag fits: chime_job_add_required_tag checks it */
+      size_t k = strlen(p) < len ? strlen(p) : len - 1;
+      memcpy(buf, p, k);
+      buf[k] = '\0';
+    }
   }
-  return r;
+  chime_admin_table_free(nodes);
+  return 0;
 }
 
-static int analyse(explain *e, const chime__mysql_admin_trigger *t,
-                   int64_t now) {
+static int analyse(explain *e, const trig *t, const char *name, int64_t now) {
   char when[48], late[32], tag[CHIME_MAX_TAG_LEN + 1];
   int64_t next = t->next_fire_ms;
   ctl_format_time(next, e->c->zone, when, sizeof when);
   bool done;
-  int code = why_state(e, t, when, &done);
+  int code = why_state(e, t, name, when, &done);
   if (code || done)
     return code;
   if (t->end_ms != INT64_MAX && t->end_ms <= now &&
@@ -238,13 +263,13 @@ static int analyse(explain *e, const chime__mysql_admin_trigger *t,
     say(e, "ended", "its end time %s has passed: it will not fire again", end);
   } else if (next == CHIME_NO_FIRE_MS) {
     say(e, "complete", "complete: no further fire time");
-  } else if (next <= now - chime__mysql_admin_misfire_threshold_ms() &&
-             t->misfire != CHIME_MISFIRE_IGNORE) {
+  } else if (next <= now - CTL_MISFIRE_THRESHOLD_MS &&
+             strcmp(t->misfire, "ignore") != 0) {
     ctl_format_age(now - next, late, sizeof late);
     say(e, "misfired",
         "misfired: due at %s, %s late; waiting for a node's "
         "misfire scan (policy %s)",
-        when, late, ctl_misfire_name(t->misfire));
+        when, late, t->misfire);
   } else if (next <= now && (code = missing_tag(e, t, tag, sizeof tag))) {
     return code;
   } else if (next <= now && tag[0]) {
@@ -265,6 +290,40 @@ static int analyse(explain *e, const chime__mysql_admin_trigger *t,
   return 0;
 }
 
+/* Trigger (group, name)'s row of the trigger list into *ret (its strings
+ * borrowed from *table, the caller's).  Returns: 0 or an exit code. */
+static int read_trigger(ctl *c, const char *group, const char *name,
+                        const char *key, chime_admin_table **table, trig *ret) {
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q)
+    chime_admin_query_set_trigger(q, group, name);
+  int r = ctl_list(c, q, table);
+  if (r)
+    return r;
+  const chime_admin_table *t = *table;
+  if (chime_admin_table_get_row_count(t) == 0)
+    return ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
+  *ret = (trig){.group = TEXT(t, 0, "group"),
+                .job_group = TEXT(t, 0, "job_group"),
+                .job_name = TEXT(t, 0, "job_name"),
+                .job_type = TEXT(t, 0, "job_type"),
+                .job_tags = TEXT(t, 0, "job_tags"),
+                .state = TEXT(t, 0, "state"),
+                .owner = TEXT(t, 0, "owner"),
+                .misfire = TEXT(t, 0, "misfire"),
+                .next_fire_ms = chime_admin_table_is_null(t, 0, "next_fire_ms")
+                                    ? CHIME_NO_FIRE_MS
+                                    : INT(t, 0, "next_fire_ms"),
+                .end_ms = chime_admin_table_is_null(t, 0, "end_ms")
+                              ? INT64_MAX
+                              : INT(t, 0, "end_ms"),
+                .claim_fire_id = INT(t, 0, "claim_fire_id")};
+  return 0;
+}
+
+#undef INT
+#undef TEXT
+
 int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret) {
   memset(ret, 0, sizeof *ret);
   ret->next_ms = CHIME_NO_FIRE_MS;
@@ -272,19 +331,20 @@ int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret) {
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
-  chime__mysql_rows rows;
-  chime__mysql_admin_trigger t;
-  if ((r = ctl_trigger_by_key(c, group, name, key, &rows, &t)))
+  chime_admin_table *table = NULL;
+  trig t = {0};
+  if ((r = read_trigger(c, group, name, key, &table, &t))) {
+    chime_admin_table_free(table);
     return r;
+  }
   explain e = {.c = c};
-  r = analyse(&e, &t, ctl_now(c));
+  r = analyse(&e, &t, name, ctl_now(c));
   snprintf(ret->state, sizeof ret->state, "%s", t.state);
   snprintf(ret->reason, sizeof ret->reason, "%s", e.reason);
   snprintf(ret->msg, sizeof ret->msg, "%s", e.msg);
   ret->hint_at = e.hint_at <= strlen(ret->msg) ? e.hint_at : strlen(ret->msg);
   ret->next_ms = t.next_fire_ms;
-  chime__mysql_admin_trigger_clear(&t);
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(table);
   return r;
 }
 

@@ -2,31 +2,28 @@
  * chimectl_running.c: the cluster's activity as the operators' pages show
  * it: the fires claimed or running now (`chimectl running`), the last
  * hour minute by minute (fires, failures, lateness), node events
- * (`chimectl events`).  The fires come from the store's operators'
- * lists (chime-admin.h), the rest from one SELECT each on the store's
- * tables (docs/schema.md); live and dead are the store's own rule.
+ * (`chimectl events`), each from the store's operators' lists
+ * (chime-admin.h); live and dead are the store's own rule.
  */
 #include "chimectl.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int ctl_rows_table(ctl *c, const char *sql, const char *const *args, size_t n,
-                   ctl_table *t) {
-  chime__mysql_rows rows = {0};
-  int r = ctl_query(c, sql, args, n, &rows);
-  const char *cells[16];
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
-    for (size_t k = 0; k < t->ncols && k < 16; k++)
-      cells[k] = chime__mysql_rows_text(&rows, i, k);
-    if (ctl_table_add(t, cells) < 0)
-      r = ctl_fail(CHIME_ENOMEM, "out of memory");
-  }
+/* Adds a row of cells to t.  Returns: 0 or an exit code. */
+static int add_row(ctl_table *t, const char *const *cells) {
+  return ctl_table_add(t, cells) < 0 ? ctl_fail(CHIME_ENOMEM, "out of memory")
+                                     : 0;
+}
+
+/* Frees list l, and t when r (an exit code) says it failed.  Returns: r. */
+static int table_end(ctl_table *t, chime_admin_table *l, int r) {
   if (r)
     ctl_table_free(t);
-  chime__mysql_rows_free(&rows);
+  chime_admin_table_free(l);
   return r;
 }
 
@@ -63,13 +60,25 @@ int ctl_running_table(ctl *c, ctl_table *t) {
                            TEXT("recovering"),
                            TEXT("node_live")};
 #undef TEXT
-    if (ctl_table_add(t, cells) < 0)
-      r = ctl_fail(CHIME_ENOMEM, "out of memory");
+    r = add_row(t, cells);
   }
-  if (r)
-    ctl_table_free(t);
-  chime_admin_table_free(l);
-  return r;
+  return table_end(t, l, r);
+}
+
+/* The rows of list q (freed) into t, whose columns are the list's
+ * columns cols, as text (null cells NULL); t freed on failure. */
+static int list_table(ctl *c, chime_admin_query *q, const char *const *cols,
+                      ctl_table *t) {
+  chime_admin_table *l = NULL;
+  int r = ctl_list(c, q, &l);
+  const char *cells[8];
+  assert(t->ncols <= 8);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++) {
+    for (size_t k = 0; k < t->ncols; k++)
+      cells[k] = chime_admin_table_get_text(l, i, cols[k]);
+    r = add_row(t, cells);
+  }
+  return table_end(t, l, r);
 }
 
 int ctl_activity_table(ctl *c, ctl_table *t) {
@@ -77,41 +86,33 @@ int ctl_activity_table(ctl *c, ctl_table *t) {
                                       "late_avg_ms", "late_max_ms"};
   static const bool num[] = {true, true, true, true, true};
   ctl_table_init(t, heads, num, 5);
-  /* One row per minute that had fires; lateness is start - schedule, of
-   * the scheduled runs only; failures and lateness by chimectl.h's rule. */
-  const char *args[] = {c->sched};
-  return ctl_rows_table(
-      c,
-      "SELECT FLOOR(started_ms / 60000) * 60000 AS m, COUNT(*), "
-      "SUM(" CTL_FAILURE_SQL "), "
-      "CAST(AVG(CASE WHEN " CTL_SCHEDULED_RUN_SQL " THEN GREATEST(started_ms "
-      "- scheduled_ms, 0) END) AS SIGNED), "
-      "MAX(CASE WHEN " CTL_SCHEDULED_RUN_SQL " THEN GREATEST(started_ms - "
-      "scheduled_ms, 0) END) FROM {P}history WHERE "
-      "sched_name = ? AND started_ms >= CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS "
-      "SIGNED) - 3600000 GROUP BY m ORDER BY m",
-      args, 1, t);
+  /* One row per minute of the last hour that had fires (the store's
+   * CHIME_ADMIN_ACTIVITY: lateness of the scheduled runs only). */
+  int r = ctl_open(c, NULL);
+  if (r) {
+    ctl_table_free(t);
+    return r;
+  }
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_ACTIVITY);
+  int64_t from = ctl_now(c) - 3600000;
+  if (q && chime_admin_query_set_started(q, from > 0 ? from : 0, 0) < 0) {
+    chime_admin_query_free(q);
+    q = NULL;
+  }
+  return list_table(c, q, heads, t);
 }
 
 int ctl_events_table(ctl *c, ctl_table *t) {
   static const char *const heads[] = {"time_ms", "node", "event", "detail"};
   static const bool num[] = {true, false, false, false};
   ctl_table_init(t, heads, num, 4);
-  char code[16];
-  snprintf(code, sizeof code, "%d", CHIME_ENOTOWNER);
-  const char *args[] = {c->sched, c->node, c->sched, code};
-  /* A node's start is its row's; a death shows in the fires its recovery
-   * ended (outcome REQUEUED or FAILED, the node lost them); a cancel too. */
-  return ctl_rows_table(
-      c,
-      "SELECT * FROM (SELECT started_ms AS t, instance_id, 'started', "
-      "CONCAT('host ', host, ', pid ', pid, ', version ', version) FROM "
-      "{P}nodes WHERE sched_name = ? AND instance_id <> ? UNION ALL SELECT "
-      "finished_ms, node, LOWER(outcome), CONCAT('fire ', fire_id, ' (', "
-      "job_group, '.', job_name, '): ', COALESCE(error_text, '')) FROM "
-      "{P}history WHERE sched_name = ? AND error_code = CAST(? AS SIGNED)) "
-      "e ORDER BY t DESC LIMIT 100",
-      args, 4, t);
+  /* The store's CHIME_ADMIN_EVENTS: a node's start, the fires its recovery
+   * ended (the node lost them), a cancel; the last 100. */
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_EVENTS);
+  if (q)
+    chime_admin_query_set_page(q, 0, 100);
+  static const char *const cols[] = {"time_ms", "node", "event", "detail"};
+  return list_table(c, q, cols, t);
 }
 
 /* `chimectl running` and `chimectl events`: the tables above, printed. */
@@ -120,8 +121,7 @@ static int print_query(ctl *c, const char *usage,
   if (c->argc > 0)
     return ctl_usage("usage: chimectl %s", usage);
   ctl_table t;
-  chime__mysql_rows none = {0};
-  return ctl_table_done(c, &t, &none, query(c, &t));
+  return ctl_table_done(c, &t, NULL, query(c, &t));
 }
 
 int ctl_cmd_running(ctl *c) {
