@@ -6,12 +6,13 @@
  * options and runs the server; web_http.c routes requests, checks their
  * parameters, the Host and Origin, the operator's session and the CSRF
  * token, and closes clients too slow to send a request; web_pages.c
- * renders the pages; web_api.c answers /api/ and /metrics and runs the
- * actions; web_detail.c renders the pages of one job, trigger, fire or
- * node and their JSON twins; web_auth.c holds the users and roles;
- * web_zone.c the operator's zone picker; web_out.c decodes parameters,
- * builds responses and escapes; web_assets.c holds the built-in style
- * sheet and script.
+ * renders the list pages, all of them drawn with web_frame.c (the frame,
+ * tables, forms, links: the lowest file, calling no page); web_api.c answers
+ * /api/ and /metrics and runs the actions; web_detail.c renders the pages of
+ * one job, trigger, fire or node and their JSON twins; web_auth.c holds the
+ * users and roles; web_zone.c the operator's zone picker; web_out.c decodes
+ * parameters, builds responses and escapes; web_assets.c holds the built-in
+ * style sheet and script.
  *
  * Terms: a *response* is built in a memory stream (open_memstream); a
  * *session* is a user's login (a random id in a cookie, with its own
@@ -217,7 +218,7 @@ void web_cells_html(FILE *out, const ctl_table *t, size_t row,
 /* An action's form: POST to /api/ACTION with fields (name, value pairs,
  * NULL-terminated), a button label and, when not NULL, a confirmation. */
 /* 16 random bytes as 32 hex digits into out.  Returns: 0; -1 (no
- * randomness).  web_http.c. */
+ * randomness).  web_frame.c. */
 int web_random_hex(char out[33]);
 
 void web_form(web_page *p, FILE *out, const char *action,

@@ -176,20 +176,6 @@ int web_metrics(web_page *p, web_reply *r) {
   return 200;
 }
 
-void web_log(web *w, const char *fmt, ...) {
-  (void)w;
-  char line[300];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  char when[48];
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ctl_format_time((int64_t)ts.tv_sec * 1000, NULL, when, sizeof when);
-  fprintf(stderr, "chime-web: %s %s\n", when, line);
-}
-
 /* Each action's parameters (besides csrf and back). */
 static const char *const target_params[] = {"what", "target", "csrf", "back",
                                             NULL};

@@ -76,30 +76,6 @@ bool web_detail_path(const char *path) {
   return kind_of(path, &key) != NULL;
 }
 
-/* Whether a trigger's group is one of chime's own one-shots (a retry, a
- * fire-now, a shard, a recovery, a backfill), gone once it ran: no link. */
-static bool internal_group(const char *key) {
-  static const char *const groups[] = {
-      "CHIME_RETRY.",      "MANUAL_TRIGGER.",        "CHIME_SHARD.",
-      "CHIME_RECOVERING.", CHIME_BACKFILL_GROUP ".", NULL};
-  for (const char *const *g = groups; *g; g++)
-    if (strncmp(key, *g, strlen(*g)) == 0)
-      return true;
-  return false;
-}
-
-void web_link(FILE *out, const char *kind, const char *key) {
-  if (strcmp(kind, "triggers") == 0 && internal_group(key)) {
-    web_html(out, key);
-    return;
-  }
-  fprintf(out, "<a href=\"/%s/", kind);
-  web_url(out, key);
-  fputs("\">", out);
-  web_html(out, key);
-  fputs("</a>", out);
-}
-
 /* ------------------------------------------------------------ gathering */
 
 static void add(detail *d, const char *name, const char *value,

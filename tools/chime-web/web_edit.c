@@ -713,16 +713,3 @@ int web_edit_preview(web_page *p, web_reply *r) {
 }
 
 /* ------------------------------------------------------------ links */
-
-void web_edit_new_link(web_page *p, FILE *o, const char *what) {
-  if (p->ses)
-    fprintf(o, "<p><a href=\"/edit/%s\" id=\"new-%s\">new %s</a></p>", what,
-            what, what);
-}
-
-void web_edit_link(web_page *p, FILE *o, const char *what, const char *key) {
-  fprintf(o, "<a class=\"edit\" data-edit=\"%s\" href=\"/edit/%s?key=", what,
-          what);
-  web_url(o, key);
-  fprintf(o, "\">%s</a> ", p->ses ? "edit" : "view");
-}

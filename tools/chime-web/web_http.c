@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -270,15 +269,6 @@ static void close_slow(server *s) {
       shutdown(cs->fd, SHUT_RDWR);
       cs->closed = true;
     }
-}
-
-int web_random_hex(char out[33]) {
-  unsigned char b[16];
-  if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-    return -1;
-  for (int i = 0; i < 16; i++)
-    snprintf(out + 2 * i, 3, "%02x", b[i]);
-  return 0;
 }
 
 static const web_session *find_session(web *w, const char *id) {
