@@ -1,7 +1,9 @@
 /*
  * chime-mysql.h: exactly-once effects for jobs whose effects live in the
- * scheduler's own MySQL/MariaDB database.  Optional: include it only where
- * the MySQL client's types are welcome; chime.h never includes <mysql.h>.
+ * scheduler's own MySQL/MariaDB database, and (at the end, chime_mysql_url)
+ * a program's own connections from a store URL.  Optional: include it only
+ * where the MySQL client's types are welcome; chime.h never includes
+ * <mysql.h>.
  *
  * A job begins a transaction on its fire, runs its own statements in it
  * and commits: the commit writes the fire's completion (the same steps the
