@@ -1,7 +1,9 @@
 /*
  * chime-mysql.h: exactly-once effects for jobs whose effects live in the
- * scheduler's own MySQL/MariaDB database.  Optional: include it only where
- * the MySQL client's types are welcome; chime.h never includes <mysql.h>.
+ * scheduler's own MySQL/MariaDB database, and (at the end, chime_mysql_url)
+ * a program's own connections from a store URL.  Optional: include it only
+ * where the MySQL client's types are welcome; chime.h never includes
+ * <mysql.h>.
  *
  * A job begins a transaction on its fire, runs its own statements in it
  * and commits: the commit writes the fire's completion (the same steps the
@@ -160,6 +162,72 @@ CHIME_EXTERN int chime_mysql_tx_rollback(chime_mysql_tx *tx);
  * Thread: the job's worker thread.
  */
 CHIME_EXTERN const char *chime_mysql_tx_errmsg(const chime_mysql_tx *tx);
+
+/* ------------------------------------ a program's own plain connection */
+
+/*
+ * A store URL (chime_config_set_store_url's form, docs/man/chime-store.7),
+ * read by the store's own parser, for a program that keeps tables of its
+ * own beside a scheduler's (a benchmark's results, a tool's reports): its
+ * connections go where the scheduler's go, as the scheduler's are opened.
+ */
+typedef struct chime_mysql_url chime_mysql_url;
+
+/* The longest table prefix a store URL may name (?prefix=). */
+#define CHIME_MYSQL_MAX_PREFIX_LEN 32
+
+/*
+ * chime_mysql_url_new: reads store URL text: its members, user, password,
+ * database, socket, table prefix and io_timeout_s are checked now; the
+ * store's other parameters are left to the store.
+ * Returns: 0; CHIME_EINVAL (NULL text or ret_url); CHIME_EURL (malformed:
+ * not mysql://, a bad host, port, prefix or io_timeout_s, or too long);
+ * CHIME_ENOMEM.  errbuf (may be NULL) says why, the password never shown.
+ * Ownership: text is copied; *ret_url is the caller's, freed with
+ * chime_mysql_url_free(); NULL on failure.
+ * Thread: any.
+ */
+CHIME_EXTERN int chime_mysql_url_new(const char *text,
+                                     chime_mysql_url **ret_url, char *errbuf,
+                                     size_t errbuf_len);
+
+/*
+ * chime_mysql_url_connect: opens a plain connection to the URL's server and
+ * database as the store opens its own: the members of a multi-host URL
+ * tried in turn, the socket, utf8mb4, autocommit, no automatic reconnect,
+ * a 5 s connect timeout, and read and write timeouts of the URL's
+ * io_timeout_s (0 to 3600; by default none with one host, 10 s with
+ * several).  Nothing of the store's schema is read or created.
+ * Returns: 0; CHIME_EINVAL (NULL url or ret_db); CHIME_ECONNECT (no member
+ * answered); CHIME_EAUTH (access denied); CHIME_ENOTFOUND (no such
+ * database); CHIME_ENOMEM.  errbuf (may be NULL) says why, the password
+ * never shown.
+ * Ownership: *ret_db is the caller's, closed with mysql_close(); NULL on
+ * failure.  url is only read.
+ * Thread: any; several threads may connect from one url at once (it is
+ * only read); a connection is used by one thread at a time.
+ */
+CHIME_EXTERN int chime_mysql_url_connect(chime_mysql_url *url, MYSQL **ret_db,
+                                         char *errbuf, size_t errbuf_len);
+
+/*
+ * chime_mysql_url_get_prefix: the URL's table prefix (?prefix=, "chime_"
+ * by default; at most CHIME_MYSQL_MAX_PREFIX_LEN bytes), the start of
+ * every table name the store uses.
+ * Returns: the prefix; "" for a NULL url.
+ * Ownership: borrowed from url until chime_mysql_url_free.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_mysql_url_get_prefix(const chime_mysql_url *url);
+
+/*
+ * chime_mysql_url_free: frees url (NULL: nothing).  Connections opened
+ * from it stay open.
+ * Returns: nothing.
+ * Ownership: url is gone.
+ * Thread: any, once no other call uses url.
+ */
+CHIME_EXTERN void chime_mysql_url_free(chime_mysql_url *url);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,8 @@
 #ifndef CHIME_BENCH_H
 #define CHIME_BENCH_H
 
-#include "jobstore/mysql/admin.h"
+#include "chime-mysql.h"
+#include "chime.h"
 
 #include <mysql.h>
 #include <signal.h>
@@ -83,19 +84,23 @@ int bench_opts_parse(int argc, char **argv, bench_opts *opts);
 
 /* ---------------------------------------------------------------- db.c */
 
-/* Whether the server of a store URL (parsed by the store's parser,
- * jobstore/mysql/url.h) runs on this machine (a socket, or a loopback
- * host), so its process can be found in /proc. */
-bool bench_url_is_local(const chime__mysql_url *url);
+/* Whether db's server runs on this machine (a socket, or a loopback host,
+ * as the client library says it connected), so its process can be found
+ * in /proc. */
+bool bench_db_is_local(MYSQL *db);
 
-/* Opens an autocommit connection with connect, read and write timeouts.
- * NULL on failure, with the reason in errbuf. */
-MYSQL *bench_db_connect(const chime__mysql_url *url, char *errbuf,
-                        size_t errbuf_len);
-/* Parses the store URL text into *ret_url and connects; NULL (the error
+/* Reads store URL text for the bench's own connections (chime-mysql.h:
+ * the store's parser), with read and write timeouts unless it names its
+ * own.  NULL on failure, the reason printed. */
+chime_mysql_url *bench_db_url(const char *text);
+/* Opens an autocommit connection to url's database (chime_mysql_url_connect:
+ * the store's settings), reconnecting by itself.  NULL on failure, with
+ * the reason in errbuf. */
+MYSQL *bench_db_connect(chime_mysql_url *url, char *errbuf, size_t errbuf_len);
+/* Reads store URL text into *ret_url and connects; NULL (the error
  * printed, *ret_url NULL) on failure.  *ret_url is freed with
- * chime__mysql_url_free. */
-MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url);
+ * chime_mysql_url_free. */
+MYSQL *bench_db_open(const char *text, chime_mysql_url **ret_url);
 /* Runs one statement and discards any result.  Returns 0 or -1 (the
  * reason is printed to stderr, prefixed with what). */
 int bench_db_exec(MYSQL *db, const char *what, const char *sql);
@@ -216,7 +221,7 @@ int64_t bench_proc_status(pid_t pid, const char *name);
 /* The process's open sockets (its database connections). */
 int64_t bench_proc_sockets(pid_t pid);
 /* The database server's pid when it runs here, else 0. */
-pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url);
+pid_t bench_db_server_pid(MYSQL *db);
 
 /* -------------------------------------------------------------- cost.c */
 

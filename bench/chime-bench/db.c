@@ -1,7 +1,7 @@
 /*
  * db.c: the bench's own database connections (results, server status),
  * opened from the store URL with the store's own parser and connection
- * settings (jobstore/mysql/admin.h), and the store clock.
+ * settings (chime_mysql_url, chime-mysql.h), and the store clock.
  */
 #include "bench.h"
 
@@ -14,21 +14,41 @@
 #include <string.h>
 #include <time.h>
 
-#define CONNECT_TIMEOUT_S 5
 /* Long enough for reading a large bench_results, short enough that a dead
- * server fails the run instead of hanging it. */
-#define READ_WRITE_TIMEOUT_S 30
+ * server fails the run instead of hanging it (unless the URL says). */
+#define READ_WRITE_TIMEOUT "io_timeout_s=30"
 
-bool bench_url_is_local(const chime__mysql_url *url) {
-  return url->socket || strcmp(url->host, "localhost") == 0 ||
-         strncmp(url->host, "127.", 4) == 0 || strcmp(url->host, "::1") == 0;
+bool bench_db_is_local(MYSQL *db) {
+  /* "Localhost via UNIX socket", "127.0.0.1 via TCP/IP", ... */
+  const char *info = mysql_get_host_info(db);
+  if (!info)
+    return false;
+  return strstr(info, "socket") || strncmp(info, "localhost ", 10) == 0 ||
+         strncmp(info, "127.", 4) == 0 || strncmp(info, "::1 ", 4) == 0;
 }
 
-MYSQL *bench_db_connect(const chime__mysql_url *url, char *errbuf,
-                        size_t errbuf_len) {
+chime_mysql_url *bench_db_url(const char *text) {
+  size_t len = strlen(text) + sizeof READ_WRITE_TIMEOUT + 1;
+  char *full = malloc(len), err[512] = "";
+  if (!full) {
+    fprintf(stderr, "chime-bench: out of memory\n");
+    return NULL;
+  }
+  if (strstr(text, "io_timeout_s="))
+    snprintf(full, len, "%s", text);
+  else
+    snprintf(full, len, "%s%c%s", text, strchr(text, '?') ? '&' : '?',
+             READ_WRITE_TIMEOUT);
+  chime_mysql_url *url = NULL;
+  if (chime_mysql_url_new(full, &url, err, sizeof err) < 0)
+    fprintf(stderr, "chime-bench: %s\n", err);
+  free(full);
+  return url;
+}
+
+MYSQL *bench_db_connect(chime_mysql_url *url, char *errbuf, size_t errbuf_len) {
   MYSQL *db = NULL;
-  if (chime__mysql_admin_connect(url, CONNECT_TIMEOUT_S, READ_WRITE_TIMEOUT_S,
-                                 &db, errbuf, errbuf_len) < 0)
+  if (chime_mysql_url_connect(url, &db, errbuf, errbuf_len) < 0)
     return NULL;
   /* A restart of the server under load is something to measure: the
    * handle connects again by itself (the bench's queries need no session
@@ -79,17 +99,14 @@ int bench_db_exec(MYSQL *db, const char *what, const char *sql) {
   return 0;
 }
 
-MYSQL *bench_db_open(const char *text, chime__mysql_url **ret_url) {
+MYSQL *bench_db_open(const char *text, chime_mysql_url **ret_url) {
   char err[512] = "";
-  *ret_url = NULL;
-  if (chime__mysql_url_parse(text, ret_url, err, sizeof err) < 0) {
-    fprintf(stderr, "chime-bench: %s\n", err);
+  if (!(*ret_url = bench_db_url(text)))
     return NULL;
-  }
   MYSQL *db = bench_db_connect(*ret_url, err, sizeof err);
   if (!db) {
     fprintf(stderr, "chime-bench: %s\n", err);
-    chime__mysql_url_free(*ret_url);
+    chime_mysql_url_free(*ret_url);
     *ret_url = NULL;
   }
   return db;

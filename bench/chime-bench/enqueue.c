@@ -88,7 +88,7 @@ static int burn_down(MYSQL *db, bench_node *nodes, int n, long runs,
 }
 
 int bench_enqueue_main(const bench_opts *o) {
-  chime__mysql_url *url = NULL;
+  chime_mysql_url *url = NULL;
   MYSQL *db = bench_db_open(o->url, &url);
   if (!db)
     return 1;
@@ -129,6 +129,6 @@ int bench_enqueue_main(const bench_opts *o) {
   status = rows == runs && distinct == runs ? 0 : 2;
 out:
   mysql_close(db);
-  chime__mysql_url_free(url);
+  chime_mysql_url_free(url);
   return status;
 }

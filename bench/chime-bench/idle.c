@@ -43,7 +43,7 @@ static int idle(const bench_opts *o, MYSQL *db, bench_node *node) {
 }
 
 int bench_idle_main(const bench_opts *o) {
-  chime__mysql_url *url = NULL;
+  chime_mysql_url *url = NULL;
   MYSQL *db = bench_db_open(o->url, &url);
   if (!db)
     return 1;
@@ -54,6 +54,6 @@ int bench_idle_main(const bench_opts *o) {
     bench_nodes_logs_done(&node, 1);
   }
   mysql_close(db);
-  chime__mysql_url_free(url);
+  chime_mysql_url_free(url);
   return status;
 }

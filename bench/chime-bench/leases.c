@@ -134,7 +134,7 @@ static int run(const bench_opts *o, MYSQL *db, lease_client *cs, int n) {
 }
 
 int bench_leases_main(const bench_opts *o) {
-  chime__mysql_url *url = NULL;
+  chime_mysql_url *url = NULL;
   MYSQL *db = bench_db_open(o->url, &url);
   if (!db)
     return 1;
@@ -145,6 +145,6 @@ int bench_leases_main(const bench_opts *o) {
     chime_scheduler_free(cs[i].s);
   free(cs);
   mysql_close(db);
-  chime__mysql_url_free(url);
+  chime_mysql_url_free(url);
   return status;
 }

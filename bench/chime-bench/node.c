@@ -68,7 +68,7 @@ typedef struct node {
   int64_t work_ms;
   bool limit;        /* --limit: a run records its start and end when it ends */
   bool exactly_once; /* --exactly-once: the row in the completion's tx */
-  chime__mysql_url *url;
+  chime_mysql_url *url; /* the results database */
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
   bool writing;     /* a run is writing a batch */
@@ -354,11 +354,8 @@ int bench_node_main(const bench_opts *o) {
             .work_ms = o->work_ms,
             .limit = o->limit > 0,
             .exactly_once = o->exactly_once};
-  char err[256];
-  if (chime__mysql_url_parse(o->url, &n.url, err, sizeof err) < 0) {
-    fprintf(stderr, "%s: %s\n", n.id, err);
+  if (!(n.url = bench_db_url(o->url)))
     return 1;
-  }
   if (mysql_library_init(0, NULL, NULL) != 0) {
     fprintf(stderr, "%s: cannot initialise\n", n.id);
     return 1;
@@ -381,6 +378,6 @@ int bench_node_main(const bench_opts *o) {
   chime_scheduler_free(s);
   mysql_close(n.db);
   pthread_mutex_destroy(&n.mu);
-  chime__mysql_url_free(n.url);
+  chime_mysql_url_free(n.url);
   return 0;
 }

@@ -481,8 +481,8 @@ int64_t bench_proc_sockets(pid_t pid) {
   return n;
 }
 
-pid_t bench_db_server_pid(MYSQL *db, const chime__mysql_url *url) {
-  if (!bench_url_is_local(url))
+pid_t bench_db_server_pid(MYSQL *db) {
+  if (!bench_db_is_local(db))
     return 0;
   if (mysql_query(db, "SELECT @@pid_file, @@datadir") != 0)
     return 0;

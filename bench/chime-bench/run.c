@@ -142,8 +142,8 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
 
 /* Set-up, the run, the stop; the analysis is the caller's.  Returns 0 or
  * -1. */
-static int run(const bench_opts *o, MYSQL *db, const chime__mysql_url *url,
-               bench_node *nodes, bench_run *r) {
+static int run(const bench_opts *o, MYSQL *db, bench_node *nodes,
+               bench_run *r) {
   if (bench_clock_sync(db) < 0)
     return -1;
   int64_t step = o->interval_ms;
@@ -155,7 +155,7 @@ static int run(const bench_opts *o, MYSQL *db, const chime__mysql_url *url,
   if (bench_setup_store(o, o->triggers, r->t0_ms, step) < 0 ||
       bench_setup_results(db) < 0)
     return -1;
-  pid_t db_pid = bench_db_server_pid(db, url);
+  pid_t db_pid = bench_db_server_pid(db);
   if (bench_nodes_start(o, nodes, o->nodes) < 0)
     return -1;
   int64_t ready = bench_store_ms();
@@ -174,7 +174,7 @@ static int run(const bench_opts *o, MYSQL *db, const chime__mysql_url *url,
 }
 
 int bench_run_main(const bench_opts *o) {
-  chime__mysql_url *url = NULL;
+  chime_mysql_url *url = NULL;
   MYSQL *db = bench_db_open(o->url, &url);
   if (!db)
     return 1;
@@ -182,11 +182,11 @@ int bench_run_main(const bench_opts *o) {
   bench_run r = {.o = o};
   int status = 1;
   if (bench_nodes_logdir() == 0) {
-    if (run(o, db, url, nodes, &r) == 0)
+    if (run(o, db, nodes, &r) == 0)
       status = bench_analyse(db, &r);
     bench_nodes_logs_done(nodes, o->nodes);
   }
   mysql_close(db);
-  chime__mysql_url_free(url);
+  chime_mysql_url_free(url);
   return status;
 }

@@ -90,7 +90,7 @@ typedef struct sample {
 typedef struct soak {
   const bench_opts *o;
   MYSQL *db;
-  char prefix[CHIME__MYSQL_PREFIX_MAX + 1];
+  char prefix[CHIME_MYSQL_MAX_PREFIX_LEN + 1];
   pid_t db_pid;
   bench_node nodes[BENCH_MAX_NODES];
   int64_t *prev[BENCH_MAX_NODES]; /* each node's histogram last read */
@@ -602,7 +602,7 @@ static void print_summary(const soak *k, const verdict *v) {
 
 /* ------------------------------------------------------------ the run */
 
-static int run(soak *k, const chime__mysql_url *url) {
+static int run(soak *k) {
   const bench_opts *o = k->o;
   if (bench_clock_sync(k->db) < 0)
     return -1;
@@ -633,7 +633,7 @@ static int run(soak *k, const chime__mysql_url *url) {
   if (bench_setup_store(&simple, k->n_simple, t0, 1000) < 0 ||
       setup_mix(k, t0) < 0)
     return -1;
-  k->db_pid = bench_db_server_pid(k->db, url);
+  k->db_pid = bench_db_server_pid(k->db);
   if (bench_nodes_start(o, k->nodes, o->nodes) < 0)
     return -1;
   k->start_ms = bench_real_ms();
@@ -677,7 +677,7 @@ int bench_soak_main(const bench_opts *o) {
   so.url = url_text;
   soak *k = calloc(1, sizeof *k);
   size_t max_samples = (size_t)o->soak_minutes * 60 / (size_t)o->sample_s + 2;
-  chime__mysql_url *url = NULL;
+  chime_mysql_url *url = NULL;
   int status = 1;
   if (!k || !(k->samples = calloc(max_samples, sizeof *k->samples)))
     goto out;
@@ -687,14 +687,9 @@ int bench_soak_main(const bench_opts *o) {
       goto out;
   if (!(k->db = bench_db_open(so.url, &url)))
     goto out;
-  char err[256];
-  if (chime__mysql_url_prefix(url, k->prefix, sizeof k->prefix, err,
-                              sizeof err) < 0) {
-    fprintf(stderr, "chime-bench: %s\n", err);
-    goto out;
-  }
+  snprintf(k->prefix, sizeof k->prefix, "%s", chime_mysql_url_get_prefix(url));
   if (bench_nodes_logdir() == 0) {
-    if (run(k, url) == 0) {
+    if (run(k) == 0) {
       verdict v = {0};
       judge(k, &v);
       print_summary(k, &v);
@@ -721,7 +716,7 @@ out:
       mysql_close(k->db);
     free(k);
   }
-  chime__mysql_url_free(url);
+  chime_mysql_url_free(url);
   free(url_text);
   return status;
 }

@@ -34,10 +34,8 @@
 #include <time.h>
 
 #define DEFAULT_CHECKIN_MS 1000 /* as the engine's default */
-/* The read/write timeout with several hosts: longer than a Galera
- * member's eviction (evs.suspect_timeout, 5 s by default), so a commit
- * that waits for the cluster to drop a member is not cut short. */
-#define DEFAULT_MEMBER_IO_TIMEOUT_S 10
+/* The read/write timeout with several hosts (url.h says why). */
+#define DEFAULT_MEMBER_IO_TIMEOUT_S CHIME__MYSQL_MEMBER_IO_TIMEOUT_S
 #define DEFAULT_RETENTION_MS (7 * INT64_C(86400000))
 /* At most this many history rows are kept (retain.c), whatever the
  * retention: about 17 minutes at 1,000 fires/s (docs/schema.md). */

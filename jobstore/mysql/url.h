@@ -88,6 +88,12 @@ void chime__mysql_url_free(chime__mysql_url *url);
 int chime__mysql_url_with_password(const char *text, const char *password,
                                    char **ret_text);
 
+/* The read and write timeout of a connection when the URL names several
+ * members (unless io_timeout_s says otherwise): longer than a Galera
+ * member's eviction (evs.suspect_timeout, 5 s by default), so a commit that
+ * waits for the cluster to drop a member is not cut short. */
+#define CHIME__MYSQL_MEMBER_IO_TIMEOUT_S 10
+
 /* The longest table prefix (URL parameter prefix). */
 #define CHIME__MYSQL_PREFIX_MAX 32
 

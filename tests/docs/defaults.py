@@ -142,6 +142,11 @@ CLAIMS = [
      [(1, "io_timeout_s_several_hosts", int)]),
     ("docs/galera.md", r"`io_timeout_s` \(default \*\*(\d+)\*\* with several hosts, none with one\)",
      [(1, "io_timeout_s_several_hosts", int)]),
+    # chime_mysql_url_connect (chime-mysql.h), a program's own connection.
+    ("include/chime-mysql.h", r"a (\d+) s connect timeout, and read and write timeouts of the URL's io_timeout_s \(0 to 3600; by default none with one host, (\d+) s with several\)",
+     [(1, "connect_url_timeout_s", int), (2, "io_timeout_s_several_hosts", int)]),
+    ("docs/man/chime-mysql.3.scd", r"a (\d+) s connect timeout, and read and write timeouts of the URL's io_timeout_s \(0 to 3600; by default none with one host, (\d+) s with several\)",
+     [(1, "connect_url_timeout_s", int), (2, "io_timeout_s_several_hosts", int)]),
     ("docs/operations.md", r"bounds its size \(default (\d+ days)\)", [(1, "history_retention_ms", dur)]),
     ("README.md", r"`prefix=NAME_` \(table prefix, default `(\w+)`\)", [(1, "prefix", str)]),
     ("docs/man/chime-jobs.3.scd", r"higher priorities are claimed first \(default (\d+)\)",
@@ -246,7 +251,9 @@ def code_values():
         return int(m.group(1)) if m else None
 
     vals["io_timeout_s_several_hosts"] = source_define(
-        "jobstore/mysql/store.c", "DEFAULT_MEMBER_IO_TIMEOUT_S")
+        "jobstore/mysql/url.h", "CHIME__MYSQL_MEMBER_IO_TIMEOUT_S")
+    vals["connect_url_timeout_s"] = source_define(
+        "jobstore/mysql/connect_url.c", "CONNECT_TIMEOUT_S")
     vals["history_trim_rows"] = source_define("jobstore/mysql/retain.c", "TRIM_BATCH")
     vals["pool_max"] = source_define("jobstore/mysql/store.c", "MAX_CONNECTIONS")
 

@@ -1,8 +1,10 @@
 /*
  * test-mysql-conn.c: connections to the real (throwaway) MariaDB server:
  * version, a round trip, and the errors a user sees for a wrong password,
- * an unknown database and a server that is not there.
+ * an unknown database and a server that is not there; the public
+ * chime_mysql_url (chime-mysql.h) over the same code.
  */
+#include "chime-mysql.h"
 #include "chime.h"
 #include "harness.h"
 #include "jobstore/mysql/conn.h"
@@ -143,6 +145,108 @@ static void test_mysql_conn_next_member(void) {
   chime__mysql_url_free(u);
 }
 
+/* The first column of the first row of sql on db, into buf. */
+static void query_text(MYSQL *db, const char *sql, char *buf, size_t len) {
+  buf[0] = '\0';
+  CU_ASSERT_EQUAL_FATAL(mysql_query(db, sql), 0);
+  MYSQL_RES *res = mysql_store_result(db);
+  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+  if (row && row[0])
+    snprintf(buf, len, "%s", row[0]);
+  mysql_free_result(res);
+}
+
+/* The public URL of text, or NULL (a failed assertion). */
+static chime_mysql_url *public_url(const char *text) {
+  chime_mysql_url *url = NULL;
+  char err[512] = "";
+  CU_ASSERT_EQUAL(chime_mysql_url_new(text, &url, err, sizeof err), 0);
+  if (!url)
+    fprintf(stderr, "%s\n", err);
+  return url;
+}
+
+/* A good URL: a plain autocommit utf8mb4 connection to its database. */
+static void test_mysql_conn_public_connect(void) {
+  const char *text = chime_test_mysql_url();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  char with[2048];
+  snprintf(with, sizeof with, "%s%cio_timeout_s=7&auto_create=1", text,
+           strchr(text, '?') ? '&' : '?');
+  const char *const texts[] = {text, with};
+  for (size_t i = 0; i < 2; i++) {
+    chime_mysql_url *url = public_url(texts[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(url);
+    MYSQL *db = NULL;
+    char err[512] = "x";
+    CU_ASSERT_EQUAL_FATAL(chime_mysql_url_connect(url, &db, err, sizeof err),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+    CU_ASSERT_STRING_EQUAL(err, "");
+    chime_mysql_url_free(url); /* the connection stays open */
+    chime__mysql_url *u = test_url();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    char v[128];
+    query_text(db, "SELECT DATABASE()", v, sizeof v);
+    CU_ASSERT_STRING_EQUAL(v, u->database);
+    query_text(db, "SELECT @@autocommit", v, sizeof v);
+    CU_ASSERT_STRING_EQUAL(v, "1");
+    query_text(db, "SELECT @@character_set_connection", v, sizeof v);
+    CU_ASSERT_STRING_EQUAL(v, "utf8mb4");
+    mysql_close(db);
+    chime__mysql_url_free(u);
+  }
+  MYSQL *db = (MYSQL *)&db;
+  CU_ASSERT_EQUAL(chime_mysql_url_connect(NULL, &db, NULL, 0), CHIME_EINVAL);
+  CU_ASSERT_PTR_NULL(db);
+}
+
+/* A bad URL never reaches the server: CHIME_EURL, without its password. */
+static void test_mysql_conn_public_bad_url(void) {
+  chime_mysql_url *url = (chime_mysql_url *)&url;
+  char err[512] = "";
+  CU_ASSERT_EQUAL(
+      chime_mysql_url_new("mysql://chime:s3cret-pw@127.0.0.1:99999/chime", &url,
+                          err, sizeof err),
+      CHIME_EURL);
+  CU_ASSERT_PTR_NULL(url);
+  CU_ASSERT(err[0] != '\0');
+  CU_ASSERT_PTR_NULL(strstr(err, "s3cret"));
+}
+
+/* A wrong password is CHIME_EAUTH, the password never shown. */
+static void test_mysql_conn_public_wrong_password(void) {
+  char *text = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      chime__mysql_url_with_password(chime_test_mysql_url(),
+                                     "definitely-not-the-password", &text),
+      0);
+  chime_mysql_url *url = public_url(text);
+  free(text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(url);
+  MYSQL *db = (MYSQL *)&db;
+  char err[512] = "";
+  CU_ASSERT_EQUAL(chime_mysql_url_connect(url, &db, err, sizeof err),
+                  CHIME_EAUTH);
+  CU_ASSERT_PTR_NULL(db);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "Access denied"));
+  CU_ASSERT_PTR_NULL(strstr(err, "definitely-not"));
+  chime_mysql_url_free(url);
+}
+
+/* Nothing listens: CHIME_ECONNECT, naming where. */
+static void test_mysql_conn_public_not_there(void) {
+  chime_mysql_url *url = public_url("mysql://chime:pw@127.0.0.1:1/chime");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(url);
+  MYSQL *db = NULL;
+  char err[512] = "";
+  CU_ASSERT_EQUAL(chime_mysql_url_connect(url, &db, err, sizeof err),
+                  CHIME_ECONNECT);
+  CU_ASSERT_PTR_NULL(db);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "127.0.0.1:1/"));
+  chime_mysql_url_free(url);
+}
+
 static CU_TestInfo conn_tests[] = {
     {"server version is MariaDB >= 10.6", test_mysql_conn_server_version},
     {"round trip with utf8mb4 text", test_mysql_conn_round_trip},
@@ -152,6 +256,14 @@ static CU_TestInfo conn_tests[] = {
      test_mysql_conn_server_not_there},
     {"several hosts: a dead member is passed over",
      test_mysql_conn_next_member},
+    {"chime_mysql_url_connect: a good URL connects",
+     test_mysql_conn_public_connect},
+    {"chime_mysql_url_new: a bad URL is CHIME_EURL, no password shown",
+     test_mysql_conn_public_bad_url},
+    {"chime_mysql_url_connect: a wrong password is CHIME_EAUTH",
+     test_mysql_conn_public_wrong_password},
+    {"chime_mysql_url_connect: no server is CHIME_ECONNECT",
+     test_mysql_conn_public_not_there},
     CU_TEST_INFO_NULL,
 };
 

@@ -2,6 +2,7 @@
  * test-mysql-url.c: store URLs, good and bad.  A bad URL must be refused
  * with a message that says what is wrong, before anything is sent.
  */
+#include "chime-mysql.h"
 #include "chime.h"
 #include "harness.h"
 #include "jobstore/mysql/url.h"
@@ -220,10 +221,62 @@ static void test_mysql_url_prefix(void) {
       CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].want));
     }
     chime__mysql_url_free(u);
+    /* The public URL reads the same prefix, and refuses the same. */
+    chime_mysql_url *pub = NULL;
+    CU_ASSERT_EQUAL(chime_mysql_url_new(rows[i].url, &pub, err, sizeof err),
+                    rows[i].code);
+    if (rows[i].code == 0) {
+      CU_ASSERT_STRING_EQUAL(chime_mysql_url_get_prefix(pub), rows[i].want);
+    } else {
+      CU_ASSERT_PTR_NULL(pub);
+      CU_ASSERT_PTR_NOT_NULL(strstr(err, rows[i].want));
+    }
+    chime_mysql_url_free(pub);
   }
 }
 
+/* chime_mysql_url_new refuses a malformed URL with CHIME_EURL, its
+ * password never in the message. */
+static void test_mysql_url_public_refusals(void) {
+  static const char *const bad[] = {
+      "mysql://chime:s3cret-pw@127.0.0.1:notaport/chime",
+      "mysql://chime:s3cret-pw@127.0.0.1",
+      "http://chime:s3cret-pw@127.0.0.1/chime",
+      "memory://",
+      "mysql://chime:s3cret-pw@127.0.0.1/chime?io_timeout_s=forever",
+      "mysql://chime:s3cret-pw@127.0.0.1/chime?io_timeout_s=3601",
+      "mysql://chime:s3cret-pw@127.0.0.1/chime?prefix=a-b",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    chime_mysql_url *url = (chime_mysql_url *)&url; /* NULL on failure */
+    char err[512] = "";
+    CU_ASSERT_EQUAL(chime_mysql_url_new(bad[i], &url, err, sizeof err),
+                    CHIME_EURL);
+    CU_ASSERT_PTR_NULL(url);
+    CU_ASSERT(err[0] != '\0');
+    CU_ASSERT_PTR_NULL(strstr(err, "s3cret"));
+  }
+  chime_mysql_url *url = NULL;
+  char err[64];
+  CU_ASSERT_EQUAL(chime_mysql_url_new(NULL, &url, err, sizeof err),
+                  CHIME_EINVAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "NULL"));
+  CU_ASSERT_EQUAL(chime_mysql_url_new("mysql://u@h/db", NULL, NULL, 0),
+                  CHIME_EINVAL);
+  /* The store's own parameters are left to the store; io_timeout_s in
+   * range is taken. */
+  CU_ASSERT_EQUAL_FATAL(
+      chime_mysql_url_new("mysql://u@h/db?io_timeout_s=0&auto_create=1", &url,
+                          NULL, 0),
+      0);
+  chime_mysql_url_free(url);
+  CU_ASSERT_STRING_EQUAL(chime_mysql_url_get_prefix(NULL), "");
+  chime_mysql_url_free(NULL);
+}
+
 static CU_TestInfo url_tests[] = {
+    {"chime_mysql_url_new refuses a bad URL, no password shown",
+     test_mysql_url_public_refusals},
     {"full URL with escapes and parameters", test_mysql_url_full},
     {"defaults and IPv6", test_mysql_url_defaults_and_ipv6},
     {"malformed URLs are refused with a reason",
