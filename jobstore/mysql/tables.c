@@ -115,11 +115,14 @@ int chime__mysql_job_gc(chime__mysql_tx *tx, const char *job_group,
                         const char *job_name) {
   chime__mysql_arg j[3];
   chime__mysql_key_args(tx, job_group, job_name, j);
-  /* Most jobs are durable (every enqueued run's): a shared lock answers
-   * that without making every node's completions of the job wait for each
-   * other; only a job that may go is locked for it, and asked again. */
+  /* Most jobs are durable (every enqueued run's): a read without a lock
+   * answers that without making every node's completions of the job wait
+   * for each other; only a job that may go is locked for it, and asked
+   * again.  (Not a shared lock: two completions of one non-durable job,
+   * its shards, would each hold one and wait for the other's to lock the
+   * row for the update: a deadlock.) */
   bool durable;
-  int r = job_durable(tx, CHIME__Q_JOB_DURABLE_SHARED, j, &durable);
+  int r = job_durable(tx, CHIME__Q_JOB_DURABLE_READ, j, &durable);
   if (r == 0 && !durable)
     r = job_durable(tx, CHIME__Q_JOB_LOCK, j, &durable);
   if (r < 0 || durable)
