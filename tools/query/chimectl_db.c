@@ -138,17 +138,6 @@ static int query_failed(int r, const char *err) {
   return ctl_fail(r, "query failed: %s", err[0] ? err : chime_strerror(r));
 }
 
-int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              chime__mysql_rows *ret) {
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char err[1024] = "";
-  r = chime__mysql_admin_query(c->admin, sql, args, nargs, ret, err,
-                               sizeof err);
-  return r < 0 ? query_failed(r, err) : 0;
-}
-
 int ctl_admin(ctl *c, chime_admin **ret) {
   *ret = NULL;
   int r = ctl_open(c, NULL);
@@ -176,36 +165,6 @@ int ctl_list(ctl *c, chime_admin_query *q, chime_admin_table **ret) {
 chime_admin_query *ctl_list_query(chime_admin_kind kind) {
   chime_admin_query *q = NULL;
   return chime_admin_query_new(kind, &q) < 0 ? NULL : q;
-}
-
-int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
-                       size_t nargs, chime__mysql_rows *ret) {
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char err[1024] = "";
-  r = chime__mysql_admin_trigger_query(c->admin, where, args, nargs, ret, err,
-                                       sizeof err);
-  return r < 0 ? query_failed(r, err) : 0;
-}
-
-int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
-                       const char *key, chime__mysql_rows *rows,
-                       chime__mysql_admin_trigger *ret) {
-  const char *args[] = {c->sched, group, name};
-  *rows = (chime__mysql_rows){0};
-  int r = ctl_query_triggers(
-      c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
-      rows);
-  if (r)
-    return r;
-  if (rows->nrows == 0)
-    r = ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
-  else if ((r = chime__mysql_admin_trigger_decode(rows, 0, ret)) < 0)
-    r = ctl_fail(r, "cannot read trigger %s", key);
-  if (r)
-    chime__mysql_rows_free(rows);
-  return r;
 }
 
 int64_t ctl_now(ctl *c) {
