@@ -9,20 +9,20 @@
  * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
  * chimectl_shards.c and chimectl_limits.c hold the command
  * groups; chimectl_detail.c reads retry chains and shards for chime-web's
- * pages of one fire.  Everything it knows of the store comes from the store's
- * admin interface (jobstore/mysql/admin.h): the same rules, the same URL
- * parser, the same lease rule.
+ * pages of one fire.  Everything it knows of the store comes from the
+ * store's public operator's interface (chime-admin.h): the same rules as
+ * the nodes', the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
- * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as
- * a node named "chimectl-PID" that never fires anything.
+ * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store
+ * with chime_admin_open: a node that never fires anything and that the
+ * lists leave out.
  */
 #ifndef CHIME_TOOLS_CHIMECTL_H
 #define CHIME_TOOLS_CHIMECTL_H
 
 #include "chime-admin.h"
 #include "chime.h"
-#include "jobstore/mysql/admin.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,8 +83,8 @@ typedef struct ctl {
   long long timeout_ms;      /* drain --timeout S, in ms (-1: none) */
   bool wait;                 /* drain --wait */
   bool apply;                /* repair --apply */
-  char node[64];             /* chimectl's own instance id */
-  chime__mysql_admin *admin; /* opened on demand by ctl_open */
+  char node[64];             /* "chimectl-PID": names its editing node */
+  chime_admin *admin;        /* opened on demand by ctl_open */
 } ctl;
 
 /* ----------------------------------------------------------- errors */
