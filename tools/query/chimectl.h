@@ -113,27 +113,14 @@ extern const char *ctl_program;
 
 /* ----------------------------------------------------------- history rules */
 
-/* The one rule, in SQL over a history row, of what the statistics (stats,
- * metrics, chime-web's charts) count.
- *
- * A *scheduled run* is a run of a schedule's own fire, the only kind whose
- * lateness (started - scheduled) says how punctual the cluster is: not a
- * fire-now (group MANUAL_TRIGGER), a backfill (CHIME_BACKFILL_GROUP: its
- * scheduled time is long past by design), a retry (CHIME_RETRY: it keeps
- * the failed run's scheduled time, so its lateness is the back-off) nor a
- * recovery (CHIME_RECOVERING, recovering = 1: the original scheduled time,
- * so its lateness is the time the dead node took to be found).  The first
- * run of a fire that was later retried or recovered stays a scheduled run.
- *
- * A *failure* is a run whose outcome is neither OK nor REQUEUED: a
- * REQUEUED row is a dead node's record of a run that was put back and run
- * again elsewhere, whose own row is the outcome; such runs are counted
- * apart as *recovered*, never as runs or failures. */
-#define CTL_SCHEDULED_RUN_SQL                                                  \
-  "(trigger_group NOT IN ('MANUAL_TRIGGER', '" CHIME_BACKFILL_GROUP "', "      \
-  "'CHIME_RETRY', 'CHIME_RECOVERING') AND recovering = 0)"
-#define CTL_FAILURE_SQL "(outcome NOT IN ('OK', 'REQUEUED'))"
-#define CTL_REQUEUED_SQL "(outcome = 'REQUEUED')"
+/* What the statistics (stats, metrics, chime-web's charts) count is the
+ * store's rule (chime-admin(3): CHIME_ADMIN_JOB_STATS and its kin), never
+ * restated here.  A *scheduled run* is a run of a schedule's own fire, the
+ * only kind whose lateness says how punctual the cluster is: not a
+ * fire-now, a backfill, a retry nor a recovery.  A *failure* is a run
+ * whose outcome is neither OK nor REQUEUED; a REQUEUED row (a dead node's
+ * record of a run put back and run again elsewhere) counts as *recovered*,
+ * never as a run or a failure. */
 
 /* ----------------------------------------------------------- database */
 
