@@ -104,7 +104,8 @@ struct chime_admin_query {
   X(TRIGGER_DEADLINE_MS, "deadline_ms", INT64)                                 \
   X(TRIGGER_JOB_TYPE, "job_type", TEXT)                                        \
   X(TRIGGER_JOB_TAGS, "job_tags", TEXT)                                        \
-  X(TRIGGER_CLAIM_FIRE_ID, "claim_fire_id", INT64)
+  X(TRIGGER_CLAIM_FIRE_ID, "claim_fire_id", INT64)                             \
+  X(TRIGGER_EFFECTIVE_REPEAT_COUNT, "effective_repeat_count", INT64)
 #define CHIME__ADMIN_FIRE_COLUMNS(X)                                           \
   X(FIRE_ID, "fire_id", INT64)                                                 \
   X(FIRE_JOB_GROUP, "job_group", TEXT)                                         \

@@ -294,6 +294,9 @@ void chime__admin_put_trigger(chime_admin_table *t, const chime_trigger *tr,
                          tr->state.prev_fire_ms);
   chime__admin_set_text(t, CHIME__AC_TRIGGER_OWNER, owner);
   put_schedule(t, &tr->schedule);
+  if (tr->schedule.kind == CHIME_TRIGGER_SIMPLE) /* a misfire may change it */
+    chime__admin_set_int(t, CHIME__AC_TRIGGER_EFFECTIVE_REPEAT_COUNT,
+                         tr->state.repeat_count);
   chime__admin_set_int(t, CHIME__AC_TRIGGER_JITTER_MS, tr->schedule.jitter_ms);
   chime__admin_set_int(t, CHIME__AC_TRIGGER_TIMEOUT_MS, tr->timeout_ms);
   chime__admin_set_int(t, CHIME__AC_TRIGGER_DEADLINE_MS,

@@ -28,7 +28,7 @@ from sources import ROOT, c_sources
 
 ANYTHING = "*"
 LIBRARY = {"include", "core", "triggers", "model", "jobstore"}
-TOOL = {"include", "config", "jobstore/mysql/admin.h"}
+TOOL = {"include", "config"}
 
 # Folder -> what its files may include besides their own folder's headers:
 # folders (their shared headers), single headers by path, and "config" (the
@@ -46,13 +46,14 @@ LAYERS = {
     "jobstore/memory": LIBRARY | {"config"},
     "jobstore/mysql": LIBRARY | {"config"},
     "engine": LIBRARY | {"config"},
-    # Users of the library.  The tools get the store's queries through its
-    # admin interface, never its private header; a folder per tool, each
-    # over the tools' one query library (tools/query/), never another
-    # tool's files.
+    # Users of the library.  The tools see the public headers only (they
+    # link the shared library); a folder per tool, each over the tools' one
+    # query library (tools/query/), never another tool's files.  chimectl's
+    # folder also holds its test's fixture (chimectl-test-setup.c, never
+    # installed), which fills a schema through the store's admin interface.
     "tools/query": TOOL,
     "tools/chime-cron": TOOL | {"tools/query"},
-    "tools/chimectl": TOOL | {"tools/query"},
+    "tools/chimectl": TOOL | {"tools/query", "jobstore/mysql/admin.h"},
     "tools/chime-web": TOOL | {"tools/query"},
     "tools/chime-alert": TOOL | {"tools/query"},
     # The benchmarks are users like any other: the public headers only,

@@ -245,10 +245,13 @@ static void test_admin_trigger_definition(void) {
   CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "deadline_ms"), 0);
   CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "interval_ms"));
   CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "preserve_hour"));
+  CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "effective_repeat_count"));
   chime_admin_table_free(tb);
   i = trigger_row(a, "ops", "simple", &tb);
   CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "interval_ms"), 10 * SEC);
   CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "repeat_count"), 3);
+  CU_ASSERT_EQUAL(chime_admin_table_get_int64(tb, i, "effective_repeat_count"),
+                  3);
   CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "end_ms"));
   CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "unit"));
   CU_ASSERT_TRUE(chime_admin_table_is_null(tb, i, "days_of_week"));

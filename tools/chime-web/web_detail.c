@@ -156,9 +156,8 @@ static int gather_trigger(detail *d, web_page *p, const char *key) {
   char group[256], name[256];
   if (failed(d, ctl_split_key(key, group, name, sizeof group)))
     return d->status;
-  chime__mysql_rows rows;
-  chime__mysql_admin_trigger t;
-  if (failed(d, ctl_trigger_by_key(p->c, group, name, key, &rows, &t)))
+  ctl_trigger t;
+  if (failed(d, ctl_trigger_by_key(p->c, group, name, key, &t)))
     return d->status;
   d->found = true;
   snprintf(d->title, sizeof d->title, "Trigger %s", key);
@@ -198,8 +197,7 @@ static int gather_trigger(detail *d, web_page *p, const char *key) {
       break;
     q = sep + 2;
   }
-  chime__mysql_admin_trigger_clear(&t);
-  chime__mysql_rows_free(&rows);
+  ctl_trigger_clear(&t);
   p->c->trigger = key;
   return failed(d, add_runs(d, p)) ? d->status : 0;
 }

@@ -56,7 +56,7 @@ int ctl_cmd_leases(ctl *c) {
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
   chime_admin_table_free(rows);
-  return ctl_table_done(c, &t, NULL, r);
+  return ctl_table_end(c, &t, r);
 }
 
 /* Asks before ending a lease, unless --yes.  Returns: 0 or an exit code. */

@@ -91,12 +91,8 @@ static void ms_field(shower *s, const char *key, int64_t ms) {
   raw(s, key, ms > 0 ? text : NULL);
 }
 
-static int show_trigger(ctl *c, const chime__mysql_rows *rows,
-                        const char *data) {
-  chime__mysql_admin_trigger t;
-  int r = chime__mysql_admin_trigger_decode(rows, 0, &t);
-  if (r < 0)
-    return ctl_fail(r, "cannot read trigger: %s", chime_strerror(r));
+static int show_trigger(ctl *c, const ctl_trigger *tp, const char *data) {
+  const ctl_trigger t = *tp;
   char key[400], job[400], state[24], jitter[64], times[512], prio[16];
   snprintf(key, sizeof key, "%s.%s", t.group, t.name);
   snprintf(job, sizeof job, "%s.%s", t.job_group, t.job_name);
@@ -137,7 +133,6 @@ static int show_trigger(ctl *c, const chime__mysql_rows *rows,
   list(&s, "next", next, nnext);
   end(&s);
   free(words);
-  chime__mysql_admin_trigger_clear(&t);
   return 0;
 }
 
@@ -251,19 +246,24 @@ int ctl_cmd_show(ctl *c) {
   int r = ctl_split_key(key, group, name, sizeof group);
   if (r)
     return r;
-  const char *args[] = {c->sched, group, name};
-  chime__mysql_rows rows = {0};
   if (!what || strcmp(what, "trigger") == 0) {
-    r = ctl_query_triggers(
-        c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
-        &rows);
+    ctl_trigger t;
+    bool was_quiet = ctl_quiet;
+    ctl_quiet = true; /* no such trigger: said below, or it is a job */
+    r = ctl_trigger_by_key(c, group, name, key, &t);
+    ctl_quiet = was_quiet;
+    bool found = r == 0;
+    if (r == CTL_NOTFOUND)
+      r = 0;
+    else if (r && !was_quiet) /* the message kept quiet above */
+      fprintf(stderr, "%s: %s\n", ctl_program, ctl_last_error);
     char *data = NULL;
-    if (r == 0 && rows.nrows == 1)
+    if (found)
       r = trigger_data(c, group, name, &data);
-    if (r == 0 && rows.nrows == 1)
-      r = show_trigger(c, &rows, data);
-    bool found = rows.nrows == 1;
-    chime__mysql_rows_free(&rows);
+    if (r == 0 && found)
+      r = show_trigger(c, &t, data);
+    if (found)
+      ctl_trigger_clear(&t);
     free(data);
     if (r || found)
       return r;

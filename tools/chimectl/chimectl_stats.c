@@ -5,8 +5,8 @@
  * runs only), the last run, and the job's next fire time: the store's
  * CHIME_ADMIN_JOB_STATS list (chime-admin.h), which covers every node of
  * the cluster.  What counts as a run, a failure, a recovered run and a
- * scheduled run is the store's rule (chime-admin(3)), chimectl.h's too
- * (CTL_SCHEDULED_RUN_SQL and beside it): a REQUEUED row (a dead node's
+ * scheduled run is the store's rule (chime-admin(3); chimectl.h's "history
+ * rules" says it in words): a REQUEUED row (a dead node's
  * record) is counted as recovered, not as a run or a failure; fire-now,
  * backfill, retry and recovery runs have no lateness.
  */

@@ -104,7 +104,7 @@ static int list_zones(ctl *c) {
     if (ctl_table_add(&t, cells) < 0)
       r = ctl_fail(CHIME_ENOMEM, "out of memory");
   }
-  r = ctl_table_done(c, &t, NULL, r);
+  r = ctl_table_end(c, &t, r);
   zone_list_free(&z);
   return r;
 }

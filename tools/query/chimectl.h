@@ -9,20 +9,20 @@
  * chimectl_metrics.c, chimectl_show.c, chimectl_watch.c and
  * chimectl_shards.c and chimectl_limits.c hold the command
  * groups; chimectl_detail.c reads retry chains and shards for chime-web's
- * pages of one fire.  Everything it knows of the store comes from the store's
- * admin interface (jobstore/mysql/admin.h): the same rules, the same URL
- * parser, the same lease rule.
+ * pages of one fire.  Everything it knows of the store comes from the
+ * store's public operator's interface (chime-admin.h): the same rules as
+ * the nodes', the same lease rule.
  *
  * Terms: a *key* is GROUP.NAME, split at the first dot; a *group pattern*
- * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store as
- * a node named "chimectl-PID" that never fires anything.
+ * is exact, "abc*" (starts with) or "*" (any).  chimectl opens the store
+ * with chime_admin_open: a node that never fires anything and that the
+ * lists leave out.
  */
 #ifndef CHIME_TOOLS_CHIMECTL_H
 #define CHIME_TOOLS_CHIMECTL_H
 
 #include "chime-admin.h"
 #include "chime.h"
-#include "jobstore/mysql/admin.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,8 +83,8 @@ typedef struct ctl {
   long long timeout_ms;      /* drain --timeout S, in ms (-1: none) */
   bool wait;                 /* drain --wait */
   bool apply;                /* repair --apply */
-  char node[64];             /* chimectl's own instance id */
-  chime__mysql_admin *admin; /* opened on demand by ctl_open */
+  char node[64];             /* "chimectl-PID": names its editing node */
+  chime_admin *admin;        /* opened on demand by ctl_open */
 } ctl;
 
 /* ----------------------------------------------------------- errors */
@@ -113,27 +113,14 @@ extern const char *ctl_program;
 
 /* ----------------------------------------------------------- history rules */
 
-/* The one rule, in SQL over a history row, of what the statistics (stats,
- * metrics, chime-web's charts) count.
- *
- * A *scheduled run* is a run of a schedule's own fire, the only kind whose
- * lateness (started - scheduled) says how punctual the cluster is: not a
- * fire-now (group MANUAL_TRIGGER), a backfill (CHIME_BACKFILL_GROUP: its
- * scheduled time is long past by design), a retry (CHIME_RETRY: it keeps
- * the failed run's scheduled time, so its lateness is the back-off) nor a
- * recovery (CHIME_RECOVERING, recovering = 1: the original scheduled time,
- * so its lateness is the time the dead node took to be found).  The first
- * run of a fire that was later retried or recovered stays a scheduled run.
- *
- * A *failure* is a run whose outcome is neither OK nor REQUEUED: a
- * REQUEUED row is a dead node's record of a run that was put back and run
- * again elsewhere, whose own row is the outcome; such runs are counted
- * apart as *recovered*, never as runs or failures. */
-#define CTL_SCHEDULED_RUN_SQL                                                  \
-  "(trigger_group NOT IN ('MANUAL_TRIGGER', '" CHIME_BACKFILL_GROUP "', "      \
-  "'CHIME_RETRY', 'CHIME_RECOVERING') AND recovering = 0)"
-#define CTL_FAILURE_SQL "(outcome NOT IN ('OK', 'REQUEUED'))"
-#define CTL_REQUEUED_SQL "(outcome = 'REQUEUED')"
+/* What the statistics (stats, metrics, chime-web's charts) count is the
+ * store's rule (chime-admin(3): CHIME_ADMIN_JOB_STATS and its kin), never
+ * restated here.  A *scheduled run* is a run of a schedule's own fire, the
+ * only kind whose lateness says how punctual the cluster is: not a
+ * fire-now, a backfill, a retry nor a recovery.  A *failure* is a run
+ * whose outcome is neither OK nor REQUEUED; a REQUEUED row (a dead node's
+ * record of a run put back and run again elsewhere) counts as *recovered*,
+ * never as a run or a failure. */
 
 /* ----------------------------------------------------------- database */
 
@@ -152,11 +139,6 @@ int ctl_setup(ctl *c, const char *url, const char *pwfile);
 /* Opens c->store (extra URL parameters appended when extra is not NULL,
  * e.g. "auto_create=1").  Returns: 0 or an exit code (message printed). */
 int ctl_open(ctl *c, const char *extra);
-/* Runs sql ({P}: the table prefix) with text args (nargs of them)
- * read-only; *ret the rows.  Returns: 0 or an exit code (message
- * printed). */
-int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              chime__mysql_rows *ret);
 /* c's store as chime-admin.h's operator's view (opened on demand; the
  * same connection as ctl_open's).  Returns: 0 or an exit code (message
  * printed). */
@@ -169,17 +151,48 @@ chime_admin_query *ctl_list_query(chime_admin_kind kind);
  * lists a whole kind); *ret the table (chime_admin_table_free).
  * Returns: 0 or an exit code (message printed). */
 int ctl_list(ctl *c, chime_admin_query *q, chime_admin_table **ret);
-/* The same for the trigger rows "WHERE where" (admin.h's trigger query). */
-int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
-                       size_t nargs, chime__mysql_rows *ret);
-/* The trigger group.name of c's scheduler, decoded from *rows into *ret;
- * key is how the user named it, for the messages.  *ret borrows from
- * *rows: the caller clears *ret (chime__mysql_admin_trigger_clear), then
- * frees *rows.  Returns: 0 or an exit code (message printed: "no trigger
- * KEY" when there is none; *rows freed). */
+/* A trigger as chimectl shows it: row `row` of a CHIME_ADMIN_TRIGGERS
+ * list (chime-admin.h) read into fields (chimectl_trigger.c), and a public
+ * chime_trigger built from its definition to step its next fires. */
+typedef struct ctl_trigger {
+  const char *group, *name, *job_group, *job_name, *job_type;
+  const char *description;   /* NULL: none */
+  const char *calendar_name; /* NULL: none */
+  const char *zone_name;     /* NULL: UTC or none */
+  chime_trigger_kind kind;   /* -1: a kind this chimectl does not know */
+  const char *cron_text;     /* cron, recurrence: the expression */
+  chime_misfire misfire;
+  int priority;
+  int64_t start_ms, end_ms; /* CHIME_NO_FIRE_MS, INT64_MAX: none */
+  int64_t interval_ms;      /* simple */
+  int32_t repeat_count;     /* simple, daily: as defined */
+  int32_t interval;         /* calendar-interval, daily */
+  chime_interval_unit unit; /* calendar-interval, daily */
+  bool preserve_hour_of_day;
+  int32_t day_start_s, day_end_s; /* daily: the window */
+  unsigned days_of_week;          /* daily: bit 0 Sunday ... bit 6 */
+  int64_t jitter_ms, jitter_offset_ms;
+  int64_t next_fire_ms, prev_fire_ms; /* CHIME_NO_FIRE_MS: none */
+  int32_t state_repeat_count;         /* simple: the effective repeat count */
+  const char *state;                  /* "WAITING", "PAUSED", ... */
+  const char *owner;                  /* the claiming node, NULL: none */
+  int64_t claim_fire_id;              /* 0: none */
+  int64_t timeout_ms;                 /* 0: the job's */
+  int64_t starting_deadline_ms;       /* 0: the job's */
+  chime_trigger *record;   /* cron, recurrence, simple: to step; else NULL */
+  chime_admin_table *list; /* the strings' owner when ctl_trigger_by_key */
+} ctl_trigger;
+/* Reads row `row` of the CHIME_ADMIN_TRIGGERS list l into *ret, which
+ * borrows l's strings.  Returns: 0 or CHIME_ENOMEM. */
+int ctl_trigger_read(const chime_admin_table *l, size_t row, ctl_trigger *ret);
+/* Frees what *t owns (its record, its list when ctl_trigger_by_key's). */
+void ctl_trigger_clear(ctl_trigger *t);
+/* The trigger group.name of c's scheduler into *ret; key is how the user
+ * named it, for the messages.  The caller clears *ret (ctl_trigger_clear).
+ * Returns: 0 or an exit code (message printed: "no trigger KEY" when
+ * there is none). */
 int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
-                       const char *key, chime__mysql_rows *rows,
-                       chime__mysql_admin_trigger *ret);
+                       const char *key, ctl_trigger *ret);
 /* The database clock now (chime_admin_get_now_ms; 0 before ctl_open). */
 int64_t ctl_now(ctl *c);
 /* Checks c's store in (chime_admin_check_in), for a long-lived tool every
@@ -214,8 +227,6 @@ void ctl_table_print(const ctl_table *t, bool json);
 void ctl_table_free(ctl_table *t);
 /* Prints t (when r is 0), frees t; returns r. */
 int ctl_table_end(const ctl *c, ctl_table *t, int r);
-/* ctl_table_end, and frees rows (the callers still reading SQL rows). */
-int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r);
 /* s (NULL: "?") in lower case into buf (len bytes). */
 void ctl_lower(const char *s, char *buf, size_t len);
 
@@ -405,12 +416,14 @@ int ctl_cmd_drain(ctl *c, bool drain);
 int ctl_cmd_repair(ctl *c);
 
 /* A trigger's schedule in words (malloc'd; NULL on ENOMEM). */
-char *ctl_describe_trigger(const chime__mysql_admin_trigger *t);
+char *ctl_describe_trigger(const ctl_trigger *t);
 const char *ctl_misfire_name(chime_misfire m);
 /* The trigger's next n fire times in zone, comma-separated, into buf (len
  * bytes): cron and simple schedules stepped, others their next only. */
-void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
-                    int n, char *buf, size_t len);
+void ctl_next_times(const ctl_trigger *t, const char *zone, int n, char *buf,
+                    size_t len);
 const char *ctl_kind_name(chime_trigger_kind k);
+/* "second", "minute", ...: a unit's name ("unit" for none). */
+const char *ctl_unit_name(chime_interval_unit u);
 
 #endif /* CHIME_TOOLS_CHIMECTL_H */

@@ -1,10 +1,11 @@
 /*
  * chimectl_db.c: chimectl's access to the database through the store's
- * admin interface: opens the store for the URL as an operator, runs
- * read-only SQL, and parses keys and group patterns.
+ * public operator's interface (chime-admin.h): opens the store for the
+ * URL as an operator, and parses keys and group patterns.
  */
 #include "chimectl.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,40 @@ int ctl_read_first_line(const char *path, const char *what, char *buf,
   return 0;
 }
 
+/* url with password (NULL: url as it is) put in its user part,
+ * percent-encoded, into *ret (malloc'd).  The user part ends at the last
+ * '@' before the path, as the store's URL parser reads it, so an unescaped
+ * '@' in a password in the URL still works.  Returns: 0; CHIME_EURL (not
+ * mysql://); CHIME_ENOMEM. */
+static int url_with_password(const char *url, const char *password,
+                             char **ret) {
+  static const char scheme[] = "mysql://";
+  if (strncmp(url, scheme, sizeof scheme - 1) != 0)
+    return CHIME_EURL;
+  const char *rest = url + sizeof scheme - 1;
+  const char *at = NULL;
+  for (const char *p = rest; *p && *p != '/'; p++)
+    if (*p == '@')
+      at = p;
+  size_t len = strlen(url) + (password ? 3 * strlen(password) : 0) + 2;
+  char *out = malloc(len);
+  if (!out)
+    return CHIME_ENOMEM;
+  if (!password || !at) {
+    memcpy(out, url, strlen(url) + 1);
+  } else {
+    size_t k = (size_t)snprintf(out, len, "%s%.*s:", scheme,
+                                (int)strcspn(rest, ":@"), rest);
+    for (const unsigned char *p = (const unsigned char *)password; *p; p++)
+      k += (size_t)(isalnum(*p) || strchr("-_.~", *p)
+                        ? snprintf(out + k, len - k, "%c", *p)
+                        : snprintf(out + k, len - k, "%%%02X", *p));
+    snprintf(out + k, len - k, "%s", at);
+  }
+  *ret = out;
+  return 0;
+}
+
 int ctl_setup(ctl *c, const char *url, const char *pwfile) {
   if (!c->sched || !*c->sched)
     c->sched = "chime";
@@ -104,7 +139,7 @@ int ctl_setup(ctl *c, const char *url, const char *pwfile) {
       return r;
     pwp = pw;
   }
-  r = chime__mysql_url_with_password(url, pwp, &c->url);
+  r = url_with_password(url, pwp, &c->url);
   memset(pw, 0, sizeof pw);
   if (r == CHIME_EURL)
     return ctl_fail(r, "the store URL must begin with mysql://");
@@ -115,9 +150,17 @@ int ctl_open(ctl *c, const char *extra) {
   if (c->admin)
     return 0;
   snprintf(c->node, sizeof c->node, "%s-%ld", ctl_program, (long)getpid());
-  char err[1024] = "";
-  int r = chime__mysql_admin_open(c->url, extra, c->sched, c->node, &c->admin,
-                                  err, sizeof err);
+  char err[1024] = "", *joined = NULL;
+  const char *url = c->url;
+  if (extra) { /* more parameters: the URL's own end with them */
+    size_t len = strlen(url) + strlen(extra) + 2;
+    if (!(joined = malloc(len)))
+      return ctl_fail(CHIME_ENOMEM, "out of memory");
+    snprintf(joined, len, "%s%c%s", url, strchr(url, '?') ? '&' : '?', extra);
+    url = joined;
+  }
+  int r = chime_admin_open(url, c->sched, &c->admin, err, sizeof err);
+  free(joined);
   if (r == CHIME_ENOMEM && !err[0])
     return ctl_fail(r, "out of memory");
   if (r < 0) {
@@ -138,24 +181,12 @@ static int query_failed(int r, const char *err) {
   return ctl_fail(r, "query failed: %s", err[0] ? err : chime_strerror(r));
 }
 
-int ctl_query(ctl *c, const char *sql, const char *const *args, size_t nargs,
-              chime__mysql_rows *ret) {
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char err[1024] = "";
-  r = chime__mysql_admin_query(c->admin, sql, args, nargs, ret, err,
-                               sizeof err);
-  return r < 0 ? query_failed(r, err) : 0;
-}
-
 int ctl_admin(ctl *c, chime_admin **ret) {
   *ret = NULL;
   int r = ctl_open(c, NULL);
   if (r)
     return r;
-  if (!(*ret = chime__mysql_admin_lists(c->admin)))
-    return ctl_fail(CHIME_ENOMEM, "out of memory");
+  *ret = c->admin;
   return 0;
 }
 
@@ -178,49 +209,19 @@ chime_admin_query *ctl_list_query(chime_admin_kind kind) {
   return chime_admin_query_new(kind, &q) < 0 ? NULL : q;
 }
 
-int ctl_query_triggers(ctl *c, const char *where, const char *const *args,
-                       size_t nargs, chime__mysql_rows *ret) {
-  int r = ctl_open(c, NULL);
-  if (r)
-    return r;
-  char err[1024] = "";
-  r = chime__mysql_admin_trigger_query(c->admin, where, args, nargs, ret, err,
-                                       sizeof err);
-  return r < 0 ? query_failed(r, err) : 0;
-}
-
-int ctl_trigger_by_key(ctl *c, const char *group, const char *name,
-                       const char *key, chime__mysql_rows *rows,
-                       chime__mysql_admin_trigger *ret) {
-  const char *args[] = {c->sched, group, name};
-  *rows = (chime__mysql_rows){0};
-  int r = ctl_query_triggers(
-      c, "sched_name = ? AND trigger_group = ? AND trigger_name = ?", args, 3,
-      rows);
-  if (r)
-    return r;
-  if (rows->nrows == 0)
-    r = ctl_fail(CHIME_ENOTFOUND, "no trigger %s", key);
-  else if ((r = chime__mysql_admin_trigger_decode(rows, 0, ret)) < 0)
-    r = ctl_fail(r, "cannot read trigger %s", key);
-  if (r)
-    chime__mysql_rows_free(rows);
-  return r;
-}
-
 int64_t ctl_now(ctl *c) {
-  chime_admin *a = c->admin ? chime__mysql_admin_lists(c->admin) : NULL;
+  chime_admin *a = c->admin;
   int64_t now = 0;
   return a && chime_admin_get_now_ms(a, &now) == 0 ? now : 0;
 }
 
 int ctl_check_in(ctl *c) {
-  chime_admin *a = c->admin ? chime__mysql_admin_lists(c->admin) : NULL;
+  chime_admin *a = c->admin;
   return a ? chime_admin_check_in(a) : 0;
 }
 
 void ctl_close(ctl *c) {
-  chime__mysql_admin_free(c->admin);
+  chime_admin_free(c->admin);
   c->admin = NULL;
 }
 

@@ -33,7 +33,7 @@ const char *ctl_misfire_name(chime_misfire m) {
   return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "unknown";
 }
 
-static const char *unit_name(chime_interval_unit u) {
+const char *ctl_unit_name(chime_interval_unit u) {
   static const char *const names[] = {"millisecond", "second", "minute",
                                       "hour",        "day",    "week",
                                       "month",       "year"};
@@ -73,17 +73,21 @@ static void repeats(char *buf, size_t len, int32_t count) {
              count == 0 ? "" : "s");
 }
 
-char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
+char *ctl_describe_trigger(const ctl_trigger *t) {
   char buf[512], a[128], b[64];
   switch (t->kind) {
   case CHIME_TRIGGER_CRON: {
     char *text = NULL;
-    if (t->cron && chime_cron_describe(t->cron, &text) == 0) {
+    chime_cron *cron = NULL;
+    if (t->cron_text &&
+        chime_cron_from_string(t->cron_text, &cron, NULL, NULL, 0) == 0 &&
+        chime_cron_describe(cron, &text) == 0) {
       snprintf(buf, sizeof buf, "%s", text);
       chime_free(text);
     } else {
       snprintf(buf, sizeof buf, "cron %s", t->cron_text ? t->cron_text : "?");
     }
+    chime_cron_free(cron);
     break;
   }
   case CHIME_TRIGGER_RECURRENCE:
@@ -100,7 +104,7 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
     }
     break;
   case CHIME_TRIGGER_CALENDAR_INTERVAL:
-    every(a, sizeof a, t->interval, unit_name(t->unit));
+    every(a, sizeof a, t->interval, ctl_unit_name(t->unit));
     snprintf(buf, sizeof buf, "%s of the calendar%s", a,
              t->preserve_hour_of_day ? ", keeping the hour of day" : "");
     break;
@@ -115,7 +119,7 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
                               days[i]);
     if (t->days_of_week == 0x7f)
       snprintf(d, sizeof d, "every day");
-    every(a, sizeof a, t->interval, unit_name(t->unit));
+    every(a, sizeof a, t->interval, ctl_unit_name(t->unit));
     int32_t st = t->day_start_s, en = t->day_end_s;
     snprintf(buf, sizeof buf, "%s from %02d:%02d:%02d to %02d:%02d:%02d, %s", a,
              (int)(st / 3600), (int)(st % 3600 / 60), (int)(st % 60),
@@ -145,16 +149,17 @@ char *ctl_describe_trigger(const chime__mysql_admin_trigger *t) {
   return strdup(buf);
 }
 
-void ctl_next_times(const chime__mysql_admin_trigger *t, const char *zone,
-                    int n, char *buf, size_t len) {
+void ctl_next_times(const ctl_trigger *t, const char *zone, int n, char *buf,
+                    size_t len) {
   int64_t at = t->next_fire_ms;
   /* Cron and recurrence times (jitter applied, as the trigger fires) and
    * simple steps are listed; a calendar's exclusions would need the
    * calendar: such a trigger shows its next. */
-  bool step =
-      !t->calendar_name && t->record &&
-      (t->kind == CHIME_TRIGGER_CRON || t->kind == CHIME_TRIGGER_RECURRENCE ||
-       (t->kind == CHIME_TRIGGER_SIMPLE && t->interval_ms > 0));
+  bool step = !t->calendar_name &&
+              (((t->kind == CHIME_TRIGGER_CRON ||
+                 t->kind == CHIME_TRIGGER_RECURRENCE) &&
+                t->record) ||
+               (t->kind == CHIME_TRIGGER_SIMPLE && t->interval_ms > 0));
   size_t k = 0;
   buf[0] = '\0';
   for (int i = 0;

@@ -89,7 +89,7 @@ int ctl_limits_table(ctl *c, ctl_table *t) {
 
 static int show(ctl *c) {
   ctl_table t;
-  return ctl_table_done(c, &t, NULL, ctl_limits_table(c, &t));
+  return ctl_table_end(c, &t, ctl_limits_table(c, &t));
 }
 
 static int change(ctl *c, const char *type, bool clear) {

@@ -1,7 +1,7 @@
 /*
  * chimectl_list.c: the read-only listings of chimectl: `nodes` and `jobs`
  * from the store's operators' lists (chime-admin.h, by column name),
- * `triggers` from its trigger rows; printed as a table or JSON.
+ * `triggers` too; printed as a table or JSON.
  */
 #include "chimectl.h"
 
@@ -14,14 +14,6 @@ static int too_many_args(ctl *c, size_t max, const char *usage) {
   if ((size_t)c->argc > max)
     return ctl_usage("usage: chimectl %s", usage);
   return 0;
-}
-
-/* Frees rows; on error also t.  Returns r. */
-static int table_end(ctl_table *t, chime__mysql_rows *rows, int r) {
-  if (r)
-    ctl_table_free(t);
-  chime__mysql_rows_free(rows);
-  return r;
 }
 
 /* Prints and frees a table a query filled.  Returns r. */
@@ -119,15 +111,16 @@ int ctl_cmd_jobs(ctl *c) {
                          ctl_jobs_table(c, c->argc ? c->argv[0] : NULL, &t));
 }
 
-/* Adds row i of a trigger query's result to t. */
-static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
+/* Adds row i of the trigger list l to t. */
+static int trigger_row(ctl *c, ctl_table *t, const chime_admin_table *l,
                        size_t i) {
-  chime__mysql_admin_trigger tr;
-  int r = chime__mysql_admin_trigger_decode(rows, i, &tr);
+  ctl_trigger tr;
+  int r = ctl_trigger_read(l, i, &tr);
   if (r < 0)
     return ctl_fail(r, "cannot read trigger %s.%s: %s",
-                    chime__mysql_rows_text(rows, i, 0),
-                    chime__mysql_rows_text(rows, i, 1), chime_strerror(r));
+                    chime_admin_table_get_text(l, i, "group"),
+                    chime_admin_table_get_text(l, i, "name"),
+                    chime_strerror(r));
   char *words = ctl_describe_trigger(&tr);
   char job[400], nl[48], nu[48], pl[48], pu[48], prio[16], nms[32], pms[32];
   snprintf(job, sizeof job, "%s.%s", tr.job_group, tr.job_name);
@@ -169,7 +162,7 @@ static int trigger_row(ctl *c, ctl_table *t, const chime__mysql_rows *rows,
                          times};
   r = add_row(t, cells);
   free(words);
-  chime__mysql_admin_trigger_clear(&tr);
+  ctl_trigger_clear(&tr);
   return r;
 }
 
@@ -187,21 +180,16 @@ int ctl_triggers_table(ctl *c, const char *text, ctl_table *t) {
                  "a type per column");
   ctl_table_init(t, heads, num, sizeof heads / sizeof heads[0]);
   t->shown = 13;
-  chime_match match;
-  const char *pattern;
-  char buf[256];
-  ctl_pattern(text, &match, &pattern, buf, sizeof buf);
-  chime__mysql_rows rows = {0};
-  const char *args[] = {c->sched};
-  int r = ctl_query_triggers(
-      c, "sched_name = ? ORDER BY trigger_group, trigger_name", args, 1, &rows);
-  if (r)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    if (chime__mysql_admin_group_matches(match, pattern,
-                                         chime__mysql_rows_text(&rows, i, 0)))
-      r = trigger_row(c, t, &rows, i);
-  return table_end(t, &rows, r);
+  chime_admin_query *q = ctl_list_query(CHIME_ADMIN_TRIGGERS);
+  if (q && chime_admin_query_set_group(q, text) < 0) {
+    chime_admin_query_free(q);
+    return ctl_usage("'%s' is not a group pattern", text);
+  }
+  chime_admin_table *l = NULL;
+  int r = ctl_list(c, q, &l);
+  for (size_t i = 0; r == 0 && i < chime_admin_table_get_row_count(l); i++)
+    r = trigger_row(c, t, l, i);
+  return list_end(t, l, r);
 }
 
 int ctl_cmd_triggers(ctl *c) {

@@ -160,11 +160,6 @@ int ctl_table_end(const ctl *c, ctl_table *t, int r) {
   return r;
 }
 
-int ctl_table_done(const ctl *c, ctl_table *t, chime__mysql_rows *rows, int r) {
-  chime__mysql_rows_free(rows);
-  return ctl_table_end(c, t, r);
-}
-
 void ctl_format_time(int64_t t_ms, const char *zone, char *buf, size_t len) {
   if (t_ms == CHIME_NO_FIRE_MS || t_ms == INT64_MAX) {
     snprintf(buf, len, "-");

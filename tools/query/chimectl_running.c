@@ -121,7 +121,7 @@ static int print_query(ctl *c, const char *usage,
   if (c->argc > 0)
     return ctl_usage("usage: chimectl %s", usage);
   ctl_table t;
-  return ctl_table_done(c, &t, NULL, query(c, &t));
+  return ctl_table_end(c, &t, query(c, &t));
 }
 
 int ctl_cmd_running(ctl *c) {

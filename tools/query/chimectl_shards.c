@@ -53,5 +53,5 @@ int ctl_cmd_shards(ctl *c) {
   if (c->argc != 1)
     return ctl_usage("usage: chimectl shards FIRE_ID");
   ctl_table t;
-  return ctl_table_done(c, &t, NULL, ctl_shards_table(c, c->argv[0], &t));
+  return ctl_table_end(c, &t, ctl_shards_table(c, c->argv[0], &t));
 }
