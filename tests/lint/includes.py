@@ -49,11 +49,11 @@ LAYERS = {
     # Users of the library.  The tools see the public headers only (they
     # link the shared library); a folder per tool, each over the tools' one
     # query library (tools/query/), never another tool's files.  chimectl's
-    # folder also holds its test's fixture (chimectl-test-setup.c, never
-    # installed), which fills a schema through the store's admin interface.
+    # test fixture, which fills a schema through the store's admin
+    # interface, is a test (tests/tools/chimectl-test-setup.c).
     "tools/query": TOOL,
     "tools/chime-cron": TOOL | {"tools/query"},
-    "tools/chimectl": TOOL | {"tools/query", "jobstore/mysql/admin.h"},
+    "tools/chimectl": TOOL | {"tools/query"},
     "tools/chime-web": TOOL | {"tools/query"},
     "tools/chime-alert": TOOL | {"tools/query"},
     # The benchmarks are users like any other: the public headers only,
