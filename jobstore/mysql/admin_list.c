@@ -1,10 +1,11 @@
 /*
  * mysql/admin_list.c: the MySQL store's operators' lists (store.h's
  * admin_list; chime-admin.h): one SELECT per list on the store's tables
- * (docs/schema.md), in a transaction of its own, each row put into the
- * table under jobstore/admin.h's column names.  Live and dead are the
- * store's own rule (CHIME__MYSQL_NODE_LIVE_SQL), trigger rows are decoded
- * by the store's own decoder (columns.h), times are the database's.
+ * (docs/schema.md; each a file queries/admin_*.sql, the history's a text
+ * statement with the filters asked for), in a transaction of its own, each row
+ * put into the table under jobstore/admin.h's column names.  Live and dead are
+ * the store's own rule ({node_live} in the files), trigger rows are decoded by
+ * the store's own decoder (columns.h), times are the database's.
  */
 #include "jobstore/admin.h"
 #include "jobstore/mysql/columns.h"
@@ -13,48 +14,22 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The store's liveness rule on a nodes row n, and the database's now. */
-#define NODE_LIVE_SQL CHIME__MYSQL_NODE_LIVE_SQL("n.")
-#define NOW_SQL CHIME__MYSQL_NOW_MS_SQL
 
 /* Up to this many arguments a list's statement takes. */
 #define MAX_ARGS 16
 
-/* One SELECT: its text ({P} substituted), its arguments, its rows. */
+/* One SELECT (a statement queries/NAME.sql): its arguments, its rows. */
 typedef struct select_op {
-  const char *sql;
   chime__mysql_arg args[MAX_ARGS];
   size_t nargs;
   chime__mysql_rows rows;
 } select_op;
 
-static int select_fn(chime__mysql_tx *tx, void *arg) {
-  select_op *op = arg;
-  return chime__mysql_query_sql(tx, op->sql, op->args, op->nargs, &op->rows);
-}
-
 static void select_reset(void *arg) {
   select_op *op = arg;
   chime__mysql_rows_free(&op->rows);
-}
-
-/* Runs sql (with {P}) with op's arguments; op->rows the result. */
-static int run_select(chime__mysql_store *s, const char *sql, select_op *op,
-                      char *errbuf, size_t errbuf_len) {
-  char *text = chime__mysql_subst_prefix(sql, s->prefix);
-  if (!text)
-    return CHIME_ENOMEM;
-  op->sql = text;
-  int r =
-      chime__mysql_tx_run(s, select_fn, select_reset, op, errbuf, errbuf_len);
-  free(text);
-  if (r < 0)
-    select_reset(op);
-  return r;
 }
 
 static void arg_text(select_op *op, const char *text) {
@@ -104,29 +79,41 @@ static void copy_rows(chime_admin_table *t, const chime__mysql_rows *rows) {
         put_text(t, k, rows, i, k);
 }
 
+/* One prepared statement (queries/NAME.sql) with op's arguments. */
+typedef struct prepared_op {
+  chime__mysql_stmt_id id;
+  select_op *op;
+} prepared_op;
+
+static int prepared_fn(chime__mysql_tx *tx, void *arg) {
+  prepared_op *p = arg;
+  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
+}
+
+static void prepared_reset(void *arg) {
+  select_reset(((prepared_op *)arg)->op);
+}
+
+/* Runs statement id (queries/NAME.sql) with op's arguments into op->rows. */
+static int select_prepared(chime__mysql_store *s, chime__mysql_stmt_id id,
+                           select_op *op, char *errbuf, size_t errbuf_len) {
+  prepared_op p = {id, op};
+  return chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
+                             errbuf_len);
+}
+
 /* ---------------------------------------------------------------- nodes */
 
 static int list_nodes(chime__mysql_store *s, const chime_admin_query *q,
                       bool hide_self, chime_admin_table *t, char *errbuf,
                       size_t errbuf_len) {
   /* The columns of CHIME__ADMIN_NODE_COLUMNS, in order (copy_rows). */
-  static const char sql[] =
-      "SELECT n.instance_id, n.host, n.pid, n.version, n.started_ms, "
-      "n.last_checkin_ms, n.checkin_interval_ms, " NOW_SQL
-      " - n.last_checkin_ms, " NODE_LIVE_SQL ", COALESCE((SELECT "
-      "IF(d.state = 'DRAINED', 'drained', 'draining') FROM {P}node_drains d "
-      "WHERE d.sched_name = n.sched_name AND d.instance_id = n.instance_id), "
-      "'active'), (SELECT COUNT(*) FROM {P}fired f WHERE f.sched_name = "
-      "n.sched_name AND f.node = n.instance_id AND f.state = 'EXECUTING'), "
-      "n.tags FROM {P}nodes n WHERE n.sched_name = ? AND n.instance_id <> ? "
-      "ORDER BY "
-      "n.instance_id LIMIT ? OFFSET ?";
   select_op op = {0};
   arg_text(&op, s->sched);
   arg_text(&op, hide_self ? s->node : "");
   arg_int(&op, (int64_t)q->limit);
   arg_int(&op, (int64_t)q->offset);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  int r = select_prepared(s, CHIME__Q_ADMIN_NODES, &op, errbuf, errbuf_len);
   if (r == 0)
     copy_rows(t, &op.rows);
   chime__mysql_rows_free(&op.rows);
@@ -139,17 +126,9 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
                      chime_admin_table *t, char *errbuf, size_t errbuf_len) {
   /* The group matcher is the stores' rule (chime__group_matches), applied
    * to the rows; the page after it. */
-  static const char sql[] =
-      "SELECT j.job_group, j.job_name, j.job_type, j.concurrency, "
-      "j.durable, j.requests_recovery, j.persist_data, j.paused, (SELECT "
-      "COUNT(*) FROM {P}triggers t WHERE t.sched_name = j.sched_name AND "
-      "t.job_group = j.job_group AND t.job_name = j.job_name), "
-      "j.description, j.timeout_ms, j.starting_deadline_ms, j.history_level, "
-      "j.data FROM {P}jobs j WHERE j.sched_name = ? ORDER BY "
-      "j.job_group, j.job_name";
   select_op op = {0};
   arg_text(&op, s->sched);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  int r = select_prepared(s, CHIME__Q_ADMIN_JOBS, &op, errbuf, errbuf_len);
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++) {
     if (!chime__group_matches(q->match, q->pattern, TEXT(0)) ||
         chime__admin_row_add(t) < 0)
@@ -177,21 +156,6 @@ static int list_jobs(chime__mysql_store *s, const chime_admin_query *q,
   if (r == 0)
     chime__admin_table_page(t, q->offset, q->limit);
   return r;
-}
-
-/* One prepared statement (queries/NAME.sql) with op's arguments. */
-typedef struct prepared_op {
-  chime__mysql_stmt_id id;
-  select_op *op;
-} prepared_op;
-
-static int prepared_fn(chime__mysql_tx *tx, void *arg) {
-  prepared_op *p = arg;
-  return chime__mysql_query(tx, p->id, p->op->args, p->op->nargs, &p->op->rows);
-}
-
-static void prepared_reset(void *arg) {
-  select_reset(((prepared_op *)arg)->op);
 }
 
 /* ------------------------------------------------------------- triggers */
@@ -226,11 +190,6 @@ static int trigger_row(chime_admin_table *t, const chime__mysql_rows *rows,
 static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
                          chime_admin_table *t, char *errbuf,
                          size_t errbuf_len) {
-  static const char sql[] =
-      "SELECT " CHIME__MYSQL_TRIGGER_COLS_SQL " FROM {P}triggers WHERE "
-      "sched_name = ? AND (? IS NULL OR (job_group = ? AND job_name = ?)) "
-      "AND (? IS NULL OR (trigger_group = ? AND trigger_name = ?)) "
-      "ORDER BY trigger_group, trigger_name";
   select_op op = {0};
   arg_text(&op, s->sched);
   arg_text(&op, q->job_group);
@@ -239,14 +198,12 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
   int r;
   if (q->late_before_ms) { /* queries/trig_list_late.sql */
     arg_int(&op, q->late_before_ms);
-    prepared_op p = {CHIME__Q_TRIG_LIST_LATE, &op};
-    r = chime__mysql_tx_run(s, prepared_fn, prepared_reset, &p, errbuf,
-                            errbuf_len);
+    r = select_prepared(s, CHIME__Q_TRIG_LIST_LATE, &op, errbuf, errbuf_len);
   } else {
     arg_text(&op, q->trigger_group);
     arg_text(&op, q->trigger_group);
     arg_text(&op, q->trigger_name);
-    r = run_select(s, sql, &op, errbuf, errbuf_len);
+    r = select_prepared(s, CHIME__Q_ADMIN_TRIGGERS, &op, errbuf, errbuf_len);
   }
   for (size_t i = 0; r == 0 && i < op.rows.nrows; i++)
     if (chime__group_matches(q->match, q->pattern, TEXT(0)) &&
@@ -264,16 +221,6 @@ static int list_triggers(chime__mysql_store *s, const chime_admin_query *q,
 static int list_fires(chime__mysql_store *s, const chime_admin_query *q,
                       chime_admin_table *t, char *errbuf, size_t errbuf_len) {
   /* The columns of CHIME__ADMIN_FIRE_COLUMNS, in order (copy_rows). */
-  static const char sql[] =
-      "SELECT f.fire_id, f.job_group, f.job_name, f.trigger_group, "
-      "f.trigger_name, f.node, f.state, f.scheduled_ms, f.acquired_ms, "
-      "" NOW_SQL " - f.acquired_ms, f.recovering, (SELECT COUNT(*) FROM "
-      "{P}nodes n WHERE n.sched_name = "
-      "f.sched_name AND n.instance_id = f.node AND " NODE_LIVE_SQL ") FROM "
-      "{P}fired f WHERE f.sched_name = ? AND (? IS NULL OR f.node = ?) AND "
-      "(? = 0 OR f.fire_id = ?) AND (? IS NULL OR (f.job_group = ? AND "
-      "f.job_name = ?)) AND (? IS NULL OR (f.trigger_group = ? AND "
-      "f.trigger_name = ?)) ORDER BY f.fire_id LIMIT ? OFFSET ?";
   select_op op = {0};
   arg_text(&op, s->sched);
   arg_text(&op, q->node);
@@ -288,7 +235,7 @@ static int list_fires(chime__mysql_store *s, const chime_admin_query *q,
   arg_text(&op, q->trigger_name);
   arg_int(&op, (int64_t)q->limit);
   arg_int(&op, (int64_t)q->offset);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  int r = select_prepared(s, CHIME__Q_ADMIN_FIRES, &op, errbuf, errbuf_len);
   if (r == 0)
     copy_rows(t, &op.rows);
   chime__mysql_rows_free(&op.rows);
@@ -297,71 +244,78 @@ static int list_fires(chime__mysql_store *s, const chime_admin_query *q,
 
 /* -------------------------------------------------------------- history */
 
-/* The history's statement for q into sql (len bytes), its arguments into
- * op: only the filters q has.  Its columns are CHIME__ADMIN_HISTORY_COLUMNS,
- * in order (copy_rows). */
-static void history_sql(const chime__mysql_store *s, const chime_admin_query *q,
-                        char *sql, size_t len, select_op *op) {
-  size_t k = (size_t)snprintf(
-      sql, len,
-      "SELECT id, fire_id, job_group, job_name, trigger_group, "
-      "trigger_name, node, outcome, scheduled_ms, started_ms, duration_ms, "
-      "error_code, error_text, recovering, COALESCE(LENGTH(data), 0), data, "
-      "finished_ms, NULLIF(shard_parent, 0), IF(shard_parent > 0, "
-      "shard_index, NULL) FROM {P}history WHERE sched_name = ?");
-  arg_text(op, s->sched);
-#define WHERE(text) k += (size_t)snprintf(sql + k, len - k, "%s", text)
-  if (q->job_group) {
-    WHERE(" AND job_group = ? AND job_name = ?");
-    arg_text(op, q->job_group);
-    arg_text(op, q->job_name);
+/* Fills slot (text) of b; an int slot. */
+static void slot_text(chime__mysql_sqlbuf *b, const char *slot, const char *v) {
+  chime__mysql_sqlbuf_at(b, slot);
+  chime__mysql_sqlbuf_text(b, v);
+}
+
+static void slot_int(chime__mysql_sqlbuf *b, const char *slot, int64_t v) {
+  chime__mysql_sqlbuf_at(b, slot);
+  chime__mysql_sqlbuf_int(b, v);
+}
+
+/* Keeps part name of b when on, and says so. */
+static bool part(chime__mysql_sqlbuf *b, const char *name, bool on) {
+  chime__mysql_sqlbuf_part(b, name, on);
+  return on;
+}
+
+typedef struct history_op {
+  const chime_admin_query *q;
+  chime__mysql_rows rows;
+} history_op;
+
+/* queries/admin_history.sql with only the filters q has.  Its columns are
+ * CHIME__ADMIN_HISTORY_COLUMNS, in order (copy_rows). */
+static int history_fn(chime__mysql_tx *tx, void *arg) {
+  history_op *op = arg;
+  const chime_admin_query *q = op->q;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ADMIN_HISTORY);
+  slot_text(&b, "sched", tx->s->sched);
+  if (part(&b, "job", q->job_group != NULL)) {
+    slot_text(&b, "job_group", q->job_group);
+    slot_text(&b, "job_name", q->job_name);
   }
-  if (q->trigger_group) {
-    WHERE(" AND trigger_group = ? AND trigger_name = ?");
-    arg_text(op, q->trigger_group);
-    arg_text(op, q->trigger_name);
+  if (part(&b, "trigger", q->trigger_group != NULL)) {
+    slot_text(&b, "trigger_group", q->trigger_group);
+    slot_text(&b, "trigger_name", q->trigger_name);
   }
-  if (q->node) {
-    WHERE(" AND node = ?");
-    arg_text(op, q->node);
-  }
-  if (q->fire_id) {
-    WHERE(" AND fire_id = ?");
-    arg_int(op, q->fire_id);
-  }
-  if (q->from_ms) {
-    WHERE(" AND started_ms >= ?");
-    arg_int(op, q->from_ms);
-  }
-  if (q->to_ms) {
-    WHERE(" AND started_ms < ?");
-    arg_int(op, q->to_ms);
-  }
-  if (q->failed_only)
-    WHERE(" AND outcome <> 'OK'");
-  if (q->outcome) {
-    WHERE(" AND outcome = ?");
-    arg_text(op, q->outcome);
-  }
-  if (q->by_id) {
-    WHERE(" AND id > ?");
-    arg_int(op, q->after_id);
-  }
-  if (q->by_id && q->upto_id) {
-    WHERE(" AND id <= ?");
-    arg_int(op, q->upto_id);
-  }
-#undef WHERE
-  snprintf(sql + k, len - k, " ORDER BY id %s LIMIT %zu OFFSET %zu",
-           q->by_id ? "ASC" : "DESC", q->limit, q->offset);
+  if (part(&b, "node", q->node != NULL))
+    slot_text(&b, "node", q->node);
+  if (part(&b, "fire", q->fire_id != 0))
+    slot_int(&b, "fire_id", q->fire_id);
+  if (part(&b, "from", q->from_ms != 0))
+    slot_int(&b, "from_ms", q->from_ms);
+  if (part(&b, "to", q->to_ms != 0))
+    slot_int(&b, "to_ms", q->to_ms);
+  part(&b, "failed", q->failed_only);
+  if (part(&b, "outcome", q->outcome != NULL))
+    slot_text(&b, "outcome", q->outcome);
+  if (part(&b, "after", q->by_id))
+    slot_int(&b, "after_id", q->after_id);
+  if (part(&b, "upto", q->by_id && q->upto_id))
+    slot_int(&b, "upto_id", q->upto_id);
+  part(&b, "asc", q->by_id);
+  part(&b, "desc", !q->by_id);
+  slot_int(&b, "limit", (int64_t)q->limit);
+  slot_int(&b, "offset", (int64_t)q->offset);
+  return chime__mysql_sqlbuf_run(&b, &op->rows, NULL);
+}
+
+static void history_reset(void *arg) {
+  history_op *op = arg;
+  chime__mysql_rows_free(&op->rows);
+  op->rows = (chime__mysql_rows){0};
 }
 
 static int list_history(chime__mysql_store *s, const chime_admin_query *q,
                         chime_admin_table *t, char *errbuf, size_t errbuf_len) {
-  char sql[1024];
-  select_op op = {0};
-  history_sql(s, q, sql, sizeof sql, &op);
-  int r = run_select(s, sql, &op, errbuf, errbuf_len);
+  history_op op = {.q = q};
+  int r = chime__mysql_tx_run(s, history_fn, history_reset, &op, errbuf,
+                              errbuf_len);
   if (r == 0)
     copy_rows(t, &op.rows);
   chime__mysql_rows_free(&op.rows);

@@ -2,16 +2,14 @@
  * mysql/history.c: the history_list op: the runs of the history table
  * (kept for history_retention_ms; node deaths and recoveries are recorded
  * there by recover.c) matching a filter, newest first, paged by id, each
- * with its own data (migration 015; NULL: the job's).  One
- * statement, built from the filters given and prepared for the call.
+ * with its own data (migration 015; NULL: the job's).  One text
+ * statement, queries/history_list.sql, with the filters given.
  */
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/stmt.h"
 #include "jobstore/mysql/tx.h"
 
-#include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,27 +32,62 @@ enum {
 };
 
 typedef struct hist_op {
-  char *sql;
-  chime__mysql_arg args[10];
-  size_t nargs;
+  const chime_history_filter *f;
   chime__mysql_rows rows;
 } hist_op;
 
+/* Keeps part name of b when on, and says so. */
+static bool part(chime__mysql_sqlbuf *b, const char *name, bool on) {
+  chime__mysql_sqlbuf_part(b, name, on);
+  return on;
+}
+
+/* queries/history_list.sql with only the filters f has. */
 static int hist_fn(chime__mysql_tx *tx, void *arg) {
   hist_op *op = arg;
-  return chime__mysql_query_sql(tx, op->sql, op->args, op->nargs, &op->rows);
+  const chime_history_filter *f = op->f;
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_HISTORY_LIST);
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  if (part(&b, "job", f->job_group && f->job_name)) {
+    chime__mysql_sqlbuf_at(&b, "job_group");
+    chime__mysql_sqlbuf_text(&b, f->job_group);
+    chime__mysql_sqlbuf_at(&b, "job_name");
+    chime__mysql_sqlbuf_text(&b, f->job_name);
+  }
+  if (part(&b, "trigger", f->trigger_group && f->trigger_name)) {
+    chime__mysql_sqlbuf_at(&b, "trigger_group");
+    chime__mysql_sqlbuf_text(&b, f->trigger_group);
+    chime__mysql_sqlbuf_at(&b, "trigger_name");
+    chime__mysql_sqlbuf_text(&b, f->trigger_name);
+  }
+  if (part(&b, "outcome", f->outcome != NULL)) {
+    chime__mysql_sqlbuf_at(&b, "outcome");
+    chime__mysql_sqlbuf_text(&b, f->outcome);
+  }
+  if (part(&b, "from", f->from_ms != 0)) {
+    chime__mysql_sqlbuf_at(&b, "from_ms");
+    chime__mysql_sqlbuf_int(&b, f->from_ms);
+  }
+  if (part(&b, "to", f->to_ms != 0)) {
+    chime__mysql_sqlbuf_at(&b, "to_ms");
+    chime__mysql_sqlbuf_int(&b, f->to_ms);
+  }
+  if (part(&b, "before", f->before_id != 0)) {
+    chime__mysql_sqlbuf_at(&b, "before_id");
+    chime__mysql_sqlbuf_int(&b, f->before_id);
+  }
+  chime__mysql_sqlbuf_at(&b, "limit");
+  chime__mysql_sqlbuf_int(&b, (int64_t)f->limit);
+  return chime__mysql_sqlbuf_run(&b, &op->rows, NULL);
 }
 
 static void hist_reset(void *arg) {
-  chime__mysql_rows_free(&((hist_op *)arg)->rows);
-}
-
-/* Appends " AND cond" with its argument a. */
-static size_t add(hist_op *op, char *sql, size_t len, size_t k,
-                  const char *cond, chime__mysql_arg a) {
-  assert(op->nargs < sizeof op->args / sizeof op->args[0]);
-  op->args[op->nargs++] = a;
-  return k + (size_t)snprintf(sql + k, len - k, " AND %s", cond);
+  hist_op *op = arg;
+  chime__mysql_rows_free(&op->rows);
+  op->rows = (chime__mysql_rows){0};
 }
 
 static char *dup_text(const chime__mysql_rows *rows, size_t i, int col) {
@@ -98,44 +131,8 @@ int chime__mysql_history_list(chime_store *store, const chime_history_filter *f,
   if (!f || f->limit == 0 || !ret_entries || !ret_count)
     return CHIME_EINVAL;
   chime__mysql_store *s = chime__mysql_store_of(store);
-  hist_op op = {0};
-  char sql[1024];
-  size_t k = (size_t)snprintf(
-      sql, sizeof sql,
-      "SELECT id, fire_id, job_group, job_name, trigger_group, trigger_name, "
-      "scheduled_ms, started_ms, finished_ms, node, outcome, error_code, "
-      "error_text, recovering, data FROM {P}history WHERE sched_name = ?");
-  op.args[op.nargs++] = chime__mysql_arg_text(s->sched);
-  if (f->job_group && f->job_name) {
-    k = add(&op, sql, sizeof sql, k, "job_group = ?",
-            chime__mysql_arg_text(f->job_group));
-    k = add(&op, sql, sizeof sql, k, "job_name = ?",
-            chime__mysql_arg_text(f->job_name));
-  }
-  if (f->trigger_group && f->trigger_name) {
-    k = add(&op, sql, sizeof sql, k, "trigger_group = ?",
-            chime__mysql_arg_text(f->trigger_group));
-    k = add(&op, sql, sizeof sql, k, "trigger_name = ?",
-            chime__mysql_arg_text(f->trigger_name));
-  }
-  if (f->outcome)
-    k = add(&op, sql, sizeof sql, k, "outcome = ?",
-            chime__mysql_arg_text(f->outcome));
-  if (f->from_ms)
-    k = add(&op, sql, sizeof sql, k, "started_ms >= ?",
-            chime__mysql_arg_int(f->from_ms));
-  if (f->to_ms)
-    k = add(&op, sql, sizeof sql, k, "started_ms < ?",
-            chime__mysql_arg_int(f->to_ms));
-  if (f->before_id)
-    k = add(&op, sql, sizeof sql, k, "id < ?",
-            chime__mysql_arg_int(f->before_id));
-  snprintf(sql + k, sizeof sql - k, " ORDER BY id DESC LIMIT %zu", f->limit);
-  op.sql = chime__mysql_subst_prefix(sql, s->prefix);
-  if (!op.sql)
-    return CHIME_ENOMEM;
+  hist_op op = {.f = f};
   int r = chime__mysql_tx_run(s, hist_fn, hist_reset, &op, NULL, 0);
-  free(op.sql);
   chime_history_entry *out = NULL;
   size_t n = 0;
   if (r == 0 && op.rows.nrows > 0 &&

@@ -117,6 +117,10 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_RETRY_LINKS_OF,
   CHIME__Q_SHARD_LIST,
   CHIME__Q_TRIG_LIST_LATE,
+  CHIME__Q_ADMIN_NODES,
+  CHIME__Q_ADMIN_JOBS,
+  CHIME__Q_ADMIN_TRIGGERS,
+  CHIME__Q_ADMIN_FIRES,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
   /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */
@@ -194,6 +198,8 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_TRIG_HOLD_KEY,
   CHIME__Q_TRIG_TAKE_OVER,
   CHIME__Q_SESSION_SYNC_WAIT,
+  CHIME__Q_ADMIN_HISTORY,
+  CHIME__Q_HISTORY_LIST,
   CHIME__Q_STUCK_BLOCKED, /* the stuck states (admin_repair.c) */
   CHIME__Q_STUCK_LOST,
   CHIME__Q_STUCK_ERROR,
