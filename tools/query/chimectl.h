@@ -2,7 +2,7 @@
  * chimectl.h: the pieces of chimectl, the operators' command-line tool for
  * a chime cluster's MySQL/MariaDB database.  chimectl.c parses the command
  * line and maps errors to exit codes; chimectl_out.c prints tables, JSON
- * and times; chimectl_db.c opens the store and runs read-only SQL;
+ * and times; chimectl_db.c opens the store (chime_admin_open);
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
