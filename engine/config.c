@@ -101,15 +101,6 @@ unsigned chime__config_batch_size(const struct chime_config *cfg) {
   return n;
 }
 
-unsigned chime__config_wake_at(const struct chime_config *cfg) {
-  unsigned batch = chime__config_batch_size(cfg);
-  unsigned cap = chime__config_capacity(cfg);
-  unsigned n = (batch < cap ? batch : cap) / 4;
-  n = n ? n : 1;
-  assert(n <= cap);
-  return n;
-}
-
 /* Replaces *slot with a copy of text. */
 static int replace_text(char **slot, const char *text) {
   char *d = dup_text(text);

@@ -98,7 +98,7 @@
 #define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
 /* The local queue (chime_config_set_local_queue): fires a node holds
  * claimed beyond its free workers, by default, and at most. */
-#define CHIME__LOCAL_QUEUE 0u
+#define CHIME__LOCAL_QUEUE 128u
 #define CHIME__MAX_LOCAL_QUEUE 4096u
 
 struct chime_config {
@@ -250,8 +250,11 @@ struct chime_scheduler {
   unsigned q_head;
   unsigned q_len;
   bool workers_stop;
-  unsigned reserved;    /* workers claimed for (see the top) */
-  unsigned localq_room; /* of the local queue, now (localq.c) */
+  unsigned reserved;            /* workers claimed for (see the top) */
+  unsigned localq_room;         /* of the local queue, now (localq.c) */
+  unsigned localq_ended_now;    /* runs ended in this window (localq.c) */
+  unsigned localq_ended_before; /* ... in the window before it */
+  int64_t localq_window_ms;     /* when this window began (monotonic) */
   bool localq_stopping; /* stopping: the completer gives the queue back */
   unsigned running;     /* fires handed to workers, not finished */
 
@@ -396,9 +399,6 @@ void chime__config_clear(struct chime_config *cfg);
 unsigned chime__config_capacity(const struct chime_config *cfg);
 /* The batch size in effect (0 means the capacity, at most CHIME__MAX_BATCH). */
 unsigned chime__config_batch_size(const struct chime_config *cfg);
-/* How many free places wake a loop that waits for them: a quarter of a
- * batch (at least one). */
-unsigned chime__config_wake_at(const struct chime_config *cfg);
 
 /* ---- instance_id.c */
 
@@ -604,9 +604,12 @@ bool chime__localq_overdue(const chime_scheduler *s, const chime_fire *fire,
 bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,
                                    chime_fire **ret_late, size_t max,
                                    size_t *ret_count);
-/* A claim was made: the local queue's room grows back by one place
- * towards the setting after a release halved it.  mu held. */
-void chime__localq_claimed(chime_scheduler *s);
+/* A run ended on a worker: counted for the local queue's room, which
+ * follows the workers' pace (localq.c).  mu held. */
+void chime__localq_run_ended(chime_scheduler *s);
+/* The room brought up to date before a claim (runs may have stopped
+ * ending).  mu held. */
+void chime__localq_refresh(chime_scheduler *s);
 /* The node stops: the completer gives back the fires in its workers'
  * queue at once (with a local queue and a store that takes them), so that
  * other nodes run them rather than this one before it can stop.  Off the
@@ -620,10 +623,18 @@ void chime__localq_give_back_queued(chime_scheduler *s);
 /* The most fires one release gives back. */
 #define CHIME__LOCALQ_RELEASE_MAX 32u
 /* How many fires the loop may claim now, running and queued ones counted
- * (cfg.workers + localq_room: a release halves the room, each claim
- * gives one place back, localq.c).  mu held. */
+ * (cfg.workers + localq_room: the room follows the workers' pace,
+ * localq.c).  mu held. */
 static inline unsigned chime__claim_capacity(const chime_scheduler *s) {
   return s->cfg.workers + s->localq_room;
+}
+/* How many free places wake a loop that waits for them: a quarter of a
+ * batch, of the places it may claim now (at least one).  mu held. */
+static inline unsigned chime__claim_wake_at(const chime_scheduler *s) {
+  unsigned batch = chime__config_batch_size(&s->cfg);
+  unsigned cap = chime__claim_capacity(s);
+  unsigned n = (batch < cap ? batch : cap) / 4;
+  return n ? n : 1;
 }
 
 /* ---- workers.c */

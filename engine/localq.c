@@ -10,21 +10,24 @@
  * interval gives it back to the cluster instead of running it, with the
  * overdue fires behind it, in one store transaction (release_fired: each
  * fire still this node's is ended and run again at once wherever it is
- * claimed, as a recovered fire), and the queue's room is halved for a
- * while.  A fire that waited less but more than CHIME__START_CHECK_MS
- * past the claim-ahead time since its claim is checked with the store
- * before it starts, as any late fire is (workers.c, taken_over_meanwhile).  A
- * stopping node gives back its whole queue at once, on the completer's thread
- * (completer.c), in transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's
- * thread goes on checking in meanwhile, or the node would fence itself while
- * its runs go on (DESIGN.md, promise 10).
+ * claimed, as a recovered fire), and the queue has no room until runs
+ * end again.  The room itself follows the workers' pace (update_room), so
+ * jobs slower than the bound keep the queue near empty.  A fire that waited
+ * less but more than CHIME__START_CHECK_MS past the claim-ahead time since its
+ * claim is checked with the store before it starts, as any late fire is
+ * (workers.c, taken_over_meanwhile).  A stopping node gives back its whole
+ * queue at once, on the completer's thread (completer.c), in transactions of
+ * CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread goes on checking in
+ * meanwhile, or the node would fence itself while its runs go on (DESIGN.md,
+ * promise 10).
  *
  * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
  * TTL of minutes): a queued fire has a time, so the bound is short; jobs
- * slower than the bound gain nothing from a queue (off by default); a node
+ * slower than the bound gain nothing from a queue (its room follows the
+ * workers' pace); a node
  * that dies holding queued fires leaves more fires to recovery than one
  * that claims only for free workers (the queue's length at most); a store
- * nobody else shares (memory:) has no release_fired and its fires wait.
+ * nobody else shares (memory:) has no release_fired, so no queue.
  *
  * Threads and locks: workers and the loop, under s->mu for the queue and
  * the counters; never across the store call.
@@ -49,6 +52,33 @@ static int64_t wait_bound_ms(const chime_scheduler *s) {
 
 static bool releasable(const chime_scheduler *s) {
   return s->cfg.local_queue > 0 && s->store && s->store->ops->release_fired;
+}
+
+/* The room follows what the workers finish: as many fires as they ended
+ * in the last half wait bound (the larger of the last two such windows),
+ * at most the setting.  Fires queued so are started well within the
+ * bound, so a queue of short jobs fills to the setting and one of jobs
+ * slower than the bound stays near empty instead of claiming fires only to
+ * give them back (each release ends a fire in history and makes another).
+ * None without a store to give fires back to: the bound could not hold. */
+static void update_room(chime_scheduler *s, int64_t mono) {
+  assert(chime__mu_held(s));
+  int64_t window = wait_bound_ms(s) / 2;
+  if (mono - s->localq_window_ms >= 2 * window) {
+    s->localq_ended_before = 0;
+    s->localq_ended_now = 0;
+    s->localq_window_ms = mono;
+  } else if (mono - s->localq_window_ms >= window) {
+    s->localq_ended_before = s->localq_ended_now;
+    s->localq_ended_now = 0;
+    s->localq_window_ms += window;
+  }
+  unsigned ended = s->localq_ended_before > s->localq_ended_now
+                       ? s->localq_ended_before
+                       : s->localq_ended_now;
+  s->localq_room = !releasable(s)               ? 0
+                   : ended < s->cfg.local_queue ? ended
+                                                : s->cfg.local_queue;
 }
 
 bool chime__localq_overdue(const chime_scheduler *s, const chime_fire *fire,
@@ -83,8 +113,11 @@ static void places_freed(chime_scheduler *s, unsigned n) {
   assert(s->running >= n && s->reserved >= n);
   s->running -= n;
   s->reserved -= n;
-  /* Fires had to go back: claim less ahead of the workers for a while. */
-  s->localq_room /= 2;
+  /* Fires had to go back: claim only for free workers until runs end
+   * again. */
+  s->localq_ended_before = 0;
+  s->localq_ended_now = 0;
+  s->localq_room = 0;
   assert(s->q_len <= s->running && s->running <= s->reserved);
   chime__stop_progress(s); /* broadcasts cond */
   if (s->loop_starved) {
@@ -93,10 +126,14 @@ static void places_freed(chime_scheduler *s, unsigned n) {
   }
 }
 
-void chime__localq_claimed(chime_scheduler *s) {
+void chime__localq_run_ended(chime_scheduler *s) {
   assert(chime__mu_held(s));
-  if (s->localq_room < s->cfg.local_queue)
-    s->localq_room++;
+  s->localq_ended_now++;
+  update_room(s, chime__mono_ms());
+}
+
+void chime__localq_refresh(chime_scheduler *s) {
+  update_room(s, chime__mono_ms());
 }
 
 bool chime__localq_release_overdue(chime_scheduler *s, chime_fire *first,

@@ -441,6 +441,7 @@ static void work(chime_scheduler *s, chime_fire *fire) {
   assert(s->running > 0 && s->reserved > 0);
   s->running--;
   s->reserved--;
+  chime__localq_run_ended(s);
   assert(s->q_len <= s->running && s->running <= s->reserved);
   chime__stop_progress(s); /* broadcasts cond */
   /* Wake the loop when it waits for free workers and a quarter of a
@@ -449,8 +450,7 @@ static void work(chime_scheduler *s, chime_fire *fire) {
    * job's triggers that are due already; otherwise its own timer comes
    * (waking it after every run would cost a wake-up per fire). */
   if ((s->loop_starved && s->reserved < chime__claim_capacity(s) &&
-       chime__claim_capacity(s) - s->reserved >=
-           chime__config_wake_at(&s->cfg)) ||
+       chime__claim_capacity(s) - s->reserved >= chime__claim_wake_at(s)) ||
       forbid) {
     s->loop_starved = false;
     chime__loop_post(s, CHIME__CMD_WAKE);
@@ -499,7 +499,9 @@ int chime__workers_start(chime_scheduler *s) {
   free(s->queue);
   free(s->workers);
   s->queue = calloc(chime__config_capacity(&s->cfg), sizeof *s->queue);
-  s->localq_room = s->cfg.local_queue;
+  s->localq_room = 0; /* until runs end (localq.c) */
+  s->localq_ended_now = s->localq_ended_before = 0;
+  s->localq_window_ms = chime__mono_ms();
   s->workers = calloc(n, sizeof *s->workers);
   if (!s->queue || !s->workers)
     return CHIME_ENOMEM;

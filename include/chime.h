@@ -1689,7 +1689,7 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *     at most 64, and one for check-ins), 36 by default: count them
  *     against the server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
- *   local queue 0 (fires claimed beyond the free workers, 0 to 4096);
+ *   local queue 128 (fires claimed beyond the free workers, 0 to 4096);
  *   batch size: the workers plus the local queue (1 to 1000 triggers
  *     claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1765,19 +1765,22 @@ CHIME_EXTERN int chime_config_set_workers(chime_config *config,
 /*
  * chime_config_set_local_queue: how many fires a node may claim beyond its
  * free workers, to wait in its local queue for the next free worker (0 to
- * 4096; default 0: claim only for free workers; tens to hundreds for many
- * short jobs).  A claim then carries up to workers + local queue fires
- * (chime_config_set_batch_size), so a node claims, fires and completes in
- * large batches without as many threads.  A queued fire is the node's
- * (claimed and fired): a node that dies with it leaves it to recovery, and
- * cancelling, pausing or FORBID treat it as started.  Its wait is bounded:
- * a fire that no worker could start within a check-in interval (at least
- * 250 ms) of entering the queue, past the claim-ahead time, is released to
- * the cluster, which runs it at once on whichever node claims it, as a
- * recovered fire (chime_ctx_is_recovering, its original scheduled time);
- * a graceful shutdown releases the queued fires at once.  A store no other
- * process shares (memory:) has nobody to release to: its fires wait.  Jobs
- * that take longer than the bound gain nothing from a queue: keep 0.
+ * 4096; default 128: claim only for free workers with 0).  A claim then
+ * carries up to workers + local queue fires (chime_config_set_batch_size),
+ * so a node claims, fires and completes in large batches without as many
+ * threads.  The queue's room follows the workers' pace: as many fires as
+ * they finished in the last half of the bound below, at most this
+ * setting, so jobs slower than the bound keep it near empty.  A queued
+ * fire is the node's (claimed and fired): a node that dies with it leaves
+ * it to recovery, and cancelling, pausing or FORBID treat it as started.
+ * Its wait is bounded: a fire that no worker could start within a
+ * check-in interval (at least 250 ms) of entering the queue, past the
+ * claim-ahead time, is released to the cluster, which runs it at once on
+ * whichever node claims it, as a recovered fire (chime_ctx_is_recovering,
+ * its original scheduled time), and the queue has no room until runs end
+ * again; a graceful shutdown releases the queued fires at once.  A store
+ * no other process shares (memory:) has nobody to release to: it claims
+ * for free workers only.
  * Returns: 0; CHIME_EINVAL (NULL config, over 4096).
  * Ownership: none.
  * Thread: any, one thread per configuration.

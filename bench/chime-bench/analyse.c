@@ -224,17 +224,20 @@ static int64_t grid_points(int64_t t0, int64_t step, int64_t from, int64_t to) {
 
 static void print_summary(const bench_run *run, const tally *t) {
   const bench_opts *o = run->o;
+  /* chime's default batch: the workers plus the local queue. */
+  char batch[16] = "default";
+  if (o->batch)
+    snprintf(batch, sizeof batch, "%u", o->batch);
   int64_t expected = 0;
   for (long i = 0; i < o->triggers; i++)
     expected += grid_points(run->t0_ms + bench_offset_ms(o, i), o->interval_ms,
                             run->w0_ms, run->w1_ms);
   printf("chime-bench\tnodes=%d\ttriggers=%ld\tinterval_ms=%" PRId64
-         "\tworkers=%u\tbatch=%u\ttarget_fps=%.1f\tachieved_fps=%.1f"
+         "\tworkers=%u\tbatch=%s\ttarget_fps=%.1f\tachieved_fps=%.1f"
          "\trun_fps=%.1f"
          "\texpected=%" PRId64 "\tgot=%" PRId64 "\tmissed=%" PRId64
          "\tdups=%" PRId64,
-         o->nodes, o->triggers, o->interval_ms, o->workers,
-         o->batch ? o->batch : o->workers,
+         o->nodes, o->triggers, o->interval_ms, o->workers, batch,
          (double)o->triggers * 1000.0 / (double)o->interval_ms,
          (double)t->got / o->seconds, (double)t->started_in_window / o->seconds,
          expected, t->got, expected - t->got, t->dups);

@@ -7,7 +7,7 @@ over what the jobs recorded.
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
            stop-plain, policies, backfill, rolling, stop-ahead, upgrade,
-           kill-queue, stop-queue
+           kill-noqueue, stop-noqueue
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -47,10 +47,10 @@ none lost, the schema at this release's version at the end, and every
 node back.  Not in ./dev test: building the old release takes about a
 minute (suite upgrade-extra).
 
-kill-queue and stop-queue are kill and stop with each node's local queue
-on (chime_config_set_local_queue 64, engine/localq.c): fires claimed
-beyond the free workers are recovered, fenced and never run twice the
-same way.
+Every node runs with chime's default local queue (engine/localq.c):
+fires claimed beyond the free workers are recovered, fenced and never run
+twice.  kill-noqueue and stop-noqueue are kill and stop with it off
+(--local-queue 0): each node claims for its free workers only.
 
 stop-ahead: the nodes claim fires 1 s ahead of their time and check in
 every 500 ms (--claim-ahead 1000 --checkin-interval 500: a lease of 1 s); a
@@ -850,12 +850,12 @@ def main():
     plain = fault.endswith("-plain")
     if plain:
         fault = fault[:-len("-plain")]
-    local_queue = fault.endswith("-queue")
-    if local_queue:
-        fault = fault[:-len("-queue")]
+    no_queue = fault.endswith("-noqueue")
+    if no_queue:
+        fault = fault[:-len("-noqueue")]
     c = Cluster(fault, plain)
-    if local_queue:
-        c.node_args += ["--local-queue", "64"]
+    if no_queue:
+        c.node_args += ["--local-queue", "0"]
     on_time_nodes = None
     tolerated = None
     extras = {}
