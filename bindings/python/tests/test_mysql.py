@@ -10,14 +10,11 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 
 def url(extra=""):
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&prefix=chime_py_&clear=1" + extra
+    return mysql_url("auto_create=1&prefix=chime_py_&clear=1" + extra)
 
 
 class MysqlStore(unittest.TestCase):

@@ -20,6 +20,7 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 NAME = "py-policies"
 LIMIT_MS = 1500
@@ -27,11 +28,7 @@ WAIT_S = 40.0
 
 
 def store_url():
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&prefix=chime_pol_"
+    return mysql_url("auto_create=1&prefix=chime_pol_")
 
 
 def chimectl(test, name, *args):
