@@ -17,14 +17,21 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Records a failure of fn (or wakes the loop after a success). */
-static int finish(chime_scheduler *s, const char *fn, int r, bool wake) {
+/* Records a failure of fn with the store's detail err, or the code's text
+ * when err is empty (or wakes the loop after a success). */
+static int finish_err(chime_scheduler *s, const char *fn, int r,
+                      const char *err, bool wake) {
   assert(r <= 0 && !chime__mu_held(s));
   if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, chime_strerror(r));
+    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
   if (wake)
     chime__loop_wake(s);
   return r;
+}
+
+/* finish_err without a detail. */
+static int finish(chime_scheduler *s, const char *fn, int r, bool wake) {
+  return finish_err(s, fn, r, "", wake);
 }
 
 /* The check of a (group, name) key. */
@@ -107,9 +114,7 @@ int chime_scheduler_run_job(chime_scheduler *s, const char *group,
            (uint64_t)atomic_fetch_add(&s->manual_seq, 1));
   r = chime__store_fire_now(s->store, group, name, data, len, tag, NULL, 0,
                             NULL, err, sizeof err);
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
-  return finish(s, fn, 0, true);
+  return finish_err(s, fn, r, err, true);
 }
 
 /* IF_ABSENT after trigger_add refused with CHIME_EEXISTS: whatever exists
@@ -138,6 +143,16 @@ static int add_if_absent(chime_scheduler *s, const chime_trigger *trigger,
     /* The trigger appeared meanwhile (another node): read it. */
   }
   return CHIME_EBUSY;
+}
+
+/* The end of a schedule or reschedule: the failure recorded, or the
+ * trigger's first fire told and the loop woken. */
+static int give_first_fire(chime_scheduler *s, const char *fn, int r,
+                           const char *err, int64_t first,
+                           int64_t *ret_first_fire_ms) {
+  if (r == 0 && ret_first_fire_ms)
+    *ret_first_fire_ms = first;
+  return finish_err(s, fn, r, err, true);
 }
 
 int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
@@ -169,13 +184,9 @@ int chime_scheduler_schedule(chime_scheduler *s, const chime_job *job,
     job_added = false;
     r = add_if_absent(s, trigger, &first, err, sizeof err);
   }
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
-  if (job_added)
+  if (r == 0 && job_added)
     chime__emit(s, CHIME_EVENT_JOB_ADDED, NULL, job->group, job->name, 0, NULL);
-  if (ret_first_fire_ms)
-    *ret_first_fire_ms = first;
-  return finish(s, fn, 0, true);
+  return give_first_fire(s, fn, r, err, first, ret_first_fire_ms);
 }
 
 int chime_scheduler_unschedule(chime_scheduler *s, const char *group,
@@ -201,11 +212,7 @@ int chime_scheduler_reschedule(chime_scheduler *s, const char *group,
   int64_t first = CHIME_NO_FIRE_MS;
   r = s->store->ops->trigger_replace(s->store, group, name, trigger, &first,
                                      err, sizeof err);
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err[0] ? err : chime_strerror(r));
-  if (ret_first_fire_ms)
-    *ret_first_fire_ms = first;
-  return finish(s, fn, 0, true);
+  return give_first_fire(s, fn, r, err, first, ret_first_fire_ms);
 }
 
 int chime_scheduler_get_trigger(chime_scheduler *s, const char *group,
@@ -251,117 +258,143 @@ static int enter_match(chime_scheduler *s, const char *fn, chime_match match,
   return 0;
 }
 
-int chime_scheduler_list_jobs(chime_scheduler *s, chime_match match,
-                              const char *pattern, chime_key **ret_keys,
-                              size_t *ret_count) {
-  static const char fn[] = "chime_scheduler_list_jobs";
+/* What a list, pause or resume of keys acts on. */
+typedef enum { ON_JOBS, ON_TRIGGERS } key_kind;
+
+/* A list of the job or trigger keys matching pattern. */
+static int list_keys(chime_scheduler *s, const char *fn, key_kind kind,
+                     chime_match match, const char *pattern,
+                     chime_key **ret_keys, size_t *ret_count) {
   int r = enter_match(s, fn, match, pattern);
   if (r < 0)
     return r;
   if (!ret_keys || !ret_count)
     return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
-  return finish(
-      s, fn,
-      s->store->ops->job_list(s->store, match, pattern, ret_keys, ret_count),
-      false);
+  chime_store *st = s->store;
+  r = kind == ON_JOBS
+          ? st->ops->job_list(st, match, pattern, ret_keys, ret_count)
+          : st->ops->trigger_list(st, match, pattern, ret_keys, ret_count);
+  return finish(s, fn, r, false);
+}
+
+int chime_scheduler_list_jobs(chime_scheduler *s, chime_match match,
+                              const char *pattern, chime_key **ret_keys,
+                              size_t *ret_count) {
+  return list_keys(s, "chime_scheduler_list_jobs", ON_JOBS, match, pattern,
+                   ret_keys, ret_count);
 }
 
 int chime_scheduler_list_triggers(chime_scheduler *s, chime_match match,
                                   const char *pattern, chime_key **ret_keys,
                                   size_t *ret_count) {
-  static const char fn[] = "chime_scheduler_list_triggers";
-  int r = enter_match(s, fn, match, pattern);
+  return list_keys(s, "chime_scheduler_list_triggers", ON_TRIGGERS, match,
+                   pattern, ret_keys, ret_count);
+}
+
+/* A pause, or a resume: that one may make a fire due at once, so it wakes
+ * the loop. */
+typedef enum { PAUSE, RESUME } pause_verb;
+
+/* Pauses or resumes one job or trigger. */
+static int pause_key(chime_scheduler *s, const char *fn, pause_verb verb,
+                     key_kind kind, const char *group, const char *name) {
+  int r = enter_key(s, fn, group, name);
   if (r < 0)
     return r;
-  if (!ret_keys || !ret_count)
-    return chime__fail(s, CHIME_EINVAL, "%s: NULL out-parameter", fn);
-  return finish(s, fn,
-                s->store->ops->trigger_list(s->store, match, pattern, ret_keys,
-                                            ret_count),
-                false);
+  chime_store *st = s->store;
+  if (kind == ON_JOBS)
+    r = verb == PAUSE ? st->ops->pause_job(st, group, name)
+                      : st->ops->resume_job(st, group, name);
+  else
+    r = verb == PAUSE ? st->ops->pause_trigger(st, group, name)
+                      : st->ops->resume_trigger(st, group, name);
+  return finish(s, fn, r, verb == RESUME);
 }
 
 int chime_scheduler_pause_trigger(chime_scheduler *s, const char *group,
                                   const char *name) {
-  static const char fn[] = "chime_scheduler_pause_trigger";
-  int r = enter_key(s, fn, group, name);
-  return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->pause_trigger(s->store, group, name),
-                        false);
+  return pause_key(s, "chime_scheduler_pause_trigger", PAUSE, ON_TRIGGERS,
+                   group, name);
 }
 
 int chime_scheduler_resume_trigger(chime_scheduler *s, const char *group,
                                    const char *name) {
-  static const char fn[] = "chime_scheduler_resume_trigger";
-  int r = enter_key(s, fn, group, name);
-  return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->resume_trigger(s->store, group, name),
-                        true);
+  return pause_key(s, "chime_scheduler_resume_trigger", RESUME, ON_TRIGGERS,
+                   group, name);
 }
 
 int chime_scheduler_pause_job(chime_scheduler *s, const char *group,
                               const char *name) {
-  static const char fn[] = "chime_scheduler_pause_job";
-  int r = enter_key(s, fn, group, name);
-  return r < 0 ? r
-               : finish(s, fn, s->store->ops->pause_job(s->store, group, name),
-                        false);
+  return pause_key(s, "chime_scheduler_pause_job", PAUSE, ON_JOBS, group, name);
 }
 
 int chime_scheduler_resume_job(chime_scheduler *s, const char *group,
                                const char *name) {
-  static const char fn[] = "chime_scheduler_resume_job";
-  int r = enter_key(s, fn, group, name);
-  return r < 0 ? r
-               : finish(s, fn, s->store->ops->resume_job(s->store, group, name),
-                        true);
+  return pause_key(s, "chime_scheduler_resume_job", RESUME, ON_JOBS, group,
+                   name);
+}
+
+/* Pauses or resumes the triggers of the groups matching pattern. */
+static int pause_groups(chime_scheduler *s, const char *fn, pause_verb verb,
+                        chime_match match, const char *pattern) {
+  int r = enter_match(s, fn, match, pattern);
+  if (r < 0)
+    return r;
+  chime_store *st = s->store;
+  r = verb == PAUSE ? st->ops->pause_group(st, match, pattern)
+                    : st->ops->resume_group(st, match, pattern);
+  return finish(s, fn, r, verb == RESUME);
 }
 
 int chime_scheduler_pause_triggers(chime_scheduler *s, chime_match match,
                                    const char *pattern) {
-  static const char fn[] = "chime_scheduler_pause_triggers";
-  int r = enter_match(s, fn, match, pattern);
-  return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->pause_group(s->store, match, pattern),
-                        false);
+  return pause_groups(s, "chime_scheduler_pause_triggers", PAUSE, match,
+                      pattern);
 }
 
 int chime_scheduler_resume_triggers(chime_scheduler *s, chime_match match,
                                     const char *pattern) {
-  static const char fn[] = "chime_scheduler_resume_triggers";
-  int r = enter_match(s, fn, match, pattern);
-  return r < 0 ? r
-               : finish(s, fn,
-                        s->store->ops->resume_group(s->store, match, pattern),
-                        true);
+  return pause_groups(s, "chime_scheduler_resume_triggers", RESUME, match,
+                      pattern);
+}
+
+/* Pauses or resumes every trigger. */
+static int pause_everything(chime_scheduler *s, const char *fn,
+                            pause_verb verb) {
+  int r = chime__api_enter(s, fn);
+  if (r < 0)
+    return r;
+  r = verb == PAUSE ? s->store->ops->pause_all(s->store)
+                    : s->store->ops->resume_all(s->store);
+  return finish(s, fn, r, verb == RESUME);
 }
 
 int chime_scheduler_pause_all(chime_scheduler *s) {
-  static const char fn[] = "chime_scheduler_pause_all";
-  int r = chime__api_enter(s, fn);
-  return r < 0 ? r : finish(s, fn, s->store->ops->pause_all(s->store), false);
+  return pause_everything(s, "chime_scheduler_pause_all", PAUSE);
 }
 
 int chime_scheduler_resume_all(chime_scheduler *s) {
-  static const char fn[] = "chime_scheduler_resume_all";
+  return pause_everything(s, "chime_scheduler_resume_all", RESUME);
+}
+
+/* api_enter plus the check of a calendar's name. */
+static int enter_calendar(chime_scheduler *s, const char *fn,
+                          const char *name) {
   int r = chime__api_enter(s, fn);
-  return r < 0 ? r : finish(s, fn, s->store->ops->resume_all(s->store), true);
+  if (r < 0)
+    return r;
+  char err[256];
+  r = chime__name_check(name, "calendar name", err, sizeof err);
+  return r < 0 ? chime__fail(s, r, "%s: %s", fn, err) : 0;
 }
 
 int chime_scheduler_add_calendar(chime_scheduler *s, const char *name,
                                  const chime_calendar *calendar, bool replace,
                                  bool update_triggers) {
   static const char fn[] = "chime_scheduler_add_calendar";
-  int r = chime__api_enter(s, fn);
+  int r = enter_calendar(s, fn, name);
   if (r < 0)
     return r;
-  char err[256];
-  r = chime__name_check(name, "calendar name", err, sizeof err);
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err);
   if (!calendar)
     return chime__fail(s, CHIME_EINVAL, "%s: NULL calendar", fn);
   return finish(s, fn,
@@ -372,12 +405,8 @@ int chime_scheduler_add_calendar(chime_scheduler *s, const char *name,
 
 int chime_scheduler_remove_calendar(chime_scheduler *s, const char *name) {
   static const char fn[] = "chime_scheduler_remove_calendar";
-  int r = chime__api_enter(s, fn);
-  if (r < 0)
-    return r;
-  char err[256];
-  r = chime__name_check(name, "calendar name", err, sizeof err);
-  if (r < 0)
-    return chime__fail(s, r, "%s: %s", fn, err);
-  return finish(s, fn, s->store->ops->calendar_remove(s->store, name), false);
+  int r = enter_calendar(s, fn, name);
+  return r < 0 ? r
+               : finish(s, fn, s->store->ops->calendar_remove(s->store, name),
+                        false);
 }

@@ -27,11 +27,15 @@ static int enter_type(chime_scheduler *s, const char *fn,
   return 0;
 }
 
-/* The limit of job_type as stored (both halves). */
-static int read_def(chime_scheduler *s, const char *fn, const char *job_type,
-                    chime_limit_def *def) {
+/* api_enter, the check of job_type and its limit as stored (both
+ * halves). */
+static int enter_read_def(chime_scheduler *s, const char *fn,
+                          const char *job_type, chime_limit_def *def) {
+  int r = enter_type(s, fn, job_type);
+  if (r < 0)
+    return r;
   memset(def, 0, sizeof *def);
-  int r = s->store->ops->limit_get(s->store, job_type, def);
+  r = s->store->ops->limit_get(s->store, job_type, def);
   if (r == CHIME_ENOTFOUND)
     return chime__fail(s, r, "%s: job type '%s' has no limit", fn, job_type);
   if (r < 0)
@@ -46,6 +50,16 @@ static int finish(chime_scheduler *s, const char *fn, int r) {
   return 0;
 }
 
+/* Checks def and stores it as job_type's limit (its half def->sets). */
+static int check_store_def(chime_scheduler *s, const char *fn,
+                           const char *job_type, const chime_limit_def *def) {
+  char err[256];
+  int r = chime__limit_def_check(def, err, sizeof err);
+  if (r < 0)
+    return chime__fail(s, r, "%s: %s", fn, err);
+  return finish(s, fn, s->store->ops->limit_set(s->store, job_type, def));
+}
+
 int chime_scheduler_set_limit(chime_scheduler *s, const char *job_type,
                               int max_running, int max_per_partition,
                               int rate_count, int64_t rate_period_ms) {
@@ -58,10 +72,7 @@ int chime_scheduler_set_limit(chime_scheduler *s, const char *job_type,
                          .rate_count = rate_count,
                          .rate_period_ms = rate_period_ms,
                          .sets = CHIME__LIMIT_SET_TYPE};
-  char err[128];
-  if ((r = chime__limit_def_check(&def, err, sizeof err)) < 0)
-    return chime__fail(s, r, "%s: %s", fn, err);
-  return finish(s, fn, s->store->ops->limit_set(s->store, job_type, &def));
+  return check_store_def(s, fn, job_type, &def);
 }
 
 int chime_scheduler_get_limit(chime_scheduler *s, const char *job_type,
@@ -69,11 +80,9 @@ int chime_scheduler_get_limit(chime_scheduler *s, const char *job_type,
                               int *ret_rate_count,
                               int64_t *ret_rate_period_ms) {
   static const char fn[] = "chime_scheduler_get_limit";
-  int r = enter_type(s, fn, job_type);
-  if (r < 0)
-    return r;
   chime_limit_def def;
-  if ((r = read_def(s, fn, job_type, &def)) < 0)
+  int r = enter_read_def(s, fn, job_type, &def);
+  if (r < 0)
     return r;
   if (ret_max_running)
     *ret_max_running = def.max_running;
@@ -105,9 +114,7 @@ int chime_scheduler_set_partition_limit(chime_scheduler *s,
     return chime__fail(s, r, "%s: %s", fn, err);
   if (data_field)
     snprintf(def.partition_field, sizeof def.partition_field, "%s", data_field);
-  if ((r = chime__limit_def_check(&def, err, sizeof err)) < 0)
-    return chime__fail(s, r, "%s: %s", fn, err);
-  return finish(s, fn, s->store->ops->limit_set(s->store, job_type, &def));
+  return check_store_def(s, fn, job_type, &def);
 }
 
 int chime_scheduler_get_partition_limit(chime_scheduler *s,
@@ -117,11 +124,9 @@ int chime_scheduler_get_partition_limit(chime_scheduler *s,
                                         int *ret_rate_count,
                                         int64_t *ret_rate_period_ms) {
   static const char fn[] = "chime_scheduler_get_partition_limit";
-  int r = enter_type(s, fn, job_type);
-  if (r < 0)
-    return r;
   chime_limit_def def;
-  if ((r = read_def(s, fn, job_type, &def)) < 0)
+  int r = enter_read_def(s, fn, job_type, &def);
+  if (r < 0)
     return r;
   if (ret_field && field_len > 0) {
     if (strlen(def.partition_field) >= field_len)

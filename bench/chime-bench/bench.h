@@ -153,6 +153,25 @@ int bench_setup_store(const bench_opts *o, long count, int64_t start_ms,
 /* (Re)creates the empty bench_results table.  Returns 0 or -1. */
 int bench_setup_results(MYSQL *db);
 
+/* -------------------------------------------------------- node-start.c */
+
+/* What both kinds of node (node.c, soak-node.c) do around their jobs. */
+/* Blocks SIGINT and SIGTERM in this thread and so in every thread started
+ * after (bench_node_ready_wait takes them with sigwait), into *ret_stop,
+ * and initialises the client library.  Returns 0 or -1 (printed). */
+int bench_node_prepare(const char *id, sigset_t *ret_stop);
+/* Starts a scheduler of the bench's cluster on store URL url as instance
+ * id (borrowed while it runs): o's workers and batch, chime's log at WARN
+ * and above on stderr, then configure's settings (NULL: none), running
+ * job BENCH_JOB with job(ctx, user_data).  NULL on failure (printed). */
+chime_scheduler *
+bench_node_start(const bench_opts *o, const char *id, const char *url,
+                 int (*configure)(chime_config *cfg, const bench_opts *o),
+                 chime_job_fn job, void *user_data);
+/* Says "ready" to the parent (BENCH_READY_FD) and waits for a signal of
+ * stop (bench_node_prepare's), said on stderr. */
+void bench_node_ready_wait(const char *id, const sigset_t *stop);
+
 /* -------------------------------------------------------------- node.c */
 
 /* The --node mode: runs one scheduler until SIGTERM.  Returns the exit

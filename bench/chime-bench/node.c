@@ -238,14 +238,6 @@ static int record_in_tx(node *n, chime_ctx *ctx) {
   return -1;
 }
 
-static void node_log(void *user_data, chime_log_level level,
-                     const char *message) {
-  static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
-  const node *n = user_data;
-  fprintf(stderr, "%" PRId64 " %s %s: %s\n", bench_real_ms(), n->id,
-          names[level], message);
-}
-
 static void bench_job(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
   if (n->exactly_once) {
@@ -298,82 +290,37 @@ static const char *spread_url(const char *url, const char *id, char *buf,
   return w > 0 && (size_t)w < len ? buf : url;
 }
 
-/* Creates and starts the scheduler.  NULL on failure (printed). */
-static chime_scheduler *start(const bench_opts *o, node *n) {
-  char url[4096];
-  chime_config *cfg = NULL;
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_config_new(&cfg);
-  if (r == 0)
-    r = chime_config_set_store_url(
-        cfg, o->spread ? spread_url(o->url, n->id, url, sizeof url) : o->url);
-  if (r == 0)
-    r = chime_config_set_scheduler_name(cfg, BENCH_SCHEDULER_NAME);
-  if (r == 0)
-    r = chime_config_set_instance_id(cfg, n->id);
-  if (r == 0)
-    r = chime_config_set_workers(cfg, o->workers);
-  if (r == 0 && o->batch)
-    r = chime_config_set_batch_size(cfg, o->batch);
-  if (r == 0 && o->local_queue >= 0)
+/* This node's settings beyond every node's (bench_node_start). */
+static int configure(chime_config *cfg, const bench_opts *o) {
+  int r = 0;
+  if (o->local_queue >= 0)
     r = chime_config_set_local_queue(cfg, (unsigned)o->local_queue);
   /* Triggers are added by another process while this node may sleep: a
    * short idle wait lets it see them at once.  The idle mode measures
    * chime's defaults. */
   if (r == 0 && !o->node_idle)
     r = chime_config_set_idle_wait_ms(cfg, 1000);
-  if (r == 0)
-    r = chime_config_set_log(cfg, node_log, n, CHIME_LOG_WARN);
-  if (r == 0)
-    r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r == 0)
-    r = chime_scheduler_register_job_type(s, BENCH_JOB, bench_job, n, NULL);
-  if (r == 0)
-    r = chime_scheduler_start(s);
-  if (r < 0) {
-    fprintf(stderr, "%s: cannot start: %s (%s)\n", n->id,
-            err[0] ? err : chime_scheduler_errmsg(s), chime_err_name(r));
-    chime_scheduler_free(s);
-    return NULL;
-  }
-  return s;
+  return r;
 }
 
 int bench_node_main(const bench_opts *o) {
-  /* Signals are taken with sigwait() below; every thread chime starts
-   * inherits this mask. */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-
+  if (bench_node_prepare(o->node_id, &stop) < 0)
+    return 1;
   node n = {.id = o->node_id,
             .work_ms = o->work_ms,
             .limit = o->limit > 0,
             .exactly_once = o->exactly_once};
   if (!(n.url = bench_db_url(o->url)))
     return 1;
-  if (mysql_library_init(0, NULL, NULL) != 0) {
-    fprintf(stderr, "%s: cannot initialise\n", n.id);
-    return 1;
-  }
   pthread_mutex_init(&n.mu, NULL);
-  chime_scheduler *s = start(o, &n);
+  char url[4096];
+  chime_scheduler *s = bench_node_start(
+      o, n.id, o->spread ? spread_url(o->url, n.id, url, sizeof url) : o->url,
+      configure, bench_job, &n);
   if (!s)
     return 1;
-  static const char ready[] = "ready\n";
-  if (write(BENCH_READY_FD, ready, sizeof ready - 1) !=
-      (ssize_t)(sizeof ready - 1))
-    fprintf(stderr, "%s: cannot tell the parent it is ready\n", n.id);
-  close(BENCH_READY_FD);
-
-  int sig = 0;
-  sigwait(&stop, &sig);
-  fprintf(stderr, "%" PRId64 " %s: signal %d, shutting down\n", bench_real_ms(),
-          n.id, sig);
+  bench_node_ready_wait(n.id, &stop);
   chime_scheduler_shutdown(s, CHIME_SHUTDOWN_WAIT_FOREVER);
   chime_scheduler_free(s);
   mysql_close(n.db);

@@ -155,60 +155,12 @@ static void *leases_main(void *arg) {
   return NULL;
 }
 
-static void node_log(void *user_data, chime_log_level level,
-                     const char *message) {
-  static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
-  const soak_node *n = user_data;
-  fprintf(stderr, "%" PRId64 " %s %s: %s\n", bench_real_ms(), n->id,
-          names[level], message);
-}
-
-static chime_scheduler *start(const bench_opts *o, soak_node *n) {
-  chime_config *cfg = NULL;
-  chime_scheduler *s = NULL;
-  char err[512] = "";
-  int r = chime_config_new(&cfg);
-  if (r == 0)
-    r = chime_config_set_store_url(cfg, o->url);
-  if (r == 0)
-    r = chime_config_set_scheduler_name(cfg, BENCH_SCHEDULER_NAME);
-  if (r == 0)
-    r = chime_config_set_instance_id(cfg, n->id);
-  if (r == 0)
-    r = chime_config_set_workers(cfg, o->workers);
-  if (r == 0 && o->batch)
-    r = chime_config_set_batch_size(cfg, o->batch);
-  if (r == 0)
-    r = chime_config_set_log(cfg, node_log, n, CHIME_LOG_WARN);
-  if (r == 0)
-    r = chime_scheduler_new(cfg, &s, err, sizeof err);
-  chime_config_free(cfg);
-  if (r == 0)
-    r = chime_scheduler_register_job_type(s, BENCH_JOB, soak_job, n, NULL);
-  if (r == 0)
-    r = chime_scheduler_start(s);
-  if (r < 0) {
-    fprintf(stderr, "%s: cannot start: %s (%s)\n", n->id,
-            err[0] ? err : chime_scheduler_errmsg(s), chime_err_name(r));
-    chime_scheduler_free(s);
-    return NULL;
-  }
-  return s;
-}
-
 int bench_soak_node_main(const bench_opts *o) {
-  /* Signals are taken with sigwait(); every thread inherits the mask. */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  if (mysql_library_init(0, NULL, NULL) != 0) {
-    fprintf(stderr, "%s: cannot initialise\n", o->node_id);
+  if (bench_node_prepare(o->node_id, &stop) < 0)
     return 1;
-  }
   soak_node n = {.id = o->node_id, .lat_file = o->lat_file};
-  n.s = start(o, &n);
+  n.s = bench_node_start(o, n.id, o->url, NULL, soak_job, &n);
   if (!n.s)
     return 1;
   pthread_t writer, leases;
@@ -217,15 +169,7 @@ int bench_soak_node_main(const bench_opts *o) {
     fprintf(stderr, "%s: cannot start a thread\n", n.id);
     return 1;
   }
-  static const char ready[] = "ready\n";
-  if (write(BENCH_READY_FD, ready, sizeof ready - 1) !=
-      (ssize_t)(sizeof ready - 1))
-    fprintf(stderr, "%s: cannot tell the parent it is ready\n", n.id);
-  close(BENCH_READY_FD);
-  int sig = 0;
-  sigwait(&stop, &sig);
-  fprintf(stderr, "%" PRId64 " %s: signal %d, shutting down\n", bench_real_ms(),
-          n.id, sig);
+  bench_node_ready_wait(n.id, &stop);
   atomic_store(&stopping, true);
   pthread_join(leases, NULL);
   pthread_join(writer, NULL);

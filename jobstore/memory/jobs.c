@@ -35,6 +35,23 @@ mem_job *chime__mem_job_find(mem_store *s, const char *group,
   return mj;
 }
 
+int chime__mem_on_key(chime_store *store, mem_kind kind, const char *group,
+                      const char *name,
+                      int (*fn)(mem_store *s, void *entry, void *arg),
+                      void *arg) {
+  mem_store *s = (mem_store *)store;
+  int r = chime__key_check(group, name);
+  if (r < 0)
+    return r;
+  chime__mem_lock(s);
+  void *entry = kind == MEM_JOB
+                    ? (void *)chime__mem_job_find(s, group, name)
+                    : (void *)chime__mem_trigger_find(s, group, name);
+  r = entry ? fn(s, entry, arg) : CHIME_ENOTFOUND;
+  chime__mem_unlock(s);
+  return r;
+}
+
 mem_job *chime__mem_job_insert(mem_store *s, chime_job *j) {
   MEM_ASSERT_LOCKED(s);
   assert(j && !chime__mem_job_find(s, j->group, j->name));

@@ -376,6 +376,15 @@ static inline bool chime__mem_state_valid(chime_store_state state) {
 
 /* The job entry of (group, name), or NULL. */
 mem_job *chime__mem_job_find(mem_store *s, const char *group, const char *name);
+/* An operation on the job (MEM_JOB) or trigger (MEM_TRIGGER) of key
+ * (group, name): checks the key, takes the store's lock and calls fn(s,
+ * its entry: a mem_job or mem_trigger, arg) with it held.  Returns: fn's
+ * result; the key check's error; CHIME_ENOTFOUND (fn not called). */
+typedef enum { MEM_JOB, MEM_TRIGGER } mem_kind;
+int chime__mem_on_key(chime_store *store, mem_kind kind, const char *group,
+                      const char *name,
+                      int (*fn)(mem_store *s, void *entry, void *arg),
+                      void *arg);
 /* A new job entry owning j.  Returns: the entry; NULL on ENOMEM (j is
  * still the caller's). */
 mem_job *chime__mem_job_insert(mem_store *s, chime_job *j);

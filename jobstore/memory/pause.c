@@ -79,58 +79,50 @@ static void each_trigger(mem_store *s, void (*fn)(mem_store *, mem_trigger *),
   chime__mem_map_each(&s->triggers, each_one, &a);
 }
 
-static int by_key(chime_store *store, const char *group, const char *name,
-                  void (*fn)(mem_store *, mem_trigger *)) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_trigger *mt = chime__mem_trigger_find(s, group, name);
-  if (mt)
-    fn(s, mt);
-  chime__mem_unlock(s);
-  return mt ? 0 : CHIME_ENOTFOUND;
+/* Pauses (*pause true) or resumes a trigger entry. */
+static int pause_trigger(mem_store *s, void *entry, void *pause) {
+  (*(const bool *)pause ? pause_one : resume_one)(s, entry);
+  return 0;
 }
 
 int chime__mem_pause_trigger(chime_store *store, const char *group,
                              const char *name) {
-  return by_key(store, group, name, pause_one);
+  bool pause = true;
+  return chime__mem_on_key(store, MEM_TRIGGER, group, name, pause_trigger,
+                           &pause);
 }
 
 int chime__mem_resume_trigger(chime_store *store, const char *group,
                               const char *name) {
-  return by_key(store, group, name, resume_one);
+  bool pause = false;
+  return chime__mem_on_key(store, MEM_TRIGGER, group, name, pause_trigger,
+                           &pause);
 }
 
-static int by_job(chime_store *store, const char *group, const char *name,
-                  bool pause) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_job *mj = chime__mem_job_find(s, group, name);
-  if (mj) {
-    chime__mem_job_check(mj);
-    mj->paused = pause;
-    for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
-      assert(mt->job == mj);
-      (pause ? pause_one : resume_one)(s, mt);
-    }
+/* Pauses (*pause true) or resumes a job entry, remembered for its
+ * triggers to come, and its triggers. */
+static int pause_job(mem_store *s, void *entry, void *pause) {
+  mem_job *mj = entry;
+  bool p = *(const bool *)pause;
+  chime__mem_job_check(mj);
+  mj->paused = p;
+  for (mem_trigger *mt = mj->triggers; mt; mt = mt->next_of_job) {
+    assert(mt->job == mj);
+    (p ? pause_one : resume_one)(s, mt);
   }
-  chime__mem_unlock(s);
-  return mj ? 0 : CHIME_ENOTFOUND;
+  return 0;
 }
 
 int chime__mem_pause_job(chime_store *store, const char *group,
                          const char *name) {
-  return by_job(store, group, name, true);
+  bool pause = true;
+  return chime__mem_on_key(store, MEM_JOB, group, name, pause_job, &pause);
 }
 
 int chime__mem_resume_job(chime_store *store, const char *group,
                           const char *name) {
-  return by_job(store, group, name, false);
+  bool pause = false;
+  return chime__mem_on_key(store, MEM_JOB, group, name, pause_job, &pause);
 }
 
 static bool same_matcher(const mem_paused_group *p, chime_match match,
@@ -183,33 +175,37 @@ static void forget(mem_store *s, chime_match match, const char *pattern) {
   s->npaused = kept;
 }
 
-int chime__mem_pause_group(chime_store *store, chime_match match,
-                           const char *pattern) {
+/* Pauses (pause) or resumes the triggers of the groups (match, pattern)
+ * matches, the matcher remembered or forgotten for the triggers to come. */
+static int by_group(chime_store *store, chime_match match, const char *pattern,
+                    bool pause) {
   mem_store *s = (mem_store *)store;
   int r = chime__mem_match_check(match, pattern);
   if (r < 0)
     return r;
   chime__mem_lock(s);
-  r = remember(s, match, pattern);
-  if (r == 0)
-    each_trigger(s, pause_one, false, match, pattern);
+  if (pause) {
+    r = remember(s, match, pattern);
+    if (r == 0)
+      each_trigger(s, pause_one, false, match, pattern);
+  } else {
+    forget(s, match, pattern);
+    if (match == CHIME_MATCH_ANY)
+      s->all_paused = false;
+    each_trigger(s, resume_one, false, match, pattern);
+  }
   chime__mem_unlock(s);
   return r;
 }
 
+int chime__mem_pause_group(chime_store *store, chime_match match,
+                           const char *pattern) {
+  return by_group(store, match, pattern, true);
+}
+
 int chime__mem_resume_group(chime_store *store, chime_match match,
                             const char *pattern) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__mem_match_check(match, pattern);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  forget(s, match, pattern);
-  if (match == CHIME_MATCH_ANY)
-    s->all_paused = false;
-  each_trigger(s, resume_one, false, match, pattern);
-  chime__mem_unlock(s);
-  return 0;
+  return by_group(store, match, pattern, false);
 }
 
 int chime__mem_pause_all(chime_store *store) {

@@ -9,39 +9,35 @@
  */
 #include "jobstore/memory/memory.h"
 
+/* Each removal takes the entry's key before the entry goes: its waiting
+ * sharded fires end after it (its shards went with its triggers). */
+static int remove_job(mem_store *s, void *entry, void *unused) {
+  mem_job *mj = entry;
+  (void)unused;
+  char key[MEM_KEY_MAX];
+  size_t len = chime__mem_key(key, sizeof key, mj->j->group, mj->j->name);
+  chime__mem_job_delete(s, mj);
+  chime__mem_shards_end_removed(s, key, len, true);
+  return 0;
+}
+
 int chime__mem_job_remove(chime_store *store, const char *group,
                           const char *name) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_job *mj = chime__mem_job_find(s, group, name);
-  if (mj) {
-    chime__mem_job_delete(s, mj);
-    /* Its shards went with its triggers: its sharded fires end here. */
-    char key[MEM_KEY_MAX];
-    size_t len = chime__mem_key(key, sizeof key, group, name);
-    chime__mem_shards_end_removed(s, key, len, true);
-  }
-  chime__mem_unlock(s);
-  return mj ? 0 : CHIME_ENOTFOUND;
+  return chime__mem_on_key(store, MEM_JOB, group, name, remove_job, NULL);
+}
+
+static int remove_trigger(mem_store *s, void *entry, void *unused) {
+  mem_trigger *mt = entry;
+  (void)unused;
+  char key[MEM_KEY_MAX];
+  size_t len = chime__mem_key(key, sizeof key, mt->t->group, mt->t->name);
+  chime__mem_trigger_delete(s, mt, true);
+  chime__mem_shards_end_removed(s, key, len, false);
+  return 0;
 }
 
 int chime__mem_trigger_remove(chime_store *store, const char *group,
                               const char *name) {
-  mem_store *s = (mem_store *)store;
-  int r = chime__key_check(group, name);
-  if (r < 0)
-    return r;
-  chime__mem_lock(s);
-  mem_trigger *mt = chime__mem_trigger_find(s, group, name);
-  if (mt) {
-    chime__mem_trigger_delete(s, mt, true);
-    char key[MEM_KEY_MAX];
-    size_t len = chime__mem_key(key, sizeof key, group, name);
-    chime__mem_shards_end_removed(s, key, len, false);
-  }
-  chime__mem_unlock(s);
-  return mt ? 0 : CHIME_ENOTFOUND;
+  return chime__mem_on_key(store, MEM_TRIGGER, group, name, remove_trigger,
+                           NULL);
 }

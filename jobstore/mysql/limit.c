@@ -113,6 +113,17 @@ static void type_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
   chime__mysql_sqlbuf_text(b, type);
 }
 
+/* Runs b, a query of one number: its first row's first column into *ret
+ * (0 when it has no row). */
+static int run_number(chime__mysql_sqlbuf *b, int64_t *ret) {
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(b, &rows, NULL);
+  if (r == 0)
+    *ret = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 /* Counts the type's running fires (claimed or executing; a shard counts
  * as part of its sharded fire), of one partition when key is not NULL. */
 static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
@@ -124,12 +135,7 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
     chime__mysql_sqlbuf_at(&b, "key");
     chime__mysql_sqlbuf_text(&b, key);
   }
-  chime__mysql_rows rows;
-  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  if (r == 0)
-    *ret = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
-  chime__mysql_rows_free(&rows);
-  return r;
+  return run_number(&b, ret);
 }
 
 /* Locks the type's limit row (passed over when another session holds it)
@@ -201,12 +207,7 @@ static int read_tat(chime__mysql_tx *tx, const char *type, const char *key,
   type_stmt(&b, tx, CHIME__Q_LIMIT_KEY_TAT, type);
   chime__mysql_sqlbuf_at(&b, "key");
   chime__mysql_sqlbuf_text(&b, key);
-  chime__mysql_rows rows;
-  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  if (r == 0)
-    *ret = rows.nrows ? chime__mysql_rows_int64(&rows, 0, 0) : 0;
-  chime__mysql_rows_free(&rows);
-  return r;
+  return run_number(&b, ret);
 }
 
 /* The partition's entry in l, with what the limit needs of it (its

@@ -65,11 +65,7 @@ static void usage(FILE *out) {
 }
 
 enum {
-  O_URL = 256,
-  O_PWFILE,
-  O_SCHED,
-  O_TZ,
-  O_WEBHOOK,
+  O_WEBHOOK = CTL_O_OWN,
   O_HEADER,
   O_CA_FILE,
   O_COMMAND,
@@ -175,20 +171,6 @@ static int option(alert_ctx *x, options *o, int opt, const char *arg,
   double d = 0;
   char *end;
   switch (opt) {
-  case O_URL:
-    o->url = arg;
-    return 0;
-  case O_PWFILE:
-    o->pwfile = arg;
-    return 0;
-  case O_SCHED:
-    if (!*arg)
-      return ctl_usage("--scheduler wants a scheduler name");
-    x->base.sched = arg;
-    return 0;
-  case O_TZ:
-    x->base.zone = arg;
-    return 0;
   case O_WEBHOOK:
   case O_COMMAND:
     return add_sink(x, opt == O_COMMAND, arg);
@@ -231,25 +213,14 @@ static int option(alert_ctx *x, options *o, int opt, const char *arg,
   case O_ONCE:
     x->once = true;
     return 0;
-  case 'h':
-    usage(stdout);
-    return -1;
-  case 'V':
-    printf("chime-alert %s (libchime %s)\n", CHIME_VERSION, chime_version());
-    return -1;
   default:
-    return ctl_usage("unknown or incomplete option '%s' (see chime-alert "
-                     "--help)",
-                     argv[optind - 1]);
+    return ctl_option(&x->base, opt, arg, &o->url, &o->pwfile, usage, argv);
   }
 }
 
 static int parse_options(int argc, char **argv, alert_ctx *x, options *o) {
   static const struct option opts[] = {
-      {"url", required_argument, NULL, O_URL},
-      {"password-file", required_argument, NULL, O_PWFILE},
-      {"scheduler", required_argument, NULL, O_SCHED},
-      {"tz", required_argument, NULL, O_TZ},
+      CTL_STORE_OPTIONS,
       {"webhook", required_argument, NULL, O_WEBHOOK},
       {"header", required_argument, NULL, O_HEADER},
       {"ca-file", required_argument, NULL, O_CA_FILE},
@@ -264,8 +235,7 @@ static int parse_options(int argc, char **argv, alert_ctx *x, options *o) {
       {"attempts", required_argument, NULL, O_ATTEMPTS},
       {"timeout", required_argument, NULL, O_TIMEOUT},
       {"once", no_argument, NULL, O_ONCE},
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
+      CTL_HELP_OPTIONS,
       {NULL, 0, NULL, 0}};
   int opt;
   opterr = 0;

@@ -42,17 +42,7 @@ static void usage(FILE *out) {
         out);
 }
 
-enum {
-  O_URL = 256,
-  O_PWFILE,
-  O_SCHED,
-  O_TZ,
-  O_LISTEN,
-  O_PORT,
-  O_TOKEN,
-  O_ALLOWED_HOST,
-  O_USERS
-};
+enum { O_LISTEN = CTL_O_OWN, O_PORT, O_TOKEN, O_ALLOWED_HOST, O_USERS };
 
 typedef struct options {
   const char *url, *pwfile, *listen, *token_file, *users_file;
@@ -63,37 +53,19 @@ typedef struct options {
 static int parse_options(int argc, char **argv, web *w, options *o) {
   ctl *c = &w->base;
   static const struct option opts[] = {
-      {"url", required_argument, NULL, O_URL},
-      {"password-file", required_argument, NULL, O_PWFILE},
-      {"scheduler", required_argument, NULL, O_SCHED},
-      {"tz", required_argument, NULL, O_TZ},
+      CTL_STORE_OPTIONS,
       {"listen", required_argument, NULL, O_LISTEN},
       {"port", required_argument, NULL, O_PORT},
       {"token-file", required_argument, NULL, O_TOKEN},
       {"users-file", required_argument, NULL, O_USERS},
       {"allowed-host", required_argument, NULL, O_ALLOWED_HOST},
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
+      CTL_HELP_OPTIONS,
       {NULL, 0, NULL, 0}};
   int opt;
   char *end;
   opterr = 0;
   while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (opt) {
-    case O_URL:
-      o->url = optarg;
-      break;
-    case O_PWFILE:
-      o->pwfile = optarg;
-      break;
-    case O_SCHED:
-      if (!*optarg)
-        return ctl_usage("--scheduler wants a scheduler name");
-      c->sched = optarg;
-      break;
-    case O_TZ:
-      c->zone = optarg;
-      break;
     case O_LISTEN:
       o->listen = optarg;
       break;
@@ -114,16 +86,11 @@ static int parse_options(int argc, char **argv, web *w, options *o) {
         return r;
       break;
     }
-    case 'h':
-      usage(stdout);
-      return -1;
-    case 'V':
-      printf("chime-web %s (libchime %s)\n", CHIME_VERSION, chime_version());
-      return -1;
-    default:
-      return ctl_usage("unknown or incomplete option '%s' (see chime-web "
-                       "--help)",
-                       argv[optind - 1]);
+    default: {
+      int r = ctl_option(c, opt, optarg, &o->url, &o->pwfile, usage, argv);
+      if (r)
+        return r;
+    }
     }
   }
   if (optind < argc)

@@ -136,11 +136,7 @@ static void usage(FILE *out) {
 }
 
 enum {
-  O_URL = 256,
-  O_PWFILE,
-  O_SCHED,
-  O_TZ,
-  O_JOB,
+  O_JOB = CTL_O_OWN,
   O_SINCE,
   O_LIMIT,
   O_DATA,
@@ -241,10 +237,7 @@ static int dispatch(ctl *c, const char *cmd) {
 /* The common options (getopt_long's table; chimectl_edit_cmd.c reads it
  * to tell an option's value from a command). */
 static const struct option common_options[] = {
-    {"url", required_argument, NULL, O_URL},
-    {"password-file", required_argument, NULL, O_PWFILE},
-    {"scheduler", required_argument, NULL, O_SCHED},
-    {"tz", required_argument, NULL, O_TZ},
+    CTL_STORE_OPTIONS,
     {"json", no_argument, NULL, 'j'},
     {"yes", no_argument, NULL, 'y'},
     {"job", required_argument, NULL, O_JOB},
@@ -278,8 +271,7 @@ static const struct option common_options[] = {
     {"retry", required_argument, NULL, O_RETRY},
     {"at", required_argument, NULL, O_AT},
     {"priority", required_argument, NULL, O_PRIORITY},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
+    CTL_HELP_OPTIONS,
     {NULL, 0, NULL, 0}};
 
 static int parse_options(int argc, char **argv, ctl *c, const char **url,
@@ -288,22 +280,6 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
   opterr = 0;
   while ((o = getopt_long(argc, argv, "hy", common_options, NULL)) != -1) {
     switch (o) {
-    case O_URL:
-      *url = optarg;
-      break;
-    case O_PWFILE:
-      *pwfile = optarg;
-      break;
-    case O_SCHED:
-      if (!*optarg) { /* not silently the default "chime" */
-        fprintf(stderr, "chimectl: --scheduler wants a scheduler name\n");
-        return CTL_USAGE;
-      }
-      c->sched = optarg;
-      break;
-    case O_TZ:
-      c->zone = optarg;
-      break;
     case 'j':
       c->json = true;
       break;
@@ -454,18 +430,11 @@ static int parse_options(int argc, char **argv, ctl *c, const char **url,
       }
       break;
     }
-    case 'h':
-      usage(stdout);
-      return -1;
-    case 'V':
-      printf("chimectl %s (libchime %s)\n", CHIME_VERSION, chime_version());
-      return -1;
-    default:
-      fprintf(stderr,
-              "chimectl: unknown or incomplete option '%s' (see "
-              "chimectl --help)\n",
-              argv[optind - 1]);
-      return CTL_USAGE;
+    default: {
+      int r = ctl_option(c, o, optarg, url, pwfile, usage, argv);
+      if (r)
+        return r;
+    }
     }
   }
   return 0;

@@ -115,30 +115,6 @@ static int no_settings(ctl *c, const char *cmd) {
   return 0;
 }
 
-/* Prints what was done (text or JSON); first_ms: a trigger's first fire
- * (CHIME_NO_FIRE_MS: none shown). */
-static int done(ctl *c, const char *action, const char *what, const char *key,
-                int64_t first_ms) {
-  char first[48];
-  ctl_format_time(first_ms, c->zone, first, sizeof first);
-  if (c->json) {
-    fputs("{\"ok\": true, \"action\": ", stdout);
-    ctl_json_string(action);
-    fputs(", \"what\": ", stdout);
-    ctl_json_string(what);
-    fputs(", \"target\": ", stdout);
-    ctl_json_string(key);
-    if (first_ms != CHIME_NO_FIRE_MS)
-      printf(", \"first_ms\": %" PRId64, first_ms);
-    fputs("}\n", stdout);
-  } else if (first_ms != CHIME_NO_FIRE_MS) {
-    printf("%s %s %s: first fire %s\n", action, what, key, first);
-  } else {
-    printf("%s %s %s\n", action, what, key);
-  }
-  return 0;
-}
-
 /* Asks on the terminal unless --yes.  Returns: 0 or an exit code. */
 static int sure(ctl *c, const char *what, const char *key) {
   if (c->yes)
@@ -168,7 +144,7 @@ int ctl_cmd_job(ctl *c) {
     if ((r = no_settings(c, "job delete")) || (r = sure(c, "job", key)) ||
         (r = ctl_job_remove(c, key)))
       return r;
-    return done(c, "deleted", "job", key, CHIME_NO_FIRE_MS);
+    return ctl_done(c, "deleted", "job", key, CHIME_NO_FIRE_MS);
   }
   if ((r = settings_of(c, true, &s)))
     return r;
@@ -177,7 +153,7 @@ int ctl_cmd_job(ctl *c) {
                      "--help)");
   if ((r = ctl_job_save(c, add, key, &s)))
     return r;
-  return done(c, add ? "added" : "changed", "job", key, CHIME_NO_FIRE_MS);
+  return ctl_done(c, add ? "added" : "changed", "job", key, CHIME_NO_FIRE_MS);
 }
 
 /* `trigger preview SCHEDULE`: the next 10 fire times, no store. */
@@ -230,7 +206,7 @@ int ctl_cmd_trigger(ctl *c) {
     if ((r = no_settings(c, "trigger delete")) ||
         (r = sure(c, "trigger", key)) || (r = ctl_trigger_remove(c, key)))
       return r;
-    return done(c, "deleted", "trigger", key, CHIME_NO_FIRE_MS);
+    return ctl_done(c, "deleted", "trigger", key, CHIME_NO_FIRE_MS);
   }
   if ((r = settings_of(c, false, &s)))
     return r;
@@ -240,7 +216,7 @@ int ctl_cmd_trigger(ctl *c) {
   int64_t first = CHIME_NO_FIRE_MS;
   if ((r = ctl_trigger_save(c, add, key, &s, &first)))
     return r;
-  return done(c, add ? "added" : "changed", "trigger", key, first);
+  return ctl_done(c, add ? "added" : "changed", "trigger", key, first);
 }
 
 int ctl_cmd_retry(ctl *c) {

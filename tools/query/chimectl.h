@@ -3,6 +3,7 @@
  * a chime cluster's MySQL/MariaDB database.  chimectl.c parses the command
  * line and maps errors to exit codes; chimectl_out.c prints tables, JSON
  * and times; chimectl_db.c opens the store (chime_admin_open);
+ * chimectl_options.c takes the options every tool on the store takes;
  * chimectl_describe.c puts schedules in words; chimectl_schema.c,
  * chimectl_list.c, chimectl_history.c, chimectl_ctl.c, chimectl_cancel.c,
  * chimectl_explain.c, chimectl_leases.c, chimectl_stats.c,
@@ -124,9 +125,32 @@ extern const char *ctl_program;
 
 /* ----------------------------------------------------------- database */
 
-/* The help of the options every tool on the store takes (--url,
- * --password-file, --scheduler, --tz). */
+/* The options every tool on the store takes (chimectl_options.c): their
+ * ids (a tool's own ones number from CTL_O_OWN), their rows of a
+ * getopt_long table (CTL_STORE_OPTIONS, and CTL_HELP_OPTIONS: --help 'h'
+ * and --version 'V') and their help (--url, --password-file, --scheduler,
+ * --tz). */
+enum { CTL_O_URL = 256, CTL_O_PWFILE, CTL_O_SCHED, CTL_O_TZ, CTL_O_OWN };
+/* One row a line (clang-format would join them). */
+/* clang-format off */
+#define CTL_STORE_OPTIONS                                                      \
+  {"url", required_argument, NULL, CTL_O_URL},                                 \
+  {"password-file", required_argument, NULL, CTL_O_PWFILE},                    \
+  {"scheduler", required_argument, NULL, CTL_O_SCHED},                         \
+  {"tz", required_argument, NULL, CTL_O_TZ}
+#define CTL_HELP_OPTIONS                                                       \
+  {"help", no_argument, NULL, 'h'},                                            \
+  {"version", no_argument, NULL, 'V'}
+/* clang-format on */
 extern const char ctl_options_help[];
+/* Takes what getopt_long returned that a tool's own options are not (the
+ * default of its switch): a store option with its value arg (into
+ * c->sched, c->zone, and *url and *pwfile for ctl_setup), --help (usage
+ * printed on stdout), --version (of ctl_program), or an unknown or
+ * incomplete option (argv[optind - 1]).  Returns: 0; -1 (help or version
+ * printed); CTL_USAGE (message printed). */
+int ctl_option(ctl *c, int opt, const char *arg, const char **url,
+               const char **pwfile, void (*usage)(FILE *out), char **argv);
 /* Reads the first line of file path (a what: "password") into buf (len
  * bytes).  Returns: 0 or an exit code (message printed). */
 int ctl_read_first_line(const char *path, const char *what, char *buf,
@@ -330,6 +354,12 @@ typedef struct ctl_explanation {
 } ctl_explanation;
 int ctl_explain_key(ctl *c, const char *key, ctl_explanation *ret);
 
+/* Prints what an action did, as text or JSON (--json): action a verb in
+ * the past ("paused"), what it acted on ("trigger", "job", "group" or
+ * "all"), target (a key or pattern), and first_ms a trigger's first fire
+ * (CHIME_NO_FIRE_MS: none shown).  Returns: 0. */
+int ctl_done(const ctl *c, const char *action, const char *what,
+             const char *target, int64_t first_ms);
 /* The actions (chimectl_ctl.c).  what: "trigger", "job", "group" or
  * "all".  Returns: 0 or an exit code (message in ctl_last_error). */
 int ctl_pause_target(ctl *c, bool pause, const char *what, const char *arg);

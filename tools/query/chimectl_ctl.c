@@ -15,9 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Prints what was done (text or JSON).  Returns 0. */
-static int done(ctl *c, const char *action, const char *what,
-                const char *target) {
+int ctl_done(const ctl *c, const char *action, const char *what,
+             const char *target, int64_t first_ms) {
   if (c->json) {
     fputs("{\"ok\": true, \"action\": ", stdout);
     ctl_json_string(action);
@@ -25,9 +24,15 @@ static int done(ctl *c, const char *action, const char *what,
     ctl_json_string(what);
     fputs(", \"target\": ", stdout);
     ctl_json_string(target);
+    if (first_ms != CHIME_NO_FIRE_MS)
+      printf(", \"first_ms\": %" PRId64, first_ms);
     fputs("}\n", stdout);
   } else if (strcmp(what, "all") == 0) {
     printf("%s all\n", action);
+  } else if (first_ms != CHIME_NO_FIRE_MS) {
+    char first[48];
+    ctl_format_time(first_ms, c->zone, first, sizeof first);
+    printf("%s %s %s: first fire %s\n", action, what, target, first);
   } else {
     printf("%s %s %s\n", action, what, target);
   }
@@ -82,7 +87,9 @@ int ctl_cmd_pause(ctl *c, bool pause) {
     what = ""; /* the usage message */
   const char *arg = all || c->argc != 2 ? "" : c->argv[1];
   int r = ctl_pause_target(c, pause, what, arg);
-  return r ? r : done(c, pause ? "paused" : "resumed", what, all ? "*" : arg);
+  return r ? r
+           : ctl_done(c, pause ? "paused" : "resumed", what, all ? "*" : arg,
+                      CHIME_NO_FIRE_MS);
 }
 
 /* Hands in the run of job (group, name) with opts through the admin
@@ -374,5 +381,5 @@ int ctl_cmd_delete(ctl *c) {
   chime_admin_table_free(t);
   if ((r = confirm(c, q)) || (r = ctl_delete_key(c, is_job, key)))
     return r;
-  return done(c, "deleted", what, key);
+  return ctl_done(c, "deleted", what, key, CHIME_NO_FIRE_MS);
 }

@@ -61,17 +61,6 @@ int ctl_usage(const char *fmt, ...) {
   return CTL_USAGE;
 }
 
-const char ctl_options_help[] =
-    "  --url URL            mysql://USER[:PASS]@HOST[:PORT]/DB[?prefix=...]\n"
-    "                       (default: $CHIME_URL)\n"
-    "  --password-file F    read the password from F (else "
-    "$CHIME_PASSWORD)\n"
-    "  --scheduler NAME     the cluster's scheduler name (default: "
-    "$CHIME_SCHEDULER or chime)\n"
-    "  --tz ZONE            zone for local times (default: $TZ when it "
-    "names\n"
-    "                       a zone, else UTC)\n";
-
 int ctl_read_first_line(const char *path, const char *what, char *buf,
                         size_t len) {
   FILE *f = fopen(path, "r");

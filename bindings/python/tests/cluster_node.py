@@ -10,36 +10,24 @@ then it shuts down, waiting for its running jobs, and prints "done".
 """
 
 import sys
-import threading
-import time
 
 import chime
+from support import serve_node
 
 
 def main():
     url, instance_id, out_path = sys.argv[1:4]
-    lock = threading.Lock()
-    out = open(out_path, "a", encoding="utf-8")
     sched = chime.Scheduler(url=url, workers=2, name="py-cluster",
                             instance_id=instance_id, idle_wait_ms=200,
                             checkin_interval_ms=500)
 
-    @sched.job("py-cluster")
-    def run(ctx):
-        line = "%s/%s,%d,%d,%s\n" % (ctx.trigger_group, ctx.trigger_name,
+    def line_of(ctx):
+        return "%s/%s,%d,%d,%s\n" % (ctx.trigger_group, ctx.trigger_name,
                                      ctx.scheduled_ms, ctx.fire_id,
                                      instance_id)
-        time.sleep(0.05)
-        with lock:
-            out.write(line)
-            out.flush()
 
-    sched.start()
-    print("ready", flush=True)
-    sys.stdin.readline()
-    sched.close()
-    out.close()
-    print("done", flush=True)
+    # Holds its worker a little, so the other node gets work too.
+    serve_node(sched, "py-cluster", out_path, line_of, hold_s=0.05)
 
 
 if __name__ == "__main__":

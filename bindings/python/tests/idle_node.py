@@ -10,33 +10,22 @@ prints "ready", and runs until a line arrives on stdin (or stdin closes).
 """
 
 import sys
-import threading
 
 import chime
+from support import serve_node
 
 
 def main():
     url, instance_id, out_path = sys.argv[1:4]
-    lock = threading.Lock()
-    out = open(out_path, "a", encoding="utf-8")
     sched = chime.Scheduler(url=url, name="py-changes",
                             instance_id=instance_id)
 
-    @sched.job("ping")
-    def run(ctx):
-        line = "%s/%s,%d,%d,%s,%s\n" % (
+    def line_of(ctx):
+        return "%s/%s,%d,%d,%s,%s\n" % (
             ctx.trigger_group, ctx.trigger_name, ctx.scheduled_ms,
             ctx.fire_ms, instance_id, ctx.data.decode("utf-8"))
-        with lock:
-            out.write(line)
-            out.flush()
 
-    sched.start()
-    print("ready", flush=True)
-    sys.stdin.readline()
-    sched.close()
-    out.close()
-    print("done", flush=True)
+    serve_node(sched, "ping", out_path, line_of)
 
 
 if __name__ == "__main__":

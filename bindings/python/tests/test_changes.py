@@ -22,6 +22,7 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "py-changes"
@@ -29,11 +30,7 @@ LIMIT_MS = 1500
 
 
 def store_url():
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&prefix=chime_chg_"
+    return mysql_url("auto_create=1&prefix=chime_chg_")
 
 
 def now_ms():

@@ -21,6 +21,7 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRIGGERS = 6
@@ -29,12 +30,8 @@ INTERVAL_MS = 200
 
 
 def store_url(clear):
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    url = base + sep + "auto_create=1&prefix=chime_py_"
-    return url + "&clear=1" if clear else url
+    return mysql_url("auto_create=1&prefix=chime_py_" +
+                     ("&clear=1" if clear else ""))
 
 
 def read_lines(paths):

@@ -13,15 +13,8 @@ import time
 import unittest
 
 import chime
+from support import WAIT_S, wait_for
 
-WAIT_S = 20.0
-
-
-def wait_for(pred):
-    end = time.monotonic() + WAIT_S
-    while not pred() and time.monotonic() < end:
-        time.sleep(0.02)
-    return pred()
 
 
 class Drain(unittest.TestCase):

@@ -11,18 +11,7 @@ import time
 import unittest
 
 import chime
-
-WAIT_S = 20.0
-
-
-def wait_for(pred, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
-
+from support import WAIT_S, wait_for
 
 class Recorder:
     """Collects one dict per run, under a lock; wait(n) for n runs."""

@@ -10,20 +10,38 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 
 def url(extra=""):
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&prefix=chime_py_&clear=1" + extra
+    return mysql_url("auto_create=1&prefix=chime_py_&clear=1" + extra)
 
 
 class MysqlStore(unittest.TestCase):
     def setUp(self):
         if not url():
             self.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
+
+    def at_once(self, n, fn):
+        """Calls fn(i) for each i < n on n threads released together; the
+        results in the order they came (none may raise)."""
+        results, errors = [], []
+        gate = threading.Barrier(n)
+
+        def call(i):
+            try:
+                gate.wait()
+                results.append(fn(i))
+            except Exception as e:  # pragma: no cover
+                errors.append(e)
+
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        return results
 
     def test_schedule_run_and_persist(self):
         done = threading.Event()
@@ -105,27 +123,10 @@ class MysqlStore(unittest.TestCase):
                                  name="py-startup", instance_id=f"up-{i}")
                  for i in range(3)]
         try:
-            errors, firsts = [], []
-            gate = threading.Barrier(3)
-
-            def start_up(i):
-                try:
-                    gate.wait()
-                    firsts.append(nodes[i].schedule(
-                        chime.Job("app", "report", "report", durable=True),
-                        chime.Cron("0 0 2 * * ?", group="app",
-                                   name="nightly"),
-                        if_absent=True))
-                except Exception as e:  # pragma: no cover
-                    errors.append(e)
-
-            threads = [threading.Thread(target=start_up, args=(i,))
-                       for i in range(3)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            self.assertEqual(errors, [])
+            firsts = self.at_once(3, lambda i: nodes[i].schedule(
+                chime.Job("app", "report", "report", durable=True),
+                chime.Cron("0 0 2 * * ?", group="app", name="nightly"),
+                if_absent=True))
             self.assertEqual(len(set(firsts)), 1)
             self.assertEqual(nodes[0].list_triggers("app"),
                              [("app", "nightly")])
@@ -166,24 +167,8 @@ class MysqlStore(unittest.TestCase):
                 chime.Job("app", "bf", "bf-type", durable=True),
                 chime.Cron("0 * * * * ?", group="app", name="minutely",
                            start=first, misfire="do_nothing"))
-            counts, errors = [], []
-            gate = threading.Barrier(3)
-
-            def ask(i):
-                try:
-                    gate.wait()
-                    counts.append(nodes[i].backfill(
-                        "app", "minutely", first, top - minute))
-                except Exception as e:  # pragma: no cover
-                    errors.append(e)
-
-            threads = [threading.Thread(target=ask, args=(i,))
-                       for i in range(3)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            self.assertEqual(errors, [])
+            counts = self.at_once(3, lambda i: nodes[i].backfill(
+                "app", "minutely", first, top - minute))
             self.assertEqual(counts, [200, 200, 200])
             for n in nodes:
                 n.start()

@@ -14,24 +14,13 @@ import time
 import unittest
 
 import chime
+from support import WAIT_S, wait_for
 
 try:
     from prometheus_client.parser import text_string_to_metric_families
 except ImportError:
     sys.path.append("/usr/lib/python3/dist-packages")
     from prometheus_client.parser import text_string_to_metric_families
-
-WAIT_S = 20.0
-
-
-def wait_for(pred, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
-
 
 class Capture(logging.Handler):
     """Keeps every record the "chime" logger passes on."""

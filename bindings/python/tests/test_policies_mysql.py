@@ -20,6 +20,7 @@ import time
 import unittest
 
 import chime
+from support import mysql_url
 
 NAME = "py-policies"
 LIMIT_MS = 1500
@@ -27,11 +28,7 @@ WAIT_S = 40.0
 
 
 def store_url():
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&prefix=chime_pol_"
+    return mysql_url("auto_create=1&prefix=chime_pol_")
 
 
 def chimectl(test, name, *args):
@@ -43,15 +40,21 @@ def chimectl(test, name, *args):
     return json.loads(p.stdout)
 
 
+def use_store_and_chimectl(test):
+    """Sets test.url (returned) and test.ctl (chimectl); fails the test
+    when the database or chimectl is not given."""
+    test.url = store_url()
+    if not test.url:
+        test.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
+    test.ctl = os.environ.get("CHIMECTL")
+    if not test.ctl:
+        test.fail("CHIMECTL is not set (meson sets it)")
+    return test.url
+
+
 class ChimectlCancel(unittest.TestCase):
     def setUp(self):
-        url = store_url()
-        if not url:
-            self.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
-        self.ctl = os.environ.get("CHIMECTL")
-        if not self.ctl:
-            self.fail("CHIMECTL is not set (meson sets it)")
-        self.url = url
+        url = use_store_and_chimectl(self)
         self.sched = chime.Scheduler(url=url + "&clear=1", name=NAME,
                                      instance_id="pol-node", workers=2)
         self.addCleanup(self.sched.close)
@@ -101,13 +104,7 @@ class ThreeNodes(unittest.TestCase):
     clock, so overlaps between nodes are seen exactly."""
 
     def setUp(self):
-        url = store_url()
-        if not url:
-            self.fail("CHIME_TEST_MYSQL_URL is not set (run ./dev test)")
-        self.ctl = os.environ.get("CHIMECTL")
-        if not self.ctl:
-            self.fail("CHIMECTL is not set (meson sets it)")
-        self.url = url
+        url = use_store_and_chimectl(self)
         self.lock = threading.Lock()
         self.active = 0
         self.max_active = 0

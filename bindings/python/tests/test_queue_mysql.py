@@ -3,22 +3,18 @@
 a run enqueued inside a job's transaction (Transaction.enqueue) is stored
 with its commit, once, and not at all when it rolls back."""
 
-import os
 import threading
 import time
 import unittest
 
 import chime
+from support import mysql_url
 
 from test_queue import QueueTests
 
 
 def url():
-    base = os.environ.get("CHIME_TEST_MYSQL_URL")
-    if not base:
-        return None
-    sep = "&" if "?" in base else "?"
-    return base + sep + "auto_create=1&clear=1&prefix=chime_pyq_"
+    return mysql_url("auto_create=1&clear=1&prefix=chime_pyq_")
 
 
 class MysqlQueueTests(QueueTests):
