@@ -383,8 +383,10 @@ int chime__mysql_query_sql(chime__mysql_tx *tx, const char *sql,
   return query_stmt(tx, CHIME__Q_COUNT, sql, args, nargs, ret);
 }
 
-int chime__mysql_exec_plain(chime__mysql_tx *tx, const char *sql) {
-  assert(tx && tx->c && tx->c->db && sql);
+int chime__mysql_exec_plain(chime__mysql_tx *tx, chime__mysql_stmt_id id) {
+  assert(tx && tx->c && tx->c->db && (unsigned)id < CHIME__Q_COUNT);
+  const char *sql = tx->s->sql[id];
+  assert(sql && !strstr(sql, "/*:") && "a statement with slots");
   MYSQL *db = tx->c->db;
   if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0)
     return chime__mysql_fail(tx, mysql_errno(db), mysql_error(db), sql);
