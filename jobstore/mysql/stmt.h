@@ -125,6 +125,8 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_ADMIN_FIRES,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
+  CHIME__Q_ADMIN_STORAGE,
+  CHIME__Q_ADMIN_SESSIONS,
   /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */
   CHIME__Q_CLAIM_DUE,
   CHIME__Q_CLAIM_JOB_LOCK,
