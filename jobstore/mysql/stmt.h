@@ -333,15 +333,6 @@ int chime__mysql_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
                        const chime__mysql_arg *args, size_t nargs,
                        chime__mysql_rows *ret);
 
-/* The same for a statement text (prefix already substituted) that is
- * prepared for this one call. */
-int chime__mysql_exec_sql(chime__mysql_tx *tx, const char *sql,
-                          const chime__mysql_arg *args, size_t nargs,
-                          uint64_t *ret_affected);
-int chime__mysql_query_sql(chime__mysql_tx *tx, const char *sql,
-                           const chime__mysql_arg *args, size_t nargs,
-                           chime__mysql_rows *ret);
-
 /* Runs text statement id, which has no slot, in the text protocol,
  * discarding any result (COMMIT).  Returns as chime__mysql_exec. */
 int chime__mysql_exec_plain(chime__mysql_tx *tx, chime__mysql_stmt_id id);
