@@ -123,15 +123,13 @@ static void measure_now(chime__mysql_store *s) {
   if (pthread_mutex_trylock(&s->beat_lock) != 0)
     return;
   MYSQL *db = s->beat.db;
-  const char *sql = s->sql[CHIME__Q_DB_NOW];
   int64_t before = local_ms(s);
-  if (db && sql && mysql_real_query(db, sql, (unsigned long)strlen(sql)) == 0) {
-    MYSQL_RES *res = mysql_store_result(db);
-    MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-    if (row && row[0])
-      clock_set(s, strtoll(row[0], NULL, 10), before, local_ms(s));
-    if (res)
-      mysql_free_result(res);
+  chime__mysql_rows rows;
+  if (db && chime__mysql_db_run(db, s->prefix, CHIME__Q_DB_NOW, &rows) == 0) {
+    if (rows.nrows == 1 && rows.ncols == 1 &&
+        !chime__mysql_rows_is_null(&rows, 0, 0))
+      clock_set(s, chime__mysql_rows_int64(&rows, 0, 0), before, local_ms(s));
+    chime__mysql_rows_free(&rows);
   }
   pthread_mutex_unlock(&s->beat_lock);
 }
