@@ -72,7 +72,10 @@ typedef enum chime_admin_kind {
   CHIME_ADMIN_EVENTS = 18,   /* the nodes' starts and lost runs, newest first */
   /* A fire's detail (chime-web's fire page). */
   CHIME_ADMIN_RETRIES = 19, /* the retries' runs and the fires they retried */
-  CHIME_ADMIN_SHARDS = 20   /* a sharded fire's shard runs, by shard */
+  CHIME_ADMIN_SHARDS = 20,  /* a sharded fire's shard runs, by shard */
+  /* What the store holds (chime-bench --soak's samples). */
+  CHIME_ADMIN_STORAGE = 21, /* the store's tables: rows and bytes, by table */
+  CHIME_ADMIN_SESSIONS = 22 /* each node's live database sessions, by node */
 } chime_admin_kind;
 
 /* A column's type: text, a 64-bit integer (times, counts, flags), or

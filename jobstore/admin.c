@@ -61,7 +61,7 @@ int chime_admin_query_new(chime_admin_kind kind, chime_admin_query **ret) {
   if (!ret)
     return CHIME_EINVAL;
   *ret = NULL;
-  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_SHARDS)
+  if (kind < CHIME_ADMIN_NODES || kind > CHIME_ADMIN_SESSIONS)
     return CHIME_EINVAL;
   chime_admin_query *q = calloc(1, sizeof *q);
   if (!q)

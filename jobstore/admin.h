@@ -239,6 +239,14 @@ struct chime_admin_query {
   X(SHARD_PROGRESS, "progress", TEXT)                                          \
   X(SHARD_OUTCOME, "outcome", TEXT)                                            \
   X(SHARD_FINISHED_MS, "finished_ms", INT64)
+#define CHIME__ADMIN_STORAGE_COLUMNS(X)                                        \
+  X(STORAGE_TABLE, "table", TEXT)                                              \
+  X(STORAGE_ROWS, "rows", INT64)                                               \
+  X(STORAGE_EST_ROWS, "est_rows", INT64)                                       \
+  X(STORAGE_BYTES, "bytes", INT64)
+#define CHIME__ADMIN_SESSION_COLUMNS(X)                                        \
+  X(SESSION_NODE, "node", TEXT)                                                \
+  X(SESSION_SESSIONS, "sessions", INT64)
 #define CHIME__ADMIN_PAUSED_GROUP_COLUMNS(X)                                   \
   X(PAUSED_MATCH, "match", TEXT)                                               \
   X(PAUSED_PATTERN, "pattern", TEXT)
@@ -279,6 +287,12 @@ enum {
 enum { CHIME__ADMIN_EVENT_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_EVENT_COUNT };
 enum { CHIME__ADMIN_RETRY_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_RETRY_COUNT };
 enum { CHIME__ADMIN_SHARD_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_SHARD_COUNT };
+enum {
+  CHIME__ADMIN_STORAGE_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_STORAGE_COUNT
+};
+enum {
+  CHIME__ADMIN_SESSION_COLUMNS(CHIME__ADMIN_ENUM) CHIME__AC_SESSION_COUNT
+};
 #undef CHIME__ADMIN_ENUM
 
 /*

@@ -34,7 +34,9 @@ static const struct column {
   activity_columns[] = {CHIME__ADMIN_ACTIVITY_COLUMNS(ADMIN_COLUMN)},
   event_columns[] = {CHIME__ADMIN_EVENT_COLUMNS(ADMIN_COLUMN)},
   retry_columns[] = {CHIME__ADMIN_RETRY_COLUMNS(ADMIN_COLUMN)},
-  shard_columns[] = {CHIME__ADMIN_SHARD_COLUMNS(ADMIN_COLUMN)};
+  shard_columns[] = {CHIME__ADMIN_SHARD_COLUMNS(ADMIN_COLUMN)},
+  storage_columns[] = {CHIME__ADMIN_STORAGE_COLUMNS(ADMIN_COLUMN)},
+  session_columns[] = {CHIME__ADMIN_SESSION_COLUMNS(ADMIN_COLUMN)};
 #undef ADMIN_COLUMN
 
 typedef struct cell {
@@ -76,7 +78,9 @@ chime_admin_table *chime__admin_table_new(chime_admin_kind kind) {
       [CHIME_ADMIN_ACTIVITY] = {activity_columns, CHIME__AC_ACTIVITY_COUNT},
       [CHIME_ADMIN_EVENTS] = {event_columns, CHIME__AC_EVENT_COUNT},
       [CHIME_ADMIN_RETRIES] = {retry_columns, CHIME__AC_RETRY_COUNT},
-      [CHIME_ADMIN_SHARDS] = {shard_columns, CHIME__AC_SHARD_COUNT}};
+      [CHIME_ADMIN_SHARDS] = {shard_columns, CHIME__AC_SHARD_COUNT},
+      [CHIME_ADMIN_STORAGE] = {storage_columns, CHIME__AC_STORAGE_COUNT},
+      [CHIME_ADMIN_SESSIONS] = {session_columns, CHIME__AC_SESSION_COUNT}};
   if ((unsigned)kind >= sizeof lists / sizeof lists[0] || !lists[kind].n)
     return NULL;
   chime_admin_table *t = calloc(1, sizeof *t);

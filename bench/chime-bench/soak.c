@@ -24,20 +24,23 @@
  * The store URL given gets history_retention_ms=--retention-ms: the nodes
  * trim their history by it.
  *
- * Samples (all real time of this process, from the nodes' readiness):
- *   rows     SELECT COUNT(*) of each table (exact; TABLE_ROWS, InnoDB's
- *            estimate, is printed as est_rows);
+ * Samples (all real time of this process, from the nodes' readiness),
+ * the store's through its operators' lists (chime-admin.h: this tool
+ * names no table of the store and runs no statement on it):
+ *   rows     each table's COUNT(*) (exact; TABLE_ROWS, InnoDB's estimate,
+ *            is printed as est_rows): CHIME_ADMIN_STORAGE;
  *   bytes    DATA_LENGTH + INDEX_LENGTH of information_schema.TABLES
- *            (InnoDB's figures, refreshed by its statistics);
+ *            (InnoDB's figures, refreshed by its statistics): the same;
  *   node     /proc/PID/status VmRSS and Threads, /proc/PID/fd's sockets,
- *            and conns: the node's sessions the server has (node_sessions
- *            joined with PROCESSLIST);
+ *            and conns: the node's sessions the server has
+ *            (CHIME_ADMIN_SESSIONS);
  *   late     the nodes' lateness histograms (soak-node.c), the runs since
  *            the last sample: p50, p99, max;
  *   db_cpu   mariadbd's utime + stime over the period, % of one core.
  */
 #include "bench.h"
 
+#include "chime-admin.h"
 #include "chime.h"
 
 #include <inttypes.h>
@@ -46,11 +49,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SOAK_TABLES 13
-static const char *const table_names[SOAK_TABLES] = {
-    "schema_version", "jobs",  "triggers",      "calendars", "paused_groups",
-    "fired",          "nodes", "node_sessions", "history",   "checkpoints",
-    "leases",         "audit", "node_drains"};
+/* The most tables the store's CHIME_ADMIN_STORAGE may list, and the
+ * longest name kept. */
+#define SOAK_TABLES 32
+#define SOAK_TABLE_NAME 64
 
 /* A process is judged from this long after its start. */
 #define WARM_MS 30000
@@ -80,6 +82,7 @@ typedef struct node_sample {
 
 typedef struct sample {
   int64_t t_s;
+  /* The tables in the store's order (soak's tables). */
   int64_t rows[SOAK_TABLES], est_rows[SOAK_TABLES], bytes[SOAK_TABLES];
   node_sample node[BENCH_MAX_NODES];
   int64_t fires, p50, p99, max;
@@ -90,7 +93,10 @@ typedef struct sample {
 typedef struct soak {
   const bench_opts *o;
   MYSQL *db;
-  char prefix[CHIME_MYSQL_MAX_PREFIX_LEN + 1];
+  chime_admin *admin; /* the store's figures (chime-admin.h) */
+  /* The store's tables, named by its first CHIME_ADMIN_STORAGE list. */
+  char tables[SOAK_TABLES][SOAK_TABLE_NAME];
+  int ntables;
   pid_t db_pid;
   bench_node nodes[BENCH_MAX_NODES];
   int64_t *prev[BENCH_MAX_NODES]; /* each node's histogram last read */
@@ -239,58 +245,98 @@ static int64_t window_pct(const soak *k, int64_t total, int p) {
   return BENCH_LAT_BUCKETS - 1;
 }
 
-static int sample_tables(soak *k, sample *sm) {
-  for (int t = 0; t < SOAK_TABLES; t++) {
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM `%s%s`", k->prefix,
-             table_names[t]);
-    if (bench_db_int(k->db, sql, &sm->rows[t]) < 0)
-      return -1;
-    snprintf(sql, sizeof sql,
-             "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE "
-             "TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s%s'",
-             k->prefix, table_names[t]);
-    if (bench_db_int(k->db, sql, &sm->est_rows[t]) < 0)
-      return -1;
-    snprintf(sql, sizeof sql,
-             "SELECT DATA_LENGTH + INDEX_LENGTH FROM information_schema.TABLES "
-             "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s%s'",
-             k->prefix, table_names[t]);
-    if (bench_db_int(k->db, sql, &sm->bytes[t]) < 0)
-      return -1;
+/* The store's list kind into *ret (the caller frees it).  Returns: 0;
+ * -1, said on stderr. */
+static int admin_list(soak *k, chime_admin_kind kind, const char *what,
+                      chime_admin_table **ret) {
+  chime_admin_query *q = NULL;
+  *ret = NULL;
+  int r = chime_admin_query_new(kind, &q);
+  if (r == 0)
+    r = chime_admin_list(k->admin, q, ret);
+  chime_admin_query_free(q);
+  if (r < 0) {
+    fprintf(stderr, "chime-bench: soak: the store's %s: %s\n", what,
+            chime_admin_errmsg(k->admin));
+    return -1;
   }
   return 0;
+}
+
+/* A figure of the store's, -1 when it has none. */
+static int64_t cell_int(const chime_admin_table *t, size_t row,
+                        const char *column) {
+  return chime_admin_table_is_null(t, row, column)
+             ? -1
+             : chime_admin_table_get_int64(t, row, column);
+}
+
+/* rows, est_rows, bytes: each table of the store; the first sample
+ * learns their names, the later ones must list the same. */
+static int sample_tables(soak *k, sample *sm) {
+  chime_admin_table *t = NULL;
+  if (admin_list(k, CHIME_ADMIN_STORAGE, "tables", &t) < 0)
+    return -1;
+  size_t n = chime_admin_table_get_row_count(t);
+  int r = 0;
+  if (k->ntables == 0) {
+    for (size_t i = 0; i < n && i < SOAK_TABLES; i++)
+      snprintf(k->tables[i], sizeof k->tables[i], "%s",
+               chime_admin_table_get_text(t, i, "table"));
+    k->ntables = n < SOAK_TABLES ? (int)n : SOAK_TABLES;
+  }
+  if (n != (size_t)k->ntables) {
+    fprintf(stderr,
+            "chime-bench: soak: the store lists %zu tables, %d before\n", n,
+            k->ntables);
+    r = -1;
+  }
+  for (int i = 0; r == 0 && i < k->ntables; i++) {
+    const char *name = chime_admin_table_get_text(t, (size_t)i, "table");
+    if (!name || strcmp(name, k->tables[i]) != 0) {
+      fprintf(stderr, "chime-bench: soak: the store's table %d is %s, was %s\n",
+              i, name ? name : "(null)", k->tables[i]);
+      r = -1;
+      break;
+    }
+    sm->rows[i] = cell_int(t, (size_t)i, "rows");
+    sm->est_rows[i] = cell_int(t, (size_t)i, "est_rows");
+    sm->bytes[i] = cell_int(t, (size_t)i, "bytes");
+  }
+  chime_admin_table_free(t);
+  return r;
 }
 
 /* conns: each node's sessions the server has now. */
 static int sample_conns(soak *k, sample *sm) {
-  char sql[512];
-  snprintf(sql, sizeof sql,
-           "SELECT s.node, COUNT(*) FROM `%snode_sessions` s JOIN "
-           "information_schema.PROCESSLIST p ON p.ID = s.conn_id WHERE "
-           "s.sched_name = '%s' GROUP BY s.node",
-           k->prefix, BENCH_SCHEDULER_NAME);
-  if (mysql_query(k->db, sql) != 0) {
-    fprintf(stderr, "chime-bench: %s: %s\n", sql, mysql_error(k->db));
+  chime_admin_table *t = NULL;
+  if (admin_list(k, CHIME_ADMIN_SESSIONS, "sessions", &t) < 0)
     return -1;
+  for (size_t r = 0; r < chime_admin_table_get_row_count(t); r++) {
+    const char *node = chime_admin_table_get_text(t, r, "node");
+    for (int i = 0; node && i < k->o->nodes; i++)
+      if (strcmp(node, k->nodes[i].id) == 0)
+        sm->node[i].conns = cell_int(t, r, "sessions");
   }
-  MYSQL_RES *res = mysql_store_result(k->db);
-  MYSQL_ROW row;
-  while (res && (row = mysql_fetch_row(res)))
-    for (int i = 0; i < k->o->nodes; i++)
-      if (row[0] && row[1] && strcmp(row[0], k->nodes[i].id) == 0)
-        sm->node[i].conns = strtoll(row[1], NULL, 10);
-  mysql_free_result(res);
+  chime_admin_table_free(t);
   return 0;
 }
 
+/* The index of the store's table name (of its storage list), -1 when it
+ * lists none such. */
+static int table_index(const soak *k, const char *name) {
+  for (int t = 0; t < k->ntables; t++)
+    if (strcmp(k->tables[t], name) == 0)
+      return t;
+  return -1;
+}
+
 static void print_sample(const soak *k, const sample *sm) {
-  for (int t = 0; t < SOAK_TABLES; t++)
+  for (int t = 0; t < k->ntables; t++)
     fprintf(stderr,
             "soak\tt_s=%" PRId64 "\ttable=%s\trows=%" PRId64
             "\test_rows=%" PRId64 "\tbytes=%" PRId64 "\n",
-            sm->t_s, table_names[t], sm->rows[t], sm->est_rows[t],
-            sm->bytes[t]);
+            sm->t_s, k->tables[t], sm->rows[t], sm->est_rows[t], sm->bytes[t]);
   for (int i = 0; i < k->o->nodes; i++) {
     const node_sample *ns = &sm->node[i];
     if (ns->incarnation == 0) {
@@ -498,12 +544,12 @@ static void judge(const soak *k, verdict *v) {
             "than the first third of the run: the history cannot have "
             "settled before the middle third\n",
             k->o->retention_ms);
-  for (int t = 0; t < SOAK_TABLES; t++) {
+  for (int t = 0; t < k->ntables; t++) {
     bench_series s = series(k, values, fig_rows, t, 0);
-    snprintf(metric, sizeof metric, "%s.rows", table_names[t]);
+    snprintf(metric, sizeof metric, "%s.rows", k->tables[t]);
     judged(v, metric, bench_judge_grows(&s, ROWS_SLACK, why, sizeof why), why);
     s = series(k, values, fig_bytes, t, 0);
-    snprintf(metric, sizeof metric, "%s.bytes", table_names[t]);
+    snprintf(metric, sizeof metric, "%s.bytes", k->tables[t]);
     judged(v, metric, bench_judge_grows(&s, BYTES_SLACK, why, sizeof why), why);
   }
   for (int i = 0; i < k->o->nodes; i++) {
@@ -573,11 +619,15 @@ static void print_summary(const soak *k, const verdict *v) {
   for (size_t s = 2 * n / 3; s < n && nc < 4096; s++)
     cpu[nc++] = k->samples[s].db_cpu_tenths;
   int64_t rows = 0, bytes = 0;
-  for (int t = 0; last && t < SOAK_TABLES; t++) {
+  for (int t = 0; last && t < k->ntables; t++) {
     rows += last->rows[t];
-    bytes += last->bytes[t];
+    bytes += last->bytes[t] > 0 ? last->bytes[t] : 0;
   }
-  /* history is table 8, fired 5 (table_names). */
+  /* The history's and the fires' figures, as the store names its tables
+   * (-1 when it lists none such). */
+  int hist = table_index(k, "history"), fired = table_index(k, "fired");
+  if (!last)
+    hist = fired = -1;
   printf(
       "chime-bench-soak\tnodes=%d\tminutes=%d\trate=%ld\tretention_ms=%" PRId64
       "\tkill_every_s=%d\tkills=%d\tsamples=%zu\tfires=%" PRId64
@@ -588,8 +638,9 @@ static void print_summary(const soak *k, const verdict *v) {
       "\tnode_conns_max=%" PRId64,
       o->nodes, o->soak_minutes, o->rate, o->retention_ms, o->kill_every_s,
       k->kills, n, fires, n ? (double)fires / ((double)n * o->sample_s) : 0.0,
-      p99, p99_kill, last ? last->rows[8] : -1, last ? last->bytes[8] : -1,
-      last ? last->rows[5] : -1, rows, bytes, rss, threads, conns);
+      p99, p99_kill, hist >= 0 ? last->rows[hist] : -1,
+      hist >= 0 ? last->bytes[hist] : -1, fired >= 0 ? last->rows[fired] : -1,
+      rows, bytes, rss, threads, conns);
   int64_t med = nc ? bench_median(cpu, 0, nc) : -1;
   if (k->db_pid > 0 && med >= 0)
     printf("\tdb_cpu_pct=%.1f", (double)med / 10.0);
@@ -616,6 +667,14 @@ static int run(soak *k) {
   if (!clearing)
     return -1;
   chime_scheduler_free(clearing);
+  /* The store's figures, its schema there now. */
+  char err[256];
+  if (chime_admin_open(o->url, BENCH_SCHEDULER_NAME, &k->admin, err,
+                       sizeof err) < 0) {
+    fprintf(stderr, "chime-bench: soak: cannot open the store's figures: %s\n",
+            err);
+    return -1;
+  }
   bench_opts simple = *o;
   simple.triggers = k->n_simple;
   simple.interval_ms = 1000;
@@ -687,7 +746,6 @@ int bench_soak_main(const bench_opts *o) {
       goto out;
   if (!(k->db = bench_db_open(so.url, &url)))
     goto out;
-  snprintf(k->prefix, sizeof k->prefix, "%s", chime_mysql_url_get_prefix(url));
   if (bench_nodes_logdir() == 0) {
     if (run(k) == 0) {
       verdict v = {0};
@@ -714,6 +772,7 @@ out:
     free(k->samples);
     if (k->db)
       mysql_close(k->db);
+    chime_admin_free(k->admin);
     free(k);
   }
   chime_mysql_url_free(url);

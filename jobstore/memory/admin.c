@@ -316,6 +316,10 @@ int chime__mem_admin_list(chime_store *store, const chime_admin_query *q,
     return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
                              "the memory store is never left stuck: it has "
                              "nothing to repair");
+  if (q->kind == CHIME_ADMIN_STORAGE || q->kind == CHIME_ADMIN_SESSIONS)
+    return chime__record_err(errbuf, errbuf_len, CHIME_EUNSUPPORTED,
+                             "the memory store keeps no tables and opens no "
+                             "database sessions: it lives in its process");
   int64_t now = store->ops->now(store);
   int r = 0;
   chime__mem_lock(s);

@@ -1,7 +1,8 @@
 /*
  * mysql/admin_stats.c: the MySQL store's lists of the cluster's figures
- * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _DRAINS) and its group
- * pauses (CHIME_ADMIN_PAUSED_GROUPS; store.h's
+ * (chime-admin.h's CHIME_ADMIN_RUN_COUNTS to _DRAINS), its group
+ * pauses (CHIME_ADMIN_PAUSED_GROUPS) and what it holds (CHIME_ADMIN_STORAGE,
+ * _SESSIONS; store.h's
  * admin_list, dispatched by admin_list.c): each one statement of
  * queries/ counting on the server (GROUP BY, SUM), so that a large history
  * is never carried over, in a transaction of its own.
@@ -215,6 +216,17 @@ static int list_shards(chime__mysql_store *s, const chime_admin_query *q,
   return run_rows(s, &op, q, t, errbuf, errbuf_len);
 }
 
+/* Each node's live sessions (queries/admin_sessions.sql), the operator's
+ * own left out. */
+static int list_sessions(chime__mysql_store *s, const chime_admin_query *q,
+                         bool hide_self, chime_admin_table *t, char *errbuf,
+                         size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_ADMIN_SESSIONS};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_text(hide_self ? s->node : ""));
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
 int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
                              bool hide_self, chime_admin_table *t, char *errbuf,
                              size_t errbuf_len) {
@@ -241,6 +253,11 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
     return list_retries(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_SHARDS:
     return list_shards(s, q, t, errbuf, errbuf_len);
+  case CHIME_ADMIN_STORAGE: /* queries/admin_storage.sql: no argument */
+    return run_rows(s, &(stats_op){.id = CHIME__Q_ADMIN_STORAGE}, q, t, errbuf,
+                    errbuf_len);
+  case CHIME_ADMIN_SESSIONS:
+    return list_sessions(s, q, hide_self, t, errbuf, errbuf_len);
   default:
     return CHIME_EINVAL;
   }

@@ -6,6 +6,7 @@
 #include "jobstore/mysql/conn.h"
 
 #include "chime.h"
+#include "jobstore/mysql/stmt.h"
 
 #include <assert.h>
 #include <errmsg.h>
@@ -78,25 +79,20 @@ int chime__mysql_connect(const chime__mysql_url *url,
  * question counts as writable (its statements would say otherwise).
  */
 static bool writable(MYSQL *conn, char *why, size_t why_len) {
-  static const char q[] =
-      "SELECT @@global.read_only, @@global.innodb_read_only";
-  if (mysql_real_query(conn, q, sizeof q - 1) != 0)
+  chime__mysql_rows rows;
+  if (chime__mysql_db_run(conn, "", CHIME__Q_MEMBER_READ_ONLY, &rows) < 0)
     return true;
-  MYSQL_RES *res = mysql_store_result(conn);
-  if (!res)
-    return true;
-  MYSQL_ROW row = mysql_fetch_row(res);
   static const char *const names[] = {"read_only", "innodb_read_only"};
   bool ok = true;
-  for (unsigned i = 0; row && ok && i < 2 && i < mysql_num_fields(res); i++) {
-    const char *v = row[i];
+  for (size_t i = 0; rows.nrows > 0 && ok && i < 2 && i < rows.ncols; i++) {
+    const char *v = chime__mysql_rows_text(&rows, 0, i);
     if (v && strcmp(v, "0") != 0 && strcasecmp(v, "OFF") != 0) {
       snprintf(why, why_len, "read-only (%s %s)", names[i],
                strcmp(v, "1") == 0 ? "ON" : v);
       ok = false;
     }
   }
-  mysql_free_result(res);
+  chime__mysql_rows_free(&rows);
   return ok;
 }
 
@@ -108,22 +104,15 @@ static bool writable(MYSQL *conn, char *why, size_t why_len) {
  */
 static bool member_ready(MYSQL *conn, bool *ret_galera, char *why,
                          size_t why_len) {
-  static const char q[] =
-      "SELECT LOWER(variable_name), variable_value FROM "
-      "information_schema.global_variables WHERE variable_name = 'WSREP_ON' "
-      "UNION ALL SELECT LOWER(variable_name), variable_value FROM "
-      "information_schema.global_status WHERE variable_name IN "
-      "('WSREP_READY', 'WSREP_CLUSTER_STATUS')";
   *ret_galera = false;
-  if (mysql_real_query(conn, q, sizeof q - 1) != 0)
-    return true;
-  MYSQL_RES *res = mysql_store_result(conn);
-  if (!res)
+  chime__mysql_rows rows;
+  if (chime__mysql_db_run(conn, "", CHIME__Q_MEMBER_GALERA, &rows) < 0)
     return true;
   bool on = false, ready = false, primary = false;
   char status[32] = "";
-  MYSQL_ROW row;
-  while ((row = mysql_fetch_row(res))) {
+  for (size_t i = 0; i < rows.nrows && rows.ncols == 2; i++) {
+    const char *row[2] = {chime__mysql_rows_text(&rows, i, 0),
+                          chime__mysql_rows_text(&rows, i, 1)};
     if (!row[0] || !row[1])
       continue;
     if (strcmp(row[0], "wsrep_on") == 0)
@@ -135,7 +124,7 @@ static bool member_ready(MYSQL *conn, bool *ret_galera, char *why,
       snprintf(status, sizeof status, "%s", row[1]);
     }
   }
-  mysql_free_result(res);
+  chime__mysql_rows_free(&rows);
   *ret_galera = on;
   if (on && !(ready && primary)) {
     snprintf(why, why_len,

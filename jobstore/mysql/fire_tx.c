@@ -69,7 +69,8 @@ static void finish(chime_store_tx *t, bool rollback) {
     if (read_only)
       chime__mysql_leave_read_only(t->s, c, t->tx.last_errno);
     bool broken = read_only || chime__mysql_lost(mysql_errno(c->db));
-    if (rollback && !broken && mysql_real_query(c->db, "ROLLBACK", 8) != 0)
+    if (rollback && !broken &&
+        chime__mysql_db_run(c->db, t->s->prefix, CHIME__Q_ROLLBACK, NULL) < 0)
       broken = true;
     if (broken)
       chime__mysql_conn_reset(c, true);
@@ -232,7 +233,7 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
   bool sent = false; /* COMMIT went out: a lost reply leaves it unknown */
   if (r == 0) {
     sent = true;
-    r = chime__mysql_exec_plain(&t->tx, "COMMIT");
+    r = chime__mysql_exec_plain(&t->tx, CHIME__Q_COMMIT);
   }
   bool lost = r < 0 && chime__mysql_lost(t->tx.last_errno);
   chime__mysql_store *s = t->s;

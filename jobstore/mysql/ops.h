@@ -183,6 +183,10 @@ int chime__mysql_interrupted(chime_store *store, int64_t **ret_ids,
 void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
                                    bool autocommit);
 int chime__mysql_sessions_end(chime__mysql_store *s, const char *node);
+/* sessions.c: KILLs session conn_id of the server from tx's connection.
+ * Returns: 0; 1 when the session was gone already (nothing to end); the
+ * transaction's error (recorded in tx). */
+int chime__mysql_kill(chime__mysql_tx *tx, int64_t conn_id);
 
 /* recover.c: recovery of dead nodes. */
 int chime__mysql_recover_dead_nodes(chime_store *store, int64_t now_ms,

@@ -506,12 +506,9 @@ static int end_job_sessions(chime__mysql_tx *tx) {
       ids[n++] = s->conns[i].job_session;
   pthread_mutex_unlock(&s->lock);
   for (size_t i = 0; i < n; i++) {
-    char kill[64];
-    snprintf(kill, sizeof kill, "KILL CONNECTION %lu", ids[i]);
-    if (mysql_real_query(tx->c->db, kill, (unsigned long)strlen(kill)) != 0 &&
-        mysql_errno(tx->c->db) != ER_NO_SUCH_THREAD)
-      return chime__mysql_fail(tx, mysql_errno(tx->c->db),
-                               mysql_error(tx->c->db), kill);
+    int r = chime__mysql_kill(tx, (int64_t)ids[i]);
+    if (r < 0)
+      return r;
   }
   return 0;
 }

@@ -35,45 +35,60 @@ static bool param_on(const chime__mysql_store *s, const char *key) {
   return v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
 }
 
-/* Records db's last error after what failed.  Returns its chime code. */
-static int db_fail(MYSQL *db, const char *what, char *errbuf,
+/* Records why a statement on db failed (r: its code), after what failed:
+ * the server's last error, or no memory.  Returns its chime code. */
+static int db_fail(MYSQL *db, int r, const char *what, char *errbuf,
                    size_t errbuf_len) {
+  if (r == CHIME_ENOMEM)
+    return chime__record_err(errbuf, errbuf_len, r, "%s: out of memory", what);
   unsigned e = mysql_errno(db);
   chime__record_err(errbuf, errbuf_len, CHIME_ESTORE, "%s: MySQL error %u: %s",
                     what, e, mysql_error(db));
-  int r = chime__mysql_error_code(e);
+  r = chime__mysql_error_code(e);
   return r == 0 ? CHIME_ESTORE : r;
 }
 
-/* Runs one text statement.  Returns: 0; CHIME_ESTORE (errbuf says why). */
-static int run_sql(MYSQL *db, const char *sql, size_t len, char *errbuf,
+/* Runs connection-level statement b (built: stmt.h), discarding its rows.
+ * Returns: 0; the mapped error (errbuf says why). */
+static int run_sql(MYSQL *db, chime__mysql_sqlbuf *b, char *errbuf,
                    size_t errbuf_len) {
-  if (mysql_real_query(db, sql, (unsigned long)len) != 0)
-    return db_fail(db, "schema statement failed", errbuf, errbuf_len);
-  MYSQL_RES *res = mysql_store_result(db);
-  if (res)
-    mysql_free_result(res);
-  return 0;
+  int r = chime__mysql_sqlbuf_run(b, NULL, NULL);
+  return r < 0 ? db_fail(db, r, "schema statement failed", errbuf, errbuf_len)
+               : 0;
+}
+
+/* Runs connection-level statement id, which has no slot, as run_sql. */
+static int run_id(MYSQL *db, const char *prefix, chime__mysql_stmt_id id,
+                  char *errbuf, size_t errbuf_len) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, prefix);
+  chime__mysql_sqlbuf_stmt(&b, id);
+  return run_sql(db, &b, errbuf, errbuf_len);
+}
+
+/* The integer in the first cell of rows (0 when there is no row or it is
+ * NULL), and frees rows. */
+static long first_long(chime__mysql_rows *rows) {
+  long v = rows->nrows > 0 && rows->ncols > 0 &&
+                   !chime__mysql_rows_is_null(rows, 0, 0)
+               ? (long)chime__mysql_rows_int64(rows, 0, 0)
+               : 0;
+  chime__mysql_rows_free(rows);
+  return v;
 }
 
 int chime__mysql_schema_version(MYSQL *db, const char *prefix, long *ret,
                                 char *errbuf, size_t errbuf_len) {
   assert(db && prefix && strlen(prefix) <= CHIME__MYSQL_PREFIX_MAX);
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT MAX(version) FROM %sschema_version",
-           prefix);
   *ret = 0;
-  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0)
-    return mysql_errno(db) == ER_NO_SUCH_TABLE
+  chime__mysql_rows rows;
+  int r = chime__mysql_db_run(db, prefix, CHIME__Q_SCHEMA_VERSION, &rows);
+  if (r < 0)
+    return r == CHIME_ESTORE && mysql_errno(db) == ER_NO_SUCH_TABLE
                ? 0
-               : db_fail(db, "cannot read the schema version", errbuf,
+               : db_fail(db, r, "cannot read the schema version", errbuf,
                          errbuf_len);
-  MYSQL_RES *res = mysql_store_result(db);
-  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-  if (row && row[0])
-    *ret = strtol(row[0], NULL, 10);
-  if (res)
-    mysql_free_result(res);
+  *ret = first_long(&rows);
   assert(*ret >= 0);
   return 0;
 }
@@ -140,58 +155,57 @@ void chime__mysql_migration_statements_free(char **stmts, size_t count) {
   free(stmts);
 }
 
-/* One integer from a query (0 when it gives no row or NULL).  Returns: 0;
- * 1 (and 0) when the query fails with server error *tolerated (when not
- * NULL); the mapped error of any other failure. */
-static int query_long(MYSQL *db, const char *sql, long *ret,
+/* One integer from connection-level statement b (built: stmt.h), 0 when
+ * it gives no row or NULL.  Returns: 0; 1 (and 0) when the query fails
+ * with server error *tolerated (when not NULL); the mapped error of any
+ * other failure. */
+static int query_long(MYSQL *db, chime__mysql_sqlbuf *b, long *ret,
                       const unsigned *tolerated, char *errbuf,
                       size_t errbuf_len) {
   *ret = 0;
-  if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
-    if (tolerated && mysql_errno(db) == *tolerated)
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(b, &rows, NULL);
+  if (r < 0) {
+    if (r == CHIME_ESTORE && tolerated && mysql_errno(db) == *tolerated)
       return 1;
-    return db_fail(db, "schema query failed", errbuf, errbuf_len);
+    return db_fail(db, r, "schema query failed", errbuf, errbuf_len);
   }
-  MYSQL_RES *res = mysql_store_result(db);
-  MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-  if (row && row[0])
-    *ret = strtol(row[0], NULL, 10);
-  if (res)
-    mysql_free_result(res);
+  *ret = first_long(&rows);
   return 0;
 }
 
 /* Whether schema_version has its compatible_with column (migration 011). */
 static int compat_column(chime__mysql_store *s, MYSQL *db, long *ret,
                          char *errbuf, size_t errbuf_len) {
-  char sql[300];
-  snprintf(sql, sizeof sql,
-           "SELECT COUNT(*) FROM information_schema.columns WHERE "
-           "table_schema = DATABASE() AND table_name = '%sschema_version' "
-           "AND column_name = 'compatible_with'",
-           s->prefix);
-  return query_long(db, sql, ret, NULL, errbuf, errbuf_len);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, s->prefix);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_COMPAT_COLUMN);
+  return query_long(db, &b, ret, NULL, errbuf, errbuf_len);
 }
 
 int chime__mysql_schema_compat(MYSQL *db, const char *prefix, long version,
                                long *ret, char *errbuf, size_t errbuf_len) {
   assert(db && prefix && strlen(prefix) <= CHIME__MYSQL_PREFIX_MAX);
-  char sql[200];
-  snprintf(sql, sizeof sql,
-           "SELECT compatible_with FROM %sschema_version WHERE version = %ld",
-           prefix, version);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, prefix);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_COMPAT);
+  chime__mysql_sqlbuf_at(&b, "version");
+  chime__mysql_sqlbuf_int(&b, version);
   unsigned no_column = ER_BAD_FIELD_ERROR;
-  int r = query_long(db, sql, ret, &no_column, errbuf, errbuf_len);
+  int r = query_long(db, &b, ret, &no_column, errbuf, errbuf_len);
   return r < 0 ? r : 0;
 }
 
 /* Sets the session's metadata-lock wait (whole seconds: MariaDB takes no
  * fraction). */
-static int set_lock_wait(MYSQL *db, long seconds, char *errbuf,
-                         size_t errbuf_len) {
-  char sql[64];
-  snprintf(sql, sizeof sql, "SET SESSION lock_wait_timeout = %ld", seconds);
-  return run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+static int set_lock_wait(MYSQL *db, const char *prefix, long seconds,
+                         char *errbuf, size_t errbuf_len) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, prefix);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_LOCK_WAIT);
+  chime__mysql_sqlbuf_at(&b, "seconds");
+  chime__mysql_sqlbuf_int(&b, seconds);
+  return run_sql(db, &b, errbuf, errbuf_len);
 }
 
 /* Runs one migration statement without ever queueing long for a table's
@@ -212,7 +226,7 @@ static int run_ddl(chime__mysql_store *s, MYSQL *db, const char *sql,
   int64_t pause = 10;
   for (unsigned attempt = 0;; attempt++) {
     bool wait = chime__mono_ms() - start >= MIGRATE_NOWAIT_MS && attempt % 2;
-    int r = set_lock_wait(db, wait ? 1 : 0, errbuf, errbuf_len);
+    int r = set_lock_wait(db, s->prefix, wait ? 1 : 0, errbuf, errbuf_len);
     if (r < 0)
       return r;
     if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) == 0) {
@@ -225,7 +239,8 @@ static int run_ddl(chime__mysql_store *s, MYSQL *db, const char *sql,
     int64_t now = chime__mono_ms();
     if ((e != ER_LOCK_WAIT_TIMEOUT && e != ER_LOCK_DEADLOCK) ||
         now - start >= MIGRATE_GIVE_UP_MS)
-      return db_fail(db, "schema statement failed", errbuf, errbuf_len);
+      return db_fail(db, CHIME_ESTORE, "schema statement failed", errbuf,
+                     errbuf_len);
     if (now - logged >= 10000) {
       logged = now;
       chime__mysql_log(s, CHIME_LOG_WARN,
@@ -255,19 +270,18 @@ static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
   if (r == 0)
     r = compat_column(s, db, &has_compat, errbuf, errbuf_len);
   if (r == 0) {
-    char sql[300];
-    if (has_compat)
-      snprintf(sql, sizeof sql,
-               "INSERT IGNORE INTO %sschema_version (version, applied_ms, "
-               "compatible_with) VALUES (%zu, CAST(UNIX_TIMESTAMP(NOW(3)) * "
-               "1000 AS SIGNED), %ld)",
-               s->prefix, n, chime__mysql_migration_compat[n - 1]);
-    else
-      snprintf(sql, sizeof sql,
-               "INSERT IGNORE INTO %sschema_version (version, applied_ms) "
-               "VALUES (%zu, CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED))",
-               s->prefix, n);
-    r = run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+    chime__mysql_sqlbuf b;
+    chime__mysql_sqlbuf_init_db(&b, db, s->prefix);
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_VERSION_INSERT);
+    chime__mysql_sqlbuf_part(&b, "compat_column", has_compat);
+    chime__mysql_sqlbuf_at(&b, "version");
+    chime__mysql_sqlbuf_int(&b, (int64_t)n);
+    chime__mysql_sqlbuf_part(&b, "compat_value", has_compat);
+    if (has_compat) {
+      chime__mysql_sqlbuf_at(&b, "compat");
+      chime__mysql_sqlbuf_int(&b, chime__mysql_migration_compat[n - 1]);
+    }
+    r = run_sql(db, &b, errbuf, errbuf_len);
   }
   return r;
 }
@@ -275,14 +289,17 @@ static int apply(chime__mysql_store *s, MYSQL *db, size_t n, char *errbuf,
 /* Takes or releases the schema lock of this database and prefix. */
 static int schema_lock(chime__mysql_store *s, MYSQL *db, bool take,
                        char *errbuf, size_t errbuf_len) {
-  char sql[300];
-  snprintf(sql, sizeof sql, "SELECT %s('chime-schema-%.64s-%s'%s)",
-           take ? "GET_LOCK" : "RELEASE_LOCK", s->url->database, s->prefix,
-           take ? ", 60" : "");
-  return run_sql(db, sql, strlen(sql), errbuf, errbuf_len);
+  char name[160];
+  snprintf(name, sizeof name, "chime-schema-%.64s-%s", s->url->database,
+           s->prefix);
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, s->prefix);
+  chime__mysql_sqlbuf_stmt(&b, take ? CHIME__Q_SCHEMA_LOCK_TAKE
+                                    : CHIME__Q_SCHEMA_LOCK_RELEASE);
+  chime__mysql_sqlbuf_at(&b, "name");
+  chime__mysql_sqlbuf_text(&b, name);
+  return run_sql(db, &b, errbuf, errbuf_len);
 }
-
-#define RESET_LOCK_WAIT "SET SESSION lock_wait_timeout = DEFAULT"
 
 /* Decides what to do with a schema at version v (under the lock). */
 static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
@@ -331,8 +348,8 @@ static int settle(chime__mysql_store *s, MYSQL *db, long v, char *errbuf,
   }
   /* Back to the server's metadata-lock wait for the session's later use. */
   if (v < known) {
-    int r2 = run_sql(db, RESET_LOCK_WAIT, strlen(RESET_LOCK_WAIT),
-                     r == 0 ? errbuf : NULL, r == 0 ? errbuf_len : 0);
+    int r2 = run_id(db, s->prefix, CHIME__Q_SCHEMA_LOCK_WAIT_RESET,
+                    r == 0 ? errbuf : NULL, r == 0 ? errbuf_len : 0);
     if (r == 0)
       r = r2;
   }
@@ -353,24 +370,24 @@ static const char *const schema_tables[] = {
 static int check_tables(chime__mysql_store *s, MYSQL *db, char *errbuf,
                         size_t errbuf_len) {
   for (size_t i = 0; i < sizeof schema_tables / sizeof schema_tables[0]; i++) {
-    char sql[160];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM %s%s LIMIT 0", s->prefix,
-             schema_tables[i]);
-    if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0) {
-      if (mysql_errno(db) == ER_NO_SUCH_TABLE)
+    chime__mysql_sqlbuf b;
+    chime__mysql_sqlbuf_init_db(&b, db, s->prefix);
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_TABLE_CHECK);
+    chime__mysql_sqlbuf_at(&b, "table");
+    chime__mysql_sqlbuf_table(&b, schema_tables[i]);
+    int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+    if (r < 0) {
+      if (r == CHIME_ESTORE && mysql_errno(db) == ER_NO_SUCH_TABLE)
         return chime__record_err(
             errbuf, errbuf_len, CHIME_ESCHEMA,
             "the chime schema in database '%s' has no table '%s%s': restore "
             "it, or drop the schema and open with auto_create=1",
             s->url->database, s->prefix, schema_tables[i]);
-      return db_fail(db, "cannot check the schema's tables", errbuf,
+      return db_fail(db, r, "cannot check the schema's tables", errbuf,
                      errbuf_len);
     }
-    MYSQL_RES *res = mysql_store_result(db);
-    if (res)
-      mysql_free_result(res);
   }
-  return run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+  return run_id(db, s->prefix, CHIME__Q_COMMIT, errbuf, errbuf_len);
 }
 
 int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
@@ -378,7 +395,7 @@ int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
   long v;
   int r = chime__mysql_schema_version(db, s->prefix, &v, errbuf, errbuf_len);
   if (r == 0)
-    r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+    r = run_id(db, s->prefix, CHIME__Q_COMMIT, errbuf, errbuf_len);
   if (r == 0 && v == (long)chime__mysql_migration_count)
     r = check_tables(s, db, errbuf, errbuf_len);
   if (r < 0 || v == (long)chime__mysql_migration_count)
@@ -390,7 +407,7 @@ int chime__mysql_schema_settle(chime__mysql_store *s, MYSQL *db, char *errbuf,
     r = settle(s, db, v, errbuf, errbuf_len);
   /* The session runs with autocommit off. */
   if (r == 0)
-    r = run_sql(db, "COMMIT", 6, errbuf, errbuf_len);
+    r = run_id(db, s->prefix, CHIME__Q_COMMIT, errbuf, errbuf_len);
   (void)schema_lock(s, db, false, NULL, 0);
   if (r == 0)
     r = check_tables(s, db, errbuf, errbuf_len);
@@ -403,12 +420,15 @@ static int clear_fn(chime__mysql_tx *tx, void *arg) {
       "paused_groups", "nodes",       "history", "leases",
       "audit",         "node_drains", "limits",  "limit_keys"};
   (void)arg;
-  chime__mysql_arg a = chime__mysql_arg_text(tx->s->sched);
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-    char sql[128];
-    snprintf(sql, sizeof sql, "DELETE FROM %s%s WHERE sched_name = ?",
-             tx->s->prefix, tables[i]);
-    int r = chime__mysql_exec_sql(tx, sql, &a, 1, NULL);
+    chime__mysql_sqlbuf b;
+    chime__mysql_sqlbuf_init(&b, tx);
+    chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SCHEMA_CLEAR);
+    chime__mysql_sqlbuf_at(&b, "table");
+    chime__mysql_sqlbuf_table(&b, tables[i]);
+    chime__mysql_sqlbuf_at(&b, "sched");
+    chime__mysql_sqlbuf_text(&b, tx->s->sched);
+    int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
     if (r < 0)
       return r;
   }

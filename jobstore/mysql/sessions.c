@@ -37,6 +37,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int chime__mysql_kill(chime__mysql_tx *tx, int64_t conn_id) {
+  /* On the bare connection: a session gone already (ER_NO_SUCH_THREAD) is
+   * no error of the transaction, and is not logged as one. */
+  MYSQL *db = tx->c->db;
+  int r = chime__mysql_db_run_int(db, tx->s->prefix, CHIME__Q_SESSION_KILL,
+                                  "conn_id", conn_id, NULL);
+  if (r == 0 || r == CHIME_ENOMEM)
+    return r;
+  if (mysql_errno(db) == ER_NO_SUCH_THREAD)
+    return 1;
+  return chime__mysql_fail(tx, mysql_errno(db), mysql_error(db),
+                           tx->s->sql[CHIME__Q_SESSION_KILL]);
+}
+
 typedef struct end_op {
   const char *node;
   size_t killed;
@@ -67,14 +81,11 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
     if (chime__mysql_rows_is_null(&rows, i, 1) ||
         !chime__mysql_rows_int64(&rows, i, 1))
       continue; /* gone, or not the node's for sure */
-    char kill[64];
-    snprintf(kill, sizeof kill, "KILL CONNECTION %lld",
-             (long long)chime__mysql_rows_int64(&rows, i, 0));
-    if (mysql_real_query(tx->c->db, kill, (unsigned long)strlen(kill)) == 0)
+    int k = chime__mysql_kill(tx, chime__mysql_rows_int64(&rows, i, 0));
+    if (k == 0)
       op->killed++;
-    else if (mysql_errno(tx->c->db) != ER_NO_SUCH_THREAD) /* else: gone */
-      r = chime__mysql_fail(tx, mysql_errno(tx->c->db), mysql_error(tx->c->db),
-                            kill);
+    else if (k < 0)
+      r = k;
   }
   if (r == 0 && rows.nrows > 0) {
     /* The rows read are stale now: their sessions are gone. */

@@ -1,8 +1,7 @@
 /*
  * mysql/stmt.c: running the MySQL store's statements (stmt.h): a prepared
  * statement is prepared once per connection and kept there; arguments are
- * bound by type; results are materialised as text cells (result.h).  A
- * statement text given by the caller is prepared for the one call.
+ * bound by type; results are materialised as text cells (result.h).
  *
  * Thread: the one running the transaction (tx.h); nothing here locks.
  */
@@ -129,15 +128,13 @@ int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
   return r == 0 ? CHIME_ESTORE : r;
 }
 
-/* The statement of id (prepared once per connection) or of sql (prepared
- * now: *ret_own is set and the caller closes it). */
+/* The statement of id, prepared once per connection. */
 static int prepare(chime__mysql_tx *tx, chime__mysql_stmt_id id,
-                   const char *sql, MYSQL_STMT **ret, bool *ret_own) {
-  assert(sql || (unsigned)id < CHIME__Q_COUNT);
-  MYSQL_STMT **slot = sql ? NULL : &tx->c->stmts[id];
-  const char *text = sql ? sql : tx->s->sql[id];
-  *ret_own = sql != NULL;
-  if (slot && *slot) {
+                   MYSQL_STMT **ret) {
+  assert((unsigned)id < CHIME__Q_COUNT);
+  MYSQL_STMT **slot = &tx->c->stmts[id];
+  const char *text = tx->s->sql[id];
+  if (*slot) {
     *ret = *slot;
     return 0;
   }
@@ -150,8 +147,7 @@ static int prepare(chime__mysql_tx *tx, chime__mysql_stmt_id id,
     mysql_stmt_close(st);
     return r;
   }
-  if (slot)
-    *slot = st;
+  *slot = st;
   *ret = st;
   return 0;
 }
@@ -195,16 +191,16 @@ static int bind_args(chime__mysql_tx *tx, MYSQL_STMT *st,
 }
 
 /* Prepares, binds and executes; *ret_st is the statement to read. */
-static int run(chime__mysql_tx *tx, chime__mysql_stmt_id id, const char *sql,
-               const chime__mysql_arg *args, size_t nargs, MYSQL_STMT **ret_st,
-               bool *ret_own) {
+static int run(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+               const chime__mysql_arg *args, size_t nargs,
+               MYSQL_STMT **ret_st) {
   assert(tx && tx->s && tx->c && tx->c->db);
   assert(args || nargs == 0);
   MYSQL_BIND *b = calloc(nargs ? nargs : 1, sizeof *b);
   MYSQL_STMT *st = NULL;
   if (!b)
     return CHIME_ENOMEM;
-  int r = prepare(tx, id, sql, &st, ret_own);
+  int r = prepare(tx, id, &st);
   if (r < 0) {
     free(b);
     return r;
@@ -212,47 +208,28 @@ static int run(chime__mysql_tx *tx, chime__mysql_stmt_id id, const char *sql,
   r = bind_args(tx, st, args, nargs, b);
   if (r == 0 && mysql_stmt_execute(st) != 0) {
     r = chime__mysql_fail(tx, mysql_stmt_errno(st), mysql_stmt_error(st),
-                          sql ? sql : tx->s->sql[id]);
+                          tx->s->sql[id]);
     if (tx->last_errno == ER_LOCK_WAIT_TIMEOUT)
       describe_args(tx, args, nargs);
   }
   free(b);
-  if (r < 0 && *ret_own)
-    mysql_stmt_close(st);
   if (r == 0)
     *ret_st = st;
   return r;
 }
 
-static int exec_stmt(chime__mysql_tx *tx, chime__mysql_stmt_id id,
-                     const char *sql, const chime__mysql_arg *args,
-                     size_t nargs, uint64_t *ret_affected,
-                     uint64_t *ret_insert_id) {
+int chime__mysql_exec(chime__mysql_tx *tx, chime__mysql_stmt_id id,
+                      const chime__mysql_arg *args, size_t nargs,
+                      uint64_t *ret_affected, uint64_t *ret_insert_id) {
   MYSQL_STMT *st;
-  bool own;
-  int r = run(tx, id, sql, args, nargs, &st, &own);
+  int r = run(tx, id, args, nargs, &st);
   if (r < 0)
     return r;
   if (ret_affected)
     *ret_affected = mysql_stmt_affected_rows(st);
   if (ret_insert_id)
     *ret_insert_id = mysql_stmt_insert_id(st);
-  if (own)
-    mysql_stmt_close(st);
   return 0;
-}
-
-int chime__mysql_exec(chime__mysql_tx *tx, chime__mysql_stmt_id id,
-                      const chime__mysql_arg *args, size_t nargs,
-                      uint64_t *ret_affected, uint64_t *ret_insert_id) {
-  return exec_stmt(tx, id, NULL, args, nargs, ret_affected, ret_insert_id);
-}
-
-int chime__mysql_exec_sql(chime__mysql_tx *tx, const char *sql,
-                          const chime__mysql_arg *args, size_t nargs,
-                          uint64_t *ret_affected) {
-  assert(sql);
-  return exec_stmt(tx, CHIME__Q_COUNT, sql, args, nargs, ret_affected, NULL);
 }
 
 /* The result buffers of one fetch: a text buffer per column. */
@@ -354,37 +331,20 @@ static int fetch_all(chime__mysql_tx *tx, MYSQL_STMT *st,
   return r;
 }
 
-static int query_stmt(chime__mysql_tx *tx, chime__mysql_stmt_id id,
-                      const char *sql, const chime__mysql_arg *args,
-                      size_t nargs, chime__mysql_rows *ret) {
-  assert(ret);
-  MYSQL_STMT *st;
-  bool own;
-  memset(ret, 0, sizeof *ret);
-  int r = run(tx, id, sql, args, nargs, &st, &own);
-  if (r < 0)
-    return r;
-  r = fetch_all(tx, st, ret);
-  if (own)
-    mysql_stmt_close(st);
-  return r;
-}
-
 int chime__mysql_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
                        const chime__mysql_arg *args, size_t nargs,
                        chime__mysql_rows *ret) {
-  return query_stmt(tx, id, NULL, args, nargs, ret);
+  assert(ret);
+  MYSQL_STMT *st;
+  memset(ret, 0, sizeof *ret);
+  int r = run(tx, id, args, nargs, &st);
+  return r < 0 ? r : fetch_all(tx, st, ret);
 }
 
-int chime__mysql_query_sql(chime__mysql_tx *tx, const char *sql,
-                           const chime__mysql_arg *args, size_t nargs,
-                           chime__mysql_rows *ret) {
-  assert(sql);
-  return query_stmt(tx, CHIME__Q_COUNT, sql, args, nargs, ret);
-}
-
-int chime__mysql_exec_plain(chime__mysql_tx *tx, const char *sql) {
-  assert(tx && tx->c && tx->c->db && sql);
+int chime__mysql_exec_plain(chime__mysql_tx *tx, chime__mysql_stmt_id id) {
+  assert(tx && tx->c && tx->c->db && (unsigned)id < CHIME__Q_COUNT);
+  const char *sql = tx->s->sql[id];
+  assert(sql && !strstr(sql, "/*:") && "a statement with slots");
   MYSQL *db = tx->c->db;
   if (mysql_real_query(db, sql, (unsigned long)strlen(sql)) != 0)
     return chime__mysql_fail(tx, mysql_errno(db), mysql_error(db), sql);

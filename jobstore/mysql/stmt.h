@@ -11,7 +11,9 @@
  *
  * Every function here runs inside a transaction (tx.h) and uses its
  * connection, which belongs to the calling thread for the transaction's
- * length: nothing here takes a lock.  Errors are the tx's: the server's
+ * length, but the connection-level statements (chime__mysql_sqlbuf_init_db),
+ * which run on a bare connection the caller owns: nothing here takes a
+ * lock.  Errors are the tx's: the server's
  * error number is kept in tx->last_errno, its message goes to tx's errbuf
  * and the log, and the chime code is returned.
  */
@@ -123,6 +125,8 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_ADMIN_FIRES,
   CHIME__Q_CHECKPOINT_SET,
   CHIME__Q_CHECKPOINT_GET,
+  CHIME__Q_ADMIN_STORAGE,
+  CHIME__Q_ADMIN_SESSIONS,
   /* Text statements (chime__mysql_sqlbuf_stmt), never prepared. */
   CHIME__Q_CLAIM_DUE,
   CHIME__Q_CLAIM_JOB_LOCK,
@@ -206,6 +210,27 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_STUCK_ORPHAN,
   CHIME__Q_STUCK_LEASE,
   CHIME__Q_JOB_STATS, /* admin_list.c (list_job_stats) */
+  /* Connection-level statements (chime__mysql_sqlbuf_init_db). */
+  CHIME__Q_COMMIT,
+  CHIME__Q_ROLLBACK,
+  CHIME__Q_SESSION_TIME_ZONE,
+  CHIME__Q_SESSION_ISOLATION,
+  CHIME__Q_SESSION_AUTOCOMMIT_OFF,
+  CHIME__Q_SESSION_LOCK_WAIT,
+  CHIME__Q_SESSION_REGISTER,
+  CHIME__Q_SESSION_KILL,
+  CHIME__Q_MEMBER_READ_ONLY,
+  CHIME__Q_MEMBER_GALERA,
+  CHIME__Q_SCHEMA_VERSION,
+  CHIME__Q_SCHEMA_COMPAT_COLUMN,
+  CHIME__Q_SCHEMA_COMPAT,
+  CHIME__Q_SCHEMA_LOCK_WAIT,
+  CHIME__Q_SCHEMA_LOCK_WAIT_RESET,
+  CHIME__Q_SCHEMA_VERSION_INSERT,
+  CHIME__Q_SCHEMA_LOCK_TAKE,
+  CHIME__Q_SCHEMA_LOCK_RELEASE,
+  CHIME__Q_SCHEMA_TABLE_CHECK,
+  CHIME__Q_SCHEMA_CLEAR,
   CHIME__Q_COUNT
 } chime__mysql_stmt_id;
 
@@ -308,18 +333,9 @@ int chime__mysql_query(chime__mysql_tx *tx, chime__mysql_stmt_id id,
                        const chime__mysql_arg *args, size_t nargs,
                        chime__mysql_rows *ret);
 
-/* The same for a statement text (prefix already substituted) that is
- * prepared for this one call. */
-int chime__mysql_exec_sql(chime__mysql_tx *tx, const char *sql,
-                          const chime__mysql_arg *args, size_t nargs,
-                          uint64_t *ret_affected);
-int chime__mysql_query_sql(chime__mysql_tx *tx, const char *sql,
-                           const chime__mysql_arg *args, size_t nargs,
-                           chime__mysql_rows *ret);
-
-/* Runs a plain text statement with no parameters, discarding any result
- * (COMMIT).  Returns as chime__mysql_exec. */
-int chime__mysql_exec_plain(chime__mysql_tx *tx, const char *sql);
+/* Runs text statement id, which has no slot, in the text protocol,
+ * discarding any result (COMMIT).  Returns as chime__mysql_exec. */
+int chime__mysql_exec_plain(chime__mysql_tx *tx, chime__mysql_stmt_id id);
 
 /* Records a failed statement (err in tx->last_errno, the message in the
  * errbuf and the log) and returns its chime error. */
@@ -358,7 +374,10 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);
  * chime__mysql_sqlbuf_run copies what is left.  Slots, parts and rows are
  * met in order: a name out of order is a bug (asserted). */
 typedef struct chime__mysql_sqlbuf {
-  chime__mysql_tx *tx;
+  chime__mysql_tx *tx; /* NULL on a bare connection (_init_db) */
+  MYSQL *db;           /* the bare connection, and its table prefix */
+  const char *prefix;
+  char *own; /* the statement's text with the prefix, on a bare one */
   char *p;
   size_t len, cap;
   bool oom;
@@ -368,6 +387,28 @@ typedef struct chime__mysql_sqlbuf {
 } chime__mysql_sqlbuf;
 
 void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx);
+/*
+ * Connection-level statements: the builder on a bare connection db, for
+ * tables prefixed with prefix, outside any transaction of tx.h: on the
+ * connection opening the store, before its statement texts exist
+ * (schema.c), on a member probed as it connects (conn.c), as a
+ * connection's session is set up (tx.c), or where the caller judges the
+ * server's error itself (a KILL of a session already gone).  {P} is
+ * substituted for the one statement.  chime__mysql_sqlbuf_run returns
+ * CHIME_ESTORE on a server error, left in mysql_errno(db) and
+ * mysql_error(db) for the caller to report: nothing is logged or recorded.
+ */
+void chime__mysql_sqlbuf_init_db(chime__mysql_sqlbuf *b, MYSQL *db,
+                                 const char *prefix);
+/* Runs connection-level statement id, which has no slot (or, for
+ * _db_run_int, the one slot slot, filled with v), on db: the builder of
+ * chime__mysql_sqlbuf_init_db in one call.  *ret (may be NULL) gets its
+ * rows.  Returns as chime__mysql_sqlbuf_run there. */
+int chime__mysql_db_run(MYSQL *db, const char *prefix, chime__mysql_stmt_id id,
+                        chime__mysql_rows *ret);
+int chime__mysql_db_run_int(MYSQL *db, const char *prefix,
+                            chime__mysql_stmt_id id, const char *slot,
+                            int64_t v, chime__mysql_rows *ret);
 void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b);
 /* Starts b (empty) on text statement id (its slots and parts above). */
 void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id);
@@ -381,6 +422,9 @@ void chime__mysql_sqlbuf_part(chime__mysql_sqlbuf *b, const char *part,
  * first, the next (the row before ended, a comma). */
 void chime__mysql_sqlbuf_row(chime__mysql_sqlbuf *b, const char *row);
 void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
+/* Appends the store's table name (one of its own tables: lower-case
+ * letters and '_'), its prefix included, quoted as an identifier. */
+void chime__mysql_sqlbuf_table(chime__mysql_sqlbuf *b, const char *name);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
 /* Appends one statement argument as a literal: NULL, a number, a quoted

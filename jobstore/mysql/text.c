@@ -5,9 +5,11 @@
  * preparing it would cost a round trip more (prepare, then execute) for
  * nothing.  Numbers are printed, strings escaped for the connection's
  * character set, bytes written as a hex literal (X'...': any bytes, no
- * character set involved).
+ * character set involved).  The same builder runs the connection-level
+ * statements on a bare connection (chime__mysql_sqlbuf_init_db, stmt.h).
  *
- * Thread: the one running the transaction (tx.h); nothing here locks.
+ * Thread: the one running the transaction (tx.h), or owning the bare
+ * connection; nothing here locks.
  */
 #include "jobstore/mysql/stmt.h"
 
@@ -41,8 +43,26 @@ void chime__mysql_sqlbuf_init(chime__mysql_sqlbuf *b, chime__mysql_tx *tx) {
   b->tx = tx;
 }
 
+void chime__mysql_sqlbuf_init_db(chime__mysql_sqlbuf *b, MYSQL *db,
+                                 const char *prefix) {
+  assert(b && db && prefix);
+  memset(b, 0, sizeof *b);
+  b->db = db;
+  b->prefix = prefix;
+}
+
+/* The connection b's statement runs on, and its tables' prefix. */
+static MYSQL *db_of(const chime__mysql_sqlbuf *b) {
+  return b->tx ? b->tx->c->db : b->db;
+}
+
+static const char *prefix_of(const chime__mysql_sqlbuf *b) {
+  return b->tx ? b->tx->s->prefix : b->prefix;
+}
+
 void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b) {
   free(b->p);
+  free(b->own);
   memset(b, 0, sizeof *b);
 }
 
@@ -50,8 +70,8 @@ void chime__mysql_sqlbuf_free(chime__mysql_sqlbuf *b) {
  * or NULL (private to the builder, so no statement is assembled from
  * fragments in C again: each is a file queries/NAME.sql). */
 static void append_sql(chime__mysql_sqlbuf *b, const char *text) {
-  assert(b->tx && text);
-  const char *prefix = b->tx->s->prefix;
+  assert((b->tx || b->db) && text);
+  const char *prefix = prefix_of(b);
   for (const char *p = text; *p;) {
     const char *tag = strstr(p, "{P}");
     size_t n = tag ? (size_t)(tag - p) : strlen(p);
@@ -81,9 +101,24 @@ static void append(chime__mysql_sqlbuf *b, const char *text, size_t n) {
 }
 
 void chime__mysql_sqlbuf_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id) {
-  assert(b->tx && b->len == 0 && !b->stmt && (unsigned)id < CHIME__Q_COUNT);
-  b->stmt = b->tx->s->sql[id];
-  assert(b->stmt);
+  assert((b->tx || b->db) && b->len == 0 && !b->stmt &&
+         (unsigned)id < CHIME__Q_COUNT);
+  if (b->tx) {
+    b->stmt = b->tx->s->sql[id];
+    assert(b->stmt);
+    return;
+  }
+  /* A bare connection: the prefix substituted for this one statement
+   * (none to substitute in most: SET, COMMIT, KILL). */
+  const char *text = chime__mysql_sql_text[id];
+  assert(text && "a statement id without its text");
+  if (!strstr(text, "{P}")) {
+    b->stmt = text;
+    return;
+  }
+  b->own = chime__mysql_subst_prefix(text, b->prefix);
+  b->oom |= !b->own;
+  b->stmt = b->own ? b->own : "";
 }
 
 /* Copies the statement's text up to its next slot, part or row, dropping
@@ -184,19 +219,30 @@ void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v) {
     b->len += (size_t)snprintf(b->p + b->len, 24, "%" PRId64, v);
 }
 
+void chime__mysql_sqlbuf_table(chime__mysql_sqlbuf *b, const char *name) {
+  assert(name && *name &&
+         strspn(name, "abcdefghijklmnopqrstuvwxyz_") == strlen(name) &&
+         "one of the store's own tables");
+  /* The prefix holds only letters, digits and '_' (url.c): no '`'. */
+  append(b, "`", 1);
+  append_sql(b, "{P}");
+  append(b, name, strlen(name));
+  append(b, "`", 1);
+}
+
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   if (!s) {
     append_sql(b, "NULL");
     return;
   }
-  assert(b->tx->c->db);
+  MYSQL *db = db_of(b);
+  assert(db);
   size_t n = strlen(s);
   reserve(b, 2 * n + 3);
   if (b->oom)
     return;
   b->p[b->len++] = '\'';
-  b->len += mysql_real_escape_string(b->tx->c->db, b->p + b->len, s,
-                                     (unsigned long)n);
+  b->len += mysql_real_escape_string(db, b->p + b->len, s, (unsigned long)n);
   b->p[b->len++] = '\'';
   b->p[b->len] = '\0';
 }
@@ -265,6 +311,14 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
   }
 }
 
+/* A statement that failed: the transaction's error; on a bare connection
+ * the server's, left in db for the caller. */
+static int fail(chime__mysql_sqlbuf *b, MYSQL *db) {
+  if (!b->tx)
+    return CHIME_ESTORE;
+  return chime__mysql_fail(b->tx, mysql_errno(db), mysql_error(db), b->p);
+}
+
 /* Sends the statement; see chime__mysql_sqlbuf_run. */
 static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
                     uint64_t *ret_affected) {
@@ -272,17 +326,15 @@ static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
     memset(ret, 0, sizeof *ret);
   if (b->oom || !b->p)
     return CHIME_ENOMEM;
-  MYSQL *db = b->tx->c->db;
+  MYSQL *db = db_of(b);
   assert(db && b->len == strlen(b->p));
   if (mysql_real_query(db, b->p, (unsigned long)b->len) != 0)
-    return chime__mysql_fail(b->tx, mysql_errno(db), mysql_error(db), b->p);
+    return fail(b, db);
   if (ret_affected)
     *ret_affected = mysql_affected_rows(db);
   MYSQL_RES *res = mysql_store_result(db);
   if (!res)
-    return mysql_errno(db) ? chime__mysql_fail(b->tx, mysql_errno(db),
-                                               mysql_error(db), b->p)
-                           : 0;
+    return mysql_errno(db) ? fail(b, db) : 0;
   int r = 0;
   if (ret) {
     size_t ncols = mysql_num_fields(res), nrows = mysql_num_rows(res);
@@ -326,4 +378,22 @@ int chime__mysql_sqlbuf_run(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
   int r = run_text(b, ret, ret_affected);
   chime__mysql_sqlbuf_free(b);
   return r;
+}
+
+int chime__mysql_db_run_int(MYSQL *db, const char *prefix,
+                            chime__mysql_stmt_id id, const char *slot,
+                            int64_t v, chime__mysql_rows *ret) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, prefix);
+  chime__mysql_sqlbuf_stmt(&b, id);
+  if (slot) {
+    chime__mysql_sqlbuf_at(&b, slot);
+    chime__mysql_sqlbuf_int(&b, v);
+  }
+  return chime__mysql_sqlbuf_run(&b, ret, NULL);
+}
+
+int chime__mysql_db_run(MYSQL *db, const char *prefix, chime__mysql_stmt_id id,
+                        chime__mysql_rows *ret) {
+  return chime__mysql_db_run_int(db, prefix, id, NULL, 0, ret);
 }

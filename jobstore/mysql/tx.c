@@ -123,15 +123,13 @@ static void measure_now(chime__mysql_store *s) {
   if (pthread_mutex_trylock(&s->beat_lock) != 0)
     return;
   MYSQL *db = s->beat.db;
-  const char *sql = s->sql[CHIME__Q_DB_NOW];
   int64_t before = local_ms(s);
-  if (db && sql && mysql_real_query(db, sql, (unsigned long)strlen(sql)) == 0) {
-    MYSQL_RES *res = mysql_store_result(db);
-    MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-    if (row && row[0])
-      clock_set(s, strtoll(row[0], NULL, 10), before, local_ms(s));
-    if (res)
-      mysql_free_result(res);
+  chime__mysql_rows rows;
+  if (db && chime__mysql_db_run(db, s->prefix, CHIME__Q_DB_NOW, &rows) == 0) {
+    if (rows.nrows == 1 && rows.ncols == 1 &&
+        !chime__mysql_rows_is_null(&rows, 0, 0))
+      clock_set(s, chime__mysql_rows_int64(&rows, 0, 0), before, local_ms(s));
+    chime__mysql_rows_free(&rows);
   }
   pthread_mutex_unlock(&s->beat_lock);
 }
@@ -245,24 +243,17 @@ void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c) {
 void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
                                    bool autocommit) {
   assert(s && db);
-  size_t ls = strlen(s->sched), ln = strlen(s->node);
-  size_t cap = 2 * (ls + ln) + strlen(s->prefix) + 256;
-  char *sql = malloc(cap);
-  char *es = malloc(2 * ls + 1), *en = malloc(2 * ln + 1);
-  int ok = sql && es && en;
-  if (ok) {
-    mysql_real_escape_string(db, es, s->sched, (unsigned long)ls);
-    mysql_real_escape_string(db, en, s->node, (unsigned long)ln);
-    int n = snprintf(sql, cap,
-                     "REPLACE INTO %snode_sessions (conn_id, sched_name, "
-                     "node, opened_ms) VALUES (CONNECTION_ID(), '%s', '%s', "
-                     "%s)",
-                     s->prefix, es, en, CHIME__MYSQL_NOW_MS_SQL);
-    ok = n > 0 && (size_t)n < cap &&
-         mysql_real_query(db, sql, (unsigned long)n) == 0 &&
-         (autocommit || mysql_real_query(db, "COMMIT", 6) == 0);
-  }
-  if (!ok && sql && es && en) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init_db(&b, db, s->prefix);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SESSION_REGISTER);
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, s->sched);
+  chime__mysql_sqlbuf_at(&b, "node");
+  chime__mysql_sqlbuf_text(&b, s->node);
+  int r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+  if (r == 0 && !autocommit)
+    r = chime__mysql_db_run(db, s->prefix, CHIME__Q_COMMIT, NULL);
+  if (r < 0 && r != CHIME_ENOMEM) {
     /* Before the schema exists (the first connection of a new database)
      * there is no table yet: the store registers that connection again
      * once the schema is settled. */
@@ -271,22 +262,25 @@ void chime__mysql_session_register(chime__mysql_store *s, MYSQL *db,
         s, e == ER_NO_SUCH_TABLE ? CHIME_LOG_DEBUG : CHIME_LOG_WARN,
         "cannot register a session of node %s: %s", s->node, mysql_error(db));
     if (!autocommit)
-      (void)mysql_real_query(db, "ROLLBACK", 8);
+      (void)chime__mysql_db_run(db, s->prefix, CHIME__Q_ROLLBACK, NULL);
   }
-  free(sql);
-  free(es);
-  free(en);
 }
 
-/* The session settings every connection runs with. */
-static const char *const session_sql[] = {
-    "SET SESSION time_zone = '+00:00'",
-    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-};
-
-/* Pool connections: every statement opens a transaction that COMMIT or
- * ROLLBACK ends, one round trip fewer than START TRANSACTION. */
-static const char no_autocommit[] = "SET SESSION autocommit = 0";
+/* Sets up a session just opened on db: statement id, its one slot (if
+ * any) filled with v.  Returns: 0; CHIME_ESTORE or CHIME_ENOMEM, closing
+ * db (errbuf says why). */
+static int session_set(chime__mysql_store *s, MYSQL *db,
+                       chime__mysql_stmt_id id, const char *slot, int64_t v,
+                       char *errbuf, size_t len) {
+  int r = chime__mysql_db_run_int(db, s->prefix, id, slot, v, NULL);
+  if (r == 0)
+    return 0;
+  if (errbuf && len)
+    snprintf(errbuf, len, "cannot set up the session: %s",
+             r == CHIME_ENOMEM ? "out of memory" : mysql_error(db));
+  mysql_close(db);
+  return r == CHIME_ENOMEM ? r : CHIME_ESTORE;
+}
 
 int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
                            char *errbuf, size_t len) {
@@ -310,39 +304,25 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
    * the next time it turns read-only is a new fail-over, logged again. */
   size_t warned = info.member + 1;
   atomic_compare_exchange_strong(&s->read_only_warned, &warned, 0);
-  for (size_t i = 0; i < sizeof session_sql / sizeof session_sql[0]; i++) {
-    if (mysql_real_query(db, session_sql[i],
-                         (unsigned long)strlen(session_sql[i])) != 0) {
-      if (errbuf && len)
-        snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
-      mysql_close(db);
-      return CHIME_ESTORE;
-    }
-  }
-  char wait[64];
-  snprintf(wait, sizeof wait, "SET SESSION innodb_lock_wait_timeout = %ld",
-           s->lock_wait_s);
-  char sync[64];
-  snprintf(sync, sizeof sync, "SET SESSION wsrep_sync_wait = %ld",
-           s->sync_wait);
-  if (mysql_real_query(db, wait, (unsigned long)strlen(wait)) != 0 ||
+  /* Every session: UTC, READ COMMITTED, the store's lock waits. */
+  if ((r = session_set(s, db, CHIME__Q_SESSION_TIME_ZONE, NULL, 0, errbuf,
+                       len)) < 0 ||
+      (r = session_set(s, db, CHIME__Q_SESSION_ISOLATION, NULL, 0, errbuf,
+                       len)) < 0 ||
+      (r = session_set(s, db, CHIME__Q_SESSION_LOCK_WAIT, "seconds",
+                       s->lock_wait_s, errbuf, len)) < 0 ||
       (c->galera && s->sync_wait >= 0 &&
-       mysql_real_query(db, sync, (unsigned long)strlen(sync)) != 0)) {
-    if (errbuf && len)
-      snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
-    mysql_close(db);
-    return CHIME_ESTORE;
-  }
+       (r = session_set(s, db, CHIME__Q_SESSION_SYNC_WAIT, "level",
+                        s->sync_wait, errbuf, len)) < 0))
+    return r;
   /* Registered while autocommit is still on: one statement that commits
    * by itself, so a node frozen here holds no lock a survivor meets. */
   chime__mysql_session_register(s, db, true);
-  if (!c->autocommit &&
-      mysql_real_query(db, no_autocommit, sizeof no_autocommit - 1) != 0) {
-    if (errbuf && len)
-      snprintf(errbuf, len, "cannot set up the session: %s", mysql_error(db));
-    mysql_close(db);
-    return CHIME_ESTORE;
-  }
+  /* Pool connections: every statement opens a transaction that COMMIT or
+   * ROLLBACK ends, one round trip fewer than START TRANSACTION. */
+  if (!c->autocommit && (r = session_set(s, db, CHIME__Q_SESSION_AUTOCOMMIT_OFF,
+                                         NULL, 0, errbuf, len)) < 0)
+    return r;
   c->db = db;
   c->was_open = true;
   return 0;
@@ -427,7 +407,7 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
     return r;
   tx->commit_sent = r == 0;
   if (r == 0)
-    r = chime__mysql_exec_plain(tx, "COMMIT");
+    r = chime__mysql_exec_plain(tx, CHIME__Q_COMMIT);
   if (r == 0 && atomic_load(&tx->s->test_lost_commits) > 0 &&
       atomic_fetch_sub(&tx->s->test_lost_commits, 1) > 0) {
     /* Tests: the COMMIT happened, and its reply is lost with the
@@ -438,7 +418,8 @@ static int attempt(chime__mysql_tx *tx, chime__mysql_tx_fn fn, void *arg) {
   }
   if (r < 0 && tx->c->db) {
     unsigned e = tx->last_errno;
-    (void)mysql_real_query(tx->c->db, "ROLLBACK", 8);
+    (void)chime__mysql_db_run(tx->c->db, tx->s->prefix, CHIME__Q_ROLLBACK,
+                              NULL);
     tx->last_errno = e;
   }
   return r;

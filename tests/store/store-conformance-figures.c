@@ -321,10 +321,91 @@ static void test_store_figures_retries(void) {
   sc_close(st);
 }
 
+/* The list kind through a, its page (offset, limit: 0 all), into *ret. */
+static int list_page(chime_admin *a, chime_admin_kind kind, size_t offset,
+                     size_t limit, chime_admin_table **ret) {
+  chime_admin_query *q = NULL;
+  CU_ASSERT_EQUAL_FATAL(chime_admin_query_new(kind, &q), 0);
+  CU_ASSERT_EQUAL(chime_admin_query_set_page(q, offset, limit), 0);
+  *ret = NULL;
+  int r = chime_admin_list(a, q, ret);
+  chime_admin_query_free(q);
+  return r;
+}
+
+/* What the store holds: its tables' rows and bytes and each node's live
+ * database sessions (MySQL); the memory store, which has neither, answers
+ * CHIME_EUNSUPPORTED, saying why. */
+static void test_store_figures_storage(void) {
+  chime_store *st = sc_open();
+  chime_admin *a = NULL; /* not an operator: the node's own sessions too */
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, false, &a), 0);
+  sc_add_job(st, "g", "a", "x", true);
+  sc_add_job(st, "g", "b", "x", true);
+  chime_admin_table *t = NULL;
+  if (!st->ops->admin_repair) { /* memory */
+    CU_ASSERT_EQUAL(list_page(a, CHIME_ADMIN_STORAGE, 0, 0, &t),
+                    CHIME_EUNSUPPORTED);
+    CU_ASSERT(strlen(chime_admin_errmsg(a)) > 0);
+    CU_ASSERT_EQUAL(list_page(a, CHIME_ADMIN_SESSIONS, 0, 0, &t),
+                    CHIME_EUNSUPPORTED);
+    chime_admin_free(a);
+    sc_close(st);
+    return;
+  }
+  /* Every table, in a fixed order, its counts and bytes. */
+  CU_ASSERT_EQUAL_FATAL(list_page(a, CHIME_ADMIN_STORAGE, 0, 0, &t), 0);
+  static const char *const cols[] = {"table", "rows", "est_rows", "bytes"};
+  for (size_t k = 0; k < 4; k++)
+    CU_ASSERT_STRING_EQUAL(chime_admin_table_get_column_name(t, k), cols[k]);
+  size_t n = chime_admin_table_get_row_count(t);
+  CU_ASSERT(n >= 14);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "table"), "schema_version");
+  CU_ASSERT(INT(t, 0, "rows") >= 1);
+  size_t jobs = n;
+  for (size_t i = 0; i < n; i++) {
+    CU_ASSERT(INT(t, i, "rows") >= 0);
+    CU_ASSERT(INT(t, i, "est_rows") >= 0);
+    CU_ASSERT(INT(t, i, "bytes") > 0);
+    if (strcmp(TEXT(t, i, "table"), "jobs") == 0)
+      jobs = i;
+  }
+  CU_ASSERT_FATAL(jobs < n);
+  CU_ASSERT(INT(t, jobs, "rows") >= 2); /* the cluster's two, others' too */
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL_FATAL(list_page(a, CHIME_ADMIN_STORAGE, jobs, 1, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "table"), "jobs");
+  chime_admin_table_free(t);
+
+  /* The node's own sessions: its connection at least. */
+  CU_ASSERT_EQUAL_FATAL(list_page(a, CHIME_ADMIN_NODES, 0, 0, &t), 0);
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  char node[128];
+  snprintf(node, sizeof node, "%s", TEXT(t, 0, "id"));
+  chime_admin_table_free(t);
+  CU_ASSERT_EQUAL_FATAL(list_page(a, CHIME_ADMIN_SESSIONS, 0, 0, &t), 0);
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_column_name(t, 0), "node");
+  CU_ASSERT_STRING_EQUAL(chime_admin_table_get_column_name(t, 1), "sessions");
+  CU_ASSERT_EQUAL_FATAL(chime_admin_table_get_row_count(t), 1);
+  CU_ASSERT_STRING_EQUAL(TEXT(t, 0, "node"), node);
+  CU_ASSERT(INT(t, 0, "sessions") >= 1);
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  /* An operator's view leaves the node it opened as out. */
+  CU_ASSERT_EQUAL_FATAL(chime__admin_wrap(st, false, true, &a), 0);
+  CU_ASSERT_EQUAL_FATAL(list_page(a, CHIME_ADMIN_SESSIONS, 0, 0, &t), 0);
+  CU_ASSERT_EQUAL(chime_admin_table_get_row_count(t), 0);
+  chime_admin_table_free(t);
+  chime_admin_free(a);
+  sc_close(st);
+}
+
 #undef INT
 #undef TEXT
 
 CU_TestInfo sc_figure_tests[] = {
+    {"figures: storage, sessions", test_store_figures_storage},
     {"figures: retry links", test_store_figures_retries},
     {"figures: what explain reads", test_store_figures_explain},
     {"figures: runs, lateness, states", test_store_figures_runs},
