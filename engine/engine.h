@@ -628,6 +628,14 @@ void chime__localq_give_back_queued(chime_scheduler *s);
 static inline unsigned chime__claim_capacity(const chime_scheduler *s) {
   return s->cfg.workers + s->localq_room;
 }
+/* How far ahead of its time a fire may be claimed: the batch window, or
+ * twice the claim-ahead time (the loop wakes a claim-ahead time before the
+ * next fire and takes those due in the claim-ahead time after it too,
+ * loop.c).  Any thread (the configuration does not change once started). */
+static inline int64_t chime__claim_horizon_ms(const chime_scheduler *s) {
+  return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
+                                    : 2 * s->cfg.claim_ahead_ms;
+}
 /* How many free places wake a loop that waits for them: a quarter of a
  * batch, of the places it may claim now (at least one).  mu held. */
 static inline unsigned chime__claim_wake_at(const chime_scheduler *s) {

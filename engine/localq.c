@@ -6,12 +6,12 @@
  * fires beyond the free workers wait in the workers' queue, claimed and
  * fired: they are the node's, and every other node leaves them alone.  So
  * their wait is bounded: a worker that takes a fire which waited in the
- * queue more than the claim-ahead time (or batch window) plus a check-in
- * interval gives it back to the cluster instead of running it, with the
- * overdue fires behind it, in one store transaction (release_fired: each
- * fire still this node's is ended and run again at once wherever it is
- * claimed, as a recovered fire), and the queue has no room until runs
- * end again.  The room itself follows the workers' pace (update_room), so
+ * queue more than the claim horizon (twice the claim-ahead time, or the batch
+ * window) plus a check-in interval gives it back to the cluster instead of
+ * running it, with the overdue fires behind it, in one store transaction
+ * (release_fired: each fire still this node's is ended and run again at once
+ * wherever it is claimed, as a recovered fire), and the queue has no room until
+ * runs end again.  The room itself follows the workers' pace (update_room), so
  * jobs slower than the bound keep the queue near empty.  A fire that waited
  * less but more than CHIME__START_CHECK_MS past the claim-ahead time since its
  * claim is checked with the store before it starts, as any late fire is
@@ -44,8 +44,7 @@
  * of fires every node is busy with gains nothing from going round the
  * cluster, and each release ends a fire in history and makes another. */
 static int64_t wait_bound_ms(const chime_scheduler *s) {
-  int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
-                                            : s->cfg.claim_ahead_ms;
+  int64_t lead = chime__claim_horizon_ms(s);
   int64_t wait = s->cfg.checkin_interval_ms;
   return lead + (wait > CHIME__START_CHECK_MS ? wait : CHIME__START_CHECK_MS);
 }

@@ -52,24 +52,17 @@
 static void loop_tick(chime_scheduler *s);
 static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 
-/* How long before its time a fire is claimed: the batch window, or
- * without one the claim-ahead time (the claim fires it at once and a worker
- * starts it at its time, workers.c). */
+/* How long before its time the loop wakes to claim a fire: the batch
+ * window, or without one the claim-ahead time (the claim fires it at once
+ * and a worker starts it at its time, workers.c), so that the claim's
+ * commit is over by then.  The claim takes the fires due within the
+ * horizon (chime__claim_horizon_ms: twice the claim-ahead time), so that
+ * one claim carries a claim-ahead time's worth of fires beyond the first
+ * instead of only those that entered the window since the last claim (at
+ * a steady rate, one claim transaction per fire). */
 static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;
-}
-
-/* How long before the next fire's time the loop wakes to claim: a quarter
- * of the claim lead.  Not the whole lead: the claim takes every fire due
- * within the lead, so waking when the first of them is a quarter of the
- * lead away makes one claim carry three quarters of a lead's fires; waking
- * a whole lead ahead would make each claim carry only the fires that
- * entered the window since the last one (at a steady rate, one claim
- * transaction per fire).  A claim's commit takes a few milliseconds; the
- * quarter (5 ms by default) keeps the runs on time. */
-static int64_t wake_lead_ms(const chime_scheduler *s) {
-  return claim_lead_ms(s) / 4;
 }
 
 static void on_fire_timer(uv_timer_t *t) {
@@ -475,9 +468,9 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
     if (misfire_scan(s, now, &more) > 0)
       return 0;
   }
-  int64_t lead = claim_lead_ms(s);
+  int64_t horizon = chime__claim_horizon_ms(s);
   int64_t cap = s->cfg.idle_wait_ms;
-  if (next - lead - now <= 0) {
+  if (next - horizon - now <= 0) {
     /* After a claim that took fires: still one due (a trigger behind its
      * time fires once per claim), claim again at once. */
     if (claimed)
@@ -485,7 +478,7 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
     /* Due, not claimed: look past it (and past every other due one). */
     if (cap > misfire_period(s))
       cap = misfire_period(s);
-    r = st->ops->next_due(st, types, now + lead, &next);
+    r = st->ops->next_due(st, types, now + horizon, &next);
     if (r == CHIME_ENOTFOUND)
       return cap;
     if (r < 0) {
@@ -493,7 +486,7 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
       return CHIME__RETRY_MS;
     }
   }
-  int64_t delay = next - wake_lead_ms(s) - now;
+  int64_t delay = next - claim_lead_ms(s) - now;
   if (delay <= 0)
     return CHIME__BACKOFF_MS; /* came due meanwhile */
   return delay < cap ? delay : cap;
@@ -579,10 +572,11 @@ static void claim(chime_scheduler *s, int64_t now) {
   bool ahead = s->cfg.batch_window_ms > 0;
   int64_t claim_began = chime__mono_ms(); /* workers.c: a pause since? */
   uint64_t t0 = chime__metrics_now_us();
-  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
-                                   &types, &fires, &n)
-                : st->ops->acquire_due(st, now, now + s->cfg.claim_ahead_ms,
-                                       max, &types, &fires, &n);
+  int r = ahead
+              ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
+                                 &types, &fires, &n)
+              : st->ops->acquire_due(st, now, now + chime__claim_horizon_ms(s),
+                                     max, &types, &fires, &n);
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");

@@ -289,12 +289,14 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
 
 /* A fire claimed ahead of its time (chime_config_set_claim_ahead_ms) starts
  * at its time, on the store's clock (the one the claim compared with).  A
- * recovered or late fire does not wait; none waits longer than the
- * claim-ahead time, also when the store's clock steps back meanwhile (its
- * offset measured again). */
+ * recovered or late fire does not wait; none waits longer than the claim
+ * horizon (twice the claim-ahead time), also when the store's clock steps
+ * back meanwhile (its offset measured again). */
 static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
   chime_store *st = s->store;
-  int64_t left = s->cfg.claim_ahead_ms, early;
+  int64_t left = s->cfg.batch_window_ms > 0 ? s->cfg.claim_ahead_ms
+                                            : chime__claim_horizon_ms(s);
+  int64_t early;
   while (left > 0 && (early = fire->scheduled_ms - st->ops->now(st)) > 0) {
     if (early > left)
       early = left;
@@ -378,7 +380,8 @@ static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
  * started late) may have been taken over meanwhile: its node's lease could
  * have run out and a survivor recovered it.  Before starting it, a worker
  * asks the store whether it still holds it, unless it starts within the
- * claim-ahead time (or batch window) and a margin of the start of its claim
+ * claim horizon (twice the claim-ahead time, or the batch window) and a
+ * margin of the start of its claim
  * and the node's lease was held without a break since the claim (the
  * normal case: no extra statement; a short pause right after a claim can
  * outlast the lease that its last check-in began), or it was claimed
@@ -386,8 +389,7 @@ static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
  * was dropped (not ours). */
 static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
   int64_t waited = chime__mono_ms() - fire->claimed_mono_ms;
-  int64_t lead = s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
-                                            : s->cfg.claim_ahead_ms;
+  int64_t lead = chime__claim_horizon_ms(s);
   /* Claimed before a drain's hand-over (drain.c): it may be gone. */
   bool handed = fire->claimed_mono_ms <= atomic_load(&s->drain_handed_mono_ms);
   if (waited <= lead + CHIME__START_CHECK_MS && !handed &&

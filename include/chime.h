@@ -1367,6 +1367,21 @@ CHIME_EXTERN chime_trigger_kind
 chime_trigger_get_kind(const chime_trigger *trigger);
 
 /*
+ * chime_trigger_kind_to_string: the kind's name, as chime-admin(3)'s
+ * triggers list and chimectl write it: "simple", "cron",
+ * "calendar-interval", "daily-time-interval" or "recurrence".
+ * chime_misfire_to_string: the misfire instruction's name, as they write
+ * it: "smart", "ignore", "fire-now", "do-nothing",
+ * "reschedule-now-existing-count", "reschedule-now-remaining-count",
+ * "reschedule-next-remaining-count" or "reschedule-next-existing-count".
+ * Returns: the name; NULL for a value outside the enum.
+ * Ownership: static storage.
+ * Thread: any.
+ */
+CHIME_EXTERN const char *chime_trigger_kind_to_string(chime_trigger_kind kind);
+CHIME_EXTERN const char *chime_misfire_to_string(chime_misfire misfire);
+
+/*
  * chime_trigger_get_group, chime_trigger_get_name: the trigger's key;
  * chime_trigger_get_job_group, chime_trigger_get_job_name: the job's (NULL
  * until chime_trigger_set_job); chime_trigger_get_calendar,
@@ -1774,8 +1789,8 @@ CHIME_EXTERN int chime_config_set_workers(chime_config *config,
  * fire is the node's (claimed and fired): a node that dies with it leaves
  * it to recovery, and cancelling, pausing or FORBID treat it as started.
  * Its wait is bounded: a fire that no worker could start within a
- * check-in interval (at least 250 ms) of entering the queue, past the
- * claim-ahead time, is released to the cluster, which runs it at once on
+ * check-in interval (at least 250 ms) of entering the queue, past twice
+ * the claim-ahead time, is released to the cluster, which runs it at once on
  * whichever node claims it, as a recovered fire (chime_ctx_is_recovering,
  * its original scheduled time), and the queue has no room until runs end
  * again; a graceful shutdown releases the queued fires at once.  A store
@@ -1823,15 +1838,17 @@ CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
  * chime_config_set_claim_ahead_ms: with no batch window, how long before
  * their time fires are claimed and fired (0 to 1000, default 20): the claim
  * commits ahead, and a worker starts each run at its scheduled time, so
- * that runs start on time rather than one claim transaction late.  A fire
- * claimed ahead is the node's from its claim: pausing its trigger or job in
- * those milliseconds does not stop it, and a node that dies before the run
- * starts leaves it to recovery like a running fire.  0: claim fires only
- * once they are due.  Ignored while a batch window is set (claims are then
- * fired at their time by a second transaction).
- * Returns: 0; CHIME_EINVAL (NULL config, out of range).
- * Ownership: none.
- * Thread: any, one thread per configuration.
+ * that runs start on time rather than one claim transaction late.  The
+ * node claims when the next fire is this time away and takes the fires due
+ * within twice this time, so that at a steady rate one claim carries many
+ * fires; a fire is therefore claimed up to twice this time before it is
+ * due.  A fire claimed ahead is the node's from its claim: pausing its
+ * trigger or job in those milliseconds does not stop it, and a node that dies
+ * before the run starts leaves it to recovery like a running fire.  0: claim
+ * fires only once they are due.  Ignored while a batch window is set (claims
+ * are then fired at their time by a second transaction). Returns: 0;
+ * CHIME_EINVAL (NULL config, out of range). Ownership: none. Thread: any, one
+ * thread per configuration.
  */
 CHIME_EXTERN int chime_config_set_claim_ahead_ms(chime_config *config,
                                                  int64_t ms);

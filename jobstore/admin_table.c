@@ -207,28 +207,13 @@ const char *chime__admin_concurrency_name(int concurrency) {
 }
 
 const char *chime__admin_kind_name(chime_trigger_kind kind) {
-  static const char *const names[] = {
-      [CHIME_TRIGGER_SIMPLE] = "simple",
-      [CHIME_TRIGGER_CRON] = "cron",
-      [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
-      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval",
-      [CHIME_TRIGGER_RECURRENCE] = "recurrence"};
-  return (unsigned)kind < sizeof names / sizeof names[0] && names[kind]
-             ? names[kind]
-             : "unknown";
+  const char *name = chime_trigger_kind_to_string(kind);
+  return name ? name : "unknown";
 }
 
 const char *chime__admin_misfire_name(chime_misfire misfire) {
-  static const char *const names[] = {"smart",
-                                      "ignore",
-                                      "fire-now",
-                                      "do-nothing",
-                                      "reschedule-now-existing-count",
-                                      "reschedule-now-remaining-count",
-                                      "reschedule-next-remaining-count",
-                                      "reschedule-next-existing-count"};
-  return (unsigned)misfire < sizeof names / sizeof names[0] ? names[misfire]
-                                                            : "unknown";
+  const char *name = chime_misfire_to_string(misfire);
+  return name ? name : "unknown";
 }
 
 /* The definition columns of schedule s (null where its kind has none). */

@@ -470,6 +470,34 @@ int chime_trigger_set_skip_day_if_hour_missing(chime_trigger *t, bool yes) {
 chime_trigger_kind chime_trigger_get_kind(const chime_trigger *t) {
   return t ? t->schedule.kind : (chime_trigger_kind)0;
 }
+
+const char *chime_trigger_kind_to_string(chime_trigger_kind kind) {
+  static const char *const names[] = {
+      [CHIME_TRIGGER_SIMPLE] = "simple",
+      [CHIME_TRIGGER_CRON] = "cron",
+      [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
+      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval",
+      [CHIME_TRIGGER_RECURRENCE] = "recurrence"};
+  return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : NULL;
+}
+
+const char *chime_misfire_to_string(chime_misfire misfire) {
+  static const char *const names[] = {
+      [CHIME_MISFIRE_SMART] = "smart",
+      [CHIME_MISFIRE_IGNORE] = "ignore",
+      [CHIME_MISFIRE_FIRE_NOW] = "fire-now",
+      [CHIME_MISFIRE_DO_NOTHING] = "do-nothing",
+      [CHIME_MISFIRE_RESCHEDULE_NOW_EXISTING_COUNT] =
+          "reschedule-now-existing-count",
+      [CHIME_MISFIRE_RESCHEDULE_NOW_REMAINING_COUNT] =
+          "reschedule-now-remaining-count",
+      [CHIME_MISFIRE_RESCHEDULE_NEXT_REMAINING_COUNT] =
+          "reschedule-next-remaining-count",
+      [CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT] =
+          "reschedule-next-existing-count"};
+  return (unsigned)misfire < sizeof names / sizeof names[0] ? names[misfire]
+                                                            : NULL;
+}
 const char *chime_trigger_get_group(const chime_trigger *t) {
   return t ? t->group : NULL;
 }

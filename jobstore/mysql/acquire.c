@@ -230,12 +230,7 @@ static int lock_job_row(chime__mysql_tx *tx, const char *g, const char *n,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_CLAIM_JOB_LOCK);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "group");
-  chime__mysql_sqlbuf_text(&b, g);
-  chime__mysql_sqlbuf_at(&b, "name");
-  chime__mysql_sqlbuf_text(&b, n);
+  chime__mysql_sqlbuf_key(&b, tx->s->sched, g, n);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)

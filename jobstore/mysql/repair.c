@@ -55,12 +55,7 @@ static int blocked_count(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_REPAIR_BLOCKED_COUNT);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "group");
-  chime__mysql_sqlbuf_text(&b, group);
-  chime__mysql_sqlbuf_at(&b, "name");
-  chime__mysql_sqlbuf_text(&b, name);
+  chime__mysql_sqlbuf_key(&b, tx->s->sched, group, name);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r == 0)

@@ -118,12 +118,7 @@ int chime__mysql_skip_missed(chime__mysql_tx *tx, const char *group,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_SKIP_CANDIDATES);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "group");
-  chime__mysql_sqlbuf_text(&b, group);
-  chime__mysql_sqlbuf_at(&b, "name");
-  chime__mysql_sqlbuf_text(&b, name);
+  chime__mysql_sqlbuf_key(&b, tx->s->sched, group, name);
   chime__mysql_sqlbuf_at(&b, "forbid_skip");
   chime__mysql_sqlbuf_int(&b, CHIME_CONCURRENCY_FORBID_SKIP);
   chime__mysql_sqlbuf_at(&b, "replace");

@@ -427,6 +427,10 @@ void chime__mysql_sqlbuf_int(chime__mysql_sqlbuf *b, int64_t v);
 void chime__mysql_sqlbuf_table(chime__mysql_sqlbuf *b, const char *name);
 /* Appends a quoted, escaped string; NULL appends SQL NULL. */
 void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s);
+/* Fills the slots of a trigger's or job's key, in that order: "sched"
+ * (the scheduler's name), "group" and "name". */
+void chime__mysql_sqlbuf_key(chime__mysql_sqlbuf *b, const char *sched,
+                             const char *group, const char *name);
 /* Appends one statement argument as a literal: NULL, a number, a quoted
  * escaped string, or X'hex' for bytes (a multi-row INSERT too wide to
  * prepare: enqueue.c). */

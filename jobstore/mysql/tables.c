@@ -145,12 +145,7 @@ typedef struct job_triggers_stmts {
 static void job_triggers_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id,
                               const char *group, const char *name) {
   chime__mysql_sqlbuf_stmt(b, id);
-  chime__mysql_sqlbuf_at(b, "sched");
-  chime__mysql_sqlbuf_text(b, b->tx->s->sched);
-  chime__mysql_sqlbuf_at(b, "group");
-  chime__mysql_sqlbuf_text(b, group);
-  chime__mysql_sqlbuf_at(b, "name");
-  chime__mysql_sqlbuf_text(b, name);
+  chime__mysql_sqlbuf_key(b, b->tx->s->sched, group, name);
 }
 
 /* Changes job g.n's triggers (q.set) that q.lock finds, passing over the

@@ -247,6 +247,16 @@ void chime__mysql_sqlbuf_text(chime__mysql_sqlbuf *b, const char *s) {
   b->p[b->len] = '\0';
 }
 
+void chime__mysql_sqlbuf_key(chime__mysql_sqlbuf *b, const char *sched,
+                             const char *group, const char *name) {
+  chime__mysql_sqlbuf_at(b, "sched");
+  chime__mysql_sqlbuf_text(b, sched);
+  chime__mysql_sqlbuf_at(b, "group");
+  chime__mysql_sqlbuf_text(b, group);
+  chime__mysql_sqlbuf_at(b, "name");
+  chime__mysql_sqlbuf_text(b, name);
+}
+
 void chime__mysql_sqlbuf_arg(chime__mysql_sqlbuf *b,
                              const chime__mysql_arg *a) {
   static const char hex[] = "0123456789abcdef";

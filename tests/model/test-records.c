@@ -181,6 +181,29 @@ static void test_records_misfire_per_kind(void) {
   chime_trigger_free(cron);
 }
 
+/* The names the tools and chime-admin(3) write for kinds and misfire
+ * instructions come from the library, one per value, none outside. */
+static void test_records_kind_and_misfire_names(void) {
+  CU_ASSERT_STRING_EQUAL(chime_trigger_kind_to_string(CHIME_TRIGGER_SIMPLE),
+                         "simple");
+  CU_ASSERT_STRING_EQUAL(
+      chime_trigger_kind_to_string(CHIME_TRIGGER_DAILY_TIME_INTERVAL),
+      "daily-time-interval");
+  CU_ASSERT_STRING_EQUAL(chime_trigger_kind_to_string(CHIME_TRIGGER_RECURRENCE),
+                         "recurrence");
+  CU_ASSERT_PTR_NULL(chime_trigger_kind_to_string((chime_trigger_kind)0));
+  CU_ASSERT_PTR_NULL(chime_trigger_kind_to_string((chime_trigger_kind)6));
+  CU_ASSERT_PTR_NULL(chime_trigger_kind_to_string((chime_trigger_kind)-1));
+  CU_ASSERT_STRING_EQUAL(chime_misfire_to_string(CHIME_MISFIRE_SMART), "smart");
+  CU_ASSERT_STRING_EQUAL(chime_misfire_to_string(CHIME_MISFIRE_FIRE_NOW),
+                         "fire-now");
+  CU_ASSERT_STRING_EQUAL(
+      chime_misfire_to_string(CHIME_MISFIRE_RESCHEDULE_NEXT_EXISTING_COUNT),
+      "reschedule-next-existing-count");
+  CU_ASSERT_PTR_NULL(chime_misfire_to_string((chime_misfire)8));
+  CU_ASSERT_PTR_NULL(chime_misfire_to_string((chime_misfire)-1));
+}
+
 static void test_records_trigger_copy_is_deep(void) {
   chime_trigger *t = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_trigger_cron_new("reports", "nightly",
@@ -260,6 +283,7 @@ static CU_TestInfo records_tests[] = {
     {"chime_job_new says what is wrong in errbuf", test_records_job_new_errbuf},
     {"trigger constructor errors", test_records_trigger_constructor_errors},
     {"misfire instructions per kind", test_records_misfire_per_kind},
+    {"kind and misfire names", test_records_kind_and_misfire_names},
     {"trigger copies are deep", test_records_trigger_copy_is_deep},
     {"prepare computes the first fire",
      test_records_prepare_computes_first_fire},

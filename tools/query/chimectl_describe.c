@@ -11,26 +11,13 @@
 #include <string.h>
 
 const char *ctl_kind_name(chime_trigger_kind k) {
-  static const char *const names[] = {
-      [CHIME_TRIGGER_SIMPLE] = "simple",
-      [CHIME_TRIGGER_CRON] = "cron",
-      [CHIME_TRIGGER_CALENDAR_INTERVAL] = "calendar-interval",
-      [CHIME_TRIGGER_DAILY_TIME_INTERVAL] = "daily-time-interval",
-      [CHIME_TRIGGER_RECURRENCE] = "recurrence"};
-  return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k]
-                                                                  : "unknown";
+  const char *name = chime_trigger_kind_to_string(k);
+  return name ? name : "unknown";
 }
 
 const char *ctl_misfire_name(chime_misfire m) {
-  static const char *const names[] = {"smart",
-                                      "ignore",
-                                      "fire-now",
-                                      "do-nothing",
-                                      "reschedule-now-existing-count",
-                                      "reschedule-now-remaining-count",
-                                      "reschedule-next-remaining-count",
-                                      "reschedule-next-existing-count"};
-  return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "unknown";
+  const char *name = chime_misfire_to_string(m);
+  return name ? name : "unknown";
 }
 
 const char *ctl_unit_name(chime_interval_unit u) {
