@@ -128,10 +128,30 @@ static int by_fire_id(const void *a, const void *b) {
   return (x->fire_id > y->fire_id) - (x->fire_id < y->fire_id);
 }
 
+/* The trigger whose grid has scheduled_ms, when only one can (spread
+ * triggers at most one a millisecond: each its own offset); -1 else.  A
+ * recovering run keeps its fire's scheduled time (chime_ctx_get_scheduled_ms),
+ * so this maps the repeat of a fire its node claimed but never started (a
+ * fire claimed ahead, or waiting in the local queue). */
+static long trigger_at(const bench_run *run, int64_t scheduled_ms) {
+  const bench_opts *o = run->o;
+  if (o->burst || o->triggers > o->interval_ms)
+    return -1;
+  int64_t phase = (scheduled_ms - run->t0_ms) % o->interval_ms;
+  if (phase < 0)
+    phase += o->interval_ms;
+  long guess = (long)(phase * o->triggers / o->interval_ms);
+  for (long i = guess > 0 ? guess - 1 : 0; i <= guess + 1 && i < o->triggers;
+       i++)
+    if (bench_offset_ms(o, i) == phase)
+      return i;
+  return -1;
+}
+
 /* Gives each recovering run the trigger of the run it repeats, found by the
- * original fire id in the recovery trigger's name.  Returns how many could
- * not be mapped (their original run left no row), or -1. */
-static long map_recovered(row *rows, long n) {
+ * original fire id in the recovery trigger's name, or else by its scheduled
+ * time.  Returns how many could not be mapped, or -1. */
+static long map_recovered(const bench_run *run, row *rows, long n) {
   fire_trigger *map = calloc((size_t)n + 1, sizeof *map);
   if (!map)
     return -1;
@@ -146,9 +166,9 @@ static long map_recovered(row *rows, long n) {
       continue;
     fire_trigger key = {.fire_id = rows[i].original_fire_id};
     const fire_trigger *hit = bsearch(&key, map, m, sizeof *map, by_fire_id);
-    if (hit)
-      rows[i].trigger = hit->trigger;
-    else
+    rows[i].trigger =
+        hit ? hit->trigger : trigger_at(run, rows[i].scheduled_ms);
+    if (rows[i].trigger < 0)
       unmapped++;
   }
   free(map);
@@ -288,7 +308,7 @@ int bench_analyse(MYSQL *db, const bench_run *run) {
   long n = read_rows(db, &rows);
   if (n < 0)
     return 1;
-  long unmapped = map_recovered(rows, n);
+  long unmapped = map_recovered(run, rows, n);
   if (unmapped < 0) {
     free(rows);
     fprintf(stderr, "chime-bench: out of memory\n");
@@ -297,7 +317,8 @@ int bench_analyse(MYSQL *db, const bench_run *run) {
   if (unmapped > 0)
     fprintf(stderr,
             "chime-bench: %ld recovering run(s) repeat a run that "
-            "left no row (killed before its INSERT): left out\n",
+            "left no row (killed before its INSERT) of a trigger their "
+            "time does not tell: left out\n",
             unmapped);
   qsort(rows, (size_t)n, sizeof *rows, by_fire);
   /* Unmapped rows sort first (trigger -1); skip them. */

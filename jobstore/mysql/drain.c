@@ -4,14 +4,14 @@
  * nodes row: that row goes when the node stops, and a node restarted
  * under the same instance id must stay drained until an operator undrains
  * it (docs/operations.md, "A maintenance window").  The node reads its
- * row with each check-in (chime__mysql_drain_read, on the heartbeat
- * connection) and writes DRAINED into it once it runs nothing
- * (drain_report); the operator's side asks and ends (drain_set, which
- * records the action in the audit table in the same transaction) and
- * reads (drain_get).
+ * row with each check-in (in its lease statement, nodes_lease.sql, read by
+ * chime__mysql_drain_of_row, on the heartbeat connection) and writes DRAINED
+ * into it once it runs nothing (drain_report); the operator's side asks and
+ * ends (drain_set, which records the action in the audit table in the same
+ * transaction) and reads (drain_get).
  *
  * Threads: drain_set and drain_get on any thread (a transaction of their
- * own); drain_read within the check-in (the engine's loop thread), whose
+ * own); drain_of_row within the check-in (the engine's loop thread), whose
  * results only that thread reads (checkin_drain); drain_report on the
  * loop thread.
  */
@@ -143,24 +143,14 @@ int chime__mysql_drain_get(chime_store *store, const char *node,
   return r;
 }
 
-int chime__mysql_drain_read(chime__mysql_tx *tx, int *ret_state,
-                            bool *ret_overdue) {
-  chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_DRAIN_ASKED);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "node");
-  chime__mysql_sqlbuf_text(&b, tx->s->node);
-  chime__mysql_rows rows;
-  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  if (r == 0) {
-    *ret_state = rows.nrows ? state_of(chime__mysql_rows_text(&rows, 0, 0))
-                            : CHIME_NODE_ACTIVE;
-    *ret_overdue = rows.nrows && chime__mysql_rows_int64(&rows, 0, 1) != 0;
-  }
-  chime__mysql_rows_free(&rows);
-  return r;
+void chime__mysql_drain_of_row(const chime__mysql_rows *rows, size_t col,
+                               int *ret_state, bool *ret_overdue) {
+  assert(rows->nrows == 1 && col + 1 < rows->ncols);
+  bool asked = !chime__mysql_rows_is_null(rows, 0, col);
+  *ret_state = asked ? state_of(chime__mysql_rows_text(rows, 0, col))
+                     : CHIME_NODE_ACTIVE;
+  *ret_overdue = asked && !chime__mysql_rows_is_null(rows, 0, col + 1) &&
+                 chime__mysql_rows_int64(rows, 0, col + 1) != 0;
 }
 
 int chime__mysql_checkin_drain(chime_store *store, bool *ret_overdue) {

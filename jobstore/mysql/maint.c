@@ -246,22 +246,24 @@ typedef struct checkin_op {
   bool drain_overdue;
 } checkin_op;
 
-/* On the heartbeat connection, three statements in all: the clock, the
- * other nodes' leases and the earliest WAITING trigger, this node's drain
- * request (a primary-key read, drain.c), then this node's check-in. */
+/* On the heartbeat connection, two statements in all: the clock, the
+ * other nodes' leases, the earliest WAITING trigger and this node's drain
+ * request (drain.c) in one, then this node's check-in. */
 static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
   chime__mysql_store *s = tx->s;
-  chime__mysql_arg l[] = {chime__mysql_arg_text(s->sched),
-                          chime__mysql_arg_text(s->sched),
-                          chime__mysql_arg_text(s->node)};
+  chime__mysql_arg l[] = {
+      chime__mysql_arg_text(s->sched), chime__mysql_arg_text(s->sched),
+      chime__mysql_arg_text(s->node),  chime__mysql_arg_text(s->sched),
+      chime__mysql_arg_text(s->node),  chime__mysql_arg_text(s->sched),
+      chime__mysql_arg_text(s->node)};
   chime__mysql_rows rows;
-  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 3, &rows);
+  int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 7, &rows);
   if (r < 0)
     return r;
   /* An aggregate: one row; its MINs are NULL when no other node (no
-   * WAITING trigger) is left. */
-  assert(rows.nrows == 1 && rows.ncols == 3);
+   * WAITING trigger) is left, the drain's columns without a request. */
+  assert(rows.nrows == 1 && rows.ncols == 5);
   op->recover_in = -1;
   if (!chime__mysql_rows_is_null(&rows, 0, 1)) {
     int64_t in = chime__mysql_rows_int64(&rows, 0, 1) -
@@ -272,10 +274,8 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
                      ? INT64_MAX
                      : chime__mysql_rows_int64(&rows, 0, 2);
   int64_t now = chime__mysql_rows_int64(&rows, 0, 0);
+  chime__mysql_drain_of_row(&rows, 3, &op->drain_state, &op->drain_overdue);
   chime__mysql_rows_free(&rows);
-  if ((r = chime__mysql_drain_read(tx, &op->drain_state, &op->drain_overdue)) <
-      0)
-    return r;
   return chime__mysql_node_checkin(tx, now);
 }
 

@@ -224,8 +224,11 @@ int chime__mysql_drain_get(chime_store *store, const char *node,
                            int *ret_state);
 int chime__mysql_checkin_drain(chime_store *store, bool *ret_overdue);
 int chime__mysql_drain_report(chime_store *store, size_t handed);
-int chime__mysql_drain_read(chime__mysql_tx *tx, int *ret_state,
-                            bool *ret_overdue);
+/* This node's drain request from the check-in's row (nodes_lease.sql):
+ * its state in column col (NULL: none, CHIME_NODE_ACTIVE), whether its
+ * timeout ran out in col + 1. */
+void chime__mysql_drain_of_row(const chime__mysql_rows *rows, size_t col,
+                               int *ret_state, bool *ret_overdue);
 
 /* held.c: the fires this node holds EXECUTING, reported at check-in
  * (nodes.held_ids): added once committed, dropped once done with; text:
