@@ -62,11 +62,34 @@ int chime__mysql_error_code(unsigned mysql_errno) {
   }
 }
 
+bool chime__mysql_read_only_error(unsigned e) {
+  return e == ER_OPTION_PREVENTS_STATEMENT ||
+         e == ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION;
+}
+
 int chime__mysql_connect(const chime__mysql_url *url,
                          unsigned connect_timeout_s, MYSQL **ret_conn,
                          char *errbuf, size_t errbuf_len) {
   return chime__mysql_connect_io(url, connect_timeout_s, 0, ret_conn, errbuf,
                                  errbuf_len);
+}
+
+/* Runs a probe of a member just connected (queries/member_*.sql: no
+ * table, no slot, so its embedded text as it is) and copies its rows.
+ * Returns: 0; CHIME_ESTORE (the server's error left in conn);
+ * CHIME_ENOMEM. */
+static int probe(MYSQL *conn, chime__mysql_stmt_id id, chime__mysql_rows *ret) {
+  const char *sql = chime__mysql_sql_text[id];
+  assert(sql && !strstr(sql, "{P}") && !strstr(sql, "/*:"));
+  memset(ret, 0, sizeof *ret);
+  if (mysql_real_query(conn, sql, (unsigned long)strlen(sql)) != 0)
+    return CHIME_ESTORE;
+  MYSQL_RES *res = mysql_store_result(conn);
+  if (!res)
+    return CHIME_ESTORE;
+  int r = chime__mysql_rows_take(res, ret);
+  mysql_free_result(res);
+  return r;
 }
 
 /*
@@ -80,7 +103,7 @@ int chime__mysql_connect(const chime__mysql_url *url,
  */
 static bool writable(MYSQL *conn, char *why, size_t why_len) {
   chime__mysql_rows rows;
-  if (chime__mysql_db_run(conn, "", CHIME__Q_MEMBER_READ_ONLY, &rows) < 0)
+  if (probe(conn, CHIME__Q_MEMBER_READ_ONLY, &rows) < 0)
     return true;
   static const char *const names[] = {"read_only", "innodb_read_only"};
   bool ok = true;
@@ -106,7 +129,7 @@ static bool member_ready(MYSQL *conn, bool *ret_galera, char *why,
                          size_t why_len) {
   *ret_galera = false;
   chime__mysql_rows rows;
-  if (chime__mysql_db_run(conn, "", CHIME__Q_MEMBER_GALERA, &rows) < 0)
+  if (probe(conn, CHIME__Q_MEMBER_GALERA, &rows) < 0)
     return true;
   bool on = false, ready = false, primary = false;
   char status[32] = "";

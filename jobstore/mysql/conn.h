@@ -63,5 +63,11 @@ int chime__mysql_connect_member(const chime__mysql_url *url, size_t first,
 
 /* The chime error code for a MySQL client or server error number. */
 int chime__mysql_error_code(unsigned mysql_errno);
+/* Whether a MySQL error number says the server is read-only:
+ * ER_OPTION_PREVENTS_STATEMENT (1290, --read-only) or
+ * ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792).  The statement was
+ * refused: nothing of it (a refused COMMIT: nothing of its transaction)
+ * was written. */
+bool chime__mysql_read_only_error(unsigned mysql_errno);
 
 #endif /* CHIME_JOBSTORE_MYSQL_CONN_H */

@@ -13,6 +13,7 @@
 #ifndef CHIME_JOBSTORE_MYSQL_RESULT_H
 #define CHIME_JOBSTORE_MYSQL_RESULT_H
 
+#include <mysql.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,5 +50,8 @@ size_t chime__mysql_rows_len(const chime__mysql_rows *rows, size_t row,
 
 /* Frees the cells and leaves rows empty (zeroed); rows may be NULL. */
 void chime__mysql_rows_free(chime__mysql_rows *rows);
+/* Copies every row of res (a stored result; the caller frees it) into
+ * *ret.  Returns: 0; CHIME_ENOMEM (*ret empty). */
+int chime__mysql_rows_take(MYSQL_RES *res, chime__mysql_rows *ret);
 
 #endif /* CHIME_JOBSTORE_MYSQL_RESULT_H */

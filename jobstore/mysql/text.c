@@ -345,35 +345,7 @@ static int run_text(chime__mysql_sqlbuf *b, chime__mysql_rows *ret,
   MYSQL_RES *res = mysql_store_result(db);
   if (!res)
     return mysql_errno(db) ? fail(b, db) : 0;
-  int r = 0;
-  if (ret) {
-    size_t ncols = mysql_num_fields(res), nrows = mysql_num_rows(res);
-    ret->ncols = ncols;
-    ret->cells =
-        calloc(nrows * ncols > 0 ? nrows * ncols : 1, sizeof *ret->cells);
-    if (!ret->cells)
-      r = CHIME_ENOMEM;
-    MYSQL_ROW row;
-    while (r == 0 && (row = mysql_fetch_row(res))) {
-      assert(ret->nrows < nrows);
-      unsigned long *lens = mysql_fetch_lengths(res);
-      /* Counted first: an error frees the cells of this row too. */
-      chime__mysql_cell *cells = &ret->cells[ret->nrows++ * ncols];
-      for (size_t c = 0; c < ncols && r == 0; c++) {
-        if (!row[c])
-          continue;
-        if (!(cells[c].v = malloc(lens[c] + 1))) {
-          r = CHIME_ENOMEM;
-          break;
-        }
-        memcpy(cells[c].v, row[c], lens[c]);
-        cells[c].v[lens[c]] = '\0';
-        cells[c].len = lens[c];
-      }
-    }
-    if (r < 0)
-      chime__mysql_rows_free(ret);
-  }
+  int r = ret ? chime__mysql_rows_take(res, ret) : 0;
   mysql_free_result(res);
   return r;
 }

@@ -69,19 +69,6 @@ static void lock_waited(chime__mysql_tx *tx, const char *then) {
     s->on_lock_wait(s->lock_wait_user_data);
 }
 
-void chime__mysql_log(chime__mysql_store *s, chime_log_level level,
-                      const char *fmt, ...) {
-  assert(s && fmt);
-  if (s->log && level <= s->log_level) {
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    s->log(s->log_user_data, level, line);
-  }
-}
-
 /*
  * The store's clock is the database's: every measurement (each check-in,
  * and at open) reads the server's NOW(3) and keeps its offset from this
@@ -326,11 +313,6 @@ int chime__mysql_conn_open(chime__mysql_store *s, chime__mysql_conn *c,
   c->db = db;
   c->was_open = true;
   return 0;
-}
-
-bool chime__mysql_read_only_error(unsigned e) {
-  return e == ER_OPTION_PREVENTS_STATEMENT ||
-         e == ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION;
 }
 
 /* A lost connection; (ER_UNKNOWN_COM_ERROR, "WSREP has not yet prepared

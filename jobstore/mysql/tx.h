@@ -36,6 +36,7 @@
 #ifndef CHIME_JOBSTORE_MYSQL_TX_H
 #define CHIME_JOBSTORE_MYSQL_TX_H
 
+#include "jobstore/mysql/conn.h"
 #include "jobstore/mysql/stmt.h"
 #include "jobstore/mysql/url.h"
 #include "jobstore/store.h"
@@ -228,13 +229,6 @@ void chime__mysql_pool_give(chime__mysql_store *s, chime__mysql_conn *c);
  * server is read-only (chime__mysql_read_only_error): either way the
  * connection is closed and the next one opens on the next member. */
 bool chime__mysql_lost(unsigned mysql_errno);
-
-/* Whether a MySQL error number says the server is read-only:
- * ER_OPTION_PREVENTS_STATEMENT (1290, --read-only) or
- * ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792).  The statement was
- * refused: nothing of it (a refused COMMIT: nothing of its transaction)
- * was written. */
-bool chime__mysql_read_only_error(unsigned mysql_errno);
 
 /* c's member refused a statement as read-only (error e): logs it at WARN
  * once per member and fail-over, and makes new connections start from
