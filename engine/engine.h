@@ -96,6 +96,14 @@
  * start on time rather than a commit late. */
 #define CHIME__CLAIM_AHEAD_MS INT64_C(20)
 #define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
+/* How far past the claim-ahead time a claim reaches, at most: as much
+ * again for a short claim-ahead time (the default's 20 ms: one claim per
+ * 20 ms at a steady rate, not one per fire), no more for a long one.  A
+ * claimed fire holds a worker or a place in the local queue until its
+ * time, so a second claim-ahead time of 1 s would halve what a node of
+ * few workers can run (FORBID jobs, blocked until a run ends, came late
+ * when every place was held by fires not yet due). */
+#define CHIME__CLAIM_BEYOND_MS INT64_C(20)
 /* The local queue (chime_config_set_local_queue): fires a node holds
  * claimed beyond its free workers, by default, and at most. */
 #define CHIME__LOCAL_QUEUE 128u
@@ -629,12 +637,16 @@ static inline unsigned chime__claim_capacity(const chime_scheduler *s) {
   return s->cfg.workers + s->localq_room;
 }
 /* How far ahead of its time a fire may be claimed: the batch window, or
- * twice the claim-ahead time (the loop wakes a claim-ahead time before the
- * next fire and takes those due in the claim-ahead time after it too,
- * loop.c).  Any thread (the configuration does not change once started). */
+ * the claim-ahead time and as much again, at most CHIME__CLAIM_BEYOND_MS
+ * more (the loop wakes a claim-ahead time before the next fire and takes
+ * those due a little after it too, loop.c).  Any thread (the configuration
+ * does not change once started). */
 static inline int64_t chime__claim_horizon_ms(const chime_scheduler *s) {
-  return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
-                                    : 2 * s->cfg.claim_ahead_ms;
+  int64_t ahead = s->cfg.claim_ahead_ms;
+  if (s->cfg.batch_window_ms > 0)
+    return s->cfg.batch_window_ms;
+  return ahead +
+         (ahead < CHIME__CLAIM_BEYOND_MS ? ahead : CHIME__CLAIM_BEYOND_MS);
 }
 /* How many free places wake a loop that waits for them: a quarter of a
  * batch, of the places it may claim now (at least one).  mu held. */

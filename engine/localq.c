@@ -6,20 +6,20 @@
  * fires beyond the free workers wait in the workers' queue, claimed and
  * fired: they are the node's, and every other node leaves them alone.  So
  * their wait is bounded: a worker that takes a fire which waited in the
- * queue more than the claim horizon (twice the claim-ahead time, or the batch
- * window) plus a check-in interval gives it back to the cluster instead of
- * running it, with the overdue fires behind it, in one store transaction
- * (release_fired: each fire still this node's is ended and run again at once
- * wherever it is claimed, as a recovered fire), and the queue has no room until
- * runs end again.  The room itself follows the workers' pace (update_room), so
- * jobs slower than the bound keep the queue near empty.  A fire that waited
- * less but more than CHIME__START_CHECK_MS past the claim-ahead time since its
- * claim is checked with the store before it starts, as any late fire is
- * (workers.c, taken_over_meanwhile).  A stopping node gives back its whole
- * queue at once, on the completer's thread (completer.c), in transactions of
- * CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread goes on checking in
- * meanwhile, or the node would fence itself while its runs go on (DESIGN.md,
- * promise 10).
+ * queue more than the claim horizon (the claim-ahead time and up to 20 ms,
+ * or the batch window) plus a check-in interval gives it back to the cluster
+ * instead of running it, with the overdue fires behind it, in one store
+ * transaction (release_fired: each fire still this node's is ended and run
+ * again at once wherever it is claimed, as a recovered fire), and the queue has
+ * no room until runs end again.  The room itself follows the workers' pace
+ * (update_room), so jobs slower than the bound keep the queue near empty.  A
+ * fire that waited less but more than CHIME__START_CHECK_MS past the
+ * claim-ahead time since its claim is checked with the store before it starts,
+ * as any late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
+ * back its whole queue at once, on the completer's thread (completer.c), in
+ * transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread goes on
+ * checking in meanwhile, or the node would fence itself while its runs go on
+ * (DESIGN.md, promise 10).
  *
  * Trade-offs (after graphile-worker's local queue, whose jobs wait up to a
  * TTL of minutes): a queued fire has a time, so the bound is short; jobs

@@ -56,10 +56,10 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
  * window, or without one the claim-ahead time (the claim fires it at once
  * and a worker starts it at its time, workers.c), so that the claim's
  * commit is over by then.  The claim takes the fires due within the
- * horizon (chime__claim_horizon_ms: twice the claim-ahead time), so that
- * one claim carries a claim-ahead time's worth of fires beyond the first
- * instead of only those that entered the window since the last claim (at
- * a steady rate, one claim transaction per fire). */
+ * horizon (chime__claim_horizon_ms: up to 20 ms past the claim-ahead
+ * time), so that one claim carries the fires of those milliseconds beyond
+ * the first instead of only those that entered the window since the last
+ * claim (at a steady rate, one claim transaction per fire). */
 static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;

@@ -290,8 +290,8 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
 /* A fire claimed ahead of its time (chime_config_set_claim_ahead_ms) starts
  * at its time, on the store's clock (the one the claim compared with).  A
  * recovered or late fire does not wait; none waits longer than the claim
- * horizon (twice the claim-ahead time), also when the store's clock steps
- * back meanwhile (its offset measured again). */
+ * horizon (the claim-ahead time and up to 20 ms), also when the store's clock
+ * steps back meanwhile (its offset measured again). */
 static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
   chime_store *st = s->store;
   int64_t left = s->cfg.batch_window_ms > 0 ? s->cfg.claim_ahead_ms
@@ -380,7 +380,8 @@ static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
  * started late) may have been taken over meanwhile: its node's lease could
  * have run out and a survivor recovered it.  Before starting it, a worker
  * asks the store whether it still holds it, unless it starts within the
- * claim horizon (twice the claim-ahead time, or the batch window) and a
+ * claim horizon (the claim-ahead time and up to 20 ms, or the batch
+ * window) and a
  * margin of the start of its claim
  * and the node's lease was held without a break since the claim (the
  * normal case: no extra statement; a short pause right after a claim can

@@ -1789,13 +1789,13 @@ CHIME_EXTERN int chime_config_set_workers(chime_config *config,
  * fire is the node's (claimed and fired): a node that dies with it leaves
  * it to recovery, and cancelling, pausing or FORBID treat it as started.
  * Its wait is bounded: a fire that no worker could start within a
- * check-in interval (at least 250 ms) of entering the queue, past twice
- * the claim-ahead time, is released to the cluster, which runs it at once on
- * whichever node claims it, as a recovered fire (chime_ctx_is_recovering,
- * its original scheduled time), and the queue has no room until runs end
- * again; a graceful shutdown releases the queued fires at once.  A store
- * no other process shares (memory:) has nobody to release to: it claims
- * for free workers only.
+ * check-in interval (at least 250 ms) of entering the queue, past the
+ * claim-ahead time and up to 20 ms more, is released to the cluster,
+ * which runs it at once on whichever node claims it, as a recovered fire
+ * (chime_ctx_is_recovering, its original scheduled time), and the queue
+ * has no room until runs end again; a graceful shutdown releases the
+ * queued fires at once.  A store no other process shares (memory:) has
+ * nobody to release to: it claims for free workers only.
  * Returns: 0; CHIME_EINVAL (NULL config, over 4096).
  * Ownership: none.
  * Thread: any, one thread per configuration.
@@ -1840,15 +1840,15 @@ CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
  * commits ahead, and a worker starts each run at its scheduled time, so
  * that runs start on time rather than one claim transaction late.  The
  * node claims when the next fire is this time away and takes the fires due
- * within twice this time, so that at a steady rate one claim carries many
- * fires; a fire is therefore claimed up to twice this time before it is
- * due.  A fire claimed ahead is the node's from its claim: pausing its
- * trigger or job in those milliseconds does not stop it, and a node that dies
- * before the run starts leaves it to recovery like a running fire.  0: claim
- * fires only once they are due.  Ignored while a batch window is set (claims
- * are then fired at their time by a second transaction). Returns: 0;
- * CHIME_EINVAL (NULL config, out of range). Ownership: none. Thread: any, one
- * thread per configuration.
+ * within this time and as much again, at most 20 ms more, so that at a
+ * steady rate one claim carries several fires; a fire is therefore claimed
+ * up to this time and 20 ms before it is due.  A fire claimed ahead is the
+ * node's from its claim: pausing its trigger or job in those milliseconds does
+ * not stop it, and a node that dies before the run starts leaves it to recovery
+ * like a running fire.  0: claim fires only once they are due.  Ignored while a
+ * batch window is set (claims are then fired at their time by a second
+ * transaction). Returns: 0; CHIME_EINVAL (NULL config, out of range).
+ * Ownership: none. Thread: any, one thread per configuration.
  */
 CHIME_EXTERN int chime_config_set_claim_ahead_ms(chime_config *config,
                                                  int64_t ms);

@@ -431,10 +431,13 @@ def check(c, on_time_ms=None, need_recovery=False, on_time_nodes=None,
                             f"{s['node']} never ended")
             continue
         # Recovered elsewhere: by another node, or (rolling) by the same
-        # id's next process, which may be the one a hand-over reached.
+        # id's next process, which may be the one a hand-over reached, or
+        # by the same node once it learnt that its run was taken over (its
+        # end recorded as lost: stop-ahead's node, continued, may be the
+        # first to claim the recovered fire).
         rec = [g for g in ends.get((s["trigger"], s["sched"]), [])
                if g["recovering"] and (g["node"] != s["node"]
-                                       or s["node"] in c.cut)]
+                                       or s["node"] in c.cut or e)]
         if not rec:
             failures.append(f"not recovered: {s['trigger']} at {s['sched']} "
                             f"(fire {s['fire']} on {s['node']})")
