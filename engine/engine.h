@@ -78,11 +78,10 @@
 /* Dead-node recovery runs this long after another node's lease ran out
  * (the store's check-in says when that is). */
 #define CHIME__RECOVER_MARGIN_MS 10
-/* A worker that starts a fire this long past the claim-ahead time after
- * it was handed it asks the store whether the fire is still this node's
- * (workers.c, taken_over_meanwhile): a pause may have let it be taken.
- * It asks sooner when the node's lease broke since the claim. */
-#define CHIME__START_CHECK_MS INT64_C(250)
+/* A fire waits in the local queue at least this long past the claim
+ * horizon before it is given back (localq.c, wait_bound_ms), however short
+ * the check-in interval. */
+#define CHIME__LOCALQ_WAIT_MIN_MS INT64_C(250)
 /* Pause when something is due but nothing could be claimed. */
 #define CHIME__BACKOFF_MS INT64_C(10)
 
@@ -105,8 +104,12 @@
  * when every place was held by fires not yet due). */
 #define CHIME__CLAIM_BEYOND_MS INT64_C(20)
 /* The local queue (chime_config_set_local_queue): fires a node holds
- * claimed beyond its free workers, by default, and at most. */
-#define CHIME__LOCAL_QUEUE 128u
+ * claimed beyond its free workers, by default, and at most.  256 with the
+ * default 32 workers keeps 3 nodes up with 10,000 short fires a second
+ * (128 fell behind, 9,200-9,300; docs/performance.md), for about 1 MB more
+ * at most per node; the room follows the workers' pace, so a node of slow
+ * jobs holds next to none. */
+#define CHIME__LOCAL_QUEUE 256u
 #define CHIME__MAX_LOCAL_QUEUE 4096u
 
 struct chime_config {

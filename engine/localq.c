@@ -13,9 +13,9 @@
  * again at once wherever it is claimed, as a recovered fire), and the queue has
  * no room until runs end again.  The room itself follows the workers' pace
  * (update_room), so jobs slower than the bound keep the queue near empty.  A
- * fire that waited less but more than CHIME__START_CHECK_MS past the
- * claim-ahead time since its claim is checked with the store before it starts,
- * as any late fire is (workers.c, taken_over_meanwhile).  A stopping node gives
+ * fire that waited less starts without asking the store unless the node's
+ * lease broke since its claim (workers.c, taken_over_meanwhile: only then
+ * may another node have taken it).  A stopping node gives
  * back its whole queue at once, on the completer's thread (completer.c), in
  * transactions of CHIME__LOCALQ_RELEASE_MAX fires: the loop's thread goes on
  * checking in meanwhile, or the node would fence itself while its runs go on
@@ -40,13 +40,14 @@
 #include <stdlib.h>
 
 /* The longest a fire waits in the queue: a check-in interval (at least
- * CHIME__START_CHECK_MS) past the claim-ahead time.  Not shorter: a burst
+ * CHIME__LOCALQ_WAIT_MIN_MS) past the claim-ahead time.  Not shorter: a burst
  * of fires every node is busy with gains nothing from going round the
  * cluster, and each release ends a fire in history and makes another. */
 static int64_t wait_bound_ms(const chime_scheduler *s) {
   int64_t lead = chime__claim_horizon_ms(s);
   int64_t wait = s->cfg.checkin_interval_ms;
-  return lead + (wait > CHIME__START_CHECK_MS ? wait : CHIME__START_CHECK_MS);
+  return lead +
+         (wait > CHIME__LOCALQ_WAIT_MIN_MS ? wait : CHIME__LOCALQ_WAIT_MIN_MS);
 }
 
 static bool releasable(const chime_scheduler *s) {

@@ -379,22 +379,21 @@ static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
 /* A fire claimed a while ago (a pause of the process, or a worker that
  * started late) may have been taken over meanwhile: its node's lease could
  * have run out and a survivor recovered it.  Before starting it, a worker
- * asks the store whether it still holds it, unless it starts within the
- * claim horizon (the claim-ahead time and up to 20 ms, or the batch
- * window) and a
- * margin of the start of its claim
- * and the node's lease was held without a break since the claim (the
- * normal case: no extra statement; a short pause right after a claim can
- * outlast the lease that its last check-in began), or it was claimed
- * before a drain handed this node's fires over.  Returns whether the fire
- * was dropped (not ours). */
+ * asks the store whether it still holds it, unless the node's lease was
+ * held without a break since the claim (the normal case: no extra
+ * statement, however long the fire waited for its time or in the local
+ * queue; a short pause right after a claim can outlast the lease that its
+ * last check-in began) and it was not claimed before a drain handed this
+ * node's fires over.  How long it waited does not matter: only a broken
+ * lease lets another node take it (asking after every wait longer than
+ * the claim-ahead time and 250 ms, as this did, cost a transaction per
+ * fire that waited in a busy node's local queue).  Returns whether the
+ * fire was dropped (not ours). */
 static bool taken_over_meanwhile(chime_scheduler *s, chime_fire *fire) {
   int64_t waited = chime__mono_ms() - fire->claimed_mono_ms;
-  int64_t lead = chime__claim_horizon_ms(s);
   /* Claimed before a drain's hand-over (drain.c): it may be gone. */
   bool handed = fire->claimed_mono_ms <= atomic_load(&s->drain_handed_mono_ms);
-  if (waited <= lead + CHIME__START_CHECK_MS && !handed &&
-      lease_held_since(s, fire->claimed_mono_ms))
+  if (!handed && lease_held_since(s, fire->claimed_mono_ms))
     return false;
   chime__log(s, CHIME_LOG_DEBUG,
              "asking whether fire %lld of trigger %s.%s is still this node's "

@@ -1704,7 +1704,7 @@ typedef void (*chime_log_fn)(void *user_data, chime_log_level level,
  *     at most 64, and one for check-ins), 36 by default: count them
  *     against the server's max_connections);
  *   idle wait 30 000 ms (the longest the loop sleeps with nothing due);
- *   local queue 128 (fires claimed beyond the free workers, 0 to 4096);
+ *   local queue 256 (fires claimed beyond the free workers, 0 to 4096);
  *   batch size: the workers plus the local queue (1 to 1000 triggers
  *     claimed at once);
  *   batch window 0 ms (how early triggers due soon may be claimed);
@@ -1780,7 +1780,7 @@ CHIME_EXTERN int chime_config_set_workers(chime_config *config,
 /*
  * chime_config_set_local_queue: how many fires a node may claim beyond its
  * free workers, to wait in its local queue for the next free worker (0 to
- * 4096; default 128: claim only for free workers with 0).  A claim then
+ * 4096; default 256: claim only for free workers with 0).  A claim then
  * carries up to workers + local queue fires (chime_config_set_batch_size),
  * so a node claims, fires and completes in large batches without as many
  * threads.  The queue's room follows the workers' pace: as many fires as
