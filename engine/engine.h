@@ -106,9 +106,9 @@
 /* The local queue (chime_config_set_local_queue): fires a node holds
  * claimed beyond its free workers, by default, and at most.  256 with the
  * default 32 workers keeps 3 nodes up with 10,000 short fires a second
- * (128 fell behind, 9,200-9,300; docs/performance.md), for about 1 MB more
- * at most per node; the room follows the workers' pace, so a node of slow
- * jobs holds next to none. */
+ * (128 fell behind, 8,300-9,400; docs/performance.md), for under 1 MB
+ * more per node at saturation; the room follows the workers' pace, so a
+ * node of slow jobs holds next to none. */
 #define CHIME__LOCAL_QUEUE 256u
 #define CHIME__MAX_LOCAL_QUEUE 4096u
 
