@@ -11,6 +11,7 @@
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errmsg.h>
 #include <mysqld_error.h>
 #include <stdio.h>
@@ -51,21 +52,57 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db) {
   }
 }
 
+/* Where keyword kw stands as a word in sql (whitespace or the text's
+ * edge on both sides: the statements are .sql files, broken over lines),
+ * just past it; NULL when it does not. */
+static const char *after_word(const char *sql, const char *kw) {
+  size_t n = strlen(kw);
+  for (const char *p = strstr(sql, kw); p; p = strstr(p + 1, kw))
+    if ((p == sql || isspace((unsigned char)p[-1])) &&
+        (p[n] == '\0' || isspace((unsigned char)p[n])))
+      return p + n;
+  return NULL;
+}
+
 /* The rows a statement that timed out waiting for a lock wanted, for the
  * warning (tx.c): "TABLE where WHERE-CLAUSE", the statement's first table
- * and its WHERE (values inline in built statements), shortened. */
+ * and its WHERE (values inline in built statements) on one line,
+ * shortened. */
 static void describe_wait(chime__mysql_tx *tx, const char *sql) {
   const char *table = NULL;
-  static const char *const kw[] = {" FROM ", "UPDATE ", "INTO "};
+  static const char *const kw[] = {"FROM", "UPDATE", "INTO"};
   for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++) {
-    const char *p = strstr(sql, kw[k]);
+    const char *p = after_word(sql, kw[k]);
     if (p && (!table || p < table))
-      table = p + strlen(kw[k]);
+      table = p;
   }
-  size_t tlen = table ? strcspn(table, " ,()") : 0;
-  const char *where = strstr(sql, " WHERE ");
-  snprintf(tx->waited, sizeof tx->waited, "%.*s where %.200s", (int)tlen,
-           table ? table : "", where ? where + 7 : "(no WHERE)");
+  if (table)
+    table += strspn(table, " \t\r\n");
+  size_t tlen = table ? strcspn(table, " \t\r\n,()") : 0;
+  const char *where = after_word(sql, "WHERE");
+  int len = snprintf(tx->waited, sizeof tx->waited, "%.*s where ", (int)tlen,
+                     table ? table : "");
+  if (len < 0 || (size_t)len >= sizeof tx->waited)
+    return;
+  if (!where) {
+    snprintf(tx->waited + len, sizeof tx->waited - len, "(no WHERE)");
+    return;
+  }
+  /* The WHERE on one line: each run of whitespace as one space. */
+  size_t out = (size_t)len, limit = out + 200;
+  if (limit > sizeof tx->waited - 1)
+    limit = sizeof tx->waited - 1;
+  where += strspn(where, " \t\r\n");
+  for (const char *p = where; *p && out < limit; p++) {
+    if (isspace((unsigned char)*p)) {
+      if (isspace((unsigned char)p[1]) || p[1] == '\0')
+        continue;
+      tx->waited[out++] = ' ';
+    } else {
+      tx->waited[out++] = *p;
+    }
+  }
+  tx->waited[out] = '\0';
 }
 
 /* Appends the arguments of a prepared statement to tx->waited: " with
