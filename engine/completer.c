@@ -53,6 +53,7 @@ static void done_free(chime__done *d) {
   chime__fire_free(d->fire);
   free(d->message);
   free(d->data);
+  chime__run_writes_free(d->writes);
   free(d);
 }
 

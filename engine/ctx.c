@@ -30,6 +30,9 @@ void chime__ctx_clear(chime_ctx *ctx) {
   free(ctx->fail_message);
   free(ctx->checkpoint);
   ctx->checkpoint = NULL;
+  chime__run_writes_free(ctx->writes);
+  ctx->writes = NULL;
+  ctx->writes_tail = NULL;
   ctx->data = NULL;
   ctx->fail_message = NULL;
 }

@@ -356,6 +356,11 @@ struct chime_ctx {
   struct chime_mysql_tx *tx;
   bool completed;
   bool tx_over;
+  /* The statements the job gave to its completion
+   * (chime_ctx_complete_with), in order; writes_tail: where the next
+   * goes.  Freed with chime__run_writes_free. */
+  chime_run_write *writes;
+  chime_run_write **writes_tail;
   chime__run *run; /* NULL for a misfire event's context */
   /* Checkpoints (shards.c): the last one read or written (malloc'd), and
    * whether the run touched one (its completion then deletes it). */
@@ -680,6 +685,7 @@ typedef struct chime__done {
   chime_run_result out;
   char *message;
   void *data;
+  chime_run_write *writes; /* out.writes */
   bool forbid; /* its completion wakes the loop (workers.c, wakes_loop) */
   struct chime__done *next;
 } chime__done;
@@ -826,5 +832,9 @@ void chime__ctx_clear(chime_ctx *ctx);
  * transaction if the job left it open (logged), and refuses new ones.
  * Thread: the worker. */
 void chime__ctx_tx_end(chime_ctx *ctx);
+
+/* Frees a list of statements given to a completion (NULL: nothing).
+ * Thread: any. */
+void chime__run_writes_free(chime_run_write *w);
 
 #endif /* CHIME_ENGINE_ENGINE_H */

@@ -7,6 +7,12 @@
  * A transaction the job left open is rolled back when it returns
  * (chime__ctx_tx_end).
  *
+ * A job may instead give statements to its fire's completion
+ * (chime_ctx_complete_with): they are copied into the run's context,
+ * handed with its outcome to the store (chime_run_result.writes) and run
+ * in whichever transaction completes the fire: the completer's batch
+ * (jobstore/mysql/complete.c), or the job's own at its commit.
+ *
  * Threads: everything here runs on the worker running the job, on its
  * context; nothing takes a lock (the store's transaction is the worker's
  * alone, and the store takes its pool's lock for the connection).
@@ -44,6 +50,17 @@ void chime__ctx_tx_end(chime_ctx *ctx) {
              (long long)ctx->fire->fire_id);
   st->ops->fire_tx_rollback(tx->stx);
   tx->stx = NULL;
+}
+
+void chime__run_writes_free(chime_run_write *w) {
+  while (w) {
+    chime_run_write *next = w->next;
+    for (size_t i = 0; i < w->nparams; i++)
+      free(w->params[i]);
+    free(w->sql);
+    free(w);
+    w = next;
+  }
 }
 
 #if CHIME_HAVE_MYSQL
@@ -157,6 +174,7 @@ int chime_mysql_tx_commit(chime_mysql_tx *tx) {
       .set_data = ctx->set_data,
       .data = ctx->data,
       .data_len = ctx->data_len,
+      .writes = ctx->writes,
   };
   if (out.finished_ms < out.started_ms)
     out.finished_ms = out.started_ms;
@@ -221,6 +239,41 @@ int chime_mysql_tx_rollback(chime_mysql_tx *tx) {
   st->ops->fire_tx_rollback(tx->stx);
   tx->stx = NULL;
   tx->enqueued = false;
+  return 0;
+}
+
+/* A copy of sql and params[0 .. nparams), or NULL (no memory). */
+static chime_run_write *
+run_write_new(const char *sql, const char *const *params, size_t nparams) {
+  chime_run_write *w = calloc(1, sizeof *w + nparams * sizeof w->params[0]);
+  if (!w)
+    return NULL;
+  w->nparams = nparams;
+  bool ok = (w->sql = strdup(sql)) != NULL;
+  for (size_t i = 0; ok && i < nparams; i++)
+    ok = !params[i] || (w->params[i] = strdup(params[i])) != NULL;
+  if (!ok) {
+    chime__run_writes_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+int chime_ctx_complete_with(chime_ctx *ctx, const char *sql,
+                            const char *const *params, size_t nparams) {
+  if (!sql || (!params && nparams > 0) || !in_run(ctx))
+    return CHIME_EINVAL;
+  if (!ctx->sched->store->ops->fire_tx_execute) /* no transactions */
+    return CHIME_EUNSUPPORTED;
+  if (ctx->completed)
+    return CHIME_ESTATE;
+  chime_run_write *w = run_write_new(sql, params, nparams);
+  if (!w)
+    return CHIME_ENOMEM;
+  if (!ctx->writes_tail)
+    ctx->writes_tail = &ctx->writes;
+  *ctx->writes_tail = w;
+  ctx->writes_tail = &w->next;
   return 0;
 }
 

@@ -241,6 +241,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
   out.data = ctx.data;
   out.data_len = ctx.data_len;
   out.checkpointed = ctx.checkpointed;
+  out.writes = ctx.writes;
   chime__done *d = NULL;
   if (cut && !atomic_load(&s->abandoned)) {
     chime__ctx_clear(&ctx);
@@ -271,9 +272,11 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
     d->out = out;
     d->message = ctx.fail_message;
     d->data = ctx.data;
+    d->writes = ctx.writes;
     d->forbid = wakes_loop(fire->job, fire->trigger);
     ctx.fail_message = NULL;
     ctx.data = NULL;
+    ctx.writes = NULL;
     chime__ctx_clear(&ctx); /* what the done did not take (a transaction) */
     chime__mu_lock(s);
     chime__completer_push(s, d);

@@ -34,6 +34,22 @@
  * recorded.  A job that returns with its transaction still open has it
  * rolled back, and its fire completes as usual.  docs/cluster.md compares
  * this with the other two levels of guarantee.
+ *
+ * A job whose work is writes alone (no reads whose answer it needs during
+ * the run) gives them to its fire's completion instead, and no transaction
+ * is its own:
+ *
+ *   static void settle(chime_ctx *ctx, void *user_data) {
+ *     const char *p[] = {"2026-12-01"};
+ *     chime_ctx_complete_with(ctx, "UPDATE bills SET settled = 1 "
+ *                               "WHERE day = ?", p, 1);
+ *   }
+ *
+ * The statement runs when the fire completes, in the transaction that
+ * completes it: under load one transaction and one COMMIT complete many
+ * fires of the node together, each with its job's statements, which makes
+ * this the cheapest way to write anything from a job, and still both or
+ * neither (chime_ctx_complete_with says what a refused statement does).
  */
 #ifndef CHIME_MYSQL_H
 #define CHIME_MYSQL_H
@@ -162,6 +178,39 @@ CHIME_EXTERN int chime_mysql_tx_rollback(chime_mysql_tx *tx);
  * Thread: the job's worker thread.
  */
 CHIME_EXTERN const char *chime_mysql_tx_errmsg(const chime_mysql_tx *tx);
+
+/*
+ * chime_ctx_complete_with: gives one SQL statement to the completion of
+ * ctx's running fire.  It runs, with params[0 .. nparams) bound to its ?
+ * placeholders as text (a NULL parameter is SQL NULL; the server converts
+ * text to the column's type), in the transaction that completes the fire,
+ * after the job returned: its writes commit with the completion, or not
+ * at all.  Several calls give several statements, run in the order given.
+ * The node completes the fires that end at about the same time in one
+ * transaction (one COMMIT for the lot), so many fires' statements share
+ * it; a fire taken over by another node meanwhile writes none of them
+ * (fencing: the other node's run writes its own).  When the job also
+ * commits a chime_mysql_tx, they run in that transaction, before the
+ * completion's own steps.
+ * A statement the server refuses (a duplicate key, a syntax error, a
+ * wrong number of parameters: anything but a deadlock or a lost
+ * connection, which are retried with the whole completion) writes none
+ * of the run's statements: the run is recorded failed
+ * (CHIME_EJOBFAILED, the history's message says which statement error),
+ * and retried as its job's retry policy says.  The listeners and metrics
+ * see the job's own verdict, given when it returned, before the
+ * statements ran.
+ * Returns: 0 (given); CHIME_EINVAL (NULL ctx or sql, params NULL with
+ * nparams > 0, or ctx is not a job's run, or called after the job
+ * returned); CHIME_EUNSUPPORTED (the store is not MySQL/MariaDB);
+ * CHIME_ESTATE (a chime_mysql_tx of the run committed: the fire is
+ * complete already); CHIME_ENOMEM.
+ * Ownership: sql and params are copied.
+ * Thread: the job's worker thread, during the job function.
+ */
+CHIME_EXTERN int chime_ctx_complete_with(chime_ctx *ctx, const char *sql,
+                                         const char *const *params,
+                                         size_t nparams);
 
 /* ------------------------------------ a program's own plain connection */
 

@@ -200,6 +200,17 @@ const void *chime__fire_own_data(const chime_fire *fire, size_t *ret_len);
 void chime__history_entry_clear(chime_history_entry *e);
 void chime__history_entries_free(chime_history_entry *entries, size_t count);
 
+/* A statement a job gave to its fire's completion
+ * (chime_ctx_complete_with): the store runs it in the transaction that
+ * completes the fire, params bound to its ? placeholders as text (a NULL
+ * entry: SQL NULL).  engine/fire_tx.c makes and frees them. */
+typedef struct chime_run_write {
+  struct chime_run_write *next; /* the next one the job gave, or NULL */
+  char *sql;
+  size_t nparams;
+  char *params[]; /* nparams of them */
+} chime_run_write;
+
 /* The outcome of a run, for complete(). */
 typedef struct chime_run_result {
   int error;           /* 0, or the run's error (CHIME_E* or job failure) */
@@ -212,6 +223,9 @@ typedef struct chime_run_result {
   const void *data;
   size_t data_len;
   bool checkpointed; /* the run wrote or read a checkpoint: delete it */
+  /* Written with the completion, in order, or not at all (NULL: none; a
+   * store without transactions never gets any). */
+  const chime_run_write *writes;
 } chime_run_result;
 
 /* Lease tokens are tied to the store's clock: an acquisition's token is
@@ -529,6 +543,10 @@ struct chime_store_ops {
    * return.  fire_tx_handle: the store's connection (a MYSQL * for MySQL),
    * borrowed until commit or rollback.  fire_tx_execute: one statement with
    * text parameters (NULL: SQL NULL).  Messages go to errbuf (may be NULL).
+   * A store with fire_tx_execute runs an outcome's writes (its job's
+   * statements, chime_run_result) in the transaction that completes the
+   * fire, whichever op writes it (complete, complete_many, fire_tx_commit);
+   * the engine gives none to a store without it.
    * Thread: the one that began tx, alone. */
   int (*fire_tx_begin)(chime_store *store, const chime_fire *fire,
                        chime_store_tx **ret_tx, char *errbuf,

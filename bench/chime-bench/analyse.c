@@ -286,7 +286,8 @@ static void print_summary(const bench_run *run, const tally *t) {
   bench_cost_format(&run->db, t->started_in_window, cost, sizeof cost);
   fputs(cost, stdout);
   if (o->exactly_once)
-    printf("\texactly_once=1");
+    printf("\texactly_once=%s",
+           o->exactly_once == EXACTLY_TX ? "tx" : "complete_with");
   if (o->local_queue >= 0)
     printf("\tlocal_queue=%d", o->local_queue);
   if (t->most_running >= 0)

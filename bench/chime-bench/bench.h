@@ -68,8 +68,10 @@ typedef struct bench_opts {
   int64_t max_p99_ms;   /* the bound on a sample's p99 lateness */
   bool nodes_given;     /* --nodes on the command line */
   int limit;            /* --limit N: the job type's limit (0: none) */
-  bool exactly_once;    /* the job writes its row in its fire's completion
-                         * transaction (chime-mysql.h), one row a run */
+  /* The job writes its row in its fire's completion transaction
+   * (chime-mysql.h), one row a run: given to the completion
+   * (--exactly-once), or in a transaction of its own (--exactly-once-tx). */
+  enum { EXACTLY_NO, EXACTLY_WITH, EXACTLY_TX } exactly_once;
   /* The hidden node mode. */
   const char *node_id;  /* NULL: the parent */
   bool node_idle;       /* the node of the idle mode: chime's defaults */

@@ -15,10 +15,14 @@
  * heavy, no timer.
  *
  * With --exactly-once the job writes its row instead in its fire's
- * completion transaction (chime-mysql.h): begin, one INSERT, and the one
- * COMMIT that writes the row and completes the fire together, on a store
- * connection; no batching of its own, so the database sees what an
- * application's exactly-once job costs.
+ * completion transaction (chime-mysql.h): it gives its INSERT to the
+ * completion (chime_ctx_complete_with), and the node's batch of
+ * completions runs it and completes the fire in one COMMIT.  With
+ * --exactly-once-tx it begins a transaction of its own on the fire: begin,
+ * one INSERT, and the one COMMIT that writes the row and completes the
+ * fire together, on a store connection.  Either way no batching of the
+ * bench's own, so the database sees what an application's exactly-once job
+ * costs.
  *
  * actual_ms is chime_ctx_get_fire_ms(): the run's start on the store clock (the
  * database's), the clock scheduled_ms is on, so lateness needs no clock
@@ -66,8 +70,8 @@ typedef struct row {
 typedef struct node {
   const char *id;
   int64_t work_ms;
-  bool limit;        /* --limit: a run records its start and end when it ends */
-  bool exactly_once; /* --exactly-once: the row in the completion's tx */
+  bool limit;       /* --limit: a run records its start and end when it ends */
+  int exactly_once; /* bench_opts's: the row in the completion's tx */
   chime_mysql_url *url; /* the results database */
   pthread_mutex_t mu;
   row *head, *tail; /* the queue */
@@ -190,34 +194,59 @@ static int record(node *n, chime_ctx *ctx, int64_t start_ms, int64_t end_ms) {
   return w.result;
 }
 
-/* --exactly-once: the run's row and its fire's completion in one
+/* The run's row for the INSERT below. */
+typedef struct row_params {
+  char scheduled[24], actual[24], fire_id[24];
+  const char *v[6];
+} row_params;
+
+static const char insert_row[] =
+    "INSERT INTO bench_results (trigger_name, scheduled_ms, actual_ms, node, "
+    "fire_id, recovering) VALUES (?, ?, ?, ?, ?, ?)";
+
+static void row_params_fill(row_params *p, const node *n, chime_ctx *ctx) {
+  snprintf(p->scheduled, sizeof p->scheduled, "%" PRId64,
+           chime_ctx_get_scheduled_ms(ctx));
+  snprintf(p->actual, sizeof p->actual, "%" PRId64, chime_ctx_get_fire_ms(ctx));
+  snprintf(p->fire_id, sizeof p->fire_id, "%" PRId64,
+           chime_ctx_get_fire_id(ctx));
+  p->v[0] = chime_ctx_get_trigger_name(ctx);
+  p->v[1] = p->scheduled;
+  p->v[2] = p->actual;
+  p->v[3] = n->id;
+  p->v[4] = p->fire_id;
+  p->v[5] = chime_ctx_is_recovering(ctx) ? "1" : "0";
+}
+
+/* --exactly-once: the run's row given to its fire's completion.  Returns 0
+ * or -1 (the row lost: printed for the parent to count). */
+static int record_with_completion(node *n, chime_ctx *ctx) {
+  row_params p;
+  row_params_fill(&p, n, ctx);
+  int r = chime_ctx_complete_with(ctx, insert_row, p.v, 6);
+  if (r == 0)
+    return 0;
+  fprintf(stderr, "%" PRId64 " %s RESULT-LOST: %s at %s: %s\n", bench_real_ms(),
+          n->id, p.v[0], p.scheduled, chime_strerror(r));
+  chime_ctx_fail(ctx, chime_strerror(r));
+  return -1;
+}
+
+/* --exactly-once-tx: the run's row and its fire's completion in one
  * transaction, begun again after a deadlock or a lost connection (nothing
  * was written then, docs/cluster.md).  CHIME_ENOTOWNER at begin means the
  * fire is not this node's any more (recovered elsewhere: that run writes
  * the row) or a commit whose reply was lost did complete it.  Returns 0 or
  * -1 (the row lost: printed for the parent to count). */
 static int record_in_tx(node *n, chime_ctx *ctx) {
-  char scheduled[24], actual[24], fire_id[24];
-  snprintf(scheduled, sizeof scheduled, "%" PRId64,
-           chime_ctx_get_scheduled_ms(ctx));
-  snprintf(actual, sizeof actual, "%" PRId64, chime_ctx_get_fire_ms(ctx));
-  snprintf(fire_id, sizeof fire_id, "%" PRId64, chime_ctx_get_fire_id(ctx));
-  const char *params[] = {chime_ctx_get_trigger_name(ctx),
-                          scheduled,
-                          actual,
-                          n->id,
-                          fire_id,
-                          chime_ctx_is_recovering(ctx) ? "1" : "0"};
+  row_params p;
+  row_params_fill(&p, n, ctx);
   char err[512] = "";
   for (int attempt = 1; attempt <= RECORD_ATTEMPTS; attempt++) {
     chime_mysql_tx *tx = NULL;
     int r = chime_mysql_tx_begin(ctx, &tx);
     if (r == 0) {
-      r = chime_mysql_tx_execute(
-          tx,
-          "INSERT INTO bench_results (trigger_name, scheduled_ms, "
-          "actual_ms, node, fire_id, recovering) VALUES (?, ?, ?, ?, ?, ?)",
-          params, 6, NULL);
+      r = chime_mysql_tx_execute(tx, insert_row, p.v, 6, NULL);
       if (r == 0)
         r = chime_mysql_tx_commit(tx);
       else
@@ -233,7 +262,7 @@ static int record_in_tx(node *n, chime_ctx *ctx) {
     bench_sleep_ms(10 * attempt);
   }
   fprintf(stderr, "%" PRId64 " %s RESULT-LOST: %s at %s: %s\n", bench_real_ms(),
-          n->id, params[0], scheduled, err);
+          n->id, p.v[0], p.scheduled, err);
   chime_ctx_fail(ctx, err);
   return -1;
 }
@@ -241,7 +270,10 @@ static int record_in_tx(node *n, chime_ctx *ctx) {
 static void bench_job(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
   if (n->exactly_once) {
-    record_in_tx(n, ctx);
+    if (n->exactly_once == EXACTLY_TX)
+      record_in_tx(n, ctx);
+    else
+      record_with_completion(n, ctx);
     bench_sleep_ms(n->work_ms);
     return;
   }

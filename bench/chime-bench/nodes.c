@@ -141,7 +141,8 @@ static int node_exec_build(const bench_opts *o, const bench_node *node,
   if (o->spread)
     x->argv[a++] = "--spread";
   if (o->exactly_once)
-    x->argv[a++] = "--exactly-once";
+    x->argv[a++] =
+        o->exactly_once == EXACTLY_TX ? "--exactly-once-tx" : "--exactly-once";
   if (node->lat_path[0]) {
     x->argv[a++] = "--lat-file";
     x->argv[a++] = (char *)node->lat_path;

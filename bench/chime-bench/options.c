@@ -19,7 +19,7 @@ static const char usage_text[] =
     "[--work-ms J]\n"
     "                   [--kill-one-at SEC] [--warmup-s X] [--burst] "
     "[--spread]\n"
-    "                   [--limit N] [--exactly-once] [--local-queue Q]\n"
+    "                   [--limit N] [--exactly-once[-tx]] [--local-queue Q]\n"
     "       chime-bench --url URL --idle SECONDS\n"
     "       chime-bench --url URL --leases CLIENTS [--seconds S]\n"
     "       chime-bench --url URL --enqueue RUNS [--nodes N]\n"
@@ -45,8 +45,11 @@ static const char usage_text[] =
     "the line adds the most runs at once in any millisecond (most_running),\n"
     "which must not exceed N (exit 2).\n"
     "--exactly-once: the job writes its row in its fire's completion\n"
-    "transaction (chime-mysql.h: begin, the INSERT, one COMMIT for both),\n"
-    "one row a run, instead of through the node's batching writer.\n"
+    "transaction, one row a run, instead of through the node's batching\n"
+    "writer: it gives its INSERT to the completion (chime-mysql.h's\n"
+    "chime_ctx_complete_with), whose batches of fires share a COMMIT.\n"
+    "--exactly-once-tx: the same row in a transaction of the job's own\n"
+    "(chime_mysql_tx_begin, the INSERT, the COMMIT that completes the fire).\n"
     "--idle measures the statements per second of one idle node.\n"
     "--leases runs CLIENTS threads, each a scheduler never started, doing\n"
     "named-lease acquire + release pairs for S seconds (default 10).\n"
@@ -129,6 +132,7 @@ enum {
   OPT_MAX_P99,
   OPT_LIMIT,
   OPT_EXACTLY_ONCE,
+  OPT_EXACTLY_ONCE_TX,
   OPT_LOCAL_QUEUE,
   OPT_LAT_FILE,
   OPT_NODE,
@@ -161,6 +165,7 @@ static const struct option long_opts[] = {
     {"max-p99-ms", required_argument, NULL, OPT_MAX_P99},
     {"limit", required_argument, NULL, OPT_LIMIT},
     {"exactly-once", no_argument, NULL, OPT_EXACTLY_ONCE},
+    {"exactly-once-tx", no_argument, NULL, OPT_EXACTLY_ONCE_TX},
     {"local-queue", required_argument, NULL, OPT_LOCAL_QUEUE},
     /* Hidden: how the parent starts a node. */
     {"node", required_argument, NULL, OPT_NODE},
@@ -197,7 +202,10 @@ static int apply(bench_opts *o, int c, const char *arg) {
     o->spread = true;
     return 0;
   case OPT_EXACTLY_ONCE:
-    o->exactly_once = true;
+    o->exactly_once = EXACTLY_WITH;
+    return 0;
+  case OPT_EXACTLY_ONCE_TX:
+    o->exactly_once = EXACTLY_TX;
     return 0;
   case OPT_HELP:
     fputs(usage_text, stdout);
@@ -362,7 +370,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
    * run's row, which an interrupted transaction never wrote; --limit
    * records a run's end, after the job's work, outside the transaction. */
   if (o->exactly_once && (o->kill_at_s >= 0 || o->limit > 0)) {
-    fprintf(stderr, "chime-bench: --exactly-once goes with neither "
+    fprintf(stderr, "chime-bench: --exactly-once[-tx] goes with neither "
                     "--kill-one-at nor --limit\n");
     return -1;
   }

@@ -41,6 +41,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,14 @@ struct chime__mysql_completion {
   size_t row;   /* its fired row in the batch's result; SIZE_MAX: none */
   bool retried; /* this attempt's transaction stores a retry of the fire */
   bool finished;
+  /* The statements its job gave to the completion (outcome->writes): one
+   * was refused in this attempt (writes_failed, why says how); the run is
+   * then written as failed without them (writes_refused, outcome points
+   * to refused: write_batch). */
+  bool writes_failed;
+  bool writes_refused;
+  chime_run_result refused;
+  char why[256];
   /* Its thread waits on this, so a finished batch wakes only its own
    * threads and the next writer, not every waiting worker. */
   pthread_cond_t wake;
@@ -235,6 +244,66 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
     gone = gone || d->row == SIZE_MAX;
   }
   return tx->commit_lost && gone ? find_own_commit(tx, b) : 0;
+}
+
+/* Whether a failure r of a job's statement is the statement's own (the
+ * server refused it), not the connection's or the server's state. */
+static bool refused_by_server(const chime__mysql_tx *tx, int r) {
+  return r != CHIME_EBUSY && r != CHIME_ECONNECT && r != CHIME_ENOMEM &&
+         !chime__mysql_lost(tx->last_errno) &&
+         !chime__mysql_read_only_error(tx->last_errno);
+}
+
+/* Runs the statements each job gave to its fire's completion
+ * (chime_ctx_complete_with), in the order given, for the fires this node
+ * still runs (a fire taken over writes none: the other node's run does).
+ * One refused fails the batch; write_batch then writes its fire alone
+ * without them. */
+static int run_writes(chime__mysql_tx *tx, batch *b) {
+  chime__mysql_job_stmt js = {0};
+  char *errbuf = tx->errbuf;
+  size_t errbuf_len = tx->errbuf_len;
+  int r = 0;
+  for (size_t i = 0; r == 0 && i < b->n; i++) {
+    chime__mysql_completion *d = b->reqs[i];
+    if (!writes(d) || !d->outcome)
+      continue;
+    tx->errbuf = d->why;
+    tx->errbuf_len = sizeof d->why;
+    for (const chime_run_write *w = d->outcome->writes; r == 0 && w;
+         w = w->next)
+      r = chime__mysql_job_stmt_run(
+          tx, &js, w->sql, (const char *const *)w->params, w->nparams, NULL);
+    d->writes_failed = r < 0 && refused_by_server(tx, r);
+    if (r < 0 && errbuf && errbuf_len) /* the caller's, too */
+      snprintf(errbuf, errbuf_len, "%s", d->why);
+  }
+  tx->errbuf = errbuf;
+  tx->errbuf_len = errbuf_len;
+  chime__mysql_job_stmt_close(&js);
+  return r;
+}
+
+/* Completion d's job statements were refused: its run is written as
+ * failed (and retried as its job says), without them. */
+static void refuse_writes(chime__mysql_store *s, chime__mysql_completion *d) {
+  assert(d->outcome && d->outcome->writes && !d->writes_refused);
+  chime__mysql_log(s, CHIME_LOG_WARN,
+                   "fire %lld: a statement its job gave to the completion "
+                   "was refused (%s): the run is recorded failed, none of "
+                   "its statements written",
+                   (long long)d->fire->fire_id, d->why);
+  d->refused = *d->outcome;
+  d->refused.error = CHIME_EJOBFAILED;
+  d->refused.status = NULL;
+  d->refused.writes = NULL;
+  char msg[sizeof d->why];
+  snprintf(msg, sizeof msg, "%s", d->why);
+  snprintf(d->why, sizeof d->why,
+           "a statement given to the completion was refused: %.190s", msg);
+  d->refused.message = d->why;
+  d->outcome = &d->refused;
+  d->writes_refused = true;
 }
 
 /* Saves the job data a run set, when its job keeps data. */
@@ -543,7 +612,11 @@ static int end_shards(chime__mysql_tx *tx, batch *b) {
 
 static int batch_fn(chime__mysql_tx *tx, void *arg) {
   batch *b = arg;
+  for (size_t i = 0; i < b->n; i++)
+    b->reqs[i]->writes_failed = false;
   int r = lock_fired(tx, b);
+  if (r == 0)
+    r = run_writes(tx, b);
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
     if (writes(d) && d->outcome && d->outcome->set_data)
@@ -582,6 +655,10 @@ static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
     if (r == 0)
       chime__mysql_shards_tell(s, &b.done); /* committed */
     chime__mysql_shards_done_clear(&b.done);
+    if (r < 0 && n == 1 && reqs[0]->writes_failed) {
+      refuse_writes(s, reqs[0]);
+      continue;
+    }
     if (r == 0 || r == CHIME_ECONNECT || r == CHIME_ENOMEM || n > 1 ||
         b.history == HISTORY_NONE)
       break;

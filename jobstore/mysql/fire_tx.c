@@ -167,49 +167,10 @@ int chime__mysql_fire_tx_execute(chime_store_tx *t, const char *sql,
   if (!t->c->db)
     return chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT,
                              "the transaction's connection was lost");
-  MYSQL_STMT *st = mysql_stmt_init(t->c->db);
-  if (!st)
-    return CHIME_ENOMEM;
-  MYSQL_BIND *b = calloc(nparams ? nparams : 1, sizeof *b);
-  unsigned long *lens = calloc(nparams ? nparams : 1, sizeof *lens);
-  int r = b && lens ? 0 : CHIME_ENOMEM;
-  if (r == 0 && mysql_stmt_prepare(st, sql, strlen(sql)) != 0)
-    r = chime__mysql_fail(&t->tx, mysql_stmt_errno(st), mysql_stmt_error(st),
-                          sql);
-  if (r == 0 && mysql_stmt_param_count(st) != nparams)
-    r = chime__record_err(errbuf, errbuf_len, CHIME_EINVAL,
-                          "the statement has %lu placeholder(s) but %zu "
-                          "parameter(s) were given",
-                          mysql_stmt_param_count(st), nparams);
-  for (size_t i = 0; r == 0 && i < nparams; i++) {
-    if (!params[i]) {
-      b[i].buffer_type = MYSQL_TYPE_NULL;
-      continue;
-    }
-    lens[i] = (unsigned long)strlen(params[i]);
-    b[i].buffer_type = MYSQL_TYPE_STRING;
-    b[i].buffer = (void *)(uintptr_t)params[i];
-    b[i].buffer_length = lens[i];
-    b[i].length = &lens[i];
-  }
-  if (r == 0 && nparams && mysql_stmt_bind_param(st, b) != 0)
-    r = chime__mysql_fail(&t->tx, mysql_stmt_errno(st), mysql_stmt_error(st),
-                          sql);
-  if (r == 0 && mysql_stmt_execute(st) != 0)
-    r = chime__mysql_fail(&t->tx, mysql_stmt_errno(st), mysql_stmt_error(st),
-                          sql);
-  if (r == 0 && ret_affected)
-    *ret_affected = mysql_stmt_affected_rows(st);
-  /* A result set is read and dropped, so the connection is free again. */
-  if (r == 0 && mysql_stmt_field_count(st) > 0 &&
-      mysql_stmt_store_result(st) != 0)
-    r = chime__mysql_fail(&t->tx, mysql_stmt_errno(st), mysql_stmt_error(st),
-                          sql);
-  if (r == 0 && mysql_stmt_field_count(st) > 0 && ret_affected)
-    *ret_affected = mysql_stmt_num_rows(st);
-  mysql_stmt_close(st);
-  free(b);
-  free(lens);
+  chime__mysql_job_stmt js = {0};
+  int r = chime__mysql_job_stmt_run(&t->tx, &js, sql, params, nparams,
+                                    ret_affected);
+  chime__mysql_job_stmt_close(&js);
   return r;
 }
 

@@ -117,6 +117,24 @@ int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
                              const chime_run_result *outcome,
                              struct chime__mysql_shards_done *ended);
 
+/* job_stmt.c: a job's own statement (chime-mysql.h), prepared on tx's
+ * connection with params bound as text (NULL: SQL NULL).  js keeps the
+ * last statement prepared (its sql borrowed): a run with the same text on
+ * the same connection executes it again; chime__mysql_job_stmt_close
+ * frees it (a zeroed js is empty).  Returns: 0; CHIME_EINVAL (not
+ * nparams placeholders); CHIME_ENOMEM; the server's error
+ * (chime__mysql_fail: tx->errbuf says it).  *ret_affected (may be NULL):
+ * the affected rows, or a result set's rows (read and dropped). */
+typedef struct chime__mysql_job_stmt {
+  MYSQL_STMT *st;
+  const char *sql;
+  MYSQL *db;
+} chime__mysql_job_stmt;
+int chime__mysql_job_stmt_run(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
+                              const char *sql, const char *const *params,
+                              size_t nparams, uint64_t *ret_affected);
+void chime__mysql_job_stmt_close(chime__mysql_job_stmt *js);
+
 /* fire_tx.c: transactional completion (store.h's fire_tx_*). */
 int chime__mysql_fire_tx_begin(chime_store *store, const chime_fire *fire,
                                chime_store_tx **ret_tx, char *errbuf,

@@ -13,6 +13,10 @@
  * directly: a node that stops (checks in no more) inside such a transaction,
  * holding its fired row and an uncommitted row, does not block a survivor's
  * recovery: the survivor ends its sessions first (prefix chime_txs_).
+ * Statements given to the completion (chime_ctx_complete_with) are
+ * written with it, in order, or none: a refused one makes the run FAILED
+ * (only its own, in a batch of many), a fenced fire writes none, and with a
+ * transaction of the job's own they commit in it.
  */
 #include "chime-mysql.h"
 #include "chime.h"
@@ -46,6 +50,52 @@ typedef struct seen {
 } seen;
 
 static seen st;
+
+/* A job that gives statements to its completion: its trigger's name says
+ * which ("with...": below).  Called by tx_job. */
+static void with_job(chime_ctx *ctx, const char *how, const char *id) {
+  int r = 0;
+  if (strcmp(how, "with-stolen") == 0) { /* another node has it now */
+    MYSQL *db = chime_test_mysql_open();
+    char q[160];
+    snprintf(q, sizeof q,
+             "UPDATE chime_tx_fired SET node = 'thief' WHERE fire_id = %s", id);
+    if (!db || mysql_query(db, q) != 0)
+      fprintf(stderr, "cannot steal fire %s\n", id);
+    if (db)
+      mysql_close(db);
+  }
+  const char *p[] = {id, how};
+  const char *insert = "INSERT INTO tx_effects (fire_id, how) VALUES (?, ?)";
+  r = chime_ctx_complete_with(ctx, insert, p, 2);
+  const char *p2[] = {id, NULL};
+  if (r == 0 && strcmp(how, "with-bad") == 0)
+    r = chime_ctx_complete_with(
+        ctx, "INSERT INTO tx_no_such_table (fire_id) VALUES (?)", p, 1);
+  else if (r == 0)
+    r = chime_ctx_complete_with(
+        ctx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, 'second')", p2,
+        1);
+  int end_r = 1, again_r = 1;
+  if (r == 0 && strcmp(how, "with-tx") == 0) {
+    /* With a transaction of its own: the statements commit in it. */
+    chime_mysql_tx *tx = NULL;
+    end_r = chime_mysql_tx_begin(ctx, &tx);
+    if (end_r == 0)
+      end_r = chime_mysql_tx_execute(tx, insert, p, 2, NULL);
+    if (end_r == 0)
+      end_r = chime_mysql_tx_commit(tx);
+    again_r = chime_ctx_complete_with(ctx, insert, p, 2);
+  }
+  pthread_mutex_lock(&st.mu);
+  st.fire_id = chime_ctx_get_fire_id(ctx);
+  st.exec_r = r;
+  st.end_r = end_r;
+  st.again_r = again_r;
+  st.done = true;
+  pthread_cond_broadcast(&st.cond);
+  pthread_mutex_unlock(&st.mu);
+}
 
 static void reset(void) {
   pthread_mutex_lock(&st.mu);
@@ -89,6 +139,10 @@ static void tx_job(chime_ctx *ctx, void *user_data) {
   const char *how = chime_ctx_get_trigger_name(ctx);
   char id[32];
   snprintf(id, sizeof id, "%" PRId64, chime_ctx_get_fire_id(ctx));
+  if (strncmp(how, "with", 4) == 0) {
+    with_job(ctx, how, id);
+    return;
+  }
   pthread_mutex_lock(&st.mu);
   st.fire_id = chime_ctx_get_fire_id(ctx);
   pthread_mutex_unlock(&st.mu);
@@ -187,9 +241,8 @@ static MYSQL *admin(void) {
   return db;
 }
 
-static long long query_int(MYSQL *db, const char *fmt, int64_t arg) {
-  char q[512];
-  snprintf(q, sizeof q, fmt, arg);
+/* The first column of the first row of q's answer; -1 on failure. */
+static long long query_plain(MYSQL *db, const char *q) {
   long long v = -1;
   if (mysql_query(db, q) != 0) {
     fprintf(stderr, "%s: %s\n", q, mysql_error(db));
@@ -202,6 +255,12 @@ static long long query_int(MYSQL *db, const char *fmt, int64_t arg) {
   if (res)
     mysql_free_result(res);
   return v;
+}
+
+static long long query_int(MYSQL *db, const char *fmt, int64_t arg) {
+  char q[512];
+  snprintf(q, sizeof q, fmt, arg);
+  return query_plain(db, q);
 }
 
 static chime_scheduler *start(const char *url_or_null) {
@@ -255,17 +314,25 @@ static void fire_once(chime_scheduler *s, const char *how) {
   chime_trigger_free(t);
 }
 
+/* The test's database handle (its tables set up), a scheduler started,
+ * and how fired once, its job returned (st.done). */
+static MYSQL *fire_and_wait(const char *how, chime_scheduler **ret_s) {
+  MYSQL *db = admin();
+  reset();
+  *ret_s = start(NULL);
+  fire_once(*ret_s, how);
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  return db;
+}
+
 #define HISTORY "SELECT COUNT(*) FROM chime_tx_history WHERE fire_id = %" PRId64
 #define HISTORY_OK HISTORY " AND outcome = 'OK' AND node = 'tx-node'"
 #define FIRED "SELECT COUNT(*) FROM chime_tx_fired WHERE fire_id = %" PRId64
 #define EFFECTS "SELECT COUNT(*) FROM tx_effects WHERE fire_id = %" PRId64
 
 static void test_mysql_tx_commit_writes_both(void) {
-  MYSQL *db = admin();
-  reset();
-  chime_scheduler *s = start(NULL);
-  fire_once(s, "commit");
-  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("commit", &s);
   CU_ASSERT_EQUAL(st.begin_r, 0);
   CU_ASSERT_EQUAL(st.exec_r, 0);
   CU_ASSERT_EQUAL(st.affected, 1);
@@ -287,11 +354,8 @@ static void test_mysql_tx_commit_writes_both(void) {
 }
 
 static void test_mysql_tx_rollback_writes_neither(void) {
-  MYSQL *db = admin();
-  reset();
-  chime_scheduler *s = start(NULL);
-  fire_once(s, "rollback");
-  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("rollback", &s);
   CU_ASSERT_EQUAL(st.begin_r, 0);
   CU_ASSERT_EQUAL(st.exec_r, 0);
   CU_ASSERT_EQUAL(st.end_r, 0);
@@ -304,11 +368,8 @@ static void test_mysql_tx_rollback_writes_neither(void) {
 }
 
 static void test_mysql_tx_left_open_is_rolled_back(void) {
-  MYSQL *db = admin();
-  reset();
-  chime_scheduler *s = start(NULL);
-  fire_once(s, "leave-open");
-  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("leave-open", &s);
   CU_ASSERT_EQUAL(st.begin_r, 0);
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
@@ -349,11 +410,8 @@ static void test_mysql_tx_fenced_commit_fails_whole(void) {
 }
 
 static void test_mysql_tx_begin_refused_when_not_owned(void) {
-  MYSQL *db = admin();
-  reset();
-  chime_scheduler *s = start(NULL);
-  fire_once(s, "stolen");
-  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("stolen", &s);
   CU_ASSERT_EQUAL(st.begin_r, CHIME_ENOTOWNER);
   chime_scheduler_free(s);
   CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 0);
@@ -413,6 +471,9 @@ static void test_mysql_tx_bad_arguments(void) {
   CU_ASSERT_EQUAL(chime_mysql_tx_rollback(NULL), CHIME_EINVAL);
   CU_ASSERT_PTR_NULL(chime_mysql_tx_get_conn(NULL));
   CU_ASSERT_STRING_EQUAL(chime_mysql_tx_errmsg(NULL), "");
+  const char *p[] = {"1"};
+  CU_ASSERT_EQUAL(chime_ctx_complete_with(NULL, "SELECT ?", p, 1),
+                  CHIME_EINVAL);
 }
 
 /* A store of node on prefix chime_txs_ (lock waits of 2 s: a recovery that
@@ -622,6 +683,134 @@ static void test_mysql_tx_dead_node_being_recovered_is_left(void) {
   mysql_close(db);
 }
 
+/* Waits until query_int(db, q, arg) is want, at most WAIT_MS. */
+static long long wait_count(MYSQL *db, const char *q, int64_t arg,
+                            long long want) {
+  long long v = -1;
+  for (int i = 0; i < WAIT_MS / 50; i++) {
+    if ((v = query_int(db, q, arg)) == want)
+      break;
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return v;
+}
+
+/* The completion writes the statements given to it, in order, with the
+ * fire's completion. */
+static void test_mysql_complete_with_writes_in_order(void) {
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("with", &s);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  CU_ASSERT_EQUAL(wait_count(db, HISTORY_OK, st.fire_id, 1), 1);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 2);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS " AND how = 'with'", st.fire_id), 1);
+  /* The NULL parameter was SQL NULL: the second row's how is its own. */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS " AND how = 'second'", st.fire_id), 1);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 1);
+  mysql_close(db);
+}
+
+/* A refused statement writes none of the run's statements; the fire is
+ * completed, its run FAILED with the server's message. */
+static void test_mysql_complete_with_refused_fails_run(void) {
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("with-bad", &s);
+  CU_ASSERT_EQUAL(st.exec_r, 0); /* given; run at the completion */
+  CU_ASSERT_EQUAL(wait_count(db, HISTORY, st.fire_id, 1), 1);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db,
+                            HISTORY
+                            " AND outcome = 'FAILED' AND error_text LIKE "
+                            "'%%statement given to the completion was refused%%"
+                            "tx_no_such_table%%'",
+                            st.fire_id),
+                  1);
+  mysql_close(db);
+}
+
+/* Many fires complete in one batch: the one refused statement fails its
+ * own run only; every other fire's statements are written. */
+static void test_mysql_complete_with_batch_isolates_refused(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_standby(s), 0);
+  char name[32];
+  for (int i = 0; i < 20; i++) {
+    snprintf(name, sizeof name, "with-%02d", i);
+    fire_once(s, name);
+  }
+  fire_once(s, "with-bad");
+  CU_ASSERT_EQUAL_FATAL(chime_scheduler_start(s), 0);
+  const char *all = "SELECT COUNT(*) FROM chime_tx_history WHERE fire_id > "
+                    "%" PRId64 " AND job_name LIKE 'with%%'";
+  CU_ASSERT_EQUAL(wait_count(db, all, 0, 21), 21);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_tx_history "
+                                  "WHERE job_name LIKE 'with-%' AND outcome "
+                                  "= 'OK' AND job_name <> 'with-bad'"),
+                  20);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_tx_history "
+                                  "WHERE job_name = 'with-bad' AND outcome "
+                                  "= 'FAILED'"),
+                  1);
+  /* Each good run's two rows; none of the refused run's. */
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM tx_effects WHERE how "
+                                  "LIKE 'with-%' AND how <> 'with-bad'"),
+                  20);
+  CU_ASSERT_EQUAL(
+      query_plain(db, "SELECT COUNT(*) FROM tx_effects WHERE how = 'second'"),
+      20);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM tx_effects WHERE how "
+                                  "= 'with-bad'"),
+                  0);
+  mysql_close(db);
+}
+
+/* A fire taken over before its completion writes none of its statements
+ * (the other node's run writes its own). */
+static void test_mysql_complete_with_fenced_writes_none(void) {
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("with-stolen", &s);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  chime_scheduler_free(s); /* waits for the completion's answer */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 0);
+  CU_ASSERT_EQUAL(query_int(db, FIRED, st.fire_id), 1);
+  mysql_close(db);
+}
+
+/* With a transaction of the job's own, the statements given to the
+ * completion commit in it; after that commit no more can be given. */
+static void test_mysql_complete_with_in_own_transaction(void) {
+  chime_scheduler *s = NULL;
+  MYSQL *db = fire_and_wait("with-tx", &s);
+  CU_ASSERT_EQUAL(st.exec_r, 0);
+  CU_ASSERT_EQUAL(st.end_r, 0);
+  CU_ASSERT_EQUAL(st.again_r, CHIME_ESTATE);
+  /* Written by the job's commit, before it returned. */
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 3);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, EFFECTS, st.fire_id), 3);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY, st.fire_id), 1);
+  mysql_close(db);
+}
+
+static void test_mysql_complete_with_memory_store_unsupported(void) {
+  reset();
+  chime_scheduler *s = start("memory:");
+  fire_once(s, "with");
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.exec_r, CHIME_EUNSUPPORTED);
+  chime_scheduler_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"commit writes the job's rows and the completion",
      test_mysql_tx_commit_writes_both},
@@ -637,6 +826,18 @@ static CU_TestInfo tests[] = {
     {"the memory store says unsupported",
      test_mysql_tx_memory_store_unsupported},
     {"bad arguments", test_mysql_tx_bad_arguments},
+    {"complete_with writes its statements in order with the completion",
+     test_mysql_complete_with_writes_in_order},
+    {"complete_with: a refused statement fails the run, writes none",
+     test_mysql_complete_with_refused_fails_run},
+    {"complete_with: a batch isolates the refused statement",
+     test_mysql_complete_with_batch_isolates_refused},
+    {"complete_with: a fenced fire writes none",
+     test_mysql_complete_with_fenced_writes_none},
+    {"complete_with inside the job's own transaction",
+     test_mysql_complete_with_in_own_transaction},
+    {"complete_with: the memory store says unsupported",
+     test_mysql_complete_with_memory_store_unsupported},
     {"a node stopped inside its transaction has its sessions ended",
      test_mysql_tx_stopped_node_sessions_ended},
     {"a node stopped while registering a session does not block recovery",

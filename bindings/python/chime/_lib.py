@@ -365,6 +365,7 @@ _MYSQL_PROTOTYPES = [
     ("chime_mysql_tx_rollback", _i, [_vp]),
     ("chime_mysql_tx_errmsg", _cp, [_vp]),
     ("chime_mysql_tx_enqueue", _i, [_vp, _cp, _cp, _vp, _cp, _sz]),
+    ("chime_ctx_complete_with", _i, [_vp, _cp, _c.POINTER(_cp), _sz]),
 ]
 HAVE_MYSQL_TX = hasattr(lib, "chime_mysql_tx_begin")
 if HAVE_MYSQL_TX:

@@ -220,6 +220,26 @@ class JobContext:
         node's any more."""
         return Transaction(self)
 
+    def complete_with(self, sql, params=()):
+        """Gives one statement, with params bound to its ? placeholders,
+        to this fire's completion (chime_ctx_complete_with; MySQL/MariaDB
+        store only): it runs after the job returns, in the transaction that
+        completes the fire (with other fires' completions under load: one
+        COMMIT for many), so its writes commit with the completion or not
+        at all.  Several calls run in order.  A statement the server
+        refuses writes none of the run's: the run is recorded failed.
+        Raises Unsupported on another store, StateError after a
+        transaction() of this run committed."""
+        if not isinstance(sql, str):
+            raise InvalidArgument(-1, "the statement must be a str")
+        if not _lib.HAVE_MYSQL_TX:
+            raise Unsupported(-16, "this libchime was built without the "
+                              "MySQL store")
+        raw = [_param(v) for v in params]
+        arr = (ctypes.c_char_p * max(1, len(raw)))(*raw)
+        check(_L.chime_ctx_complete_with(self._p(), _lib.enc(sql), arr,
+                                           len(raw)))
+
     def fail(self, message: str) -> None:
         """Marks the run failed with message; the trigger goes on."""
         self.failed = str(message)

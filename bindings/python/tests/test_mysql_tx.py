@@ -8,6 +8,8 @@ together; an exception in the block rolls back (no row; the fire completes
 as failed); a fire taken over while the job works (its session ended and
 its fired row given to another node, as a recovery does) fails at commit
 with NotOwner and writes nothing; the memory store raises Unsupported.
+ctx.complete_with() gives statements to the completion: written with it, in
+order; a refused one fails the run and writes none.
 """
 
 import os
@@ -42,6 +44,18 @@ def sql(query):
 
 def count(query):
     return int(sql(query)[0][0])
+
+
+def effects(fid):
+    """The job's rows of fire fid."""
+    return count("SELECT COUNT(*) FROM py_tx_effects WHERE fire_id = %d"
+                 % fid)
+
+
+def runs(fid, outcome):
+    """The history rows of fire fid with outcome."""
+    return count("SELECT COUNT(*) FROM %shistory WHERE fire_id = %d AND "
+                 "outcome = '%s'" % (PREFIX, fid, outcome))
 
 
 class MysqlTransaction(unittest.TestCase):
@@ -172,6 +186,28 @@ class MysqlTransaction(unittest.TestCase):
         self.assertIn("placeholder", r.get("count", ""))
         self.assertNotIn("committed", r)
 
+    def test_complete_with_writes_with_completion(self):
+        def job(ctx, how, result):
+            ctx.complete_with("INSERT INTO py_tx_effects (fire_id, how) "
+                              "VALUES (?, ?)", [ctx.fire_id, how])
+            ctx.complete_with("INSERT INTO py_tx_effects (fire_id, how) "
+                              "VALUES (?, 'second')", [ctx.fire_id])
+
+        fid = self.run_one("with", job)["fire_id"]
+        self.assertEqual(effects(fid), 2)
+        self.assertEqual(runs(fid, "OK"), 1)
+
+    def test_complete_with_refused_fails_run(self):
+        def job(ctx, how, result):
+            ctx.complete_with("INSERT INTO py_tx_effects (fire_id, how) "
+                              "VALUES (?, ?)", [ctx.fire_id, how])
+            ctx.complete_with("INSERT INTO py_no_such_table VALUES (?)",
+                              [ctx.fire_id])
+
+        fid = self.run_one("with-bad", job)["fire_id"]
+        self.assertEqual(effects(fid), 0)
+        self.assertEqual(runs(fid, "FAILED"), 1)
+
     def test_memory_store_is_unsupported(self):
         result = {}
         done = threading.Event()
@@ -184,12 +220,17 @@ class MysqlTransaction(unittest.TestCase):
                         pass
                 except chime.Unsupported:
                     result["unsupported"] = True
+                try:
+                    ctx.complete_with("SELECT 1")
+                except chime.Unsupported:
+                    result["with"] = True
                 done.set()
 
             s.add_job(chime.Job("tx", "j", "py-tx", durable=True))
             s.trigger_job("tx", "j")
             self.assertTrue(done.wait(30))
         self.assertTrue(result.get("unsupported"))
+        self.assertTrue(result.get("with"))
 
 
 if __name__ == "__main__":
