@@ -254,33 +254,98 @@ static bool refused_by_server(const chime__mysql_tx *tx, int r) {
          !chime__mysql_read_only_error(tx->last_errno);
 }
 
+/* Whether two job statements are the same text with as many parameters:
+ * run together for their rows. */
+static bool same_statement(const chime_run_write *a, const chime_run_write *b) {
+  return a->nparams == b->nparams && strcmp(a->sql, b->sql) == 0;
+}
+
+/* Runs the statements of round[0 .. m) (one per fire), those of the same
+ * text together (chime__mysql_job_stmt_run_many).  A statement run alone
+ * that the server refused marks its fire (writes_failed, why); one run
+ * with others marks none: the batch is then written fire by fire
+ * (write_isolating), where each runs alone. */
+static int run_round(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
+                     chime__mysql_completion **fires,
+                     const chime_run_write **round, size_t m,
+                     const char *const **rows, bool *taken) {
+  memset(taken, 0, m * sizeof *taken);
+  int r = 0;
+  for (size_t j = 0; r == 0 && j < m; j++) {
+    if (taken[j])
+      continue;
+    size_t k = 0;
+    for (size_t l = j; l < m; l++)
+      if (!taken[l] && same_statement(round[l], round[j])) {
+        taken[l] = true;
+        rows[k++] = (const char *const *)round[l]->params;
+      }
+    chime__mysql_completion *d = fires[j];
+    tx->errbuf = d->why;
+    tx->errbuf_len = sizeof d->why;
+    r = chime__mysql_job_stmt_run_many(tx, js, round[j]->sql, rows, k,
+                                       round[j]->nparams, NULL);
+    d->writes_failed = r < 0 && k == 1 && refused_by_server(tx, r);
+  }
+  return r;
+}
+
 /* Runs the statements each job gave to its fire's completion
- * (chime_ctx_complete_with), in the order given, for the fires this node
- * still runs (a fire taken over writes none: the other node's run does).
+ * (chime_ctx_complete_with) for the fires this node still runs (a fire
+ * taken over writes none: the other node's run does).  Each run's own
+ * statements keep their order: round k runs every fire's k-th statement.
  * One refused fails the batch; write_batch then writes its fire alone
  * without them. */
 static int run_writes(chime__mysql_tx *tx, batch *b) {
-  chime__mysql_job_stmt js = {0};
-  char *errbuf = tx->errbuf;
-  size_t errbuf_len = tx->errbuf_len;
-  int r = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++)
+    n += writes(b->reqs[i]) && b->reqs[i]->outcome &&
+         b->reqs[i]->outcome->writes;
+  if (n == 0) /* the common case: no job gave any */
+    return 0;
+  chime__mysql_completion **fires = calloc(n, sizeof *fires);
+  const chime_run_write **next = calloc(n, sizeof *next);
+  const chime_run_write **round = calloc(n, sizeof *round);
+  const char *const **rows = calloc(n, sizeof *rows);
+  bool *taken = calloc(n, sizeof *taken);
+  int r = fires && next && round && rows && taken ? 0 : CHIME_ENOMEM;
+  size_t nf = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     chime__mysql_completion *d = b->reqs[i];
-    if (!writes(d) || !d->outcome)
-      continue;
-    tx->errbuf = d->why;
-    tx->errbuf_len = sizeof d->why;
-    for (const chime_run_write *w = d->outcome->writes; r == 0 && w;
-         w = w->next)
-      r = chime__mysql_job_stmt_run(
-          tx, &js, w->sql, (const char *const *)w->params, w->nparams, NULL);
-    d->writes_failed = r < 0 && refused_by_server(tx, r);
-    if (r < 0 && errbuf && errbuf_len) /* the caller's, too */
-      snprintf(errbuf, errbuf_len, "%s", d->why);
+    if (writes(d) && d->outcome && d->outcome->writes) {
+      fires[nf] = d;
+      next[nf++] = d->outcome->writes;
+    }
   }
+  char *errbuf = tx->errbuf;
+  size_t errbuf_len = tx->errbuf_len;
+  chime__mysql_job_stmt js = {0};
+  while (r == 0 && nf > 0) {
+    /* This round: each fire's next statement (fires[0 .. m) then have one
+     * each, in round[]); a fire with none left drops out. */
+    size_t m = 0;
+    for (size_t i = 0; i < nf; i++) {
+      if (!next[i])
+        continue;
+      round[m] = next[i];
+      fires[m] = fires[i];
+      next[m] = round[m]->next;
+      m++;
+    }
+    nf = m;
+    if (m > 0)
+      r = run_round(tx, &js, fires, round, m, rows, taken);
+  }
+  chime__mysql_job_stmt_close(&js);
+  if (r < 0 && errbuf && errbuf_len && tx->errbuf != errbuf)
+    snprintf(errbuf, errbuf_len, "%s", tx->errbuf); /* the caller's too */
   tx->errbuf = errbuf;
   tx->errbuf_len = errbuf_len;
-  chime__mysql_job_stmt_close(&js);
+  free(fires);
+  free(next);
+  free(round);
+  free(rows);
+  free(taken);
   return r;
 }
 

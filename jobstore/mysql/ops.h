@@ -133,6 +133,13 @@ typedef struct chime__mysql_job_stmt {
 int chime__mysql_job_stmt_run(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
                               const char *sql, const char *const *params,
                               size_t nparams, uint64_t *ret_affected);
+/* The same statement for nrows (> 0) rows of nparams parameters each,
+ * rows[i][p], executed as one where the server can (MariaDB's bulk
+ * execution, for a statement without a result set): all or none. */
+int chime__mysql_job_stmt_run_many(chime__mysql_tx *tx,
+                                   chime__mysql_job_stmt *js, const char *sql,
+                                   const char *const *const *rows, size_t nrows,
+                                   size_t nparams, uint64_t *ret_affected);
 void chime__mysql_job_stmt_close(chime__mysql_job_stmt *js);
 
 /* fire_tx.c: transactional completion (store.h's fire_tx_*). */
