@@ -73,9 +73,10 @@ static void with_job(chime_ctx *ctx, const char *how, const char *id) {
     r = chime_ctx_complete_with(
         ctx, "INSERT INTO tx_no_such_table (fire_id) VALUES (?)", p, 1);
   else if (r == 0)
-    r = chime_ctx_complete_with(
-        ctx, "INSERT INTO tx_effects (fire_id, how) VALUES (?, 'second')", p2,
-        1);
+    r = chime_ctx_complete_with(ctx,
+                                "INSERT INTO tx_effects (fire_id, how) "
+                                "VALUES (?, COALESCE(?, 'second'))",
+                                p2, 2);
   int end_r = 1, again_r = 1;
   if (r == 0 && strcmp(how, "with-tx") == 0) {
     /* With a transaction of its own: the statements commit in it. */
