@@ -86,9 +86,9 @@ static int due_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_types(&b, op->types);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
-  /* An aggregate without GROUP BY: one row, NULL when nothing waits. */
-  assert(r < 0 || (rows.nrows == 1 && rows.ncols == 1));
-  op->found = r == 0 && !chime__mysql_rows_is_null(&rows, 0, 0);
+  /* The first due row, or none when nothing waits. */
+  assert(r < 0 || rows.nrows <= 1);
+  op->found = r == 0 && rows.nrows == 1;
   if (op->found)
     op->ms = chime__mysql_rows_int64(&rows, 0, 0);
   chime__mysql_rows_free(&rows);
