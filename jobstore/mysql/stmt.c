@@ -52,34 +52,65 @@ void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db) {
   }
 }
 
-/* Where keyword kw stands as a word in sql (whitespace or the text's
- * edge on both sides: the statements are .sql files, broken over lines),
- * just past it; NULL when it does not. */
-static const char *after_word(const char *sql, const char *kw) {
+/* Where keyword kw stands as a word of the outer statement in sql
+ * (whitespace or the text's edge on both sides: the statements are .sql
+ * files, broken over lines; outside parentheses, so not a subquery's, and
+ * outside quoted text), just past it; NULL when it does not. */
+static const char *outer_word(const char *sql, const char *kw) {
   size_t n = strlen(kw);
-  for (const char *p = strstr(sql, kw); p; p = strstr(p + 1, kw))
-    if ((p == sql || isspace((unsigned char)p[-1])) &&
-        (p[n] == '\0' || isspace((unsigned char)p[n])))
+  int depth = 0;
+  char quote = 0;
+  for (const char *p = sql; *p; p++) {
+    if (quote) {
+      if (*p == '\\' && p[1])
+        p++;
+      else if (*p == quote)
+        quote = 0;
+    } else if (*p == '\'' || *p == '"' || *p == '`') {
+      quote = *p;
+    } else if (*p == '(') {
+      depth++;
+    } else if (*p == ')') {
+      depth -= depth > 0;
+    } else if (depth == 0 && strncmp(p, kw, n) == 0 &&
+               (p == sql || isspace((unsigned char)p[-1])) &&
+               (p[n] == '\0' || isspace((unsigned char)p[n]))) {
       return p + n;
+    }
+  }
   return NULL;
+}
+
+size_t chime__mysql_one_line(char *dst, size_t dst_len, const char *text) {
+  assert(dst && dst_len > 0 && text);
+  size_t out = 0;
+  text += strspn(text, " \t\r\n");
+  for (const char *p = text; *p && out + 1 < dst_len; p++) {
+    if (!isspace((unsigned char)*p))
+      dst[out++] = *p;
+    else if (!isspace((unsigned char)p[1]) && p[1] != '\0')
+      dst[out++] = ' ';
+  }
+  dst[out] = '\0';
+  return out;
 }
 
 /* The rows a statement that timed out waiting for a lock wanted, for the
  * warning (tx.c): "TABLE where WHERE-CLAUSE", the statement's first table
- * and its WHERE (values inline in built statements) on one line,
- * shortened. */
+ * and its WHERE (values inline in built statements), both the outer
+ * statement's, on one line, shortened. */
 static void describe_wait(chime__mysql_tx *tx, const char *sql) {
   const char *table = NULL;
   static const char *const kw[] = {"FROM", "UPDATE", "INTO"};
   for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++) {
-    const char *p = after_word(sql, kw[k]);
+    const char *p = outer_word(sql, kw[k]);
     if (p && (!table || p < table))
       table = p;
   }
   if (table)
     table += strspn(table, " \t\r\n");
   size_t tlen = table ? strcspn(table, " \t\r\n,()") : 0;
-  const char *where = after_word(sql, "WHERE");
+  const char *where = outer_word(sql, "WHERE");
   int len = snprintf(tx->waited, sizeof tx->waited, "%.*s where ", (int)tlen,
                      table ? table : "");
   if (len < 0 || (size_t)len >= sizeof tx->waited)
@@ -88,21 +119,8 @@ static void describe_wait(chime__mysql_tx *tx, const char *sql) {
     snprintf(tx->waited + len, sizeof tx->waited - len, "(no WHERE)");
     return;
   }
-  /* The WHERE on one line: each run of whitespace as one space. */
-  size_t out = (size_t)len, limit = out + 200;
-  if (limit > sizeof tx->waited - 1)
-    limit = sizeof tx->waited - 1;
-  where += strspn(where, " \t\r\n");
-  for (const char *p = where; *p && out < limit; p++) {
-    if (isspace((unsigned char)*p)) {
-      if (isspace((unsigned char)p[1]) || p[1] == '\0')
-        continue;
-      tx->waited[out++] = ' ';
-    } else {
-      tx->waited[out++] = *p;
-    }
-  }
-  tx->waited[out] = '\0';
+  size_t room = sizeof tx->waited - (size_t)len;
+  chime__mysql_one_line(tx->waited + len, room < 201 ? room : 201, where);
 }
 
 /* Appends the arguments of a prepared statement to tx->waited: " with
@@ -152,13 +170,15 @@ int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
    * the next member, logged once per fail-over by the retry (tx.c), and
    * any other refusal is reported by the layer that knows whether it
    * matters (the engine's step, at ERROR; an API call's return code). */
+  char one_line[128]; /* the statement as the log shows it */
+  chime__mysql_one_line(one_line, sizeof one_line, sql);
   if (err != ER_LOCK_DEADLOCK && err != ER_LOCK_WAIT_TIMEOUT &&
       err != CR_SERVER_GONE_ERROR && err != CR_SERVER_LOST)
     chime__mysql_log(tx->s,
                      err == ER_DUP_ENTRY || chime__mysql_read_only_error(err)
                          ? CHIME_LOG_DEBUG
                          : CHIME_LOG_WARN,
-                     "MySQL error %u: %s (in: %.120s)", err, msg, sql);
+                     "MySQL error %u: %s (in: %s)", err, msg, one_line);
   if (err == ER_DUP_ENTRY)
     return CHIME_EEXISTS;
   int r = chime__mysql_error_code(err);

@@ -341,6 +341,11 @@ int chime__mysql_exec_plain(chime__mysql_tx *tx, chime__mysql_stmt_id id);
 int chime__mysql_fail(chime__mysql_tx *tx, unsigned err, const char *msg,
                       const char *sql);
 
+/* Copies text into dst (dst_len > 0 bytes, cut short to fit) on one line:
+ * each run of whitespace one space, none at the ends (a statement of a
+ * .sql file, broken over lines, in a log line).  Returns its length. */
+size_t chime__mysql_one_line(char *dst, size_t dst_len, const char *text);
+
 /* Closes a connection's prepared statements, and the connection itself
  * when close_db. */
 void chime__mysql_conn_reset(chime__mysql_conn *c, bool close_db);

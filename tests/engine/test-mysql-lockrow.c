@@ -311,7 +311,13 @@ static void test_lockrow_wait_logged_and_counted(void) {
   CU_ASSERT_EQUAL(call.result, 0);
   pthread_mutex_lock(&S.mu);
   printf("\nthe warning: %s\n", S.warning);
-  CU_ASSERT_PTR_NOT_NULL(strstr(S.warning, "triggers"));
+  /* The table and the outer statement's WHERE, on one line, then the
+   * row's key. */
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(S.warning, "_triggers where sched_name = ? AND trigger_group = "
+                        "? AND trigger_name = ?"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(S.warning, "'held'"));
+  CU_ASSERT_PTR_NULL(strchr(S.warning, '\n'));
   pthread_mutex_unlock(&S.mu);
   chime_metrics *m = NULL;
   CU_ASSERT_EQUAL_FATAL(chime_scheduler_metrics(s, &m), 0);
