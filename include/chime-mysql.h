@@ -191,7 +191,10 @@ CHIME_EXTERN const char *chime_mysql_tx_errmsg(const chime_mysql_tx *tx);
  * it; a fire taken over by another node meanwhile writes none of them
  * (fencing: the other node's run writes its own).  When the job also
  * commits a chime_mysql_tx, they run in that transaction, before the
- * completion's own steps.
+ * completion's own steps.  A statement must leave the transaction and the
+ * session as they are: no COMMIT, ROLLBACK, SET or statement that commits
+ * implicitly (CREATE, ALTER, DROP, TRUNCATE, LOCK TABLES: MySQL's list),
+ * which would commit other fires' completions half-written.
  * A statement the server refuses (a duplicate key, a syntax error, a
  * wrong number of parameters: anything but a deadlock or a lost
  * connection, which are retried with the whole completion) writes none

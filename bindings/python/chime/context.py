@@ -226,8 +226,10 @@ class JobContext:
         store only): it runs after the job returns, in the transaction that
         completes the fire (with other fires' completions under load: one
         COMMIT for many), so its writes commit with the completion or not
-        at all.  Several calls run in order.  A statement the server
-        refuses writes none of the run's: the run is recorded failed.
+        at all.  Several calls run in order.  Data changes only: nothing
+        that ends the transaction or commits implicitly (DDL), nothing that
+        changes the session.  A statement the server refuses writes none
+        of the run's: the run is recorded failed.
         Raises Unsupported on another store, StateError after a
         transaction() of this run committed."""
         if not isinstance(sql, str):
