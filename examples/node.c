@@ -8,6 +8,7 @@
  *   chime-node URL ID RESULTS_DIR [--schedule START_MS] [--table TABLE]
  *              [--policies START_MS] [--load demo|rolling]
  *              [--deadline MS] [--claim-ahead MS] [--queue 1]
+ *              [--with-completion 1]
  *
  * On SIGTERM or SIGINT it stops as docs/embedding.md says: with --deadline,
  * chime_scheduler_shutdown(MS) (runs told to stop, what is left at
@@ -36,6 +37,11 @@
  *     A transaction that fails for another reason than CHIME_ENOTOWNER (a
  *     lost connection) is tried again without the sleep.  When the fire
  *     was taken over, the "E" line goes to the file with owned 0.
+ *   - with --table and --with-completion 1, exactly once at batch cost:
+ *     the job sleeps, then gives its row (end_ms set) to its fire's
+ *     completion (chime_ctx_complete_with) and returns; the node's
+ *     completion batch writes it with the fire's completion, or not at
+ *     all (a fire taken over, a node killed before the batch committed).
  *   - without it, at least once: an "E" line in the file whose owned is
  *     whether chime_ctx_check_owned() said, just before, that the fire
  *     was not taken over (0: the node had lost it to a recovery).  A pause
@@ -86,7 +92,8 @@ typedef struct node {
   int fd;     /* the results file */
   int pol_fd; /* the policy load's results file */
   const char *id;
-  const char *table; /* NULL: the "E" line goes to the file */
+  const char *table;    /* NULL: the "E" line goes to the file */
+  bool with_completion; /* the row given to the completion (see the top) */
 } node;
 
 static int64_t real_ms(void) {
@@ -170,6 +177,35 @@ static int end_in_tx(node *n, chime_ctx *ctx, int64_t start, int64_t ms) {
   return r;
 }
 
+/* --with-completion: the sleep, then the row with its end given to the
+ * fire's completion. */
+static void end_with_completion(node *n, chime_ctx *ctx, int64_t start,
+                                int64_t ms) {
+  sleep_ms(ms);
+  char sql[256], sched[24], fire[24], st[24], end[24];
+  snprintf(sched, sizeof sched, "%" PRId64, chime_ctx_get_scheduled_ms(ctx));
+  snprintf(fire, sizeof fire, "%" PRId64, chime_ctx_get_fire_id(ctx));
+  snprintf(st, sizeof st, "%" PRId64, start);
+  snprintf(end, sizeof end, "%" PRId64, real_ms());
+  const char *p[] = {chime_ctx_get_job_name(ctx),
+                     sched,
+                     fire,
+                     n->id,
+                     st,
+                     end,
+                     chime_ctx_is_recovering(ctx) ? "1" : "0"};
+  snprintf(sql, sizeof sql,
+           "INSERT INTO %s (trigger_name, scheduled_ms, fire_id, node, "
+           "start_ms, end_ms, recovering) VALUES (?, ?, ?, ?, ?, ?, ?)",
+           n->table);
+  int r = chime_ctx_complete_with(ctx, sql, p, 7);
+  if (r < 0) {
+    fprintf(stderr, "chime-node %s: fire %s: %s\n", n->id, fire,
+            chime_strerror(r));
+    chime_ctx_fail(ctx, chime_strerror(r));
+  }
+}
+
 /* The job: record the start, sleep, record the end. */
 static void load(chime_ctx *ctx, void *user_data) {
   node *n = user_data;
@@ -191,6 +227,10 @@ static void load(chime_ctx *ctx, void *user_data) {
     int told = ms > 0 ? chime_ctx_wait_cancelled(ctx, ms) : 0;
     int owned = told == 1 ? 0 : chime_ctx_check_owned(ctx);
     record(n, ctx, 'E', start, real_ms(), owned != 0);
+    return;
+  }
+  if (n->with_completion) {
+    end_with_completion(n, ctx, start, ms);
     return;
   }
   int r = end_in_tx(n, ctx, start, ms);
@@ -430,7 +470,7 @@ int main(int argc, char **argv) {
     printf("usage: chime-node URL ID RESULTS_DIR [--schedule START_MS] "
            "[--table TABLE] [--policies START_MS] [--load demo|rolling] "
            "[--deadline MS] [--claim-ahead MS] [--checkin-interval MS] "
-           "[--local-queue N] [--queue 1]\n"
+           "[--local-queue N] [--queue 1] [--with-completion 1]\n"
            "One node of a cluster, as the cluster tests and the demo start "
            "it.\n");
     return 0;
@@ -462,6 +502,8 @@ int main(int argc, char **argv) {
       local_queue = strtoll(argv[i + 1], NULL, 10);
     else if (strcmp(argv[i], "--queue") == 0)
       queue = strcmp(argv[i + 1], "1") == 0;
+    else if (strcmp(argv[i], "--with-completion") == 0)
+      n.with_completion = strcmp(argv[i + 1], "1") == 0;
     else
       usage = true;
   }
@@ -471,7 +513,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: chime-node URL ID RESULTS_DIR [--schedule "
                     "START_MS] [--table TABLE] [--policies START_MS] [--load "
                     "demo|rolling] [--deadline MS] [--claim-ahead MS] "
-                    "[--checkin-interval MS] [--local-queue N] [--queue 1]\n");
+                    "[--checkin-interval MS] [--local-queue N] [--queue 1] "
+                    "[--with-completion 1]\n");
     return 1;
   }
   sigset_t stop;

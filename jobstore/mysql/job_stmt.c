@@ -31,7 +31,7 @@ void chime__mysql_job_stmt_close(chime__mysql_job_stmt *js) {
 /* js's statement prepared for sql, on tx's connection. */
 static int prepare(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
                    const char *sql) {
-  if (js->st && js->db == tx->c->db && strcmp(js->sql, sql) == 0)
+  if (js->st && strcmp(js->sql, sql) == 0)
     return 0;
   chime__mysql_job_stmt_close(js);
   MYSQL_STMT *st = mysql_stmt_init(tx->c->db);
@@ -43,7 +43,7 @@ static int prepare(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
     mysql_stmt_close(st);
     return r;
   }
-  *js = (chime__mysql_job_stmt){.st = st, .sql = sql, .db = tx->c->db};
+  *js = (chime__mysql_job_stmt){.st = st, .sql = sql};
   return 0;
 }
 

@@ -119,16 +119,16 @@ int chime__mysql_complete_in(chime__mysql_tx *tx, const chime_fire *fire,
 
 /* job_stmt.c: a job's own statement (chime-mysql.h), prepared on tx's
  * connection with params bound as text (NULL: SQL NULL).  js keeps the
- * last statement prepared (its sql borrowed): a run with the same text on
- * the same connection executes it again; chime__mysql_job_stmt_close
- * frees it (a zeroed js is empty).  Returns: 0; CHIME_EINVAL (not
+ * last statement prepared (its sql borrowed): a run with the same text
+ * executes it again.  A js serves one attempt of one transaction (one
+ * connection); chime__mysql_job_stmt_close frees it (a zeroed js is
+ * empty).  Returns: 0; CHIME_EINVAL (not
  * nparams placeholders); CHIME_ENOMEM; the server's error
  * (chime__mysql_fail: tx->errbuf says it).  *ret_affected (may be NULL):
  * the affected rows, or a result set's rows (read and dropped). */
 typedef struct chime__mysql_job_stmt {
   MYSQL_STMT *st;
   const char *sql;
-  MYSQL *db;
 } chime__mysql_job_stmt;
 int chime__mysql_job_stmt_run(chime__mysql_tx *tx, chime__mysql_job_stmt *js,
                               const char *sql, const char *const *params,

@@ -7,7 +7,7 @@ over what the jobs recorded.
     python3 cluster.py FAULT
     FAULT: none, kill, stop, skew, db-restart, kill-connections, duplicate-id,
            stop-plain, policies, backfill, rolling, stop-ahead, upgrade,
-           kill-noqueue, stop-noqueue
+           kill-noqueue, stop-noqueue, kill-with
 
 policies runs the run-policy load of examples/node.c instead (its own
 checker, check_policies): an interrupt by `chimectl cancel` reaching a run
@@ -51,6 +51,10 @@ Every node runs with chime's default local queue (engine/localq.c):
 fires claimed beyond the free workers are recovered, fenced and never run
 twice.  kill-noqueue and stop-noqueue are kill and stop with it off
 (--local-queue 0): each node claims for its free workers only.
+kill-with is kill with the jobs giving their row to the fire's completion
+(chime_ctx_complete_with, examples/node.c --with-completion 1) instead of
+committing it in a transaction of their own: the killed node's rows are
+never written, its runs recovered and written once elsewhere.
 
 stop-ahead: the nodes claim fires 1 s ahead of their time and check in
 every 500 ms (--claim-ahead 1000 --checkin-interval 500: a lease of 1 s); a
@@ -856,9 +860,14 @@ def main():
     no_queue = fault.endswith("-noqueue")
     if no_queue:
         fault = fault[:-len("-noqueue")]
+    with_completion = fault.endswith("-with")
+    if with_completion:
+        fault = fault[:-len("-with")]
     c = Cluster(fault, plain)
     if no_queue:
         c.node_args += ["--local-queue", "0"]
+    if with_completion:
+        c.node_args += ["--with-completion", "1"]
     on_time_nodes = None
     tolerated = None
     extras = {}
