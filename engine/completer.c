@@ -18,11 +18,22 @@
  * completion commits (the store unblocks it in the same transaction), and
  * the loop is woken after that commit, not at the job's return.
  *
+ * Waiting for company: at a moderate rate the runs of one claim start at
+ * their own times and return one by one, so a completer that wrote at
+ * once wrote batches of one to three.  A completion therefore waits, at
+ * most the claim-ahead time and never over CHIME__COMPLETE_WAIT_MAX_MS
+ * (20 ms), while other runs of the node are in flight, and all that
+ * returned meanwhile share its transaction.  It does not wait when nothing
+ * else is in flight, when the node leaves the started state (standby,
+ * shutdown: a graceful stop writes at once), or for a run whose
+ * completion another fire waits for (a FORBID job's or a retrying one's:
+ * the loop is woken after that commit).  The wait adds to the window above.
+ *
  * Threads and locks: the queue (done_head, done_tail, done_queued,
- * done_writing, completer_stop) is guarded by s->mu; the completer waits on
- * done_cond, workers waiting for room and shutdown waiting for the queue
- * to drain wait on s->cond.  The completer never holds mu across the store
- * call, a log line or a free.
+ * done_since_ms, done_urgent, done_writing, completer_stop) is guarded by
+ * s->mu; the completer waits on done_cond, workers waiting for room and
+ * shutdown waiting for the queue to drain wait on s->cond.  The completer
+ * never holds mu across the store call, a log line or a free.
  */
 #include "core/clock.h"
 #include "engine/engine.h"
@@ -40,13 +51,46 @@ void chime__completer_push(chime_scheduler *s, chime__done *d) {
   assert(d && d->fire && !d->next);
   while (s->done_queued >= CHIME__MAX_DONE_QUEUED && !s->completer_stop)
     chime__mu_wait(s, &s->cond);
-  if (s->done_tail)
+  if (s->done_tail) {
     s->done_tail->next = d;
-  else
+  } else {
     s->done_head = d;
+    s->done_since_ms = chime__mono_ms();
+  }
   s->done_tail = d;
   s->done_queued++;
+  s->done_urgent |= d->forbid;
   pthread_cond_signal(&s->done_cond);
+}
+
+void chime__completer_run_ended(chime_scheduler *s) {
+  assert(chime__mu_held(s));
+  if (s->running == 0 && s->done_head)
+    pthread_cond_signal(&s->done_cond); /* nothing left to wait for */
+}
+
+/* How long a completion may wait for company: the claim-ahead time, at
+ * most CHIME__COMPLETE_WAIT_MAX_MS. */
+static int64_t wait_ms(const chime_scheduler *s) {
+  int64_t ahead = s->cfg.claim_ahead_ms;
+  return ahead < CHIME__COMPLETE_WAIT_MAX_MS ? ahead
+                                             : CHIME__COMPLETE_WAIT_MAX_MS;
+}
+
+/* Whether the queued completions are written now rather than wait for the
+ * node's other runs in flight.  mu held. */
+static bool write_now(const chime_scheduler *s) {
+  return s->completer_stop || s->done_urgent || s->running == 0 ||
+         s->state != CHIME_SCHEDULER_STARTED ||
+         s->done_queued >= CHIME__DONE_BATCH || chime__localq_to_give_back(s);
+}
+
+/* Waits, while write_now says no, until the oldest queued completion has
+ * waited wait_ms (completer.c's head comment).  mu held. */
+static void wait_for_company(chime_scheduler *s) {
+  int64_t until = s->done_since_ms + wait_ms(s);
+  while (!write_now(s) && chime__mu_wait_until(s, &s->done_cond, until))
+    ;
 }
 
 static void done_free(chime__done *d) {
@@ -125,6 +169,9 @@ static void *completer_main(void *arg) {
     }
     if (!s->done_head)
       break; /* stopping, and everything written */
+    wait_for_company(s);
+    if (chime__localq_to_give_back(s))
+      continue;
     size_t n = 0;
     while (s->done_head && n < CHIME__DONE_BATCH) {
       dones[n] = s->done_head;
@@ -132,8 +179,12 @@ static void *completer_main(void *arg) {
       dones[n]->next = NULL;
       n++;
     }
-    if (!s->done_head)
+    if (!s->done_head) {
       s->done_tail = NULL;
+      s->done_urgent = false;
+    } else {
+      s->done_since_ms = chime__mono_ms();
+    }
     assert(s->done_queued >= n);
     s->done_queued -= (unsigned)n;
     s->done_writing = (unsigned)n;

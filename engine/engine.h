@@ -49,6 +49,7 @@
 #define CHIME_ENGINE_ENGINE_H
 
 #include "chime.h"
+#include "core/clock.h"
 #include "engine/metrics.h"
 #include "jobstore/store.h"
 
@@ -58,6 +59,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <uv.h>
 
 /* Longest store URL accepted, in bytes. */
@@ -95,14 +97,33 @@
  * start on time rather than a commit late. */
 #define CHIME__CLAIM_AHEAD_MS INT64_C(20)
 #define CHIME__MAX_CLAIM_AHEAD_MS INT64_C(1000)
-/* How far past the claim-ahead time a claim reaches, at most: as much
- * again for a short claim-ahead time (the default's 20 ms: one claim per
- * 20 ms at a steady rate, not one per fire), no more for a long one.  A
- * claimed fire holds a worker or a place in the local queue until its
- * time, so a second claim-ahead time of 1 s would halve what a node of
- * few workers can run (FORBID jobs, blocked until a run ends, came late
- * when every place was held by fires not yet due). */
+/* How far past the claim-ahead time a claim reaches (chime__claim_reach_ms).
+ * A busy node: as much again for a short claim-ahead time (the default's
+ * 20 ms: one claim per 20 ms at a steady rate, not one per fire), at most
+ * CHIME__CLAIM_BEYOND_MS.  A claimed fire holds a worker or a place in the
+ * local queue until its time, so a second claim-ahead time of 1 s would
+ * halve what a node of few workers can run (FORBID jobs, blocked until a
+ * run ends, came late when every place was held by fires not yet due), and
+ * a busy node that reached far would take fires the other nodes could
+ * start sooner (3 nodes ran 7,600-9,500 of 10,000 fires/s reaching 60 or
+ * 100 ms, 9,650-9,840 reaching 20).  A node with most of its places free:
+ * CHIME__CLAIM_FAR_MS, so that at a moderate rate one claim carries a
+ * tenth of a second of fires (at 1,000 fires/s on 3 nodes the database's
+ * CPU went from 44-54% of a core to 30%, docs/performance.md). */
 #define CHIME__CLAIM_BEYOND_MS INT64_C(20)
+#define CHIME__CLAIM_FAR_MS INT64_C(100)
+/* A claim that reaches CHIME__CLAIM_FAR_MS takes at most this many fires.
+ * It takes them in the order they are due, so where fires are dense it
+ * reaches no further than it needs: the first node to wake does not take
+ * a tenth of a second of a busy cluster's fires. */
+#define CHIME__CLAIM_FAR_BATCH 64u
+/* How long a returned run's completion waits, at most, for the completions
+ * of the node's other runs in flight, so that they share one transaction
+ * (completer.c): the claim-ahead time, at most this.  At a moderate rate
+ * the runs of one claim start at their own times and return one by one;
+ * writing each alone cost a transaction per two or three fires at 1,000
+ * fires/s on 3 nodes, waiting cost a quarter (docs/performance.md). */
+#define CHIME__COMPLETE_WAIT_MAX_MS INT64_C(20)
 /* The local queue (chime_config_set_local_queue): fires a node holds
  * claimed beyond its free workers, by default, and at most.  256 with the
  * default 32 workers keeps 3 nodes up with 10,000 short fires a second
@@ -274,10 +295,12 @@ struct chime_scheduler {
   bool completer_started;
   bool completer_stop;
   pthread_t completer;
-  pthread_cond_t done_cond; /* the completer waits for work */
+  pthread_cond_t done_cond; /* the completer waits for work (monotonic) */
   struct chime__done *done_head;
   struct chime__done *done_tail;
   unsigned done_queued;  /* in the list */
+  int64_t done_since_ms; /* when the list's oldest was queued (monotonic) */
+  bool done_urgent;      /* the list holds one that must not wait */
   unsigned done_writing; /* taken by the completer, not written yet */
 
   _Atomic uint64_t manual_seq; /* names of chime_scheduler_run_job */
@@ -465,6 +488,28 @@ static inline void chime__mu_wait(chime_scheduler *s, pthread_cond_t *cond) {
                         memory_order_relaxed);
 }
 
+/* chime__mu_wait_until: chime__mu_wait until deadline_mono_ms
+ * (chime__mono_ms) at the latest; cond must wait on CLOCK_MONOTONIC.
+ * Returns false once the deadline has passed.  mu held.  Thread: any. */
+static inline bool chime__mu_wait_until(chime_scheduler *s,
+                                        pthread_cond_t *cond,
+                                        int64_t deadline_mono_ms) {
+  assert(chime__mu_held(s));
+  int64_t left = deadline_mono_ms - chime__mono_ms();
+  if (left <= 0)
+    return false;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t ns = (int64_t)ts.tv_nsec + (left % 1000) * 1000000;
+  ts.tv_sec += (time_t)(left / 1000 + ns / 1000000000);
+  ts.tv_nsec = (long)(ns % 1000000000);
+  atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
+  pthread_cond_timedwait(cond, &s->mu, &ts);
+  atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
+                        memory_order_relaxed);
+  return true;
+}
+
 /* ---- enqueue.c */
 
 /* chime__run_job_keyed: chime_scheduler_run_job with a request key (fn:
@@ -644,17 +689,36 @@ void chime__localq_give_back_queued(chime_scheduler *s);
 static inline unsigned chime__claim_capacity(const chime_scheduler *s) {
   return s->cfg.workers + s->localq_room;
 }
-/* How far ahead of its time a fire may be claimed: the batch window, or
- * the claim-ahead time and as much again, at most CHIME__CLAIM_BEYOND_MS
- * more (the loop wakes a claim-ahead time before the next fire and takes
- * those due a little after it too, loop.c).  Any thread (the configuration
- * does not change once started). */
+/* How far ahead of its time a fire may be claimed, at most: the batch
+ * window, or the claim-ahead time and CHIME__CLAIM_FAR_MS more (none
+ * without a claim-ahead time): how long a claimed fire may wait for its
+ * time.  Any thread (the configuration does not change once started). */
 static inline int64_t chime__claim_horizon_ms(const chime_scheduler *s) {
   int64_t ahead = s->cfg.claim_ahead_ms;
   if (s->cfg.batch_window_ms > 0)
     return s->cfg.batch_window_ms;
+  return ahead > 0 ? ahead + CHIME__CLAIM_FAR_MS : 0;
+}
+/* How far ahead of their time a busy node's claim takes fires: the
+ * claim-ahead time and as much again, at most CHIME__CLAIM_BEYOND_MS more.
+ * Any thread. */
+static inline int64_t chime__claim_near_ms(const chime_scheduler *s) {
+  int64_t ahead = s->cfg.claim_ahead_ms;
   return ahead +
          (ahead < CHIME__CLAIM_BEYOND_MS ? ahead : CHIME__CLAIM_BEYOND_MS);
+}
+/* How far ahead of their time this claim takes fires (the loop wakes a
+ * claim-ahead time before the next fire and takes those due after it too,
+ * loop.c): the horizon while the fires in the node's hands (claimed, not
+ * finished) fill under half the places it may claim (a batch of
+ * CHIME__CLAIM_FAR_BATCH at most, loop.c), chime__claim_near_ms on a busier
+ * node.  mu held. */
+static inline int64_t chime__claim_reach_ms(const chime_scheduler *s) {
+  int64_t ahead = s->cfg.claim_ahead_ms;
+  if (s->cfg.batch_window_ms > 0 || ahead == 0 ||
+      s->reserved < CHIME__CLAIM_FAR_BATCH)
+    return chime__claim_horizon_ms(s);
+  return chime__claim_near_ms(s);
 }
 /* How many free places wake a loop that waits for them: a quarter of a
  * batch, of the places it may claim now (at least one).  mu held. */
@@ -705,6 +769,9 @@ int chime__completer_start(chime_scheduler *s);
 /* chime__completer_push: queues d (the completer's from now on) and waits
  * while the queue is full.  mu held (released while waiting). */
 void chime__completer_push(chime_scheduler *s, chime__done *d);
+/* chime__completer_run_ended: a run ended (s->running dropped): wakes a
+ * completer waiting for company when none is left in flight.  mu held. */
+void chime__completer_run_ended(chime_scheduler *s);
 /* Lets the completer write everything queued, then joins it.  The workers
  * have stopped.  mu not held. */
 void chime__completer_stop(chime_scheduler *s);

@@ -6,7 +6,7 @@
  * fires beyond the free workers wait in the workers' queue, claimed and
  * fired: they are the node's, and every other node leaves them alone.  So
  * their wait is bounded: a worker that takes a fire which waited in the
- * queue more than the claim horizon (the claim-ahead time and up to 20 ms,
+ * queue more than the claim horizon (the claim-ahead time and up to 100 ms,
  * or the batch window) plus a check-in interval gives it back to the cluster
  * instead of running it, with the overdue fires behind it, in one store
  * transaction (release_fired: each fire still this node's is ended and run

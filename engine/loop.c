@@ -55,11 +55,12 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
 /* How long before its time the loop wakes to claim a fire: the batch
  * window, or without one the claim-ahead time (the claim fires it at once
  * and a worker starts it at its time, workers.c), so that the claim's
- * commit is over by then.  The claim takes the fires due within the
- * horizon (chime__claim_horizon_ms: up to 20 ms past the claim-ahead
- * time), so that one claim carries the fires of those milliseconds beyond
- * the first instead of only those that entered the window since the last
- * claim (at a steady rate, one claim transaction per fire). */
+ * commit is over by then.  The claim takes the fires due within its reach
+ * (chime__claim_reach_ms: up to 100 ms past the claim-ahead time on a node
+ * with most places free, 20 ms on a busier one), so that one claim carries
+ * the fires of those milliseconds beyond the first instead of only those
+ * that entered the window since the last claim (at a steady rate, one
+ * claim transaction per fire). */
 static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;
@@ -447,7 +448,8 @@ static void on_recover_timer(uv_timer_t *t) {
  * delays only its own trigger.  It looks again within a misfire period at
  * most, when the row may be free. */
 static int64_t idle_delay(chime_scheduler *s, int64_t now,
-                          const chime_type_set *types, bool claimed) {
+                          const chime_type_set *types, bool claimed,
+                          int64_t reach) {
   assert(chime__on_loop(s) && types->count > 0);
   chime_store *st = s->store;
   int64_t next;
@@ -468,9 +470,8 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
     if (misfire_scan(s, now, &more) > 0)
       return 0;
   }
-  int64_t horizon = chime__claim_horizon_ms(s);
   int64_t cap = s->cfg.idle_wait_ms;
-  if (next - horizon - now <= 0) {
+  if (next - reach - now <= 0) {
     /* After a claim that took fires: still one due (a trigger behind its
      * time fires once per claim), claim again at once. */
     if (claimed)
@@ -478,7 +479,7 @@ static int64_t idle_delay(chime_scheduler *s, int64_t now,
     /* Due, not claimed: look past it (and past every other due one). */
     if (cap > misfire_period(s))
       cap = misfire_period(s);
-    r = st->ops->next_due(st, types, now + horizon, &next);
+    r = st->ops->next_due(st, types, now + reach, &next);
     if (r == CHIME_ENOTFOUND)
       return cap;
     if (r < 0) {
@@ -511,8 +512,9 @@ static int64_t replace_delay(chime_scheduler *s, int64_t now,
  * room. */
 static void sleep_until_due(chime_scheduler *s, int64_t now,
                             const chime_type_set *types, bool claimed,
-                            int64_t wait_ms) {
-  int64_t delay = replace_delay(s, now, idle_delay(s, now, types, claimed));
+                            int64_t reach, int64_t wait_ms) {
+  int64_t delay =
+      replace_delay(s, now, idle_delay(s, now, types, claimed, reach));
   /* Look again when a passed-over fire may have room (a run elsewhere
    * may end any time; a rate's next start). */
   if (wait_ms >= 0 && (delay < 0 || wait_ms < delay))
@@ -549,6 +551,7 @@ static void claim(chime_scheduler *s, int64_t now) {
   /* Places for claims: free workers and the local queue's room. */
   unsigned free_places = s->reserved < cap ? cap - s->reserved : 0;
   s->loop_starved = free_places == 0;
+  int64_t reach = chime__claim_reach_ms(s);
   chime__mu_unlock(s);
   if (free_places == 0) {
     /* The next finishing run wakes the loop, or a REPLACE run's next fire. */
@@ -562,6 +565,11 @@ static void claim(chime_scheduler *s, int64_t now) {
   size_t max = chime__config_batch_size(&s->cfg);
   if (max > free_places)
     max = free_places;
+  /* Reaching far, a claim takes the fires a tenth of a second brings where
+   * they are sparse, not all those of a busy cluster (engine.h). */
+  if (s->cfg.batch_window_ms == 0 && reach > chime__claim_near_ms(s) &&
+      max > CHIME__CLAIM_FAR_BATCH)
+    max = CHIME__CLAIM_FAR_BATCH;
   chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
   chime_store *st = s->store;
   chime_fire **fires = NULL;
@@ -572,11 +580,10 @@ static void claim(chime_scheduler *s, int64_t now) {
   bool ahead = s->cfg.batch_window_ms > 0;
   int64_t claim_began = chime__mono_ms(); /* workers.c: a pause since? */
   uint64_t t0 = chime__metrics_now_us();
-  int r = ahead
-              ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
-                                 &types, &fires, &n)
-              : st->ops->acquire_due(st, now, now + chime__claim_horizon_ms(s),
-                                     max, &types, &fires, &n);
+  int r = ahead ? st->ops->acquire(st, now, now + s->cfg.batch_window_ms, max,
+                                   &types, &fires, &n)
+                : st->ops->acquire_due(st, now, now + reach, max, &types,
+                                       &fires, &n);
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   if (r < 0) {
     chime__report_error(s, r, "claiming due triggers");
@@ -590,7 +597,7 @@ static void claim(chime_scheduler *s, int64_t now) {
     chime__metrics_add(&s->metrics, CHIME_METRIC_LIMIT_WAITS, 1);
   if (n == 0) {
     free(fires);
-    sleep_until_due(s, now, &types, false, wait);
+    sleep_until_due(s, now, &types, false, reach, wait);
     return;
   }
   assert(n <= max && fires);
@@ -606,7 +613,7 @@ static void claim(chime_scheduler *s, int64_t now) {
     if (n == max)
       arm(s, 0); /* more may be due: claim at once if places are left */
     else
-      sleep_until_due(s, now, &types, true, wait);
+      sleep_until_due(s, now, &types, true, reach, wait);
     return;
   }
   s->batch = fires;

@@ -145,18 +145,8 @@ bool chime__runs_wait(chime_scheduler *s, chime__run *run, int64_t timeout_ms) {
   for (;;) {
     if (atomic_load(&s->cancelled) || chime__run_why(run) != CHIME__CANCEL_NONE)
       break;
-    int64_t left = until - chime__mono_ms();
-    if (left <= 0)
+    if (!chime__mu_wait_until(s, &s->cond, until))
       break;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t ns = (int64_t)ts.tv_nsec + (left % 1000) * 1000000;
-    ts.tv_sec += (time_t)(left / 1000 + ns / 1000000000);
-    ts.tv_nsec = (long)(ns % 1000000000);
-    atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
-    pthread_cond_timedwait(&s->cond, &s->mu, &ts);
-    atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
-                          memory_order_relaxed);
   }
   chime__mu_unlock(s);
   if (chime__run_why(run) != CHIME__CANCEL_NONE)

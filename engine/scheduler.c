@@ -43,7 +43,8 @@ static int sync_init(chime_scheduler *s) {
     pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
-  /* cond is waited on with a monotonic deadline (a shutdown's). */
+  /* cond and done_cond are waited on with monotonic deadlines (a
+   * shutdown's, a completion's wait for company). */
   pthread_condattr_t attr;
   if (pthread_condattr_init(&attr) != 0) {
     pthread_mutex_destroy(&s->mu);
@@ -52,19 +53,22 @@ static int sync_init(chime_scheduler *s) {
   }
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   int cr = pthread_cond_init(&s->cond, &attr);
-  pthread_condattr_destroy(&attr);
   if (cr != 0) {
+    pthread_condattr_destroy(&attr);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
   if (pthread_cond_init(&s->work_cond, NULL) != 0) {
+    pthread_condattr_destroy(&attr);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->err_mu);
     return CHIME_ENOMEM;
   }
-  if (pthread_cond_init(&s->done_cond, NULL) != 0) {
+  cr = pthread_cond_init(&s->done_cond, &attr);
+  pthread_condattr_destroy(&attr);
+  if (cr != 0) {
     pthread_cond_destroy(&s->work_cond);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->mu);
@@ -218,6 +222,7 @@ int chime_scheduler_standby(chime_scheduler *scheduler) {
   if (changed) {
     s->state = CHIME_SCHEDULER_STANDBY;
     chime__loop_post(s, CHIME__CMD_MODE);
+    pthread_cond_signal(&s->done_cond); /* completions wait no longer */
   }
   chime__mu_unlock(s);
   if (changed)
@@ -274,23 +279,8 @@ static int wait_for_runs(chime_scheduler *s, int64_t deadline) {
       chime__mu_wait(s, &s->cond);
       continue;
     }
-    int64_t left = deadline - chime__mono_ms();
-    if (left <= 0) {
+    if (!chime__mu_wait_until(s, &s->cond, deadline))
       r = CHIME_ETIMEDOUT;
-      break;
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += left / 1000;
-    ts.tv_nsec += (left % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
-    }
-    atomic_store_explicit(&s->mu_owner, 0, memory_order_relaxed);
-    pthread_cond_timedwait(&s->cond, &s->mu, &ts);
-    atomic_store_explicit(&s->mu_owner, chime__thread_tag(),
-                          memory_order_relaxed);
   }
   unsigned left_running = s->running, left_done = s->done_queued;
   if (r == CHIME_ETIMEDOUT)
@@ -350,6 +340,7 @@ static int shutdown_until(chime_scheduler *s, int64_t deadline) {
   s->state = CHIME_SCHEDULER_SHUTDOWN;
   if (first)
     chime__loop_post(s, CHIME__CMD_MODE);
+  pthread_cond_signal(&s->done_cond); /* completions wait no longer */
   bool emit = first || !s->shutdown_emitted;
   s->shutdown_emitted = true;
   chime__mu_unlock(s);

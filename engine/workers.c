@@ -293,7 +293,7 @@ static bool run_fire(chime_scheduler *s, chime_fire *fire,
 /* A fire claimed ahead of its time (chime_config_set_claim_ahead_ms) starts
  * at its time, on the store's clock (the one the claim compared with).  A
  * recovered or late fire does not wait; none waits longer than the claim
- * horizon (the claim-ahead time and up to 20 ms), also when the store's clock
+ * horizon (the claim-ahead time and up to 100 ms), also when the store's clock
  * steps back meanwhile (its offset measured again). */
 static void wait_for_time(chime_scheduler *s, const chime_fire *fire) {
   chime_store *st = s->store;
@@ -447,6 +447,7 @@ static void work(chime_scheduler *s, chime_fire *fire) {
   s->running--;
   s->reserved--;
   chime__localq_run_ended(s);
+  chime__completer_run_ended(s);
   assert(s->q_len <= s->running && s->running <= s->reserved);
   chime__stop_progress(s); /* broadcasts cond */
   /* Wake the loop when it waits for free workers and a quarter of a
