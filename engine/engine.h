@@ -106,10 +106,11 @@
  * run ends, came late when every place was held by fires not yet due), and
  * a busy node that reached far would take fires the other nodes could
  * start sooner (3 nodes ran 7,600-9,500 of 10,000 fires/s reaching 60 or
- * 100 ms, 9,650-9,840 reaching 20).  A node with most of its places free:
- * CHIME__CLAIM_FAR_MS, so that at a moderate rate one claim carries a
- * tenth of a second of fires (at 1,000 fires/s on 3 nodes the database's
- * CPU went from 44-54% of a core to 30%, docs/performance.md). */
+ * 100 ms, 9,650-9,840 reaching 20).  A node holding fewer than
+ * CHIME__CLAIM_FAR_BATCH fires: CHIME__CLAIM_FAR_MS, so that at a moderate rate
+ * one claim carries a tenth of a second of fires (at 1,000 fires/s on 3 nodes
+ * the database's CPU went from 44-54% of a core to 30%, docs/performance.md).
+ */
 #define CHIME__CLAIM_BEYOND_MS INT64_C(20)
 #define CHIME__CLAIM_FAR_MS INT64_C(100)
 /* A claim that reaches CHIME__CLAIM_FAR_MS takes at most this many fires.
@@ -709,10 +710,9 @@ static inline int64_t chime__claim_near_ms(const chime_scheduler *s) {
 }
 /* How far ahead of their time this claim takes fires (the loop wakes a
  * claim-ahead time before the next fire and takes those due after it too,
- * loop.c): the horizon while the fires in the node's hands (claimed, not
- * finished) fill under half the places it may claim (a batch of
- * CHIME__CLAIM_FAR_BATCH at most, loop.c), chime__claim_near_ms on a busier
- * node.  mu held. */
+ * loop.c): the horizon while the node holds fewer than
+ * CHIME__CLAIM_FAR_BATCH fires (claimed, not finished; a batch of that many
+ * at most, loop.c), chime__claim_near_ms on a busier node.  mu held. */
 static inline int64_t chime__claim_reach_ms(const chime_scheduler *s) {
   int64_t ahead = s->cfg.claim_ahead_ms;
   if (s->cfg.batch_window_ms > 0 || ahead == 0 ||

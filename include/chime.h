@@ -1840,12 +1840,12 @@ CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
  * commits ahead, and a worker starts each run at its scheduled time, so
  * that runs start on time rather than one claim transaction late.  The
  * node claims when the next fire is this time away and takes the fires due
- * within this time and up to 100 ms more while the fires in its hands fill
- * under half the places it may claim (on a busier node as much again, at
- * most 20 ms more: a far claim would take fires the other nodes could
- * start sooner), so that at a moderate rate one claim carries a tenth of a
- * second of fires; a fire is therefore claimed up to this time and 100 ms
- * before it is due (none ahead with 0).  A fire claimed ahead is the
+ * within this time and up to 100 ms more, 64 fires at most, while it holds
+ * fewer than 64 fires (on a busier node as much again, at most 20 ms more:
+ * a far claim would take fires the other nodes could start sooner), so
+ * that at a moderate rate one claim carries a tenth of a second of fires;
+ * a fire is therefore claimed up to this time and 100 ms before it is due
+ * (none ahead with 0).  A fire claimed ahead is the
  * node's from its claim: pausing its trigger or job in those milliseconds does
  * not stop it, and a node that dies before the run starts leaves it to recovery
  * like a running fire.  0: claim fires only once they are due.  Ignored while a
