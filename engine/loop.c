@@ -57,7 +57,8 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
  * and a worker starts it at its time, workers.c), so that the claim's
  * commit is over by then.  The claim takes the fires due within its reach
  * (chime__claim_reach_ms: up to 100 ms past the claim-ahead time on a node
- * holding fewer than 64 fires, 20 ms on a busier one), so that one claim
+ * holding fewer than 64 fires with room for 128 more, 20 ms on a busier
+ * one), so that one claim
  * carries the fires of those milliseconds beyond the first instead of only
  * those that entered the window since the last claim (at a steady rate, one
  * claim transaction per fire). */
