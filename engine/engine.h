@@ -54,6 +54,7 @@
 #include "jobstore/store.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -710,21 +711,26 @@ static inline int64_t chime__claim_near_ms(const chime_scheduler *s) {
 }
 /* How far ahead of their time this claim takes fires (the loop wakes a
  * claim-ahead time before the next fire and takes those due after it too,
- * loop.c): the horizon while the node holds fewer than
- * CHIME__CLAIM_FAR_BATCH fires (claimed, not finished; a batch of that many
- * at most, loop.c) and has room for twice as many more, chime__claim_near_ms
- * otherwise.  A node of few workers never reaches far: fires claimed early
- * would wait behind its running jobs (in the cluster test galera/member-stop,
- * 4 workers each, a FORBID job's fire held so behind jobs retrying their
+ * loop.c), and *ret_most, the most fires it takes: the horizon and
+ * CHIME__CLAIM_FAR_BATCH while the node holds fewer than that many fires
+ * (claimed, not finished) and has room for twice as many more;
+ * chime__claim_near_ms and no limit of its own (UINT_MAX) otherwise.  A
+ * node of few workers never reaches far: fires claimed early would wait
+ * behind its running jobs (in the cluster test galera/member-stop, 4
+ * workers each, a FORBID job's fire held so behind jobs retrying their
  * transactions came seconds late).  mu held. */
-static inline int64_t chime__claim_reach_ms(const chime_scheduler *s) {
+static inline int64_t chime__claim_reach_ms(const chime_scheduler *s,
+                                            unsigned *ret_most) {
   int64_t ahead = s->cfg.claim_ahead_ms;
+  *ret_most = UINT_MAX;
   if (s->cfg.batch_window_ms > 0 || ahead == 0)
     return chime__claim_horizon_ms(s);
   unsigned cap = chime__claim_capacity(s);
   if (s->reserved < CHIME__CLAIM_FAR_BATCH &&
-      cap >= s->reserved + 2 * CHIME__CLAIM_FAR_BATCH)
+      cap >= s->reserved + 2 * CHIME__CLAIM_FAR_BATCH) {
+    *ret_most = CHIME__CLAIM_FAR_BATCH;
     return chime__claim_horizon_ms(s);
+  }
   return chime__claim_near_ms(s);
 }
 /* How many free places wake a loop that waits for them: a quarter of a

@@ -58,10 +58,9 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
  * commit is over by then.  The claim takes the fires due within its reach
  * (chime__claim_reach_ms: up to 100 ms past the claim-ahead time on a node
  * holding fewer than 64 fires with room for 128 more, 20 ms on a busier
- * one), so that one claim
- * carries the fires of those milliseconds beyond the first instead of only
- * those that entered the window since the last claim (at a steady rate, one
- * claim transaction per fire). */
+ * one), so that one claim carries the fires of those milliseconds beyond
+ * the first instead of only those that entered the window since the last
+ * claim (at a steady rate, one claim transaction per fire). */
 static int64_t claim_lead_ms(const chime_scheduler *s) {
   return s->cfg.batch_window_ms > 0 ? s->cfg.batch_window_ms
                                     : s->cfg.claim_ahead_ms;
@@ -552,7 +551,8 @@ static void claim(chime_scheduler *s, int64_t now) {
   /* Places for claims: free workers and the local queue's room. */
   unsigned free_places = s->reserved < cap ? cap - s->reserved : 0;
   s->loop_starved = free_places == 0;
-  int64_t reach = chime__claim_reach_ms(s);
+  unsigned most;
+  int64_t reach = chime__claim_reach_ms(s, &most);
   chime__mu_unlock(s);
   if (free_places == 0) {
     /* The next finishing run wakes the loop, or a REPLACE run's next fire. */
@@ -568,9 +568,8 @@ static void claim(chime_scheduler *s, int64_t now) {
     max = free_places;
   /* Reaching far, a claim takes the fires a tenth of a second brings where
    * they are sparse, not all those of a busy cluster (engine.h). */
-  if (s->cfg.batch_window_ms == 0 && reach > chime__claim_near_ms(s) &&
-      max > CHIME__CLAIM_FAR_BATCH)
-    max = CHIME__CLAIM_FAR_BATCH;
+  if (max > most)
+    max = most;
   chime_type_set types = {.names = s->loop_types, .count = s->loop_ntypes};
   chime_store *st = s->store;
   chime_fire **fires = NULL;
