@@ -252,13 +252,14 @@ typedef struct bench_db_sample {
   int64_t com_commits;     /* Com_commit: COMMIT statements */
   int64_t questions;       /* Questions of every session but the bench's */
   int64_t fsyncs;          /* Innodb_os_log_fsyncs or Innodb_data_fsyncs */
+  int64_t rows_written;    /* Handler_write + _update + _delete */
   int64_t db_ticks;        /* the server process's utime + stime */
 } bench_db_sample;
 
 /* What the database did over the window: the counters' deltas (-1:
  * unknown, or the server restarted in the window) and its CPU time. */
 typedef struct bench_db_cost {
-  int64_t handler_commits, com_commits, questions, fsyncs;
+  int64_t handler_commits, com_commits, questions, fsyncs, rows_written;
   double db_cpu_s; /* < 0: unknown (the server is not on this machine) */
   double window_s; /* the window's length (the rates' divisor) */
   double wall_s;   /* the time between the samples (the CPU's divisor) */
@@ -275,7 +276,8 @@ double bench_cost_commits_per_s(const bench_db_cost *c);
 double bench_cost_fsyncs_per_s(const bench_db_cost *c);
 /* Writes the summary line's cost keys for `runs` fires into buf (each
  * "\tkey=value", NA when unknown): com_commit_per_s, commits_per_fire,
- * com_commit_per_fire, statements_per_fire, db_cpu_us_per_fire.  Returns
+ * com_commit_per_fire, statements_per_fire, rows_written_per_fire,
+ * db_cpu_us_per_fire.  Returns
  * the length written (truncated to len - 1). */
 size_t bench_cost_format(const bench_db_cost *c, int64_t runs, char *buf,
                          size_t len);

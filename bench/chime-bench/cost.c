@@ -23,14 +23,15 @@ static int64_t delta(int64_t a, int64_t b) {
 void bench_cost_between(const bench_db_sample *a, const bench_db_sample *b,
                         double window_s, double wall_s, long ticks_per_s,
                         bench_db_cost *ret) {
-  *ret = (bench_db_cost){.handler_commits =
-                             delta(a->handler_commits, b->handler_commits),
-                         .com_commits = delta(a->com_commits, b->com_commits),
-                         .questions = delta(a->questions, b->questions),
-                         .fsyncs = delta(a->fsyncs, b->fsyncs),
-                         .db_cpu_s = -1.0,
-                         .window_s = window_s,
-                         .wall_s = wall_s};
+  *ret = (bench_db_cost){
+      .handler_commits = delta(a->handler_commits, b->handler_commits),
+      .com_commits = delta(a->com_commits, b->com_commits),
+      .questions = delta(a->questions, b->questions),
+      .fsyncs = delta(a->fsyncs, b->fsyncs),
+      .rows_written = delta(a->rows_written, b->rows_written),
+      .db_cpu_s = -1.0,
+      .window_s = window_s,
+      .wall_s = wall_s};
   int64_t ticks = delta(a->db_ticks, b->db_ticks);
   if (ticks >= 0 && ticks_per_s > 0)
     ret->db_cpu_s = (double)ticks / (double)ticks_per_s;
@@ -80,6 +81,8 @@ size_t bench_cost_format(const bench_db_cost *c, int64_t runs, char *buf,
   at = put(buf, len, at, "com_commit_per_fire", PER_FIRE(c->com_commits),
            "\t%s=%.3f");
   at = put(buf, len, at, "statements_per_fire", PER_FIRE(c->questions),
+           "\t%s=%.3f");
+  at = put(buf, len, at, "rows_written_per_fire", PER_FIRE(c->rows_written),
            "\t%s=%.3f");
   at = put(buf, len, at, "db_cpu_us_per_fire",
            c->db_cpu_s < 0 ? -1.0 : PER_FIRE(c->db_cpu_s * 1e6), "\t%s=%.1f");

@@ -15,11 +15,13 @@ static const bench_db_sample at_w0 = {.handler_commits = 1000,
                                       .com_commits = 500,
                                       .questions = 7000,
                                       .fsyncs = 40,
+                                      .rows_written = 100,
                                       .db_ticks = 2000};
 static const bench_db_sample at_w1 = {.handler_commits = 51000,
                                       .com_commits = 50500,
                                       .questions = 207000,
                                       .fsyncs = 8040,
+                                      .rows_written = 60100,
                                       .db_ticks = 3200};
 
 static void test_per_fire(void) {
@@ -38,6 +40,7 @@ static void test_per_fire(void) {
                                "\tcommits_per_fire=5.000"
                                "\tcom_commit_per_fire=5.000"
                                "\tstatements_per_fire=20.000"
+                               "\trows_written_per_fire=6.000"
                                "\tdb_cpu_us_per_fire=1200.0");
   CU_ASSERT_EQUAL(n, strlen(line));
 }
@@ -56,6 +59,7 @@ static void test_unknown_is_na(void) {
    * restart in the window). */
   bench_db_sample a = at_w0, b = at_w1;
   a.db_ticks = -1;
+  a.rows_written = -1;
   b.com_commits = 10;
   b.questions = 5;
   bench_db_cost c;
@@ -68,6 +72,7 @@ static void test_unknown_is_na(void) {
                                "\tcommits_per_fire=5.000"
                                "\tcom_commit_per_fire=NA"
                                "\tstatements_per_fire=NA"
+                               "\trows_written_per_fire=NA"
                                "\tdb_cpu_us_per_fire=NA");
   /* No run in the window: nothing per fire. */
   bench_cost_between(&at_w0, &at_w1, 10.0, 10.0, 100, &c);
@@ -76,6 +81,7 @@ static void test_unknown_is_na(void) {
                                "\tcommits_per_fire=NA"
                                "\tcom_commit_per_fire=NA"
                                "\tstatements_per_fire=NA"
+                               "\trows_written_per_fire=NA"
                                "\tdb_cpu_us_per_fire=NA");
 }
 
@@ -90,7 +96,7 @@ static void test_short_buffer(void) {
 }
 
 static CU_TestInfo tests[] = {
-    {"commits, statements and CPU per fire", test_per_fire},
+    {"commits, statements, rows and CPU per fire", test_per_fire},
     {"CPU over wall time, rates over the window", test_cpu_uses_wall_time},
     {"unknown counters and no runs print NA", test_unknown_is_na},
     {"a short buffer is truncated, terminated", test_short_buffer},
