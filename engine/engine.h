@@ -119,6 +119,10 @@
  * reaches no further than it needs: the first node to wake does not take
  * a tenth of a second of a busy cluster's fires. */
 #define CHIME__CLAIM_FAR_BATCH 64u
+/* A node reaches far only with this many workers and free places, so that
+ * half of them is a batch worth a transaction (engine.h,
+ * chime__claim_reach_ms). */
+#define CHIME__CLAIM_FAR_MIN_PLACES 16u
 /* How long a returned run's completion waits, at most, for the completions
  * of the node's other runs in flight, so that they share one transaction
  * (completer.c): the claim-ahead time, at most this.  At a moderate rate
@@ -711,14 +715,16 @@ static inline int64_t chime__claim_near_ms(const chime_scheduler *s) {
 }
 /* How far ahead of their time this claim takes fires (the loop wakes a
  * claim-ahead time before the next fire and takes those due after it too,
- * loop.c), and *ret_most, the most fires it takes: the horizon and
- * CHIME__CLAIM_FAR_BATCH while the node holds fewer than that many fires
- * (claimed, not finished) and has room for twice as many more;
- * chime__claim_near_ms and no limit of its own (UINT_MAX) otherwise.  A
- * node of few workers never reaches far: fires claimed early would wait
- * behind its running jobs (in the cluster test galera/member-stop, 4
- * workers each, a FORBID job's fire held so behind jobs retrying their
- * transactions came seconds late).  mu held. */
+ * loop.c), and *ret_most, the most fires it takes.  It reaches the horizon
+ * while the node holds fewer than CHIME__CLAIM_FAR_BATCH fires (claimed,
+ * not finished) and has CHIME__CLAIM_FAR_MIN_PLACES free places or more,
+ * and then takes at most half its free places, at most
+ * CHIME__CLAIM_FAR_BATCH; otherwise chime__claim_near_ms, with no limit of
+ * its own (UINT_MAX).  A node of fewer than CHIME__CLAIM_FAR_MIN_PLACES
+ * workers never reaches far: fires claimed early would wait behind its
+ * running jobs (in the cluster test galera/member-stop, 4 workers each, a
+ * FORBID job's fire held so behind jobs retrying their transactions came
+ * seconds late).  mu held. */
 static inline int64_t chime__claim_reach_ms(const chime_scheduler *s,
                                             unsigned *ret_most) {
   int64_t ahead = s->cfg.claim_ahead_ms;
@@ -726,9 +732,13 @@ static inline int64_t chime__claim_reach_ms(const chime_scheduler *s,
   if (s->cfg.batch_window_ms > 0 || ahead == 0)
     return chime__claim_horizon_ms(s);
   unsigned cap = chime__claim_capacity(s);
-  if (s->reserved < CHIME__CLAIM_FAR_BATCH &&
-      cap >= s->reserved + 2 * CHIME__CLAIM_FAR_BATCH) {
-    *ret_most = CHIME__CLAIM_FAR_BATCH;
+  unsigned free_places = cap > s->reserved ? cap - s->reserved : 0;
+  if (s->cfg.workers >= CHIME__CLAIM_FAR_MIN_PLACES &&
+      s->reserved < CHIME__CLAIM_FAR_BATCH &&
+      free_places >= CHIME__CLAIM_FAR_MIN_PLACES) {
+    *ret_most = free_places / 2 < CHIME__CLAIM_FAR_BATCH
+                    ? free_places / 2
+                    : CHIME__CLAIM_FAR_BATCH;
     return chime__claim_horizon_ms(s);
   }
   return chime__claim_near_ms(s);

@@ -1840,10 +1840,11 @@ CHIME_EXTERN int chime_config_set_batch_window_ms(chime_config *config,
  * commits ahead, and a worker starts each run at its scheduled time, so
  * that runs start on time rather than one claim transaction late.  The
  * node claims when the next fire is this time away and takes the fires due
- * within this time and up to 100 ms more, 64 fires at most, while it holds
- * fewer than 64 fires and has room for 128 more (workers and local queue;
- * otherwise as much again, at most 20 ms more: a far claim would take fires
- * the other nodes, or its own busy workers, could not start sooner), so
+ * within this time and up to 100 ms more, half its free places (workers
+ * and local queue) and 64 fires at most, while it has 16 workers or more,
+ * holds fewer than 64 fires and has 16 free places or more (otherwise as
+ * much again, at most 20 ms more: a far claim would take fires the other
+ * nodes, or its own busy workers, could not start sooner), so
  * that at a moderate rate one claim carries a tenth of a second of fires;
  * a fire is therefore claimed up to this time and 100 ms before it is due
  * (none ahead with 0).  A fire claimed ahead is the
