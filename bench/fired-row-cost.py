@@ -2,7 +2,7 @@
 """fired-row-cost.py: what one fire's `fired` row costs the database server.
 
 Usage (after `./dev db-up` and one chime-bench run, which creates the
-tables):  python3 bench/fired-row-cost.py [ROWS_PER_BATCH [BATCHES]]
+tables):  python3 bench/fired-row-cost.py [--pk-only] [ROWS_PER_BATCH [BATCHES]]
 
 A fire inserts its `fired` row when it is claimed and deletes it when it
 completes, and InnoDB purges the deleted row later (issue 32's "fewer rows
@@ -14,7 +14,8 @@ transactions, as a claim's and a completion's: the INSERT, then the
 completion's SELECT ... FOR UPDATE and DELETE.  The baseline runs the same
 transactions with the SELECT alone (no row written), so what is left is the
 rows' own cost: insert, delete and purge.  It prints the median of three
-rounds, in µs of server CPU per fire.
+rounds, in µs of server CPU per fire.  --pk-only drops the copy's
+secondary indexes first: what the row costs without them.
 """
 import os
 import subprocess
@@ -94,13 +95,26 @@ def round_cpu(pid, sql):
     return server_cpu_s(pid) - before
 
 
+def drop_secondary_indexes():
+    keys = client("SELECT DISTINCT index_name FROM information_schema."
+                  "statistics WHERE table_schema = DATABASE() AND "
+                  f"table_name = '{TABLE}' AND index_name <> 'PRIMARY';")
+    for key in keys.split():
+        client(f"ALTER TABLE {TABLE} DROP INDEX {key};")
+
+
 def main():
-    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    args = sys.argv[1:]
+    pk_only = "--pk-only" in args
+    args = [a for a in args if a != "--pk-only"]
+    rows = int(args[0]) if len(args) > 0 else 100
+    count = int(args[1]) if len(args) > 1 else 300
     with open(PIDFILE) as f:
         pid = int(f.read())
     client(f"DROP TABLE IF EXISTS {TABLE}; CREATE TABLE {TABLE} LIKE "
            "chime_fired;")
+    if pk_only:
+        drop_secondary_indexes()
     try:
         writes, idles = [], []
         for _ in range(3):
@@ -111,6 +125,7 @@ def main():
     fires = rows * count
     per_fire = sorted((w - i) * 1e6 / fires for w, i in zip(writes, idles))
     print(f"fired-row-cost rows_per_batch={rows} fires={fires} "
+          f"indexes={'primary' if pk_only else 'all'} "
           f"row_us_per_fire={per_fire[1]:.1f} "
           f"(rounds {', '.join(f'{v:.1f}' for v in per_fire)})")
 
