@@ -120,8 +120,7 @@
  * a tenth of a second of a busy cluster's fires. */
 #define CHIME__CLAIM_FAR_BATCH 64u
 /* A node reaches far only with this many workers and free places, so that
- * half of them is a batch worth a transaction (engine.h,
- * chime__claim_reach_ms). */
+ * half of them is a batch worth a transaction (chime__claim_reach_ms). */
 #define CHIME__CLAIM_FAR_MIN_PLACES 16u
 /* How long a returned run's completion waits, at most, for the completions
  * of the node's other runs in flight, so that they share one transaction

@@ -56,9 +56,10 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode);
  * window, or without one the claim-ahead time (the claim fires it at once
  * and a worker starts it at its time, workers.c), so that the claim's
  * commit is over by then.  The claim takes the fires due within its reach
- * (chime__claim_reach_ms: up to 100 ms past the claim-ahead time on a node
- * holding fewer than 64 fires with room for 128 more, 20 ms on a busier
- * one), so that one claim carries the fires of those milliseconds beyond
+ * (chime__claim_reach_ms: up to 100 ms past the claim-ahead time, half its
+ * free places and 64 fires at most, on a node of 16 workers or more that
+ * holds fewer than 64 fires and has 16 free places or more; 20 ms on any
+ * other), so that one claim carries the fires of those milliseconds beyond
  * the first instead of only those that entered the window since the last
  * claim (at a steady rate, one claim transaction per fire). */
 static int64_t claim_lead_ms(const chime_scheduler *s) {

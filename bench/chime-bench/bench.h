@@ -277,8 +277,7 @@ double bench_cost_fsyncs_per_s(const bench_db_cost *c);
 /* Writes the summary line's cost keys for `runs` fires into buf (each
  * "\tkey=value", NA when unknown): com_commit_per_s, commits_per_fire,
  * com_commit_per_fire, statements_per_fire, rows_written_per_fire,
- * db_cpu_us_per_fire.  Returns
- * the length written (truncated to len - 1). */
+ * db_cpu_us_per_fire.  Returns the length written (truncated to len - 1). */
 size_t bench_cost_format(const bench_db_cost *c, int64_t runs, char *buf,
                          size_t len);
 
