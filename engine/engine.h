@@ -107,11 +107,11 @@
  * run ends, came late when every place was held by fires not yet due), and
  * a busy node that reached far would take fires the other nodes could
  * start sooner (3 nodes ran 7,600-9,500 of 10,000 fires/s reaching 60 or
- * 100 ms, 9,650-9,840 reaching 20).  A node holding fewer than
- * CHIME__CLAIM_FAR_BATCH fires: CHIME__CLAIM_FAR_MS, so that at a moderate rate
- * one claim carries a tenth of a second of fires (at 1,000 fires/s on 3 nodes
- * the database's CPU went from 44-54% of a core to 30%, docs/performance.md).
- */
+ * 100 ms, 9,650-9,840 reaching 20).  A quiet node with room (the rule is
+ * chime__claim_reach_ms's): CHIME__CLAIM_FAR_MS, so that at a moderate rate
+ * one claim carries a tenth of a second of fires (at 1,000 fires/s on 3
+ * nodes the database's CPU went from 44-54% of a core to 30%,
+ * docs/performance.md). */
 #define CHIME__CLAIM_BEYOND_MS INT64_C(20)
 #define CHIME__CLAIM_FAR_MS INT64_C(100)
 /* A claim that reaches CHIME__CLAIM_FAR_MS takes at most this many fires.

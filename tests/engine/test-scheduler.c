@@ -371,6 +371,50 @@ static void test_scheduler_claim_ahead_runs_on_time(void) {
   rec_fini(&r);
 }
 
+/* How far a claim reaches and how many fires it takes
+ * (chime__claim_reach_ms): a node with room claims a tenth of a second
+ * past the claim-ahead time, half its free places and 64 fires at most; a
+ * busy node, or one of few workers, only as much again as the claim-ahead
+ * time, at most 20 ms.  At 100 fires/s on 3 nodes a default node has its
+ * 32 workers and a small local-queue room free, and must reach far. */
+static void test_scheduler_claim_reach(void) {
+  static chime_scheduler s; /* the fields the rule reads, no thread */
+  unsigned most;
+  s.cfg.claim_ahead_ms = 20;
+  s.cfg.workers = 32;
+  s.localq_room = 18; /* a quiet node: the room follows the workers' pace */
+  s.reserved = 2;
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 120);
+  CU_ASSERT_EQUAL(most, 24);
+  s.localq_room = 256;
+  s.reserved = 10;
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 120);
+  CU_ASSERT_EQUAL(most, 64);
+  s.reserved = 64; /* holds a batch already */
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 40);
+  CU_ASSERT_EQUAL(most, UINT_MAX);
+  s.localq_room = 0;
+  s.reserved = 20; /* 12 free places */
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 40);
+  CU_ASSERT_EQUAL(most, UINT_MAX);
+  s.cfg.workers = 4; /* few workers, however much room */
+  s.localq_room = 256;
+  s.reserved = 0;
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 40);
+  CU_ASSERT_EQUAL(most, UINT_MAX);
+  s.cfg.workers = 32;
+  s.cfg.claim_ahead_ms = 200; /* as much again, at most 20 ms more */
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 300);
+  s.reserved = 100;
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 220);
+  s.cfg.claim_ahead_ms = 0; /* claims only what is due */
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 0);
+  CU_ASSERT_EQUAL(most, UINT_MAX);
+  s.cfg.batch_window_ms = 50; /* the window, whatever the room */
+  CU_ASSERT_EQUAL(chime__claim_reach_ms(&s, &most), 50);
+  CU_ASSERT_EQUAL(most, UINT_MAX);
+}
+
 /* With a local queue (chime_config_set_local_queue) a node claims beyond
  * its free workers and its workers drain the queue: a burst of more fires
  * than workers and queue together runs, each once, never more at once
@@ -1430,6 +1474,8 @@ static CU_TestInfo scheduler_tests[] = {
      test_scheduler_simple_repeat_then_gone},
     {"a fire claimed ahead runs at its time, paused or not",
      test_scheduler_claim_ahead_runs_on_time},
+    {"a claim's reach and its most fires follow the node's room",
+     test_scheduler_claim_reach},
     {"a local queue is drained by the workers",
      test_scheduler_local_queue_drains},
     {"FORBID job never overlaps", test_scheduler_forbid_never_overlaps},
