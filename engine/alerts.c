@@ -72,16 +72,19 @@ void chime__node_fenced(chime_scheduler *s, int64_t lease_ms) {
                     CHIME_ENOTOWNER, msg);
 }
 
-void chime__store_failed(chime_scheduler *s, int code) {
+bool chime__store_failed(chime_scheduler *s, int code) {
   assert(code < 0);
   chime__metrics_add(&s->metrics, CHIME_METRIC_STORE_ERRORS, 1);
   /* Only a lost connection is an outage; a refused statement is not. */
-  if (code != CHIME_ECONNECT || !chime__metrics_store_down(&s->metrics, true))
-    return;
+  if (code != CHIME_ECONNECT)
+    return false;
+  if (!chime__metrics_store_down(&s->metrics, true))
+    return true; /* said when it began */
   chime__alert a = {.misfire_policy = -1};
   chime__emit_alert(s, CHIME_EVENT_STORE_OUTAGE_BEGAN, CHIME_LOG_ERROR, NULL,
                     &a, code,
                     "store outage began: the database cannot be reached");
+  return false;
 }
 
 void chime__store_answered(chime_scheduler *s) {

@@ -615,9 +615,11 @@ void chime__run_failed(chime_scheduler *s, const chime_fire *fire, int error,
 /* The store refused fire's completion: another node took it over. */
 void chime__fencing_refused(chime_scheduler *s, const chime_fire *fire);
 /* The loop found the node's lease lost (fenced) or a store call failed or
- * succeeded (the outage events). */
+ * succeeded (the outage events).  chime__store_failed returns whether the
+ * failure belongs to an outage already said (the loop tries again at every
+ * tick while the database is down: those failures are said at DEBUG). */
 void chime__node_fenced(chime_scheduler *s, int64_t lease_ms);
-void chime__store_failed(chime_scheduler *s, int code);
+bool chime__store_failed(chime_scheduler *s, int code);
 /* The store's recovery callback (chime_store_options.on_recovery):
  * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
  * user_data is the scheduler.  The loop thread. */

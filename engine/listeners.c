@@ -121,15 +121,19 @@ void chime__listeners_clear(chime_scheduler *s) {
 
 void chime__report_error(chime_scheduler *s, int code, const char *what) {
   assert(code < 0 && what);
-  chime__store_failed(s, code);
+  bool outage_said = chime__store_failed(s, code);
   /* ERROR unless the failure is transient and said at ERROR once
-   * elsewhere: a lost database (the outage alert), rows locked by another
-   * session (retried at the next tick), an instance id another process
-   * took (the store's line when it was lost). */
+   * elsewhere: a lost database (the outage alert; DEBUG after its first
+   * failure, as the loop tries every tick), rows locked by another session
+   * (retried at the next tick), an instance id another process took (the
+   * store's line when it was lost). */
   bool transient =
       code == CHIME_ECONNECT || code == CHIME_EBUSY || code == CHIME_EDUPNODE;
-  chime__log(s, transient ? CHIME_LOG_WARN : CHIME_LOG_ERROR, "%s: %s (%s)",
-             what, chime_strerror(code), chime_err_name(code));
+  chime__log(s,
+             outage_said ? CHIME_LOG_DEBUG
+             : transient ? CHIME_LOG_WARN
+                         : CHIME_LOG_ERROR,
+             "%s: %s (%s)", what, chime_strerror(code), chime_err_name(code));
   chime__emit(s, CHIME_EVENT_SCHEDULER_ERROR, NULL, NULL, NULL, code, what);
 }
 

@@ -2855,7 +2855,8 @@ typedef struct chime_lease chime_lease;
  * at_most_ms <= 0; at_least_ms < 0 or > at_most_ms; wait_ms < 0);
  * CHIME_ELIMIT (at_most_ms or wait_ms > CHIME_LEASE_MAX_MS, a name over
  * CHIME_MAX_NAME_LEN); CHIME_ESHUTDOWN; CHIME_ENOMEM; the store's errors
- * (CHIME_ECONNECT, CHIME_ESTORE).  chime_scheduler_errmsg says why.
+ * (CHIME_ECONNECT once it reconnected for a check-in interval,
+ * CHIME_ESTORE).  chime_scheduler_errmsg says why.
  * Ownership: name is copied; *ret_lease is the caller's, freed with
  * chime_lease_free() before the scheduler is freed.
  * Thread: any, also a worker running a job; it waits for the store (a

@@ -7,7 +7,10 @@
  * default) and retried; the engine loop's own transactions (claims, fires, the
  * misfire scan, recovery) stop retrying after half a check-in interval
  * (CHIME_EBUSY), so a frozen node's locks never keep a live node from checking
- * in.
+ * in.  Lost connections are retried for 30 s (RECONNECT_BUDGET_MS), but on
+ * the loop (its transactions and its check-ins) for one check-in interval:
+ * the loop must not stall through an outage, and it must say the outage and
+ * fence itself once its lease ran out, not 30 s later.
  *
  * Locks and threads (tx.h says it for the whole store):
  *   - s->lock guards the pool (every conns[i].busy) and the jitter state;
@@ -40,6 +43,13 @@
 #define CONNECT_TIMEOUT_S 5
 /* Lost connections: reconnect for at most this long in all. */
 #define RECONNECT_BUDGET_MS 30000
+
+/* The loop's reconnect budget: one check-in interval, after which its next
+ * tick (or check-in) tries again. */
+static int64_t loop_reconnect_budget_ms(const chime__mysql_store *s) {
+  return s->checkin_interval_ms > 0 ? s->checkin_interval_ms
+                                    : RECONNECT_BUDGET_MS;
+}
 /* Deadlocks and lock-wait timeouts: this many attempts. */
 #define MAX_LOCK_RETRIES 20
 
@@ -433,9 +443,14 @@ static int run_on(chime__mysql_store *s, chime__mysql_conn *c,
       if (r == CHIME_ECONNECT || r == CHIME_ESTORE) {
         if (chime__mono_ms() >= deadline) {
           /* WARN: the call fails with CHIME_ECONNECT, and the outage is
-           * said at ERROR once (the engine's "store outage began"). */
-          chime__mysql_log(s, CHIME_LOG_WARN, "giving up reconnecting: %s",
-                           why);
+           * said at ERROR once (the engine's "store outage began").  DEBUG
+           * for a budget shorter than the store's (the loop's, every tick
+           * of an outage; a caller that must not wait): its caller says
+           * the failure. */
+          chime__mysql_log(s,
+                           budget_ms < RECONNECT_BUDGET_MS ? CHIME_LOG_DEBUG
+                                                           : CHIME_LOG_WARN,
+                           "giving up reconnecting: %s", why);
           chime__record_err(errbuf, errbuf_len, CHIME_ECONNECT, "%s", why);
           r = CHIME_ECONNECT;
           break;
@@ -540,7 +555,7 @@ int chime__mysql_tx_run_hot(chime__mysql_store *s, chime__mysql_tx_fn fn,
   chime__mysql_conn *c = pool_get(s, 0);
   assert(c->busy && !c->autocommit);
   int64_t budget = s->checkin_interval_ms / 2;
-  int r = run_on(s, c, fn, reset, arg, NULL, 0, RECONNECT_BUDGET_MS,
+  int r = run_on(s, c, fn, reset, arg, NULL, 0, loop_reconnect_budget_ms(s),
                  budget > 0 ? budget : 1);
   pool_put(s, c);
   return r;
@@ -562,7 +577,8 @@ int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
                              void *arg) {
   assert(s && fn && s->beat.autocommit);
   pthread_mutex_lock(&s->beat_lock);
-  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0, RECONNECT_BUDGET_MS, 0);
+  int r = run_on(s, &s->beat, fn, NULL, arg, NULL, 0,
+                 loop_reconnect_budget_ms(s), 0);
   pthread_mutex_unlock(&s->beat_lock);
   return r;
 }

@@ -202,8 +202,10 @@ int chime__mysql_tx_run(chime__mysql_store *s, chime__mysql_tx_fn fn,
 
 /* Like chime__mysql_tx_run for the engine loop's own work (claims, fires,
  * the misfire scan, recovery): rows another session keeps locked make it
- * give up after half a check-in interval with CHIME_EBUSY, so that the
- * loop gets back to its check-ins.  Thread: any. */
+ * give up after half a check-in interval with CHIME_EBUSY, and a lost
+ * connection after one check-in interval of reconnecting with
+ * CHIME_ECONNECT, so that the loop gets back to its check-ins.  Thread:
+ * any. */
 int chime__mysql_tx_run_hot(chime__mysql_store *s, chime__mysql_tx_fn fn,
                             chime__mysql_reset_fn reset, void *arg);
 
@@ -239,7 +241,9 @@ void chime__mysql_leave_read_only(chime__mysql_store *s,
 
 /* Like chime__mysql_tx_run on the heartbeat connection, under beat_lock:
  * each statement of fn commits by itself, so fn must need no transaction.
- * Thread: any. */
+ * Reconnects for one check-in interval (then CHIME_ECONNECT): a check-in
+ * that cannot reach the database says so in time for the loop to fence
+ * the node when its lease runs out.  Thread: any. */
 int chime__mysql_tx_run_beat(chime__mysql_store *s, chime__mysql_tx_fn fn,
                              void *arg);
 
