@@ -31,7 +31,9 @@
  *
  * Threads and locks: the queue (done_head, done_tail, done_queued,
  * done_since_ms, done_urgent, done_writing, completer_stop) is guarded by
- * s->mu; the completer waits on done_cond, workers waiting for room and
+ * s->mu; the completer waits on done_cond (signalled by the first
+ * completion queued, an urgent one, a full batch, a state change or a stop,
+ * not by each completion that joins a wait), workers waiting for room and
  * shutdown waiting for the queue to drain wait on s->cond.  The completer
  * never holds mu across the store call, a log line or a free.
  */
@@ -51,16 +53,23 @@ void chime__completer_push(chime_scheduler *s, chime__done *d) {
   assert(d && d->fire && !d->next);
   while (s->done_queued >= CHIME__MAX_DONE_QUEUED && !s->completer_stop)
     chime__mu_wait(s, &s->cond);
-  if (s->done_tail) {
-    s->done_tail->next = d;
-  } else {
+  bool first = !s->done_tail;
+  if (first) {
     s->done_head = d;
     s->done_since_ms = chime__mono_ms();
+  } else {
+    s->done_tail->next = d;
   }
   s->done_tail = d;
   s->done_queued++;
   s->done_urgent |= d->forbid;
-  pthread_cond_signal(&s->done_cond);
+  /* Wakes the completer only when this changes what it waits for: work at
+   * all, or a batch to write now (wait_for_company).  A completion that
+   * joins others waiting for company waits with them until the first one's
+   * time: waking the completer for each (to find it must wait on) cost a
+   * thread switch per fire at thousands of fires a second. */
+  if (first || d->forbid || s->done_queued >= CHIME__DONE_BATCH)
+    pthread_cond_signal(&s->done_cond);
 }
 
 void chime__completer_run_ended(chime_scheduler *s) {
