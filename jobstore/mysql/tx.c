@@ -43,6 +43,8 @@
 #define CONNECT_TIMEOUT_S 5
 /* Lost connections: reconnect for at most this long in all. */
 #define RECONNECT_BUDGET_MS 30000
+/* Deadlocks and lock-wait timeouts: this many attempts. */
+#define MAX_LOCK_RETRIES 20
 
 /* The loop's reconnect budget: one check-in interval, after which its next
  * tick (or check-in) tries again. */
@@ -50,8 +52,6 @@ static int64_t loop_reconnect_budget_ms(const chime__mysql_store *s) {
   return s->checkin_interval_ms > 0 ? s->checkin_interval_ms
                                     : RECONNECT_BUDGET_MS;
 }
-/* Deadlocks and lock-wait timeouts: this many attempts. */
-#define MAX_LOCK_RETRIES 20
 
 /* The store object is checked here, beside the pool and lock it carries,
  * rather than in store.c with the ops table: every op's file calls this,
