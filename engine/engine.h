@@ -248,6 +248,10 @@ struct chime_scheduler {
   chime_fire **batch;              /* loop thread: claimed, not fired */
   size_t batch_count;
   int64_t batch_earliest;
+  /* Loop thread: claims of a batch whose release failed (the database
+   * unreachable): given back after the next good check-in (loop.c). */
+  chime_fire **unreleased;
+  size_t unreleased_count;
   const char **loop_types; /* loop thread: snapshot of type_names */
   size_t loop_ntypes;
   unsigned loop_types_gen;
@@ -870,9 +874,6 @@ chime__drain_step chime__drain_tick(chime_scheduler *s);
 /* chime__drain_holds: whether the loop must not claim (draining, or the
  * drain state of a store that drains not read yet).  Loop thread. */
 bool chime__drain_holds(const chime_scheduler *s);
-/* chime__loop_release_batch: gives the pending batch's claims back to the
- * store (loop.c).  Loop thread, mu not held. */
-void chime__loop_release_batch(chime_scheduler *s);
 
 /* ---- runs.c: the runs in progress and their cancellation */
 

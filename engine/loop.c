@@ -105,8 +105,58 @@ static int refresh_types(chime_scheduler *s) {
   return r;
 }
 
-/* Returns the pending batch's claims to the store (standby, shutdown, a
- * drain). */
+static void free_fires(chime_fire **fires, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    chime__fire_free(fires[i]);
+  free(fires);
+}
+
+/* Keeps fires[0..n), whose release failed for a moment, for
+ * release_unreleased: a claim nobody gives back stays ACQUIRED by a live
+ * node, and its trigger never fires again.  Takes fires either way. */
+static void keep_unreleased(chime_scheduler *s, chime_fire **fires, size_t n) {
+  size_t m = s->unreleased_count;
+  chime_fire **all = realloc(s->unreleased, (m + n) * sizeof *all);
+  if (!all) {
+    chime__log(s, CHIME_LOG_ERROR,
+               "no memory to keep %zu claim(s) to give back: they stay "
+               "claimed until this node stops",
+               n);
+    free_fires(fires, n);
+    return;
+  }
+  memcpy(all + m, fires, n * sizeof *fires);
+  free(fires);
+  s->unreleased = all;
+  s->unreleased_count = m + n;
+}
+
+/* Gives back the claims an earlier release could not (the database
+ * unreachable), after a good check-in; or, when the loop stops (final),
+ * tries once more and drops the rest, which a restart under this id or the
+ * recovery of this node gives back. */
+static void release_unreleased(chime_scheduler *s, bool final) {
+  assert(chime__on_loop(s) && !chime__mu_held(s));
+  size_t n = s->unreleased_count;
+  if (n == 0)
+    return;
+  chime_store *st = s->store;
+  int r = st->ops->release(st, s->unreleased, n);
+  if (r < 0)
+    chime__report_error(s, r, "giving back claims an outage kept");
+  if ((r == CHIME_ECONNECT || r == CHIME_EBUSY) && !final)
+    return; /* the next good check-in tries again */
+  if (r == 0)
+    chime__log(s, CHIME_LOG_INFO,
+               "gave back %zu claim(s) whose release an outage had kept", n);
+  free_fires(s->unreleased, n);
+  s->unreleased = NULL;
+  s->unreleased_count = 0;
+}
+
+/* Returns the pending batch's claims to the store (fenced, standby,
+ * shutdown, a drain); those the database could not take are kept for the
+ * next good check-in. */
 static void release_batch(chime_scheduler *s) {
   assert(chime__on_loop(s) && !chime__mu_held(s));
   size_t n = s->batch_count;
@@ -118,9 +168,10 @@ static void release_batch(chime_scheduler *s) {
   int r = st->ops->release(st, s->batch, n);
   if (r < 0)
     chime__report_error(s, r, "releasing claimed fires");
-  for (size_t i = 0; i < n; i++)
-    chime__fire_free(s->batch[i]);
-  free(s->batch);
+  if (r == CHIME_ECONNECT || r == CHIME_EBUSY)
+    keep_unreleased(s, s->batch, n);
+  else
+    free_fires(s->batch, n);
   s->batch = NULL;
   s->batch_count = 0;
   chime__mu_lock(s);
@@ -129,10 +180,6 @@ static void release_batch(chime_scheduler *s) {
   s->reserved -= (unsigned)n;
   pthread_cond_broadcast(&s->cond);
   chime__mu_unlock(s);
-}
-
-void chime__loop_release_batch(chime_scheduler *s) {
-  release_batch(s);
 }
 
 /* Hands each fired fire that may run to a worker and frees the rest, and
@@ -370,6 +417,7 @@ static void on_checkin_timer(uv_timer_t *t) {
   chime__metrics_checkin_ok(&s->metrics, started);
   lease_renewed(s, started);
   chime__store_answered(s);
+  release_unreleased(s, false);
   /* Look for dead nodes when the first lease of another node runs out
    * unless it checks in before (the next check-in moves the timer).  A
    * stopping node recovers nobody. */
@@ -711,6 +759,7 @@ static void apply_mode(chime_scheduler *s, chime_scheduler_state mode) {
   uv_timer_stop(&s->misfire_timer);
   s->loop_mode = mode;
   if (mode == CHIME_SCHEDULER_SHUTDOWN) {
+    release_unreleased(s, true);
     uv_timer_stop(&s->recover_timer);
     /* The fires waiting in the local queue are not started: other nodes
      * run them rather than this one before it can stop (localq.c). */

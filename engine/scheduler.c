@@ -470,7 +470,8 @@ void chime_scheduler_free(chime_scheduler *scheduler) {
 void chime__scheduler_release(chime_scheduler *s) {
   /* Every claim was released or completed, every run returned. */
   assert(s->running == 0 && s->reserved == 0 && s->q_len == 0);
-  assert(s->batch_count == 0 && !s->async_live && !s->handles_open);
+  assert(s->batch_count == 0 && s->unreleased_count == 0 && !s->async_live &&
+         !s->handles_open);
   chime__registry_clear(s);
   chime__listeners_clear(s);
   chime__metrics_clear(&s->metrics);

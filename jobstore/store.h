@@ -27,7 +27,9 @@
  *   deletes a COMPLETE trigger, and a non-durable job left without
  *   triggers, and records the outcome.
  * - release returns claims that were never fired (shutdown, a batch not
- *   run) to WAITING.
+ *   run) to WAITING; it is idempotent (a claim no longer this node's is
+ *   left alone), so the engine calls it again for claims whose release
+ *   failed with CHIME_ECONNECT or CHIME_EBUSY.
  * - scan_misfires applies each misfired WAITING trigger's misfire
  *   instruction (triggers/misfire.h), in bounded batches.
  *
