@@ -200,24 +200,21 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   return 0;
 }
 
-/* Locks the batch's fired rows and decides, per fire, whether this node
- * still runs it.  COL_TRIGGER_STATE is the trigger's state (NULL when it is
- * gone), read without locking the trigger: a subquery of a locking read does
- * not lock, and the trigger is most likely being claimed again by now (its next
- * fire), which a lock here would wait for.  Fire ids are unique across
- * schedulers, and only the primary key is named: given the scheduler too,
- * MariaDB may pick the (scheduler, node) index and lock every fired row of
- * every node while scanning it. */
+/* Locks the batch's fired rows, by their ids alone (_fired_by_ids.sql),
+ * and decides, per fire, whether this node still runs it.
+ * COL_TRIGGER_STATE is the trigger's state (NULL when it is gone), read
+ * without locking the trigger: a subquery of a locking read does not lock,
+ * and the trigger is most likely being claimed again by now (its next
+ * fire), which a lock here would wait for. */
 static int lock_fired(chime__mysql_tx *tx, batch *b) {
-  assert(b->n > 0);
+  assert(b->n > 0 && b->n <= COMPLETE_BATCH);
+  int64_t ids[COMPLETE_BATCH];
+  for (size_t i = 0; i < b->n; i++)
+    ids[i] = b->reqs[i]->fire->fire_id;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
-  for (size_t i = 0; i < b->n; i++) {
-    chime__mysql_sqlbuf_row(&sql, "fire_ids");
-    chime__mysql_sqlbuf_at(&sql, "id");
-    chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
-  }
+  chime__mysql_sqlbuf_id_rows(&sql, ids, b->n);
   int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
   if (r < 0)
     return r;
@@ -422,26 +419,21 @@ static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   return r;
 }
 
+/* Deletes the fired rows of the fires that still succeed, by their ids
+ * alone (_fired_by_ids.sql). */
 static int delete_fired(chime__mysql_tx *tx, const batch *b) {
+  assert(b->n <= COMPLETE_BATCH);
+  int64_t ids[COMPLETE_BATCH];
   size_t owned = 0;
   for (size_t i = 0; i < b->n; i++)
-    owned += b->reqs[i]->result == 0;
+    if (b->reqs[i]->result == 0)
+      ids[owned++] = b->reqs[i]->fire->fire_id;
   if (owned == 0) /* no fired row of ours to delete */
     return 0;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
-  /* A single-table DELETE: its IN list is point lookups on the primary
-   * key.  The multi-table form scans the range between them, and waits for
-   * the locks of fires in between (a job's open completion transaction,
-   * fire_tx.c, holds its fire's row for the whole run). */
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DELETE_FIRED);
-  for (size_t i = 0; i < b->n; i++) {
-    if (b->reqs[i]->result != 0)
-      continue;
-    chime__mysql_sqlbuf_row(&sql, "fire_ids");
-    chime__mysql_sqlbuf_at(&sql, "id");
-    chime__mysql_sqlbuf_int(&sql, b->reqs[i]->fire->fire_id);
-  }
+  chime__mysql_sqlbuf_id_rows(&sql, ids, owned);
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 

@@ -100,26 +100,26 @@ static int fire_unusual(chime__mysql_tx *tx, const chime_fire *f, bool retry,
 enum { COL_FIRE_ID = CHIME__TRIG_COL_COUNT, COL_NODE, COL_STATE, NCOLS };
 
 /* Locks the fired rows and the triggers of the batch in one query (by the
- * fired rows' primary key alone: see lock_fired in mysql/complete.c). */
+ * fired rows' ids alone: _fired_by_ids.sql). */
 static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
                       chime__mysql_rows *rows) {
+  memset(rows, 0, sizeof *rows);
+  int64_t *ids = calloc(op->count ? op->count : 1, sizeof *ids);
+  if (!ids)
+    return CHIME_ENOMEM;
   size_t any = 0;
   for (size_t i = 0; i < op->count; i++)
-    any += op->fires[i] != NULL;
+    if (op->fires[i])
+      ids[any++] = op->fires[i]->fire_id;
   if (any == 0) { /* no fire: no row */
-    memset(rows, 0, sizeof *rows);
+    free(ids);
     return 0;
   }
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_LOCK_BATCH);
-  for (size_t i = 0; i < op->count; i++) {
-    if (!op->fires[i])
-      continue;
-    chime__mysql_sqlbuf_row(&b, "fire_ids");
-    chime__mysql_sqlbuf_at(&b, "id");
-    chime__mysql_sqlbuf_int(&b, op->fires[i]->fire_id);
-  }
+  chime__mysql_sqlbuf_id_rows(&b, ids, any);
+  free(ids);
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
   assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);
   return r;

@@ -310,6 +310,23 @@ void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
   }
 }
 
+static int id_order(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void chime__mysql_sqlbuf_id_rows(chime__mysql_sqlbuf *b, int64_t *ids,
+                                 size_t n) {
+  assert(ids && n > 0);
+  qsort(ids, n, sizeof *ids, id_order);
+  for (size_t i = 0; i < n; i++) {
+    assert(ids[i] > 0);
+    chime__mysql_sqlbuf_row(b, "fire_ids");
+    chime__mysql_sqlbuf_at(b, "id");
+    chime__mysql_sqlbuf_int(b, ids[i]);
+  }
+}
+
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
                                const chime_type_set *types) {
   assert(!types || types->count > 0);

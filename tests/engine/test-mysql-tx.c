@@ -9,7 +9,8 @@
  * as a survivor's recovery does) fails at commit as a whole: no effect, no
  * completion; begin on a fire that is not this node's is refused; the
  * memory store says CHIME_EUNSUPPORTED; the last shard of a sharded fire
- * committing so ends the fire and tells SHARDED_FIRE_DONE.  And, on the store
+ * committing so ends the fire and tells SHARDED_FIRE_DONE; a transaction
+ * held open holds up no other fire's completion.  And, on the store
  * directly: a node that stops (checks in no more) inside such a transaction,
  * holding its fired row and an uncommitted row, does not block a survivor's
  * recovery: the survivor ends its sessions first (prefix chime_txs_).
@@ -217,6 +218,12 @@ static void shard_job(chime_ctx *ctx, void *user_data) {
   pthread_mutex_unlock(&st.mu);
 }
 
+/* A job that returns at once (its fires complete through the scheduler). */
+static void quick_job(chime_ctx *ctx, void *user_data) {
+  (void)ctx;
+  (void)user_data;
+}
+
 static bool on_event(const chime_event *ev, void *user_data) {
   (void)user_data;
   pthread_mutex_lock(&st.mu);
@@ -286,6 +293,8 @@ static chime_scheduler *start(const char *url_or_null) {
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_register_job_type(s, "txshard", shard_job, NULL, NULL),
       0);
+  CU_ASSERT_EQUAL_FATAL(
+      chime_scheduler_register_job_type(s, "quick", quick_job, NULL, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime_scheduler_add_listener(s, CHIME_EVENT_JOB_WAS_EXECUTED, on_event,
                                    NULL, NULL),
@@ -413,6 +422,55 @@ static void test_mysql_tx_fenced_commit_fails_whole(void) {
   /* Nothing of it: no effect, no completion (the scheduler's own
    * completion afterwards is refused too). */
   assert_nothing_written(db, st.fire_id);
+  mysql_close(db);
+}
+
+/* A job's open transaction holds its own fired row for the whole run.  The
+ * completions of other fires, in batches as large as the fired table
+ * itself (the optimizer's full scan, which would wait for that row), must
+ * not wait for it: all QUICK_FIRES fires complete while it is held, well
+ * within the server's lock wait (innodb_lock_wait_timeout, 10 s here). */
+#define QUICK_FIRES 40
+#define QUICK_HISTORY                                                          \
+  "SELECT COUNT(*) FROM chime_tx_history WHERE job_name LIKE 'quick-%'"
+static void test_mysql_tx_open_holds_no_other_completion(void) {
+  MYSQL *db = admin();
+  reset();
+  chime_scheduler *s = start(NULL);
+  fire_once(s, "fenced"); /* holds its row until go */
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.ready));
+  int64_t due = chime_test_wall_ms() + 1000; /* all due together */
+  for (int i = 0; i < QUICK_FIRES; i++) {
+    char name[32], err[256];
+    snprintf(name, sizeof name, "quick-%d", i);
+    chime_job *job = NULL;
+    chime_trigger *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(chime_job_new("tx", name, "quick", &job, NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        chime_trigger_simple_new("tx", name, 0, 0, &t, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "tx", name), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, due), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_scheduler_schedule(s, job, t, 0, NULL), 0);
+    chime_job_free(job);
+    chime_trigger_free(t);
+  }
+  /* Past their due time, 6 s at most: the held row's transaction is still
+   * open all that time. */
+  int64_t deadline = due + 6000;
+  long long done = 0;
+  while ((done = query_plain(db, QUICK_HISTORY)) < QUICK_FIRES &&
+         chime_test_wall_ms() < deadline)
+    chime_test_sleep_ms(50);
+  CU_ASSERT_EQUAL(done, QUICK_FIRES);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_tx_fired WHERE "
+                                  "job_name LIKE 'quick-%'"),
+                  0);
+  CU_ASSERT_FALSE(st.done); /* still held */
+  set_flag(&st.go);
+  CU_ASSERT_TRUE_FATAL(wait_flag(&st.done));
+  CU_ASSERT_EQUAL(st.end_r, 0);
+  chime_scheduler_free(s);
+  CU_ASSERT_EQUAL(query_int(db, HISTORY_OK, st.fire_id), 1);
   mysql_close(db);
 }
 
@@ -824,6 +882,8 @@ static CU_TestInfo tests[] = {
      test_mysql_tx_left_open_is_rolled_back},
     {"a fenced fire's commit fails as a whole",
      test_mysql_tx_fenced_commit_fails_whole},
+    {"a job's open transaction holds up no other fire's completion",
+     test_mysql_tx_open_holds_no_other_completion},
     {"begin is refused on a fire not owned",
      test_mysql_tx_begin_refused_when_not_owned},
     {"the last shard's commit tells SHARDED_FIRE_DONE",

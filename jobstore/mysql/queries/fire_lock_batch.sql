@@ -1,13 +1,12 @@
 -- Locks the fired rows and the triggers of a batch of claims about to
--- fire, in one query, by the fired rows' primary key alone (see
--- complete_lock_fired.sql): each trigger's columns, then its fire's id,
--- node and state.  A text statement.  Rows (fire_ids), one
--- per fire: id.
+-- fire, in one query, by the fired rows' ids alone (_fired_by_ids.sql),
+-- each then its trigger (STRAIGHT_JOIN: never the triggers first): each
+-- trigger's columns, then its fire's id, node and state.  A text
+-- statement.  Rows (fire_ids), one per fire: id.
 -- Called by: fire.c (lock_batch).
 SELECT {trigger_cols_t}, f.fire_id, f.node, f.state
-FROM {P}fired f FORCE INDEX (PRIMARY)
-JOIN {P}triggers t ON t.sched_name = f.sched_name
+FROM {_fired_by_ids}
+STRAIGHT_JOIN {P}triggers t ON t.sched_name = f.sched_name
   AND t.trigger_group = f.trigger_group
   AND t.trigger_name = f.trigger_name
-WHERE f.fire_id IN (/*{fire_ids*/ /*:id*/ /*}*/)
 FOR UPDATE
