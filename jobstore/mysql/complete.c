@@ -214,7 +214,7 @@ static int lock_fired(chime__mysql_tx *tx, batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
-  chime__mysql_sqlbuf_id_rows(&sql, ids, b->n);
+  chime__mysql_sqlbuf_fired_by_ids(&sql, ids, b->n);
   int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
   if (r < 0)
     return r;
@@ -433,7 +433,7 @@ static int delete_fired(chime__mysql_tx *tx, const batch *b) {
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DELETE_FIRED);
-  chime__mysql_sqlbuf_id_rows(&sql, ids, owned);
+  chime__mysql_sqlbuf_fired_by_ids(&sql, ids, owned);
   return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
 }
 

@@ -118,7 +118,7 @@ static int lock_batch(chime__mysql_tx *tx, const fire_op *op,
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRE_LOCK_BATCH);
-  chime__mysql_sqlbuf_id_rows(&b, ids, any);
+  chime__mysql_sqlbuf_fired_by_ids(&b, ids, any);
   free(ids);
   int r = chime__mysql_sqlbuf_run(&b, rows, NULL);
   assert(r < 0 || rows->nrows == 0 || rows->ncols == NCOLS);

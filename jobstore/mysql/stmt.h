@@ -453,11 +453,13 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
  * with the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
-/* Fills the rows fire_ids, "/+{fire_ids+/ /+:id+/ /+}+/" ('*' for '+'),
- * with ids[0 .. n) (n >= 1) in ascending order, the order the primary key
- * locks them in (ids is sorted in place): the list of _fired_by_ids.sql. */
-void chime__mysql_sqlbuf_id_rows(chime__mysql_sqlbuf *b, int64_t *ids,
-                                 size_t n);
+/* Fills the fired rows of ids[0 .. n) (n >= 1) of _fired_by_ids.sql: its
+ * parts ids (the rows fire_ids, in ascending order, the order the primary
+ * key locks them in: ids is sorted in place) and ids_on for two ids or
+ * more, then the statement's part one ("WHERE f.fire_id = /+:one+/",
+ * '*' for '+') for one. */
+void chime__mysql_sqlbuf_fired_by_ids(chime__mysql_sqlbuf *b, int64_t *ids,
+                                      size_t n);
 /* Runs the statement (the rest of a statement's text first: no slot may
  * be left) and frees b; *ret (may be NULL) gets its rows,
  * *ret_affected (may be NULL) the affected rows.  Returns as

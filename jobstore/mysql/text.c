@@ -315,15 +315,22 @@ static int id_order(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-void chime__mysql_sqlbuf_id_rows(chime__mysql_sqlbuf *b, int64_t *ids,
-                                 size_t n) {
+void chime__mysql_sqlbuf_fired_by_ids(chime__mysql_sqlbuf *b, int64_t *ids,
+                                      size_t n) {
   assert(ids && n > 0);
   qsort(ids, n, sizeof *ids, id_order);
-  for (size_t i = 0; i < n; i++) {
+  chime__mysql_sqlbuf_part(b, "ids", n > 1);
+  for (size_t i = 0; n > 1 && i < n; i++) {
     assert(ids[i] > 0);
     chime__mysql_sqlbuf_row(b, "fire_ids");
     chime__mysql_sqlbuf_at(b, "id");
     chime__mysql_sqlbuf_int(b, ids[i]);
+  }
+  chime__mysql_sqlbuf_part(b, "ids_on", n > 1);
+  chime__mysql_sqlbuf_part(b, "one", n == 1);
+  if (n == 1) {
+    chime__mysql_sqlbuf_at(b, "one");
+    chime__mysql_sqlbuf_int(b, ids[0]);
   }
 }
 
