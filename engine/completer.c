@@ -130,7 +130,7 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
     /* The ones to retry, packed at the front. */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-      if (results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT) {
+      if (chime__store_transient(results[i])) {
         fires[m] = dones[i]->fire;
         outs[m] = &dones[i]->out;
         m++;
@@ -145,7 +145,7 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
     int again[CHIME__DONE_BATCH];
     st->ops->complete_many(st, fires, outs, m, again);
     for (size_t i = 0, k = 0; i < n; i++)
-      if (results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT)
+      if (chime__store_transient(results[i]))
         results[i] = again[k++];
   }
   for (size_t i = 0; i < n; i++) {
@@ -155,8 +155,7 @@ static void write_batch(chime_scheduler *s, chime__done **dones, size_t n) {
     else if (results[i] < 0)
       chime__report_error(s, results[i], "completing a fire");
     /* Given up on: no longer run here (an operator's repair finds it). */
-    if ((results[i] == CHIME_EBUSY || results[i] == CHIME_ECONNECT) &&
-        st->ops->forget)
+    if (chime__store_transient(results[i]) && st->ops->forget)
       st->ops->forget(st, f->fire_id);
   }
 }

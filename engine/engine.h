@@ -624,6 +624,12 @@ void chime__fencing_refused(chime_scheduler *s, const chime_fire *fire);
  * tick while the database is down: those failures are said at DEBUG). */
 void chime__node_fenced(chime_scheduler *s, int64_t lease_ms);
 bool chime__store_failed(chime_scheduler *s, int code);
+/* Whether store error r is transient (the database busy with a lock wait
+ * or a deadlock, or being reconnected to): the step may be tried again,
+ * and what it would have changed is kept for that. */
+static inline bool chime__store_transient(int r) {
+  return r == CHIME_EBUSY || r == CHIME_ECONNECT;
+}
 /* The store's recovery callback (chime_store_options.on_recovery):
  * NODE_DEAD, and FIRE_NODE_DIED for each fire that failed with it.
  * user_data is the scheduler.  The loop thread. */

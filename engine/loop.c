@@ -144,7 +144,7 @@ static void release_unreleased(chime_scheduler *s, bool final) {
   int r = st->ops->release(st, s->unreleased, n);
   if (r < 0)
     chime__report_error(s, r, "giving back claims an outage kept");
-  if ((r == CHIME_ECONNECT || r == CHIME_EBUSY) && !final)
+  if (chime__store_transient(r) && !final)
     return; /* the next good check-in tries again */
   if (r == 0)
     chime__log(s, CHIME_LOG_INFO,
@@ -168,7 +168,7 @@ static void release_batch(chime_scheduler *s) {
   int r = st->ops->release(st, s->batch, n);
   if (r < 0)
     chime__report_error(s, r, "releasing claimed fires");
-  if (r == CHIME_ECONNECT || r == CHIME_EBUSY)
+  if (chime__store_transient(r))
     keep_unreleased(s, s->batch, n);
   else
     free_fires(s->batch, n);

@@ -26,8 +26,7 @@ void chime__shards_split(chime_scheduler *s, chime_fire *fire) {
   int r = st->ops->shard_split ? st->ops->shard_split(st, fire, &total)
                                : CHIME_EUNSUPPORTED;
   for (long pause_ms = CHIME__RETRY_FIRST_MS;
-       (r == CHIME_EBUSY || r == CHIME_ECONNECT) &&
-       pause_ms <= CHIME__RETRY_LAST_MS;
+       chime__store_transient(r) && pause_ms <= CHIME__RETRY_LAST_MS;
        pause_ms *= 2) {
     chime__sleep_ms(pause_ms);
     r = st->ops->shard_split(st, fire, &total);

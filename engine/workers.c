@@ -44,8 +44,7 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
   int r = st->ops->complete(st, fire, out);
   chime__metrics_since(&s->metrics, CHIME_HISTOGRAM_STORE_LATENCY, t0);
   for (long pause_ms = CHIME__RETRY_FIRST_MS;
-       (r == CHIME_EBUSY || r == CHIME_ECONNECT) &&
-       pause_ms <= CHIME__RETRY_LAST_MS;
+       chime__store_transient(r) && pause_ms <= CHIME__RETRY_LAST_MS;
        pause_ms *= 2) {
     chime__log(s, CHIME_LOG_WARN, "completing fire %lld: %s; retrying",
                (long long)fire->fire_id, chime_strerror(r));
@@ -57,7 +56,7 @@ static void complete_fire(chime_scheduler *s, chime_fire *fire,
   else if (r < 0)
     chime__report_error(s, r, "completing a fire");
   /* Given up on: no longer run here (an operator's repair finds it). */
-  if ((r == CHIME_EBUSY || r == CHIME_ECONNECT) && st->ops->forget)
+  if (chime__store_transient(r) && st->ops->forget)
     st->ops->forget(st, fire->fire_id);
 }
 
