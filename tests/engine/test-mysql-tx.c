@@ -13,7 +13,8 @@
  * held open holds up no other fire's completion.  And, on the store
  * directly: a node that stops (checks in no more) inside such a transaction,
  * holding its fired row and an uncommitted row, does not block a survivor's
- * recovery: the survivor ends its sessions first (prefix chime_txs_).
+ * recovery: the survivor ends its sessions first (prefix chime_txs_), and
+ * a live node's does not either.
  * Statements given to the completion (chime_ctx_complete_with) are
  * written with it, in order, or none: a refused one makes the run FAILED
  * (only its own, in a batch of many), a fenced fire writes none, and with a
@@ -640,6 +641,95 @@ static void test_mysql_tx_stopped_node_sessions_ended(void) {
   mysql_close(db);
 }
 
+/* Adds count one-shot triggers of job group/name for node, due now, and
+ * fires them there (acquire_due): *ret_fires gets them. */
+static void fire_on(chime_store *node, const char *name, size_t count,
+                    chime_fire ***ret_fires) {
+  chime_job *job = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(chime_job_new("txs", name, "tx", &job, NULL, 0), 0);
+  int64_t now = node->ops->now(node);
+  for (size_t i = 0; i < count; i++) {
+    char tname[64];
+    snprintf(tname, sizeof tname, "%s-%zu", name, i);
+    chime_trigger *t = NULL;
+    CU_ASSERT_EQUAL_FATAL(
+        chime_trigger_simple_new("txs", tname, 0, 0, &t, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_job(t, "txs", name), 0);
+    CU_ASSERT_EQUAL_FATAL(chime_trigger_set_start_ms(t, now), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        node->ops->trigger_add(node, job, t, i > 0, NULL, err, sizeof err), 0);
+    chime_trigger_free(t);
+  }
+  chime_job_free(job);
+  size_t n = 0;
+  CU_ASSERT_EQUAL_FATAL(node->ops->acquire_due(node, now + 10, now + 10, count,
+                                               NULL, ret_fires, &n),
+                        0);
+  CU_ASSERT_EQUAL_FATAL(n, count);
+}
+
+/* A live node's job holds its fired row in its open transaction while a
+ * survivor recovers a dead node of many fires.  The recovery locks the dead
+ * node's rows only: with enough rows in the table, "WHERE node = ? ORDER BY
+ * fire_id FOR UPDATE" read them all through the primary key and waited for
+ * the held one (here a 2 s lock wait, then the recovery failed; the
+ * server's default is 50 s, and the job may run longer). */
+#define DEAD_FIRES 80
+static void test_mysql_tx_open_holds_no_recovery(void) {
+  MYSQL *db = admin();
+  chime_store *victim = open_node("victim", true);
+  chime_store *live = open_node("live", false);
+  chime_store *survivor = open_node("survivor", false);
+  chime_fire **dead = NULL, **held = NULL;
+  fire_on(victim, "dead", DEAD_FIRES, &dead);
+  fire_on(live, "held", 1, &held);
+  chime_store_tx *tx = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(
+      live->ops->fire_tx_begin(live, held[0], &tx, err, sizeof err), 0);
+  /* The victim checks in no more; the others go on. */
+  size_t recovered = 0;
+  int r = 0;
+  int64_t longest = 0;
+  for (int i = 0; i < 100 && r == 0 && recovered == 0; i++) {
+    chime_test_sleep_ms(100);
+    int64_t at = survivor->ops->now(survivor);
+    CU_ASSERT_EQUAL(live->ops->checkin(live, at, NULL), 0);
+    CU_ASSERT_EQUAL(survivor->ops->checkin(survivor, at, NULL), 0);
+    int64_t t0 = chime_test_wall_ms();
+    r = survivor->ops->recover_dead_nodes(survivor, at, &recovered);
+    int64_t took = chime_test_wall_ms() - t0;
+    longest = took > longest ? took : longest;
+  }
+  CU_ASSERT_EQUAL(r, 0);
+  CU_ASSERT(recovered > 0);
+  CU_ASSERT(longest < 1500);
+  /* All its fires ended (requeued or failed), and the node with them. */
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_txs_fired "
+                                  "WHERE node = 'victim'"),
+                  0);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_txs_history "
+                                  "WHERE node = 'victim'"),
+                  DEAD_FIRES);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_txs_nodes "
+                                  "WHERE instance_id = 'victim'"),
+                  0);
+  /* The live node's transaction was never in the way, and still commits. */
+  chime_run_result out = {.started_ms = held[0]->scheduled_ms,
+                          .finished_ms = held[0]->scheduled_ms};
+  CU_ASSERT_EQUAL(live->ops->fire_tx_commit(tx, &out, err, sizeof err), 0);
+  for (size_t i = 0; i < DEAD_FIRES; i++)
+    chime__fire_free(dead[i]);
+  free(dead);
+  chime__fire_free(held[0]);
+  free(held);
+  survivor->ops->free(survivor);
+  live->ops->free(live);
+  victim->ops->free(victim);
+  mysql_close(db);
+}
+
 /* Another session, in a transaction that stays open until it ends it
  * (autocommit off): a frozen node's, or another survivor's. */
 static MYSQL *open_session(void) {
@@ -907,6 +997,8 @@ static CU_TestInfo tests[] = {
      test_mysql_tx_stopped_node_sessions_ended},
     {"a node stopped while registering a session does not block recovery",
      test_mysql_tx_stopped_registration_does_not_block},
+    {"a live node's open transaction holds up no recovery",
+     test_mysql_tx_open_holds_no_recovery},
     {"a dead node another survivor is recovering is left to it",
      test_mysql_tx_dead_node_being_recovered_is_left},
     CU_TEST_INFO_NULL,
