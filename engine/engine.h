@@ -625,8 +625,7 @@ void chime__fencing_refused(chime_scheduler *s, const chime_fire *fire);
 void chime__node_fenced(chime_scheduler *s, int64_t lease_ms);
 bool chime__store_failed(chime_scheduler *s, int code);
 /* Whether store error r is transient (the database busy with a lock wait
- * or a deadlock, or being reconnected to): the step may be tried again,
- * and what it would have changed is kept for that. */
+ * or a deadlock, or being reconnected to): the step may be tried again. */
 static inline bool chime__store_transient(int r) {
   return r == CHIME_EBUSY || r == CHIME_ECONNECT;
 }
