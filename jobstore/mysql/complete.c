@@ -606,27 +606,28 @@ static int write_history(chime__mysql_tx *tx, const batch *b) {
 /* Deletes the checkpoints of the runs that wrote or read one, or were
  * recovered (and may have found one): a checkpoint ends with its run. */
 static int drop_checkpoints(chime__mysql_tx *tx, const batch *b) {
-  chime__mysql_sqlbuf sql;
-  bool any = false;
+  int64_t *ids = malloc(b->n * sizeof *ids);
+  if (!ids)
+    return CHIME_ENOMEM;
+  size_t n = 0;
   for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (!writes(d) ||
-        !((d->outcome && d->outcome->checkpointed) || d->fire->recovering))
-      continue;
-    if (!any) {
-      chime__mysql_sqlbuf_init(&sql, tx);
-      chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DROP_CHECKPOINTS);
-      chime__mysql_sqlbuf_at(&sql, "sched");
-      chime__mysql_sqlbuf_text(&sql, tx->s->sched);
-      any = true;
-    }
-    chime__mysql_sqlbuf_row(&sql, "run_ids");
-    chime__mysql_sqlbuf_at(&sql, "id");
-    chime__mysql_sqlbuf_int(&sql, chime__fire_run_id(d->fire));
+    if (writes(d) &&
+        ((d->outcome && d->outcome->checkpointed) || d->fire->recovering))
+      ids[n++] = chime__fire_run_id(d->fire);
   }
-  if (!any)
-    return 0;
-  return chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+  int r = 0;
+  if (n > 0) {
+    chime__mysql_sqlbuf sql;
+    chime__mysql_sqlbuf_init(&sql, tx);
+    chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_DROP_CHECKPOINTS);
+    chime__mysql_sqlbuf_sorted_ids(&sql, "run_ids", ids, n);
+    chime__mysql_sqlbuf_at(&sql, "sched");
+    chime__mysql_sqlbuf_text(&sql, tx->s->sched);
+    r = chime__mysql_sqlbuf_run(&sql, NULL, NULL);
+  }
+  free(ids);
+  return r;
 }
 
 /* A shard that ended for good in this batch. */

@@ -47,27 +47,28 @@ static bool may_exist(const chime_trigger *t) {
  * came earlier in ts. */
 static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
                          size_t n, bool *existed) {
+  const char **names = malloc(n * sizeof *names);
+  if (!names)
+    return CHIME_ENOMEM;
   size_t looked = 0;
   for (size_t i = 0; i < n; i++) {
     existed[i] = false;
-    looked += may_exist(ts[i]);
+    if (may_exist(ts[i]))
+      names[looked++] = ts[i]->name;
   }
-  if (looked == 0)
+  if (looked == 0) {
+    free(names);
     return 0;
+  }
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_EXISTING);
+  chime__mysql_sqlbuf_json_names(&b, "names", names, looked);
+  free(names);
   chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
-  for (size_t i = 0; i < n; i++) {
-    if (!may_exist(ts[i]))
-      continue;
-    chime__mysql_sqlbuf_row(&b, "names");
-    chime__mysql_sqlbuf_at(&b, "name");
-    chime__mysql_sqlbuf_text(&b, ts[i]->name);
-  }
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -91,25 +92,26 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
  * row, whose period has not started. */
 static int drop_held_over(chime__mysql_tx *tx, chime_trigger *const *ts,
                           size_t n) {
+  const char **names = malloc(n * sizeof *names);
+  if (!names)
+    return CHIME_ENOMEM;
   size_t keyed = 0;
   for (size_t i = 0; i < n; i++)
-    keyed += chime__trigger_keyed(ts[i]);
-  if (keyed == 0)
+    if (chime__trigger_keyed(ts[i]))
+      names[keyed++] = ts[i]->name;
+  if (keyed == 0) {
+    free(names);
     return 0;
+  }
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_HELD_OVER);
+  chime__mysql_sqlbuf_json_names(&b, "names", names, keyed);
+  free(names);
   chime__mysql_sqlbuf_at(&b, "sched");
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_at(&b, "group");
   chime__mysql_sqlbuf_text(&b, ts[0]->group);
-  for (size_t i = 0; i < n; i++) {
-    if (!chime__trigger_keyed(ts[i]))
-      continue;
-    chime__mysql_sqlbuf_row(&b, "names");
-    chime__mysql_sqlbuf_at(&b, "name");
-    chime__mysql_sqlbuf_text(&b, ts[i]->name);
-  }
   chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);

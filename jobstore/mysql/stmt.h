@@ -453,6 +453,18 @@ void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,
  * with the fires' ids (n >= 1). */
 void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
                                   chime_fire *const *fires, size_t n);
+/* Fills the rows named row, "/+{row+/ /+:id+/ /+}+/" ('*' for '+'), with
+ * ids[0 .. n) (n >= 1, each > 0) in ascending order, the order a primary
+ * key locks them in: ids is sorted in place. */
+void chime__mysql_sqlbuf_sorted_ids(chime__mysql_sqlbuf *b, const char *row,
+                                    int64_t *ids, size_t n);
+/* Fills the rows named row, "/+{row+/ /+:name+/ /+}+/" ('*' for '+'),
+ * inside a JSON array in an SQL string literal ("JSON_TABLE('[...]', ...)"),
+ * with names[0 .. n) (n >= 1) as JSON strings, each once, in ascending
+ * byte order (utf8mb4_nopad_bin's, the order a key locks them in): names
+ * is sorted in place, the strings stay the caller's. */
+void chime__mysql_sqlbuf_json_names(chime__mysql_sqlbuf *b, const char *row,
+                                    const char **names, size_t n);
 /* Fills the fired rows of ids[0 .. n) (n >= 1) of _fired_by_ids.sql: its
  * parts ids (the rows fire_ids, in ascending order, the order the primary
  * key locks them in: ids is sorted in place) and ids_on for two ids or

@@ -315,22 +315,80 @@ static int id_order(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-void chime__mysql_sqlbuf_fired_by_ids(chime__mysql_sqlbuf *b, int64_t *ids,
-                                      size_t n) {
+void chime__mysql_sqlbuf_sorted_ids(chime__mysql_sqlbuf *b, const char *row,
+                                    int64_t *ids, size_t n) {
   assert(ids && n > 0);
   qsort(ids, n, sizeof *ids, id_order);
-  chime__mysql_sqlbuf_part(b, "ids", n > 1);
-  for (size_t i = 0; n > 1 && i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     assert(ids[i] > 0);
-    chime__mysql_sqlbuf_row(b, "fire_ids");
+    chime__mysql_sqlbuf_row(b, row);
     chime__mysql_sqlbuf_at(b, "id");
     chime__mysql_sqlbuf_int(b, ids[i]);
   }
+}
+
+void chime__mysql_sqlbuf_fired_by_ids(chime__mysql_sqlbuf *b, int64_t *ids,
+                                      size_t n) {
+  assert(ids && n > 0);
+  chime__mysql_sqlbuf_part(b, "ids", n > 1);
+  if (n > 1)
+    chime__mysql_sqlbuf_sorted_ids(b, "fire_ids", ids, n);
   chime__mysql_sqlbuf_part(b, "ids_on", n > 1);
   chime__mysql_sqlbuf_part(b, "one", n == 1);
   if (n == 1) {
     chime__mysql_sqlbuf_at(b, "one");
     chime__mysql_sqlbuf_int(b, ids[0]);
+  }
+}
+
+/* Appends s as a JSON string, itself escaped for the SQL string literal
+ * the JSON text sits in. */
+static void append_json_text(chime__mysql_sqlbuf *b, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  size_t n = strlen(s), k = 0;
+  char *j = malloc(6 * n + 3); /* each byte at worst \u00XX, and quotes */
+  if (!j) {
+    b->oom = true;
+    return;
+  }
+  j[k++] = '"';
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') {
+      j[k++] = '\\';
+      j[k++] = (char)*c;
+    } else if (*c < 0x20) { /* keys hold none (chime.h); JSON forbids them */
+      memcpy(j + k, "\\u00", 4);
+      k += 4;
+      j[k++] = hex[*c >> 4];
+      j[k++] = hex[*c & 15];
+    } else {
+      j[k++] = (char)*c;
+    }
+  }
+  j[k++] = '"';
+  reserve(b, 2 * k + 1);
+  if (!b->oom) {
+    b->len +=
+        mysql_real_escape_string(db_of(b), b->p + b->len, j, (unsigned long)k);
+    b->p[b->len] = '\0';
+  }
+  free(j);
+}
+
+static int name_order(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void chime__mysql_sqlbuf_json_names(chime__mysql_sqlbuf *b, const char *row,
+                                    const char **names, size_t n) {
+  assert(names && n > 0);
+  qsort(names, n, sizeof *names, name_order);
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && strcmp(names[i - 1], names[i]) == 0)
+      continue;
+    chime__mysql_sqlbuf_row(b, row);
+    chime__mysql_sqlbuf_at(b, "name");
+    append_json_text(b, names[i]);
   }
 }
 

@@ -898,8 +898,10 @@ static bool add_keyed(chime_store *st, const char *name, const char *key) {
   CU_ASSERT_EQUAL_FATAL(chime_enqueue_set_unique_key(o, key), 0);
   CU_ASSERT_EQUAL_FATAL(
       chime__enqueue_trigger("g", name, o, 1, &t, err, sizeof err), 0);
-  CU_ASSERT_EQUAL(
-      st->ops->trigger_add_many(st, &t, 1, &existed, err, sizeof err), 0);
+  int r = st->ops->trigger_add_many(st, &t, 1, &existed, err, sizeof err);
+  CU_ASSERT_EQUAL(r, 0);
+  if (r != 0)
+    fprintf(stderr, "trigger_add_many: %s\n", err);
   chime_trigger_free(t);
   chime_enqueue_free(o);
   return existed;

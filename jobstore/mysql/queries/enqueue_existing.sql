@@ -1,10 +1,8 @@
 -- The triggers of an enqueued batch whose keys are stored already, locked
--- (enqueue.c, mark_existing): one group, many names.  A text statement.
--- Slots: sched, group, then one row (names) per name: name.
+-- (enqueue.c, mark_existing): one group, many names, each found by the
+-- primary key alone (_triggers_by_names.sql).  A text statement.  Rows
+-- (names), one per name: name; then sched, group.
 -- Called by: enqueue.c (mark_existing).
-SELECT trigger_name
-FROM {P}triggers
-WHERE sched_name = /*:sched*/
-  AND trigger_group = /*:group*/
-  AND trigger_name IN (/*{names*/ /*:name*/ /*}*/)
+SELECT t.trigger_name
+FROM {_triggers_by_names}
 FOR UPDATE

@@ -1,13 +1,11 @@
 -- Deletes the rows of an enqueued batch's keys whose unique period ended
 -- (held_until_ms passed, migration 016): an enqueue takes such a key over
--- (enqueue.c, drop_held_over).  A text statement.  Slots: sched, group,
--- then one row (names) per keyed name: name; then now (the database's
--- clock, ms).
+-- (enqueue.c, drop_held_over).  Each name is found by the primary key
+-- alone (_triggers_by_names.sql).  A text statement.  Rows (names), one
+-- per keyed name: name; then sched, group, now (the database's clock, ms).
 -- Called by: enqueue.c (drop_held_over).
-DELETE FROM {P}triggers
-WHERE sched_name = /*:sched*/
-  AND trigger_group = /*:group*/
-  AND trigger_name IN (/*{names*/ /*:name*/ /*}*/)
-  AND state = 'COMPLETE'
-  AND held_until_ms > 0
-  AND held_until_ms <= /*:now*/
+DELETE t
+FROM {_triggers_by_names}
+WHERE t.state = 'COMPLETE'
+  AND t.held_until_ms > 0
+  AND t.held_until_ms <= /*:now*/
