@@ -43,34 +43,46 @@ static bool may_exist(const chime_trigger *t) {
          strncmp(t->name, "Q_", 2) != 0;
 }
 
+/* Starts b on statement id of _triggers_by_keys.sql for the triggers ts[i]
+ * (i < n) for which pick(ts[i]) holds, one at least (tables.h,
+ * chime__mysql_keys_stmt).  Returns 0 or CHIME_ENOMEM (b not started). */
+static int keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                     chime__mysql_stmt_id id, chime_trigger *const *ts,
+                     size_t n, bool (*pick)(const chime_trigger *)) {
+  const char **gs = malloc(n * sizeof *gs);
+  const char **ns = malloc(n * sizeof *ns);
+  size_t k = 0;
+  for (size_t i = 0; gs && ns && i < n; i++) {
+    if (pick(ts[i])) {
+      gs[k] = ts[i]->group;
+      ns[k++] = ts[i]->name;
+    }
+  }
+  int r = gs && ns ? 0 : CHIME_ENOMEM;
+  if (r == 0)
+    chime__mysql_keys_stmt(b, tx, id, gs, ns, k);
+  free(gs);
+  free(ns);
+  return r;
+}
+
 /* Marks existed[i] for each trigger whose key is stored (locking it) or
  * came earlier in ts. */
 static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
                          size_t n, bool *existed) {
-  const char **names = malloc(n * sizeof *names);
-  if (!names)
-    return CHIME_ENOMEM;
   size_t looked = 0;
   for (size_t i = 0; i < n; i++) {
     existed[i] = false;
-    if (may_exist(ts[i]))
-      names[looked++] = ts[i]->name;
+    looked += may_exist(ts[i]);
   }
-  if (looked == 0) {
-    free(names);
+  if (looked == 0)
     return 0;
-  }
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_EXISTING);
-  chime__mysql_sqlbuf_json_names(&b, "names", names, looked);
-  free(names);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "group");
-  chime__mysql_sqlbuf_text(&b, ts[0]->group);
+  int r = keys_stmt(&b, tx, CHIME__Q_ENQUEUE_EXISTING, ts, n, may_exist);
+  if (r < 0)
+    return r;
   chime__mysql_rows rows;
-  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
     return r;
   for (size_t i = 0; i < n; i++) {
@@ -92,26 +104,16 @@ static int mark_existing(chime__mysql_tx *tx, chime_trigger *const *ts,
  * row, whose period has not started. */
 static int drop_held_over(chime__mysql_tx *tx, chime_trigger *const *ts,
                           size_t n) {
-  const char **names = malloc(n * sizeof *names);
-  if (!names)
-    return CHIME_ENOMEM;
   size_t keyed = 0;
   for (size_t i = 0; i < n; i++)
-    if (chime__trigger_keyed(ts[i]))
-      names[keyed++] = ts[i]->name;
-  if (keyed == 0) {
-    free(names);
+    keyed += chime__trigger_keyed(ts[i]);
+  if (keyed == 0)
     return 0;
-  }
   chime__mysql_sqlbuf b;
-  chime__mysql_sqlbuf_init(&b, tx);
-  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_ENQUEUE_HELD_OVER);
-  chime__mysql_sqlbuf_json_names(&b, "names", names, keyed);
-  free(names);
-  chime__mysql_sqlbuf_at(&b, "sched");
-  chime__mysql_sqlbuf_text(&b, tx->s->sched);
-  chime__mysql_sqlbuf_at(&b, "group");
-  chime__mysql_sqlbuf_text(&b, ts[0]->group);
+  int r = keys_stmt(&b, tx, CHIME__Q_ENQUEUE_HELD_OVER, ts, n,
+                    chime__trigger_keyed);
+  if (r < 0)
+    return r;
   chime__mysql_sqlbuf_at(&b, "now");
   chime__mysql_sqlbuf_int(&b, chime__mysql_now(&tx->s->base));
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);

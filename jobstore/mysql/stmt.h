@@ -458,13 +458,15 @@ void chime__mysql_sqlbuf_fire_ids(chime__mysql_sqlbuf *b,
  * key locks them in: ids is sorted in place. */
 void chime__mysql_sqlbuf_sorted_ids(chime__mysql_sqlbuf *b, const char *row,
                                     int64_t *ids, size_t n);
-/* Fills the rows named row, "/+{row+/ /+:name+/ /+}+/" ('*' for '+'),
- * inside a JSON array in an SQL string literal ("JSON_TABLE('[...]', ...)"),
- * with names[0 .. n) (n >= 1) as JSON strings, each once, in ascending
- * byte order (utf8mb4_nopad_bin's, the order a key locks them in): names
- * is sorted in place, the strings stay the caller's. */
-void chime__mysql_sqlbuf_json_names(chime__mysql_sqlbuf *b, const char *row,
-                                    const char **names, size_t n);
+/* Fills the rows named row of _triggers_by_keys.sql, "/+{row+/ /+:key+/
+ * /+}+/" ('*' for '+'), inside a JSON array in an SQL string literal, with
+ * the trigger keys (groups[i], names[i]) for i < n (n >= 1) as JSON
+ * arrays ["group","name"], each once, in ascending byte order
+ * (utf8mb4_nopad_bin's, the order the primary key locks them in).  The
+ * strings stay the caller's. */
+void chime__mysql_sqlbuf_json_keys(chime__mysql_sqlbuf *b, const char *row,
+                                   const char *const *groups,
+                                   const char *const *names, size_t n);
 /* Fills the fired rows of ids[0 .. n) (n >= 1) of _fired_by_ids.sql: its
  * parts ids (the rows fire_ids, in ascending order, the order the primary
  * key locks them in: ids is sorted in place) and ids_on for two ids or

@@ -148,6 +148,16 @@ static void job_triggers_stmt(chime__mysql_sqlbuf *b, chime__mysql_stmt_id id,
   chime__mysql_sqlbuf_key(b, b->tx->s->sched, group, name);
 }
 
+void chime__mysql_keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                            chime__mysql_stmt_id id, const char *const *groups,
+                            const char *const *names, size_t n) {
+  chime__mysql_sqlbuf_init(b, tx);
+  chime__mysql_sqlbuf_stmt(b, id);
+  chime__mysql_sqlbuf_json_keys(b, "keys", groups, names, n);
+  chime__mysql_sqlbuf_at(b, "sched");
+  chime__mysql_sqlbuf_text(b, tx->s->sched);
+}
+
 /* Changes job g.n's triggers (q.set) that q.lock finds, passing over the
  * rows another session holds (a DBA's SELECT ... FOR UPDATE, a stuck
  * client): waiting for one would hold up the whole transaction, the claims
@@ -166,18 +176,20 @@ static int job_triggers_set(chime__mysql_tx *tx, const char *group,
   assert(rows.nrows == 0 || rows.ncols == 2);
   if (rows.nrows > 0) {
     /* By primary key: only the rows locked above. */
-    chime__mysql_sqlbuf_init(&b, tx);
-    chime__mysql_sqlbuf_stmt(&b, q.set);
-    chime__mysql_sqlbuf_at(&b, "sched");
-    chime__mysql_sqlbuf_text(&b, tx->s->sched);
-    for (size_t i = 0; i < rows.nrows; i++) {
-      chime__mysql_sqlbuf_row(&b, "key");
-      chime__mysql_sqlbuf_at(&b, "group");
-      chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 0));
-      chime__mysql_sqlbuf_at(&b, "name");
-      chime__mysql_sqlbuf_text(&b, chime__mysql_rows_text(&rows, i, 1));
+    const char **gs = malloc(rows.nrows * sizeof *gs);
+    const char **ns = malloc(rows.nrows * sizeof *ns);
+    if (!gs || !ns)
+      r = CHIME_ENOMEM;
+    for (size_t i = 0; r == 0 && i < rows.nrows; i++) {
+      gs[i] = chime__mysql_rows_text(&rows, i, 0);
+      ns[i] = chime__mysql_rows_text(&rows, i, 1);
     }
-    r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+    if (r == 0) {
+      chime__mysql_keys_stmt(&b, tx, q.set, gs, ns, rows.nrows);
+      r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
+    }
+    free(gs);
+    free(ns);
   }
   chime__mysql_rows_free(&rows);
   if (r < 0 || !log_held)
@@ -333,24 +345,6 @@ static int hold_key(chime__mysql_tx *tx, const chime_trigger *t) {
   return chime__mysql_exec(tx, CHIME__Q_TRIG_HOLD_KEY, a, 4, NULL, NULL);
 }
 
-/* Starts b on statement id with a row keys per trigger (groups[i],
- * names[i]), i < n. */
-static void keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
-                      chime__mysql_stmt_id id, const char *const *groups,
-                      const char *const *names, size_t n) {
-  chime__mysql_sqlbuf_init(b, tx);
-  chime__mysql_sqlbuf_stmt(b, id);
-  chime__mysql_sqlbuf_at(b, "sched");
-  chime__mysql_sqlbuf_text(b, tx->s->sched);
-  for (size_t i = 0; i < n; i++) {
-    chime__mysql_sqlbuf_row(b, "keys");
-    chime__mysql_sqlbuf_at(b, "group");
-    chime__mysql_sqlbuf_text(b, groups[i]);
-    chime__mysql_sqlbuf_at(b, "name");
-    chime__mysql_sqlbuf_text(b, names[i]);
-  }
-}
-
 static int by_job(const void *a, const void *b) {
   const chime_trigger *x = *(chime_trigger *const *)a;
   const chime_trigger *y = *(chime_trigger *const *)b;
@@ -377,7 +371,7 @@ int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
   if (n == 0)
     return 0;
   chime__mysql_sqlbuf b;
-  keys_stmt(&b, tx, CHIME__Q_TRIG_GET_LOCK_MANY, groups, names, n);
+  chime__mysql_keys_stmt(&b, tx, CHIME__Q_TRIG_GET_LOCK_MANY, groups, names, n);
   chime__mysql_rows rows;
   int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
   if (r < 0)
@@ -408,7 +402,7 @@ int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
   }
   chime__mysql_rows_free(&rows);
   if (r == 0 && ngone > 0) {
-    keys_stmt(&b, tx, CHIME__Q_TRIG_DELETE_MANY, gs, ns, ngone);
+    chime__mysql_keys_stmt(&b, tx, CHIME__Q_TRIG_DELETE_MANY, gs, ns, ngone);
     r = chime__mysql_sqlbuf_run(&b, NULL, NULL);
   }
   if (r == 0 && ngone > 0)

@@ -90,6 +90,13 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
                                 const char *name, const char *job_group,
                                 const char *job_name, bool cascade);
 
+/* Starts b on text statement id, one of _triggers_by_keys.sql's, for the
+ * triggers (groups[i], names[i]), i < n (n >= 1): its rows keys, then its
+ * slot sched; the caller fills what follows and runs it. */
+void chime__mysql_keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
+                            chime__mysql_stmt_id id, const char *const *groups,
+                            const char *const *names, size_t n);
+
 /* Removes the triggers (groups[i], names[i]), i < n (and a non-durable
  * job left without triggers) that, checked under their locks, are
  * COMPLETE; a keyed run with a unique period

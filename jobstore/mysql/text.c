@@ -341,55 +341,85 @@ void chime__mysql_sqlbuf_fired_by_ids(chime__mysql_sqlbuf *b, int64_t *ids,
   }
 }
 
-/* Appends s as a JSON string, itself escaped for the SQL string literal
- * the JSON text sits in. */
-static void append_json_text(chime__mysql_sqlbuf *b, const char *s) {
+/* Writes s as a JSON string at dst (room for 6 bytes a byte of s, and 2):
+ * returns its length. */
+static size_t json_string(char *dst, const char *s) {
   static const char hex[] = "0123456789abcdef";
-  size_t n = strlen(s), k = 0;
-  char *j = malloc(6 * n + 3); /* each byte at worst \u00XX, and quotes */
+  size_t k = 0;
+  dst[k++] = '"';
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') {
+      dst[k++] = '\\';
+      dst[k++] = (char)*c;
+    } else if (*c < 0x20) { /* keys hold none (chime.h); JSON forbids them */
+      memcpy(dst + k, "\\u00", 4);
+      k += 4;
+      dst[k++] = hex[*c >> 4];
+      dst[k++] = hex[*c & 15];
+    } else {
+      dst[k++] = (char)*c;
+    }
+  }
+  dst[k++] = '"';
+  return k;
+}
+
+/* A trigger's key, to sort. */
+typedef struct key {
+  const char *group, *name;
+} key;
+
+static int key_order(const void *a, const void *b) {
+  const key *x = a, *y = b;
+  int c = strcmp(x->group, y->group);
+  return c ? c : strcmp(x->name, y->name);
+}
+
+/* Appends the key ["group","name"] as a JSON array, itself escaped for the
+ * SQL string literal the JSON text sits in. */
+static void append_json_key(chime__mysql_sqlbuf *b, const key *k) {
+  char *j = malloc(6 * (strlen(k->group) + strlen(k->name)) + 8);
   if (!j) {
     b->oom = true;
     return;
   }
-  j[k++] = '"';
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') {
-      j[k++] = '\\';
-      j[k++] = (char)*c;
-    } else if (*c < 0x20) { /* keys hold none (chime.h); JSON forbids them */
-      memcpy(j + k, "\\u00", 4);
-      k += 4;
-      j[k++] = hex[*c >> 4];
-      j[k++] = hex[*c & 15];
-    } else {
-      j[k++] = (char)*c;
-    }
-  }
-  j[k++] = '"';
-  reserve(b, 2 * k + 1);
+  size_t n = 0;
+  j[n++] = '[';
+  n += json_string(j + n, k->group);
+  j[n++] = ',';
+  n += json_string(j + n, k->name);
+  j[n++] = ']';
+  reserve(b, 2 * n + 1);
   if (!b->oom) {
     b->len +=
-        mysql_real_escape_string(db_of(b), b->p + b->len, j, (unsigned long)k);
+        mysql_real_escape_string(db_of(b), b->p + b->len, j, (unsigned long)n);
     b->p[b->len] = '\0';
   }
   free(j);
 }
 
-static int name_order(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-void chime__mysql_sqlbuf_json_names(chime__mysql_sqlbuf *b, const char *row,
-                                    const char **names, size_t n) {
-  assert(names && n > 0);
-  qsort(names, n, sizeof *names, name_order);
+void chime__mysql_sqlbuf_json_keys(chime__mysql_sqlbuf *b, const char *row,
+                                   const char *const *groups,
+                                   const char *const *names, size_t n) {
+  assert(groups && names && n > 0);
+  key *keys = malloc(n * sizeof *keys);
+  if (!keys) { /* not sent; one row still passes the rows' markers */
+    b->oom = true;
+    chime__mysql_sqlbuf_row(b, row);
+    chime__mysql_sqlbuf_at(b, "key");
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    keys[i] = (key){.group = groups[i], .name = names[i]};
+  qsort(keys, n, sizeof *keys, key_order);
   for (size_t i = 0; i < n; i++) {
-    if (i > 0 && strcmp(names[i - 1], names[i]) == 0)
+    if (i > 0 && key_order(&keys[i - 1], &keys[i]) == 0)
       continue;
     chime__mysql_sqlbuf_row(b, row);
-    chime__mysql_sqlbuf_at(b, "name");
-    append_json_text(b, names[i]);
+    chime__mysql_sqlbuf_at(b, "key");
+    append_json_key(b, &keys[i]);
   }
+  free(keys);
 }
 
 void chime__mysql_sqlbuf_types(chime__mysql_sqlbuf *b,

@@ -739,6 +739,64 @@ static MYSQL *open_session(void) {
   return db;
 }
 
+/* A batch of one-shot fires completes while another session holds the
+ * row of one other trigger of their group (a node claiming or completing
+ * it, a job's transaction that enqueued it).  The completion removes the
+ * finished triggers by their keys alone: "(group = ? AND name = ?) OR
+ * ..." with a list about as long as the group read the whole group (the
+ * locking read) and the whole table (the DELETE), waited for the held
+ * row, and failed the batch with a lock wait timeout (2 s here, 50 s by
+ * the server's default). */
+#define DONE_FIRES 30
+static void test_mysql_complete_removes_only_its_triggers(void) {
+  MYSQL *db = admin();
+  chime_store *node = open_node("remover", true);
+  chime_store *other = open_node("other", false);
+  chime_fire **done = NULL, **held = NULL;
+  fire_on(other, "held", 1, &held);
+  fire_on(node, "done", DONE_FIRES, &done);
+  MYSQL *holder = open_session();
+  CU_ASSERT_EQUAL_FATAL(
+      mysql_query(holder, "SELECT trigger_name FROM chime_txs_triggers "
+                          "WHERE sched_name = 'txs' AND trigger_group = 'txs' "
+                          "AND trigger_name = 'held-0' FOR UPDATE"),
+      0);
+  MYSQL_RES *res = mysql_store_result(holder);
+  CU_ASSERT_EQUAL(res ? mysql_num_rows(res) : 0, 1);
+  mysql_free_result(res);
+  chime_run_result out = {.started_ms = done[0]->scheduled_ms,
+                          .finished_ms = done[0]->scheduled_ms};
+  const chime_run_result *outs[DONE_FIRES];
+  int results[DONE_FIRES];
+  for (size_t i = 0; i < DONE_FIRES; i++)
+    outs[i] = &out;
+  int64_t t0 = chime_test_wall_ms();
+  node->ops->complete_many(node, (const chime_fire *const *)done, outs,
+                           DONE_FIRES, results);
+  int64_t took = chime_test_wall_ms() - t0;
+  for (size_t i = 0; i < DONE_FIRES; i++)
+    CU_ASSERT_EQUAL(results[i], 0);
+  CU_ASSERT(took < 1500);
+  if (took >= 1500)
+    fprintf(stderr, "the batch took %lld ms\n", (long long)took);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_txs_triggers "
+                                  "WHERE trigger_name LIKE 'done-%'"),
+                  0);
+  CU_ASSERT_EQUAL(query_plain(db, "SELECT COUNT(*) FROM chime_txs_history "
+                                  "WHERE node = 'remover' AND outcome = 'OK'"),
+                  DONE_FIRES);
+  CU_ASSERT_EQUAL(mysql_query(holder, "ROLLBACK"), 0);
+  mysql_close(holder);
+  for (size_t i = 0; i < DONE_FIRES; i++)
+    chime__fire_free(done[i]);
+  free(done);
+  chime__fire_free(held[0]);
+  free(held);
+  other->ops->free(other);
+  node->ops->free(node);
+  mysql_close(db);
+}
+
 /* A node stopped while it registers a new session (its row in
  * node_sessions written, not committed: a pool connection opens lazily, so
  * a job's first transaction may be the one that opens it) holds that row's
@@ -1001,6 +1059,8 @@ static CU_TestInfo tests[] = {
      test_mysql_tx_open_holds_no_recovery},
     {"a dead node another survivor is recovering is left to it",
      test_mysql_tx_dead_node_being_recovered_is_left},
+    {"a completion removes its finished triggers, waiting for no other",
+     test_mysql_complete_removes_only_its_triggers},
     CU_TEST_INFO_NULL,
 };
 

@@ -1,7 +1,7 @@
 -- Deletes some triggers' rows of the scheduler (locked already by
--- trig_get_lock_many).  A text statement.
--- Slots: sched, then a row (keys) per trigger: group, name.
+-- trig_get_lock_many), each found by the primary key alone
+-- (_triggers_by_keys.sql).  A text statement.  Rows (keys), one per
+-- trigger: key; then sched.
 -- Called by: tables.c (chime__mysql_triggers_remove_if_complete).
-DELETE FROM {P}triggers
-WHERE sched_name = /*:sched*/
-  AND (/*{keys*/ (trigger_group = /*:group*/ AND trigger_name = /*:name*/) /*}OR*/)
+DELETE t
+FROM {_triggers_by_keys}
