@@ -87,15 +87,16 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
     else if (k < 0)
       r = k;
   }
+  int64_t *ids = NULL;
+  if (r == 0 && rows.nrows > 0 && !(ids = malloc(rows.nrows * sizeof *ids)))
+    r = CHIME_ENOMEM;
   if (r == 0 && rows.nrows > 0) {
     /* The rows read are stale now: their sessions are gone. */
+    for (size_t i = 0; i < rows.nrows; i++)
+      ids[i] = chime__mysql_rows_int64(&rows, i, 0);
     chime__mysql_sqlbuf_init(&q, tx);
     chime__mysql_sqlbuf_stmt(&q, CHIME__Q_SESSIONS_FORGET);
-    for (size_t i = 0; i < rows.nrows; i++) {
-      chime__mysql_sqlbuf_row(&q, "conn_ids");
-      chime__mysql_sqlbuf_at(&q, "id");
-      chime__mysql_sqlbuf_int(&q, chime__mysql_rows_int64(&rows, i, 0));
-    }
+    chime__mysql_sqlbuf_sorted_ids(&q, "conn_ids", ids, rows.nrows);
     /* A row whose id a new session of another node took meanwhile stays. */
     chime__mysql_sqlbuf_at(&q, "sched");
     chime__mysql_sqlbuf_text(&q, tx->s->sched);
@@ -103,6 +104,7 @@ static int end_fn(chime__mysql_tx *tx, void *arg) {
     chime__mysql_sqlbuf_text(&q, op->node);
     r = chime__mysql_sqlbuf_run(&q, NULL, NULL);
   }
+  free(ids);
   chime__mysql_rows_free(&rows);
   return r;
 }
