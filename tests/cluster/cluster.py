@@ -598,9 +598,42 @@ def verdict(c, failures, name):
             log("FAIL " + f)
         for n in NODES:
             print(f"--- stderr of {n}:\n{c.stderr_of(n)}", flush=True)
+        print_tables(c)
         return 1
     log(f"{name}: OK")
     return 0
+
+
+def print_tables(c):
+    """The store's rows a failure is read from: where each trigger stands
+    (its state, next fire and claim), the fires held, the last runs ended
+    and the nodes' check-ins, as the database has them after the run: a
+    fault that stopped every node's fires at once (cluster/skew once, stop
+    47) left no mark in their logs."""
+    queries = {
+        "triggers": "SELECT trigger_name, state, next_fire_ms, owner, "
+                    f"claim_fire_id, recovering FROM {c.prefix}triggers "
+                    "ORDER BY trigger_name",
+        "fired": "SELECT fire_id, trigger_name, scheduled_ms, acquired_ms, "
+                 f"node, state FROM {c.prefix}fired ORDER BY fire_id",
+        "history, the last 20": "SELECT * FROM (SELECT id, trigger_name, "
+                                "scheduled_ms, node, outcome, started_ms, "
+                                "duration_ms, finished_ms FROM "
+                                f"{c.prefix}history ORDER BY id DESC LIMIT 20)"
+                                " AS h ORDER BY id",
+        "nodes": "SELECT instance_id, started_ms, last_checkin_ms, "
+                 f"ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000) FROM {c.prefix}nodes "
+                 "ORDER BY instance_id",
+    }
+    for what, query in queries.items():
+        try:
+            rows = mariadb(c.base, query)
+        except subprocess.CalledProcessError as e:
+            print(f"--- {what}: {e.stderr.strip()}", flush=True)
+            continue
+        print(f"--- {what} ({len(rows)} rows):", flush=True)
+        for r in rows[:60]:
+            print("    " + " ".join(r), flush=True)
 
 
 # The policy load's periods (ms), examples/node.c --policies.
