@@ -33,7 +33,7 @@ static const char usage_text[] =
     "I ms, and measures S seconds of fires after X seconds of warm-up\n"
     "(defaults: N=1 M=100 I=1000 S=10 X=3; W: chime's 32, or enough workers\n"
     "for the load when jobs take J ms; B: chime's default, W + Q; Q: chime's\n"
-    "local queue, default 0).  Prints one\n"
+    "local queue, default 256, 0 to claim for free workers only).  Prints one\n"
     "line of key=value pairs.  --kill-one-at SEC SIGKILLs the last node SEC\n"
     "seconds into the window (then J defaults to 2000 ms and B to M/N) and\n"
     "measures the recovery.  The triggers are spread evenly over the\n"

@@ -170,6 +170,10 @@ CLAIMS = [
     ("docs/man/chime-scheduler.3.scd", r"local queue (\d+) \(fires claimed beyond", [(1, "local_queue", int)]),
     ("docs/man/chime-scheduler.3.scd", r"for the next free worker \(0 to 4096; default (\d+):", [(1, "local_queue", int)]),
     ("docs/performance.md", r"\(`chime_config_set_local_queue`, default (\d+);", [(1, "local_queue", int)]),
+    ("docs/performance.md", r"absent otherwise, chime's default \((\d+); 0 claims", [(1, "local_queue", int)]),
+    # chime-bench's --help, in its source.
+    ("bench/chime-bench/options.c", r"Q: chime's\\n\" \"local queue, default (\d+), 0 to claim",
+     [(1, "local_queue", int)]),
     # The tools.
     ("docs/man/chime-cron.1.scd", r"How many fire times, 1 to 100000\. Default: (\d+)\.",
      [(1, "cron_count", int)]),
