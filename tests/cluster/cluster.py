@@ -90,6 +90,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -183,6 +184,61 @@ class NodeProcs:
                 p.kill()
 
 
+class Sampler(threading.Thread):
+    """Reads, once a second while the nodes run, where each trigger stands
+    and the transactions open for over a second (with the node whose
+    session runs each): a failed run prints the last SAMPLES of them.  A
+    stall of every node shows there as it happens (the rows held, the
+    trigger that stopped moving), not only after the nodes have left.  Its
+    own thread and client process: the harness's timing is not touched."""
+
+    SAMPLES = 12
+
+    def __init__(self, base, prefix):
+        super().__init__(daemon=True)
+        self.base = base
+        self.query = (
+            "SELECT ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000); "
+            "SELECT trigger_name, state, next_fire_ms, owner FROM "
+            f"{prefix}triggers ORDER BY trigger_name; "
+            "SELECT t.trx_mysql_thread_id, s.node, t.trx_state, "
+            "t.trx_started, t.trx_rows_locked, "
+            "LEFT(REPLACE(t.trx_query, '\\n', ' '), 100) "
+            "FROM information_schema.innodb_trx t "
+            f"LEFT JOIN {prefix}node_sessions s "
+            "ON s.conn_id = t.trx_mysql_thread_id "
+            "WHERE t.trx_started < NOW() - INTERVAL 1 SECOND")
+        self.samples = []
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.wait(1.0):
+            try:
+                out = subprocess.run(mariadb_args(self.base) + [self.query],
+                                     capture_output=True, text=True,
+                                     timeout=5)
+                text = out.stdout if out.returncode == 0 else out.stderr
+            except subprocess.TimeoutExpired:
+                text = "(no answer within 5 s)"
+            except (OSError, ValueError) as e:  # no client, a URL it cannot take
+                text = f"(not read: {e})"
+            self.samples = (self.samples + [(now_ms(), text.strip())]
+                            )[-self.SAMPLES:]
+
+    def stop(self):
+        self.done.set()
+        if self.is_alive():
+            self.join(timeout=10)
+
+    def print(self):
+        for at, text in self.samples:
+            print(f"--- sample at {at} (the database's clock first, then "
+                  "the triggers, then transactions open over 1 s):",
+                  flush=True)
+            for line in text.splitlines():
+                print("    " + line, flush=True)
+
+
 class Cluster:
     def __init__(self, fault, plain=False):
         self.fault = fault
@@ -198,6 +254,7 @@ class Cluster:
         self.cut = set()  # nodes stopped past their deadline (rolling)
         self.started_ms = {}  # node -> when it was started again (rolling)
         self.stop_ms = None
+        self.sampler = None  # started with the nodes (start_all)
         self.prefix = "cl_"
         self.periods = ROLLING_PERIODS if fault == "rolling" else PERIODS
         self.node_args = (["--load", "rolling", "--deadline", "10000"]
@@ -267,6 +324,8 @@ class Cluster:
         self.start("n1", "&clear=1" + extras.get("n1", ""), schedule=True)
         for n in NODES[1:]:
             self.start(n, extras.get(n, ""))
+        self.sampler = Sampler(self.base, self.prefix)
+        self.sampler.start()
         log(f"3 nodes up; the load starts at {self.start_ms}")
 
     def sleep_until(self, t_ms):
@@ -291,9 +350,13 @@ class Cluster:
             if n not in self.killed and p.returncode != 0:
                 raise SystemExit(f"node {n} exited with {p.returncode}:\n"
                                  f"{self.stderr_of(n)}")
+        if self.sampler:
+            self.sampler.stop()
 
     def kill_left(self):
         """Kills the nodes still running (a run that failed part-way)."""
+        if self.sampler:
+            self.sampler.stop()
         for p in self.procs.values():
             if p.poll() is None:
                 p.send_signal(signal.SIGCONT)
@@ -598,6 +661,8 @@ def verdict(c, failures, name):
             log("FAIL " + f)
         for n in NODES:
             print(f"--- stderr of {n}:\n{c.stderr_of(n)}", flush=True)
+        if c.sampler:
+            c.sampler.print()
         print_tables(c)
         return 1
     log(f"{name}: OK")
@@ -630,6 +695,9 @@ def print_tables(c):
             rows = mariadb(c.base, query)
         except subprocess.CalledProcessError as e:
             print(f"--- {what}: {e.stderr.strip()}", flush=True)
+            continue
+        except (OSError, ValueError) as e:
+            print(f"--- {what}: not read: {e}", flush=True)
             continue
         print(f"--- {what} ({len(rows)} rows):", flush=True)
         for r in rows[:60]:
