@@ -186,11 +186,12 @@ class NodeProcs:
 
 class Sampler(threading.Thread):
     """Reads, once a second while the nodes run, where each trigger stands
-    and the transactions open for over a second (with the node whose
-    session runs each): a failed run prints the last SAMPLES of them.  A
-    stall of every node shows there as it happens (the rows held, the
-    trigger that stopped moving), not only after the nodes have left.  Its
-    own thread and client process: the harness's timing is not touched."""
+    (the 20 due first) and the transactions open for over a second (with
+    the node whose session runs each): a failed run prints the last SAMPLES
+    of them.  A stall of every node shows there as it happens (the rows
+    held, the trigger that stopped moving), not only after the nodes have
+    left.  Its own thread and client process: the harness's timing is not
+    touched."""
 
     SAMPLES = 12
 
@@ -200,7 +201,8 @@ class Sampler(threading.Thread):
         self.query = (
             "SELECT ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000); "
             "SELECT trigger_name, state, next_fire_ms, owner FROM "
-            f"{prefix}triggers ORDER BY trigger_name; "
+            f"{prefix}triggers ORDER BY next_fire_ms, trigger_name "
+            "LIMIT 20; "  # the load's few triggers, or a queue's first runs
             "SELECT t.trx_mysql_thread_id, s.node, t.trx_state, "
             "t.trx_started, t.trx_rows_locked, "
             "LEFT(REPLACE(t.trx_query, '\\n', ' '), 100) "
