@@ -123,11 +123,29 @@ def mariadb_args(base):
             "--protocol=tcp", "-N", "-B", u.path.lstrip("/") or "mysql", "-e"]
 
 
-def mariadb(base, query):
+def mariadb(base, query, timeout=None):
     """Runs query; its output rows, tab-split."""
     out = subprocess.run(mariadb_args(base) + [query], capture_output=True,
-                         text=True, check=True).stdout
+                         text=True, check=True, timeout=timeout).stdout
     return [line.split("\t") for line in out.splitlines()]
+
+
+def diagnostic_rows(base, query):
+    """query's rows for a failure's report, or one row saying why they
+    could not be read (the report goes on whatever the database does)."""
+    try:
+        return mariadb(base, query, timeout=5)
+    except subprocess.CalledProcessError as e:
+        return [[e.stderr.strip()]]
+    except subprocess.TimeoutExpired:
+        return [["(no answer within 5 s)"]]
+    except (OSError, ValueError) as e:  # no client, a URL it cannot take
+        return [[f"(not read: {e})"]]
+
+
+def print_rows(rows):
+    for r in rows:
+        print("    " + "\t".join(r), flush=True)
 
 
 def drop_prefix(base, prefix):
@@ -215,17 +233,8 @@ class Sampler(threading.Thread):
 
     def run(self):
         while not self.done.wait(1.0):
-            try:
-                out = subprocess.run(mariadb_args(self.base) + [self.query],
-                                     capture_output=True, text=True,
-                                     timeout=5)
-                text = out.stdout if out.returncode == 0 else out.stderr
-            except subprocess.TimeoutExpired:
-                text = "(no answer within 5 s)"
-            except (OSError, ValueError) as e:  # no client, a URL it cannot take
-                text = f"(not read: {e})"
-            self.samples = (self.samples + [(now_ms(), text.strip())]
-                            )[-self.SAMPLES:]
+            rows = diagnostic_rows(self.base, self.query)
+            self.samples = (self.samples + [(now_ms(), rows)])[-self.SAMPLES:]
 
     def stop(self):
         self.done.set()
@@ -233,12 +242,11 @@ class Sampler(threading.Thread):
             self.join(timeout=10)
 
     def print(self):
-        for at, text in self.samples:
+        for at, rows in self.samples:
             print(f"--- sample at {at} (the database's clock first, then "
                   "the triggers, then transactions open over 1 s):",
                   flush=True)
-            for line in text.splitlines():
-                print("    " + line, flush=True)
+            print_rows(rows)
 
 
 class Cluster:
@@ -693,17 +701,8 @@ def print_tables(c):
                  "ORDER BY instance_id",
     }
     for what, query in queries.items():
-        try:
-            rows = mariadb(c.base, query)
-        except subprocess.CalledProcessError as e:
-            print(f"--- {what}: {e.stderr.strip()}", flush=True)
-            continue
-        except (OSError, ValueError) as e:
-            print(f"--- {what}: not read: {e}", flush=True)
-            continue
-        print(f"--- {what} ({len(rows)} rows):", flush=True)
-        for r in rows[:60]:
-            print("    " + " ".join(r), flush=True)
+        print(f"--- {what}:", flush=True)
+        print_rows(diagnostic_rows(c.base, query)[:60])
 
 
 # The policy load's periods (ms), examples/node.c --policies.
