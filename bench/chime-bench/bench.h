@@ -265,6 +265,11 @@ typedef struct bench_db_cost {
   double wall_s;   /* the time between the samples (the CPU's divisor) */
 } bench_db_cost;
 
+/* nodes.c: reads the server-wide counters at one end of a window (cost.c does
+ * the arithmetic) on db, the parent's own connection (its own statements are
+ * left out of Questions), and the CPU time of the server process db_pid
+ * (0: not on this machine).  Returns 0 or -1 (the reason printed). */
+int bench_db_sample_take(MYSQL *db, pid_t db_pid, bench_db_sample *c);
 /* The cost between samples a and b. */
 void bench_cost_between(const bench_db_sample *a, const bench_db_sample *b,
                         double window_s, double wall_s, long ticks_per_s,

@@ -11,7 +11,9 @@
  *              run in bench_results, the run's start by the store clock)
  *              are started and run the backlog: burn_down_per_s is RUNS
  *              over the time from max(DUE, every node ready) to the last
- *              run's start
+ *              run's start; what the database paid per run (cost.c) is
+ *              sampled from that instant to a second after the last run's
+ *              row (idle nodes cost about 3 statements a second)
  *
  * It fails (exit 2) when a run ran twice or not at all.
  */
@@ -22,6 +24,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* The hand-in is expected at this rate at the least (the due instant is
  * set from it), and the burn-down within this long. */
@@ -97,6 +100,9 @@ int bench_enqueue_main(const bench_opts *o) {
   int n = o->nodes;
   int64_t handed_ms = 0, ready_ms = 0, rows = 0, distinct = 0, last_ms = 0;
   long runs = o->enqueue_runs;
+  pid_t db_pid = bench_db_server_pid(db);
+  bench_db_sample c0, c1;
+  bench_db_cost cost;
   if (bench_clock_sync(db) < 0 || bench_setup_store(o, 0, 0, 1000) < 0 ||
       bench_setup_results(db) < 0 || bench_nodes_logdir() < 0)
     goto out;
@@ -109,10 +115,21 @@ int bench_enqueue_main(const bench_opts *o) {
     goto out;
   ready_ms = bench_store_ms();
   int64_t from_ms = ready_ms > due_ms ? ready_ms : due_ms;
-  if (burn_down(db, nodes, n, runs, &rows, &distinct, &last_ms) < 0) {
+  /* The nodes wait idle for the due instant: the samples start there. */
+  if (bench_nodes_wait_until(nodes, n, from_ms) < 0) {
     bench_nodes_stop(nodes, n, 60000);
     goto out;
   }
+  int64_t wall0 = bench_real_ms();
+  if (bench_db_sample_take(db, db_pid, &c0) < 0 ||
+      burn_down(db, nodes, n, runs, &rows, &distinct, &last_ms) < 0 ||
+      bench_db_sample_take(db, db_pid, &c1) < 0) {
+    bench_nodes_stop(nodes, n, 60000);
+    goto out;
+  }
+  double sampled_s = (double)(bench_real_ms() - wall0) / 1000.0;
+  bench_cost_between(&c0, &c1, sampled_s, sampled_s, sysconf(_SC_CLK_TCK),
+                     &cost);
   if (bench_nodes_stop(nodes, n, 60000) != 0)
     goto out;
   bench_nodes_logs_done(nodes, n);
@@ -121,11 +138,17 @@ int bench_enqueue_main(const bench_opts *o) {
          " handed_in_per_s=%.0f\n",
          runs, handed_ms,
          handed_ms > 0 ? (double)runs * 1000.0 / (double)handed_ms : 0.0);
+  char cost_keys[512];
+  bench_cost_format(&cost, runs, cost_keys, sizeof cost_keys);
+  for (char *c = cost_keys; *c; c++) /* this line's keys are space-separated */
+    if (*c == '\t')
+      *c = ' ';
   printf("chime-bench mode=burn-down runs=%ld nodes=%d workers=%u "
          "burn_down_s=%.2f burn_down_per_s=%.0f dups=%" PRId64 " lost=%" PRId64
-         "\n",
+         " db_cpu_pct=%.1f%s\n",
          runs, n, o->workers, burn_s, burn_s > 0 ? (double)runs / burn_s : 0.0,
-         rows - distinct, runs - distinct);
+         rows - distinct, runs - distinct, bench_cost_db_cpu_pct(&cost),
+         cost_keys);
   status = rows == runs && distinct == runs ? 0 : 2;
 out:
   mysql_close(db);

@@ -2,9 +2,11 @@
  * nodes.c: the parent's side of the node processes: starting them (fork and
  * exec of this program in --node mode, readiness over a pipe), watching
  * them, killing and stopping them, and reading their CPU time and peak
- * memory from /proc.  Every node still running when the parent exits, for
- * whatever reason, is killed by the exit handler; a node whose parent
- * vanishes without running it (SIGKILL) gets SIGKILL from the kernel.
+ * memory from /proc; the database server's process too, and its counters
+ * at a window's ends (bench_db_sample_take).  Every node still running when the
+ * parent exits, for whatever reason, is killed by the exit handler; a node
+ * whose parent vanishes without running it (SIGKILL) gets SIGKILL from the
+ * kernel.
  *
  * Each node's stderr goes to a log file in a fresh directory under /tmp;
  * the log is printed when the node fails, and kept when it is not empty.
@@ -512,4 +514,37 @@ pid_t bench_db_server_pid(MYSQL *db) {
   if (strncmp(comm, "mariadbd", 8) != 0 && strncmp(comm, "mysqld", 6) != 0)
     return 0;
   return (pid_t)pid;
+}
+
+static const char *fsync_counter;
+
+int bench_db_sample_take(MYSQL *db, pid_t db_pid, bench_db_sample *c) {
+  c->db_ticks = db_pid > 0 ? bench_proc_cpu_ticks(db_pid) : -1;
+  if (bench_db_status(db, "Handler_commit", &c->handler_commits) < 0 ||
+      bench_db_status(db, "Com_commit", &c->com_commits) < 0 ||
+      bench_db_others_questions(db, &c->questions) < 0)
+    return -1;
+  /* MySQL counts the redo log's fsyncs; MariaDB 10.5+ dropped that counter,
+   * and its Innodb_data_fsyncs counts every InnoDB fsync (log included). */
+  if (fsync_counter == NULL)
+    fsync_counter =
+        bench_db_status_quiet(db, "Innodb_os_log_fsyncs", &c->fsyncs) == 0
+            ? "Innodb_os_log_fsyncs"
+            : "Innodb_data_fsyncs";
+  if (bench_db_status(db, fsync_counter, &c->fsyncs) < 0)
+    return -1;
+  /* The rows the server wrote, as its handler counts them: a fire's
+   * fired, trigger and history rows, the bench job's own row.  MariaDB
+   * 10.5+ has no Innodb_rows_* counters; an INSERT ... ON DUPLICATE KEY
+   * UPDATE of an existing row counts a write (its attempt) and an update. */
+  static const char *const written[] = {"Handler_write", "Handler_update",
+                                        "Handler_delete"};
+  c->rows_written = 0;
+  for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
+    int64_t v;
+    if (bench_db_status(db, written[i], &v) < 0)
+      return -1;
+    c->rows_written += v;
+  }
+  return 0;
 }

@@ -37,42 +37,6 @@ static int64_t setup_estimate_ms(const bench_opts *o) {
   return 2000 + o->triggers * 5 / 4 + 300 * (int64_t)o->nodes;
 }
 
-static const char *fsync_counter;
-
-/* The server-wide counters at one end of the window (cost.c does the
- * arithmetic), read on the parent's own connection: its own statements are
- * left out of Questions. */
-static int sample(MYSQL *db, pid_t db_pid, bench_db_sample *c) {
-  c->db_ticks = db_pid > 0 ? bench_proc_cpu_ticks(db_pid) : -1;
-  if (bench_db_status(db, "Handler_commit", &c->handler_commits) < 0 ||
-      bench_db_status(db, "Com_commit", &c->com_commits) < 0 ||
-      bench_db_others_questions(db, &c->questions) < 0)
-    return -1;
-  /* MySQL counts the redo log's fsyncs; MariaDB 10.5+ dropped that counter,
-   * and its Innodb_data_fsyncs counts every InnoDB fsync (log included). */
-  if (fsync_counter == NULL)
-    fsync_counter =
-        bench_db_status_quiet(db, "Innodb_os_log_fsyncs", &c->fsyncs) == 0
-            ? "Innodb_os_log_fsyncs"
-            : "Innodb_data_fsyncs";
-  if (bench_db_status(db, fsync_counter, &c->fsyncs) < 0)
-    return -1;
-  /* The rows the server wrote, as its handler counts them: a fire's
-   * fired, trigger and history rows, the bench job's own row.  MariaDB
-   * 10.5+ has no Innodb_rows_* counters; an INSERT ... ON DUPLICATE KEY
-   * UPDATE of an existing row counts a write (its attempt) and an update. */
-  static const char *const written[] = {"Handler_write", "Handler_update",
-                                        "Handler_delete"};
-  c->rows_written = 0;
-  for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
-    int64_t v;
-    if (bench_db_status(db, written[i], &v) < 0)
-      return -1;
-    c->rows_written += v;
-  }
-  return 0;
-}
-
 /* Samples every live node's CPU time into cpu_ticks_last (and, at W0,
  * cpu_ticks_at_w0). */
 static void sample_nodes(bench_node *nodes, int n, bool at_w0) {
@@ -117,7 +81,7 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
     return -1;
   int64_t wall0 = bench_real_ms();
   sample_nodes(nodes, n, true);
-  if (sample(db, db_pid, &c0) < 0)
+  if (bench_db_sample_take(db, db_pid, &c0) < 0)
     return -1;
   fprintf(stderr, "chime-bench: window open (%d s)\n", o->seconds);
   if (o->kill_at_s >= 0) {
@@ -130,7 +94,7 @@ static int measure(const bench_opts *o, MYSQL *db, pid_t db_pid,
   if (bench_nodes_wait_until(nodes, n, run->w1_ms) < 0)
     return -1;
   sample_nodes(nodes, n, false);
-  if (sample(db, db_pid, &c1) < 0)
+  if (bench_db_sample_take(db, db_pid, &c1) < 0)
     return -1;
   double wall_s = (double)(bench_real_ms() - wall0) / 1000.0;
   double tick_s = (double)sysconf(_SC_CLK_TCK);
