@@ -26,9 +26,9 @@ Such a trigger's row is written anyway when the fire is claimed and when
 it completes (its next fire, its block, its removal), so the alternative
 costs what those writes add: run columns (the run's id, node, state and
 times) on a scratch copy of chime_triggers with an index by node (which
-recovery and the check-in read), set by the claim's UPDATE and cleared by
-the completion's, and the batch's fire ids, reserved without a `fired`
-row: one INSERT into a scratch copy of chime_fired under
+recovery and the interrupt poll read), set by the claim's UPDATE and
+cleared by the completion's, and the batch's fire ids, reserved without
+a `fired` row: one INSERT into a scratch copy of chime_fired under
 `SET STATEMENT auto_increment_increment = ROWS_PER_BATCH` (the counter
 then skips the batch's ids: older nodes' AUTO_INCREMENT never hands them
 out), one INSERT of the range's last id (the counter a restart reads back
@@ -118,7 +118,8 @@ def trigger_row_batches(rows, count, write):
     rows fires; with write, the run columns and the ids' reservation too."""
     out = []
     for b in range(count):
-        names = ",".join(f"'t{(b * rows + k) % 2000:05d}'" for k in range(rows))
+        names = ",".join(f"'t{(b * rows + k) % 2000:05d}'"
+                         for k in range(rows))
         where = (f"WHERE sched_name = 'bench' AND trigger_group = 'bench' "
                  f"AND trigger_name IN ({names})")
         claim = ["BEGIN;",
@@ -174,7 +175,8 @@ def reserve_sql(table, n):
             "SET @first = LAST_INSERT_ID();\n"
             f"INSERT INTO {table} (fire_id, {cols}) "
             f"VALUES (@first + {n} - 1, {marker});\n"
-            f"DELETE FROM {table} WHERE fire_id IN (@first, @first + {n} - 1);")
+            f"DELETE FROM {table} WHERE fire_id IN "
+            f"(@first, @first + {n} - 1);")
 
 
 def next_id(table):
@@ -240,6 +242,9 @@ def main():
     pk_only = "--pk-only" in args
     trigger_row = "--trigger-row" in args
     args = [a for a in args if a not in ("--pk-only", "--trigger-row")]
+    if pk_only and trigger_row:
+        sys.exit("fired-row-cost: --pk-only and --trigger-row exclude each "
+                 "other")
     rows = int(args[0]) if len(args) > 0 else 100
     count = int(args[1]) if len(args) > 1 else 300
     with open(PIDFILE) as f:

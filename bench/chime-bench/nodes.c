@@ -3,10 +3,10 @@
  * exec of this program in --node mode, readiness over a pipe), watching
  * them, killing and stopping them, and reading their CPU time and peak
  * memory from /proc; the database server's process too, and its counters
- * at a window's ends (bench_db_sample_take).  Every node still running when the
- * parent exits, for whatever reason, is killed by the exit handler; a node
- * whose parent vanishes without running it (SIGKILL) gets SIGKILL from the
- * kernel.
+ * at a window's ends (bench_db_sample_take).  Every node still running
+ * when the parent exits, for whatever reason, is killed by the exit
+ * handler; a node whose parent vanishes without running it (SIGKILL) gets
+ * SIGKILL from the kernel.
  *
  * Each node's stderr goes to a log file in a fresh directory under /tmp;
  * the log is printed when the node fails, and kept when it is not empty.
