@@ -164,17 +164,21 @@ def trigger_row_tables():
            "state_start_ms, state_repeat_count, state) VALUES " + values + ";")
 
 
+# A marker row of a copy of chime_fired (state 'IDS'): its columns, its
+# values.
+MARKER_COLS = ("sched_name, trigger_group, trigger_name, job_group, "
+               "job_name, scheduled_ms, acquired_ms, node, state")
+MARKER = "'', '', '', '', '', 0, 0, '', 'IDS'"
+
+
 def reserve_sql(table, n):
     """Reserves n ids in table's counter: one INSERT at increment n, one of
-    the range's last id, both deleted (the markers have state 'IDS')."""
-    cols = ("sched_name, trigger_group, trigger_name, job_group, job_name, "
-            "scheduled_ms, acquired_ms, node, state")
-    marker = "'', '', '', '', '', 0, 0, '', 'IDS'"
+    the range's last id, both deleted."""
     return (f"SET STATEMENT auto_increment_increment = {n} FOR "
-            f"INSERT INTO {table} ({cols}) VALUES ({marker});\n"
+            f"INSERT INTO {table} ({MARKER_COLS}) VALUES ({MARKER});\n"
             "SET @first = LAST_INSERT_ID();\n"
-            f"INSERT INTO {table} (fire_id, {cols}) "
-            f"VALUES (@first + {n} - 1, {marker});\n"
+            f"INSERT INTO {table} (fire_id, {MARKER_COLS}) "
+            f"VALUES (@first + {n} - 1, {MARKER});\n"
             f"DELETE FROM {table} WHERE fire_id IN "
             f"(@first, @first + {n} - 1);")
 
@@ -182,10 +186,9 @@ def reserve_sql(table, n):
 def next_id(table):
     """The id a new session's plain INSERT gets (its row then deleted)."""
     return int(client(
-        f"INSERT INTO {table} (sched_name, trigger_group, trigger_name, "
-        "job_group, job_name, scheduled_ms, acquired_ms, node, state) VALUES "
-        "('', '', '', '', '', 0, 0, '', 'IDS'); SELECT LAST_INSERT_ID(); "
-        f"DELETE FROM {table} WHERE state = 'IDS';").split()[-1])
+        f"INSERT INTO {table} ({MARKER_COLS}) VALUES ({MARKER}); "
+        f"SELECT LAST_INSERT_ID(); DELETE FROM {table} WHERE state = 'IDS';"
+    ).split()[-1])
 
 
 def reserve(table, n):
