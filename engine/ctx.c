@@ -148,7 +148,7 @@ int chime_ctx_check_owned(chime_ctx *ctx) {
   assert(!chime__mu_held(ctx->sched));
   chime_store *st = ctx->sched->store;
   bool owned = false;
-  int r = st->ops->still_owned(st, ctx->fire->fire_id, &owned);
+  int r = st->ops->still_owned(st, ctx->fire, &owned);
   if (r < 0) {
     chime__log(ctx->sched, CHIME_LOG_WARN,
                "cannot tell whether fire %lld is still owned: %s",

@@ -361,7 +361,7 @@ static int ask_still_owned(chime_scheduler *s, const chime_fire *fire) {
   int64_t pause = 50;
   for (bool told = false;; told = true) {
     bool owned = true;
-    int r = st->ops->still_owned(st, fire->fire_id, &owned);
+    int r = st->ops->still_owned(st, fire, &owned);
     if (r == 0)
       return owned ? 1 : 0;
     if (!told)

@@ -7,7 +7,8 @@
  *
  * A job begins a transaction on its fire, runs its own statements in it
  * and commits: the commit writes the fire's completion (the same steps the
- * scheduler takes after the job returns: the fired row goes, a FORBID job
+ * scheduler takes after the job returns: the fired row goes (for a
+ * one-shot's run, the trigger row that kept it), a FORBID job
  * is unblocked, a finished trigger removed, history and job data written)
  * and the job's statements together, so either both are written or
  * neither is.  A node that lost the fire to a recovery (it was paused past

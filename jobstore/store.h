@@ -129,7 +129,10 @@ typedef struct chime_fire {
   int64_t fire_id;
   int64_t scheduled_ms;
   chime_fire_phase phase;
-  bool recovering;         /* re-run of a dead node's fire */
+  bool recovering; /* re-run of a dead node's fire */
+  /* The MySQL store's: its run is kept in its trigger row, not a fired
+   * row (jobstore/mysql/runs.c); other stores leave it false. */
+  bool in_trigger_row;
   int result;              /* fire(): 0, or why it must not run */
   int64_t claimed_mono_ms; /* the engine's: when its claim began (loop.c) */
   int64_t queued_mono_ms; /* the engine's: when it entered the workers' queue */
@@ -434,8 +437,10 @@ struct chime_store_ops {
   void (*complete_many)(chime_store *store, const chime_fire *const *fires,
                         const chime_run_result *const *outcomes, size_t count,
                         int *ret_results);
-  /* Whether this node still holds the executing fire. */
-  int (*still_owned)(chime_store *store, int64_t fire_id, bool *ret_owned);
+  /* Whether this node still holds the executing fire (one it was handed,
+   * or one with only a fire id: any other store's). */
+  int (*still_owned)(chime_store *store, const chime_fire *fire,
+                     bool *ret_owned);
   /* The earliest next fire later than after_ms of a WAITING trigger of
    * one of types (after_ms INT64_MIN: any, misfired ones included);
    * CHIME_ENOTFOUND when there is none.  A plain read: it never waits for

@@ -280,13 +280,13 @@ int chime__mem_release(chime_store *store, chime_fire **fires, size_t count) {
   return 0;
 }
 
-int chime__mem_still_owned(chime_store *store, int64_t fire_id,
+int chime__mem_still_owned(chime_store *store, const chime_fire *fire,
                            bool *ret_owned) {
   mem_store *s = (mem_store *)store;
-  if (!ret_owned)
+  if (!fire || !ret_owned)
     return CHIME_EINVAL;
   chime__mem_lock(s);
-  mem_fire *rec = chime__mem_fire_find(s, fire_id);
+  mem_fire *rec = chime__mem_fire_find(s, fire->fire_id);
   *ret_owned = rec && rec->phase == CHIME_FIRE_EXECUTING && !rec->whole;
   chime__mem_unlock(s);
   return 0;

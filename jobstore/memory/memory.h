@@ -535,7 +535,7 @@ int chime__mem_interrupt(chime_store *store, const char *group,
                          const char *name, int64_t fire_id, size_t *ret_count);
 int chime__mem_interrupted(chime_store *store, int64_t **ret_ids,
                            size_t *ret_count);
-int chime__mem_still_owned(chime_store *store, int64_t fire_id,
+int chime__mem_still_owned(chime_store *store, const chime_fire *fire,
                            bool *ret_owned);
 int chime__mem_next_due(chime_store *store, const chime_type_set *types,
                         int64_t after_ms, int64_t *ret_ms);

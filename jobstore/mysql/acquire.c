@@ -28,6 +28,7 @@
 #include "jobstore/mysql/batch.h"
 #include "jobstore/mysql/columns.h"
 #include "jobstore/mysql/limit.h"
+#include "jobstore/mysql/runs.h"
 #include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -239,6 +240,21 @@ static int lock_job_row(chime__mysql_tx *tx, const char *g, const char *n,
   return r;
 }
 
+/* Whether job g.n has a fire claimed or running: a fired row, or a run
+ * kept in a trigger row (runs.c: one of a time its runs did not exclude
+ * each other). */
+static int job_has_fires(chime__mysql_tx *tx, const char *g, const char *n,
+                         bool *ret) {
+  chime__mysql_arg a[6];
+  chime__mysql_key_args(tx, g, n, a);
+  chime__mysql_key_args(tx, g, n, a + 3);
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_JOB_HAS_FIRES, a, 6, &rows);
+  *ret = r == 0 && rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 /* The batch's entry for the trigger's job (loaded and checked once). */
 static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
                        acq_job **ret) {
@@ -268,8 +284,7 @@ static int acq_job_for(chime__mysql_tx *tx, acq_op *op, const chime_trigger *t,
                                 NULL);
     }
     if (r == 0 && locked)
-      r = chime__mysql_key_has_row(tx, CHIME__Q_JOB_HAS_FIRES, t->job_group,
-                                   t->job_name, &e->skip);
+      r = job_has_fires(tx, t->job_group, t->job_name, &e->skip);
     else if (r == 0)
       e->skip = true;
   }
@@ -411,13 +426,19 @@ static int mark_claimed(chime__mysql_tx *tx, chime_fire **fires, size_t n) {
 }
 
 /* acquire_due: the bookkeeping of each claim's fire, then the batch's
- * writes: fired rows EXECUTING, FORBID jobs blocked, triggers advanced. */
+ * writes: fired rows EXECUTING (a one-shot's run kept in its trigger row
+ * instead, runs.c, with an id reserved), FORBID jobs blocked, triggers
+ * advanced. */
 static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
   assert(op->fire_now && op->n > 0 && op->n <= op->max);
   chime__mysql_cache cache = {0};
   chime_trigger **ts = calloc(op->n, sizeof *ts);
   const chime_job **js = calloc(op->n, sizeof *js);
-  int r = ts && js ? 0 : CHIME_ENOMEM;
+  /* The fires with fired rows, and those kept in trigger rows. */
+  chime_fire **fired = calloc(op->n, sizeof *fired);
+  chime_fire **kept = calloc(op->n, sizeof *kept);
+  int r = ts && js && fired && kept ? 0 : CHIME_ENOMEM;
+  size_t nfired = 0, nkept = 0;
   for (size_t i = 0; r == 0 && i < op->n; i++) {
     chime_fire *f = op->out[i];
     assert(f->phase == CHIME_FIRE_ACQUIRED && f->fire_id == 0);
@@ -425,19 +446,30 @@ static int fire_claims(chime__mysql_tx *tx, acq_op *op) {
     js[i] = f->job;
     r = chime__mysql_fire_bookkeeping(tx, &cache, f->trigger, f->job);
     f->phase = CHIME_FIRE_EXECUTING;
+    f->in_trigger_row = r == 0 && chime__mysql_run_keepable(tx, f);
+    if (f->in_trigger_row) {
+      f->trigger->store_state = CHIME_STATE_EXECUTING;
+      kept[nkept++] = f;
+    } else {
+      fired[nfired++] = f;
+    }
   }
-  if (r == 0)
-    r = chime__mysql_fired_insert(tx, op->out, op->n, op->now, true);
+  if (r == 0 && nfired > 0)
+    r = chime__mysql_fired_insert(tx, fired, nfired, op->now, true);
+  if (r == 0 && nkept > 0)
+    r = chime__mysql_runs_reserve(tx, kept, nkept);
   if (r == 0)
     r = chime__mysql_jobs_block(tx, js, op->n);
   if (r == 0)
-    r = chime__mysql_triggers_write(tx, ts, js, op->n);
+    r = chime__mysql_triggers_write(tx, ts, js, op->out, op->n, op->now);
   /* An INSERT ... ON DUPLICATE KEY UPDATE counts 2 per row it changed. */
   if (r == 0)
     r = check_claimed(tx, mysql_affected_rows(tx->c->db) / 2, op->n);
   chime__mysql_cache_clear(&cache);
   free(ts);
   free(js);
+  free(fired);
+  free(kept);
   return r;
 }
 

@@ -223,6 +223,7 @@ static int list_fires(chime__mysql_store *s, const chime_admin_query *q,
   /* The columns of CHIME__ADMIN_FIRE_COLUMNS, in order (copy_rows). */
   select_op op = {0};
   arg_text(&op, s->sched);
+  arg_text(&op, s->sched); /* runs kept in trigger rows (runs.c) */
   arg_text(&op, q->node);
   arg_text(&op, q->node);
   arg_int(&op, q->fire_id);

@@ -39,9 +39,10 @@ static int stuck_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_arg args[] = {chime__mysql_arg_text(tx->s->sched),
                              chime__mysql_arg_text(NULL),
                              chime__mysql_arg_text(NULL)};
+  chime__mysql_arg scheds[] = {args[0], args[0]};
   int r = chime__mysql_query(tx, CHIME__Q_STUCK_BLOCKED, args, 1, &op->blocked);
   if (r == 0)
-    r = chime__mysql_query(tx, CHIME__Q_STUCK_LOST, args, 1, &op->lost);
+    r = chime__mysql_query(tx, CHIME__Q_STUCK_LOST, scheds, 2, &op->lost);
   if (r == 0)
     r = chime__mysql_query(tx, CHIME__Q_STUCK_ERROR, args, 1, &op->error);
   if (r == 0)

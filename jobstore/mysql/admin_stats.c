@@ -78,6 +78,18 @@ static int list_plain(chime__mysql_store *s, chime__mysql_stmt_id id,
   return run_rows(s, &op, q, t, errbuf, errbuf_len);
 }
 
+/* The claimed fires by state (queries/fired_state_counts.sql): the fired
+ * rows' and the runs kept in trigger rows' (runs.c), the scheduler named
+ * for each. */
+static int list_fire_states(chime__mysql_store *s, const chime_admin_query *q,
+                            chime_admin_table *t, char *errbuf,
+                            size_t errbuf_len) {
+  stats_op op = {.id = CHIME__Q_FIRED_STATE_COUNTS};
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  add_arg(&op, chime__mysql_arg_text(s->sched));
+  return run_rows(s, &op, q, t, errbuf, errbuf_len);
+}
+
 /* The runs started in the query's time range, by minute
  * (queries/history_activity.sql). */
 static int list_activity(chime__mysql_store *s, const chime_admin_query *q,
@@ -240,7 +252,7 @@ int chime__mysql_admin_stats(chime_store *store, const chime_admin_query *q,
     return list_plain(s, CHIME__Q_TRIGGER_STATE_COUNTS, q, t, errbuf,
                       errbuf_len);
   case CHIME_ADMIN_FIRE_STATES:
-    return list_plain(s, CHIME__Q_FIRED_STATE_COUNTS, q, t, errbuf, errbuf_len);
+    return list_fire_states(s, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_DRAINS:
     return list_plain(s, CHIME__Q_DRAIN_LIST, q, t, errbuf, errbuf_len);
   case CHIME_ADMIN_PAUSED_GROUPS:

@@ -129,7 +129,9 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
 }
 
 int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
-                                const chime_job *const *jobs, size_t n) {
+                                const chime_job *const *jobs,
+                                chime_fire *const *fires, size_t n,
+                                int64_t now) {
   assert(ts && jobs && n > 0);
   /* An INSERT whose rows all exist, locked by this transaction, so every
    * row takes the UPDATE branch: the cheapest multi-row update MySQL has.
@@ -139,10 +141,14 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
   chime__mysql_sqlbuf_stmt(&b, CHIME__Q_TRIGGERS_WRITE);
   for (size_t i = 0; i < n; i++) {
     const chime_trigger *t = ts[i];
-    /* The states fire bookkeeping leaves a trigger in. */
+    const chime_fire *kept =
+        fires && fires[i]->in_trigger_row ? fires[i] : NULL;
+    /* The states fire bookkeeping leaves a trigger in (and a kept run). */
     assert(t->store_state == CHIME_STATE_WAITING ||
            t->store_state == CHIME_STATE_BLOCKED ||
-           t->store_state == CHIME_STATE_COMPLETE);
+           t->store_state == CHIME_STATE_COMPLETE ||
+           (kept && t->store_state == CHIME_STATE_EXECUTING));
+    assert(!kept || (kept->trigger == t && kept->fire_id > 0));
     chime__mysql_sqlbuf_row(&b, "row");
     chime__mysql_sqlbuf_at(&b, "sched_name");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
@@ -177,6 +183,18 @@ int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
     }
     chime__mysql_sqlbuf_at(&b, "state");
     chime__mysql_sqlbuf_text(&b, chime__mysql_state_name(t->store_state));
+    /* The run it keeps (NULL: none, as every other write leaves it). */
+    chime__mysql_sqlbuf_at(&b, "owner");
+    chime__mysql_sqlbuf_text(&b, kept ? tx->s->node : NULL);
+    const char *const slots[] = {"claim_fire_id", "run_acquired_ms"};
+    const int64_t run[] = {kept ? kept->fire_id : 0, now};
+    for (size_t k = 0; k < 2; k++) {
+      chime__mysql_sqlbuf_at(&b, slots[k]);
+      if (kept)
+        chime__mysql_sqlbuf_int(&b, run[k]);
+      else
+        chime__mysql_sqlbuf_text(&b, NULL);
+    }
   }
   return chime__mysql_sqlbuf_run(&b, NULL, NULL);
 }

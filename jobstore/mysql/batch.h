@@ -21,9 +21,13 @@ int chime__mysql_fired_insert(chime__mysql_tx *tx, chime_fire **fires, size_t n,
 
 /* Stores the fire state and store state of triggers ts[0 .. n) (locked by
  * tx; the job of ts[i] is jobs[i]), dropping their claims, in one
- * statement; n >= 1. */
+ * statement; n >= 1.  With fires (NULL: none), fires[i] is ts[i]'s fire,
+ * and one that keeps its run in its trigger row (in_trigger_row, runs.c)
+ * has its row EXECUTING, this node's, claimed at now. */
 int chime__mysql_triggers_write(chime__mysql_tx *tx, chime_trigger *const *ts,
-                                const chime_job *const *jobs, size_t n);
+                                const chime_job *const *jobs,
+                                chime_fire *const *fires, size_t n,
+                                int64_t now);
 
 /* Blocks the triggers of each FORBID job among jobs[0 .. n), once per
  * job. */

@@ -32,8 +32,10 @@ int chime__mysql_trigger_recompute(chime__mysql_tx *tx, chime_trigger *t,
   chime_store_state state = t->store_state;
   if (ret_moved)
     *ret_moved = false;
-  if (state == CHIME_STATE_ACQUIRED || state == CHIME_STATE_COMPLETE ||
-      state == CHIME_STATE_ERROR)
+  /* EXECUTING: a one-shot whose run its row keeps (runs.c), no fire
+   * left, as COMPLETE. */
+  if (state == CHIME_STATE_ACQUIRED || state == CHIME_STATE_EXECUTING ||
+      state == CHIME_STATE_COMPLETE || state == CHIME_STATE_ERROR)
     return 0;
   int64_t before = t->state.next_fire_ms, next;
   int r = chime__trigger_refire_after_change(&t->schedule, &t->state, &next);

@@ -11,8 +11,10 @@
  *
  * A completion ends an EXECUTING fire of this node (fencing, otherwise
  * CHIME_ENOTOWNER for that fire alone), saves job data, deletes the fired
- * row, unblocks a FORBID job, removes a trigger that has COMPLETEd and
- * writes history (with each run's own data: its trigger's, migration 015).
+ * row, unblocks a FORBID job, removes a trigger that has COMPLETEd (with
+ * the run it kept, runs.c: such a fire has no fired row unless something
+ * moved it to one) and writes history (with each run's own data: its
+ * trigger's, migration 015).
  *
  * One bad row never takes a batch down: when a batch fails for anything but
  * a lost connection (a history row the database refuses, say), its
@@ -48,7 +50,9 @@
 /* At most this many completions are written in one transaction. */
 #define COMPLETE_BATCH 256
 
-/* The batch query's columns: a fired row's, then the trigger's state. */
+/* The batch queries' columns: a fired row's, then the trigger's state
+ * (complete_lock_fired.sql, and complete_lock_runs.sql for runs kept in
+ * trigger rows). */
 enum { COL_TRIGGER_STATE = CHIME__FIRED_COL_COUNT, NCOLS };
 
 struct chime__mysql_completion {
@@ -57,6 +61,7 @@ struct chime__mysql_completion {
   int64_t now;
   int result;
   size_t row;   /* its fired row in the batch's result; SIZE_MAX: none */
+  bool kept;    /* that row is its run kept in its trigger row (runs.c) */
   bool retried; /* this attempt's transaction stores a retry of the fire */
   bool finished;
   /* The statements its job gave to the completion (outcome->writes): one
@@ -87,13 +92,21 @@ typedef struct batch {
   size_t n;
   history_mode history;
   chime__mysql_rows fired;
+  chime__mysql_rows runs;        /* the runs kept in trigger rows (runs.c) */
   chime__mysql_shards_done done; /* sharded fires this batch ended */
 } batch;
 
 static void batch_reset(void *arg) {
   batch *b = arg;
   chime__mysql_rows_free(&b->fired);
+  chime__mysql_rows_free(&b->runs);
   chime__mysql_shards_done_clear(&b->done);
+}
+
+/* The rows completion d's row is in: a fired row's columns either way. */
+static const chime__mysql_rows *rows_of(const batch *b,
+                                        const chime__mysql_completion *d) {
+  return d->kept ? &b->runs : &b->fired;
 }
 
 /* Whether completion d writes its rows in this attempt: it succeeds, and
@@ -200,44 +213,104 @@ static int find_own_commit(chime__mysql_tx *tx, batch *b) {
   return 0;
 }
 
-/* Locks the batch's fired rows, by their ids alone (_fired_by_ids.sql),
- * and decides, per fire, whether this node still runs it.
- * COL_TRIGGER_STATE is the trigger's state (NULL when it is gone), read
- * without locking the trigger: a subquery of a locking read does not lock,
- * and the trigger is most likely being claimed again by now (its next
- * fire), which a lock here would wait for. */
-static int lock_fired(chime__mysql_tx *tx, batch *b) {
-  assert(b->n > 0 && b->n <= COMPLETE_BATCH);
-  int64_t ids[COMPLETE_BATCH];
-  for (size_t i = 0; i < b->n; i++)
-    ids[i] = b->reqs[i]->fire->fire_id;
+/* Sets completion d's row from rows (those of kept or not) when one is
+ * its fire's: still this node's and EXECUTING (result 0), or another's
+ * (CHIME_ENOTOWNER, and found: looked for no further). */
+static bool match_row(chime__mysql_tx *tx, const chime__mysql_rows *rows,
+                      bool kept, chime__mysql_completion *d) {
+  for (size_t row = 0; row < rows->nrows; row++) {
+    if (chime__mysql_rows_is_null(rows, row, CHIME__FIRED_COL_ID) ||
+        chime__mysql_rows_int64(rows, row, CHIME__FIRED_COL_ID) !=
+            d->fire->fire_id)
+      continue;
+    const char *node = chime__mysql_rows_text(rows, row, CHIME__FIRED_COL_NODE);
+    if (strcmp(chime__mysql_rows_text(rows, row, CHIME__FIRED_COL_STATE),
+               "EXECUTING") == 0 &&
+        node && strcmp(node, tx->s->node) == 0) {
+      d->result = 0;
+      d->row = row;
+      d->kept = kept;
+    }
+    return true;
+  }
+  return false;
+}
+
+/* Locks the trigger rows of the batch's runs kept in them (runs.c), by
+ * their keys alone (_triggers_by_keys.sql), and sets the completions of
+ * those still there (found[i]; a run not found there was moved to a fired
+ * row, or is gone). */
+static int lock_runs(chime__mysql_tx *tx, batch *b, bool *found) {
+  const char *groups[COMPLETE_BATCH], *names[COMPLETE_BATCH];
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    const chime_fire *f = b->reqs[i]->fire;
+    bool seen = !f->in_trigger_row;
+    /* A row keeps one run: its key comes once, but the list takes no
+     * chance (_triggers_by_keys.sql wants each key once). */
+    for (size_t k = 0; k < n && !seen; k++)
+      seen = strcmp(groups[k], f->trigger->group) == 0 &&
+             strcmp(names[k], f->trigger->name) == 0;
+    if (seen)
+      continue;
+    groups[n] = f->trigger->group;
+    names[n++] = f->trigger->name;
+  }
+  if (n == 0)
+    return 0;
   chime__mysql_sqlbuf sql;
-  chime__mysql_sqlbuf_init(&sql, tx);
-  chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
-  chime__mysql_sqlbuf_fired_by_ids(&sql, ids, b->n);
-  int r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL);
+  chime__mysql_keys_stmt(&sql, tx, CHIME__Q_COMPLETE_LOCK_RUNS, groups, names,
+                         n);
+  int r = chime__mysql_sqlbuf_run(&sql, &b->runs, NULL);
   if (r < 0)
     return r;
-  assert(b->fired.nrows <= b->n);
-  assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
-  bool gone = false;
+  assert(b->runs.nrows == 0 || b->runs.ncols == NCOLS);
+  for (size_t i = 0; i < b->n; i++)
+    found[i] = b->reqs[i]->fire->in_trigger_row &&
+               match_row(tx, &b->runs, true, b->reqs[i]);
+  return 0;
+}
+
+/* Locks the batch's rows, the runs kept in trigger rows first (lock_runs),
+ * then the fired rows of the others and of the kept runs not found there,
+ * by their ids alone (_fired_by_ids.sql), and decides, per fire, whether
+ * this node still runs it.  COL_TRIGGER_STATE is the trigger's state
+ * (NULL when it is gone), read, for a fired row, without locking the
+ * trigger: a subquery of a locking read does not lock, and the trigger is
+ * most likely being claimed again by now (its next fire), which a lock
+ * here would wait for. */
+static int lock_fired(chime__mysql_tx *tx, batch *b) {
+  assert(b->n > 0 && b->n <= COMPLETE_BATCH);
   for (size_t i = 0; i < b->n; i++) {
     chime__mysql_completion *d = b->reqs[i];
     d->result = CHIME_ENOTOWNER;
     d->row = SIZE_MAX;
-    for (size_t row = 0; row < b->fired.nrows; row++) {
-      if (chime__mysql_rows_int64(&b->fired, row, CHIME__FIRED_COL_ID) !=
-          d->fire->fire_id)
-        continue;
-      if (strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_STATE),
-                 "EXECUTING") == 0 &&
-          strcmp(chime__mysql_rows_text(&b->fired, row, CHIME__FIRED_COL_NODE),
-                 tx->s->node) == 0) {
-        d->result = 0;
-        d->row = row;
-      }
-      break;
-    }
+    d->kept = false;
+  }
+  bool in_runs[COMPLETE_BATCH] = {false};
+  int r = lock_runs(tx, b, in_runs);
+  if (r < 0)
+    return r;
+  int64_t ids[COMPLETE_BATCH];
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++)
+    if (!in_runs[i])
+      ids[n++] = b->reqs[i]->fire->fire_id;
+  if (n > 0) {
+    chime__mysql_sqlbuf sql;
+    chime__mysql_sqlbuf_init(&sql, tx);
+    chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_COMPLETE_LOCK_FIRED);
+    chime__mysql_sqlbuf_fired_by_ids(&sql, ids, n);
+    if ((r = chime__mysql_sqlbuf_run(&sql, &b->fired, NULL)) < 0)
+      return r;
+    assert(b->fired.nrows <= n);
+    assert(b->fired.nrows == 0 || b->fired.ncols == NCOLS);
+  }
+  bool gone = false;
+  for (size_t i = 0; i < b->n; i++) {
+    chime__mysql_completion *d = b->reqs[i];
+    if (!in_runs[i])
+      (void)match_row(tx, &b->fired, false, d);
     gone = gone || d->row == SIZE_MAX;
   }
   return tx->commit_lost && gone ? find_own_commit(tx, b) : 0;
@@ -372,11 +445,11 @@ static void refuse_writes(chime__mysql_store *s, chime__mysql_completion *d) {
 static int save_data(chime__mysql_tx *tx, const batch *b,
                      const chime__mysql_completion *d) {
   const chime_run_result *o = d->outcome;
-  assert(d->result == 0 && d->row < b->fired.nrows && o && o->set_data);
+  assert(d->result == 0 && d->row < rows_of(b, d)->nrows && o && o->set_data);
   const char *jg =
-      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
+      chime__mysql_rows_text(rows_of(b, d), d->row, CHIME__FIRED_COL_JOB_GROUP);
   const char *jn =
-      chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
+      chime__mysql_rows_text(rows_of(b, d), d->row, CHIME__FIRED_COL_JOB_NAME);
   chime_job *job = NULL;
   int r = chime__mysql_job_load(tx, jg, jn, true, &job, NULL);
   chime__mysql_arg a[] = {chime__mysql_arg_bytes(o->data, o->data_len),
@@ -390,32 +463,41 @@ static int save_data(chime__mysql_tx *tx, const batch *b,
   return r;
 }
 
-/* Removes the triggers whose finished fire was their last, together. */
+/* Removes the triggers whose finished fire was their last, together,
+ * with the runs kept in them (runs.c). */
 static int remove_completed(chime__mysql_tx *tx, const batch *b) {
   const char **groups = calloc(b->n, sizeof *groups);
   const char **names = calloc(b->n, sizeof *names);
-  if (!groups || !names) {
+  int64_t *runs = calloc(b->n, sizeof *runs);
+  if (!groups || !names || !runs) {
     free(groups);
     free(names);
+    free(runs);
     return CHIME_ENOMEM;
   }
-  size_t n = 0;
+  size_t n = 0, nruns = 0;
   for (size_t i = 0; i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
     const char *state =
-        writes(d) ? chime__mysql_rows_text(&b->fired, d->row, COL_TRIGGER_STATE)
-                  : NULL;
-    /* Checked again under the lock: it may have been replaced since. */
-    if (!state || strcmp(state, "COMPLETE") != 0)
+        writes(d)
+            ? chime__mysql_rows_text(rows_of(b, d), d->row, COL_TRIGGER_STATE)
+            : NULL;
+    /* Checked again under the lock: it may have been replaced since (a
+     * kept run's retry took its row over, store_retries). */
+    if (!state || (strcmp(state, "COMPLETE") != 0 && !d->kept))
       continue;
-    groups[n] = chime__mysql_rows_text(&b->fired, d->row,
+    if (d->kept)
+      runs[nruns++] = d->fire->fire_id;
+    groups[n] = chime__mysql_rows_text(rows_of(b, d), d->row,
                                        CHIME__FIRED_COL_TRIGGER_GROUP);
-    names[n++] = chime__mysql_rows_text(&b->fired, d->row,
+    names[n++] = chime__mysql_rows_text(rows_of(b, d), d->row,
                                         CHIME__FIRED_COL_TRIGGER_NAME);
   }
-  int r = chime__mysql_triggers_remove_if_complete(tx, groups, names, n);
+  int r = chime__mysql_triggers_remove_if_complete(tx, groups, names, n, runs,
+                                                   nruns);
   free(groups);
   free(names);
+  free(runs);
   return r;
 }
 
@@ -426,9 +508,9 @@ static int delete_fired(chime__mysql_tx *tx, const batch *b) {
   int64_t ids[COMPLETE_BATCH];
   size_t owned = 0;
   for (size_t i = 0; i < b->n; i++)
-    if (b->reqs[i]->result == 0)
+    if (b->reqs[i]->result == 0 && !b->reqs[i]->kept)
       ids[owned++] = b->reqs[i]->fire->fire_id;
-  if (owned == 0) /* no fired row of ours to delete */
+  if (owned == 0) /* no fired row of ours to delete (kept: runs.c) */
     return 0;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, tx);
@@ -442,13 +524,13 @@ static int unblock_jobs(chime__mysql_tx *tx, const batch *b) {
   int r = 0;
   for (size_t i = 0; r == 0 && i < b->n; i++) {
     const chime__mysql_completion *d = b->reqs[i];
-    if (!writes(d) ||
-        !chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_FORBID))
+    if (!writes(d) || !chime__mysql_rows_int64(rows_of(b, d), d->row,
+                                               CHIME__FIRED_COL_FORBID))
       continue;
-    const char *group =
-        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_GROUP);
-    const char *name =
-        chime__mysql_rows_text(&b->fired, d->row, CHIME__FIRED_COL_JOB_NAME);
+    const char *group = chime__mysql_rows_text(rows_of(b, d), d->row,
+                                               CHIME__FIRED_COL_JOB_GROUP);
+    const char *name = chime__mysql_rows_text(rows_of(b, d), d->row,
+                                              CHIME__FIRED_COL_JOB_NAME);
     r = chime__mysql_job_unblock(tx, group, name);
     if (r == 0)
       r = chime__mysql_skip_missed(tx, group, name, d->now);
@@ -478,7 +560,7 @@ static int store_retries(chime__mysql_tx *tx, const batch *b) {
     if (r == 0 && t)
       r = chime__mysql_trigger_start_state(tx, t, &job, &t->store_state);
     if (r == 0 && t && job)
-      r = chime__mysql_trigger_take_over(tx, t);
+      r = chime__mysql_trigger_take_over(tx, t, d->kept ? d->fire->fire_id : 0);
     if (r == 0 && t && job) {
       chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
       chime__mysql_trigger_to_args(tx->s->sched, t, d->fire->job, a);
@@ -520,14 +602,14 @@ static int history_row(chime__mysql_tx *tx, const batch *b,
   for (size_t k = 0; k < 4; k++) {
     chime__mysql_sqlbuf_at(sql, texts[k].slot);
     chime__mysql_sqlbuf_text(
-        sql, chime__mysql_rows_text(&b->fired, d->row, texts[k].col));
+        sql, chime__mysql_rows_text(rows_of(b, d), d->row, texts[k].col));
   }
   chime__mysql_sqlbuf_at(sql, "scheduled_ms");
   const chime_trigger *ft = d->fire->trigger;
   chime__mysql_sqlbuf_int(
       sql, ft && ft->retry_scheduled_ms > 0
                ? ft->retry_scheduled_ms
-               : chime__mysql_rows_int64(&b->fired, d->row,
+               : chime__mysql_rows_int64(rows_of(b, d), d->row,
                                          CHIME__FIRED_COL_SCHEDULED_MS));
   chime__mysql_sqlbuf_at(sql, "node");
   chime__mysql_sqlbuf_text(sql, tx->s->node);
@@ -557,8 +639,8 @@ static int history_row(chime__mysql_tx *tx, const batch *b,
   } nums[] = {
       {"started_ms", started},
       {"duration_ms", fin - started},
-      {"recovering",
-       chime__mysql_rows_int64(&b->fired, d->row, CHIME__FIRED_COL_RECOVERING)},
+      {"recovering", chime__mysql_rows_int64(rows_of(b, d), d->row,
+                                             CHIME__FIRED_COL_RECOVERING)},
       {"finished_ms", fin},
       {"shard_parent", shard ? ft->shard_parent : 0},
       {"shard_index", shard ? ft->shard_index : -1}};
@@ -710,6 +792,7 @@ static int write_batch(chime__mysql_store *s, chime__mysql_completion **reqs,
   for (;;) {
     r = chime__mysql_tx_run(s, batch_fn, batch_reset, &b, NULL, 0);
     chime__mysql_rows_free(&b.fired);
+    chime__mysql_rows_free(&b.runs);
     if (r == 0)
       chime__mysql_shards_tell(s, &b.done); /* committed */
     chime__mysql_shards_done_clear(&b.done);

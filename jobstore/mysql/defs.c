@@ -10,6 +10,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/runs.h"
 #include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -61,6 +62,13 @@ static int job_remove_fn(chime__mysql_tx *tx, void *arg) {
   int r = job_exists(tx, op->group, op->name, &exists);
   if (r == 0 && !exists)
     r = CHIME_ENOTFOUND;
+  /* A running fire outlives its trigger in its fired row: a run kept in
+   * its trigger row (runs.c) moves to one first. */
+  if (r == 0)
+    r = chime__mysql_runs_spill(
+        tx,
+        &(chime__mysql_runs_of){.job_group = op->group, .job_name = op->name},
+        NULL);
   if (r == 0)
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE_OF_JOB, a, 3, NULL, NULL);
   if (r == 0)

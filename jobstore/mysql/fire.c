@@ -209,7 +209,7 @@ static int write_batch(chime__mysql_tx *tx, const fire_op *op,
   if (r == 0 && n > 0)
     r = chime__mysql_jobs_block(tx, js, n);
   if (r == 0 && n > 0)
-    r = chime__mysql_triggers_write(tx, ts, js, n);
+    r = chime__mysql_triggers_write(tx, ts, js, NULL, n, 0);
   free(fires);
   free(ts);
   free(js);

@@ -32,6 +32,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/shards.h"
+#include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
 #include <assert.h>
@@ -79,8 +80,31 @@ static void finish(chime_store_tx *t, bool rollback) {
   free(t);
 }
 
-/* Locks the fire's row and checks it is this node's, executing. */
+/* Locks the trigger row of a run kept in it (runs.c) and says whether it
+ * still holds it, this node's (else the run was moved to a fired row, or
+ * is gone). */
+static int lock_kept(chime_store_tx *t, bool *ret_held) {
+  const chime_trigger *tr = t->fire->trigger;
+  chime__mysql_arg a[3];
+  chime__mysql_key_args(&t->tx, tr->group, tr->name, a);
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(&t->tx, CHIME__Q_RUN_TX_LOCK, a, 3, &rows);
+  *ret_held = r == 0 && rows.nrows == 1 &&
+              strcmp(chime__mysql_rows_text(&rows, 0, 0), "EXECUTING") == 0 &&
+              !chime__mysql_rows_is_null(&rows, 0, 2) &&
+              chime__mysql_rows_int64(&rows, 0, 2) == t->fire->fire_id &&
+              strcmp(chime__mysql_rows_text(&rows, 0, 1), t->s->node) == 0;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* Locks the fire's row (its trigger's, for a run kept there) and checks
+ * it is this node's, executing. */
 static int lock_fire(chime_store_tx *t) {
+  bool held = false;
+  int r = t->fire->in_trigger_row ? lock_kept(t, &held) : 0;
+  if (r < 0 || held)
+    return r;
   chime__mysql_sqlbuf sql;
   chime__mysql_sqlbuf_init(&sql, &t->tx);
   chime__mysql_sqlbuf_stmt(&sql, CHIME__Q_FIRE_TX_LOCK);
@@ -89,7 +113,7 @@ static int lock_fire(chime_store_tx *t) {
   chime__mysql_sqlbuf_at(&sql, "sched");
   chime__mysql_sqlbuf_text(&sql, t->s->sched);
   chime__mysql_rows rows;
-  int r = chime__mysql_sqlbuf_run(&sql, &rows, NULL);
+  r = chime__mysql_sqlbuf_run(&sql, &rows, NULL);
   if (r < 0)
     return r;
   bool owned = rows.nrows == 1 && rows.ncols == 2 &&
@@ -198,7 +222,8 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
   }
   bool lost = r < 0 && chime__mysql_lost(t->tx.last_errno);
   chime__mysql_store *s = t->s;
-  int64_t fire_id = t->fire->fire_id;
+  const chime_fire *fire = t->fire; /* the caller's */
+  int64_t fire_id = fire->fire_id;
   finish(t, r < 0);
   if (r == 0) {
     chime__mysql_shards_tell(s, &ended); /* committed */
@@ -209,8 +234,8 @@ int chime__mysql_fire_tx_commit(chime_store_tx *t,
    * node's sessions to recover it, or the server went away): nothing was
    * written.  Say whether the fire is gone to another node. */
   bool owned = true;
-  if (lost && !sent &&
-      chime__mysql_still_owned(&s->base, fire_id, &owned) == 0 && !owned)
+  if (lost && !sent && chime__mysql_still_owned(&s->base, fire, &owned) == 0 &&
+      !owned)
     r = chime__record_err(errbuf, errbuf_len, CHIME_ENOTOWNER,
                           "fire %lld was taken over by another node: nothing "
                           "of the transaction was written",

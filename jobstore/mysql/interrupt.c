@@ -6,13 +6,16 @@
  * cluster learns of its interrupt within one check-in interval.  The flag
  * stays until the fire completes: reading it again is harmless.  A run of
  * a REPLACE job counts as interrupted once one of the job's triggers, held
- * BLOCKED by the run, comes due: no flag is written for it.
+ * BLOCKED by the run, comes due: no flag is written for it.  A run kept
+ * in its trigger row (runs.c) is moved to a fired row first, where the
+ * flag is.
  *
  * Threads: any (store.h); each call is one transaction of its own.
  */
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/result.h"
+#include "jobstore/mysql/runs.h"
 #include "jobstore/mysql/stmt.h"
 #include "jobstore/mysql/tx.h"
 
@@ -30,6 +33,14 @@ typedef struct interrupt_op {
 
 static int flag_fn(chime__mysql_tx *tx, void *arg) {
   interrupt_op *op = arg;
+  chime__mysql_runs_of of = {.fire_id = op->fire_id};
+  if (op->fire_id <= 0) {
+    of.job_group = op->group;
+    of.job_name = op->name;
+  }
+  int r = chime__mysql_runs_spill(tx, &of, NULL);
+  if (r < 0)
+    return r;
   chime__mysql_sqlbuf b;
   chime__mysql_sqlbuf_init(&b, tx);
   /* The flag alternates between 1 and 2 (both "cancel"), so that a fire

@@ -130,10 +130,18 @@ static int count_running(chime__mysql_tx *tx, const char *type, const char *key,
                          int64_t *ret) {
   chime__mysql_sqlbuf b;
   type_stmt(&b, tx, CHIME__Q_LIMIT_COUNT_RUNNING, type);
-  chime__mysql_sqlbuf_part(&b, "partition", key != NULL);
-  if (key) {
-    chime__mysql_sqlbuf_at(&b, "key");
-    chime__mysql_sqlbuf_text(&b, key);
+  for (int k = 0; k < 2; k++) { /* fired rows, then runs kept in triggers */
+    if (k == 1) {
+      chime__mysql_sqlbuf_at(&b, "sched");
+      chime__mysql_sqlbuf_text(&b, tx->s->sched);
+      chime__mysql_sqlbuf_at(&b, "type");
+      chime__mysql_sqlbuf_text(&b, type);
+    }
+    chime__mysql_sqlbuf_part(&b, "partition", key != NULL);
+    if (key) {
+      chime__mysql_sqlbuf_at(&b, "key");
+      chime__mysql_sqlbuf_text(&b, key);
+    }
   }
   return run_number(&b, ret);
 }
@@ -590,7 +598,7 @@ static int stats_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_sqlbuf_text(&b, tx->s->sched);
   chime__mysql_sqlbuf_at(&b, "due_by");
   chime__mysql_sqlbuf_int(&b, op->now);
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     chime__mysql_sqlbuf_at(&b, "sched");
     chime__mysql_sqlbuf_text(&b, tx->s->sched);
   }

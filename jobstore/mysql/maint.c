@@ -33,23 +33,14 @@ typedef struct done_op {
 
 static int owned_fn(chime__mysql_tx *tx, void *arg) {
   done_op *op = arg;
-  chime__mysql_arg a[] = {chime__mysql_arg_int(op->fire->fire_id),
-                          chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_text(tx->s->node)};
-  chime__mysql_rows rows;
-  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OWNED, a, 3, &rows);
-  if (r == 0)
-    op->owned = rows.nrows > 0;
-  chime__mysql_rows_free(&rows);
-  return r;
+  return chime__mysql_fire_owned(tx, op->fire, &op->owned);
 }
 
-int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
+int chime__mysql_still_owned(chime_store *store, const chime_fire *fire,
                              bool *ret_owned) {
-  if (!ret_owned)
+  if (!fire || !ret_owned)
     return CHIME_EINVAL;
-  chime_fire f = {.fire_id = fire_id};
-  done_op op = {.fire = &f};
+  done_op op = {.fire = fire};
   /* A job waits for the answer: bounded by about one check-in interval,
    * so an outage answers "cannot tell" (CHIME_ECONNECT, CHIME_EBUSY)
    * instead of holding the job for the whole reconnect budget. */
@@ -244,11 +235,13 @@ typedef struct checkin_op {
   int64_t next_due;   /* INT64_MAX: no WAITING trigger */
   int drain_state;    /* chime_node_state (drain.c) */
   bool drain_overdue;
+  bool runs_in_triggers; /* no other live node misses them (runs.c) */
 } checkin_op;
 
 /* On the heartbeat connection, two statements in all: the clock, the
- * other nodes' leases, the earliest WAITING trigger and this node's drain
- * request (drain.c) in one, then this node's check-in. */
+ * other nodes' leases, the earliest WAITING trigger, this node's drain
+ * request (drain.c) and whether every other live node reads runs kept in
+ * trigger rows (runs.c) in one, then this node's check-in. */
 static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   checkin_op *op = arg;
   chime__mysql_store *s = tx->s;
@@ -261,9 +254,9 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
   int r = chime__mysql_clock_query(tx, CHIME__Q_NODES_LEASE, l, 7, &rows);
   if (r < 0)
     return r;
-  /* An aggregate: one row; its MINs are NULL when no other node (no
-   * WAITING trigger) is left, the drain's columns without a request. */
-  assert(rows.nrows == 1 && rows.ncols == 5);
+  /* An aggregate: one row; its MINs and SUM are NULL when no other node
+   * (no WAITING trigger) is left, the drain's columns without a request. */
+  assert(rows.nrows == 1 && rows.ncols == 6);
   op->recover_in = -1;
   if (!chime__mysql_rows_is_null(&rows, 0, 1)) {
     int64_t in = chime__mysql_rows_int64(&rows, 0, 1) -
@@ -275,6 +268,8 @@ static int checkin_fn(chime__mysql_tx *tx, void *arg) {
                      : chime__mysql_rows_int64(&rows, 0, 2);
   int64_t now = chime__mysql_rows_int64(&rows, 0, 0);
   chime__mysql_drain_of_row(&rows, 3, &op->drain_state, &op->drain_overdue);
+  op->runs_in_triggers = chime__mysql_rows_is_null(&rows, 0, 5) ||
+                         chime__mysql_rows_int64(&rows, 0, 5) == 0;
   chime__mysql_rows_free(&rows);
   return chime__mysql_node_checkin(tx, now);
 }
@@ -290,6 +285,7 @@ int chime__mysql_checkin(chime_store *store, int64_t now_ms,
     s->checkin_next_due = op.next_due;
     s->checkin_drain_state = op.drain_state;
     s->checkin_drain_overdue = op.drain_overdue;
+    atomic_store(&s->runs_in_triggers, op.runs_in_triggers);
   }
   (void)now_ms;
   /* An idle node keeps the tables bounded (retain.c); a busy one does it

@@ -128,13 +128,16 @@ static void held_drop(const char *sched, const char *node, int64_t started_ms) {
   pthread_mutex_unlock(&held_mu);
 }
 
-/* The arguments host, pid, started, interval, version, tags. */
+/* The arguments host, pid, started, interval, version, tags and
+ * runs_in_triggers: started again, since this process reads runs kept in
+ * trigger rows (runs.c, migration 018). */
 #define NODE_ROW_ARGS(s, host, started)                                        \
   chime__mysql_arg_text(host), chime__mysql_arg_int((int64_t)getpid()),        \
       chime__mysql_arg_int(started),                                           \
       chime__mysql_arg_int((s)->checkin_interval_ms),                          \
       chime__mysql_arg_text(CHIME_VERSION_STRING),                             \
-      chime__mysql_arg_text((s)->tags ? (s)->tags : "")
+      chime__mysql_arg_text((s)->tags ? (s)->tags : ""),                       \
+      chime__mysql_arg_int(started)
 
 /* The id has a live row of this process (another store of it): shared,
  * stamped as a check-in would. */
@@ -153,8 +156,23 @@ static int share(chime__mysql_tx *tx, const claim_op *op) {
   return chime__mysql_exec(tx, CHIME__Q_NODE_STAMP, a, 9, NULL, NULL);
 }
 
-static int claim_fn(chime__mysql_tx *tx, void *arg) {
-  claim_op *op = arg;
+/* Whether this node may keep runs in trigger rows (runs.c): no other live
+ * node is of a release that does not read them.  The check-ins read it
+ * again (maint.c). */
+static int read_runs_gate(chime__mysql_tx *tx) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(tx->s->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_NODES_WITHOUT_RUNS, a, 2, &rows);
+  if (r == 0)
+    atomic_store(&tx->s->runs_in_triggers,
+                 chime__mysql_rows_int64(&rows, 0, 0) == 0);
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
+/* Claims the id's row for this process (op says how it went). */
+static int claim_row(chime__mysql_tx *tx, claim_op *op) {
   chime__mysql_store *s = tx->s;
   chime__mysql_arg a[] = {chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node)};
@@ -204,14 +222,20 @@ static int claim_fn(chime__mysql_tx *tx, void *arg) {
     chime__mysql_arg t[] = {NODE_ROW_ARGS(s, op->host, op->started_ms),
                             chime__mysql_arg_text(s->sched),
                             chime__mysql_arg_text(s->node)};
-    return chime__mysql_exec(tx, CHIME__Q_NODE_TAKE, t, 8, NULL, NULL);
+    return chime__mysql_exec(tx, CHIME__Q_NODE_TAKE, t, 9, NULL, NULL);
   }
   /* A new id: the primary key decides between concurrent claimers (a
    * duplicate key, CHIME_EEXISTS, sends this one round again). */
   chime__mysql_arg n[] = {chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node),
                           NODE_ROW_ARGS(s, op->host, op->started_ms)};
-  return chime__mysql_exec(tx, CHIME__Q_NODE_INSERT, n, 8, NULL, NULL);
+  return chime__mysql_exec(tx, CHIME__Q_NODE_INSERT, n, 9, NULL, NULL);
+}
+
+static int claim_fn(chime__mysql_tx *tx, void *arg) {
+  claim_op *op = arg;
+  int r = claim_row(tx, op);
+  return r < 0 || op->taken ? r : read_runs_gate(tx);
 }
 
 void chime__mysql_host_name(char *buf, size_t len) {
@@ -323,7 +347,7 @@ int chime__mysql_node_checkin(chime__mysql_tx *tx, int64_t now_ms) {
     chime__mysql_arg n[] = {chime__mysql_arg_text(s->sched),
                             chime__mysql_arg_text(s->node),
                             NODE_ROW_ARGS(s, s->node_host, s->node_started_ms)};
-    r = chime__mysql_exec(tx, CHIME__Q_NODE_INSERT, n, 8, NULL, NULL);
+    r = chime__mysql_exec(tx, CHIME__Q_NODE_INSERT, n, 9, NULL, NULL);
     if (r != CHIME_EEXISTS)
       goto held;
   }
@@ -357,8 +381,10 @@ int chime__mysql_node_leave_tx(chime__mysql_tx *tx) {
                           chime__mysql_arg_int(s->node_pid),
                           chime__mysql_arg_int(s->node_started_ms),
                           chime__mysql_arg_text(s->sched),
+                          chime__mysql_arg_text(s->node),
+                          chime__mysql_arg_text(s->sched),
                           chime__mysql_arg_text(s->node)};
-  return chime__mysql_exec(tx, CHIME__Q_NODE_LEAVE, a, 7, NULL, NULL);
+  return chime__mysql_exec(tx, CHIME__Q_NODE_LEAVE, a, 9, NULL, NULL);
 }
 
 static int leave_fn(chime__mysql_tx *tx, void *arg) {

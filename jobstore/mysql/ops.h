@@ -175,7 +175,7 @@ int chime__mysql_trigger_add_facts(chime__mysql_tx *tx, const chime_trigger *t,
                                    chime_store_state *ret_state);
 
 /* maint.c: still_owned, next_due, misfires, check-in. */
-int chime__mysql_still_owned(chime_store *store, int64_t fire_id,
+int chime__mysql_still_owned(chime_store *store, const chime_fire *fire,
                              bool *ret_owned);
 int chime__mysql_next_due(chime_store *store, const chime_type_set *types,
                           int64_t after_ms, int64_t *ret_ms);

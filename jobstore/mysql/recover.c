@@ -31,6 +31,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/runs.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
 
@@ -212,7 +213,7 @@ static int requeue(chime__mysql_tx *tx, const chime__mysql_rows *fr, size_t i,
   if (r == 0 && retry) /* the run's own hold and policy go on with it */
     chime__mysql_trigger_own_args(retry, a);
   if (r == 0)
-    r = chime__mysql_trigger_take_over(tx, t);
+    r = chime__mysql_trigger_take_over(tx, t, 0);
   if (r == 0) {
     r = chime__mysql_exec(tx, CHIME__Q_TRIG_INSERT, a,
                           CHIME__MYSQL_TRIGGER_INSERT_ARGS, NULL, NULL);
@@ -261,7 +262,7 @@ static int store_retry(chime__mysql_tx *tx, chime_trigger *retry,
       chime__mysql_trigger_start_state(tx, retry, &exists, &retry->store_state);
   if (r < 0 || !exists)
     return r;
-  if ((r = chime__mysql_trigger_take_over(tx, retry)) < 0)
+  if ((r = chime__mysql_trigger_take_over(tx, retry, 0)) < 0)
     return r;
   chime__mysql_arg a[CHIME__MYSQL_TRIGGER_INSERT_ARGS];
   chime__mysql_trigger_to_args(tx->s->sched, retry, job, a);
@@ -337,6 +338,22 @@ static const lost_why node_released = {
     "time, or the node was stopping",
     "FAILED", true};
 
+/* The fired rows of node, locked, in id order (CHIME__Q_FIRED_OF_NODE),
+ * its runs kept in trigger rows (runs.c) moved to fired rows first: a
+ * recovery or a hand-over ends them the same way. */
+static int fired_of_node(chime__mysql_tx *tx, const char *node,
+                         chime__mysql_rows *rows) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(node)};
+  *rows = (chime__mysql_rows){0};
+  int r =
+      chime__mysql_runs_spill(tx, &(chime__mysql_runs_of){.node = node}, NULL);
+  if (r == 0)
+    r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, rows);
+  assert(r < 0 || rows->nrows == 0 || rows->ncols == CHIME__FIRED_COL_COUNT);
+  return r;
+}
+
 /* Handles fired row i of a node that died or stopped (op, when not NULL,
  * notes an executing fire it ended). */
 static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
@@ -398,6 +415,35 @@ int chime__mysql_recover_forgotten(chime__mysql_tx *tx,
   return recover_fire(tx, fr, i, NULL, &node_forgot);
 }
 
+/* A node listed dead without a row (CHIME__Q_NODES_DEAD's second half)
+ * still owns runs kept in trigger rows: they are recovered as a dead
+ * node's, unless it has a row (the id claimed again: its claim recovers
+ * them, chime__mysql_recover_own; or a dead node's row another survivor
+ * holds while it recovers it), read without a lock, which would wait for
+ * that survivor.  The runs' own locks order the two. */
+static int recover_rowless(chime__mysql_tx *tx, rec_op *op) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(op->node)};
+  chime__mysql_rows rows;
+  int r = chime__mysql_query(tx, CHIME__Q_NODE_HOLDER, a, 2, &rows);
+  bool rowless = r == 0 && rows.nrows == 0;
+  chime__mysql_rows_free(&rows);
+  if (!rowless)
+    return r;
+  if ((r = fired_of_node(tx, op->node, &rows)) < 0)
+    return r;
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = recover_fire(tx, &rows, i, op, &node_died);
+  op->fires = rows.nrows;
+  chime__mysql_rows_free(&rows);
+  if (r == 0 && op->fires > 0)
+    chime__mysql_log(tx->s, CHIME_LOG_WARN,
+                     "recovered %zu fire(s) kept in trigger rows by node %s, "
+                     "whose row was gone",
+                     op->fires, op->node);
+  return r;
+}
+
 static int recover_fn(chime__mysql_tx *tx, void *arg) {
   rec_op *op = arg;
   chime__mysql_arg l[] = {chime__mysql_arg_text(tx->s->node),
@@ -412,11 +458,10 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
   int r = chime__mysql_query(tx, CHIME__Q_NODE_DEAD_LOCK, l, 3, &rows);
   bool dead = r == 0 && rows.nrows > 0;
   chime__mysql_rows_free(&rows);
-  if (!dead)
-    return r; /* it checked in again, or another survivor recovered it */
-  if ((r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows)) < 0)
+  if (r == 0 && !dead)
+    return recover_rowless(tx, op);
+  if ((r = fired_of_node(tx, op->node, &rows)) < 0)
     return r;
-  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
     r = recover_fire(tx, &rows, i, op, &node_died);
   op->fires = rows.nrows;
@@ -432,14 +477,11 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
-  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_text(tx->s->node)};
   chime__mysql_rows rows;
   *ret_fires = 0;
-  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows);
+  int r = fired_of_node(tx, tx->s->node, &rows);
   if (r < 0)
     return r;
-  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
     r = recover_fire(tx, &rows, i, NULL, &node_died);
   *ret_fires = rows.nrows;
@@ -519,15 +561,12 @@ static int hand_over_tx(chime__mysql_tx *tx, rec_op *op, bool stay) {
   int k = end_job_sessions(tx);
   if (k < 0)
     return k;
-  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_text(tx->s->node)};
   chime__mysql_rows rows;
   op->fires = 0;
   ended_reset(op); /* a retried transaction starts again */
-  int r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows);
+  int r = fired_of_node(tx, tx->s->node, &rows);
   if (r < 0)
     return r;
-  assert(rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
   for (size_t i = 0; r == 0 && i < rows.nrows; i++)
     r = recover_fire(tx, &rows, i, op, stay ? &node_drained : &node_stopped);
   op->fires = rows.nrows;
@@ -619,9 +658,10 @@ static void dead_reset(void *arg) {
 }
 
 static int dead_query_fn(chime__mysql_tx *tx, void *arg) {
-  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->node),
-                          chime__mysql_arg_text(tx->s->sched)};
-  return chime__mysql_query(tx, CHIME__Q_NODES_DEAD, a, 2, arg);
+  chime__mysql_arg a[] = {
+      chime__mysql_arg_text(tx->s->node), chime__mysql_arg_text(tx->s->sched),
+      chime__mysql_arg_text(tx->s->sched), chime__mysql_arg_text(tx->s->node)};
+  return chime__mysql_query(tx, CHIME__Q_NODES_DEAD, a, 4, arg);
 }
 
 static int dead_fn(chime__mysql_tx *tx, void *arg) {

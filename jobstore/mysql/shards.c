@@ -35,6 +35,7 @@
 #include "jobstore/mysql/ops.h"
 
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/runs.h"
 #include "jobstore/mysql/shards.h"
 #include "jobstore/mysql/tables.h"
 #include "jobstore/mysql/tx.h"
@@ -406,6 +407,19 @@ typedef struct ckpt_op {
 
 static int ckpt_set_fn(chime__mysql_tx *tx, void *arg) {
   ckpt_op *op = arg;
+  const chime_fire *f = op->fire;
+  /* A checkpoint is written against the run's fired row: a run kept in
+   * its trigger row (runs.c) moves to one first, once. */
+  int r = f->in_trigger_row
+              ? chime__mysql_runs_spill(
+                    tx,
+                    &(chime__mysql_runs_of){.group = f->trigger->group,
+                                            .name = f->trigger->name,
+                                            .fire_id = f->fire_id},
+                    NULL)
+              : 0;
+  if (r < 0)
+    return r;
   chime__mysql_arg a[] = {
       chime__mysql_arg_text(tx->s->sched),
       chime__mysql_arg_int(chime__fire_run_id(op->fire)),
@@ -417,17 +431,12 @@ static int ckpt_set_fn(chime__mysql_tx *tx, void *arg) {
       chime__mysql_arg_text(tx->s->sched),
       chime__mysql_arg_text(tx->s->node)};
   uint64_t n = 0;
-  int r = chime__mysql_exec(tx, CHIME__Q_CHECKPOINT_SET, a, 9, &n, NULL);
+  r = chime__mysql_exec(tx, CHIME__Q_CHECKPOINT_SET, a, 9, &n, NULL);
   if (r < 0 || n > 0)
     return r;
   /* Nothing changed: the same bytes again, or not this node's fire. */
-  chime__mysql_arg o[] = {chime__mysql_arg_int(op->fire->fire_id),
-                          chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_text(tx->s->node)};
-  chime__mysql_rows rows;
-  r = chime__mysql_query(tx, CHIME__Q_FIRED_OWNED, o, 3, &rows);
-  bool owned = r == 0 && rows.nrows > 0;
-  chime__mysql_rows_free(&rows);
+  bool owned = false;
+  r = chime__mysql_fire_owned(tx, f, &owned);
   return r < 0 ? r : owned ? 0 : CHIME_ENOTOWNER;
 }
 

@@ -209,6 +209,16 @@ typedef enum chime__mysql_stmt_id {
   CHIME__Q_STUCK_ORPHAN,
   CHIME__Q_STUCK_LEASE,
   CHIME__Q_JOB_STATS, /* admin_list.c (list_job_stats) */
+  CHIME__Q_RUNS_FIND, /* runs kept in trigger rows (runs.c) */
+  CHIME__Q_RUNS_SPILL_LOCK,
+  CHIME__Q_RUNS_SPILL_INSERT,
+  CHIME__Q_RUNS_SPILL_CLEAR,
+  CHIME__Q_RUNS_RESERVE,
+  CHIME__Q_RUNS_RESERVE_END,
+  CHIME__Q_RUNS_RESERVE_DROP,
+  CHIME__Q_COMPLETE_LOCK_RUNS,
+  CHIME__Q_RUN_TX_LOCK,
+  CHIME__Q_NODES_WITHOUT_RUNS,
   /* Connection-level statements (chime__mysql_sqlbuf_init_db). */
   CHIME__Q_COMMIT,
   CHIME__Q_ROLLBACK,

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "jobstore/mysql/columns.h"
+#include "jobstore/mysql/runs.h"
 #include "triggers/calendar.h"
 
 #include <assert.h>
@@ -329,7 +330,12 @@ int chime__mysql_trigger_delete(chime__mysql_tx *tx, const char *group,
   assert(!cascade || (job_group && job_name));
   chime__mysql_arg a[3];
   chime__mysql_key_args(tx, group, name, a);
-  int r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE, a, 3, NULL, NULL);
+  /* A running fire outlives its trigger in its fired row: a run kept in
+   * the trigger's row (runs.c) moves to one first. */
+  int r = chime__mysql_runs_spill(
+      tx, &(chime__mysql_runs_of){.group = group, .name = name}, NULL);
+  if (r == 0)
+    r = chime__mysql_exec(tx, CHIME__Q_TRIG_DELETE, a, 3, NULL, NULL);
   if (r < 0 || !cascade)
     return r;
   return chime__mysql_job_gc(tx, job_group, job_name);
@@ -364,10 +370,23 @@ static int jobs_gc(chime__mysql_tx *tx, chime_trigger **ts, size_t n) {
   return r;
 }
 
+/* Whether trigger row k of rows keeps the run of one of runs[0 .. n). */
+static bool keeps_one_of(const chime__mysql_rows *rows, size_t k,
+                         const int64_t *runs, size_t n) {
+  if (chime__mysql_rows_is_null(rows, k, CHIME__TRIG_COL_CLAIM_FIRE_ID))
+    return false;
+  int64_t id = chime__mysql_rows_int64(rows, k, CHIME__TRIG_COL_CLAIM_FIRE_ID);
+  for (size_t i = 0; i < n; i++)
+    if (runs[i] == id)
+      return true;
+  return false;
+}
+
 int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
                                              const char *const *groups,
-                                             const char *const *names,
-                                             size_t n) {
+                                             const char *const *names, size_t n,
+                                             const int64_t *runs,
+                                             size_t nruns) {
   if (n == 0)
     return 0;
   chime__mysql_sqlbuf b;
@@ -390,8 +409,11 @@ int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
       break;
     bool hold = chime__trigger_keyed(t) && t->unique_for_ms > 0 &&
                 t->held_until_ms == 0;
-    if (t->store_state != CHIME_STATE_COMPLETE || hold) {
-      if (t->store_state == CHIME_STATE_COMPLETE)
+    bool complete = t->store_state == CHIME_STATE_COMPLETE ||
+                    (t->store_state == CHIME_STATE_EXECUTING &&
+                     keeps_one_of(&rows, k, runs, nruns));
+    if (!complete || hold) {
+      if (complete)
         r = hold_key(tx, t);
       chime_trigger_free(t);
       continue;
@@ -415,13 +437,14 @@ int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
   return r;
 }
 
-int chime__mysql_trigger_take_over(chime__mysql_tx *tx,
-                                   const chime_trigger *t) {
+int chime__mysql_trigger_take_over(chime__mysql_tx *tx, const chime_trigger *t,
+                                   int64_t run_id) {
   if (!chime__trigger_keyed(t))
     return 0;
-  chime__mysql_arg a[3];
+  chime__mysql_arg a[4];
   chime__mysql_key_args(tx, t->group, t->name, a);
-  return chime__mysql_exec(tx, CHIME__Q_TRIG_TAKE_OVER, a, 3, NULL, NULL);
+  a[3] = chime__mysql_arg_int(run_id);
+  return chime__mysql_exec(tx, CHIME__Q_TRIG_TAKE_OVER, a, 4, NULL, NULL);
 }
 
 int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
@@ -430,9 +453,44 @@ int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
   chime__mysql_arg a[] = {chime__mysql_arg_int(id),
                           chime__mysql_arg_text(tx->s->sched)};
   int r = chime__mysql_query(tx, CHIME__Q_FIRED_GET, a, 2, rows);
+  size_t moved = 0;
+  if (r == 0 && rows->nrows == 0) /* a run kept in its trigger row? */
+    r = chime__mysql_runs_spill(tx, &(chime__mysql_runs_of){.fire_id = id},
+                                &moved);
+  if (r == 0 && moved > 0) {
+    chime__mysql_rows_free(rows);
+    r = chime__mysql_query(tx, CHIME__Q_FIRED_GET, a, 2, rows);
+  }
   assert(r < 0 ||
          (rows->nrows <= 1 &&
           (rows->nrows == 0 || rows->ncols == CHIME__FIRED_COL_COUNT)));
+  return r;
+}
+
+int chime__mysql_fire_owned(chime__mysql_tx *tx, const chime_fire *f,
+                            bool *ret_owned) {
+  chime__mysql_sqlbuf b;
+  chime__mysql_sqlbuf_init(&b, tx);
+  chime__mysql_sqlbuf_stmt(&b, CHIME__Q_FIRED_OWNED);
+  chime__mysql_sqlbuf_at(&b, "fire_id");
+  chime__mysql_sqlbuf_int(&b, f->fire_id);
+  chime__mysql_sqlbuf_at(&b, "sched");
+  chime__mysql_sqlbuf_text(&b, tx->s->sched);
+  chime__mysql_sqlbuf_at(&b, "node");
+  chime__mysql_sqlbuf_text(&b, tx->s->node);
+  chime__mysql_sqlbuf_part(&b, "kept", f->in_trigger_row);
+  if (f->in_trigger_row) {
+    chime__mysql_sqlbuf_key(&b, tx->s->sched, f->trigger->group,
+                            f->trigger->name);
+    chime__mysql_sqlbuf_at(&b, "run_id");
+    chime__mysql_sqlbuf_int(&b, f->fire_id);
+    chime__mysql_sqlbuf_at(&b, "owner");
+    chime__mysql_sqlbuf_text(&b, tx->s->node);
+  }
+  chime__mysql_rows rows;
+  int r = chime__mysql_sqlbuf_run(&b, &rows, NULL);
+  *ret_owned = r == 0 && rows.nrows > 0;
+  chime__mysql_rows_free(&rows);
   return r;
 }
 
@@ -459,7 +517,7 @@ int chime__mysql_fire_end(chime__mysql_tx *tx, const chime__mysql_rows *fr,
     r = chime__mysql_job_unblock(tx, TEXT(JOB_GROUP), TEXT(JOB_NAME));
   const char *group = TEXT(TRIGGER_GROUP), *name = TEXT(TRIGGER_NAME);
   if (r == 0)
-    r = chime__mysql_triggers_remove_if_complete(tx, &group, &name, 1);
+    r = chime__mysql_triggers_remove_if_complete(tx, &group, &name, 1, NULL, 0);
 #undef TEXT
   return r;
 }

@@ -99,23 +99,35 @@ void chime__mysql_keys_stmt(chime__mysql_sqlbuf *b, chime__mysql_tx *tx,
 
 /* Removes the triggers (groups[i], names[i]), i < n (and a non-durable
  * job left without triggers) that, checked under their locks, are
- * COMPLETE; a keyed run with a unique period
- * (chime_enqueue_set_unique_for_ms) is kept instead, its held_until_ms set
- * from now.  A batch's triggers in two statements, and one lock per job. */
+ * COMPLETE, or EXECUTING with the run of one of runs[0 .. nruns) kept in
+ * them (runs.c: fires whose completion tx writes); a keyed run with a
+ * unique period (chime_enqueue_set_unique_for_ms) is kept instead,
+ * COMPLETE, its held_until_ms set from now.  A batch's triggers in two
+ * statements, and one lock per job. */
 int chime__mysql_triggers_remove_if_complete(chime__mysql_tx *tx,
                                              const char *const *groups,
-                                             const char *const *names,
-                                             size_t n);
+                                             const char *const *names, size_t n,
+                                             const int64_t *runs, size_t nruns);
 
 /* chime__mysql_trigger_take_over: before a keyed run's retry or recovered
  * run (chime__trigger_keyed t, the run's own trigger again) is inserted,
  * deletes the run's COMPLETE row it replaces, in the same transaction: the
- * key is never free in between.  Nothing for another trigger.
- * Returns: 0; a store error. */
-int chime__mysql_trigger_take_over(chime__mysql_tx *tx, const chime_trigger *t);
+ * key is never free in between.  run_id > 0: the row may also be
+ * EXECUTING with the run of fire run_id kept in it (runs.c), which tx
+ * completes.  Nothing for another trigger.  Returns: 0; a store error. */
+int chime__mysql_trigger_take_over(chime__mysql_tx *tx, const chime_trigger *t,
+                                   int64_t run_id);
+
+/* Whether fire f is this node's and EXECUTING: its fired row, or, for a
+ * run kept in its trigger row (runs.c), that row.  A plain read either
+ * way, so that a job holding its run's row in its own completion
+ * transaction (fire_tx.c) is not waited for. */
+int chime__mysql_fire_owned(chime__mysql_tx *tx, const chime_fire *f,
+                            bool *ret_owned);
 
 /* The fired row of fire id, locked: *rows has CHIME__FIRED_COL_COUNT
- * columns and 0 or 1 row. */
+ * columns and 0 or 1 row.  A run kept in its trigger row (runs.c) is
+ * moved to a fired row of its own first. */
 int chime__mysql_fired_get(chime__mysql_tx *tx, int64_t id,
                            chime__mysql_rows *rows);
 

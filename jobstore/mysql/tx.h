@@ -134,6 +134,10 @@ struct chime__mysql_store {
   /* The distance between the ids of one multi-row INSERT; 0 when they
    * may interleave with other inserts' (innodb_autoinc_lock_mode 2). */
   int64_t id_step;
+  /* Whether this node keeps runs in trigger rows (runs.c): every other
+   * live node reads them, as its claim of the id and its last check-in
+   * found. */
+  atomic_bool runs_in_triggers;
   uint64_t jitter;   /* back-off jitter state, under lock */
   bool node_claimed; /* the nodes row is ours (node.c) */
   /* Whom this store's nodes row names (node.c: set by the claim; the

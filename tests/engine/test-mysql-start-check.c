@@ -113,13 +113,16 @@ static long long query_ll(const char *text) {
   return v;
 }
 
-/* Waits until node id holds a claimed fire of app.once. */
+/* Waits until node id holds a claimed fire of app.once: its fired row,
+ * or its run kept in the one-shot's trigger row (jobstore/mysql/runs.c). */
 static bool wait_claimed_by(const char *id) {
-  char q[256];
+  char q[512];
   snprintf(q, sizeof q,
-           "SELECT COUNT(*) FROM chime_sc_fired WHERE sched_name = 'sc' AND "
-           "trigger_name = 'once' AND node = '%s'",
-           id);
+           "SELECT (SELECT COUNT(*) FROM chime_sc_fired WHERE sched_name = "
+           "'sc' AND trigger_name = 'once' AND node = '%s') + (SELECT "
+           "COUNT(*) FROM chime_sc_triggers WHERE sched_name = 'sc' AND "
+           "trigger_name = 'once' AND state = 'EXECUTING' AND owner = '%s')",
+           id, id);
   for (int64_t end = chime_test_wall_ms() + WAIT_MS; chime_test_wall_ms() < end;
        chime_test_sleep_ms(5))
     if (query_ll(q) > 0)

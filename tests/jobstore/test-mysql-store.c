@@ -630,7 +630,7 @@ static void test_mysql_store_admin_interrupts_fire(void) {
   free(ids);
   /* Still the node's: its run records the outcome when it returns. */
   bool owned = false;
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0], &owned), 0);
   CU_ASSERT_TRUE(owned);
   chime_run_result out = {.error = CHIME_ECANCELLED,
                           .status = "CANCELLED",

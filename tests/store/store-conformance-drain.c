@@ -117,7 +117,7 @@ static void test_store_drain_timeout_hands_over(void) {
   CU_ASSERT_EQUAL(t.fire_id, f->fire_id);
   CU_ASSERT_FALSE(t.requeued); /* the job does not request recovery */
   bool owned = true;
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, f->fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, f, &owned), 0);
   CU_ASSERT_FALSE(owned);
   CU_ASSERT_EQUAL(sc_complete(st, f), CHIME_ENOTOWNER); /* fenced */
   chime__fire_free(f);
@@ -150,7 +150,7 @@ static void test_store_release_fired(void) {
   CU_ASSERT_EQUAL(st->ops->release_fired(st, &f, 1, &released), 0);
   CU_ASSERT_EQUAL(released, 1);
   bool owned = true;
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, f->fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, f, &owned), 0);
   CU_ASSERT_FALSE(owned);
   CU_ASSERT_EQUAL(sc_complete(st, f), CHIME_ENOTOWNER); /* fenced */
   /* Not the node's any more: a second release leaves it alone. */

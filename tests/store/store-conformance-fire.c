@@ -249,7 +249,7 @@ static void test_store_complete_fencing(void) {
   sc_add_simple(st, "tg", "t", "g", "j", T0, MINUTE, 5);
   chime_fire unknown = {.fire_id = INT64_C(999999999)};
   CU_ASSERT_EQUAL(sc_complete(st, &unknown), CHIME_ENOTOWNER);
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, unknown.fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, &unknown, &owned), 0);
   CU_ASSERT_FALSE(owned);
   size_t n = sc_acquire(st, T0, T0, 1, NULL, &fires);
   CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -257,13 +257,13 @@ static void test_store_complete_fencing(void) {
   CU_ASSERT_EQUAL(sc_complete(st, fires[0]), CHIME_ENOTOWNER);
   CU_ASSERT_EQUAL(st->ops->fire(st, fires, 1, T0), 0);
   CU_ASSERT_EQUAL(fires[0]->result, 0);
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0]->fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0], &owned), 0);
   CU_ASSERT_TRUE(owned);
   /* Firing twice is refused. */
   CU_ASSERT_EQUAL(st->ops->fire(st, fires, 1, T0), 0);
   CU_ASSERT_NOT_EQUAL(fires[0]->result, 0);
   CU_ASSERT_EQUAL(sc_complete(st, fires[0]), 0);
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0]->fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0], &owned), 0);
   CU_ASSERT_FALSE(owned);
   CU_ASSERT_EQUAL(sc_complete(st, fires[0]), CHIME_ENOTOWNER);
   int64_t last = fires[0]->fire_id;

@@ -176,7 +176,7 @@ static void test_store_shard_split(void) {
   /* Split once: the fire is no longer a run of this node. */
   CU_ASSERT_EQUAL(st->ops->shard_split(st, whole, &total), CHIME_ENOTOWNER);
   bool owned = true;
-  CU_ASSERT_EQUAL(st->ops->still_owned(st, whole->fire_id, &owned), 0);
+  CU_ASSERT_EQUAL(st->ops->still_owned(st, whole, &owned), 0);
   CU_ASSERT_FALSE(owned);
   CU_ASSERT_EQUAL(sc_complete(st, whole), CHIME_ENOTOWNER);
   chime_fire **fires = NULL;

@@ -673,9 +673,14 @@ try:
         rows = sql("SELECT outcome FROM {P}history WHERE fire_id = %s" % fire)
         return rows[0][0] if rows else None
 
+    # A running fire: its fired row, or a one-shot's run kept in its
+    # trigger row (jobstore/mysql/runs.c).
     def manual_long():
         rows = sql("SELECT fire_id FROM {P}fired WHERE job_name = 'long' AND "
-                   "trigger_group = 'MANUAL_TRIGGER' AND state = 'EXECUTING'")
+                   "trigger_group = 'MANUAL_TRIGGER' AND state = 'EXECUTING' "
+                   "UNION ALL SELECT claim_fire_id FROM {P}triggers WHERE "
+                   "job_name = 'long' AND trigger_group = 'MANUAL_TRIGGER' "
+                   "AND state = 'EXECUTING'")
         return rows[0][0] if rows else None
 
     st, body = http(WEB_URL, "/api/fire", b"job=load.long&data=60000", bearer,
@@ -697,8 +702,9 @@ try:
           cancelled)
     if cancelled:
         check("cancel: the fire left the running table", sql(
-            "SELECT COUNT(*) FROM {P}fired WHERE fire_id = %s" % cancelled)
-            == [["0"]])
+            "SELECT (SELECT COUNT(*) FROM {P}fired WHERE fire_id = %s) + "
+            "(SELECT COUNT(*) FROM {P}triggers WHERE state = 'EXECUTING' AND "
+            "claim_fire_id = %s)" % (cancelled, cancelled)) == [["0"]])
         driver.get(WEB_URL + "/history?outcome=CANCELLED")
         check("cancel: the history page shows it",
               "cancelled" in driver.find_element(By.TAG_NAME, "main").text)
@@ -835,7 +841,11 @@ try:
                        "f.trigger_group AND t.trigger_name = f.trigger_name "
                        "WHERE f.job_name = 'long' AND t.trigger_group = "
                        "'MANUAL_TRIGGER' AND t.data = '60000' AND f.state = "
-                       "'EXECUTING' AND f.fire_id <> %s" % cancelled)
+                       "'EXECUTING' AND f.fire_id <> %s UNION ALL SELECT "
+                       "claim_fire_id FROM {P}triggers WHERE job_name = "
+                       "'long' AND trigger_group = 'MANUAL_TRIGGER' AND "
+                       "data = '60000' AND state = 'EXECUTING' AND "
+                       "claim_fire_id <> %s" % (cancelled, cancelled))
             return rows[0][0] if rows else None
         st, out = http(WEB_URL, "/api/retry", b"fire=" + cancelled.encode(),
                        bearer, "POST")

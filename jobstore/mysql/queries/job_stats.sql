@@ -4,7 +4,9 @@
 -- lateness (started - scheduled, at least 0) p50 and p99 of its scheduled
 -- runs only (not fire-now, backfill, retry or recovery runs, not a
 -- recovering run: their scheduled time is not the schedule's), the last
--- start, and the earliest next fire of its triggers waiting or running.
+-- start, and the earliest next fire of its triggers waiting, claimed or
+-- blocked (an EXECUTING row keeps a one-shot's run, runs.c: no fire
+-- left).
 -- Window functions: MariaDB 10.3+ (a named window takes no
 -- PERCENTILE_CONT).  Arguments: sched_name, from_ms, to_ms, to_ms (0:
 -- open), job_group, job_group, job_name (NULL: every job), limit, offset.
@@ -14,7 +16,7 @@ SELECT h.job_group, h.job_name, h.runs, h.failures, h.recovered,
        (SELECT MIN(t.next_fire_ms) FROM {P}triggers t
         WHERE t.sched_name = h.sched_name
           AND t.job_group = h.job_group AND t.job_name = h.job_name
-          AND t.state IN ('WAITING', 'ACQUIRED', 'EXECUTING', 'BLOCKED'))
+          AND t.state IN ('WAITING', 'ACQUIRED', 'BLOCKED'))
 FROM (SELECT DISTINCT sched_name, job_group, job_name,
         SUM(outcome <> 'REQUEUED')
           OVER (PARTITION BY job_group, job_name) AS runs,

@@ -5,3 +5,4 @@ SET owner = NULL, claim_fire_id = NULL, state = {_pause_state}
 WHERE sched_name = ?
   AND trigger_group = ?
   AND trigger_name = ?
+  AND state <> 'EXECUTING'

@@ -5,3 +5,4 @@ UPDATE {P}triggers
 SET owner = NULL, claim_fire_id = NULL, state = {_pause_state}
 WHERE sched_name = ?
   AND trigger_group LIKE ? ESCAPE '!'
+  AND state <> 'EXECUTING'
