@@ -241,8 +241,8 @@ static int lock_job_row(chime__mysql_tx *tx, const char *g, const char *n,
 }
 
 /* Whether job g.n has a fire claimed or running: a fired row, or a run
- * kept in a trigger row (runs.c: one of a time its runs did not exclude
- * each other). */
+ * kept in a trigger row (runs.c: claimed while the job's runs did not yet
+ * exclude each other). */
 static int job_has_fires(chime__mysql_tx *tx, const char *g, const char *n,
                          bool *ret) {
   chime__mysql_arg a[6];
