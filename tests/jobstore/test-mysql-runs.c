@@ -13,9 +13,10 @@
  *   - a dead node's kept runs are recovered (run again or recorded FAILED),
  *     also when its row is gone (a node of an earlier release recovered it
  *     and saw none of them), and its late completion is refused;
- *   - removing the trigger or its job, cancelling the run, a checkpoint and
- *     a stopping node's hand-over move the run to a fired row first: the run
- *     goes on and completes once; a pause leaves it alone;
+ *   - removing the trigger or its job, cancelling the run, a checkpoint, a
+ *     stopping node's hand-over and the local queue's release move the run
+ *     to a fired row first: the run goes on and completes once, or runs
+ *     again once; a pause leaves it alone;
  *   - a stolen run is refused; a limited type counts kept runs; a job made
  *     FORBID meanwhile is not claimed beside one; a keyed run's retry takes
  *     its row over.
@@ -463,6 +464,31 @@ static void test_mysql_runs_handed_over(void) {
   end(st);
 }
 
+/* The local queue gives back a kept run no worker could start: it runs
+ * again at once, on whichever node claims it. */
+static void test_mysql_runs_released(void) {
+  chime_store *st = begin("x");
+  chime_fire **fires = kept_run(st, "queued");
+  size_t released = 0;
+  CU_ASSERT_EQUAL(st->ops->release_fired(st, fires, 1, &released), 0);
+  CU_ASSERT_EQUAL(released, 1);
+  CU_ASSERT_EQUAL(count(KEPT), 0);
+  CU_ASSERT_EQUAL(count(FIRED), 0);
+  CU_ASSERT_EQUAL(count("SELECT COUNT(*) FROM %shistory WHERE outcome = "
+                        "'REQUEUED'"),
+                  1);
+  CU_ASSERT_EQUAL(complete(st, fires[0], 0), CHIME_ENOTOWNER);
+  free_fires(fires, 1);
+  CU_ASSERT_EQUAL_FATAL(claim(st, 5, &fires), 1);
+  CU_ASSERT_TRUE(fires[0]->recovering);
+  CU_ASSERT_EQUAL(complete(st, fires[0], 0), 0);
+  free_fires(fires, 1);
+  CU_ASSERT_EQUAL(count("SELECT COUNT(*) FROM %shistory WHERE outcome = "
+                        "'OK'"),
+                  1);
+  end(st);
+}
+
 static void test_mysql_runs_pause_leaves_them(void) {
   chime_store *st = begin("z");
   chime_fire **fires = kept_run(st, "paused");
@@ -604,6 +630,7 @@ int main(void) {
       {"a kept run is cancelled", test_mysql_runs_cancelled},
       {"a kept run writes a checkpoint", test_mysql_runs_checkpoint},
       {"a stopping node hands kept runs over", test_mysql_runs_handed_over},
+      {"the local queue gives a kept run back", test_mysql_runs_released},
       {"a pause leaves a kept run alone", test_mysql_runs_pause_leaves_them},
       {"a stolen kept run is refused", test_mysql_runs_stolen_refused},
       {"a limit counts kept runs", test_mysql_runs_counted_by_limits},
