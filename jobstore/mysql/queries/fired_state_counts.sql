@@ -3,7 +3,7 @@
 -- CHIME__ADMIN_STATE_COUNT_COLUMNS (jobstore/admin.h); the runs kept in
 -- trigger rows (runs.c) are EXECUTING.
 -- Arguments: sched_name, sched_name, limit, offset.
--- Called by: admin_stats.c (list_states), for chime-admin.h's
+-- Called by: admin_stats.c (list_fire_states), for chime-admin.h's
 -- CHIME_ADMIN_FIRE_STATES.
 SELECT x.state, CAST(SUM(x.n) AS SIGNED)
 FROM (SELECT state, COUNT(*) AS n
