@@ -35,11 +35,11 @@
 static MYSQL *db;
 static char prefix[32];
 
-/* Runs a statement (printf-style, "%P" nowhere: the caller writes the
- * prefix); fatal on failure. */
-static void sqlf(const char *fmt, const char *a, const char *b) {
+/* Runs a statement over the test's tables: fmt's first "%s" is the prefix,
+ * its second (if any) arg; fatal on failure. */
+static void sql(const char *fmt, const char *arg) {
   char q[1024];
-  snprintf(q, sizeof q, fmt, a, b);
+  snprintf(q, sizeof q, fmt, prefix, arg);
   if (mysql_query(db, q) != 0)
     fprintf(stderr, "%s: %s\n", q, mysql_error(db));
   CU_ASSERT_EQUAL_FATAL(mysql_errno(db), 0);
@@ -243,13 +243,10 @@ static void test_mysql_runs_ids_unique_in_claim_order(void) {
  * its default, 0. */
 static void test_mysql_runs_not_beside_an_earlier_release(void) {
   chime_store *st = begin("e");
-  char q[512];
-  snprintf(q, sizeof q,
-           "INSERT INTO %snodes (sched_name, instance_id, host, pid, "
-           "started_ms, last_checkin_ms, checkin_interval_ms, version, tags) "
-           "VALUES ('mrn', 'old', 'h', 1, 1, %s, 60000, '0.1.0', '')",
-           prefix, "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)");
-  sqlf("%s%s", q, "");
+  sql("INSERT INTO %snodes (sched_name, instance_id, host, pid, started_ms, "
+      "last_checkin_ms, checkin_interval_ms, version, tags) VALUES ('mrn', "
+      "'old', 'h', 1, 1, %s, 60000, '0.1.0', '')",
+      "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)");
   /* Read as the node claims its id, and at each check-in. */
   chime_store *b = open_node(prefix, "node-b", false);
   add_one_shot(b, "first", false);
@@ -261,9 +258,7 @@ static void test_mysql_runs_not_beside_an_earlier_release(void) {
   CU_ASSERT_EQUAL(complete(b, fires[0], 0), 0);
   free_fires(fires, 1);
   /* It is gone: from the next check-in on, runs are kept again. */
-  snprintf(q, sizeof q, "DELETE FROM %snodes WHERE instance_id = 'old'",
-           prefix);
-  sqlf("%s%s", q, "");
+  sql("DELETE FROM %snodes WHERE instance_id = '%s'", "old");
   CU_ASSERT_EQUAL(b->ops->checkin(b, T0, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(claim(b, 1, &fires), 1);
   CU_ASSERT_TRUE(fires[0]->in_trigger_row);
@@ -278,11 +273,7 @@ static void test_mysql_runs_not_beside_an_earlier_release(void) {
 
 /* Makes node id's check-in stale (its lease ran out long ago). */
 static void stale(const char *id) {
-  char q[256];
-  snprintf(q, sizeof q,
-           "UPDATE %snodes SET last_checkin_ms = 0 WHERE instance_id = '%s'",
-           prefix, id);
-  sqlf("%s%s", q, "");
+  sql("UPDATE %snodes SET last_checkin_ms = 0 WHERE instance_id = '%s'", id);
 }
 
 static void test_mysql_runs_recovered_with_their_node(void) {
@@ -335,10 +326,7 @@ static void test_mysql_runs_of_a_vanished_node_recovered(void) {
   chime_fire **fires;
   CU_ASSERT_EQUAL_FATAL(claim(gone, 5, &fires), 1);
   CU_ASSERT_TRUE(fires[0]->in_trigger_row);
-  char q[256];
-  snprintf(q, sizeof q, "DELETE FROM %snodes WHERE instance_id = 'gone'",
-           prefix);
-  sqlf("%s%s", q, "");
+  sql("DELETE FROM %snodes WHERE instance_id = '%s'", "gone");
   CU_ASSERT_EQUAL(a->ops->checkin(a, T0, NULL), 0);
   size_t recovered = 0;
   CU_ASSERT_EQUAL(a->ops->recover_dead_nodes(a, T0, &recovered), 0);
@@ -507,12 +495,8 @@ static void test_mysql_runs_pause_leaves_them(void) {
 static void test_mysql_runs_stolen_refused(void) {
   chime_store *st = begin("s");
   chime_fire **fires = kept_run(st, "taken");
-  char q[256];
-  snprintf(q, sizeof q,
-           "UPDATE %striggers SET owner = 'thief' WHERE trigger_name = "
-           "'taken'",
-           prefix);
-  sqlf("%s%s", q, "");
+  sql("UPDATE %striggers SET owner = 'thief' WHERE trigger_name = '%s'",
+      "taken");
   bool owned = true;
   CU_ASSERT_EQUAL(st->ops->still_owned(st, fires[0], &owned), 0);
   CU_ASSERT_FALSE(owned);
