@@ -338,22 +338,6 @@ static const lost_why node_released = {
     "time, or the node was stopping",
     "FAILED", true};
 
-/* The fired rows of node, locked, in id order (CHIME__Q_FIRED_OF_NODE),
- * its runs kept in trigger rows (runs.c) moved to fired rows first: a
- * recovery or a hand-over ends them the same way. */
-static int fired_of_node(chime__mysql_tx *tx, const char *node,
-                         chime__mysql_rows *rows) {
-  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
-                          chime__mysql_arg_text(node)};
-  *rows = (chime__mysql_rows){0};
-  int r =
-      chime__mysql_runs_spill(tx, &(chime__mysql_runs_of){.node = node}, NULL);
-  if (r == 0)
-    r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, rows);
-  assert(r < 0 || rows->nrows == 0 || rows->ncols == CHIME__FIRED_COL_COUNT);
-  return r;
-}
-
 /* Handles fired row i of a node that died or stopped (op, when not NULL,
  * notes an executing fire it ended). */
 static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
@@ -410,6 +394,27 @@ static int recover_fire(chime__mysql_tx *tx, const chime__mysql_rows *fr,
   return r;
 }
 
+/* Ends every run of node as why says (op as for recover_fire): its
+ * fired rows, locked, in id order (CHIME__Q_FIRED_OF_NODE), its runs kept
+ * in trigger rows (runs.c) moved to fired rows first.  *ret_n: how many. */
+static int end_runs_of(chime__mysql_tx *tx, const char *node, rec_op *op,
+                       const lost_why *why, size_t *ret_n) {
+  chime__mysql_arg a[] = {chime__mysql_arg_text(tx->s->sched),
+                          chime__mysql_arg_text(node)};
+  chime__mysql_rows rows = {0};
+  *ret_n = 0;
+  int r =
+      chime__mysql_runs_spill(tx, &(chime__mysql_runs_of){.node = node}, NULL);
+  if (r == 0)
+    r = chime__mysql_query(tx, CHIME__Q_FIRED_OF_NODE, a, 2, &rows);
+  assert(r < 0 || rows.nrows == 0 || rows.ncols == CHIME__FIRED_COL_COUNT);
+  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
+    r = recover_fire(tx, &rows, i, op, why);
+  *ret_n = rows.nrows;
+  chime__mysql_rows_free(&rows);
+  return r;
+}
+
 int chime__mysql_recover_forgotten(chime__mysql_tx *tx,
                                    const chime__mysql_rows *fr, size_t i) {
   return recover_fire(tx, fr, i, NULL, &node_forgot);
@@ -430,12 +435,7 @@ static int recover_rowless(chime__mysql_tx *tx, rec_op *op) {
   chime__mysql_rows_free(&rows);
   if (!rowless)
     return r;
-  if ((r = fired_of_node(tx, op->node, &rows)) < 0)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, op, &node_died);
-  op->fires = rows.nrows;
-  chime__mysql_rows_free(&rows);
+  r = end_runs_of(tx, op->node, op, &node_died, &op->fires);
   if (r == 0 && op->fires > 0)
     chime__mysql_log(tx->s, CHIME_LOG_WARN,
                      "recovered %zu fire(s) kept in trigger rows by node %s, "
@@ -460,12 +460,8 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
   chime__mysql_rows_free(&rows);
   if (r == 0 && !dead)
     return recover_rowless(tx, op);
-  if ((r = fired_of_node(tx, op->node, &rows)) < 0)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, op, &node_died);
-  op->fires = rows.nrows;
-  chime__mysql_rows_free(&rows);
+  if (r == 0)
+    r = end_runs_of(tx, op->node, op, &node_died, &op->fires);
   if (r == 0)
     r = chime__mysql_exec(tx, CHIME__Q_NODE_DELETE, a, 2, NULL, NULL);
   op->declared = r == 0;
@@ -477,16 +473,7 @@ static int recover_fn(chime__mysql_tx *tx, void *arg) {
 }
 
 int chime__mysql_recover_own(chime__mysql_tx *tx, size_t *ret_fires) {
-  chime__mysql_rows rows;
-  *ret_fires = 0;
-  int r = fired_of_node(tx, tx->s->node, &rows);
-  if (r < 0)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, NULL, &node_died);
-  *ret_fires = rows.nrows;
-  chime__mysql_rows_free(&rows);
-  return r;
+  return end_runs_of(tx, tx->s->node, NULL, &node_died, ret_fires);
 }
 
 /* The fires of a release_fired call, and how many went back. */
@@ -561,16 +548,9 @@ static int hand_over_tx(chime__mysql_tx *tx, rec_op *op, bool stay) {
   int k = end_job_sessions(tx);
   if (k < 0)
     return k;
-  chime__mysql_rows rows;
-  op->fires = 0;
   ended_reset(op); /* a retried transaction starts again */
-  int r = fired_of_node(tx, tx->s->node, &rows);
-  if (r < 0)
-    return r;
-  for (size_t i = 0; r == 0 && i < rows.nrows; i++)
-    r = recover_fire(tx, &rows, i, op, stay ? &node_drained : &node_stopped);
-  op->fires = rows.nrows;
-  chime__mysql_rows_free(&rows);
+  int r = end_runs_of(tx, tx->s->node, op, stay ? &node_drained : &node_stopped,
+                      &op->fires);
   /* The node checks out with it: its loop checks in no more, and a
    * process started at once under its id (a restart) finds it free even
    * while this one still has a job that ignored its deadline. */
